@@ -1,0 +1,77 @@
+//===- KilnBase.td - kiln dialect definition and type constraints -*- tablegen -*-===//
+//
+// The dialect, the element and tensor type constraints every op uses, and the
+// base class of all kiln ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_BASE_TD
+#define KILN_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "dialects/kiln/IR/KilnInterfaces.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::mlir::kiln";
+  let summary = "Tensor IR of the kiln training compiler";
+  let description = [{
+    Ops on builtin ranked tensors with static shapes. Element types are f32,
+    bf16, f16 (floating point), i32 (indices and labels) and i1 (masks).
+    Binary elementwise ops broadcast like numpy. Model parameters are function
+    arguments carrying a `kiln.param` attribute whose value is an initialiser
+    (`#kiln.init<...>`); `kiln.name` names an argument or result for the host.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the function-argument attribute that marks a parameter.
+    static constexpr ::llvm::StringLiteral kParamAttrName = "kiln.param";
+    /// Name of the argument/result attribute that gives it a host-visible name.
+    static constexpr ::llvm::StringLiteral kNameAttrName = "kiln.name";
+
+  private:
+    void registerAttributes();
+    void registerOps();
+  public:
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Kiln_FloatElement : AnyTypeOf<[F32, BF16, F16], "f32, bf16 or f16">;
+def Kiln_AnyElement : AnyTypeOf<[F32, BF16, F16, I32, I1],
+                                "f32, bf16, f16, i32 or i1">;
+
+def Kiln_Tensor : StaticShapeTensorOf<[F32, BF16, F16, I32, I1]>;
+def Kiln_FloatTensor : StaticShapeTensorOf<[F32, BF16, F16]>;
+def Kiln_NumericTensor : StaticShapeTensorOf<[F32, BF16, F16, I32]>;
+def Kiln_IndexTensor : StaticShapeTensorOf<[I32]>;
+def Kiln_MaskTensor : StaticShapeTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+/// The op has no gradient: autodiff treats the gradient through it as zero
+/// (compare, floor, ceil, round, sign, argmax, integer ops, ...).
+def Kiln_NonDifferentiable : NativeOpTrait<"kiln::NonDifferentiable">;
+
+//===----------------------------------------------------------------------===//
+// Base op
+//===----------------------------------------------------------------------===//
+
+/// Every kiln op is free of side effects (randomness is counter based and a
+/// pure function of its seed, stream and offset) and carries a gradient rule.
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic,
+         !listconcat(traits, [Pure, Kiln_GradientOpInterface])>;
+
+#endif // KILN_BASE_TD

@@ -1,0 +1,70 @@
+//===- KilnDialect.cpp - dialect registration and argument attributes -----===//
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+#include "dialects/kiln/IR/KilnDialect.cpp.inc"
+
+void KilnDialect::initialize() {
+  registerAttributes();
+  registerOps();
+}
+
+/// `kiln.param` must hold a `#kiln.init` and may only mark a tensor argument of
+/// a function; `kiln.name` must be a non-empty string.
+static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
+                                          NamedAttribute attribute,
+                                          StringRef where) {
+  StringRef name = attribute.getName().strref();
+  if (name == KilnDialect::kParamAttrName) {
+    if (where != "argument")
+      return op->emitError() << "'" << name << "' may only mark a function "
+                             << "argument, not a " << where;
+    if (!isa<InitAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be an initialiser such as "
+             << "#kiln.init<normal, std = 0.02>, got " << attribute.getValue();
+    auto tensor = dyn_cast<RankedTensorType>(valueType);
+    if (!tensor || !tensor.hasStaticShape() ||
+        !isa<FloatType>(tensor.getElementType()))
+      return op->emitError() << "'" << name << "' marks an argument of type "
+                             << valueType
+                             << "; parameters must be static float tensors";
+    return success();
+  }
+  if (name == KilnDialect::kNameAttrName) {
+    auto text = dyn_cast<StringAttr>(attribute.getValue());
+    if (!text || text.getValue().empty())
+      return op->emitError() << "'" << name << "' must be a non-empty string";
+    return success();
+  }
+  return op->emitError() << "unknown kiln " << where << " attribute '" << name
+                         << "'";
+}
+
+LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  Type type;
+  if (op->getNumRegions() > regionIndex &&
+      !op->getRegion(regionIndex).empty() &&
+      argIndex < op->getRegion(regionIndex).getNumArguments())
+    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  else if (auto func = dyn_cast<func::FuncOp>(op))
+    type = func.getArgumentTypes()[argIndex];
+  return verifyValueAttribute(op, type, attribute, "argument");
+}
+
+LogicalResult KilnDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  Type type;
+  if (auto func = dyn_cast<func::FuncOp>(op))
+    type = func.getResultTypes()[resultIndex];
+  return verifyValueAttribute(op, type, attribute, "result");
+}

@@ -1,0 +1,43 @@
+//===- KilnOpUtils.h - helpers shared by kiln op definitions -----*- C++ -*-===//
+//
+// Small helpers for result-type inference and verifiers, so every op reports
+// problems the same way: a located diagnostic naming expected vs. actual.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECTS_KILN_IR_KILNOPUTILS_H
+#define KILN_DIALECTS_KILN_IR_KILNOPUTILS_H
+
+#include "dialects/kiln/Utils/ShapeInference.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace mlir::kiln {
+
+/// Emits the streamed `args` at `location` when there is one (inference may
+/// run without a location) and returns failure.
+template <typename... Args>
+LogicalResult inferenceError(std::optional<Location> location, Args &&...args) {
+  return emitOptionalError(location, std::forward<Args>(args)...);
+}
+
+/// The ranked tensor type of `value`, or null for anything else (inference
+/// runs before operand constraints are checked, so it must not assume).
+inline RankedTensorType rankedType(Value value) {
+  return value ? llvm::dyn_cast<RankedTensorType>(value.getType())
+               : RankedTensorType();
+}
+
+/// `[2, 3]` for printing shapes in diagnostics.
+inline std::string shapeString(RankedTensorType type) {
+  return formatShape(type.getShape());
+}
+
+} // namespace mlir::kiln
+
+#endif // KILN_DIALECTS_KILN_IR_KILNOPUTILS_H

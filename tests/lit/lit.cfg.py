@@ -1,0 +1,24 @@
+# lit configuration for kiln's FileCheck tests, run under `bazel test`.
+import os
+
+import lit.formats
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+# The runfiles tree is read-only; lit's Output/ folders go to the test's tmpdir.
+config.test_exec_root = os.path.join(os.environ.get("TEST_TMPDIR", "/tmp"), "lit")
+
+# Tools come from the runfiles tree ($TEST_SRCDIR/<repo>/...).
+runfiles = os.environ["TEST_SRCDIR"]
+workspace = os.environ.get("TEST_WORKSPACE", "kiln")
+tool_dirs = [
+    os.path.join(runfiles, workspace, "tools", name)
+    for name in ("kiln-opt", "kilnc", "kiln-ref")
+] + [os.path.join(runfiles, "llvm", "bin")]
+config.environment["PATH"] = os.pathsep.join(
+    tool_dirs + [config.environment.get("PATH", "/usr/bin:/bin")])
+config.substitutions.append(
+    ("%samples", os.path.join(runfiles, workspace, "samples")))

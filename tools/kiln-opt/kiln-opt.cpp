@@ -1,0 +1,23 @@
+//===- kiln-opt.cpp - the kiln pass driver ---------------------------------===//
+//
+// mlir-opt for kiln: parses, verifies, runs pass pipelines and prints IR. The
+// lit tests drive every pass and diagnostic through it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry));
+}
