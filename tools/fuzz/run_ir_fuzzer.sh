@@ -1,0 +1,45 @@
+#!/bin/bash
+# Coverage-guided fuzzing of the kiln IR parser and verifier with libFuzzer.
+#
+#   tools/fuzz/run_ir_fuzzer.sh [SECONDS] [extra libFuzzer flags...]
+#
+# Builds tests/fuzz/ir_fuzz_target.cpp together with the dialect's sources with
+# clang-19 (-fsanitize=fuzzer,address,undefined; the dialect code is
+# instrumented, the system libMLIR is not), seeds the corpus with the samples
+# and lit tests, and runs for SECONDS (default 60). A crash leaves its input in
+# $FUZZ_DIR/crash-* and makes the script exit non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds="${1:-60}"
+shift || true
+
+FUZZ_DIR="${FUZZ_DIR:-/tmp/kiln-ir-fuzz}"
+mkdir -p "${FUZZ_DIR}/corpus" "${FUZZ_DIR}/obj"
+
+# The generated .inc files come from the Bazel build.
+bazel build //dialects/kiln:kiln_dialect >/dev/null 2>&1 ||
+  bazel build //dialects/kiln:kiln_dialect
+GEN="$(bazel info bazel-bin 2>/dev/null)"
+
+CXX=clang++-19
+FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize=vptr -I. -I"${GEN}" -I/usr/lib/llvm-19/include)
+objects=()
+for source in tests/fuzz/ir_fuzz_target.cpp dialects/kiln/IR/*.cpp \
+              dialects/kiln/Utils/ShapeInference.cpp; do
+  object="${FUZZ_DIR}/obj/$(echo "${source}" | tr '/' '_').o"
+  if [[ ! -f "${object}" || "${source}" -nt "${object}" ]]; then
+    echo "compiling ${source}"
+    "${CXX}" "${FLAGS[@]}" -c "${source}" -o "${object}"
+  fi
+  objects+=("${object}")
+done
+"${CXX}" -fsanitize=fuzzer,address,undefined "${objects[@]}" \
+  -L/usr/lib/llvm-19/lib -Wl,-rpath,/usr/lib/llvm-19/lib -lMLIR -lLLVM-19 \
+  -o "${FUZZ_DIR}/ir_fuzzer"
+
+find samples tests/lit -name '*.mlir' -exec cp {} "${FUZZ_DIR}/corpus/" \;
+cd "${FUZZ_DIR}"
+# Leak detection is off: MLIR interns attributes for the process lifetime.
+ASAN_OPTIONS=detect_leaks=0 ./ir_fuzzer -max_total_time="${seconds}" \
+  -max_len=4096 -timeout=10 -print_final_stats=1 "$@" corpus
