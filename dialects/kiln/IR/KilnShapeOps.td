@@ -180,9 +180,10 @@ def Kiln_FlipOp : Kiln_Op<"flip", [SameOperandsAndResultType]> {
 
 /// triu and tril: keep one side of a diagonal of the matrices in the last two
 /// dimensions, zero the rest.
-class Kiln_TriangularOp<string mnemonic, string side, string keep>
+class Kiln_TriangularOp<string mnemonic, string triangle, string side,
+                        string keep>
     : Kiln_Op<mnemonic, [SameOperandsAndResultType]> {
-  let summary = "keeps the " # side # " triangle of the last two dimensions";
+  let summary = "keeps the " # triangle # " triangle of the last two dimensions";
   let description = "Treats the last two dimensions of `input` (rank >= 2) as "
     # "matrices, the leading ones as batch dimensions, and keeps the elements "
     # "on and " # side # " the `diagonal`-th diagonal, setting the others to "
@@ -199,8 +200,10 @@ class Kiln_TriangularOp<string mnemonic, string side, string keep>
   let hasVerifier = 1;
 }
 
-def Kiln_TriuOp : Kiln_TriangularOp<"triu", "above", "j - i >= diagonal">;
-def Kiln_TrilOp : Kiln_TriangularOp<"tril", "below", "j - i <= diagonal">;
+def Kiln_TriuOp
+    : Kiln_TriangularOp<"triu", "upper", "above", "j - i >= diagonal">;
+def Kiln_TrilOp
+    : Kiln_TriangularOp<"tril", "lower", "below", "j - i <= diagonal">;
 
 //===----------------------------------------------------------------------===//
 // Reductions

@@ -1,9 +1,9 @@
-//===- ShapeOps.cpp - reshape, broadcast_to, transpose, slice, concat, pad,
-//                    flip, triu and tril ---------------------------------===//
+//===- ShapeOps.cpp - layout ops of the shape family ----------------------===//
 //
-// The layout ops of the shape family. The shape arithmetic itself lives in
-// Utils/ShapeInference so that it is unit-tested without MLIR; this file turns
-// its answers into types and located diagnostics.
+// reshape, broadcast_to, transpose, slice, concat, pad, flip, triu and tril.
+// The shape arithmetic itself lives in Utils/ShapeInference so that it is
+// unit-tested without MLIR; this file turns its answers into types and
+// located diagnostics.
 //
 //===----------------------------------------------------------------------===//
 

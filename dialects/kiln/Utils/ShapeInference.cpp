@@ -111,14 +111,18 @@ namespace {
 
 std::string str(int64_t value) { return std::to_string(value); }
 
+/// "1 entry", "2 entries".
+std::string entries(size_t count) {
+  return str(count) + (count == 1 ? " entry" : " entries");
+}
+
 /// "'start' has 1 entry, expected 2 (the rank of the input)", or empty when
 /// `list` has one entry per dim.
 std::string checkPerDimList(llvm::StringRef name, llvm::ArrayRef<int64_t> list,
                             size_t rank) {
   if (list.size() == rank)
     return {};
-  return "'" + name.str() + "' has " + str(list.size()) +
-         (list.size() == 1 ? " entry" : " entries") + ", expected " +
+  return "'" + name.str() + "' has " + entries(list.size()) + ", expected " +
          str(rank) + " (the rank of the input)";
 }
 
@@ -155,7 +159,7 @@ ShapeOrError transposeShape(llvm::ArrayRef<int64_t> shape,
   int64_t rank = shape.size();
   if (perm.size() != shape.size())
     return ShapeOrError::error("'perm' " + formatShape(perm) + " has " +
-                               str(perm.size()) + " entries, expected " +
+                               entries(perm.size()) + ", expected " +
                                str(rank) + " (the rank of the input)");
   std::string prefix = "'perm' " + formatShape(perm) +
                        " is not a permutation of 0.." + str(rank - 1) + ": ";

@@ -151,6 +151,8 @@ TEST(TransposeShape, Permutes) {
 TEST(TransposeShape, BadPermutations) {
   EXPECT_EQ(transposeShape({2, 3, 5}, {1, 0}).message(),
             "'perm' [1, 0] has 2 entries, expected 3 (the rank of the input)");
+  EXPECT_EQ(transposeShape({2, 3}, {0}).message(),
+            "'perm' [0] has 1 entry, expected 2 (the rank of the input)");
   EXPECT_EQ(transposeShape({2, 3, 5}, {0, 3, 1}).message(),
             "'perm' [0, 3, 1] is not a permutation of 0..2: entry 3 is out of "
             "range");
