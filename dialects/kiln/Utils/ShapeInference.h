@@ -65,6 +65,38 @@ ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rh
 /// Number of elements; 1 for rank 0.
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
 
+/// Reshape: `from` and `to` must hold the same number of elements. Returns an
+/// empty string when valid, else the message (both shapes and counts).
+std::string checkReshape(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+
+/// Why `from` cannot be broadcast to `to` (numpy rule, as isBroadcastableTo),
+/// naming the offending dimension; empty exactly when isBroadcastableTo holds.
+std::string checkBroadcastTo(llvm::ArrayRef<int64_t> from,
+                             llvm::ArrayRef<int64_t> to);
+
+/// Transpose: `perm` must be a permutation of 0..rank-1; result dim i is
+/// shape[perm[i]].
+ShapeOrError transposeShape(llvm::ArrayRef<int64_t> shape,
+                            llvm::ArrayRef<int64_t> perm);
+
+/// Strided slice with static bounds, one entry per dim of each list:
+/// 0 <= start <= limit <= size and step >= 1; result dim i is
+/// ceil((limit - start) / step).
+ShapeOrError sliceShape(llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<int64_t> start,
+                        llvm::ArrayRef<int64_t> limit,
+                        llvm::ArrayRef<int64_t> step);
+
+/// Concatenation along `dim` of at least one shape: all of the same rank,
+/// equal in every dim but `dim`, which is summed.
+ShapeOrError concatShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                         int64_t dim);
+
+/// Constant padding: `low` and `high` give one non-negative amount per dim,
+/// added before and after it.
+ShapeOrError padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> low,
+                      llvm::ArrayRef<int64_t> high);
+
 } // namespace mlir::kiln
 
 #endif // KILN_DIALECTS_KILN_UTILS_SHAPEINFERENCE_H
