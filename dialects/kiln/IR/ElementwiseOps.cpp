@@ -3,7 +3,7 @@
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/IR/KilnOpUtils.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallString.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
