@@ -20,6 +20,9 @@ def Kiln_I32Scalar : Type<And<[StaticShapeTensorOf<[I32]>.predicate,
                      BuildableType<"::mlir::RankedTensorType::get({}, "
                                    "$_builder.getI32Type())">;
 
+// Enum attributes print a space of their own before the keyword, so the
+// formats below put an empty literal (``) after `=` to keep one space.
+
 //===----------------------------------------------------------------------===//
 // Softmax
 //===----------------------------------------------------------------------===//
@@ -195,7 +198,7 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d", [InferTypeOpAdaptor]> {
                        DefaultValuedAttr<I64Attr, "1">:$groups);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $filter (`,` $bias^)? `layout` `=` $layout
+    $input `,` $filter (`,` $bias^)? `layout` `=` `` $layout
     (`stride` `=` $stride^)? (`padding` `=` $padding^)?
     (`dilation` `=` $dilation^)? (`groups` `=` $groups^)?
     attr-dict `:` type($input) `,` type($filter) (`,` type($bias)^)?
@@ -222,7 +225,7 @@ class Kiln_Pool2dOp<string mnemonic, string what, dag extraArgs,
                             DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
                             Kiln_ConvLayoutAttr:$layout), extraArgs);
   let results = (outs Kiln_FloatTensor:$result);
-  let assemblyFormat = "$input `layout` `=` $layout `kernel` `=` $kernel "
+  let assemblyFormat = "$input `layout` `=` `` $layout `kernel` `=` $kernel "
     # "(`stride` `=` $stride^)? (`padding` `=` $padding^)? " # extraFormat
     # " attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -386,7 +389,7 @@ def Kiln_MseLossOp : Kiln_Op<"mse_loss",
       DefaultValuedAttr<Kiln_ReductionAttr, "::mlir::kiln::Reduction::mean">:$reduction);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $prediction `,` $target (`reduction` `=` $reduction^)? attr-dict
+    $prediction `,` $target (`reduction` `=` `` $reduction^)? attr-dict
     `:` type($prediction)
   }];
 }
@@ -416,7 +419,7 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [InferTypeOpAdaptor]> {
       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $logits `,` $labels (`reduction` `=` $reduction^)?
+    $logits `,` $labels (`reduction` `=` `` $reduction^)?
     (`label_smoothing` `=` $label_smoothing^)? attr-dict
     `:` type($logits) `,` type($labels)
   }];
@@ -445,7 +448,7 @@ def Kiln_BinaryCrossEntropyOp : Kiln_Op<"binary_cross_entropy",
       DefaultValuedAttr<Kiln_ReductionAttr, "::mlir::kiln::Reduction::mean">:$reduction);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $logits `,` $target (`reduction` `=` $reduction^)? attr-dict
+    $logits `,` $target (`reduction` `=` `` $reduction^)? attr-dict
     `:` type($logits)
   }];
 }
@@ -505,7 +508,7 @@ def Kiln_RnnOp : Kiln_Op<"rnn", [InferTypeOpAdaptor]> {
                        Kiln_RnnFunctionAttr:$function);
   let results = (outs Kiln_FloatTensor:$states, Kiln_FloatTensor:$last_states);
   let assemblyFormat = [{
-    $input `,` $recurrent `,` $bias `,` $states0 `function` `=` $function
+    $input `,` $recurrent `,` $bias `,` $states0 `function` `=` `` $function
     attr-dict `:` type($input) `,` type($recurrent) `,` type($bias) `,`
     type($states0)
   }];
@@ -548,7 +551,7 @@ def Kiln_FusionOp : Kiln_Op<"fusion",
   let results = (outs Variadic<Kiln_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
+    $kind ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
     $body
   }];
   let hasVerifier = 1;

@@ -94,6 +94,16 @@ windowedResult(std::optional<Location> location, RankedTensorType input,
   return RankedTensorType::get(shape, input.getElementType());
 }
 
+/// The value of a default-valued list attribute, which is still absent while
+/// the custom parser infers the result type.
+static ArrayRef<int64_t> orDefault(DenseI64ArrayAttr attr,
+                                   ArrayRef<int64_t> fallback) {
+  return attr ? attr.asArrayRef() : fallback;
+}
+
+static constexpr int64_t kOnes[] = {1, 1};
+static constexpr int64_t kZeros[] = {0, 0, 0, 0};
+
 //===----------------------------------------------------------------------===//
 // conv2d
 //===----------------------------------------------------------------------===//
@@ -102,6 +112,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  if (!adaptor.getLayoutAttr())
+    return inferenceError(location, "'layout' is required (nchw or nhwc)");
   Layout layout = layoutOf(adaptor.getLayout());
   RankedTensorType input =
       rank4(location, "input", adaptor.getInput(), layout.activation);
@@ -111,16 +123,19 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
       rank4(location, "filter", adaptor.getFilter(), layout.filter);
   if (!filter)
     return failure();
-  if (failed(checkList(location, "stride", adaptor.getStride(), 2, 1)) ||
-      failed(checkList(location, "padding", adaptor.getPadding(), 4, 0)) ||
-      failed(checkList(location, "dilation", adaptor.getDilation(), 2, 1)))
+  ArrayRef<int64_t> stride = orDefault(adaptor.getStrideAttr(), kOnes);
+  ArrayRef<int64_t> padding = orDefault(adaptor.getPaddingAttr(), kZeros);
+  ArrayRef<int64_t> dilation = orDefault(adaptor.getDilationAttr(), kOnes);
+  if (failed(checkList(location, "stride", stride, 2, 1)) ||
+      failed(checkList(location, "padding", padding, 4, 0)) ||
+      failed(checkList(location, "dilation", dilation, 2, 1)))
     return failure();
   // The filter's spatial dims sit where the activation's do.
   int64_t kernel[] = {filter.getDimSize(layout.height),
                       filter.getDimSize(layout.width)};
   FailureOr<RankedTensorType> result = windowedResult(
-      location, input, layout, filter.getDimSize(0), kernel,
-      adaptor.getStride(), adaptor.getPadding(), adaptor.getDilation());
+      location, input, layout, filter.getDimSize(0), kernel, stride, padding,
+      dilation);
   if (failed(result))
     return failure();
   results.push_back(*result);
@@ -131,7 +146,7 @@ LogicalResult Conv2dOp::verify() {
   Layout layout = layoutOf(getLayout());
   auto input = cast<RankedTensorType>(getInput().getType());
   auto filter = cast<RankedTensorType>(getFilter().getType());
-  int64_t groups = getGroups();
+  int64_t groups = getGroupsAttr().getInt();
   int64_t channels = input.getDimSize(layout.channel);
   int64_t outChannels = filter.getDimSize(0);
   if (groups < 1)
@@ -176,21 +191,26 @@ template <typename PoolOp>
 static LogicalResult inferPool(std::optional<Location> location,
                                typename PoolOp::Adaptor adaptor,
                                SmallVectorImpl<Type> &results) {
+  if (!adaptor.getLayoutAttr())
+    return inferenceError(location, "'layout' is required (nchw or nhwc)");
+  if (!adaptor.getKernelAttr())
+    return inferenceError(location, "'kernel' is required");
   Layout layout = layoutOf(adaptor.getLayout());
   RankedTensorType input =
       rank4(location, "input", adaptor.getInput(), layout.activation);
   if (!input)
     return failure();
   ArrayRef<int64_t> kernel = adaptor.getKernel();
-  ArrayRef<int64_t> padding = adaptor.getPadding();
+  ArrayRef<int64_t> stride = orDefault(adaptor.getStrideAttr(), kOnes);
+  ArrayRef<int64_t> padding = orDefault(adaptor.getPaddingAttr(), kZeros);
   if (failed(checkList(location, "kernel", kernel, 2, 1)) ||
-      failed(checkList(location, "stride", adaptor.getStride(), 2, 1)) ||
+      failed(checkList(location, "stride", stride, 2, 1)) ||
       failed(checkList(location, "padding", padding, 4, 0)))
     return failure();
   int64_t dilation[] = {1, 1};
   FailureOr<RankedTensorType> result =
       windowedResult(location, input, layout, input.getDimSize(layout.channel),
-                     kernel, adaptor.getStride(), padding, dilation);
+                     kernel, stride, padding, dilation);
   if (failed(result))
     return failure();
   results.push_back(*result);

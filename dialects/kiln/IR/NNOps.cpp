@@ -52,11 +52,11 @@ static LogicalResult verifySoftmaxDim(Operation *op, Value input, int64_t dim) {
 }
 
 LogicalResult SoftmaxOp::verify() {
-  return verifySoftmaxDim(*this, getInput(), getDim());
+  return verifySoftmaxDim(*this, getInput(), getDimAttr().getInt());
 }
 
 LogicalResult LogSoftmaxOp::verify() {
-  return verifySoftmaxDim(*this, getInput(), getDim());
+  return verifySoftmaxDim(*this, getInput(), getDimAttr().getInt());
 }
 
 //===----------------------------------------------------------------------===//
@@ -66,7 +66,7 @@ LogicalResult LogSoftmaxOp::verify() {
 LogicalResult LayerNormOp::verify() {
   auto type = cast<RankedTensorType>(getInput().getType());
   int64_t rank = type.getRank();
-  int64_t count = getNumNormalizedDims();
+  int64_t count = getNumNormalizedDimsAttr().getInt();
   if (rank == 0)
     return emitOpError() << "'input' must have rank >= 1, got a rank-0 tensor";
   if (count < 1 || count > rank)
@@ -109,7 +109,9 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   RankedTensorType type = rankedType(adaptor.getInput());
   if (!type)
     return inferenceError(location, "'input' must be a ranked tensor");
-  int64_t rank = type.getRank(), dim = adaptor.getDim();
+  // Default-valued attributes are still absent while the custom parser infers.
+  int64_t rank = type.getRank();
+  int64_t dim = adaptor.getDimAttr() ? adaptor.getDimAttr().getInt() : 1;
   if (rank < 2)
     return inferenceError(location, "'input' must have rank >= 2 ([N, C, ...]), "
                                     "got rank ", rank);
@@ -126,7 +128,7 @@ LogicalResult BatchNormOp::verify() {
   if (failed(checkPositiveEps(*this, getEps().convertToDouble())))
     return failure();
   auto type = cast<RankedTensorType>(getInput().getType());
-  int64_t dim = getDim();
+  int64_t dim = getDimAttr().getInt();
   std::string why = "the channel dim " + std::to_string(dim) + " of 'input'";
   int64_t channels[] = {type.getDimSize(dim)};
   if (failed(checkOperand(*this, "gamma", getGamma(), channels,
@@ -168,9 +170,9 @@ LogicalResult RopeOp::verify() {
   if (!(getTheta().convertToDouble() > 0))
     return emitOpError() << "'theta' must be positive, got "
                          << getTheta().convertToDouble();
-  if (getPositionOffset() < 0)
+  if (int64_t offset = getPositionOffsetAttr().getInt(); offset < 0)
     return emitOpError() << "'position_offset' must be non-negative, got "
-                         << getPositionOffset();
+                         << offset;
   return success();
 }
 
@@ -236,11 +238,10 @@ LogicalResult DropoutOp::verify() {
   double rate = getRate().convertToDouble();
   if (!(rate >= 0 && rate < 1))
     return emitOpError() << "'rate' must be in [0, 1), got " << rate;
-  if (getSeed() < 0)
-    return emitOpError() << "'seed' must be non-negative, got " << getSeed();
-  if (getStream() < 0)
-    return emitOpError() << "'stream' must be non-negative, got "
-                         << getStream();
+  if (int64_t seed = getSeedAttr().getInt(); seed < 0)
+    return emitOpError() << "'seed' must be non-negative, got " << seed;
+  if (int64_t stream = getStreamAttr().getInt(); stream < 0)
+    return emitOpError() << "'stream' must be non-negative, got " << stream;
   return success();
 }
 

@@ -33,6 +33,9 @@ LogicalResult RnnOp::inferReturnTypes(MLIRContext *,
     return inferenceError(location,
                           "'input' must have rank 5 ([B, T, Gw, NH, D]), got ",
                           shapeString(input));
+  if (!adaptor.getFunctionAttr())
+    return inferenceError(location,
+                          "'function' is required (lstm, gru, elman or slstm)");
   ArrayRef<int64_t> x = input.getShape();
   int64_t s = sizesOf(adaptor.getFunction()).s;
   Type element = input.getElementType();
