@@ -45,10 +45,14 @@ static FailureOr<int64_t> outputSize(std::optional<Location> location,
   int64_t padded = size + padBefore + padAfter;
   int64_t window = dilation * (kernel - 1) + 1;
   if (padded < window) {
+    std::string dilated =
+        dilation == 1 ? "" : " (" + std::to_string(dilation) + " * (" +
+                                 std::to_string(kernel) + " - 1) + 1)";
     (void)inferenceError(location, "the padded input ", axis, " ", padded, " (",
                          size, " + ", padBefore, " + ", padAfter,
-                         ") is smaller than the ", dilation == 1 ? "" : "dilated ",
-                         "kernel ", axis, " ", window, "; the output would be empty");
+                         ") is smaller than the ",
+                         dilation == 1 ? "" : "dilated ", "kernel ", axis, " ",
+                         window, dilated, "; the output would be empty");
     return failure();
   }
   return (padded - window) / stride + 1;
