@@ -65,7 +65,8 @@ func.func @integer(%wx: tensor<2x5x1x3x16xi32>, %r: tensor<1x3x16x16xf32>, %b: t
 // -----
 
 func.func @unknown_function(%wx: tensor<2x5x1x3x16xf32>, %r: tensor<1x3x16x16xf32>, %b: tensor<1x3x16xf32>, %s0: tensor<1x2x3x16xf32>) {
-  // expected-error @+1 {{custom op 'kiln.rnn' expected ::mlir::kiln::RnnFunction to be one of: lstm, gru, elman, slstm}}
+  // expected-error @+2 {{custom op 'kiln.rnn' expected ::mlir::kiln::RnnFunction to be one of: lstm, gru, elman, slstm}}
+  // expected-error @+1 {{custom op 'kiln.rnn' failed to parse Kiln_RnnFunctionAttr parameter 'value' which is to be a `::mlir::kiln::RnnFunction`}}
   %all, %last = kiln.rnn %wx, %r, %b, %s0 function = mlstm : tensor<2x5x1x3x16xf32>, tensor<1x3x16x16xf32>, tensor<1x3x16xf32>, tensor<1x2x3x16xf32>
   return
 }
