@@ -186,7 +186,8 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d", [InferTypeOpAdaptor]> {
 
     ```mlir
     %y = kiln.conv2d %x, %w, %b layout = nchw stride = [2, 2] padding = [1, 1, 1, 1]
-        : tensor<2x6x17x17xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>  // groups = 2
+        groups = 2 : tensor<2x6x17x17xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>
+    // %y : tensor<2x8x9x9xf32>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$filter,
@@ -480,8 +481,11 @@ def Kiln_RnnOp : Kiln_Op<"rnn", [InferTypeOpAdaptor]> {
     | `gru`    | 3  | 3  | 4  | 1 | h          |
     | `elman`  | 1  | 1  | 1  | 1 | h          |
 
-    Per head, `R_g h` is the matrix-vector product of gate `g`'s `D x D`
-    block with the head's previous `h`. The gate pre-activations are
+    Per head `n`, `R_g h` is the product of gate `g`'s `D x D` block with
+    the head's previous `h`: `(R_g h)[n, d] = sum_p R[g, n, d, p] * h[n, p]`
+    (dim 2 of R indexes the gate output, dim 3 the previous state: FlashRNN's
+    `GHDP` layout). State 0 is `h` in every function; the table gives the
+    order of the others. The gate pre-activations are
     `g = R·h_prev + Wx_t + b` per gate; σ is the logistic sigmoid.
 
     - lstm, gates i f z o: `c = σ(f) c + σ(i) tanh(z)`; `h = σ(o) tanh(c)`

@@ -16,9 +16,17 @@ struct Layout {
 
 static Layout layoutOf(ConvLayout layout) {
   if (layout == ConvLayout::nhwc)
-    return {3, 1, 2, "[N, H, W, C]", "[O, KH, KW, C/groups]",
+    return {3,
+            1,
+            2,
+            "[N, H, W, C]",
+            "[O, KH, KW, C/groups]",
             "(O, KH, KW, C/groups)"};
-  return {1, 2, 3, "[N, C, H, W]", "[O, C/groups, KH, KW]",
+  return {1,
+          2,
+          3,
+          "[N, C, H, W]",
+          "[O, C/groups, KH, KW]",
           "(O, C/groups, KH, KW)"};
 }
 
@@ -45,9 +53,10 @@ static FailureOr<int64_t> outputSize(std::optional<Location> location,
   int64_t padded = size + padBefore + padAfter;
   int64_t window = dilation * (kernel - 1) + 1;
   if (padded < window) {
-    std::string dilated =
-        dilation == 1 ? "" : " (" + std::to_string(dilation) + " * (" +
-                                 std::to_string(kernel) + " - 1) + 1)";
+    std::string dilated = dilation == 1
+                              ? ""
+                              : " (" + std::to_string(dilation) + " * (" +
+                                    std::to_string(kernel) + " - 1) + 1)";
     (void)inferenceError(location, "the padded input ", axis, " ", padded, " (",
                          size, " + ", padBefore, " + ", padAfter,
                          ") is smaller than the ",
@@ -137,9 +146,9 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
   // The filter's spatial dims sit where the activation's do.
   int64_t kernel[] = {filter.getDimSize(layout.height),
                       filter.getDimSize(layout.width)};
-  FailureOr<RankedTensorType> result = windowedResult(
-      location, input, layout, filter.getDimSize(0), kernel, stride, padding,
-      dilation);
+  FailureOr<RankedTensorType> result =
+      windowedResult(location, input, layout, filter.getDimSize(0), kernel,
+                     stride, padding, dilation);
   if (failed(result))
     return failure();
   results.push_back(*result);
@@ -159,9 +168,9 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "input channels " << channels
                          << " must be divisible by 'groups' = " << groups;
   if (outChannels % groups != 0)
-    return emitOpError() << "output channels " << outChannels
-                         << " (dim 0 of 'filter') must be divisible by 'groups' = "
-                         << groups;
+    return emitOpError()
+           << "output channels " << outChannels
+           << " (dim 0 of 'filter') must be divisible by 'groups' = " << groups;
   Shape expected(filter.getShape());
   expected[layout.channel] = channels / groups;
   if (filter.getShape() != ArrayRef<int64_t>(expected))
@@ -231,8 +240,9 @@ static LogicalResult verifyPoolPadding(Operation *op, ArrayRef<int64_t> kernel,
     if (padding[i] > k / 2)
       return op->emitOpError()
              << "'padding' " << sides[i] << " = " << padding[i]
-             << " must be at most half the kernel " << (i < 2 ? "height" : "width")
-             << " " << k << " (" << k / 2 << ")";
+             << " must be at most half the kernel "
+             << (i < 2 ? "height" : "width") << " " << k << " (" << k / 2
+             << ")";
   }
   return success();
 }

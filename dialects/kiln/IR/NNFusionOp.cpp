@@ -9,8 +9,9 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 ArrayRef<StringLiteral> FusionOp::knownKinds() {
-  static constexpr StringLiteral kinds[] = {
-      "pointwise", "reduction", "gemm", "attention", "rnn", "conv", "optimizer"};
+  static constexpr StringLiteral kinds[] = {"pointwise", "reduction", "gemm",
+                                            "attention", "rnn",       "conv",
+                                            "optimizer"};
   return kinds;
 }
 
@@ -38,10 +39,9 @@ LogicalResult FusionOp::verifyRegions() {
   if (!yield)
     return emitOpError() << "body must end in 'kiln.yield'";
   if (yield.getValues().size() != getNumResults())
-    return yield.emitOpError()
-           << "must yield " << getNumResults()
-           << " values (one per result of the fusion), got "
-           << yield.getValues().size();
+    return yield.emitOpError() << "must yield " << getNumResults()
+                               << " values (one per result of the fusion), got "
+                               << yield.getValues().size();
   for (auto [index, value, result] :
        llvm::enumerate(yield.getValues(), getResults()))
     if (value.getType() != result.getType())

@@ -1,4 +1,4 @@
-//===- NNOps.cpp - softmax, norms, embedding, rope, attention, dropout, losses -===//
+//===- NNOps.cpp - norms, softmax, attention, dropout, losses, ... -------===//
 //
 // Verifiers and result-type inference of the neural-network ops. Convolution
 // and pooling, the recurrent op and the fusion region have files of their own.
@@ -22,9 +22,9 @@ static LogicalResult checkOperand(Operation *op, StringRef name, Value value,
                                   StringRef why, StringRef elementSource) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getShape() != expected)
-    return op->emitOpError() << "'" << name << "' must have shape "
-                             << formatShape(expected) << " (" << why
-                             << "), got " << shapeString(type);
+    return op->emitOpError()
+           << "'" << name << "' must have shape " << formatShape(expected)
+           << " (" << why << "), got " << shapeString(type);
   if (type.getElementType() != elementType)
     return op->emitOpError()
            << "'" << name << "' must have element type " << elementType
@@ -45,9 +45,9 @@ static LogicalResult checkPositiveEps(Operation *op, double eps) {
 static LogicalResult verifySoftmaxDim(Operation *op, Value input, int64_t dim) {
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
   if (dim < 0 || dim >= rank)
-    return op->emitOpError() << "'dim' must be in [0, " << rank
-                             << ") for an input of rank " << rank << ", got "
-                             << dim;
+    return op->emitOpError()
+           << "'dim' must be in [0, " << rank << ") for an input of rank "
+           << rank << ", got " << dim;
   return success();
 }
 
@@ -81,10 +81,9 @@ LogicalResult LayerNormOp::verify() {
   ArrayRef<int64_t> normalized = type.getShape().take_back(count);
   for (auto [name, value] : {std::pair<StringRef, Value>{"weight", getWeight()},
                              {"bias", getBias()}})
-    if (value && failed(checkOperand(*this, name, value, normalized,
-                                     type.getElementType(),
-                                     "the normalized dims of 'input'",
-                                     "input")))
+    if (value && failed(checkOperand(
+                     *this, name, value, normalized, type.getElementType(),
+                     "the normalized dims of 'input'", "input")))
       return failure();
   return success();
 }
@@ -113,13 +112,15 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   int64_t rank = type.getRank();
   int64_t dim = adaptor.getDimAttr() ? adaptor.getDimAttr().getInt() : 1;
   if (rank < 2)
-    return inferenceError(location, "'input' must have rank >= 2 ([N, C, ...]), "
-                                    "got rank ", rank);
+    return inferenceError(location,
+                          "'input' must have rank >= 2 ([N, C, ...]), "
+                          "got rank ",
+                          rank);
   if (dim < 0 || dim >= rank)
     return inferenceError(location, "'dim' must be in [0, ", rank,
                           ") for an input of rank ", rank, ", got ", dim);
-  auto stats = RankedTensorType::get({type.getDimSize(dim)},
-                                     type.getElementType());
+  auto stats =
+      RankedTensorType::get({type.getDimSize(dim)}, type.getElementType());
   results.append({type, stats, stats});
   return success();
 }
@@ -194,8 +195,9 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
       return inferenceError(location, "'", operand.first,
                             "' must be a ranked tensor");
     if (type.getRank() != 4)
-      return inferenceError(location, "'", operand.first, "' must have rank 4 (",
-                            layouts[index], "), got ", shapeString(type));
+      return inferenceError(location, "'", operand.first,
+                            "' must have rank 4 (", layouts[index], "), got ",
+                            shapeString(type));
   }
   RankedTensorType query = rankedType(adaptor.getQuery());
   ArrayRef<int64_t> q = query.getShape();
@@ -212,12 +214,11 @@ LogicalResult AttentionOp::verify() {
   ArrayRef<int64_t> q = query.getShape();
   int64_t tk = key.getDimSize(2);
   if (failed(checkOperand(*this, "key", getKey(), {q[0], q[1], tk, q[3]},
-                          query.getElementType(),
-                          "B, H and D of 'query'", "query")) ||
-      failed(checkOperand(*this, "value", getValue(),
-                          {q[0], q[1], tk, value.getDimSize(3)},
-                          query.getElementType(),
-                          "B and H of 'query', Tk of 'key'", "query")))
+                          query.getElementType(), "B, H and D of 'query'",
+                          "query")) ||
+      failed(checkOperand(
+          *this, "value", getValue(), {q[0], q[1], tk, value.getDimSize(3)},
+          query.getElementType(), "B and H of 'query', Tk of 'key'", "query")))
     return failure();
   if (std::optional<APFloat> scale = getScale();
       scale && !(scale->convertToDouble() > 0))
@@ -288,9 +289,8 @@ LogicalResult CrossEntropyOp::verify() {
     return emitOpError() << "'logits' must have rank 2 ([N, C]), got "
                          << shapeString(logits);
   if (labels.getShape() != logits.getShape().take_front())
-    return emitOpError() << "'labels' must have shape ["
-                         << logits.getDimSize(0) << "] (N of 'logits'), got "
-                         << shapeString(labels);
+    return emitOpError() << "'labels' must have shape [" << logits.getDimSize(0)
+                         << "] (N of 'logits'), got " << shapeString(labels);
   double smoothing = getLabelSmoothing().convertToDouble();
   if (!(smoothing >= 0 && smoothing <= 1))
     return emitOpError() << "'label_smoothing' must be in [0, 1], got "

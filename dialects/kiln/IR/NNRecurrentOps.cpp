@@ -39,7 +39,8 @@ LogicalResult RnnOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> x = input.getShape();
   int64_t s = sizesOf(adaptor.getFunction()).s;
   Type element = input.getElementType();
-  results.push_back(RankedTensorType::get({s, x[0], x[1], x[3], x[4]}, element));
+  results.push_back(
+      RankedTensorType::get({s, x[0], x[1], x[3], x[4]}, element));
   results.push_back(RankedTensorType::get({s, x[0], x[3], x[4]}, element));
   return success();
 }
