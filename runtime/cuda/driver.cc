@@ -42,7 +42,6 @@ absl::StatusCode CodeFor(CUresult result) {
     case CUDA_ERROR_NOT_FOUND:
       return absl::StatusCode::kNotFound;
     case CUDA_ERROR_NO_DEVICE:
-    case CUDA_ERROR_INSUFFICIENT_DRIVER:
     case CUDA_ERROR_NOT_INITIALIZED:
     case CUDA_ERROR_DEINITIALIZED:
       return absl::StatusCode::kUnavailable;
