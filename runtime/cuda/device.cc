@@ -16,9 +16,9 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(int ordinal) {
   KILN_ASSIGN_OR_RETURN(const CudaDriver* driver, CudaDriver::Get());
   KILN_ASSIGN_OR_RETURN(int count, Count());
   if (ordinal < 0 || ordinal >= count) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("CUDA device ", ordinal, " does not exist: this machine has ",
-                     count, " device(s)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CUDA device ", ordinal, " does not exist: this machine has ", count,
+        " device(s)"));
   }
   std::unique_ptr<Device> device(new Device());
   device->driver_ = driver;
@@ -26,8 +26,8 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(int ordinal) {
   KILN_RETURN_IF_ERROR(KILN_CU(driver, cuDeviceGet, &device->device_, ordinal));
 
   char name[256] = {};
-  KILN_RETURN_IF_ERROR(
-      KILN_CU(driver, cuDeviceGetName, name, sizeof(name) - 1, device->device_));
+  KILN_RETURN_IF_ERROR(KILN_CU(driver, cuDeviceGetName, name, sizeof(name) - 1,
+                               device->device_));
   device->name_ = name;
 
   auto attribute = [&](CUdevice_attribute which, int* value) {
@@ -37,13 +37,13 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(int ordinal) {
                                  &device->capability_.major));
   KILN_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                                  &device->capability_.minor));
-  KILN_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                 &device->sm_count_));
+  KILN_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &device->sm_count_));
   KILN_RETURN_IF_ERROR(
       attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                 &device->max_smem_optin_));
-  KILN_RETURN_IF_ERROR(
-      KILN_CU(driver, cuDeviceTotalMem, &device->total_memory_, device->device_));
+  KILN_RETURN_IF_ERROR(KILN_CU(driver, cuDeviceTotalMem, &device->total_memory_,
+                               device->device_));
 
   KILN_RETURN_IF_ERROR(KILN_CU(driver, cuDevicePrimaryCtxRetain,
                                &device->context_, device->device_));

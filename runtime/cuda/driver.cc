@@ -56,9 +56,8 @@ absl::Status CudaResultToStatus(CUresult result, absl::string_view call,
                                 absl::string_view name,
                                 absl::string_view description) {
   if (result == CUDA_SUCCESS) return absl::OkStatus();
-  return absl::Status(CodeFor(result),
-                      absl::StrCat(call, " failed: ", name, " (", description,
-                                   ")"));
+  return absl::Status(CodeFor(result), absl::StrCat(call, " failed: ", name,
+                                                    " (", description, ")"));
 }
 
 absl::Status CudaDriver::Check(CUresult result, absl::string_view call) const {
@@ -72,9 +71,9 @@ absl::Status CudaDriver::Check(CUresult result, absl::string_view call) const {
       description == nullptr) {
     description = "no description";
   }
-  return CudaResultToStatus(
-      result, call, absl::StrCat(name, " = ", static_cast<int>(result)),
-      description);
+  return CudaResultToStatus(result, call,
+                            absl::StrCat(name, " = ", static_cast<int>(result)),
+                            description);
 }
 
 absl::StatusOr<const CudaDriver*> CudaDriver::Get() {
@@ -102,17 +101,17 @@ absl::StatusOr<const CudaDriver*> CudaDriver::Open() {
   auto* driver = new CudaDriver();
   driver->handle_ = handle;
   CudaApi& api = driver->api_;
-#define KILN_RESOLVE(name)                                                    \
-  {                                                                           \
-    void* fn = Resolve(handle, KILN_VERSIONED_NAME(name), #name);             \
-    if (fn == nullptr) {                                                      \
-      delete driver;                                                          \
-      dlclose(handle);                                                        \
-      return absl::UnavailableError(absl::StrCat(                             \
+#define KILN_RESOLVE(name)                                                     \
+  {                                                                            \
+    void* fn = Resolve(handle, KILN_VERSIONED_NAME(name), #name);              \
+    if (fn == nullptr) {                                                       \
+      delete driver;                                                           \
+      dlclose(handle);                                                         \
+      return absl::UnavailableError(absl::StrCat(                              \
           "the NVIDIA driver in ", path, " lacks ", KILN_VERSIONED_NAME(name), \
-          ": the driver is older than CUDA 12 or damaged"));                  \
-    }                                                                         \
-    api.name = reinterpret_cast<decltype(api.name)>(fn);                      \
+          ": the driver is older than CUDA 12 or damaged"));                   \
+    }                                                                          \
+    api.name = reinterpret_cast<decltype(api.name)>(fn);                       \
   }
   KILN_CUDA_API_LIST(KILN_RESOLVE)
 #undef KILN_RESOLVE
@@ -125,9 +124,8 @@ absl::StatusOr<const CudaDriver*> CudaDriver::Open() {
   if (!init.ok()) {
     // A driver without a usable GPU (or a broken install): report it as
     // Unavailable so callers can skip GPU work uniformly.
-    absl::Status status = absl::UnavailableError(
-        absl::StrCat("the NVIDIA driver failed to initialise: ",
-                     init.message()));
+    absl::Status status = absl::UnavailableError(absl::StrCat(
+        "the NVIDIA driver failed to initialise: ", init.message()));
     delete driver;
     dlclose(handle);
     return status;

@@ -21,9 +21,9 @@ bool SystemHasDriver() {
 }
 
 TEST(CudaResultToStatusTest, NamesCallAndResult) {
-  absl::Status status = CudaResultToStatus(
-      CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc", "CUDA_ERROR_OUT_OF_MEMORY",
-      "out of memory");
+  absl::Status status =
+      CudaResultToStatus(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc",
+                         "CUDA_ERROR_OUT_OF_MEMORY", "out of memory");
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(status.message(),
             "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
@@ -40,9 +40,8 @@ TEST(CudaResultToStatusTest, MapsCodes) {
             absl::StatusCode::kNotFound);
   EXPECT_EQ(CudaResultToStatus(CUDA_ERROR_NO_DEVICE, "f", "n", "d").code(),
             absl::StatusCode::kUnavailable);
-  EXPECT_EQ(
-      CudaResultToStatus(CUDA_ERROR_LAUNCH_FAILED, "f", "n", "d").code(),
-      absl::StatusCode::kInternal);
+  EXPECT_EQ(CudaResultToStatus(CUDA_ERROR_LAUNCH_FAILED, "f", "n", "d").code(),
+            absl::StatusCode::kInternal);
 }
 
 TEST(CudaDriverTest, WithoutDriverEverythingIsUnavailable) {

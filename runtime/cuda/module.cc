@@ -22,10 +22,10 @@ void** KernelArgs::pointers() {
 }
 
 absl::Status Kernel::SetMaxDynamicSharedMemory(int bytes) const {
-  return Annotate(KILN_CU(driver_, cuFuncSetAttribute, function_,
-                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                          bytes),
-                  absl::StrCat("kernel ", name_));
+  return Annotate(
+      KILN_CU(driver_, cuFuncSetAttribute, function_,
+              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+      absl::StrCat("kernel ", name_));
 }
 
 absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
@@ -33,10 +33,10 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
   if (function_ == nullptr) {
     return absl::FailedPreconditionError("launching an empty Kernel");
   }
-  absl::Status status = KILN_CU(
-      driver_, cuLaunchKernel, function_, config.grid.x, config.grid.y,
-      config.grid.z, config.block.x, config.block.y, config.block.z,
-      config.shared_memory_bytes, stream.handle(), args, nullptr);
+  absl::Status status =
+      KILN_CU(driver_, cuLaunchKernel, function_, config.grid.x, config.grid.y,
+              config.grid.z, config.block.x, config.block.y, config.block.z,
+              config.shared_memory_bytes, stream.handle(), args, nullptr);
   if (!status.ok()) {
     return Annotate(
         status,
@@ -70,11 +70,10 @@ absl::StatusOr<std::unique_ptr<Module>> Module::LoadImage(
               sizeof(options) / sizeof(options[0]), options, values);
   if (!status.ok()) {
     std::string log(error_log.data());
-    return Annotate(status, absl::StrCat("loading a ",
-                                         is_ptx ? "PTX" : "cubin",
-                                         " module on ", device.name(),
-                                         log.empty() ? "" : "; JIT log: ",
-                                         log));
+    return Annotate(
+        status,
+        absl::StrCat("loading a ", is_ptx ? "PTX" : "cubin", " module on ",
+                     device.name(), log.empty() ? "" : "; JIT log: ", log));
   }
   std::unique_ptr<Module> result(new Module(&device, module));
   result->loaded_cubin_ = !is_ptx;

@@ -18,8 +18,8 @@ absl::Status Stream::Synchronize() const {
 }
 
 absl::Status Stream::Wait(const Event& event) const {
-  return KILN_CU(&device_->driver(), cuStreamWaitEvent, stream_,
-                 event.handle(), 0);
+  return KILN_CU(&device_->driver(), cuStreamWaitEvent, stream_, event.handle(),
+                 0);
 }
 
 absl::Status Stream::CopyToDevice(CUdeviceptr dst, const void* src,
@@ -53,9 +53,9 @@ absl::Status Stream::Memset(CUdeviceptr dst, uint8_t value,
 absl::StatusOr<std::unique_ptr<Event>> Event::Create(const Device& device,
                                                      bool timing) {
   CUevent event = nullptr;
-  KILN_RETURN_IF_ERROR(KILN_CU(&device.driver(), cuEventCreate, &event,
-                               timing ? CU_EVENT_DEFAULT
-                                      : CU_EVENT_DISABLE_TIMING));
+  KILN_RETURN_IF_ERROR(
+      KILN_CU(&device.driver(), cuEventCreate, &event,
+              timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
   return std::unique_ptr<Event>(new Event(&device, event));
 }
 

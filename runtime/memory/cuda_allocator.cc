@@ -29,8 +29,7 @@ struct CudaFenceRecorder::EventCache {
 
 class CudaFence : public Fence {
  public:
-  CudaFence(std::shared_ptr<CudaFenceRecorder::EventCache> cache,
-            CUevent event)
+  CudaFence(std::shared_ptr<CudaFenceRecorder::EventCache> cache, CUevent event)
       : cache_(std::move(cache)), event_(event) {}
   ~CudaFence() override {
     absl::MutexLock lock(&cache_->mu);

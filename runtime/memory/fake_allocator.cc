@@ -32,8 +32,8 @@ absl::Status FakeAllocator::Free(DevicePtr pointer, size_t bytes) {
         absl::StrCat("free of unknown pointer 0x", absl::Hex(pointer)));
   }
   if (it->second != bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "free of ", bytes, " bytes, block has ", it->second));
+    return absl::InvalidArgumentError(
+        absl::StrCat("free of ", bytes, " bytes, block has ", it->second));
   }
   live_bytes_ -= bytes;
   live_.erase(it);

@@ -12,13 +12,13 @@ constexpr size_t DevicePool::kMinBlockBytes;
 constexpr size_t DevicePool::kMaxBlockBytes;
 
 std::string PoolStats::ToString() const {
-  return absl::StrCat(
-      "requests ", requests, ", hits ", hits, ", misses ", misses,
-      ", failures ", failures, ", oom retries ", oom_retries,
-      ", in use ", bytes_in_use, " bytes in ", blocks_in_use,
-      " blocks, cached ", bytes_cached, " bytes in ", blocks_cached,
-      " blocks, reserved ", bytes_reserved, " bytes, peak in use ",
-      peak_bytes_in_use, ", peak reserved ", peak_bytes_reserved);
+  return absl::StrCat("requests ", requests, ", hits ", hits, ", misses ",
+                      misses, ", failures ", failures, ", oom retries ",
+                      oom_retries, ", in use ", bytes_in_use, " bytes in ",
+                      blocks_in_use, " blocks, cached ", bytes_cached,
+                      " bytes in ", blocks_cached, " blocks, reserved ",
+                      bytes_reserved, " bytes, peak in use ", peak_bytes_in_use,
+                      ", peak reserved ", peak_bytes_reserved);
 }
 
 std::shared_ptr<DevicePool> DevicePool::Create(
@@ -120,9 +120,9 @@ absl::StatusOr<DeviceBuffer> DevicePool::Allocate(size_t bytes,
     stats_.failures += 1;
     if (fresh.status().code() == absl::StatusCode::kResourceExhausted) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "out of device memory allocating ", bytes, " bytes (block ",
-          rounded, ") after trimming the pool cache: ",
-          fresh.status().message(), "; pool: ", stats_.ToString()));
+          "out of device memory allocating ", bytes, " bytes (block ", rounded,
+          ") after trimming the pool cache: ", fresh.status().message(),
+          "; pool: ", stats_.ToString()));
     }
     return fresh.status();
   }

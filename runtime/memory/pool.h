@@ -69,11 +69,11 @@ class FenceRecorder {
 };
 
 struct PoolStats {
-  int64_t requests = 0;    // Allocate calls
-  int64_t hits = 0;        // served from the cache
-  int64_t misses = 0;      // went to the Allocator (requests = hits + misses)
-  int64_t failures = 0;    // misses that failed even after trim-and-retry
-  int64_t oom_retries = 0;     // misses that trimmed and retried
+  int64_t requests = 0;     // Allocate calls
+  int64_t hits = 0;         // served from the cache
+  int64_t misses = 0;       // went to the Allocator (requests = hits + misses)
+  int64_t failures = 0;     // misses that failed even after trim-and-retry
+  int64_t oom_retries = 0;  // misses that trimmed and retried
   int64_t device_allocations = 0;  // successful Allocator::Allocate calls
   int64_t device_frees = 0;        // Allocator::Free calls
   int64_t blocks_in_use = 0;
@@ -90,6 +90,8 @@ class DevicePool;
 
 // Shared ownership of one pool block. Copies share the block; it returns to
 // the pool (freed on `stream()`) when the last copy is destroyed or reset.
+// Freeing records a fence on that stream, so the stream must outlive every
+// handle of the blocks allocated for it.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;

@@ -161,17 +161,17 @@ TEST_F(PoolTest, TrimReleasesCachedBlocksOnly) {
   EXPECT_EQ(before.blocks_cached, 2);
   auto released = pool_->Trim();
   ASSERT_TRUE(released.ok()) << released.status();
-  EXPECT_EQ(*released, DevicePool::RoundSize(20000) +
-                           DevicePool::RoundSize(30000));
+  EXPECT_EQ(*released,
+            DevicePool::RoundSize(20000) + DevicePool::RoundSize(30000));
   PoolStats after = pool_->stats();
   EXPECT_EQ(after.blocks_cached, 0);
   EXPECT_EQ(after.bytes_reserved, DevicePool::RoundSize(10000));
   EXPECT_EQ(after.device_frees, 2);
   EXPECT_EQ(fences_->waits(), 2);  // each block's fence was waited for
   EXPECT_EQ(allocator_->live_blocks(), 1u);
-  EXPECT_EQ(after.peak_bytes_reserved,
-            DevicePool::RoundSize(10000) + DevicePool::RoundSize(20000) +
-                DevicePool::RoundSize(30000));
+  EXPECT_EQ(after.peak_bytes_reserved, DevicePool::RoundSize(10000) +
+                                           DevicePool::RoundSize(20000) +
+                                           DevicePool::RoundSize(30000));
 }
 
 TEST_F(PoolTest, OutOfMemoryTrimsAndRetries) {
@@ -242,10 +242,18 @@ TEST_F(PoolTest, RandomizedStress) {
       // Sizes spread across many classes, with repeats so reuse happens.
       size_t bytes;
       switch (rng() % 4) {
-        case 0: bytes = rng() % 300; break;
-        case 1: bytes = 256 + rng() % 4096; break;
-        case 2: bytes = size_t{1} << (8 + rng() % 12); break;
-        default: bytes = rng() % (1 << 22); break;
+        case 0:
+          bytes = rng() % 300;
+          break;
+        case 1:
+          bytes = 256 + rng() % 4096;
+          break;
+        case 2:
+          bytes = size_t{1} << (8 + rng() % 12);
+          break;
+        default:
+          bytes = rng() % (1 << 22);
+          break;
       }
       StreamId stream = 1 + rng() % 3;
       auto buffer = pool_->Allocate(bytes, stream);
@@ -280,13 +288,16 @@ TEST_F(PoolTest, RandomizedStress) {
     } else {
       // Streams make progress; sometimes the pool is trimmed.
       fences_->Complete(1 + rng() % 3);
-      if (rng() % 20 == 0) ASSERT_TRUE(pool_->Trim().ok());
+      if (rng() % 20 == 0) {
+        ASSERT_TRUE(pool_->Trim().ok());
+      }
     }
     // Expired lifetimes.
     if (step % 50 == 0) {
-      live.erase(std::remove_if(live.begin(), live.end(),
-                                [&](const Live& l) { return l.release_at < step; }),
-                 live.end());
+      live.erase(
+          std::remove_if(live.begin(), live.end(),
+                         [&](const Live& l) { return l.release_at < step; }),
+          live.end());
       std::map<DevicePtr, size_t> still;
       for (const Live& l : live) still[l.buffer.data()] = l.buffer.capacity();
       extents = std::move(still);

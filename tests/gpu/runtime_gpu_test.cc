@@ -32,16 +32,16 @@
 namespace kiln {
 namespace {
 
-#define ASSERT_OK(expr)                              \
-  do {                                               \
-    const absl::Status assert_ok_status_ = (expr);   \
+#define ASSERT_OK(expr)                                       \
+  do {                                                        \
+    const absl::Status assert_ok_status_ = (expr);            \
     ASSERT_TRUE(assert_ok_status_.ok()) << assert_ok_status_; \
   } while (false)
 
-#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                              \
-  auto KILN_STATUS_CONCAT_(assign_, __LINE__) = (rexpr);              \
-  ASSERT_TRUE(KILN_STATUS_CONCAT_(assign_, __LINE__).ok())            \
-      << KILN_STATUS_CONCAT_(assign_, __LINE__).status();             \
+#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                   \
+  auto KILN_STATUS_CONCAT_(assign_, __LINE__) = (rexpr);   \
+  ASSERT_TRUE(KILN_STATUS_CONCAT_(assign_, __LINE__).ok()) \
+      << KILN_STATUS_CONCAT_(assign_, __LINE__).status();  \
   lhs = std::move(KILN_STATUS_CONCAT_(assign_, __LINE__)).value()
 
 // Mirrors StridedView in kernels.cu (passed to gather_f32 by value).
@@ -69,8 +69,8 @@ absl::StatusOr<std::string> ReadDataFile(const std::string& name) {
     contents << file.rdbuf();
     return contents.str();
   }
-  return absl::NotFoundError(absl::StrCat("test data file ", name,
-                                          " not found (set KILN_GPU_TEST_DATA)"));
+  return absl::NotFoundError(absl::StrCat(
+      "test data file ", name, " not found (set KILN_GPU_TEST_DATA)"));
 }
 
 // Shared across tests: opening a device and loading a module are slow.
@@ -173,9 +173,10 @@ TEST_F(GpuTest, DriverInitialises) {
 
 TEST_F(GpuTest, DeviceProperties) {
   const Device& d = device();
-  std::cout << "device 0: " << d.name() << ", sm_" << d.compute_capability().sm()
-            << ", " << d.sm_count() << " SMs, " << (d.total_memory() >> 20)
-            << " MiB, " << d.max_shared_memory_per_block_optin()
+  std::cout << "device 0: " << d.name() << ", sm_"
+            << d.compute_capability().sm() << ", " << d.sm_count() << " SMs, "
+            << (d.total_memory() >> 20) << " MiB, "
+            << d.max_shared_memory_per_block_optin()
             << " B shared/block opt-in\n";
   EXPECT_FALSE(d.name().empty());
   EXPECT_GE(d.compute_capability().major, 7);
@@ -281,8 +282,7 @@ TEST_F(GpuTest, ReductionWithLargeDynamicSharedMemory) {
   absl::Status too_much =
       gpu().reduce.LaunchWith(stream(), config, x.data(), out.data(), n);
   EXPECT_FALSE(too_much.ok());
-  EXPECT_NE(too_much.message().find("cuLaunchKernel failed"),
-            std::string::npos)
+  EXPECT_NE(too_much.message().find("cuLaunchKernel failed"), std::string::npos)
       << too_much;
 }
 
@@ -398,8 +398,8 @@ TEST_F(GpuTest, GraphCaptureAndReplay) {
   }();
   ASSERT_OK_AND_ASSIGN(
       auto graph, Graph::Capture(stream(), [&]() -> absl::Status {
-        KILN_RETURN_IF_ERROR(gpu().saxpy.LaunchWith(
-            stream(), Config1D(n), 2.0f, x.data(), y.data(), n));
+        KILN_RETURN_IF_ERROR(gpu().saxpy.LaunchWith(stream(), Config1D(n), 2.0f,
+                                                    x.data(), y.data(), n));
         KILN_RETURN_IF_ERROR(stream().Memset(sum.data(), 0, 4));
         return gpu().reduce.LaunchWith(stream(), reduce_config, y.data(),
                                        sum.data(), n);
@@ -416,9 +416,8 @@ TEST_F(GpuTest, GraphCaptureAndReplay) {
   EXPECT_EQ(total[0], 25.0f * n);
 
   // A failing recording ends the capture and leaves the stream usable.
-  auto failed = Graph::Capture(stream(), [] {
-    return absl::InternalError("recording failed");
-  });
+  auto failed = Graph::Capture(
+      stream(), [] { return absl::InternalError("recording failed"); });
   EXPECT_EQ(failed.status().code(), absl::StatusCode::kInternal);
   ASSERT_OK(gpu().fill.LaunchWith(stream(), Config1D(n), y.data(), 1.0f, n));
   ASSERT_OK(stream().Synchronize());
@@ -433,10 +432,10 @@ TEST_F(GpuTest, TensorViewsOverDeviceMemory) {
   ASSERT_OK(stream().CopyToDevice(t.data(), iota.data(), t.size_bytes()));
 
   ASSERT_OK_AND_ASSIGN(Tensor v, t.Transpose({2, 0, 1}));  // [5, 4, 6]
-  ASSERT_OK_AND_ASSIGN(v, v.Slice(2, 1, 6, 2));             // [5, 4, 3]
-  ASSERT_OK_AND_ASSIGN(v, v.Slice(0, 1, 4));                // [3, 4, 3]
-  ASSERT_OK_AND_ASSIGN(Tensor b, t.Slice(0, 2, 3));         // [1, 6, 5]
-  ASSERT_OK_AND_ASSIGN(b, b.Broadcast({2, 3, 6, 5}));       // stride-0 dims
+  ASSERT_OK_AND_ASSIGN(v, v.Slice(2, 1, 6, 2));            // [5, 4, 3]
+  ASSERT_OK_AND_ASSIGN(v, v.Slice(0, 1, 4));               // [3, 4, 3]
+  ASSERT_OK_AND_ASSIGN(Tensor b, t.Slice(0, 2, 3));        // [1, 6, 5]
+  ASSERT_OK_AND_ASSIGN(b, b.Broadcast({2, 3, 6, 5}));      // stride-0 dims
 
   for (const Tensor* view : {&v, &b}) {
     SCOPED_TRACE(view->DebugString());

@@ -81,25 +81,51 @@ extern "C" {
 
 CUresult cuGetErrorName(CUresult error, const char** name) {
   switch (error) {
-    case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
-    case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-    case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-    case CUDA_ERROR_INVALID_PTX: *name = "CUDA_ERROR_INVALID_PTX"; break;
-    case CUDA_ERROR_INVALID_IMAGE: *name = "CUDA_ERROR_INVALID_IMAGE"; break;
-    case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
-    case CUDA_ERROR_INVALID_DEVICE: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
-    default: *name = "CUDA_ERROR_UNKNOWN"; return CUDA_ERROR_INVALID_VALUE;
+    case CUDA_SUCCESS:
+      *name = "CUDA_SUCCESS";
+      break;
+    case CUDA_ERROR_INVALID_VALUE:
+      *name = "CUDA_ERROR_INVALID_VALUE";
+      break;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *name = "CUDA_ERROR_OUT_OF_MEMORY";
+      break;
+    case CUDA_ERROR_INVALID_PTX:
+      *name = "CUDA_ERROR_INVALID_PTX";
+      break;
+    case CUDA_ERROR_INVALID_IMAGE:
+      *name = "CUDA_ERROR_INVALID_IMAGE";
+      break;
+    case CUDA_ERROR_NOT_FOUND:
+      *name = "CUDA_ERROR_NOT_FOUND";
+      break;
+    case CUDA_ERROR_INVALID_DEVICE:
+      *name = "CUDA_ERROR_INVALID_DEVICE";
+      break;
+    default:
+      *name = "CUDA_ERROR_UNKNOWN";
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
 
 CUresult cuGetErrorString(CUresult error, const char** text) {
   switch (error) {
-    case CUDA_ERROR_INVALID_VALUE: *text = "invalid argument"; break;
-    case CUDA_ERROR_OUT_OF_MEMORY: *text = "out of memory"; break;
-    case CUDA_ERROR_INVALID_PTX: *text = "a PTX JIT compilation failed"; break;
-    case CUDA_ERROR_NOT_FOUND: *text = "named symbol not found"; break;
-    default: *text = "fake driver error"; break;
+    case CUDA_ERROR_INVALID_VALUE:
+      *text = "invalid argument";
+      break;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *text = "out of memory";
+      break;
+    case CUDA_ERROR_INVALID_PTX:
+      *text = "a PTX JIT compilation failed";
+      break;
+    case CUDA_ERROR_NOT_FOUND:
+      *text = "named symbol not found";
+      break;
+    default:
+      *text = "fake driver error";
+      break;
   }
   return CUDA_SUCCESS;
 }
@@ -121,13 +147,20 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute,
                               CUdevice) {
   switch (attribute) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *value = 9;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *value = 0;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      *value = 132;
+      break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
       *value = kMaxSharedOptin;
       break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -220,9 +253,8 @@ CUresult cuMemFreeHost(void* pointer) {
 }
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes,
                            CUstream stream) {
-  return Enqueue(stream, [=] {
-    std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
-  });
+  return Enqueue(
+      stream, [=] { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); });
 }
 CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes,
                            CUstream stream) {
@@ -239,9 +271,8 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
 }
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
                          CUstream stream) {
-  return Enqueue(stream, [=] {
-    std::memset(reinterpret_cast<void*>(dst), value, bytes);
-  });
+  return Enqueue(
+      stream, [=] { std::memset(reinterpret_cast<void*>(dst), value, bytes); });
 }
 
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
@@ -249,7 +280,10 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
                             void** values) {
   const char* bytes = static_cast<const char*>(image);
   std::string text;
-  if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+  if (std::memcmp(bytes,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
     // A cubin (64-bit ELF): the section headers end the file, so their
     // offset and count give its size. The fake only searches the bytes for
     // kernel names (in the string table).

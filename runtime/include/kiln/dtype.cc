@@ -94,8 +94,8 @@ uint16_t F32ToF16(float value) {
   uint32_t mantissa = abs & 0x7fffffu;
   if (exponent >= -14) {
     // Normal f16 range: 10 mantissa bits kept, 13 dropped.
-    uint32_t half = (static_cast<uint32_t>(exponent + 15) << 10) |
-                    (mantissa >> 13);
+    uint32_t half =
+        (static_cast<uint32_t>(exponent + 15) << 10) | (mantissa >> 13);
     uint32_t rest = mantissa & 0x1fffu;
     if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) {
       ++half;  // may carry into the exponent, up to 0x7c00 (infinity)

@@ -27,8 +27,8 @@ TEST(DTypeTest, SizesAndNames) {
   EXPECT_EQ(DTypeSize(DType::kF16), 2u);
   EXPECT_EQ(DTypeSize(DType::kI32), 4u);
   EXPECT_EQ(DTypeSize(DType::kI1), 1u);
-  for (DType d : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
-                  DType::kI1}) {
+  for (DType d :
+       {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kI1}) {
     auto parsed = ParseDType(DTypeName(d));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, d);
@@ -90,9 +90,12 @@ TEST(Bf16Test, MatchesReferenceRounding) {
     double df = f;
     uint16_t expected;
     double el = std::fabs(df - dl), eh = std::fabs(dh - df);
-    if (el < eh) expected = low >> 16;
-    else if (eh < el) expected = high >> 16;
-    else expected = ((low >> 16) & 1) ? high >> 16 : low >> 16;
+    if (el < eh)
+      expected = low >> 16;
+    else if (eh < el)
+      expected = high >> 16;
+    else
+      expected = ((low >> 16) & 1) ? high >> 16 : low >> 16;
     if ((bits & 0xffff) == 0) expected = bits >> 16;
     ASSERT_EQ(F32ToBf16(f), expected) << std::hex << bits;
   }

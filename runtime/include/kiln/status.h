@@ -28,8 +28,8 @@ const absl::Status& AsStatus(const absl::StatusOr<T>& status_or) {
 
 }  // namespace status_internal
 
-// Returns `status` with `context` prepended to its message ("context: message"),
-// keeping the code. An OK status is returned unchanged.
+// Returns `status` with `context` prepended to its message ("context:
+// message"), keeping the code. An OK status is returned unchanged.
 inline absl::Status Annotate(const absl::Status& status,
                              absl::string_view context) {
   if (status.ok()) return status;
@@ -44,12 +44,12 @@ inline absl::Status Annotate(const absl::Status& status,
 
 // Evaluates `expr` (an absl::Status or absl::StatusOr<T>) and returns its
 // status from the enclosing function if it is not OK.
-#define KILN_RETURN_IF_ERROR(expr)                                        \
-  do {                                                                    \
-    const auto& kiln_status_ = (expr);                                    \
-    if (!::kiln::status_internal::AsStatus(kiln_status_).ok()) {          \
-      return ::kiln::status_internal::AsStatus(kiln_status_);             \
-    }                                                                     \
+#define KILN_RETURN_IF_ERROR(expr)                               \
+  do {                                                           \
+    const auto& kiln_status_ = (expr);                           \
+    if (!::kiln::status_internal::AsStatus(kiln_status_).ok()) { \
+      return ::kiln::status_internal::AsStatus(kiln_status_);    \
+    }                                                            \
   } while (false)
 
 #define KILN_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
@@ -60,8 +60,8 @@ inline absl::Status Annotate(const absl::Status& status,
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status from
 // the enclosing function, otherwise assigns (or declares, with `auto x`) `lhs`.
 // Expands to several statements: do not use it as the body of an unbraced if.
-#define KILN_ASSIGN_OR_RETURN(lhs, rexpr) \
-  KILN_ASSIGN_OR_RETURN_IMPL_(            \
-      KILN_STATUS_CONCAT_(kiln_statusor_, __LINE__), lhs, rexpr)
+#define KILN_ASSIGN_OR_RETURN(lhs, rexpr)                                    \
+  KILN_ASSIGN_OR_RETURN_IMPL_(KILN_STATUS_CONCAT_(kiln_statusor_, __LINE__), \
+                              lhs, rexpr)
 
 #endif  // KILN_STATUS_H_

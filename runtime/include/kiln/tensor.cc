@@ -72,13 +72,12 @@ absl::StatusOr<Tensor> Tensor::FromBuffer(DeviceBuffer buffer, DType dtype,
                                           int64_t offset) {
   KILN_RETURN_IF_ERROR(CheckShape(shape));
   if (strides.size() != shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "strides ", ShapeString(strides), " do not match the rank of shape ",
-        ShapeString(shape)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("strides ", ShapeString(strides),
+                     " do not match the rank of shape ", ShapeString(shape)));
   }
   if (offset < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("negative offset ", offset));
+    return absl::InvalidArgumentError(absl::StrCat("negative offset ", offset));
   }
   int64_t last = offset;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -90,11 +89,11 @@ absl::StatusOr<Tensor> Tensor::FromBuffer(DeviceBuffer buffer, DType dtype,
   }
   const size_t capacity = buffer.size() / DTypeSize(dtype);
   if (NumElements(shape) > 0 && static_cast<size_t>(last) >= capacity) {
-    return absl::OutOfRangeError(absl::StrCat(
-        DTypeName(dtype), ShapeString(shape), " with strides ",
-        ShapeString(strides), " and offset ", offset, " reaches element ",
-        last, " but the buffer holds ", capacity, " elements (",
-        buffer.size(), " bytes)"));
+    return absl::OutOfRangeError(
+        absl::StrCat(DTypeName(dtype), ShapeString(shape), " with strides ",
+                     ShapeString(strides), " and offset ", offset,
+                     " reaches element ", last, " but the buffer holds ",
+                     capacity, " elements (", buffer.size(), " bytes)"));
   }
   return Tensor(std::move(buffer), dtype, std::move(shape), std::move(strides),
                 offset);
@@ -131,9 +130,9 @@ absl::StatusOr<Tensor> Tensor::Reshape(Shape shape) const {
   const int64_t total = num_elements();
   if (inferred >= 0) {
     if (known == 0 || total % known != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot reshape ", ShapeString(shape_), " (", total,
-          " elements) to ", ShapeString(shape)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot reshape ", ShapeString(shape_), " (", total,
+                       " elements) to ", ShapeString(shape)));
     }
     shape[inferred] = total / known;
     known = total;
@@ -144,13 +143,12 @@ absl::StatusOr<Tensor> Tensor::Reshape(Shape shape) const {
         ShapeString(shape), " (", known, " elements)"));
   }
   if (!IsContiguous()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot reshape a non-contiguous view (", DebugString(),
-        "): copy it to a contiguous tensor first"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot reshape a non-contiguous view (", DebugString(),
+                     "): copy it to a contiguous tensor first"));
   }
   std::vector<int64_t> strides = ContiguousStrides(shape);
-  return Tensor(buffer_, dtype_, std::move(shape), std::move(strides),
-                offset_);
+  return Tensor(buffer_, dtype_, std::move(shape), std::move(strides), offset_);
 }
 
 absl::StatusOr<Tensor> Tensor::Transpose(absl::Span<const int> perm) const {
@@ -173,26 +171,25 @@ absl::StatusOr<Tensor> Tensor::Transpose(absl::Span<const int> perm) const {
     shape[i] = shape_[p];
     strides[i] = strides_[p];
   }
-  return Tensor(buffer_, dtype_, std::move(shape), std::move(strides),
-                offset_);
+  return Tensor(buffer_, dtype_, std::move(shape), std::move(strides), offset_);
 }
 
 absl::StatusOr<Tensor> Tensor::Slice(int dim, int64_t start, int64_t limit,
                                      int64_t step) const {
   if (dim < 0 || dim >= rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "slice dimension ", dim, " out of range for shape ",
-        ShapeString(shape_)));
+    return absl::InvalidArgumentError(absl::StrCat("slice dimension ", dim,
+                                                   " out of range for shape ",
+                                                   ShapeString(shape_)));
   }
   if (step < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("slice step must be >= 1, got ", step));
   }
   if (start < 0 || start > limit || limit > shape_[dim]) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "slice [", start, ", ", limit, ") of dimension ", dim, " (size ",
-        shape_[dim], ") of ", ShapeString(shape_),
-        ": need 0 <= start <= limit <= size"));
+    return absl::OutOfRangeError(
+        absl::StrCat("slice [", start, ", ", limit, ") of dimension ", dim,
+                     " (size ", shape_[dim], ") of ", ShapeString(shape_),
+                     ": need 0 <= start <= limit <= size"));
   }
   Shape shape = shape_;
   std::vector<int64_t> strides = strides_;
@@ -206,9 +203,9 @@ absl::StatusOr<Tensor> Tensor::Slice(int dim, int64_t start, int64_t limit,
 absl::StatusOr<Tensor> Tensor::Broadcast(Shape shape) const {
   const int out_rank = static_cast<int>(shape.size());
   if (out_rank < rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot broadcast ", ShapeString(shape_), " to ", ShapeString(shape),
-        ": the target has lower rank"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot broadcast ", ShapeString(shape_), " to ",
+                     ShapeString(shape), ": the target has lower rank"));
   }
   KILN_RETURN_IF_ERROR(CheckShape(shape));
   std::vector<int64_t> strides(out_rank, 0);
@@ -226,8 +223,7 @@ absl::StatusOr<Tensor> Tensor::Broadcast(Shape shape) const {
           ": dimension ", i, " has size ", from, ", expected 1 or ", to));
     }
   }
-  return Tensor(buffer_, dtype_, std::move(shape), std::move(strides),
-                offset_);
+  return Tensor(buffer_, dtype_, std::move(shape), std::move(strides), offset_);
 }
 
 std::vector<int64_t> Tensor::ElementOffsets() const {

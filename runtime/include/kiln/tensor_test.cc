@@ -16,8 +16,8 @@ class TensorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     allocator_ = std::make_shared<FakeAllocator>();
-    pool_ = DevicePool::Create(allocator_,
-                               std::make_shared<FakeFenceRecorder>());
+    pool_ =
+        DevicePool::Create(allocator_, std::make_shared<FakeFenceRecorder>());
   }
   Tensor Make(Shape shape, DType dtype = DType::kF32) {
     auto t = Tensor::Allocate(*pool_, dtype, std::move(shape), /*stream=*/1);
@@ -64,7 +64,8 @@ TEST_F(TensorTest, BadShapes) {
   EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(negative.status().message()),
               HasSubstr("[2, -1] has a negative dimension"));
-  auto huge = Tensor::Allocate(*pool_, DType::kF32, {1 << 30, 1 << 30, 1 << 30});
+  auto huge =
+      Tensor::Allocate(*pool_, DType::kF32, {1 << 30, 1 << 30, 1 << 30});
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -183,8 +184,7 @@ TEST_F(TensorTest, FromBufferChecksBounds) {
   EXPECT_EQ(too_big.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(std::string(too_big.status().message()),
               HasSubstr("reaches element 109 but the buffer holds 100"));
-  auto strided =
-      Tensor::FromBuffer(buffer, DType::kF32, {5, 5}, {20, 2}, 8);
+  auto strided = Tensor::FromBuffer(buffer, DType::kF32, {5, 5}, {20, 2}, 8);
   ASSERT_TRUE(strided.ok()) << strided.status();
   EXPECT_EQ(strided->ElementOffsets().back(), 8 + 80 + 8);
   EXPECT_FALSE(Tensor::FromBuffer(buffer, DType::kF32, {5, 5}, {20}, 0).ok());
@@ -199,10 +199,10 @@ TEST_F(TensorTest, FromBufferChecksBounds) {
 TEST_F(TensorTest, ComposedViewsMatchReference) {
   // transpose -> slice -> broadcast chain against direct index arithmetic.
   Tensor t = Make({4, 5, 6});
-  Tensor v = *t.Transpose({2, 0, 1});        // [6, 4, 5]
-  v = *v.Slice(0, 1, 6, 2);                  // k = 1, 3, 5 -> [3, 4, 5]
-  v = *v.Slice(2, 4, 5);                     // j = 4 -> [3, 4, 1]
-  v = *v.Broadcast({2, 3, 4, 3});            // [2, 3, 4, 3]
+  Tensor v = *t.Transpose({2, 0, 1});  // [6, 4, 5]
+  v = *v.Slice(0, 1, 6, 2);            // k = 1, 3, 5 -> [3, 4, 5]
+  v = *v.Slice(2, 4, 5);               // j = 4 -> [3, 4, 1]
+  v = *v.Broadcast({2, 3, 4, 3});      // [2, 3, 4, 3]
   std::vector<int64_t> expected;
   for (int b = 0; b < 2; ++b)
     for (int k : {1, 3, 5})
