@@ -61,7 +61,9 @@ TEST(RoundSizeTest, WasteBoundAndMonotonic) {
     ASSERT_GE(rounded, bytes);
     ASSERT_GE(rounded, previous);
     previous = rounded;
-    if (bytes > 256) ASSERT_LT(rounded, bytes + bytes / 4 + 1) << bytes;
+    if (bytes > 256) {
+      ASSERT_LT(rounded, bytes + bytes / 4 + 1) << bytes;
+    }
   }
   for (int i = 0; i < 10000; ++i) {
     size_t bytes = 1 + (rng() >> (rng() % 40 + 1));
@@ -265,7 +267,9 @@ TEST_F(PoolTest, RandomizedStress) {
       ASSERT_EQ(size, DevicePool::RoundSize(bytes));
       // No overlap with the neighbours in address order.
       auto next = extents.lower_bound(begin);
-      if (next != extents.end()) ASSERT_LE(begin + size, next->first);
+      if (next != extents.end()) {
+        ASSERT_LE(begin + size, next->first);
+      }
       if (next != extents.begin()) {
         auto prev = std::prev(next);
         ASSERT_LE(prev->first + prev->second, begin);
