@@ -1,0 +1,142 @@
+// Loaded code: modules (cubin or PTX) and kernel launches.
+#ifndef KILN_RUNTIME_CUDA_MODULE_H_
+#define KILN_RUNTIME_CUDA_MODULE_H_
+
+#include <cuda.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/stream.h"
+
+namespace kiln {
+
+// The code of one module: PTX (portable, JIT-compiled by the driver) and
+// optionally cubins, each for one exact architecture.
+struct ModuleImages {
+  struct Cubin {
+    int sm = 0;  // e.g. 90 for sm_90
+    std::string data;
+  };
+  std::string ptx;
+  std::vector<Cubin> cubins;
+};
+
+struct Dim3 {
+  uint32_t x = 1;
+  uint32_t y = 1;
+  uint32_t z = 1;
+};
+
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t shared_memory_bytes = 0;  // dynamic shared memory per block
+};
+
+// Kernel arguments assembled at run time (e.g. from an artifact's argument
+// layout). Each value is copied, so the builder owns everything it points to.
+class KernelArgs {
+ public:
+  template <typename T>
+  KernelArgs& Add(const T& value) {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "kernel arguments are copied bytewise");
+    return AddBytes(&value, sizeof(T));
+  }
+  KernelArgs& AddBytes(const void* data, size_t size);
+
+  // Pointers to each argument value, as cuLaunchKernel takes them. Valid
+  // until the next Add.
+  void** pointers();
+  size_t size() const { return storage_.size(); }
+
+ private:
+  // One 8-byte-aligned chunk per argument.
+  std::vector<std::vector<uint64_t>> storage_;
+  std::vector<void*> pointers_;
+};
+
+// A kernel of a loaded module; valid while the module lives.
+class Kernel {
+ public:
+  Kernel() = default;
+
+  const std::string& name() const { return name_; }
+  CUfunction handle() const { return function_; }
+
+  // Allows launches with up to `bytes` of dynamic shared memory (needed
+  // above 48 KiB).
+  absl::Status SetMaxDynamicSharedMemory(int bytes) const;
+
+  // Launches on `stream`; `args` points to one pointer per kernel parameter.
+  absl::Status Launch(const Stream& stream, const LaunchConfig& config,
+                      void** args) const;
+  absl::Status Launch(const Stream& stream, const LaunchConfig& config,
+                      KernelArgs& args) const {
+    return Launch(stream, config, args.pointers());
+  }
+  // Launch with the arguments given directly, each passed by value in the
+  // exact type of the kernel's parameter (e.g. CUdeviceptr, float, int32_t).
+  template <typename... Args>
+  absl::Status LaunchWith(const Stream& stream, const LaunchConfig& config,
+                          const Args&... args) const {
+    std::array<void*, sizeof...(Args) + 1> pointers = {
+        const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+    return Launch(stream, config, pointers.data());
+  }
+
+ private:
+  friend class Module;
+  Kernel(const CudaDriver* driver, CUfunction function, std::string name)
+      : driver_(driver), function_(function), name_(std::move(name)) {}
+
+  const CudaDriver* driver_ = nullptr;
+  CUfunction function_ = nullptr;
+  std::string name_;
+};
+
+class Module {
+ public:
+  // Loads the cubin built for the device's exact architecture if `images`
+  // has one, the PTX otherwise. A failing JIT compilation returns its error
+  // log in the message. InvalidArgument if neither fits.
+  static absl::StatusOr<std::unique_ptr<Module>> Load(
+      const Device& device, const ModuleImages& images);
+
+  // Loads one image (cubin, fatbin or NUL-free PTX text).
+  static absl::StatusOr<std::unique_ptr<Module>> LoadImage(
+      const Device& device, absl::string_view image, bool is_ptx);
+
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module();
+
+  // True if the module came from a cubin, false if it was JIT-compiled.
+  bool loaded_cubin() const { return loaded_cubin_; }
+  // The JIT's info log (empty for cubins or when the JIT said nothing).
+  const std::string& jit_info_log() const { return info_log_; }
+
+  // NotFound if the module has no kernel called `name`.
+  absl::StatusOr<Kernel> GetKernel(const std::string& name) const;
+
+ private:
+  Module(const Device* device, CUmodule module)
+      : device_(device), module_(module) {}
+  const Device* device_;
+  CUmodule module_;
+  bool loaded_cubin_ = false;
+  std::string info_log_;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_CUDA_MODULE_H_

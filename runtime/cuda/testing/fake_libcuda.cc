@@ -1,0 +1,439 @@
+// A CPU stand-in for libcuda.so.1, for testing the runtime without a GPU.
+//
+// It exports every entry point the runtime resolves (under the versioned
+// names cuda.h maps them to, since it is compiled against cuda.h) and
+// emulates a small sm_90 device: "device memory" is host memory, streams run
+// work immediately (or record it while capturing a graph), events complete at
+// once, and modules are accepted when their image names the requested
+// kernels. cuLaunchKernel runs CPU versions of the test kernels of
+// tests/gpu/kernels.cu (fill_f32, saxpy, reduce_sum_f32, gather_f32).
+// Not a simulator of anything else: unknown kernels fail to launch.
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr size_t kTotalMemory = size_t{1} << 30;
+constexpr int kMaxSharedOptin = 232448;  // H100/H200 value
+constexpr int kDefaultShared = 48 * 1024;
+
+std::mutex mu;
+size_t allocated = 0;
+std::map<CUdeviceptr, size_t> allocations;
+int context_token;
+
+struct FakeStream {
+  bool capturing = false;
+  std::vector<std::function<void()>> captured;
+};
+struct FakeEvent {
+  int unused = 0;
+};
+struct FakeModule {
+  std::string image;
+};
+struct FakeFunction {
+  std::string name;
+  int max_dynamic_shared = kDefaultShared;
+};
+struct FakeGraph {
+  std::vector<std::function<void()>> ops;
+};
+
+std::vector<FakeFunction*> functions;
+
+// Runs `op` now, or records it if `stream` is being captured.
+CUresult Enqueue(CUstream stream, std::function<void()> op) {
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  if (s != nullptr && s->capturing) {
+    s->captured.push_back(std::move(op));
+  } else {
+    op();
+  }
+  return CUDA_SUCCESS;
+}
+
+struct StridedView {
+  long long shape[4];
+  long long strides[4];
+  long long offset;
+  int rank;
+};
+
+template <typename T>
+T Arg(void** args, int i) {
+  T value;
+  std::memcpy(&value, args[i], sizeof(T));
+  return value;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuGetErrorName(CUresult error, const char** name) {
+  switch (error) {
+    case CUDA_SUCCESS:
+      *name = "CUDA_SUCCESS";
+      break;
+    case CUDA_ERROR_INVALID_VALUE:
+      *name = "CUDA_ERROR_INVALID_VALUE";
+      break;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *name = "CUDA_ERROR_OUT_OF_MEMORY";
+      break;
+    case CUDA_ERROR_INVALID_PTX:
+      *name = "CUDA_ERROR_INVALID_PTX";
+      break;
+    case CUDA_ERROR_INVALID_IMAGE:
+      *name = "CUDA_ERROR_INVALID_IMAGE";
+      break;
+    case CUDA_ERROR_NOT_FOUND:
+      *name = "CUDA_ERROR_NOT_FOUND";
+      break;
+    case CUDA_ERROR_INVALID_DEVICE:
+      *name = "CUDA_ERROR_INVALID_DEVICE";
+      break;
+    default:
+      *name = "CUDA_ERROR_UNKNOWN";
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult error, const char** text) {
+  switch (error) {
+    case CUDA_ERROR_INVALID_VALUE:
+      *text = "invalid argument";
+      break;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *text = "out of memory";
+      break;
+    case CUDA_ERROR_INVALID_PTX:
+      *text = "a PTX JIT compilation failed";
+      break;
+    case CUDA_ERROR_NOT_FOUND:
+      *text = "named symbol not found";
+      break;
+    default:
+      *text = "fake driver error";
+      break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int* version) {
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int* count) {
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute,
+                              CUdevice) {
+  switch (attribute) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *value = 9;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *value = 0;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      *value = 132;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      *value = kMaxSharedOptin;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetName(char* name, int length, CUdevice) {
+  std::strncpy(name, "Fake CPU H200", length);
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceTotalMem(size_t* bytes, CUdevice) {
+  *bytes = kTotalMemory + (size_t{1} << 20);  // a little more than usable
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice) {
+  *context = reinterpret_cast<CUcontext>(&context_token);
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext context) {
+  return context == reinterpret_cast<CUcontext>(&context_token)
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+
+CUresult cuStreamCreate(CUstream* stream, unsigned int) {
+  *stream = reinterpret_cast<CUstream>(new FakeStream());
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy(CUstream stream) {
+  delete reinterpret_cast<FakeStream*>(stream);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamSynchronize(CUstream stream) {
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  return s != nullptr && s->capturing ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+                                      : CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventCreate(CUevent* event, unsigned int) {
+  *event = reinterpret_cast<CUevent>(new FakeEvent());
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) {
+  *ms = 1.5f;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy(CUevent event) {
+  delete reinterpret_cast<FakeEvent*>(event);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc(CUdeviceptr* pointer, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (bytes > kTotalMemory - allocated) return CUDA_ERROR_OUT_OF_MEMORY;
+  void* memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *pointer = reinterpret_cast<CUdeviceptr>(memory);
+  allocations[*pointer] = bytes;
+  allocated += bytes;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFree(CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = allocations.find(pointer);
+  if (it == allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  allocated -= it->second;
+  allocations.erase(it);
+  std::free(reinterpret_cast<void*>(pointer));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  *free_bytes = kTotalMemory - allocated;
+  *total_bytes = kTotalMemory;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocHost(void** pointer, size_t bytes) {
+  *pointer = std::malloc(bytes);
+  return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemFreeHost(void* pointer) {
+  std::free(pointer);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes,
+                           CUstream stream) {
+  return Enqueue(
+      stream, [=] { std::memcpy(reinterpret_cast<void*>(dst), src, bytes); });
+}
+CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes,
+                           CUstream stream) {
+  return Enqueue(stream, [=] {
+    std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
+  });
+}
+CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                           CUstream stream) {
+  return Enqueue(stream, [=] {
+    std::memmove(reinterpret_cast<void*>(dst),
+                 reinterpret_cast<const void*>(src), bytes);
+  });
+}
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
+                         CUstream stream) {
+  return Enqueue(
+      stream, [=] { std::memset(reinterpret_cast<void*>(dst), value, bytes); });
+}
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
+                            unsigned int count, CUjit_option* options,
+                            void** values) {
+  const char* bytes = static_cast<const char*>(image);
+  std::string text;
+  if (std::memcmp(bytes,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
+    // A cubin (64-bit ELF): the section headers end the file, so their
+    // offset and count give its size. The fake only searches the bytes for
+    // kernel names (in the string table).
+    uint64_t section_offset;
+    uint16_t section_size, section_count;
+    std::memcpy(&section_offset, bytes + 0x28, 8);
+    std::memcpy(&section_size, bytes + 0x3a, 2);
+    std::memcpy(&section_count, bytes + 0x3c, 2);
+    text.assign(bytes, section_offset + uint64_t{section_size} * section_count);
+  } else if (std::strstr(bytes, ".version") != nullptr) {
+    text = bytes;
+    if (text.find("not_an_instruction") != std::string::npos) {
+      for (unsigned i = 0; i < count; ++i) {
+        if (options[i] == CU_JIT_ERROR_LOG_BUFFER) {
+          std::strcpy(static_cast<char*>(values[i]),
+                      "ptxas application ptx input, line 6; error   : "
+                      "Unknown instruction 'not_an_instruction'");
+        }
+      }
+      return CUDA_ERROR_INVALID_PTX;
+    }
+  } else {
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  *module = reinterpret_cast<CUmodule>(new FakeModule{std::move(text)});
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule module,
+                             const char* name) {
+  const std::string& image = reinterpret_cast<FakeModule*>(module)->image;
+  if (image.find(std::string(name)) == std::string::npos) {
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  auto* f = new FakeFunction{name};
+  std::lock_guard<std::mutex> lock(mu);
+  functions.push_back(f);  // freed never: like driver handles, cheap
+  *function = reinterpret_cast<CUfunction>(f);
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleUnload(CUmodule module) {
+  delete reinterpret_cast<FakeModule*>(module);
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attr,
+                            int value) {
+  if (attr != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
+      value > kMaxSharedOptin) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  reinterpret_cast<FakeFunction*>(function)->max_dynamic_shared = value;
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncGetAttribute(int* value, CUfunction_attribute, CUfunction) {
+  *value = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
+                        unsigned int gz, unsigned int bx, unsigned int by,
+                        unsigned int bz, unsigned int shared, CUstream stream,
+                        void** args, void** extra) {
+  auto* f = reinterpret_cast<FakeFunction*>(function);
+  if (gx == 0 || gy == 0 || gz == 0 || bx * by * bz == 0 ||
+      bx * by * bz > 1024 || extra != nullptr) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (static_cast<int>(shared) > f->max_dynamic_shared) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  const std::string& name = f->name;
+  if (name == "fill_f32") {
+    auto out = Arg<float*>(args, 0);
+    auto value = Arg<float>(args, 1);
+    auto n = Arg<int>(args, 2);
+    return Enqueue(stream, [=] {
+      for (int i = 0; i < n; ++i) out[i] = value;
+    });
+  }
+  if (name == "saxpy") {
+    auto a = Arg<float>(args, 0);
+    auto x = Arg<const float*>(args, 1);
+    auto y = Arg<float*>(args, 2);
+    auto n = Arg<int>(args, 3);
+    return Enqueue(stream, [=] {
+      for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+    });
+  }
+  if (name == "reduce_sum_f32") {
+    auto x = Arg<const float*>(args, 0);
+    auto out = Arg<float*>(args, 1);
+    auto n = Arg<int>(args, 2);
+    return Enqueue(stream, [=] {
+      float sum = 0;
+      for (int i = 0; i < n; ++i) sum += x[i];
+      *out += sum;
+    });
+  }
+  if (name == "gather_f32") {
+    auto base = Arg<const float*>(args, 0);
+    auto out = Arg<float*>(args, 1);
+    auto view = Arg<StridedView>(args, 2);
+    auto n = Arg<long long>(args, 3);
+    return Enqueue(stream, [=] {
+      for (long long i = 0; i < n; ++i) {
+        long long rest = i, offset = view.offset;
+        for (int d = view.rank - 1; d >= 0; --d) {
+          offset += (rest % view.shape[d]) * view.strides[d];
+          rest /= view.shape[d];
+        }
+        out[i] = base[offset];
+      }
+    });
+  }
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode) {
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  if (s == nullptr || s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  s->capturing = true;
+  s->captured.clear();
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamEndCapture(CUstream stream, CUgraph* graph) {
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  if (s == nullptr || !s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  s->capturing = false;
+  *graph = reinterpret_cast<CUgraph>(new FakeGraph{std::move(s->captured)});
+  s->captured.clear();
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphInstantiate(CUgraphExec* exec, CUgraph graph,
+                            unsigned long long) {
+  *exec = reinterpret_cast<CUgraphExec>(
+      new FakeGraph(*reinterpret_cast<FakeGraph*>(graph)));
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  auto ops = reinterpret_cast<FakeGraph*>(exec)->ops;
+  return Enqueue(stream, [ops] {
+    for (const auto& op : ops) op();
+  });
+}
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  delete reinterpret_cast<FakeGraph*>(exec);
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph graph) {
+  delete reinterpret_cast<FakeGraph*>(graph);
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"
