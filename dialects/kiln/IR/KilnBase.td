@@ -34,6 +34,13 @@ def Kiln_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kParamAttrName = "kiln.param";
     /// Name of the argument/result attribute that gives it a host-visible name.
     static constexpr ::llvm::StringLiteral kNameAttrName = "kiln.name";
+    /// What an argument or result is to the runtime (param, optimizer_state,
+    /// master_weight, input, gradient, learning_rate, step, loss, statistic,
+    /// output).
+    static constexpr ::llvm::StringLiteral kRoleAttrName = "kiln.role";
+    /// On a result: the index of the argument it replaces, so the runtime can
+    /// update that buffer in place.
+    static constexpr ::llvm::StringLiteral kUpdatesAttrName = "kiln.updates";
 
   private:
     void registerAttributes();
@@ -68,10 +75,11 @@ def Kiln_NonDifferentiable : NativeOpTrait<"kiln::NonDifferentiable">;
 // Base op
 //===----------------------------------------------------------------------===//
 
-/// Every kiln op is free of side effects (randomness is counter based and a
-/// pure function of its seed, stream and offset) and carries a gradient rule.
+/// Every kiln op is free of side effects: randomness is counter based and a
+/// pure function of its seed, stream and offset. Gradient rules are attached
+/// to the ops as external models of GradientOpInterface
+/// (dialects/kiln/Gradients), one file per op family.
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Kiln_Dialect, mnemonic,
-         !listconcat(traits, [Pure, Kiln_GradientOpInterface])>;
+    : Op<Kiln_Dialect, mnemonic, !listconcat(traits, [Pure])>;
 
 #endif // KILN_BASE_TD

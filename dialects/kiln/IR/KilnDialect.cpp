@@ -42,6 +42,34 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
       return op->emitError() << "'" << name << "' must be a non-empty string";
     return success();
   }
+  if (name == KilnDialect::kRoleAttrName) {
+    auto text = dyn_cast<StringAttr>(attribute.getValue());
+    static constexpr llvm::StringLiteral kRoles[] = {
+        "param",    "optimizer_state", "master_weight", "input", "gradient",
+        "learning_rate", "step",       "loss",          "statistic", "output"};
+    if (!text || !llvm::is_contained(kRoles, text.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be one of param, optimizer_state, "
+             << "master_weight, input, gradient, learning_rate, step, loss, "
+             << "statistic, output; got " << attribute.getValue();
+    return success();
+  }
+  if (name == KilnDialect::kUpdatesAttrName) {
+    if (where != "result")
+      return op->emitError() << "'" << name << "' may only mark a result";
+    auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!index || !func || index.getInt() < 0 ||
+        index.getInt() >= func.getNumArguments())
+      return op->emitError() << "'" << name
+                             << "' must be the index of a function argument";
+    if (func.getArgumentTypes()[index.getInt()] != valueType)
+      return op->emitError()
+             << "'" << name << "' result of type " << valueType
+             << " cannot update argument " << index.getInt() << " of type "
+             << func.getArgumentTypes()[index.getInt()];
+    return success();
+  }
   return op->emitError() << "unknown kiln " << where << " attribute '" << name
                          << "'";
 }

@@ -1,0 +1,35 @@
+//===- Autodiff.h - symbolic reverse-mode differentiation --------*- C++ -*-===//
+
+#ifndef KILN_COMPILER_AUTODIFF_AUTODIFF_H
+#define KILN_COMPILER_AUTODIFF_AUTODIFF_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace mlir::kiln {
+
+/// Adds, next to `function`, a function named `gradientName` returning the
+/// loss (result 0 of `function`, a rank-0 float tensor) and the gradient of
+/// each argument in `wrt` (positions, ascending). Gradients of arguments the
+/// loss does not depend on are zeros. Errors are emitted on the offending op.
+FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
+                                              ArrayRef<unsigned> wrt,
+                                              StringRef gradientName);
+
+/// Positions of the `kiln.param` arguments of `function`.
+SmallVector<unsigned> parameterPositions(func::FuncOp function);
+
+/// The host-visible name of argument `index`: its `kiln.name`, else "arg<i>".
+std::string argumentName(func::FuncOp function, unsigned index);
+
+#define GEN_PASS_DECL_KILNAUTODIFF
+#include "compiler/autodiff/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/autodiff/Passes.h.inc"
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_AUTODIFF_AUTODIFF_H
