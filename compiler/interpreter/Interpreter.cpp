@@ -19,6 +19,8 @@ const EvaluatorRegistry &EvaluatorRegistry::global() {
     auto *r = new EvaluatorRegistry();
     registerElementwiseEvaluators(*r);
     registerShapeEvaluators(*r);
+    registerNNEvaluators(*r);
+    registerSequenceEvaluators(*r);
     return r;
   }();
   return *registry;

@@ -53,6 +53,8 @@ private:
 // Registration hooks of the op families (one file each).
 void registerElementwiseEvaluators(EvaluatorRegistry &registry);
 void registerShapeEvaluators(EvaluatorRegistry &registry);
+void registerNNEvaluators(EvaluatorRegistry &registry);
+void registerSequenceEvaluators(EvaluatorRegistry &registry);
 
 class Interpreter {
 public:

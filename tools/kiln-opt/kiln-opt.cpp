@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/autodiff/Autodiff.h"
+#include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,9 +17,11 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::kiln::registerAutodiffPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();
+  mlir::kiln::registerGradientRules(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry));
 }

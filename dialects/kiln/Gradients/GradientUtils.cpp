@@ -45,6 +45,8 @@ void registerGradientRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
     registerElementwiseGradientRules(context);
     registerShapeGradientRules(context);
+    registerNNGradientRules(context);
+    registerSequenceGradientRules(context);
   });
 }
 

@@ -25,6 +25,8 @@ void registerGradientRules(DialectRegistry &registry);
 // Per-family registration (one file each).
 void registerElementwiseGradientRules(MLIRContext *context);
 void registerShapeGradientRules(MLIRContext *context);
+void registerNNGradientRules(MLIRContext *context);
+void registerSequenceGradientRules(MLIRContext *context);
 
 } // namespace mlir::kiln
 

@@ -12,5 +12,7 @@ include "dialects/kiln/IR/KilnAttrs.td"
 include "dialects/kiln/IR/KilnElementwiseOps.td"
 include "dialects/kiln/IR/KilnShapeOps.td"
 include "dialects/kiln/IR/KilnNNOps.td"
+include "dialects/kiln/IR/KilnNNBackwardOps.td"
+include "dialects/kiln/IR/KilnSequenceBackwardOps.td"
 
 #endif // KILN_OPS_TD
