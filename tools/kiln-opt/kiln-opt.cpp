@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/autodiff/Autodiff.h"
+#include "compiler/training/TrainStep.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -18,6 +19,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::kiln::registerAutodiffPasses();
+  mlir::kiln::registerTrainingPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

@@ -1,0 +1,469 @@
+//===- TrainStep.cpp - the training-step builder --------------------------===//
+
+#include "compiler/training/TrainStep.h"
+
+#include "compiler/autodiff/Autodiff.h"
+#include "dialects/kiln/IR/KilnBuilder.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+#include <optional>
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DEF_KILNMAKETRAINSTEP
+#include "compiler/training/Passes.h.inc"
+
+namespace {
+
+/// One trained parameter of the loss function.
+struct Parameter {
+  unsigned argIndex;
+  std::string name;
+  RankedTensorType type;
+  /// bf16/f16 parameters are updated through an f32 master copy.
+  bool hasMaster;
+};
+
+/// One optimizer-state tensor.
+struct StateSlot {
+  std::string name;
+  RankedTensorType type;
+  StringRef role;
+};
+
+/// Names, roles and in-place targets of a function's arguments and results.
+class Signature {
+public:
+  explicit Signature(MLIRContext *context) : context(context) {}
+
+  void addArg(Type type, StringRef name, StringRef role) {
+    argTypes.push_back(type);
+    argAttrs.push_back(attrs(name, role, std::nullopt));
+  }
+  void addResult(Type type, StringRef name, StringRef role,
+                 std::optional<unsigned> updates = std::nullopt) {
+    resultTypes.push_back(type);
+    resultAttrs.push_back(attrs(name, role, updates));
+  }
+
+  /// A function with this signature and an empty entry block.
+  func::FuncOp create(OpBuilder &builder, Location loc, StringRef name) {
+    auto function = builder.create<func::FuncOp>(
+        loc, name, FunctionType::get(context, argTypes, resultTypes));
+    function.setAllArgAttrs(argAttrs);
+    function.setAllResultAttrs(resultAttrs);
+    function.addEntryBlock();
+    return function;
+  }
+
+private:
+  DictionaryAttr attrs(StringRef name, StringRef role,
+                       std::optional<unsigned> updates) {
+    Builder b(context);
+    SmallVector<NamedAttribute> list = {
+        b.getNamedAttr(KilnDialect::kNameAttrName, b.getStringAttr(name)),
+        b.getNamedAttr(KilnDialect::kRoleAttrName, b.getStringAttr(role))};
+    if (updates)
+      list.push_back(b.getNamedAttr(KilnDialect::kUpdatesAttrName,
+                                    b.getI64IntegerAttr(*updates)));
+    return DictionaryAttr::get(context, list);
+  }
+
+  MLIRContext *context;
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<DictionaryAttr> argAttrs, resultAttrs;
+};
+
+} // namespace
+
+/// Copies the body of `function` to `builder`'s insertion point with its
+/// arguments replaced by `arguments`, and returns the values it returns.
+static SmallVector<Value> inlineBody(OpBuilder &builder, func::FuncOp function,
+                                     ValueRange arguments) {
+  IRMapping mapping;
+  mapping.map(function.getArguments(), arguments);
+  Block &body = function.getBody().front();
+  for (Operation &op : body.without_terminator())
+    builder.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value value : body.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(value));
+  return results;
+}
+
+static SmallVector<StateSlot> stateSlots(ArrayRef<Parameter> params,
+                                         const OptimizerOptions &optimizer) {
+  SmallVector<StateSlot> slots;
+  for (const Parameter &p : params) {
+    auto f32Type = RankedTensorType::get(p.type.getShape(),
+                                         Float32Type::get(p.type.getContext()));
+    if (p.hasMaster)
+      slots.push_back({"master." + p.name, f32Type, "master_weight"});
+    switch (optimizer.kind) {
+    case OptimizerKind::SGD:
+      if (optimizer.momentum != 0)
+        slots.push_back({"momentum." + p.name, f32Type, "optimizer_state"});
+      break;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+      slots.push_back({"adam_m." + p.name, f32Type, "optimizer_state"});
+      slots.push_back({"adam_v." + p.name, f32Type, "optimizer_state"});
+      break;
+    }
+  }
+  return slots;
+}
+
+static constexpr StringLiteral kStatisticNames[] = {
+    "grad_stats.global_norm", "grad_stats.max_abs", "grad_stats.nonfinite_count"};
+
+/// Builds apply_update(params..., state..., grads..., lr, step).
+static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
+                                     ArrayRef<Parameter> params,
+                                     ArrayRef<StateSlot> slots,
+                                     const TrainStepOptions &options) {
+  MLIRContext *context = moduleBuilder.getContext();
+  const OptimizerOptions &opt = options.optimizer;
+  const GradientTransformOptions &tf = options.transforms;
+  Type f32 = Float32Type::get(context);
+  auto scalarF32 = RankedTensorType::get({}, f32);
+
+  Signature signature(context);
+  for (const Parameter &p : params)
+    signature.addArg(p.type, p.name, "param");
+  for (const StateSlot &s : slots)
+    signature.addArg(s.type, s.name, s.role);
+  for (const Parameter &p : params)
+    signature.addArg(p.type, "grad." + p.name, "gradient");
+  signature.addArg(scalarF32, "lr", "learning_rate");
+  signature.addArg(RankedTensorType::get({}, IntegerType::get(context, 32)),
+                   "step", "step");
+  for (auto [i, p] : llvm::enumerate(params))
+    signature.addResult(p.type, p.name, "param", i);
+  for (auto [i, s] : llvm::enumerate(slots))
+    signature.addResult(s.type, s.name, s.role, params.size() + i);
+  if (tf.statistics)
+    for (StringRef name : kStatisticNames)
+      signature.addResult(scalarF32, name, "statistic");
+  func::FuncOp function = signature.create(moduleBuilder, loc, "apply_update");
+
+  Block &body = function.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockEnd(&body);
+  KilnBuilder kb(builder, loc);
+  size_t n = params.size();
+  auto arg = [&](size_t i) -> Value { return body.getArgument(i); };
+  Value lr = arg(n + slots.size() + n);
+  Value step = arg(n + slots.size() + n + 1);
+  Value stepF32 = kb.cast(step, f32);
+
+  // Gradients are transformed and applied in f32.
+  SmallVector<Value> grads;
+  for (size_t i = 0; i < n; ++i)
+    grads.push_back(kb.cast(arg(n + slots.size() + i), f32));
+
+  auto sumOfSquares = [&](ArrayRef<Value> values) {
+    Value total;
+    for (Value g : values) {
+      Value s = kb.sumAll(kb.mul(g, g));
+      total = total ? kb.add(total, s) : s;
+    }
+    return total;
+  };
+
+  SmallVector<Value> statistics;
+  if (tf.statistics) {
+    Value maxAbs, nonFinite;
+    Value one = kb.scalar(1.0, f32), zero = kb.scalar(0.0, f32);
+    Value infinity = kb.scalar(INFINITY, f32);
+    for (Value g : grads) {
+      Value absG = kb.abs(g);
+      Value m = kb.maxAll(absG);
+      maxAbs = maxAbs ? kb.max(maxAbs, m) : m;
+      // NaN is the only value unequal to itself.
+      Value isNan = kb.compare(CmpPredicate::ne, g, g);
+      Value isInf = kb.compare(CmpPredicate::eq, absG, infinity);
+      Value bad = kb.select(isNan, one, kb.select(isInf, one, zero));
+      Value count = kb.sumAll(bad);
+      nonFinite = nonFinite ? kb.add(nonFinite, count) : count;
+    }
+    statistics = {kb.sqrt(sumOfSquares(grads)), maxAbs, nonFinite};
+  }
+  if (tf.scale != 1.0)
+    for (Value &g : grads)
+      g = kb.scale(g, tf.scale);
+  if (tf.clipValue > 0) {
+    Value high = kb.scalar(tf.clipValue, f32), low = kb.scalar(-tf.clipValue, f32);
+    for (Value &g : grads)
+      g = kb.min(kb.max(g, low), high);
+  }
+  if (tf.clipNorm > 0) {
+    Value norm = kb.sqrt(sumOfSquares(grads));
+    Value factor = kb.min(
+        kb.scalar(1.0, f32),
+        kb.div(kb.scalar(tf.clipNorm, f32), kb.add(norm, kb.scalar(1e-6, f32))));
+    for (Value &g : grads)
+      g = kb.mul(g, factor);
+  }
+  if (tf.noiseScale > 0)
+    for (auto [i, g] : llvm::enumerate(grads)) {
+      Value noise = builder.create<RandomNormalOp>(
+          loc, g.getType(), builder.getI64IntegerAttr(tf.noiseSeed),
+          builder.getI64IntegerAttr(i), step, builder.getF64FloatAttr(0.0),
+          builder.getF64FloatAttr(tf.noiseScale));
+      g = kb.add(g, noise);
+    }
+
+  Value biasCorrection1, biasCorrection2;
+  if (opt.kind != OptimizerKind::SGD) {
+    Value one = kb.scalar(1.0, f32);
+    biasCorrection1 = kb.sub(one, kb.pow(kb.scalar(opt.beta1, f32), stepF32));
+    biasCorrection2 = kb.sub(one, kb.pow(kb.scalar(opt.beta2, f32), stepF32));
+  }
+
+  SmallVector<Value> newParams, newState;
+  size_t slot = 0;
+  for (auto [i, p] : llvm::enumerate(params)) {
+    Value g = grads[i];
+    Value weights = p.hasMaster ? arg(n + slot) : arg(i);
+    if (p.hasMaster)
+      slot++;
+    // This parameter's new optimizer buffers, in slot order.
+    SmallVector<Value> buffers;
+    Value update;
+    switch (opt.kind) {
+    case OptimizerKind::SGD: {
+      if (opt.weightDecay != 0)
+        g = kb.add(g, kb.scale(weights, opt.weightDecay));
+      update = g;
+      if (opt.momentum != 0) {
+        Value buffer = kb.add(kb.scale(arg(n + slot), opt.momentum), g);
+        buffers.push_back(buffer);
+        slot++;
+        update = opt.nesterov ? kb.add(g, kb.scale(buffer, opt.momentum))
+                              : buffer;
+      }
+      break;
+    }
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW: {
+      if (opt.kind == OptimizerKind::Adam && opt.weightDecay != 0)
+        g = kb.add(g, kb.scale(weights, opt.weightDecay));
+      Value m = kb.add(kb.scale(arg(n + slot), opt.beta1),
+                       kb.scale(g, 1.0 - opt.beta1));
+      Value v = kb.add(kb.scale(arg(n + slot + 1), opt.beta2),
+                       kb.scale(kb.mul(g, g), 1.0 - opt.beta2));
+      slot += 2;
+      Value mHat = kb.div(m, biasCorrection1);
+      Value vHat = kb.div(v, biasCorrection2);
+      update = kb.div(mHat, kb.add(kb.sqrt(vHat), kb.scalar(opt.epsilon, f32)));
+      if (opt.kind == OptimizerKind::AdamW && opt.weightDecay != 0)
+        update = kb.add(update, kb.scale(weights, opt.weightDecay));
+      buffers.push_back(m);
+      buffers.push_back(v);
+      break;
+    }
+    }
+    Value updated = kb.sub(weights, kb.mul(lr, update));
+    if (p.hasMaster) {
+      newState.push_back(updated);
+      newParams.push_back(kb.cast(updated, p.type.getElementType()));
+    } else {
+      newParams.push_back(updated);
+    }
+    newState.append(buffers);
+  }
+
+  SmallVector<Value> results(newParams);
+  results.append(newState);
+  results.append(statistics);
+  builder.create<func::ReturnOp>(loc, results);
+  return function;
+}
+
+/// Builds train_step(params..., state..., inputs..., lr, step) from the two
+/// halves, so that it computes exactly what they compute one after the other.
+static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
+                                   func::FuncOp forwardBackward,
+                                   func::FuncOp applyUpdate,
+                                   ArrayRef<Parameter> params,
+                                   ArrayRef<StateSlot> slots,
+                                   const GradientTransformOptions &tf) {
+  MLIRContext *context = moduleBuilder.getContext();
+  size_t n = params.size();
+  SmallVector<unsigned> inputPositions;
+  for (unsigned i = 0, e = forwardBackward.getNumArguments(); i < e; ++i)
+    if (!forwardBackward.getArgAttr(i, KilnDialect::kParamAttrName))
+      inputPositions.push_back(i);
+
+  Signature signature(context);
+  for (const Parameter &p : params)
+    signature.addArg(p.type, p.name, "param");
+  for (const StateSlot &s : slots)
+    signature.addArg(s.type, s.name, s.role);
+  for (unsigned i : inputPositions)
+    signature.addArg(forwardBackward.getArgumentTypes()[i],
+                     argumentName(forwardBackward, i), "input");
+  Type scalarF32 = RankedTensorType::get({}, Float32Type::get(context));
+  signature.addArg(scalarF32, "lr", "learning_rate");
+  signature.addArg(RankedTensorType::get({}, IntegerType::get(context, 32)),
+                   "step", "step");
+  signature.addResult(forwardBackward.getResultTypes()[0], "loss", "loss");
+  for (auto [i, p] : llvm::enumerate(params))
+    signature.addResult(p.type, p.name, "param", i);
+  for (auto [i, s] : llvm::enumerate(slots))
+    signature.addResult(s.type, s.name, s.role, n + i);
+  if (tf.statistics)
+    for (StringRef name : kStatisticNames)
+      signature.addResult(scalarF32, name, "statistic");
+  func::FuncOp function = signature.create(moduleBuilder, loc, "train_step");
+
+  Block &body = function.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockEnd(&body);
+  // forward_backward takes the loss function's arguments in their order.
+  SmallVector<Value> lossArguments(forwardBackward.getNumArguments());
+  for (auto [i, p] : llvm::enumerate(params))
+    lossArguments[p.argIndex] = body.getArgument(i);
+  for (auto [k, position] : llvm::enumerate(inputPositions))
+    lossArguments[position] = body.getArgument(n + slots.size() + k);
+  SmallVector<Value> lossAndGrads =
+      inlineBody(builder, forwardBackward, lossArguments);
+
+  SmallVector<Value> updateArguments;
+  for (size_t i = 0; i < n + slots.size(); ++i)
+    updateArguments.push_back(body.getArgument(i));
+  updateArguments.append(lossAndGrads.begin() + 1, lossAndGrads.end());
+  size_t lrIndex = n + slots.size() + inputPositions.size();
+  updateArguments.push_back(body.getArgument(lrIndex));
+  updateArguments.push_back(body.getArgument(lrIndex + 1));
+  SmallVector<Value> results = {lossAndGrads[0]};
+  results.append(inlineBody(builder, applyUpdate, updateArguments));
+  builder.create<func::ReturnOp>(loc, results);
+  return function;
+}
+
+/// Sets each argument's role (param or input) on the loss-shaped entries.
+static void markArgumentRoles(func::FuncOp function) {
+  Builder b(function.getContext());
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+    bool isParam = static_cast<bool>(
+        function.getArgAttr(i, KilnDialect::kParamAttrName));
+    function.setArgAttr(i, KilnDialect::kRoleAttrName,
+                        b.getStringAttr(isParam ? "param" : "input"));
+    if (!function.getArgAttr(i, KilnDialect::kNameAttrName))
+      function.setArgAttr(i, KilnDialect::kNameAttrName,
+                          b.getStringAttr(argumentName(function, i)));
+  }
+}
+
+LogicalResult buildTrainingEntries(ModuleOp module,
+                                   const TrainStepOptions &options) {
+  auto loss = module.lookupSymbol<func::FuncOp>(options.function);
+  if (!loss)
+    return module.emitError("kiln-make-train-step: no function named '")
+           << options.function << "'";
+  for (StringRef entry :
+       {"forward", "forward_backward", "apply_update", "train_step"})
+    if (module.lookupSymbol(entry))
+      return module.emitError("kiln-make-train-step: the module already has "
+                              "a symbol named '")
+             << entry << "'";
+
+  SmallVector<Parameter> params;
+  llvm::StringSet<> names;
+  for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i) {
+    std::string name = argumentName(loss, i);
+    if (!names.insert(name).second)
+      return loss.emitOpError("has two arguments named '") << name << "'";
+    if (!loss.getArgAttr(i, KilnDialect::kParamAttrName))
+      continue;
+    auto type = cast<RankedTensorType>(loss.getArgumentTypes()[i]);
+    params.push_back({i, name, type, !type.getElementType().isF32()});
+  }
+  if (params.empty())
+    return loss.emitOpError("has no kiln.param arguments to train");
+
+  markArgumentRoles(loss);
+  SmallVector<unsigned> positions;
+  for (const Parameter &p : params)
+    positions.push_back(p.argIndex);
+  FailureOr<func::FuncOp> forwardBackward =
+      buildGradientFunction(loss, positions, "forward_backward");
+  if (failed(forwardBackward))
+    return failure();
+  Builder b(module.getContext());
+  forwardBackward->setResultAttr(0, KilnDialect::kRoleAttrName,
+                                 b.getStringAttr("loss"));
+  for (size_t i = 1; i <= params.size(); ++i)
+    forwardBackward->setResultAttr(i, KilnDialect::kRoleAttrName,
+                                   b.getStringAttr("gradient"));
+  loss.setSymName("forward");
+  loss.setResultAttr(0, KilnDialect::kRoleAttrName, b.getStringAttr("loss"));
+  if (!loss.getResultAttr(0, KilnDialect::kNameAttrName))
+    loss.setResultAttr(0, KilnDialect::kNameAttrName, b.getStringAttr("loss"));
+
+  SmallVector<StateSlot> slots = stateSlots(params, options.optimizer);
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+  func::FuncOp applyUpdate =
+      buildApplyUpdate(moduleBuilder, loss.getLoc(), params, slots, options);
+  buildTrainStep(moduleBuilder, loss.getLoc(), *forwardBackward, applyUpdate,
+                 params, slots, options.transforms);
+  return success();
+}
+
+namespace {
+struct MakeTrainStepPass
+    : public impl::KilnMakeTrainStepBase<MakeTrainStepPass> {
+  using KilnMakeTrainStepBase::KilnMakeTrainStepBase;
+
+  void runOnOperation() override {
+    TrainStepOptions options;
+    options.function = function;
+    OptimizerOptions &opt = options.optimizer;
+    if (optimizer == "sgd")
+      opt.kind = OptimizerKind::SGD;
+    else if (optimizer == "adam")
+      opt.kind = OptimizerKind::Adam;
+    else if (optimizer == "adamw")
+      opt.kind = OptimizerKind::AdamW;
+    else {
+      getOperation().emitError("kiln-make-train-step: unknown optimizer '")
+          << optimizer << "'; expected sgd, adam or adamw";
+      return signalPassFailure();
+    }
+    opt.momentum = momentum;
+    opt.nesterov = nesterov;
+    opt.beta1 = beta1;
+    opt.beta2 = beta2;
+    opt.epsilon = epsilon;
+    opt.weightDecay = weightDecay >= 0
+                          ? double(weightDecay)
+                          : (opt.kind == OptimizerKind::AdamW ? 0.01 : 0.0);
+    if (nesterov && momentum <= 0) {
+      getOperation().emitError(
+          "kiln-make-train-step: nesterov needs momentum > 0");
+      return signalPassFailure();
+    }
+    GradientTransformOptions &tf = options.transforms;
+    tf.statistics = statistics;
+    tf.scale = gradScale;
+    tf.clipValue = clipValue;
+    tf.clipNorm = clipNorm;
+    tf.noiseScale = noiseScale;
+    tf.noiseSeed = noiseSeed;
+    if (clipValue < 0 || clipNorm < 0 || noiseScale < 0) {
+      getOperation().emitError("kiln-make-train-step: clip-value, clip-norm "
+                               "and grad-noise must be >= 0");
+      return signalPassFailure();
+    }
+    if (failed(buildTrainingEntries(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace mlir::kiln

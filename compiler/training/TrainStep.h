@@ -1,0 +1,92 @@
+//===- TrainStep.h - the training-step builder -------------------*- C++ -*-===//
+//
+// Turns a loss function into the four entries of a training artifact:
+//
+//   forward(args...)                    -> (loss, ...)      the loss function
+//   forward_backward(args...)           -> (loss, grads...)
+//   apply_update(params..., state..., grads..., lr, step)
+//                                       -> (params'..., state'..., [stats])
+//   train_step(params..., state..., inputs..., lr, step)
+//                                       -> (loss, params'..., state'..., [stats])
+//
+// `args` are the loss function's arguments in their order (parameters and
+// inputs, told apart by kiln.param). Gradients are named outputs of
+// forward_backward and inputs of apply_update, so host code can edit them in
+// between; train_step is both in one, with identical results when the edit is
+// the identity. lr is a tensor<f32> and step a tensor<i32> counting updates
+// from 1, both run-time inputs so schedules live on the host. Results that
+// replace an argument carry `kiln.updates = <argument index>` so the runtime
+// updates those buffers in place.
+//
+// Optimizer state per parameter p, in this order: `master.p` (an f32 copy,
+// only when p is bf16 or f16: the update runs on it and p is its rounded
+// copy), then `momentum.p` (SGD with momentum) or `adam_m.p`, `adam_v.p`
+// (Adam, AdamW). State starts at zero; a master weight starts as the f32
+// value of p's initialiser.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_TRAINING_TRAINSTEP_H
+#define KILN_COMPILER_TRAINING_TRAINSTEP_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::kiln {
+
+enum class OptimizerKind { SGD, Adam, AdamW };
+
+struct OptimizerOptions {
+  OptimizerKind kind = OptimizerKind::AdamW;
+  /// SGD: momentum factor (0 disables the buffer) and Nesterov's variant.
+  double momentum = 0.0;
+  bool nesterov = false;
+  /// Adam, AdamW.
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  /// SGD and Adam: L2 penalty added to the gradient; AdamW: decoupled decay
+  /// p -= lr * weightDecay * p.
+  double weightDecay = 0.0;
+};
+
+/// Optional edits of the gradients inside apply_update, applied in this
+/// order: statistics (of the incoming gradients), scale, clip by value, clip
+/// by global norm, Gaussian noise.
+struct GradientTransformOptions {
+  /// Emit statistics results: global L2 norm, max |g|, count of NaN/Inf.
+  bool statistics = false;
+  /// Multiply every gradient by this factor (1 = off).
+  double scale = 1.0;
+  /// Clamp every element to [-clipValue, clipValue] (0 = off).
+  double clipValue = 0.0;
+  /// Rescale all gradients together so that their global L2 norm is at most
+  /// this (0 = off): g *= min(1, clipNorm / (norm + 1e-6)).
+  double clipNorm = 0.0;
+  /// Add noiseScale * N(0, 1) to every element (0 = off); parameter i draws
+  /// from Philox stream i of noiseSeed at offset = step.
+  double noiseScale = 0.0;
+  uint64_t noiseSeed = 0;
+};
+
+struct TrainStepOptions {
+  /// The loss function (first result a rank-0 float loss).
+  std::string function = "loss";
+  OptimizerOptions optimizer;
+  GradientTransformOptions transforms;
+};
+
+/// Replaces the loss function in `module` by the four entries above.
+LogicalResult buildTrainingEntries(ModuleOp module,
+                                   const TrainStepOptions &options);
+
+#define GEN_PASS_DECL_KILNMAKETRAINSTEP
+#include "compiler/training/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/training/Passes.h.inc"
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_TRAINING_TRAINSTEP_H
