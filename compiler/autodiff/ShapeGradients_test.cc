@@ -376,6 +376,36 @@ TEST_F(ShapeGradientsTest, MatmulRank2TransposeRhs) {
                        {0, 1});
 }
 
+TEST_F(ShapeGradientsTest, MatmulRandomShapes) {
+  // Fresh sizes each run: M, K, N in [1, 6], batch dims where either side
+  // may be 1 (broadcast) or missing.
+  std::uniform_int_distribution<int> size(1, 6), coin(0, 1);
+  for (int trial = 0; trial < 4; ++trial) {
+    int m = size(rng), k = size(rng), n = size(rng), b0 = size(rng),
+        b1 = 1 + size(rng);
+    bool tl = coin(rng), tr = coin(rng);
+    auto dims = [](std::vector<int> v) {
+      std::string s;
+      for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? "x" : "") + std::to_string(v[i]);
+      return s;
+    };
+    std::vector<int> lhs = {b0, 1, tl ? k : m, tl ? m : k};
+    std::vector<int> rhs = {b1, tr ? n : k, tr ? k : n};
+    if (coin(rng)) // drop the lhs batch dims altogether
+      lhs.erase(lhs.begin(), lhs.begin() + 2);
+    std::vector<int> out = {lhs.size() == 4 ? b0 : 1, b1, m, n};
+    if (lhs.size() == 2)
+      out.erase(out.begin());
+    std::string all = out.size() == 4 ? "0, 1, 2, 3" : "0, 1, 2";
+    std::string flags = std::string(tl ? " transpose_lhs" : "") +
+                        (tr ? " transpose_rhs" : "");
+    SCOPED_TRACE(dims(lhs) + " @ " + dims(rhs) + flags);
+    expectGradientsMatch(matmulLoss(dims(lhs), dims(rhs), dims(out), flags, all),
+                         {0, 1});
+  }
+}
+
 TEST_F(ShapeGradientsTest, ChainOfLayoutOps) {
   // Several rules composed, with a reused intermediate.
   expectGradientsMatch(R"mlir(

@@ -423,6 +423,35 @@ TEST_F(ShapeEvalTest, MatmulEveryTransposeWithBatchBroadcast) {
     }
 }
 
+TEST_F(ShapeEvalTest, MatmulRandomShapes) {
+  // Fresh odd and even sizes, batch dims broadcast from either side.
+  std::uniform_int_distribution<int64_t> size(1, 9), coin(0, 1);
+  for (int trial = 0; trial < 10; ++trial) {
+    int64_t m = size(rng), k = size(rng), n = size(rng), b0 = size(rng),
+            b1 = size(rng);
+    bool tl = coin(rng), tr = coin(rng);
+    bool lhsBroadcast = coin(rng);
+    Shape lhsShape = {lhsBroadcast ? 1 : b0, b1, tl ? k : m, tl ? m : k};
+    Shape rhsShape = {b0, lhsBroadcast ? b1 : 1, tr ? n : k, tr ? k : n};
+    Shape outShape = {b0, b1, m, n};
+    Tensor lhs = random(lhsShape), rhs = random(rhsShape);
+    std::string flags = std::string(tl ? " transpose_lhs" : "") +
+                        (tr ? " transpose_rhs" : "");
+    std::string source = "func.func @f(%a: " + typeString(lhsShape) +
+                         ", %b: " + typeString(rhsShape) + ") -> " +
+                         typeString(outShape) + " {\n %0 = kiln.matmul %a, %b" +
+                         flags + " : " + typeString(lhsShape) + ", " +
+                         typeString(rhsShape) + "\n return %0 : " +
+                         typeString(outShape) + "\n}";
+    SCOPED_TRACE(source);
+    Tensor y = run(source, {lhs, rhs});
+    Tensor expected = naiveMatmul(lhs, rhs, tl, tr, outShape);
+    ASSERT_EQ(y.shape, outShape);
+    for (int64_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(y.data[i], expected.data[i], 1e-12) << i;
+  }
+}
+
 TEST_F(ShapeEvalTest, MatmulRank2AndRhsOnlyBatch) {
   // lhs without batch dims against a batched rhs (lhs broadcast over it).
   Tensor lhs = random({4, 9}), rhs = random({2, 3, 6, 9});
