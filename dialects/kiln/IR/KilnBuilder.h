@@ -23,7 +23,7 @@ public:
   Location location() const { return loc; }
 
   static RankedTensorType typeOf(Value v) {
-    return cast<RankedTensorType>(v.getType());
+    return llvm::cast<RankedTensorType>(v.getType());
   }
   static Type elementOf(Value v) { return typeOf(v).getElementType(); }
 
@@ -38,7 +38,7 @@ public:
   }
   Value splat(RankedTensorType type, double value) {
     Attribute element =
-        isa<FloatType>(type.getElementType())
+        llvm::isa<FloatType>(type.getElementType())
             ? Attribute(b.getFloatAttr(type.getElementType(), value))
             : Attribute(b.getIntegerAttr(type.getElementType(),
                                          static_cast<int64_t>(value)));
