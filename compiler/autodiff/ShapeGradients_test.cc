@@ -4,7 +4,6 @@
 
 #include "compiler/autodiff/Autodiff.h"
 #include "compiler/autodiff/GradientTestUtils.h"
-#include "compiler/interpreter/EvalUtils.h"
 #include "compiler/interpreter/Interpreter.h"
 
 #include <cmath>
@@ -12,109 +11,8 @@
 namespace mlir::kiln {
 namespace {
 
-/// The gradient functions of reduce_max/min use compare, select and div.
-/// Where the interpreter does not evaluate them yet, install evaluators with
-/// their documented semantics (numpy broadcasting, IEEE ordered compare) so
-/// that the rules are checked all the same.
-void ensureElementwiseEvaluators(MLIRContext &context) {
-  OwningOpRef<ModuleOp> probe = parseSourceString<ModuleOp>(R"mlir(
-    func.func @f(%a: tensor<2xf32>, %m: tensor<2xi1>) -> tensor<2xf32> {
-      %c = kiln.compare eq, %a, %a : tensor<2xf32>, tensor<2xf32>
-      %s = kiln.select %m, %a, %a : tensor<2xi1>, tensor<2xf32>, tensor<2xf32>
-      %d = kiln.div %a, %a : tensor<2xf32>, tensor<2xf32>
-      return %d : tensor<2xf32>
-    })mlir", &context);
-  ASSERT_TRUE(probe);
-  // The global registry is built once, non-const; only missing entries are
-  // added, so real evaluators always take precedence.
-  auto &registry = const_cast<ref::EvaluatorRegistry &>(
-      ref::EvaluatorRegistry::global());
-  func::FuncOp f = *probe->getOps<func::FuncOp>().begin();
-  for (Operation &op : f.getBody().front()) {
-    if (registry.lookup(&op))
-      continue;
-    if (isa<CompareOp>(op)) {
-      registry.add<CompareOp>([](Operation *op,
-                                 llvm::ArrayRef<const ref::Tensor *> operands,
-                                 llvm::MutableArrayRef<ref::Tensor> results,
-                                 ref::EvalContext &context) {
-        auto predicate = cast<CompareOp>(op).getPredicate();
-        return ref::binaryEvaluator([predicate](double a, double b) {
-          switch (predicate) {
-          case CmpPredicate::eq: return double(a == b);
-          case CmpPredicate::ne: return double(a != b);
-          case CmpPredicate::lt: return double(a < b);
-          case CmpPredicate::le: return double(a <= b);
-          case CmpPredicate::gt: return double(a > b);
-          case CmpPredicate::ge: return double(a >= b);
-          }
-          return 0.0;
-        })(op, operands, results, context);
-      });
-    } else if (isa<SelectOp>(op)) {
-      registry.add<SelectOp>([](Operation *, llvm::ArrayRef<const ref::Tensor *> in,
-                                llvm::MutableArrayRef<ref::Tensor> results,
-                                ref::EvalContext &) {
-        ref::Tensor &out = results[0];
-        std::array<Shape, 3> strides = {
-            ref::broadcastStrides(in[0]->shape, out.shape),
-            ref::broadcastStrides(in[1]->shape, out.shape),
-            ref::broadcastStrides(in[2]->shape, out.shape)};
-        ref::forEachStrided<3>(out.shape, strides,
-                               [&](int64_t i, const std::array<int64_t, 3> &j) {
-                                 out.data[i] = in[0]->data[j[0]] != 0
-                                                   ? in[1]->data[j[1]]
-                                                   : in[2]->data[j[2]];
-                               });
-        return success();
-      });
-    } else if (isa<DivOp>(op)) {
-      registry.add<DivOp>(
-          ref::binaryEvaluator([](double a, double b) { return a / b; }));
-    }
-  }
-}
-
-/// d(a * b) = (g * b, g * a), each summed back to its operand's shape: the
-/// losses below weight results with kiln.mul. Attached only where the
-/// elementwise rules do not provide one.
-struct MulGradientForTests
-    : public GradientOpInterface::ExternalModel<MulGradientForTests, MulOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ValueRange resultGrads,
-                               SmallVectorImpl<Value> &operandGrads) const {
-    auto mul = cast<MulOp>(op);
-    Location loc = op->getLoc();
-    Value g = resultGrads[0];
-    if (!g) {
-      operandGrads.append(2, Value());
-      return success();
-    }
-    operandGrads.push_back(sumToShape(
-        builder, loc, builder.create<MulOp>(loc, g, mul.getRhs()),
-        mul.getLhs().getType()));
-    operandGrads.push_back(sumToShape(
-        builder, loc, builder.create<MulOp>(loc, g, mul.getLhs()),
-        mul.getRhs().getType()));
-    return success();
-  }
-};
-
-void ensureMulGradient(MLIRContext &context) {
-  std::optional<RegisteredOperationName> mul =
-      RegisteredOperationName::lookup(MulOp::getOperationName(), &context);
-  ASSERT_TRUE(mul);
-  if (!mul->hasInterface<GradientOpInterface>())
-    MulOp::attachInterface<MulGradientForTests>(context);
-}
-
 class ShapeGradientsTest : public GradientCheckTest {
 protected:
-  ShapeGradientsTest() {
-    ensureElementwiseEvaluators(context);
-    ensureMulGradient(context);
-  }
-
   /// Builds the gradient function of `source` with respect to `wrt`, checks
   /// that it verifies and runs it on `inputs`; returns its results (loss,
   /// then one gradient per entry of `wrt`).
