@@ -27,10 +27,9 @@ struct AttentionGradient
       return success();
     }
     auto backward = builder.create<AttentionBackwardOp>(
-        op->getLoc(),
-        ValueRange{attention.getQuery(), attention.getKey(),
-                   attention.getValue(), attention.getResult(), dOut},
-        op->getAttrs());
+        op->getLoc(), attention.getQuery(), attention.getKey(),
+        attention.getValue(), attention.getResult(), dOut,
+        attention.getCausalAttr(), attention.getScaleAttr());
     operandGrads.append(backward->result_begin(), backward->result_end());
     return success();
   }
@@ -55,10 +54,9 @@ struct RnnGradient
     Value dStates = gradOrZeros(resultGrads[0], rnn.getStates());
     Value dLast = gradOrZeros(resultGrads[1], rnn.getLastStates());
     auto backward = builder.create<RnnBackwardOp>(
-        op->getLoc(),
-        ValueRange{rnn.getInput(), rnn.getRecurrent(), rnn.getBias(),
-                   rnn.getStates0(), rnn.getStates(), dStates, dLast},
-        op->getAttrs());
+        op->getLoc(), rnn.getInput(), rnn.getRecurrent(), rnn.getBias(),
+        rnn.getStates0(), rnn.getStates(), dStates, dLast,
+        rnn.getFunctionAttr());
     operandGrads.append(backward->result_begin(), backward->result_end());
     return success();
   }
