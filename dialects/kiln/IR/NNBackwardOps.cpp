@@ -218,13 +218,13 @@ static LogicalResult checkGradShape(Operation *op, Value grad,
   auto type = cast<RankedTensorType>(grad.getType());
   if (!expected)
     return op->emitOpError()
-           << "the window does not fit the padded " << inputName << " "
+           << "the window does not fit the padded '" << inputName << "' "
            << shapeString(input) << ": the forward " << what
            << " result would be empty";
   if (type.getShape() != ArrayRef<int64_t>(*expected))
     return op->emitOpError()
            << "'grad' must have shape " << formatShape(*expected) << " (the "
-           << what << " result for " << inputName << " " << shapeString(input)
+           << what << " result for '" << inputName << "' " << shapeString(input)
            << "), got " << shapeString(type);
   return success();
 }
@@ -270,7 +270,7 @@ static LogicalResult verifyConvBackward(OpTy op, Value input, StringRef inputNam
     return op.emitOpError()
            << "'" << filterName << "' " << shapeString(filterType)
            << " must have " << channels / groups << " channels (C/groups, dim "
-           << layout.channel << ") for " << inputName << " "
+           << layout.channel << ") for '" << inputName << "' "
            << shapeString(inputType) << " and 'groups' = " << groups;
   int64_t kernel[] = {filterType.getDimSize(layout.height),
                       filterType.getDimSize(layout.width)};
@@ -344,7 +344,7 @@ LogicalResult EmbeddingBackwardOp::verify() {
   auto result = cast<RankedTensorType>(getResult().getType());
   auto grad = cast<RankedTensorType>(getGrad().getType());
   if (result.getRank() != 2)
-    return emitOpError() << "result must have rank 2 ([V, D]), got "
+    return emitOpError() << "'result' must have rank 2 ([V, D]), got "
                          << shapeString(result);
   Shape expected(getIndices().getType().getShape());
   expected.push_back(result.getDimSize(1));
@@ -353,7 +353,7 @@ LogicalResult EmbeddingBackwardOp::verify() {
                          << " (the shape of 'indices' + [D]), got "
                          << shapeString(grad);
   if (result.getElementType() != grad.getElementType())
-    return emitOpError() << "result must have element type "
+    return emitOpError() << "'result' must have element type "
                          << grad.getElementType() << " like 'grad', got "
                          << result.getElementType();
   return success();
