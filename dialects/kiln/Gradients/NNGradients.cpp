@@ -1,9 +1,383 @@
 //===- NNGradients.cpp - gradient rules of neural-network ops and losses --===//
+//
+// Softmax, log_softmax, the squared and binary losses, rope and dropout are
+// differentiated with a few elementwise ops and reductions; the norms,
+// convolution, pooling, embedding and the logit losses use the dedicated
+// backward ops of KilnNNBackwardOps.td, which recompute their statistics
+// instead of keeping them from the forward pass.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/Gradients/GradientUtils.h"
 
 namespace mlir::kiln {
+namespace {
 
-void registerNNGradientRules(MLIRContext *context) {}
+/// The few builders the rules need. (A local helper: RuleBuilder.h does not
+/// compile as included, since its member `cast` hides llvm::cast in typeOf.)
+class RuleBuilder {
+public:
+  RuleBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  static RankedTensorType typeOf(Value v) {
+    return llvm::cast<RankedTensorType>(v.getType());
+  }
+  Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
+  Value exp(Value x) { return b.create<ExpOp>(loc, x); }
+  /// `x * factor` with a rank-0 constant of x's element type.
+  Value scale(Value x, double factor) {
+    auto type = RankedTensorType::get({}, typeOf(x).getElementType());
+    return mul(x, splatLike(b, loc, type, factor));
+  }
+  Value reduceSum(Value x, ArrayRef<int64_t> dims, bool keepDim = false) {
+    return b.create<ReduceSumOp>(loc, x, dims, keepDim);
+  }
+  Value reshape(Value x, ArrayRef<int64_t> shape) {
+    if (typeOf(x).getShape() == shape)
+      return x;
+    return b.create<ReshapeOp>(
+        loc, RankedTensorType::get(shape, typeOf(x).getElementType()), x);
+  }
+  Value broadcastTo(Value x, RankedTensorType type) {
+    if (typeOf(x) == type)
+      return x;
+    return b.create<BroadcastToOp>(loc, type, x);
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// `x * -1`: the one negation the rules need, on small or rank-0 values.
+Value negated(RuleBuilder &kb, Value x) { return kb.scale(x, -1.0); }
+
+/// 1/N for a mean over `count` elements, 1 for a sum.
+double reductionScale(Reduction reduction, int64_t count) {
+  return reduction == Reduction::mean ? 1.0 / double(count) : 1.0;
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+/// y = softmax(x): dx = y * (g - sum(g * y)), the sum along `dim`.
+struct SoftmaxGradient
+    : public GradientOpInterface::ExternalModel<SoftmaxGradient, SoftmaxOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto softmax = cast<SoftmaxOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    Value y = softmax.getResult(), g = resultGrads[0];
+    int64_t dim = softmax.getDimAttr().getInt();
+    Value dot = kb.reduceSum(kb.mul(g, y), {dim}, /*keepDim=*/true);
+    operandGrads.push_back(kb.mul(y, kb.add(g, negated(kb, dot))));
+    return success();
+  }
+};
+
+/// y = log_softmax(x): dx = g - exp(y) * sum(g), the sum along `dim`.
+struct LogSoftmaxGradient
+    : public GradientOpInterface::ExternalModel<LogSoftmaxGradient,
+                                                LogSoftmaxOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto logSoftmax = cast<LogSoftmaxOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    Value g = resultGrads[0];
+    int64_t dim = logSoftmax.getDimAttr().getInt();
+    Value total = kb.reduceSum(g, {dim}, /*keepDim=*/true);
+    Value softmax = kb.exp(logSoftmax.getResult());
+    operandGrads.push_back(kb.add(g, kb.mul(softmax, negated(kb, total))));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+struct LayerNormGradient
+    : public GradientOpInterface::ExternalModel<LayerNormGradient, LayerNormOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto norm = cast<LayerNormOp>(op);
+    auto backward = builder.create<LayerNormBackwardOp>(
+        op->getLoc(), resultGrads[0], norm.getInput(), norm.getWeight(),
+        norm.getNumNormalizedDimsAttr(), norm.getEpsAttr());
+    operandGrads.push_back(backward.getInputGrad());
+    if (norm.getWeight())
+      operandGrads.push_back(backward.getWeightGrad());
+    if (norm.getBias())
+      operandGrads.push_back(backward.getBiasGrad());
+    return success();
+  }
+};
+
+struct RmsNormGradient
+    : public GradientOpInterface::ExternalModel<RmsNormGradient, RmsNormOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto norm = cast<RmsNormOp>(op);
+    auto backward = builder.create<RmsNormBackwardOp>(
+        op->getLoc(), resultGrads[0], norm.getInput(), norm.getWeight(),
+        norm.getEpsAttr());
+    operandGrads.push_back(backward.getInputGrad());
+    if (norm.getWeight())
+      operandGrads.push_back(backward.getWeightGrad());
+    return success();
+  }
+};
+
+/// batch_norm has three results. The normalised result goes through
+/// batch_norm_backward; gradients of the batch mean m and variance v (used,
+/// say, for running statistics that feed the loss) add
+/// dm / M + dv * 2 (x - m) / M to the input's gradient, M elements per
+/// channel.
+struct BatchNormGradient
+    : public GradientOpInterface::ExternalModel<BatchNormGradient, BatchNormOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto norm = cast<BatchNormOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    Value x = norm.getInput();
+    RankedTensorType type = RuleBuilder::typeOf(x);
+    int64_t dim = norm.getDimAttr().getInt();
+    int64_t perChannel = type.getNumElements() / type.getDimSize(dim);
+    // [C] statistics as [1, .., C, .., 1] so they broadcast along `dim`.
+    SmallVector<int64_t> statShape(type.getRank(), 1);
+    statShape[dim] = type.getDimSize(dim);
+
+    Value dx, dgamma, dbeta;
+    if (Value gy = resultGrads[0]) {
+      auto backward = builder.create<BatchNormBackwardOp>(
+          op->getLoc(), gy, x, norm.getGamma(), norm.getDimAttr(),
+          norm.getEpsAttr());
+      dx = backward.getInputGrad();
+      dgamma = backward.getGammaGrad();
+      dbeta = backward.getBetaGrad();
+    }
+    auto accumulate = [&](Value term) {
+      term = kb.broadcastTo(term, type);
+      dx = dx ? kb.add(dx, term) : term;
+    };
+    if (Value gm = resultGrads[1])
+      accumulate(kb.reshape(kb.scale(gm, 1.0 / double(perChannel)), statShape));
+    if (Value gv = resultGrads[2]) {
+      Value mean = kb.reshape(norm.getMean(), statShape);
+      Value centred = kb.add(x, negated(kb, mean));
+      Value factor =
+          kb.reshape(kb.scale(gv, 2.0 / double(perChannel)), statShape);
+      accumulate(kb.mul(centred, factor));
+    }
+    operandGrads.append({dx, dgamma, dbeta});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+struct Conv2dGradient
+    : public GradientOpInterface::ExternalModel<Conv2dGradient, Conv2dOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto conv = cast<Conv2dOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    Value g = resultGrads[0];
+    operandGrads.push_back(builder.create<Conv2dBackwardInputOp>(
+        op->getLoc(), conv.getInput().getType(), g, conv.getFilter(),
+        conv.getLayoutAttr(), conv.getStrideAttr(), conv.getPaddingAttr(),
+        conv.getDilationAttr(), conv.getGroupsAttr()));
+    operandGrads.push_back(builder.create<Conv2dBackwardFilterOp>(
+        op->getLoc(), conv.getFilter().getType(), g, conv.getInput(),
+        conv.getLayoutAttr(), conv.getStrideAttr(), conv.getPaddingAttr(),
+        conv.getDilationAttr(), conv.getGroupsAttr()));
+    if (conv.getBias()) {
+      // The bias is added at every (n, oh, ow): sum over all other dims.
+      SmallVector<int64_t> dims = conv.getLayout() == ConvLayout::nhwc
+                                      ? SmallVector<int64_t>{0, 1, 2}
+                                      : SmallVector<int64_t>{0, 2, 3};
+      operandGrads.push_back(kb.reduceSum(g, dims));
+    }
+    return success();
+  }
+};
+
+struct MaxPool2dGradient
+    : public GradientOpInterface::ExternalModel<MaxPool2dGradient, MaxPool2dOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto pool = cast<MaxPool2dOp>(op);
+    OperationState state(op->getLoc(), MaxPool2dBackwardOp::getOperationName());
+    MaxPool2dBackwardOp::build(builder, state, pool.getInput().getType(),
+                               resultGrads[0], pool.getInput(),
+                               pool.getKernelAttr(), pool.getStrideAttr(),
+                               pool.getPaddingAttr(), pool.getLayoutAttr());
+    operandGrads.push_back(builder.create(state)->getResult(0));
+    return success();
+  }
+};
+
+struct AvgPool2dGradient
+    : public GradientOpInterface::ExternalModel<AvgPool2dGradient, AvgPool2dOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto pool = cast<AvgPool2dOp>(op);
+    operandGrads.push_back(builder.create<AvgPool2dBackwardOp>(
+        op->getLoc(), pool.getInput().getType(), resultGrads[0],
+        pool.getKernelAttr(), pool.getStrideAttr(), pool.getPaddingAttr(),
+        pool.getLayoutAttr(), pool.getCountIncludePadAttr()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Embedding, rope and dropout
+//===----------------------------------------------------------------------===//
+
+struct EmbeddingGradient
+    : public GradientOpInterface::ExternalModel<EmbeddingGradient, EmbeddingOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto embedding = cast<EmbeddingOp>(op);
+    operandGrads.push_back(builder.create<EmbeddingBackwardOp>(
+        op->getLoc(), embedding.getTable().getType(), resultGrads[0],
+        embedding.getIndices()));
+    operandGrads.push_back(Value()); // integer indices
+    return success();
+  }
+};
+
+/// rope rotates each pair (x[i], x[i + D/2]) by a; its transpose rotates by
+/// -a, which is rope conjugated by s = (+1 on the first half, -1 on the
+/// second): rope_{-a}(g) = s * rope_a(s * g). Exact, and it reuses rope.
+struct RopeGradient
+    : public GradientOpInterface::ExternalModel<RopeGradient, RopeOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto rope = cast<RopeOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    RankedTensorType type = RuleBuilder::typeOf(rope.getInput());
+    int64_t width = type.getDimSize(3);
+    auto signType = RankedTensorType::get({width}, type.getElementType());
+    SmallVector<Attribute> signs;
+    for (int64_t i = 0; i < width; ++i)
+      signs.push_back(
+          builder.getFloatAttr(type.getElementType(), i < width / 2 ? 1.0 : -1.0));
+    Value s = builder.create<ConstantOp>(op->getLoc(),
+                                         DenseElementsAttr::get(signType, signs));
+    Value rotated = builder.create<RopeOp>(op->getLoc(), kb.mul(resultGrads[0], s),
+                                           rope.getThetaAttr(),
+                                           rope.getPositionOffsetAttr());
+    operandGrads.push_back(kb.mul(rotated, s));
+    return success();
+  }
+};
+
+/// Dropout is linear in its input with a fixed mask, so its gradient is the
+/// same dropout (same seed, stream and offset) applied to g.
+struct DropoutGradient
+    : public GradientOpInterface::ExternalModel<DropoutGradient, DropoutOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto dropout = cast<DropoutOp>(op);
+    operandGrads.push_back(builder.create<DropoutOp>(
+        op->getLoc(), resultGrads[0], dropout.getOffset(), dropout.getRateAttr(),
+        dropout.getSeedAttr(), dropout.getStreamAttr()));
+    if (dropout.getOffset())
+      operandGrads.push_back(Value()); // the counter is an integer
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// l = s * sum (p - t)^2: dp = (p - t) * 2 s g, dt = -dp.
+struct MseLossGradient
+    : public GradientOpInterface::ExternalModel<MseLossGradient, MseLossOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto loss = cast<MseLossOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    Value p = loss.getPrediction(), t = loss.getTarget();
+    double scale = 2.0 * reductionScale(loss.getReduction(),
+                                        RuleBuilder::typeOf(p).getNumElements());
+    Value difference = kb.add(p, negated(kb, t));
+    Value dp = kb.mul(difference, kb.scale(resultGrads[0], scale));
+    operandGrads.push_back(dp);
+    operandGrads.push_back(negated(kb, dp));
+    return success();
+  }
+};
+
+struct CrossEntropyGradient
+    : public GradientOpInterface::ExternalModel<CrossEntropyGradient,
+                                                CrossEntropyOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto loss = cast<CrossEntropyOp>(op);
+    operandGrads.push_back(builder.create<CrossEntropyBackwardOp>(
+        op->getLoc(), resultGrads[0], loss.getLogits(), loss.getLabels(),
+        loss.getReductionAttr(), loss.getLabelSmoothingAttr()));
+    operandGrads.push_back(Value()); // integer labels
+    return success();
+  }
+};
+
+/// dx = s g (sigmoid(x) - t) through the backward op; dt = -s g x.
+struct BinaryCrossEntropyGradient
+    : public GradientOpInterface::ExternalModel<BinaryCrossEntropyGradient,
+                                                BinaryCrossEntropyOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto loss = cast<BinaryCrossEntropyOp>(op);
+    RuleBuilder kb(builder, op->getLoc());
+    Value x = loss.getLogits(), g = resultGrads[0];
+    operandGrads.push_back(builder.create<BinaryCrossEntropyBackwardOp>(
+        op->getLoc(), g, x, loss.getTarget(), loss.getReductionAttr()));
+    double scale = reductionScale(loss.getReduction(),
+                                  RuleBuilder::typeOf(x).getNumElements());
+    operandGrads.push_back(kb.mul(x, kb.scale(g, -scale)));
+    return success();
+  }
+};
+
+} // namespace
+
+void registerNNGradientRules(MLIRContext *context) {
+  SoftmaxOp::attachInterface<SoftmaxGradient>(*context);
+  LogSoftmaxOp::attachInterface<LogSoftmaxGradient>(*context);
+  LayerNormOp::attachInterface<LayerNormGradient>(*context);
+  RmsNormOp::attachInterface<RmsNormGradient>(*context);
+  BatchNormOp::attachInterface<BatchNormGradient>(*context);
+  Conv2dOp::attachInterface<Conv2dGradient>(*context);
+  MaxPool2dOp::attachInterface<MaxPool2dGradient>(*context);
+  AvgPool2dOp::attachInterface<AvgPool2dGradient>(*context);
+  EmbeddingOp::attachInterface<EmbeddingGradient>(*context);
+  RopeOp::attachInterface<RopeGradient>(*context);
+  DropoutOp::attachInterface<DropoutGradient>(*context);
+  MseLossOp::attachInterface<MseLossGradient>(*context);
+  CrossEntropyOp::attachInterface<CrossEntropyGradient>(*context);
+  BinaryCrossEntropyOp::attachInterface<BinaryCrossEntropyGradient>(*context);
+}
 
 } // namespace mlir::kiln
