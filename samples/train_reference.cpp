@@ -42,6 +42,10 @@ static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000));
 static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1));
 static cl::opt<double> peakLr("lr", cl::desc("peak learning rate"),
                               cl::init(3e-3));
+static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
+static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.999));
+static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay"),
+                                   cl::init(0.01));
 static cl::opt<std::string> precision("precision", cl::desc("f32 or f64"),
                                       cl::init("f32"));
 static cl::opt<double> expectBelow(
@@ -103,8 +107,10 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(modelPath, sourceMgr, &context);
   if (!module)
     return 1;
-  TrainStepOptions options; // AdamW, weight decay 0.01
-  options.optimizer.weightDecay = 0.01;
+  TrainStepOptions options; // AdamW
+  options.optimizer.beta1 = beta1;
+  options.optimizer.beta2 = beta2;
+  options.optimizer.weightDecay = weightDecay;
   if (failed(buildTrainingEntries(*module, options)))
     return 1;
   auto trainer = ReferenceTrainer::create(
