@@ -97,6 +97,9 @@ Offset<fb::Kernel> KernelFb(FlatBufferBuilder& b, const Kernel& k) {
 
 std::string SerializePayload(const Artifact& a) {
   FlatBufferBuilder b(4096);
+  // Write scalars even when they equal the schema default: otherwise -0.0f
+  // (== 0.0f) would be dropped and read back as +0.0f.
+  b.ForceDefaults(true);
   std::vector<Offset<flatbuffers::String>> archs;
   for (const std::string& arch : a.target_archs) {
     archs.push_back(b.CreateString(arch));
