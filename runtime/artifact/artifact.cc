@@ -40,9 +40,9 @@ std::string DTypeName(DType dtype) {
 
 bool IsKnownArch(absl::string_view arch) {
   static constexpr const char* kArchs[] = {
-      "sm_70", "sm_72", "sm_75",  "sm_80",   "sm_86",  "sm_87",   "sm_89",
-      "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_101", "sm_101a", "sm_103",
-      "sm_103a", "sm_120", "sm_120a", "sm_121", "sm_121a"};
+      "sm_70",   "sm_72",  "sm_75",   "sm_80",   "sm_86",  "sm_87",   "sm_89",
+      "sm_90",   "sm_90a", "sm_100",  "sm_100a", "sm_101", "sm_101a", "sm_103",
+      "sm_103a", "sm_120", "sm_120a", "sm_121",  "sm_121a"};
   for (const char* a : kArchs) {
     if (arch == a) return true;
   }

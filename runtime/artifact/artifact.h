@@ -3,8 +3,8 @@
 
 // The artifact as plain C++ values: what LoadArtifact returns after it has
 // verified a file, and what ArtifactWriter (artifact_writer.h) serialises. The
-// schema of the file is runtime/artifact/kiln_artifact.fbs; the enums here carry
-// the same numeric values as the schema's.
+// schema of the file is runtime/artifact/kiln_artifact.fbs; the enums here
+// carry the same numeric values as the schema's.
 
 #include <cstdint>
 #include <string>
@@ -24,7 +24,13 @@ inline constexpr uint64_t kMaxSharedBytes = 227 * 1024;
 // The most dimensions a shape may have.
 inline constexpr size_t kMaxRank = 16;
 
-enum class DType : uint8_t { kF32 = 1, kBF16 = 2, kF16 = 3, kI32 = 4, kBool = 5 };
+enum class DType : uint8_t {
+  kF32 = 1,
+  kBF16 = 2,
+  kF16 = 3,
+  kI32 = 4,
+  kBool = 5
+};
 enum class MemorySpace : uint8_t { kArena = 1, kResident = 2 };
 enum class BufferRole : uint8_t {
   kParameter = 1,
@@ -33,7 +39,13 @@ enum class BufferRole : uint8_t {
   kMasterWeight = 4,
   kConstant = 5,
 };
-enum class ArgKind : uint8_t { kBuffer = 1, kI32 = 2, kI64 = 3, kF32 = 4, kF64 = 5 };
+enum class ArgKind : uint8_t {
+  kBuffer = 1,
+  kI32 = 2,
+  kI64 = 3,
+  kF32 = 4,
+  kF64 = 5
+};
 enum class InitKind : uint8_t {
   kNormal = 1,   // init_a = mean, init_b = stddev
   kUniform = 2,  // init_a = low, init_b = high
@@ -87,7 +99,7 @@ struct TensorBinding {
 // in the low bytes of `scalar` (an f32 as its bit pattern).
 struct Arg {
   ArgKind kind = ArgKind::kBuffer;
-  BufferRef buffer;  // only for kBuffer; all zero (space 0) otherwise
+  BufferRef buffer;     // only for kBuffer; all zero (space 0) otherwise
   uint64_t scalar = 0;  // only for scalars; 0 for kBuffer
 
   static Arg Buffer(BufferRef ref);
@@ -147,7 +159,8 @@ struct Parameter {
 };
 
 struct ConstantData {
-  uint32_t buffer = 0;  // index into Artifact::resident_buffers (role kConstant)
+  uint32_t buffer =
+      0;  // index into Artifact::resident_buffers (role kConstant)
   std::vector<uint8_t> data;
 };
 
@@ -159,7 +172,8 @@ struct Artifact {
   std::vector<Kernel> kernels;
   std::vector<Parameter> parameters;
   std::vector<ConstantData> constants;
-  // Filled in by LoadArtifact (FNV-1a 64 of the payload); ignored by the writer.
+  // Filled in by LoadArtifact (FNV-1a 64 of the payload); ignored by the
+  // writer.
   uint64_t checksum = 0;
 
   // The entry called `name`, or nullptr.
@@ -178,35 +192,51 @@ bool operator==(const Kernel& a, const Kernel& b);
 bool operator==(const Parameter& a, const Parameter& b);
 bool operator==(const ConstantData& a, const ConstantData& b);
 bool operator==(const Artifact& a, const Artifact& b);
-inline bool operator!=(const BufferRef& a, const BufferRef& b) { return !(a == b); }
-inline bool operator!=(const ResidentBuffer& a, const ResidentBuffer& b) { return !(a == b); }
-inline bool operator!=(const TensorBinding& a, const TensorBinding& b) { return !(a == b); }
+inline bool operator!=(const BufferRef& a, const BufferRef& b) {
+  return !(a == b);
+}
+inline bool operator!=(const ResidentBuffer& a, const ResidentBuffer& b) {
+  return !(a == b);
+}
+inline bool operator!=(const TensorBinding& a, const TensorBinding& b) {
+  return !(a == b);
+}
 inline bool operator!=(const Arg& a, const Arg& b) { return !(a == b); }
 inline bool operator!=(const Dim3& a, const Dim3& b) { return !(a == b); }
 inline bool operator!=(const Launch& a, const Launch& b) { return !(a == b); }
 inline bool operator!=(const Entry& a, const Entry& b) { return !(a == b); }
-inline bool operator!=(const KernelImage& a, const KernelImage& b) { return !(a == b); }
+inline bool operator!=(const KernelImage& a, const KernelImage& b) {
+  return !(a == b);
+}
 inline bool operator!=(const Kernel& a, const Kernel& b) { return !(a == b); }
-inline bool operator!=(const Parameter& a, const Parameter& b) { return !(a == b); }
-inline bool operator!=(const ConstantData& a, const ConstantData& b) { return !(a == b); }
-inline bool operator!=(const Artifact& a, const Artifact& b) { return !(a == b); }
+inline bool operator!=(const Parameter& a, const Parameter& b) {
+  return !(a == b);
+}
+inline bool operator!=(const ConstantData& a, const ConstantData& b) {
+  return !(a == b);
+}
+inline bool operator!=(const Artifact& a, const Artifact& b) {
+  return !(a == b);
+}
 
 // Checks everything about an artifact that does not need a GPU: known dtypes,
 // roles, archs and arg kinds; shapes non-negative with byte sizes equal to
-// elements * dtype size; every buffer range inside its arena or resident buffer;
-// kernel indices in range and argument lists matching the kernel's parameters;
-// launch geometry non-zero and within CUDA's limits; shared memory within
-// kMaxSharedBytes; unique names; parameters and constants tied to resident
-// buffers of the right role, shape and size. Errors are InvalidArgument and start
-// with the field path, e.g.
-//   "entries[1].launches[3].args[2]: offset 4096 + 256 bytes exceeds arena size 4096".
+// elements * dtype size; every buffer range inside its arena or resident
+// buffer; kernel indices in range and argument lists matching the kernel's
+// parameters; launch geometry non-zero and within CUDA's limits; shared memory
+// within kMaxSharedBytes; unique names; parameters and constants tied to
+// resident buffers of the right role, shape and size. Errors are
+// InvalidArgument and start with the field path, e.g.
+//   "entries[1].launches[3].args[2]: offset 4096 + 256 bytes exceeds arena size
+//   4096".
 absl::Status ValidateArtifact(const Artifact& artifact);
 
 // Reads an artifact file image: checks its size, file identifier "KILN", format
-// version and checksum, runs the FlatBuffers verifier over envelope and payload,
-// converts to plain values and runs ValidateArtifact. Never crashes on bad input;
-// every error is InvalidArgument naming the field ("file", "file_identifier",
-// "format_version", "checksum", "payload", or a path such as "kernels[2].images").
+// version and checksum, runs the FlatBuffers verifier over envelope and
+// payload, converts to plain values and runs ValidateArtifact. Never crashes on
+// bad input; every error is InvalidArgument naming the field ("file",
+// "file_identifier", "format_version", "checksum", "payload", or a path such as
+// "kernels[2].images").
 absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes);
 // Reads `path` and calls LoadArtifact (NotFound etc. for I/O errors).
 absl::StatusOr<Artifact> LoadArtifactFile(const std::string& path);

@@ -7,7 +7,8 @@
 //   clang++-19 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined \
 //     -I. -Ibazel-bin runtime/artifact/artifact_fuzzer.cc \
 //     runtime/artifact/artifact.cc runtime/artifact/artifact_loader.cc \
-//     runtime/artifact/artifact_validate.cc runtime/artifact/artifact_writer.cc \
+//     runtime/artifact/artifact_validate.cc runtime/artifact/artifact_writer.cc
+//     \
 //     runtime/artifact/checksum.cc runtime/artifact/test_artifacts.cc \
 //     -l:libabsl_strings.a -l:libabsl_str_format_internal.a \
 //     -l:libabsl_status.a -l:libabsl_statusor.a -l:libabsl_cord.a \

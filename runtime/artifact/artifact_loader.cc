@@ -25,8 +25,8 @@ absl::Status Invalid(absl::string_view path, const Args&... args) {
 }
 
 // FlatBuffers reads scalars in place, so the buffer must be aligned in memory
-// for the largest scalar (8) and the forced vector alignment (16). Copies `bytes`
-// only when it is not.
+// for the largest scalar (8) and the forced vector alignment (16). Copies
+// `bytes` only when it is not.
 class AlignedBytes {
  public:
   explicit AlignedBytes(const void* data, size_t size) : size_(size) {
@@ -54,9 +54,18 @@ std::string Str(const flatbuffers::String* s) {
   return s == nullptr ? std::string() : s->str();
 }
 
+static_assert(FLATBUFFERS_LITTLEENDIAN,
+              "the loader copies FlatBuffers vectors as host-order bytes");
+
+// FlatBuffers' verifier checks the alignment of a vector's length word (4
+// bytes), not of its 8-byte elements, so a damaged file can hold a [long] at an
+// address that is 4 mod 8. Copy the elements bytewise instead of reading them
+// in place.
 std::vector<int64_t> Shape(const flatbuffers::Vector<int64_t>* v) {
   std::vector<int64_t> out;
-  if (v != nullptr) out.assign(v->begin(), v->end());
+  if (v == nullptr || v->size() == 0) return out;
+  out.resize(v->size());
+  std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
   return out;
 }
 
@@ -196,8 +205,7 @@ absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
   // Identifier at bytes 4..7, after the root offset.
   constexpr size_t kMinSize = 8;
   if (bytes.size() < kMinSize) {
-    return Invalid("file", bytes.size(),
-                   " bytes is too small for an artifact");
+    return Invalid("file", bytes.size(), " bytes is too small for an artifact");
   }
   if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
     return Invalid("file", bytes.size(), " bytes exceeds the format's limit ",
@@ -226,11 +234,11 @@ absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
   }
   const uint64_t checksum = Fnv1a64(payload->data(), payload->size());
   if (checksum != envelope->checksum()) {
-    return Invalid("checksum",
-                   absl::StrFormat("stored 0x%016x, computed 0x%016x over %d "
-                                   "payload bytes",
-                                   envelope->checksum(), checksum,
-                                   payload->size()));
+    return Invalid(
+        "checksum",
+        absl::StrFormat("stored 0x%016x, computed 0x%016x over %d "
+                        "payload bytes",
+                        envelope->checksum(), checksum, payload->size()));
   }
   AlignedBytes body(payload->data(), payload->size());
   {
@@ -239,8 +247,7 @@ absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
       return Invalid("payload", "not a valid FlatBuffer of table Artifact");
     }
   }
-  Artifact artifact =
-      Convert(*flatbuffers::GetRoot<fb::Artifact>(body.data()));
+  Artifact artifact = Convert(*flatbuffers::GetRoot<fb::Artifact>(body.data()));
   artifact.format_version = envelope->format_version();
   artifact.checksum = checksum;
   absl::Status status = ValidateArtifact(artifact);

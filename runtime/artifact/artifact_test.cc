@@ -108,7 +108,8 @@ TEST(ArtifactTest, EnvelopeErrors) {
   damaged[ptx + 1] = 'V';
   absl::StatusOr<Artifact> r = LoadArtifact(damaged);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(std::string(r.status().message()), StartsWith("checksum: stored 0x"));
+  EXPECT_THAT(std::string(r.status().message()),
+              StartsWith("checksum: stored 0x"));
 
   ExpectInvalid(LoadArtifact(SealArtifactPayload("not a flatbuffer at all")),
                 "payload: not a valid FlatBuffer of table Artifact");
@@ -267,9 +268,8 @@ std::vector<SemanticCase> SemanticCases() {
        "kernels[0].static_shared_bytes: 300000 exceeds 232448"},
       {"unknown arch",
        [] {
-         return Mutated(MinimalArtifact(), [](Artifact& a) {
-           a.target_archs[0] = "sm_91";
-         });
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.target_archs[0] = "sm_91"; });
        },
        "target_archs[0]: unknown architecture 'sm_91'"},
       {"no archs",
@@ -288,9 +288,8 @@ std::vector<SemanticCase> SemanticCases() {
        "(sm_90)"},
       {"missing image",
        [] {
-         return Mutated(TrainingArtifact(), [](Artifact& a) {
-           a.kernels[2].images.pop_back();
-         });
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.kernels[2].images.pop_back(); });
        },
        "kernels[2].images: no image for target architecture sm_90"},
       {"empty ptx",
@@ -309,9 +308,8 @@ std::vector<SemanticCase> SemanticCases() {
        "kernels[0].images[0].ptx: contains a NUL byte at 3"},
       {"duplicate entry",
        [] {
-         return Mutated(TrainingArtifact(), [](Artifact& a) {
-           a.entries[2].name = "forward";
-         });
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.entries[2].name = "forward"; });
        },
        "entries[2].name: duplicate 'forward'"},
       {"empty entry name",
@@ -322,9 +320,8 @@ std::vector<SemanticCase> SemanticCases() {
        "entries[0].name: must not be empty"},
       {"arena alignment",
        [] {
-         return Mutated(MinimalArtifact(), [](Artifact& a) {
-           a.entries[0].arena_alignment = 48;
-         });
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.entries[0].arena_alignment = 48; });
        },
        "entries[0].arena.alignment: 48 is not a power of two in [1, 65536]"},
       {"unknown dtype",
@@ -373,15 +370,15 @@ std::vector<SemanticCase> SemanticCases() {
        "parameter"},
       {"parameter shape",
        [] {
-         return Mutated(TrainingArtifact(),
-                        [](Artifact& a) { a.parameters[1].shape = {4, 2}; });
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.parameters[1].shape = {4, 2};
+         });
        },
        "parameters[1]: f32[4,2] does not match its buffer 'b' f32[8]"},
       {"parameter init",
        [] {
-         return Mutated(TrainingArtifact(), [](Artifact& a) {
-           a.parameters[0].init_b = -1.0f;
-         });
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.parameters[0].init_b = -1.0f; });
        },
        "parameters[0].init_b: negative standard deviation -1"},
       {"constant size",
@@ -399,9 +396,8 @@ std::vector<SemanticCase> SemanticCases() {
        "constants"},
       {"duplicate resident name",
        [] {
-         return Mutated(TrainingArtifact(), [](Artifact& a) {
-           a.resident_buffers[3].name = "w";
-         });
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.resident_buffers[3].name = "w"; });
        },
        "resident_buffers[3].name: duplicate 'w'"},
       {"max threads",

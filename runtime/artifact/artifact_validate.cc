@@ -1,5 +1,6 @@
 // ValidateArtifact: every check that does not need a GPU. The loader runs it on
-// each file after the FlatBuffers verifier; the writer runs it before it writes.
+// each file after the FlatBuffers verifier; the writer runs it before it
+// writes.
 
 #include <cmath>
 #include <set>
@@ -31,10 +32,10 @@ absl::Status Invalid(absl::string_view path, const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", args...));
 }
 
-#define KILN_RETURN_IF_ERROR(expr)        \
-  do {                                    \
-    absl::Status _status = (expr);        \
-    if (!_status.ok()) return _status;    \
+#define KILN_RETURN_IF_ERROR(expr)     \
+  do {                                 \
+    absl::Status _status = (expr);     \
+    if (!_status.ok()) return _status; \
   } while (false)
 
 std::string ShapeString(const std::vector<int64_t>& shape) {
@@ -84,8 +85,8 @@ class Validator {
   absl::Status Run() {
     if (a_.format_version != kFormatVersion) {
       return Invalid("format_version", "unsupported version ",
-                     a_.format_version, " (this runtime reads ",
-                     kFormatVersion, ")");
+                     a_.format_version, " (this runtime reads ", kFormatVersion,
+                     ")");
     }
     KILN_RETURN_IF_ERROR(CheckArchs());
     for (size_t i = 0; i < a_.resident_buffers.size(); ++i) {
@@ -140,9 +141,9 @@ class Validator {
     uint64_t bytes = 0;
     KILN_RETURN_IF_ERROR(CheckTensor(path, b.dtype, b.shape, &bytes));
     if (bytes != b.byte_size) {
-      return Invalid(path + ".byte_size", b.byte_size,
-                     " does not match shape ", ShapeString(b.shape), " x ",
-                     DTypeName(b.dtype), " = ", bytes, " bytes");
+      return Invalid(path + ".byte_size", b.byte_size, " does not match shape ",
+                     ShapeString(b.shape), " x ", DTypeName(b.dtype), " = ",
+                     bytes, " bytes");
     }
     if (b.role == BufferRole::kConstant && (b.in_place || b.donated)) {
       return Invalid(path, "a constant buffer cannot be donated or in place");
@@ -343,8 +344,7 @@ class Validator {
     if (align == 0 || (align & (align - 1)) != 0 ||
         align > kMaxArenaAlignment) {
       return Invalid(path + ".arena.alignment", align,
-                     " is not a power of two in [1, ", kMaxArenaAlignment,
-                     "]");
+                     " is not a power of two in [1, ", kMaxArenaAlignment, "]");
     }
     if (entry.arena_size > kMaxArenaSize) {
       return Invalid(path + ".arena.size", entry.arena_size, " exceeds ",
@@ -354,8 +354,8 @@ class Validator {
     KILN_RETURN_IF_ERROR(
         CheckBindings(path + ".outputs", entry.outputs, entry));
     for (size_t l = 0; l < entry.launches.size(); ++l) {
-      KILN_RETURN_IF_ERROR(CheckLaunch(
-          absl::StrCat(path, ".launches[", l, "]"), entry.launches[l], entry));
+      KILN_RETURN_IF_ERROR(CheckLaunch(absl::StrCat(path, ".launches[", l, "]"),
+                                       entry.launches[l], entry));
     }
     return absl::OkStatus();
   }

@@ -50,9 +50,9 @@ Offset<fb::Launch> LaunchFb(FlatBufferBuilder& b, const Launch& l) {
   for (const Arg& a : l.args) {
     // A scalar's buffer reference is left out; a buffer's is always written.
     const fb::BufferRef ref = ToFb(a.buffer);
-    const bool has_ref = a.kind == ArgKind::kBuffer ||
-                         a.buffer != BufferRef{static_cast<MemorySpace>(0), 0,
-                                               0, 0};
+    const bool has_ref =
+        a.kind == ArgKind::kBuffer ||
+        a.buffer != BufferRef{static_cast<MemorySpace>(0), 0, 0, 0};
     args.push_back(fb::CreateArg(b, static_cast<fb::ArgKind>(a.kind),
                                  has_ref ? &ref : nullptr, a.scalar));
   }
@@ -128,10 +128,10 @@ std::string SerializePayload(const Artifact& a) {
   for (const Parameter& p : a.parameters) {
     auto name = b.CreateString(p.name);
     auto shape = Shape(b, p.shape);
-    params.push_back(fb::CreateParameter(
-        b, name, shape, static_cast<fb::DType>(p.dtype),
-        static_cast<fb::InitKind>(p.init), p.init_a, p.init_b, p.seed_stream,
-        p.buffer));
+    params.push_back(
+        fb::CreateParameter(b, name, shape, static_cast<fb::DType>(p.dtype),
+                            static_cast<fb::InitKind>(p.init), p.init_a,
+                            p.init_b, p.seed_stream, p.buffer));
   }
   auto params_vec = b.CreateVector(params);
 
@@ -157,8 +157,8 @@ std::string SealArtifactPayload(absl::string_view payload,
   b.ForceVectorAlignment(payload.size(), 1, 16);
   auto payload_vec = b.CreateVector(
       reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
-  auto root = fb::CreateEnvelope(b, format_version, Fnv1a64(payload),
-                                 payload_vec);
+  auto root =
+      fb::CreateEnvelope(b, format_version, Fnv1a64(payload), payload_vec);
   fb::FinishEnvelopeBuffer(b, root);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()),
                      b.GetSize());
@@ -191,7 +191,8 @@ absl::Status WriteArtifactFile(const Artifact& artifact,
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", path));
+    return absl::InternalError(
+        absl::StrCat("cannot rename ", tmp, " to ", path));
   }
   return absl::OkStatus();
 }
@@ -227,9 +228,9 @@ uint32_t ArtifactWriter::AddBuffer(std::string name, BufferRole role,
 }
 
 uint32_t ArtifactWriter::AddParameter(std::string name, DType dtype,
-                                      std::vector<int64_t> shape,
-                                      InitKind init, float init_a,
-                                      float init_b, uint64_t seed_stream) {
+                                      std::vector<int64_t> shape, InitKind init,
+                                      float init_a, float init_b,
+                                      uint64_t seed_stream) {
   Parameter p;
   p.name = name;
   p.shape = shape;
@@ -247,8 +248,8 @@ uint32_t ArtifactWriter::AddParameter(std::string name, DType dtype,
 uint32_t ArtifactWriter::AddConstant(std::string name, DType dtype,
                                      std::vector<int64_t> shape,
                                      std::vector<uint8_t> data) {
-  const uint32_t index =
-      AddBuffer(std::move(name), BufferRole::kConstant, dtype, std::move(shape));
+  const uint32_t index = AddBuffer(std::move(name), BufferRole::kConstant,
+                                   dtype, std::move(shape));
   artifact_.constants.push_back({index, std::move(data)});
   return index;
 }

@@ -17,8 +17,8 @@ namespace kiln {
 namespace artifact {
 
 // Serialises `artifact` as written, without validating it (so tests can make
-// invalid files): payload FlatBuffer, checksum, envelope with identifier "KILN".
-// `artifact.checksum` is ignored. The output is deterministic.
+// invalid files): payload FlatBuffer, checksum, envelope with identifier
+// "KILN". `artifact.checksum` is ignored. The output is deterministic.
 std::string SerializeArtifact(const Artifact& artifact);
 
 // Wraps raw payload bytes (a FlatBuffer with root kiln.fb.Artifact, or anything
@@ -50,8 +50,8 @@ class ArtifactWriter {
   // A resident buffer of role parameter (updated in place) and its metadata;
   // returns the buffer's index.
   uint32_t AddParameter(std::string name, DType dtype,
-                        std::vector<int64_t> shape, InitKind init,
-                        float init_a, float init_b, uint64_t seed_stream);
+                        std::vector<int64_t> shape, InitKind init, float init_a,
+                        float init_b, uint64_t seed_stream);
   // A resident buffer of role constant holding `data`; returns its index.
   uint32_t AddConstant(std::string name, DType dtype,
                        std::vector<int64_t> shape, std::vector<uint8_t> data);

@@ -5,7 +5,8 @@
 namespace kiln {
 namespace {
 
-// Reference values of the FNV-1a 64 specification (isthe.com/chongo/tech/comp/fnv).
+// Reference values of the FNV-1a 64 specification
+// (isthe.com/chongo/tech/comp/fnv).
 TEST(Fnv1a64Test, KnownVectors) {
   EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ULL);
   EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cULL);

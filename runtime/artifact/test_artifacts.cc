@@ -65,9 +65,8 @@ using A = ArgKind;
 
 Artifact MinimalArtifact() {
   ArtifactWriter w({"sm_90"});
-  const uint32_t k = w.AddKernel(
-      MakeKernel("relu_0", {A::kBuffer, A::kBuffer, A::kI32}, {"sm_90"},
-                 false));
+  const uint32_t k = w.AddKernel(MakeKernel(
+      "relu_0", {A::kBuffer, A::kBuffer, A::kI32}, {"sm_90"}, false));
   Entry e;
   e.name = "forward";
   e.arena_size = 512;
@@ -75,10 +74,10 @@ Artifact MinimalArtifact() {
   e.inputs.push_back(Bind("x", DType::kF32, {4, 8}, BufferRef::Arena(0, 128)));
   e.outputs.push_back(
       Bind("y", DType::kF32, {4, 8}, BufferRef::Arena(256, 128)));
-  e.launches.push_back(MakeLaunch(
-      k, {1, 1, 1}, {32, 1, 1}, 0,
-      {Arg::Buffer(BufferRef::Arena(0, 128)),
-       Arg::Buffer(BufferRef::Arena(256, 128)), Arg::I32(32)}));
+  e.launches.push_back(
+      MakeLaunch(k, {1, 1, 1}, {32, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Arena(0, 128)),
+                  Arg::Buffer(BufferRef::Arena(256, 128)), Arg::I32(32)}));
   w.AddEntry(std::move(e));
   return w.artifact();
 }
@@ -94,22 +93,21 @@ Artifact TrainingArtifact() {
       w.AddBuffer("grad/w", BufferRole::kGradient, DType::kF32, {16, 8});
   const uint32_t gb =
       w.AddBuffer("grad/b", BufferRole::kGradient, DType::kF32, {8});
-  const uint32_t mw =
-      w.AddBuffer("momentum/w", BufferRole::kOptimizerState, DType::kF32,
-                  {16, 8});
-  const uint32_t mb = w.AddBuffer("momentum/b", BufferRole::kOptimizerState,
-                                  DType::kF32, {8});
+  const uint32_t mw = w.AddBuffer("momentum/w", BufferRole::kOptimizerState,
+                                  DType::kF32, {16, 8});
+  const uint32_t mb =
+      w.AddBuffer("momentum/b", BufferRole::kOptimizerState, DType::kF32, {8});
   std::vector<uint8_t> scale(8 * 4);
   for (size_t i = 0; i < scale.size(); ++i) scale[i] = static_cast<uint8_t>(i);
   const uint32_t cb = w.AddConstant("scale", DType::kF32, {8}, scale);
-  const uint32_t step = w.AddBuffer("step", BufferRole::kOptimizerState,
-                                    DType::kI32, {});
+  const uint32_t step =
+      w.AddBuffer("step", BufferRole::kOptimizerState, DType::kI32, {});
 
-  const uint32_t gemm = w.AddKernel(MakeKernel(
-      "gemm_bias_relu_0",
-      {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kI32,
-       A::kI32, A::kI32},
-      archs, true, 16384));
+  const uint32_t gemm =
+      w.AddKernel(MakeKernel("gemm_bias_relu_0",
+                             {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
+                              A::kBuffer, A::kI32, A::kI32, A::kI32},
+                             archs, true, 16384));
   const uint32_t loss = w.AddKernel(MakeKernel(
       "mse_loss_1", {A::kBuffer, A::kBuffer, A::kBuffer, A::kF32, A::kI64},
       archs, false));
@@ -119,8 +117,8 @@ Artifact TrainingArtifact() {
       archs, true, 0));
   const uint32_t sgd = w.AddKernel(MakeKernel(
       "sgd_momentum_3",
-      {A::kBuffer, A::kBuffer, A::kBuffer, A::kF32, A::kF32, A::kBuffer},
-      archs, false));
+      {A::kBuffer, A::kBuffer, A::kBuffer, A::kF32, A::kF32, A::kBuffer}, archs,
+      false));
 
   // Arena layout for a batch of 32: x [32,16] at 0 (2048 B), y [32,8] at 2048
   // (1024 B), pred [32,8] at 3072, loss [] at 4096, lr [] at 4352.
@@ -130,33 +128,32 @@ Artifact TrainingArtifact() {
   auto loss_out = Bind("loss", DType::kF32, {}, BufferRef::Arena(4096, 4));
   auto lr = Bind("lr", DType::kF32, {}, BufferRef::Arena(4352, 4));
 
-  const Launch fwd = MakeLaunch(
-      gemm, {1, 4, 1}, {128, 1, 1}, 1024,
-      {Arg::Buffer(BufferRef::Arena(0, 2048)),
-       Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
-       Arg::Buffer(BufferRef::Resident(bb, 0, 32)),
-       Arg::Buffer(BufferRef::Resident(cb, 0, 32)),
-       Arg::Buffer(BufferRef::Arena(3072, 1024)), Arg::I32(32), Arg::I32(16),
-       Arg::I32(8)});
-  const Launch loss_launch = MakeLaunch(
-      loss, {1, 1, 1}, {256, 1, 1}, 0,
-      {Arg::Buffer(BufferRef::Arena(3072, 1024)),
-       Arg::Buffer(BufferRef::Arena(2048, 1024)),
-       Arg::Buffer(BufferRef::Arena(4096, 4)), Arg::F32(1.0f / 256),
-       Arg::I64(256)});
-  const Launch bwd_launch = MakeLaunch(
-      bwd, {2, 2, 1}, {16, 16, 1}, 8192,
-      {Arg::Buffer(BufferRef::Arena(0, 2048)),
-       Arg::Buffer(BufferRef::Arena(3072, 1024)),
-       Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
-       Arg::Buffer(BufferRef::Resident(gw, 0, 512)),
-       Arg::Buffer(BufferRef::Resident(gb, 0, 32)), Arg::F64(0.5)});
-  const Launch update_w = MakeLaunch(
-      sgd, {1, 1, 1}, {128, 1, 1}, 0,
-      {Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
-       Arg::Buffer(BufferRef::Resident(gw, 0, 512)),
-       Arg::Buffer(BufferRef::Resident(mw, 0, 512)), Arg::F32(0.9f),
-       Arg::F32(-0.0f), Arg::Buffer(BufferRef::Arena(4352, 4))});
+  const Launch fwd = MakeLaunch(gemm, {1, 4, 1}, {128, 1, 1}, 1024,
+                                {Arg::Buffer(BufferRef::Arena(0, 2048)),
+                                 Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
+                                 Arg::Buffer(BufferRef::Resident(bb, 0, 32)),
+                                 Arg::Buffer(BufferRef::Resident(cb, 0, 32)),
+                                 Arg::Buffer(BufferRef::Arena(3072, 1024)),
+                                 Arg::I32(32), Arg::I32(16), Arg::I32(8)});
+  const Launch loss_launch =
+      MakeLaunch(loss, {1, 1, 1}, {256, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Arena(3072, 1024)),
+                  Arg::Buffer(BufferRef::Arena(2048, 1024)),
+                  Arg::Buffer(BufferRef::Arena(4096, 4)), Arg::F32(1.0f / 256),
+                  Arg::I64(256)});
+  const Launch bwd_launch =
+      MakeLaunch(bwd, {2, 2, 1}, {16, 16, 1}, 8192,
+                 {Arg::Buffer(BufferRef::Arena(0, 2048)),
+                  Arg::Buffer(BufferRef::Arena(3072, 1024)),
+                  Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(gw, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(gb, 0, 32)), Arg::F64(0.5)});
+  const Launch update_w =
+      MakeLaunch(sgd, {1, 1, 1}, {128, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(gw, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(mw, 0, 512)), Arg::F32(0.9f),
+                  Arg::F32(-0.0f), Arg::Buffer(BufferRef::Arena(4352, 4))});
   const Launch update_b = MakeLaunch(
       sgd, {1, 1, 1}, {8, 1, 1}, 0,
       {Arg::Buffer(BufferRef::Resident(bb, 0, 32)),
@@ -177,9 +174,8 @@ Artifact TrainingArtifact() {
   fb.arena_size = 4352;
   fb.arena_alignment = 512;
   fb.inputs = {x, y};
-  fb.outputs = {loss_out,
-                Bind("grad/w", DType::kF32, {16, 8},
-                     BufferRef::Resident(gw, 0, 512))};
+  fb.outputs = {loss_out, Bind("grad/w", DType::kF32, {16, 8},
+                               BufferRef::Resident(gw, 0, 512))};
   fb.launches = {fwd, loss_launch, bwd_launch};
   w.AddEntry(fb);
 
@@ -204,15 +200,14 @@ Artifact MixedPrecisionArtifact() {
   ArtifactWriter w({"sm_90a"});
   const uint32_t p = w.AddParameter("embed", DType::kBF16, {100, 12},
                                     InitKind::kUniform, -0.1f, 0.1f, 7);
-  const uint32_t q = w.AddParameter("scale", DType::kF16, {12},
-                                    InitKind::kOnes, 0, 0, 8);
-  const uint32_t master = w.AddBuffer("master/embed",
-                                      BufferRole::kMasterWeight, DType::kF32,
-                                      {100, 12});
+  const uint32_t q =
+      w.AddParameter("scale", DType::kF16, {12}, InitKind::kOnes, 0, 0, 8);
+  const uint32_t master = w.AddBuffer("master/embed", BufferRole::kMasterWeight,
+                                      DType::kF32, {100, 12});
   const uint32_t m = w.AddBuffer("adam_m/embed", BufferRole::kOptimizerState,
                                  DType::kF32, {100, 12});
-  const uint32_t mask = w.AddConstant("mask", DType::kBool, {3, 5},
-                                      std::vector<uint8_t>(15, 1));
+  const uint32_t mask =
+      w.AddConstant("mask", DType::kBool, {3, 5}, std::vector<uint8_t>(15, 1));
   ResidentBuffer tokens;
   tokens.name = "tokens";
   tokens.role = BufferRole::kGradient;
@@ -229,19 +224,18 @@ Artifact MixedPrecisionArtifact() {
   e.name = "apply_update";
   e.arena_size = 0;
   e.arena_alignment = 1;
-  e.inputs = {Bind("tokens", DType::kI32, {4, 0, 3},
-                   BufferRef::Resident(tok, 0, 0))};
-  e.outputs = {Bind("scale", DType::kF16, {12},
-                    BufferRef::Resident(q, 0, 24)),
-               Bind("mask", DType::kBool, {3, 5},
-                    BufferRef::Resident(mask, 0, 15))};
-  e.launches.push_back(MakeLaunch(
-      k, {2147483647u, 65535, 65535}, {1024, 1, 1}, 4096,
-      {Arg::Buffer(BufferRef::Resident(p, 0, 2400)),
-       Arg::Buffer(BufferRef::Resident(master, 0, 4800)),
-       Arg::Buffer(BufferRef::Resident(m, 4800, 0)),
-       Arg::Buffer(BufferRef::Resident(q, 22, 2)), Arg::F32(3e-4f),
-       Arg::I64(-1)}));
+  e.inputs = {
+      Bind("tokens", DType::kI32, {4, 0, 3}, BufferRef::Resident(tok, 0, 0))};
+  e.outputs = {
+      Bind("scale", DType::kF16, {12}, BufferRef::Resident(q, 0, 24)),
+      Bind("mask", DType::kBool, {3, 5}, BufferRef::Resident(mask, 0, 15))};
+  e.launches.push_back(
+      MakeLaunch(k, {2147483647u, 65535, 65535}, {1024, 1, 1}, 4096,
+                 {Arg::Buffer(BufferRef::Resident(p, 0, 2400)),
+                  Arg::Buffer(BufferRef::Resident(master, 0, 4800)),
+                  Arg::Buffer(BufferRef::Resident(m, 4800, 0)),
+                  Arg::Buffer(BufferRef::Resident(q, 22, 2)), Arg::F32(3e-4f),
+                  Arg::I64(-1)}));
   w.mutable_artifact().kernels[k].max_threads = 1024;
   w.AddEntry(std::move(e));
   return w.artifact();

@@ -71,7 +71,8 @@ absl::Status WriteFileAtomically(const std::string& path,
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) return ErrnoError(errno, "cannot create a temporary file for", path);
+  if (fd < 0)
+    return ErrnoError(errno, "cannot create a temporary file for", path);
   const std::string tmp(name.data());
   auto fail = [&](int err, absl::string_view what) {
     ::close(fd);

@@ -39,8 +39,8 @@ absl::string_view DTypeName(DType dtype) {
 }
 
 absl::StatusOr<DType> ParseDType(absl::string_view name) {
-  for (DType d : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
-                  DType::kBool}) {
+  for (DType d :
+       {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kBool}) {
     if (name == DTypeName(d)) return d;
   }
   return absl::InvalidArgumentError(

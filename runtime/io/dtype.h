@@ -13,7 +13,13 @@ namespace io {
 
 // Element types of checkpoints and datasets (the kiln IR's f32, bf16, f16, i32
 // and i1; a bool is one byte, 0 or 1).
-enum class DType : uint8_t { kF32 = 1, kBF16 = 2, kF16 = 3, kI32 = 4, kBool = 5 };
+enum class DType : uint8_t {
+  kF32 = 1,
+  kBF16 = 2,
+  kF16 = 3,
+  kI32 = 4,
+  kBool = 5
+};
 
 // Bytes per element; 0 for a value outside the enum.
 int64_t DTypeSize(DType dtype);

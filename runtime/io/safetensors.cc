@@ -53,7 +53,8 @@ HostTensor HostTensor::I32(std::vector<int64_t> shape,
 }
 
 bool operator==(const HostTensor& a, const HostTensor& b) {
-  return std::tie(a.dtype, a.shape, a.data) == std::tie(b.dtype, b.shape, b.data);
+  return std::tie(a.dtype, a.shape, a.data) ==
+         std::tie(b.dtype, b.shape, b.data);
 }
 
 bool operator==(const Safetensors& a, const Safetensors& b) {
@@ -64,9 +65,10 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
   // Data order: larger elements first, then by name (the map's order).
   std::vector<const std::pair<const std::string, HostTensor>*> order;
   for (const auto& kv : st.tensors) order.push_back(&kv);
-  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-    return DTypeSize(a->second.dtype) > DTypeSize(b->second.dtype);
-  });
+  std::stable_sort(
+      order.begin(), order.end(), [](const auto* a, const auto* b) {
+        return DTypeSize(a->second.dtype) > DTypeSize(b->second.dtype);
+      });
 
   std::string header = "{";
   bool first = true;
@@ -93,7 +95,8 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
       return Invalid("tensor name \"", name, "\" is not allowed");
     }
     absl::StatusOr<std::string> quoted = Quote(name);
-    if (!quoted.ok()) return Invalid("tensor name: ", quoted.status().message());
+    if (!quoted.ok())
+      return Invalid("tensor name: ", quoted.status().message());
     absl::StatusOr<uint64_t> bytes = TensorBytes(t.dtype, t.shape);
     if (!bytes.ok()) return Invalid(*quoted, ": ", bytes.status().message());
     if (*bytes != t.data.size()) {
@@ -201,7 +204,8 @@ absl::StatusOr<Safetensors> ParseSafetensors(absl::string_view bytes,
   Safetensors out;
   std::vector<Slot> slots;
   for (const auto& [name, value] : header.items()) {
-    const std::string where = absl::StrCat("header[\"", absl::CEscape(name), "\"]");
+    const std::string where =
+        absl::StrCat("header[\"", absl::CEscape(name), "\"]");
     if (name == kMetadataKey) {
       if (!value.is_object()) return Invalid(where, ": must be an object");
       for (const auto& [k, v] : value.items()) {
@@ -257,7 +261,8 @@ absl::StatusOr<Safetensors> ParseSafetensors(absl::string_view bytes,
                      " exceeds the data buffer of ", data.size(), " bytes");
     }
     absl::StatusOr<uint64_t> expected = TensorBytes(t.dtype, t.shape);
-    if (!expected.ok()) return Invalid(where, ".shape: ", expected.status().message());
+    if (!expected.ok())
+      return Invalid(where, ".shape: ", expected.status().message());
     if (*expected != end - begin) {
       return Invalid(where, ": data_offsets [", begin, ", ", end, ") hold ",
                      end - begin, " bytes, but ", DTypeName(t.dtype),

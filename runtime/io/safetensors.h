@@ -62,8 +62,9 @@ struct SafetensorsLimits {
   uint64_t max_header_bytes = 100 << 20;
 };
 
-// The file image of `st`. Errors (InvalidArgument) for a tensor whose byte count
-// does not match its shape, names that are empty, not UTF-8 or "__metadata__".
+// The file image of `st`. Errors (InvalidArgument) for a tensor whose byte
+// count does not match its shape, names that are empty, not UTF-8 or
+// "__metadata__".
 absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st);
 // Parses and validates a file image; errors are InvalidArgument.
 absl::StatusOr<Safetensors> ParseSafetensors(

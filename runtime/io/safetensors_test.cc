@@ -90,13 +90,17 @@ TEST(SafetensorsTest, RoundTripLargerSet) {
 
 TEST(SafetensorsTest, ReadsOtherWritersLayout) {
   // Spaces, another key order, no padding, tensors out of name order.
-  const std::string data("\x01\x00\x00\x00\x02\x00\x00\x00\x05\x00\x06\x00", 12);
+  const std::string data("\x01\x00\x00\x00\x02\x00\x00\x00\x05\x00\x06\x00",
+                         12);
   const std::string header =
-      "{ \"z\" : {\"data_offsets\": [0, 8], \"shape\": [2], \"dtype\": \"I32\"},"
-      " \"a\": {\"shape\": [2], \"dtype\": \"F16\", \"data_offsets\": [8, 12]} }";
+      "{ \"z\" : {\"data_offsets\": [0, 8], \"shape\": [2], \"dtype\": "
+      "\"I32\"},"
+      " \"a\": {\"shape\": [2], \"dtype\": \"F16\", \"data_offsets\": [8, 12]} "
+      "}";
   absl::StatusOr<Safetensors> st = ParseSafetensors(Make(header, data));
   ASSERT_TRUE(st.ok()) << st.status();
-  EXPECT_EQ(st->tensors.at("z").data, std::vector<uint8_t>({1, 0, 0, 0, 2, 0, 0, 0}));
+  EXPECT_EQ(st->tensors.at("z").data,
+            std::vector<uint8_t>({1, 0, 0, 0, 2, 0, 0, 0}));
   EXPECT_EQ(st->tensors.at("a").dtype, DType::kF16);
   EXPECT_TRUE(st->metadata.empty());
 }
@@ -136,8 +140,9 @@ TEST(SafetensorsTest, MalformedInputsAreRejected) {
       {"bad json", Make("{\"a\":", ""), "header: not valid JSON"},
       {"bad utf8", Make("{\"\xff\":{}}", ""), "header: not valid JSON"},
       {"trailing garbage", Make("{} x", ""), "header: not valid JSON"},
-      {"duplicate", Make("{\"a\":" + t8 + "[0,8]},\"a\":" + t8 + "[0,8]}}",
-                         std::string(8, '\0')),
+      {"duplicate",
+       Make("{\"a\":" + t8 + "[0,8]},\"a\":" + t8 + "[0,8]}}",
+            std::string(8, '\0')),
        "header: duplicate key \"a\""},
       {"duplicate inner",
        Make("{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[],"
@@ -177,8 +182,9 @@ TEST(SafetensorsTest, MalformedInputsAreRejected) {
             ""),
        "header[\"a\"].shape: extents must be non-negative integers"},
       {"float extent",
-       Make("{\"a\":{\"dtype\":\"F32\",\"shape\":[2.0],\"data_offsets\":[0,8]}}",
-            std::string(8, '\0')),
+       Make(
+           "{\"a\":{\"dtype\":\"F32\",\"shape\":[2.0],\"data_offsets\":[0,8]}}",
+           std::string(8, '\0')),
        "header[\"a\"].shape: extents must be non-negative integers"},
       {"shape overflow",
        Make("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],"
@@ -186,7 +192,8 @@ TEST(SafetensorsTest, MalformedInputsAreRejected) {
             ""),
        "header[\"a\"].shape: byte size of shape [4294967296,4294967296] "
        "overflows 64 bits"},
-      {"missing shape", Make("{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,0]}}", ""),
+      {"missing shape",
+       Make("{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,0]}}", ""),
        "header[\"a\"].shape: missing or not an array"},
       {"extra key",
        Make("{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4],"
@@ -294,7 +301,8 @@ TEST(SafetensorsTest, FailedWriteLeavesExistingFileUntouched) {
 }
 
 TEST(SafetensorsTest, FailedRenameLeavesTargetUntouched) {
-  // The target is a non-empty folder: rename(2) fails after the data is written.
+  // The target is a non-empty folder: rename(2) fails after the data is
+  // written.
   const std::string dir = TmpDir() + "/rename";
   mkdir(dir.c_str(), 0755);
   const std::string target = dir + "/ckpt.safetensors";
@@ -306,8 +314,8 @@ TEST(SafetensorsTest, FailedRenameLeavesTargetUntouched) {
 }
 
 TEST(SafetensorsTest, MissingFolder) {
-  const absl::Status s =
-      WriteSafetensorsFile(TmpDir() + "/no/such/folder/x.safetensors", Sample());
+  const absl::Status s = WriteSafetensorsFile(
+      TmpDir() + "/no/such/folder/x.safetensors", Sample());
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
 }
 
