@@ -196,7 +196,7 @@ TEST_P(ArtifactRobustnessTest, TruncationAtEveryLength) {
 TEST_P(ArtifactRobustnessTest, RandomDamageToTheFile) {
   std::mt19937_64 rng(GetParam());
   int rejected = 0, identical = 0;
-  const int n = Iterations(1500);
+  const int n = Iterations(800);
   for (size_t f = 0; f < files_.size(); ++f) {
     for (int kind = 0; kind < 5; ++kind) {
       for (int i = 0; i < n; ++i) {
@@ -219,7 +219,7 @@ TEST_P(ArtifactRobustnessTest, RandomDamageToTheFile) {
 TEST_P(ArtifactRobustnessTest, RandomDamageToResealedPayload) {
   std::mt19937_64 rng(GetParam() * 7919 + 1);
   int rejected = 0, accepted = 0;
-  const int n = Iterations(1500);
+  const int n = Iterations(800);
   for (size_t f = 0; f < files_.size(); ++f) {
     const std::string payload = PayloadOf(files_[f]);
     for (int kind = 0; kind < 5; ++kind) {
@@ -270,7 +270,7 @@ TEST_P(ArtifactRobustnessTest, FieldCorruptionsViaReserialisation) {
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
 
   int rejected = 0, accepted = 0;
-  const int n = Iterations(2000);
+  const int n = Iterations(1200);
   for (size_t f = 0; f < loaded_.size(); ++f) {
     for (int i = 0; i < n; ++i) {
       Artifact a = loaded_[f];

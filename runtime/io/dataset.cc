@@ -14,6 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/artifact/checksum.h"
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace kiln {
 namespace io {
 namespace {
@@ -129,6 +133,41 @@ absl::StatusOr<std::vector<DatasetField>> DecodeLayout(const uint8_t* p,
     return Invalid("layout: ", size - at, " bytes after the last field");
   }
   return fields;
+}
+
+// Debian's Abseil is not built with ThreadSanitizer, so TSan cannot see that
+// absl::Mutex orders memory. Under TSan, every lock and unlock of the mutexes
+// here is also announced as an acquire and a release, which is exactly the
+// ordering a mutex gives; in other builds this is a plain absl::MutexLock.
+class Locked {
+ public:
+  explicit Locked(absl::Mutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu)
+      : mu_(mu), lock_(mu) {
+    Acquired(mu_);
+  }
+  ~Locked() ABSL_UNLOCK_FUNCTION() { Releasing(mu_); }
+
+  static void Acquired(absl::Mutex* mu) {
+#if defined(__SANITIZE_THREAD__)
+    __tsan_acquire(mu);
+#endif
+  }
+  static void Releasing(absl::Mutex* mu) {
+#if defined(__SANITIZE_THREAD__)
+    __tsan_release(mu);
+#endif
+  }
+
+ private:
+  absl::Mutex* mu_;
+  absl::MutexLock lock_;
+};
+
+// CondVar::Wait with the same announcements around the unlock and relock.
+void Wait(absl::CondVar* cv, absl::Mutex* mu) {
+  Locked::Releasing(mu);
+  cv->Wait(mu);
+  Locked::Acquired(mu);
 }
 
 uint64_t PageSize() {
@@ -300,7 +339,7 @@ absl::Status DatasetWriter::Finish() {
 // MappedDataset
 
 MappedDataset::~MappedDataset() {
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   if (window_ != nullptr) ::munmap(window_, window_size_);
   if (fd_ >= 0) ::close(fd_);
 }
@@ -422,7 +461,7 @@ const DatasetField* MappedDataset::FindField(absl::string_view name) const {
 }
 
 uint64_t MappedDataset::map_count() const {
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   return map_count_;
 }
 
@@ -455,7 +494,7 @@ absl::StatusOr<const uint8_t*> MappedDataset::Map(uint64_t offset,
 
 absl::Status MappedDataset::ReadRecords(absl::Span<const uint64_t> indices,
                                         void* dst) {
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   uint8_t* out = static_cast<uint8_t*>(dst);
   for (uint64_t index : indices) {
     if (index >= record_count_) {
@@ -586,7 +625,7 @@ absl::StatusOr<std::unique_ptr<BatchProducer>> BatchProducer::Start(
       new BatchProducer(dataset, options, allocator));
   p->slot_bytes_ = bytes;
   {
-    absl::MutexLock lock(&p->mu_);
+    Locked lock(&p->mu_);
     for (Slot& s : p->slots_) {
       absl::StatusOr<void*> mem = allocator->Allocate(bytes);
       if (!mem.ok()) return mem.status();  // the destructor frees the other
@@ -599,12 +638,12 @@ absl::StatusOr<std::unique_ptr<BatchProducer>> BatchProducer::Start(
 
 BatchProducer::~BatchProducer() {
   {
-    absl::MutexLock lock(&mu_);
+    Locked lock(&mu_);
     stop_ = true;
     changed_.SignalAll();
   }
   if (thread_.joinable()) thread_.join();
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   for (Slot& s : slots_) {
     if (s.memory != nullptr) allocator_->Free(s.memory, slot_bytes_);
     s.memory = nullptr;
@@ -620,9 +659,9 @@ void BatchProducer::Run() {
     Slot* slot;
     void* memory;
     {
-      absl::MutexLock lock(&mu_);
+      Locked lock(&mu_);
       slot = &slots_[sequence & 1];
-      while (!stop_ && slot->state != SlotState::kFree) changed_.Wait(&mu_);
+      while (!stop_ && slot->state != SlotState::kFree) Wait(&changed_, &mu_);
       if (stop_) return;
       slot->state = SlotState::kFilling;
       memory = slot->memory;
@@ -630,7 +669,7 @@ void BatchProducer::Run() {
     // The slot is ours while it is kFilling: the consumer only takes kReady
     // slots, so this copy needs no lock.
     const absl::Status status = dataset_->ReadRecords(indices, memory);
-    absl::MutexLock lock(&mu_);
+    Locked lock(&mu_);
     Batch& b = slot->batch;
     b.data = static_cast<const uint8_t*>(memory);
     b.num_records = indices.size();
@@ -645,7 +684,7 @@ void BatchProducer::Run() {
     changed_.SignalAll();
     if (!status.ok()) break;
   }
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   done_ = true;
   changed_.SignalAll();
 }
@@ -659,16 +698,16 @@ void BatchProducer::ReleaseLocked() {
 }
 
 void BatchProducer::Release() {
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   ReleaseLocked();
 }
 
 absl::StatusOr<Batch> BatchProducer::Next() {
-  absl::MutexLock lock(&mu_);
+  Locked lock(&mu_);
   ReleaseLocked();
   if (!error_.ok()) return error_;
   Slot& slot = slots_[next_ & 1];
-  while (slot.state != SlotState::kReady && !done_) changed_.Wait(&mu_);
+  while (slot.state != SlotState::kReady && !done_) Wait(&changed_, &mu_);
   if (slot.state != SlotState::kReady) {
     return absl::OutOfRangeError(absl::StrCat("no more batches after ", next_));
   }
