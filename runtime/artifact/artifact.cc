@@ -1,0 +1,154 @@
+#include "runtime/artifact/artifact.h"
+
+#include <cstring>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+
+namespace kiln {
+namespace artifact {
+
+int64_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kI32:
+      return 4;
+    case DType::kBF16:
+    case DType::kF16:
+      return 2;
+    case DType::kBool:
+      return 1;
+  }
+  return 0;
+}
+
+std::string DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "f32";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF16:
+      return "f16";
+    case DType::kI32:
+      return "i32";
+    case DType::kBool:
+      return "bool";
+  }
+  return absl::StrCat("invalid(", static_cast<int>(dtype), ")");
+}
+
+bool IsKnownArch(absl::string_view arch) {
+  static constexpr const char* kArchs[] = {
+      "sm_70",   "sm_72",  "sm_75",   "sm_80",   "sm_86",  "sm_87",   "sm_89",
+      "sm_90",   "sm_90a", "sm_100",  "sm_100a", "sm_101", "sm_101a", "sm_103",
+      "sm_103a", "sm_120", "sm_120a", "sm_121",  "sm_121a"};
+  for (const char* a : kArchs) {
+    if (arch == a) return true;
+  }
+  return false;
+}
+
+Arg Arg::Buffer(BufferRef ref) {
+  Arg a;
+  a.kind = ArgKind::kBuffer;
+  a.buffer = ref;
+  return a;
+}
+
+namespace {
+Arg Scalar(ArgKind kind, uint64_t bits) {
+  Arg a;
+  a.kind = kind;
+  a.buffer = BufferRef{static_cast<MemorySpace>(0), 0, 0, 0};
+  a.scalar = bits;
+  return a;
+}
+}  // namespace
+
+Arg Arg::I32(int32_t v) {
+  return Scalar(ArgKind::kI32, static_cast<uint32_t>(v));
+}
+Arg Arg::I64(int64_t v) {
+  return Scalar(ArgKind::kI64, static_cast<uint64_t>(v));
+}
+Arg Arg::F32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return Scalar(ArgKind::kF32, bits);
+}
+Arg Arg::F64(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return Scalar(ArgKind::kF64, bits);
+}
+
+const Entry* Artifact::FindEntry(absl::string_view name) const {
+  for (const Entry& e : entries) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+bool operator==(const BufferRef& a, const BufferRef& b) {
+  return std::tie(a.space, a.index, a.offset, a.size) ==
+         std::tie(b.space, b.index, b.offset, b.size);
+}
+bool operator==(const ResidentBuffer& a, const ResidentBuffer& b) {
+  return std::tie(a.name, a.byte_size, a.role, a.dtype, a.shape, a.donated,
+                  a.in_place) == std::tie(b.name, b.byte_size, b.role, b.dtype,
+                                          b.shape, b.donated, b.in_place);
+}
+bool operator==(const TensorBinding& a, const TensorBinding& b) {
+  return std::tie(a.name, a.dtype, a.shape, a.buffer) ==
+         std::tie(b.name, b.dtype, b.shape, b.buffer);
+}
+bool operator==(const Arg& a, const Arg& b) {
+  return std::tie(a.kind, a.buffer, a.scalar) ==
+         std::tie(b.kind, b.buffer, b.scalar);
+}
+bool operator==(const Dim3& a, const Dim3& b) {
+  return std::tie(a.x, a.y, a.z) == std::tie(b.x, b.y, b.z);
+}
+bool operator==(const Launch& a, const Launch& b) {
+  return std::tie(a.kernel, a.grid, a.block, a.dynamic_shared_bytes, a.args) ==
+         std::tie(b.kernel, b.grid, b.block, b.dynamic_shared_bytes, b.args);
+}
+bool operator==(const Entry& a, const Entry& b) {
+  return std::tie(a.name, a.inputs, a.outputs, a.arena_size, a.arena_alignment,
+                  a.launches) == std::tie(b.name, b.inputs, b.outputs,
+                                          b.arena_size, b.arena_alignment,
+                                          b.launches);
+}
+bool operator==(const KernelImage& a, const KernelImage& b) {
+  return std::tie(a.arch, a.ptx, a.cubin) == std::tie(b.arch, b.ptx, b.cubin);
+}
+bool operator==(const Kernel& a, const Kernel& b) {
+  return std::tie(a.name, a.content_hash, a.images, a.static_shared_bytes,
+                  a.max_threads, a.params) ==
+         std::tie(b.name, b.content_hash, b.images, b.static_shared_bytes,
+                  b.max_threads, b.params);
+}
+bool operator==(const Parameter& a, const Parameter& b) {
+  // Floats compare by bit pattern so that a loaded artifact equals its source
+  // exactly (the validator rejects NaN and infinity anyway).
+  return std::tie(a.name, a.shape, a.dtype, a.init, a.seed_stream, a.buffer) ==
+             std::tie(b.name, b.shape, b.dtype, b.init, b.seed_stream,
+                      b.buffer) &&
+         std::memcmp(&a.init_a, &b.init_a, sizeof(float)) == 0 &&
+         std::memcmp(&a.init_b, &b.init_b, sizeof(float)) == 0;
+}
+bool operator==(const ConstantData& a, const ConstantData& b) {
+  return a.buffer == b.buffer && a.data == b.data;
+}
+bool operator==(const Artifact& a, const Artifact& b) {
+  return std::tie(a.format_version, a.target_archs, a.entries,
+                  a.resident_buffers, a.kernels, a.parameters, a.constants,
+                  a.checksum) == std::tie(b.format_version, b.target_archs,
+                                          b.entries, b.resident_buffers,
+                                          b.kernels, b.parameters, b.constants,
+                                          b.checksum);
+}
+
+}  // namespace artifact
+}  // namespace kiln

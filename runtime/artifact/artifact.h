@@ -1,0 +1,247 @@
+#ifndef KILN_RUNTIME_ARTIFACT_ARTIFACT_H_
+#define KILN_RUNTIME_ARTIFACT_ARTIFACT_H_
+
+// The artifact as plain C++ values: what LoadArtifact returns after it has
+// verified a file, and what ArtifactWriter (artifact_writer.h) serialises. The
+// schema of the file is runtime/artifact/kiln_artifact.fbs; the enums here
+// carry the same numeric values as the schema's.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace kiln {
+namespace artifact {
+
+// The format version this runtime reads and writes.
+inline constexpr uint32_t kFormatVersion = 1;
+// Shared memory per block that sm_90 allows (227 KiB), static plus dynamic.
+inline constexpr uint64_t kMaxSharedBytes = 227 * 1024;
+// The most dimensions a shape may have.
+inline constexpr size_t kMaxRank = 16;
+
+enum class DType : uint8_t {
+  kF32 = 1,
+  kBF16 = 2,
+  kF16 = 3,
+  kI32 = 4,
+  kBool = 5
+};
+enum class MemorySpace : uint8_t { kArena = 1, kResident = 2 };
+enum class BufferRole : uint8_t {
+  kParameter = 1,
+  kOptimizerState = 2,
+  kGradient = 3,
+  kMasterWeight = 4,
+  kConstant = 5,
+};
+enum class ArgKind : uint8_t {
+  kBuffer = 1,
+  kI32 = 2,
+  kI64 = 3,
+  kF32 = 4,
+  kF64 = 5
+};
+enum class InitKind : uint8_t {
+  kNormal = 1,   // init_a = mean, init_b = stddev
+  kUniform = 2,  // init_a = low, init_b = high
+  kZeros = 3,
+  kOnes = 4,
+  kConstant = 5,  // init_a = value
+  kXavier = 6,    // init_a = gain
+  kKaiming = 7,   // init_a = negative slope
+};
+
+// Size in bytes of one element; 0 for a value outside the enum.
+int64_t DTypeSize(DType dtype);
+// "f32", "bf16", "f16", "i32", "bool"; "invalid(<n>)" otherwise.
+std::string DTypeName(DType dtype);
+// The known target architectures ("sm_70" ... "sm_121a").
+bool IsKnownArch(absl::string_view arch);
+
+// A byte range inside the entry's arena (index 0) or a resident buffer.
+struct BufferRef {
+  MemorySpace space = MemorySpace::kArena;
+  uint32_t index = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+
+  static BufferRef Arena(uint64_t offset, uint64_t size) {
+    return {MemorySpace::kArena, 0, offset, size};
+  }
+  static BufferRef Resident(uint32_t index, uint64_t offset, uint64_t size) {
+    return {MemorySpace::kResident, index, offset, size};
+  }
+};
+
+struct ResidentBuffer {
+  std::string name;
+  uint64_t byte_size = 0;
+  BufferRole role = BufferRole::kParameter;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  bool donated = false;
+  bool in_place = false;
+};
+
+struct TensorBinding {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  BufferRef buffer;
+};
+
+// A launch argument: a buffer (device pointer) or a scalar whose bytes are held
+// in the low bytes of `scalar` (an f32 as its bit pattern).
+struct Arg {
+  ArgKind kind = ArgKind::kBuffer;
+  BufferRef buffer;     // only for kBuffer; all zero (space 0) otherwise
+  uint64_t scalar = 0;  // only for scalars; 0 for kBuffer
+
+  static Arg Buffer(BufferRef ref);
+  static Arg I32(int32_t v);
+  static Arg I64(int64_t v);
+  static Arg F32(float v);
+  static Arg F64(double v);
+};
+
+struct Dim3 {
+  uint32_t x = 1;
+  uint32_t y = 1;
+  uint32_t z = 1;
+};
+
+struct Launch {
+  uint32_t kernel = 0;
+  Dim3 grid;
+  Dim3 block;
+  uint32_t dynamic_shared_bytes = 0;
+  std::vector<Arg> args;
+};
+
+struct Entry {
+  std::string name;
+  std::vector<TensorBinding> inputs;
+  std::vector<TensorBinding> outputs;
+  uint64_t arena_size = 0;
+  uint32_t arena_alignment = 256;
+  std::vector<Launch> launches;
+};
+
+struct KernelImage {
+  std::string arch;
+  std::string ptx;
+  std::vector<uint8_t> cubin;  // empty if none
+};
+
+struct Kernel {
+  std::string name;
+  uint64_t content_hash = 0;
+  std::vector<KernelImage> images;
+  uint32_t static_shared_bytes = 0;
+  uint32_t max_threads = 1024;
+  std::vector<ArgKind> params;
+};
+
+struct Parameter {
+  std::string name;
+  std::vector<int64_t> shape;
+  DType dtype = DType::kF32;
+  InitKind init = InitKind::kZeros;
+  float init_a = 0.0f;
+  float init_b = 0.0f;
+  uint64_t seed_stream = 0;
+  uint32_t buffer = 0;  // index into Artifact::resident_buffers
+};
+
+struct ConstantData {
+  uint32_t buffer =
+      0;  // index into Artifact::resident_buffers (role kConstant)
+  std::vector<uint8_t> data;
+};
+
+struct Artifact {
+  uint32_t format_version = kFormatVersion;
+  std::vector<std::string> target_archs;
+  std::vector<Entry> entries;
+  std::vector<ResidentBuffer> resident_buffers;
+  std::vector<Kernel> kernels;
+  std::vector<Parameter> parameters;
+  std::vector<ConstantData> constants;
+  // Filled in by LoadArtifact (FNV-1a 64 of the payload); ignored by the
+  // writer.
+  uint64_t checksum = 0;
+
+  // The entry called `name`, or nullptr.
+  const Entry* FindEntry(absl::string_view name) const;
+};
+
+bool operator==(const BufferRef& a, const BufferRef& b);
+bool operator==(const ResidentBuffer& a, const ResidentBuffer& b);
+bool operator==(const TensorBinding& a, const TensorBinding& b);
+bool operator==(const Arg& a, const Arg& b);
+bool operator==(const Dim3& a, const Dim3& b);
+bool operator==(const Launch& a, const Launch& b);
+bool operator==(const Entry& a, const Entry& b);
+bool operator==(const KernelImage& a, const KernelImage& b);
+bool operator==(const Kernel& a, const Kernel& b);
+bool operator==(const Parameter& a, const Parameter& b);
+bool operator==(const ConstantData& a, const ConstantData& b);
+bool operator==(const Artifact& a, const Artifact& b);
+inline bool operator!=(const BufferRef& a, const BufferRef& b) {
+  return !(a == b);
+}
+inline bool operator!=(const ResidentBuffer& a, const ResidentBuffer& b) {
+  return !(a == b);
+}
+inline bool operator!=(const TensorBinding& a, const TensorBinding& b) {
+  return !(a == b);
+}
+inline bool operator!=(const Arg& a, const Arg& b) { return !(a == b); }
+inline bool operator!=(const Dim3& a, const Dim3& b) { return !(a == b); }
+inline bool operator!=(const Launch& a, const Launch& b) { return !(a == b); }
+inline bool operator!=(const Entry& a, const Entry& b) { return !(a == b); }
+inline bool operator!=(const KernelImage& a, const KernelImage& b) {
+  return !(a == b);
+}
+inline bool operator!=(const Kernel& a, const Kernel& b) { return !(a == b); }
+inline bool operator!=(const Parameter& a, const Parameter& b) {
+  return !(a == b);
+}
+inline bool operator!=(const ConstantData& a, const ConstantData& b) {
+  return !(a == b);
+}
+inline bool operator!=(const Artifact& a, const Artifact& b) {
+  return !(a == b);
+}
+
+// Checks everything about an artifact that does not need a GPU: known dtypes,
+// roles, archs and arg kinds; shapes non-negative with byte sizes equal to
+// elements * dtype size; every buffer range inside its arena or resident
+// buffer; kernel indices in range and argument lists matching the kernel's
+// parameters; launch geometry non-zero and within CUDA's limits; shared memory
+// within kMaxSharedBytes; unique names; parameters and constants tied to
+// resident buffers of the right role, shape and size. Errors are
+// InvalidArgument and start with the field path, e.g.
+//   "entries[1].launches[3].args[2]: offset 4096 + 256 bytes exceeds arena size
+//   4096".
+absl::Status ValidateArtifact(const Artifact& artifact);
+
+// Reads an artifact file image: checks its size, file identifier "KILN", format
+// version and checksum, runs the FlatBuffers verifier over envelope and
+// payload, converts to plain values and runs ValidateArtifact. Never crashes on
+// bad input; every error is InvalidArgument naming the field ("file",
+// "file_identifier", "format_version", "checksum", "payload", or a path such as
+// "kernels[2].images").
+absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes);
+// Reads `path` and calls LoadArtifact (NotFound etc. for I/O errors).
+absl::StatusOr<Artifact> LoadArtifactFile(const std::string& path);
+
+}  // namespace artifact
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_ARTIFACT_ARTIFACT_H_

@@ -1,0 +1,268 @@
+// LoadArtifact: bytes -> verified plain Artifact. The order of checks matters:
+// nothing in the payload is read before the checksum has matched and the
+// FlatBuffers verifier has passed; semantic checks follow on plain values.
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "flatbuffers/flatbuffers.h"
+#include "runtime/artifact/artifact.h"
+#include "runtime/artifact/checksum.h"
+#include "runtime/artifact/kiln_artifact_generated.h"
+
+namespace kiln {
+namespace artifact {
+namespace {
+
+template <typename... Args>
+absl::Status Invalid(absl::string_view path, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", args...));
+}
+
+// FlatBuffers reads scalars in place, so the buffer must be aligned in memory
+// for the largest scalar (8) and the forced vector alignment (16). Copies
+// `bytes` only when it is not.
+class AlignedBytes {
+ public:
+  explicit AlignedBytes(const void* data, size_t size) : size_(size) {
+    if (reinterpret_cast<uintptr_t>(data) % 16 == 0) {
+      data_ = static_cast<const uint8_t*>(data);
+    } else {
+      copy_.reset(new Block[(size + sizeof(Block) - 1) / sizeof(Block)]);
+      std::memcpy(copy_.get(), data, size);
+      data_ = reinterpret_cast<const uint8_t*>(copy_.get());
+    }
+  }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  struct alignas(16) Block {
+    uint8_t bytes[16];
+  };
+  std::unique_ptr<Block[]> copy_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+std::string Str(const flatbuffers::String* s) {
+  return s == nullptr ? std::string() : s->str();
+}
+
+static_assert(FLATBUFFERS_LITTLEENDIAN,
+              "the loader copies FlatBuffers vectors as host-order bytes");
+
+// FlatBuffers' verifier checks the alignment of a vector's length word (4
+// bytes), not of its 8-byte elements, so a damaged file can hold a [long] at an
+// address that is 4 mod 8. Copy the elements bytewise instead of reading them
+// in place.
+std::vector<int64_t> Shape(const flatbuffers::Vector<int64_t>* v) {
+  std::vector<int64_t> out;
+  if (v == nullptr || v->size() == 0) return out;
+  out.resize(v->size());
+  std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
+  return out;
+}
+
+std::vector<uint8_t> Bytes(const flatbuffers::Vector<uint8_t>* v) {
+  std::vector<uint8_t> out;
+  if (v != nullptr) out.assign(v->begin(), v->end());
+  return out;
+}
+
+BufferRef Ref(const fb::BufferRef* r) {
+  if (r == nullptr) return BufferRef{static_cast<MemorySpace>(0), 0, 0, 0};
+  return BufferRef{static_cast<MemorySpace>(r->space()), r->index(),
+                   r->offset(), r->size()};
+}
+
+Dim3 Dims(const fb::Dim3* d) {
+  if (d == nullptr) return Dim3{0, 0, 0};
+  return Dim3{d->x(), d->y(), d->z()};
+}
+
+std::vector<TensorBinding> Bindings(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::TensorBinding>>* v) {
+  std::vector<TensorBinding> out;
+  if (v == nullptr) return out;
+  for (const fb::TensorBinding* t : *v) {
+    TensorBinding b;
+    b.name = Str(t->name());
+    b.dtype = static_cast<DType>(t->dtype());
+    b.shape = Shape(t->shape());
+    b.buffer = Ref(t->buffer());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+// Plain values from a verified payload. Absent fields become empty values or
+// zeros that ValidateArtifact rejects where they matter.
+Artifact Convert(const fb::Artifact& a) {
+  Artifact out;
+  if (a.target_archs() != nullptr) {
+    for (const flatbuffers::String* s : *a.target_archs()) {
+      out.target_archs.push_back(Str(s));
+    }
+  }
+  if (a.entries() != nullptr) {
+    for (const fb::Entry* e : *a.entries()) {
+      Entry entry;
+      entry.name = Str(e->name());
+      entry.inputs = Bindings(e->inputs());
+      entry.outputs = Bindings(e->outputs());
+      entry.arena_size = e->arena() ? e->arena()->size() : 0;
+      entry.arena_alignment = e->arena() ? e->arena()->alignment() : 0;
+      if (e->launches() != nullptr) {
+        for (const fb::Launch* l : *e->launches()) {
+          Launch launch;
+          launch.kernel = l->kernel();
+          launch.grid = Dims(l->grid());
+          launch.block = Dims(l->block());
+          launch.dynamic_shared_bytes = l->dynamic_shared_bytes();
+          if (l->args() != nullptr) {
+            for (const fb::Arg* arg : *l->args()) {
+              Arg x;
+              x.kind = static_cast<ArgKind>(arg->kind());
+              x.buffer = Ref(arg->buffer());
+              x.scalar = arg->scalar();
+              launch.args.push_back(x);
+            }
+          }
+          entry.launches.push_back(std::move(launch));
+        }
+      }
+      out.entries.push_back(std::move(entry));
+    }
+  }
+  if (a.resident_buffers() != nullptr) {
+    for (const fb::ResidentBuffer* r : *a.resident_buffers()) {
+      ResidentBuffer b;
+      b.name = Str(r->name());
+      b.byte_size = r->byte_size();
+      b.role = static_cast<BufferRole>(r->role());
+      b.dtype = static_cast<DType>(r->dtype());
+      b.shape = Shape(r->shape());
+      b.donated = r->donated();
+      b.in_place = r->in_place();
+      out.resident_buffers.push_back(std::move(b));
+    }
+  }
+  if (a.kernels() != nullptr) {
+    for (const fb::Kernel* k : *a.kernels()) {
+      Kernel kernel;
+      kernel.name = Str(k->name());
+      kernel.content_hash = k->content_hash();
+      if (k->images() != nullptr) {
+        for (const fb::KernelImage* i : *k->images()) {
+          KernelImage image;
+          image.arch = Str(i->arch());
+          image.ptx = Str(i->ptx());
+          image.cubin = Bytes(i->cubin());
+          kernel.images.push_back(std::move(image));
+        }
+      }
+      kernel.static_shared_bytes = k->static_shared_bytes();
+      kernel.max_threads = k->max_threads();
+      if (k->params() != nullptr) {
+        for (fb::ArgKind p : *k->params()) {
+          kernel.params.push_back(static_cast<ArgKind>(p));
+        }
+      }
+      out.kernels.push_back(std::move(kernel));
+    }
+  }
+  if (a.parameters() != nullptr) {
+    for (const fb::Parameter* p : *a.parameters()) {
+      Parameter param;
+      param.name = Str(p->name());
+      param.shape = Shape(p->shape());
+      param.dtype = static_cast<DType>(p->dtype());
+      param.init = static_cast<InitKind>(p->init());
+      param.init_a = p->init_a();
+      param.init_b = p->init_b();
+      param.seed_stream = p->seed_stream();
+      param.buffer = p->buffer();
+      out.parameters.push_back(std::move(param));
+    }
+  }
+  if (a.constants() != nullptr) {
+    for (const fb::ConstantData* c : *a.constants()) {
+      out.constants.push_back({c->buffer(), Bytes(c->data())});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
+  // Identifier at bytes 4..7, after the root offset.
+  constexpr size_t kMinSize = 8;
+  if (bytes.size() < kMinSize) {
+    return Invalid("file", bytes.size(), " bytes is too small for an artifact");
+  }
+  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
+    return Invalid("file", bytes.size(), " bytes exceeds the format's limit ",
+                   FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+  }
+  if (bytes.substr(4, 4) != fb::EnvelopeIdentifier()) {
+    return Invalid("file_identifier", "expected \"KILN\", got \"",
+                   absl::CEscape(bytes.substr(4, 4)), "\"");
+  }
+  AlignedBytes file(bytes.data(), bytes.size());
+  {
+    flatbuffers::Verifier verifier(file.data(), file.size());
+    if (!fb::VerifyEnvelopeBuffer(verifier)) {
+      return Invalid("file", "the envelope is not a valid FlatBuffer");
+    }
+  }
+  const fb::Envelope* envelope = fb::GetEnvelope(file.data());
+  if (envelope->format_version() != kFormatVersion) {
+    return Invalid("format_version", "unsupported version ",
+                   envelope->format_version(), " (this runtime reads ",
+                   kFormatVersion, ")");
+  }
+  const flatbuffers::Vector<uint8_t>* payload = envelope->payload();
+  if (payload == nullptr || payload->size() == 0) {
+    return Invalid("payload", "missing");
+  }
+  const uint64_t checksum = Fnv1a64(payload->data(), payload->size());
+  if (checksum != envelope->checksum()) {
+    return Invalid(
+        "checksum",
+        absl::StrFormat("stored 0x%016x, computed 0x%016x over %d "
+                        "payload bytes",
+                        envelope->checksum(), checksum, payload->size()));
+  }
+  AlignedBytes body(payload->data(), payload->size());
+  {
+    flatbuffers::Verifier verifier(body.data(), body.size());
+    if (!verifier.VerifyBuffer<fb::Artifact>(nullptr)) {
+      return Invalid("payload", "not a valid FlatBuffer of table Artifact");
+    }
+  }
+  Artifact artifact = Convert(*flatbuffers::GetRoot<fb::Artifact>(body.data()));
+  artifact.format_version = envelope->format_version();
+  artifact.checksum = checksum;
+  absl::Status status = ValidateArtifact(artifact);
+  if (!status.ok()) return status;
+  return artifact;
+}
+
+absl::StatusOr<Artifact> LoadArtifactFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
+  return LoadArtifact(contents.str());
+}
+
+}  // namespace artifact
+}  // namespace kiln

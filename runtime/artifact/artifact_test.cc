@@ -1,0 +1,441 @@
+#include "runtime/artifact/artifact.h"
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/artifact/artifact_writer.h"
+#include "runtime/artifact/checksum.h"
+#include "runtime/artifact/test_artifacts.h"
+
+namespace kiln {
+namespace artifact {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(ArtifactTest, ValidArtifactsRoundTrip) {
+  for (const Artifact& a : testing::ValidArtifacts()) {
+    absl::StatusOr<std::string> bytes = WriteArtifact(a);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    absl::StatusOr<Artifact> loaded = LoadArtifact(*bytes);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    Artifact expected = a;
+    expected.checksum = loaded->checksum;
+    EXPECT_TRUE(*loaded == expected);
+    EXPECT_NE(loaded->checksum, 0u);
+    // Serialising what was loaded gives the same bytes.
+    EXPECT_EQ(SerializeArtifact(*loaded), *bytes);
+  }
+}
+
+TEST(ArtifactTest, FileLayout) {
+  const std::string bytes = *WriteArtifact(testing::MinimalArtifact());
+  EXPECT_EQ(bytes.substr(4, 4), "KILN");
+  EXPECT_EQ(bytes, SerializeArtifact(testing::MinimalArtifact()));
+}
+
+TEST(ArtifactTest, LoadsFromUnalignedMemory) {
+  const std::string bytes = *WriteArtifact(testing::TrainingArtifact());
+  std::string shifted = "x" + bytes;
+  absl::StatusOr<Artifact> loaded =
+      LoadArtifact(absl::string_view(shifted).substr(1));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(*loaded == *LoadArtifact(bytes));
+}
+
+TEST(ArtifactTest, FindEntry) {
+  const Artifact a = testing::TrainingArtifact();
+  ASSERT_NE(a.FindEntry("train_step"), nullptr);
+  EXPECT_EQ(a.FindEntry("train_step")->launches.size(), 5u);
+  EXPECT_EQ(a.FindEntry("nope"), nullptr);
+}
+
+TEST(ArtifactTest, WriterBuildsParametersAndConstants) {
+  const Artifact a = testing::TrainingArtifact();
+  ASSERT_EQ(a.parameters.size(), 2u);
+  const ResidentBuffer& w = a.resident_buffers[a.parameters[0].buffer];
+  EXPECT_EQ(w.name, "w");
+  EXPECT_EQ(w.role, BufferRole::kParameter);
+  EXPECT_EQ(w.byte_size, 16u * 8 * 4);
+  EXPECT_TRUE(w.in_place);
+  ASSERT_EQ(a.constants.size(), 1u);
+  EXPECT_EQ(a.resident_buffers[a.constants[0].buffer].role,
+            BufferRole::kConstant);
+}
+
+TEST(ArtifactTest, FileRoundTrip) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/model.kiln";
+  ASSERT_TRUE(WriteArtifactFile(testing::TrainingArtifact(), path).ok());
+  absl::StatusOr<Artifact> loaded = LoadArtifactFile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->entries.size(), 4u);
+  EXPECT_EQ(LoadArtifactFile(path + ".missing").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+void ExpectInvalid(const absl::StatusOr<Artifact>& r, const std::string& msg) {
+  ASSERT_FALSE(r.ok()) << "expected: " << msg;
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(r.status().message()), msg);
+}
+
+TEST(ArtifactTest, EnvelopeErrors) {
+  const std::string bytes = *WriteArtifact(testing::MinimalArtifact());
+  ExpectInvalid(LoadArtifact(""), "file: 0 bytes is too small for an artifact");
+  ExpectInvalid(LoadArtifact(bytes.substr(0, 7)),
+                "file: 7 bytes is too small for an artifact");
+  std::string bad_id = bytes;
+  bad_id[5] = 'X';
+  ExpectInvalid(LoadArtifact(bad_id),
+                "file_identifier: expected \"KILN\", got \"KXLN\"");
+  ExpectInvalid(LoadArtifact(bytes.substr(0, bytes.size() / 2)),
+                "file: the envelope is not a valid FlatBuffer");
+
+  Artifact v2 = testing::MinimalArtifact();
+  v2.format_version = 2;
+  ExpectInvalid(LoadArtifact(SerializeArtifact(v2)),
+                "format_version: unsupported version 2 (this runtime reads 1)");
+
+  // A byte of PTX changed: the checksum no longer matches.
+  std::string damaged = bytes;
+  const size_t ptx = damaged.find(".visible");
+  ASSERT_NE(ptx, std::string::npos);
+  damaged[ptx + 1] = 'V';
+  absl::StatusOr<Artifact> r = LoadArtifact(damaged);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              StartsWith("checksum: stored 0x"));
+
+  ExpectInvalid(LoadArtifact(SealArtifactPayload("not a flatbuffer at all")),
+                "payload: not a valid FlatBuffer of table Artifact");
+  ExpectInvalid(LoadArtifact(SealArtifactPayload("")), "payload: missing");
+}
+
+struct SemanticCase {
+  const char* name;
+  std::function<Artifact()> make;
+  const char* message;
+};
+
+Artifact Mutated(Artifact a, const std::function<void(Artifact&)>& f) {
+  f(a);
+  return a;
+}
+
+std::vector<SemanticCase> SemanticCases() {
+  using testing::MinimalArtifact;
+  using testing::TrainingArtifact;
+  return {
+      {"arg beyond arena",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[1].launches[2].args[1].buffer =
+               BufferRef::Arena(4096, 512);
+           a.entries[1].arena_size = 4100;
+           a.entries[1].outputs.clear();
+         });
+       },
+       "entries[1].launches[2].args[1]: offset 4096 + 512 bytes exceeds arena "
+       "size 4100"},
+      {"arg beyond resident",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[3].launches[3].args[2].buffer.offset = 8;
+         });
+       },
+       "entries[3].launches[3].args[2]: offset 8 + 512 bytes exceeds size of "
+       "resident buffer 4 'momentum/w' 512"},
+      {"offset overflow",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[0].buffer.offset = ~0ULL - 8;
+         });
+       },
+       "entries[0].launches[0].args[0]: offset 18446744073709551607 + 128 "
+       "bytes exceeds arena size 512"},
+      {"resident index",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[1].buffer.index = 99;
+         });
+       },
+       "entries[0].launches[0].args[1]: resident buffer index 99 out of range "
+       "(8 resident buffers)"},
+      {"memory space",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].inputs[0].buffer.space = static_cast<MemorySpace>(7);
+         });
+       },
+       "entries[0].inputs[0].buffer: unknown memory space 7"},
+      {"arena index",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].inputs[0].buffer.index = 1;
+         });
+       },
+       "entries[0].inputs[0].buffer: an arena reference must have index 0, "
+       "got 1"},
+      {"binding size",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].outputs[0].buffer.size = 64;
+         });
+       },
+       "entries[0].outputs[0].buffer: size 64 bytes does not match shape "
+       "[4,8] x f32 = 128 bytes"},
+      {"kernel index",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].kernel = 1;
+         });
+       },
+       "entries[0].launches[0].kernel: index 1 out of range (1 kernels)"},
+      {"arg count",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args.pop_back();
+         });
+       },
+       "entries[0].launches[0].args: 2 arguments, but kernel 0 'relu_0' "
+       "declares 3"},
+      {"arg kind mismatch",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2] = Arg::F32(1.0f);
+         });
+       },
+       "entries[0].launches[0].args[2].kind: argument kind 4 does not match "
+       "the kernel's parameter kind 2"},
+      {"unknown arg kind",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2].kind = static_cast<ArgKind>(9);
+         });
+       },
+       "entries[0].launches[0].args[2].kind: unknown argument kind 9"},
+      {"i32 high bytes",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2].scalar = 1ULL << 40;
+         });
+       },
+       "entries[0].launches[0].args[2].scalar: a 32-bit scalar has non-zero "
+       "high bytes"},
+      {"zero grid",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].grid.y = 0;
+         });
+       },
+       "entries[0].launches[0].grid: (1, 0, 1) is outside CUDA's limits ([1, "
+       "2147483647], [1, 65535], [1, 65535])"},
+      {"block too large",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].block = {1, 1, 65};
+         });
+       },
+       "entries[0].launches[0].block: (1, 1, 65) is outside CUDA's limits ([1, "
+       "1024], [1, 1024], [1, 64])"},
+      {"block over max_threads",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].block = {32, 16, 1};
+         });
+       },
+       "entries[0].launches[0].block: 512 threads exceed the kernel's "
+       "max_threads 256"},
+      {"shared memory",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].dynamic_shared_bytes = 227 * 1024 - 16000;
+         });
+       },
+       "entries[0].launches[0].dynamic_shared_bytes: 216448 + static 16384 "
+       "bytes exceed 232448"},
+      {"static shared memory",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.kernels[0].static_shared_bytes = 300000;
+         });
+       },
+       "kernels[0].static_shared_bytes: 300000 exceeds 232448"},
+      {"unknown arch",
+       [] {
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.target_archs[0] = "sm_91"; });
+       },
+       "target_archs[0]: unknown architecture 'sm_91'"},
+      {"no archs",
+       [] {
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.target_archs.clear(); });
+       },
+       "target_archs: must not be empty"},
+      {"image not a target",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.kernels[0].images[0].arch = "sm_80";
+         });
+       },
+       "kernels[0].images[0].arch: 'sm_80' is not a target architecture "
+       "(sm_90)"},
+      {"missing image",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.kernels[2].images.pop_back(); });
+       },
+       "kernels[2].images: no image for target architecture sm_90"},
+      {"empty ptx",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.kernels[0].images[0].ptx.clear();
+         });
+       },
+       "kernels[0].images[0].ptx: is empty"},
+      {"ptx with NUL",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.kernels[0].images[0].ptx[3] = '\0';
+         });
+       },
+       "kernels[0].images[0].ptx: contains a NUL byte at 3"},
+      {"duplicate entry",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.entries[2].name = "forward"; });
+       },
+       "entries[2].name: duplicate 'forward'"},
+      {"empty entry name",
+       [] {
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.entries[0].name.clear(); });
+       },
+       "entries[0].name: must not be empty"},
+      {"arena alignment",
+       [] {
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.entries[0].arena_alignment = 48; });
+       },
+       "entries[0].arena.alignment: 48 is not a power of two in [1, 65536]"},
+      {"unknown dtype",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].inputs[0].dtype = static_cast<DType>(0);
+         });
+       },
+       "entries[0].inputs[0].dtype: unknown dtype 0"},
+      {"negative extent",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[1].shape = {-8};
+         });
+       },
+       "resident_buffers[1].shape[0]: negative extent -8"},
+      {"byte size",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[0].byte_size = 500;
+         });
+       },
+       "resident_buffers[0].byte_size: 500 does not match shape [16,8] x f32 = "
+       "512 bytes"},
+      {"shape overflow",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].inputs[0].shape = {1LL << 40, 1LL << 30};
+         });
+       },
+       "entries[0].inputs[0].shape: byte size of [1099511627776,1073741824] "
+       "overflows 64 bits"},
+      {"unknown role",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[2].role = static_cast<BufferRole>(6);
+         });
+       },
+       "resident_buffers[2].role: unknown role 6"},
+      {"parameter role",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.parameters[1].buffer = 2; });
+       },
+       "parameters[1].buffer: resident buffer 2 'grad/w' has role 3, not "
+       "parameter"},
+      {"parameter shape",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.parameters[1].shape = {4, 2};
+         });
+       },
+       "parameters[1]: f32[4,2] does not match its buffer 'b' f32[8]"},
+      {"parameter init",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.parameters[0].init_b = -1.0f; });
+       },
+       "parameters[0].init_b: negative standard deviation -1"},
+      {"constant size",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.constants[0].data.pop_back(); });
+       },
+       "constants[0].data: 31 bytes, but resident buffer 'scale' has 32"},
+      {"constant without data",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.constants.clear(); });
+       },
+       "resident_buffers[6]: constant buffer 'scale' has no data in "
+       "constants"},
+      {"duplicate resident name",
+       [] {
+         return Mutated(TrainingArtifact(),
+                        [](Artifact& a) { a.resident_buffers[3].name = "w"; });
+       },
+       "resident_buffers[3].name: duplicate 'w'"},
+      {"max threads",
+       [] {
+         return Mutated(MinimalArtifact(),
+                        [](Artifact& a) { a.kernels[0].max_threads = 0; });
+       },
+       "kernels[0].max_threads: 0 is outside [1, 1024]"},
+  };
+}
+
+TEST(ArtifactTest, SemanticErrorsNameTheField) {
+  for (const SemanticCase& c : SemanticCases()) {
+    SCOPED_TRACE(c.name);
+    const Artifact a = c.make();
+    ExpectInvalid(LoadArtifact(SerializeArtifact(a)), c.message);
+    // The writer refuses the same artifact with the same message.
+    absl::StatusOr<std::string> written = WriteArtifact(a);
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(std::string(written.status().message()), std::string(c.message));
+  }
+}
+
+TEST(ArtifactTest, ExampleMessageFromTheDesign) {
+  // entries[1] with four launches, the last with an argument past the arena.
+  Artifact a = testing::TrainingArtifact();
+  Entry& e = a.entries[1];
+  e.arena_size = 4096;
+  e.outputs.clear();
+  e.inputs.clear();
+  e.launches.push_back(e.launches[2]);
+  e.launches[3].args[2].buffer = BufferRef::Arena(4096, 256);
+  e.launches[1].args[2].buffer = BufferRef::Arena(4092, 4);
+  ExpectInvalid(LoadArtifact(SerializeArtifact(a)),
+                "entries[1].launches[3].args[2]: offset 4096 + 256 bytes "
+                "exceeds arena size 4096");
+}
+
+}  // namespace
+}  // namespace artifact
+}  // namespace kiln

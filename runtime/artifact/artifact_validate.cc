@@ -1,0 +1,466 @@
+// ValidateArtifact: every check that does not need a GPU. The loader runs it on
+// each file after the FlatBuffers verifier; the writer runs it before it
+// writes.
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/artifact/artifact.h"
+
+namespace kiln {
+namespace artifact {
+namespace {
+
+// CUDA's launch limits (compute capability 7.0 and later).
+constexpr uint64_t kMaxGridX = (1ULL << 31) - 1;
+constexpr uint64_t kMaxGridYZ = 65535;
+constexpr uint64_t kMaxBlockXY = 1024;
+constexpr uint64_t kMaxBlockZ = 64;
+constexpr uint64_t kMaxThreadsPerBlock = 1024;
+// Kernel parameters are at most 8 bytes each here; 4 KiB is the classic limit.
+constexpr size_t kMaxKernelParams = 512;
+constexpr uint64_t kMaxArenaAlignment = 1 << 16;
+constexpr uint64_t kMaxArenaSize = 1ULL << 48;
+constexpr size_t kMaxNameBytes = 4096;
+
+template <typename... Args>
+absl::Status Invalid(absl::string_view path, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", args...));
+}
+
+#define KILN_RETURN_IF_ERROR(expr)     \
+  do {                                 \
+    absl::Status _status = (expr);     \
+    if (!_status.ok()) return _status; \
+  } while (false)
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
+}
+
+absl::Status CheckName(const std::string& path, const std::string& name) {
+  if (name.empty()) return Invalid(path, "must not be empty");
+  if (name.size() > kMaxNameBytes) {
+    return Invalid(path, "length ", name.size(), " exceeds ", kMaxNameBytes);
+  }
+  if (name.find('\0') != std::string::npos) {
+    return Invalid(path, "contains a NUL byte");
+  }
+  return absl::OkStatus();
+}
+
+// Checks dtype and shape at `path` and stores the tensor's byte size.
+absl::Status CheckTensor(const std::string& path, DType dtype,
+                         const std::vector<int64_t>& shape, uint64_t* bytes) {
+  if (DTypeSize(dtype) == 0) {
+    return Invalid(path + ".dtype", "unknown dtype ", static_cast<int>(dtype));
+  }
+  if (shape.size() > kMaxRank) {
+    return Invalid(path + ".shape", "rank ", shape.size(), " exceeds ",
+                   kMaxRank);
+  }
+  uint64_t n = static_cast<uint64_t>(DTypeSize(dtype));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return Invalid(absl::StrCat(path, ".shape[", i, "]"), "negative extent ",
+                     shape[i]);
+    }
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(shape[i]), &n)) {
+      return Invalid(path + ".shape", "byte size of ", ShapeString(shape),
+                     " overflows 64 bits");
+    }
+  }
+  *bytes = n;
+  return absl::OkStatus();
+}
+
+class Validator {
+ public:
+  explicit Validator(const Artifact& a) : a_(a) {}
+
+  absl::Status Run() {
+    if (a_.format_version != kFormatVersion) {
+      return Invalid("format_version", "unsupported version ",
+                     a_.format_version, " (this runtime reads ", kFormatVersion,
+                     ")");
+    }
+    KILN_RETURN_IF_ERROR(CheckArchs());
+    for (size_t i = 0; i < a_.resident_buffers.size(); ++i) {
+      KILN_RETURN_IF_ERROR(CheckResident(i));
+    }
+    for (size_t i = 0; i < a_.kernels.size(); ++i) {
+      KILN_RETURN_IF_ERROR(CheckKernel(i));
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < a_.entries.size(); ++i) {
+      KILN_RETURN_IF_ERROR(CheckEntry(i));
+      if (!names.insert(a_.entries[i].name).second) {
+        return Invalid(absl::StrCat("entries[", i, "].name"), "duplicate '",
+                       a_.entries[i].name, "'");
+      }
+    }
+    KILN_RETURN_IF_ERROR(CheckParameters());
+    return CheckConstants();
+  }
+
+ private:
+  absl::Status CheckArchs() {
+    if (a_.target_archs.empty()) {
+      return Invalid("target_archs", "must not be empty");
+    }
+    std::set<std::string> seen;
+    for (size_t i = 0; i < a_.target_archs.size(); ++i) {
+      const std::string path = absl::StrCat("target_archs[", i, "]");
+      const std::string& arch = a_.target_archs[i];
+      if (!IsKnownArch(arch)) {
+        return Invalid(path, "unknown architecture '", absl::CEscape(arch),
+                       "'");
+      }
+      if (!seen.insert(arch).second) {
+        return Invalid(path, "duplicate '", arch, "'");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckResident(size_t i) {
+    const ResidentBuffer& b = a_.resident_buffers[i];
+    const std::string path = absl::StrCat("resident_buffers[", i, "]");
+    KILN_RETURN_IF_ERROR(CheckName(path + ".name", b.name));
+    if (!resident_names_.insert(b.name).second) {
+      return Invalid(path + ".name", "duplicate '", b.name, "'");
+    }
+    const uint8_t role = static_cast<uint8_t>(b.role);
+    if (role < 1 || role > 5) {
+      return Invalid(path + ".role", "unknown role ", static_cast<int>(role));
+    }
+    uint64_t bytes = 0;
+    KILN_RETURN_IF_ERROR(CheckTensor(path, b.dtype, b.shape, &bytes));
+    if (bytes != b.byte_size) {
+      return Invalid(path + ".byte_size", b.byte_size, " does not match shape ",
+                     ShapeString(b.shape), " x ", DTypeName(b.dtype), " = ",
+                     bytes, " bytes");
+    }
+    if (b.role == BufferRole::kConstant && (b.in_place || b.donated)) {
+      return Invalid(path, "a constant buffer cannot be donated or in place");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckKernel(size_t k) {
+    const Kernel& kernel = a_.kernels[k];
+    const std::string path = absl::StrCat("kernels[", k, "]");
+    KILN_RETURN_IF_ERROR(CheckName(path + ".name", kernel.name));
+    if (!kernel_names_.insert(kernel.name).second) {
+      return Invalid(path + ".name", "duplicate '", kernel.name, "'");
+    }
+    if (kernel.max_threads < 1 || kernel.max_threads > kMaxThreadsPerBlock) {
+      return Invalid(path + ".max_threads", kernel.max_threads,
+                     " is outside [1, ", kMaxThreadsPerBlock, "]");
+    }
+    if (kernel.static_shared_bytes > kMaxSharedBytes) {
+      return Invalid(path + ".static_shared_bytes", kernel.static_shared_bytes,
+                     " exceeds ", kMaxSharedBytes);
+    }
+    if (kernel.params.size() > kMaxKernelParams) {
+      return Invalid(path + ".params", kernel.params.size(),
+                     " parameters exceed ", kMaxKernelParams);
+    }
+    for (size_t p = 0; p < kernel.params.size(); ++p) {
+      const uint8_t kind = static_cast<uint8_t>(kernel.params[p]);
+      if (kind < 1 || kind > 5) {
+        return Invalid(absl::StrCat(path, ".params[", p, "]"),
+                       "unknown argument kind ", static_cast<int>(kind));
+      }
+    }
+    std::set<std::string> archs;
+    for (size_t i = 0; i < kernel.images.size(); ++i) {
+      const KernelImage& image = kernel.images[i];
+      const std::string ipath = absl::StrCat(path, ".images[", i, "]");
+      bool is_target = false;
+      for (const std::string& t : a_.target_archs) is_target |= t == image.arch;
+      if (!is_target) {
+        return Invalid(ipath + ".arch", "'", absl::CEscape(image.arch),
+                       "' is not a target architecture (",
+                       absl::StrJoin(a_.target_archs, ", "), ")");
+      }
+      if (!archs.insert(image.arch).second) {
+        return Invalid(ipath + ".arch", "duplicate '", image.arch, "'");
+      }
+      if (image.ptx.empty()) return Invalid(ipath + ".ptx", "is empty");
+      const size_t nul = image.ptx.find('\0');
+      if (nul != std::string::npos) {
+        return Invalid(ipath + ".ptx", "contains a NUL byte at ", nul);
+      }
+    }
+    for (const std::string& t : a_.target_archs) {
+      if (archs.count(t) == 0) {
+        return Invalid(path + ".images", "no image for target architecture ",
+                       t);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckRef(const std::string& path, const BufferRef& ref,
+                        const Entry& entry) {
+    uint64_t capacity = 0;
+    std::string what;
+    switch (ref.space) {
+      case MemorySpace::kArena:
+        if (ref.index != 0) {
+          return Invalid(path, "an arena reference must have index 0, got ",
+                         ref.index);
+        }
+        capacity = entry.arena_size;
+        what = "arena size";
+        break;
+      case MemorySpace::kResident:
+        if (ref.index >= a_.resident_buffers.size()) {
+          return Invalid(path, "resident buffer index ", ref.index,
+                         " out of range (", a_.resident_buffers.size(),
+                         " resident buffers)");
+        }
+        capacity = a_.resident_buffers[ref.index].byte_size;
+        what = absl::StrCat("size of resident buffer ", ref.index, " '",
+                            a_.resident_buffers[ref.index].name, "'");
+        break;
+      default:
+        return Invalid(path, "unknown memory space ",
+                       static_cast<int>(ref.space));
+    }
+    if (ref.offset > capacity || ref.size > capacity - ref.offset) {
+      return Invalid(path, "offset ", ref.offset, " + ", ref.size,
+                     " bytes exceeds ", what, " ", capacity);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckBindings(const std::string& path,
+                             const std::vector<TensorBinding>& bindings,
+                             const Entry& entry) {
+    std::set<std::string> names;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      const TensorBinding& b = bindings[i];
+      const std::string bpath = absl::StrCat(path, "[", i, "]");
+      KILN_RETURN_IF_ERROR(CheckName(bpath + ".name", b.name));
+      if (!names.insert(b.name).second) {
+        return Invalid(bpath + ".name", "duplicate '", b.name, "'");
+      }
+      uint64_t bytes = 0;
+      KILN_RETURN_IF_ERROR(CheckTensor(bpath, b.dtype, b.shape, &bytes));
+      KILN_RETURN_IF_ERROR(CheckRef(bpath + ".buffer", b.buffer, entry));
+      if (b.buffer.size != bytes) {
+        return Invalid(bpath + ".buffer", "size ", b.buffer.size,
+                       " bytes does not match shape ", ShapeString(b.shape),
+                       " x ", DTypeName(b.dtype), " = ", bytes, " bytes");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckLaunch(const std::string& path, const Launch& launch,
+                           const Entry& entry) {
+    if (launch.kernel >= a_.kernels.size()) {
+      return Invalid(path + ".kernel", "index ", launch.kernel,
+                     " out of range (", a_.kernels.size(), " kernels)");
+    }
+    const Kernel& kernel = a_.kernels[launch.kernel];
+    const Dim3& g = launch.grid;
+    if (g.x < 1 || g.x > kMaxGridX || g.y < 1 || g.y > kMaxGridYZ || g.z < 1 ||
+        g.z > kMaxGridYZ) {
+      return Invalid(path + ".grid", "(", g.x, ", ", g.y, ", ", g.z,
+                     ") is outside CUDA's limits ([1, ", kMaxGridX, "], [1, ",
+                     kMaxGridYZ, "], [1, ", kMaxGridYZ, "])");
+    }
+    const Dim3& b = launch.block;
+    if (b.x < 1 || b.x > kMaxBlockXY || b.y < 1 || b.y > kMaxBlockXY ||
+        b.z < 1 || b.z > kMaxBlockZ) {
+      return Invalid(path + ".block", "(", b.x, ", ", b.y, ", ", b.z,
+                     ") is outside CUDA's limits ([1, ", kMaxBlockXY, "], [1, ",
+                     kMaxBlockXY, "], [1, ", kMaxBlockZ, "])");
+    }
+    const uint64_t threads = uint64_t{b.x} * b.y * b.z;
+    if (threads > kernel.max_threads) {
+      return Invalid(path + ".block", threads,
+                     " threads exceed the kernel's max_threads ",
+                     kernel.max_threads);
+    }
+    const uint64_t shared =
+        uint64_t{launch.dynamic_shared_bytes} + kernel.static_shared_bytes;
+    if (shared > kMaxSharedBytes) {
+      return Invalid(path + ".dynamic_shared_bytes",
+                     launch.dynamic_shared_bytes, " + static ",
+                     kernel.static_shared_bytes, " bytes exceed ",
+                     kMaxSharedBytes);
+    }
+    if (launch.args.size() != kernel.params.size()) {
+      return Invalid(path + ".args", launch.args.size(),
+                     " arguments, but kernel ", launch.kernel, " '",
+                     kernel.name, "' declares ", kernel.params.size());
+    }
+    for (size_t i = 0; i < launch.args.size(); ++i) {
+      const Arg& arg = launch.args[i];
+      const std::string apath = absl::StrCat(path, ".args[", i, "]");
+      const uint8_t kind = static_cast<uint8_t>(arg.kind);
+      if (kind < 1 || kind > 5) {
+        return Invalid(apath + ".kind", "unknown argument kind ",
+                       static_cast<int>(kind));
+      }
+      if (arg.kind != kernel.params[i]) {
+        return Invalid(apath + ".kind", "argument kind ", kind,
+                       " does not match the kernel's parameter kind ",
+                       static_cast<int>(kernel.params[i]));
+      }
+      if (arg.kind == ArgKind::kBuffer) {
+        if (arg.scalar != 0) {
+          return Invalid(apath + ".scalar", "must be 0 for a buffer argument");
+        }
+        KILN_RETURN_IF_ERROR(CheckRef(apath, arg.buffer, entry));
+      } else {
+        if (arg.buffer != BufferRef{static_cast<MemorySpace>(0), 0, 0, 0}) {
+          return Invalid(apath + ".buffer",
+                         "must be absent for a scalar argument");
+        }
+        if ((arg.kind == ArgKind::kI32 || arg.kind == ArgKind::kF32) &&
+            (arg.scalar >> 32) != 0) {
+          return Invalid(apath + ".scalar",
+                         "a 32-bit scalar has non-zero high bytes");
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckEntry(size_t e) {
+    const Entry& entry = a_.entries[e];
+    const std::string path = absl::StrCat("entries[", e, "]");
+    KILN_RETURN_IF_ERROR(CheckName(path + ".name", entry.name));
+    const uint64_t align = entry.arena_alignment;
+    if (align == 0 || (align & (align - 1)) != 0 ||
+        align > kMaxArenaAlignment) {
+      return Invalid(path + ".arena.alignment", align,
+                     " is not a power of two in [1, ", kMaxArenaAlignment, "]");
+    }
+    if (entry.arena_size > kMaxArenaSize) {
+      return Invalid(path + ".arena.size", entry.arena_size, " exceeds ",
+                     kMaxArenaSize);
+    }
+    KILN_RETURN_IF_ERROR(CheckBindings(path + ".inputs", entry.inputs, entry));
+    KILN_RETURN_IF_ERROR(
+        CheckBindings(path + ".outputs", entry.outputs, entry));
+    for (size_t l = 0; l < entry.launches.size(); ++l) {
+      KILN_RETURN_IF_ERROR(CheckLaunch(absl::StrCat(path, ".launches[", l, "]"),
+                                       entry.launches[l], entry));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckParameters() {
+    std::set<std::string> names;
+    std::set<uint32_t> buffers;
+    for (size_t i = 0; i < a_.parameters.size(); ++i) {
+      const Parameter& p = a_.parameters[i];
+      const std::string path = absl::StrCat("parameters[", i, "]");
+      KILN_RETURN_IF_ERROR(CheckName(path + ".name", p.name));
+      if (!names.insert(p.name).second) {
+        return Invalid(path + ".name", "duplicate '", p.name, "'");
+      }
+      uint64_t bytes = 0;
+      KILN_RETURN_IF_ERROR(CheckTensor(path, p.dtype, p.shape, &bytes));
+      if (p.buffer >= a_.resident_buffers.size()) {
+        return Invalid(path + ".buffer", "resident buffer index ", p.buffer,
+                       " out of range (", a_.resident_buffers.size(),
+                       " resident buffers)");
+      }
+      const ResidentBuffer& b = a_.resident_buffers[p.buffer];
+      if (b.role != BufferRole::kParameter) {
+        return Invalid(path + ".buffer", "resident buffer ", p.buffer, " '",
+                       b.name, "' has role ", static_cast<int>(b.role),
+                       ", not parameter");
+      }
+      if (!buffers.insert(p.buffer).second) {
+        return Invalid(path + ".buffer", "resident buffer ", p.buffer,
+                       " belongs to another parameter too");
+      }
+      if (p.dtype != b.dtype || p.shape != b.shape) {
+        return Invalid(path, DTypeName(p.dtype), ShapeString(p.shape),
+                       " does not match its buffer '", b.name, "' ",
+                       DTypeName(b.dtype), ShapeString(b.shape));
+      }
+      const uint8_t init = static_cast<uint8_t>(p.init);
+      if (init < 1 || init > 7) {
+        return Invalid(path + ".init", "unknown initialiser ",
+                       static_cast<int>(init));
+      }
+      if (!std::isfinite(p.init_a)) {
+        return Invalid(path + ".init_a", "must be finite");
+      }
+      if (!std::isfinite(p.init_b)) {
+        return Invalid(path + ".init_b", "must be finite");
+      }
+      if (p.init == InitKind::kUniform && p.init_a > p.init_b) {
+        return Invalid(path + ".init_a", "uniform low ", p.init_a,
+                       " exceeds high ", p.init_b);
+      }
+      if (p.init == InitKind::kNormal && p.init_b < 0) {
+        return Invalid(path + ".init_b", "negative standard deviation ",
+                       p.init_b);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckConstants() {
+    std::set<uint32_t> seen;
+    for (size_t i = 0; i < a_.constants.size(); ++i) {
+      const ConstantData& c = a_.constants[i];
+      const std::string path = absl::StrCat("constants[", i, "]");
+      if (c.buffer >= a_.resident_buffers.size()) {
+        return Invalid(path + ".buffer", "resident buffer index ", c.buffer,
+                       " out of range (", a_.resident_buffers.size(),
+                       " resident buffers)");
+      }
+      const ResidentBuffer& b = a_.resident_buffers[c.buffer];
+      if (b.role != BufferRole::kConstant) {
+        return Invalid(path + ".buffer", "resident buffer ", c.buffer, " '",
+                       b.name, "' is not a constant");
+      }
+      if (!seen.insert(c.buffer).second) {
+        return Invalid(path + ".buffer", "resident buffer ", c.buffer,
+                       " has data twice");
+      }
+      if (c.data.size() != b.byte_size) {
+        return Invalid(path + ".data", c.data.size(),
+                       " bytes, but resident buffer '", b.name, "' has ",
+                       b.byte_size);
+      }
+    }
+    for (size_t i = 0; i < a_.resident_buffers.size(); ++i) {
+      if (a_.resident_buffers[i].role == BufferRole::kConstant &&
+          seen.count(static_cast<uint32_t>(i)) == 0) {
+        return Invalid(absl::StrCat("resident_buffers[", i, "]"),
+                       "constant buffer '", a_.resident_buffers[i].name,
+                       "' has no data in constants");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const Artifact& a_;
+  std::set<std::string> resident_names_;
+  std::set<std::string> kernel_names_;
+};
+
+}  // namespace
+
+absl::Status ValidateArtifact(const Artifact& artifact) {
+  return Validator(artifact).Run();
+}
+
+}  // namespace artifact
+}  // namespace kiln

@@ -1,0 +1,267 @@
+#include "runtime/artifact/artifact_writer.h"
+
+#include <cstdio>
+#include <fstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "flatbuffers/flatbuffers.h"
+#include "runtime/artifact/checksum.h"
+#include "runtime/artifact/kiln_artifact_generated.h"
+
+namespace kiln {
+namespace artifact {
+namespace {
+
+using flatbuffers::FlatBufferBuilder;
+using flatbuffers::Offset;
+using flatbuffers::Vector;
+
+fb::BufferRef ToFb(const BufferRef& r) {
+  return fb::BufferRef(static_cast<fb::MemorySpace>(r.space), r.index, r.offset,
+                       r.size);
+}
+
+fb::Dim3 ToFb(const Dim3& d) { return fb::Dim3(d.x, d.y, d.z); }
+
+Offset<Vector<int64_t>> Shape(FlatBufferBuilder& b,
+                              const std::vector<int64_t>& shape) {
+  return b.CreateVector(shape);
+}
+
+Offset<fb::TensorBinding> Binding(FlatBufferBuilder& b,
+                                  const TensorBinding& t) {
+  auto name = b.CreateString(t.name);
+  auto shape = Shape(b, t.shape);
+  const fb::BufferRef ref = ToFb(t.buffer);
+  return fb::CreateTensorBinding(b, name, static_cast<fb::DType>(t.dtype),
+                                 shape, &ref);
+}
+
+Offset<Vector<Offset<fb::TensorBinding>>> Bindings(
+    FlatBufferBuilder& b, const std::vector<TensorBinding>& ts) {
+  std::vector<Offset<fb::TensorBinding>> out;
+  for (const TensorBinding& t : ts) out.push_back(Binding(b, t));
+  return b.CreateVector(out);
+}
+
+Offset<fb::Launch> LaunchFb(FlatBufferBuilder& b, const Launch& l) {
+  std::vector<Offset<fb::Arg>> args;
+  for (const Arg& a : l.args) {
+    // A scalar's buffer reference is left out; a buffer's is always written.
+    const fb::BufferRef ref = ToFb(a.buffer);
+    const bool has_ref =
+        a.kind == ArgKind::kBuffer ||
+        a.buffer != BufferRef{static_cast<MemorySpace>(0), 0, 0, 0};
+    args.push_back(fb::CreateArg(b, static_cast<fb::ArgKind>(a.kind),
+                                 has_ref ? &ref : nullptr, a.scalar));
+  }
+  auto args_vec = b.CreateVector(args);
+  const fb::Dim3 grid = ToFb(l.grid);
+  const fb::Dim3 block = ToFb(l.block);
+  return fb::CreateLaunch(b, l.kernel, &grid, &block, l.dynamic_shared_bytes,
+                          args_vec);
+}
+
+Offset<fb::Entry> EntryFb(FlatBufferBuilder& b, const Entry& e) {
+  auto name = b.CreateString(e.name);
+  auto inputs = Bindings(b, e.inputs);
+  auto outputs = Bindings(b, e.outputs);
+  auto arena = fb::CreateArena(b, e.arena_size, e.arena_alignment);
+  std::vector<Offset<fb::Launch>> launches;
+  for (const Launch& l : e.launches) launches.push_back(LaunchFb(b, l));
+  auto launches_vec = b.CreateVector(launches);
+  return fb::CreateEntry(b, name, inputs, outputs, arena, launches_vec);
+}
+
+Offset<fb::Kernel> KernelFb(FlatBufferBuilder& b, const Kernel& k) {
+  auto name = b.CreateString(k.name);
+  std::vector<Offset<fb::KernelImage>> images;
+  for (const KernelImage& image : k.images) {
+    auto arch = b.CreateString(image.arch);
+    auto ptx = b.CreateString(image.ptx);
+    Offset<Vector<uint8_t>> cubin = 0;
+    if (!image.cubin.empty()) {
+      b.ForceVectorAlignment(image.cubin.size(), 1, 16);
+      cubin = b.CreateVector(image.cubin);
+    }
+    images.push_back(fb::CreateKernelImage(b, arch, ptx, cubin));
+  }
+  auto images_vec = b.CreateVector(images);
+  std::vector<fb::ArgKind> params;
+  for (ArgKind p : k.params) params.push_back(static_cast<fb::ArgKind>(p));
+  auto params_vec = b.CreateVector(params);
+  return fb::CreateKernel(b, name, k.content_hash, images_vec,
+                          k.static_shared_bytes, k.max_threads, params_vec);
+}
+
+std::string SerializePayload(const Artifact& a) {
+  FlatBufferBuilder b(4096);
+  // Write scalars even when they equal the schema default: otherwise -0.0f
+  // (== 0.0f) would be dropped and read back as +0.0f.
+  b.ForceDefaults(true);
+  std::vector<Offset<flatbuffers::String>> archs;
+  for (const std::string& arch : a.target_archs) {
+    archs.push_back(b.CreateString(arch));
+  }
+  auto archs_vec = b.CreateVector(archs);
+
+  std::vector<Offset<fb::Entry>> entries;
+  for (const Entry& e : a.entries) entries.push_back(EntryFb(b, e));
+  auto entries_vec = b.CreateVector(entries);
+
+  std::vector<Offset<fb::ResidentBuffer>> residents;
+  for (const ResidentBuffer& r : a.resident_buffers) {
+    auto name = b.CreateString(r.name);
+    auto shape = Shape(b, r.shape);
+    residents.push_back(fb::CreateResidentBuffer(
+        b, name, r.byte_size, static_cast<fb::BufferRole>(r.role),
+        static_cast<fb::DType>(r.dtype), shape, r.donated, r.in_place));
+  }
+  auto residents_vec = b.CreateVector(residents);
+
+  std::vector<Offset<fb::Kernel>> kernels;
+  for (const Kernel& k : a.kernels) kernels.push_back(KernelFb(b, k));
+  auto kernels_vec = b.CreateVector(kernels);
+
+  std::vector<Offset<fb::Parameter>> params;
+  for (const Parameter& p : a.parameters) {
+    auto name = b.CreateString(p.name);
+    auto shape = Shape(b, p.shape);
+    params.push_back(
+        fb::CreateParameter(b, name, shape, static_cast<fb::DType>(p.dtype),
+                            static_cast<fb::InitKind>(p.init), p.init_a,
+                            p.init_b, p.seed_stream, p.buffer));
+  }
+  auto params_vec = b.CreateVector(params);
+
+  std::vector<Offset<fb::ConstantData>> constants;
+  for (const ConstantData& c : a.constants) {
+    b.ForceVectorAlignment(c.data.size(), 1, 16);
+    auto data = b.CreateVector(c.data);
+    constants.push_back(fb::CreateConstantData(b, c.buffer, data));
+  }
+  auto constants_vec = b.CreateVector(constants);
+
+  b.Finish(fb::CreateArtifact(b, archs_vec, entries_vec, residents_vec,
+                              kernels_vec, params_vec, constants_vec));
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()),
+                     b.GetSize());
+}
+
+}  // namespace
+
+std::string SealArtifactPayload(absl::string_view payload,
+                                uint32_t format_version) {
+  FlatBufferBuilder b(payload.size() + 128);
+  b.ForceVectorAlignment(payload.size(), 1, 16);
+  auto payload_vec = b.CreateVector(
+      reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
+  auto root =
+      fb::CreateEnvelope(b, format_version, Fnv1a64(payload), payload_vec);
+  fb::FinishEnvelopeBuffer(b, root);
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()),
+                     b.GetSize());
+}
+
+std::string SerializeArtifact(const Artifact& artifact) {
+  return SealArtifactPayload(SerializePayload(artifact),
+                             artifact.format_version);
+}
+
+absl::StatusOr<std::string> WriteArtifact(const Artifact& artifact) {
+  absl::Status status = ValidateArtifact(artifact);
+  if (!status.ok()) return status;
+  return SerializeArtifact(artifact);
+}
+
+absl::Status WriteArtifactFile(const Artifact& artifact,
+                               const std::string& path) {
+  absl::StatusOr<std::string> bytes = WriteArtifact(artifact);
+  if (!bytes.ok()) return bytes.status();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return absl::InternalError(absl::StrCat("cannot write ", tmp));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::InternalError(
+        absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+ArtifactWriter::ArtifactWriter(std::vector<std::string> target_archs) {
+  artifact_.target_archs = std::move(target_archs);
+}
+
+uint32_t ArtifactWriter::AddKernel(Kernel kernel) {
+  artifact_.kernels.push_back(std::move(kernel));
+  return static_cast<uint32_t>(artifact_.kernels.size() - 1);
+}
+
+uint32_t ArtifactWriter::AddResidentBuffer(ResidentBuffer buffer) {
+  artifact_.resident_buffers.push_back(std::move(buffer));
+  return static_cast<uint32_t>(artifact_.resident_buffers.size() - 1);
+}
+
+uint32_t ArtifactWriter::AddBuffer(std::string name, BufferRole role,
+                                   DType dtype, std::vector<int64_t> shape) {
+  ResidentBuffer b;
+  b.name = std::move(name);
+  b.role = role;
+  b.dtype = dtype;
+  uint64_t bytes = static_cast<uint64_t>(DTypeSize(dtype));
+  for (int64_t d : shape) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
+  b.byte_size = bytes;
+  b.shape = std::move(shape);
+  b.in_place = role == BufferRole::kParameter ||
+               role == BufferRole::kOptimizerState ||
+               role == BufferRole::kMasterWeight;
+  return AddResidentBuffer(std::move(b));
+}
+
+uint32_t ArtifactWriter::AddParameter(std::string name, DType dtype,
+                                      std::vector<int64_t> shape, InitKind init,
+                                      float init_a, float init_b,
+                                      uint64_t seed_stream) {
+  Parameter p;
+  p.name = name;
+  p.shape = shape;
+  p.dtype = dtype;
+  p.init = init;
+  p.init_a = init_a;
+  p.init_b = init_b;
+  p.seed_stream = seed_stream;
+  p.buffer = AddBuffer(std::move(name), BufferRole::kParameter, dtype,
+                       std::move(shape));
+  artifact_.parameters.push_back(std::move(p));
+  return artifact_.parameters.back().buffer;
+}
+
+uint32_t ArtifactWriter::AddConstant(std::string name, DType dtype,
+                                     std::vector<int64_t> shape,
+                                     std::vector<uint8_t> data) {
+  const uint32_t index = AddBuffer(std::move(name), BufferRole::kConstant,
+                                   dtype, std::move(shape));
+  artifact_.constants.push_back({index, std::move(data)});
+  return index;
+}
+
+uint32_t ArtifactWriter::AddEntry(Entry entry) {
+  artifact_.entries.push_back(std::move(entry));
+  return static_cast<uint32_t>(artifact_.entries.size() - 1);
+}
+
+absl::StatusOr<std::string> ArtifactWriter::Finish() const {
+  return WriteArtifact(artifact_);
+}
+
+}  // namespace artifact
+}  // namespace kiln

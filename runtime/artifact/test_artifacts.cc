@@ -1,0 +1,250 @@
+#include "runtime/artifact/test_artifacts.h"
+
+#include <string>
+#include <utility>
+
+#include "runtime/artifact/artifact_writer.h"
+
+namespace kiln {
+namespace artifact {
+namespace testing {
+namespace {
+
+std::string FakePtx(const std::string& name, const std::string& arch) {
+  return ".version 8.0\n.target " + arch +
+         "\n.address_size 64\n.visible .entry " + name + "()\n{\n  ret;\n}\n";
+}
+
+Kernel MakeKernel(const std::string& name, std::vector<ArgKind> params,
+                  const std::vector<std::string>& archs, bool with_cubin,
+                  uint32_t static_shared = 0) {
+  Kernel k;
+  k.name = name;
+  k.content_hash = 0x1000 + name.size() * 77 + params.size();
+  for (const std::string& arch : archs) {
+    KernelImage image;
+    image.arch = arch;
+    image.ptx = FakePtx(name, arch);
+    if (with_cubin) {
+      for (int i = 0; i < 40; ++i) {
+        image.cubin.push_back(static_cast<uint8_t>(0x7f ^ (i * 13)));
+      }
+    }
+    k.images.push_back(std::move(image));
+  }
+  k.static_shared_bytes = static_shared;
+  k.max_threads = 256;
+  k.params = std::move(params);
+  return k;
+}
+
+TensorBinding Bind(const std::string& name, DType dtype,
+                   std::vector<int64_t> shape, BufferRef ref) {
+  TensorBinding t;
+  t.name = name;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.buffer = ref;
+  return t;
+}
+
+Launch MakeLaunch(uint32_t kernel, Dim3 grid, Dim3 block, uint32_t dyn_shared,
+                  std::vector<Arg> args) {
+  Launch l;
+  l.kernel = kernel;
+  l.grid = grid;
+  l.block = block;
+  l.dynamic_shared_bytes = dyn_shared;
+  l.args = std::move(args);
+  return l;
+}
+
+using A = ArgKind;
+
+}  // namespace
+
+Artifact MinimalArtifact() {
+  ArtifactWriter w({"sm_90"});
+  const uint32_t k = w.AddKernel(MakeKernel(
+      "relu_0", {A::kBuffer, A::kBuffer, A::kI32}, {"sm_90"}, false));
+  Entry e;
+  e.name = "forward";
+  e.arena_size = 512;
+  e.arena_alignment = 256;
+  e.inputs.push_back(Bind("x", DType::kF32, {4, 8}, BufferRef::Arena(0, 128)));
+  e.outputs.push_back(
+      Bind("y", DType::kF32, {4, 8}, BufferRef::Arena(256, 128)));
+  e.launches.push_back(
+      MakeLaunch(k, {1, 1, 1}, {32, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Arena(0, 128)),
+                  Arg::Buffer(BufferRef::Arena(256, 128)), Arg::I32(32)}));
+  w.AddEntry(std::move(e));
+  return w.artifact();
+}
+
+Artifact TrainingArtifact() {
+  const std::vector<std::string> archs = {"sm_80", "sm_90"};
+  ArtifactWriter w(archs);
+  const uint32_t wb = w.AddParameter("w", DType::kF32, {16, 8},
+                                     InitKind::kNormal, 0.0f, 0.02f, 1);
+  const uint32_t bb =
+      w.AddParameter("b", DType::kF32, {8}, InitKind::kZeros, 0, 0, 2);
+  const uint32_t gw =
+      w.AddBuffer("grad/w", BufferRole::kGradient, DType::kF32, {16, 8});
+  const uint32_t gb =
+      w.AddBuffer("grad/b", BufferRole::kGradient, DType::kF32, {8});
+  const uint32_t mw = w.AddBuffer("momentum/w", BufferRole::kOptimizerState,
+                                  DType::kF32, {16, 8});
+  const uint32_t mb =
+      w.AddBuffer("momentum/b", BufferRole::kOptimizerState, DType::kF32, {8});
+  std::vector<uint8_t> scale(8 * 4);
+  for (size_t i = 0; i < scale.size(); ++i) scale[i] = static_cast<uint8_t>(i);
+  const uint32_t cb = w.AddConstant("scale", DType::kF32, {8}, scale);
+  const uint32_t step =
+      w.AddBuffer("step", BufferRole::kOptimizerState, DType::kI32, {});
+
+  const uint32_t gemm =
+      w.AddKernel(MakeKernel("gemm_bias_relu_0",
+                             {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
+                              A::kBuffer, A::kI32, A::kI32, A::kI32},
+                             archs, true, 16384));
+  const uint32_t loss = w.AddKernel(MakeKernel(
+      "mse_loss_1", {A::kBuffer, A::kBuffer, A::kBuffer, A::kF32, A::kI64},
+      archs, false));
+  const uint32_t bwd = w.AddKernel(MakeKernel(
+      "gemm_bwd_2",
+      {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kF64},
+      archs, true, 0));
+  const uint32_t sgd = w.AddKernel(MakeKernel(
+      "sgd_momentum_3",
+      {A::kBuffer, A::kBuffer, A::kBuffer, A::kF32, A::kF32, A::kBuffer}, archs,
+      false));
+
+  // Arena layout for a batch of 32: x [32,16] at 0 (2048 B), y [32,8] at 2048
+  // (1024 B), pred [32,8] at 3072, loss [] at 4096, lr [] at 4352.
+  auto x = Bind("x", DType::kF32, {32, 16}, BufferRef::Arena(0, 2048));
+  auto y = Bind("y", DType::kF32, {32, 8}, BufferRef::Arena(2048, 1024));
+  auto pred = Bind("pred", DType::kF32, {32, 8}, BufferRef::Arena(3072, 1024));
+  auto loss_out = Bind("loss", DType::kF32, {}, BufferRef::Arena(4096, 4));
+  auto lr = Bind("lr", DType::kF32, {}, BufferRef::Arena(4352, 4));
+
+  const Launch fwd = MakeLaunch(gemm, {1, 4, 1}, {128, 1, 1}, 1024,
+                                {Arg::Buffer(BufferRef::Arena(0, 2048)),
+                                 Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
+                                 Arg::Buffer(BufferRef::Resident(bb, 0, 32)),
+                                 Arg::Buffer(BufferRef::Resident(cb, 0, 32)),
+                                 Arg::Buffer(BufferRef::Arena(3072, 1024)),
+                                 Arg::I32(32), Arg::I32(16), Arg::I32(8)});
+  const Launch loss_launch =
+      MakeLaunch(loss, {1, 1, 1}, {256, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Arena(3072, 1024)),
+                  Arg::Buffer(BufferRef::Arena(2048, 1024)),
+                  Arg::Buffer(BufferRef::Arena(4096, 4)), Arg::F32(1.0f / 256),
+                  Arg::I64(256)});
+  const Launch bwd_launch =
+      MakeLaunch(bwd, {2, 2, 1}, {16, 16, 1}, 8192,
+                 {Arg::Buffer(BufferRef::Arena(0, 2048)),
+                  Arg::Buffer(BufferRef::Arena(3072, 1024)),
+                  Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(gw, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(gb, 0, 32)), Arg::F64(0.5)});
+  const Launch update_w =
+      MakeLaunch(sgd, {1, 1, 1}, {128, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Resident(wb, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(gw, 0, 512)),
+                  Arg::Buffer(BufferRef::Resident(mw, 0, 512)), Arg::F32(0.9f),
+                  Arg::F32(-0.0f), Arg::Buffer(BufferRef::Arena(4352, 4))});
+  const Launch update_b = MakeLaunch(
+      sgd, {1, 1, 1}, {8, 1, 1}, 0,
+      {Arg::Buffer(BufferRef::Resident(bb, 0, 32)),
+       Arg::Buffer(BufferRef::Resident(gb, 0, 32)),
+       Arg::Buffer(BufferRef::Resident(mb, 0, 32)), Arg::F32(0.9f),
+       Arg::F32(1e-4f), Arg::Buffer(BufferRef::Resident(step, 0, 4))});
+
+  Entry forward;
+  forward.name = "forward";
+  forward.arena_size = 4096;
+  forward.inputs = {x};
+  forward.outputs = {pred};
+  forward.launches = {fwd};
+  w.AddEntry(forward);
+
+  Entry fb;
+  fb.name = "forward_backward";
+  fb.arena_size = 4352;
+  fb.arena_alignment = 512;
+  fb.inputs = {x, y};
+  fb.outputs = {loss_out, Bind("grad/w", DType::kF32, {16, 8},
+                               BufferRef::Resident(gw, 0, 512))};
+  fb.launches = {fwd, loss_launch, bwd_launch};
+  w.AddEntry(fb);
+
+  Entry update;
+  update.name = "apply_update";
+  update.arena_size = 4608;
+  update.inputs = {lr};
+  update.launches = {update_w, update_b};
+  w.AddEntry(update);
+
+  Entry train;
+  train.name = "train_step";
+  train.arena_size = 4608;
+  train.inputs = {x, y, lr};
+  train.outputs = {loss_out};
+  train.launches = {fwd, loss_launch, bwd_launch, update_w, update_b};
+  w.AddEntry(train);
+  return w.artifact();
+}
+
+Artifact MixedPrecisionArtifact() {
+  ArtifactWriter w({"sm_90a"});
+  const uint32_t p = w.AddParameter("embed", DType::kBF16, {100, 12},
+                                    InitKind::kUniform, -0.1f, 0.1f, 7);
+  const uint32_t q =
+      w.AddParameter("scale", DType::kF16, {12}, InitKind::kOnes, 0, 0, 8);
+  const uint32_t master = w.AddBuffer("master/embed", BufferRole::kMasterWeight,
+                                      DType::kF32, {100, 12});
+  const uint32_t m = w.AddBuffer("adam_m/embed", BufferRole::kOptimizerState,
+                                 DType::kF32, {100, 12});
+  const uint32_t mask =
+      w.AddConstant("mask", DType::kBool, {3, 5}, std::vector<uint8_t>(15, 1));
+  ResidentBuffer tokens;
+  tokens.name = "tokens";
+  tokens.role = BufferRole::kGradient;
+  tokens.dtype = DType::kI32;
+  tokens.shape = {4, 0, 3};
+  tokens.byte_size = 0;
+  tokens.donated = true;
+  const uint32_t tok = w.AddResidentBuffer(tokens);
+  const uint32_t k = w.AddKernel(MakeKernel(
+      "adam_bf16_0",
+      {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kF32, A::kI64},
+      {"sm_90a"}, true, 227 * 1024 - 4096));
+  Entry e;
+  e.name = "apply_update";
+  e.arena_size = 0;
+  e.arena_alignment = 1;
+  e.inputs = {
+      Bind("tokens", DType::kI32, {4, 0, 3}, BufferRef::Resident(tok, 0, 0))};
+  e.outputs = {
+      Bind("scale", DType::kF16, {12}, BufferRef::Resident(q, 0, 24)),
+      Bind("mask", DType::kBool, {3, 5}, BufferRef::Resident(mask, 0, 15))};
+  e.launches.push_back(
+      MakeLaunch(k, {2147483647u, 65535, 65535}, {1024, 1, 1}, 4096,
+                 {Arg::Buffer(BufferRef::Resident(p, 0, 2400)),
+                  Arg::Buffer(BufferRef::Resident(master, 0, 4800)),
+                  Arg::Buffer(BufferRef::Resident(m, 4800, 0)),
+                  Arg::Buffer(BufferRef::Resident(q, 22, 2)), Arg::F32(3e-4f),
+                  Arg::I64(-1)}));
+  w.mutable_artifact().kernels[k].max_threads = 1024;
+  w.AddEntry(std::move(e));
+  return w.artifact();
+}
+
+std::vector<Artifact> ValidArtifacts() {
+  return {MinimalArtifact(), TrainingArtifact(), MixedPrecisionArtifact()};
+}
+
+}  // namespace testing
+}  // namespace artifact
+}  // namespace kiln

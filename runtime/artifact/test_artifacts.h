@@ -1,0 +1,31 @@
+#ifndef KILN_RUNTIME_ARTIFACT_TEST_ARTIFACTS_H_
+#define KILN_RUNTIME_ARTIFACT_TEST_ARTIFACTS_H_
+
+// Small valid artifacts built with ArtifactWriter, for tests and the fuzzer.
+
+#include <vector>
+
+#include "runtime/artifact/artifact.h"
+
+namespace kiln {
+namespace artifact {
+namespace testing {
+
+// One kernel, one entry "forward" (x -> y in the arena), no parameters.
+Artifact MinimalArtifact();
+// A linear model trained with momentum SGD: parameters w and b, their gradients
+// and momenta, a constant, and the entries forward, forward_backward,
+// apply_update and train_step; kernels for sm_80 and sm_90, some with cubin;
+// scalar arguments of every kind.
+Artifact TrainingArtifact();
+// bf16 parameters with f32 master weights and Adam state, donated inputs.
+Artifact MixedPrecisionArtifact();
+
+// All of the above.
+std::vector<Artifact> ValidArtifacts();
+
+}  // namespace testing
+}  // namespace artifact
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_ARTIFACT_TEST_ARTIFACTS_H_

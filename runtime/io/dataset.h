@@ -1,0 +1,276 @@
+#ifndef KILN_RUNTIME_IO_DATASET_H_
+#define KILN_RUNTIME_IO_DATASET_H_
+
+// Memory-mapped datasets of fixed-size records, batch sampling, and a
+// double-buffered background batch producer.
+//
+// File format "KILNDATA" version 1 (all integers little endian):
+//
+//   offset size
+//    0      8   magic "KILNDATA"
+//    8      4   u32 version = 1
+//   12      4   u32 field_count
+//   16      8   u64 record_bytes  (> 0)
+//   24      8   u64 record_count
+//   32      8   u64 data_offset   (multiple of 64, >= 64 + layout_bytes)
+//   40      8   u64 layout_bytes
+//   48      8   u64 checksum: FNV-1a 64 (runtime/artifact/checksum.h) of bytes
+//               [0, 48) followed by the layout bytes
+//   56      8   u64 reserved = 0
+//   64      layout_bytes: field_count fields, each
+//                 u16 name length, name (UTF-8), u8 dtype (io::DType),
+//                 u8 rank, rank x u64 extents
+//   data_offset: record_count records of record_bytes bytes. A record is its
+//               fields' row-major bytes packed in order, without padding, so
+//               record_bytes is the sum of the fields' sizes (with no fields,
+//               the caller defines the record's contents).
+//
+// The file may be larger than memory: MappedDataset maps a window of it
+// (read-only) and moves the window as records are read. Headerless files of
+// fixed-size records can be opened with MappedDataset::OpenRaw.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "runtime/io/dtype.h"
+
+namespace kiln {
+namespace io {
+
+inline constexpr uint32_t kDatasetVersion = 1;
+inline constexpr size_t kDatasetHeaderBytes = 64;
+
+struct DatasetField {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  // Derived when a layout is read or written: where the field starts in a
+  // record and how many bytes it has.
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+// Writes a KILNDATA file: records are appended, Finish() writes the header and
+// moves the file into place (temporary file, fsync, rename, fsync folder), so a
+// reader never sees a half-written dataset.
+class DatasetWriter {
+ public:
+  // Records made of `fields` (record_bytes = sum of their sizes).
+  static absl::StatusOr<std::unique_ptr<DatasetWriter>> Create(
+      const std::string& path, std::vector<DatasetField> fields);
+  // Records of `record_bytes` opaque bytes.
+  static absl::StatusOr<std::unique_ptr<DatasetWriter>> CreateRaw(
+      const std::string& path, uint64_t record_bytes);
+  // Removes the temporary file if Finish() was not called or failed.
+  ~DatasetWriter();
+
+  uint64_t record_bytes() const { return record_bytes_; }
+  const std::vector<DatasetField>& fields() const { return fields_; }
+
+  // Appends one record (exactly record_bytes() bytes) or several (a multiple).
+  absl::Status Append(const void* data, size_t bytes);
+  absl::Status Finish();
+
+ private:
+  DatasetWriter() = default;
+  absl::Status Flush();
+
+  std::string path_;
+  std::string tmp_path_;
+  int fd_ = -1;
+  std::vector<DatasetField> fields_;
+  std::string layout_;
+  uint64_t record_bytes_ = 0;
+  uint64_t record_count_ = 0;
+  uint64_t data_offset_ = 0;
+  std::string buffer_;
+  bool finished_ = false;
+};
+
+struct DatasetOptions {
+  // Bytes of the file mapped at a time; 0 maps the whole file at once. Raised
+  // to at least one record plus a page.
+  uint64_t window_bytes = 1ULL << 30;
+};
+
+// A read-only, memory-mapped dataset. Thread-safe: reads are serialised by a
+// mutex (the mapping window is shared state).
+class MappedDataset {
+ public:
+  static absl::StatusOr<std::unique_ptr<MappedDataset>> Open(
+      const std::string& path, const DatasetOptions& options = {});
+  // A file without header: records of `record_bytes` from `data_offset` to the
+  // end of the file, which must hold a whole number of them.
+  static absl::StatusOr<std::unique_ptr<MappedDataset>> OpenRaw(
+      const std::string& path, uint64_t record_bytes, uint64_t data_offset = 0,
+      const DatasetOptions& options = {});
+  ~MappedDataset();
+  MappedDataset(const MappedDataset&) = delete;
+  MappedDataset& operator=(const MappedDataset&) = delete;
+
+  uint64_t record_count() const { return record_count_; }
+  uint64_t record_bytes() const { return record_bytes_; }
+  const std::vector<DatasetField>& fields() const { return fields_; }
+  // The field called `name`, or nullptr.
+  const DatasetField* FindField(absl::string_view name) const;
+
+  // Copies record indices[i] to dst + i * record_bytes().
+  absl::Status ReadRecords(absl::Span<const uint64_t> indices, void* dst);
+  // Copies records [first, first + count).
+  absl::Status ReadRange(uint64_t first, uint64_t count, void* dst);
+  // How many times a window was mapped (for tests and statistics).
+  uint64_t map_count() const;
+
+ private:
+  MappedDataset() = default;
+  absl::Status Init(const std::string& path, uint64_t data_offset,
+                    const DatasetOptions& options);
+  // Makes [offset, offset + size) of the file visible; returns its address.
+  absl::StatusOr<const uint8_t*> Map(uint64_t offset, uint64_t size)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  std::string path_;
+  int fd_ = -1;
+  uint64_t file_size_ = 0;
+  uint64_t data_offset_ = 0;
+  uint64_t record_bytes_ = 0;
+  uint64_t record_count_ = 0;
+  uint64_t window_bytes_ = 0;
+  std::vector<DatasetField> fields_;
+
+  mutable absl::Mutex mu_;
+  uint8_t* window_ ABSL_GUARDED_BY(mu_) = nullptr;
+  uint64_t window_offset_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t window_size_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t map_count_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+struct BatchOptions {
+  uint64_t batch_size = 1;
+  // Random order: a new permutation of all records every epoch (without
+  // replacement), from (seed, epoch). Otherwise records in file order.
+  bool shuffle = true;
+  uint64_t seed = 0;
+  // Drop a last batch smaller than batch_size (otherwise it is delivered
+  // short).
+  bool drop_last = true;
+  // Stop after this many epochs; 0 = never.
+  uint64_t num_epochs = 0;
+};
+
+// Which records make up each batch. Deterministic: the same (record count,
+// options) give the same sequence on every machine. Keeps one epoch's order in
+// memory (8 bytes per record).
+class BatchSampler {
+ public:
+  BatchSampler(uint64_t record_count, const BatchOptions& options);
+
+  // The next batch's record indices; false when num_epochs are done (or the
+  // dataset cannot fill a batch).
+  bool Next(std::vector<uint64_t>* indices, uint64_t* epoch,
+            uint64_t* batch_in_epoch);
+
+  // The order of epoch `epoch` under `seed`: a permutation of [0, count)
+  // (Fisher-Yates driven by SplitMix64).
+  static std::vector<uint64_t> EpochPermutation(uint64_t count, uint64_t seed,
+                                                uint64_t epoch);
+
+ private:
+  void StartEpoch();
+
+  uint64_t record_count_;
+  BatchOptions options_;
+  uint64_t epoch_ = 0;
+  uint64_t position_ = 0;
+  uint64_t batch_in_epoch_ = 0;
+  bool started_ = false;
+  std::vector<uint64_t> order_;
+};
+
+// Host memory for batch slots. The default uses aligned malloc; the GPU layer
+// can pass one that uses cuMemAllocHost so that uploads are asynchronous.
+class HostAllocator {
+ public:
+  virtual ~HostAllocator() = default;
+  virtual absl::StatusOr<void*> Allocate(size_t bytes) = 0;
+  virtual void Free(void* ptr, size_t bytes) = 0;
+};
+// 4096-byte aligned heap memory. A process-wide instance.
+HostAllocator* DefaultHostAllocator();
+
+// One batch in a producer slot. `data` holds num_records records of
+// record_bytes each, and stays valid and unchanged until the next call to
+// BatchProducer::Next() or Release().
+struct Batch {
+  const uint8_t* data = nullptr;
+  uint64_t num_records = 0;
+  uint64_t record_bytes = 0;
+  uint64_t sequence = 0;  // 0, 1, 2, ... over the producer's life
+  uint64_t epoch = 0;
+  uint64_t batch_in_epoch = 0;
+  int slot = 0;  // 0 or 1
+  std::vector<uint64_t> record_indices;
+};
+
+// Fills batches on a background thread into two alternating slots (double
+// buffering): while the consumer holds batch n in slot n % 2, the producer
+// fills batch n + 1 into the other. Slots are handed over under a mutex, so the
+// producer never writes a slot the consumer holds.
+class BatchProducer {
+ public:
+  // `dataset` and `allocator` must outlive the producer.
+  static absl::StatusOr<std::unique_ptr<BatchProducer>> Start(
+      MappedDataset* dataset, const BatchOptions& options,
+      HostAllocator* allocator = DefaultHostAllocator());
+  // Stops the thread and frees the slots.
+  ~BatchProducer();
+
+  // Gives back the batch held (if any) and waits for the next one. OutOfRange
+  // after the last batch; the read error if filling a batch failed.
+  absl::StatusOr<Batch> Next();
+  // Gives back the batch held, so the producer may refill its slot now.
+  void Release();
+
+ private:
+  enum class SlotState { kFree, kFilling, kReady, kHeld };
+  struct Slot {
+    void* memory = nullptr;
+    SlotState state = SlotState::kFree;
+    Batch batch;
+    absl::Status status;
+  };
+
+  BatchProducer(MappedDataset* dataset, const BatchOptions& options,
+                HostAllocator* allocator);
+  void Run();
+  void ReleaseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  MappedDataset* const dataset_;
+  const BatchOptions options_;
+  HostAllocator* const allocator_;
+  size_t slot_bytes_ = 0;
+
+  absl::Mutex mu_;
+  absl::CondVar changed_;
+  Slot slots_[2] ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;  // the producer has finished
+  uint64_t next_ ABSL_GUARDED_BY(mu_) = 0;  // sequence the consumer gets next
+  int held_ ABSL_GUARDED_BY(mu_) = -1;      // slot the consumer holds
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+}  // namespace io
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_IO_DATASET_H_
