@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/interpreter/EvalUtils.h"
-#include "compiler/interpreter/Philox.h"
+#include "runtime/random/philox.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -126,7 +126,7 @@ static void forEachPhiloxBlock(uint64_t seed, uint64_t stream, uint32_t offset,
                                  static_cast<uint32_t>(seed >> 32)};
   for (int64_t first = 0; first < size; first += 4) {
     uint64_t index = static_cast<uint64_t>(first) / 4;
-    PhiloxBlock block = philox4x32_10(
+    ::kiln::PhiloxBlock block = ::kiln::Philox4x32_10(
         {static_cast<uint32_t>(index), static_cast<uint32_t>(stream), offset,
          static_cast<uint32_t>(index >> 32)},
         key);
@@ -155,7 +155,7 @@ static LogicalResult evalRandomUniform(Operation *op,
   float belowHigh = std::nextafter(high, -std::numeric_limits<float>::infinity());
   forEachPhiloxBlock(
       random.getSeed(), random.getStream(), counterOffset(operands), out.size(),
-      [&](const PhiloxBlock &block, int64_t first, int64_t count) {
+      [&](const ::kiln::PhiloxBlock &block, int64_t first, int64_t count) {
         for (int64_t lane = 0; lane < count; ++lane) {
           float fraction = static_cast<float>(block[lane] >> 8) * 0x1p-24f;
           float scaled = span * fraction; // separate statements: no FMA
@@ -178,7 +178,7 @@ static LogicalResult evalRandomNormal(Operation *op,
   double stddev = random.getStd().convertToDouble();
   forEachPhiloxBlock(
       random.getSeed(), random.getStream(), counterOffset(operands), out.size(),
-      [&](const PhiloxBlock &block, int64_t first, int64_t count) {
+      [&](const ::kiln::PhiloxBlock &block, int64_t first, int64_t count) {
         // Box-Muller on lanes (0, 1) and (2, 3): the even lane of a pair
         // takes the cosine, the odd one the sine.
         for (int64_t pair = 0; 2 * pair < count; ++pair) {

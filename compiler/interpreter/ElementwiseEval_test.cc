@@ -1,7 +1,7 @@
 // Evaluators of the elementwise family against independent computations.
 
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/interpreter/Philox.h"
+#include "runtime/random/philox.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -559,9 +559,9 @@ TEST_F(ElementwiseEvalTest, RandomUniformKnownValuesAndPhilox) {
   // The known-answer Philox block: element i of block 0 is lane i.
   EXPECT_EQ(out[0].data[0], (0x6627E8D5u >> 8) * scale);
   EXPECT_EQ(out[0].data[3], (0x9B00DBD8u >> 8) * scale);
-  RandomStream stream{0, 0, 0};
+  ::kiln::RandomStream stream{0, 0, 0};
   for (size_t i = 0; i < 21; ++i)
-    EXPECT_EQ(out[0].data[i], stream.uniform(i)) << i;
+    EXPECT_EQ(out[0].data[i], stream.Uniform(i)) << i;
 }
 
 TEST_F(ElementwiseEvalTest, RandomUniformBoundsSeedStreamOffset) {
@@ -579,15 +579,15 @@ TEST_F(ElementwiseEvalTest, RandomUniformBoundsSeedStreamOffset) {
   int32_t step = steps(rng);
   std::vector<Tensor> out = run(source, {values({}, {double(step)}, ElementKind::I32)});
   ASSERT_EQ(out.size(), 6u);
-  RandomStream a{42, 3, uint32_t(step)}, c{43, 3, uint32_t(step)},
+  ::kiln::RandomStream a{42, 3, uint32_t(step)}, c{43, 3, uint32_t(step)},
       d{42, 4, uint32_t(step)}, e{uint64_t(int64_t(-7)), 0xFFFFFFFFu, 0};
   for (size_t i = 0; i < 65; ++i) {
-    EXPECT_EQ(out[0].data[i], uniformReference(a.word(i), -1.5, 2.25)) << i;
+    EXPECT_EQ(out[0].data[i], uniformReference(a.Word(i), -1.5, 2.25)) << i;
     EXPECT_EQ(out[1].data[i], out[0].data[i]) << "not deterministic at " << i;
-    EXPECT_EQ(out[2].data[i], uniformReference(c.word(i), -1.5, 2.25)) << i;
-    EXPECT_EQ(out[3].data[i], uniformReference(d.word(i), -1.5, 2.25)) << i;
-    EXPECT_EQ(out[4].data[i], uniformReference(e.word(i), -1.5, 2.25)) << i;
-    EXPECT_EQ(out[5].data[i], toBf16(uniformReference(a.word(i), -1.5, 2.25))) << i;
+    EXPECT_EQ(out[2].data[i], uniformReference(c.Word(i), -1.5, 2.25)) << i;
+    EXPECT_EQ(out[3].data[i], uniformReference(d.Word(i), -1.5, 2.25)) << i;
+    EXPECT_EQ(out[4].data[i], uniformReference(e.Word(i), -1.5, 2.25)) << i;
+    EXPECT_EQ(out[5].data[i], toBf16(uniformReference(a.Word(i), -1.5, 2.25))) << i;
     EXPECT_GE(out[0].data[i], -1.5);
     EXPECT_LT(out[0].data[i], 2.25);
   }
@@ -617,11 +617,11 @@ TEST_F(ElementwiseEvalTest, RandomUniformClampsBelowHigh) {
     })mlir";
   std::vector<Tensor> out = run(source, {});
   ASSERT_EQ(out.size(), 1u);
-  RandomStream stream{5, 1, 0};
+  ::kiln::RandomStream stream{5, 1, 0};
   int highFractions = 0;
   for (size_t i = 0; i < 64; ++i) {
     EXPECT_EQ(out[0].data[i], 1.0) << i;
-    highFractions += stream.uniform(i) > 0.5;
+    highFractions += stream.Uniform(i) > 0.5;
   }
   EXPECT_GT(highFractions, 5); // the clamp was exercised
 }
@@ -640,20 +640,20 @@ TEST_F(ElementwiseEvalTest, RandomNormalMatchesPhilox) {
   int32_t step = std::uniform_int_distribution<int32_t>(0, 1 << 30)(rng);
   std::vector<Tensor> out = run(source, {values({}, {double(step)}, ElementKind::I32)});
   ASSERT_EQ(out.size(), 6u);
-  RandomStream stream{1234, 2, uint32_t(step)}, other{99, 0, 0};
+  ::kiln::RandomStream stream{1234, 2, uint32_t(step)}, other{99, 0, 0};
   for (size_t i = 0; i < 63; ++i) {
-    double z = stream.normal(i);
+    double z = stream.Normal(i);
     EXPECT_EQ(out[0].data[i], double(float(z))) << i;
     EXPECT_EQ(out[1].data[i], double(float(0.5 + 3.0 * z))) << i;
     EXPECT_EQ(out[2].data[i], toBf16(-1.0 + 0.02 * z)) << i;
     EXPECT_EQ(out[3].data[i], 2.5) << i;
     EXPECT_EQ(out[4].data[i], out[0].data[i]) << "not deterministic at " << i;
     EXPECT_EQ(out[5].data[i],
-              toHalfType(1.0 + 2.0 * other.normal(i), llvm::APFloat::IEEEhalf()))
+              toHalfType(1.0 + 2.0 * other.Normal(i), llvm::APFloat::IEEEhalf()))
         << i;
   }
   // Box-Muller by hand for the first block: lanes 0/1 share (x0, x1).
-  PhiloxBlock block = philox4x32_10({0, 2, uint32_t(step), 0}, {1234, 0});
+  ::kiln::PhiloxBlock block = ::kiln::Philox4x32_10({0, 2, uint32_t(step), 0}, {1234, 0});
   double u1 = ((block[0] >> 8) + 1) / 16777216.0, u2 = (block[1] >> 8) / 16777216.0;
   double r = std::sqrt(-2 * std::log(u1));
   EXPECT_EQ(out[0].data[0], double(float(r * std::cos(2 * M_PI * u2))));

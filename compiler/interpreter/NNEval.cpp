@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/interpreter/EvalUtils.h"
-#include "compiler/interpreter/Philox.h"
+#include "runtime/random/philox.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -380,7 +380,7 @@ LogicalResult evalRope(Operation *op, llvm::ArrayRef<const Tensor *> operands,
 LogicalResult evalDropout(Operation *op, llvm::ArrayRef<const Tensor *> operands,
                           llvm::MutableArrayRef<Tensor> results, EvalContext &) {
   auto dropout = cast<DropoutOp>(op);
-  RandomStream stream;
+  ::kiln::RandomStream stream;
   // Two's complement: a negative seed is read as an unsigned 64-bit word and
   // the i32 offset as an unsigned 32-bit word.
   stream.seed = static_cast<uint64_t>(dropout.getSeedAttr().getInt());
@@ -393,7 +393,7 @@ LogicalResult evalDropout(Operation *op, llvm::ArrayRef<const Tensor *> operands
   const std::vector<double> &in = operands[0]->data;
   std::vector<double> &out = results[0].data;
   for (size_t i = 0, e = in.size(); i < e; ++i)
-    out[i] = stream.uniform(i) >= rate ? in[i] * scale : 0.0;
+    out[i] = stream.Uniform(i) >= rate ? in[i] * scale : 0.0;
   return success();
 }
 

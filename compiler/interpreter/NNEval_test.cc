@@ -3,7 +3,7 @@
 // fresh random inputs.
 
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/interpreter/Philox.h"
+#include "runtime/random/philox.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -569,13 +569,13 @@ TEST_F(NNEvalTest, DropoutUsesThePhiloxUniforms) {
     })mlir",
                {x, step});
   ASSERT_EQ(r.size(), 2u);
-  RandomStream withOffset{0x0123456789ABCDEFull, 3, 0xFFFFFFFDu};
-  RandomStream plain{0x0123456789ABCDEFull, 3, 0};
+  ::kiln::RandomStream withOffset{0x0123456789ABCDEFull, 3, 0xFFFFFFFDu};
+  ::kiln::RandomStream plain{0x0123456789ABCDEFull, 3, 0};
   std::vector<double> a(x.data.size()), b(x.data.size());
   int kept = 0, differ = 0;
   for (size_t i = 0; i < x.data.size(); ++i) {
-    a[i] = withOffset.uniform(i) >= 0.25 ? x.data[i] / 0.75 : 0.0;
-    b[i] = plain.uniform(i) >= 0.25 ? x.data[i] / 0.75 : 0.0;
+    a[i] = withOffset.Uniform(i) >= 0.25 ? x.data[i] / 0.75 : 0.0;
+    b[i] = plain.Uniform(i) >= 0.25 ? x.data[i] / 0.75 : 0.0;
     kept += a[i] != 0;
     differ += (a[i] != 0) != (b[i] != 0);
   }

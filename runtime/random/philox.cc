@@ -1,10 +1,8 @@
-//===- Philox.cpp - counter-based Philox4x32-10 random numbers ------------===//
-
-#include "compiler/interpreter/Philox.h"
+#include "runtime/random/philox.h"
 
 #include <cmath>
 
-namespace mlir::kiln::ref {
+namespace kiln {
 
 namespace {
 constexpr uint32_t kMultiplier0 = 0xD2511F53;
@@ -12,9 +10,9 @@ constexpr uint32_t kMultiplier1 = 0xCD9E8D57;
 constexpr uint32_t kWeyl0 = 0x9E3779B9;
 constexpr uint32_t kWeyl1 = 0xBB67AE85;
 constexpr double kTwoPow24Inv = 1.0 / 16777216.0;
-} // namespace
+}  // namespace
 
-PhiloxBlock philox4x32_10(PhiloxBlock counter, std::array<uint32_t, 2> key) {
+PhiloxBlock Philox4x32_10(PhiloxBlock counter, std::array<uint32_t, 2> key) {
   for (int round = 0; round < 10; ++round) {
     uint64_t product0 = uint64_t(kMultiplier0) * counter[0];
     uint64_t product1 = uint64_t(kMultiplier1) * counter[2];
@@ -27,22 +25,22 @@ PhiloxBlock philox4x32_10(PhiloxBlock counter, std::array<uint32_t, 2> key) {
   return counter;
 }
 
-static PhiloxBlock blockOf(const RandomStream &s, uint64_t index) {
+static PhiloxBlock BlockOf(const RandomStream &s, uint64_t index) {
   PhiloxBlock counter = {uint32_t(index / 4), s.stream, s.offset,
                          uint32_t((index / 4) >> 32)};
-  return philox4x32_10(counter, {uint32_t(s.seed), uint32_t(s.seed >> 32)});
+  return Philox4x32_10(counter, {uint32_t(s.seed), uint32_t(s.seed >> 32)});
 }
 
-uint32_t RandomStream::word(uint64_t index) const {
-  return blockOf(*this, index)[index % 4];
+uint32_t RandomStream::Word(uint64_t index) const {
+  return BlockOf(*this, index)[index % 4];
 }
 
-double RandomStream::uniform(uint64_t index) const {
-  return double(word(index) >> 8) * kTwoPow24Inv;
+double RandomStream::Uniform(uint64_t index) const {
+  return double(Word(index) >> 8) * kTwoPow24Inv;
 }
 
-double RandomStream::normal(uint64_t index) const {
-  PhiloxBlock block = blockOf(*this, index);
+double RandomStream::Normal(uint64_t index) const {
+  PhiloxBlock block = BlockOf(*this, index);
   unsigned pair = (index % 4) / 2;
   double u1 = double((block[2 * pair] >> 8) + 1) * kTwoPow24Inv;
   double u2 = double(block[2 * pair + 1] >> 8) * kTwoPow24Inv;
@@ -51,4 +49,4 @@ double RandomStream::normal(uint64_t index) const {
   return index % 2 == 0 ? radius * std::cos(angle) : radius * std::sin(angle);
 }
 
-} // namespace mlir::kiln::ref
+}  // namespace kiln

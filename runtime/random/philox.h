@@ -1,5 +1,3 @@
-//===- Philox.h - counter-based Philox4x32-10 random numbers -----*- C++ -*-===//
-//
 // The random numbers of kiln's random ops, dropout and initialisers. The
 // generator is counter based (Salmon et al., "Parallel random numbers: as easy
 // as 1, 2, 3", SC'11), so element i of a random tensor is a pure function of
@@ -17,21 +15,19 @@
 //             u2 = (w_2j+1 >> 8) * 2^-24,
 //             r = sqrt(-2 ln u1); lane 2j gets r cos(2 pi u2),
 //             lane 2j + 1 gets r sin(2 pi u2).
-//
-//===----------------------------------------------------------------------===//
 
-#ifndef KILN_COMPILER_INTERPRETER_PHILOX_H
-#define KILN_COMPILER_INTERPRETER_PHILOX_H
+#ifndef KILN_RUNTIME_RANDOM_PHILOX_H_
+#define KILN_RUNTIME_RANDOM_PHILOX_H_
 
 #include <array>
 #include <cstdint>
 
-namespace mlir::kiln::ref {
+namespace kiln {
 
 using PhiloxBlock = std::array<uint32_t, 4>;
 
 /// Ten rounds of Philox4x32 on `counter` under `key`.
-PhiloxBlock philox4x32_10(PhiloxBlock counter, std::array<uint32_t, 2> key);
+PhiloxBlock Philox4x32_10(PhiloxBlock counter, std::array<uint32_t, 2> key);
 
 /// Where a random tensor's numbers come from.
 struct RandomStream {
@@ -40,13 +36,13 @@ struct RandomStream {
   uint32_t offset = 0;
 
   /// The 32-bit word of flat element `index`.
-  uint32_t word(uint64_t index) const;
+  uint32_t Word(uint64_t index) const;
   /// Uniform in [0, 1) for flat element `index`.
-  double uniform(uint64_t index) const;
+  double Uniform(uint64_t index) const;
   /// Standard normal for flat element `index`.
-  double normal(uint64_t index) const;
+  double Normal(uint64_t index) const;
 };
 
-} // namespace mlir::kiln::ref
+}  // namespace kiln
 
-#endif // KILN_COMPILER_INTERPRETER_PHILOX_H
+#endif  // KILN_RUNTIME_RANDOM_PHILOX_H_

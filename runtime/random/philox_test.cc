@@ -1,26 +1,26 @@
-#include "compiler/interpreter/Philox.h"
+#include "runtime/random/philox.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace mlir::kiln::ref {
+namespace kiln {
 namespace {
 
 // Known-answer vectors of Philox4x32-10 from the Random123 distribution.
 TEST(Philox, KnownAnswerZeros) {
-  PhiloxBlock out = philox4x32_10({0, 0, 0, 0}, {0, 0});
+  PhiloxBlock out = Philox4x32_10({0, 0, 0, 0}, {0, 0});
   EXPECT_EQ(out, (PhiloxBlock{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
 }
 
 TEST(Philox, KnownAnswerOnes) {
-  PhiloxBlock out = philox4x32_10(
+  PhiloxBlock out = Philox4x32_10(
       {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff});
   EXPECT_EQ(out, (PhiloxBlock{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
 }
 
 TEST(Philox, KnownAnswerPi) {
-  PhiloxBlock out = philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+  PhiloxBlock out = Philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
                                   {0xa4093822, 0x299f31d0});
   EXPECT_EQ(out, (PhiloxBlock{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
@@ -30,7 +30,7 @@ TEST(RandomStream, UniformRangeAndMoments) {
   const int n = 200000;
   double sum = 0, sumSq = 0;
   for (int i = 0; i < n; ++i) {
-    double u = stream.uniform(i);
+    double u = stream.Uniform(i);
     ASSERT_GE(u, 0.0);
     ASSERT_LT(u, 1.0);
     sum += u;
@@ -46,7 +46,7 @@ TEST(RandomStream, NormalMoments) {
   const int n = 200000;
   double sum = 0, sumSq = 0;
   for (int i = 0; i < n; ++i) {
-    double x = stream.normal(i);
+    double x = stream.Normal(i);
     ASSERT_TRUE(std::isfinite(x));
     sum += x;
     sumSq += x * x;
@@ -59,19 +59,19 @@ TEST(RandomStream, StreamsAndOffsetsDiffer) {
   RandomStream a{7, 0, 0}, b{7, 1, 0}, c{7, 0, 1}, d{8, 0, 0};
   int same = 0;
   for (int i = 0; i < 64; ++i) {
-    same += a.word(i) == b.word(i);
-    same += a.word(i) == c.word(i);
-    same += a.word(i) == d.word(i);
+    same += a.Word(i) == b.Word(i);
+    same += a.Word(i) == c.Word(i);
+    same += a.Word(i) == d.Word(i);
   }
   EXPECT_EQ(same, 0);
 }
 
 TEST(RandomStream, ElementIsAPureFunctionOfItsIndex) {
   RandomStream s{99, 5, 11};
-  EXPECT_EQ(s.word(1000003), s.word(1000003));
-  PhiloxBlock block = philox4x32_10({250000, 5, 11, 0}, {99, 0});
-  EXPECT_EQ(s.word(1000002), block[2]);
+  EXPECT_EQ(s.Word(1000003), s.Word(1000003));
+  PhiloxBlock block = Philox4x32_10({250000, 5, 11, 0}, {99, 0});
+  EXPECT_EQ(s.Word(1000002), block[2]);
 }
 
-} // namespace
-} // namespace mlir::kiln::ref
+}  // namespace
+}  // namespace kiln
