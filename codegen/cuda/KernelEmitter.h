@@ -1,0 +1,110 @@
+//===- KernelEmitter.h - from one kiln.fusion to CUDA kernels ----*- C++ -*-===//
+//
+// The contract between the code generator's driver and the per-kind kernel
+// emitters. A fusion's operands and results live in dense row-major device
+// buffers (the memory planner gives each one); an emitter turns the fusion
+// into CUDA C++ kernels and the launches that compute its results from its
+// operands. Shapes are static, so emitters bake them into the source.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_KERNELEMITTER_H
+#define KILN_CODEGEN_CUDA_KERNELEMITTER_H
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln::codegen {
+
+struct CodegenOptions {
+  /// Target architecture, e.g. "sm_90".
+  std::string arch = "sm_90";
+  /// f32 matmuls on tensor cores in TF32 (faster, 10-bit mantissa inputs)
+  /// instead of exact f32 FMA.
+  bool allowTf32 = false;
+};
+
+/// What a launch argument refers to.
+struct LaunchArg {
+  enum class Kind { Operand, Result, Scratch, I32, I64, F32 };
+  Kind kind = Kind::Operand;
+  /// Operand/result index of the fusion, or byte offset into the fusion's
+  /// scratch space.
+  int64_t index = 0;
+  /// The value of a scalar argument (an f32 as its bit pattern).
+  uint64_t scalarBits = 0;
+
+  static LaunchArg operand(int64_t i) { return {Kind::Operand, i, 0}; }
+  static LaunchArg result(int64_t i) { return {Kind::Result, i, 0}; }
+  static LaunchArg scratch(int64_t offset) { return {Kind::Scratch, offset, 0}; }
+  static LaunchArg i32(int32_t v) {
+    return {Kind::I32, 0, static_cast<uint32_t>(v)};
+  }
+  static LaunchArg i64(int64_t v) {
+    return {Kind::I64, 0, static_cast<uint64_t>(v)};
+  }
+  static LaunchArg f32(float v);
+};
+
+/// One CUDA C++ kernel: `source` defines `extern "C" __global__ void
+/// <name>(...)` whose parameters match the launches' argument lists (device
+/// pointers for Operand/Result/Scratch, then int/long long/float scalars).
+/// Sources include "kiln_prelude.cuh" for shared device helpers.
+struct GeneratedKernel {
+  std::string name;
+  std::string source;
+};
+
+struct GeneratedLaunch {
+  /// Index into GeneratedFusion::kernels.
+  size_t kernel = 0;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t dynamicSharedBytes = 0;
+  std::vector<LaunchArg> args;
+};
+
+struct GeneratedFusion {
+  std::vector<GeneratedKernel> kernels;
+  /// Run in order on one stream.
+  std::vector<GeneratedLaunch> launches;
+  /// Temporary device memory the launches share (e.g. partial sums).
+  uint64_t scratchBytes = 0;
+};
+
+/// Emits the kernels of one fusion of the kind an emitter handles.
+class KernelEmitter {
+public:
+  virtual ~KernelEmitter() = default;
+  /// Whether this emitter handles `fusion` (by kind and contents).
+  virtual bool matches(FusionOp fusion) const = 0;
+  /// Generates the kernels; diagnostics go to `fusion`.
+  virtual FailureOr<GeneratedFusion> emit(FusionOp fusion,
+                                          const CodegenOptions &options) const = 0;
+};
+
+/// The emitters of every kind, tried in order.
+const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters();
+
+/// Generates `fusion` with the first emitter that matches; a diagnostic
+/// naming the fusion's ops when none does.
+FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
+                                      const CodegenOptions &options);
+
+// Factories of the emitters (one file each).
+std::unique_ptr<KernelEmitter> createPointwiseEmitter();
+std::unique_ptr<KernelEmitter> createReductionEmitter();
+std::unique_ptr<KernelEmitter> createGemmEmitter();
+
+/// The device helpers every kernel may use (kiln_prelude.cuh): bf16/f16
+/// conversions, NaN-propagating max/min, Philox4x32-10 as in
+/// runtime/random/philox.h, ...
+llvm::StringRef kernelPrelude();
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_KERNELEMITTER_H

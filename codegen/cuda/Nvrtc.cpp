@@ -1,0 +1,135 @@
+//===- Nvrtc.cpp - CUDA C++ to PTX and cubin with NVRTC -------------------===//
+
+#include "codegen/cuda/Nvrtc.h"
+
+#include "codegen/cuda/KernelEmitter.h"
+
+#include <nvJitLink.h>
+#include <nvrtc.h>
+
+#include <mutex>
+#include <unordered_map>
+
+namespace mlir::kiln::codegen {
+
+uint64_t contentHash(llvm::StringRef text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+namespace {
+/// Compiled kernels by (arch, cubin?, source) hash: identical kernels of
+/// different fusions and entries are compiled once per process.
+struct Cache {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, CompiledKernel> kernels;
+};
+Cache &cache() {
+  static Cache *instance = new Cache();
+  return *instance;
+}
+} // namespace
+
+/// PTX to SASS for `arch` with nvJitLink (the library form of ptxas).
+static bool assembleCubin(const std::string &ptx, llvm::StringRef arch,
+                          std::vector<uint8_t> &cubin, std::string &error) {
+  std::string archOption = "-arch=" + arch.str();
+  const char *options[] = {archOption.c_str()};
+  nvJitLinkHandle handle;
+  if (nvJitLinkCreate(&handle, 1, options) != NVJITLINK_SUCCESS) {
+    error = "nvJitLinkCreate failed for " + archOption;
+    return false;
+  }
+  auto fail = [&](const char *what) {
+    size_t size = 0;
+    nvJitLinkGetErrorLogSize(handle, &size);
+    std::string log(size, '\0');
+    if (size)
+      nvJitLinkGetErrorLog(handle, log.data());
+    error = std::string(what) + ": " + log;
+    nvJitLinkDestroy(&handle);
+    return false;
+  };
+  if (nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(),
+                       "kernel.ptx") != NVJITLINK_SUCCESS)
+    return fail("nvJitLinkAddData");
+  if (nvJitLinkComplete(handle) != NVJITLINK_SUCCESS)
+    return fail("nvJitLinkComplete");
+  size_t size = 0;
+  nvJitLinkGetLinkedCubinSize(handle, &size);
+  cubin.resize(size);
+  nvJitLinkGetLinkedCubin(handle, cubin.data());
+  nvJitLinkDestroy(&handle);
+  return true;
+}
+
+bool compileCuda(llvm::StringRef source, llvm::StringRef name,
+                 llvm::StringRef arch, bool withCubin, CompiledKernel &out,
+                 std::string &error) {
+  std::string key = arch.str() + (withCubin ? "+cubin\n" : "\n") + source.str();
+  uint64_t hash = contentHash(key);
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    auto it = cache().kernels.find(hash);
+    if (it != cache().kernels.end()) {
+      out = it->second;
+      return true;
+    }
+  }
+  if (!arch.starts_with("sm_")) {
+    error = "architecture must look like sm_90, got '" + arch.str() + "'";
+    return false;
+  }
+  std::string prelude = kernelPrelude().str();
+  const char *headers[] = {prelude.c_str()};
+  const char *headerNames[] = {"kiln_prelude.cuh"};
+  nvrtcProgram program;
+  std::string sourceText = source.str(), fileName = name.str() + ".cu";
+  if (nvrtcCreateProgram(&program, sourceText.c_str(), fileName.c_str(), 1,
+                         headers, headerNames) != NVRTC_SUCCESS) {
+    error = "nvrtcCreateProgram failed";
+    return false;
+  }
+  // PTX for the virtual architecture; the cubin is assembled from that PTX.
+  std::string archFlag = "--gpu-architecture=compute_" + arch.drop_front(3).str();
+  // No fast math: kernels must match the reference's IEEE semantics.
+  const char *options[] = {archFlag.c_str(), "--std=c++17",
+                           "--include-path=/usr/local/cuda/include"};
+  nvrtcResult result = nvrtcCompileProgram(program, 3, options);
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(program, &logSize);
+  std::string log(logSize, '\0');
+  if (logSize > 1)
+    nvrtcGetProgramLog(program, log.data());
+  if (!log.empty() && log.back() == '\0')
+    log.pop_back();
+  if (result != NVRTC_SUCCESS) {
+    error = std::string(nvrtcGetErrorString(result)) + " compiling " +
+            fileName + ":\n" + log;
+    nvrtcDestroyProgram(&program);
+    return false;
+  }
+  CompiledKernel compiled;
+  compiled.log = log;
+  size_t ptxSize = 0;
+  nvrtcGetPTXSize(program, &ptxSize);
+  compiled.ptx.resize(ptxSize);
+  nvrtcGetPTX(program, compiled.ptx.data());
+  if (!compiled.ptx.empty() && compiled.ptx.back() == '\0')
+    compiled.ptx.pop_back();
+  nvrtcDestroyProgram(&program);
+  if (withCubin && !assembleCubin(compiled.ptx, arch, compiled.cubin, error))
+    return false;
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    cache().kernels.emplace(hash, compiled);
+  }
+  out = std::move(compiled);
+  return true;
+}
+
+} // namespace mlir::kiln::codegen
