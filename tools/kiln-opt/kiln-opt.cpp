@@ -7,6 +7,7 @@
 
 #include "compiler/autodiff/Autodiff.h"
 #include "compiler/training/TrainStep.h"
+#include "compiler/transforms/Fusion.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::kiln::registerAutodiffPasses();
   mlir::kiln::registerTrainingPasses();
+  mlir::kiln::registerTransformsPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

@@ -1,0 +1,46 @@
+//===- OpClasses.h - how kiln ops map onto kernels ---------------*- C++ -*-===//
+//
+// The classification the fusion pass and the code generator share: which ops
+// compute each element independently (and so fuse into one loop), which read
+// their data operands at remapped indices, which reduce, and which need a
+// dedicated kernel of their own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_TRANSFORMS_OPCLASSES_H
+#define KILN_COMPILER_TRANSFORMS_OPCLASSES_H
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::kiln {
+
+enum class OpClass {
+  /// Element i of the result needs only element i (numpy-broadcast) of each
+  /// operand: elementwise ops, constants, iota, random ops, broadcast_to.
+  Pointwise,
+  /// Pointwise over the result, but data operands are read at remapped
+  /// indices, so they must be materialised buffers (transpose, slice, rope...).
+  Gather,
+  /// Changes only the shape of a contiguous buffer: no kernel, an alias.
+  View,
+  /// Reduces over dims or rows: reductions, softmax, norms, losses.
+  Reduction,
+  /// A matmul, whose element-wise consumers can be fused as an epilogue.
+  Gemm,
+  /// Ops with a kernel family of their own (attention, rnn, conv, pooling).
+  Dedicated,
+  /// Not a kiln compute op (func.return, kiln.fusion, ...).
+  Other,
+};
+
+OpClass classify(Operation *op);
+
+/// The fusion kind ("pointwise", "reduction", "gemm", "attention", "rnn",
+/// "conv", "optimizer") of an op that becomes a kernel by itself.
+llvm::StringRef fusionKindOf(Operation *op);
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_TRANSFORMS_OPCLASSES_H

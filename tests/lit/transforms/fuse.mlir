@@ -1,0 +1,42 @@
+// RUN: kiln-opt %s --kiln-fuse | FileCheck %s
+
+// A matmul takes its bias and activation as epilogue; the pre-activation is
+// also returned, so it becomes a second result. The constant is copied in.
+// CHECK-LABEL: func.func @mlp_layer
+// CHECK: %[[G:.*]]:2 = kiln.fusion "gemm" (%arg0, %arg1, %arg2)
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.gelu
+// CHECK-NEXT: kiln.yield
+// The reduction runs alone; the scaling after it is a pointwise kernel with
+// its constant copied in.
+// CHECK: %[[R:.*]] = kiln.fusion "reduction" (%[[G]]#1)
+// CHECK: kiln.fusion "pointwise" (%[[R]])
+// CHECK: kiln.constant dense<5.000000e-01>
+// CHECK: kiln.mul
+// CHECK: return
+func.func @mlp_layer(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>)
+    -> (tensor<f32>, tensor<8x32xf32>) {
+  %0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x32xf32>
+  %1 = kiln.add %0, %b : tensor<8x32xf32>, tensor<32xf32>
+  %2 = kiln.gelu %1 approximate = tanh : tensor<8x32xf32>
+  %3 = kiln.reduce_sum %2 dims = [0, 1] : tensor<8x32xf32>
+  %c = kiln.constant dense<0.5> : tensor<f32>
+  %4 = kiln.mul %3, %c : tensor<f32>, tensor<f32>
+  return %4, %1 : tensor<f32>, tensor<8x32xf32>
+}
+
+// Element-wise trees fuse into one loop; reshape stays a view between kernels.
+// CHECK-LABEL: func.func @pointwise_tree
+// CHECK: %[[P:.*]] = kiln.fusion "pointwise" (%arg0, %arg1)
+// CHECK-COUNT-3: kiln.
+// CHECK: kiln.yield
+// CHECK: kiln.reshape %[[P]]
+func.func @pointwise_tree(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<32xf32> {
+  %0 = kiln.sub %a, %b : tensor<4x8xf32>, tensor<8xf32>
+  %1 = kiln.exp %0 : tensor<4x8xf32>
+  %2 = kiln.tanh %1 : tensor<4x8xf32>
+  %3 = kiln.reshape %2 : tensor<4x8xf32> -> tensor<32xf32>
+  return %3 : tensor<32xf32>
+}
