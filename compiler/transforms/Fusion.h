@@ -14,6 +14,7 @@ LogicalResult fuseFunction(func::FuncOp function);
 #define GEN_PASS_DECL_KILNFUSE
 #include "compiler/transforms/Passes.h.inc"
 
+#define GEN_PASS_DECL_KILNPLANMEMORY
 #define GEN_PASS_REGISTRATION
 #include "compiler/transforms/Passes.h.inc"
 

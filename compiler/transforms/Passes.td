@@ -26,4 +26,27 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Assigns every tensor of every entry a device buffer";
+  let description = [{
+    After fusion, gives each value of each function a place in memory and
+    records it as attributes for the code generator and the runtime:
+    - parameters, master weights and optimizer state are resident buffers
+      named like the argument; a result marked `kiln.updates` is written into
+      the buffer of the argument it replaces (in place);
+    - gradients (results of forward_backward, arguments of apply_update) are
+      resident buffers `grad.<param>`, so host code can read and edit them
+      between the two entries;
+    - every other value (inputs, intermediates, loss, statistics) gets an
+      offset in the entry's arena, from liveness intervals over the fused
+      program: values whose lifetimes do not overlap share bytes, and a
+      pointwise kernel may write its result over an operand of the same size
+      that dies there. Reshapes alias their operand's buffer.
+    Each fusion gets `kiln.buffers` (one entry per result), each reshape
+    `kiln.buffers` (its alias), each argument `kiln.buffer`, and each
+    function `kiln.arena_size` and `kiln.peak_live_bytes` (the largest sum
+    of live tensor sizes at any point, which the arena never needs to exceed).
+  }];
+}
+
 #endif // KILN_TRANSFORMS_PASSES_TD

@@ -54,6 +54,15 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
              << "statistic, output; got " << attribute.getValue();
     return success();
   }
+  if (name == "kiln.buffer") {
+    // Written by --kiln-plan-memory: {buffer, offset, size}.
+    auto dict = dyn_cast<DictionaryAttr>(attribute.getValue());
+    if (!dict || !dict.getAs<StringAttr>("buffer") ||
+        !dict.getAs<IntegerAttr>("offset") || !dict.getAs<IntegerAttr>("size"))
+      return op->emitError() << "'kiln.buffer' must be {buffer = \"...\", "
+                                "offset = N, size = N}";
+    return success();
+  }
   if (name == KilnDialect::kUpdatesAttrName) {
     if (where != "result")
       return op->emitError() << "'" << name << "' may only mark a result";
