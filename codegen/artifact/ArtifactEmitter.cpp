@@ -1,0 +1,168 @@
+//===- ArtifactEmitter.cpp - compiled module to the artifact file ---------===//
+
+#include "codegen/artifact/ArtifactEmitter.h"
+
+#include "runtime/artifact/artifact_writer.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstring>
+
+namespace mlir::kiln::codegen {
+
+namespace art = ::kiln::artifact;
+
+static art::DType dtypeOf(Type type) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  if (element.isBF16())
+    return art::DType::kBF16;
+  if (element.isF16())
+    return art::DType::kF16;
+  if (element.isInteger(32))
+    return art::DType::kI32;
+  if (element.isInteger(1))
+    return art::DType::kBool;
+  return art::DType::kF32;
+}
+
+static std::vector<int64_t> shapeOf(Type type) {
+  auto shape = cast<RankedTensorType>(type).getShape();
+  return std::vector<int64_t>(shape.begin(), shape.end());
+}
+
+static art::BufferRole roleOf(llvm::StringRef role) {
+  if (role == "optimizer_state")
+    return art::BufferRole::kOptimizerState;
+  if (role == "master_weight")
+    return art::BufferRole::kMasterWeight;
+  if (role == "gradient")
+    return art::BufferRole::kGradient;
+  return art::BufferRole::kParameter;
+}
+
+static art::InitKind initKindOf(InitKind kind) {
+  switch (kind) {
+  case InitKind::zeros:
+    return art::InitKind::kZeros;
+  case InitKind::ones:
+    return art::InitKind::kOnes;
+  case InitKind::constant:
+    return art::InitKind::kConstant;
+  case InitKind::normal:
+    return art::InitKind::kNormal;
+  case InitKind::uniform:
+    return art::InitKind::kUniform;
+  case InitKind::xavier:
+    return art::InitKind::kXavier;
+  case InitKind::kaiming:
+    return art::InitKind::kKaiming;
+  }
+  return art::InitKind::kZeros;
+}
+
+bool writeArtifact(const CompiledModule &module, std::string &bytes,
+                   std::string &error) {
+  art::ArtifactWriter writer({module.arch});
+  llvm::StringMap<uint32_t> residentIndex;
+  for (const ResidentInfo &resident : module.residents)
+    residentIndex[resident.name] = writer.AddBuffer(
+        resident.name, roleOf(resident.role), dtypeOf(resident.type),
+        shapeOf(resident.type));
+  for (const ParameterInfo &param : module.parameters) {
+    art::Parameter p;
+    p.name = param.name;
+    p.shape = shapeOf(param.type);
+    p.dtype = dtypeOf(param.type);
+    p.init = initKindOf(param.init.getKind());
+    p.init_a = static_cast<float>(param.init.getFirstValue());
+    p.init_b = static_cast<float>(param.init.getSecondValue());
+    p.seed_stream = param.stream;
+    auto it = residentIndex.find(param.name);
+    if (it == residentIndex.end()) {
+      error = "parameter '" + param.name + "' has no resident buffer";
+      return false;
+    }
+    p.buffer = it->second;
+    writer.mutable_artifact().parameters.push_back(std::move(p));
+  }
+
+  auto bufferRef = [&](const SlotRef &slot, uint64_t size) {
+    if (!slot.resident)
+      return art::BufferRef::Arena(slot.offset, size);
+    return art::BufferRef::Resident(residentIndex.lookup(slot.name), slot.offset,
+                                    size);
+  };
+  for (const CompiledKernelImage &kernel : module.kernels) {
+    art::Kernel k;
+    k.name = kernel.name;
+    k.content_hash = kernel.hash;
+    art::KernelImage image;
+    image.arch = module.arch;
+    image.ptx = kernel.binary.ptx;
+    image.cubin = kernel.binary.cubin;
+    k.images.push_back(std::move(image));
+    for (LaunchArg::Kind kind : kernel.params)
+      k.params.push_back(kind == LaunchArg::Kind::I32   ? art::ArgKind::kI32
+                         : kind == LaunchArg::Kind::I64 ? art::ArgKind::kI64
+                         : kind == LaunchArg::Kind::F32 ? art::ArgKind::kF32
+                                                        : art::ArgKind::kBuffer);
+    writer.AddKernel(std::move(k));
+  }
+  for (const CompiledEntry &entry : module.entries) {
+    art::Entry e;
+    e.name = entry.name;
+    e.arena_size = entry.arenaBytes;
+    auto binding = [&](const TensorRef &t) {
+      art::TensorBinding b;
+      b.name = t.name;
+      b.dtype = dtypeOf(t.type);
+      b.shape = shapeOf(t.type);
+      b.buffer = bufferRef(t.slot, t.slot.size);
+      return b;
+    };
+    for (const TensorRef &t : entry.inputs)
+      e.inputs.push_back(binding(t));
+    for (const TensorRef &t : entry.outputs)
+      e.outputs.push_back(binding(t));
+    for (const CompiledLaunch &launch : entry.launches) {
+      art::Launch l;
+      l.kernel = static_cast<uint32_t>(launch.kernel);
+      l.grid = {launch.grid[0], launch.grid[1], launch.grid[2]};
+      l.block = {launch.block[0], launch.block[1], launch.block[2]};
+      l.dynamic_shared_bytes = launch.dynamicSharedBytes;
+      for (const CompiledArg &arg : launch.args) {
+        switch (arg.kind) {
+        case LaunchArg::Kind::I32:
+          l.args.push_back(art::Arg::I32(static_cast<int32_t>(arg.scalarBits)));
+          break;
+        case LaunchArg::Kind::I64:
+          l.args.push_back(art::Arg::I64(static_cast<int64_t>(arg.scalarBits)));
+          break;
+        case LaunchArg::Kind::F32: {
+          float value;
+          uint32_t bits = static_cast<uint32_t>(arg.scalarBits);
+          std::memcpy(&value, &bits, sizeof value);
+          l.args.push_back(art::Arg::F32(value));
+          break;
+        }
+        default:
+          // A pointer: the kernel sees the start of the slot.
+          l.args.push_back(art::Arg::Buffer(bufferRef(arg.slot, arg.slot.size)));
+          break;
+        }
+      }
+      e.launches.push_back(std::move(l));
+    }
+    writer.AddEntry(std::move(e));
+  }
+  absl::StatusOr<std::string> serialized = writer.Finish();
+  if (!serialized.ok()) {
+    error = std::string(serialized.status().message());
+    return false;
+  }
+  bytes = std::move(*serialized);
+  return true;
+}
+
+} // namespace mlir::kiln::codegen

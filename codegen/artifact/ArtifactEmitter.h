@@ -1,0 +1,27 @@
+//===- ArtifactEmitter.h - compiled module to the artifact file --*- C++ -*-===//
+//
+// Converts the code generator's output into the runtime's artifact (the
+// FlatBuffers format of runtime/artifact), which the runtime verifies on load.
+// Entry inputs named "lr" and "step" are the learning rate and step number
+// the runtime fills in; inputs and outputs bound to resident buffers are
+// parameters, optimizer state and gradients, the rest are host tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_ARTIFACT_ARTIFACTEMITTER_H
+#define KILN_CODEGEN_ARTIFACT_ARTIFACTEMITTER_H
+
+#include "codegen/cuda/ModuleCodegen.h"
+
+#include <string>
+
+namespace mlir::kiln::codegen {
+
+/// Serialises `module` into artifact bytes; on failure returns false with
+/// the runtime validator's message (naming the field) in `error`.
+bool writeArtifact(const CompiledModule &module, std::string &bytes,
+                   std::string &error);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_ARTIFACT_ARTIFACTEMITTER_H

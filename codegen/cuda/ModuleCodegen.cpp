@@ -1,0 +1,189 @@
+//===- ModuleCodegen.cpp - a planned module to kernels and launches -------===//
+
+#include "codegen/cuda/ModuleCodegen.h"
+
+#include "compiler/transforms/MemoryPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::kiln::codegen {
+
+static StringRef stringAttr(DictionaryAttr attrs, StringRef name) {
+  auto value = attrs ? attrs.getAs<StringAttr>(name) : StringAttr();
+  return value ? value.getValue() : StringRef();
+}
+
+static SlotRef toRef(const BufferSlot &slot) {
+  return SlotRef{slot.resident, slot.name, slot.offset, slot.size};
+}
+
+namespace {
+class Generator {
+public:
+  Generator(const CodegenOptions &options, bool compile)
+      : options(options), compile(compile) {}
+
+  LogicalResult run(ModuleOp module) {
+    result.arch = options.arch;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (failed(addEntry(function)))
+        return failure();
+    if (auto forward = module.lookupSymbol<func::FuncOp>("forward"))
+      for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
+        if (auto init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName))
+          result.parameters.push_back(
+              {stringAttr(forward.getArgAttrDict(i), KilnDialect::kNameAttrName).str(),
+               forward.getArgumentTypes()[i], init, i});
+    return success();
+  }
+
+  CompiledModule take() { return std::move(result); }
+
+private:
+  void noteResident(const BufferSlot &slot, StringRef role, Type type) {
+    if (!slot.resident || !residentNames.insert(slot.name).second)
+      return;
+    result.residents.push_back({slot.name, role.str(), type});
+  }
+
+  LogicalResult addEntry(func::FuncOp function) {
+    CompiledEntry entry;
+    entry.name = function.getSymName().str();
+    auto arena = function->getAttrOfType<IntegerAttr>("kiln.arena_size");
+    if (!arena)
+      return function.emitOpError("has no memory plan (run --kiln-plan-memory)");
+    uint64_t planned = arena.getInt();
+    uint64_t scratch = 0;
+
+    for (BlockArgument arg : function.getArguments()) {
+      DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
+      FailureOr<BufferSlot> slot = bufferOf(arg);
+      if (failed(slot))
+        return function.emitOpError("argument ") << arg.getArgNumber()
+                                                 << " has no buffer",
+               failure();
+      StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
+      noteResident(*slot, role, arg.getType());
+      entry.inputs.push_back({stringAttr(attrs, KilnDialect::kNameAttrName).str(),
+                              role.str(), arg.getType(), toRef(*slot)});
+    }
+    Operation *terminator = function.getBody().front().getTerminator();
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      DictionaryAttr attrs = function.getResultAttrDict(operand.getOperandNumber());
+      FailureOr<BufferSlot> slot = bufferOf(operand.get());
+      if (failed(slot))
+        return function.emitOpError("result ") << operand.getOperandNumber()
+                                               << " has no buffer",
+               failure();
+      StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
+      noteResident(*slot, role, operand.get().getType());
+      entry.outputs.push_back({stringAttr(attrs, KilnDialect::kNameAttrName).str(),
+                               role.str(), operand.get().getType(), toRef(*slot)});
+    }
+
+    for (Operation &op : function.getBody().front()) {
+      auto fusion = dyn_cast<FusionOp>(op);
+      if (!fusion)
+        continue;
+      FailureOr<GeneratedFusion> generated = emitFusion(fusion, options);
+      if (failed(generated))
+        return failure();
+      std::vector<size_t> kernelIds;
+      for (const GeneratedKernel &kernel : generated->kernels) {
+        FailureOr<size_t> id = addKernel(fusion, kernel);
+        if (failed(id))
+          return failure();
+        kernelIds.push_back(*id);
+      }
+      // Scratch lives after the planned tensors; fusions run one after the
+      // other, so they share it.
+      scratch = std::max(scratch, generated->scratchBytes);
+      for (const GeneratedLaunch &launch : generated->launches) {
+        CompiledLaunch compiled;
+        compiled.kernel = kernelIds[launch.kernel];
+        compiled.grid = launch.grid;
+        compiled.block = launch.block;
+        compiled.dynamicSharedBytes = launch.dynamicSharedBytes;
+        for (const LaunchArg &arg : launch.args) {
+          CompiledArg out;
+          out.kind = arg.kind;
+          out.scalarBits = arg.scalarBits;
+          if (arg.kind == LaunchArg::Kind::Operand ||
+              arg.kind == LaunchArg::Kind::Result) {
+            Value value = arg.kind == LaunchArg::Kind::Operand
+                              ? fusion.getInputs()[arg.index]
+                              : fusion.getResult(arg.index);
+            FailureOr<BufferSlot> slot = bufferOf(value);
+            if (failed(slot))
+              return fusion.emitOpError("a kernel argument has no buffer"), failure();
+            out.slot = toRef(*slot);
+          } else if (arg.kind == LaunchArg::Kind::Scratch) {
+            out.slot = SlotRef{false, "", alignScratch(planned) + arg.index, 0};
+          }
+          compiled.args.push_back(out);
+        }
+        entry.launches.push_back(std::move(compiled));
+      }
+    }
+    entry.arenaBytes = scratch ? alignScratch(planned) + scratch : planned;
+    result.entries.push_back(std::move(entry));
+    return success();
+  }
+
+  static uint64_t alignScratch(uint64_t x) {
+    return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  }
+
+  FailureOr<size_t> addKernel(FusionOp fusion, const GeneratedKernel &kernel) {
+    uint64_t hash = contentHash(kernel.source);
+    auto it = kernelByHash.find(hash);
+    if (it != kernelByHash.end())
+      return it->second;
+    CompiledKernelImage image;
+    image.name = kernel.name;
+    image.hash = hash;
+    image.source = kernel.source;
+    if (compile) {
+      std::string error;
+      if (!compileCuda(kernel.source, kernel.name, options.arch, /*withCubin=*/true,
+                       image.binary, error))
+        return fusion.emitOpError("generated kernel '")
+                   << kernel.name << "' does not compile: " << error,
+               failure();
+    }
+    size_t id = result.kernels.size();
+    result.kernels.push_back(std::move(image));
+    kernelByHash[hash] = id;
+    return id;
+  }
+
+  const CodegenOptions &options;
+  bool compile;
+  CompiledModule result;
+  std::map<uint64_t, size_t> kernelByHash;
+  llvm::StringSet<> residentNames;
+};
+} // namespace
+
+FailureOr<CompiledModule> generateModule(ModuleOp module,
+                                         const CodegenOptions &options,
+                                         bool compile) {
+  Generator generator(options, compile);
+  if (failed(generator.run(module)))
+    return failure();
+  CompiledModule compiled = generator.take();
+  // Kernel parameter kinds come from the first launch of each kernel.
+  for (const CompiledEntry &entry : compiled.entries)
+    for (const CompiledLaunch &launch : entry.launches) {
+      CompiledKernelImage &kernel = compiled.kernels[launch.kernel];
+      if (!kernel.params.empty() || launch.args.empty())
+        continue;
+      for (const CompiledArg &arg : launch.args)
+        kernel.params.push_back(arg.kind);
+    }
+  return compiled;
+}
+
+} // namespace mlir::kiln::codegen

@@ -1,0 +1,98 @@
+//===- ModuleCodegen.h - a planned module to kernels and launches -*- C++ -*-===//
+//
+// Generates every fusion of every entry of a fused, memory-planned module,
+// compiles the kernels (deduplicated by content), and resolves each launch
+// argument to a buffer slot. The result is what the artifact holds, in plain
+// values, independent of the file format.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_MODULECODEGEN_H
+#define KILN_CODEGEN_CUDA_MODULECODEGEN_H
+
+#include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/Nvrtc.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::kiln::codegen {
+
+/// A byte range of the entry's arena or of a named resident buffer.
+struct SlotRef {
+  bool resident = false;
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+struct CompiledArg {
+  LaunchArg::Kind kind = LaunchArg::Kind::Operand;
+  /// For Operand/Result/Scratch.
+  SlotRef slot;
+  uint64_t scalarBits = 0;
+};
+
+struct CompiledLaunch {
+  size_t kernel = 0;
+  std::array<uint32_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
+  uint32_t dynamicSharedBytes = 0;
+  std::vector<CompiledArg> args;
+};
+
+/// A tensor the host reads or writes: an entry input or output.
+struct TensorRef {
+  std::string name;
+  std::string role;
+  Type type;
+  SlotRef slot;
+};
+
+struct CompiledEntry {
+  std::string name;
+  uint64_t arenaBytes = 0;
+  std::vector<TensorRef> inputs, outputs;
+  std::vector<CompiledLaunch> launches;
+};
+
+struct CompiledKernelImage {
+  std::string name;
+  uint64_t hash = 0;
+  std::string source;
+  CompiledKernel binary;
+  /// Kinds of the kernel's parameters, in order.
+  std::vector<LaunchArg::Kind> params;
+};
+
+/// A resident buffer: parameter, master weight, optimizer state, gradient.
+struct ResidentInfo {
+  std::string name;
+  std::string role;
+  Type type;
+};
+
+/// A parameter's initialiser: `stream` is its position in forward.
+struct ParameterInfo {
+  std::string name;
+  Type type;
+  InitAttr init;
+  uint32_t stream = 0;
+};
+
+struct CompiledModule {
+  std::string arch;
+  std::vector<CompiledKernelImage> kernels;
+  std::vector<CompiledEntry> entries;
+  std::vector<ResidentInfo> residents;
+  std::vector<ParameterInfo> parameters;
+};
+
+/// Generates and compiles `module` (after --kiln-fuse and --kiln-plan-memory).
+/// With `compile` false, kernels are generated but not compiled (for
+/// --emit=cuda).
+FailureOr<CompiledModule> generateModule(ModuleOp module,
+                                         const CodegenOptions &options,
+                                         bool compile = true);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_MODULECODEGEN_H

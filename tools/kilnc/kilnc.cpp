@@ -1,0 +1,218 @@
+//===- kilnc.cpp - the kiln compiler ----------------------------------------===//
+//
+//   kilnc model.mlir -o model.kiln [--train=adamw|adam|sgd] [options]
+//
+// Parses and verifies the model, builds the training entries (or, with
+// --inference, only `forward`), fuses, plans memory, generates CUDA kernels,
+// compiles them with NVRTC to PTX and a cubin for --arch, and writes the
+// artifact. --emit stops early and prints the IR, the CUDA sources or the PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/artifact/ArtifactEmitter.h"
+#include "codegen/cuda/ModuleCodegen.h"
+#include "compiler/training/TrainStep.h"
+#include "compiler/transforms/Fusion.h"
+#include "compiler/transforms/MemoryPlan.h"
+#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("kilnc options");
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.mlir>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> outputPath("o", cl::desc("output file"),
+                                       cl::value_desc("path"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<std::string> train("train", cl::desc("optimizer: adamw, adam or sgd"),
+                                  cl::init("adamw"), cl::cat(category));
+static cl::opt<bool> inference("inference",
+                               cl::desc("compile only the forward entry"),
+                               cl::cat(category));
+static cl::opt<std::string> lossFunction("function", cl::desc("loss function name"),
+                                         cl::init("loss"), cl::cat(category));
+static cl::opt<double> momentum("momentum", cl::desc("SGD momentum"), cl::init(0.0),
+                                cl::cat(category));
+static cl::opt<bool> nesterov("nesterov", cl::desc("SGD Nesterov momentum"),
+                              cl::cat(category));
+static cl::opt<double> beta1("beta1", cl::init(0.9), cl::desc("Adam(W) beta1"),
+                             cl::cat(category));
+static cl::opt<double> beta2("beta2", cl::init(0.999), cl::desc("Adam(W) beta2"),
+                             cl::cat(category));
+static cl::opt<double> epsilon("epsilon", cl::init(1e-8), cl::desc("Adam(W) epsilon"),
+                               cl::cat(category));
+static cl::opt<double> weightDecay(
+    "weight-decay", cl::init(-1.0),
+    cl::desc("weight decay (default 0.01 for adamw, 0 otherwise)"), cl::cat(category));
+static cl::opt<double> clipNorm("clip-norm", cl::init(0.0),
+                                cl::desc("clip the global gradient norm (0: off)"),
+                                cl::cat(category));
+static cl::opt<double> clipValue("clip-value", cl::init(0.0),
+                                 cl::desc("clip gradient elements (0: off)"),
+                                 cl::cat(category));
+static cl::opt<double> gradScale("grad-scale", cl::init(1.0),
+                                 cl::desc("scale gradients"), cl::cat(category));
+static cl::opt<double> gradNoise("grad-noise", cl::init(0.0),
+                                 cl::desc("std of Gaussian gradient noise (0: off)"),
+                                 cl::cat(category));
+static cl::opt<uint64_t> gradNoiseSeed("grad-noise-seed", cl::init(0),
+                                       cl::desc("seed of the gradient noise"),
+                                       cl::cat(category));
+static cl::opt<bool> gradStats("grad-stats",
+                               cl::desc("emit gradient statistics outputs"),
+                               cl::cat(category));
+static cl::opt<std::string> precision("precision", cl::desc("f32 or bf16"),
+                                      cl::init("f32"), cl::cat(category));
+static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
+                                 cl::init("sm_90"), cl::cat(category));
+static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
+                          cl::cat(category));
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("mlir, cuda, ptx or artifact (default)"),
+                                 cl::init("artifact"), cl::cat(category));
+static cl::opt<bool> stats("stats",
+                           cl::desc("print kernels, launches and memory per entry"),
+                           cl::cat(category));
+
+static int fail(llvm::Twine message) {
+  llvm::errs() << "kilnc: error: " << message << "\n";
+  return 1;
+}
+
+static void printStats(const codegen::CompiledModule &module) {
+  uint64_t residentBytes = 0;
+  for (const codegen::ResidentInfo &resident : module.residents)
+    residentBytes += tensorBytes(resident.type);
+  llvm::errs() << "kernels: " << module.kernels.size() << " distinct\n"
+               << "resident bytes: " << residentBytes << " in "
+               << module.residents.size() << " buffers\n";
+  for (const codegen::CompiledEntry &entry : module.entries)
+    llvm::errs() << "entry " << entry.name << ": " << entry.launches.size()
+                 << " launches, arena " << entry.arenaBytes << " bytes\n";
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "kiln ahead-of-time training compiler\n");
+
+  TrainStepOptions options;
+  options.function = lossFunction;
+  if (train == "sgd")
+    options.optimizer.kind = OptimizerKind::SGD;
+  else if (train == "adam")
+    options.optimizer.kind = OptimizerKind::Adam;
+  else if (train == "adamw")
+    options.optimizer.kind = OptimizerKind::AdamW;
+  else
+    return fail("--train must be adamw, adam or sgd, got '" + train + "'");
+  if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact")
+    return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit + "'");
+  if (precision != "f32")
+    return fail("--precision=" + precision +
+                " is not available yet; this build supports --precision=f32");
+  if (nesterov && momentum <= 0)
+    return fail("--nesterov needs --momentum > 0");
+  if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
+    return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
+  options.optimizer.momentum = momentum;
+  options.optimizer.nesterov = nesterov;
+  options.optimizer.beta1 = beta1;
+  options.optimizer.beta2 = beta2;
+  options.optimizer.epsilon = epsilon;
+  options.optimizer.weightDecay =
+      weightDecay >= 0 ? double(weightDecay)
+                       : (options.optimizer.kind == OptimizerKind::AdamW ? 0.01 : 0.0);
+  options.transforms.statistics = gradStats;
+  options.transforms.scale = gradScale;
+  options.transforms.clipNorm = clipNorm;
+  options.transforms.clipValue = clipValue;
+  options.transforms.noiseScale = gradNoise;
+  options.transforms.noiseSeed = gradNoiseSeed;
+
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect>();
+  registerGradientRules(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  std::string openError;
+  auto file = openInputFile(inputPath, &openError);
+  if (!file)
+    return fail(openError);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  if (inference) {
+    auto loss = module->lookupSymbol<func::FuncOp>(lossFunction);
+    if (!loss)
+      return fail("no function named '" + lossFunction + "'");
+    loss.setSymName("forward");
+    Builder b(&context);
+    for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i) {
+      bool isParam = static_cast<bool>(loss.getArgAttr(i, KilnDialect::kParamAttrName));
+      loss.setArgAttr(i, KilnDialect::kRoleAttrName,
+                      b.getStringAttr(isParam ? "param" : "input"));
+    }
+    for (unsigned i = 0, e = loss.getNumResults(); i < e; ++i)
+      loss.setResultAttr(i, KilnDialect::kRoleAttrName, b.getStringAttr("output"));
+  } else if (failed(buildTrainingEntries(*module, options))) {
+    return 1;
+  }
+  for (auto function : module->getOps<func::FuncOp>())
+    if (failed(fuseFunction(function)) || failed(planMemory(function)))
+      return 1;
+  if (failed(verify(*module)))
+    return 1;
+
+  std::string error;
+  auto output = openOutputFile(outputPath, &error);
+  if (!output)
+    return fail(error);
+  if (emit == "mlir") {
+    module->print(output->os());
+    output->keep();
+    return 0;
+  }
+
+  codegen::CodegenOptions codegenOptions;
+  codegenOptions.arch = arch;
+  codegenOptions.allowTf32 = tf32;
+  FailureOr<codegen::CompiledModule> compiled =
+      codegen::generateModule(*module, codegenOptions, /*compile=*/emit != "cuda");
+  if (failed(compiled))
+    return 1;
+  if (stats)
+    printStats(*compiled);
+  if (emit == "cuda" || emit == "ptx") {
+    for (const codegen::CompiledKernelImage &kernel : compiled->kernels)
+      output->os() << "// ===== " << kernel.name << " =====\n"
+                   << (emit == "cuda" ? kernel.source : kernel.binary.ptx) << "\n";
+    output->keep();
+    return 0;
+  }
+  std::string bytes;
+  if (!codegen::writeArtifact(*compiled, bytes, error))
+    return fail("invalid artifact: " + error);
+  output->os() << bytes;
+  output->keep();
+  return 0;
+}
