@@ -19,6 +19,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -113,8 +115,11 @@ protected:
       }
     }
     for (const GeneratedKernel &kernel : generated->kernels) {
-      if (std::getenv("KILN_DUMP_KERNELS"))
-        llvm::errs() << kernel.source << "\n";
+      if (const char *dir = std::getenv("KILN_DUMP_KERNELS")) {
+        std::error_code ec;
+        llvm::raw_fd_ostream file(std::string(dir) + "/" + kernel.name + ".cu", ec);
+        file << kernel.source;
+      }
       CompiledKernel compiled;
       std::string error;
       bool ok = compileCuda(kernel.source, kernel.name, "sm_90", true, compiled, error);
