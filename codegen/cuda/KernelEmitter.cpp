@@ -2,6 +2,8 @@
 
 #include "codegen/cuda/KernelEmitter.h"
 
+#include "codegen/cuda/AttentionEmitter.h"
+
 #include <cstring>
 
 namespace mlir::kiln::codegen {
@@ -17,6 +19,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     auto *list = new std::vector<std::unique_ptr<KernelEmitter>>();
     list->push_back(createGemmEmitter());
     list->push_back(createReductionEmitter());
+    list->push_back(createAttentionEmitter());
     list->push_back(createPointwiseEmitter());
     return list;
   }();

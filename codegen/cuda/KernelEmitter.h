@@ -99,6 +99,7 @@ FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
 std::unique_ptr<KernelEmitter> createPointwiseEmitter();
 std::unique_ptr<KernelEmitter> createReductionEmitter();
 std::unique_ptr<KernelEmitter> createGemmEmitter();
+std::unique_ptr<KernelEmitter> createAttentionEmitter();
 
 /// The device helpers every kernel may use (kiln_prelude.cuh): bf16/f16
 /// conversions, NaN-propagating max/min, Philox4x32-10 as in

@@ -1,0 +1,538 @@
+//===- AttentionEmitter.cpp - kernels of "attention" fusions --------------===//
+//
+// kiln.attention is a flash-attention forward: one block of 256 threads per
+// (batch*head, tile of BM queries); K/V tiles of BN keys are staged in
+// shared memory (as f32) and the softmax is computed online (running max and
+// sum per query row, in the log2 domain with the scale folded into Q), so the
+// score matrix never leaves the chip. Causal blocks stop at their last
+// visible key tile (the mask is aligned to the ends: key j is visible to
+// query i when j <= i + Tk - Tq).
+//
+// kiln.attention_backward recomputes the softmax and runs two kernels,
+// neither with atomics:
+//  1. over query tiles: the row statistics (log-sum-exp by a first sweep
+//     over the keys, delta = rowsum(dO * O)) are left in scratch, and a
+//     second sweep accumulates dq = scale * dS K in registers;
+//  2. over key tiles: every query tile that sees the keys is visited,
+//     P = exp(S - lse) and dS = P (dP - delta) are recomputed, and
+//     dv = P^T dO and dk = scale * dS^T Q accumulate in registers.
+//
+// Threads form a 16x16 grid: thread (ty, tx) owns rows ty + 16 i and
+// columns tx + 16 j of every tile product, accumulating in f32 with FMA on
+// CUDA cores. Head dims are padded to multiples of 16 in shared memory
+// (zeros). Tiles are 64x64 when they fit, else 32 or 16 (large head dims);
+// head dims too large for 16-row tiles are rejected by matches().
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/AttentionEmitter.h"
+
+#include "codegen/cuda/EmitterUtils.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+/// Shared memory one block may use (of the 227 KiB an H200 SM offers).
+constexpr int64_t kSharedLimit = 200 * 1024;
+
+constexpr const char *kHelpers = R"cuda(
+#define KILN_INF __int_as_float(0x7f800000)
+
+// Key kj is visible to query qi (causal mask aligned to the ends).
+__device__ __forceinline__ bool kiln_visible(int qi, int kj) {
+  return kj < TK && (!CAUSAL || kj <= qi + (TK - TQ));
+}
+
+// Rows [row0, row0 + ROWS) of a [t, W] matrix into shared [ROWS][LD] as f32
+// times `mul`; zeros beyond t rows and W columns (up to WP).
+template <int ROWS, int W, int WP, int LD>
+__device__ __forceinline__ void kiln_load_tile(float *dst, const elem_t *__restrict__ src,
+                                               int row0, int t, float mul) {
+  for (int idx = threadIdx.x; idx < ROWS * WP; idx += 256) {
+    const int r = idx / WP, e = idx % WP;
+    float v = 0.f;
+    if (row0 + r < t && e < W) v = kiln_load(src[(idx_t)(row0 + r) * W + e]) * mul;
+    dst[r * LD + e] = v;
+  }
+}
+
+// acc[i][j] += sum_k a(i, k) * b(j, k) for this thread's RI x RJ outputs.
+template <int RI, int RJ, int K, class A, class B>
+__device__ __forceinline__ void kiln_tile_mma(float (&acc)[RI][RJ], A a, B b) {
+#pragma unroll 4
+  for (int k = 0; k < K; ++k) {
+    float av[RI], bv[RJ];
+#pragma unroll
+    for (int i = 0; i < RI; ++i) av[i] = a(i, k);
+#pragma unroll
+    for (int j = 0; j < RJ; ++j) bv[j] = b(j, k);
+#pragma unroll
+    for (int i = 0; i < RI; ++i)
+#pragma unroll
+      for (int j = 0; j < RJ; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+  }
+}
+
+// Max and sum over the 16 threads (tx) that share a row.
+__device__ __forceinline__ float kiln_row_max(float v) {
+#pragma unroll
+  for (int o = 8; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ __forceinline__ float kiln_row_sum(float v) {
+#pragma unroll
+  for (int o = 8; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+template <int R, int C>
+__device__ __forceinline__ void kiln_zero(float (&a)[R][C]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; ++j) a[i][j] = 0.f;
+}
+)cuda";
+
+constexpr const char *kForward = R"cuda(
+  extern __shared__ float smem[];
+  float *sQ = smem, *sK = sQ + BM * LQ, *sV = sK + BN * LK, *sP = sV + BN * LV;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int bh = blockIdx.x / QT;
+  // The longest causal tiles first.
+  const int q0 = (QT - 1 - (int)(blockIdx.x % QT)) * BM;
+  const elem_t *qb = q + (idx_t)bh * TQ * D, *kb = k + (idx_t)bh * TK * D;
+  const elem_t *vb = v + (idx_t)bh * TK * DV;
+  kiln_load_tile<BM, D, DP, LQ>(sQ, qb, q0, TQ, QSCALE);
+  float m[RM], l[RM], o[RM][DVJ];
+#pragma unroll
+  for (int i = 0; i < RM; ++i) m[i] = -KILN_INF, l[i] = 0.f;
+  kiln_zero(o);
+  const int kEnd = CAUSAL ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
+  for (int k0 = 0; k0 < kEnd; k0 += BN) {
+    __syncthreads();
+    kiln_load_tile<BN, D, DP, LK>(sK, kb, k0, TK, 1.f);
+    kiln_load_tile<BN, DV, DVP, LV>(sV, vb, k0, TK, 1.f);
+    __syncthreads();
+    float s[RM][RN];
+    kiln_zero(s);
+    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
+                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+#pragma unroll
+    for (int i = 0; i < RM; ++i) {
+      const int qi = q0 + ty + 16 * i;
+      float mt = m[i];
+#pragma unroll
+      for (int j = 0; j < RN; ++j) {
+        if (!kiln_visible(qi, k0 + tx + 16 * j)) s[i][j] = -KILN_INF;
+        mt = fmaxf(mt, s[i][j]);
+      }
+      mt = kiln_row_max(mt);
+      const float alpha = mt == -KILN_INF ? 1.f : exp2f(m[i] - mt);
+      m[i] = mt;
+      l[i] *= alpha;
+#pragma unroll
+      for (int jj = 0; jj < DVJ; ++jj) o[i][jj] *= alpha;
+#pragma unroll
+      for (int j = 0; j < RN; ++j) {
+        const float p = mt == -KILN_INF ? 0.f : exp2f(s[i][j] - mt);
+        l[i] += p;
+        sP[(ty + 16 * i) * LP + tx + 16 * j] = p;
+      }
+    }
+    __syncthreads();
+    kiln_tile_mma<RM, DVJ, BN>(o, [&](int i, int c) { return sP[(ty + 16 * i) * LP + c]; },
+                               [&](int jj, int c) { return sV[c * LV + tx + 16 * jj]; });
+  }
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    const float total = kiln_row_sum(l[i]);
+    const int qi = q0 + ty + 16 * i;
+    if (qi >= TQ) continue;
+    const float inv = total > 0.f ? 1.f / total : 0.f;
+#pragma unroll
+    for (int jj = 0; jj < DVJ; ++jj) {
+      const int e = tx + 16 * jj;
+      if (e < DV) kiln_store(out + ((idx_t)bh * TQ + qi) * DV + e, o[i][jj] * inv);
+    }
+  }
+)cuda";
+
+constexpr const char *kBackwardQuery = R"cuda(
+  extern __shared__ float smem[];
+  float *sQ = smem, *sO = sQ + BM * LQ, *sK = sO + BM * LO, *sV = sK + BN * LK;
+  float *sS = sV + BN * LV;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int bh = blockIdx.x / QT;
+  const int q0 = (QT - 1 - (int)(blockIdx.x % QT)) * BM;
+  const elem_t *qb = q + (idx_t)bh * TQ * D, *kb = k + (idx_t)bh * TK * D;
+  const elem_t *vb = v + (idx_t)bh * TK * DV;
+  kiln_load_tile<BM, D, DP, LQ>(sQ, qb, q0, TQ, QSCALE);
+  kiln_load_tile<BM, DV, DVP, LO>(sO, d_out + (idx_t)bh * TQ * DV, q0, TQ, 1.f);
+  __syncthreads();
+  // delta_i = sum_e dO[i, e] * O[i, e].
+  float delta[RM];
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    const int r = ty + 16 * i, qi = q0 + r;
+    float acc = 0.f;
+    if (qi < TQ)
+#pragma unroll
+      for (int jj = 0; jj < DVJ; ++jj) {
+        const int e = tx + 16 * jj;
+        if (e < DV) acc += sO[r * LO + e] * kiln_load(out[((idx_t)bh * TQ + qi) * DV + e]);
+      }
+    delta[i] = kiln_row_sum(acc);
+  }
+  const int kEnd = CAUSAL ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
+  // Sweep 1: the log-sum-exp of every row (log2 domain).
+  float m[RM], l[RM];
+#pragma unroll
+  for (int i = 0; i < RM; ++i) m[i] = -KILN_INF, l[i] = 0.f;
+  for (int k0 = 0; k0 < kEnd; k0 += BN) {
+    __syncthreads();
+    kiln_load_tile<BN, D, DP, LK>(sK, kb, k0, TK, 1.f);
+    __syncthreads();
+    float s[RM][RN];
+    kiln_zero(s);
+    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
+                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+#pragma unroll
+    for (int i = 0; i < RM; ++i) {
+      const int qi = q0 + ty + 16 * i;
+      float mt = m[i];
+#pragma unroll
+      for (int j = 0; j < RN; ++j) {
+        if (!kiln_visible(qi, k0 + tx + 16 * j)) s[i][j] = -KILN_INF;
+        mt = fmaxf(mt, s[i][j]);
+      }
+      mt = kiln_row_max(mt);
+      const float alpha = mt == -KILN_INF ? 1.f : exp2f(m[i] - mt);
+      m[i] = mt;
+      l[i] *= alpha;
+#pragma unroll
+      for (int j = 0; j < RN; ++j) l[i] += mt == -KILN_INF ? 0.f : exp2f(s[i][j] - mt);
+    }
+  }
+  float lse[RM];
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    lse[i] = m[i] + log2f(kiln_row_sum(l[i]));
+    const int qi = q0 + ty + 16 * i;
+    if (tx == 0 && qi < TQ) {
+      row_lse[(idx_t)bh * TQ + qi] = lse[i];
+      row_delta[(idx_t)bh * TQ + qi] = delta[i];
+    }
+  }
+  // Sweep 2: dS = P (dP - delta), dq += dS K.
+  float dq[RM][DJ];
+  kiln_zero(dq);
+  for (int k0 = 0; k0 < kEnd; k0 += BN) {
+    __syncthreads();
+    kiln_load_tile<BN, D, DP, LK>(sK, kb, k0, TK, 1.f);
+    kiln_load_tile<BN, DV, DVP, LV>(sV, vb, k0, TK, 1.f);
+    __syncthreads();
+    float s[RM][RN], dp[RM][RN];
+    kiln_zero(s);
+    kiln_zero(dp);
+    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
+                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+    kiln_tile_mma<RM, RN, DVP>(dp, [&](int i, int e) { return sO[(ty + 16 * i) * LO + e]; },
+                               [&](int j, int e) { return sV[(tx + 16 * j) * LV + e]; });
+#pragma unroll
+    for (int i = 0; i < RM; ++i) {
+      const int qi = q0 + ty + 16 * i;
+#pragma unroll
+      for (int j = 0; j < RN; ++j) {
+        const float p = kiln_visible(qi, k0 + tx + 16 * j) ? exp2f(s[i][j] - lse[i]) : 0.f;
+        sS[(ty + 16 * i) * LP + tx + 16 * j] = p * (dp[i][j] - delta[i]);
+      }
+    }
+    __syncthreads();
+    kiln_tile_mma<RM, DJ, BN>(dq, [&](int i, int c) { return sS[(ty + 16 * i) * LP + c]; },
+                              [&](int jj, int c) { return sK[c * LK + tx + 16 * jj]; });
+  }
+)cuda";
+
+constexpr const char *kStoreQueryGrad = R"cuda(
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    const int qi = q0 + ty + 16 * i;
+    if (qi >= TQ) continue;
+#pragma unroll
+    for (int jj = 0; jj < DJ; ++jj) {
+      const int e = tx + 16 * jj;
+      if (e < D) kiln_store(d_query + ((idx_t)bh * TQ + qi) * D + e, dq[i][jj] * SCALE);
+    }
+  }
+)cuda";
+
+constexpr const char *kBackwardKey = R"cuda(
+  extern __shared__ float smem[];
+  float *sK = smem, *sV = sK + BN * LK, *sQ = sV + BN * LV, *sO = sQ + BM * LQ;
+  float *sP = sO + BM * LO, *sS = sP + BM * LP, *sL = sS + BM * LP, *sD = sL + BM;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int bh = blockIdx.x / KT;
+  const int k0 = (int)(blockIdx.x % KT) * BN;
+  const elem_t *qb = q + (idx_t)bh * TQ * D, *ob = d_out + (idx_t)bh * TQ * DV;
+  kiln_load_tile<BN, D, DP, LK>(sK, k + (idx_t)bh * TK * D, k0, TK, 1.f);
+  kiln_load_tile<BN, DV, DVP, LV>(sV, v + (idx_t)bh * TK * DV, k0, TK, 1.f);
+  float dk[RN][DJ], dv[RN][DVJ];
+  kiln_zero(dk);
+  kiln_zero(dv);
+  // The first query that sees key k0, rounded down to its tile.
+  const int qStart = CAUSAL ? max(0, k0 - (TK - TQ)) / BM * BM : 0;
+  for (int q0 = qStart; q0 < TQ; q0 += BM) {
+    __syncthreads();
+    kiln_load_tile<BM, D, DP, LQ>(sQ, qb, q0, TQ, 1.f);
+    kiln_load_tile<BM, DV, DVP, LO>(sO, ob, q0, TQ, 1.f);
+    for (int r = threadIdx.x; r < BM; r += 256) {
+      const bool valid = q0 + r < TQ;
+      sL[r] = valid ? row_lse[(idx_t)bh * TQ + q0 + r] : 0.f;
+      sD[r] = valid ? row_delta[(idx_t)bh * TQ + q0 + r] : 0.f;
+    }
+    __syncthreads();
+    float s[RM][RN], dp[RM][RN];
+    kiln_zero(s);
+    kiln_zero(dp);
+    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
+                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+    kiln_tile_mma<RM, RN, DVP>(dp, [&](int i, int e) { return sO[(ty + 16 * i) * LO + e]; },
+                               [&](int j, int e) { return sV[(tx + 16 * j) * LV + e]; });
+#pragma unroll
+    for (int i = 0; i < RM; ++i) {
+      const int r = ty + 16 * i, qi = q0 + r;
+#pragma unroll
+      for (int j = 0; j < RN; ++j) {
+        const bool on = qi < TQ && kiln_visible(qi, k0 + tx + 16 * j);
+        const float p = on ? exp2f(s[i][j] * QSCALE - sL[r]) : 0.f;
+        sP[r * LP + tx + 16 * j] = p;
+        sS[r * LP + tx + 16 * j] = p * (dp[i][j] - sD[r]);
+      }
+    }
+    __syncthreads();
+    kiln_tile_mma<RN, DVJ, BM>(dv, [&](int i, int r) { return sP[r * LP + ty + 16 * i]; },
+                               [&](int jj, int r) { return sO[r * LO + tx + 16 * jj]; });
+    kiln_tile_mma<RN, DJ, BM>(dk, [&](int i, int r) { return sS[r * LP + ty + 16 * i]; },
+                              [&](int jj, int r) { return sQ[r * LQ + tx + 16 * jj]; });
+  }
+#pragma unroll
+  for (int i = 0; i < RN; ++i) {
+    const int kj = k0 + ty + 16 * i;
+    if (kj >= TK) continue;
+)cuda";
+
+constexpr const char *kStoreKeyGrad = R"cuda(
+#pragma unroll
+    for (int jj = 0; jj < DJ; ++jj) {
+      const int e = tx + 16 * jj;
+      if (e < D) kiln_store(d_key + ((idx_t)bh * TK + kj) * D + e, dk[i][jj] * SCALE);
+    }
+)cuda";
+
+constexpr const char *kStoreValueGrad = R"cuda(
+#pragma unroll
+    for (int jj = 0; jj < DVJ; ++jj) {
+      const int e = tx + 16 * jj;
+      if (e < DV) kiln_store(d_value + ((idx_t)bh * TK + kj) * DV + e, dv[i][jj]);
+    }
+)cuda";
+
+/// Sizes of one attention op and the tiles chosen for it.
+struct AttentionShape {
+  int64_t batchHeads, tq, tk, d, dv, dp, dvp;
+  double scale;
+  bool causal;
+  int64_t tile = 64;
+
+  static int64_t roundUp16(int64_t v) { return std::max<int64_t>(16, (v + 15) / 16 * 16); }
+  int64_t lp() const { return tile % 32 == 0 ? tile + 16 : tile; }
+  int64_t forwardShared() const {
+    return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) + tile * lp());
+  }
+  int64_t queryShared() const {
+    return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) * 2 + tile * lp());
+  }
+  int64_t keyShared() const {
+    return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) * 2 + 2 * tile * lp() + 2 * tile);
+  }
+
+  /// Picks the largest tile (64, 32, 16) whose kernels fit in shared
+  /// memory; fails when not even 16 does.
+  LogicalResult chooseTile(bool backward) {
+    int64_t longest = roundUp16(std::max(tq, tk));
+    for (int64_t t : {64, 32, 16}) {
+      tile = t;
+      if (t > longest && t != 16)
+        continue;
+      int64_t need = backward ? std::max(queryShared(), keyShared()) : forwardShared();
+      if (need <= kSharedLimit)
+        return success();
+    }
+    return failure();
+  }
+
+  static FailureOr<AttentionShape> of(Operation *op) {
+    AttentionShape s;
+    auto query = cast<ShapedType>(op->getOperand(0).getType());
+    auto value = cast<ShapedType>(op->getOperand(2).getType());
+    auto key = cast<ShapedType>(op->getOperand(1).getType());
+    s.batchHeads = query.getDimSize(0) * query.getDimSize(1);
+    s.tq = query.getDimSize(2);
+    s.tk = key.getDimSize(2);
+    s.d = query.getDimSize(3);
+    s.dv = value.getDimSize(3);
+    s.dp = roundUp16(s.d);
+    s.dvp = roundUp16(s.dv);
+    std::optional<APFloat> scale;
+    if (auto a = dyn_cast<AttentionOp>(op)) {
+      s.causal = a.getCausal();
+      scale = a.getScale();
+    } else {
+      auto b = cast<AttentionBackwardOp>(op);
+      s.causal = b.getCausal();
+      scale = b.getScale();
+    }
+    s.scale = scale ? scale->convertToDouble() : 1.0 / std::sqrt(double(s.d));
+    if (failed(s.chooseTile(isa<AttentionBackwardOp>(op))))
+      return failure();
+    return s;
+  }
+
+  /// The constants every kernel of the op sees.
+  std::string constants(llvm::StringRef elem, llvm::StringRef idx) const {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    int64_t qt = ceilDiv(tq, tile), kt = ceilDiv(tk, tile);
+    os << "typedef " << elem << " elem_t;\n"
+       << "typedef " << idx << " idx_t;\n"
+       << "constexpr int TQ = " << tq << ", TK = " << tk << ", D = " << d
+       << ", DV = " << dv << ";\n"
+       << "constexpr int DP = " << dp << ", DVP = " << dvp
+       << ";  // head dims padded to 16\n"
+       << "constexpr int BM = " << tile << ", BN = " << tile << ", QT = " << qt
+       << ", KT = " << kt << ";\n"
+       << "constexpr int RM = BM / 16, RN = BN / 16, DJ = DP / 16, DVJ = DVP / 16;\n"
+       << "// Shared row strides, padded against bank conflicts.\n"
+       << "constexpr int LQ = DP + 1, LK = DP + 1, LV = DVP + 1, LO = DVP + 1, LP = "
+       << lp() << ";\n"
+       << "constexpr bool CAUSAL = " << (causal ? "true" : "false") << ";\n"
+       << "constexpr float SCALE = " << floatLiteral(scale) << ";\n"
+       << "constexpr float QSCALE = " << floatLiteral(scale * 1.4426950408889634)
+       << ";  // scale * log2(e)\n";
+    return s;
+  }
+};
+
+class AttentionEmitter : public KernelEmitter {
+public:
+  bool matches(FusionOp fusion) const override {
+    if (fusion.getKind() != "attention")
+      return false;
+    FailureOr<SingleOpFusion> single = SingleOpFusion::get(fusion);
+    if (failed(single) || !isa<AttentionOp, AttentionBackwardOp>(single->op))
+      return false;
+    return succeeded(AttentionShape::of(single->op));
+  }
+
+  FailureOr<GeneratedFusion> emit(FusionOp fusion,
+                                  const CodegenOptions &options) const override {
+    if (!matches(fusion))
+      return fusion.emitOpError("is not a supported single-op attention fusion");
+    SingleOpFusion single = *SingleOpFusion::get(fusion);
+    Operation *op = single.op;
+    AttentionShape shape = *AttentionShape::of(op);
+    int64_t largest = 0;
+    for (Type t : fusion->getOperandTypes())
+      largest = std::max(largest, cast<ShapedType>(t).getNumElements());
+    std::string idx = largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
+    std::string helpers =
+        shape.constants(cudaType(op->getOperand(0)), idx) + kHelpers;
+    FusionBuilder builder("// kiln attention fusion of\n" + describeOp(op));
+    std::string elem = cudaType(op->getOperand(0));
+    auto in = [&](unsigned i, llvm::StringRef name) {
+      return std::pair{"const " + elem + " *__restrict__ " + name.str(),
+                       LaunchArg::operand(single.operandOf[i])};
+    };
+    auto out = [&](unsigned i, llvm::StringRef name) {
+      return std::pair{elem + " *__restrict__ " + name.str(),
+                       LaunchArg::result(single.resultOf[i])};
+    };
+    auto add = [](FusionBuilder::Params &p, std::pair<std::string, LaunchArg> a) {
+      p.add(a.first, a.second);
+    };
+    int64_t qTiles = ceilDiv(shape.tq, shape.tile);
+    int64_t kTiles = ceilDiv(shape.tk, shape.tile);
+    if (shape.batchHeads == 0 || shape.tq == 0)
+      return builder.take();
+
+    if (isa<AttentionOp>(op)) {
+      FusionBuilder::Params params;
+      add(params, in(0, "q"));
+      add(params, in(1, "k"));
+      add(params, in(2, "v"));
+      add(params, out(0, "out"));
+      builder.kernel("kiln_attention_fwd", helpers, params, kForward,
+                     {uint32_t(qTiles * shape.batchHeads), 1, 1}, {256, 1, 1},
+                     uint32_t(shape.forwardShared()));
+      return builder.take();
+    }
+
+    // Backward: row statistics in scratch, dq over query tiles, then dk and
+    // dv over key tiles.
+    uint64_t rows = shape.batchHeads * shape.tq * 4;
+    uint64_t lse = builder.scratch(rows), delta = builder.scratch(rows);
+    FusionBuilder::Params query;
+    add(query, in(0, "q"));
+    add(query, in(1, "k"));
+    add(query, in(2, "v"));
+    add(query, in(3, "out"));
+    add(query, in(4, "d_out"));
+    query.add("float *__restrict__ row_lse", LaunchArg::scratch(lse));
+    query.add("float *__restrict__ row_delta", LaunchArg::scratch(delta));
+    std::string queryBody = kBackwardQuery;
+    if (single.resultOf[0] >= 0) {
+      add(query, out(0, "d_query"));
+      queryBody += kStoreQueryGrad;
+    }
+    builder.kernel("kiln_attention_bwd_dq", helpers, query, queryBody,
+                   {uint32_t(qTiles * shape.batchHeads), 1, 1}, {256, 1, 1},
+                   uint32_t(shape.queryShared()));
+    if ((single.resultOf[1] >= 0 || single.resultOf[2] >= 0) && kTiles > 0) {
+      FusionBuilder::Params key;
+      add(key, in(0, "q"));
+      add(key, in(1, "k"));
+      add(key, in(2, "v"));
+      add(key, in(4, "d_out"));
+      key.add("const float *__restrict__ row_lse", LaunchArg::scratch(lse));
+      key.add("const float *__restrict__ row_delta", LaunchArg::scratch(delta));
+      std::string keyBody = kBackwardKey;
+      if (single.resultOf[1] >= 0) {
+        add(key, out(1, "d_key"));
+        keyBody += kStoreKeyGrad;
+      }
+      if (single.resultOf[2] >= 0) {
+        add(key, out(2, "d_value"));
+        keyBody += kStoreValueGrad;
+      }
+      keyBody += "  }\n";
+      builder.kernel("kiln_attention_bwd_dkdv", helpers, key, keyBody,
+                     {uint32_t(kTiles * shape.batchHeads), 1, 1}, {256, 1, 1},
+                     uint32_t(shape.keyShared()));
+    }
+    return builder.take();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelEmitter> createAttentionEmitter() {
+  return std::make_unique<AttentionEmitter>();
+}
+
+} // namespace mlir::kiln::codegen

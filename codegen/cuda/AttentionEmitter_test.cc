@@ -1,0 +1,172 @@
+//===- AttentionEmitter_test.cc - kernels of "attention" fusions ----------===//
+//
+// Flash-attention forward and the two backward kernels for the sine block
+// (B4 H4 T32 D16, causal), the attention targets (B8 H16 T2048 D128 causal,
+// D64 non-causal, bf16), Tq != Tk with tails, f16/f32, large head dims on
+// smaller tiles, and what the emitter rejects. Every kernel is compiled to
+// PTX and an sm_90 cubin.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/cuda/EmitterTestUtils.h"
+
+namespace mlir::kiln::codegen {
+namespace {
+
+class AttentionEmitterTest : public EmitterTest {
+protected:
+  std::unique_ptr<KernelEmitter> emitter = createAttentionEmitter();
+
+  static std::string t(llvm::StringRef shape, llvm::StringRef elem) {
+    return "tensor<" + shape.str() + "x" + elem.str() + ">";
+  }
+
+  GeneratedFusion forward(llvm::StringRef q, llvm::StringRef k, llvm::StringRef v,
+                          llvm::StringRef o, llvm::StringRef elem,
+                          llvm::StringRef attrs) {
+    std::string types = t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem);
+    FusionOp fusion = fusionOf("attention",
+                               "kiln.attention %arg0, %arg1, %arg2 " + attrs.str() +
+                                   " : " + types,
+                               types, t(o, elem));
+    GeneratedFusion g = emitAndCompile(*emitter, fusion);
+    if (fusion)
+      expectWritesEveryResult(fusion, g);
+    return g;
+  }
+
+  GeneratedFusion backward(llvm::StringRef q, llvm::StringRef k, llvm::StringRef v,
+                           llvm::StringRef o, llvm::StringRef elem,
+                           llvm::StringRef attrs) {
+    std::string types =
+        t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem) + ", " + t(o, elem);
+    FusionOp fusion = fusionOf(
+        "attention",
+        "kiln.attention_backward %arg0, %arg1, %arg2, %arg3, %arg4 " + attrs.str() +
+            " : " + types,
+        types + ", " + t(o, elem), t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem));
+    GeneratedFusion g = emitAndCompile(*emitter, fusion);
+    if (fusion)
+      expectWritesEveryResult(fusion, g);
+    return g;
+  }
+};
+
+TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
+  GeneratedFusion f = forward("4x4x32x16", "4x4x32x16", "4x4x32x16", "4x4x32x16", "f32",
+                              "causal");
+  ASSERT_EQ(f.launches.size(), 1u);
+  // 32 queries: one 32-row tile per (batch, head).
+  EXPECT_EQ(f.launches[0].grid[0], 16u);
+  EXPECT_EQ(f.launches[0].block[0], 256u);
+  EXPECT_NE(f.kernels[0].source.find("constexpr bool CAUSAL = true"), std::string::npos);
+  EXPECT_NE(f.kernels[0].source.find("SCALE = 0.25f"), std::string::npos);
+  GeneratedFusion b = backward("4x4x32x16", "4x4x32x16", "4x4x32x16", "4x4x32x16", "f32",
+                               "causal");
+  ASSERT_EQ(b.launches.size(), 2u);
+  // Row statistics travel through scratch from the dq kernel to dk/dv.
+  EXPECT_GE(b.scratchBytes, 2u * 4 * 4 * 32 * 4);
+  for (const GeneratedKernel &k : b.kernels)
+    EXPECT_EQ(k.source.find("atomic"), std::string::npos);
+}
+
+TEST_F(AttentionEmitterTest, TargetD128CausalBf16) {
+  GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
+                              "8x16x2048x128", "bf16", "causal");
+  ASSERT_EQ(f.launches.size(), 1u);
+  EXPECT_EQ(f.launches[0].grid[0], 32u * 128);
+  EXPECT_GT(f.launches[0].dynamicSharedBytes, 48u * 1024);
+  GeneratedFusion b = backward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
+                               "8x16x2048x128", "bf16", "causal");
+  ASSERT_EQ(b.launches.size(), 2u);
+  EXPECT_EQ(b.launches[1].grid[0], 32u * 128);
+}
+
+TEST_F(AttentionEmitterTest, TargetD64NonCausalBf16) {
+  forward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "bf16", "");
+  backward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "bf16", "");
+}
+
+TEST_F(AttentionEmitterTest, TailsAndDifferentLengthsF16) {
+  GeneratedFusion f = forward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
+                              "causal scale = 1.250000e-01");
+  EXPECT_NE(f.kernels[0].source.find("SCALE = 0.125f"), std::string::npos);
+  backward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
+           "causal scale = 1.250000e-01");
+  forward("1x2x33x8", "1x2x7x8", "1x2x7x72", "1x2x33x72", "f32", "");
+  backward("1x2x33x8", "1x2x7x8", "1x2x7x72", "1x2x33x72", "f32", "");
+  forward("1x1x1x1", "1x1x1x1", "1x1x1x1", "1x1x1x1", "bf16", "causal");
+}
+
+TEST_F(AttentionEmitterTest, LargeHeadDimsUseSmallerTiles) {
+  GeneratedFusion f = forward("2x2x100x256", "2x2x100x256", "2x2x100x256", "2x2x100x256",
+                              "bf16", "causal");
+  EXPECT_NE(f.kernels[0].source.find("BM = 32"), std::string::npos);
+  GeneratedFusion b = backward("1x2x40x512", "1x2x40x512", "1x2x40x512", "1x2x40x512",
+                               "f32", "");
+  EXPECT_NE(b.kernels[0].source.find("BM = 16"), std::string::npos);
+}
+
+TEST_F(AttentionEmitterTest, BackwardWithOnlySomeGradients) {
+  FusionOp fusion = parseFusion(R"mlir(
+    func.func @f(%q: tensor<1x2x20x16xf32>, %k: tensor<1x2x20x16xf32>,
+                 %v: tensor<1x2x20x16xf32>, %o: tensor<1x2x20x16xf32>,
+                 %do: tensor<1x2x20x16xf32>) {
+      %dv = kiln.fusion "attention" (%q, %k, %v, %o, %do)
+          : (tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>,
+             tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>) -> tensor<1x2x20x16xf32> {
+      ^bb0(%a: tensor<1x2x20x16xf32>, %b: tensor<1x2x20x16xf32>, %c: tensor<1x2x20x16xf32>,
+           %d: tensor<1x2x20x16xf32>, %e: tensor<1x2x20x16xf32>):
+        %r:3 = kiln.attention_backward %a, %b, %c, %d, %e causal
+            : tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>, tensor<1x2x20x16xf32>,
+              tensor<1x2x20x16xf32>
+        kiln.yield %r#2 : tensor<1x2x20x16xf32>
+      }
+      return
+    })mlir");
+  GeneratedFusion g = emitAndCompile(*emitter, fusion);
+  ASSERT_EQ(g.launches.size(), 2u);
+  EXPECT_EQ(g.kernels[0].source.find("d_query"), std::string::npos);
+  EXPECT_EQ(g.kernels[1].source.find("d_key +"), std::string::npos);
+  EXPECT_NE(g.kernels[1].source.find("d_value"), std::string::npos);
+}
+
+TEST_F(AttentionEmitterTest, Rejects) {
+  std::string types = "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
+  EXPECT_FALSE(emitter->matches(fusionOf(
+      "reduction", "kiln.attention %arg0, %arg1, %arg2 : " + types, types,
+      "tensor<1x1x4x8xf32>")));
+  EXPECT_FALSE(emitter->matches(fusionOf("attention",
+                                         "kiln.softmax %arg0 dim = 1 : tensor<4x8xf32>",
+                                         "tensor<4x8xf32>", "tensor<4x8xf32>")));
+  // Head dims beyond what 16-row tiles hold in shared memory.
+  std::string huge = "tensor<1x1x4x4096xf32>, tensor<1x1x4x4096xf32>, tensor<1x1x4x4096xf32>";
+  FusionOp fusion = fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + huge,
+                             huge, "tensor<1x1x4x4096xf32>");
+  ASSERT_TRUE(fusion);
+  EXPECT_FALSE(emitter->matches(fusion));
+  EXPECT_TRUE(failed(emitter->emit(fusion, CodegenOptions())));
+}
+
+TEST_F(AttentionEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
+  GeneratedFusion a = forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "causal");
+  GeneratedFusion b = forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "causal");
+  GeneratedFusion c = forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "");
+  ASSERT_EQ(a.kernels.size(), 1u);
+  EXPECT_EQ(a.kernels[0].source, b.kernels[0].source);
+  EXPECT_NE(a.kernels[0].name, c.kernels[0].name);
+}
+
+TEST_F(AttentionEmitterTest, RegistryDispatchesAttention) {
+  std::string types = "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
+  FusionOp fusion = fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + types,
+                             types, "tensor<1x1x4x8xf32>");
+  ASSERT_TRUE(fusion);
+  FailureOr<GeneratedFusion> g = emitFusion(fusion, CodegenOptions());
+  ASSERT_TRUE(succeeded(g)) << diagnostics;
+  EXPECT_EQ(g->kernels.size(), 1u);
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen

@@ -1,0 +1,138 @@
+//===- EmitterUtils.cpp - helpers shared by the CUDA kernel emitters ------===//
+
+#include "codegen/cuda/EmitterUtils.h"
+
+#include "codegen/cuda/Nvrtc.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace mlir::kiln::codegen {
+
+std::string cudaType(Type t) {
+  if (t.isF32())
+    return "float";
+  if (t.isBF16())
+    return "__nv_bfloat16";
+  if (t.isF16())
+    return "__half";
+  if (t.isInteger(1))
+    return "bool";
+  return "int";
+}
+
+std::string floatLiteral(double value) {
+  float f = static_cast<float>(value);
+  if (std::isnan(f))
+    return "__int_as_float(0x7fc00000)";
+  if (std::isinf(f))
+    return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  char buffer[48];
+  // 9 significant digits round-trip every f32.
+  std::snprintf(buffer, sizeof buffer, "%.9g", f);
+  std::string text = buffer;
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text + "f";
+}
+
+FailureOr<SingleOpFusion> SingleOpFusion::get(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  auto ops = body.without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 1)
+    return failure();
+  SingleOpFusion result;
+  result.op = &*ops.begin();
+  if (result.op->getNumRegions() != 0)
+    return failure();
+  for (Value operand : result.op->getOperands()) {
+    auto argument = dyn_cast<BlockArgument>(operand);
+    if (!argument || argument.getOwner() != &body)
+      return failure();
+    result.operandOf.push_back(argument.getArgNumber());
+  }
+  result.resultOf.assign(result.op->getNumResults(), -1);
+  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands())) {
+    auto opResult = dyn_cast<OpResult>(value);
+    if (!opResult || opResult.getOwner() != result.op ||
+        result.resultOf[opResult.getResultNumber()] != -1)
+      return failure();
+    result.resultOf[opResult.getResultNumber()] = index;
+  }
+  if (llvm::all_of(result.resultOf, [](int64_t r) { return r < 0; }))
+    return failure();
+  return result;
+}
+
+uint64_t FusionBuilder::scratch(uint64_t bytes) {
+  uint64_t offset = (generated.scratchBytes + 255) / 256 * 256;
+  generated.scratchBytes = offset + bytes;
+  return offset;
+}
+
+void FusionBuilder::kernel(llvm::StringRef prefix, llvm::StringRef helpers,
+                           const Params &params, llvm::StringRef body,
+                           std::array<uint32_t, 3> grid,
+                           std::array<uint32_t, 3> block,
+                           uint32_t dynamicSharedBytes) {
+  const char *placeholder = "KILN_KERNEL_NAME";
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  os << header << "#include \"kiln_prelude.cuh\"\n" << helpers << "\n";
+  uint32_t threads = block[0] * block[1] * block[2];
+  os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") "
+     << placeholder << "(";
+  for (auto [i, decl] : llvm::enumerate(params.decls))
+    os << (i ? ",\n    " : "\n    ") << decl;
+  os << ") {\n" << body << "}\n";
+  os.flush();
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(contentHash(source)));
+  std::string name = prefix.str() + "_" + std::string(hash, 12);
+  size_t at = source.find(placeholder);
+  source.replace(at, std::strlen(placeholder), name);
+
+  // Identical kernels within one fusion (a second launch of the same
+  // source) share the entry.
+  size_t index = generated.kernels.size();
+  for (size_t i = 0; i < generated.kernels.size(); ++i)
+    if (generated.kernels[i].name == name)
+      index = i;
+  if (index == generated.kernels.size())
+    generated.kernels.push_back({name, source});
+  GeneratedLaunch launch;
+  launch.kernel = index;
+  launch.grid = grid;
+  launch.block = block;
+  launch.dynamicSharedBytes = dynamicSharedBytes;
+  launch.args = params.args;
+  generated.launches.push_back(std::move(launch));
+}
+
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "// " << op->getName();
+  if (!op->getAttrs().empty()) {
+    os << " ";
+    op->getAttrDictionary().print(os);
+  }
+  os << " : ";
+  llvm::interleaveComma(op->getOperandTypes(), os);
+  os << " -> ";
+  llvm::interleaveComma(op->getResultTypes(), os);
+  os.flush();
+  // Attribute printing never contains newlines for these ops; keep the
+  // comment one line regardless.
+  for (char &c : text)
+    if (c == '\n')
+      c = ' ';
+  return text + "\n";
+}
+
+} // namespace mlir::kiln::codegen

@@ -1,0 +1,94 @@
+//===- EmitterUtils.h - helpers shared by the CUDA kernel emitters -*- C++ -*-===//
+//
+// Small pieces the reduction and attention emitters share: CUDA spellings of
+// element types, float literals, the mapping between a single-op fusion's
+// block arguments/yield and the fusion's operands/results, and the assembly
+// of one kernel (parameter list, name derived from a hash of its source,
+// launch).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_EMITTERUTILS_H
+#define KILN_CODEGEN_CUDA_EMITTERUTILS_H
+
+#include "codegen/cuda/KernelEmitter.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::kiln::codegen {
+
+/// The CUDA type of a kiln element type: float, __nv_bfloat16, __half, int,
+/// bool.
+std::string cudaType(Type elementType);
+inline std::string cudaType(Value v) {
+  return cudaType(cast<ShapedType>(v.getType()).getElementType());
+}
+
+/// A float literal that reproduces `value` rounded to f32 (e.g. `1e-05f`).
+std::string floatLiteral(double value);
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t nextPowerOf2(int64_t v) {
+  int64_t p = 1;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+inline int64_t numElementsOf(Value v) {
+  return cast<ShapedType>(v.getType()).getNumElements();
+}
+
+/// The one op of a single-op fusion, with the fusion operand behind each op
+/// operand and the fusion result (or -1) behind each op result.
+struct SingleOpFusion {
+  Operation *op = nullptr;
+  std::vector<int64_t> operandOf; // per op operand
+  std::vector<int64_t> resultOf;  // per op result, -1 when not yielded
+
+  /// Fails when the body is not exactly one op whose operands are block
+  /// arguments and whose yielded values are distinct results of it.
+  static FailureOr<SingleOpFusion> get(FusionOp fusion);
+};
+
+/// Builds the kernels and launches of one fusion.
+class FusionBuilder {
+public:
+  explicit FusionBuilder(std::string header) : header(std::move(header)) {}
+
+  /// A kernel's parameters, each with the launch argument bound to it.
+  struct Params {
+    std::vector<std::string> decls;
+    std::vector<LaunchArg> args;
+    void add(std::string decl, LaunchArg arg) {
+      decls.push_back(std::move(decl));
+      args.push_back(arg);
+    }
+  };
+
+  /// Reserves `bytes` of scratch (256-byte aligned); returns the offset.
+  uint64_t scratch(uint64_t bytes);
+
+  /// Adds a kernel `extern "C" __global__ void <prefix>_<hash>(params)` with
+  /// `body` (indented statements) after the shared `helpers`, and one launch
+  /// of it. The name hashes the whole source, so identical fusions give
+  /// byte-identical sources and different sources different names.
+  void kernel(llvm::StringRef prefix, llvm::StringRef helpers,
+              const Params &params, llvm::StringRef body,
+              std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block,
+              uint32_t dynamicSharedBytes = 0);
+
+  GeneratedFusion take() { return std::move(generated); }
+
+private:
+  std::string header;
+  GeneratedFusion generated;
+};
+
+/// A comment naming `op` with its attributes and operand types, for the
+/// header of generated sources.
+std::string describeOp(Operation *op);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_EMITTERUTILS_H
