@@ -1,0 +1,381 @@
+//===- kiln-ref.cpp - run a kiln function on the CPU reference -------------===//
+//
+// The oracle of every GPU check: runs one function of a model on the CPU
+// reference interpreter, with inputs and outputs in safetensors.
+//
+//   kiln-ref model.mlir --fn NAME [--inputs in.safetensors] [--random-seed S]
+//            [--int-range N] [--init-params] [--precision f64|f32]
+//            [--print] [--print-count K] [-o out.safetensors]
+//
+// Arguments are named by their kiln.name, else argN (N = position); results
+// by their kiln.name, else resultN. Each argument comes from the tensor of its
+// name in --inputs, which must have the argument's shape and dtype exactly
+// (F32, BF16, F16, I32, BOOL for f32, bf16, f16, i32, i1). With
+// --random-seed, arguments missing from --inputs are drawn from Philox stream
+// N (the argument's position) of seed S: floats uniform in [-1, 1), i32
+// uniform in [0, --int-range) (default 4), i1 0 or 1 with equal odds; with
+// --init-params, kiln.param arguments take their #kiln.init values under S
+// instead (what the trainers start from). Without --random-seed every
+// argument must be in --inputs. A tensor in --inputs that names no argument
+// is an error.
+//
+// --precision f32 (the default) rounds every op's results to their storage
+// type as the GPU does; f64 keeps every value exact in double. Outputs are
+// written in their result's dtype: in f64 mode the double values are rounded
+// to it (to nearest even; bf16 and f16 go through f32, so a value within
+// half an f32 ulp of a bf16/f16 rounding boundary may round differently
+// from a direct double -> bf16 rounding).
+//
+// Errors (unparsable IR with MLIR's file:line:col diagnostics, unknown
+// function, unreadable or invalid files, missing, extra, mis-shaped or
+// mistyped inputs, failed evaluation) print a message and exit with 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/interpreter/Initializers.h"
+#include "compiler/interpreter/Interpreter.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+#include "kiln/dtype.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/random/philox.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::kiln;
+namespace cl = llvm::cl;
+namespace io = ::kiln::io;
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> functionName("fn", cl::desc("the function to run"),
+                                         cl::Required);
+static cl::opt<std::string>
+    inputsPath("inputs", cl::desc("safetensors file with the arguments by name"));
+static cl::opt<uint64_t> randomSeed(
+    "random-seed",
+    cl::desc("draw arguments missing from --inputs from Philox under this seed"));
+static cl::opt<int64_t>
+    intRange("int-range",
+             cl::desc("random i32 arguments are uniform in [0, N) (default 4)"),
+             cl::init(4));
+static cl::opt<bool> initParams(
+    "init-params",
+    cl::desc("with --random-seed, kiln.param arguments take their "
+             "#kiln.init values under the seed"),
+    cl::init(false));
+static cl::opt<std::string> precisionName(
+    "precision", cl::desc("f32 (storage rounding, the default) or f64 (exact)"),
+    cl::init("f32"));
+static cl::opt<std::string> outputPath("o",
+                                       cl::desc("output safetensors file"),
+                                       cl::value_desc("filename"));
+static cl::opt<bool> printOutputs(
+    "print", cl::desc("print each output's name, type and first values"),
+    cl::init(false));
+static cl::opt<unsigned> printCount("print-count",
+                                    cl::desc("values --print shows per output"),
+                                    cl::init(8));
+
+namespace {
+
+/// Prints "error: <message>" and returns the exit status of a failed run.
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "error: " << message << "\n";
+  return 1;
+}
+
+std::string argumentName(func::FuncOp function, unsigned index) {
+  if (auto name = function.getArgAttrOfType<StringAttr>(
+          index, KilnDialect::kNameAttrName))
+    return name.getValue().str();
+  return "arg" + std::to_string(index);
+}
+
+std::string resultName(func::FuncOp function, unsigned index) {
+  if (auto name = function.getResultAttrOfType<StringAttr>(
+          index, KilnDialect::kNameAttrName))
+    return name.getValue().str();
+  return "result" + std::to_string(index);
+}
+
+io::DType fileDType(ref::ElementKind kind) {
+  switch (kind) {
+  case ref::ElementKind::F32:
+    return io::DType::kF32;
+  case ref::ElementKind::BF16:
+    return io::DType::kBF16;
+  case ref::ElementKind::F16:
+    return io::DType::kF16;
+  case ref::ElementKind::I32:
+    return io::DType::kI32;
+  case ref::ElementKind::I1:
+    return io::DType::kBool;
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+/// "F32 [64, 8]", how a file tensor or an argument is described in messages.
+std::string describe(io::DType dtype, llvm::ArrayRef<int64_t> shape) {
+  std::string text = std::string(io::DTypeName(dtype)) + " [";
+  for (auto [i, extent] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + std::to_string(extent);
+  return text + "]";
+}
+
+/// Decodes `file` (already checked to match `tensor`'s kind and shape).
+void decode(const io::HostTensor &file, ref::Tensor &tensor) {
+  const uint8_t *bytes = file.data.data();
+  for (size_t i = 0; i < tensor.data.size(); ++i) {
+    double value = 0;
+    switch (tensor.kind) {
+    case ref::ElementKind::F32: {
+      float f;
+      std::memcpy(&f, bytes + 4 * i, 4);
+      value = f;
+      break;
+    }
+    case ref::ElementKind::BF16:
+    case ref::ElementKind::F16: {
+      uint16_t bits;
+      std::memcpy(&bits, bytes + 2 * i, 2);
+      value = tensor.kind == ref::ElementKind::BF16 ? ::kiln::Bf16ToF32(bits)
+                                                    : ::kiln::F16ToF32(bits);
+      break;
+    }
+    case ref::ElementKind::I32: {
+      int32_t v;
+      std::memcpy(&v, bytes + 4 * i, 4);
+      value = v;
+      break;
+    }
+    case ref::ElementKind::I1:
+      value = bytes[i] != 0;
+      break;
+    }
+    tensor.data[i] = value;
+  }
+}
+
+/// The file image of `tensor` in its own dtype; floats are rounded to
+/// nearest even (bf16 and f16 through f32).
+io::HostTensor encode(const ref::Tensor &tensor) {
+  io::HostTensor file;
+  file.dtype = fileDType(tensor.kind);
+  file.shape.assign(tensor.shape.begin(), tensor.shape.end());
+  file.data.resize(tensor.data.size() * io::DTypeSize(file.dtype));
+  uint8_t *bytes = file.data.data();
+  for (size_t i = 0; i < tensor.data.size(); ++i) {
+    double value = tensor.data[i];
+    switch (tensor.kind) {
+    case ref::ElementKind::F32: {
+      float f = static_cast<float>(value);
+      std::memcpy(bytes + 4 * i, &f, 4);
+      break;
+    }
+    case ref::ElementKind::BF16:
+    case ref::ElementKind::F16: {
+      float f = static_cast<float>(value);
+      uint16_t bits = tensor.kind == ref::ElementKind::BF16
+                          ? ::kiln::F32ToBf16(f)
+                          : ::kiln::F32ToF16(f);
+      std::memcpy(bytes + 2 * i, &bits, 2);
+      break;
+    }
+    case ref::ElementKind::I32: {
+      int32_t v = static_cast<int32_t>(value);
+      std::memcpy(bytes + 4 * i, &v, 4);
+      break;
+    }
+    case ref::ElementKind::I1:
+      bytes[i] = value != 0;
+      break;
+    }
+  }
+  return file;
+}
+
+/// Draws argument `index` from Philox stream `index` of `seed`.
+void drawRandom(ref::Tensor &tensor, uint64_t seed, uint32_t index) {
+  ::kiln::RandomStream stream{seed, index, 0};
+  for (size_t i = 0; i < tensor.data.size(); ++i) {
+    double u = stream.Uniform(i);
+    switch (tensor.kind) {
+    case ref::ElementKind::F32:
+    case ref::ElementKind::BF16:
+    case ref::ElementKind::F16:
+      tensor.data[i] = -1.0 + 2.0 * u;
+      break;
+    case ref::ElementKind::I32:
+      tensor.data[i] = std::floor(u * double(intRange));
+      break;
+    case ref::ElementKind::I1:
+      tensor.data[i] = u < 0.5 ? 0.0 : 1.0;
+      break;
+    }
+  }
+}
+
+/// "name: tensor<4x8xf32> = [v0, v1, ...]" for --print.
+void printSummary(llvm::raw_ostream &os, llvm::StringRef name,
+                  const ref::Tensor &tensor) {
+  os << name << ": " << tensor.typeString() << " = [";
+  size_t shown = std::min<size_t>(tensor.data.size(), printCount);
+  for (size_t i = 0; i < shown; ++i) {
+    if (i)
+      os << ", ";
+    os << llvm::format("%.6g", tensor.data[i]);
+  }
+  if (shown < tensor.data.size())
+    os << ", ...";
+  os << "]\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv, "kiln-ref: run a kiln function on the CPU reference\n");
+
+  std::optional<ref::Precision> precision;
+  if (precisionName == "f32")
+    precision = ref::Precision::F32;
+  else if (precisionName == "f64")
+    precision = ref::Precision::F64;
+  else
+    return fail("--precision must be f32 or f64, got '" + precisionName + "'");
+  if (intRange < 1)
+    return fail("--int-range must be at least 1");
+  if (outputPath.empty() && !printOutputs)
+    return fail("nothing to do: give -o out.safetensors and/or --print");
+
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string openError;
+  std::unique_ptr<llvm::MemoryBuffer> source =
+      mlir::openInputFile(modelPath, &openError);
+  if (!source)
+    return fail("cannot read model: " + openError);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(source), llvm::SMLoc());
+  // Parse and verifier errors print as file:line:col: error: ...
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  auto function = module->lookupSymbol<func::FuncOp>(functionName);
+  if (!function) {
+    std::string names;
+    for (auto candidate : module->getOps<func::FuncOp>())
+      names += (names.empty() ? "" : ", ") + candidate.getSymName().str();
+    return fail("no function '" + functionName + "' in " + modelPath +
+                " (functions: " + (names.empty() ? "none" : names) + ")");
+  }
+  if (function.isExternal())
+    return fail("function '" + functionName + "' has no body");
+
+  io::Safetensors inputFile;
+  if (!inputsPath.empty()) {
+    absl::StatusOr<io::Safetensors> read = io::ReadSafetensorsFile(inputsPath);
+    if (!read.ok())
+      return fail("cannot read inputs '" + inputsPath +
+                  "': " + std::string(read.status().message()));
+    inputFile = std::move(*read);
+  }
+  bool random = randomSeed.getNumOccurrences() > 0;
+
+  // Bind every argument: from the file, else drawn.
+  std::vector<ref::Tensor> inputs;
+  llvm::StringSet<> argumentNames;
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+    std::string name = argumentName(function, i);
+    argumentNames.insert(name);
+    auto type = dyn_cast<RankedTensorType>(function.getArgumentTypes()[i]);
+    if (!type || !type.hasStaticShape() ||
+        !ref::elementKindOf(type.getElementType()))
+      return fail("argument '" + name + "' of '" + functionName +
+                  "' is not a static tensor of f32, bf16, f16, i32 or i1");
+    ref::Tensor tensor = ref::Tensor::ofType(type);
+    io::DType expected = fileDType(tensor.kind);
+    auto found = inputFile.tensors.find(name);
+    if (found != inputFile.tensors.end()) {
+      const io::HostTensor &file = found->second;
+      if (file.dtype != expected ||
+          llvm::ArrayRef<int64_t>(file.shape) != type.getShape())
+        return fail("input '" + name + "' must be " +
+                    describe(expected, type.getShape()) + ", got " +
+                    describe(file.dtype, file.shape));
+      decode(file, tensor);
+    } else if (random) {
+      auto init = function.getArgAttrOfType<InitAttr>(
+          i, KilnDialect::kParamAttrName);
+      if (initParams && init) {
+        std::vector<double> values =
+            ref::initialValues(init, type.getShape(), randomSeed, i);
+        tensor.data = std::move(values);
+      } else {
+        drawRandom(tensor, randomSeed, i);
+      }
+      for (double &value : tensor.data)
+        value = ref::roundToStorage(value, tensor.kind, *precision);
+    } else if (inputsPath.empty()) {
+      return fail("missing input '" + name + "' of '" + functionName +
+                  "' (give --inputs or --random-seed)");
+    } else {
+      return fail("missing input '" + name + "' of '" + functionName +
+                  "' in " + inputsPath);
+    }
+    inputs.push_back(std::move(tensor));
+  }
+  for (const auto &[name, file] : inputFile.tensors)
+    if (!argumentNames.contains(name))
+      return fail("input '" + name + "' in " + inputsPath +
+                  " names no argument of '" + functionName + "'");
+
+  ref::Interpreter interpreter(*precision);
+  FailureOr<std::vector<ref::Tensor>> results =
+      interpreter.run(function, inputs);
+  if (failed(results))
+    return 1; // The interpreter has reported why.
+
+  io::Safetensors outputFile;
+  outputFile.metadata["kiln.function"] = functionName;
+  outputFile.metadata["kiln.precision"] = precisionName;
+  for (auto [index, result] : llvm::enumerate(*results)) {
+    std::string name = resultName(function, index);
+    if (printOutputs)
+      printSummary(llvm::outs(), name, result);
+    if (!outputFile.tensors.emplace(name, encode(result)).second)
+      return fail("two results of '" + functionName + "' are named '" + name +
+                  "'");
+  }
+  if (!outputPath.empty()) {
+    absl::Status written = io::WriteSafetensorsFile(outputPath, outputFile);
+    if (!written.ok())
+      return fail("cannot write '" + outputPath +
+                  "': " + std::string(written.message()));
+  }
+  return 0;
+}
