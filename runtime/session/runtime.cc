@@ -184,6 +184,25 @@ absl::StatusOr<HostTensor> Runtime::Download(const Tensor& tensor) const {
   return host;
 }
 
+absl::Status Runtime::CopyInto(const Tensor& dst, const HostTensor& src) const {
+  if (!dst.IsContiguous()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CopyInto: ", dst.DebugString(), " is not contiguous"));
+  }
+  if (src.dtype != dst.dtype() || src.shape != dst.shape() ||
+      src.data.size() != dst.size_bytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CopyInto: destination is ", DTypeName(dst.dtype()),
+        ShapeString(dst.shape()), ", source ", DTypeName(src.dtype),
+        ShapeString(src.shape), " with ", src.data.size(), " bytes"));
+  }
+  if (!src.data.empty()) {
+    KILN_RETURN_IF_ERROR(
+        state_->stream->CopyToDevice(dst.data(), src.data.data(), src.data.size()));
+  }
+  return state_->stream->Synchronize();
+}
+
 // --- Module -----------------------------------------------------------------
 
 Module::~Module() = default;

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 # Binaries of the bundle and the data files they read (from tests/gpu).
-BINARIES=(//tests/gpu:runtime_gpu_test)
+BINARIES=(//tests/gpu:runtime_gpu_test //tests/gpu:session_gpu_test)
 DATA=(tests/gpu/kernels.ptx tests/gpu/kernels_sm90.cubin)
 
 bazel build "${BINARIES[@]}" //tests/gpu:kernels_ptx //tests/gpu:kernels_cubin

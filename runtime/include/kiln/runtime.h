@@ -137,6 +137,9 @@ class Runtime {
   absl::StatusOr<Tensor> Upload(const HostTensor& host) const;
   // Contiguous tensors only.
   absl::StatusOr<HostTensor> Download(const Tensor& tensor) const;
+  // Overwrites the elements of a contiguous tensor (e.g. a gradient view)
+  // with `src`, which must have its dtype and shape.
+  absl::Status CopyInto(const Tensor& dst, const HostTensor& src) const;
 
  private:
   explicit Runtime(std::shared_ptr<session_internal::RuntimeState> state)
