@@ -13,11 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kiln/batch_loader.h"
 #include "kiln/runtime.h"
 #include "kiln/status.h"
 #include "runtime/artifact/artifact_writer.h"
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/driver.h"
+#include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/random/initializers.h"
 #include "runtime/random/philox.h"
@@ -547,6 +549,94 @@ TEST_F(SessionGpuTest, InferenceSessionAndParametersFromACheckpoint) {
   EXPECT_EQ(session->stats().graph_captures, 1);
   EXPECT_EQ(session->Run("forward", {}).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Writes rows of `data` as a KILNDATA file with fields x [in] and y [out].
+std::string WriteLinRegDataset(const std::string& name, const LinRegData& data,
+                               const LinRegOptions& o) {
+  const std::string path = TempPath(name);
+  auto writer = io::DatasetWriter::Create(
+      path, {{"x", DType::kF32, {o.in}}, {"y", DType::kF32, {o.out}}});
+  EXPECT_TRUE(writer.ok()) << writer.status();
+  const size_t rows = data.x.size() / o.in;
+  for (size_t r = 0; r < rows; ++r) {
+    std::vector<float> record(data.x.begin() + r * o.in,
+                              data.x.begin() + (r + 1) * o.in);
+    record.insert(record.end(), data.y.begin() + r * o.out,
+                  data.y.begin() + (r + 1) * o.out);
+    EXPECT_TRUE((*writer)->Append(record.data(), record.size() * 4).ok());
+  }
+  EXPECT_TRUE((*writer)->Finish().ok());
+  return path;
+}
+
+TEST_F(SessionGpuTest, DeviceBatchLoaderUploadsBatchesInOrder) {
+  LinRegOptions o;
+  const int batches = 5;
+  const LinRegData data =
+      testing::MakeLinRegData(o.batch * batches, o.in, o.out, 13);
+  const std::string path = WriteLinRegDataset("linreg.kilndata", data, o);
+  ASSERT_OK_AND_ASSIGN(auto dataset, io::MappedDataset::Open(path));
+  auto module = LoadLinReg(o);
+  ASSERT_NE(module, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto with_loader, module->NewTrainer({.seed = 8}));
+  ASSERT_OK_AND_ASSIGN(auto with_host, module->NewTrainer({.seed = 8}));
+
+  DeviceBatchLoaderOptions options;
+  options.batch.batch_size = o.batch;
+  options.batch.shuffle = false;
+  options.batch.num_epochs = 1;
+  options.fields = {"x", "y"};
+  ASSERT_OK_AND_ASSIGN(
+      auto loader, DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                             with_loader->stream()));
+  for (int i = 0; i < batches; ++i) {
+    ASSERT_OK_AND_ASSIGN(DeviceBatch batch, loader->Next());
+    EXPECT_EQ(batch.sequence, static_cast<uint64_t>(i));
+    EXPECT_EQ(batch.num_records, static_cast<uint64_t>(o.batch));
+    // Batch i + 1 is on its way while batch i is used.
+    EXPECT_EQ(loader->uploads(), static_cast<uint64_t>(std::min(i + 2, batches)));
+    ASSERT_EQ(batch.fields.at("x").shape(), (Shape{o.batch, o.in}));
+    const std::vector<float> x = Download(batch.fields.at("x"));
+    const std::vector<float> y = Download(batch.fields.at("y"));
+    const Inputs host = Batch(data, o, i);
+    const float* hx = static_cast<const float*>(host.at("x").host_data());
+    const float* hy = static_cast<const float*>(host.at("y").host_data());
+    EXPECT_EQ(x, std::vector<float>(hx, hx + x.size())) << "batch " << i;
+    EXPECT_EQ(y, std::vector<float>(hy, hy + y.size())) << "batch " << i;
+    ASSERT_OK_AND_ASSIGN(float a, with_loader->Step(batch.inputs(), 0.05f));
+    ASSERT_OK_AND_ASSIGN(float b, with_host->Step(host, 0.05f));
+    EXPECT_EQ(a, b) << "batch " << i;
+  }
+  EXPECT_EQ(loader->Next().status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(Download(with_loader->Parameter("w")),
+            Download(with_host->Parameter("w")));
+
+  // Shuffled: each batch holds the records of the epoch's permutation.
+  options.batch.shuffle = true;
+  options.batch.seed = 77;
+  ASSERT_OK_AND_ASSIGN(
+      auto shuffled, DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                               with_loader->stream()));
+  const std::vector<uint64_t> order =
+      io::BatchSampler::EpochPermutation(o.batch * batches, 77, 0);
+  for (int i = 0; i < batches; ++i) {
+    ASSERT_OK_AND_ASSIGN(DeviceBatch batch, shuffled->Next());
+    const std::vector<float> y = Download(batch.fields.at("y"));
+    for (int r = 0; r < o.batch; ++r) {
+      const uint64_t row = order[i * o.batch + r];
+      for (int k = 0; k < o.out; ++k) {
+        ASSERT_EQ(y[r * o.out + k], data.y[row * o.out + k]) << i << "," << r;
+      }
+    }
+  }
+
+  options.fields = {"x", "label"};
+  auto bad = DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                       with_loader->stream());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("no field 'label' (fields: x, y)"));
 }
 
 }  // namespace
