@@ -319,6 +319,14 @@ absl::StatusOr<Tensor> Session::Parameter(const std::string& name) const {
   return executor_->ResidentTensor(i);
 }
 
+absl::StatusOr<Tensor> Session::Buffer(const std::string& name) const {
+  const int i = executor_->FindResident(name);
+  if (i < 0) {
+    return absl::NotFoundError(absl::StrCat("no resident buffer '", name, "'"));
+  }
+  return executor_->ResidentTensor(i);
+}
+
 absl::StatusOr<std::vector<float>> Session::Benchmark(absl::string_view entry,
                                                       const Inputs& inputs,
                                                       int warmup,

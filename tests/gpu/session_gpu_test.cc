@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kiln/batch_loader.h"
+#include "kiln/dtype.h"
 #include "kiln/runtime.h"
 #include "kiln/status.h"
 #include "runtime/artifact/artifact_writer.h"
@@ -637,6 +638,40 @@ TEST_F(SessionGpuTest, DeviceBatchLoaderUploadsBatchesInOrder) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("no field 'label' (fields: x, y)"));
+}
+
+// A bf16 parameter with an f32 master copy: both start from the same
+// doubles, rounded to their own type; optimizer state and constants too.
+TEST_F(SessionGpuTest, MasterWeightsAndConstantsStartRight) {
+  artifact::ArtifactWriter w({"sm_90"});
+  w.AddParameter("e", DType::kBF16, {7, 9}, InitKind::kNormal, 0.5f, 2.0f, 3);
+  w.AddBuffer("master.e", artifact::BufferRole::kMasterWeight, DType::kF32,
+              {7, 9});
+  w.AddBuffer("momentum.e", artifact::BufferRole::kOptimizerState,
+              DType::kF32, {7, 9});
+  std::vector<uint8_t> bytes(4 * 3);
+  const float c[3] = {1.5f, -2.0f, 0.25f};
+  std::memcpy(bytes.data(), c, sizeof(c));
+  w.AddConstant("c", DType::kF32, {3}, bytes);
+  ASSERT_OK_AND_ASSIGN(std::string file, w.Finish());
+  ASSERT_OK_AND_ASSIGN(auto module, rt().LoadFromMemory(file));
+  ASSERT_OK_AND_ASSIGN(auto session, module->NewSession({.seed = 17}));
+  const std::vector<double> v =
+      InitialValues(InitKind::kNormal, 0.5, 2.0, {7, 9}, 17, 3);
+  ASSERT_OK_AND_ASSIGN(Tensor e, session->Parameter("e"));
+  ASSERT_OK_AND_ASSIGN(HostTensor he, rt().Download(e));
+  ASSERT_EQ(he.data.size(), v.size() * 2);
+  const std::vector<float> master = Download(session->Buffer("master.e"));
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, he.data.data() + 2 * i, 2);
+    EXPECT_EQ(bits, F32ToBf16(static_cast<float>(v[i]))) << i;
+    EXPECT_EQ(master[i], static_cast<float>(v[i])) << i;
+  }
+  for (float m : Download(session->Buffer("momentum.e"))) EXPECT_EQ(m, 0.0f);
+  EXPECT_EQ(Download(session->Buffer("c")), std::vector<float>(c, c + 3));
+  EXPECT_EQ(session->Buffer("nope").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

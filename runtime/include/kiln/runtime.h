@@ -181,6 +181,8 @@ class Session {
   // tensors are ignored.
   absl::Status LoadParameters(const std::string& path);
   absl::StatusOr<Tensor> Parameter(const std::string& name) const;
+  // Any resident buffer by name (e.g. "master.w", a constant).
+  absl::StatusOr<Tensor> Buffer(const std::string& name) const;
 
   // Times `entry`: `warmup` calls, then `iterations` graph replays each
   // timed with events; returns the milliseconds of each replay. Inputs are
