@@ -18,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -42,18 +43,18 @@ struct FakeStream {
 struct FakeEvent {
   int unused = 0;
 };
-struct FakeModule {
-  std::string image;
-};
 struct FakeFunction {
   std::string name;
   int max_dynamic_shared = kDefaultShared;
 };
+struct FakeModule {
+  std::string image;
+  // Function handles live as long as their module (as with the driver).
+  std::vector<std::unique_ptr<FakeFunction>> functions;
+};
 struct FakeGraph {
   std::vector<std::function<void()>> ops;
 };
-
-std::vector<FakeFunction*> functions;
 
 // Runs `op` now, or records it if `stream` is being captured.
 CUresult Enqueue(CUstream stream, std::function<void()> op) {
@@ -340,19 +341,18 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
   } else {
     return CUDA_ERROR_INVALID_IMAGE;
   }
-  *module = reinterpret_cast<CUmodule>(new FakeModule{std::move(text)});
+  *module = reinterpret_cast<CUmodule>(new FakeModule{std::move(text), {}});
   return CUDA_SUCCESS;
 }
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module,
                              const char* name) {
-  const std::string& image = reinterpret_cast<FakeModule*>(module)->image;
-  if (image.find(std::string(name)) == std::string::npos) {
+  auto* m = reinterpret_cast<FakeModule*>(module);
+  if (m->image.find(std::string(name)) == std::string::npos) {
     return CUDA_ERROR_NOT_FOUND;
   }
-  auto* f = new FakeFunction{name};
   std::lock_guard<std::mutex> lock(mu);
-  functions.push_back(f);  // freed never: like driver handles, cheap
-  *function = reinterpret_cast<CUfunction>(f);
+  m->functions.push_back(std::make_unique<FakeFunction>(FakeFunction{name}));
+  *function = reinterpret_cast<CUfunction>(m->functions.back().get());
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule module) {
