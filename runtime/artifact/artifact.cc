@@ -8,34 +8,19 @@
 namespace kiln {
 namespace artifact {
 
-int64_t DTypeSize(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-    case DType::kI32:
-      return 4;
-    case DType::kBF16:
-    case DType::kF16:
-      return 2;
-    case DType::kBool:
-      return 1;
-  }
-  return 0;
+bool IsValidDType(DType dtype) {
+  return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kI1);
 }
 
-std::string DTypeName(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-      return "f32";
-    case DType::kBF16:
-      return "bf16";
-    case DType::kF16:
-      return "f16";
-    case DType::kI32:
-      return "i32";
-    case DType::kBool:
-      return "bool";
+bool IsValidInitKind(InitKind init) {
+  return static_cast<uint8_t>(init) <= static_cast<uint8_t>(InitKind::kKaiming);
+}
+
+std::string DTypeLabel(DType dtype) {
+  if (!IsValidDType(dtype)) {
+    return absl::StrCat("invalid(", static_cast<int>(dtype), ")");
   }
-  return absl::StrCat("invalid(", static_cast<int>(dtype), ")");
+  return std::string(::kiln::DTypeName(dtype));
 }
 
 bool IsKnownArch(absl::string_view arch) {

@@ -13,24 +13,30 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kiln/dtype.h"
+#include "runtime/random/initializers.h"
 
 namespace kiln {
 namespace artifact {
 
-// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 1;
+// The format version this runtime reads and writes. Version 2 numbers
+// initialisers as runtime/random's InitKind (zeros 0 ... kaiming 6).
+inline constexpr uint32_t kFormatVersion = 2;
 // Shared memory per block that sm_90 allows (227 KiB), static plus dynamic.
 inline constexpr uint64_t kMaxSharedBytes = 227 * 1024;
 // The most dimensions a shape may have.
 inline constexpr size_t kMaxRank = 16;
 
-enum class DType : uint8_t {
-  kF32 = 1,
-  kBF16 = 2,
-  kF16 = 3,
-  kI32 = 4,
-  kBool = 5
-};
+// Element types are the runtime's kiln::DType (kiln/dtype.h); the schema's
+// own enum is that value plus one (0 is the schema's INVALID), converted in
+// the writer and the loader.
+using ::kiln::DType;
+// Initialisers are runtime/random's (initializers.h), with the same numbers
+// in the schema: zeros 0, ones 1, constant 2 (a = value), normal 3 (a = mean,
+// b = stddev), uniform 4 (a = low, b = high), xavier 5 (a = gain), kaiming 6
+// (a = gain). The values are drawn from Philox stream `seed_stream`, the
+// parameter's argument position in the loss function.
+using ::kiln::InitKind;
 enum class MemorySpace : uint8_t { kArena = 1, kResident = 2 };
 enum class BufferRole : uint8_t {
   kParameter = 1,
@@ -46,20 +52,14 @@ enum class ArgKind : uint8_t {
   kF32 = 4,
   kF64 = 5
 };
-enum class InitKind : uint8_t {
-  kNormal = 1,   // init_a = mean, init_b = stddev
-  kUniform = 2,  // init_a = low, init_b = high
-  kZeros = 3,
-  kOnes = 4,
-  kConstant = 5,  // init_a = value
-  kXavier = 6,    // init_a = gain
-  kKaiming = 7,   // init_a = negative slope
-};
 
-// Size in bytes of one element; 0 for a value outside the enum.
-int64_t DTypeSize(DType dtype);
-// "f32", "bf16", "f16", "i32", "bool"; "invalid(<n>)" otherwise.
-std::string DTypeName(DType dtype);
+// True for the enumerators of DType (a value read from a file may be
+// anything).
+bool IsValidDType(DType dtype);
+// True for the enumerators of InitKind.
+bool IsValidInitKind(InitKind init);
+// "f32", "bf16", "f16", "i32", "i1"; "invalid(<n>)" otherwise.
+std::string DTypeLabel(DType dtype);
 // The known target architectures ("sm_70" ... "sm_121a").
 bool IsKnownArch(absl::string_view arch);
 

@@ -13,6 +13,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "runtime/artifact/artifact.h"
 #include "runtime/artifact/checksum.h"
+#include "runtime/artifact/fb_convert.h"
 #include "runtime/artifact/kiln_artifact_generated.h"
 
 namespace kiln {
@@ -93,7 +94,7 @@ std::vector<TensorBinding> Bindings(
   for (const fb::TensorBinding* t : *v) {
     TensorBinding b;
     b.name = Str(t->name());
-    b.dtype = static_cast<DType>(t->dtype());
+    b.dtype = DTypeFromFb(t->dtype());
     b.shape = Shape(t->shape());
     b.buffer = Ref(t->buffer());
     out.push_back(std::move(b));
@@ -146,7 +147,7 @@ Artifact Convert(const fb::Artifact& a) {
       b.name = Str(r->name());
       b.byte_size = r->byte_size();
       b.role = static_cast<BufferRole>(r->role());
-      b.dtype = static_cast<DType>(r->dtype());
+      b.dtype = DTypeFromFb(r->dtype());
       b.shape = Shape(r->shape());
       b.donated = r->donated();
       b.in_place = r->in_place();
@@ -182,8 +183,8 @@ Artifact Convert(const fb::Artifact& a) {
       Parameter param;
       param.name = Str(p->name());
       param.shape = Shape(p->shape());
-      param.dtype = static_cast<DType>(p->dtype());
-      param.init = static_cast<InitKind>(p->init());
+      param.dtype = DTypeFromFb(p->dtype());
+      param.init = InitKindFromFb(p->init());
       param.init_a = p->init_a();
       param.init_b = p->init_b();
       param.seed_stream = p->seed_stream();

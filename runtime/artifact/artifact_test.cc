@@ -96,10 +96,10 @@ TEST(ArtifactTest, EnvelopeErrors) {
   ExpectInvalid(LoadArtifact(bytes.substr(0, bytes.size() / 2)),
                 "file: the envelope is not a valid FlatBuffer");
 
-  Artifact v2 = testing::MinimalArtifact();
-  v2.format_version = 2;
-  ExpectInvalid(LoadArtifact(SerializeArtifact(v2)),
-                "format_version: unsupported version 2 (this runtime reads 1)");
+  Artifact v1 = testing::MinimalArtifact();
+  v1.format_version = 1;
+  ExpectInvalid(LoadArtifact(SerializeArtifact(v1)),
+                "format_version: unsupported version 1 (this runtime reads 2)");
 
   // A byte of PTX changed: the checksum no longer matches.
   std::string damaged = bytes;
@@ -327,10 +327,10 @@ std::vector<SemanticCase> SemanticCases() {
       {"unknown dtype",
        [] {
          return Mutated(MinimalArtifact(), [](Artifact& a) {
-           a.entries[0].inputs[0].dtype = static_cast<DType>(0);
+           a.entries[0].inputs[0].dtype = static_cast<DType>(9);
          });
        },
-       "entries[0].inputs[0].dtype: unknown dtype 0"},
+       "entries[0].inputs[0].dtype: unknown dtype 9"},
       {"negative extent",
        [] {
          return Mutated(TrainingArtifact(), [](Artifact& a) {
@@ -434,6 +434,41 @@ TEST(ArtifactTest, ExampleMessageFromTheDesign) {
   ExpectInvalid(LoadArtifact(SerializeArtifact(a)),
                 "entries[1].launches[3].args[2]: offset 4096 + 256 bytes "
                 "exceeds arena size 4096");
+}
+
+// Every initialiser and dtype survives the file with the numbers of
+// kiln::InitKind and kiln::DType; a value outside either enum is rejected.
+TEST(ArtifactTest, InitKindsAndDTypesRoundTrip) {
+  const InitKind kinds[] = {InitKind::kZeros,   InitKind::kOnes,
+                            InitKind::kConstant, InitKind::kNormal,
+                            InitKind::kUniform, InitKind::kXavier,
+                            InitKind::kKaiming};
+  const DType dtypes[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
+                          DType::kI1};
+  ArtifactWriter w({"sm_90"});
+  for (int i = 0; i < 7; ++i) {
+    w.AddParameter("p" + std::to_string(i), dtypes[i % 5], {3, 2}, kinds[i],
+                   0.5f, 1.5f, static_cast<uint64_t>(i));
+  }
+  absl::StatusOr<std::string> bytes = w.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<Artifact> loaded = LoadArtifact(*bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->parameters.size(), 7u);
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_EQ(loaded->parameters[i].init, kinds[i]);
+    EXPECT_EQ(static_cast<int>(loaded->parameters[i].init), i);
+    EXPECT_EQ(loaded->parameters[i].dtype, dtypes[i % 5]);
+    EXPECT_EQ(loaded->parameters[i].seed_stream, static_cast<uint64_t>(i));
+  }
+  Artifact bad = w.artifact();
+  bad.parameters[0].init = static_cast<InitKind>(7);
+  ExpectInvalid(LoadArtifact(SerializeArtifact(bad)),
+                "parameters[0].init: unknown initialiser 7");
+  bad = w.artifact();
+  bad.resident_buffers[0].dtype = static_cast<DType>(5);
+  EXPECT_EQ(LoadArtifact(SerializeArtifact(bad)).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -56,14 +56,14 @@ absl::Status CheckName(const std::string& path, const std::string& name) {
 // Checks dtype and shape at `path` and stores the tensor's byte size.
 absl::Status CheckTensor(const std::string& path, DType dtype,
                          const std::vector<int64_t>& shape, uint64_t* bytes) {
-  if (DTypeSize(dtype) == 0) {
+  if (!IsValidDType(dtype)) {
     return Invalid(path + ".dtype", "unknown dtype ", static_cast<int>(dtype));
   }
   if (shape.size() > kMaxRank) {
     return Invalid(path + ".shape", "rank ", shape.size(), " exceeds ",
                    kMaxRank);
   }
-  uint64_t n = static_cast<uint64_t>(DTypeSize(dtype));
+  uint64_t n = static_cast<uint64_t>(::kiln::DTypeSize(dtype));
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) {
       return Invalid(absl::StrCat(path, ".shape[", i, "]"), "negative extent ",
@@ -142,7 +142,7 @@ class Validator {
     KILN_RETURN_IF_ERROR(CheckTensor(path, b.dtype, b.shape, &bytes));
     if (bytes != b.byte_size) {
       return Invalid(path + ".byte_size", b.byte_size, " does not match shape ",
-                     ShapeString(b.shape), " x ", DTypeName(b.dtype), " = ",
+                     ShapeString(b.shape), " x ", DTypeLabel(b.dtype), " = ",
                      bytes, " bytes");
     }
     if (b.role == BufferRole::kConstant && (b.in_place || b.donated)) {
@@ -257,7 +257,7 @@ class Validator {
       if (b.buffer.size != bytes) {
         return Invalid(bpath + ".buffer", "size ", b.buffer.size,
                        " bytes does not match shape ", ShapeString(b.shape),
-                       " x ", DTypeName(b.dtype), " = ", bytes, " bytes");
+                       " x ", DTypeLabel(b.dtype), " = ", bytes, " bytes");
       }
     }
     return absl::OkStatus();
@@ -388,14 +388,13 @@ class Validator {
                        " belongs to another parameter too");
       }
       if (p.dtype != b.dtype || p.shape != b.shape) {
-        return Invalid(path, DTypeName(p.dtype), ShapeString(p.shape),
+        return Invalid(path, DTypeLabel(p.dtype), ShapeString(p.shape),
                        " does not match its buffer '", b.name, "' ",
-                       DTypeName(b.dtype), ShapeString(b.shape));
+                       DTypeLabel(b.dtype), ShapeString(b.shape));
       }
-      const uint8_t init = static_cast<uint8_t>(p.init);
-      if (init < 1 || init > 7) {
+      if (!IsValidInitKind(p.init)) {
         return Invalid(path + ".init", "unknown initialiser ",
-                       static_cast<int>(init));
+                       static_cast<int>(p.init));
       }
       if (!std::isfinite(p.init_a)) {
         return Invalid(path + ".init_a", "must be finite");

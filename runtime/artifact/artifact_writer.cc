@@ -1,13 +1,13 @@
 #include "runtime/artifact/artifact_writer.h"
 
-#include <cstdio>
-#include <fstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "flatbuffers/flatbuffers.h"
 #include "runtime/artifact/checksum.h"
+#include "runtime/artifact/fb_convert.h"
 #include "runtime/artifact/kiln_artifact_generated.h"
+#include "runtime/io/atomic_file.h"
 
 namespace kiln {
 namespace artifact {
@@ -34,7 +34,7 @@ Offset<fb::TensorBinding> Binding(FlatBufferBuilder& b,
   auto name = b.CreateString(t.name);
   auto shape = Shape(b, t.shape);
   const fb::BufferRef ref = ToFb(t.buffer);
-  return fb::CreateTensorBinding(b, name, static_cast<fb::DType>(t.dtype),
+  return fb::CreateTensorBinding(b, name, DTypeToFb(t.dtype),
                                  shape, &ref);
 }
 
@@ -116,7 +116,7 @@ std::string SerializePayload(const Artifact& a) {
     auto shape = Shape(b, r.shape);
     residents.push_back(fb::CreateResidentBuffer(
         b, name, r.byte_size, static_cast<fb::BufferRole>(r.role),
-        static_cast<fb::DType>(r.dtype), shape, r.donated, r.in_place));
+        DTypeToFb(r.dtype), shape, r.donated, r.in_place));
   }
   auto residents_vec = b.CreateVector(residents);
 
@@ -129,8 +129,8 @@ std::string SerializePayload(const Artifact& a) {
     auto name = b.CreateString(p.name);
     auto shape = Shape(b, p.shape);
     params.push_back(
-        fb::CreateParameter(b, name, shape, static_cast<fb::DType>(p.dtype),
-                            static_cast<fb::InitKind>(p.init), p.init_a,
+        fb::CreateParameter(b, name, shape, DTypeToFb(p.dtype),
+                            InitKindToFb(p.init), p.init_a,
                             p.init_b, p.seed_stream, p.buffer));
   }
   auto params_vec = b.CreateVector(params);
@@ -179,22 +179,7 @@ absl::Status WriteArtifactFile(const Artifact& artifact,
                                const std::string& path) {
   absl::StatusOr<std::string> bytes = WriteArtifact(artifact);
   if (!bytes.ok()) return bytes.status();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat("cannot write ", tmp));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(
-        absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return io::WriteFileAtomically(path, *bytes);
 }
 
 ArtifactWriter::ArtifactWriter(std::vector<std::string> target_archs) {
@@ -217,7 +202,7 @@ uint32_t ArtifactWriter::AddBuffer(std::string name, BufferRole role,
   b.name = std::move(name);
   b.role = role;
   b.dtype = dtype;
-  uint64_t bytes = static_cast<uint64_t>(DTypeSize(dtype));
+  uint64_t bytes = static_cast<uint64_t>(::kiln::DTypeSize(dtype));
   for (int64_t d : shape) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
   b.byte_size = bytes;
   b.shape = std::move(shape);

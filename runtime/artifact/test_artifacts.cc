@@ -207,7 +207,7 @@ Artifact MixedPrecisionArtifact() {
   const uint32_t m = w.AddBuffer("adam_m/embed", BufferRole::kOptimizerState,
                                  DType::kF32, {100, 12});
   const uint32_t mask =
-      w.AddConstant("mask", DType::kBool, {3, 5}, std::vector<uint8_t>(15, 1));
+      w.AddConstant("mask", DType::kI1, {3, 5}, std::vector<uint8_t>(15, 1));
   ResidentBuffer tokens;
   tokens.name = "tokens";
   tokens.role = BufferRole::kGradient;
@@ -228,7 +228,7 @@ Artifact MixedPrecisionArtifact() {
       Bind("tokens", DType::kI32, {4, 0, 3}, BufferRef::Resident(tok, 0, 0))};
   e.outputs = {
       Bind("scale", DType::kF16, {12}, BufferRef::Resident(q, 0, 24)),
-      Bind("mask", DType::kBool, {3, 5}, BufferRef::Resident(mask, 0, 15))};
+      Bind("mask", DType::kI1, {3, 5}, BufferRef::Resident(mask, 0, 15))};
   e.launches.push_back(
       MakeLaunch(k, {2147483647u, 65535, 65535}, {1024, 1, 1}, 4096,
                  {Arg::Buffer(BufferRef::Resident(p, 0, 2400)),

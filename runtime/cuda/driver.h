@@ -49,6 +49,7 @@ struct CudaApi {
   X(cuMemcpyHtoDAsync)         \
   X(cuMemcpyDtoHAsync)         \
   X(cuMemcpyDtoDAsync)         \
+  X(cuMemcpy2DAsync)           \
   X(cuMemsetD8Async)           \
   X(cuMemAllocHost)            \
   X(cuMemFreeHost)             \

@@ -48,7 +48,7 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
   return status;
 }
 
-absl::StatusOr<std::unique_ptr<Module>> Module::LoadImage(
+absl::StatusOr<std::unique_ptr<CudaModule>> CudaModule::LoadImage(
     const Device& device, absl::string_view image, bool is_ptx) {
   const CudaDriver* driver = &device.driver();
   // cuModuleLoadDataEx reads PTX as a NUL-terminated string.
@@ -75,13 +75,13 @@ absl::StatusOr<std::unique_ptr<Module>> Module::LoadImage(
         absl::StrCat("loading a ", is_ptx ? "PTX" : "cubin", " module on ",
                      device.name(), log.empty() ? "" : "; JIT log: ", log));
   }
-  std::unique_ptr<Module> result(new Module(&device, module));
+  std::unique_ptr<CudaModule> result(new CudaModule(&device, module));
   result->loaded_cubin_ = !is_ptx;
   result->info_log_ = info_log.data();
   return result;
 }
 
-absl::StatusOr<std::unique_ptr<Module>> Module::Load(
+absl::StatusOr<std::unique_ptr<CudaModule>> CudaModule::Load(
     const Device& device, const ModuleImages& images) {
   const int sm = device.compute_capability().sm();
   for (const ModuleImages::Cubin& cubin : images.cubins) {
@@ -99,9 +99,9 @@ absl::StatusOr<std::unique_ptr<Module>> Module::Load(
   return LoadImage(device, images.ptx, /*is_ptx=*/true);
 }
 
-Module::~Module() { (void)device_->driver().api().cuModuleUnload(module_); }
+CudaModule::~CudaModule() { (void)device_->driver().api().cuModuleUnload(module_); }
 
-absl::StatusOr<Kernel> Module::GetKernel(const std::string& name) const {
+absl::StatusOr<Kernel> CudaModule::GetKernel(const std::string& name) const {
   CUfunction function = nullptr;
   absl::Status status = KILN_CU(&device_->driver(), cuModuleGetFunction,
                                 &function, module_, name.c_str());

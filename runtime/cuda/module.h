@@ -95,7 +95,7 @@ class Kernel {
   }
 
  private:
-  friend class Module;
+  friend class CudaModule;
   Kernel(const CudaDriver* driver, CUfunction function, std::string name)
       : driver_(driver), function_(function), name_(std::move(name)) {}
 
@@ -104,21 +104,22 @@ class Kernel {
   std::string name_;
 };
 
-class Module {
+// A loaded CUmodule. (kiln::Module is the public API's loaded artifact.)
+class CudaModule {
  public:
   // Loads the cubin built for the device's exact architecture if `images`
   // has one, the PTX otherwise. A failing JIT compilation returns its error
   // log in the message. InvalidArgument if neither fits.
-  static absl::StatusOr<std::unique_ptr<Module>> Load(
+  static absl::StatusOr<std::unique_ptr<CudaModule>> Load(
       const Device& device, const ModuleImages& images);
 
   // Loads one image (cubin, fatbin or NUL-free PTX text).
-  static absl::StatusOr<std::unique_ptr<Module>> LoadImage(
+  static absl::StatusOr<std::unique_ptr<CudaModule>> LoadImage(
       const Device& device, absl::string_view image, bool is_ptx);
 
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-  ~Module();
+  CudaModule(const CudaModule&) = delete;
+  CudaModule& operator=(const CudaModule&) = delete;
+  ~CudaModule();
 
   // True if the module came from a cubin, false if it was JIT-compiled.
   bool loaded_cubin() const { return loaded_cubin_; }
@@ -129,7 +130,7 @@ class Module {
   absl::StatusOr<Kernel> GetKernel(const std::string& name) const;
 
  private:
-  Module(const Device* device, CUmodule module)
+  CudaModule(const Device* device, CUmodule module)
       : device_(device), module_(module) {}
   const Device* device_;
   CUmodule module_;

@@ -86,7 +86,7 @@ std::string EncodeLayout(const std::vector<DatasetField>& fields) {
   for (const DatasetField& f : fields) {
     PutU16(&out, static_cast<uint16_t>(f.name.size()));
     out += f.name;
-    out.push_back(static_cast<char>(f.dtype));
+    out.push_back(static_cast<char>(DatasetDTypeCode(f.dtype)));
     out.push_back(static_cast<char>(f.shape.size()));
     for (int64_t d : f.shape) PutU64(&out, static_cast<uint64_t>(d));
   }
@@ -108,13 +108,14 @@ absl::StatusOr<std::vector<DatasetField>> DecodeLayout(const uint8_t* p,
     }
     f.name.assign(reinterpret_cast<const char*>(p + at), name_len);
     at += name_len;
-    f.dtype = static_cast<DType>(p[at]);
+    absl::StatusOr<DType> dtype = DTypeFromDatasetCode(p[at]);
     const uint64_t rank = p[at + 1];
     at += 2;
-    if (DTypeSize(f.dtype) == 0) {
+    if (!dtype.ok()) {
       return Invalid("layout: field ", i, " '", f.name, "' has unknown dtype ",
-                     static_cast<int>(f.dtype));
+                     static_cast<int>(p[at - 2]));
     }
+    f.dtype = *dtype;
     if ((size - at) / 8 < rank) {
       return Invalid("layout: field ", i, " is truncated");
     }
@@ -239,7 +240,7 @@ absl::StatusOr<std::unique_ptr<DatasetWriter>> DatasetWriter::CreateRaw(
   if (record_bytes == 0) return Invalid("record_bytes must be positive");
   absl::StatusOr<std::unique_ptr<DatasetWriter>> w = Create(
       path, {DatasetField{
-                "record", DType::kBool, {static_cast<int64_t>(record_bytes)}}});
+                "record", DType::kI1, {static_cast<int64_t>(record_bytes)}}});
   if (!w.ok()) return w;
   // No field list: the caller defines the record.
   (*w)->fields_.clear();

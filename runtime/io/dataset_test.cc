@@ -54,11 +54,29 @@ void ExpectRecords(const uint8_t* data, const std::vector<uint64_t>& indices,
   }
 }
 
+// The layout stores kiln::DType as 1..5 (0 never valid), and safetensors
+// spells it in capitals.
+TEST(DTypeTest, FileCodesAndNames) {
+  const DType all[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
+                       DType::kI1};
+  const char* names[] = {"F32", "BF16", "F16", "I32", "BOOL"};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(DatasetDTypeCode(all[i]), i + 1);
+    EXPECT_EQ(*DTypeFromDatasetCode(i + 1), all[i]);
+    EXPECT_EQ(SafetensorsDTypeName(all[i]), names[i]);
+    EXPECT_EQ(*ParseSafetensorsDType(names[i]), all[i]);
+  }
+  EXPECT_FALSE(DTypeFromDatasetCode(0).ok());
+  EXPECT_FALSE(DTypeFromDatasetCode(6).ok());
+  EXPECT_FALSE(ParseSafetensorsDType("f32").ok());
+  EXPECT_FALSE(TensorBytes(static_cast<DType>(7), {2}).ok());
+}
+
 TEST(DatasetTest, FieldsRoundTrip) {
   const std::string path = TmpPath("fields.kilndata");
   auto w = DatasetWriter::Create(path, {{"x", DType::kF32, {3}},
                                         {"label", DType::kI32, {}},
-                                        {"mask", DType::kBool, {2, 2}}});
+                                        {"mask", DType::kI1, {2, 2}}});
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ((*w)->record_bytes(), 12u + 4 + 4);
   struct Rec {
@@ -87,7 +105,7 @@ TEST(DatasetTest, FieldsRoundTrip) {
   EXPECT_EQ(label->offset, 12u);
   EXPECT_EQ(label->bytes, 4u);
   EXPECT_EQ((*d)->fields()[2].shape, std::vector<int64_t>({2, 2}));
-  EXPECT_EQ((*d)->fields()[2].dtype, DType::kBool);
+  EXPECT_EQ((*d)->fields()[2].dtype, DType::kI1);
   std::vector<Rec> back(17);
   ASSERT_TRUE((*d)->ReadRange(0, 17, back.data()).ok());
   EXPECT_EQ(std::memcmp(back.data(), recs.data(), sizeof(Rec) * 17), 0);

@@ -7,22 +7,18 @@
 
 namespace kiln {
 namespace io {
+namespace {
 
-int64_t DTypeSize(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-    case DType::kI32:
-      return 4;
-    case DType::kBF16:
-    case DType::kF16:
-      return 2;
-    case DType::kBool:
-      return 1;
-  }
-  return 0;
+constexpr DType kAll[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
+                          DType::kI1};
+
+}  // namespace
+
+bool IsValidDType(DType dtype) {
+  return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kI1);
 }
 
-absl::string_view DTypeName(DType dtype) {
+absl::string_view SafetensorsDTypeName(DType dtype) {
   switch (dtype) {
     case DType::kF32:
       return "F32";
@@ -32,25 +28,37 @@ absl::string_view DTypeName(DType dtype) {
       return "F16";
     case DType::kI32:
       return "I32";
-    case DType::kBool:
+    case DType::kI1:
       return "BOOL";
   }
   return "INVALID";
 }
 
-absl::StatusOr<DType> ParseDType(absl::string_view name) {
-  for (DType d :
-       {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kBool}) {
-    if (name == DTypeName(d)) return d;
+absl::StatusOr<DType> ParseSafetensorsDType(absl::string_view name) {
+  for (DType d : kAll) {
+    if (name == SafetensorsDTypeName(d)) return d;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unsupported dtype \"", absl::CEscape(name),
                    "\" (expected F32, BF16, F16, I32 or BOOL)"));
 }
 
+uint8_t DatasetDTypeCode(DType dtype) {
+  return IsValidDType(dtype) ? static_cast<uint8_t>(dtype) + 1 : 0;
+}
+
+absl::StatusOr<DType> DTypeFromDatasetCode(uint8_t code) {
+  if (code < 1 || code > 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown dtype code ", static_cast<int>(code),
+                     " (expected 1..5: f32, bf16, f16, i32, i1)"));
+  }
+  return static_cast<DType>(code - 1);
+}
+
 absl::StatusOr<uint64_t> TensorBytes(DType dtype,
                                      const std::vector<int64_t>& shape) {
-  if (DTypeSize(dtype) == 0) {
+  if (!IsValidDType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown dtype ", static_cast<int>(dtype)));
   }

@@ -1,36 +1,43 @@
 #ifndef KILN_RUNTIME_IO_DTYPE_H_
 #define KILN_RUNTIME_IO_DTYPE_H_
 
+// Element types of checkpoints and datasets: the runtime's kiln::DType
+// (kiln/dtype.h), with the spellings and codes the two file formats use.
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kiln/dtype.h"
 
 namespace kiln {
 namespace io {
 
-// Element types of checkpoints and datasets (the kiln IR's f32, bf16, f16, i32
-// and i1; a bool is one byte, 0 or 1).
-enum class DType : uint8_t {
-  kF32 = 1,
-  kBF16 = 2,
-  kF16 = 3,
-  kI32 = 4,
-  kBool = 5
-};
+using ::kiln::DType;
 
-// Bytes per element; 0 for a value outside the enum.
-int64_t DTypeSize(DType dtype);
-// safetensors' names: "F32", "BF16", "F16", "I32", "BOOL".
-absl::string_view DTypeName(DType dtype);
-absl::StatusOr<DType> ParseDType(absl::string_view name);
+// True for the five enumerators of DType (a value cast from a file may be
+// anything).
+bool IsValidDType(DType dtype);
 
-// Product of the extents times the element size; an error for negative extents
-// or overflow.
+// safetensors' names: "F32", "BF16", "F16", "I32", "BOOL"; "INVALID" for a
+// value outside the enum.
+absl::string_view SafetensorsDTypeName(DType dtype);
+// Inverse of SafetensorsDTypeName; InvalidArgument naming the accepted names.
+absl::StatusOr<DType> ParseSafetensorsDType(absl::string_view name);
+
+// The byte a KILNDATA layout stores for a field's dtype: f32 1, bf16 2, f16 3,
+// i32 4, i1 5 (0 is never valid).
+uint8_t DatasetDTypeCode(DType dtype);
+// Inverse of DatasetDTypeCode; InvalidArgument for any other byte.
+absl::StatusOr<DType> DTypeFromDatasetCode(uint8_t code);
+
+// Product of the extents times the element size; an error for an invalid
+// dtype, negative extents or overflow.
 absl::StatusOr<uint64_t> TensorBytes(DType dtype,
                                      const std::vector<int64_t>& shape);
+// "[2,3]"
 std::string ShapeString(const std::vector<int64_t>& shape);
 
 }  // namespace io

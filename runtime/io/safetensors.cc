@@ -67,7 +67,7 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
   for (const auto& kv : st.tensors) order.push_back(&kv);
   std::stable_sort(
       order.begin(), order.end(), [](const auto* a, const auto* b) {
-        return DTypeSize(a->second.dtype) > DTypeSize(b->second.dtype);
+        return ::kiln::DTypeSize(a->second.dtype) > ::kiln::DTypeSize(b->second.dtype);
       });
 
   std::string header = "{";
@@ -101,11 +101,11 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
     if (!bytes.ok()) return Invalid(*quoted, ": ", bytes.status().message());
     if (*bytes != t.data.size()) {
       return Invalid(*quoted, ": ", t.data.size(), " data bytes, but ",
-                     DTypeName(t.dtype), ShapeString(t.shape), " needs ",
+                     SafetensorsDTypeName(t.dtype), ShapeString(t.shape), " needs ",
                      *bytes);
     }
     absl::StrAppend(&header, first ? "" : ",", *quoted, ":{\"dtype\":\"",
-                    DTypeName(t.dtype), "\",\"shape\":", ShapeString(t.shape),
+                    SafetensorsDTypeName(t.dtype), "\",\"shape\":", ShapeString(t.shape),
                     ",\"data_offsets\":[", offset, ",", offset + *bytes, "]}");
     first = false;
     offset += *bytes;
@@ -229,7 +229,7 @@ absl::StatusOr<Safetensors> ParseSafetensors(absl::string_view bytes,
     if (dtype == value.end() || !dtype->is_string()) {
       return Invalid(where, ".dtype: missing or not a string");
     }
-    absl::StatusOr<DType> d = ParseDType(dtype->get<std::string>());
+    absl::StatusOr<DType> d = ParseSafetensorsDType(dtype->get<std::string>());
     if (!d.ok()) return Invalid(where, ".dtype: ", d.status().message());
     t.dtype = *d;
     const auto shape = value.find("shape");
@@ -265,7 +265,7 @@ absl::StatusOr<Safetensors> ParseSafetensors(absl::string_view bytes,
       return Invalid(where, ".shape: ", expected.status().message());
     if (*expected != end - begin) {
       return Invalid(where, ": data_offsets [", begin, ", ", end, ") hold ",
-                     end - begin, " bytes, but ", DTypeName(t.dtype),
+                     end - begin, " bytes, but ", SafetensorsDTypeName(t.dtype),
                      ShapeString(t.shape), " needs ", *expected);
     }
     t.data.assign(data.begin() + begin, data.begin() + end);

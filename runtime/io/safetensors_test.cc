@@ -24,7 +24,7 @@ Safetensors Sample() {
   Safetensors st;
   st.tensors["a"] = HostTensor::F32({2}, {1.0f, -2.0f});
   st.tensors["b"] = HostTensor{DType::kBF16, {1, 2}, {0x80, 0x3f, 0x00, 0x40}};
-  st.tensors["m"] = HostTensor{DType::kBool, {}, {1}};
+  st.tensors["m"] = HostTensor{DType::kI1, {}, {1}};
   st.metadata["format"] = "pt";
   return st;
 }
@@ -73,7 +73,7 @@ TEST(SafetensorsTest, RoundTripLargerSet) {
   st.tensors["labels"] = HostTensor::I32({4}, {0, -1, 7, 1 << 30});
   st.tensors["empty"] = HostTensor{DType::kF16, {0, 4}, {}};
   st.tensors["h"] = HostTensor{DType::kF16, {3}, {1, 2, 3, 4, 5, 6}};
-  st.tensors["mask"] = HostTensor{DType::kBool, {2, 2}, {1, 0, 0, 1}};
+  st.tensors["mask"] = HostTensor{DType::kI1, {2, 2}, {1, 0, 0, 1}};
   st.tensors["\xc3\xa9t\xc3\xa9 \"quoted\"\\"] = HostTensor::F32({1}, {7.f});
   st.metadata["step"] = "1200";
   st.metadata["note"] = "line\nbreak \"and\" tab\t";

@@ -1,19 +1,26 @@
 #!/bin/bash
-# Runs every binary of .gpu-bundle/ (made by tests/gpu/make_bundle.sh) on the
-# GPU machine, from the repository root:
+# Runs every test of a GPU bundle (made by tests/gpu/make_bundle.sh) on the
+# GPU machine:
 #
-#   tests/gpu/run_bundle.sh <log dir>
+#   tests/gpu/run_bundle.sh <log dir>      # from the repository root:
+#                                          # runs .gpu-bundle/
+#   <bundle>/run_bundle.sh <log dir>       # the copy inside a bundle runs
+#                                          # that bundle
 #
-# Writes <log dir>/<binary>.log and .xml (gtest) per binary plus
-# summary.txt, prints the summary and exits non-zero if any binary failed or
+# Writes <log dir>/<test>.log (and .xml for gtest binaries) plus
+# summary.txt, prints the summary and exits non-zero if any test failed or
 # if tests were skipped on a machine that has a GPU.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
 
-logs="${1:?usage: tests/gpu/run_bundle.sh <log dir>}"
+logs="${1:?usage: run_bundle.sh <log dir>}"
 mkdir -p "${logs}"
 logs="$(cd "${logs}" && pwd)"
-bundle="$(pwd)/.gpu-bundle"
+here="$(cd "$(dirname "$0")" && pwd)"
+if [[ -f "${here}/BINARIES" ]]; then
+  bundle="${here}"
+else
+  bundle="$(cd "${here}/../.." && pwd)/.gpu-bundle"
+fi
 if [[ ! -f "${bundle}/BINARIES" ]]; then
   echo "run_bundle: no ${bundle}/BINARIES: run tests/gpu/make_bundle.sh first" >&2
   exit 2
@@ -31,18 +38,10 @@ summary="${logs}/summary.txt"
 } >"${summary}"
 
 failures=0
-while read -r name; do
-  [[ -z "${name}" ]] && continue
-  log="${logs}/${name}.log"
-  start=$(date +%s)
-  (cd "${bundle}" && KILN_GPU_TEST_DATA="${bundle}" "./${name}" \
-      --gtest_output="xml:${logs}/${name}.xml") >"${log}" 2>&1
-  status=$?
-  seconds=$(( $(date +%s) - start ))
-  passed=$(grep -oE '^\[  PASSED  \] [0-9]+' "${log}" | grep -oE '[0-9]+$' || echo 0)
-  failed=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "${log}" | grep -oE '[0-9]+' || echo 0)
-  skipped=$(grep -oE '^\[  SKIPPED \] [0-9]+' "${log}" | grep -oE '[0-9]+$' || echo 0)
-  verdict=ok
+# record <name> <status> <passed> <failed> <skipped> <seconds>
+record() {
+  local name="$1" status="$2" passed="$3" failed="$4" skipped="$5" seconds="$6"
+  local verdict=ok
   if [[ ${status} -ne 0 ]]; then
     verdict="FAILED (exit ${status})"
   elif [[ ${have_gpu} == 1 && ${skipped:-0} -gt 0 ]]; then
@@ -51,9 +50,39 @@ while read -r name; do
   [[ ${verdict} != ok ]] && failures=$((failures + 1))
   printf '%-28s %s: %s passed, %s failed, %s skipped, %ss\n' "${name}" \
       "${verdict}" "${passed:-0}" "${failed:-0}" "${skipped:-0}" "${seconds}" >>"${summary}"
+}
+
+while read -r name; do
+  [[ -z "${name}" ]] && continue
+  log="${logs}/${name}.log"
+  start=$(date +%s)
+  (cd "${bundle}" && KILN_GPU_TEST_DATA="${bundle}" "./${name}" \
+      --gtest_output="xml:${logs}/${name}.xml") >"${log}" 2>&1
+  status=$?
+  passed=$(grep -oE '^\[  PASSED  \] [0-9]+' "${log}" | grep -oE '[0-9]+$' || echo 0)
+  failed=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "${log}" | grep -oE '[0-9]+' || echo 0)
+  skipped=$(grep -oE '^\[  SKIPPED \] [0-9]+' "${log}" | grep -oE '[0-9]+$' || echo 0)
+  record "${name}" "${status}" "${passed}" "${failed}" "${skipped}" $(( $(date +%s) - start ))
   grep -E '^\[  FAILED  \] [A-Za-z]' "${log}" | sort -u >>"${summary}"
 done <"${bundle}/BINARIES"
 
-echo "binaries failed: ${failures}" >>"${summary}"
+if [[ -f "${bundle}/SCRIPTS" ]]; then
+  while read -r script args; do
+    [[ -z "${script}" ]] && continue
+    name="${script%.sh}"
+    log="${logs}/${name}.log"
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    (cd "${bundle}" && "./${script}" ${args} "${logs}/${name}.work") >"${log}" 2>&1
+    status=$?
+    passed=$(grep -c '^ok ' "${log}")
+    failed=$(grep -c '^FAIL ' "${log}")
+    skipped=$(grep -c 'test skipped' "${log}")
+    record "${name}" "${status}" "${passed}" "${failed}" "${skipped}" $(( $(date +%s) - start ))
+    grep -E '^FAIL ' "${log}" >>"${summary}"
+  done <"${bundle}/SCRIPTS"
+fi
+
+echo "tests failed: ${failures}" >>"${summary}"
 cat "${summary}"
 [[ ${failures} -eq 0 ]]

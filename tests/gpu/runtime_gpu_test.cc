@@ -77,7 +77,7 @@ absl::StatusOr<std::string> ReadDataFile(const std::string& name) {
 struct GpuState {
   std::unique_ptr<Device> device;
   std::unique_ptr<Stream> stream;
-  std::unique_ptr<Module> module;
+  std::unique_ptr<CudaModule> module;
   std::shared_ptr<DevicePool> pool;
   std::string ptx;
   std::string cubin;
@@ -110,7 +110,7 @@ class GpuTest : public ::testing::Test {
     ModuleImages images;
     images.ptx = s.ptx;
     images.cubins.push_back({90, s.cubin});
-    KILN_ASSIGN_OR_RETURN(s.module, Module::Load(*s.device, images));
+    KILN_ASSIGN_OR_RETURN(s.module, CudaModule::Load(*s.device, images));
     KILN_ASSIGN_OR_RETURN(s.fill, s.module->GetKernel("fill_f32"));
     KILN_ASSIGN_OR_RETURN(s.saxpy, s.module->GetKernel("saxpy"));
     KILN_ASSIGN_OR_RETURN(s.reduce, s.module->GetKernel("reduce_sum_f32"));
@@ -189,7 +189,7 @@ TEST_F(GpuTest, DeviceProperties) {
 
 TEST_F(GpuTest, ModuleFromPtx) {
   ASSERT_OK_AND_ASSIGN(auto module,
-                       Module::LoadImage(device(), gpu().ptx, /*is_ptx=*/true));
+                       CudaModule::LoadImage(device(), gpu().ptx, /*is_ptx=*/true));
   EXPECT_FALSE(module->loaded_cubin());
   ASSERT_OK_AND_ASSIGN(Kernel fill, module->GetKernel("fill_f32"));
   EXPECT_EQ(fill.name(), "fill_f32");
@@ -209,7 +209,7 @@ TEST_F(GpuTest, BrokenPtxReportsJitLog) {
   const std::string bad =
       ".version 8.0\n.target sm_90\n.address_size 64\n"
       ".visible .entry broken()\n{\n  not_an_instruction %r1;\n}\n";
-  auto module = Module::LoadImage(device(), bad, /*is_ptx=*/true);
+  auto module = CudaModule::LoadImage(device(), bad, /*is_ptx=*/true);
   ASSERT_FALSE(module.ok());
   EXPECT_NE(module.status().message().find("cuModuleLoadDataEx failed"),
             std::string::npos)
@@ -222,21 +222,21 @@ TEST_F(GpuTest, ModuleFromCubin) {
   ModuleImages images;
   images.ptx = gpu().ptx;
   images.cubins.push_back({90, gpu().cubin});
-  ASSERT_OK_AND_ASSIGN(auto module, Module::Load(device(), images));
+  ASSERT_OK_AND_ASSIGN(auto module, CudaModule::Load(device(), images));
   // The cubin is used exactly when the device is sm_90 (H100/H200).
   EXPECT_EQ(module->loaded_cubin(), device().compute_capability().sm() == 90);
   ASSERT_OK(module->GetKernel("saxpy").status());
 
   ModuleImages wrong_arch;
   wrong_arch.cubins.push_back({10, "not a cubin"});
-  auto none = Module::Load(device(), wrong_arch);
+  auto none = CudaModule::Load(device(), wrong_arch);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(none.status().message().find("cubins only for [sm_10]"),
             std::string::npos)
       << none.status();
   if (device().compute_capability().sm() == 90) {
     ASSERT_OK_AND_ASSIGN(auto direct,
-                         Module::LoadImage(device(), gpu().cubin, false));
+                         CudaModule::LoadImage(device(), gpu().cubin, false));
     EXPECT_TRUE(direct->loaded_cubin());
   }
 }

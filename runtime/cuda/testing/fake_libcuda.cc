@@ -6,18 +6,24 @@
 // work immediately (or record it while capturing a graph), events complete at
 // once, and modules are accepted when their image names the requested
 // kernels. cuLaunchKernel runs CPU versions of the test kernels of
-// tests/gpu/kernels.cu (fill_f32, saxpy, reduce_sum_f32, gather_f32).
+// tests/gpu/kernels.cu (fill_f32, saxpy, reduce_sum_f32, gather_f32) and
+// tests/gpu/linreg_kernels.cu (linear regression, SGD, Adam), and of the
+// runtime's gradient tools (runtime/session/grad_tools.cu).
 // Not a simulator of anything else: unknown kernels fail to launch.
 #include <cuda.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "runtime/random/philox.h"
 
 namespace {
 
@@ -37,18 +43,18 @@ struct FakeStream {
 struct FakeEvent {
   int unused = 0;
 };
-struct FakeModule {
-  std::string image;
-};
 struct FakeFunction {
   std::string name;
   int max_dynamic_shared = kDefaultShared;
 };
+struct FakeModule {
+  std::string image;
+  // Function handles live as long as their module (as with the driver).
+  std::vector<std::unique_ptr<FakeFunction>> functions;
+};
 struct FakeGraph {
   std::vector<std::function<void()>> ops;
 };
-
-std::vector<FakeFunction*> functions;
 
 // Runs `op` now, or records it if `stream` is being captured.
 CUresult Enqueue(CUstream stream, std::function<void()> op) {
@@ -269,6 +275,33 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                  reinterpret_cast<const void*>(src), bytes);
   });
 }
+// Host and device memory are both host memory here; arrays are not
+// supported.
+CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream stream) {
+  if (copy->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+      copy->dstMemoryType == CU_MEMORYTYPE_ARRAY ||
+      copy->WidthInBytes > copy->srcPitch && copy->Height > 1 ||
+      copy->WidthInBytes > copy->dstPitch && copy->Height > 1) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  auto address = [](CUmemorytype type, const void* host, CUdeviceptr device,
+                    size_t x, size_t y, size_t pitch) {
+    const char* base = type == CU_MEMORYTYPE_HOST
+                           ? static_cast<const char*>(host)
+                           : reinterpret_cast<const char*>(device);
+    return const_cast<char*>(base + y * pitch + x);
+  };
+  const CUDA_MEMCPY2D c = *copy;
+  return Enqueue(stream, [c, address] {
+    for (size_t row = 0; row < c.Height; ++row) {
+      std::memcpy(address(c.dstMemoryType, c.dstHost, c.dstDevice,
+                          c.dstXInBytes, c.dstY + row, c.dstPitch),
+                  address(c.srcMemoryType, c.srcHost, c.srcDevice,
+                          c.srcXInBytes, c.srcY + row, c.srcPitch),
+                  c.WidthInBytes);
+    }
+  });
+}
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
                          CUstream stream) {
   return Enqueue(
@@ -308,19 +341,18 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
   } else {
     return CUDA_ERROR_INVALID_IMAGE;
   }
-  *module = reinterpret_cast<CUmodule>(new FakeModule{std::move(text)});
+  *module = reinterpret_cast<CUmodule>(new FakeModule{std::move(text), {}});
   return CUDA_SUCCESS;
 }
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module,
                              const char* name) {
-  const std::string& image = reinterpret_cast<FakeModule*>(module)->image;
-  if (image.find(std::string(name)) == std::string::npos) {
+  auto* m = reinterpret_cast<FakeModule*>(module);
+  if (m->image.find(std::string(name)) == std::string::npos) {
     return CUDA_ERROR_NOT_FOUND;
   }
-  auto* f = new FakeFunction{name};
   std::lock_guard<std::mutex> lock(mu);
-  functions.push_back(f);  // freed never: like driver handles, cheap
-  *function = reinterpret_cast<CUfunction>(f);
+  m->functions.push_back(std::make_unique<FakeFunction>(FakeFunction{name}));
+  *function = reinterpret_cast<CUfunction>(m->functions.back().get());
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule module) {
@@ -394,6 +426,164 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
           rest /= view.shape[d];
         }
         out[i] = base[offset];
+      }
+    });
+  }
+  // tests/gpu/linreg_kernels.cu
+  if (name == "linreg_forward") {
+    auto x = Arg<const float*>(args, 0);
+    auto w = Arg<const float*>(args, 1);
+    auto b = Arg<const float*>(args, 2);
+    auto pred = Arg<float*>(args, 3);
+    auto n = Arg<int>(args, 4), in = Arg<int>(args, 5), out = Arg<int>(args, 6);
+    return Enqueue(stream, [=] {
+      for (int i = 0; i < n; ++i) {
+        for (int o = 0; o < out; ++o) {
+          float acc = b[o];
+          for (int k = 0; k < in; ++k) acc += x[i * in + k] * w[k * out + o];
+          pred[i * out + o] = acc;
+        }
+      }
+    });
+  }
+  if (name == "mse_loss") {
+    auto pred = Arg<const float*>(args, 0);
+    auto y = Arg<const float*>(args, 1);
+    auto loss = Arg<float*>(args, 2);
+    auto count = Arg<int>(args, 3);
+    return Enqueue(stream, [=] {
+      float sum = 0;
+      for (int i = 0; i < count; ++i) sum += (pred[i] - y[i]) * (pred[i] - y[i]);
+      *loss = sum / count;
+    });
+  }
+  if (name == "mse_grad") {
+    auto pred = Arg<const float*>(args, 0);
+    auto y = Arg<const float*>(args, 1);
+    auto dpred = Arg<float*>(args, 2);
+    auto count = Arg<int>(args, 3);
+    return Enqueue(stream, [=] {
+      for (int i = 0; i < count; ++i) dpred[i] = 2.0f * (pred[i] - y[i]) / count;
+    });
+  }
+  if (name == "linreg_grad_w") {
+    auto x = Arg<const float*>(args, 0);
+    auto dpred = Arg<const float*>(args, 1);
+    auto gw = Arg<float*>(args, 2);
+    auto n = Arg<int>(args, 3), in = Arg<int>(args, 4), out = Arg<int>(args, 5);
+    return Enqueue(stream, [=] {
+      for (int k = 0; k < in; ++k) {
+        for (int o = 0; o < out; ++o) {
+          float acc = 0;
+          for (int i = 0; i < n; ++i) acc += x[i * in + k] * dpred[i * out + o];
+          gw[k * out + o] = acc;
+        }
+      }
+    });
+  }
+  if (name == "linreg_grad_b") {
+    auto dpred = Arg<const float*>(args, 0);
+    auto gb = Arg<float*>(args, 1);
+    auto n = Arg<int>(args, 2), out = Arg<int>(args, 3);
+    return Enqueue(stream, [=] {
+      for (int o = 0; o < out; ++o) {
+        float acc = 0;
+        for (int i = 0; i < n; ++i) acc += dpred[i * out + o];
+        gb[o] = acc;
+      }
+    });
+  }
+  if (name == "sgd_update") {
+    auto p = Arg<float*>(args, 0);
+    auto g = Arg<const float*>(args, 1);
+    auto lr = Arg<const float*>(args, 2);
+    auto count = Arg<int>(args, 3);
+    return Enqueue(stream, [=] {
+      for (int i = 0; i < count; ++i) p[i] = p[i] - lr[0] * g[i];
+    });
+  }
+  if (name == "adam_update") {
+    auto p = Arg<float*>(args, 0);
+    auto m = Arg<float*>(args, 1);
+    auto v = Arg<float*>(args, 2);
+    auto g = Arg<const float*>(args, 3);
+    auto lr = Arg<const float*>(args, 4);
+    auto step = Arg<const int*>(args, 5);
+    auto beta1 = Arg<float>(args, 6), beta2 = Arg<float>(args, 7),
+         eps = Arg<float>(args, 8);
+    auto count = Arg<int>(args, 9);
+    return Enqueue(stream, [=] {
+      const float t = static_cast<float>(step[0]);
+      for (int i = 0; i < count; ++i) {
+        const float mi = beta1 * m[i] + (1.0f - beta1) * g[i];
+        const float vi = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+        m[i] = mi;
+        v[i] = vi;
+        const float mhat = mi / (1.0f - std::pow(beta1, t));
+        const float vhat = vi / (1.0f - std::pow(beta2, t));
+        p[i] = p[i] - lr[0] * mhat / (std::sqrt(vhat) + eps);
+      }
+    });
+  }
+  // runtime/session/grad_tools.cu
+  if (name == "kiln_grad_partials_f32") {
+    auto g = Arg<const float*>(args, 0);
+    auto n = Arg<long long>(args, 1);
+    auto sumsq = Arg<double*>(args, 2);
+    auto maxabs = Arg<float*>(args, 3);
+    auto nonfinite = Arg<unsigned int*>(args, 4);
+    const long long blocks = gx, threads = bx;
+    return Enqueue(stream, [=] {
+      for (long long blk = 0; blk < blocks; ++blk) {
+        double sum = 0;
+        float mx = 0;
+        unsigned int bad = 0;
+        for (long long t = 0; t < threads; ++t) {
+          for (long long i = blk * threads + t; i < n; i += blocks * threads) {
+            sum += double(g[i]) * double(g[i]);
+            mx = std::fmax(mx, std::fabs(g[i]));
+            if (!std::isfinite(g[i])) ++bad;
+          }
+        }
+        sumsq[blk] = sum;
+        maxabs[blk] = mx;
+        nonfinite[blk] = bad;
+      }
+    });
+  }
+  if (name == "kiln_grad_scale_f32") {
+    auto g = Arg<float*>(args, 0);
+    auto n = Arg<long long>(args, 1);
+    auto s = Arg<float>(args, 2);
+    return Enqueue(stream, [=] {
+      for (long long i = 0; i < n; ++i) g[i] = g[i] * s;
+    });
+  }
+  if (name == "kiln_grad_clip_value_f32") {
+    auto g = Arg<float*>(args, 0);
+    auto n = Arg<long long>(args, 1);
+    auto v = Arg<float>(args, 2);
+    return Enqueue(stream, [=] {
+      for (long long i = 0; i < n; ++i) {
+        if (g[i] > v) {
+          g[i] = v;
+        } else if (g[i] < -v) {
+          g[i] = -v;
+        }
+      }
+    });
+  }
+  if (name == "kiln_grad_noise_f32") {
+    auto g = Arg<float*>(args, 0);
+    auto n = Arg<long long>(args, 1);
+    auto stddev = Arg<float>(args, 2);
+    auto seed = Arg<unsigned long long>(args, 3);
+    auto stream_id = Arg<unsigned int>(args, 4);
+    auto offset = Arg<unsigned int>(args, 5);
+    return Enqueue(stream, [=] {
+      const kiln::RandomStream r{seed, stream_id, offset};
+      for (long long i = 0; i < n; ++i) {
+        g[i] = g[i] + static_cast<float>(double(stddev) * r.Normal(i));
       }
     });
   }

@@ -1,0 +1,126 @@
+// Datasets on the device: batches of a memory-mapped dataset uploaded ahead
+// of the compute that uses them.
+//
+//   KILN_ASSIGN_OR_RETURN(auto data, io::MappedDataset::Open("train.kilndata"));
+//   KILN_ASSIGN_OR_RETURN(auto loader, DeviceBatchLoader::Create(
+//       *rt, data.get(), {.batch = {.batch_size = 64}, .fields = {"x", "y"}},
+//       trainer->stream()));
+//   while (true) {
+//     auto batch = loader->Next();
+//     if (absl::IsOutOfRange(batch.status())) break;
+//     KILN_RETURN_IF_ERROR(batch.status());
+//     KILN_ASSIGN_OR_RETURN(float loss, trainer->Step(batch->inputs(), lr));
+//   }
+//
+// A background thread (io::BatchProducer) gathers each batch's records into
+// page-locked host memory (cuMemAllocHost, through io::HostAllocator); the
+// loader copies each field out of the packed records into a dense device
+// tensor with one 2-D copy on its own copy stream. Next() hands out batch i
+// after having enqueued the upload of batch i + 1, so that upload overlaps the
+// compute of batch i. Events order everything: the compute stream waits for a
+// batch's upload before its first use, and an upload into a device slot waits
+// for the compute work that was enqueued on the previous batch of that slot
+// (everything enqueued on the compute stream before the next call of Next()).
+#ifndef KILN_BATCH_LOADER_H_
+#define KILN_BATCH_LOADER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kiln/runtime.h"
+#include "kiln/tensor.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/stream.h"
+#include "runtime/io/dataset.h"
+
+namespace kiln {
+
+// Page-locked host memory (cuMemAllocHost) for io::BatchProducer slots.
+class PinnedHostAllocator : public io::HostAllocator {
+ public:
+  // `device` must outlive the allocator.
+  explicit PinnedHostAllocator(const Device& device) : device_(device) {}
+  absl::StatusOr<void*> Allocate(size_t bytes) override;
+  void Free(void* ptr, size_t bytes) override;
+
+ private:
+  const Device& device_;
+};
+
+// One batch on the device: each field as a dense tensor of shape
+// [num_records, field shape...]. The tensors stay valid and unchanged until
+// the second call of Next() after the one that returned them.
+struct DeviceBatch {
+  std::map<std::string, Tensor> fields;
+  uint64_t num_records = 0;
+  uint64_t sequence = 0;  // 0, 1, 2, ...
+  uint64_t epoch = 0;
+  uint64_t batch_in_epoch = 0;
+
+  // The fields as entry inputs (by field name).
+  Inputs inputs() const;
+};
+
+struct DeviceBatchLoaderOptions {
+  io::BatchOptions batch;
+  // The dataset fields to upload; empty: all of them.
+  std::vector<std::string> fields;
+};
+
+class DeviceBatchLoader {
+ public:
+  // `dataset` must outlive the loader; `compute` is the stream that uses the
+  // batches (e.g. Trainer::stream()) and must outlive it too.
+  static absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> Create(
+      const Runtime& runtime, io::MappedDataset* dataset,
+      const DeviceBatchLoaderOptions& options, const Stream& compute);
+  ~DeviceBatchLoader();
+
+  // The next batch, ordered on the compute stream; OutOfRange after the last
+  // one (BatchOptions::num_epochs), or the error of reading the dataset.
+  absl::StatusOr<DeviceBatch> Next();
+
+  // Batches whose upload has been enqueued so far.
+  uint64_t uploads() const { return uploads_; }
+
+ private:
+  struct Slot {
+    std::vector<DeviceBuffer> buffers;  // one per field
+    std::unique_ptr<Event> uploaded;    // recorded on the copy stream
+    std::unique_ptr<Event> consumed;    // recorded on the compute stream
+  };
+  struct Pending {
+    io::Batch batch;
+    int slot = 0;
+  };
+
+  DeviceBatchLoader(const Runtime& runtime, const Stream& compute)
+      : runtime_(runtime), compute_(compute) {}
+  // Takes the producer's next batch and enqueues its upload.
+  absl::Status FetchAndUpload();
+
+  const Runtime& runtime_;
+  const Stream& compute_;
+  std::vector<io::DatasetField> fields_;
+  uint64_t batch_size_ = 0;
+  uint64_t record_bytes_ = 0;
+  std::unique_ptr<PinnedHostAllocator> pinned_;
+  std::unique_ptr<Stream> copy_;
+  Slot slots_[2];
+  std::unique_ptr<io::BatchProducer> producer_;
+  bool has_pending_ = false;
+  Pending pending_;
+  bool ended_ = false;
+  absl::Status error_;
+  int returned_slot_ = -1;  // slot of the batch handed out last
+  uint64_t uploads_ = 0;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_BATCH_LOADER_H_

@@ -1,0 +1,299 @@
+// The host API of the kiln runtime: open a GPU, load an artifact, run its
+// entries for inference (Session) or training (Trainer).
+//
+//   KILN_ASSIGN_OR_RETURN(auto rt, kiln::Runtime::Open(/*device=*/0));
+//   KILN_ASSIGN_OR_RETURN(auto model, rt->Load("denoise.kiln"));
+//   KILN_ASSIGN_OR_RETURN(auto trainer, model->NewTrainer({.seed = 42}));
+//   for (int i = 0; i < steps; ++i) {
+//     KILN_ASSIGN_OR_RETURN(float loss,
+//                           trainer->Step({{"x", x}, {"y", y}}, Lr(i)));
+//   }
+//   KILN_RETURN_IF_ERROR(trainer->Save("denoise.safetensors"));
+//
+// How an artifact's entries are bound (see compiler/training/TrainStep.h for
+// the entries the compiler emits):
+// - An entry input bound to a resident buffer (parameter, optimizer state,
+//   master weight, gradient, constant) is supplied by the runtime; callers
+//   never pass it.
+// - An arena input named "lr" (f32, rank 0) is the learning rate argument,
+//   one named "step" (i32, rank 0) the update number: step() + 1, counting
+//   from 1.
+// - Every other input is the caller's, by name, with exactly the binding's
+//   dtype and shape.
+// - Outputs bound to resident buffers are in-place updates (parameters,
+//   state, gradients); arena outputs (e.g. "loss") are returned.
+// - The gradient of parameter p is the resident buffer of role gradient
+//   called "grad.<p>" (or any gradient buffer by its own name).
+//
+// Execution: each Session/Trainer owns a stream, its resident buffers and one
+// arena per entry (all from the Runtime's binned pool). The first call of an
+// entry captures its launch sequence into a CUDA graph; later calls copy the
+// inputs (and lr, step) into their bound arena buffers and replay the graph.
+// Every call returns after the stream has finished its work.
+//
+// Failure guarantee: inputs (names, dtypes, shapes, devices) are validated
+// before anything is copied or launched, so a call rejected with
+// InvalidArgument leaves parameters, optimizer state, gradients and step()
+// unchanged. step() advances only when an update succeeded. A driver error
+// during a launch (which CUDA makes sticky for the context) leaves the state
+// unspecified: restore a checkpoint in a new Runtime.
+//
+// Thread safety: a Session or Trainer is used from one thread at a time.
+// Lifetimes: Modules, Sessions and Trainers keep what they need of the
+// Runtime alive (the Runtime object itself may be destroyed first). Tensors
+// (outputs, views of resident buffers) must not outlive the last of them.
+#ifndef KILN_RUNTIME_H_
+#define KILN_RUNTIME_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "kiln/dtype.h"
+#include "kiln/tensor.h"
+#include "runtime/artifact/artifact.h"
+#include "runtime/io/safetensors.h"
+
+namespace kiln {
+
+class Device;
+class Stream;
+
+namespace session_internal {
+struct RuntimeState;
+struct ModuleState;
+class Executor;
+}  // namespace session_internal
+
+using HostTensor = io::HostTensor;
+
+// One input value: host data (copied to the device during the call) or a
+// device tensor (copied on the device; it must be contiguous and its producing
+// work must be complete or ordered before the call on the caller's side).
+class Input {
+ public:
+  // Host data owned by the Input.
+  Input(HostTensor host);  // NOLINT: implicit for {{"x", tensor}} maps
+  // A device tensor (shares the buffer).
+  Input(const Tensor& device);  // NOLINT
+  // Host data the caller keeps alive and unchanged until the call returns.
+  static Input HostView(DType dtype, Shape shape, const void* data);
+  // f32 host data, copied.
+  static Input F32(Shape shape, const std::vector<float>& values);
+
+  bool on_device() const { return on_device_; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  // Host bytes (on_device() == false).
+  const void* host_data() const { return host_data_; }
+  // The device tensor (on_device() == true).
+  const Tensor& device_tensor() const { return device_; }
+  size_t host_bytes() const { return host_bytes_; }
+
+ private:
+  Input() = default;
+  bool on_device_ = false;
+  DType dtype_ = DType::kF32;
+  // Bytes of host data, when known (SIZE_MAX for a HostView).
+  size_t host_bytes_ = SIZE_MAX;
+  Shape shape_;
+  const void* host_data_ = nullptr;
+  std::shared_ptr<const HostTensor> owned_;
+  Tensor device_;
+};
+
+using Inputs = std::map<std::string, Input>;
+// Outputs of an entry, each in a buffer of its own (not the entry's arena, so
+// they stay valid across later calls).
+using Outputs = std::map<std::string, Tensor>;
+
+class Module;
+
+class Runtime {
+ public:
+  // Opens device `device` (0-based): Unavailable without a driver,
+  // InvalidArgument for an ordinal out of range.
+  static absl::StatusOr<std::unique_ptr<Runtime>> Open(int device = 0);
+  ~Runtime();
+
+  // Loads an artifact: LoadArtifact verifies the whole file first (a bad file
+  // is InvalidArgument, never a crash); then every kernel is loaded from its
+  // cubin when one matches the device's architecture exactly, from PTX (of
+  // the newest architecture not above the device's) otherwise.
+  absl::StatusOr<std::unique_ptr<Module>> Load(const std::string& path);
+  absl::StatusOr<std::unique_ptr<Module>> LoadFromMemory(
+      absl::string_view bytes);
+
+  const Device& device() const;
+  DevicePool& pool() const;
+
+  // Host <-> device copies on the runtime's own stream (synchronous).
+  absl::StatusOr<Tensor> Upload(const HostTensor& host) const;
+  // Contiguous tensors only.
+  absl::StatusOr<HostTensor> Download(const Tensor& tensor) const;
+  // Overwrites the elements of a contiguous tensor (e.g. a gradient view)
+  // with `src`, which must have its dtype and shape.
+  absl::Status CopyInto(const Tensor& dst, const HostTensor& src) const;
+
+ private:
+  explicit Runtime(std::shared_ptr<session_internal::RuntimeState> state)
+      : state_(std::move(state)) {}
+  std::shared_ptr<session_internal::RuntimeState> state_;
+};
+
+struct SessionOptions {
+  // Seed of the parameters' initialisers (runtime/random/initializers.h).
+  uint64_t seed = 0;
+  // Capture each entry into a CUDA graph on its first call and replay it;
+  // false launches every kernel on every call.
+  bool use_graphs = true;
+};
+using TrainerOptions = SessionOptions;
+
+// Counters of a Session or Trainer (for tests and tools).
+struct ExecutionStats {
+  int64_t calls = 0;           // entry calls that ran
+  int64_t graph_captures = 0;  // graphs captured (once per entry)
+  int64_t graph_replays = 0;   // graph launches
+  int64_t kernel_launches = 0; // launches outside graphs (incl. tools)
+};
+
+// Inference: runs any entry of the module with the parameters resident.
+class Session {
+ public:
+  ~Session();
+  // Runs entry `entry` (e.g. "forward"); returns its arena outputs.
+  absl::StatusOr<Outputs> Run(absl::string_view entry, const Inputs& inputs);
+  absl::StatusOr<Outputs> Forward(const Inputs& inputs) {
+    return Run("forward", inputs);
+  }
+  // Names, dtypes and shapes of the caller's inputs of `entry`.
+  absl::StatusOr<std::vector<artifact::TensorBinding>> InputsOf(
+      absl::string_view entry) const;
+  // Loads parameters (and master weights) by name from a safetensors file
+  // (e.g. a Trainer checkpoint); every parameter must be present. Other
+  // tensors are ignored.
+  absl::Status LoadParameters(const std::string& path);
+  absl::StatusOr<Tensor> Parameter(const std::string& name) const;
+  // Any resident buffer by name (e.g. "master.w", a constant).
+  absl::StatusOr<Tensor> Buffer(const std::string& name) const;
+
+  // Times `entry`: `warmup` calls, then `iterations` graph replays each
+  // timed with events; returns the milliseconds of each replay. Inputs are
+  // copied once.
+  absl::StatusOr<std::vector<float>> Benchmark(absl::string_view entry,
+                                               const Inputs& inputs,
+                                               int warmup, int iterations);
+  ExecutionStats stats() const;
+
+ private:
+  friend class Module;
+  explicit Session(std::unique_ptr<session_internal::Executor> executor);
+  std::unique_ptr<session_internal::Executor> executor_;
+};
+
+struct GradientStats {
+  double global_norm = 0;       // sqrt of the sum of squares (NaN/Inf propagate)
+  float max_abs = 0;            // largest |g| (NaN ignored)
+  int64_t nonfinite_count = 0;  // NaN and Inf elements
+};
+
+// Training with the entries forward, forward_backward, apply_update and
+// train_step (those the artifact has).
+class Trainer {
+ public:
+  ~Trainer();
+
+  // One update (train_step, or forward_backward then apply_update when the
+  // artifact has no train_step) with learning rate `lr`; returns the loss.
+  absl::StatusOr<float> Step(const Inputs& inputs, float lr);
+  // The loss function only; nothing is updated.
+  absl::StatusOr<Outputs> Forward(const Inputs& inputs);
+  // Loss and gradients; the gradients stay in their device buffers
+  // (Gradient(name)) for ApplyUpdate.
+  absl::StatusOr<float> ForwardBackward(const Inputs& inputs);
+  // The optimizer update from the current gradients, with step() + 1.
+  absl::Status ApplyUpdate(float lr);
+
+  // Views of resident buffers: reading or writing them (e.g. with kernels of
+  // one's own on stream()) reads or changes the trainer's state.
+  // The gradient of parameter `name` ("grad.<name>"), or a gradient buffer
+  // by its own name.
+  absl::StatusOr<Tensor> Gradient(const std::string& name) const;
+  absl::StatusOr<Tensor> Parameter(const std::string& name) const;
+  // Any resident buffer by name (e.g. "adam_m.w", "master.w").
+  absl::StatusOr<Tensor> Buffer(const std::string& name) const;
+  std::vector<std::string> parameter_names() const;
+  std::vector<std::string> gradient_names() const;
+  // Names, dtypes and shapes of the caller's inputs of `entry`.
+  absl::StatusOr<std::vector<artifact::TensorBinding>> InputsOf(
+      absl::string_view entry) const;
+
+  // Updates done so far (0 after creation; restored by Restore).
+  int64_t step() const;
+  // The stream all of the trainer's work runs on.
+  const Stream& stream() const;
+
+  // Gradient tools, on every gradient buffer (f32 only), for use between
+  // ForwardBackward and ApplyUpdate.
+  // Scales all gradients by min(1, max_norm / (norm + 1e-6)); returns the
+  // global L2 norm before clipping.
+  absl::StatusOr<double> ClipGradNorm(double max_norm);
+  // Clamps every element to [-value, value] (NaN stays NaN).
+  absl::Status ClipGradValue(float value);
+  absl::Status ScaleGrads(float scale);
+  // g += stddev * N(0, 1); gradient i (in gradient_names() order) draws from
+  // Philox stream i of `seed` at offset step() (runtime/random/philox.h).
+  absl::Status AddGradNoise(float stddev, uint64_t seed);
+  absl::StatusOr<GradientStats> GradStats();
+
+  // Checkpoints in safetensors: every parameter, optimizer state buffer and
+  // master weight by its name, and {"step": "<n>", "format": "kiln"} in
+  // __metadata__; written atomically. Restore checks every tensor (present,
+  // same dtype and shape) and the step before it changes anything; then the
+  // trainer continues exactly as the saved one would have.
+  absl::Status Save(const std::string& path);
+  absl::Status Restore(const std::string& path);
+
+  ExecutionStats stats() const;
+
+ private:
+  friend class Module;
+  explicit Trainer(std::unique_ptr<session_internal::Executor> executor);
+  absl::StatusOr<std::vector<int>> GradientBuffers() const;
+  std::unique_ptr<session_internal::Executor> executor_;
+  int64_t step_ = 0;
+};
+
+// A loaded artifact: its kernels are on the device; each Session or Trainer
+// made from it has resident buffers of its own.
+class Module {
+ public:
+  ~Module();
+  const artifact::Artifact& artifact() const;
+  bool HasEntry(absl::string_view name) const;
+  // True when every kernel was loaded from a cubin (no PTX JIT).
+  bool loaded_cubins() const;
+
+  // A trainer: needs train_step, or forward_backward and apply_update.
+  absl::StatusOr<std::unique_ptr<Trainer>> NewTrainer(
+      const TrainerOptions& options = {}) const;
+  absl::StatusOr<std::unique_ptr<Session>> NewSession(
+      const SessionOptions& options = {}) const;
+
+ private:
+  friend class Runtime;
+  explicit Module(std::shared_ptr<session_internal::ModuleState> state)
+      : state_(std::move(state)) {}
+  std::shared_ptr<session_internal::ModuleState> state_;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_H_

@@ -1,0 +1,629 @@
+#include "runtime/session/executor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kiln/status.h"
+#include "runtime/memory/cuda_allocator.h"
+#include "runtime/random/initializers.h"
+
+namespace kiln {
+
+namespace embedded {
+extern const unsigned char kGradToolsPtx[];
+extern const size_t kGradToolsPtx_size;
+}  // namespace embedded
+
+namespace session_internal {
+namespace {
+
+constexpr uint32_t kToolThreads = 256;  // KILN_PARTIAL_THREADS in grad_tools.cu
+constexpr uint32_t kPartialBlocks = 64;
+constexpr uint32_t kMaxToolBlocks = 4096;
+
+std::string BindingString(const artifact::TensorBinding& b) {
+  return absl::StrCat(DTypeName(b.dtype), ShapeString(b.shape));
+}
+
+std::string InputString(const Input& in) {
+  return absl::StrCat(DTypeName(in.dtype()), ShapeString(in.shape()));
+}
+
+// Writes `value` into `out` as `dtype` (f32 first, then the narrower type,
+// as the CPU reference stores initial values).
+void StoreAs(DType dtype, double value, uint8_t* out) {
+  const float f = static_cast<float>(value);
+  switch (dtype) {
+    case DType::kF32:
+      std::memcpy(out, &f, 4);
+      return;
+    case DType::kBF16: {
+      const uint16_t h = F32ToBf16(f);
+      std::memcpy(out, &h, 2);
+      return;
+    }
+    case DType::kF16: {
+      const uint16_t h = F32ToF16(f);
+      std::memcpy(out, &h, 2);
+      return;
+    }
+    case DType::kI32: {
+      const int32_t i = static_cast<int32_t>(std::nearbyint(value));
+      std::memcpy(out, &i, 4);
+      return;
+    }
+    case DType::kI1:
+      *out = value != 0 ? 1 : 0;
+      return;
+  }
+}
+
+LaunchConfig ToolConfig(int64_t n) {
+  LaunchConfig c;
+  c.block.x = kToolThreads;
+  c.grid.x = static_cast<uint32_t>(
+      std::min<int64_t>((n + kToolThreads - 1) / kToolThreads, kMaxToolBlocks));
+  return c;
+}
+
+}  // namespace
+
+InputSource SourceOf(const artifact::TensorBinding& binding) {
+  if (binding.buffer.space == artifact::MemorySpace::kResident) {
+    return InputSource::kResident;
+  }
+  if (binding.name == "lr" && binding.dtype == DType::kF32 &&
+      binding.shape.empty()) {
+    return InputSource::kLr;
+  }
+  if (binding.name == "step" && binding.dtype == DType::kI32 &&
+      binding.shape.empty()) {
+    return InputSource::kStep;
+  }
+  return InputSource::kCaller;
+}
+
+RuntimeState::~RuntimeState() {
+  if (stream != nullptr) (void)stream->Synchronize();
+  {
+    absl::MutexLock lock(&mu);
+    grad_kernels.reset();
+  }
+  pool.reset();
+  stream.reset();
+}
+
+StreamId RuntimeState::stream_id() const { return StreamIdOf(*stream); }
+
+absl::StatusOr<const GradKernels*> RuntimeState::GetGradKernels() {
+  absl::MutexLock lock(&mu);
+  if (!grad_kernels_tried) {
+    grad_kernels_tried = true;
+    auto load = [&]() -> absl::StatusOr<std::unique_ptr<GradKernels>> {
+      auto k = std::make_unique<GradKernels>();
+      KILN_ASSIGN_OR_RETURN(
+          k->module,
+          CudaModule::LoadImage(
+              *device,
+              absl::string_view(
+                  reinterpret_cast<const char*>(embedded::kGradToolsPtx),
+                  embedded::kGradToolsPtx_size),
+              /*is_ptx=*/true));
+      KILN_ASSIGN_OR_RETURN(k->partials,
+                            k->module->GetKernel("kiln_grad_partials_f32"));
+      KILN_ASSIGN_OR_RETURN(k->scale,
+                            k->module->GetKernel("kiln_grad_scale_f32"));
+      KILN_ASSIGN_OR_RETURN(k->clip_value,
+                            k->module->GetKernel("kiln_grad_clip_value_f32"));
+      KILN_ASSIGN_OR_RETURN(k->noise,
+                            k->module->GetKernel("kiln_grad_noise_f32"));
+      return k;
+    };
+    auto loaded = load();
+    if (loaded.ok()) {
+      grad_kernels = std::move(*loaded);
+    } else {
+      grad_kernels_status =
+          Annotate(loaded.status(), "loading the gradient tools");
+    }
+  }
+  if (grad_kernels == nullptr) return grad_kernels_status;
+  return grad_kernels.get();
+}
+
+ModuleState::~ModuleState() {
+  kernels.clear();
+  modules.clear();
+}
+
+absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
+    std::shared_ptr<ModuleState> module, const SessionOptions& options) {
+  std::unique_ptr<Executor> e(new Executor(std::move(module), options));
+  KILN_RETURN_IF_ERROR(e->Init());
+  return e;
+}
+
+Executor::~Executor() {
+  if (stream_ != nullptr) (void)stream_->Synchronize();
+  entries_.clear();
+  residents_.clear();
+  stream_.reset();
+}
+
+absl::Status Executor::Init() {
+  RuntimeState& rt = runtime();
+  KILN_RETURN_IF_ERROR(rt.device->MakeCurrent());
+  KILN_ASSIGN_OR_RETURN(stream_, Stream::Create(*rt.device));
+  const artifact::Artifact& a = artifact();
+  const StreamId sid = StreamIdOf(*stream_);
+
+  // Host images of every resident buffer, then one upload each.
+  std::vector<std::vector<uint8_t>> host(a.resident_buffers.size());
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    host[i].assign(a.resident_buffers[i].byte_size, 0);
+  }
+  for (const artifact::Parameter& p : a.parameters) {
+    const std::vector<double> values =
+        InitialValues(p.init, p.init_a, p.init_b, p.shape, options_.seed,
+                      static_cast<uint32_t>(p.seed_stream));
+    const artifact::ResidentBuffer& rb = a.resident_buffers[p.buffer];
+    const size_t size = DTypeSize(p.dtype);
+    std::vector<uint8_t>& out = host[p.buffer];
+    for (size_t j = 0; j < values.size() && (j + 1) * size <= out.size();
+         ++j) {
+      StoreAs(p.dtype, values[j], &out[j * size]);
+    }
+    // The f32 master copy starts from the same doubles.
+    const int master = FindResident("master." + p.name);
+    if (master >= 0 && a.resident_buffers[master].role ==
+                           artifact::BufferRole::kMasterWeight &&
+        a.resident_buffers[master].dtype == DType::kF32) {
+      std::vector<uint8_t>& m = host[master];
+      for (size_t j = 0; j < values.size() && (j + 1) * 4 <= m.size(); ++j) {
+        StoreAs(DType::kF32, values[j], &m[j * 4]);
+      }
+    }
+    (void)rb;
+  }
+  for (const artifact::ConstantData& c : a.constants) {
+    std::vector<uint8_t>& out = host[c.buffer];
+    std::memcpy(out.data(), c.data.data(), std::min(out.size(), c.data.size()));
+  }
+  residents_.reserve(a.resident_buffers.size());
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(
+        DeviceBuffer buffer,
+        rt.pool->Allocate(a.resident_buffers[i].byte_size, sid));
+    if (!host[i].empty()) {
+      KILN_RETURN_IF_ERROR(stream_->CopyToDevice(buffer.data(), host[i].data(),
+                                                 host[i].size()));
+    }
+    residents_.push_back(std::move(buffer));
+  }
+  return stream_->Synchronize();
+}
+
+absl::StatusOr<const artifact::Entry*> Executor::GetEntry(
+    absl::string_view name) const {
+  const artifact::Entry* e = FindEntry(name);
+  if (e == nullptr) {
+    std::vector<std::string> names;
+    for (const artifact::Entry& x : artifact().entries) names.push_back(x.name);
+    return absl::NotFoundError(absl::StrCat("the artifact has no entry '", name,
+                                            "' (entries: ",
+                                            absl::StrJoin(names, ", "), ")"));
+  }
+  return e;
+}
+
+absl::Status Executor::Validate(const artifact::Entry& entry,
+                                const Inputs& inputs) const {
+  std::vector<std::string> expected;
+  for (const artifact::TensorBinding& b : entry.inputs) {
+    if (SourceOf(b) == InputSource::kCaller) {
+      expected.push_back(absl::StrCat(b.name, " ", BindingString(b)));
+    }
+  }
+  for (const auto& [name, input] : inputs) {
+    const artifact::TensorBinding* binding = nullptr;
+    for (const artifact::TensorBinding& b : entry.inputs) {
+      if (b.name == name) binding = &b;
+    }
+    if (binding == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "entry '", entry.name, "' has no input '", name,
+          "' (it takes: ", absl::StrJoin(expected, ", "), ")"));
+    }
+    if (SourceOf(*binding) != InputSource::kCaller) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", name, "' of entry '", entry.name,
+          "' is supplied by the runtime (a resident buffer, the learning rate "
+          "or the step), not by the caller"));
+    }
+    if (input.dtype() != binding->dtype || input.shape() != binding->shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", name, "' of entry '", entry.name, "' must be ",
+          BindingString(*binding), ", got ", InputString(input)));
+    }
+    const size_t bytes = NumElements(binding->shape) * DTypeSize(binding->dtype);
+    if (input.on_device()) {
+      if (!input.device_tensor().IsContiguous()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input '", name, "' of entry '", entry.name,
+                         "' is a non-contiguous device tensor (",
+                         input.device_tensor().DebugString(), "): copy it"));
+      }
+    } else {
+      if (input.host_bytes() != SIZE_MAX && input.host_bytes() != bytes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input '", name, "' of entry '", entry.name, "' has ",
+            input.host_bytes(), " bytes of host data, but ",
+            BindingString(*binding), " needs ", bytes));
+      }
+      if (input.host_data() == nullptr && bytes > 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input '", name, "' of entry '", entry.name, "' has no data"));
+      }
+    }
+  }
+  for (const artifact::TensorBinding& b : entry.inputs) {
+    if (SourceOf(b) == InputSource::kCaller && inputs.count(b.name) == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("entry '", entry.name, "' is missing input '", b.name,
+                       "' (", BindingString(b), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+DevicePtr Executor::Address(const EntryState& state,
+                            const artifact::BufferRef& ref) const {
+  const DevicePtr base = ref.space == artifact::MemorySpace::kArena
+                             ? state.arena.data()
+                             : residents_[ref.index].data();
+  return base + ref.offset;
+}
+
+absl::StatusOr<Executor::EntryState*> Executor::Prepare(
+    const artifact::Entry& entry) {
+  auto it = entries_.find(entry.name);
+  if (it != entries_.end()) return &it->second;
+  if (entry.arena_alignment > 256) {
+    return absl::UnimplementedError(
+        absl::StrCat("entry '", entry.name, "' asks for arena alignment ",
+                     entry.arena_alignment, " (the pool gives 256)"));
+  }
+  EntryState state;
+  KILN_ASSIGN_OR_RETURN(state.arena,
+                        runtime().pool->Allocate(entry.arena_size,
+                                                 StreamIdOf(*stream_)));
+  for (const artifact::Launch& launch : entry.launches) {
+    const Kernel& kernel = module_->kernels[launch.kernel];
+    const uint32_t shared =
+        launch.dynamic_shared_bytes +
+        artifact().kernels[launch.kernel].static_shared_bytes;
+    if (launch.dynamic_shared_bytes > 0 && shared > 48 * 1024) {
+      KILN_RETURN_IF_ERROR(kernel.SetMaxDynamicSharedMemory(
+          static_cast<int>(launch.dynamic_shared_bytes)));
+    }
+    KernelArgs args;
+    for (const artifact::Arg& arg : launch.args) {
+      switch (arg.kind) {
+        case artifact::ArgKind::kBuffer:
+          args.Add(static_cast<CUdeviceptr>(Address(state, arg.buffer)));
+          break;
+        case artifact::ArgKind::kI32:
+          args.Add(static_cast<int32_t>(static_cast<uint32_t>(arg.scalar)));
+          break;
+        case artifact::ArgKind::kI64:
+          args.Add(static_cast<int64_t>(arg.scalar));
+          break;
+        case artifact::ArgKind::kF32: {
+          const uint32_t bits = static_cast<uint32_t>(arg.scalar);
+          float f;
+          std::memcpy(&f, &bits, 4);
+          args.Add(f);
+          break;
+        }
+        case artifact::ArgKind::kF64: {
+          double d;
+          std::memcpy(&d, &arg.scalar, 8);
+          args.Add(d);
+          break;
+        }
+      }
+    }
+    state.args.push_back(std::move(args));
+  }
+  return &entries_.emplace(entry.name, std::move(state)).first->second;
+}
+
+absl::Status Executor::LaunchAll(const artifact::Entry& entry,
+                                 EntryState& state) {
+  for (size_t i = 0; i < entry.launches.size(); ++i) {
+    const artifact::Launch& l = entry.launches[i];
+    LaunchConfig config;
+    config.grid = {l.grid.x, l.grid.y, l.grid.z};
+    config.block = {l.block.x, l.block.y, l.block.z};
+    config.shared_memory_bytes = l.dynamic_shared_bytes;
+    KILN_RETURN_IF_ERROR(Annotate(
+        module_->kernels[l.kernel].Launch(*stream_, config, state.args[i]),
+        absl::StrCat("entry '", entry.name, "' launch ", i)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
+                            float lr, int32_t step) {
+  KILN_RETURN_IF_ERROR(Validate(entry, inputs));
+  KILN_ASSIGN_OR_RETURN(EntryState * state, Prepare(entry));
+  // Nothing has changed yet; from here on the device state moves.
+  for (const artifact::TensorBinding& b : entry.inputs) {
+    const size_t bytes = NumElements(b.shape) * DTypeSize(b.dtype);
+    const DevicePtr dst = Address(*state, b.buffer);
+    switch (SourceOf(b)) {
+      case InputSource::kResident:
+        break;
+      case InputSource::kLr:
+        KILN_RETURN_IF_ERROR(stream_->CopyToDevice(dst, &lr, 4));
+        break;
+      case InputSource::kStep:
+        KILN_RETURN_IF_ERROR(stream_->CopyToDevice(dst, &step, 4));
+        break;
+      case InputSource::kCaller: {
+        if (bytes == 0) break;
+        const Input& in = inputs.at(b.name);
+        if (in.on_device()) {
+          KILN_RETURN_IF_ERROR(stream_->CopyDeviceToDevice(
+              dst, in.device_tensor().data(), bytes));
+        } else {
+          KILN_RETURN_IF_ERROR(
+              stream_->CopyToDevice(dst, in.host_data(), bytes));
+        }
+        break;
+      }
+    }
+  }
+  if (options_.use_graphs) {
+    if (state->graph == nullptr) {
+      KILN_ASSIGN_OR_RETURN(
+          state->graph,
+          Graph::Capture(*stream_, [&] { return LaunchAll(entry, *state); }));
+      ++stats_.graph_captures;
+    }
+    KILN_RETURN_IF_ERROR(state->graph->Launch(*stream_));
+    ++stats_.graph_replays;
+  } else {
+    KILN_RETURN_IF_ERROR(LaunchAll(entry, *state));
+    stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
+  }
+  KILN_RETURN_IF_ERROR(
+      Annotate(stream_->Synchronize(), absl::StrCat("entry '", entry.name, "'")));
+  ++stats_.calls;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Outputs> Executor::CollectOutputs(const artifact::Entry& entry) {
+  auto it = entries_.find(entry.name);
+  if (it == entries_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("entry '", entry.name, "' has not run"));
+  }
+  Outputs out;
+  for (const artifact::TensorBinding& b : entry.outputs) {
+    if (b.buffer.space != artifact::MemorySpace::kArena) continue;
+    KILN_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*runtime().pool, b.dtype,
+                                                     b.shape,
+                                                     runtime().stream_id()));
+    if (t.size_bytes() > 0) {
+      KILN_RETURN_IF_ERROR(stream_->CopyDeviceToDevice(
+          t.data(), Address(it->second, b.buffer), t.size_bytes()));
+    }
+    out.emplace(b.name, std::move(t));
+  }
+  KILN_RETURN_IF_ERROR(stream_->Synchronize());
+  return out;
+}
+
+absl::StatusOr<float> Executor::ReadScalar(const artifact::Entry& entry,
+                                           absl::string_view name) {
+  auto it = entries_.find(entry.name);
+  if (it == entries_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("entry '", entry.name, "' has not run"));
+  }
+  const artifact::TensorBinding* found = nullptr;
+  for (const artifact::TensorBinding& b : entry.outputs) {
+    if (b.name == name) found = &b;
+  }
+  if (found == nullptr) {
+    for (const artifact::TensorBinding& b : entry.outputs) {
+      if (found == nullptr && b.dtype == DType::kF32 && b.shape.empty() &&
+          b.buffer.space == artifact::MemorySpace::kArena) {
+        found = &b;
+      }
+    }
+  }
+  if (found == nullptr || found->dtype != DType::kF32 ||
+      !found->shape.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("entry '", entry.name, "' has no f32 scalar output '",
+                     name, "'"));
+  }
+  float value = 0;
+  KILN_RETURN_IF_ERROR(
+      stream_->CopyToHost(&value, Address(it->second, found->buffer), 4));
+  KILN_RETURN_IF_ERROR(stream_->Synchronize());
+  return value;
+}
+
+absl::StatusOr<std::vector<float>> Executor::Time(const artifact::Entry& entry,
+                                                  int iterations) {
+  auto it = entries_.find(entry.name);
+  if (it == entries_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("entry '", entry.name, "' has not run"));
+  }
+  const Device& device = *runtime().device;
+  KILN_ASSIGN_OR_RETURN(auto start, Event::Create(device));
+  KILN_ASSIGN_OR_RETURN(auto end, Event::Create(device));
+  std::vector<float> ms;
+  for (int i = 0; i < iterations; ++i) {
+    KILN_RETURN_IF_ERROR(start->Record(*stream_));
+    if (it->second.graph != nullptr) {
+      KILN_RETURN_IF_ERROR(it->second.graph->Launch(*stream_));
+      ++stats_.graph_replays;
+    } else {
+      KILN_RETURN_IF_ERROR(LaunchAll(entry, it->second));
+      stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
+    }
+    KILN_RETURN_IF_ERROR(end->Record(*stream_));
+    KILN_RETURN_IF_ERROR(end->Synchronize());
+    KILN_ASSIGN_OR_RETURN(float t, Event::ElapsedMs(*start, *end));
+    ms.push_back(t);
+  }
+  return ms;
+}
+
+int Executor::FindResident(absl::string_view name) const {
+  const auto& rbs = artifact().resident_buffers;
+  for (size_t i = 0; i < rbs.size(); ++i) {
+    if (rbs[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::StatusOr<Tensor> Executor::ResidentTensor(int index) const {
+  const artifact::ResidentBuffer& rb = artifact().resident_buffers[index];
+  return Tensor::FromBuffer(residents_[index], rb.dtype, rb.shape);
+}
+
+std::vector<int> Executor::ResidentsWithRole(artifact::BufferRole role) const {
+  std::vector<int> out;
+  const auto& rbs = artifact().resident_buffers;
+  for (size_t i = 0; i < rbs.size(); ++i) {
+    if (rbs[i].role == role) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+absl::Status Executor::UploadResident(int index, const void* data,
+                                      size_t bytes) {
+  if (bytes == 0) return absl::OkStatus();
+  KILN_RETURN_IF_ERROR(
+      stream_->CopyToDevice(residents_[index].data(), data, bytes));
+  return stream_->Synchronize();
+}
+
+absl::StatusOr<HostTensor> Executor::DownloadResident(int index) {
+  const artifact::ResidentBuffer& rb = artifact().resident_buffers[index];
+  HostTensor t;
+  t.dtype = rb.dtype;
+  t.shape = rb.shape;
+  t.data.resize(NumElements(rb.shape) * DTypeSize(rb.dtype));
+  if (!t.data.empty()) {
+    KILN_RETURN_IF_ERROR(
+        stream_->CopyToHost(t.data.data(), residents_[index].data(),
+                            t.data.size()));
+    KILN_RETURN_IF_ERROR(stream_->Synchronize());
+  }
+  return t;
+}
+
+absl::StatusOr<const GradKernels*> Executor::Tools() const {
+  return runtime().GetGradKernels();
+}
+
+absl::StatusOr<GradientStats> Executor::Stats(const std::vector<int>& buffers) {
+  KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
+  const size_t parts = buffers.size() * kPartialBlocks;
+  GradientStats stats;
+  if (parts == 0) return stats;
+  DevicePool& pool = *runtime().pool;
+  const StreamId sid = StreamIdOf(*stream_);
+  KILN_ASSIGN_OR_RETURN(DeviceBuffer sums, pool.Allocate(parts * 8, sid));
+  KILN_ASSIGN_OR_RETURN(DeviceBuffer maxes, pool.Allocate(parts * 4, sid));
+  KILN_ASSIGN_OR_RETURN(DeviceBuffer bad, pool.Allocate(parts * 4, sid));
+  LaunchConfig config;
+  config.grid.x = kPartialBlocks;
+  config.block.x = kToolThreads;
+  for (size_t t = 0; t < buffers.size(); ++t) {
+    const long long n = NumElements(artifact().resident_buffers[buffers[t]].shape);
+    const CUdeviceptr g = residents_[buffers[t]].data();
+    const CUdeviceptr s = sums.data() + t * kPartialBlocks * 8;
+    const CUdeviceptr m = maxes.data() + t * kPartialBlocks * 4;
+    const CUdeviceptr b = bad.data() + t * kPartialBlocks * 4;
+    KILN_RETURN_IF_ERROR(k->partials.LaunchWith(*stream_, config, g, n, s, m, b));
+    ++stats_.kernel_launches;
+  }
+  std::vector<double> host_sums(parts);
+  std::vector<float> host_maxes(parts);
+  std::vector<uint32_t> host_bad(parts);
+  KILN_RETURN_IF_ERROR(stream_->CopyToHost(host_sums.data(), sums.data(), parts * 8));
+  KILN_RETURN_IF_ERROR(stream_->CopyToHost(host_maxes.data(), maxes.data(), parts * 4));
+  KILN_RETURN_IF_ERROR(stream_->CopyToHost(host_bad.data(), bad.data(), parts * 4));
+  KILN_RETURN_IF_ERROR(stream_->Synchronize());
+  double sum = 0;
+  float mx = 0;
+  int64_t nonfinite = 0;
+  for (size_t i = 0; i < parts; ++i) {
+    sum += host_sums[i];
+    mx = std::fmax(mx, host_maxes[i]);
+    nonfinite += host_bad[i];
+  }
+  stats.global_norm = std::sqrt(sum);
+  stats.max_abs = mx;
+  stats.nonfinite_count = nonfinite;
+  return stats;
+}
+
+absl::Status Executor::Scale(const std::vector<int>& buffers, float scale) {
+  KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
+  for (int i : buffers) {
+    const long long n = NumElements(artifact().resident_buffers[i].shape);
+    if (n == 0) continue;
+    const CUdeviceptr g = residents_[i].data();
+    KILN_RETURN_IF_ERROR(k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale));
+    ++stats_.kernel_launches;
+  }
+  return stream_->Synchronize();
+}
+
+absl::Status Executor::ClipValue(const std::vector<int>& buffers,
+                                 float value) {
+  KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
+  for (int i : buffers) {
+    const long long n = NumElements(artifact().resident_buffers[i].shape);
+    if (n == 0) continue;
+    const CUdeviceptr g = residents_[i].data();
+    KILN_RETURN_IF_ERROR(
+        k->clip_value.LaunchWith(*stream_, ToolConfig(n), g, n, value));
+    ++stats_.kernel_launches;
+  }
+  return stream_->Synchronize();
+}
+
+absl::Status Executor::Noise(const std::vector<int>& buffers, float stddev,
+                             uint64_t seed, uint32_t offset) {
+  KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
+  for (size_t t = 0; t < buffers.size(); ++t) {
+    const int i = buffers[t];
+    const long long n = NumElements(artifact().resident_buffers[i].shape);
+    if (n == 0) continue;
+    const CUdeviceptr g = residents_[i].data();
+    const unsigned long long s = seed;
+    const unsigned int stream = static_cast<unsigned int>(t);
+    const unsigned int off = offset;
+    KILN_RETURN_IF_ERROR(k->noise.LaunchWith(*stream_, ToolConfig(n), g, n,
+                                             stddev, s, stream, off));
+    ++stats_.kernel_launches;
+  }
+  return stream_->Synchronize();
+}
+
+}  // namespace session_internal
+}  // namespace kiln

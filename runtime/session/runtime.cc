@@ -1,0 +1,561 @@
+#include "kiln/runtime.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kiln/status.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/module.h"
+#include "runtime/cuda/stream.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/memory/cuda_allocator.h"
+#include "runtime/session/executor.h"
+
+namespace kiln {
+
+using session_internal::Executor;
+using session_internal::InputSource;
+using session_internal::ModuleState;
+using session_internal::RuntimeState;
+
+// --- Input ------------------------------------------------------------------
+
+Input::Input(HostTensor host) {
+  auto owned = std::make_shared<const HostTensor>(std::move(host));
+  dtype_ = owned->dtype;
+  shape_ = owned->shape;
+  host_data_ = owned->data.data();
+  host_bytes_ = owned->data.size();
+  owned_ = std::move(owned);
+}
+
+Input::Input(const Tensor& device) {
+  on_device_ = true;
+  dtype_ = device.dtype();
+  shape_ = device.shape();
+  device_ = device;
+}
+
+Input Input::HostView(DType dtype, Shape shape, const void* data) {
+  Input in;
+  in.dtype_ = dtype;
+  in.shape_ = std::move(shape);
+  in.host_data_ = data;
+  return in;
+}
+
+Input Input::F32(Shape shape, const std::vector<float>& values) {
+  return Input(HostTensor::F32(std::move(shape), values));
+}
+
+// --- Runtime ----------------------------------------------------------------
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Open(int device) {
+  auto state = std::make_shared<RuntimeState>();
+  KILN_ASSIGN_OR_RETURN(state->device, Device::Open(device));
+  KILN_ASSIGN_OR_RETURN(state->stream, Stream::Create(*state->device));
+  state->pool = NewCudaDevicePool(state->device.get());
+  return std::unique_ptr<Runtime>(new Runtime(std::move(state)));
+}
+
+Runtime::~Runtime() = default;
+
+const Device& Runtime::device() const { return *state_->device; }
+DevicePool& Runtime::pool() const { return *state_->pool; }
+
+absl::StatusOr<std::unique_ptr<Module>> Runtime::Load(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(std::string bytes, io::ReadFile(path));
+  auto module = LoadFromMemory(bytes);
+  if (!module.ok()) return Annotate(module.status(), path);
+  return module;
+}
+
+namespace {
+
+// "sm_90a" -> 90; 0 if not of that form.
+int ArchNumber(absl::string_view arch) {
+  if (arch.substr(0, 3) != "sm_") return 0;
+  int n = 0;
+  size_t i = 3;
+  while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9') {
+    n = n * 10 + (arch[i] - '0');
+    ++i;
+  }
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
+    absl::string_view bytes) {
+  KILN_ASSIGN_OR_RETURN(artifact::Artifact a, artifact::LoadArtifact(bytes));
+  auto state = std::make_shared<ModuleState>();
+  state->runtime = state_;
+  const Device& device = *state_->device;
+  KILN_RETURN_IF_ERROR(device.MakeCurrent());
+  const int sm = device.compute_capability().sm();
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    const artifact::Kernel& k = a.kernels[i];
+    const artifact::KernelImage* cubin = nullptr;
+    const artifact::KernelImage* ptx = nullptr;
+    for (const artifact::KernelImage& image : k.images) {
+      const int arch = ArchNumber(image.arch);
+      if (arch == sm && !image.cubin.empty()) cubin = &image;
+      if (!image.ptx.empty() && arch <= sm &&
+          (ptx == nullptr || arch > ArchNumber(ptx->arch))) {
+        ptx = &image;
+      }
+    }
+    std::unique_ptr<CudaModule> module;
+    if (cubin != nullptr) {
+      KILN_ASSIGN_OR_RETURN(
+          module, CudaModule::LoadImage(
+                      device,
+                      absl::string_view(
+                          reinterpret_cast<const char*>(cubin->cubin.data()),
+                          cubin->cubin.size()),
+                      /*is_ptx=*/false));
+    } else if (ptx != nullptr) {
+      state->all_cubins = false;
+      auto loaded = CudaModule::LoadImage(device, ptx->ptx, /*is_ptx=*/true);
+      if (!loaded.ok()) {
+        return Annotate(loaded.status(),
+                        absl::StrCat("kernels[", i, "] '", k.name, "'"));
+      }
+      module = std::move(*loaded);
+    } else {
+      std::vector<std::string> archs;
+      for (const artifact::KernelImage& image : k.images) {
+        archs.push_back(image.arch);
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernels[", i, "] '", k.name, "' has no code for ", device.name(),
+          " (sm_", sm, "): images for [", absl::StrJoin(archs, ", "),
+          "] (a cubin must match exactly, PTX must not be newer)"));
+    }
+    auto kernel = module->GetKernel(k.name);
+    if (!kernel.ok()) {
+      return Annotate(kernel.status(), absl::StrCat("kernels[", i, "]"));
+    }
+    state->kernels.push_back(*kernel);
+    state->modules.push_back(std::move(module));
+  }
+  state->artifact = std::move(a);
+  return std::unique_ptr<Module>(new Module(std::move(state)));
+}
+
+absl::StatusOr<Tensor> Runtime::Upload(const HostTensor& host) const {
+  const size_t bytes = NumElements(host.shape) * DTypeSize(host.dtype);
+  if (host.data.size() != bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Upload: ", host.data.size(), " bytes for ", DTypeName(host.dtype),
+        ShapeString(host.shape), " (needs ", bytes, ")"));
+  }
+  KILN_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*state_->pool, host.dtype,
+                                                   host.shape,
+                                                   state_->stream_id()));
+  if (bytes > 0) {
+    KILN_RETURN_IF_ERROR(
+        state_->stream->CopyToDevice(t.data(), host.data.data(), bytes));
+  }
+  KILN_RETURN_IF_ERROR(state_->stream->Synchronize());
+  return t;
+}
+
+absl::StatusOr<HostTensor> Runtime::Download(const Tensor& tensor) const {
+  if (!tensor.IsContiguous()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Download: ", tensor.DebugString(), " is not contiguous"));
+  }
+  HostTensor host;
+  host.dtype = tensor.dtype();
+  host.shape = tensor.shape();
+  host.data.resize(tensor.size_bytes());
+  if (!host.data.empty()) {
+    KILN_RETURN_IF_ERROR(state_->stream->CopyToHost(
+        host.data.data(), tensor.data(), host.data.size()));
+  }
+  KILN_RETURN_IF_ERROR(state_->stream->Synchronize());
+  return host;
+}
+
+absl::Status Runtime::CopyInto(const Tensor& dst, const HostTensor& src) const {
+  if (!dst.IsContiguous()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CopyInto: ", dst.DebugString(), " is not contiguous"));
+  }
+  if (src.dtype != dst.dtype() || src.shape != dst.shape() ||
+      src.data.size() != dst.size_bytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CopyInto: destination is ", DTypeName(dst.dtype()),
+        ShapeString(dst.shape()), ", source ", DTypeName(src.dtype),
+        ShapeString(src.shape), " with ", src.data.size(), " bytes"));
+  }
+  if (!src.data.empty()) {
+    KILN_RETURN_IF_ERROR(
+        state_->stream->CopyToDevice(dst.data(), src.data.data(), src.data.size()));
+  }
+  return state_->stream->Synchronize();
+}
+
+// --- Module -----------------------------------------------------------------
+
+Module::~Module() = default;
+
+const artifact::Artifact& Module::artifact() const { return state_->artifact; }
+
+bool Module::HasEntry(absl::string_view name) const {
+  return state_->artifact.FindEntry(name) != nullptr;
+}
+
+bool Module::loaded_cubins() const { return state_->all_cubins; }
+
+absl::StatusOr<std::unique_ptr<Trainer>> Module::NewTrainer(
+    const TrainerOptions& options) const {
+  const bool fused = HasEntry("train_step");
+  const bool split = HasEntry("forward_backward") && HasEntry("apply_update");
+  if (!fused && !split) {
+    return absl::FailedPreconditionError(
+        "the artifact cannot train: it has neither a train_step entry nor "
+        "forward_backward and apply_update");
+  }
+  KILN_ASSIGN_OR_RETURN(auto executor, Executor::Create(state_, options));
+  return std::unique_ptr<Trainer>(new Trainer(std::move(executor)));
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Module::NewSession(
+    const SessionOptions& options) const {
+  KILN_ASSIGN_OR_RETURN(auto executor, Executor::Create(state_, options));
+  return std::unique_ptr<Session>(new Session(std::move(executor)));
+}
+
+// --- Session ----------------------------------------------------------------
+
+namespace {
+
+absl::StatusOr<std::vector<artifact::TensorBinding>> CallerInputs(
+    const Executor& e, absl::string_view entry) {
+  KILN_ASSIGN_OR_RETURN(const artifact::Entry* x, e.GetEntry(entry));
+  std::vector<artifact::TensorBinding> out;
+  for (const artifact::TensorBinding& b : x->inputs) {
+    if (session_internal::SourceOf(b) == InputSource::kCaller) out.push_back(b);
+  }
+  return out;
+}
+
+bool IsCheckpointed(artifact::BufferRole role) {
+  return role == artifact::BufferRole::kParameter ||
+         role == artifact::BufferRole::kOptimizerState ||
+         role == artifact::BufferRole::kMasterWeight;
+}
+
+// Checks that `t` can be loaded into resident buffer `rb`.
+absl::Status CheckLoadable(const std::string& path,
+                           const artifact::ResidentBuffer& rb,
+                           const HostTensor& t) {
+  if (t.dtype != rb.dtype || t.shape != rb.shape) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": tensor '", rb.name, "' is ", DTypeName(t.dtype),
+        ShapeString(t.shape), " but the model's is ", DTypeName(rb.dtype),
+        ShapeString(rb.shape)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Session::Session(std::unique_ptr<Executor> executor)
+    : executor_(std::move(executor)) {}
+Session::~Session() = default;
+
+absl::StatusOr<Outputs> Session::Run(absl::string_view entry,
+                                     const Inputs& inputs) {
+  KILN_ASSIGN_OR_RETURN(const artifact::Entry* e, executor_->GetEntry(entry));
+  // Sessions do not train: lr 0 and step 1 where an entry takes them.
+  KILN_RETURN_IF_ERROR(executor_->Call(*e, inputs, 0.0f, 1));
+  return executor_->CollectOutputs(*e);
+}
+
+absl::StatusOr<std::vector<artifact::TensorBinding>> Session::InputsOf(
+    absl::string_view entry) const {
+  return CallerInputs(*executor_, entry);
+}
+
+absl::Status Session::LoadParameters(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(io::Safetensors st, io::ReadSafetensorsFile(path));
+  const auto& rbs = executor_->artifact().resident_buffers;
+  std::vector<std::pair<int, const HostTensor*>> loads;
+  for (size_t i = 0; i < rbs.size(); ++i) {
+    const bool param = rbs[i].role == artifact::BufferRole::kParameter;
+    const bool master = rbs[i].role == artifact::BufferRole::kMasterWeight;
+    if (!param && !master) continue;
+    auto it = st.tensors.find(rbs[i].name);
+    if (it == st.tensors.end()) {
+      if (master) continue;
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": no tensor for parameter '", rbs[i].name, "'"));
+    }
+    KILN_RETURN_IF_ERROR(CheckLoadable(path, rbs[i], it->second));
+    loads.emplace_back(static_cast<int>(i), &it->second);
+  }
+  for (const auto& [index, tensor] : loads) {
+    KILN_RETURN_IF_ERROR(executor_->UploadResident(index, tensor->data.data(),
+                                                   tensor->data.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> Session::Parameter(const std::string& name) const {
+  const int i = executor_->FindResident(name);
+  if (i < 0 || executor_->artifact().resident_buffers[i].role !=
+                   artifact::BufferRole::kParameter) {
+    return absl::NotFoundError(absl::StrCat("no parameter '", name, "'"));
+  }
+  return executor_->ResidentTensor(i);
+}
+
+absl::StatusOr<Tensor> Session::Buffer(const std::string& name) const {
+  const int i = executor_->FindResident(name);
+  if (i < 0) {
+    return absl::NotFoundError(absl::StrCat("no resident buffer '", name, "'"));
+  }
+  return executor_->ResidentTensor(i);
+}
+
+absl::StatusOr<std::vector<float>> Session::Benchmark(absl::string_view entry,
+                                                      const Inputs& inputs,
+                                                      int warmup,
+                                                      int iterations) {
+  if (warmup < 1 || iterations < 1) {
+    return absl::InvalidArgumentError(
+        "Benchmark: warmup and iterations must be at least 1");
+  }
+  KILN_ASSIGN_OR_RETURN(const artifact::Entry* e, executor_->GetEntry(entry));
+  for (int i = 0; i < warmup; ++i) {
+    KILN_RETURN_IF_ERROR(executor_->Call(*e, inputs, 0.0f, 1));
+  }
+  return executor_->Time(*e, iterations);
+}
+
+ExecutionStats Session::stats() const { return executor_->stats(); }
+
+// --- Trainer ----------------------------------------------------------------
+
+Trainer::Trainer(std::unique_ptr<Executor> executor)
+    : executor_(std::move(executor)) {}
+Trainer::~Trainer() = default;
+
+absl::StatusOr<float> Trainer::Step(const Inputs& inputs, float lr) {
+  const int32_t next = static_cast<int32_t>(step_ + 1);
+  if (const artifact::Entry* e = executor_->FindEntry("train_step")) {
+    KILN_RETURN_IF_ERROR(executor_->Call(*e, inputs, lr, next));
+    KILN_ASSIGN_OR_RETURN(float loss, executor_->ReadScalar(*e, "loss"));
+    ++step_;
+    return loss;
+  }
+  KILN_ASSIGN_OR_RETURN(float loss, ForwardBackward(inputs));
+  KILN_RETURN_IF_ERROR(ApplyUpdate(lr));
+  return loss;
+}
+
+absl::StatusOr<Outputs> Trainer::Forward(const Inputs& inputs) {
+  KILN_ASSIGN_OR_RETURN(const artifact::Entry* e,
+                        executor_->GetEntry("forward"));
+  KILN_RETURN_IF_ERROR(
+      executor_->Call(*e, inputs, 0.0f, static_cast<int32_t>(step_ + 1)));
+  return executor_->CollectOutputs(*e);
+}
+
+absl::StatusOr<float> Trainer::ForwardBackward(const Inputs& inputs) {
+  KILN_ASSIGN_OR_RETURN(const artifact::Entry* e,
+                        executor_->GetEntry("forward_backward"));
+  KILN_RETURN_IF_ERROR(
+      executor_->Call(*e, inputs, 0.0f, static_cast<int32_t>(step_ + 1)));
+  return executor_->ReadScalar(*e, "loss");
+}
+
+absl::Status Trainer::ApplyUpdate(float lr) {
+  KILN_ASSIGN_OR_RETURN(const artifact::Entry* e,
+                        executor_->GetEntry("apply_update"));
+  KILN_RETURN_IF_ERROR(
+      executor_->Call(*e, {}, lr, static_cast<int32_t>(step_ + 1)));
+  ++step_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> Trainer::Gradient(const std::string& name) const {
+  const auto& rbs = executor_->artifact().resident_buffers;
+  for (const std::string& candidate : {name, "grad." + name}) {
+    const int i = executor_->FindResident(candidate);
+    if (i >= 0 && rbs[i].role == artifact::BufferRole::kGradient) {
+      return executor_->ResidentTensor(i);
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no gradient '", name, "' (gradients: ",
+      absl::StrJoin(gradient_names(), ", "), ")"));
+}
+
+absl::StatusOr<Tensor> Trainer::Parameter(const std::string& name) const {
+  const int i = executor_->FindResident(name);
+  if (i < 0 || executor_->artifact().resident_buffers[i].role !=
+                   artifact::BufferRole::kParameter) {
+    return absl::NotFoundError(absl::StrCat(
+        "no parameter '", name, "' (parameters: ",
+        absl::StrJoin(parameter_names(), ", "), ")"));
+  }
+  return executor_->ResidentTensor(i);
+}
+
+absl::StatusOr<Tensor> Trainer::Buffer(const std::string& name) const {
+  const int i = executor_->FindResident(name);
+  if (i < 0) {
+    return absl::NotFoundError(absl::StrCat("no resident buffer '", name, "'"));
+  }
+  return executor_->ResidentTensor(i);
+}
+
+std::vector<std::string> Trainer::parameter_names() const {
+  std::vector<std::string> out;
+  for (int i : executor_->ResidentsWithRole(artifact::BufferRole::kParameter)) {
+    out.push_back(executor_->artifact().resident_buffers[i].name);
+  }
+  return out;
+}
+
+std::vector<std::string> Trainer::gradient_names() const {
+  std::vector<std::string> out;
+  for (int i : executor_->ResidentsWithRole(artifact::BufferRole::kGradient)) {
+    out.push_back(executor_->artifact().resident_buffers[i].name);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<artifact::TensorBinding>> Trainer::InputsOf(
+    absl::string_view entry) const {
+  return CallerInputs(*executor_, entry);
+}
+
+int64_t Trainer::step() const { return step_; }
+const Stream& Trainer::stream() const { return executor_->stream(); }
+ExecutionStats Trainer::stats() const { return executor_->stats(); }
+
+absl::StatusOr<std::vector<int>> Trainer::GradientBuffers() const {
+  std::vector<int> grads =
+      executor_->ResidentsWithRole(artifact::BufferRole::kGradient);
+  for (int i : grads) {
+    const artifact::ResidentBuffer& rb =
+        executor_->artifact().resident_buffers[i];
+    if (rb.dtype != DType::kF32) {
+      return absl::UnimplementedError(absl::StrCat(
+          "gradient tools work on f32 gradients; '", rb.name, "' is ",
+          DTypeName(rb.dtype)));
+    }
+  }
+  return grads;
+}
+
+absl::StatusOr<double> Trainer::ClipGradNorm(double max_norm) {
+  if (!(max_norm > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ClipGradNorm: max_norm must be positive, got ", max_norm));
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<int> grads, GradientBuffers());
+  KILN_ASSIGN_OR_RETURN(GradientStats stats, executor_->Stats(grads));
+  const double scale = max_norm / (stats.global_norm + 1e-6);
+  if (scale < 1.0) {
+    KILN_RETURN_IF_ERROR(executor_->Scale(grads, static_cast<float>(scale)));
+  }
+  return stats.global_norm;
+}
+
+absl::Status Trainer::ClipGradValue(float value) {
+  if (!(value >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ClipGradValue: the bound must be non-negative, got ", value));
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<int> grads, GradientBuffers());
+  return executor_->ClipValue(grads, value);
+}
+
+absl::Status Trainer::ScaleGrads(float scale) {
+  KILN_ASSIGN_OR_RETURN(std::vector<int> grads, GradientBuffers());
+  return executor_->Scale(grads, scale);
+}
+
+absl::Status Trainer::AddGradNoise(float stddev, uint64_t seed) {
+  if (!(stddev >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "AddGradNoise: stddev must be non-negative, got ", stddev));
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<int> grads, GradientBuffers());
+  return executor_->Noise(grads, stddev, seed, static_cast<uint32_t>(step_));
+}
+
+absl::StatusOr<GradientStats> Trainer::GradStats() {
+  KILN_ASSIGN_OR_RETURN(std::vector<int> grads, GradientBuffers());
+  return executor_->Stats(grads);
+}
+
+absl::Status Trainer::Save(const std::string& path) {
+  io::Safetensors st;
+  const auto& rbs = executor_->artifact().resident_buffers;
+  for (size_t i = 0; i < rbs.size(); ++i) {
+    if (!IsCheckpointed(rbs[i].role)) continue;
+    KILN_ASSIGN_OR_RETURN(HostTensor t,
+                          executor_->DownloadResident(static_cast<int>(i)));
+    st.tensors.emplace(rbs[i].name, std::move(t));
+  }
+  st.metadata["format"] = "kiln";
+  st.metadata["step"] = absl::StrCat(step_);
+  return Annotate(io::WriteSafetensorsFile(path, st),
+                  absl::StrCat("saving a checkpoint to ", path));
+}
+
+absl::Status Trainer::Restore(const std::string& path) {
+  auto read = io::ReadSafetensorsFile(path);
+  if (!read.ok()) return Annotate(read.status(), path);
+  const io::Safetensors& st = *read;
+  int64_t step = 0;
+  auto it = st.metadata.find("step");
+  if (it == st.metadata.end() || !absl::SimpleAtoi(it->second, &step) ||
+      step < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": __metadata__ has no valid \"step\" (a kiln checkpoint "
+              "stores the update count there)"));
+  }
+  const auto& rbs = executor_->artifact().resident_buffers;
+  std::set<std::string> known;
+  std::vector<std::pair<int, const HostTensor*>> loads;
+  for (size_t i = 0; i < rbs.size(); ++i) {
+    if (!IsCheckpointed(rbs[i].role)) continue;
+    known.insert(rbs[i].name);
+    auto t = st.tensors.find(rbs[i].name);
+    if (t == st.tensors.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": no tensor '", rbs[i].name, "'"));
+    }
+    KILN_RETURN_IF_ERROR(CheckLoadable(path, rbs[i], t->second));
+    loads.emplace_back(static_cast<int>(i), &t->second);
+  }
+  for (const auto& [name, t] : st.tensors) {
+    if (known.count(name) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": tensor '", name, "' is not a parameter, optimizer state or "
+          "master weight of this model"));
+    }
+  }
+  for (const auto& [index, t] : loads) {
+    KILN_RETURN_IF_ERROR(
+        executor_->UploadResident(index, t->data.data(), t->data.size()));
+  }
+  step_ = step;
+  return absl::OkStatus();
+}
+
+}  // namespace kiln

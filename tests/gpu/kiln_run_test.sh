@@ -1,0 +1,120 @@
+#!/bin/bash
+# End-to-end checks of kiln-run on small artifacts:
+#   kiln_run_test.sh <kiln-run> <make_test_files> [work dir]
+# Runs on whatever driver libcuda resolves to (KILN_LIBCUDA_PATH names the
+# CPU stand-in in CI). Without a driver it checks only the command line and
+# reports that it skipped the rest.
+set -uo pipefail
+kiln_run="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+make_files="$2"
+work="${3:-${TEST_TMPDIR:-$(mktemp -d)}/kiln_run}"
+mkdir -p "${work}"
+if [[ -n "${KILN_LIBCUDA_PATH:-}" && "${KILN_LIBCUDA_PATH}" != /* ]]; then
+  export KILN_LIBCUDA_PATH="$(pwd)/${KILN_LIBCUDA_PATH}"
+fi
+"${make_files}" "${work}" || { echo "make_test_files failed"; exit 1; }
+cd "${work}"
+
+failures=0
+# expect <status> <description> <command...>: the command's exit status must be
+# <status>; its output is kept in <description>.log.
+expect() {
+  local want="$1" what="$2"
+  shift 2
+  "$@" >"${what}.log" 2>&1
+  local got=$?
+  if [[ ${got} -ne ${want} ]]; then
+    echo "FAIL ${what}: exit ${got}, expected ${want}"
+    sed 's/^/    /' "${what}.log"
+    failures=$((failures + 1))
+  else
+    echo "ok   ${what}"
+  fi
+}
+# must_print <description> <text>: the last command's output contains <text>.
+must_print() {
+  if ! grep -qF -- "$2" "$1.log"; then
+    echo "FAIL $1: output lacks '$2'"
+    sed 's/^/    /' "$1.log"
+    failures=$((failures + 1))
+  fi
+}
+
+# Command-line errors: status 2 with a message, before any GPU work.
+expect 2 no_model "${kiln_run}"
+must_print no_model "no model given"
+expect 2 unknown_flag "${kiln_run}" linreg.kiln --nope
+must_print unknown_flag "unknown flag --nope"
+expect 2 bad_schedule "${kiln_run}" linreg.kiln --steps 5 --inputs batch.safetensors --schedule linear
+must_print bad_schedule "--schedule: 'linear' is not constant or cosine"
+expect 2 bad_number "${kiln_run}" linreg.kiln --steps five --inputs batch.safetensors
+must_print bad_number "--steps: 'five' is not an integer"
+expect 2 dataset_needs_fields "${kiln_run}" linreg.kiln --steps 5 --dataset linreg.kilndata
+must_print dataset_needs_fields "--dataset needs --batch-fields"
+expect 0 help "${kiln_run}" --help
+
+# Without a driver: a clear error, status 1.
+if ! "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors >probe.log 2>&1 &&
+    grep -q "no NVIDIA driver" probe.log; then
+  expect 1 no_driver "${kiln_run}" predict.kiln
+  must_print no_driver "no NVIDIA driver"
+  echo "no CUDA driver: the GPU part of the kiln-run test skipped"
+  [[ ${failures} -eq 0 ]]
+  exit
+fi
+
+# Files that are missing or not artifacts.
+expect 1 missing_model "${kiln_run}" missing.kiln
+must_print missing_model "missing.kiln"
+printf 'garbage' >garbage.kiln
+expect 1 bad_artifact "${kiln_run}" garbage.kiln
+must_print bad_artifact "INVALID_ARGUMENT"
+expect 1 missing_inputs "${kiln_run}" predict.kiln --entry predict --inputs nope.safetensors
+expect 1 wrong_entry "${kiln_run}" predict.kiln --entry forward
+must_print wrong_entry "no entry 'forward'"
+
+# Inference, outputs, --check.
+expect 0 predict "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
+    --output out.safetensors --check predict_expected.safetensors --rtol 1e-5 --atol 1e-5
+must_print predict "check pred: ok"
+[[ -s out.safetensors ]] || { echo "FAIL predict: no out.safetensors"; failures=$((failures + 1)); }
+expect 1 predict_mismatch "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
+    --check predict_wrong.safetensors
+must_print predict_mismatch "check pred: MISMATCH 1 of 48 elements"
+expect 1 missing_input_name "${kiln_run}" predict.kiln --entry predict
+must_print missing_input_name "missing input 'x'"
+expect 0 bench "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
+    --bench --warmup 3 --iters 20
+must_print bench "bench predict: median"
+
+# Training from the dataset, with warm-up and cosine decay.
+expect 0 train "${kiln_run}" linreg.kiln --steps 200 --dataset linreg.kilndata --batch-fields x,y \
+    --lr 0.05 --schedule cosine --warmup 10 --seed 3 --checkpoint full.safetensors
+must_print train "step 200/200"
+must_print train "steps/s"
+must_print train "wrote checkpoint full.safetensors (step 200)"
+first=$(grep -oE 'first loss [0-9.e+-]+' train.log | grep -oE '[0-9.e+-]+$')
+final=$(grep -oE 'final loss [0-9.e+-]+' train.log | grep -oE '[0-9.e+-]+$')
+if ! awk -v a="${first}" -v b="${final}" 'BEGIN { exit !(b < a / 20) }'; then
+  echo "FAIL train: the loss went from ${first} to ${final}"
+  failures=$((failures + 1))
+fi
+# Stopping at 120 and resuming gives the same checkpoint, byte for byte.
+expect 0 train_part1 "${kiln_run}" linreg.kiln --steps 120 --dataset linreg.kilndata --batch-fields x,y \
+    --lr 0.05 --schedule cosine --schedule-steps 200 --warmup 10 --seed 3 --checkpoint part.safetensors
+expect 0 train_part2 "${kiln_run}" linreg.kiln --steps 200 --dataset linreg.kilndata --batch-fields x,y \
+    --lr 0.05 --schedule cosine --warmup 10 --seed 3 --resume part.safetensors --checkpoint resumed.safetensors
+must_print train_part2 "resumed from part.safetensors at step 120"
+if ! cmp -s full.safetensors resumed.safetensors; then
+  echo "FAIL resume: the resumed checkpoint differs from the uninterrupted one"
+  failures=$((failures + 1))
+fi
+# One fixed batch, and a check of the final parameters.
+expect 0 train_fixed "${kiln_run}" linreg.kiln --steps 30 --inputs batch.safetensors --lr 0.01
+expect 1 train_bad_field "${kiln_run}" linreg.kiln --steps 3 --dataset linreg.kilndata --batch-fields x,z
+must_print train_bad_field "no field 'z'"
+expect 1 train_resume_past "${kiln_run}" linreg.kiln --steps 50 --inputs batch.safetensors --resume full.safetensors
+must_print train_resume_past "below the checkpoint's step 200"
+
+echo "kiln-run checks failed: ${failures}"
+[[ ${failures} -eq 0 ]]

@@ -1,0 +1,55 @@
+// Small training artifacts for the GPU tests, built with ArtifactWriter from
+// the hand-written kernels of linreg_kernels.cu (embedded as PTX for
+// compute_90 and a cubin for sm_90): linear regression pred = x W + b with a
+// mean-squared-error loss and the entries forward, forward_backward,
+// apply_update and train_step of compiler/training/TrainStep.h.
+#ifndef KILN_TESTS_GPU_LINREG_ARTIFACT_H_
+#define KILN_TESTS_GPU_LINREG_ARTIFACT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/artifact/artifact.h"
+
+namespace kiln {
+namespace testing {
+
+enum class LinRegOptimizer { kSgd, kAdam };
+
+struct LinRegOptions {
+  int32_t batch = 16;
+  int32_t in = 5;
+  int32_t out = 3;
+  LinRegOptimizer optimizer = LinRegOptimizer::kAdam;
+  float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+  // Kernel images: PTX always; a cubin for sm_90 unless false.
+  bool cubin = true;
+  // Only an entry "predict" (x -> pred) and the parameters: an inference
+  // model.
+  bool inference_only = false;
+};
+
+// Parameters: w [in, out] (xavier, gain 1, stream 0), b [out] (uniform in
+// [-0.1, 0.1], stream 1); gradients grad.w, grad.b; Adam state adam_m.w,
+// adam_v.w, adam_m.b, adam_v.b. Entry inputs x [batch, in], y [batch, out]
+// (f32), lr (f32) and step (i32); outputs loss (and pred of forward).
+artifact::Artifact LinRegArtifact(const LinRegOptions& options = {});
+// The serialised file.
+absl::StatusOr<std::string> LinRegArtifactBytes(
+    const LinRegOptions& options = {});
+
+// A deterministic regression problem: x uniform in [-1, 1], y = x W* + b*
+// with fixed W*, b* (no noise), `batches` batches of `batch` rows.
+struct LinRegData {
+  std::vector<float> x;  // [rows, in]
+  std::vector<float> y;  // [rows, out]
+};
+LinRegData MakeLinRegData(int64_t rows, int32_t in, int32_t out,
+                          uint64_t seed);
+
+}  // namespace testing
+}  // namespace kiln
+
+#endif  // KILN_TESTS_GPU_LINREG_ARTIFACT_H_

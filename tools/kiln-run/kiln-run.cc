@@ -1,0 +1,557 @@
+// kiln-run: runs a kiln artifact on the GPU.
+//
+//   kiln-run model.kiln --entry forward --inputs in.safetensors \
+//       [--params ckpt.safetensors] [--output out.safetensors] \
+//       [--check expected.safetensors --rtol 1e-5 --atol 1e-6] \
+//       [--bench --warmup 10 --iters 100]
+//   kiln-run model.kiln --steps 1000 --dataset data.kilndata \
+//       --batch-fields x,y --lr 3e-3 --schedule cosine --warmup 100 \
+//       --seed 0 --checkpoint out.safetensors [--resume in.safetensors]
+//
+// Exit status: 0 on success, 1 when running failed or --check found a
+// mismatch (or NaN), 2 for bad command lines.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "kiln/batch_loader.h"
+#include "kiln/dtype.h"
+#include "kiln/runtime.h"
+#include "kiln/status.h"
+#include "runtime/cuda/device.h"
+#include "runtime/io/dataset.h"
+#include "runtime/io/safetensors.h"
+
+namespace kiln {
+namespace {
+
+constexpr char kUsage[] = R"(usage: kiln-run MODEL.kiln [options]
+
+Runs a kiln artifact on GPU --device (default 0).
+
+Inference (any entry, default forward):
+  --entry NAME              entry to run
+  --inputs FILE             safetensors with one tensor per input of the entry
+  --params FILE             load parameters from a checkpoint (safetensors)
+  --seed S                  seed of the parameters' initialisers (default 0)
+  --output FILE             write the entry's outputs (safetensors)
+  --check FILE              compare outputs with FILE's tensors by name:
+                            |out - expected| <= atol + rtol * |expected|;
+                            a mismatch or NaN exits with status 1
+  --rtol R --atol A         tolerances of --check (default 1e-5, 1e-6)
+  --bench                   time the entry: --warmup N calls, then the median
+  --warmup N --iters N      of --iters event-timed graph replays (10, 100)
+
+Training (given --steps):
+  --steps N                 train until step N (counting resumed steps)
+  --dataset FILE            KILNDATA file; its fields named by --batch-fields
+  --batch-fields A,B        are the train_step inputs of the same names
+  --inputs FILE             without --dataset: one fixed batch (safetensors)
+  --lr LR                   peak learning rate (default 1e-3)
+  --schedule NAME           constant | cosine (default constant)
+  --warmup N                linear warm-up steps (default 0)
+  --schedule-steps N        length of the cosine schedule (default --steps;
+                            give the full run's when training in parts)
+  --seed S                  parameter initialisation and data order
+  --no-shuffle              dataset records in file order
+  --checkpoint FILE         save parameters and optimizer state at the end
+  --resume FILE             start from a checkpoint (its step is kept)
+  --check FILE              compare the final parameters with FILE's tensors
+  --log-every N             progress lines when not on a terminal (default:
+                            steps / 20)
+)";
+
+struct Flags {
+  std::string model;
+  int device = 0;
+  std::string entry;
+  std::string inputs;
+  std::string params;
+  std::string output;
+  std::string check;
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  bool bench = false;
+  std::optional<int64_t> warmup;
+  int64_t iters = 100;
+  std::optional<int64_t> steps;
+  std::string dataset;
+  std::vector<std::string> batch_fields;
+  double lr = 1e-3;
+  std::string schedule = "constant";
+  std::optional<int64_t> schedule_steps;
+  uint64_t seed = 0;
+  bool shuffle = true;
+  std::string checkpoint;
+  std::string resume;
+  int64_t log_every = 0;
+};
+
+absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+  Flags f;
+  std::vector<std::string> positional;
+  auto bad = [](const std::string& m) { return absl::InvalidArgumentError(m); };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    bool has_value = false;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    static const std::set<std::string> kBool = {"bench", "no-shuffle", "help"};
+    if (kBool.count(name)) {
+      if (has_value) return bad(absl::StrCat("--", name, " takes no value"));
+      if (name == "bench") f.bench = true;
+      if (name == "no-shuffle") f.shuffle = false;
+      if (name == "help") return bad("help");
+      continue;
+    }
+    static const std::set<std::string> kValued = {
+        "entry", "inputs", "params", "output", "check", "rtol", "atol",
+        "warmup", "iters", "steps", "dataset", "batch-fields", "lr",
+        "schedule", "schedule-steps", "seed", "checkpoint", "resume", "device",
+        "log-every"};
+    if (kValued.count(name) == 0) {
+      return bad(absl::StrCat("unknown flag --", name));
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) return bad(absl::StrCat("--", name, " needs a value"));
+      value = argv[++i];
+    }
+    auto integer = [&](int64_t* out) -> absl::Status {
+      if (!absl::SimpleAtoi(value, out)) {
+        return bad(absl::StrCat("--", name, ": '", value, "' is not an integer"));
+      }
+      return absl::OkStatus();
+    };
+    auto real = [&](double* out) -> absl::Status {
+      if (!absl::SimpleAtod(value, out) || !std::isfinite(*out)) {
+        return bad(absl::StrCat("--", name, ": '", value, "' is not a number"));
+      }
+      return absl::OkStatus();
+    };
+    int64_t n = 0;
+    if (name == "entry") {
+      f.entry = value;
+    } else if (name == "inputs") {
+      f.inputs = value;
+    } else if (name == "params") {
+      f.params = value;
+    } else if (name == "output") {
+      f.output = value;
+    } else if (name == "check") {
+      f.check = value;
+    } else if (name == "rtol") {
+      KILN_RETURN_IF_ERROR(real(&f.rtol));
+    } else if (name == "atol") {
+      KILN_RETURN_IF_ERROR(real(&f.atol));
+    } else if (name == "warmup") {
+      KILN_RETURN_IF_ERROR(integer(&n));
+      if (n < 0) return bad("--warmup must be >= 0");
+      f.warmup = n;
+    } else if (name == "iters") {
+      KILN_RETURN_IF_ERROR(integer(&f.iters));
+      if (f.iters < 1) return bad("--iters must be >= 1");
+    } else if (name == "steps") {
+      KILN_RETURN_IF_ERROR(integer(&n));
+      if (n < 0) return bad("--steps must be >= 0");
+      f.steps = n;
+    } else if (name == "dataset") {
+      f.dataset = value;
+    } else if (name == "batch-fields") {
+      f.batch_fields = absl::StrSplit(value, ',', absl::SkipEmpty());
+    } else if (name == "lr") {
+      KILN_RETURN_IF_ERROR(real(&f.lr));
+    } else if (name == "schedule") {
+      if (value != "constant" && value != "cosine") {
+        return bad(absl::StrCat("--schedule: '", value,
+                                "' is not constant or cosine"));
+      }
+      f.schedule = value;
+    } else if (name == "schedule-steps") {
+      KILN_RETURN_IF_ERROR(integer(&n));
+      if (n < 1) return bad("--schedule-steps must be >= 1");
+      f.schedule_steps = n;
+    } else if (name == "seed") {
+      KILN_RETURN_IF_ERROR(integer(&n));
+      f.seed = static_cast<uint64_t>(n);
+    } else if (name == "checkpoint") {
+      f.checkpoint = value;
+    } else if (name == "resume") {
+      f.resume = value;
+    } else if (name == "device") {
+      KILN_RETURN_IF_ERROR(integer(&n));
+      f.device = static_cast<int>(n);
+    } else if (name == "log-every") {
+      KILN_RETURN_IF_ERROR(integer(&f.log_every));
+    } else {
+      return bad(absl::StrCat("unknown flag --", name));
+    }
+  }
+  if (positional.size() != 1) {
+    return bad(positional.empty() ? "no model given"
+                                  : absl::StrCat("one model expected, got ",
+                                                 positional.size(),
+                                                 " arguments"));
+  }
+  f.model = positional[0];
+  if (f.steps) {
+    if (!f.entry.empty() || f.bench || !f.output.empty() || !f.params.empty()) {
+      return bad("--entry, --bench, --output and --params are for inference; "
+                 "training (--steps) uses train_step");
+    }
+    if (f.dataset.empty() == f.inputs.empty()) {
+      return bad("training needs either --dataset (with --batch-fields) or "
+                 "--inputs (one fixed batch)");
+    }
+    if (!f.dataset.empty() && f.batch_fields.empty()) {
+      return bad("--dataset needs --batch-fields");
+    }
+  } else {
+    if (!f.dataset.empty() || !f.checkpoint.empty() || !f.resume.empty() ||
+        !f.batch_fields.empty()) {
+      return bad("--dataset, --batch-fields, --checkpoint and --resume need "
+                 "--steps");
+    }
+    if (f.entry.empty()) f.entry = "forward";
+  }
+  return f;
+}
+
+// Elements of a host tensor as doubles (f32, bf16, f16, i32, i1).
+std::vector<double> AsDoubles(const HostTensor& t) {
+  const size_t n = t.data.size() / DTypeSize(t.dtype);
+  std::vector<double> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* p = t.data.data() + i * DTypeSize(t.dtype);
+    switch (t.dtype) {
+      case DType::kF32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        out[i] = v;
+        break;
+      }
+      case DType::kBF16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        out[i] = Bf16ToF32(v);
+        break;
+      }
+      case DType::kF16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        out[i] = F16ToF32(v);
+        break;
+      }
+      case DType::kI32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out[i] = v;
+        break;
+      }
+      case DType::kI1:
+        out[i] = *p;
+        break;
+    }
+  }
+  return out;
+}
+
+// Compares `actual` with every tensor of `expected_path`; prints one line per
+// tensor. False on any mismatch.
+absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
+                           const std::string& expected_path, double rtol,
+                           double atol) {
+  KILN_ASSIGN_OR_RETURN(io::Safetensors expected,
+                        io::ReadSafetensorsFile(expected_path));
+  bool ok = true;
+  for (const auto& [name, e] : expected.tensors) {
+    auto it = actual.find(name);
+    if (it == actual.end()) {
+      std::printf("check %s: MISSING (no output of that name)\n", name.c_str());
+      ok = false;
+      continue;
+    }
+    if (it->second.shape != e.shape) {
+      std::printf("check %s: SHAPE %s, expected %s\n", name.c_str(),
+                  ShapeString(it->second.shape).c_str(),
+                  ShapeString(e.shape).c_str());
+      ok = false;
+      continue;
+    }
+    const std::vector<double> a = AsDoubles(it->second), x = AsDoubles(e);
+    double max_abs = 0, max_rel = 0;
+    int64_t bad = 0, nan = 0, first_bad = -1;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double d = std::fabs(a[i] - x[i]);
+      if (std::isnan(a[i]) && !std::isnan(x[i])) ++nan;
+      const bool fine = (std::isnan(a[i]) && std::isnan(x[i])) ||
+                        d <= atol + rtol * std::fabs(x[i]);
+      if (!fine) {
+        ++bad;
+        if (first_bad < 0) first_bad = static_cast<int64_t>(i);
+      }
+      if (std::isfinite(d)) {
+        max_abs = std::max(max_abs, d);
+        if (x[i] != 0) max_rel = std::max(max_rel, d / std::fabs(x[i]));
+      }
+    }
+    if (bad == 0) {
+      std::printf("check %s: ok (%zu elements, max abs err %.3g, max rel err %.3g)\n",
+                  name.c_str(), a.size(), max_abs, max_rel);
+    } else {
+      std::printf(
+          "check %s: MISMATCH %lld of %zu elements (%lld NaN); first at %lld: "
+          "%.9g vs expected %.9g; max abs err %.3g, max rel err %.3g\n",
+          name.c_str(), static_cast<long long>(bad), a.size(),
+          static_cast<long long>(nan), static_cast<long long>(first_bad),
+          a[first_bad], x[first_bad], max_abs, max_rel);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+absl::StatusOr<Inputs> ReadInputs(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(io::Safetensors st, io::ReadSafetensorsFile(path));
+  Inputs inputs;
+  for (auto& [name, t] : st.tensors) inputs.emplace(name, Input(std::move(t)));
+  return inputs;
+}
+
+absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
+  KILN_ASSIGN_OR_RETURN(auto session, module.NewSession({.seed = f.seed}));
+  if (!f.params.empty()) KILN_RETURN_IF_ERROR(session->LoadParameters(f.params));
+  Inputs inputs;
+  if (!f.inputs.empty()) {
+    KILN_ASSIGN_OR_RETURN(inputs, ReadInputs(f.inputs));
+  }
+  KILN_ASSIGN_OR_RETURN(Outputs outputs, session->Run(f.entry, inputs));
+  std::map<std::string, HostTensor> host;
+  for (const auto& [name, t] : outputs) {
+    KILN_ASSIGN_OR_RETURN(host[name], rt.Download(t));
+  }
+  std::printf("ran %s: %zu output(s)", f.entry.c_str(), host.size());
+  for (const auto& [name, t] : host) {
+    std::printf(" %s %s%s", name.c_str(), std::string(DTypeName(t.dtype)).c_str(),
+                ShapeString(t.shape).c_str());
+  }
+  std::printf("\n");
+  if (!f.output.empty()) {
+    io::Safetensors st;
+    st.tensors = host;
+    st.metadata["entry"] = f.entry;
+    KILN_RETURN_IF_ERROR(io::WriteSafetensorsFile(f.output, st));
+    std::printf("wrote %s\n", f.output.c_str());
+  }
+  int status = 0;
+  if (!f.check.empty()) {
+    KILN_ASSIGN_OR_RETURN(bool ok, Check(host, f.check, f.rtol, f.atol));
+    if (!ok) status = 1;
+  }
+  if (f.bench) {
+    KILN_ASSIGN_OR_RETURN(std::vector<float> ms,
+                          session->Benchmark(f.entry, inputs,
+                                             static_cast<int>(f.warmup.value_or(10)),
+                                             static_cast<int>(f.iters)));
+    std::vector<float> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    double mean = 0;
+    for (float t : ms) mean += t;
+    mean /= ms.size();
+    std::printf("bench %s: median %.4f ms, min %.4f ms, mean %.4f ms over %zu "
+                "replays (%lld warm-up calls)\n",
+                f.entry.c_str(), sorted[sorted.size() / 2], sorted.front(), mean,
+                ms.size(), static_cast<long long>(f.warmup.value_or(10)));
+  }
+  return status;
+}
+
+// Learning rate of update `step` (0-based) of `total`.
+double ScheduledLr(const Flags& f, int64_t step, int64_t total) {
+  const int64_t warmup = f.warmup.value_or(0);
+  if (step < warmup) return f.lr * double(step + 1) / double(warmup);
+  if (f.schedule == "cosine") {
+    const double span = std::max<int64_t>(1, total - warmup);
+    const double t = std::min(1.0, double(step - warmup) / span);
+    return f.lr * 0.5 * (1.0 + std::cos(M_PI * t));
+  }
+  return f.lr;
+}
+
+std::string Duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  if (seconds < 60) return absl::StrCat(std::round(seconds * 10) / 10, "s");
+  const int64_t s = static_cast<int64_t>(seconds);
+  if (s < 3600) return absl::StrCat(s / 60, "m", s % 60, "s");
+  return absl::StrCat(s / 3600, "h", (s % 3600) / 60, "m");
+}
+
+absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
+  KILN_ASSIGN_OR_RETURN(auto trainer, module.NewTrainer({.seed = f.seed}));
+  if (!f.resume.empty()) {
+    KILN_RETURN_IF_ERROR(trainer->Restore(f.resume));
+    std::printf("resumed from %s at step %lld\n", f.resume.c_str(),
+                static_cast<long long>(trainer->step()));
+  }
+  const int64_t total = *f.steps;
+  const int64_t start = trainer->step();
+  if (start > total) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--steps ", total, " is below the checkpoint's step ", start));
+  }
+  const std::string entry =
+      module.HasEntry("train_step") ? "train_step" : "forward_backward";
+  KILN_ASSIGN_OR_RETURN(std::vector<artifact::TensorBinding> wanted,
+                        trainer->InputsOf(entry));
+
+  Inputs fixed;
+  std::unique_ptr<io::MappedDataset> dataset;
+  std::unique_ptr<DeviceBatchLoader> loader;
+  if (!f.inputs.empty()) {
+    KILN_ASSIGN_OR_RETURN(fixed, ReadInputs(f.inputs));
+  } else {
+    KILN_ASSIGN_OR_RETURN(dataset, io::MappedDataset::Open(f.dataset));
+    if (wanted.empty() || wanted[0].shape.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("entry ", entry, " has no batched input"));
+    }
+    DeviceBatchLoaderOptions options;
+    options.batch.batch_size = static_cast<uint64_t>(wanted[0].shape[0]);
+    options.batch.shuffle = f.shuffle;
+    options.batch.seed = f.seed;
+    options.batch.drop_last = true;
+    options.fields = f.batch_fields;
+    KILN_ASSIGN_OR_RETURN(loader, DeviceBatchLoader::Create(
+                                      rt, dataset.get(), options,
+                                      trainer->stream()));
+    // Resumed: the batches of the steps already done are skipped, so the data
+    // order continues where the checkpoint left it.
+    for (int64_t i = 0; i < start; ++i) {
+      KILN_RETURN_IF_ERROR(loader->Next().status());
+    }
+  }
+
+  const bool tty = isatty(fileno(stdout));
+  const int64_t log_every =
+      f.log_every > 0 ? f.log_every : std::max<int64_t>(1, (total - start) / 20);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last_print = t0;
+  float loss = NAN, first_loss = NAN;
+  for (int64_t step = start; step < total; ++step) {
+    const float lr = static_cast<float>(
+        ScheduledLr(f, step, f.schedule_steps.value_or(total)));
+    absl::StatusOr<float> result;
+    if (loader != nullptr) {
+      KILN_ASSIGN_OR_RETURN(DeviceBatch batch, loader->Next());
+      result = trainer->Step(batch.inputs(), lr);
+    } else {
+      result = trainer->Step(fixed, lr);
+    }
+    if (!result.ok()) {
+      if (tty) std::printf("\n");
+      return Annotate(result.status(), absl::StrCat("step ", step + 1));
+    }
+    loss = *result;
+    if (step == start) first_loss = loss;
+    if (!std::isfinite(loss)) {
+      if (tty) std::printf("\n");
+      std::fprintf(stderr, "kiln-run: the loss is %g at step %lld\n", loss,
+                   static_cast<long long>(step + 1));
+      return 1;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - t0).count();
+    const double rate = (step + 1 - start) / std::max(elapsed, 1e-9);
+    const bool last = step + 1 == total;
+    const bool due =
+        tty ? (std::chrono::duration<double>(now - last_print).count() > 0.1 || last)
+            : ((step + 1 - start) % log_every == 0 || last);
+    if (due) {
+      last_print = now;
+      std::printf("%sstep %lld/%lld  loss %.6g  lr %.3g  %.1f steps/s  ETA %s%s",
+                  tty ? "\r" : "", static_cast<long long>(step + 1),
+                  static_cast<long long>(total), loss, lr, rate,
+                  Duration((total - step - 1) / rate).c_str(),
+                  tty ? "\033[K" : "\n");
+      std::fflush(stdout);
+    }
+  }
+  if (tty) std::printf("\n");
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("trained steps %lld..%lld in %s: first loss %.6g, final loss %.6g\n",
+              static_cast<long long>(start + 1), static_cast<long long>(total),
+              Duration(elapsed).c_str(), first_loss, loss);
+  if (!f.checkpoint.empty()) {
+    KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
+    std::printf("wrote checkpoint %s (step %lld)\n", f.checkpoint.c_str(),
+                static_cast<long long>(trainer->step()));
+  }
+  if (!f.check.empty()) {
+    std::map<std::string, HostTensor> params;
+    for (const std::string& name : trainer->parameter_names()) {
+      KILN_ASSIGN_OR_RETURN(Tensor t, trainer->Parameter(name));
+      KILN_ASSIGN_OR_RETURN(params[name], rt.Download(t));
+    }
+    KILN_ASSIGN_OR_RETURN(bool ok, Check(params, f.check, f.rtol, f.atol));
+    if (!ok) return 1;
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  absl::StatusOr<Flags> flags = ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    if (flags.status().message() == "help") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    std::fprintf(stderr, "kiln-run: %s\n\n%s",
+                 std::string(flags.status().message()).c_str(), kUsage);
+    return 2;
+  }
+  auto fail = [](const absl::Status& s) {
+    std::fprintf(stderr, "kiln-run: %s\n", std::string(s.ToString()).c_str());
+    return 1;
+  };
+  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags->device);
+  if (!rt.ok()) return fail(rt.status());
+  absl::StatusOr<std::unique_ptr<Module>> module = (*rt)->Load(flags->model);
+  if (!module.ok()) return fail(module.status());
+  std::printf("%s on %s (sm_%d), kernels from %s\n", flags->model.c_str(),
+              (*rt)->device().name().c_str(),
+              (*rt)->device().compute_capability().sm(),
+              (*module)->loaded_cubins() ? "cubins" : "PTX");
+  absl::StatusOr<int> status = flags->steps
+                                   ? RunTraining(*flags, **rt, **module)
+                                   : RunInference(*flags, **rt, **module);
+  if (!status.ok()) return fail(status.status());
+  return *status;
+}
+
+}  // namespace
+}  // namespace kiln
+
+int main(int argc, char** argv) { return kiln::Main(argc, argv); }
