@@ -22,7 +22,7 @@ static art::DType dtypeOf(Type type) {
   if (element.isInteger(32))
     return art::DType::kI32;
   if (element.isInteger(1))
-    return art::DType::kBool;
+    return art::DType::kI1;
   return art::DType::kF32;
 }
 

@@ -347,8 +347,14 @@ private:
     for (const Interval &interval : intervals)
       slots[interval.root] =
           BufferSlot{false, "", interval.offset, tensorBytes(interval.root.getType())};
-    for (auto &[value, input] : aliasOf)
-      slots[value] = slots.lookup(input);
+    // A result may reuse an operand that itself reused another: follow the
+    // chain to the interval's root.
+    for (auto &[value, input] : aliasOf) {
+      Value root = input;
+      while (aliasOf.count(root))
+        root = aliasOf.lookup(root);
+      slots[value] = slots.lookup(root);
+    }
     auto slotOf = [&](Value v) -> FailureOr<BufferSlot> {
       Value root = rootOf(v);
       auto it = slots.find(root);

@@ -127,14 +127,14 @@ io::DType fileDType(ref::ElementKind kind) {
   case ref::ElementKind::I32:
     return io::DType::kI32;
   case ref::ElementKind::I1:
-    return io::DType::kBool;
+    return ::kiln::DType::kI1;
   }
   llvm_unreachable("unknown element kind");
 }
 
 /// "F32 [64, 8]", how a file tensor or an argument is described in messages.
 std::string describe(io::DType dtype, llvm::ArrayRef<int64_t> shape) {
-  std::string text = std::string(io::DTypeName(dtype)) + " [";
+  std::string text = std::string(::kiln::DTypeName(dtype)) + " [";
   for (auto [i, extent] : llvm::enumerate(shape))
     text += (i ? ", " : "") + std::to_string(extent);
   return text + "]";
@@ -180,7 +180,7 @@ io::HostTensor encode(const ref::Tensor &tensor) {
   io::HostTensor file;
   file.dtype = fileDType(tensor.kind);
   file.shape.assign(tensor.shape.begin(), tensor.shape.end());
-  file.data.resize(tensor.data.size() * io::DTypeSize(file.dtype));
+  file.data.resize(tensor.data.size() * ::kiln::DTypeSize(file.dtype));
   uint8_t *bytes = file.data.data();
   for (size_t i = 0; i < tensor.data.size(); ++i) {
     double value = tensor.data[i];

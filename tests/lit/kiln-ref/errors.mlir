@@ -20,10 +20,10 @@
 // Wrong shape and wrong dtype.
 // RUN: not kiln-ref %S/Inputs/funcs.mlir --fn only_x --inputs %t.shape.safetensors \
 // RUN:   -o %t.o 2>&1 | FileCheck %s --check-prefix=SHAPE
-// SHAPE: error: input 'x' must be F32 [2, 3], got F32 [3, 2]
+// SHAPE: error: input 'x' must be f32 [2, 3], got f32 [3, 2]
 // RUN: not kiln-ref %S/Inputs/funcs.mlir --fn only_x --inputs %t.dtype.safetensors \
 // RUN:   -o %t.o 2>&1 | FileCheck %s --check-prefix=DTYPE
-// DTYPE: error: input 'x' must be F32 [2, 3], got I32 [2, 3]
+// DTYPE: error: input 'x' must be f32 [2, 3], got i32 [2, 3]
 
 // An unknown function.
 // RUN: not kiln-ref %S/Inputs/funcs.mlir --fn nope -o %t.o 2>&1 \
