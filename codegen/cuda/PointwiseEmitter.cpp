@@ -159,6 +159,29 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
   return true;
 }
 
+/// Every op of the body is one the ScalarEmitter knows, and index-remapping
+/// ops read fusion inputs (checked for dead ops too, so that the fusion as
+/// written is what the kernel computes).
+bool bodySupported(FusionOp fusion, std::string *why) {
+  for (Operation &op : fusion.getBody().front().without_terminator()) {
+    std::string reason;
+    if (!ScalarEmitter::supportsOp(&op, &reason)) {
+      if (why)
+        *why = reason;
+      return false;
+    }
+    for (Value operand : ScalarEmitter::bufferOperands(&op))
+      if (!isa<BlockArgument>(operand)) {
+        if (why)
+          *why = "'" + op.getName().getStringRef().str() +
+                 "' reads a value computed inside the fusion; index-remapping "
+                 "ops must read fusion inputs";
+        return false;
+      }
+  }
+  return true;
+}
+
 /// The results partitioned by shape, in order of first appearance.
 SmallVector<Group> groupsByShape(FusionOp fusion) {
   SmallVector<Group> groups;
@@ -185,6 +208,8 @@ std::optional<Group> pointwiseGroup(FusionOp fusion, std::string *why) {
       *why = "the fusion has no results";
     return std::nullopt;
   }
+  if (!bodySupported(fusion, why))
+    return std::nullopt;
   Group group;
   int64_t best = -1;
   for (Type type : fusion.getResultTypes()) {
@@ -211,6 +236,8 @@ std::optional<Group> pointwiseGroup(FusionOp fusion, std::string *why) {
 
 std::optional<SmallVector<Group>> optimizerGroups(FusionOp fusion,
                                                   std::string *why) {
+  if (!bodySupported(fusion, why))
+    return std::nullopt;
   SmallVector<Group> groups = groupsByShape(fusion);
   if (groups.empty()) {
     if (why)
@@ -398,9 +425,11 @@ std::string KernelWriter::coordDecls(ScalarEmitter &emitter, const Group &group,
                                      const SmallVector<bool> &extra, int indent,
                                      const std::string &flatName) {
   std::string text, pad(indent, ' ');
-  int64_t stride = numElements(group.shape);
+  SmallVector<int64_t> strides(group.shape.size(), 1);
+  for (size_t d = group.shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * group.shape[d];
   for (size_t d = 0; d < group.shape.size(); ++d) {
-    stride /= group.shape[d];
+    int64_t stride = strides[d];
     if (!emitter.usesCoord(d) && !extra[d])
       continue;
     std::string expr = flatName;
@@ -444,15 +473,12 @@ FailureOr<std::string> KernelWriter::loopBody(ScalarEmitter &emitter,
     size_t offset = group.shape.size() - shape.size();
     std::string guard, at;
     int64_t stride = 1;
-    for (size_t d = group.shape.size(); d-- > 0;) {
+    for (size_t d = 0; d < group.shape.size(); ++d) {
       if (group.shape[d] == 1)
         continue;
-      std::string coord = "i" + std::to_string(d);
       extra[d] = true;
-      if (d < offset || shape[d - offset] == 1) {
-        guard += (guard.empty() ? "" : " && ") + coord + " == 0";
-        continue;
-      }
+      if (d < offset || shape[d - offset] == 1)
+        guard += (guard.empty() ? "" : " && ") + ("i" + std::to_string(d)) + " == 0";
     }
     for (size_t d = shape.size(); d-- > 0;) {
       if (shape[d] != 1) {
@@ -563,7 +589,7 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
       text += in + "alignas(16) " + storageCType(tensorType(arg).getElementType()).str() +
               " " + p + "_v[" + V + "];\n";
       text += in + "kiln_load_vec<" + V + ">(" + p + "_v, " + p + " + base);\n";
-      emitter.bindBuffer(arg, p, p + "_v[v]");
+      emitter.bindBuffer(arg, p, "kiln_load(" + p + "_v[v])");
     }
     for (unsigned r : group.results) {
       Type t = cast<RankedTensorType>(yield.getValues()[r].getType()).getElementType();
@@ -576,7 +602,8 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
     FailureOr<std::string> lane = loopBody(emitter, group, true, indent + 4, coords);
     if (failed(lane))
       return failure();
-    text += in + "  const kiln_index idx = base + v;\n" + coords + *lane;
+    bool needsIndex = emitter.usesFlat() || !coords.empty();
+    text += (needsIndex ? in + "  const kiln_index idx = base + v;\n" : "") + coords + *lane;
     text += in + "}\n";
     for (unsigned r : group.results)
       text += in + "kiln_store_vec<" + V + ">(" + paramName(true, r) + " + base, " +

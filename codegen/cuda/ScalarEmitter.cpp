@@ -446,6 +446,14 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
     Value result;
     SmallVector<std::string> coordsCache;
     bool haveCoords = false;
+    /// One coordinate, marking only that root dimension as used.
+    std::string coord(size_t dim) {
+      if (haveCoords)
+        return coordsCache[dim];
+      ArrayRef<int64_t> shape = tensorType(result).getShape();
+      size_t offset = self->rootShape.size() - shape.size();
+      return shape[dim] == 1 ? std::string("0") : self->rootCoord(offset + dim);
+    }
     const SmallVector<std::string> &coords() {
       if (!haveCoords) {
         coordsCache = self->projectedCoords(result);
@@ -474,26 +482,44 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
       // Constants and index-dependent sources.
       .Case([&](ConstantOp c) -> FailureOr<std::string> {
         auto dense = cast<DenseElementsAttr>(c.getValue());
+        // Tables with inf or NaN hold bit patterns: a static initialiser
+        // must be a constant expression, and CUDA C has no literal for them.
+        bool bits = false;
+        if (isFloat)
+          for (const APFloat &v : dense.getValues<APFloat>())
+            bits |= !v.isFinite();
         std::string &table = globalNames[op];
         if (table.empty()) {
           table = prefix + "const_" + std::to_string(globalCounter++);
           std::string text;
           llvm::raw_string_ostream os(text);
-          os << "static __device__ const " << computeCType(type) << " " << table
-             << "[" << dense.getNumElements() << "] = {";
+          os << "static __device__ const "
+             << (bits ? llvm::StringRef("unsigned") : computeCType(type)) << " "
+             << table << "[" << dense.getNumElements() << "] = {";
           int64_t i = 0;
           for (Attribute element : dense.getValues<Attribute>()) {
-            os << (i % 8 == 0 ? "\n    " : " ") << elementLiteral(element, type)
-               << ",";
+            os << (i % 8 == 0 ? "\n    " : " ");
+            if (bits) {
+              float f = static_cast<float>(
+                  cast<FloatAttr>(element).getValueAsDouble());
+              uint32_t word;
+              std::memcpy(&word, &f, sizeof word);
+              os << llvm::format("0x%08x", word) << "u";
+            } else {
+              os << elementLiteral(element, type);
+            }
+            os << ",";
             ++i;
           }
           os << "\n};\n";
           globalText += text;
         }
+        if (bits)
+          return "__uint_as_float(" + table + "[" + flatAt() + "])";
         return table + "[" + flatAt() + "]";
       })
       .Case([&](IotaOp iota) -> FailureOr<std::string> {
-        std::string c = at.coords()[iota.getDim()];
+        std::string c = at.coord(iota.getDim());
         if (isInt)
           return "(int)(" + c + ")";
         if (type.isF32())
@@ -619,7 +645,7 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
       })
       .Case<TriuOp, TrilOp>([&](auto t) -> FailureOr<std::string> {
         size_t rank = shape.size();
-        std::string i = at.coords()[rank - 2], j = at.coords()[rank - 1];
+        std::string i = at.coord(rank - 2), j = at.coord(rank - 1);
         int64_t diagonal = t.getDiagonal();
         bool upper = isa<TriuOp>(op);
         return "(((" + j + ") - (" + i + ") " + (upper ? ">= " : "<= ") +
