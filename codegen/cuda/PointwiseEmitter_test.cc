@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
+#include <cstdlib>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -96,12 +96,16 @@ protected:
     EXPECT_EQ(again->kernels.size(), generated->kernels.size());
     for (size_t k = 0; k < generated->kernels.size(); ++k) {
       const GeneratedKernel &kernel = generated->kernels[k];
+      if (getenv("KILN_DUMP_KERNELS"))
+        llvm::errs() << kernel.source << "\n";
       EXPECT_EQ(kernel.source, again->kernels[k].source);
       EXPECT_EQ(kernel.name, again->kernels[k].name);
       CompiledKernel compiled;
       std::string error;
       EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true, compiled, error))
           << error << "\n" << numbered(kernel.source);
+      EXPECT_EQ(compiled.log.find("warning"), std::string::npos)
+          << compiled.log << "\n" << numbered(kernel.source);
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
       EXPECT_GT(compiled.cubin.size(), 16u);
     }

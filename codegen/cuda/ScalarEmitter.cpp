@@ -273,6 +273,15 @@ std::string ScalarEmitter::loadAtFlat(Value buffer, const std::string &at) {
   return "kiln_load(" + b.pointer + "[" + at + "])";
 }
 
+std::string ScalarEmitter::loadProjected(Value buffer, Value position) {
+  const Buffer &b = buffers.find(buffer)->second;
+  // The lane register holds the element at the root's flat index.
+  if (!b.lane.empty() && !flat.empty() &&
+      withoutOnes(tensorType(position).getShape()) == withoutOnes(rootShape))
+    return b.lane;
+  return loadAtFlat(buffer, projectedFlat(position));
+}
+
 std::string ScalarEmitter::load(Value buffer, const Index &index) {
   return loadAtFlat(buffer, flatOf(tensorType(buffer).getShape(), index));
 }
@@ -363,7 +372,7 @@ FailureOr<std::string> ScalarEmitter::emit(Value value, std::string &out,
   for (Value argument : arguments) {
     std::string name = freshName(nullptr);
     out += pad + "const " + computeCType(elementType(argument)).str() + " " +
-           name + " = " + loadAtFlat(argument, projectedFlat(argument)) + ";\n";
+           name + " = " + loadProjected(argument, argument) + ";\n";
     names[argument] = name;
   }
   llvm::sort(ops, [](Operation *a, Operation *b) {
@@ -653,7 +662,7 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
       })
       // Index remapping: loads of the buffer operands.
       .Case([&](ReshapeOp) -> FailureOr<std::string> {
-        return loadAtFlat(op->getOperand(0), flatAt());
+        return loadProjected(op->getOperand(0), result);
       })
       .Case([&](TransposeOp t) -> FailureOr<std::string> {
         Index in;

@@ -111,6 +111,9 @@ private:
   std::string projectedFlat(Value value);
   std::string flatOf(llvm::ArrayRef<int64_t> shape, const Index &index);
   std::string load(Value buffer, const Index &index);
+  /// `buffer`'s element at the position `position` (a value of the same
+  /// element count) is evaluated at.
+  std::string loadProjected(Value buffer, Value position);
   std::string loadAtFlat(Value buffer, const std::string &flat);
   FailureOr<std::string> expression(Operation *op, const std::string &name,
                                     std::string &out, int indent);
