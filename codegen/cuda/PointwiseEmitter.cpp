@@ -25,7 +25,9 @@
 // one launch, sized to its element count; the ranges are a constant table
 // in the kernel, and a block finds its group by binary search in it and
 // runs that group's grid-stride loop over its own blocks. Groups whose
-// pointers would exceed the kernel-parameter budget go to further kernels.
+// pointers would exceed the kernel-parameter budget (kMaxPointerArgs) go to
+// further kernels (launched one after the other), and a group that alone
+// exceeds it is split into groups of fewer results of the same shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,12 +38,14 @@
 #include "dialects/kiln/Utils/ShapeInference.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 namespace mlir::kiln::codegen {
@@ -51,8 +55,11 @@ constexpr int64_t kMaxThreads = 256;
 /// Blocks per group at most: 4 waves of 8 blocks on each of 132 SMs; more
 /// work loops inside the grid-stride loop.
 constexpr int64_t kMaxBlocks = 4 * 8 * 132;
-/// Kernel parameters at most (CUDA allows 32764 bytes on sm_70 and later).
-constexpr int64_t kMaxPointerArgs = 4000;
+/// Pointer parameters of one kernel at most. CUDA allows 32764 bytes of
+/// parameters (sm_70 and later); the budget is lower so that a huge optimizer
+/// update becomes several kernels of bounded size (NVRTC's time grows faster
+/// than linearly with the size of one kernel).
+constexpr int64_t kMaxPointerArgs = 1024;
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
@@ -383,11 +390,15 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
   // Header comment: what is fused and how it is partitioned.
   std::string header;
   llvm::raw_string_ostream os(header);
+  // The fused ops by name, in order of first appearance, with counts.
   os << "// kiln fusion \"" << kind << "\": ";
-  unsigned count = 0;
+  llvm::MapVector<StringRef, unsigned> counts;
   for (Operation &op : body.without_terminator())
-    os << (count++ ? ", " : "") << op.getName().stripDialect();
-  if (!count)
+    ++counts[op.getName().stripDialect()];
+  for (auto [i, entry] : llvm::enumerate(counts))
+    os << (i ? ", " : "") << entry.first
+       << (entry.second > 1 ? " x" + std::to_string(entry.second) : "");
+  if (counts.empty())
     os << "(copies only)";
   os << "\n";
   for (auto [g, group] : llvm::enumerate(groups)) {
@@ -655,10 +666,39 @@ public:
     if (groups.empty())
       return fusion.emitOpError("pointwise codegen: ") << why;
 
+    // A group that alone needs too many pointers is split by its results
+    // (same shape, fewer tensors each).
+    SmallVector<Group> fitted;
+    std::function<LogicalResult(Group &)> fit = [&](Group &group) -> LogicalResult {
+      if (int64_t(group.inputs.size() + group.results.size()) <= kMaxPointerArgs) {
+        fitted.push_back(std::move(group));
+        return success();
+      }
+      if (group.results.size() == 1)
+        return fusion.emitOpError("pointwise codegen: result #")
+               << group.results[0] << " reads more than " << kMaxPointerArgs
+               << " inputs";
+      size_t half = group.results.size() / 2;
+      for (auto part : {ArrayRef<unsigned>(group.results).take_front(half),
+                        ArrayRef<unsigned>(group.results).drop_front(half)}) {
+        Group piece;
+        piece.shape = group.shape;
+        piece.results.assign(part.begin(), part.end());
+        if (!analyze(fusion, piece, &why))
+          return fusion.emitOpError("pointwise codegen: ") << why;
+        if (failed(fit(piece)))
+          return failure();
+      }
+      return success();
+    };
+    for (Group &group : groups)
+      if (failed(fit(group)))
+        return failure();
+
     // Groups in kernels of at most kMaxPointerArgs parameters each.
     SmallVector<SmallVector<Group>> kernels(1);
     llvm::DenseSet<unsigned> inputs, results;
-    for (Group &group : groups) {
+    for (Group &group : fitted) {
       llvm::DenseSet<unsigned> moreInputs = inputs;
       moreInputs.insert(group.inputs.begin(), group.inputs.end());
       size_t pointers = moreInputs.size() + results.size() + group.results.size();
@@ -668,10 +708,6 @@ public:
         results.clear();
         moreInputs = llvm::DenseSet<unsigned>(group.inputs.begin(), group.inputs.end());
       }
-      if (moreInputs.size() + group.results.size() > kMaxPointerArgs)
-        return fusion.emitOpError("pointwise codegen: a group of shape ")
-               << formatShape(group.shape) << " needs more than " << kMaxPointerArgs
-               << " kernel parameters";
       inputs = std::move(moreInputs);
       results.insert(group.results.begin(), group.results.end());
       kernels.back().push_back(std::move(group));

@@ -770,6 +770,39 @@ TEST_F(PointwiseEmitterTest, OptimizerGroupsGetBlocksByTheirSize) {
   EXPECT_TRUE(contains(src, "// group 0: shape [1000, 1000], 1000000 elements, results #0 #3")) << src;
 }
 
+TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
+  // 700 parameters in two shapes, p' = p - lr * g: 1 + 3 * 350 pointers per
+  // shape group, over the budget of 1024, so each group is halved and the
+  // halves go to kernels of their own.
+  FusionSpec spec;
+  spec.kind = "optimizer";
+  spec.inputs = {"tensor<f32>"};
+  for (int i = 0; i < 700; ++i) {
+    std::string type = i % 2 ? "tensor<5xf32>" : "tensor<4x3xf32>";
+    std::string p = "%x" + std::to_string(1 + 2 * i), g = "%x" + std::to_string(2 + 2 * i);
+    spec.inputs.push_back(type);
+    spec.inputs.push_back(type);
+    spec.body += "    %m" + std::to_string(i) + " = kiln.mul " + g + ", %x0 : " + type +
+                 ", tensor<f32>\n";
+    spec.body += "    %u" + std::to_string(i) + " = kiln.sub " + p + ", %m" +
+                 std::to_string(i) + " : " + type + ", " + type + "\n";
+    spec.yields.push_back({"%u" + std::to_string(i), type});
+  }
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.kernels.size(), 4u);
+  ASSERT_EQ(g.launches.size(), 4u);
+  size_t results = 0;
+  for (auto [k, launch] : llvm::enumerate(g.launches)) {
+    EXPECT_EQ(launch.kernel, k);
+    EXPECT_LE(launch.args.size(), 1024u);
+    for (const LaunchArg &arg : launch.args)
+      results += arg.kind == LaunchArg::Kind::Result;
+  }
+  EXPECT_EQ(results, 700u); // every result exactly once
+  EXPECT_TRUE(contains(g.kernels[0].source, "// kiln fusion \"optimizer\": mul x700, sub x700\n"))
+      << g.kernels[0].source.substr(0, 200);
+}
+
 //===----------------------------------------------------------------------===//
 // ScalarEmitter on its own: an epilogue of another kernel
 //===----------------------------------------------------------------------===//
