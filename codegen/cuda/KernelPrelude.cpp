@@ -70,6 +70,123 @@ __device__ __forceinline__ double kiln_normal(unsigned long long seed, unsigned 
   double r = sqrt(-2.0 * log(u1)), t = 6.283185307179586 * u2;
   return (index % 2 == 0) ? r * cos(t) : r * sin(t);
 }
+// Rounding of a compute (f32) value to what a bf16/f16 element holds, kept in
+// f32: every op with a bf16 or f16 result rounds once, as the reference does.
+__device__ __forceinline__ float kiln_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+__device__ __forceinline__ float kiln_round_f16(float x) { return __half2float(__float2half_rn(x)); }
+
+// Activations, in f32. gelu uses erfc and the tanh form x * sigmoid(2u), so
+// that large negative inputs keep their relative accuracy (1 + erf and
+// 1 + tanh cancel there).
+__device__ __forceinline__ float kiln_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ float kiln_silu(float x) { return x / (1.0f + expf(-x)); }
+__device__ __forceinline__ float kiln_gelu(float x) {
+  return 0.5f * x * erfcf(-x * 0.707106781186547524f);
+}
+__device__ __forceinline__ float kiln_gelu_tanh(float x) {
+  // 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3).
+  float u = 0.797884560802865356f * (x + 0.044715f * x * x * x);
+  return x / (1.0f + expf(-2.0f * u));
+}
+// max(x, 0) with NaN passing through; sign keeps zeros and NaN.
+__device__ __forceinline__ float kiln_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
+__device__ __forceinline__ int kiln_relu(int x) { return x > 0 ? x : 0; }
+__device__ __forceinline__ float kiln_sign(float x) { return x < 0.0f ? -1.0f : x > 0.0f ? 1.0f : x; }
+__device__ __forceinline__ int kiln_sign(int x) { return x < 0 ? -1 : x > 0 ? 1 : 0; }
+__device__ __forceinline__ float kiln_leaky_relu(float x, float alpha) { return x > 0.0f ? x : alpha * x; }
+// Nearest integer, ties to even (rint in the default rounding mode).
+__device__ __forceinline__ float kiln_round_half_even(float x) { return rintf(x); }
+
+// i32 arithmetic wraps modulo 2^32 (through unsigned: no signed overflow).
+__device__ __forceinline__ int kiln_add_i32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int kiln_sub_i32(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int kiln_mul_i32(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ int kiln_neg_i32(int a) { return (int)(0u - (unsigned)a); }
+__device__ __forceinline__ int kiln_abs_i32(int a) { return a < 0 ? kiln_neg_i32(a) : a; }
+// Truncating division with x / 0 = 0 and -2^31 / -1 = -2^31.
+__device__ __forceinline__ int kiln_div_i32(int a, int b) {
+  if (b == 0) return 0;
+  if (b == -1) return kiln_neg_i32(a);
+  return a / b;
+}
+// float -> i32: truncate toward zero, NaN -> 0, saturate at the i32 range.
+__device__ __forceinline__ int kiln_float_to_i32(float x) {
+  if (x != x) return 0;
+  if (x >= 2147483648.0f) return 2147483647;
+  if (x <= -2147483648.0f) return (-2147483647 - 1);
+  return (int)x;
+}
+// Integers to a float type, rounded once to nearest even, as f32 values.
+__device__ __forceinline__ float kiln_i64_to_f32(long long x) { return __ll2float_rn(x); }
+__device__ __forceinline__ float kiln_i64_to_bf16(long long x) { return __bfloat162float(__ll2bfloat16_rn(x)); }
+__device__ __forceinline__ float kiln_i64_to_f16(long long x) { return __half2float(__ll2half_rn(x)); }
+
+// kiln.random_uniform: f = (u >> 8) * 2^-24, r = lo + (hi - lo) * f in f32
+// with each operation rounded (no FMA); r >= hi becomes the float below hi.
+__device__ __forceinline__ float kiln_random_uniform(unsigned long long seed, unsigned stream,
+                                                     unsigned offset, unsigned long long index,
+                                                     float lo, float hi) {
+  float f = kiln_uniform01(seed, stream, offset, index);
+  float r = __fadd_rn(lo, __fmul_rn(__fsub_rn(hi, lo), f));
+  return r >= hi ? nextafterf(hi, -__int_as_float(0x7f800000)) : r;
+}
+// kiln.random_normal: mean + std * z in f64 (no FMA), z from Box-Muller; the
+// caller rounds once to the element type.
+__device__ __forceinline__ double kiln_random_normal(unsigned long long seed, unsigned stream,
+                                                     unsigned offset, unsigned long long index,
+                                                     double mean, double stddev) {
+  return __dadd_rn(mean, __dmul_rn(stddev, kiln_normal(seed, stream, offset, index)));
+}
+// kiln.dropout keeps element i when its uniform draw is >= rate.
+__device__ __forceinline__ bool kiln_dropout_keep(unsigned long long seed, unsigned stream,
+                                                  unsigned offset, unsigned long long index,
+                                                  double rate) {
+  return (double)kiln_uniform01(seed, stream, offset, index) >= rate;
+}
+// Rotary embedding angle p * freq (f64), reduced to [-pi, pi] in f64 before
+// the f32 sine and cosine, so that large positions keep f32 accuracy.
+__device__ __forceinline__ void kiln_rope_sincos(long long position, double freq, float *s, float *c) {
+  double a = (double)position * freq;
+  double k = rint(a * 0.15915494309189535);
+  double r = fma(-k, 6.283185307179586, a);
+  r = fma(-k, 2.4492935982947064e-16, r);
+  sincosf((float)r, s, c);
+}
+
+// 16-byte vector access: V consecutive elements of T moved in chunks of up
+// to 16 bytes (the pointer must be aligned to the chunk size; the register
+// array is declared alignas(16)).
+template <int Bytes> struct kiln_chunk;
+template <> struct kiln_chunk<16> { typedef uint4 type; };
+template <> struct kiln_chunk<8> { typedef uint2 type; };
+template <> struct kiln_chunk<4> { typedef unsigned type; };
+template <> struct kiln_chunk<2> { typedef unsigned short type; };
+template <> struct kiln_chunk<1> { typedef unsigned char type; };
+template <int V, typename T> struct kiln_vec_traits {
+  static constexpr int bytes = V * (int)sizeof(T);
+  static constexpr int chunk = bytes < 16 ? bytes : 16;
+  typedef typename kiln_chunk<chunk>::type type;
+};
+template <int V, typename T>
+__device__ __forceinline__ void kiln_load_vec(T (&dst)[V], const T *src) {
+  typedef kiln_vec_traits<V, T> traits;
+#pragma unroll
+  for (int k = 0; k < traits::bytes / traits::chunk; ++k)
+    reinterpret_cast<typename traits::type *>(dst)[k] =
+        reinterpret_cast<const typename traits::type *>(src)[k];
+}
+template <int V, typename T>
+__device__ __forceinline__ void kiln_store_vec(T *dst, const T (&src)[V]) {
+  typedef kiln_vec_traits<V, T> traits;
+#pragma unroll
+  for (int k = 0; k < traits::bytes / traits::chunk; ++k)
+    reinterpret_cast<typename traits::type *>(dst)[k] =
+        reinterpret_cast<const typename traits::type *>(src)[k];
+}
+template <int V, typename T>
+__device__ __forceinline__ bool kiln_vec_aligned(const T *p) {
+  return ((unsigned long long)p % kiln_vec_traits<V, T>::chunk) == 0;
+}
 )cuda";
 }
 

@@ -1,0 +1,858 @@
+// Tests of the pointwise/optimizer emitter and the ScalarEmitter: fusions are
+// parsed from MLIR text (or built from a real apply_update), emitted, and
+// every generated kernel is compiled to PTX and an sm_90 cubin. Sources are
+// checked for the formulas and launch geometry they must have.
+
+#include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/Nvrtc.h"
+#include "codegen/cuda/ScalarEmitter.h"
+
+#include "compiler/training/TrainStep.h"
+#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+/// A fusion as text: inputs (types), body lines over %x0.. and yields.
+struct FusionSpec {
+  std::string kind = "pointwise";
+  std::vector<std::string> inputs;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> yields; // value, type
+};
+
+std::string moduleText(const FusionSpec &spec, const std::string &function = "f") {
+  std::string args, argTypes, fusionArgs, blockArgs, results, yields, yieldTypes;
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    args += sep + "%a" + std::to_string(i) + ": " + spec.inputs[i];
+    argTypes += sep + spec.inputs[i];
+    fusionArgs += sep + "%a" + std::to_string(i);
+    blockArgs += sep + "%x" + std::to_string(i) + ": " + spec.inputs[i];
+  }
+  std::string returns;
+  for (size_t i = 0; i < spec.yields.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    results += sep + spec.yields[i].second;
+    yields += sep + spec.yields[i].first;
+    returns += sep + "%r#" + std::to_string(i);
+  }
+  return "func.func @" + function + "(" + args + ") -> (" + results + ") {\n" +
+         "  %r:" + std::to_string(spec.yields.size()) + " = kiln.fusion \"" +
+         spec.kind + "\" (" + fusionArgs + ") : (" + argTypes + ") -> (" + results +
+         ") {\n  ^bb0(" + blockArgs + "):\n" + spec.body + "    kiln.yield " +
+         yields + " : " + results + "\n  }\n  return " + returns + " : " + results +
+         "\n}\n";
+}
+
+class PointwiseEmitterTest : public ::testing::Test {
+protected:
+  PointwiseEmitterTest() {
+    DialectRegistry registry;
+    registry.insert<KilnDialect, func::FuncDialect>();
+    registerGradientRules(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+      diagnostics += diag.str() + "\n";
+      return success();
+    });
+    emitter = createPointwiseEmitter();
+  }
+
+  FusionOp parse(const std::string &text) {
+    modules.push_back(parseSourceString<ModuleOp>(text, &context));
+    EXPECT_TRUE(modules.back()) << diagnostics << "\n" << text;
+    if (!modules.back())
+      return nullptr;
+    FusionOp fusion;
+    modules.back()->walk([&](FusionOp f) { fusion = f; });
+    return fusion;
+  }
+  FusionOp parse(const FusionSpec &spec) { return parse(moduleText(spec)); }
+
+  /// Emits `fusion`, compiles every kernel to PTX and cubin, and checks that
+  /// a second emission is byte-identical.
+  GeneratedFusion emitAndCompile(FusionOp fusion) {
+    EXPECT_TRUE(fusion);
+    if (!fusion)
+      return {};
+    EXPECT_TRUE(emitter->matches(fusion)) << diagnostics;
+    FailureOr<GeneratedFusion> generated = emitter->emit(fusion, CodegenOptions());
+    EXPECT_TRUE(succeeded(generated)) << diagnostics;
+    if (failed(generated))
+      return {};
+    FailureOr<GeneratedFusion> again = emitter->emit(fusion, CodegenOptions());
+    EXPECT_TRUE(succeeded(again));
+    EXPECT_EQ(again->kernels.size(), generated->kernels.size());
+    for (size_t k = 0; k < generated->kernels.size(); ++k) {
+      const GeneratedKernel &kernel = generated->kernels[k];
+      if (getenv("KILN_DUMP_KERNELS"))
+        llvm::errs() << kernel.source << "\n";
+      EXPECT_EQ(kernel.source, again->kernels[k].source);
+      EXPECT_EQ(kernel.name, again->kernels[k].name);
+      CompiledKernel compiled;
+      std::string error;
+      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true, compiled, error))
+          << error << "\n" << numbered(kernel.source);
+      EXPECT_EQ(compiled.log.find("warning"), std::string::npos)
+          << compiled.log << "\n" << numbered(kernel.source);
+      EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
+      EXPECT_GT(compiled.cubin.size(), 16u);
+    }
+    for (const GeneratedLaunch &launch : generated->launches) {
+      EXPECT_LT(launch.kernel, generated->kernels.size());
+      EXPECT_GE(launch.grid[0], 1u);
+      EXPECT_LE(launch.block[0], 1024u);
+      EXPECT_EQ(launch.block[0] % 32, 0u);
+      EXPECT_EQ(launch.dynamicSharedBytes, 0u);
+    }
+    return *generated;
+  }
+  GeneratedFusion emitAndCompile(const FusionSpec &spec) {
+    return emitAndCompile(parse(spec));
+  }
+
+  static std::string numbered(const std::string &source) {
+    std::string out;
+    int line = 1;
+    size_t start = 0;
+    while (start < source.size()) {
+      size_t end = source.find('\n', start);
+      if (end == std::string::npos)
+        end = source.size();
+      out += std::to_string(line++) + ": " + source.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+    return out;
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+  std::unique_ptr<KernelEmitter> emitter;
+  std::vector<OwningOpRef<ModuleOp>> modules;
+};
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char *kFloatTypes[] = {"f32", "bf16", "f16"};
+
+//===----------------------------------------------------------------------===//
+// Every op, per element type
+//===----------------------------------------------------------------------===//
+
+TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
+  const std::vector<std::pair<std::string, std::string>> ops = {
+      {"exp", "expf("},          {"log", "logf("},
+      {"sqrt", "sqrtf("},        {"rsqrt", "1.0f / sqrtf("},
+      {"sin", "sinf("},          {"cos", "cosf("},
+      {"tanh", "tanhf("},        {"sigmoid", "kiln_sigmoid("},
+      {"silu", "kiln_silu("},    {"gelu", "kiln_gelu("},
+      {"floor", "floorf("},      {"ceil", "ceilf("},
+      {"round", "kiln_round_half_even("}, {"neg", "= -"},
+      {"abs", "fabsf("},         {"sign", "kiln_sign("},
+      {"relu", "kiln_relu("}};
+  for (const char *t : kFloatTypes) {
+    std::string type = std::string("tensor<7x33x") + t + ">";
+    FusionSpec spec;
+    spec.inputs = {type};
+    for (size_t i = 0; i < ops.size(); ++i) {
+      spec.body += "    %" + std::to_string(i) + " = kiln." + ops[i].first +
+                   " %x0 : " + type + "\n";
+      spec.yields.push_back({"%" + std::to_string(i), type});
+    }
+    spec.body += "    %g = kiln.gelu %x0 approximate = tanh : " + type + "\n";
+    spec.body += "    %l = kiln.leaky_relu %x0 alpha = 2.000000e-01 : " + type + "\n";
+    spec.yields.push_back({"%g", type});
+    spec.yields.push_back({"%l", type});
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u) << t;
+    const std::string &src = g.kernels[0].source;
+    for (const auto &[op, formula] : ops)
+      EXPECT_TRUE(contains(src, formula)) << op << " in " << t << "\n" << src;
+    EXPECT_TRUE(contains(src, "kiln_gelu_tanh("));
+    EXPECT_TRUE(contains(src, "kiln_leaky_relu(")) << src;
+    EXPECT_TRUE(contains(src, "0.200000003f")) << src; // alpha rounded to f32
+    // bf16/f16 results round once per op; f32 never.
+    bool narrow = std::string(t) != "f32";
+    EXPECT_EQ(contains(src, "kiln_round_bf16(expf("), std::string(t) == "bf16");
+    EXPECT_EQ(contains(src, "kiln_round_f16(expf("), std::string(t) == "f16");
+    EXPECT_FALSE(contains(src, "kiln_round_bf16(floorf(")); // exact
+    // Same-shaped contiguous tensors: vector path, 16 bytes of the narrowest.
+    EXPECT_TRUE(contains(src, narrow ? "kiln_load_vec<8>" : "kiln_load_vec<4>")) << src;
+    EXPECT_EQ(g.launches[0].args.size(), 1u + spec.yields.size());
+  }
+}
+
+TEST_F(PointwiseEmitterTest, NumericUnaryAndBinaryOpsInI32) {
+  FusionSpec spec;
+  std::string a = "tensor<5x1x7xi32>", b = "tensor<3x1xi32>", r = "tensor<5x3x7xi32>";
+  spec.inputs = {a, b};
+  spec.body = "    %0 = kiln.neg %x0 : " + a + "\n" +
+              "    %1 = kiln.abs %x0 : " + a + "\n" +
+              "    %2 = kiln.sign %x0 : " + a + "\n" +
+              "    %3 = kiln.relu %x0 : " + a + "\n" +
+              "    %4 = kiln.add %x0, %x1 : " + a + ", " + b + "\n" +
+              "    %5 = kiln.sub %x0, %x1 : " + a + ", " + b + "\n" +
+              "    %6 = kiln.mul %x0, %x1 : " + a + ", " + b + "\n" +
+              "    %7 = kiln.div %x0, %x1 : " + a + ", " + b + "\n" +
+              "    %8 = kiln.max %x0, %x1 : " + a + ", " + b + "\n" +
+              "    %9 = kiln.min %x0, %x1 : " + a + ", " + b + "\n";
+  for (int i = 0; i < 4; ++i)
+    spec.yields.push_back({"%" + std::to_string(i), a});
+  for (int i = 4; i < 10; ++i)
+    spec.yields.push_back({"%" + std::to_string(i), r});
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string &src = g.kernels[0].source;
+  for (const char *fn : {"kiln_neg_i32(", "kiln_abs_i32(", "kiln_sign(", "kiln_relu(",
+                         "kiln_add_i32(", "kiln_sub_i32(", "kiln_mul_i32(",
+                         "kiln_div_i32("})
+    EXPECT_TRUE(contains(src, fn)) << fn << "\n" << src;
+  // Root [5, 3, 7]; the [5, 1, 7] results are stored by the i1 == 0 threads,
+  // the [3, 1] operand is read at (i1).
+  EXPECT_TRUE(contains(src, "if (i1 == 0) kiln_store(r0 + i0 * 7 + i2,")) << src;
+  EXPECT_TRUE(contains(src, "kiln_load(a1[i1])")) << src;
+  EXPECT_FALSE(contains(src, "kiln_load_vec")) << src;
+  EXPECT_EQ(g.launches[0].args.size(), 12u);
+}
+
+TEST_F(PointwiseEmitterTest, BinaryOpsBroadcastInEveryFloatType) {
+  for (const char *t : kFloatTypes) {
+    std::string a = std::string("tensor<4x1x9x") + t + ">";
+    std::string b = std::string("tensor<3x1x") + t + ">";
+    std::string r = std::string("tensor<4x3x9x") + t + ">";
+    FusionSpec spec;
+    spec.inputs = {a, b};
+    int i = 0;
+    for (const char *op : {"add", "sub", "mul", "div", "pow", "max", "min"}) {
+      spec.body += "    %" + std::to_string(i) + " = kiln." + op + " %x0, %x1 : " +
+                   a + ", " + b + "\n";
+      spec.yields.push_back({"%" + std::to_string(i++), r});
+    }
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    EXPECT_TRUE(contains(src, "powf(")) << src;
+    EXPECT_TRUE(contains(src, "kiln_max(")) << src;
+    EXPECT_TRUE(contains(src, "kiln_min(")) << src;
+    // Root coordinates from the flat index, only those used.
+    EXPECT_TRUE(contains(src, "const kiln_index i0 = (idx / 27);")) << src;
+    EXPECT_TRUE(contains(src, "const kiln_index i1 = (idx / 9) % 3;")) << src;
+    EXPECT_TRUE(contains(src, "const kiln_index i2 = idx % 9;")) << src;
+    EXPECT_TRUE(contains(src, "kiln_load(a0[(i0) * 9 + i2])")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, CompareAndSelectInEveryType) {
+  for (const char *t : {"f32", "bf16", "f16", "i32"}) {
+    std::string a = std::string("tensor<6x10x") + t + ">";
+    std::string b = std::string("tensor<10x") + t + ">";
+    std::string m = "tensor<6x10xi1>";
+    FusionSpec spec;
+    spec.inputs = {a, b};
+    int i = 0;
+    for (const char *p : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+      spec.body += "    %" + std::to_string(i) + " = kiln.compare " + p + ", %x0, %x1 : " +
+                   a + ", " + b + "\n";
+      spec.yields.push_back({"%" + std::to_string(i++), m});
+    }
+    spec.body += "    %s = kiln.select %0, %x0, %x1 : " + m + ", " + a + ", " + b + "\n";
+    spec.body += "    %sm = kiln.select %2, %1, %3 : " + m + ", " + m + ", " + m + "\n";
+    spec.yields.push_back({"%s", a});
+    spec.yields.push_back({"%sm", m});
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    for (const char *op : {" == ", " != ", " < ", " <= ", " > ", " >= ", " ? "})
+      EXPECT_TRUE(contains(src, op)) << op << "\n" << src;
+    EXPECT_TRUE(contains(src, "bool *r0")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, CastBetweenEveryPairOfTypes) {
+  const char *types[] = {"f32", "bf16", "f16", "i32", "i1"};
+  for (const char *from : types) {
+    std::string in = std::string("tensor<3x17x") + from + ">";
+    FusionSpec spec;
+    spec.inputs = {in};
+    int i = 0;
+    for (const char *to : types) {
+      std::string out = std::string("tensor<3x17x") + to + ">";
+      spec.body += "    %" + std::to_string(i) + " = kiln.cast %x0 : " + in + " to " +
+                   out + "\n";
+      spec.yields.push_back({"%" + std::to_string(i++), out});
+    }
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    std::string f(from);
+    if (f == "f32" || f == "bf16" || f == "f16") {
+      EXPECT_TRUE(contains(src, "kiln_float_to_i32(")) << src;
+      EXPECT_TRUE(contains(src, " != 0.0f)")) << src;
+    }
+    if (f == "i32")
+      EXPECT_TRUE(contains(src, "kiln_i64_to_bf16(")) << src;
+    if (f == "i1")
+      EXPECT_TRUE(contains(src, " ? 1.0f : 0.0f)")) << src;
+    if (f == "f32")
+      EXPECT_TRUE(contains(src, "kiln_round_f16(")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, ConstantsAndIota) {
+  for (const char *t : {"f32", "bf16", "f16", "i32"}) {
+    std::string type = std::string("tensor<2x3x") + t + ">";
+    bool isInt = std::string(t) == "i32";
+    std::string dense = isInt ? "dense<[[1, -2, 3], [4, 5, -2147483648]]>"
+                              : "dense<[[1.5, -2.0, 0.1], [4.0, 0x7F800000, -0.0]]>";
+    if (std::string(t) == "bf16" && !isInt)
+      dense = "dense<[[1.5, -2.0, 0.1], [4.0, 0x7F80, -0.0]]>";
+    if (std::string(t) == "f16")
+      dense = "dense<[[1.5, -2.0, 0.1], [4.0, 0x7C00, -0.0]]>";
+    FusionSpec spec;
+    spec.inputs = {};
+    spec.body = "    %c = kiln.constant " + dense + " : " + type + "\n" +
+                "    %s = kiln.constant dense<" + (isInt ? "7" : "0.25") + "> : " + type +
+                "\n" + "    %i = kiln.iota dim = 1 : " + type + "\n" +
+                "    %0 = kiln.add %c, %s : " + type + ", " + type + "\n" +
+                "    %1 = kiln.mul %0, %i : " + type + ", " + type + "\n";
+    spec.yields = {{"%1", type}, {"%c", type}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    EXPECT_TRUE(contains(src, "static __device__ const")) << src;
+    EXPECT_EQ(g.launches[0].args.size(), 2u); // no inputs
+    if (!isInt) {
+      EXPECT_TRUE(contains(src, "0.25f")) << src;
+      // With an inf, the table holds bit patterns (-0.0 is 0x80000000).
+      EXPECT_TRUE(contains(src, "0x7f800000u, 0x80000000u,")) << src;
+      EXPECT_TRUE(contains(src, "__uint_as_float(const_0[idx])")) << src;
+    } else {
+      EXPECT_TRUE(contains(src, "(-2147483647 - 1)")) << src;
+    }
+  }
+  // i1 constants.
+  FusionSpec spec;
+  spec.body = "    %c = kiln.constant dense<[true, false, true]> : tensor<3xi1>\n"
+              "    %s = kiln.constant dense<true> : tensor<3xi1>\n"
+              "    %0 = kiln.select %c, %s, %c : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>\n";
+  spec.yields = {{"%0", "tensor<3xi1>"}};
+  emitAndCompile(spec);
+}
+
+TEST_F(PointwiseEmitterTest, RandomOpsIndexTheirOwnElements) {
+  for (const char *t : kFloatTypes) {
+    std::string big = std::string("tensor<5x13x") + t + ">";
+    std::string row = std::string("tensor<13x") + t + ">";
+    FusionSpec spec;
+    spec.inputs = {"tensor<i32>", big};
+    spec.body = "    %u = kiln.random_uniform seed = -3 stream = 7 offset = %x0 low = -2.0 "
+                "high = 3.0 : " + row + "\n" +
+                "    %n = kiln.random_normal seed = 42 stream = 1 mean = 0.5 std = 2.0 : " +
+                big + "\n" + "    %s = kiln.add %x1, %u : " + big + ", " + row + "\n" +
+                "    %t = kiln.add %s, %n : " + big + ", " + big + "\n";
+    spec.yields = {{"%t", big}, {"%u", row}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    // Seed read as unsigned 64 bits; the offset from its buffer (hoisted);
+    // the [13] tensor indexed by its own flat index (i1), not the root's.
+    EXPECT_TRUE(contains(src, "kiln_random_uniform(0xfffffffffffffffdULL, 7u, (unsigned)(in_0), "
+                              "(unsigned long long)(i1), -2.0f, 3.0f)"))
+        << src;
+    EXPECT_TRUE(contains(src, "kiln_random_normal(0x000000000000002aULL, 1u, 0u, "
+                              "(unsigned long long)(idx), 0.5, 2.0)"))
+        << src;
+    EXPECT_TRUE(contains(src, "const int in_0 = kiln_load(a0[0]);")) << src;
+    EXPECT_TRUE(contains(src, "if (i0 == 0) kiln_store(r1 + i1,")) << src;
+    if (std::string(t) == "bf16")
+      EXPECT_TRUE(contains(src, "__double2bfloat16(")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, IndexRemappingOpsReadFusionInputs) {
+  for (const char *t : {"f32", "bf16", "f16", "i32", "i1"}) {
+    auto ty = [&](const std::string &shape) {
+      return "tensor<" + shape + "x" + t + ">";
+    };
+    bool isFloat = std::string(t)[0] == 'f' || std::string(t) == "bf16";
+    FusionSpec spec;
+    spec.inputs = {ty("3x5x4"), ty("4x5x3"), ty("7x10x4"), ty("3x5x1"), ty("60"),
+                   ty("3x5x2")};
+    spec.body =
+        "    %tr = kiln.transpose %x1 perm = [2, 1, 0] : " + ty("4x5x3") + "\n" +
+        "    %sl = kiln.slice %x2 start = [1, 0, 0] limit = [7, 10, 4] step = [2, 2, 1] : " +
+        ty("7x10x4") + "\n" + "    %fl = kiln.flip %x0 dims = [0, 2] : " + ty("3x5x4") +
+        "\n" + "    %pd = kiln.pad %x3 low = [0, 0, 1] high = [0, 0, 2] value = " +
+        (isFloat ? "-1.5" : "1.0") + " : " + ty("3x5x1") + "\n" +
+        "    %cc = kiln.concat %x3, %x5, %x3 dim = 2 : " + ty("3x5x1") + ", " +
+        ty("3x5x2") + ", " + ty("3x5x1") + "\n" +
+        "    %rs = kiln.reshape %x4 : " + ty("60") + " -> " + ty("3x5x4") + "\n" +
+        "    %tu = kiln.triu %tr diagonal = 1 : " + ty("3x5x4") + "\n" +
+        "    %tl = kiln.tril %x0 diagonal = -1 : " + ty("3x5x4") + "\n" +
+        "    %bc = kiln.broadcast_to %x3 : " + ty("3x5x1") + " -> " + ty("2x3x5x4") + "\n";
+    spec.yields = {{"%tr", ty("3x5x4")}, {"%sl", ty("3x5x4")}, {"%fl", ty("3x5x4")},
+                   {"%pd", ty("3x5x4")}, {"%cc", ty("3x5x4")}, {"%rs", ty("3x5x4")},
+                   {"%tu", ty("3x5x4")}, {"%tl", ty("3x5x4")}, {"%bc", ty("2x3x5x4")}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u) << t << diagnostics;
+    const std::string &src = g.kernels[0].source;
+    // Root [2, 3, 5, 4]: the [3, 5, 4] results are stored by i0 == 0.
+    EXPECT_TRUE(contains(src, "if (i0 == 0) kiln_store(r0 + ")) << src;
+    EXPECT_TRUE(contains(src, "kiln_store(r8 + idx, ")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, RemappedIndicesAreTheOpsDefinitions) {
+  FusionSpec spec;
+  spec.inputs = {"tensor<4x6xf32>", "tensor<9x8xf32>", "tensor<2x3xf32>"};
+  spec.body = "    %tr = kiln.transpose %x0 perm = [1, 0] : tensor<4x6xf32>\n"
+              "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = [1, 1] : tensor<9x8xf32>\n"
+              "    %fl = kiln.flip %x0 dims = [1] : tensor<4x6xf32>\n"
+              "    %pd = kiln.pad %x2 low = [1, 0] high = [0, 1] value = 2.5 : tensor<2x3xf32>\n"
+              "    %cc = kiln.concat %x2, %x2 dim = 0 : tensor<2x3xf32>, tensor<2x3xf32>\n";
+  spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"},
+                 {"%fl", "tensor<4x6xf32>"}, {"%pd", "tensor<3x4xf32>"},
+                 {"%cc", "tensor<4x3xf32>"}};
+  // Results of different shapes that do not broadcast to one another.
+  FusionOp fusion = parse(spec);
+  EXPECT_FALSE(emitter->matches(fusion));
+  // Same root for all: check the index formulas.
+  spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"}};
+  spec.body += "    %f2 = kiln.flip %x1 dims = [0, 1] : tensor<9x8xf32>\n"
+               "    %s2 = kiln.slice %f2 start = [0, 0] limit = [6, 4] step = [1, 1] : tensor<9x8xf32>\n";
+  EXPECT_FALSE(emitter->matches(parse(spec))) << "unused ops still must be supported";
+  spec.body = "    %tr = kiln.transpose %x0 perm = [1, 0] : tensor<4x6xf32>\n"
+              "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = [1, 1] : tensor<9x8xf32>\n"
+              "    %pd = kiln.pad %x2 low = [4, 0] high = [0, 1] value = 2.5 : tensor<2x3xf32>\n";
+  spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"},
+                 {"%pd", "tensor<6x4xf32>"}};
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string &src = g.kernels[0].source;
+  EXPECT_TRUE(contains(src, "kiln_load(a0[(i1) * 6 + i0])")) << src;
+  EXPECT_TRUE(contains(src, "kiln_load(a1[((i0 + 1)) * 8 + (i1 + 2)])")) << src;
+  EXPECT_TRUE(contains(src, "(((i0 - 4)) >= 0 && (i1) < 3) ? kiln_load(a2[((i0 - 4)) * 3 + i1]) : 2.5f)"))
+      << src;
+}
+
+TEST_F(PointwiseEmitterTest, RopeEmbeddingAndDropout) {
+  for (const char *t : kFloatTypes) {
+    auto ty = [&](const std::string &shape) {
+      return "tensor<" + shape + "x" + t + ">";
+    };
+    FusionSpec spec;
+    spec.inputs = {ty("2x5x3x8"), ty("11x8"), "tensor<2x5x3xi32>", "tensor<i32>"};
+    spec.body = "    %q = kiln.rope %x0 theta = 5.000000e+05 position_offset = 3 : " +
+                ty("2x5x3x8") + "\n" +
+                "    %e = kiln.embedding %x1, %x2 : " + ty("11x8") + ", tensor<2x5x3xi32>\n" +
+                "    %s = kiln.add %q, %e : " + ty("2x5x3x8") + ", " + ty("2x5x3x8") + "\n" +
+                "    %d = kiln.dropout %s, %x3 rate = 2.500000e-01 seed = 9 stream = 4 : " +
+                ty("2x5x3x8") + "\n";
+    spec.yields = {{"%d", ty("2x5x3x8")}, {"%q", ty("2x5x3x8")}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    EXPECT_TRUE(contains(src, "static __device__ const double rope_freq_0[4] = {")) << src;
+    EXPECT_TRUE(contains(src, "kiln_rope_sincos((long long)(i1) + 3LL")) << src;
+    EXPECT_TRUE(contains(src, " < 11) ? kiln_load(a1[")) << src;
+    EXPECT_TRUE(contains(src, "kiln_dropout_keep(0x0000000000000009ULL, 4u, (unsigned)(in_0), "
+                              "(unsigned long long)(idx), 0.25)"))
+        << src;
+    EXPECT_TRUE(contains(src, "1.3333333333333333")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, RankZeroAndZeroElements) {
+  FusionSpec spec;
+  spec.inputs = {"tensor<f32>", "tensor<bf16>"};
+  spec.body = "    %c = kiln.cast %x1 : tensor<bf16> to tensor<f32>\n"
+              "    %0 = kiln.mul %x0, %c : tensor<f32>, tensor<f32>\n"
+              "    %1 = kiln.exp %0 : tensor<f32>\n"
+              "    %2 = kiln.cast %1 : tensor<f32> to tensor<bf16>\n";
+  spec.yields = {{"%1", "tensor<f32>"}, {"%2", "tensor<bf16>"}};
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.launches.size(), 1u);
+  EXPECT_EQ(g.launches[0].grid[0], 1u);
+  EXPECT_EQ(g.launches[0].block[0], 32u);
+  EXPECT_TRUE(contains(g.kernels[0].source, "kiln_store(r0 + idx,")) << g.kernels[0].source;
+
+  FusionSpec empty;
+  empty.inputs = {"tensor<0x8xf32>"};
+  empty.body = "    %0 = kiln.exp %x0 : tensor<0x8xf32>\n";
+  empty.yields = {{"%0", "tensor<0x8xf32>"}};
+  g = emitAndCompile(empty);
+  EXPECT_EQ(g.launches[0].grid[0], 1u);
+}
+
+TEST_F(PointwiseEmitterTest, MultiOutputWithBroadcastResultsAndCopies) {
+  FusionSpec spec;
+  spec.inputs = {"tensor<4x8xbf16>", "tensor<8xf32>", "tensor<f32>"};
+  spec.body = "    %c = kiln.cast %x0 : tensor<4x8xbf16> to tensor<4x8xf32>\n"
+              "    %0 = kiln.add %c, %x1 : tensor<4x8xf32>, tensor<8xf32>\n"
+              "    %1 = kiln.mul %x1, %x2 : tensor<8xf32>, tensor<f32>\n"
+              "    %2 = kiln.sqrt %x2 : tensor<f32>\n";
+  spec.yields = {{"%0", "tensor<4x8xf32>"}, {"%1", "tensor<8xf32>"},
+                 {"%2", "tensor<f32>"}, {"%x0", "tensor<4x8xbf16>"}};
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string &src = g.kernels[0].source;
+  EXPECT_TRUE(contains(src, "if (i0 == 0) kiln_store(r1 + i1,")) << src;
+  EXPECT_TRUE(contains(src, "if (i0 == 0 && i1 == 0) kiln_store(r2 + 0,")) << src;
+  EXPECT_TRUE(contains(src, "kiln_store(r3 + idx,")) << src;
+  // The scalars are computed once per thread.
+  EXPECT_TRUE(contains(src, "// Scalars, once per thread.")) << src;
+  ASSERT_EQ(g.launches[0].args.size(), 7u);
+  EXPECT_EQ(g.launches[0].args[0].kind, LaunchArg::Kind::Operand);
+  EXPECT_EQ(g.launches[0].args[3].kind, LaunchArg::Kind::Result);
+  EXPECT_EQ(g.launches[0].args[6].index, 3);
+}
+
+TEST_F(PointwiseEmitterTest, LaunchGeometryAndVectorWidth) {
+  FusionSpec spec;
+  spec.inputs = {"tensor<1024x1024xbf16>", "tensor<1024x1024xf32>"};
+  spec.body = "    %c = kiln.cast %x0 : tensor<1024x1024xbf16> to tensor<1024x1024xf32>\n"
+              "    %0 = kiln.add %c, %x1 : tensor<1024x1024xf32>, tensor<1024x1024xf32>\n"
+              "    %1 = kiln.cast %0 : tensor<1024x1024xf32> to tensor<1024x1024xbf16>\n";
+  spec.yields = {{"%1", "tensor<1024x1024xbf16>"}};
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.launches.size(), 1u);
+  // 2^20 elements, 8 per thread step (bf16 is the narrowest), 256 threads.
+  EXPECT_EQ(g.launches[0].block[0], 256u);
+  EXPECT_EQ(g.launches[0].grid[0], 512u);
+  const std::string &src = g.kernels[0].source;
+  EXPECT_TRUE(contains(src, "kiln_load_vec<8>(a1_v, a1 + base);")) << src;
+  EXPECT_TRUE(contains(src, "kiln_store_vec<8>(r0 + base, r0_v);")) << src;
+  EXPECT_TRUE(contains(src, "typedef int kiln_index;")) << src;
+
+  // Odd size: a tail; huge: 64-bit indices and a capped grid.
+  spec.inputs = {"tensor<40000x32769xbf16>", "tensor<40000x32769xf32>"};
+  for (std::string *s : {&spec.body})
+    for (size_t at; (at = s->find("1024x1024")) != std::string::npos;)
+      s->replace(at, 9, "40000x32769");
+  spec.yields = {{"%1", "tensor<40000x32769xbf16>"}};
+  g = emitAndCompile(spec);
+  EXPECT_TRUE(contains(g.kernels[0].source, "typedef long long kiln_index;"));
+  EXPECT_EQ(g.launches[0].grid[0], 4224u);
+}
+
+//===----------------------------------------------------------------------===//
+// Determinism and names
+//===----------------------------------------------------------------------===//
+
+TEST_F(PointwiseEmitterTest, EqualFusionsGiveEqualKernelsAndOthersDiffer) {
+  FusionSpec spec;
+  spec.inputs = {"tensor<8xf32>"};
+  spec.body = "    %0 = kiln.exp %x0 : tensor<8xf32>\n";
+  spec.yields = {{"%0", "tensor<8xf32>"}};
+  std::string text = moduleText(spec, "f") + moduleText(spec, "g");
+  spec.body = "    %0 = kiln.log %x0 : tensor<8xf32>\n";
+  text += moduleText(spec, "h");
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module) << diagnostics;
+  std::vector<GeneratedFusion> generated;
+  module->walk([&](FusionOp f) { generated.push_back(emitAndCompile(f)); });
+  ASSERT_EQ(generated.size(), 3u);
+  EXPECT_EQ(generated[0].kernels[0].source, generated[1].kernels[0].source);
+  EXPECT_EQ(generated[0].kernels[0].name, generated[1].kernels[0].name);
+  EXPECT_NE(generated[0].kernels[0].name, generated[2].kernels[0].name);
+  EXPECT_EQ(generated[0].kernels[0].name.rfind("kiln_pointwise_", 0), 0u);
+  // A readable header names the fused ops.
+  EXPECT_EQ(generated[2].kernels[0].source.rfind("// kiln fusion \"pointwise\": log\n", 0), 0u)
+      << generated[2].kernels[0].source;
+}
+
+TEST_F(PointwiseEmitterTest, RegistryPicksThisEmitter) {
+  FusionSpec spec;
+  spec.inputs = {"tensor<8xf32>"};
+  spec.body = "    %0 = kiln.tanh %x0 : tensor<8xf32>\n";
+  spec.yields = {{"%0", "tensor<8xf32>"}};
+  FusionOp fusion = parse(spec);
+  FailureOr<GeneratedFusion> generated = emitFusion(fusion, CodegenOptions());
+  ASSERT_TRUE(succeeded(generated)) << diagnostics;
+  EXPECT_TRUE(contains(generated->kernels[0].source, "tanhf("));
+}
+
+//===----------------------------------------------------------------------===//
+// Rejections
+//===----------------------------------------------------------------------===//
+
+TEST_F(PointwiseEmitterTest, MatchesRejectsWhatItCannotEmit) {
+  auto rejects = [&](FusionSpec spec, const std::string &why) {
+    FusionOp fusion = parse(spec);
+    ASSERT_TRUE(fusion);
+    EXPECT_FALSE(emitter->matches(fusion)) << why;
+    diagnostics.clear();
+    EXPECT_TRUE(failed(emitter->emit(fusion, CodegenOptions()))) << why;
+    EXPECT_FALSE(diagnostics.empty()) << why;
+  };
+  FusionSpec reduce;
+  reduce.inputs = {"tensor<4x8xf32>"};
+  reduce.body = "    %0 = kiln.reduce_sum %x0 dims = [1] : tensor<4x8xf32>\n";
+  reduce.yields = {{"%0", "tensor<4xf32>"}};
+  rejects(reduce, "a reduction");
+
+  FusionSpec matmul;
+  matmul.inputs = {"tensor<4x8xf32>", "tensor<8x2xf32>"};
+  matmul.body = "    %0 = kiln.matmul %x0, %x1 : tensor<4x8xf32>, tensor<8x2xf32>\n";
+  matmul.yields = {{"%0", "tensor<4x2xf32>"}};
+  rejects(matmul, "a matmul");
+
+  FusionSpec softmax;
+  softmax.inputs = {"tensor<4x8xf32>"};
+  softmax.body = "    %0 = kiln.softmax %x0 dim = 1 : tensor<4x8xf32>\n";
+  softmax.yields = {{"%0", "tensor<4x8xf32>"}};
+  rejects(softmax, "softmax");
+
+  FusionSpec computedTranspose;
+  computedTranspose.inputs = {"tensor<4x8xf32>"};
+  computedTranspose.body = "    %0 = kiln.exp %x0 : tensor<4x8xf32>\n"
+                           "    %1 = kiln.transpose %0 perm = [1, 0] : tensor<4x8xf32>\n";
+  computedTranspose.yields = {{"%1", "tensor<8x4xf32>"}};
+  rejects(computedTranspose, "transpose of a computed value");
+
+  FusionSpec computedGather;
+  computedGather.inputs = {"tensor<10x4xf32>", "tensor<3xi32>"};
+  computedGather.body = "    %0 = kiln.abs %x1 : tensor<3xi32>\n"
+                        "    %1 = kiln.embedding %x0, %0 : tensor<10x4xf32>, tensor<3xi32>\n";
+  computedGather.yields = {{"%1", "tensor<3x4xf32>"}};
+  rejects(computedGather, "embedding of computed indices");
+
+  FusionSpec computedRope;
+  computedRope.inputs = {"tensor<1x2x1x4xf32>"};
+  computedRope.body = "    %0 = kiln.neg %x0 : tensor<1x2x1x4xf32>\n"
+                      "    %1 = kiln.rope %0 : tensor<1x2x1x4xf32>\n";
+  computedRope.yields = {{"%1", "tensor<1x2x1x4xf32>"}};
+  rejects(computedRope, "rope of a computed value");
+
+  FusionSpec unrelated;
+  unrelated.inputs = {"tensor<4x1xf32>", "tensor<1x8xf32>"};
+  unrelated.body = "    %0 = kiln.exp %x0 : tensor<4x1xf32>\n"
+                   "    %1 = kiln.exp %x1 : tensor<1x8xf32>\n";
+  unrelated.yields = {{"%0", "tensor<4x1xf32>"}, {"%1", "tensor<1x8xf32>"}};
+  rejects(unrelated, "results without a common root");
+
+  FusionSpec otherKind = unrelated;
+  otherKind.kind = "reduction";
+  otherKind.yields = {{"%0", "tensor<4x1xf32>"}};
+  rejects(otherKind, "another kind");
+
+  FusionSpec optimizerWithReduction = reduce;
+  optimizerWithReduction.kind = "optimizer";
+  rejects(optimizerWithReduction, "an optimizer with a reduction");
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer: the real apply_update as one multi-tensor kernel
+//===----------------------------------------------------------------------===//
+
+/// Moves the body of `function` into a kiln.fusion of `kind`.
+FusionOp wrapInFusion(func::FuncOp function, StringRef kind) {
+  Block &entry = function.getBody().front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  OpBuilder builder(function.getContext());
+  builder.setInsertionPointToStart(&entry);
+  auto fusion = builder.create<FusionOp>(function.getLoc(), ret.getOperandTypes(),
+                                         kind, entry.getArguments());
+  Block *body = new Block();
+  fusion.getBody().push_back(body);
+  for (BlockArgument arg : entry.getArguments())
+    body->addArgument(arg.getType(), arg.getLoc());
+  body->getOperations().splice(body->end(), entry.getOperations(),
+                               std::next(fusion->getIterator()), ret->getIterator());
+  for (BlockArgument arg : entry.getArguments())
+    arg.replaceUsesWithIf(body->getArgument(arg.getArgNumber()), [&](OpOperand &use) {
+      return fusion->isProperAncestor(use.getOwner());
+    });
+  builder.setInsertionPointToEnd(body);
+  builder.create<YieldOp>(function.getLoc(), ret.getOperands());
+  ret->setOperands(fusion.getResults());
+  return fusion;
+}
+
+constexpr const char *kModel = R"mlir(
+func.func @loss(
+    %w1: tensor<8x64xbf16> {kiln.param = #kiln.init<xavier>, kiln.name = "w1"},
+    %b1: tensor<64xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "b1"},
+    %w2: tensor<64x3xf32> {kiln.param = #kiln.init<xavier>, kiln.name = "w2"},
+    %s: tensor<f32> {kiln.param = #kiln.init<ones>, kiln.name = "scale"},
+    %x: tensor<16x8xbf16> {kiln.name = "x"},
+    %y: tensor<16x3xf32> {kiln.name = "y"}) -> tensor<f32> {
+  %0 = kiln.matmul %x, %w1 : tensor<16x8xbf16>, tensor<8x64xbf16>
+  %c = kiln.cast %0 : tensor<16x64xbf16> to tensor<16x64xf32>
+  %1 = kiln.add %c, %b1 : tensor<16x64xf32>, tensor<64xf32>
+  %2 = kiln.tanh %1 : tensor<16x64xf32>
+  %3 = kiln.matmul %2, %w2 : tensor<16x64xf32>, tensor<64x3xf32>
+  %4 = kiln.mul %3, %s : tensor<16x3xf32>, tensor<f32>
+  %5 = kiln.mse_loss %4, %y reduction = mean : tensor<16x3xf32>
+  return %5 : tensor<f32>
+}
+)mlir";
+
+TEST_F(PointwiseEmitterTest, AdamWUpdateOfFourParametersIsOneMultiTensorKernel) {
+  for (OptimizerKind kind : {OptimizerKind::AdamW, OptimizerKind::SGD}) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &context);
+    ASSERT_TRUE(module) << diagnostics;
+    TrainStepOptions options;
+    options.optimizer.kind = kind;
+    options.optimizer.momentum = 0.9;
+    options.optimizer.weightDecay = 0.01;
+    options.transforms.clipValue = 1.0;
+    options.transforms.noiseScale = 0.01;
+    ASSERT_TRUE(succeeded(buildTrainingEntries(*module, options))) << diagnostics;
+    auto update = module->lookupSymbol<func::FuncOp>("apply_update");
+    ASSERT_TRUE(update);
+    FusionOp fusion = wrapInFusion(update, "optimizer");
+    ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
+    // Not a pointwise fusion: the results have four unrelated shapes.
+    fusion.setKind("pointwise");
+    EXPECT_FALSE(emitter->matches(fusion));
+    fusion.setKind("optimizer");
+    GeneratedFusion g = emitAndCompile(fusion);
+    ASSERT_EQ(g.kernels.size(), 1u);
+    ASSERT_EQ(g.launches.size(), 1u);
+    const std::string &src = g.kernels[0].source;
+    // Groups by shape: [8, 64] (w1 and its master and moments), [64], [64, 3]
+    // and [] (the scalar parameter), each with its block range.
+    EXPECT_TRUE(contains(src, "// group 0: shape [8, 64], 512 elements")) << src;
+    EXPECT_TRUE(contains(src, "shape [64], 64 elements")) << src;
+    EXPECT_TRUE(contains(src, "shape [64, 3], 192 elements")) << src;
+    EXPECT_TRUE(contains(src, "shape [], 1 elements")) << src;
+    EXPECT_TRUE(contains(src, "static __device__ const unsigned kiln_group_start[5] = {0, 1, 2, 3, 4};"))
+        << src;
+    EXPECT_TRUE(contains(src, "switch (lo) {")) << src;
+    EXPECT_TRUE(contains(src, "kiln_random_normal(")) << src; // gradient noise
+    EXPECT_EQ(g.launches[0].grid[0], 4u);
+    EXPECT_EQ(g.kernels[0].name.rfind("kiln_optimizer_", 0), 0u);
+    // Every input of apply_update that is read, then every result.
+    size_t results = 0;
+    for (const LaunchArg &arg : g.launches[0].args)
+      results += arg.kind == LaunchArg::Kind::Result;
+    EXPECT_EQ(results, fusion.getNumResults());
+    if (kind == OptimizerKind::AdamW) {
+      EXPECT_TRUE(contains(src, "powf(")) << src; // bias corrections
+      EXPECT_TRUE(contains(src, "// Scalars, once per thread.")) << src;
+    }
+  }
+}
+
+TEST_F(PointwiseEmitterTest, OptimizerGroupsGetBlocksByTheirSize) {
+  FusionSpec spec;
+  spec.kind = "optimizer";
+  spec.inputs = {"tensor<f32>", "tensor<1000x1000xf32>", "tensor<1000x1000xf32>",
+                 "tensor<333xbf16>", "tensor<333xbf16>", "tensor<7x5x3xf16>"};
+  spec.body = "    %0 = kiln.mul %x1, %x0 : tensor<1000x1000xf32>, tensor<f32>\n"
+              "    %1 = kiln.sub %x2, %0 : tensor<1000x1000xf32>, tensor<1000x1000xf32>\n"
+              "    %2 = kiln.cast %x0 : tensor<f32> to tensor<bf16>\n"
+              "    %3 = kiln.mul %x3, %2 : tensor<333xbf16>, tensor<bf16>\n"
+              "    %4 = kiln.sub %x4, %3 : tensor<333xbf16>, tensor<333xbf16>\n"
+              "    %5 = kiln.neg %x5 : tensor<7x5x3xf16>\n";
+  spec.yields = {{"%1", "tensor<1000x1000xf32>"}, {"%4", "tensor<333xbf16>"},
+                 {"%5", "tensor<7x5x3xf16>"}, {"%0", "tensor<1000x1000xf32>"}};
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.launches.size(), 1u);
+  const std::string &src = g.kernels[0].source;
+  // 10^6 f32 elements, 4 per step: 977 blocks of 256; 333 bf16: 1 block.
+  EXPECT_TRUE(contains(src, "kiln_group_start[4] = {0, 977, 978, 979};")) << src;
+  EXPECT_EQ(g.launches[0].grid[0], 979u);
+  EXPECT_TRUE(contains(src, "// group 0: shape [1000, 1000], 1000000 elements, results #0 #3")) << src;
+}
+
+TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
+  // 700 parameters in two shapes, p' = p - lr * g: 1 + 3 * 350 pointers per
+  // shape group, over the budget of 1024, so each group is halved and the
+  // halves go to kernels of their own.
+  FusionSpec spec;
+  spec.kind = "optimizer";
+  spec.inputs = {"tensor<f32>"};
+  for (int i = 0; i < 700; ++i) {
+    std::string type = i % 2 ? "tensor<5xf32>" : "tensor<4x3xf32>";
+    std::string p = "%x" + std::to_string(1 + 2 * i), g = "%x" + std::to_string(2 + 2 * i);
+    spec.inputs.push_back(type);
+    spec.inputs.push_back(type);
+    spec.body += "    %m" + std::to_string(i) + " = kiln.mul " + g + ", %x0 : " + type +
+                 ", tensor<f32>\n";
+    spec.body += "    %u" + std::to_string(i) + " = kiln.sub " + p + ", %m" +
+                 std::to_string(i) + " : " + type + ", " + type + "\n";
+    spec.yields.push_back({"%u" + std::to_string(i), type});
+  }
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.kernels.size(), 4u);
+  ASSERT_EQ(g.launches.size(), 4u);
+  size_t results = 0;
+  for (auto [k, launch] : llvm::enumerate(g.launches)) {
+    EXPECT_EQ(launch.kernel, k);
+    EXPECT_LE(launch.args.size(), 1024u);
+    for (const LaunchArg &arg : launch.args)
+      results += arg.kind == LaunchArg::Kind::Result;
+  }
+  EXPECT_EQ(results, 700u); // every result exactly once
+  EXPECT_TRUE(contains(g.kernels[0].source, "// kiln fusion \"optimizer\": mul x700, sub x700\n"))
+      << g.kernels[0].source.substr(0, 200);
+}
+
+//===----------------------------------------------------------------------===//
+// ScalarEmitter on its own: an epilogue of another kernel
+//===----------------------------------------------------------------------===//
+
+TEST_F(PointwiseEmitterTest, ScalarEmitterEmitsAnEpilogueAroundARegister) {
+  FusionSpec spec;
+  spec.kind = "gemm";
+  spec.inputs = {"tensor<16x32xbf16>", "tensor<32xbf16>"};
+  spec.body = "    %0 = kiln.add %x0, %x1 : tensor<16x32xbf16>, tensor<32xbf16>\n"
+              "    %1 = kiln.gelu %0 approximate = tanh : tensor<16x32xbf16>\n";
+  spec.yields = {{"%1", "tensor<16x32xbf16>"}};
+  FusionOp fusion = parse(spec);
+  ASSERT_TRUE(fusion);
+  Block &body = fusion.getBody().front();
+  ScalarEmitter scalar({16, 32}, "ep_", "int");
+  scalar.setIndex({"row", "col"});
+  scalar.bindValue(body.getArgument(0), "acc"); // an accumulator register
+  scalar.bindBuffer(body.getArgument(1), "bias");
+  std::string statements;
+  FailureOr<std::string> value =
+      scalar.emit(cast<YieldOp>(body.getTerminator()).getValues()[0], statements, 4);
+  ASSERT_TRUE(succeeded(value)) << diagnostics;
+  EXPECT_TRUE(scalar.usesCoord(1));
+  EXPECT_FALSE(scalar.usesCoord(0));
+  EXPECT_TRUE(contains(statements, "kiln_load(bias[col])")) << statements;
+  EXPECT_TRUE(contains(statements, "kiln_round_bf16(acc + ep_in_0)")) << statements;
+  std::string source = "#include \"kiln_prelude.cuh\"\n"
+                       "extern \"C\" __global__ void epilogue(const __nv_bfloat16 *bias,\n"
+                       "    __nv_bfloat16 *out) {\n"
+                       "  const int row = blockIdx.x, col = threadIdx.x;\n"
+                       "  const float acc = 1.0f;\n" +
+                       statements + "  kiln_store(out + row * 32 + col, " + *value +
+                       ");\n}\n";
+  CompiledKernel compiled;
+  std::string error;
+  EXPECT_TRUE(compileCuda(source, "epilogue", "sm_90", true, compiled, error))
+      << error << source;
+  // A value it cannot compute names the op.
+  spec.body = "    %0 = kiln.softmax %x0 dim = 1 : tensor<16x32xbf16>\n"
+              "    %1 = kiln.add %0, %x1 : tensor<16x32xbf16>, tensor<32xbf16>\n";
+  fusion = parse(spec);
+  ScalarEmitter other({16, 32}, "", "int");
+  other.setIndex({"row", "col"});
+  other.bindBuffer(fusion.getBody().front().getArgument(0), "x");
+  other.bindBuffer(fusion.getBody().front().getArgument(1), "bias");
+  diagnostics.clear();
+  EXPECT_TRUE(failed(other.emit(
+      cast<YieldOp>(fusion.getBody().front().getTerminator()).getValues()[0], statements, 0)));
+  EXPECT_TRUE(contains(diagnostics, "kiln.softmax")) << diagnostics;
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen

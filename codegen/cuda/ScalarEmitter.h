@@ -1,0 +1,145 @@
+//===- ScalarEmitter.h - C statements for pointwise kiln ops -----*- C++ -*-===//
+//
+// Turns the pointwise ops of a region into CUDA C statements that compute one
+// element of each value: the building block of the pointwise and optimizer
+// kernels, and of the fused prologues and epilogues of the other emitters.
+//
+// Index model. The statements run at one element of a *root* shape, given
+// as C expressions of its coordinates (and optionally of its row-major flat
+// index). Every value is evaluated at the root element projected to its own
+// shape by numpy broadcasting (trailing dimensions aligned; a size-1
+// dimension reads coordinate 0), so a value of shape [64] inside a root of
+// [8, 64] is read at (i1) and a rank-0 value at (). Values must therefore be
+// broadcast-compatible with the root.
+//
+// External values are either buffers (dense row-major device arrays of the
+// value's storage type, loaded with kiln_load at the projected flat index)
+// or C expressions that already hold the element at the current index (a
+// register of an enclosing kernel, e.g. a GEMM accumulator). Index-remapping
+// ops (transpose, slice, flip, pad, concat, reshape, rope, embedding) read
+// their data operands from buffers at remapped indices; their data operands
+// must be buffers.
+//
+// Compute types: float for f32/bf16/f16 (an op with a bf16 or f16 result
+// rounds its f32 value once to that type, as the reference interpreter
+// does), int for i32 (wrapping), bool for i1. Helpers come from
+// kiln_prelude.cuh.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_SCALAREMITTER_H
+#define KILN_CODEGEN_CUDA_SCALAREMITTER_H
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::kiln::codegen {
+
+/// C type of an element in memory: float, __nv_bfloat16, __half, int, bool.
+llvm::StringRef storageCType(Type elementType);
+/// C type an element is computed in: float, int or bool.
+llvm::StringRef computeCType(Type elementType);
+/// Bytes of one stored element (i1 is one byte).
+int64_t storageBytes(Type elementType);
+/// C literals that denote exactly `value` (inf and NaN by bit pattern).
+std::string floatLiteral(float value);
+std::string doubleLiteral(double value);
+/// A C integer literal of the index type (LL suffix when large).
+std::string indexLiteral(int64_t value);
+
+class ScalarEmitter {
+public:
+  /// `rootShape` is the index space; `prefix` starts every name the emitter
+  /// declares (so several emitters can share a kernel); `indexType` is the C
+  /// type of coordinates and flat indices ("int" or "long long").
+  ScalarEmitter(llvm::ArrayRef<int64_t> rootShape, std::string prefix,
+                std::string indexType = "long long");
+
+  /// Where the statements evaluate: C expressions of the root coordinates
+  /// (one per root dimension) and, optionally, of the root's flat index
+  /// (derived from the coordinates when empty).
+  void setIndex(llvm::ArrayRef<std::string> coords, std::string flat = "");
+
+  /// `value` lives in a dense row-major buffer: `pointer` names a `const T *`
+  /// of its storage type. `lane`, when given, is a C expression holding the
+  /// element at the root flat index (a register filled by a vector load), used
+  /// instead of a load whenever the buffer is read there.
+  void bindBuffer(Value value, std::string pointer, std::string lane = "");
+  /// `expr` holds the element of `value` at the current index (compute type).
+  void bindValue(Value value, std::string expr);
+  bool isBound(Value value) const;
+
+  /// Whether the emitter knows `op` (kind and element types), ignoring where
+  /// its operands come from; `why` gets a reason when not.
+  static bool supportsOp(Operation *op, std::string *why = nullptr);
+  /// The operands of `op` it reads from buffers at remapped indices (the data
+  /// operands of index-remapping ops); all others are evaluated at the
+  /// projected index.
+  static llvm::SmallVector<Value> bufferOperands(Operation *op);
+
+  /// Appends to `out` (each line indented by `indent` spaces) the statements
+  /// that compute `value` at the current index, and the ops it depends on
+  /// that this scope has not computed yet; returns the C expression (a name
+  /// or a literal) of the element in compute type. Fails with a diagnostic
+  /// on the op it cannot emit.
+  FailureOr<std::string> emit(Value value, std::string &out, int indent);
+
+  /// Forgets what emit() computed (bindings stay): the next statements go
+  /// into a new C scope.
+  void resetScope();
+
+  /// File-scope definitions the statements use (tables of dense constants
+  /// and rope frequencies); place them before the kernel.
+  const std::string &globals() const { return globalText; }
+  /// Which root coordinates the statements used since the last
+  /// clearUsage(), so the caller declares only those; likewise the flat index.
+  bool usesCoord(size_t dim) const { return coordUsed[dim]; }
+  bool usesFlat() const { return flatUsed; }
+  void clearUsage();
+
+private:
+  struct Index {
+    llvm::SmallVector<std::string> coords;
+    std::string flat; // empty: from coords
+  };
+  SmallVector<std::string> projectedCoords(Value value);
+  std::string projectedFlat(Value value);
+  std::string flatOf(llvm::ArrayRef<int64_t> shape, const Index &index);
+  std::string load(Value buffer, const Index &index);
+  /// `buffer`'s element at the position `position` (a value of the same
+  /// element count) is evaluated at.
+  std::string loadProjected(Value buffer, Value position);
+  std::string loadAtFlat(Value buffer, const std::string &flat);
+  FailureOr<std::string> expression(Operation *op, const std::string &name,
+                                    std::string &out, int indent);
+  std::string operandExpr(Value v) { return names.lookup(v); }
+  std::string freshName(Operation *op);
+  std::string rootCoord(size_t dim);
+  std::string rootFlat();
+
+  llvm::SmallVector<int64_t> rootShape;
+  std::string prefix, indexType;
+  llvm::SmallVector<std::string> coords;
+  std::string flat;
+  llvm::SmallVector<bool> coordUsed;
+  bool flatUsed = false;
+
+  struct Buffer {
+    std::string pointer, lane;
+  };
+  llvm::DenseMap<Value, Buffer> buffers;
+  llvm::DenseMap<Value, std::string> bound;
+  llvm::DenseMap<Value, std::string> names; // bound + this scope
+  std::string globalText;
+  unsigned counter = 0, globalCounter = 0;
+  llvm::DenseMap<Operation *, std::string> globalNames;
+};
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_SCALAREMITTER_H
