@@ -78,7 +78,12 @@ __device__ __forceinline__ float kiln_round_f16(float x) { return __half2float(_
 // Activations, in f32. gelu uses erfc and the tanh form x * sigmoid(2u), so
 // that large negative inputs keep their relative accuracy (1 + erf and
 // 1 + tanh cancel there).
-__device__ __forceinline__ float kiln_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+// The logistic sigmoid; exp of a non-positive number only, so it neither
+// overflows nor loses the tiny values of large negative inputs.
+__device__ __forceinline__ float kiln_sigmoid(float x) {
+  float z = expf(-fabsf(x));
+  return x >= 0.f ? 1.f / (1.f + z) : z / (1.f + z);
+}
 __device__ __forceinline__ float kiln_silu(float x) { return x / (1.0f + expf(-x)); }
 __device__ __forceinline__ float kiln_gelu(float x) {
   return 0.5f * x * erfcf(-x * 0.707106781186547524f);

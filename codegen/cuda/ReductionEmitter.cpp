@@ -113,11 +113,6 @@ __device__ __forceinline__ float kiln_square(float x) { return x * x; }
 __device__ __forceinline__ float kiln_bce(float x, float t) {
   return fmaxf(x, 0.f) - x * t + log1pf(expf(-fabsf(x)));
 }
-// The logistic sigmoid, exp of a non-positive number only.
-__device__ __forceinline__ float kiln_sigmoid(float x) {
-  float z = expf(-fabsf(x));
-  return x >= 0.f ? 1.f / (1.f + z) : z / (1.f + z);
-}
 )cuda";
 
 
