@@ -5,7 +5,8 @@
 //
 //   kiln-ref model.mlir --fn NAME [--inputs in.safetensors] [--random-seed S]
 //            [--int-range N] [--init-params] [--precision f64|f32]
-//            [--print] [--print-count K] [-o out.safetensors]
+//            [--print] [--print-count K] [--save-inputs used.safetensors]
+//            [-o out.safetensors]
 //
 // Arguments are named by their kiln.name, else argN (N = position); results
 // by their kiln.name, else resultN. Each argument comes from the tensor of its
@@ -87,6 +88,11 @@ static cl::opt<std::string> precisionName(
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("output safetensors file"),
                                        cl::value_desc("filename"));
+static cl::opt<std::string> saveInputsPath(
+    "save-inputs",
+    cl::desc("also write every argument as used (file and drawn) to this "
+             "safetensors file, e.g. to feed the same inputs to kiln-run"),
+    cl::value_desc("path"), cl::init(""));
 static cl::opt<bool> printOutputs(
     "print", cl::desc("print each output's name, type and first values"),
     cl::init(false));
@@ -338,8 +344,10 @@ int main(int argc, char **argv) {
       } else {
         drawRandom(tensor, randomSeed, i);
       }
+      // Drawn inputs are stored tensors: rounded to their dtype in both
+      // modes, so that --save-inputs writes exactly what was used.
       for (double &value : tensor.data)
-        value = ref::roundToStorage(value, tensor.kind, *precision);
+        value = ref::roundToStorage(value, tensor.kind, ref::Precision::F32);
     } else if (inputsPath.empty()) {
       return fail("missing input '" + name + "' of '" + functionName +
                   "' (give --inputs or --random-seed)");
@@ -353,6 +361,17 @@ int main(int argc, char **argv) {
     if (!argumentNames.contains(name))
       return fail("input '" + name + "' in " + inputsPath +
                   " names no argument of '" + functionName + "'");
+
+  if (!saveInputsPath.empty()) {
+    io::Safetensors used;
+    used.metadata["kiln.function"] = functionName;
+    for (auto [index, tensor] : llvm::enumerate(inputs))
+      used.tensors.emplace(argumentName(function, index), encode(tensor));
+    absl::Status written = io::WriteSafetensorsFile(saveInputsPath, used);
+    if (!written.ok())
+      return fail("cannot write '" + saveInputsPath +
+                  "': " + std::string(written.message()));
+  }
 
   ref::Interpreter interpreter(*precision);
   FailureOr<std::vector<ref::Tensor>> results =
