@@ -1,0 +1,32 @@
+#!/bin/bash
+# Builds, on this machine, the GPU check of kilnc's generated kernels and of
+# training on the GPU, into DIR (default .gpu-bundle/codegen):
+#  - for every model in tests/gpu/codegen: its artifact (kilnc --inference),
+#    fresh random inputs and the f64 reference outputs (kiln-ref);
+#  - the sine block and the MLP compiled for training (kilnc);
+#  - kiln-run and train_gpu (static binaries that run there).
+# Then, on the GPU machine: DIR/run.sh LOGDIR.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+out="${1:-.gpu-bundle/codegen}"
+seed="${SEED:-$RANDOM}"
+rm -rf "${out}"
+mkdir -p "${out}"
+bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run //samples:train_gpu >/dev/null
+bin="$(bazel info bazel-bin 2>/dev/null)"
+
+for model in tests/gpu/codegen/*.mlir; do
+  name="$(basename "${model}" .mlir)"
+  "${bin}/tools/kilnc/kilnc" --inference --function f "${model}" \
+    -o "${out}/${name}.kiln" --stats 2>"${out}/${name}.stats"
+  "${bin}/tools/kiln-ref/kiln-ref" "${model}" --fn f --random-seed "${seed}" \
+    --precision f64 --save-inputs "${out}/${name}.inputs.safetensors" \
+    -o "${out}/${name}.expected.safetensors"
+done
+for sample in sine_block mlp; do
+  "${bin}/tools/kilnc/kilnc" "samples/${sample}.mlir" -o "${out}/${sample}.kiln" \
+    --stats 2>"${out}/${sample}.stats"
+done
+cp "${bin}/tools/kiln-run/kiln-run" "${bin}/samples/train_gpu" "${out}/"
+cp tests/gpu/codegen/run.sh "${out}/"
+echo "bundle in ${out} (inputs drawn with seed ${seed})"

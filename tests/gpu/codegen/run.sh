@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs on the GPU machine, from inside the bundle made by make_bundle.sh:
+#   run.sh LOGDIR
+# Checks every op model's outputs against the f64 reference with tolerances
+# that fit its dtypes, then trains the samples. Prints one PASS/FAIL line each
+# and a summary; exits non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")"
+logs="${1:?usage: run.sh LOGDIR}"
+mkdir -p "${logs}"
+passed=0
+failed=0
+record() { # name status
+  if [[ $2 -eq 0 ]]; then passed=$((passed + 1)); echo "PASS $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
+}
+# rtol atol per model: f32 results against f64, bf16 results at bf16 precision.
+declare -A rtol=([pointwise]=1e-2 [gather]=1e-6 [reductions]=1e-4 [attention]=2e-2 [gemm]=2e-2)
+declare -A atol=([pointwise]=1e-2 [gather]=1e-6 [reductions]=1e-5 [attention]=1e-2 [gemm]=2e-2)
+for artifact in *.kiln; do
+  name="${artifact%.kiln}"
+  [[ -f "${name}.expected.safetensors" ]] || continue
+  ./kiln-run "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
+    --check "${name}.expected.safetensors" --rtol "${rtol[$name]:-1e-4}" \
+    --atol "${atol[$name]:-1e-5}" >"${logs}/${name}.log" 2>&1
+  record "ops:${name}" $?
+done
+./train_gpu --model sine_block.kiln --task sine --steps 1000 --seed 1 \
+  --expect-mse-below 0.055 >"${logs}/train_sine.log" 2>&1
+record "train:sine_block" $?
+./train_gpu --model mlp.kiln --task regression --steps 1000 --seed 1 \
+  --expect-mse-below 0.1 >"${logs}/train_mlp.log" 2>&1
+record "train:mlp" $?
+echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"
+[[ ${failed} -eq 0 ]]
