@@ -1,0 +1,573 @@
+// The GEMM emitter: every variant is generated and compiled to PTX and a
+// sm_90 cubin; launches, arguments and the choice of tiles are checked; the
+// index math of both kernels is replayed on the host (tile mapping, zero-
+// filled tails, ldmatrix / mma fragment layouts, split-K) against a direct
+// matrix product.
+
+#include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/Nvrtc.h"
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <regex>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+struct Arg {
+  std::string name, type;
+};
+
+/// A module with one function that calls one fusion of `kind` over `args`
+/// (block arguments named as given) with `body` and the yielded values.
+std::string fusionModule(const std::vector<Arg> &args, const std::string &body,
+                         const std::vector<Arg> &yields,
+                         const std::string &kind = "gemm") {
+  std::string funcArgs, operands, operandTypes, blockArgs, resultTypes,
+      yieldNames;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    funcArgs += sep + "%f" + std::to_string(i) + ": " + args[i].type;
+    operands += sep + "%f" + std::to_string(i);
+    operandTypes += sep + args[i].type;
+    blockArgs += sep + "%" + args[i].name + ": " + args[i].type;
+  }
+  for (size_t i = 0; i < yields.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    resultTypes += sep + yields[i].type;
+    yieldNames += sep + "%" + yields[i].name;
+  }
+  std::string results = yields.size() == 1 ? resultTypes : "(" + resultTypes + ")";
+  std::string returned;
+  for (size_t i = 0; i < yields.size(); ++i)
+    returned += (i ? ", %r#" : "%r#") + std::to_string(i);
+  if (yields.size() == 1)
+    returned = "%r";
+  std::string lhs = yields.size() == 1 ? "%r" : "%r:" + std::to_string(yields.size());
+  return "func.func @f(" + funcArgs + ") -> " + results + " {\n  " + lhs +
+         " = kiln.fusion \"" + kind + "\" (" + operands + ") : (" +
+         operandTypes + ") -> " + results + " {\n  ^bb0(" + blockArgs +
+         "):\n" + body + "    kiln.yield " + yieldNames + " : " + resultTypes +
+         "\n  }\n  return " + returned + " : " + resultTypes + "\n}\n";
+}
+
+std::string tensor(std::vector<int64_t> shape, const std::string &element) {
+  std::string text = "tensor<";
+  for (int64_t d : shape)
+    text += std::to_string(d) + "x";
+  return text + element + ">";
+}
+
+/// An integer constant of the generated source, e.g. "KG_BM".
+int64_t constant(const std::string &source, const std::string &name) {
+  std::smatch match;
+  std::regex pattern("\\b" + name + " = (-?[0-9]+)");
+  if (!std::regex_search(source, match, pattern))
+    return -1;
+  return std::stoll(match[1]);
+}
+bool flag(const std::string &source, const std::string &name) {
+  return source.find(name + " = true") != std::string::npos;
+}
+
+class GemmEmitterTest : public ::testing::Test {
+protected:
+  GemmEmitterTest() {
+    context.loadDialect<KilnDialect, func::FuncDialect>();
+    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+      diagnostics += diag.str() + "\n";
+      return success();
+    });
+  }
+
+  FusionOp parse(const std::string &source) {
+    modules.push_back(parseSourceString<ModuleOp>(source, &context));
+    EXPECT_TRUE(modules.back()) << diagnostics << "\n" << source;
+    if (!modules.back())
+      return nullptr;
+    FusionOp fusion;
+    modules.back()->walk([&](FusionOp op) { fusion = op; });
+    return fusion;
+  }
+
+  bool matches(const std::string &source) {
+    FusionOp fusion = parse(source);
+    return fusion && emitter->matches(fusion);
+  }
+
+  /// Emits the fusion and compiles every kernel to PTX and a sm_90 cubin.
+  GeneratedFusion emitAndCompile(const std::string &source,
+                                 CodegenOptions options = {}) {
+    FusionOp fusion = parse(source);
+    if (!fusion)
+      return {};
+    EXPECT_TRUE(emitter->matches(fusion)) << source;
+    FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
+    EXPECT_TRUE(succeeded(generated)) << diagnostics;
+    if (failed(generated))
+      return {};
+    for (const GeneratedKernel &kernel : generated->kernels) {
+      CompiledKernel compiled;
+      std::string error;
+      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true,
+                              compiled, error))
+          << error << "\n" << kernel.source;
+      EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
+      EXPECT_GT(compiled.cubin.size(), 0u);
+      EXPECT_EQ(compiled.log.find("warning"), std::string::npos) << compiled.log;
+    }
+    checkLaunches(*generated, fusion);
+    // Deterministic: the same fusion gives the same sources.
+    FailureOr<GeneratedFusion> again = emitter->emit(fusion, options);
+    EXPECT_TRUE(succeeded(again));
+    if (succeeded(again)) {
+      EXPECT_EQ(again->kernels.size(), generated->kernels.size());
+      for (size_t i = 0; i < again->kernels.size(); ++i)
+        EXPECT_EQ(again->kernels[i].source, generated->kernels[i].source);
+    }
+    return *generated;
+  }
+
+  /// Geometry within CUDA limits; arguments: operands, results, scratch.
+  void checkLaunches(const GeneratedFusion &generated, FusionOp fusion) {
+    for (const GeneratedLaunch &launch : generated.launches) {
+      ASSERT_LT(launch.kernel, generated.kernels.size());
+      EXPECT_GE(launch.grid[0], 1u);
+      EXPECT_LE(launch.grid[1], 65535u);
+      EXPECT_LE(launch.grid[2], 65535u);
+      EXPECT_LE(launch.block[0] * launch.block[1] * launch.block[2], 1024u);
+      EXPECT_LE(launch.dynamicSharedBytes, 227u * 1024);
+      size_t inputs = fusion.getInputs().size(), results = fusion.getNumResults();
+      bool split = generated.scratchBytes > 0;
+      ASSERT_EQ(launch.args.size(), inputs + results + (split ? 1 : 0));
+      for (size_t i = 0; i < inputs; ++i) {
+        EXPECT_EQ(launch.args[i].kind, LaunchArg::Kind::Operand);
+        EXPECT_EQ(launch.args[i].index, static_cast<int64_t>(i));
+      }
+      for (size_t i = 0; i < results; ++i) {
+        EXPECT_EQ(launch.args[inputs + i].kind, LaunchArg::Kind::Result);
+        EXPECT_EQ(launch.args[inputs + i].index, static_cast<int64_t>(i));
+      }
+      if (split) {
+        EXPECT_EQ(launch.args.back().kind, LaunchArg::Kind::Scratch);
+      }
+    }
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+  std::vector<OwningOpRef<ModuleOp>> modules;
+  std::unique_ptr<KernelEmitter> emitter = createGemmEmitter();
+};
+
+/// A matmul (optionally transposed) of `element` with an optional epilogue.
+std::string matmulModule(std::vector<int64_t> lhs, std::vector<int64_t> rhs,
+                         const std::string &element, bool transposeLhs,
+                         bool transposeRhs, std::vector<int64_t> out) {
+  std::string attrs = std::string(transposeLhs ? " transpose_lhs" : "") +
+                      (transposeRhs ? " transpose_rhs" : "");
+  std::string body = "    %m = kiln.matmul %a, %b" + attrs + " : " +
+                     tensor(lhs, element) + ", " + tensor(rhs, element) + "\n";
+  return fusionModule({{"a", tensor(lhs, element)}, {"b", tensor(rhs, element)}},
+                      body, {{"m", tensor(out, element)}});
+}
+
+//===----------------------------------------------------------------------===//
+// Targets and samples
+//===----------------------------------------------------------------------===//
+
+std::string biasGelu(int64_t m, int64_t n, int64_t k, bool transposeRhs) {
+  std::string x = tensor({m, k}, "bf16");
+  std::string w = transposeRhs ? tensor({n, k}, "bf16") : tensor({k, n}, "bf16");
+  std::string y = tensor({m, n}, "bf16"), bias = tensor({n}, "bf16");
+  std::string body =
+      "    %m = kiln.matmul %x, %w" + std::string(transposeRhs ? " transpose_rhs" : "") +
+      " : " + x + ", " + w + "\n" +
+      "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+      "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"g", y}});
+}
+
+TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigTensorCoreTiles) {
+  for (bool transposeRhs : {false, true}) {
+    GeneratedFusion generated =
+        emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs));
+    ASSERT_EQ(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_NE(source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+              std::string::npos);
+    EXPECT_NE(source.find("kg_gelu_tanh"), std::string::npos);
+    EXPECT_EQ(constant(source, "KG_BM"), 128);
+    EXPECT_EQ(constant(source, "KG_BN"), 256);
+    EXPECT_EQ(constant(source, "KG_SPLIT"), 1);
+    EXPECT_TRUE(flag(source, "KG_A_VEC"));
+    EXPECT_TRUE(flag(source, "KG_B_VEC"));
+    EXPECT_EQ(flag(source, "KG_B_KMAJOR"), transposeRhs);
+    ASSERT_EQ(generated.launches.size(), 1u);
+    const GeneratedLaunch &launch = generated.launches[0];
+    EXPECT_EQ(launch.grid[0], 64u * 16u);
+    EXPECT_EQ(launch.grid[2], 1u);
+    EXPECT_EQ(launch.block[0], 256u);
+    // 4 stages of A 128x(32+8) and B 256x(32+8) (or 32x(256+8)) bf16.
+    EXPECT_EQ(launch.dynamicSharedBytes,
+              transposeRhs ? 4u * (128 * 40 + 256 * 40) * 2
+                           : 4u * (128 * 40 + 32 * 264) * 2);
+    EXPECT_EQ(generated.scratchBytes, 0u);
+  }
+}
+
+TEST_F(GemmEmitterTest, SmallBiasGeluTanhBf16SplitsK) {
+  GeneratedFusion generated = emitAndCompile(biasGelu(512, 1024, 4096, true));
+  ASSERT_EQ(generated.kernels.size(), 2u);
+  ASSERT_EQ(generated.launches.size(), 2u);
+  const std::string &source = generated.kernels[0].source;
+  int64_t split = constant(source, "KG_SPLIT");
+  int64_t bm = constant(source, "KG_BM"), bn = constant(source, "KG_BN");
+  EXPECT_GT(split, 1);
+  int64_t blocks = ((512 + bm - 1) / bm) * ((1024 + bn - 1) / bn) * split;
+  EXPECT_GE(blocks, 100) << "too little parallelism for 132 SMs";
+  EXPECT_EQ(generated.launches[0].grid[0] * generated.launches[0].grid[2],
+            static_cast<uint64_t>(blocks));
+  EXPECT_EQ(generated.scratchBytes, 4ull * split * 512 * 1024);
+  EXPECT_EQ(generated.launches[1].kernel, 1u);
+  EXPECT_EQ(generated.launches[1].block[0], 256u);
+  EXPECT_NE(generated.kernels[1].source.find("acc += p.scratch"),
+            std::string::npos);
+  EXPECT_NE(generated.kernels[0].name, generated.kernels[1].name);
+}
+
+TEST_F(GemmEmitterTest, SineSampleShapesFoldTheBatch) {
+  // [4,32,64] x [64,256] + bias, then gelu: the rhs is shared, so the batch
+  // is folded into 128 rows.
+  std::string x = tensor({4, 32, 64}, "f32"), w = tensor({64, 256}, "f32");
+  std::string y = tensor({4, 32, 256}, "f32"), bias = tensor({256}, "f32");
+  std::string body = "    %m = kiln.matmul %x, %w : " + x + ", " + w + "\n" +
+                     "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+                     "    %g = kiln.gelu %s : " + y + "\n";
+  std::string module =
+      fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"g", y}});
+  for (bool tf32 : {false, true}) {
+    CodegenOptions options;
+    options.allowTf32 = tf32;
+    GeneratedFusion generated = emitAndCompile(module, options);
+    ASSERT_GE(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_EQ(constant(source, "KG_ROWS"), 128);
+    EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 1);
+    EXPECT_NE(source.find("kg_gelu("), std::string::npos);
+    EXPECT_EQ(source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32") !=
+                  std::string::npos,
+              tf32);
+    EXPECT_EQ(source.find("fmaf(") != std::string::npos, !tf32);
+  }
+  // The other sample matmuls: [4,32,1] x [1,64], [4,32,64] x [64,1].
+  emitAndCompile(matmulModule({4, 32, 1}, {1, 64}, "f32", false, false, {4, 32, 64}));
+  emitAndCompile(matmulModule({4, 32, 64}, {64, 1}, "f32", false, false, {4, 32, 1}));
+  emitAndCompile(matmulModule({4, 32, 256}, {256, 64}, "f32", false, false, {4, 32, 64}));
+}
+
+//===----------------------------------------------------------------------===//
+// Types, transposes, tails, batching
+//===----------------------------------------------------------------------===//
+
+TEST_F(GemmEmitterTest, EveryTypeAndTransposeWithTails) {
+  struct Case {
+    std::string element;
+    bool tf32;
+  };
+  for (Case c : {Case{"bf16", false}, Case{"f16", false}, Case{"f32", false},
+                 Case{"f32", true}})
+    for (bool tl : {false, true})
+      for (bool tr : {false, true})
+        // Aligned (K, M, N multiples of 8) and unaligned tails.
+        for (std::array<int64_t, 3> mnk : {std::array<int64_t, 3>{72, 40, 56},
+                                          std::array<int64_t, 3>{77, 45, 53}}) {
+          int64_t m = mnk[0], n = mnk[1], k = mnk[2];
+          std::vector<int64_t> lhs = tl ? std::vector<int64_t>{k, m}
+                                        : std::vector<int64_t>{m, k};
+          std::vector<int64_t> rhs = tr ? std::vector<int64_t>{n, k}
+                                        : std::vector<int64_t>{k, n};
+          CodegenOptions options;
+          options.allowTf32 = c.tf32;
+          SCOPED_TRACE(c.element + (c.tf32 ? " tf32" : "") +
+                       (tl ? " transpose_lhs" : "") + (tr ? " transpose_rhs" : "") +
+                       " m=" + std::to_string(m));
+          GeneratedFusion generated = emitAndCompile(
+              matmulModule(lhs, rhs, c.element, tl, tr, {m, n}), options);
+          ASSERT_GE(generated.kernels.size(), 1u);
+          const std::string &source = generated.kernels[0].source;
+          EXPECT_EQ(flag(source, "KG_A_KMAJOR"), !tl);
+          EXPECT_EQ(flag(source, "KG_B_KMAJOR"), tr);
+          if (c.element != "f32" || c.tf32) {
+            int vec = c.element == "f32" ? 4 : 8;
+            EXPECT_EQ(flag(source, "KG_A_VEC"), (tl ? m : k) % vec == 0);
+            EXPECT_EQ(flag(source, "KG_B_VEC"), (tr ? k : n) % vec == 0);
+          }
+        }
+}
+
+TEST_F(GemmEmitterTest, BroadcastBatchesWithResidualAndBias) {
+  // lhs [2,1,33,48] x rhs [3,48,24] -> [2,3,33,24]; + residual [2,3,33,24],
+  // + bias [24], * a [3,1,1] scale, then relu.
+  std::string a = tensor({2, 1, 33, 48}, "bf16"), b = tensor({3, 48, 24}, "bf16");
+  std::string y = tensor({2, 3, 33, 24}, "bf16");
+  std::string bias = tensor({24}, "bf16"), scale = tensor({3, 1, 1}, "bf16");
+  std::string body =
+      "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+      "    %r = kiln.add %res, %m : " + y + ", " + y + "\n" +
+      "    %s = kiln.add %r, %bias : " + y + ", " + bias + "\n" +
+      "    %t = kiln.mul %s, %scale : " + y + ", " + scale + "\n" +
+      "    %u = kiln.relu %t : " + y + "\n";
+  GeneratedFusion generated = emitAndCompile(
+      fusionModule({{"a", a}, {"b", b}, {"res", y}, {"bias", bias}, {"scale", scale}},
+                   body, {{"u", y}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  const std::string &source = generated.kernels[0].source;
+  EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 6);
+  EXPECT_EQ(constant(source, "KG_ROWS"), 33);
+  EXPECT_EQ(generated.launches[0].grid[2], 6u);
+  // Output batch b = (i, j) of [2, 3]: lhs at i * 33*48, rhs at j * 48*24.
+  EXPECT_NE(source.find("kg_lhs_batch(long long b) {\n"
+                        "  long long rest = b, off = 0;\n"
+                        "  rest /= 3LL;\n"
+                        "  off += (rest % 2LL) * 1584LL;\n"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("kg_rhs_batch(long long b) {\n"
+                        "  long long rest = b, off = 0;\n"
+                        "  off += (rest % 3LL) * 1152LL;\n"),
+            std::string::npos);
+  // The residual is dense, the bias has no row part, the scale follows j.
+  EXPECT_NE(source.find("kg_row_in2(long long r) {\n  return r * 24LL;\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("kg_row_in3(long long r) {\n  return 0;\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("kg_row_in4(long long r) {\n"
+                        "  long long rest = r, off = 0;\n"
+                        "  rest /= 33LL;\n"
+                        "  off += (rest % 3LL) * 1LL;\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("kiln_load(p.in3[kg_row_in3(r) + c])"), std::string::npos);
+  EXPECT_NE(source.find("kiln_load(p.in4[kg_row_in4(r)])"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, BatchedBothSidesTransposedAndManyBatches) {
+  emitAndCompile(matmulModule({5, 7, 24, 40}, {5, 7, 16, 24}, "f16", true, true,
+                              {5, 7, 40, 16}));
+  // More batches than grid.z allows: the kernel loops over z.
+  GeneratedFusion generated = emitAndCompile(
+      matmulModule({70000, 16, 8}, {70000, 8, 16}, "bf16", false, false,
+                   {70000, 16, 16}));
+  ASSERT_EQ(generated.launches.size(), 1u);
+  EXPECT_EQ(generated.launches[0].grid[2], 65535u);
+  EXPECT_NE(generated.kernels[0].source.find("z += gridDim.z"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, EmptyProductsAndEmptyK) {
+  GeneratedFusion none = emitAndCompile(
+      matmulModule({0, 8}, {8, 16}, "bf16", false, false, {0, 16}));
+  EXPECT_TRUE(none.kernels.empty());
+  EXPECT_TRUE(none.launches.empty());
+  // K = 0: the product is zero, the epilogue still runs.
+  GeneratedFusion zeroK = emitAndCompile(
+      matmulModule({4, 0}, {0, 16}, "f32", false, false, {4, 16}));
+  ASSERT_EQ(zeroK.launches.size(), 1u);
+  EXPECT_EQ(constant(zeroK.kernels[0].source, "KG_SPLIT"), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogues
+//===----------------------------------------------------------------------===//
+
+TEST_F(GemmEmitterTest, EveryEpilogueOp) {
+  std::string a = tensor({40, 24}, "bf16"), b = tensor({24, 56}, "bf16");
+  std::string y = tensor({40, 56}, "bf16"), row = tensor({56}, "bf16");
+  std::vector<std::pair<std::string, std::string>> ops = {
+      {"kiln.add %m, %v : " + y + ", " + row, " + kiln_load(p.in2"},
+      {"kiln.sub %m, %v : " + y + ", " + row, " - kiln_load(p.in2"},
+      {"kiln.mul %v, %m : " + row + ", " + y, " * v0"},
+      {"kiln.div %m, %v : " + y + ", " + row, " / kiln_load"},
+      {"kiln.max %m, %v : " + y + ", " + row, "kiln_max(v0"},
+      {"kiln.min %m, %v : " + y + ", " + row, "kiln_min(v0"},
+      {"kiln.neg %m : " + y, "-v0"},
+      {"kiln.abs %m : " + y, "fabsf(v0)"},
+      {"kiln.relu %m : " + y, "kg_relu(v0)"},
+      {"kiln.exp %m : " + y, "expf(v0)"},
+      {"kiln.log %m : " + y, "logf(v0)"},
+      {"kiln.sqrt %m : " + y, "sqrtf(v0)"},
+      {"kiln.rsqrt %m : " + y, "1.0f / sqrtf(v0)"},
+      {"kiln.sin %m : " + y, "sinf(v0)"},
+      {"kiln.cos %m : " + y, "cosf(v0)"},
+      {"kiln.tanh %m : " + y, "tanhf(v0)"},
+      {"kiln.sigmoid %m : " + y, "kg_sigmoid(v0)"},
+      {"kiln.silu %m : " + y, "kg_silu(v0)"},
+      {"kiln.gelu %m : " + y, "kg_gelu(v0)"},
+      {"kiln.gelu %m approximate = tanh : " + y, "kg_gelu_tanh(v0)"},
+      {"kiln.leaky_relu %m alpha = 2.000000e-01 : " + y,
+       "kg_leaky_relu(v0, 2.000000030e-01f)"},
+  };
+  for (const auto &[op, expected] : ops) {
+    SCOPED_TRACE(op);
+    std::string body = "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+                       "    %e = " + op + "\n";
+    GeneratedFusion generated = emitAndCompile(
+        fusionModule({{"a", a}, {"b", b}, {"v", row}}, body, {{"e", y}}));
+    ASSERT_EQ(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_NE(source.find(expected), std::string::npos) << source;
+    // The value is rounded to bf16 as the reference stores it.
+    EXPECT_NE(source.find("const float v1 = kiln_load(__float2bfloat16_rn("),
+              std::string::npos);
+  }
+}
+
+TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
+  // f16 product + bias -> pre-activation (f16), gelu -> activation cast to
+  // f32, and the product itself: three results of two element types.
+  std::string a = tensor({3, 50, 64}, "f16"), b = tensor({96, 64}, "f16");
+  std::string y = tensor({3, 50, 96}, "f16"), y32 = tensor({3, 50, 96}, "f32");
+  std::string bias = tensor({96}, "f16");
+  std::string body =
+      "    %m = kiln.matmul %a, %b transpose_rhs : " + a + ", " + b + "\n" +
+      "    %pre = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+      "    %act = kiln.gelu %pre approximate = tanh : " + y + "\n" +
+      "    %wide = kiln.cast %act : " + y + " to " + y32 + "\n";
+  GeneratedFusion generated = emitAndCompile(fusionModule(
+      {{"a", a}, {"b", b}, {"bias", bias}}, body,
+      {{"pre", y}, {"wide", y32}, {"m", y}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  const std::string &source = generated.kernels[0].source;
+  EXPECT_NE(source.find("__half *__restrict__ out0, float *__restrict__ out1, "
+                        "__half *__restrict__ out2"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("res[0] = v1;\n  res[1] = v3;\n  res[2] = v0;"),
+            std::string::npos);
+  EXPECT_NE(source.find("const float v3 = v2;"), std::string::npos);
+  EXPECT_EQ(constant(source, "KG_ROWS"), 150);
+
+  // f32 -> bf16 narrowing cast in an f32 epilogue, on the SIMT path.
+  std::string c = tensor({33, 17}, "f32"), d = tensor({17, 9}, "f32");
+  std::string z = tensor({33, 9}, "f32"), zb = tensor({33, 9}, "bf16");
+  std::string body2 = "    %m = kiln.matmul %c, %d : " + c + ", " + d + "\n" +
+                      "    %n = kiln.cast %m : " + z + " to " + zb + "\n";
+  GeneratedFusion narrow =
+      emitAndCompile(fusionModule({{"c", c}, {"d", d}}, body2, {{"n", zb}, {"m", z}}));
+  ASSERT_EQ(narrow.kernels.size(), 1u);
+  EXPECT_NE(narrow.kernels[0].source.find(
+                "const float v1 = kiln_load(__float2bfloat16_rn(v0));"),
+            std::string::npos);
+  // N is odd: no paired stores.
+  EXPECT_EQ(narrow.kernels[0].source.find("kg_store2(p.out"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
+  std::string a = tensor({64, 32}, "f32"), b = tensor({32, 48}, "f32");
+  std::string y = tensor({64, 48}, "f32"), s = "tensor<f32>";
+  std::string body = "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+                     "    %t = kiln.mul %m, %s : " + y + ", " + s + "\n" +
+                     "    %u = kiln.sigmoid %t : " + y + "\n";
+  GeneratedFusion generated = emitAndCompile(
+      fusionModule({{"a", a}, {"b", b}, {"s", s}}, body, {{"u", y}, {"t", y}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  EXPECT_NE(generated.kernels[0].source.find("kiln_load(p.in2[kg_row_in2(r)])"),
+            std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
+  std::string module = biasGelu(256, 128, 64, true);
+  GeneratedFusion first = emitAndCompile(module);
+  GeneratedFusion second = emitAndCompile(module);
+  ASSERT_EQ(first.kernels.size(), second.kernels.size());
+  EXPECT_EQ(first.kernels[0].name, second.kernels[0].name);
+  EXPECT_EQ(first.kernels[0].source, second.kernels[0].source);
+  GeneratedFusion other = emitAndCompile(biasGelu(256, 128, 64, false));
+  EXPECT_NE(first.kernels[0].name, other.kernels[0].name);
+}
+
+//===----------------------------------------------------------------------===//
+// Rejections
+//===----------------------------------------------------------------------===//
+
+TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
+  std::string a = tensor({16, 8}, "f32"), b = tensor({8, 32}, "f32");
+  std::string y = tensor({16, 32}, "f32"), matmul =
+      "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n";
+  std::vector<Arg> args = {{"a", a}, {"b", b}};
+  // Wrong kind.
+  EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}}, "pointwise")));
+  // An op before the matmul (a prologue).
+  EXPECT_FALSE(matches(fusionModule(
+      args,
+      "    %e = kiln.exp %a : " + a + "\n    %m = kiln.matmul %e, %b : " + a +
+          ", " + b + "\n",
+      {{"m", y}})));
+  // A value computed before the matmul used by the epilogue.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", y}},
+      "    %e = kiln.exp %c : " + y + "\n" + matmul +
+          "    %s = kiln.add %m, %e : " + y + ", " + y + "\n",
+      {{"s", y}})));
+  // A reduction after the matmul.
+  EXPECT_FALSE(matches(fusionModule(
+      args, matmul + "    %r = kiln.reduce_sum %m dims = [1] : " + y + "\n",
+      {{"r", tensor({16}, "f32")}})));
+  // Two matmuls.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", tensor({32, 4}, "f32")}},
+      matmul + "    %n = kiln.matmul %m, %c : " + y + ", " +
+          tensor({32, 4}, "f32") + "\n",
+      {{"n", tensor({16, 4}, "f32")}})));
+  // No matmul.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"c", y}}, "    %e = kiln.exp %c : " + y + "\n", {{"e", y}})));
+  // An epilogue operand that widens the result (extra batch dim).
+  std::string wide = tensor({2, 16, 32}, "f32");
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", wide}},
+      matmul + "    %s = kiln.add %m, %c : " + y + ", " + wide + "\n",
+      {{"s", wide}})));
+  // A comparison (i1 values) in the epilogue.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", y}},
+      matmul + "    %s = kiln.compare lt, %m, %c : " + y + ", " + y + "\n",
+      {{"s", tensor({16, 32}, "i1")}})));
+  // A cast to i32.
+  EXPECT_FALSE(matches(fusionModule(
+      args, matmul + "    %s = kiln.cast %m : " + y + " to " +
+                tensor({16, 32}, "i32") + "\n",
+      {{"s", tensor({16, 32}, "i32")}})));
+  // Yielding an argument.
+  EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}, {"a", a}})));
+  // And the plain case is accepted.
+  EXPECT_TRUE(matches(fusionModule(args, matmul, {{"m", y}})));
+}
+
+TEST_F(GemmEmitterTest, RejectsOldArchitecturesWithADiagnostic) {
+  FusionOp fusion = parse(matmulModule({16, 16}, {16, 16}, "bf16", false, false, {16, 16}));
+  ASSERT_TRUE(fusion);
+  CodegenOptions options;
+  options.arch = "sm_75";
+  EXPECT_TRUE(failed(emitter->emit(fusion, options)));
+  EXPECT_NE(diagnostics.find("sm_80"), std::string::npos) << diagnostics;
+}
+
+TEST_F(GemmEmitterTest, RegistryPicksTheGemmEmitter) {
+  FusionOp fusion = parse(biasGelu(64, 64, 64, false));
+  ASSERT_TRUE(fusion);
+  FailureOr<GeneratedFusion> generated = emitFusion(fusion, CodegenOptions{});
+  ASSERT_TRUE(succeeded(generated)) << diagnostics;
+  EXPECT_EQ(generated->kernels[0].name.rfind("kiln_gemm_", 0), 0u);
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen
