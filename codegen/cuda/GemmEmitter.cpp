@@ -796,7 +796,7 @@ static_assert(KG_TM % 4 == 0 && KG_TN % 4 == 0, "thread tiles are float4 groups"
 __device__ __forceinline__ int kg_m_of(int ty, int i) { return (i / 4) * (KG_BM / (KG_TM / 4)) + ty * 4 + i % 4; }
 __device__ __forceinline__ int kg_n_of(int tx, int j) { return (j / 4) * (KG_BN / (KG_TN / 4)) + tx * 4 + j % 4; }
 
-extern "C" __global__ void __launch_bounds__(KG_THREADS) KG_NAME(KG_PARAMS) {
+extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(KG_PARAMS) {
   const KgParams p{KG_PARAM_NAMES};
   // [buffer][k][m or n], m/n contiguous; +4 keeps float4 alignment and
   // spreads the transposing stores over the banks.
@@ -953,7 +953,7 @@ const TileConfig kTf32Configs[] = {
 };
 const TileConfig kSimtConfigs[] = {
     {128, 128, 8, 0, 0, 0, 8, 8, 2, 1.00},
-    {64, 64, 8, 0, 0, 0, 4, 4, 4, 0.60},
+    {64, 64, 8, 0, 0, 0, 4, 4, 2, 0.60},
     {32, 32, 8, 0, 0, 0, 4, 4, 8, 0.35},
 };
 

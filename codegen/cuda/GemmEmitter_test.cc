@@ -569,5 +569,455 @@ TEST_F(GemmEmitterTest, RegistryPicksTheGemmEmitter) {
   EXPECT_EQ(generated->kernels[0].name.rfind("kiln_gemm_", 0), 0u);
 }
 
+//===----------------------------------------------------------------------===//
+// Host replay of the kernels' index math
+//===----------------------------------------------------------------------===//
+//
+// The formulas below are copied from the kernel templates in GemmEmitter.cpp
+// (tile mapping, tile loaders, ldmatrix addresses, fragment and accumulator
+// layouts, split-K ranges, SIMT thread tiles). The hardware side (what
+// ldmatrix and mma.sync return) follows the PTX ISA's fragment tables. The
+// replay computes the product of small integer matrices, so the result must
+// equal the direct product exactly; shared memory starts as NaN, so a
+// fragment that reads padding or a stage that was not filled shows up.
+
+struct Problem {
+  int64_t rows, n, k;
+  bool aKMajor, bKMajor; // A stored [rows][K]; B stored [N][K]
+  bool aVec, bVec;
+};
+
+struct Replay {
+  int bm, bn, bk;
+  int warpsM = 0, warpsN = 0; // tensor cores
+  bool tf32 = false;
+  int tm = 0, tn = 0; // SIMT
+  int split = 1, ktPerSplit = 0;
+
+  int threads() const { return tm ? (bm / tm) * (bn / tn) : warpsM * warpsN * 32; }
+};
+
+/// kg_tile.
+void tileOf(int64_t pid, int64_t tilesM, int64_t tilesN, int64_t &tm, int64_t &tn) {
+  const int64_t groupM = 8;
+  int64_t group = pid / (groupM * tilesN), first = group * groupM;
+  int64_t size = std::min(tilesM - first, groupM);
+  int64_t local = pid % (groupM * tilesN);
+  tm = first + local % size;
+  tn = local / size;
+}
+
+/// kg_load_tile: rows [r0, r0+R) x cols [c0, c0+C) of a GROWS x GCOLS matrix
+/// into s (leading dimension ld); every tile element written exactly once.
+void loadTile(std::vector<double> &s, const std::vector<double> &g, int R, int C,
+              int ld, int64_t growsTotal, int64_t gcols, int64_t r0, int64_t c0,
+              bool vec, int vecElements, int threads) {
+  std::vector<int> writes(R * C, 0);
+  auto put = [&](int row, int col, double value) {
+    ASSERT_LT(row, R);
+    ASSERT_LT(col, C);
+    s[row * ld + col] = value;
+    writes[row * C + col]++;
+  };
+  if (vec) {
+    int perRow = C / vecElements, chunks = R * perRow;
+    ASSERT_EQ(chunks % threads, 0);
+    ASSERT_EQ(gcols % vecElements, 0);
+    for (int tid = 0; tid < threads; ++tid)
+      for (int i = 0; i < chunks / threads; ++i) {
+        int chunk = tid + i * threads;
+        int row = chunk / perRow, col = (chunk % perRow) * vecElements;
+        int64_t gr = r0 + row, gc = c0 + col;
+        bool valid = gr < growsTotal && gc < gcols;
+        for (int e = 0; e < vecElements; ++e)
+          put(row, col + e, valid ? g[gr * gcols + gc + e] : 0.0);
+      }
+  } else {
+    ASSERT_EQ(R * C % threads, 0);
+    for (int tid = 0; tid < threads; ++tid)
+      for (int i = 0; i < R * C / threads; ++i) {
+        int e = tid + i * threads, row = e / C, col = e % C;
+        int64_t gr = r0 + row, gc = c0 + col;
+        put(row, col, gr < growsTotal && gc < gcols ? g[gr * gcols + gc] : 0.0);
+      }
+  }
+  for (int w : writes)
+    ASSERT_EQ(w, 1);
+}
+
+/// ldmatrix.x4 (optionally .trans) given each lane's row address: reg[lane][i]
+/// holds the two b16 elements of matrix i that lane receives.
+void ldmatrix(const std::vector<double> &s, const std::array<int, 32> &address,
+              bool trans, std::array<std::array<std::array<double, 2>, 4>, 32> &reg) {
+  for (int lane = 0; lane < 32; ++lane)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j) {
+        int row = lane / 4, col = 2 * (lane % 4) + j;
+        reg[lane][i][j] = trans ? s[address[8 * i + col] + row]
+                                : s[address[8 * i + row] + col];
+      }
+}
+
+/// Replays the tensor-core kernel on one GEMM (batch 1): returns C.
+std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
+                                     const std::vector<double> &a,
+                                     const std::vector<double> &b) {
+  const int vecElements = cfg.tf32 ? 4 : 8, kstep = cfg.tf32 ? 8 : 16;
+  const int padK = cfg.tf32 ? 4 : 8, padMN = 8;
+  const int threads = cfg.threads();
+  const int wm = cfg.bm / cfg.warpsM, wn = cfg.bn / cfg.warpsN;
+  const int mtN = wm / 16, ntN = wn / 8;
+  const int aRows = pr.aKMajor ? cfg.bm : cfg.bk, aCols = pr.aKMajor ? cfg.bk : cfg.bm;
+  const int aLd = aCols + (pr.aKMajor ? padK : padMN);
+  const int bRows = pr.bKMajor ? cfg.bn : cfg.bk, bCols = pr.bKMajor ? cfg.bk : cfg.bn;
+  const int bLd = bCols + (pr.bKMajor ? padK : padMN);
+  const int64_t aGRows = pr.aKMajor ? pr.rows : pr.k, aGCols = pr.aKMajor ? pr.k : pr.rows;
+  const int64_t bGRows = pr.bKMajor ? pr.n : pr.k, bGCols = pr.bKMajor ? pr.k : pr.n;
+  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm, tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
+  const int kt = static_cast<int>((pr.k + cfg.bk - 1) / cfg.bk);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  std::vector<double> partial(cfg.split * pr.rows * pr.n, nan);
+  std::vector<int> stores(cfg.split * pr.rows * pr.n, 0);
+  std::vector<int> tileSeen(tilesM * tilesN, 0);
+  for (int64_t pid = 0; pid < tilesM * tilesN; ++pid) {
+    int64_t tm, tn;
+    tileOf(pid, tilesM, tilesN, tm, tn);
+    EXPECT_TRUE(tm < tilesM && tn < tilesN);
+    tileSeen[tm * tilesN + tn]++;
+    const int64_t m0 = tm * cfg.bm, n0 = tn * cfg.bn;
+    for (int split = 0; split < cfg.split; ++split) {
+      int ktBegin = split * cfg.ktPerSplit;
+      int ktEnd = std::min(kt, ktBegin + cfg.ktPerSplit);
+      int nk = std::max(0, ktEnd - ktBegin);
+      // acc[warp][lane][mt][nt][4]
+      std::vector<double> acc(threads / 32 * 32 * mtN * ntN * 4, 0.0);
+      auto accAt = [&](int warp, int lane, int mt, int nt, int e) -> double & {
+        return acc[(((warp * 32 + lane) * mtN + mt) * ntN + nt) * 4 + e];
+      };
+      for (int i = 0; i < nk; ++i) {
+        int64_t k0 = int64_t(ktBegin + i) * cfg.bk;
+        std::vector<double> sA(aRows * aLd, nan), sB(bRows * bLd, nan);
+        if (pr.aKMajor)
+          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, m0, k0, pr.aVec, vecElements, threads);
+        else
+          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, k0, m0, pr.aVec, vecElements, threads);
+        if (pr.bKMajor)
+          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, n0, k0, pr.bVec, vecElements, threads);
+        else
+          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, k0, n0, pr.bVec, vecElements, threads);
+        for (int kk = 0; kk < cfg.bk; kk += kstep)
+          for (int warp = 0; warp < threads / 32; ++warp) {
+            const int warpM = warp / cfg.warpsN, warpN = warp % cfg.warpsN;
+            // Fragments per lane: af[lane][mt][reg][pair], bf[lane][nt][reg][pair].
+            std::vector<std::array<std::array<std::array<double, 2>, 4>, 32>> af(mtN), bq(ntN / 2);
+            for (int mt = 0; mt < mtN; ++mt) {
+              int mBase = warpM * wm + mt * 16;
+              if (cfg.tf32) {
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  for (int r = 0; r < 4; ++r) {
+                    int m = mBase + g + (r & 1) * 8, k = kk + q + (r >> 1) * 4;
+                    af[mt][lane][r][0] = pr.aKMajor ? sA[m * aLd + k] : sA[k * aLd + m];
+                  }
+                }
+              } else {
+                std::array<int, 32> address;
+                for (int lane = 0; lane < 32; ++lane) {
+                  int q = lane >> 3;
+                  address[lane] = pr.aKMajor
+                      ? (mBase + (lane & 15)) * aLd + kk + (lane >> 4) * 8
+                      : (kk + (q >> 1) * 8 + (lane & 7)) * aLd + mBase + (q & 1) * 8;
+                }
+                ldmatrix(sA, address, !pr.aKMajor, af[mt]);
+              }
+            }
+            for (int nt = 0; nt < ntN; nt += 2) {
+              int nBase = warpN * wn + nt * 8;
+              if (cfg.tf32) {
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  for (int j = 0; j < 2; ++j)
+                    for (int r = 0; r < 2; ++r) {
+                      int n = nBase + j * 8 + g, k = kk + q + r * 4;
+                      bq[nt / 2][lane][j * 2 + r][0] =
+                          pr.bKMajor ? sB[n * bLd + k] : sB[k * bLd + n];
+                    }
+                }
+              } else {
+                std::array<int, 32> address;
+                for (int lane = 0; lane < 32; ++lane) {
+                  int q = lane >> 3;
+                  address[lane] = pr.bKMajor
+                      ? (nBase + (q >> 1) * 8 + (lane & 7)) * bLd + kk + (q & 1) * 8
+                      : (kk + (q & 1) * 8 + (lane & 7)) * bLd + nBase + (q >> 1) * 8;
+                }
+                ldmatrix(sB, address, !pr.bKMajor, bq[nt / 2]);
+              }
+            }
+            // mma per (mt, nt): assemble the operands from the lanes' fragments
+            // as the PTX ISA lays them out, multiply, scatter to accumulators.
+            for (int mt = 0; mt < mtN; ++mt)
+              for (int nt = 0; nt < ntN; ++nt) {
+                std::vector<double> A(16 * kstep, nan), B(kstep * 8, nan);
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  // b regs of tile nt: registers (nt % 2) * 2 + {0, 1} of bq.
+                  const auto &bl = bq[nt / 2][lane];
+                  int b0 = (nt % 2) * 2, b1 = b0 + 1;
+                  if (cfg.tf32) {
+                    A[g * 8 + q] = af[mt][lane][0][0];
+                    A[(g + 8) * 8 + q] = af[mt][lane][1][0];
+                    A[g * 8 + q + 4] = af[mt][lane][2][0];
+                    A[(g + 8) * 8 + q + 4] = af[mt][lane][3][0];
+                    B[q * 8 + g] = bl[b0][0];
+                    B[(q + 4) * 8 + g] = bl[b1][0];
+                  } else {
+                    for (int j = 0; j < 2; ++j) {
+                      A[g * 16 + 2 * q + j] = af[mt][lane][0][j];
+                      A[(g + 8) * 16 + 2 * q + j] = af[mt][lane][1][j];
+                      A[g * 16 + 2 * q + 8 + j] = af[mt][lane][2][j];
+                      A[(g + 8) * 16 + 2 * q + 8 + j] = af[mt][lane][3][j];
+                      B[(2 * q + j) * 8 + g] = bl[b0][j];
+                      B[(2 * q + 8 + j) * 8 + g] = bl[b1][j];
+                    }
+                  }
+                }
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  for (int e = 0; e < 4; ++e) {
+                    int row = g + (e >> 1) * 8, col = 2 * q + (e & 1);
+                    double sum = 0;
+                    for (int x = 0; x < kstep; ++x)
+                      sum += A[row * kstep + x] * B[x * 8 + col];
+                    accAt(warp, lane, mt, nt, e) += sum;
+                  }
+                }
+              }
+          }
+      }
+      // Epilogue: kg_emit_pair per accumulator pair.
+      for (int warp = 0; warp < threads / 32; ++warp)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int warpM = warp / cfg.warpsN, warpN = warp % cfg.warpsN;
+          const int g = lane >> 2, q = lane & 3;
+          for (int mt = 0; mt < mtN; ++mt)
+            for (int half = 0; half < 2; ++half) {
+              int64_t row = m0 + warpM * wm + mt * 16 + g + half * 8;
+              if (row >= pr.rows)
+                continue;
+              for (int nt = 0; nt < ntN; ++nt) {
+                int64_t c = n0 + warpN * wn + nt * 8 + q * 2;
+                for (int j = 0; j < 2; ++j)
+                  if (c + j < pr.n) {
+                    int64_t at = (split * pr.rows + row) * pr.n + c + j;
+                    partial[at] = accAt(warp, lane, mt, nt, half * 2 + j);
+                    stores[at]++;
+                  }
+              }
+            }
+        }
+    }
+  }
+  for (int seen : tileSeen)
+    EXPECT_EQ(seen, 1);
+  for (int count : stores)
+    EXPECT_EQ(count, 1);
+  // The split-K reduction: partials added in split order.
+  std::vector<double> c(pr.rows * pr.n);
+  for (int64_t i = 0; i < pr.rows * pr.n; ++i) {
+    c[i] = partial[i];
+    for (int s = 1; s < cfg.split; ++s)
+      c[i] += partial[s * pr.rows * pr.n + i];
+  }
+  return c;
+}
+
+/// Replays the SIMT kernel.
+std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
+                               const std::vector<double> &a,
+                               const std::vector<double> &b) {
+  const int tx = cfg.bn / cfg.tn, threads = cfg.threads();
+  const int ea = cfg.bm * cfg.bk / threads, eb = cfg.bn * cfg.bk / threads;
+  EXPECT_EQ(ea * threads, cfg.bm * cfg.bk);
+  EXPECT_EQ(eb * threads, cfg.bn * cfg.bk);
+  auto mOf = [&](int ty, int i) { return (i / 4) * (cfg.bm / (cfg.tm / 4)) + ty * 4 + i % 4; };
+  auto nOf = [&](int tx, int j) { return (j / 4) * (cfg.bn / (cfg.tn / 4)) + tx * 4 + j % 4; };
+  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm, tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
+  const int kt = static_cast<int>((pr.k + cfg.bk - 1) / cfg.bk);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> partial(cfg.split * pr.rows * pr.n, nan);
+  std::vector<int> stores(partial.size(), 0);
+  for (int64_t pid = 0; pid < tilesM * tilesN; ++pid) {
+    int64_t tm, tn;
+    tileOf(pid, tilesM, tilesN, tm, tn);
+    const int64_t m0 = tm * cfg.bm, n0 = tn * cfg.bn;
+    for (int split = 0; split < cfg.split; ++split) {
+      int ktBegin = split * cfg.ktPerSplit;
+      int nk = std::max(0, std::min(kt, ktBegin + cfg.ktPerSplit) - ktBegin);
+      std::vector<double> acc(threads * cfg.tm * cfg.tn, 0.0);
+      for (int i = 0; i < nk; ++i) {
+        int64_t k0 = int64_t(ktBegin + i) * cfg.bk;
+        // sA[k][m], sB[k][n] (+4 padding not needed here), written once each.
+        std::vector<double> sA(cfg.bk * cfg.bm, nan), sB(cfg.bk * cfg.bn, nan);
+        std::vector<int> wa(sA.size(), 0), wb(sB.size(), 0);
+        for (int tid = 0; tid < threads; ++tid) {
+          for (int x = 0; x < ea; ++x) {
+            int e = tid + x * threads;
+            int kl = pr.aKMajor ? e % cfg.bk : e / cfg.bm;
+            int ml = pr.aKMajor ? e / cfg.bk : e % cfg.bm;
+            int64_t gm = m0 + ml, gk = k0 + kl;
+            sA[kl * cfg.bm + ml] = gm < pr.rows && gk < pr.k
+                ? a[pr.aKMajor ? gm * pr.k + gk : gk * pr.rows + gm] : 0.0;
+            wa[kl * cfg.bm + ml]++;
+          }
+          for (int x = 0; x < eb; ++x) {
+            int e = tid + x * threads;
+            int kl = pr.bKMajor ? e % cfg.bk : e / cfg.bn;
+            int nl = pr.bKMajor ? e / cfg.bk : e % cfg.bn;
+            int64_t gn = n0 + nl, gk = k0 + kl;
+            sB[kl * cfg.bn + nl] = gn < pr.n && gk < pr.k
+                ? b[pr.bKMajor ? gn * pr.k + gk : gk * pr.n + gn] : 0.0;
+            wb[kl * cfg.bn + nl]++;
+          }
+        }
+        for (int w : wa)
+          EXPECT_EQ(w, 1);
+        for (int w : wb)
+          EXPECT_EQ(w, 1);
+        for (int tid = 0; tid < threads; ++tid)
+          for (int kk = 0; kk < cfg.bk; ++kk)
+            for (int u = 0; u < cfg.tm; ++u)
+              for (int v = 0; v < cfg.tn; ++v)
+                acc[(tid * cfg.tm + u) * cfg.tn + v] +=
+                    sA[kk * cfg.bm + mOf(tid / tx, u)] * sB[kk * cfg.bn + nOf(tid % tx, v)];
+      }
+      for (int tid = 0; tid < threads; ++tid)
+        for (int u = 0; u < cfg.tm; ++u) {
+          int64_t row = m0 + mOf(tid / tx, u);
+          if (row >= pr.rows)
+            continue;
+          for (int v = 0; v < cfg.tn; v += 2) {
+            int64_t c = n0 + nOf(tid % tx, v);
+            for (int j = 0; j < 2; ++j)
+              if (c + j < pr.n) {
+                int64_t at = (split * pr.rows + row) * pr.n + c + j;
+                partial[at] = acc[(tid * cfg.tm + u) * cfg.tn + v + j];
+                stores[at]++;
+              }
+          }
+        }
+    }
+  }
+  for (int count : stores)
+    EXPECT_EQ(count, 1);
+  std::vector<double> c(pr.rows * pr.n);
+  for (int64_t i = 0; i < pr.rows * pr.n; ++i) {
+    c[i] = partial[i];
+    for (int s = 1; s < cfg.split; ++s)
+      c[i] += partial[s * pr.rows * pr.n + i];
+  }
+  return c;
+}
+
+/// Random small integers in each operand's stored layout, the direct
+/// product, and the replay compared.
+void checkReplay(const Replay &cfg, Problem pr, std::mt19937 &rng) {
+  int vecElements = cfg.tf32 || cfg.tm ? 4 : 8;
+  pr.aVec = pr.aVec && (pr.aKMajor ? pr.k : pr.rows) % vecElements == 0;
+  pr.bVec = pr.bVec && (pr.bKMajor ? pr.k : pr.n) % vecElements == 0;
+  std::uniform_int_distribution<int> dist(-3, 3);
+  std::vector<double> a(pr.rows * pr.k), b(pr.k * pr.n);
+  for (double &x : a)
+    x = dist(rng);
+  for (double &x : b)
+    x = dist(rng);
+  auto at = [&](int64_t m, int64_t k) { return pr.aKMajor ? a[m * pr.k + k] : a[k * pr.rows + m]; };
+  auto bt = [&](int64_t k, int64_t n) { return pr.bKMajor ? b[n * pr.k + k] : b[k * pr.n + n]; };
+  std::vector<double> got = cfg.tm ? replaySimt(cfg, pr, a, b) : replayTensorCore(cfg, pr, a, b);
+  int64_t wrong = 0;
+  for (int64_t m = 0; m < pr.rows; ++m)
+    for (int64_t n = 0; n < pr.n; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < pr.k; ++k)
+        want += at(m, k) * bt(k, n);
+      if (!(got[m * pr.n + n] == want) && wrong++ < 3)
+        ADD_FAILURE() << "C[" << m << "][" << n << "] = " << got[m * pr.n + n]
+                      << ", want " << want;
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
+
+TEST(GemmReplay, TensorCoreTilesEveryLayoutWithTails) {
+  std::mt19937 rng(7);
+  struct Shape { int64_t rows, n, k; int split; };
+  // Exact tiles, ragged tails, several K tiles, split K with a short last split.
+  for (Replay cfg : {Replay{128, 256, 32, 2, 4}, Replay{128, 128, 32, 2, 4},
+                     Replay{64, 128, 32, 2, 2}, Replay{64, 64, 32, 2, 2}})
+    for (bool tf32 : {false, true})
+      for (Shape shape : {Shape{64, 64, 32, 1}, Shape{131, 75, 72, 1},
+                          Shape{70, 264, 200, 3}, Shape{9, 11, 5, 1}})
+        for (bool aK : {true, false})
+          for (bool bK : {true, false})
+            for (bool vec : {true, false}) {
+              Replay c = cfg;
+              c.tf32 = tf32;
+              int kt = static_cast<int>((shape.k + c.bk - 1) / c.bk);
+              c.split = shape.split;
+              c.ktPerSplit = (kt + c.split - 1) / c.split;
+              SCOPED_TRACE(testing::Message()
+                           << c.bm << "x" << c.bn << (tf32 ? " tf32" : " b16")
+                           << " rows=" << shape.rows << " n=" << shape.n
+                           << " k=" << shape.k << " aK=" << aK << " bK=" << bK
+                           << " vec=" << vec);
+              checkReplay(c, Problem{shape.rows, shape.n, shape.k, aK, bK, vec, vec}, rng);
+            }
+}
+
+TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
+  std::mt19937 rng(11);
+  Replay big{128, 128, 8}, mid{64, 64, 8}, small{32, 32, 8};
+  big.tm = big.tn = 8;
+  mid.tm = mid.tn = small.tm = small.tn = 4;
+  for (Replay cfg : {big, mid, small})
+    for (std::array<int64_t, 4> shape : {std::array<int64_t, 4>{128, 128, 16, 1},
+                                         std::array<int64_t, 4>{77, 45, 53, 1},
+                                         std::array<int64_t, 4>{150, 9, 70, 4}})
+      for (bool aK : {true, false})
+        for (bool bK : {true, false}) {
+          Replay c = cfg;
+          int kt = static_cast<int>((shape[2] + c.bk - 1) / c.bk);
+          c.split = static_cast<int>(shape[3]);
+          c.ktPerSplit = (kt + c.split - 1) / c.split;
+          SCOPED_TRACE(testing::Message() << c.bm << " rows=" << shape[0]
+                                          << " aK=" << aK << " bK=" << bK);
+          checkReplay(c, Problem{shape[0], shape[1], shape[2], aK, bK, false, false}, rng);
+        }
+}
+
+TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
+  // The configuration the emitter picks for a small, deep problem, replayed.
+  for (bool tr : {false, true}) {
+    std::string element = "bf16";
+    GeneratedFusion generated = emitAndCompile(matmulModule(
+        {96, 1000}, tr ? std::vector<int64_t>{40, 1000} : std::vector<int64_t>{1000, 40},
+        element, false, tr, {96, 40}));
+    ASSERT_FALSE(generated.kernels.empty());
+    const std::string &source = generated.kernels[0].source;
+    Replay cfg{static_cast<int>(constant(source, "KG_BM")),
+               static_cast<int>(constant(source, "KG_BN")),
+               static_cast<int>(constant(source, "KG_BK")),
+               static_cast<int>(constant(source, "KG_WARPS_M")),
+               static_cast<int>(constant(source, "KG_WARPS_N"))};
+    cfg.split = static_cast<int>(constant(source, "KG_SPLIT"));
+    cfg.ktPerSplit = static_cast<int>(constant(source, "KG_KT_PER_SPLIT"));
+    EXPECT_GT(cfg.split, 1);
+    std::mt19937 rng(3);
+    checkReplay(cfg, Problem{96, 40, 1000, true, tr, flag(source, "KG_A_VEC"),
+                             flag(source, "KG_B_VEC")}, rng);
+  }
+}
+
 } // namespace
 } // namespace mlir::kiln::codegen
