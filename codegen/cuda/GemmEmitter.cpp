@@ -940,6 +940,8 @@ struct TileConfig {
   }
 };
 
+// BK = 32 with four stages: BK = 64 (three stages) makes ptxas spill the
+// 128x256 tile's 64x64 warp tiles (255 registers); BK = 32 fits without.
 const TileConfig kTensorCoreConfigs[] = {
     {128, 256, 32, 2, 4, 4, 0, 0, 1, 1.00},
     {128, 128, 32, 2, 4, 4, 0, 0, 2, 0.90},
@@ -1111,7 +1113,8 @@ public:
     os << "constexpr int KG_KIND = "
        << (plan.elementType.isBF16() ? 0 : plan.elementType.isF16() ? 1 : 2)
        << "; // 0 bf16, 1 f16, 2 tf32/f32\n";
-    os << "constexpr bool KG_TF32 = " << (isF32 ? "true" : "false") << ";\n";
+    os << "constexpr bool KG_TF32 = " << (tensorCores && isF32 ? "true" : "false")
+       << ";\n";
     os << "constexpr long long KG_M = " << plan.m << ";\n";
     os << "constexpr long long KG_N = " << plan.n << ";\n";
     os << "constexpr long long KG_K = " << plan.k << ";\n";

@@ -954,7 +954,8 @@ TEST(GemmReplay, TensorCoreTilesEveryLayoutWithTails) {
   struct Shape { int64_t rows, n, k; int split; };
   // Exact tiles, ragged tails, several K tiles, split K with a short last split.
   for (Replay cfg : {Replay{128, 256, 32, 2, 4}, Replay{128, 128, 32, 2, 4},
-                     Replay{64, 128, 32, 2, 2}, Replay{64, 64, 32, 2, 2}})
+                     Replay{64, 128, 32, 2, 2}, Replay{64, 64, 32, 2, 2},
+                     Replay{128, 128, 64, 2, 4}})
     for (bool tf32 : {false, true})
       for (Shape shape : {Shape{64, 64, 32, 1}, Shape{131, 75, 72, 1},
                           Shape{70, 264, 200, 3}, Shape{9, 11, 5, 1}})
