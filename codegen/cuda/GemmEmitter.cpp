@@ -284,15 +284,15 @@ std::string offsetBody(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
   }
   if (ArrayRef<int64_t>(dense) == strides)
     return "  return " + index + " * " + std::to_string(strides.back()) +
-           "LL;\n";
-  std::string text = "  long long rest = " + index + ", off = 0;\n";
+           ";\n";
+  std::string text = "  kg_idx rest = " + index + ", off = 0;\n";
   for (size_t i = 0; i < dims.size(); ++i) {
     size_t d = dims.size() - 1 - i;
     if (strides[d] != 0)
-      text += "  off += (rest % " + std::to_string(dims[d]) + "LL) * " +
-              std::to_string(strides[d]) + "LL;\n";
+      text += "  off += (rest % " + std::to_string(dims[d]) + ") * " +
+              std::to_string(strides[d]) + ";\n";
     if (i + 1 < dims.size())
-      text += "  rest /= " + std::to_string(dims[d]) + "LL;\n";
+      text += "  rest /= " + std::to_string(dims[d]) + ";\n";
   }
   return text + "  return off;\n";
 }
@@ -329,13 +329,13 @@ public:
       SmallVector<int64_t> rowStrides(ArrayRef<int64_t>(strides).drop_back());
       os << "// Element offset of argument " << index
          << " at output row r (without the column).\n"
-         << "__device__ __forceinline__ long long kg_row_in" << index
-         << "(long long r) {\n"
+         << "__device__ __forceinline__ kg_idx kg_row_in" << index
+         << "(kg_idx r) {\n"
          << offsetBody(rowDims, rowStrides, "r") << "}\n";
     }
 
     os << "__device__ __forceinline__ void kg_epilogue(const KgParams &p, "
-          "long long r, long long c, float acc, float (&res)["
+          "kg_idx r, kg_idx c, float acc, float (&res)["
        << plan.yields.size() << "]) {\n";
     names[plan.product] = "v0";
     os << "  // kiln.matmul, rounded once to its element type\n";
@@ -355,8 +355,8 @@ public:
 
     // Stores.
     size_t count = plan.yields.size();
-    os << "__device__ __forceinline__ void kg_store(const KgParams &p, long "
-          "long r, long long c, float acc) {\n"
+    os << "__device__ __forceinline__ void kg_store(const KgParams &p, "
+          "kg_idx r, kg_idx c, float acc) {\n"
        << "  float res[" << count << "];\n"
        << "  kg_epilogue(p, r, c, acc, res);\n";
     for (size_t i = 0; i < count; ++i)
@@ -365,7 +365,7 @@ public:
     os << "}\n\n";
     os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
        << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
-          "long long r, long long c, float acc0, float acc1) {\n"
+          "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
        << "  if (c + 1 < KG_N) {\n"
        << "    float res0[" << count << "], res1[" << count << "];\n"
        << "    kg_epilogue(p, r, c, acc0, res0);\n"
@@ -498,26 +498,26 @@ __device__ __forceinline__ void kg_store2(__half *p, float a, float b) {
 
 /// Tile mapping and the split-K partial stores shared by both GEMM kernels.
 constexpr const char *kCommon = R"cuda(
-constexpr long long KG_TILES_M = (KG_ROWS + KG_BM - 1) / KG_BM;
-constexpr long long KG_TILES_N = (KG_N + KG_BN - 1) / KG_BN;
+constexpr kg_idx KG_TILES_M = (KG_ROWS + KG_BM - 1) / KG_BM;
+constexpr kg_idx KG_TILES_N = (KG_N + KG_BN - 1) / KG_BN;
 constexpr int KG_KT = (int)((KG_K + KG_BK - 1) / KG_BK);
-constexpr long long KG_TOTAL = KG_OUT_ROWS * KG_N;
+constexpr kg_idx KG_TOTAL = KG_OUT_ROWS * KG_N;
 
 // Block index -> (tile row, tile column), KG_GROUP_M tile rows at a time so
 // that concurrently running blocks share A and B tiles in L2.
-__device__ __forceinline__ void kg_tile(long long pid, long long &tm, long long &tn) {
-  const long long group = pid / (KG_GROUP_M * KG_TILES_N);
-  const long long first = group * KG_GROUP_M;
-  const long long size = KG_TILES_M - first < KG_GROUP_M ? KG_TILES_M - first : KG_GROUP_M;
-  const long long local = pid % (KG_GROUP_M * KG_TILES_N);
+__device__ __forceinline__ void kg_tile(kg_idx pid, kg_idx &tm, kg_idx &tn) {
+  const kg_idx group = pid / (KG_GROUP_M * KG_TILES_N);
+  const kg_idx first = group * KG_GROUP_M;
+  const kg_idx size = KG_TILES_M - first < KG_GROUP_M ? KG_TILES_M - first : KG_GROUP_M;
+  const kg_idx local = pid % (KG_GROUP_M * KG_TILES_N);
   tm = first + local % size;
   tn = local / size;
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused
 // epilogue, or the f32 partial product of split `split`.
-__device__ __forceinline__ void kg_emit_pair(const KgParams &p, int split, long long r,
-                                             long long c, float v0, float v1) {
+__device__ __forceinline__ void kg_emit_pair(const KgParams &p, int split, kg_idx r,
+                                             kg_idx c, float v0, float v1) {
   if constexpr (KG_SPLIT == 1) {
     kg_store_pair(p, r, c, v0, v1);
   } else {
@@ -557,10 +557,10 @@ constexpr int KG_B_LD = KG_B_COLS + (KG_B_KMAJOR ? KG_PAD_K : KG_PAD_MN);
 constexpr int KG_A_STAGE = KG_A_ROWS * KG_A_LD;
 constexpr int KG_B_STAGE = KG_B_ROWS * KG_B_LD;
 // Global matrices of one batch: A is [rows][K] or [K][rows], B [N][K] or [K][N].
-constexpr long long KG_A_GROWS = KG_A_KMAJOR ? KG_ROWS : KG_K;
-constexpr long long KG_A_GCOLS = KG_A_KMAJOR ? KG_K : KG_ROWS;
-constexpr long long KG_B_GROWS = KG_B_KMAJOR ? KG_N : KG_K;
-constexpr long long KG_B_GCOLS = KG_B_KMAJOR ? KG_K : KG_N;
+constexpr kg_idx KG_A_GROWS = KG_A_KMAJOR ? KG_ROWS : KG_K;
+constexpr kg_idx KG_A_GCOLS = KG_A_KMAJOR ? KG_K : KG_ROWS;
+constexpr kg_idx KG_B_GROWS = KG_B_KMAJOR ? KG_N : KG_K;
+constexpr kg_idx KG_B_GCOLS = KG_B_KMAJOR ? KG_K : KG_N;
 static_assert(KG_MT >= 1 && KG_NT % 2 == 0 && KG_BK % KG_KSTEP == 0, "bad warp tile");
 static_assert((KG_A_LD * (int)sizeof(kg_t)) % 16 == 0 && (KG_B_LD * (int)sizeof(kg_t)) % 16 == 0,
               "shared rows must stay 16-byte aligned");
@@ -569,9 +569,9 @@ static_assert((KG_A_LD * (int)sizeof(kg_t)) % 16 == 0 && (KG_B_LD * (int)sizeof(
 // matrix into a shared tile with leading dimension LD; outside the matrix the
 // tile is zero. VEC: 16-byte cp.async (GCOLS % KG_VEC == 0, so a chunk is
 // either wholly inside or wholly outside); otherwise element by element.
-template <int R, int C, int LD, long long GROWS, long long GCOLS, bool VEC>
-__device__ __forceinline__ void kg_load_tile(kg_t *s, const kg_t *__restrict__ g, long long r0,
-                                             long long c0, int tid) {
+template <int R, int C, int LD, kg_idx GROWS, kg_idx GCOLS, bool VEC>
+__device__ __forceinline__ void kg_load_tile(kg_t *s, const kg_t *__restrict__ g, kg_idx r0,
+                                             kg_idx c0, int tid) {
   if constexpr (VEC) {
     constexpr int PER_ROW = C / KG_VEC;
     constexpr int CHUNKS = R * PER_ROW;
@@ -580,7 +580,7 @@ __device__ __forceinline__ void kg_load_tile(kg_t *s, const kg_t *__restrict__ g
     for (int i = 0; i < CHUNKS / KG_THREADS; ++i) {
       const int chunk = tid + i * KG_THREADS;
       const int row = chunk / PER_ROW, col = (chunk % PER_ROW) * KG_VEC;
-      const long long gr = r0 + row, gc = c0 + col;
+      const kg_idx gr = r0 + row, gc = c0 + col;
       const bool valid = gr < GROWS && gc < GCOLS;
       const kg_t *src = valid ? g + gr * GCOLS + gc : g;
       const unsigned dst = (unsigned)__cvta_generic_to_shared(s + row * LD + col);
@@ -594,7 +594,7 @@ __device__ __forceinline__ void kg_load_tile(kg_t *s, const kg_t *__restrict__ g
     for (int i = 0; i < ELEMS / KG_THREADS; ++i) {
       const int e = tid + i * KG_THREADS;
       const int row = e / C, col = e % C;
-      const long long gr = r0 + row, gc = c0 + col;
+      const kg_idx gr = r0 + row, gc = c0 + col;
       s[row * LD + col] = (gr < GROWS && gc < GCOLS) ? g[gr * GCOLS + gc] : kg_t(0.0f);
     }
   }
@@ -688,12 +688,12 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   kg_t *sB = sA + KG_STAGES * KG_A_STAGE;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int warpM = warp / KG_WARPS_N, warpN = warp % KG_WARPS_N;
-  long long tm, tn;
+  kg_idx tm, tn;
   kg_tile(blockIdx.x, tm, tn);
-  const long long m0 = tm * KG_BM, n0 = tn * KG_BN;
+  const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
   for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
-    const long long b = z / KG_SPLIT;
+    const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
     const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
@@ -702,7 +702,7 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
     const kg_t *gB = p.KG_RHS + kg_rhs_batch(b);
 
     auto loadStage = [&](int stage, int kt) {
-      const long long k0 = (long long)kt * KG_BK;
+      const kg_idx k0 = (kg_idx)kt * KG_BK;
       kg_t *tA = sA + stage * KG_A_STAGE;
       kg_t *tB = sB + stage * KG_B_STAGE;
       if constexpr (KG_A_KMAJOR)
@@ -768,13 +768,13 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
     for (int mt = 0; mt < KG_MT; ++mt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const long long row = m0 + warpM * KG_WM + mt * 16 + g + half * 8;
+        const kg_idx row = m0 + warpM * KG_WM + mt * 16 + g + half * 8;
         if (row >= KG_ROWS)
           continue;
-        const long long r = b * KG_ROWS + row;
+        const kg_idx r = b * KG_ROWS + row;
 #pragma unroll
         for (int nt = 0; nt < KG_NT; ++nt) {
-          const long long c = n0 + warpN * KG_WN + nt * 8 + q * 2;
+          const kg_idx c = n0 + warpN * KG_WN + nt * 8 + q * 2;
           kg_emit_pair(p, split, r, c, acc[mt][nt][half * 2], acc[mt][nt][half * 2 + 1]);
         }
       }
@@ -803,12 +803,12 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   __shared__ __align__(16) float sA[2][KG_BK][KG_BM + 4];
   __shared__ __align__(16) float sB[2][KG_BK][KG_BN + 4];
   const int tid = threadIdx.x, ty = tid / KG_TX, tx = tid % KG_TX;
-  long long tm, tn;
+  kg_idx tm, tn;
   kg_tile(blockIdx.x, tm, tn);
-  const long long m0 = tm * KG_BM, n0 = tn * KG_BN;
+  const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
   for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
-    const long long b = z / KG_SPLIT;
+    const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
     const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
@@ -820,13 +820,13 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
     // dimension (coalesced); (ml, kl) / (nl, kl) are its tile coordinates.
     float ra[KG_EA], rb[KG_EB];
     auto fetch = [&](int kt) {
-      const long long k0 = (long long)kt * KG_BK;
+      const kg_idx k0 = (kg_idx)kt * KG_BK;
 #pragma unroll
       for (int i = 0; i < KG_EA; ++i) {
         const int e = tid + i * KG_THREADS;
         const int kl = KG_A_KMAJOR ? e % KG_BK : e / KG_BM;
         const int ml = KG_A_KMAJOR ? e / KG_BK : e % KG_BM;
-        const long long gm = m0 + ml, gk = k0 + kl;
+        const kg_idx gm = m0 + ml, gk = k0 + kl;
         ra[i] = (gm < KG_ROWS && gk < KG_K) ? gA[KG_A_KMAJOR ? gm * KG_K + gk : gk * KG_ROWS + gm] : 0.0f;
       }
 #pragma unroll
@@ -834,7 +834,7 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
         const int e = tid + i * KG_THREADS;
         const int kl = KG_B_KMAJOR ? e % KG_BK : e / KG_BN;
         const int nl = KG_B_KMAJOR ? e / KG_BK : e % KG_BN;
-        const long long gn = n0 + nl, gk = k0 + kl;
+        const kg_idx gn = n0 + nl, gk = k0 + kl;
         rb[i] = (gn < KG_N && gk < KG_K) ? gB[KG_B_KMAJOR ? gn * KG_K + gk : gk * KG_N + gn] : 0.0f;
       }
     };
@@ -892,10 +892,10 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
 
 #pragma unroll
     for (int u = 0; u < KG_TM; ++u) {
-      const long long row = m0 + kg_m_of(ty, u);
+      const kg_idx row = m0 + kg_m_of(ty, u);
       if (row >= KG_ROWS)
         continue;
-      const long long r = b * KG_ROWS + row;
+      const kg_idx r = b * KG_ROWS + row;
 #pragma unroll
       for (int v = 0; v < KG_TN; v += 2)
         kg_emit_pair(p, split, r, n0 + kg_n_of(tx, v), acc[u][v], acc[u][v + 1]);
@@ -909,8 +909,8 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
 constexpr const char *kSplitReduceKernel = R"cuda(
 extern "C" __global__ void __launch_bounds__(256) KG_NAME(KG_PARAMS) {
   const KgParams p{KG_PARAM_NAMES};
-  const long long total = KG_OUT_ROWS * KG_N;
-  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < total; i += (long long)gridDim.x * 256) {
+  const kg_idx total = KG_OUT_ROWS * KG_N;
+  for (kg_idx i = (kg_idx)blockIdx.x * 256 + threadIdx.x; i < total; i += (kg_idx)gridDim.x * 256) {
     float acc = p.scratch[i];
 #pragma unroll
     for (int s = 1; s < KG_SPLIT; ++s)
@@ -954,7 +954,9 @@ const TileConfig kTf32Configs[] = {
     {64, 64, 32, 2, 2, 3, 0, 0, 3, 0.60},
 };
 const TileConfig kSimtConfigs[] = {
-    {128, 128, 8, 0, 0, 0, 8, 8, 2, 1.00},
+    // ~150 registers (64 accumulators, the staged next tile, the epilogue):
+    // capping at 128 for two blocks per SM spills.
+    {128, 128, 8, 0, 0, 0, 8, 8, 1, 1.00},
     {64, 64, 8, 0, 0, 0, 4, 4, 2, 0.60},
     {32, 32, 8, 0, 0, 0, 4, 4, 8, 0.35},
 };
@@ -1110,20 +1112,30 @@ public:
     os << "// Not every size below is used by every kernel.\n"
           "#pragma nv_diag_suppress 177\n\n";
     os << "typedef " << cudaType(plan.elementType) << " kg_t;\n";
+    // 32-bit index math (fewer registers) when every buffer, the scratch
+    // and the tile overhang stay far below 2^31 elements.
+    int64_t largest = static_cast<int64_t>(choice.split) * outElements;
+    for (Value value : fusion.getInputs())
+      largest = std::max(largest, product(shapeOf(value)));
+    for (Value value : fusion.getResults())
+      largest = std::max(largest, product(shapeOf(value)));
+    bool narrow = largest <= (int64_t(1) << 30);
+    os << "typedef " << (narrow ? "int" : "long long")
+       << " kg_idx; // element offsets and indices\n";
     os << "constexpr int KG_KIND = "
        << (plan.elementType.isBF16() ? 0 : plan.elementType.isF16() ? 1 : 2)
        << "; // 0 bf16, 1 f16, 2 tf32/f32\n";
     os << "constexpr bool KG_TF32 = " << (tensorCores && isF32 ? "true" : "false")
        << ";\n";
-    os << "constexpr long long KG_M = " << plan.m << ";\n";
-    os << "constexpr long long KG_N = " << plan.n << ";\n";
-    os << "constexpr long long KG_K = " << plan.k << ";\n";
-    os << "constexpr long long KG_BATCH = " << plan.batch << ";\n";
+    os << "constexpr kg_idx KG_M = " << plan.m << ";\n";
+    os << "constexpr kg_idx KG_N = " << plan.n << ";\n";
+    os << "constexpr kg_idx KG_K = " << plan.k << ";\n";
+    os << "constexpr kg_idx KG_BATCH = " << plan.batch << ";\n";
     os << "// The GEMM's batch and rows (the batch is folded into the rows "
           "when the rhs is shared).\n";
-    os << "constexpr long long KG_GEMM_BATCH = " << gemmBatch << ";\n";
-    os << "constexpr long long KG_ROWS = " << rows << ";\n";
-    os << "constexpr long long KG_OUT_ROWS = " << plan.batch * plan.m
+    os << "constexpr kg_idx KG_GEMM_BATCH = " << gemmBatch << ";\n";
+    os << "constexpr kg_idx KG_ROWS = " << rows << ";\n";
+    os << "constexpr kg_idx KG_OUT_ROWS = " << plan.batch * plan.m
        << "; // rows of every output, r = batch * M + m\n";
     os << "constexpr bool KG_A_KMAJOR = " << (aKMajor ? "true" : "false")
        << "; // lhs stored [M][K]\n";
@@ -1186,9 +1198,9 @@ public:
         return std::string("  return 0;\n");
       return offsetBody(outBatch, scaled, "b");
     };
-    os << "__device__ __forceinline__ long long kg_lhs_batch(long long b) {\n"
+    os << "__device__ __forceinline__ kg_idx kg_lhs_batch(kg_idx b) {\n"
        << batchOffset(plan.lhsBatchStrides, plan.m * plan.k) << "}\n";
-    os << "__device__ __forceinline__ long long kg_rhs_batch(long long b) {\n"
+    os << "__device__ __forceinline__ kg_idx kg_rhs_batch(kg_idx b) {\n"
        << batchOffset(plan.rhsBatchStrides, plan.k * plan.n) << "}\n";
     os << kEpilogueHelpers << "\n";
     os << EpilogueWriter(plan, fusion).write() << "\n";

@@ -15,8 +15,10 @@
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
+#include <nvJitLink.h>
 
 #include <map>
+#include <set>
 #include <random>
 #include <regex>
 
@@ -336,25 +338,25 @@ TEST_F(GemmEmitterTest, BroadcastBatchesWithResidualAndBias) {
   EXPECT_EQ(constant(source, "KG_ROWS"), 33);
   EXPECT_EQ(generated.launches[0].grid[2], 6u);
   // Output batch b = (i, j) of [2, 3]: lhs at i * 33*48, rhs at j * 48*24.
-  EXPECT_NE(source.find("kg_lhs_batch(long long b) {\n"
-                        "  long long rest = b, off = 0;\n"
-                        "  rest /= 3LL;\n"
-                        "  off += (rest % 2LL) * 1584LL;\n"),
+  EXPECT_NE(source.find("kg_lhs_batch(kg_idx b) {\n"
+                        "  kg_idx rest = b, off = 0;\n"
+                        "  rest /= 3;\n"
+                        "  off += (rest % 2) * 1584;\n"),
             std::string::npos)
       << source;
-  EXPECT_NE(source.find("kg_rhs_batch(long long b) {\n"
-                        "  long long rest = b, off = 0;\n"
-                        "  off += (rest % 3LL) * 1152LL;\n"),
+  EXPECT_NE(source.find("kg_rhs_batch(kg_idx b) {\n"
+                        "  kg_idx rest = b, off = 0;\n"
+                        "  off += (rest % 3) * 1152;\n"),
             std::string::npos);
   // The residual is dense, the bias has no row part, the scale follows j.
-  EXPECT_NE(source.find("kg_row_in2(long long r) {\n  return r * 24LL;\n"),
+  EXPECT_NE(source.find("kg_row_in2(kg_idx r) {\n  return r * 24;\n"),
             std::string::npos);
-  EXPECT_NE(source.find("kg_row_in3(long long r) {\n  return 0;\n"),
+  EXPECT_NE(source.find("kg_row_in3(kg_idx r) {\n  return 0;\n"),
             std::string::npos);
-  EXPECT_NE(source.find("kg_row_in4(long long r) {\n"
-                        "  long long rest = r, off = 0;\n"
-                        "  rest /= 33LL;\n"
-                        "  off += (rest % 3LL) * 1LL;\n"),
+  EXPECT_NE(source.find("kg_row_in4(kg_idx r) {\n"
+                        "  kg_idx rest = r, off = 0;\n"
+                        "  rest /= 33;\n"
+                        "  off += (rest % 3) * 1;\n"),
             std::string::npos);
   EXPECT_NE(source.find("kiln_load(p.in3[kg_row_in3(r) + c])"), std::string::npos);
   EXPECT_NE(source.find("kiln_load(p.in4[kg_row_in4(r)])"), std::string::npos);
@@ -492,6 +494,84 @@ TEST_F(GemmEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
   EXPECT_EQ(first.kernels[0].source, second.kernels[0].source);
   GeneratedFusion other = emitAndCompile(biasGelu(256, 128, 64, false));
   EXPECT_NE(first.kernels[0].name, other.kernels[0].name);
+}
+
+/// ptxas's resource report for `ptx` on sm_90 (nvJitLink -verbose).
+std::string ptxasReport(const std::string &ptx) {
+  const char *options[] = {"-arch=sm_90", "-verbose"};
+  nvJitLinkHandle handle;
+  if (nvJitLinkCreate(&handle, 2, options) != NVJITLINK_SUCCESS)
+    return "nvJitLinkCreate failed";
+  std::string log;
+  if (nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(),
+                       "kernel.ptx") == NVJITLINK_SUCCESS &&
+      nvJitLinkComplete(handle) == NVJITLINK_SUCCESS) {
+    size_t size = 0;
+    nvJitLinkGetInfoLogSize(handle, &size);
+    log.assign(size, '\0');
+    if (size)
+      nvJitLinkGetInfoLog(handle, log.data());
+  } else {
+    log = "nvJitLink failed";
+  }
+  nvJitLinkDestroy(&handle);
+  return log;
+}
+
+/// A product with a bias, GELU (tanh) and both the pre-activation and the
+/// activation as results: the register-heaviest common epilogue.
+std::string biasGeluTwoResults(int64_t m, int64_t n, int64_t k,
+                               const std::string &element, bool transposeRhs) {
+  std::string x = tensor({m, k}, element);
+  std::string w = transposeRhs ? tensor({n, k}, element) : tensor({k, n}, element);
+  std::string y = tensor({m, n}, element), bias = tensor({n}, element);
+  std::string body =
+      "    %m = kiln.matmul %x, %w" + std::string(transposeRhs ? " transpose_rhs" : "") +
+      " : " + x + ", " + w + "\n" +
+      "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+      "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"s", y}, {"g", y}});
+}
+
+TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
+  struct Case {
+    int64_t m, n, k;
+    std::string element;
+    bool tf32;
+  };
+  std::set<std::string> seen;
+  for (Case c : {Case{8192, 4096, 4096, "bf16", false}, Case{512, 1024, 4096, "bf16", false},
+                 Case{1024, 512, 512, "f16", false}, Case{256, 512, 512, "bf16", false},
+                 Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
+                 Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
+                 Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false}})
+    for (bool transposeRhs : {false, true}) {
+      CodegenOptions options;
+      options.allowTf32 = c.tf32;
+      FusionOp fusion =
+          parse(biasGeluTwoResults(c.m, c.n, c.k, c.element, transposeRhs));
+      ASSERT_TRUE(fusion);
+      FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
+      ASSERT_TRUE(succeeded(generated)) << diagnostics;
+      const GeneratedKernel &kernel = generated->kernels[0];
+      seen.insert(c.element + (c.tf32 ? "/tf32 " : " ") +
+                  std::to_string(constant(kernel.source, "KG_BM")) + "x" +
+                  std::to_string(constant(kernel.source, "KG_BN")));
+      CompiledKernel compiled;
+      std::string error;
+      ASSERT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", false,
+                              compiled, error))
+          << error;
+      std::string report = ptxasReport(compiled.ptx);
+      EXPECT_NE(report.find("0 bytes spill stores"), std::string::npos)
+          << c.m << "x" << c.n << "x" << c.k << " " << c.element << "\n"
+          << report;
+    }
+  // Every tile size of the three kernels is among them.
+  for (const char *config :
+       {"bf16 128x256", "bf16 128x128", "bf16 64x64", "f32/tf32 128x128",
+        "f32/tf32 64x64", "f32 128x128", "f32 64x64"})
+    EXPECT_TRUE(seen.count(config)) << config;
 }
 
 //===----------------------------------------------------------------------===//
