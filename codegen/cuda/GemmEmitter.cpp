@@ -233,6 +233,10 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
     }
     plan.yields.push_back(value);
   }
+  if (plan.yields.empty()) {
+    why = "the fusion has no results";
+    return failure();
+  }
   return plan;
 }
 

@@ -626,6 +626,12 @@ TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
       args, matmul + "    %s = kiln.cast %m : " + y + " to " +
                 tensor({16, 32}, "i32") + "\n",
       {{"s", tensor({16, 32}, "i32")}})));
+  // No results.
+  EXPECT_FALSE(matches(
+      "func.func @f(%f0: " + a + ", %f1: " + b + ") {\n"
+      "  kiln.fusion \"gemm\" (%f0, %f1) : (" + a + ", " + b + ") -> () {\n"
+      "  ^bb0(%a: " + a + ", %b: " + b + "):\n" + matmul +
+      "    kiln.yield\n  }\n  return\n}\n"));
   // Yielding an argument.
   EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}, {"a", a}})));
   // And the plain case is accepted.
