@@ -521,13 +521,14 @@ std::string ptxasReport(const std::string &ptx) {
 /// A product with a bias, GELU (tanh) and both the pre-activation and the
 /// activation as results: the register-heaviest common epilogue.
 std::string biasGeluTwoResults(int64_t m, int64_t n, int64_t k,
-                               const std::string &element, bool transposeRhs) {
-  std::string x = tensor({m, k}, element);
+                               const std::string &element, bool transposeLhs,
+                               bool transposeRhs) {
+  std::string x = transposeLhs ? tensor({k, m}, element) : tensor({m, k}, element);
   std::string w = transposeRhs ? tensor({n, k}, element) : tensor({k, n}, element);
   std::string y = tensor({m, n}, element), bias = tensor({n}, element);
   std::string body =
-      "    %m = kiln.matmul %x, %w" + std::string(transposeRhs ? " transpose_rhs" : "") +
-      " : " + x + ", " + w + "\n" +
+      "    %m = kiln.matmul %x, %w" + std::string(transposeLhs ? " transpose_lhs" : "") +
+      std::string(transposeRhs ? " transpose_rhs" : "") + " : " + x + ", " + w + "\n" +
       "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
       "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
   return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"s", y}, {"g", y}});
@@ -545,11 +546,12 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
                  Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
                  Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
                  Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false}})
-    for (bool transposeRhs : {false, true}) {
+    for (int transposes = 0; transposes < 4; ++transposes) {
+      bool transposeLhs = transposes & 1, transposeRhs = transposes & 2;
       CodegenOptions options;
       options.allowTf32 = c.tf32;
-      FusionOp fusion =
-          parse(biasGeluTwoResults(c.m, c.n, c.k, c.element, transposeRhs));
+      FusionOp fusion = parse(biasGeluTwoResults(c.m, c.n, c.k, c.element,
+                                                 transposeLhs, transposeRhs));
       ASSERT_TRUE(fusion);
       FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
       ASSERT_TRUE(succeeded(generated)) << diagnostics;
@@ -564,7 +566,8 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
           << error;
       std::string report = ptxasReport(compiled.ptx);
       EXPECT_NE(report.find("0 bytes spill stores"), std::string::npos)
-          << c.m << "x" << c.n << "x" << c.k << " " << c.element << "\n"
+          << c.m << "x" << c.n << "x" << c.k << " " << c.element
+          << " transposes " << transposes << "\n"
           << report;
     }
   // Every tile size of the three kernels is among them.
