@@ -913,13 +913,32 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
 constexpr const char *kSplitReduceKernel = R"cuda(
 extern "C" __global__ void __launch_bounds__(256) KG_NAME(KG_PARAMS) {
   const KgParams p{KG_PARAM_NAMES};
-  const kg_idx total = KG_OUT_ROWS * KG_N;
-  for (kg_idx i = (kg_idx)blockIdx.x * 256 + threadIdx.x; i < total; i += (kg_idx)gridDim.x * 256) {
-    float acc = p.scratch[i];
+  if constexpr (KG_N % 4 == 0) {
+    // Four columns of one row per thread: 16-byte partial loads, paired stores.
+    for (kg_idx i = (kg_idx)blockIdx.x * 256 + threadIdx.x; i < KG_TOTAL / 4;
+         i += (kg_idx)gridDim.x * 256) {
+      float4 acc = reinterpret_cast<const float4 *>(p.scratch)[i];
 #pragma unroll
-    for (int s = 1; s < KG_SPLIT; ++s)
-      acc += p.scratch[s * total + i];
-    kg_store(p, i / KG_N, i % KG_N, acc);
+      for (int s = 1; s < KG_SPLIT; ++s) {
+        const float4 x = reinterpret_cast<const float4 *>(p.scratch + s * KG_TOTAL)[i];
+        acc.x += x.x;
+        acc.y += x.y;
+        acc.z += x.z;
+        acc.w += x.w;
+      }
+      const kg_idx r = (4 * i) / KG_N, c = (4 * i) % KG_N;
+      kg_store_pair(p, r, c, acc.x, acc.y);
+      kg_store_pair(p, r, c + 2, acc.z, acc.w);
+    }
+  } else {
+    for (kg_idx i = (kg_idx)blockIdx.x * 256 + threadIdx.x; i < KG_TOTAL;
+         i += (kg_idx)gridDim.x * 256) {
+      float acc = p.scratch[i];
+#pragma unroll
+      for (int s = 1; s < KG_SPLIT; ++s)
+        acc += p.scratch[s * KG_TOTAL + i];
+      kg_store(p, i / KG_N, i % KG_N, acc);
+    }
   }
 }
 )cuda";
@@ -1248,8 +1267,9 @@ public:
       generated.kernels.push_back(finishKernel(reduceSource, "kiln_gemm_splitk"));
       GeneratedLaunch reduce;
       reduce.kernel = 1;
+      int64_t perThread = plan.n % 4 == 0 ? 4 : 1;
       reduce.grid = {static_cast<uint32_t>(std::min<int64_t>(
-                         (outElements + 255) / 256, kNumSMs * 16)),
+                         (outElements / perThread + 255) / 256, kNumSMs * 16)),
                      1, 1};
       reduce.block = {256, 1, 1};
       reduce.args = launch.args;

@@ -242,8 +242,10 @@ TEST_F(GemmEmitterTest, SmallBiasGeluTanhBf16SplitsK) {
   EXPECT_EQ(generated.scratchBytes, 4ull * split * 512 * 1024);
   EXPECT_EQ(generated.launches[1].kernel, 1u);
   EXPECT_EQ(generated.launches[1].block[0], 256u);
-  EXPECT_NE(generated.kernels[1].source.find("acc += p.scratch"),
+  EXPECT_NE(generated.kernels[1].source.find("p.scratch + s * KG_TOTAL"),
             std::string::npos);
+  // 512 x 1024 outputs, four per thread.
+  EXPECT_EQ(generated.launches[1].grid[0], 512u);
   EXPECT_NE(generated.kernels[0].name, generated.kernels[1].name);
 }
 
@@ -1087,26 +1089,28 @@ TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
 }
 
 TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
-  // The configuration the emitter picks for a small, deep problem, replayed.
-  for (bool tr : {false, true}) {
-    std::string element = "bf16";
-    GeneratedFusion generated = emitAndCompile(matmulModule(
-        {96, 1000}, tr ? std::vector<int64_t>{40, 1000} : std::vector<int64_t>{1000, 40},
-        element, false, tr, {96, 40}));
-    ASSERT_FALSE(generated.kernels.empty());
-    const std::string &source = generated.kernels[0].source;
-    Replay cfg{static_cast<int>(constant(source, "KG_BM")),
-               static_cast<int>(constant(source, "KG_BN")),
-               static_cast<int>(constant(source, "KG_BK")),
-               static_cast<int>(constant(source, "KG_WARPS_M")),
-               static_cast<int>(constant(source, "KG_WARPS_N"))};
-    cfg.split = static_cast<int>(constant(source, "KG_SPLIT"));
-    cfg.ktPerSplit = static_cast<int>(constant(source, "KG_KT_PER_SPLIT"));
-    EXPECT_GT(cfg.split, 1);
-    std::mt19937 rng(3);
-    checkReplay(cfg, Problem{96, 40, 1000, true, tr, flag(source, "KG_A_VEC"),
-                             flag(source, "KG_B_VEC")}, rng);
-  }
+  // The configurations the emitter picks for small, deep problems (N a
+  // multiple of 4 or odd, so both reduction kernels), replayed.
+  for (int64_t n : {40, 41})
+    for (bool tr : {false, true}) {
+      GeneratedFusion generated = emitAndCompile(matmulModule(
+          {96, 1000}, tr ? std::vector<int64_t>{n, 1000} : std::vector<int64_t>{1000, n},
+          "bf16", false, tr, {96, n}));
+      ASSERT_EQ(generated.kernels.size(), 2u);
+      const std::string &source = generated.kernels[0].source;
+      Replay cfg{static_cast<int>(constant(source, "KG_BM")),
+                 static_cast<int>(constant(source, "KG_BN")),
+                 static_cast<int>(constant(source, "KG_BK")),
+                 static_cast<int>(constant(source, "KG_WARPS_M")),
+                 static_cast<int>(constant(source, "KG_WARPS_N"))};
+      cfg.split = static_cast<int>(constant(source, "KG_SPLIT"));
+      cfg.ktPerSplit = static_cast<int>(constant(source, "KG_KT_PER_SPLIT"));
+      EXPECT_GT(cfg.split, 1);
+      EXPECT_EQ(generated.launches[1].grid[0], n % 4 == 0 ? 4u : 16u);
+      std::mt19937 rng(3);
+      checkReplay(cfg, Problem{96, n, 1000, true, tr, flag(source, "KG_A_VEC"),
+                               flag(source, "KG_B_VEC")}, rng);
+    }
 }
 
 } // namespace
