@@ -24,6 +24,11 @@
 //  - Small problems split K across blocks for parallelism: each split writes
 //    f32 partial products to scratch and a second kernel adds them in split
 //    order (deterministic) and applies the epilogue.
+// Tile configurations (chooseConfig): bf16/f16 128x256x32 (8 warps of 64x64,
+// 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
+// 64x64x32 (4 warps, 4 stages); tf32 128x128, 64x128, 64x64 (3 stages);
+// SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8. Tiles are
+// handed out in groups of 8 tile rows for L2 reuse.
 // Batch dimensions broadcast through per-batch offset functions baked into
 // the source; when the rhs is shared by every batch and the lhs is dense and
 // not transposed, the batch is folded into M (one large GEMM).
@@ -968,7 +973,6 @@ struct TileConfig {
 const TileConfig kTensorCoreConfigs[] = {
     {128, 256, 32, 2, 4, 4, 0, 0, 1, 1.00},
     {128, 128, 32, 2, 4, 4, 0, 0, 2, 0.90},
-    {64, 128, 32, 2, 2, 4, 0, 0, 3, 0.75},
     {64, 64, 32, 2, 2, 4, 0, 0, 4, 0.55},
 };
 const TileConfig kTf32Configs[] = {

@@ -546,6 +546,7 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
   for (Case c : {Case{8192, 4096, 4096, "bf16", false}, Case{512, 1024, 4096, "bf16", false},
                  Case{1024, 512, 512, "f16", false}, Case{256, 512, 512, "bf16", false},
                  Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
+                 Case{64, 4096, 4096, "f32", true}, Case{4096, 32, 4096, "f32", false},
                  Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
                  Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false}})
     for (int transposes = 0; transposes < 4; ++transposes) {
@@ -572,10 +573,10 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
           << " transposes " << transposes << "\n"
           << report;
     }
-  // Every tile size of the three kernels is among them.
+  // Every tile size the three kernels can choose is among them.
   for (const char *config :
        {"bf16 128x256", "bf16 128x128", "bf16 64x64", "f32/tf32 128x128",
-        "f32/tf32 64x64", "f32 128x128", "f32 64x64"})
+        "f32/tf32 64x128", "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32"})
     EXPECT_TRUE(seen.count(config)) << config;
 }
 
