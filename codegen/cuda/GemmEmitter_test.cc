@@ -1,0 +1,1118 @@
+// The GEMM emitter: every variant is generated and compiled to PTX and a
+// sm_90 cubin; launches, arguments and the choice of tiles are checked; the
+// index math of both kernels is replayed on the host (tile mapping, zero-
+// filled tails, ldmatrix / mma fragment layouts, split-K) against a direct
+// matrix product.
+
+#include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/Nvrtc.h"
+
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+#include <nvJitLink.h>
+
+#include <map>
+#include <set>
+#include <random>
+#include <regex>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+struct Arg {
+  std::string name, type;
+};
+
+/// A module with one function that calls one fusion of `kind` over `args`
+/// (block arguments named as given) with `body` and the yielded values.
+std::string fusionModule(const std::vector<Arg> &args, const std::string &body,
+                         const std::vector<Arg> &yields,
+                         const std::string &kind = "gemm") {
+  std::string funcArgs, operands, operandTypes, blockArgs, resultTypes,
+      yieldNames;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    funcArgs += sep + "%f" + std::to_string(i) + ": " + args[i].type;
+    operands += sep + "%f" + std::to_string(i);
+    operandTypes += sep + args[i].type;
+    blockArgs += sep + "%" + args[i].name + ": " + args[i].type;
+  }
+  for (size_t i = 0; i < yields.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    resultTypes += sep + yields[i].type;
+    yieldNames += sep + "%" + yields[i].name;
+  }
+  std::string results = yields.size() == 1 ? resultTypes : "(" + resultTypes + ")";
+  std::string returned;
+  for (size_t i = 0; i < yields.size(); ++i)
+    returned += (i ? ", %r#" : "%r#") + std::to_string(i);
+  if (yields.size() == 1)
+    returned = "%r";
+  std::string lhs = yields.size() == 1 ? "%r" : "%r:" + std::to_string(yields.size());
+  return "func.func @f(" + funcArgs + ") -> " + results + " {\n  " + lhs +
+         " = kiln.fusion \"" + kind + "\" (" + operands + ") : (" +
+         operandTypes + ") -> " + results + " {\n  ^bb0(" + blockArgs +
+         "):\n" + body + "    kiln.yield " + yieldNames + " : " + resultTypes +
+         "\n  }\n  return " + returned + " : " + resultTypes + "\n}\n";
+}
+
+std::string tensor(std::vector<int64_t> shape, const std::string &element) {
+  std::string text = "tensor<";
+  for (int64_t d : shape)
+    text += std::to_string(d) + "x";
+  return text + element + ">";
+}
+
+/// An integer constant of the generated source, e.g. "KG_BM".
+int64_t constant(const std::string &source, const std::string &name) {
+  std::smatch match;
+  std::regex pattern("\\b" + name + " = (-?[0-9]+)");
+  if (!std::regex_search(source, match, pattern))
+    return -1;
+  return std::stoll(match[1]);
+}
+bool flag(const std::string &source, const std::string &name) {
+  return source.find(name + " = true") != std::string::npos;
+}
+
+class GemmEmitterTest : public ::testing::Test {
+protected:
+  GemmEmitterTest() {
+    context.loadDialect<KilnDialect, func::FuncDialect>();
+    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+      diagnostics += diag.str() + "\n";
+      return success();
+    });
+  }
+
+  FusionOp parse(const std::string &source) {
+    modules.push_back(parseSourceString<ModuleOp>(source, &context));
+    EXPECT_TRUE(modules.back()) << diagnostics << "\n" << source;
+    if (!modules.back())
+      return nullptr;
+    FusionOp fusion;
+    modules.back()->walk([&](FusionOp op) { fusion = op; });
+    return fusion;
+  }
+
+  bool matches(const std::string &source) {
+    FusionOp fusion = parse(source);
+    return fusion && emitter->matches(fusion);
+  }
+
+  /// Emits the fusion and compiles every kernel to PTX and a sm_90 cubin.
+  GeneratedFusion emitAndCompile(const std::string &source,
+                                 CodegenOptions options = {}) {
+    FusionOp fusion = parse(source);
+    if (!fusion)
+      return {};
+    EXPECT_TRUE(emitter->matches(fusion)) << source;
+    FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
+    EXPECT_TRUE(succeeded(generated)) << diagnostics;
+    if (failed(generated))
+      return {};
+    for (const GeneratedKernel &kernel : generated->kernels) {
+      CompiledKernel compiled;
+      std::string error;
+      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true,
+                              compiled, error))
+          << error << "\n" << kernel.source;
+      EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
+      EXPECT_GT(compiled.cubin.size(), 0u);
+      EXPECT_EQ(compiled.log.find("warning"), std::string::npos) << compiled.log;
+    }
+    checkLaunches(*generated, fusion);
+    // Deterministic: the same fusion gives the same sources.
+    FailureOr<GeneratedFusion> again = emitter->emit(fusion, options);
+    EXPECT_TRUE(succeeded(again));
+    if (succeeded(again)) {
+      EXPECT_EQ(again->kernels.size(), generated->kernels.size());
+      for (size_t i = 0; i < again->kernels.size(); ++i)
+        EXPECT_EQ(again->kernels[i].source, generated->kernels[i].source);
+    }
+    return *generated;
+  }
+
+  /// Geometry within CUDA limits; arguments: operands, results, scratch.
+  void checkLaunches(const GeneratedFusion &generated, FusionOp fusion) {
+    for (const GeneratedLaunch &launch : generated.launches) {
+      ASSERT_LT(launch.kernel, generated.kernels.size());
+      EXPECT_GE(launch.grid[0], 1u);
+      EXPECT_LE(launch.grid[1], 65535u);
+      EXPECT_LE(launch.grid[2], 65535u);
+      EXPECT_LE(launch.block[0] * launch.block[1] * launch.block[2], 1024u);
+      EXPECT_LE(launch.dynamicSharedBytes, 227u * 1024);
+      size_t inputs = fusion.getInputs().size(), results = fusion.getNumResults();
+      bool split = generated.scratchBytes > 0;
+      ASSERT_EQ(launch.args.size(), inputs + results + (split ? 1 : 0));
+      for (size_t i = 0; i < inputs; ++i) {
+        EXPECT_EQ(launch.args[i].kind, LaunchArg::Kind::Operand);
+        EXPECT_EQ(launch.args[i].index, static_cast<int64_t>(i));
+      }
+      for (size_t i = 0; i < results; ++i) {
+        EXPECT_EQ(launch.args[inputs + i].kind, LaunchArg::Kind::Result);
+        EXPECT_EQ(launch.args[inputs + i].index, static_cast<int64_t>(i));
+      }
+      if (split) {
+        EXPECT_EQ(launch.args.back().kind, LaunchArg::Kind::Scratch);
+      }
+    }
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+  std::vector<OwningOpRef<ModuleOp>> modules;
+  std::unique_ptr<KernelEmitter> emitter = createGemmEmitter();
+};
+
+/// A matmul (optionally transposed) of `element` with an optional epilogue.
+std::string matmulModule(std::vector<int64_t> lhs, std::vector<int64_t> rhs,
+                         const std::string &element, bool transposeLhs,
+                         bool transposeRhs, std::vector<int64_t> out) {
+  std::string attrs = std::string(transposeLhs ? " transpose_lhs" : "") +
+                      (transposeRhs ? " transpose_rhs" : "");
+  std::string body = "    %m = kiln.matmul %a, %b" + attrs + " : " +
+                     tensor(lhs, element) + ", " + tensor(rhs, element) + "\n";
+  return fusionModule({{"a", tensor(lhs, element)}, {"b", tensor(rhs, element)}},
+                      body, {{"m", tensor(out, element)}});
+}
+
+//===----------------------------------------------------------------------===//
+// Targets and samples
+//===----------------------------------------------------------------------===//
+
+std::string biasGelu(int64_t m, int64_t n, int64_t k, bool transposeRhs) {
+  std::string x = tensor({m, k}, "bf16");
+  std::string w = transposeRhs ? tensor({n, k}, "bf16") : tensor({k, n}, "bf16");
+  std::string y = tensor({m, n}, "bf16"), bias = tensor({n}, "bf16");
+  std::string body =
+      "    %m = kiln.matmul %x, %w" + std::string(transposeRhs ? " transpose_rhs" : "") +
+      " : " + x + ", " + w + "\n" +
+      "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+      "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"g", y}});
+}
+
+TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigTensorCoreTiles) {
+  for (bool transposeRhs : {false, true}) {
+    GeneratedFusion generated =
+        emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs));
+    ASSERT_EQ(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_NE(source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+              std::string::npos);
+    EXPECT_NE(source.find("kg_gelu_tanh"), std::string::npos);
+    EXPECT_EQ(constant(source, "KG_BM"), 128);
+    EXPECT_EQ(constant(source, "KG_BN"), 256);
+    EXPECT_EQ(constant(source, "KG_SPLIT"), 1);
+    EXPECT_TRUE(flag(source, "KG_A_VEC"));
+    EXPECT_TRUE(flag(source, "KG_B_VEC"));
+    EXPECT_EQ(flag(source, "KG_B_KMAJOR"), transposeRhs);
+    ASSERT_EQ(generated.launches.size(), 1u);
+    const GeneratedLaunch &launch = generated.launches[0];
+    EXPECT_EQ(launch.grid[0], 64u * 16u);
+    EXPECT_EQ(launch.grid[2], 1u);
+    EXPECT_EQ(launch.block[0], 256u);
+    // 4 stages of A 128x(32+8) and B 256x(32+8) (or 32x(256+8)) bf16.
+    EXPECT_EQ(launch.dynamicSharedBytes,
+              transposeRhs ? 4u * (128 * 40 + 256 * 40) * 2
+                           : 4u * (128 * 40 + 32 * 264) * 2);
+    EXPECT_EQ(generated.scratchBytes, 0u);
+  }
+}
+
+TEST_F(GemmEmitterTest, SmallBiasGeluTanhBf16SplitsK) {
+  GeneratedFusion generated = emitAndCompile(biasGelu(512, 1024, 4096, true));
+  ASSERT_EQ(generated.kernels.size(), 2u);
+  ASSERT_EQ(generated.launches.size(), 2u);
+  const std::string &source = generated.kernels[0].source;
+  int64_t split = constant(source, "KG_SPLIT");
+  int64_t bm = constant(source, "KG_BM"), bn = constant(source, "KG_BN");
+  EXPECT_GT(split, 1);
+  int64_t blocks = ((512 + bm - 1) / bm) * ((1024 + bn - 1) / bn) * split;
+  EXPECT_GE(blocks, 100) << "too little parallelism for 132 SMs";
+  EXPECT_EQ(generated.launches[0].grid[0] * generated.launches[0].grid[2],
+            static_cast<uint64_t>(blocks));
+  EXPECT_EQ(generated.scratchBytes, 4ull * split * 512 * 1024);
+  EXPECT_EQ(generated.launches[1].kernel, 1u);
+  EXPECT_EQ(generated.launches[1].block[0], 256u);
+  EXPECT_NE(generated.kernels[1].source.find("p.scratch + s * KG_TOTAL"),
+            std::string::npos);
+  // 512 x 1024 outputs, four per thread.
+  EXPECT_EQ(generated.launches[1].grid[0], 512u);
+  EXPECT_NE(generated.kernels[0].name, generated.kernels[1].name);
+}
+
+TEST_F(GemmEmitterTest, SineSampleShapesFoldTheBatch) {
+  // [4,32,64] x [64,256] + bias, then gelu: the rhs is shared, so the batch
+  // is folded into 128 rows.
+  std::string x = tensor({4, 32, 64}, "f32"), w = tensor({64, 256}, "f32");
+  std::string y = tensor({4, 32, 256}, "f32"), bias = tensor({256}, "f32");
+  std::string body = "    %m = kiln.matmul %x, %w : " + x + ", " + w + "\n" +
+                     "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+                     "    %g = kiln.gelu %s : " + y + "\n";
+  std::string module =
+      fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"g", y}});
+  for (bool tf32 : {false, true}) {
+    CodegenOptions options;
+    options.allowTf32 = tf32;
+    GeneratedFusion generated = emitAndCompile(module, options);
+    ASSERT_GE(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_EQ(constant(source, "KG_ROWS"), 128);
+    EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 1);
+    EXPECT_NE(source.find("kg_gelu("), std::string::npos);
+    EXPECT_EQ(source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32") !=
+                  std::string::npos,
+              tf32);
+    EXPECT_EQ(source.find("fmaf(") != std::string::npos, !tf32);
+  }
+  // The other sample matmuls: [4,32,1] x [1,64], [4,32,64] x [64,1].
+  emitAndCompile(matmulModule({4, 32, 1}, {1, 64}, "f32", false, false, {4, 32, 64}));
+  emitAndCompile(matmulModule({4, 32, 64}, {64, 1}, "f32", false, false, {4, 32, 1}));
+  emitAndCompile(matmulModule({4, 32, 256}, {256, 64}, "f32", false, false, {4, 32, 64}));
+}
+
+//===----------------------------------------------------------------------===//
+// Types, transposes, tails, batching
+//===----------------------------------------------------------------------===//
+
+TEST_F(GemmEmitterTest, EveryTypeAndTransposeWithTails) {
+  struct Case {
+    std::string element;
+    bool tf32;
+  };
+  for (Case c : {Case{"bf16", false}, Case{"f16", false}, Case{"f32", false},
+                 Case{"f32", true}})
+    for (bool tl : {false, true})
+      for (bool tr : {false, true})
+        // Aligned (K, M, N multiples of 8) and unaligned tails.
+        for (std::array<int64_t, 3> mnk : {std::array<int64_t, 3>{72, 40, 56},
+                                          std::array<int64_t, 3>{77, 45, 53}}) {
+          int64_t m = mnk[0], n = mnk[1], k = mnk[2];
+          std::vector<int64_t> lhs = tl ? std::vector<int64_t>{k, m}
+                                        : std::vector<int64_t>{m, k};
+          std::vector<int64_t> rhs = tr ? std::vector<int64_t>{n, k}
+                                        : std::vector<int64_t>{k, n};
+          CodegenOptions options;
+          options.allowTf32 = c.tf32;
+          SCOPED_TRACE(c.element + (c.tf32 ? " tf32" : "") +
+                       (tl ? " transpose_lhs" : "") + (tr ? " transpose_rhs" : "") +
+                       " m=" + std::to_string(m));
+          GeneratedFusion generated = emitAndCompile(
+              matmulModule(lhs, rhs, c.element, tl, tr, {m, n}), options);
+          ASSERT_GE(generated.kernels.size(), 1u);
+          const std::string &source = generated.kernels[0].source;
+          EXPECT_EQ(flag(source, "KG_A_KMAJOR"), !tl);
+          EXPECT_EQ(flag(source, "KG_B_KMAJOR"), tr);
+          if (c.element != "f32" || c.tf32) {
+            int vec = c.element == "f32" ? 4 : 8;
+            EXPECT_EQ(flag(source, "KG_A_VEC"), (tl ? m : k) % vec == 0);
+            EXPECT_EQ(flag(source, "KG_B_VEC"), (tr ? k : n) % vec == 0);
+          }
+        }
+}
+
+TEST_F(GemmEmitterTest, BroadcastBatchesWithResidualAndBias) {
+  // lhs [2,1,33,48] x rhs [3,48,24] -> [2,3,33,24]; + residual [2,3,33,24],
+  // + bias [24], * a [3,1,1] scale, then relu.
+  std::string a = tensor({2, 1, 33, 48}, "bf16"), b = tensor({3, 48, 24}, "bf16");
+  std::string y = tensor({2, 3, 33, 24}, "bf16");
+  std::string bias = tensor({24}, "bf16"), scale = tensor({3, 1, 1}, "bf16");
+  std::string body =
+      "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+      "    %r = kiln.add %res, %m : " + y + ", " + y + "\n" +
+      "    %s = kiln.add %r, %bias : " + y + ", " + bias + "\n" +
+      "    %t = kiln.mul %s, %scale : " + y + ", " + scale + "\n" +
+      "    %u = kiln.relu %t : " + y + "\n";
+  GeneratedFusion generated = emitAndCompile(
+      fusionModule({{"a", a}, {"b", b}, {"res", y}, {"bias", bias}, {"scale", scale}},
+                   body, {{"u", y}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  const std::string &source = generated.kernels[0].source;
+  EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 6);
+  EXPECT_EQ(constant(source, "KG_ROWS"), 33);
+  EXPECT_EQ(generated.launches[0].grid[2], 6u);
+  // Output batch b = (i, j) of [2, 3]: lhs at i * 33*48, rhs at j * 48*24.
+  EXPECT_NE(source.find("kg_lhs_batch(kg_idx b) {\n"
+                        "  kg_idx rest = b, off = 0;\n"
+                        "  rest /= 3;\n"
+                        "  off += (rest % 2) * 1584;\n"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("kg_rhs_batch(kg_idx b) {\n"
+                        "  kg_idx rest = b, off = 0;\n"
+                        "  off += (rest % 3) * 1152;\n"),
+            std::string::npos);
+  // The residual is dense, the bias has no row part, the scale follows j.
+  EXPECT_NE(source.find("kg_row_in2(kg_idx r) {\n  return r * 24;\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("kg_row_in3(kg_idx r) {\n  return 0;\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("kg_row_in4(kg_idx r) {\n"
+                        "  kg_idx rest = r, off = 0;\n"
+                        "  rest /= 33;\n"
+                        "  off += (rest % 3) * 1;\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("kiln_load(p.in3[kg_row_in3(r) + c])"), std::string::npos);
+  EXPECT_NE(source.find("kiln_load(p.in4[kg_row_in4(r)])"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, BatchedBothSidesTransposedAndManyBatches) {
+  emitAndCompile(matmulModule({5, 7, 24, 40}, {5, 7, 16, 24}, "f16", true, true,
+                              {5, 7, 40, 16}));
+  // More batches than grid.z allows: the kernel loops over z.
+  GeneratedFusion generated = emitAndCompile(
+      matmulModule({70000, 16, 8}, {70000, 8, 16}, "bf16", false, false,
+                   {70000, 16, 16}));
+  ASSERT_EQ(generated.launches.size(), 1u);
+  EXPECT_EQ(generated.launches[0].grid[2], 65535u);
+  EXPECT_NE(generated.kernels[0].source.find("z += gridDim.z"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, EmptyProductsAndEmptyK) {
+  GeneratedFusion none = emitAndCompile(
+      matmulModule({0, 8}, {8, 16}, "bf16", false, false, {0, 16}));
+  EXPECT_TRUE(none.kernels.empty());
+  EXPECT_TRUE(none.launches.empty());
+  // K = 0: the product is zero, the epilogue still runs.
+  GeneratedFusion zeroK = emitAndCompile(
+      matmulModule({4, 0}, {0, 16}, "f32", false, false, {4, 16}));
+  ASSERT_EQ(zeroK.launches.size(), 1u);
+  EXPECT_EQ(constant(zeroK.kernels[0].source, "KG_SPLIT"), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogues
+//===----------------------------------------------------------------------===//
+
+TEST_F(GemmEmitterTest, EveryEpilogueOp) {
+  std::string a = tensor({40, 24}, "bf16"), b = tensor({24, 56}, "bf16");
+  std::string y = tensor({40, 56}, "bf16"), row = tensor({56}, "bf16");
+  std::vector<std::pair<std::string, std::string>> ops = {
+      {"kiln.add %m, %v : " + y + ", " + row, " + kiln_load(p.in2"},
+      {"kiln.sub %m, %v : " + y + ", " + row, " - kiln_load(p.in2"},
+      {"kiln.mul %v, %m : " + row + ", " + y, " * v0"},
+      {"kiln.div %m, %v : " + y + ", " + row, " / kiln_load"},
+      {"kiln.max %m, %v : " + y + ", " + row, "kiln_max(v0"},
+      {"kiln.min %m, %v : " + y + ", " + row, "kiln_min(v0"},
+      {"kiln.neg %m : " + y, "-v0"},
+      {"kiln.abs %m : " + y, "fabsf(v0)"},
+      {"kiln.relu %m : " + y, "kg_relu(v0)"},
+      {"kiln.exp %m : " + y, "expf(v0)"},
+      {"kiln.log %m : " + y, "logf(v0)"},
+      {"kiln.sqrt %m : " + y, "sqrtf(v0)"},
+      {"kiln.rsqrt %m : " + y, "1.0f / sqrtf(v0)"},
+      {"kiln.sin %m : " + y, "sinf(v0)"},
+      {"kiln.cos %m : " + y, "cosf(v0)"},
+      {"kiln.tanh %m : " + y, "tanhf(v0)"},
+      {"kiln.sigmoid %m : " + y, "kg_sigmoid(v0)"},
+      {"kiln.silu %m : " + y, "kg_silu(v0)"},
+      {"kiln.gelu %m : " + y, "kg_gelu(v0)"},
+      {"kiln.gelu %m approximate = tanh : " + y, "kg_gelu_tanh(v0)"},
+      {"kiln.leaky_relu %m alpha = 2.000000e-01 : " + y,
+       "kg_leaky_relu(v0, 2.000000030e-01f)"},
+  };
+  for (const auto &[op, expected] : ops) {
+    SCOPED_TRACE(op);
+    std::string body = "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+                       "    %e = " + op + "\n";
+    GeneratedFusion generated = emitAndCompile(
+        fusionModule({{"a", a}, {"b", b}, {"v", row}}, body, {{"e", y}}));
+    ASSERT_EQ(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_NE(source.find(expected), std::string::npos) << source;
+    // The value is rounded to bf16 as the reference stores it.
+    EXPECT_NE(source.find("const float v1 = kiln_load(__float2bfloat16_rn("),
+              std::string::npos);
+  }
+}
+
+TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
+  // f16 product + bias -> pre-activation (f16), gelu -> activation cast to
+  // f32, and the product itself: three results of two element types.
+  std::string a = tensor({3, 50, 64}, "f16"), b = tensor({96, 64}, "f16");
+  std::string y = tensor({3, 50, 96}, "f16"), y32 = tensor({3, 50, 96}, "f32");
+  std::string bias = tensor({96}, "f16");
+  std::string body =
+      "    %m = kiln.matmul %a, %b transpose_rhs : " + a + ", " + b + "\n" +
+      "    %pre = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+      "    %act = kiln.gelu %pre approximate = tanh : " + y + "\n" +
+      "    %wide = kiln.cast %act : " + y + " to " + y32 + "\n";
+  GeneratedFusion generated = emitAndCompile(fusionModule(
+      {{"a", a}, {"b", b}, {"bias", bias}}, body,
+      {{"pre", y}, {"wide", y32}, {"m", y}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  const std::string &source = generated.kernels[0].source;
+  EXPECT_NE(source.find("__half *__restrict__ out0, float *__restrict__ out1, "
+                        "__half *__restrict__ out2"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("res[0] = v1;\n  res[1] = v3;\n  res[2] = v0;"),
+            std::string::npos);
+  EXPECT_NE(source.find("const float v3 = v2;"), std::string::npos);
+  EXPECT_EQ(constant(source, "KG_ROWS"), 150);
+
+  // f32 -> bf16 narrowing cast in an f32 epilogue, on the SIMT path.
+  std::string c = tensor({33, 17}, "f32"), d = tensor({17, 9}, "f32");
+  std::string z = tensor({33, 9}, "f32"), zb = tensor({33, 9}, "bf16");
+  std::string body2 = "    %m = kiln.matmul %c, %d : " + c + ", " + d + "\n" +
+                      "    %n = kiln.cast %m : " + z + " to " + zb + "\n";
+  GeneratedFusion narrow =
+      emitAndCompile(fusionModule({{"c", c}, {"d", d}}, body2, {{"n", zb}, {"m", z}}));
+  ASSERT_EQ(narrow.kernels.size(), 1u);
+  EXPECT_NE(narrow.kernels[0].source.find(
+                "const float v1 = kiln_load(__float2bfloat16_rn(v0));"),
+            std::string::npos);
+  // N is odd: no paired stores.
+  EXPECT_EQ(narrow.kernels[0].source.find("kg_store2(p.out"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
+  std::string a = tensor({64, 32}, "f32"), b = tensor({32, 48}, "f32");
+  std::string y = tensor({64, 48}, "f32"), s = "tensor<f32>";
+  std::string body = "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+                     "    %t = kiln.mul %m, %s : " + y + ", " + s + "\n" +
+                     "    %u = kiln.sigmoid %t : " + y + "\n";
+  GeneratedFusion generated = emitAndCompile(
+      fusionModule({{"a", a}, {"b", b}, {"s", s}}, body, {{"u", y}, {"t", y}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  EXPECT_NE(generated.kernels[0].source.find("kiln_load(p.in2[kg_row_in2(r)])"),
+            std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
+  std::string module = biasGelu(256, 128, 64, true);
+  GeneratedFusion first = emitAndCompile(module);
+  GeneratedFusion second = emitAndCompile(module);
+  ASSERT_EQ(first.kernels.size(), second.kernels.size());
+  EXPECT_EQ(first.kernels[0].name, second.kernels[0].name);
+  EXPECT_EQ(first.kernels[0].source, second.kernels[0].source);
+  GeneratedFusion other = emitAndCompile(biasGelu(256, 128, 64, false));
+  EXPECT_NE(first.kernels[0].name, other.kernels[0].name);
+}
+
+/// ptxas's resource report for `ptx` on sm_90 (nvJitLink -verbose).
+std::string ptxasReport(const std::string &ptx) {
+  const char *options[] = {"-arch=sm_90", "-verbose"};
+  nvJitLinkHandle handle;
+  if (nvJitLinkCreate(&handle, 2, options) != NVJITLINK_SUCCESS)
+    return "nvJitLinkCreate failed";
+  std::string log;
+  if (nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(),
+                       "kernel.ptx") == NVJITLINK_SUCCESS &&
+      nvJitLinkComplete(handle) == NVJITLINK_SUCCESS) {
+    size_t size = 0;
+    nvJitLinkGetInfoLogSize(handle, &size);
+    log.assign(size, '\0');
+    if (size)
+      nvJitLinkGetInfoLog(handle, log.data());
+  } else {
+    log = "nvJitLink failed";
+  }
+  nvJitLinkDestroy(&handle);
+  return log;
+}
+
+/// A product with a bias, GELU (tanh) and both the pre-activation and the
+/// activation as results: the register-heaviest common epilogue.
+std::string biasGeluTwoResults(int64_t m, int64_t n, int64_t k,
+                               const std::string &element, bool transposeLhs,
+                               bool transposeRhs) {
+  std::string x = transposeLhs ? tensor({k, m}, element) : tensor({m, k}, element);
+  std::string w = transposeRhs ? tensor({n, k}, element) : tensor({k, n}, element);
+  std::string y = tensor({m, n}, element), bias = tensor({n}, element);
+  std::string body =
+      "    %m = kiln.matmul %x, %w" + std::string(transposeLhs ? " transpose_lhs" : "") +
+      std::string(transposeRhs ? " transpose_rhs" : "") + " : " + x + ", " + w + "\n" +
+      "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+      "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"s", y}, {"g", y}});
+}
+
+TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
+  struct Case {
+    int64_t m, n, k;
+    std::string element;
+    bool tf32;
+  };
+  std::set<std::string> seen;
+  for (Case c : {Case{8192, 4096, 4096, "bf16", false}, Case{512, 1024, 4096, "bf16", false},
+                 Case{1024, 512, 512, "f16", false}, Case{256, 512, 512, "bf16", false},
+                 Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
+                 Case{64, 4096, 4096, "f32", true}, Case{4096, 32, 4096, "f32", false},
+                 Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
+                 Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false}})
+    for (int transposes = 0; transposes < 4; ++transposes) {
+      bool transposeLhs = transposes & 1, transposeRhs = transposes & 2;
+      CodegenOptions options;
+      options.allowTf32 = c.tf32;
+      FusionOp fusion = parse(biasGeluTwoResults(c.m, c.n, c.k, c.element,
+                                                 transposeLhs, transposeRhs));
+      ASSERT_TRUE(fusion);
+      FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
+      ASSERT_TRUE(succeeded(generated)) << diagnostics;
+      const GeneratedKernel &kernel = generated->kernels[0];
+      seen.insert(c.element + (c.tf32 ? "/tf32 " : " ") +
+                  std::to_string(constant(kernel.source, "KG_BM")) + "x" +
+                  std::to_string(constant(kernel.source, "KG_BN")));
+      CompiledKernel compiled;
+      std::string error;
+      ASSERT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", false,
+                              compiled, error))
+          << error;
+      std::string report = ptxasReport(compiled.ptx);
+      EXPECT_NE(report.find("0 bytes spill stores"), std::string::npos)
+          << c.m << "x" << c.n << "x" << c.k << " " << c.element
+          << " transposes " << transposes << "\n"
+          << report;
+    }
+  // Every tile size the three kernels can choose is among them.
+  for (const char *config :
+       {"bf16 128x256", "bf16 128x128", "bf16 64x64", "f32/tf32 128x128",
+        "f32/tf32 64x128", "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32"})
+    EXPECT_TRUE(seen.count(config)) << config;
+}
+
+//===----------------------------------------------------------------------===//
+// Rejections
+//===----------------------------------------------------------------------===//
+
+TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
+  std::string a = tensor({16, 8}, "f32"), b = tensor({8, 32}, "f32");
+  std::string y = tensor({16, 32}, "f32"), matmul =
+      "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n";
+  std::vector<Arg> args = {{"a", a}, {"b", b}};
+  // Wrong kind.
+  EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}}, "pointwise")));
+  // An op before the matmul (a prologue).
+  EXPECT_FALSE(matches(fusionModule(
+      args,
+      "    %e = kiln.exp %a : " + a + "\n    %m = kiln.matmul %e, %b : " + a +
+          ", " + b + "\n",
+      {{"m", y}})));
+  // A value computed before the matmul used by the epilogue.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", y}},
+      "    %e = kiln.exp %c : " + y + "\n" + matmul +
+          "    %s = kiln.add %m, %e : " + y + ", " + y + "\n",
+      {{"s", y}})));
+  // A reduction after the matmul.
+  EXPECT_FALSE(matches(fusionModule(
+      args, matmul + "    %r = kiln.reduce_sum %m dims = [1] : " + y + "\n",
+      {{"r", tensor({16}, "f32")}})));
+  // Two matmuls.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", tensor({32, 4}, "f32")}},
+      matmul + "    %n = kiln.matmul %m, %c : " + y + ", " +
+          tensor({32, 4}, "f32") + "\n",
+      {{"n", tensor({16, 4}, "f32")}})));
+  // No matmul.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"c", y}}, "    %e = kiln.exp %c : " + y + "\n", {{"e", y}})));
+  // An epilogue operand that widens the result (extra batch dim).
+  std::string wide = tensor({2, 16, 32}, "f32");
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", wide}},
+      matmul + "    %s = kiln.add %m, %c : " + y + ", " + wide + "\n",
+      {{"s", wide}})));
+  // A comparison (i1 values) in the epilogue.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", y}},
+      matmul + "    %s = kiln.compare lt, %m, %c : " + y + ", " + y + "\n",
+      {{"s", tensor({16, 32}, "i1")}})));
+  // A cast to i32.
+  EXPECT_FALSE(matches(fusionModule(
+      args, matmul + "    %s = kiln.cast %m : " + y + " to " +
+                tensor({16, 32}, "i32") + "\n",
+      {{"s", tensor({16, 32}, "i32")}})));
+  // No results.
+  EXPECT_FALSE(matches(
+      "func.func @f(%f0: " + a + ", %f1: " + b + ") {\n"
+      "  kiln.fusion \"gemm\" (%f0, %f1) : (" + a + ", " + b + ") -> () {\n"
+      "  ^bb0(%a: " + a + ", %b: " + b + "):\n" + matmul +
+      "    kiln.yield\n  }\n  return\n}\n"));
+  // Yielding an argument.
+  EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}, {"a", a}})));
+  // And the plain case is accepted.
+  EXPECT_TRUE(matches(fusionModule(args, matmul, {{"m", y}})));
+}
+
+TEST_F(GemmEmitterTest, RejectsOldArchitecturesWithADiagnostic) {
+  FusionOp fusion = parse(matmulModule({16, 16}, {16, 16}, "bf16", false, false, {16, 16}));
+  ASSERT_TRUE(fusion);
+  CodegenOptions options;
+  options.arch = "sm_75";
+  EXPECT_TRUE(failed(emitter->emit(fusion, options)));
+  EXPECT_NE(diagnostics.find("sm_80"), std::string::npos) << diagnostics;
+}
+
+TEST_F(GemmEmitterTest, RegistryPicksTheGemmEmitter) {
+  FusionOp fusion = parse(biasGelu(64, 64, 64, false));
+  ASSERT_TRUE(fusion);
+  FailureOr<GeneratedFusion> generated = emitFusion(fusion, CodegenOptions{});
+  ASSERT_TRUE(succeeded(generated)) << diagnostics;
+  EXPECT_EQ(generated->kernels[0].name.rfind("kiln_gemm_", 0), 0u);
+}
+
+//===----------------------------------------------------------------------===//
+// Host replay of the kernels' index math
+//===----------------------------------------------------------------------===//
+//
+// The formulas below are copied from the kernel templates in GemmEmitter.cpp
+// (tile mapping, tile loaders, ldmatrix addresses, fragment and accumulator
+// layouts, split-K ranges, SIMT thread tiles). The hardware side (what
+// ldmatrix and mma.sync return) follows the PTX ISA's fragment tables. The
+// replay computes the product of small integer matrices, so the result must
+// equal the direct product exactly; shared memory starts as NaN, so a
+// fragment that reads padding or a stage that was not filled shows up.
+
+struct Problem {
+  int64_t rows, n, k;
+  bool aKMajor, bKMajor; // A stored [rows][K]; B stored [N][K]
+  bool aVec, bVec;
+};
+
+struct Replay {
+  int bm, bn, bk;
+  int warpsM = 0, warpsN = 0; // tensor cores
+  bool tf32 = false;
+  int tm = 0, tn = 0; // SIMT
+  int split = 1, ktPerSplit = 0;
+
+  int threads() const { return tm ? (bm / tm) * (bn / tn) : warpsM * warpsN * 32; }
+};
+
+/// kg_tile.
+void tileOf(int64_t pid, int64_t tilesM, int64_t tilesN, int64_t &tm, int64_t &tn) {
+  const int64_t groupM = 8;
+  int64_t group = pid / (groupM * tilesN), first = group * groupM;
+  int64_t size = std::min(tilesM - first, groupM);
+  int64_t local = pid % (groupM * tilesN);
+  tm = first + local % size;
+  tn = local / size;
+}
+
+/// kg_load_tile: rows [r0, r0+R) x cols [c0, c0+C) of a GROWS x GCOLS matrix
+/// into s (leading dimension ld); every tile element written exactly once.
+void loadTile(std::vector<double> &s, const std::vector<double> &g, int R, int C,
+              int ld, int64_t growsTotal, int64_t gcols, int64_t r0, int64_t c0,
+              bool vec, int vecElements, int threads) {
+  std::vector<int> writes(R * C, 0);
+  auto put = [&](int row, int col, double value) {
+    ASSERT_LT(row, R);
+    ASSERT_LT(col, C);
+    s[row * ld + col] = value;
+    writes[row * C + col]++;
+  };
+  if (vec) {
+    int perRow = C / vecElements, chunks = R * perRow;
+    ASSERT_EQ(chunks % threads, 0);
+    ASSERT_EQ(gcols % vecElements, 0);
+    for (int tid = 0; tid < threads; ++tid)
+      for (int i = 0; i < chunks / threads; ++i) {
+        int chunk = tid + i * threads;
+        int row = chunk / perRow, col = (chunk % perRow) * vecElements;
+        int64_t gr = r0 + row, gc = c0 + col;
+        bool valid = gr < growsTotal && gc < gcols;
+        for (int e = 0; e < vecElements; ++e)
+          put(row, col + e, valid ? g[gr * gcols + gc + e] : 0.0);
+      }
+  } else {
+    ASSERT_EQ(R * C % threads, 0);
+    for (int tid = 0; tid < threads; ++tid)
+      for (int i = 0; i < R * C / threads; ++i) {
+        int e = tid + i * threads, row = e / C, col = e % C;
+        int64_t gr = r0 + row, gc = c0 + col;
+        put(row, col, gr < growsTotal && gc < gcols ? g[gr * gcols + gc] : 0.0);
+      }
+  }
+  for (int w : writes)
+    ASSERT_EQ(w, 1);
+}
+
+/// ldmatrix.x4 (optionally .trans) given each lane's row address: reg[lane][i]
+/// holds the two b16 elements of matrix i that lane receives.
+void ldmatrix(const std::vector<double> &s, const std::array<int, 32> &address,
+              bool trans, std::array<std::array<std::array<double, 2>, 4>, 32> &reg) {
+  for (int lane = 0; lane < 32; ++lane)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j) {
+        int row = lane / 4, col = 2 * (lane % 4) + j;
+        reg[lane][i][j] = trans ? s[address[8 * i + col] + row]
+                                : s[address[8 * i + row] + col];
+      }
+}
+
+/// Replays the tensor-core kernel on one GEMM (batch 1): returns C.
+std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
+                                     const std::vector<double> &a,
+                                     const std::vector<double> &b) {
+  const int vecElements = cfg.tf32 ? 4 : 8, kstep = cfg.tf32 ? 8 : 16;
+  const int padK = cfg.tf32 ? 4 : 8, padMN = 8;
+  const int threads = cfg.threads();
+  const int wm = cfg.bm / cfg.warpsM, wn = cfg.bn / cfg.warpsN;
+  const int mtN = wm / 16, ntN = wn / 8;
+  const int aRows = pr.aKMajor ? cfg.bm : cfg.bk, aCols = pr.aKMajor ? cfg.bk : cfg.bm;
+  const int aLd = aCols + (pr.aKMajor ? padK : padMN);
+  const int bRows = pr.bKMajor ? cfg.bn : cfg.bk, bCols = pr.bKMajor ? cfg.bk : cfg.bn;
+  const int bLd = bCols + (pr.bKMajor ? padK : padMN);
+  const int64_t aGRows = pr.aKMajor ? pr.rows : pr.k, aGCols = pr.aKMajor ? pr.k : pr.rows;
+  const int64_t bGRows = pr.bKMajor ? pr.n : pr.k, bGCols = pr.bKMajor ? pr.k : pr.n;
+  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm, tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
+  const int kt = static_cast<int>((pr.k + cfg.bk - 1) / cfg.bk);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  std::vector<double> partial(cfg.split * pr.rows * pr.n, nan);
+  std::vector<int> stores(cfg.split * pr.rows * pr.n, 0);
+  std::vector<int> tileSeen(tilesM * tilesN, 0);
+  for (int64_t pid = 0; pid < tilesM * tilesN; ++pid) {
+    int64_t tm, tn;
+    tileOf(pid, tilesM, tilesN, tm, tn);
+    EXPECT_TRUE(tm < tilesM && tn < tilesN);
+    tileSeen[tm * tilesN + tn]++;
+    const int64_t m0 = tm * cfg.bm, n0 = tn * cfg.bn;
+    for (int split = 0; split < cfg.split; ++split) {
+      int ktBegin = split * cfg.ktPerSplit;
+      int ktEnd = std::min(kt, ktBegin + cfg.ktPerSplit);
+      int nk = std::max(0, ktEnd - ktBegin);
+      // acc[warp][lane][mt][nt][4]
+      std::vector<double> acc(threads / 32 * 32 * mtN * ntN * 4, 0.0);
+      auto accAt = [&](int warp, int lane, int mt, int nt, int e) -> double & {
+        return acc[(((warp * 32 + lane) * mtN + mt) * ntN + nt) * 4 + e];
+      };
+      for (int i = 0; i < nk; ++i) {
+        int64_t k0 = int64_t(ktBegin + i) * cfg.bk;
+        std::vector<double> sA(aRows * aLd, nan), sB(bRows * bLd, nan);
+        if (pr.aKMajor)
+          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, m0, k0, pr.aVec, vecElements, threads);
+        else
+          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, k0, m0, pr.aVec, vecElements, threads);
+        if (pr.bKMajor)
+          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, n0, k0, pr.bVec, vecElements, threads);
+        else
+          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, k0, n0, pr.bVec, vecElements, threads);
+        for (int kk = 0; kk < cfg.bk; kk += kstep)
+          for (int warp = 0; warp < threads / 32; ++warp) {
+            const int warpM = warp / cfg.warpsN, warpN = warp % cfg.warpsN;
+            // Fragments per lane: af[lane][mt][reg][pair], bf[lane][nt][reg][pair].
+            std::vector<std::array<std::array<std::array<double, 2>, 4>, 32>> af(mtN), bq(ntN / 2);
+            for (int mt = 0; mt < mtN; ++mt) {
+              int mBase = warpM * wm + mt * 16;
+              if (cfg.tf32) {
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  for (int r = 0; r < 4; ++r) {
+                    int m = mBase + g + (r & 1) * 8, k = kk + q + (r >> 1) * 4;
+                    af[mt][lane][r][0] = pr.aKMajor ? sA[m * aLd + k] : sA[k * aLd + m];
+                  }
+                }
+              } else {
+                std::array<int, 32> address;
+                for (int lane = 0; lane < 32; ++lane) {
+                  int q = lane >> 3;
+                  address[lane] = pr.aKMajor
+                      ? (mBase + (lane & 15)) * aLd + kk + (lane >> 4) * 8
+                      : (kk + (q >> 1) * 8 + (lane & 7)) * aLd + mBase + (q & 1) * 8;
+                }
+                ldmatrix(sA, address, !pr.aKMajor, af[mt]);
+              }
+            }
+            for (int nt = 0; nt < ntN; nt += 2) {
+              int nBase = warpN * wn + nt * 8;
+              if (cfg.tf32) {
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  for (int j = 0; j < 2; ++j)
+                    for (int r = 0; r < 2; ++r) {
+                      int n = nBase + j * 8 + g, k = kk + q + r * 4;
+                      bq[nt / 2][lane][j * 2 + r][0] =
+                          pr.bKMajor ? sB[n * bLd + k] : sB[k * bLd + n];
+                    }
+                }
+              } else {
+                std::array<int, 32> address;
+                for (int lane = 0; lane < 32; ++lane) {
+                  int q = lane >> 3;
+                  address[lane] = pr.bKMajor
+                      ? (nBase + (q >> 1) * 8 + (lane & 7)) * bLd + kk + (q & 1) * 8
+                      : (kk + (q & 1) * 8 + (lane & 7)) * bLd + nBase + (q >> 1) * 8;
+                }
+                ldmatrix(sB, address, !pr.bKMajor, bq[nt / 2]);
+              }
+            }
+            // mma per (mt, nt): assemble the operands from the lanes' fragments
+            // as the PTX ISA lays them out, multiply, scatter to accumulators.
+            for (int mt = 0; mt < mtN; ++mt)
+              for (int nt = 0; nt < ntN; ++nt) {
+                std::vector<double> A(16 * kstep, nan), B(kstep * 8, nan);
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  // b regs of tile nt: registers (nt % 2) * 2 + {0, 1} of bq.
+                  const auto &bl = bq[nt / 2][lane];
+                  int b0 = (nt % 2) * 2, b1 = b0 + 1;
+                  if (cfg.tf32) {
+                    A[g * 8 + q] = af[mt][lane][0][0];
+                    A[(g + 8) * 8 + q] = af[mt][lane][1][0];
+                    A[g * 8 + q + 4] = af[mt][lane][2][0];
+                    A[(g + 8) * 8 + q + 4] = af[mt][lane][3][0];
+                    B[q * 8 + g] = bl[b0][0];
+                    B[(q + 4) * 8 + g] = bl[b1][0];
+                  } else {
+                    for (int j = 0; j < 2; ++j) {
+                      A[g * 16 + 2 * q + j] = af[mt][lane][0][j];
+                      A[(g + 8) * 16 + 2 * q + j] = af[mt][lane][1][j];
+                      A[g * 16 + 2 * q + 8 + j] = af[mt][lane][2][j];
+                      A[(g + 8) * 16 + 2 * q + 8 + j] = af[mt][lane][3][j];
+                      B[(2 * q + j) * 8 + g] = bl[b0][j];
+                      B[(2 * q + 8 + j) * 8 + g] = bl[b1][j];
+                    }
+                  }
+                }
+                for (int lane = 0; lane < 32; ++lane) {
+                  int g = lane >> 2, q = lane & 3;
+                  for (int e = 0; e < 4; ++e) {
+                    int row = g + (e >> 1) * 8, col = 2 * q + (e & 1);
+                    double sum = 0;
+                    for (int x = 0; x < kstep; ++x)
+                      sum += A[row * kstep + x] * B[x * 8 + col];
+                    accAt(warp, lane, mt, nt, e) += sum;
+                  }
+                }
+              }
+          }
+      }
+      // Epilogue: kg_emit_pair per accumulator pair.
+      for (int warp = 0; warp < threads / 32; ++warp)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int warpM = warp / cfg.warpsN, warpN = warp % cfg.warpsN;
+          const int g = lane >> 2, q = lane & 3;
+          for (int mt = 0; mt < mtN; ++mt)
+            for (int half = 0; half < 2; ++half) {
+              int64_t row = m0 + warpM * wm + mt * 16 + g + half * 8;
+              if (row >= pr.rows)
+                continue;
+              for (int nt = 0; nt < ntN; ++nt) {
+                int64_t c = n0 + warpN * wn + nt * 8 + q * 2;
+                for (int j = 0; j < 2; ++j)
+                  if (c + j < pr.n) {
+                    int64_t at = (split * pr.rows + row) * pr.n + c + j;
+                    partial[at] = accAt(warp, lane, mt, nt, half * 2 + j);
+                    stores[at]++;
+                  }
+              }
+            }
+        }
+    }
+  }
+  for (int seen : tileSeen)
+    EXPECT_EQ(seen, 1);
+  for (int count : stores)
+    EXPECT_EQ(count, 1);
+  // The split-K reduction: partials added in split order.
+  std::vector<double> c(pr.rows * pr.n);
+  for (int64_t i = 0; i < pr.rows * pr.n; ++i) {
+    c[i] = partial[i];
+    for (int s = 1; s < cfg.split; ++s)
+      c[i] += partial[s * pr.rows * pr.n + i];
+  }
+  return c;
+}
+
+/// Replays the SIMT kernel.
+std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
+                               const std::vector<double> &a,
+                               const std::vector<double> &b) {
+  const int tx = cfg.bn / cfg.tn, threads = cfg.threads();
+  const int ea = cfg.bm * cfg.bk / threads, eb = cfg.bn * cfg.bk / threads;
+  EXPECT_EQ(ea * threads, cfg.bm * cfg.bk);
+  EXPECT_EQ(eb * threads, cfg.bn * cfg.bk);
+  auto mOf = [&](int ty, int i) { return (i / 4) * (cfg.bm / (cfg.tm / 4)) + ty * 4 + i % 4; };
+  auto nOf = [&](int tx, int j) { return (j / 4) * (cfg.bn / (cfg.tn / 4)) + tx * 4 + j % 4; };
+  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm, tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
+  const int kt = static_cast<int>((pr.k + cfg.bk - 1) / cfg.bk);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> partial(cfg.split * pr.rows * pr.n, nan);
+  std::vector<int> stores(partial.size(), 0);
+  for (int64_t pid = 0; pid < tilesM * tilesN; ++pid) {
+    int64_t tm, tn;
+    tileOf(pid, tilesM, tilesN, tm, tn);
+    const int64_t m0 = tm * cfg.bm, n0 = tn * cfg.bn;
+    for (int split = 0; split < cfg.split; ++split) {
+      int ktBegin = split * cfg.ktPerSplit;
+      int nk = std::max(0, std::min(kt, ktBegin + cfg.ktPerSplit) - ktBegin);
+      std::vector<double> acc(threads * cfg.tm * cfg.tn, 0.0);
+      for (int i = 0; i < nk; ++i) {
+        int64_t k0 = int64_t(ktBegin + i) * cfg.bk;
+        // sA[k][m], sB[k][n] (+4 padding not needed here), written once each.
+        std::vector<double> sA(cfg.bk * cfg.bm, nan), sB(cfg.bk * cfg.bn, nan);
+        std::vector<int> wa(sA.size(), 0), wb(sB.size(), 0);
+        for (int tid = 0; tid < threads; ++tid) {
+          for (int x = 0; x < ea; ++x) {
+            int e = tid + x * threads;
+            int kl = pr.aKMajor ? e % cfg.bk : e / cfg.bm;
+            int ml = pr.aKMajor ? e / cfg.bk : e % cfg.bm;
+            int64_t gm = m0 + ml, gk = k0 + kl;
+            sA[kl * cfg.bm + ml] = gm < pr.rows && gk < pr.k
+                ? a[pr.aKMajor ? gm * pr.k + gk : gk * pr.rows + gm] : 0.0;
+            wa[kl * cfg.bm + ml]++;
+          }
+          for (int x = 0; x < eb; ++x) {
+            int e = tid + x * threads;
+            int kl = pr.bKMajor ? e % cfg.bk : e / cfg.bn;
+            int nl = pr.bKMajor ? e / cfg.bk : e % cfg.bn;
+            int64_t gn = n0 + nl, gk = k0 + kl;
+            sB[kl * cfg.bn + nl] = gn < pr.n && gk < pr.k
+                ? b[pr.bKMajor ? gn * pr.k + gk : gk * pr.n + gn] : 0.0;
+            wb[kl * cfg.bn + nl]++;
+          }
+        }
+        for (int w : wa)
+          EXPECT_EQ(w, 1);
+        for (int w : wb)
+          EXPECT_EQ(w, 1);
+        for (int tid = 0; tid < threads; ++tid)
+          for (int kk = 0; kk < cfg.bk; ++kk)
+            for (int u = 0; u < cfg.tm; ++u)
+              for (int v = 0; v < cfg.tn; ++v)
+                acc[(tid * cfg.tm + u) * cfg.tn + v] +=
+                    sA[kk * cfg.bm + mOf(tid / tx, u)] * sB[kk * cfg.bn + nOf(tid % tx, v)];
+      }
+      for (int tid = 0; tid < threads; ++tid)
+        for (int u = 0; u < cfg.tm; ++u) {
+          int64_t row = m0 + mOf(tid / tx, u);
+          if (row >= pr.rows)
+            continue;
+          for (int v = 0; v < cfg.tn; v += 2) {
+            int64_t c = n0 + nOf(tid % tx, v);
+            for (int j = 0; j < 2; ++j)
+              if (c + j < pr.n) {
+                int64_t at = (split * pr.rows + row) * pr.n + c + j;
+                partial[at] = acc[(tid * cfg.tm + u) * cfg.tn + v + j];
+                stores[at]++;
+              }
+          }
+        }
+    }
+  }
+  for (int count : stores)
+    EXPECT_EQ(count, 1);
+  std::vector<double> c(pr.rows * pr.n);
+  for (int64_t i = 0; i < pr.rows * pr.n; ++i) {
+    c[i] = partial[i];
+    for (int s = 1; s < cfg.split; ++s)
+      c[i] += partial[s * pr.rows * pr.n + i];
+  }
+  return c;
+}
+
+/// Random small integers in each operand's stored layout, the direct
+/// product, and the replay compared.
+void checkReplay(const Replay &cfg, Problem pr, std::mt19937 &rng) {
+  int vecElements = cfg.tf32 || cfg.tm ? 4 : 8;
+  pr.aVec = pr.aVec && (pr.aKMajor ? pr.k : pr.rows) % vecElements == 0;
+  pr.bVec = pr.bVec && (pr.bKMajor ? pr.k : pr.n) % vecElements == 0;
+  std::uniform_int_distribution<int> dist(-3, 3);
+  std::vector<double> a(pr.rows * pr.k), b(pr.k * pr.n);
+  for (double &x : a)
+    x = dist(rng);
+  for (double &x : b)
+    x = dist(rng);
+  auto at = [&](int64_t m, int64_t k) { return pr.aKMajor ? a[m * pr.k + k] : a[k * pr.rows + m]; };
+  auto bt = [&](int64_t k, int64_t n) { return pr.bKMajor ? b[n * pr.k + k] : b[k * pr.n + n]; };
+  std::vector<double> got = cfg.tm ? replaySimt(cfg, pr, a, b) : replayTensorCore(cfg, pr, a, b);
+  int64_t wrong = 0;
+  for (int64_t m = 0; m < pr.rows; ++m)
+    for (int64_t n = 0; n < pr.n; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < pr.k; ++k)
+        want += at(m, k) * bt(k, n);
+      if (!(got[m * pr.n + n] == want) && wrong++ < 3)
+        ADD_FAILURE() << "C[" << m << "][" << n << "] = " << got[m * pr.n + n]
+                      << ", want " << want;
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
+
+TEST(GemmReplay, TensorCoreTilesEveryLayoutWithTails) {
+  std::mt19937 rng(7);
+  struct Shape { int64_t rows, n, k; int split; };
+  // Exact tiles, ragged tails, several K tiles, split K with a short last split.
+  for (Replay cfg : {Replay{128, 256, 32, 2, 4}, Replay{128, 128, 32, 2, 4},
+                     Replay{64, 128, 32, 2, 2}, Replay{64, 64, 32, 2, 2},
+                     Replay{128, 128, 64, 2, 4}})
+    for (bool tf32 : {false, true})
+      for (Shape shape : {Shape{64, 64, 32, 1}, Shape{131, 75, 72, 1},
+                          Shape{70, 264, 200, 3}, Shape{9, 11, 5, 1}})
+        for (bool aK : {true, false})
+          for (bool bK : {true, false})
+            for (bool vec : {true, false}) {
+              Replay c = cfg;
+              c.tf32 = tf32;
+              int kt = static_cast<int>((shape.k + c.bk - 1) / c.bk);
+              c.split = shape.split;
+              c.ktPerSplit = (kt + c.split - 1) / c.split;
+              SCOPED_TRACE(testing::Message()
+                           << c.bm << "x" << c.bn << (tf32 ? " tf32" : " b16")
+                           << " rows=" << shape.rows << " n=" << shape.n
+                           << " k=" << shape.k << " aK=" << aK << " bK=" << bK
+                           << " vec=" << vec);
+              checkReplay(c, Problem{shape.rows, shape.n, shape.k, aK, bK, vec, vec}, rng);
+            }
+}
+
+TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
+  std::mt19937 rng(11);
+  Replay big{128, 128, 8}, mid{64, 64, 8}, small{32, 32, 8};
+  big.tm = big.tn = 8;
+  mid.tm = mid.tn = small.tm = small.tn = 4;
+  for (Replay cfg : {big, mid, small})
+    for (std::array<int64_t, 4> shape : {std::array<int64_t, 4>{128, 128, 16, 1},
+                                         std::array<int64_t, 4>{77, 45, 53, 1},
+                                         std::array<int64_t, 4>{150, 9, 70, 4}})
+      for (bool aK : {true, false})
+        for (bool bK : {true, false}) {
+          Replay c = cfg;
+          int kt = static_cast<int>((shape[2] + c.bk - 1) / c.bk);
+          c.split = static_cast<int>(shape[3]);
+          c.ktPerSplit = (kt + c.split - 1) / c.split;
+          SCOPED_TRACE(testing::Message() << c.bm << " rows=" << shape[0]
+                                          << " aK=" << aK << " bK=" << bK);
+          checkReplay(c, Problem{shape[0], shape[1], shape[2], aK, bK, false, false}, rng);
+        }
+}
+
+TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
+  // The configurations the emitter picks for small, deep problems (N a
+  // multiple of 4 or odd, so both reduction kernels), replayed.
+  for (int64_t n : {40, 41})
+    for (bool tr : {false, true}) {
+      GeneratedFusion generated = emitAndCompile(matmulModule(
+          {96, 1000}, tr ? std::vector<int64_t>{n, 1000} : std::vector<int64_t>{1000, n},
+          "bf16", false, tr, {96, n}));
+      ASSERT_EQ(generated.kernels.size(), 2u);
+      const std::string &source = generated.kernels[0].source;
+      Replay cfg{static_cast<int>(constant(source, "KG_BM")),
+                 static_cast<int>(constant(source, "KG_BN")),
+                 static_cast<int>(constant(source, "KG_BK")),
+                 static_cast<int>(constant(source, "KG_WARPS_M")),
+                 static_cast<int>(constant(source, "KG_WARPS_N"))};
+      cfg.split = static_cast<int>(constant(source, "KG_SPLIT"));
+      cfg.ktPerSplit = static_cast<int>(constant(source, "KG_KT_PER_SPLIT"));
+      EXPECT_GT(cfg.split, 1);
+      EXPECT_EQ(generated.launches[1].grid[0], n % 4 == 0 ? 4u : 16u);
+      std::mt19937 rng(3);
+      checkReplay(cfg, Problem{96, n, 1000, true, tr, flag(source, "KG_A_VEC"),
+                               flag(source, "KG_B_VEC")}, rng);
+    }
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen
