@@ -107,6 +107,12 @@ static void formGemmGroups(Block &body, Grouping &grouping) {
           next = user;
       if (!next || isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp>(next))
         break;
+      // Epilogue operands are read from buffers; an op that needs a constant
+      // (e.g. an optimizer's scaling) is left to the pointwise kernels.
+      if (llvm::any_of(next->getOperands(), [](Value v) {
+            return v.getDefiningOp<ConstantOp>() != nullptr;
+          }))
+        break;
       // Every value computed so far that is used outside must be used after
       // the new tail, where the fusion will stand.
       group->ops.insert(next);

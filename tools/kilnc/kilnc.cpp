@@ -22,6 +22,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/Statistic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -84,9 +85,8 @@ static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
 static cl::opt<std::string> emit("emit",
                                  cl::desc("mlir, cuda, ptx or artifact (default)"),
                                  cl::init("artifact"), cl::cat(category));
-static cl::opt<bool> stats("stats",
-                           cl::desc("print kernels, launches and memory per entry"),
-                           cl::cat(category));
+// `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
+// and prints its kernels, launches and memory per entry.
 
 static int fail(llvm::Twine message) {
   llvm::errs() << "kilnc: error: " << message << "\n";
@@ -108,6 +108,9 @@ static void printStats(const codegen::CompiledModule &module) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  // Keep LLVM's --stats visible: it asks for kilnc's statistics too.
+  if (auto *option = cl::getRegisteredOptions().lookup("stats"))
+    option->setHiddenFlag(cl::NotHidden), option->addCategory(category);
   cl::ParseCommandLineOptions(argc, argv, "kiln ahead-of-time training compiler\n");
 
   TrainStepOptions options;
@@ -200,7 +203,7 @@ int main(int argc, char **argv) {
       codegen::generateModule(*module, codegenOptions, /*compile=*/emit != "cuda");
   if (failed(compiled))
     return 1;
-  if (stats)
+  if (llvm::AreStatisticsEnabled())
     printStats(*compiled);
   if (emit == "cuda" || emit == "ptx") {
     for (const codegen::CompiledKernelImage &kernel : compiled->kernels)
