@@ -1,13 +1,26 @@
 #!/bin/bash
-# The main job: installs what is missing, builds the tools, and runs the
-# sine-denoising sample through them.
+# The main job: installs what is missing, builds kiln, compiles the
+# sine-denoising transformer block with kilnc, and trains it for 1000 steps:
+# on the GPU when this machine has one (samples/train_gpu, the runtime API),
+# otherwise on the CPU reference (samples/train_reference), saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/install_deps.sh
-bazel build //tools/kiln-opt >/dev/null 2>&1 || bazel build //tools/kiln-opt
+targets=(//tools/kilnc //tools/kiln-opt //samples:train_gpu //samples:train_reference)
+bazel build "${targets[@]}" >/dev/null 2>&1 || bazel build "${targets[@]}"
 BIN="$(bazel info bazel-bin 2>/dev/null)"
+work="$(mktemp -d)"
+trap 'rm -rf "${work}"' EXIT
 
-echo "== samples/sine_block.mlir: parsed, verified and printed by kiln-opt"
-"${BIN}/tools/kiln-opt/kiln-opt" samples/sine_block.mlir
+echo "== kilnc samples/sine_block.mlir -o sine.kiln --stats"
+"${BIN}/tools/kilnc/kilnc" samples/sine_block.mlir -o "${work}/sine.kiln" --stats
 
+if [[ -e /dev/nvidiactl ]] && ldconfig -p 2>/dev/null | grep -q libcuda.so.1; then
+  echo "== training on the GPU"
+  "${BIN}/samples/train_gpu" --model "${work}/sine.kiln" --task sine --steps 1000
+else
+  echo "== no NVIDIA GPU on this machine: training on the CPU reference instead"
+  "${BIN}/samples/train_reference" --model samples/sine_block.mlir --task sine \
+    --steps 1000
+fi
