@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 
 tools/install_deps.sh || exit 1
 
+# Count only this run's results: clear logs left by earlier runs first.
+testlogs="$(bazel info bazel-testlogs 2>/dev/null)"
+[[ -n "${testlogs}" && -d "${testlogs}" ]] && rm -rf "${testlogs:?}"/*
+
 bazel test //... "$@"
 status=$?
 
