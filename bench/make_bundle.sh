@@ -1,0 +1,85 @@
+#!/bin/bash
+# Builds, on this machine, the benchmark bundle into DIR (default
+# .gpu-bundle/bench, git-ignored):
+#  - kiln-run (static; the CUDA driver is loaded at run time);
+#  - the artifacts: the training steps of samples/sine_block.mlir and
+#    samples/mlp.mlir (kilnc, AdamW) and the bf16 GEMM + bias + GELU(tanh)
+#    models of bench/models (kilnc --inference --function f);
+#  - inputs drawn by kiln-ref under --random-seed 1, uniform in [-1, 1):
+#      NAME.inputs.safetensors   the caller's inputs of the entry that is timed
+#                                (x, y for train_step: lr and step are supplied
+#                                by the runtime; x, w, b for the GEMMs);
+#      NAME.params.safetensors   the samples' parameters (and x, y), loaded by
+#                                kiln-run --params and by the PyTorch models so
+#                                that both time the same numbers (never zeros);
+#      NAME.expected.safetensors the samples' loss at those parameters (kiln-ref,
+#                                f64), which run.py checks the PyTorch models by;
+#    the inputs of the 8192x4096x4096 GEMM (96 MiB) are drawn on the GPU
+#    machine by run.py instead, unless FULL_INPUTS=1 (about 30 s more here);
+#  - COMMIT (the kiln commit the bundle was built from) and run.py.
+# Then, on the GPU machine, from inside DIR: python3 run.py RESULTS.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-.gpu-bundle/bench}"
+seed=1
+rm -rf "${out}"
+mkdir -p "${out}"
+bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run >/dev/null 2>&1 ||
+  bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run
+bin="$(bazel info bazel-bin 2>/dev/null)"
+kilnc="${bin}/tools/kilnc/kilnc"
+kilnref="${bin}/tools/kiln-ref/kiln-ref"
+tmp="$(mktemp -d)"
+trap 'rm -rf "${tmp}"' EXIT
+
+# Writes a function `inputs` that takes the named arguments ("name:type" ...)
+# and returns nothing: kiln-ref --save-inputs then draws them without running
+# any of the model's arithmetic.
+draw_inputs() { # FILE NAME:TYPE...
+  local file="$1" args="" sep=""
+  shift
+  for arg in "$@"; do
+    args+="${sep}%${arg%%:*}: ${arg#*:} {kiln.name = \"${arg%%:*}\"}"
+    sep=", "
+  done
+  echo "func.func @inputs(${args}) {
+  return
+}" >"${tmp}/inputs.mlir"
+  "${kilnref}" "${tmp}/inputs.mlir" --fn inputs --random-seed "${seed}" \
+    --save-inputs "${file}" -o /dev/null
+}
+
+# Training steps of the samples: x, y drawn first, then the parameters under
+# the same seed around them (the loss is computed on the CPU: small models).
+draw_inputs "${out}/sine_block.inputs.safetensors" x:tensor\<4x32x1xf32\> y:tensor\<4x32x1xf32\>
+draw_inputs "${out}/mlp.inputs.safetensors" x:tensor\<64x8xf32\> y:tensor\<64x1xf32\>
+for sample in sine_block mlp; do
+  "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}.kiln" \
+    --stats 2>"${out}/${sample}.stats"
+  "${kilnref}" "samples/${sample}.mlir" --fn loss --random-seed "${seed}" \
+    --inputs "${out}/${sample}.inputs.safetensors" --precision f64 \
+    --save-inputs "${out}/${sample}.params.safetensors" \
+    -o "${out}/${sample}.expected.safetensors"
+done
+
+# GEMM + bias + GELU, named M x K x N.
+for model in bench/models/gemm_bias_gelu_*.mlir; do
+  name="$(basename "${model}" .mlir)"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
+    --stats 2>"${out}/${name}.stats"
+  dims="${name##*_}"
+  IFS=x read -r m k n <<<"${dims}"
+  if (( m * k + k * n > 64 * 1024 * 1024 / 2 )) && [[ "${FULL_INPUTS:-0}" != 1 ]]; then
+    continue  # drawn on the GPU machine by run.py
+  fi
+  draw_inputs "${out}/${name}.inputs.safetensors" x:tensor\<${m}x${k}xbf16\> \
+    w:tensor\<${k}x${n}xbf16\> b:tensor\<${n}xbf16\>
+done
+
+cp "${bin}/tools/kiln-run/kiln-run" bench/run.py "${out}/"
+commit="$(git rev-parse HEAD)"
+if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then
+  commit+="-dirty"
+fi
+echo "${commit}" >"${out}/COMMIT"
+echo "bundle in ${out} ($(du -sh "${out}" | cut -f1), commit ${commit})"

@@ -1,0 +1,630 @@
+#!/usr/bin/env python3
+"""kiln against PyTorch, side by side in one run on one GPU.
+
+Runs on the GPU machine from inside the bundle that bench/make_bundle.sh
+builds:
+
+    python3 run.py RESULTS.md [--only NAME[,NAME]] [--warmup 20] [--iters 200]
+
+For every workload it times kiln (kiln-run --bench: event-timed replays of the
+entry's CUDA graph, median) and the same model written in PyTorch (eager,
+torch.compile, torch.compile(mode="reduce-overhead")), timed the same way:
+CUDA events around each of --iters back-to-back calls after --warmup calls,
+median. It prints one table per workload, whose last line is the ratio
+kiln / best torch (speedup = best torch / kiln), and writes them as Markdown
+to RESULTS.md with the GPU, the versions, the date and the kiln commit.
+
+    python3 run.py --self-test
+
+checks the table, ratio, parsing and safetensors code without a GPU (and
+without PyTorch).
+"""
+
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ---------------------------------------------------------------------------
+# safetensors (standard library only): 8-byte little-endian header length, a
+# JSON header {name: {dtype, shape, data_offsets}}, then the raw data.
+
+DTYPE_SIZES = {"F32": 4, "F16": 2, "BF16": 2, "I32": 4, "BOOL": 1, "F64": 8}
+
+
+def read_safetensors(path):
+    """Returns {name: (dtype, shape, bytes)} (metadata dropped)."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + n].decode("utf-8"))
+    data = memoryview(blob)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        out[name] = (info["dtype"], list(info["shape"]), bytes(data[begin:end]))
+    return out
+
+
+def write_safetensors(path, tensors, metadata=None):
+    """Writes {name: (dtype, shape, bytes)}; tensors in name order."""
+    header = {}
+    if metadata:
+        header["__metadata__"] = dict(metadata)
+    offset = 0
+    names = sorted(tensors)
+    for name in names:
+        dtype, shape, data = tensors[name]
+        count = 1
+        for d in shape:
+            count *= d
+        if count * DTYPE_SIZES[dtype] != len(data):
+            raise ValueError(f"{name}: {len(data)} bytes for {dtype}{shape}")
+        header[name] = {"dtype": dtype, "shape": list(shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for name in names:
+            f.write(tensors[name][2])
+
+
+# ---------------------------------------------------------------------------
+# Results: parsing kiln-run, tables, ratios.
+
+KILN_BENCH = re.compile(
+    r"^bench (\S+): median ([0-9.eE+-]+) ms, min ([0-9.eE+-]+) ms, "
+    r"mean ([0-9.eE+-]+) ms over (\d+) replays", re.M)
+
+
+def parse_kiln_bench(text):
+    """kiln-run --bench's line -> {entry, median, min, mean, replays} or None."""
+    m = KILN_BENCH.search(text)
+    if not m:
+        return None
+    return {"entry": m.group(1), "median": float(m.group(2)),
+            "min": float(m.group(3)), "mean": float(m.group(4)),
+            "replays": int(m.group(5))}
+
+
+class Row:
+    """One line of a table: a name, a median in ms (None when it failed)."""
+
+    def __init__(self, name, ms=None, note="", torch=True):
+        self.name, self.ms, self.note, self.torch = name, ms, note, torch
+
+
+def best_torch(rows):
+    """The fastest torch row that ran, or None."""
+    ran = [r for r in rows if r.torch and r.ms is not None]
+    return min(ran, key=lambda r: r.ms) if ran else None
+
+
+def ratio_line(kiln_ms, best):
+    """(kiln / best torch, speedup = best torch / kiln), None where unknown."""
+    if kiln_ms is None or best is None or best.ms is None or kiln_ms <= 0:
+        return None, None
+    return kiln_ms / best.ms, best.ms / kiln_ms
+
+
+def fmt_ms(ms):
+    if ms is None:
+        return "failed"
+    return f"{ms:.4f}" if ms < 1 else f"{ms:.3f}"
+
+
+def format_table(title, rows, goal=""):
+    """Markdown table: kiln, then the torch rows, then kiln / best torch."""
+    kiln = next((r for r in rows if not r.torch), None)
+    kiln_ms = kiln.ms if kiln else None
+    best = best_torch(rows)
+    lines = [f"### {title}", ""]
+    if goal:
+        lines += [f"Goal (TARGETS.md): {goal}", ""]
+    lines += ["| variant | median ms | torch / kiln | note |",
+              "|---|---:|---:|---|"]
+    for r in rows:
+        speed = ""
+        if r.torch and r.ms is not None and kiln_ms:
+            speed = f"{r.ms / kiln_ms:.2f}x"
+        lines.append(f"| {r.name} | {fmt_ms(r.ms)} | {speed} | {r.note} |")
+    ratio, speedup = ratio_line(kiln_ms, best)
+    if ratio is None:
+        lines.append("| **kiln / best torch** | n/a | n/a | "
+                     + ("kiln failed" if kiln_ms is None else "no torch result")
+                     + " |")
+    else:
+        lines.append(f"| **kiln / best torch** ({best.name}) | **{ratio:.3f}** "
+                     f"| **{speedup:.2f}x** | speedup = best torch / kiln |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(title, rows):
+    kiln = next((r for r in rows if not r.torch), None)
+    best = best_torch(rows)
+    ratio, speedup = ratio_line(kiln.ms if kiln else None, best)
+    if ratio is None:
+        return f"| {title} | {fmt_ms(kiln.ms if kiln else None)} | " \
+               f"{fmt_ms(best.ms) if best else 'failed'} | n/a | n/a |"
+    return (f"| {title} | {fmt_ms(kiln.ms)} | {fmt_ms(best.ms)} ({best.name}) "
+            f"| {ratio:.3f} | {speedup:.2f}x |")
+
+
+# ---------------------------------------------------------------------------
+# Timing.
+
+def time_kiln(artifact, entry, inputs, params, warmup, iters):
+    """Runs kiln-run --bench; returns (Row fields ms, note)."""
+    cmd = [os.path.join(HERE, "kiln-run"), artifact, "--entry", entry,
+           "--inputs", inputs, "--bench", "--warmup", str(warmup),
+           "--iters", str(iters)]
+    if params:
+        cmd += ["--params", params]
+    print("$", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+    text = proc.stdout + proc.stderr
+    print(text.rstrip(), flush=True)
+    parsed = parse_kiln_bench(text)
+    if proc.returncode != 0 or parsed is None:
+        tail = " ".join(text.strip().splitlines()[-1:])[:160]
+        return None, f"kiln-run exit {proc.returncode}: {tail}"
+    return parsed["median"], (f"graph replays; min {parsed['min']:.4f} ms, "
+                              f"mean {parsed['mean']:.4f} ms")
+
+
+def time_events(fn, warmup, iters):
+    """Median ms of `iters` back-to-back calls, each between two CUDA events
+    (as kiln-run times its replays), after `warmup` calls."""
+    import torch
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+# ---------------------------------------------------------------------------
+# PyTorch models.
+
+TORCH_DTYPES = {"F32": "float32", "BF16": "bfloat16", "F16": "float16",
+                "I32": "int32", "BOOL": "bool"}
+
+
+def load_torch(path, device="cuda"):
+    import torch
+    out = {}
+    for name, (dtype, shape, data) in read_safetensors(path).items():
+        t = torch.frombuffer(bytearray(data), dtype=getattr(torch, TORCH_DTYPES[dtype]))
+        out[name] = t.reshape(shape).to(device)
+    return out
+
+
+def sine_block_module():
+    """samples/sine_block.mlir in PyTorch: Linear 1->64, pre-norm block with
+    causal 4-head attention and RoPE (rotate-half, theta 10000, [B,T,H,D]),
+    GELU(tanh) MLP 64->256->64, RMSNorm, Linear 64->1, MSE."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class SineBlock(nn.Module):
+        def __init__(self, T=32, C=64, H=4, theta=10000.0):
+            super().__init__()
+            self.H, self.D = H, C // H
+            self.emb = nn.Linear(1, C)
+            self.norm_attn = nn.RMSNorm(C, eps=1e-5)
+            self.q = nn.Linear(C, C, bias=False)
+            self.k = nn.Linear(C, C, bias=False)
+            self.v = nn.Linear(C, C, bias=False)
+            self.o = nn.Linear(C, C, bias=False)
+            self.norm_mlp = nn.RMSNorm(C, eps=1e-5)
+            self.up = nn.Linear(C, 4 * C)
+            self.down = nn.Linear(4 * C, C)
+            self.norm_out = nn.RMSNorm(C, eps=1e-5)
+            self.out = nn.Linear(C, 1)
+            inv = theta ** (-torch.arange(0, self.D, 2, dtype=torch.float64) / self.D)
+            angle = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]
+            angle = torch.cat([angle, angle], dim=-1)[:, None, :]  # [T, 1, D]
+            self.register_buffer("cos", angle.cos().float(), persistent=False)
+            self.register_buffer("sin", angle.sin().float(), persistent=False)
+
+        def rope(self, x):  # [B, T, H, D]
+            x1, x2 = x.chunk(2, dim=-1)
+            return x * self.cos + torch.cat([-x2, x1], dim=-1) * self.sin
+
+        def forward(self, x, y):
+            B, T, _ = x.shape
+            h = self.emb(x)
+            a = self.norm_attn(h)
+            q = self.rope(self.q(a).view(B, T, self.H, self.D)).transpose(1, 2)
+            k = self.rope(self.k(a).view(B, T, self.H, self.D)).transpose(1, 2)
+            v = self.v(a).view(B, T, self.H, self.D).transpose(1, 2)
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            h = h + self.o(o.transpose(1, 2).reshape(B, T, -1))
+            m = self.norm_mlp(h)
+            h = h + self.down(F.gelu(self.up(m), approximate="tanh"))
+            p = self.out(self.norm_out(h))
+            return F.mse_loss(p, y)
+
+    # kiln parameter name -> (module attribute, is a Linear weight [in, out]).
+    names = {"w_in": ("emb.weight", True), "b_in": ("emb.bias", False),
+             "norm_attn": ("norm_attn.weight", False),
+             "w_q": ("q.weight", True), "w_k": ("k.weight", True),
+             "w_v": ("v.weight", True), "w_o": ("o.weight", True),
+             "norm_mlp": ("norm_mlp.weight", False),
+             "w_up": ("up.weight", True), "b_up": ("up.bias", False),
+             "w_down": ("down.weight", True), "b_down": ("down.bias", False),
+             "norm_out": ("norm_out.weight", False),
+             "w_out": ("out.weight", True), "b_out": ("out.bias", False)}
+    return SineBlock(), names
+
+
+def mlp_module():
+    """samples/mlp.mlir in PyTorch: Linear 8->64, tanh, Linear 64->1, MSE."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Mlp(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn.Linear(8, 64)
+            self.l2 = nn.Linear(64, 1)
+
+        def forward(self, x, y):
+            return F.mse_loss(self.l2(self.l1(x).tanh()), y)
+
+    names = {"w1": ("l1.weight", True), "b1": ("l1.bias", False),
+             "w2": ("l2.weight", True), "b2": ("l2.bias", False)}
+    return Mlp(), names
+
+
+def build_model(factory, params):
+    """A fresh model on the GPU with the kiln parameters (weights [in, out]
+    transposed into Linear's [out, in])."""
+    import torch
+    model, names = factory()
+    model = model.cuda()
+    state = dict(model.named_parameters())
+    with torch.no_grad():
+        for kiln_name, (attr, linear) in names.items():
+            value = params[kiln_name]
+            state[attr].copy_(value.t() if linear else value)
+    return model
+
+
+def check_loss(factory, params, data, expected_path):
+    """Compares the PyTorch model's loss (f32 and f64) with kiln-ref's f64
+    loss of the .mlir model at the same parameters and batch."""
+    import torch
+    expected = load_torch(expected_path)
+    ref = float(next(iter(expected.values())).double().item())
+    model = build_model(factory, params)
+    with torch.no_grad():
+        f32 = float(model(data["x"], data["y"]).item())
+        f64 = float(model.double()(data["x"].double(), data["y"].double()).item())
+    err32 = abs(f32 - ref) / max(abs(ref), 1e-30)
+    err64 = abs(f64 - ref) / max(abs(ref), 1e-30)
+    ok = err64 < 1e-6 and err32 < 1e-4  # the reference is rounded to f32
+    text = (f"torch loss {f32:.7g} (f32), {f64:.10g} (f64) vs kiln-ref {ref:.10g}: "
+            f"rel err {err32:.2e} / {err64:.2e} {'ok' if ok else 'MISMATCH'}")
+    print(text, flush=True)
+    return ok, text
+
+
+def torch_train_step(factory, params, data, mode, optimizer, lr=1e-3):
+    """One AdamW training step (forward, backward, optimizer.step) as a
+    callable; mode None (eager), "default" or "reduce-overhead"."""
+    import torch
+    model = build_model(factory, params)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.999),
+                            eps=1e-8, weight_decay=0.01,
+                            fused=optimizer == "fused",
+                            foreach=True if optimizer == "foreach" else None)
+    x, y = data["x"], data["y"]
+    if mode is None:
+        forward, update = model, opt.step
+    else:
+        torch._dynamo.reset()
+        forward = torch.compile(model, mode=mode)
+
+        @torch.compile(mode=mode)
+        def update():
+            opt.step()
+    graphs = mode == "reduce-overhead"
+
+    def step():
+        if graphs:
+            torch.compiler.cudagraph_mark_step_begin()
+        loss = forward(x, y)
+        loss.backward()
+        update()
+        opt.zero_grad(set_to_none=True)
+    return step
+
+
+def torch_gemm(data, mode):
+    import torch
+    import torch.nn.functional as F
+    x, w, b = data["x"], data["w"], data["b"]
+
+    def f(x, w, b):
+        return F.gelu(F.linear(x, w.t(), b), approximate="tanh")
+    if mode is not None:
+        torch._dynamo.reset()
+        f = torch.compile(f, mode=mode)
+    graphs = mode == "reduce-overhead"
+
+    def call():
+        if graphs:
+            torch.compiler.cudagraph_mark_step_begin()
+        with torch.no_grad():
+            return f(x, w, b)
+    return call
+
+
+# ---------------------------------------------------------------------------
+# Workloads.
+
+MODES = [("torch eager", None), ("torch.compile", "default"),
+         ("torch.compile reduce-overhead", "reduce-overhead")]
+
+
+def gemm_inputs(name, m, k, n, workdir):
+    """The bundle's inputs, else drawn here (Philox, seed 1, uniform in
+    [-1, 1), bf16) and written for kiln-run."""
+    import torch
+    path = os.path.join(HERE, f"{name}.inputs.safetensors")
+    if os.path.exists(path):
+        return path, "inputs drawn by kiln-ref (seed 1)"
+    path = os.path.join(workdir, f"{name}.inputs.safetensors")
+    g = torch.Generator(device="cuda").manual_seed(1)
+    tensors = {}
+    for arg, shape in (("x", [m, k]), ("w", [k, n]), ("b", [n])):
+        t = (torch.rand(shape, generator=g, device="cuda") * 2 - 1).bfloat16()
+        raw = t.cpu().contiguous()
+        tensors[arg] = ("BF16", shape, ctypes.string_at(
+            raw.data_ptr(), raw.numel() * raw.element_size()))
+    write_safetensors(path, tensors, {"kiln.function": "f"})
+    return path, "inputs drawn by torch on the GPU (seed 1)"
+
+
+def run_train(args, title, name, factory):
+    import torch
+    art = os.path.join(HERE, f"{name}.kiln")
+    inputs = os.path.join(HERE, f"{name}.inputs.safetensors")
+    params_path = os.path.join(HERE, f"{name}.params.safetensors")
+    ms, note = time_kiln(art, "train_step", inputs, params_path, args.warmup, args.iters)
+    rows = [Row("kiln", ms, note, torch=False)]
+    params = load_torch(params_path)
+    data = load_torch(inputs)
+    ok, check = check_loss(factory, params, data,
+                           os.path.join(HERE, f"{name}.expected.safetensors"))
+    for label, mode in MODES:
+        best = None
+        notes = []
+        for optimizer in args.optimizers:
+            try:
+                step = torch_train_step(factory, params, data, mode, optimizer)
+                t = time_events(step, max(args.warmup, 3), args.iters)
+                notes.append(f"{optimizer} {t:.4f}")
+                if best is None or t < best[0]:
+                    best = (t, optimizer)
+            except Exception as e:  # report and go on with the other variants
+                traceback.print_exc()
+                notes.append(f"{optimizer} failed: {type(e).__name__}")
+            torch.cuda.synchronize()
+        note = "AdamW " + ", ".join(notes) + " ms"
+        rows.append(Row(label, best[0] if best else None,
+                        note + (f"; best {best[1]}" if best else "")))
+        print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms ({note})", flush=True)
+    return rows, [check if ok else "**" + check + "**"]
+
+
+def run_gemm(args, title, name, m, k, n):
+    import torch
+    inputs, how = gemm_inputs(name, m, k, n, args.workdir)
+    ms, note = time_kiln(os.path.join(HERE, f"{name}.kiln"), "forward", inputs,
+                         None, args.warmup, args.iters)
+    rows = [Row("kiln", ms, note, torch=False)]
+    data = load_torch(inputs)
+    flops = 2.0 * m * k * n
+    for label, mode in MODES:
+        try:
+            t = time_events(torch_gemm(data, mode), max(args.warmup, 3), args.iters)
+            rows.append(Row(label, t, f"{flops / t / 1e9:.0f} TFLOP/s"))
+        except Exception as e:
+            traceback.print_exc()
+            rows.append(Row(label, None, f"failed: {type(e).__name__}"))
+        torch.cuda.synchronize()
+        print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
+    if rows[0].ms:
+        rows[0].note += f"; {flops / rows[0].ms / 1e9:.0f} TFLOP/s"
+    return rows, [how]
+
+
+WORKLOADS = [
+    ("sine_block", "train step, sine-denoising block (B4 T32 C64 H4, f32, AdamW)",
+     "≤ 0.10 ms (≥ 12x the best torch.compile)",
+     lambda a, t: run_train(a, t, "sine_block", sine_block_module)),
+    ("mlp", "train step, MLP 8->64 tanh ->1 (B64, f32, AdamW)", "",
+     lambda a, t: run_train(a, t, "mlp", mlp_module)),
+    ("gemm_big", "GEMM + bias + GELU(tanh), bf16, 8192x4096x4096 (MxKxN)",
+     "≥ 1.0x eager",
+     lambda a, t: run_gemm(a, t, "gemm_bias_gelu_8192x4096x4096",
+                              8192, 4096, 4096)),
+    ("gemm_small", "GEMM + bias + GELU(tanh), bf16, 512x1024x4096 (MxKxN)",
+     "≥ 1.0x eager",
+     lambda a, t: run_gemm(a, t, "gemm_bias_gelu_512x1024x4096",
+                              512, 1024, 4096)),
+]
+
+
+def environment():
+    import torch
+    try:
+        import triton
+        triton_version = triton.__version__
+    except Exception:
+        triton_version = "not installed"
+    commit_path = os.path.join(HERE, "COMMIT")
+    commit = open(commit_path).read().strip() if os.path.exists(commit_path) else "unknown"
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "gpu": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "cuda (torch)": torch.version.cuda,
+        "triton": triton_version,
+        "kiln commit": commit,
+    }
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("output", nargs="?", help="Markdown file for the results")
+    p.add_argument("--only", default="", help="comma-separated workloads: "
+                   + ", ".join(w[0] for w in WORKLOADS))
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--iters", type=int, default=200)
+    p.add_argument("--optimizers", default="fused,foreach",
+                   help="AdamW implementations to try; the fastest is reported")
+    p.add_argument("--workdir", default=None,
+                   help="where inputs drawn here go (default: the bundle)")
+    p.add_argument("--self-test", action="store_true")
+    args = p.parse_args(argv)
+    if args.self_test:
+        return self_test()
+    if not args.output:
+        p.error("give the Markdown output file (or --self-test)")
+    args.optimizers = [o for o in args.optimizers.split(",") if o]
+    args.workdir = args.workdir or HERE
+    only = set(filter(None, args.only.split(",")))
+    unknown = only - {w[0] for w in WORKLOADS}
+    if unknown:
+        p.error(f"unknown workloads: {', '.join(sorted(unknown))}")
+
+    import torch
+    if not torch.cuda.is_available():
+        sys.exit("run.py: no CUDA device")
+    env = environment()
+    for k, v in env.items():
+        print(f"{k}: {v}")
+    sections, summary = [], []
+    for key, title, goal, run in WORKLOADS:
+        if only and key not in only:
+            continue
+        print(f"\n== {title}", flush=True)
+        try:
+            rows, notes = run(args, title)
+        except Exception as e:
+            traceback.print_exc()
+            rows, notes = [Row("kiln", None, f"failed: {e}", torch=False)], []
+        table = format_table(title, rows, goal)
+        if notes:
+            table += "\n" + "\n".join(notes) + "\n"
+        print("\n" + table, flush=True)
+        sections.append(table)
+        summary.append(summary_line(title, rows))
+
+    md = ["# kiln against PyTorch", ""]
+    md += [f"- {k}: {v}" for k, v in env.items()]
+    md += [f"- method: medians of {args.iters} CUDA-event-timed calls after "
+           f"{args.warmup} warm-up calls, back to back on the same inputs; "
+           "kiln: kiln-run --bench (replays of the entry's CUDA graph); "
+           "torch: the same events around each call (compiled variants "
+           "warmed up, so compilation is excluded)",
+           "- kiln's train_step replays run with the runtime's lr 0 and step 1 "
+           "(the same kernels as any other lr); torch uses lr 1e-3", ""]
+    md += ["## Summary", "", "| workload | kiln ms | best torch ms | kiln / best torch "
+           "| speedup |", "|---|---:|---:|---:|---:|"] + summary + [""]
+    md += ["## Workloads", ""] + sections
+    with open(args.output, "w") as f:
+        f.write("\n".join(md))
+    print(f"wrote {args.output}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Self-test (no GPU, no PyTorch).
+
+def self_test():
+    import tempfile
+    line = ("ran train_step: 1 output(s)\nbench train_step: median 0.0421 ms, "
+            "min 0.0400 ms, mean 0.0433 ms over 200 replays (20 warm-up calls)\n")
+    b = parse_kiln_bench(line)
+    assert b == {"entry": "train_step", "median": 0.0421, "min": 0.04,
+                 "mean": 0.0433, "replays": 200}, b
+    assert parse_kiln_bench("error: no CUDA device\n") is None
+
+    rows = [Row("kiln", 0.05, torch=False), Row("torch eager", 3.0),
+            Row("torch.compile", 2.0), Row("torch.compile reduce-overhead", 1.0)]
+    assert best_torch(rows).name == "torch.compile reduce-overhead"
+    ratio, speedup = ratio_line(0.05, best_torch(rows))
+    assert abs(ratio - 0.05) < 1e-12 and abs(speedup - 20.0) < 1e-12
+    table = format_table("t", rows, "goal")
+    last = table.strip().splitlines()[-1]
+    assert "kiln / best torch" in last and "0.050" in last and "20.00x" in last, last
+    assert "| torch eager | 3.000 | 60.00x |" in table, table
+    assert "| kiln | 0.0500 |  |" in table, table
+    assert summary_line("t", rows).endswith("| 0.050 | 20.00x |")
+
+    # Failed rows: ignored for the best; a failed kiln gives no ratio.
+    rows = [Row("kiln", 0.5, torch=False), Row("torch eager", None, "failed"),
+            Row("torch.compile", 0.4)]
+    assert best_torch(rows).name == "torch.compile"
+    assert "1.250" in format_table("t", rows).strip().splitlines()[-1]
+    rows = [Row("kiln", None, torch=False), Row("torch eager", 1.0)]
+    assert "kiln failed" in format_table("t", rows)
+    assert ratio_line(None, best_torch(rows)) == (None, None)
+    assert ratio_line(1.0, None) == (None, None)
+    assert "no torch result" in format_table("t", [Row("kiln", 1.0, torch=False)])
+    assert fmt_ms(None) == "failed" and fmt_ms(0.01234) == "0.0123"
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.safetensors")
+        tensors = {"x": ("F32", [2, 3], struct.pack("<6f", *range(6))),
+                   "b": ("BF16", [2], b"\x80\x3f\x00\x40"),
+                   "s": ("I32", [], struct.pack("<i", 7))}
+        write_safetensors(path, tensors, {"kiln.function": "f"})
+        with open(path, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+        assert n % 8 == 0
+        assert read_safetensors(path) == tensors
+        try:
+            write_safetensors(path, {"x": ("F32", [3], b"\0" * 8)})
+            raise AssertionError("a wrong size was accepted")
+        except ValueError:
+            pass
+        # The bundle's own files, where present.
+        for name in sorted(os.listdir(HERE)):
+            if name.endswith(".safetensors"):
+                for t, (dtype, shape, data) in read_safetensors(os.path.join(HERE, name)).items():
+                    count = 1
+                    for s in shape:
+                        count *= s
+                    assert count * DTYPE_SIZES[dtype] == len(data), (name, t)
+    print("self-test passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
