@@ -1,0 +1,79 @@
+// kilnc's pipeline on the samples: every kernel it generates is assembled by
+// ptxas for sm_90, and the artifact passes the runtime's loader (the checks it
+// runs before touching a GPU).
+
+#include "codegen/artifact/ArtifactEmitter.h"
+#include "codegen/cuda/ModuleCodegen.h"
+#include "compiler/training/TrainStep.h"
+#include "compiler/transforms/Fusion.h"
+#include "compiler/transforms/MemoryPlan.h"
+#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+#include "runtime/artifact/artifact.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace mlir::kiln {
+namespace {
+
+class CompileSamplesTest : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(CompileSamplesTest, KernelsAssembleAndArtifactLoads) {
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect>();
+  registerGradientRules(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  context.getDiagEngine().registerHandler([&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(GetParam(), &context);
+  ASSERT_TRUE(module) << diagnostics;
+  TrainStepOptions options;
+  options.transforms.statistics = true;
+  options.transforms.clipNorm = 1.0;
+  ASSERT_TRUE(succeeded(buildTrainingEntries(*module, options))) << diagnostics;
+  for (auto function : module->getOps<func::FuncOp>())
+    ASSERT_TRUE(succeeded(fuseFunction(function)) && succeeded(planMemory(function)))
+        << diagnostics;
+  ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
+
+  FailureOr<codegen::CompiledModule> compiled =
+      codegen::generateModule(*module, codegen::CodegenOptions{});
+  ASSERT_TRUE(succeeded(compiled)) << diagnostics;
+  EXPECT_EQ(compiled->entries.size(), 4u);
+
+  std::string dir = ::testing::TempDir();
+  for (const codegen::CompiledKernelImage &kernel : compiled->kernels) {
+    std::string path = dir + "/" + kernel.name + ".ptx";
+    std::ofstream(path) << kernel.binary.ptx;
+    std::string command = "/usr/local/cuda/bin/ptxas -arch=sm_90 -o " + dir +
+                          "/k.cubin " + path + " 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << kernel.name;
+    EXPECT_FALSE(kernel.binary.cubin.empty()) << kernel.name;
+  }
+
+  std::string bytes, error;
+  ASSERT_TRUE(codegen::writeArtifact(*compiled, bytes, error)) << error;
+  absl::StatusOr<::kiln::artifact::Artifact> loaded =
+      ::kiln::artifact::LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  for (const char *entry : {"forward", "forward_backward", "apply_update", "train_step"})
+    EXPECT_NE(loaded->FindEntry(entry), nullptr) << entry;
+  EXPECT_FALSE(loaded->parameters.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, CompileSamplesTest,
+                         ::testing::Values("samples/sine_block.mlir",
+                                           "samples/mlp.mlir"));
+
+} // namespace
+} // namespace mlir::kiln

@@ -1,0 +1,25 @@
+// kilnc stops after any stage and shows it.
+// RUN: kilnc %s --inference --function f --emit=mlir | FileCheck %s --check-prefix=MLIR
+// RUN: kilnc %s --inference --function f --emit=cuda | FileCheck %s --check-prefix=CUDA
+// RUN: kilnc %s --inference --function f --emit=ptx | FileCheck %s --check-prefix=PTX
+// RUN: kilnc %s --inference --function f -o %t.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS
+
+// MLIR: func.func @forward
+// MLIR-SAME: kiln.arena_size
+// MLIR: kiln.fusion "pointwise"
+// MLIR-SAME: kiln.buffers = [{buffer = "arena"
+
+// CUDA: #include "kiln_prelude.cuh"
+// CUDA: extern "C" __global__ void
+
+// PTX: .target sm_90
+// PTX: .visible .entry
+
+// STATS: kernels: 1 distinct
+// STATS: entry forward: 1 launches, arena {{[0-9]+}} bytes
+func.func @f(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
+    -> (tensor<4x8xf32> {kiln.name = "y"}) {
+  %0 = kiln.add %a, %b : tensor<4x8xf32>, tensor<8xf32>
+  %1 = kiln.tanh %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
