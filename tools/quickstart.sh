@@ -13,8 +13,10 @@ BIN="$(bazel info bazel-bin 2>/dev/null)"
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 
+# AdamW with the settings the CPU reference trainer uses by default.
 echo "== kilnc samples/sine_block.mlir -o sine.kiln --stats"
-"${BIN}/tools/kilnc/kilnc" samples/sine_block.mlir -o "${work}/sine.kiln" --stats
+"${BIN}/tools/kilnc/kilnc" samples/sine_block.mlir -o "${work}/sine.kiln" \
+  --train=adamw --beta2=0.99 --weight-decay=0 --clip-norm=1 --stats
 
 if [[ -e /dev/nvidiactl ]] && ldconfig -p 2>/dev/null | grep -q libcuda.so.1; then
   echo "== training on the GPU"

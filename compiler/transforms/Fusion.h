@@ -15,6 +15,7 @@ LogicalResult fuseFunction(func::FuncOp function);
 #include "compiler/transforms/Passes.h.inc"
 
 #define GEN_PASS_DECL_KILNPLANMEMORY
+#define GEN_PASS_DECL_KILNMIXEDPRECISION
 #define GEN_PASS_REGISTRATION
 #include "compiler/transforms/Passes.h.inc"
 

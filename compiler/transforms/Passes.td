@@ -49,4 +49,23 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def KilnMixedPrecision : Pass<"kiln-mixed-precision", "mlir::ModuleOp"> {
+  let summary = "Stores parameters and activations in bf16 or f16";
+  let description = [{
+    Rewrites a loss function (before --kiln-make-train-step) so that every f32
+    tensor it holds, parameters and activations, is stored in `precision`
+    (bf16 or f16). Kernels still compute in f32 (they load, compute and round
+    once on store), and the training step then keeps f32 master weights and
+    f32 optimizer state for the narrow parameters. Data inputs stay f32 for
+    the host and are converted on entry; the loss is returned in f32.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
+           "Name of the loss function">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "bf16 or f16">,
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES_TD

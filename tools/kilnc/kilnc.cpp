@@ -14,6 +14,7 @@
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
 #include "compiler/transforms/MemoryPlan.h"
+#include "compiler/transforms/MixedPrecision.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -76,7 +77,10 @@ static cl::opt<uint64_t> gradNoiseSeed("grad-noise-seed", cl::init(0),
 static cl::opt<bool> gradStats("grad-stats",
                                cl::desc("emit gradient statistics outputs"),
                                cl::cat(category));
-static cl::opt<std::string> precision("precision", cl::desc("f32 or bf16"),
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("storage of parameters and activations: f32, bf16 or f16 "
+             "(compute stays f32; bf16/f16 keep f32 master weights)"),
                                       cl::init("f32"), cl::cat(category));
 static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
                                  cl::init("sm_90"), cl::cat(category));
@@ -125,9 +129,8 @@ int main(int argc, char **argv) {
     return fail("--train must be adamw, adam or sgd, got '" + train + "'");
   if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact")
     return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit + "'");
-  if (precision != "f32")
-    return fail("--precision=" + precision +
-                " is not available yet; this build supports --precision=f32");
+  if (precision != "f32" && precision != "bf16" && precision != "f16")
+    return fail("--precision must be f32, bf16 or f16, got '" + precision + "'");
   if (nesterov && momentum <= 0)
     return fail("--nesterov needs --momentum > 0");
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
@@ -163,6 +166,16 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+
+  if (precision != "f32") {
+    auto loss = module->lookupSymbol<func::FuncOp>(lossFunction);
+    if (!loss)
+      return fail("no function named '" + lossFunction + "'");
+    FloatType storage = precision == "bf16" ? FloatType::getBF16(&context)
+                                            : FloatType::getF16(&context);
+    if (failed(narrowStorage(loss, storage)))
+      return 1;
+  }
 
   if (inference) {
     auto loss = module->lookupSymbol<func::FuncOp>(lossFunction);

@@ -23,10 +23,15 @@ for model in tests/gpu/codegen/*.mlir; do
     --precision f64 --save-inputs "${out}/${name}.inputs.safetensors" \
     -o "${out}/${name}.expected.safetensors"
 done
+# The optimizer settings of the CPU reference trainer's defaults
+# (samples/train_reference.cpp), so GPU and CPU runs are comparable.
+train_flags=(--train=adamw --beta2=0.99 --weight-decay=0 --clip-norm=1)
 for sample in sine_block mlp; do
   "${bin}/tools/kilnc/kilnc" "samples/${sample}.mlir" -o "${out}/${sample}.kiln" \
-    --stats 2>"${out}/${sample}.stats"
+    "${train_flags[@]}" --stats 2>"${out}/${sample}.stats"
 done
+"${bin}/tools/kilnc/kilnc" samples/sine_block.mlir -o "${out}/sine_block_bf16.kiln" \
+  "${train_flags[@]}" --precision=bf16 --stats 2>"${out}/sine_block_bf16.stats"
 cp "${bin}/tools/kiln-run/kiln-run" "${bin}/samples/train_gpu" "${out}/"
 cp tests/gpu/codegen/run.sh "${out}/"
 echo "bundle in ${out} (inputs drawn with seed ${seed})"

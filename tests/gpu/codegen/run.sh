@@ -27,6 +27,9 @@ done
 ./train_gpu --model sine_block.kiln --task sine --steps 1000 --seed 1 \
   --expect-mse-below 0.055 >"${logs}/train_sine.log" 2>&1
 record "train:sine_block" $?
+./train_gpu --model sine_block_bf16.kiln --task sine --steps 1000 --seed 1 \
+  --expect-mse-below 0.07 >"${logs}/train_sine_bf16.log" 2>&1
+record "train:sine_block_bf16" $?
 ./train_gpu --model mlp.kiln --task regression --steps 1000 --seed 1 \
   --expect-mse-below 0.1 >"${logs}/train_mlp.log" 2>&1
 record "train:mlp" $?

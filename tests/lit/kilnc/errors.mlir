@@ -3,7 +3,7 @@
 // RUN: not kilnc %s --train=lion -o %t 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not kilnc %s --emit=sass -o %t 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not kilnc %s --no-such-flag -o %t 2>&1 | FileCheck %s --check-prefix=FLAG
-// RUN: not kilnc %s --precision=bf16 -o %t 2>&1 | FileCheck %s --check-prefix=PRECISION
+// RUN: not kilnc %s --precision=fp8 -o %t 2>&1 | FileCheck %s --check-prefix=PRECISION
 // RUN: not kilnc %s --nesterov -o %t 2>&1 | FileCheck %s --check-prefix=NESTEROV
 // RUN: not kilnc %s --function nope -o %t 2>&1 | FileCheck %s --check-prefix=FN
 // RUN: not kilnc %S/Inputs/bad_ir.mlir -o %t 2>&1 | FileCheck %s --check-prefix=IR
@@ -12,7 +12,7 @@
 // OPT: kilnc: error: --train must be adamw, adam or sgd, got 'lion'
 // EMIT: kilnc: error: --emit must be mlir, cuda, ptx or artifact, got 'sass'
 // FLAG: Unknown command line argument '--no-such-flag'
-// PRECISION: kilnc: error: --precision=bf16 is not available yet
+// PRECISION: kilnc: error: --precision must be f32, bf16 or f16, got 'fp8'
 // NESTEROV: kilnc: error: --nesterov needs --momentum > 0
 // FN: error: kiln-make-train-step: no function named 'nope'
 // IR: bad_ir.mlir:3:8: error: shapes [4, 8] and [3] are not broadcast-compatible

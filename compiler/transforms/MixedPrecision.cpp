@@ -1,0 +1,122 @@
+//===- MixedPrecision.cpp - narrow storage, f32 compute -------------------===//
+//
+// Every kiln op computes in f32 whatever its storage type and rounds once on
+// store, so storing a tensor in bf16 changes only its type: the rewrite
+// retypes values in place, converts constants, and puts casts where the host
+// sees the function (data inputs in, loss out).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/transforms/MixedPrecision.h"
+
+#include "compiler/transforms/Fusion.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DEF_KILNMIXEDPRECISION
+#include "compiler/transforms/Passes.h.inc"
+
+static bool isF32Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isF32();
+}
+
+static RankedTensorType narrowed(Type type, FloatType storage) {
+  return cast<RankedTensorType>(type).clone(storage);
+}
+
+LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
+  if (function.isExternal())
+    return function.emitOpError("has no body");
+  Block &body = function.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+
+  // Parameters are stored narrow; data inputs stay f32 for the host and are
+  // converted once on entry.
+  for (BlockArgument arg : function.getArguments()) {
+    if (!isF32Tensor(arg.getType()))
+      continue;
+    bool isParam = static_cast<bool>(
+        function.getArgAttr(arg.getArgNumber(), KilnDialect::kParamAttrName));
+    if (isParam) {
+      arg.setType(narrowed(arg.getType(), storage));
+      continue;
+    }
+    Value converted = builder.create<CastOp>(
+        arg.getLoc(), narrowed(arg.getType(), storage), arg);
+    arg.replaceAllUsesExcept(converted, converted.getDefiningOp());
+  }
+
+  for (Operation &op : body.without_terminator()) {
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (value && value.getElementType().isF32()) {
+        auto type = narrowed(value.getType(), storage);
+        SmallVector<APFloat> converted;
+        for (APFloat x : value.getValues<APFloat>()) {
+          bool losesInfo;
+          x.convert(storage.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+          converted.push_back(x);
+        }
+        constant.setValueAttr(DenseElementsAttr::get(type, converted));
+        constant.getResult().setType(type);
+      }
+      continue;
+    }
+    // A cast to f32 now casts to the storage type.
+    for (Value result : op.getResults())
+      if (isF32Tensor(result.getType()))
+        result.setType(narrowed(result.getType(), storage));
+  }
+
+  // The host reads the results in f32.
+  Operation *terminator = body.getTerminator();
+  builder.setInsertionPoint(terminator);
+  for (OpOperand &operand : terminator->getOpOperands()) {
+    Type original = function.getResultTypes()[operand.getOperandNumber()];
+    if (!isF32Tensor(original))
+      continue;
+    operand.set(builder.create<CastOp>(terminator->getLoc(), original,
+                                       operand.get()));
+  }
+  function.setFunctionType(FunctionType::get(
+      function.getContext(), body.getArgumentTypes(), function.getResultTypes()));
+  return success();
+}
+
+namespace {
+struct MixedPrecisionPass
+    : public impl::KilnMixedPrecisionBase<MixedPrecisionPass> {
+  using KilnMixedPrecisionBase::KilnMixedPrecisionBase;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    FloatType storage;
+    if (precision == "bf16")
+      storage = FloatType::getBF16(context);
+    else if (precision == "f16")
+      storage = FloatType::getF16(context);
+    else {
+      getOperation().emitError("kiln-mixed-precision: precision must be bf16 "
+                               "or f16, got '")
+          << precision << "'";
+      return signalPassFailure();
+    }
+    auto function = getOperation().lookupSymbol<func::FuncOp>(this->function);
+    if (!function) {
+      getOperation().emitError("kiln-mixed-precision: no function named '")
+          << this->function << "'";
+      return signalPassFailure();
+    }
+    if (failed(narrowStorage(function, storage)))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace mlir::kiln
