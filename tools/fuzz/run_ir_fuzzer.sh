@@ -3,6 +3,8 @@
 #
 #   tools/fuzz/run_ir_fuzzer.sh [SECONDS] [extra libFuzzer flags...]
 #
+# To replay one input: tools/fuzz/run_ir_fuzzer.sh 0 $FUZZ_DIR/crash-...
+#
 # Builds tests/fuzz/ir_fuzz_target.cpp together with the dialect's sources with
 # clang-19 (-fsanitize=fuzzer,address,undefined; the dialect code is
 # instrumented, the system libMLIR is not), seeds the corpus with the samples
@@ -41,5 +43,8 @@ done
 find samples tests/lit -name '*.mlir' -exec cp {} "${FUZZ_DIR}/corpus/" \;
 cd "${FUZZ_DIR}"
 # Leak detection is off: MLIR interns attributes for the process lifetime.
-ASAN_OPTIONS=detect_leaks=0 ./ir_fuzzer -max_total_time="${seconds}" \
+# Manual poisoning is ignored: LLVM's allocator headers, inlined into the
+# instrumented dialect code, poison memory that the uninstrumented libMLIR
+# then legitimately reuses, which ASan would report as use-after-poison.
+ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 ./ir_fuzzer -max_total_time="${seconds}" \
   -max_len=4096 -timeout=10 -print_final_stats=1 "$@" corpus
