@@ -3,7 +3,8 @@
 #
 #   tools/fuzz/run_ir_fuzzer.sh [SECONDS] [extra libFuzzer flags...]
 #
-# To replay one input: tools/fuzz/run_ir_fuzzer.sh 0 $FUZZ_DIR/crash-...
+# To replay one input after a run:
+#   ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 $FUZZ_DIR/ir_fuzzer FILE
 #
 # Builds tests/fuzz/ir_fuzz_target.cpp together with the dialect's sources with
 # clang-19 (-fsanitize=fuzzer,address,undefined; the dialect code is
