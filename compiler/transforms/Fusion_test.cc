@@ -5,7 +5,7 @@
 
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/training/TrainStep.h"
-#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "compiler/testing/KilnTestContext.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Verifier.h"
@@ -18,22 +18,8 @@
 namespace mlir::kiln {
 namespace {
 
-class FusionTest : public ::testing::TestWithParam<const char *> {
-protected:
-  FusionTest() {
-    DialectRegistry registry;
-    registry.insert<KilnDialect, func::FuncDialect>();
-    registerGradientRules(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    context.getDiagEngine().registerHandler([this](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
-  }
-  MLIRContext context;
-  std::string diagnostics;
-};
+class FusionTest : public ::testing::TestWithParam<const char *>,
+                          protected KilnTestContext {};
 
 TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
   OwningOpRef<ModuleOp> plain = parseSourceFile<ModuleOp>(GetParam(), &context);

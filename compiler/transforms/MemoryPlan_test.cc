@@ -8,7 +8,7 @@
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
-#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "compiler/testing/KilnTestContext.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Verifier.h"
@@ -57,22 +57,8 @@ public:
   llvm::StringMap<std::vector<double>> resident;
 };
 
-class MemoryPlanTest : public ::testing::TestWithParam<const char *> {
-protected:
-  MemoryPlanTest() {
-    DialectRegistry registry;
-    registry.insert<KilnDialect, func::FuncDialect>();
-    registerGradientRules(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    context.getDiagEngine().registerHandler([this](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
-  }
-  MLIRContext context;
-  std::string diagnostics;
-};
+class MemoryPlanTest : public ::testing::TestWithParam<const char *>,
+                              protected KilnTestContext {};
 
 TEST_P(MemoryPlanTest, PlannedProgramComputesTheReferenceResults) {
   OwningOpRef<ModuleOp> plain = parseSourceFile<ModuleOp>(GetParam(), &context);
