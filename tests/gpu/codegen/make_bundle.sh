@@ -32,6 +32,10 @@ for sample in sine_block mlp; do
 done
 "${bin}/tools/kilnc/kilnc" samples/sine_block.mlir -o "${out}/sine_block_bf16.kiln" \
   "${train_flags[@]}" --precision=bf16 --stats 2>"${out}/sine_block_bf16.stats"
+bazel build //samples:make_dataset >/dev/null
+# 1000 steps of fresh data: 4000 sequences (batch 4), 64000 samples (batch 64).
+"${bin}/samples/make_dataset" --task sine --records 4000 --seed 5 --out "${out}/sine.kilndata"
+"${bin}/samples/make_dataset" --task regression --records 64000 --seed 5 --out "${out}/regression.kilndata"
 cp "${bin}/tools/kiln-run/kiln-run" "${bin}/samples/train_gpu" "${out}/"
-cp tests/gpu/codegen/run.sh "${out}/"
+cp tests/gpu/codegen/run.sh tests/gpu/codegen/eval_kiln_run.py "${out}/"
 echo "bundle in ${out} (inputs drawn with seed ${seed})"

@@ -33,5 +33,18 @@ record "train:sine_block_bf16" $?
 ./train_gpu --model mlp.kiln --task regression --steps 1000 --seed 1 \
   --expect-mse-below 0.1 >"${logs}/train_mlp.log" 2>&1
 record "train:mlp" $?
+# The same models trained through kiln-run on a dataset file, then evaluated
+# on fresh held-out data through kiln-run's forward entry.
+for pair in "sine_block sine 0.055" "mlp regression 0.1"; do
+  set -- ${pair}
+  ./kiln-run "$1.kiln" --steps 1000 --dataset "$2.kilndata" --batch-fields x,y \
+    --lr 3e-3 --schedule cosine --warmup 50 --seed 1 \
+    --checkpoint "$1.trained.safetensors" >"${logs}/kiln_run_train_$1.log" 2>&1 &&
+    python3 eval_kiln_run.py "$1.kiln" "$1.trained.safetensors" "$2" "$(mktemp -d)" \
+      >>"${logs}/kiln_run_train_$1.log" 2>&1 &&
+    awk -v limit="$3" '/held-out MSE/ { found = 1; ok = ($NF < limit) } END { exit !(found && ok) }' \
+      "${logs}/kiln_run_train_$1.log"
+  record "kiln-run train:$1" $?
+done
 echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"
 [[ ${failed} -eq 0 ]]
