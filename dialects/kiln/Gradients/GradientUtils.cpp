@@ -2,6 +2,8 @@
 
 #include "dialects/kiln/Gradients/GradientUtils.h"
 
+#include "dialects/kiln/IR/KilnBuilder.h"
+
 #include "mlir/IR/DialectRegistry.h"
 
 namespace mlir::kiln {
@@ -31,14 +33,7 @@ Value sumToShape(OpBuilder &builder, Location loc, Value grad,
 }
 
 Value splatLike(OpBuilder &builder, Location loc, Type like, double value) {
-  auto type = cast<RankedTensorType>(like);
-  Attribute element;
-  if (isa<FloatType>(type.getElementType()))
-    element = builder.getFloatAttr(type.getElementType(), value);
-  else
-    element = builder.getIntegerAttr(type.getElementType(),
-                                     static_cast<int64_t>(value));
-  return builder.create<ConstantOp>(loc, DenseElementsAttr::get(type, element));
+  return KilnBuilder(builder, loc).splat(cast<RankedTensorType>(like), value);
 }
 
 void registerGradientRules(DialectRegistry &registry) {

@@ -9,49 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/Gradients/GradientUtils.h"
+#include "dialects/kiln/IR/KilnBuilder.h"
 
 namespace mlir::kiln {
 namespace {
 
-/// The few builders the rules need. (A local helper: RuleBuilder.h does not
-/// compile as included, since its member `cast` hides llvm::cast in typeOf.)
-class RuleBuilder {
-public:
-  RuleBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
-
-  static RankedTensorType typeOf(Value v) {
-    return llvm::cast<RankedTensorType>(v.getType());
-  }
-  Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
-  Value exp(Value x) { return b.create<ExpOp>(loc, x); }
-  /// `x * factor` with a rank-0 constant of x's element type.
-  Value scale(Value x, double factor) {
-    auto type = RankedTensorType::get({}, typeOf(x).getElementType());
-    return mul(x, splatLike(b, loc, type, factor));
-  }
-  Value reduceSum(Value x, ArrayRef<int64_t> dims, bool keepDim = false) {
-    return b.create<ReduceSumOp>(loc, x, dims, keepDim);
-  }
-  Value reshape(Value x, ArrayRef<int64_t> shape) {
-    if (typeOf(x).getShape() == shape)
-      return x;
-    return b.create<ReshapeOp>(
-        loc, RankedTensorType::get(shape, typeOf(x).getElementType()), x);
-  }
-  Value broadcastTo(Value x, RankedTensorType type) {
-    if (typeOf(x) == type)
-      return x;
-    return b.create<BroadcastToOp>(loc, type, x);
-  }
-
-private:
-  OpBuilder &b;
-  Location loc;
-};
-
-/// `x * -1`: the one negation the rules need, on small or rank-0 values.
-Value negated(RuleBuilder &kb, Value x) { return kb.scale(x, -1.0); }
+/// `x * -1`, the form of negation these rules emit.
+Value negated(KilnBuilder &kb, Value x) { return kb.scale(x, -1.0); }
 
 /// 1/N for a mean over `count` elements, 1 for a sum.
 double reductionScale(Reduction reduction, int64_t count) {
@@ -69,7 +33,7 @@ struct SoftmaxGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto softmax = cast<SoftmaxOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     Value y = softmax.getResult(), g = resultGrads[0];
     int64_t dim = softmax.getDimAttr().getInt();
     Value dot = kb.reduceSum(kb.mul(g, y), {dim}, /*keepDim=*/true);
@@ -86,7 +50,7 @@ struct LogSoftmaxGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto logSoftmax = cast<LogSoftmaxOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     Value g = resultGrads[0];
     int64_t dim = logSoftmax.getDimAttr().getInt();
     Value total = kb.reduceSum(g, {dim}, /*keepDim=*/true);
@@ -145,9 +109,9 @@ struct BatchNormGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto norm = cast<BatchNormOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     Value x = norm.getInput();
-    RankedTensorType type = RuleBuilder::typeOf(x);
+    RankedTensorType type = KilnBuilder::typeOf(x);
     int64_t dim = norm.getDimAttr().getInt();
     int64_t perChannel = type.getNumElements() / type.getDimSize(dim);
     // [C] statistics as [1, .., C, .., 1] so they broadcast along `dim`.
@@ -191,7 +155,7 @@ struct Conv2dGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto conv = cast<Conv2dOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     Value g = resultGrads[0];
     operandGrads.push_back(builder.create<Conv2dBackwardInputOp>(
         op->getLoc(), conv.getInput().getType(), g, conv.getFilter(),
@@ -269,8 +233,8 @@ struct RopeGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto rope = cast<RopeOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
-    RankedTensorType type = RuleBuilder::typeOf(rope.getInput());
+    KilnBuilder kb(builder, op->getLoc());
+    RankedTensorType type = KilnBuilder::typeOf(rope.getInput());
     int64_t width = type.getDimSize(3);
     auto signType = RankedTensorType::get({width}, type.getElementType());
     SmallVector<Attribute> signs;
@@ -315,10 +279,10 @@ struct MseLossGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto loss = cast<MseLossOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     Value p = loss.getPrediction(), t = loss.getTarget();
     double scale = 2.0 * reductionScale(loss.getReduction(),
-                                        RuleBuilder::typeOf(p).getNumElements());
+                                        KilnBuilder::typeOf(p).getNumElements());
     Value difference = kb.add(p, negated(kb, t));
     Value dp = kb.mul(difference, kb.scale(resultGrads[0], scale));
     operandGrads.push_back(dp);
@@ -350,12 +314,12 @@ struct BinaryCrossEntropyGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto loss = cast<BinaryCrossEntropyOp>(op);
-    RuleBuilder kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     Value x = loss.getLogits(), g = resultGrads[0];
     operandGrads.push_back(builder.create<BinaryCrossEntropyBackwardOp>(
         op->getLoc(), g, x, loss.getTarget(), loss.getReductionAttr()));
     double scale = reductionScale(loss.getReduction(),
-                                  RuleBuilder::typeOf(x).getNumElements());
+                                  KilnBuilder::typeOf(x).getNumElements());
     operandGrads.push_back(kb.mul(x, kb.scale(g, -scale)));
     return success();
   }

@@ -9,67 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/Gradients/GradientUtils.h"
+#include "dialects/kiln/IR/KilnBuilder.h"
 
 namespace mlir::kiln {
 namespace {
-
-/// The few op constructors the rules below need, at one location. (Not
-/// KilnBuilder: inside that class its member `cast` hides llvm::cast, so the
-/// header does not compile yet.)
-class Emitter {
-public:
-  Emitter(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
-
-  static RankedTensorType typeOf(Value v) {
-    return llvm::cast<RankedTensorType>(v.getType());
-  }
-  /// A rank-0 constant with the element type of `like`.
-  Value scalarLike(double value, Value like) {
-    return splatLike(b, loc, RankedTensorType::get({}, typeOf(like).getElementType()),
-                     value);
-  }
-  Value zeros(RankedTensorType type) { return splatLike(b, loc, type, 0.0); }
-  Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
-  Value div(Value x, Value y) { return b.create<DivOp>(loc, x, y); }
-  Value compare(CmpPredicate predicate, Value x, Value y) {
-    return b.create<CompareOp>(loc, predicate, x, y);
-  }
-  Value select(Value condition, Value x, Value y) {
-    return b.create<SelectOp>(loc, condition, x, y);
-  }
-  Value reduceSum(Value x, ArrayRef<int64_t> dims, bool keepDim) {
-    return b.create<ReduceSumOp>(loc, x, dims, keepDim);
-  }
-  Value reshape(Value x, ArrayRef<int64_t> shape) {
-    if (typeOf(x).getShape() == shape)
-      return x;
-    return b.create<ReshapeOp>(
-        loc, RankedTensorType::get(shape, typeOf(x).getElementType()), x);
-  }
-  Value broadcastTo(Value x, RankedTensorType type) {
-    if (typeOf(x) == type)
-      return x;
-    return b.create<BroadcastToOp>(loc, type, x);
-  }
-  Value transpose(Value x, ArrayRef<int64_t> perm) {
-    return b.create<TransposeOp>(loc, x, perm);
-  }
-  Value slice(Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
-              ArrayRef<int64_t> step) {
-    return b.create<SliceOp>(loc, x, start, limit, step);
-  }
-  /// Zero padding.
-  Value pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high) {
-    return b.create<PadOp>(loc, x, low, high, llvm::APFloat(0.0));
-  }
-  Value matmul(Value x, Value y, bool transposeX, bool transposeY) {
-    return b.create<MatmulOp>(loc, x, y, transposeX, transposeY);
-  }
-
-private:
-  OpBuilder &b;
-  Location loc;
-};
 
 /// Pushes a null gradient for every operand of `op` (no gradient flows into
 /// its result) and succeeds.
@@ -84,7 +27,7 @@ bool isFloatTensor(Value v) {
 
 /// `grad` of a reduction over `dims` of `inputType`, reshaped so that the
 /// reduced dims are present with size 1 (as with keepdim).
-Value keepReducedDims(Emitter &kb, Value grad, RankedTensorType inputType,
+Value keepReducedDims(KilnBuilder &kb, Value grad, RankedTensorType inputType,
                       ArrayRef<int64_t> dims) {
   SmallVector<int64_t> kept(inputType.getShape());
   for (int64_t d : dims)
@@ -108,7 +51,7 @@ struct ReshapeGradient
                                SmallVectorImpl<Value> &operandGrads) const {
     if (!resultGrads[0])
       return noGradients(op, operandGrads);
-    Emitter kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     auto input = cast<ReshapeOp>(op).getInput();
     operandGrads.push_back(
         kb.reshape(resultGrads[0], input.getType().getShape()));
@@ -144,7 +87,7 @@ struct TransposeGradient
     SmallVector<int64_t> inverse(perm.size());
     for (size_t k = 0; k < perm.size(); ++k)
       inverse[perm[k]] = static_cast<int64_t>(k);
-    Emitter kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     operandGrads.push_back(kb.transpose(resultGrads[0], inverse));
     return success();
   }
@@ -167,7 +110,7 @@ struct SliceGradient
       return noGradients(op, operandGrads);
     auto slice = cast<SliceOp>(op);
     Location loc = op->getLoc();
-    Emitter kb(builder, loc);
+    KilnBuilder kb(builder, loc);
     RankedTensorType inputType = slice.getInput().getType();
     ArrayRef<int64_t> inShape = inputType.getShape();
     RankedTensorType outType = slice.getType();
@@ -226,7 +169,7 @@ struct ConcatGradient
       operandGrads.push_back(g);
       return success();
     }
-    Emitter kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     int64_t dim = static_cast<int64_t>(concat.getDim());
     ArrayRef<int64_t> shape = concat.getType().getShape();
     SmallVector<int64_t> start(shape.size(), 0), limit(shape),
@@ -257,7 +200,7 @@ struct PadGradient
     SmallVector<int64_t> limit, step(shape.size(), 1);
     for (size_t d = 0; d < shape.size(); ++d)
       limit.push_back(low[d] + shape[d]);
-    Emitter kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     operandGrads.push_back(kb.slice(resultGrads[0], low, limit, step));
     return success();
   }
@@ -330,7 +273,7 @@ struct ReduceMeanGradient
     auto reduce = cast<ReduceMeanOp>(op);
     if (!resultGrads[0])
       return noGradients(op, operandGrads);
-    Emitter kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     RankedTensorType inputType = reduce.getInput().getType();
     Value g = keepReducedDims(kb, resultGrads[0], inputType, reduce.getDims());
     int64_t n = groupSize(inputType, reduce.getDims());
@@ -360,7 +303,7 @@ struct ReduceExtremeGradient
     Value x = reduce.getInput();
     if (!resultGrads[0] || !isFloatTensor(x))
       return noGradients(op, operandGrads);
-    Emitter kb(builder, op->getLoc());
+    KilnBuilder kb(builder, op->getLoc());
     auto inputType = cast<RankedTensorType>(x.getType());
     ArrayRef<int64_t> dims = reduce.getDims();
     Value y = keepReducedDims(kb, reduce.getResult(), inputType, dims);
@@ -391,7 +334,7 @@ struct MatmulGradient
       return noGradients(op, operandGrads);
     auto matmul = cast<MatmulOp>(op);
     Location loc = op->getLoc();
-    Emitter kb(builder, loc);
+    KilnBuilder kb(builder, loc);
     Value g = resultGrads[0];
     Value lhs = matmul.getLhs(), rhs = matmul.getRhs();
     bool tl = matmul.getTransposeLhs(), tr = matmul.getTransposeRhs();

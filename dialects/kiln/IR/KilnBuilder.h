@@ -45,6 +45,7 @@ public:
     return b.create<ConstantOp>(loc, DenseElementsAttr::get(type, element));
   }
   Value zerosLike(Value like) { return splat(typeOf(like), 0.0); }
+  Value zeros(RankedTensorType type) { return splat(type, 0.0); }
 
   // Elementwise.
   Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
@@ -105,6 +106,14 @@ public:
   }
   Value transpose(Value x, ArrayRef<int64_t> permutation) {
     return b.create<TransposeOp>(loc, x, permutation);
+  }
+  Value slice(Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+              ArrayRef<int64_t> step) {
+    return b.create<SliceOp>(loc, x, start, limit, step);
+  }
+  /// Zero padding.
+  Value pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high) {
+    return b.create<PadOp>(loc, x, low, high, llvm::APFloat(0.0));
   }
   Value matmul(Value x, Value y, bool transposeX = false,
                bool transposeY = false) {
