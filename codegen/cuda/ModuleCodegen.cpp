@@ -3,17 +3,13 @@
 #include "codegen/cuda/ModuleCodegen.h"
 
 #include "compiler/transforms/MemoryPlan.h"
+#include "dialects/kiln/IR/KilnNaming.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::kiln::codegen {
-
-static StringRef stringAttr(DictionaryAttr attrs, StringRef name) {
-  auto value = attrs ? attrs.getAs<StringAttr>(name) : StringAttr();
-  return value ? value.getValue() : StringRef();
-}
 
 static SlotRef toRef(const BufferSlot &slot) {
   return SlotRef{slot.resident, slot.name, slot.offset, slot.size};
@@ -34,7 +30,7 @@ public:
       for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
         if (auto init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName))
           result.parameters.push_back(
-              {stringAttr(forward.getArgAttrDict(i), KilnDialect::kNameAttrName).str(),
+              {stringEntry(forward.getArgAttrDict(i), KilnDialect::kNameAttrName).str(),
                forward.getArgumentTypes()[i], init, i});
     return success();
   }
@@ -64,9 +60,9 @@ private:
         return function.emitOpError("argument ") << arg.getArgNumber()
                                                  << " has no buffer",
                failure();
-      StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
+      StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       noteResident(*slot, role, arg.getType());
-      entry.inputs.push_back({stringAttr(attrs, KilnDialect::kNameAttrName).str(),
+      entry.inputs.push_back({stringEntry(attrs, KilnDialect::kNameAttrName).str(),
                               role.str(), arg.getType(), toRef(*slot)});
     }
     Operation *terminator = function.getBody().front().getTerminator();
@@ -77,9 +73,9 @@ private:
         return function.emitOpError("result ") << operand.getOperandNumber()
                                                << " has no buffer",
                failure();
-      StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
+      StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       noteResident(*slot, role, operand.get().getType());
-      entry.outputs.push_back({stringAttr(attrs, KilnDialect::kNameAttrName).str(),
+      entry.outputs.push_back({stringEntry(attrs, KilnDialect::kNameAttrName).str(),
                                role.str(), operand.get().getType(), toRef(*slot)});
     }
 

@@ -31,13 +31,6 @@ SmallVector<unsigned> parameterPositions(func::FuncOp function) {
   return positions;
 }
 
-std::string argumentName(func::FuncOp function, unsigned index) {
-  if (auto name = function.getArgAttrOfType<StringAttr>(
-          index, KilnDialect::kNameAttrName))
-    return name.str();
-  return "arg" + std::to_string(index);
-}
-
 static bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && isa<FloatType>(tensor.getElementType());

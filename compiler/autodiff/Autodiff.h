@@ -3,6 +3,8 @@
 #ifndef KILN_COMPILER_AUTODIFF_AUTODIFF_H
 #define KILN_COMPILER_AUTODIFF_AUTODIFF_H
 
+#include "dialects/kiln/IR/KilnNaming.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -20,9 +22,6 @@ FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
 
 /// Positions of the `kiln.param` arguments of `function`.
 SmallVector<unsigned> parameterPositions(func::FuncOp function);
-
-/// The host-visible name of argument `index`: its `kiln.name`, else "arg<i>".
-std::string argumentName(func::FuncOp function, unsigned index);
 
 #define GEN_PASS_DECL_KILNAUTODIFF
 #include "compiler/autodiff/Passes.h.inc"

@@ -4,15 +4,11 @@
 
 #include "compiler/interpreter/Initializers.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/KilnNaming.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::kiln {
-
-static StringRef stringAttr(DictionaryAttr attrs, StringRef name) {
-  auto value = attrs ? attrs.getAs<StringAttr>(name) : StringAttr();
-  return value ? value.getValue() : StringRef();
-}
 
 FailureOr<std::unique_ptr<ReferenceTrainer>>
 ReferenceTrainer::create(ModuleOp module, uint64_t seed,
@@ -32,15 +28,15 @@ ReferenceTrainer::create(ModuleOp module, uint64_t seed,
     if (!init)
       continue;
     auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
-    StringRef name = stringAttr(forward.getArgAttrDict(i), KilnDialect::kNameAttrName);
+    StringRef name = stringEntry(forward.getArgAttrDict(i), KilnDialect::kNameAttrName);
     initial[name] = ref::initialValues(init, type.getShape(), seed, i);
   }
   // State buffers come from train_step's signature.
   auto trainStep = module.lookupSymbol<func::FuncOp>("train_step");
   for (unsigned i = 0, e = trainStep.getNumArguments(); i < e; ++i) {
     DictionaryAttr attrs = trainStep.getArgAttrDict(i);
-    StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
-    StringRef name = stringAttr(attrs, KilnDialect::kNameAttrName);
+    StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+    StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
     ref::Tensor tensor =
         ref::Tensor::ofType(cast<RankedTensorType>(trainStep.getArgumentTypes()[i]));
     if (role == "param" || role == "master_weight") {
@@ -66,8 +62,8 @@ LogicalResult ReferenceTrainer::run(StringRef name, const NamedTensors &inputs,
   std::vector<ref::Tensor> arguments;
   for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
     DictionaryAttr attrs = function.getArgAttrDict(i);
-    StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
-    StringRef argName = stringAttr(attrs, KilnDialect::kNameAttrName);
+    StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+    StringRef argName = stringEntry(attrs, KilnDialect::kNameAttrName);
     auto type = cast<RankedTensorType>(function.getArgumentTypes()[i]);
     if (role == "learning_rate" || role == "step") {
       ref::Tensor scalar = ref::Tensor::ofType(type);
@@ -92,8 +88,8 @@ LogicalResult ReferenceTrainer::run(StringRef name, const NamedTensors &inputs,
   std::vector<double> newStatistics;
   for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
     DictionaryAttr attrs = function.getResultAttrDict(i);
-    StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
-    StringRef resultName = stringAttr(attrs, KilnDialect::kNameAttrName);
+    StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+    StringRef resultName = stringEntry(attrs, KilnDialect::kNameAttrName);
     ref::Tensor &result = (*results)[i];
     if (role == "loss" && loss)
       *loss = result.data[0];

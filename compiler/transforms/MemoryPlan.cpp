@@ -10,6 +10,7 @@
 
 #include "compiler/transforms/OpClasses.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/KilnNaming.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -105,11 +106,6 @@ public:
   }
 
 private:
-  StringRef stringAttr(DictionaryAttr attrs, StringRef name) {
-    auto value = attrs ? attrs.getAs<StringAttr>(name) : StringAttr();
-    return value ? value.getValue() : StringRef();
-  }
-
   /// The root a value aliases through reshapes.
   Value rootOf(Value v) {
     while (auto reshape = v.getDefiningOp<ReshapeOp>())
@@ -131,8 +127,8 @@ private:
   LogicalResult planArguments() {
     for (BlockArgument arg : function.getArguments()) {
       DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
-      StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
-      StringRef name = stringAttr(attrs, KilnDialect::kNameAttrName);
+      StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+      StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
       if (role == "param" || role == "optimizer_state" ||
           role == "master_weight" || role == "gradient") {
         resident[arg] = BufferSlot{true, name.str(), 0, tensorBytes(arg.getType())};
@@ -150,8 +146,8 @@ private:
       unsigned i = operand.getOperandNumber();
       Value v = operand.get();
       DictionaryAttr attrs = function.getResultAttrDict(i);
-      StringRef role = stringAttr(attrs, KilnDialect::kRoleAttrName);
-      StringRef name = stringAttr(attrs, KilnDialect::kNameAttrName);
+      StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+      StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
       auto updates = attrs ? attrs.getAs<IntegerAttr>(KilnDialect::kUpdatesAttrName)
                            : IntegerAttr();
       Operation *producer = v.getDefiningOp();

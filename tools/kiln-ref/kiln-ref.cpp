@@ -36,6 +36,7 @@
 #include "compiler/interpreter/Initializers.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/KilnNaming.h"
 #include "kiln/dtype.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/random/philox.h"
@@ -106,20 +107,6 @@ namespace {
 int fail(const llvm::Twine &message) {
   llvm::errs() << "error: " << message << "\n";
   return 1;
-}
-
-std::string argumentName(func::FuncOp function, unsigned index) {
-  if (auto name = function.getArgAttrOfType<StringAttr>(
-          index, KilnDialect::kNameAttrName))
-    return name.getValue().str();
-  return "arg" + std::to_string(index);
-}
-
-std::string resultName(func::FuncOp function, unsigned index) {
-  if (auto name = function.getResultAttrOfType<StringAttr>(
-          index, KilnDialect::kNameAttrName))
-    return name.getValue().str();
-  return "result" + std::to_string(index);
 }
 
 io::DType fileDType(ref::ElementKind kind) {
