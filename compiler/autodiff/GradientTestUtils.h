@@ -12,6 +12,7 @@
 #define KILN_COMPILER_AUTODIFF_GRADIENTTESTUTILS_H
 
 #include "compiler/autodiff/GradientCheck.h"
+#include "compiler/testing/KilnTestContext.h"
 
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -39,19 +40,8 @@ struct InputSpec {
   std::map<unsigned, std::pair<double, double>> ranges;
 };
 
-class GradientCheckTest : public ::testing::Test {
+class GradientCheckTest : public ::testing::Test, protected KilnTestContext {
 protected:
-  GradientCheckTest() {
-    DialectRegistry registry;
-    registry.insert<KilnDialect, func::FuncDialect>();
-    registerGradientRules(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
-      diagnostics += diag.str() + "\n";
-      return success();
-    });
-  }
 
   /// Parses `source` and checks the gradients of its first function with
   /// respect to `wrt` against central finite differences (relative error
@@ -78,8 +68,6 @@ protected:
     EXPECT_LT(report->maxRelativeError, tolerance) << report->details;
   }
 
-  MLIRContext context;
-  std::string diagnostics;
   std::mt19937_64 rng{std::random_device{}()};
 };
 

@@ -1,5 +1,6 @@
 #include "compiler/training/TrainStep.h"
 
+#include "compiler/testing/KilnTestContext.h"
 #include "compiler/training/ReferenceTrainer.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -28,20 +29,8 @@ constexpr const char *kModel = R"mlir(
     return %3 : tensor<{T}>
   })mlir";
 
-class TrainStepTest : public ::testing::Test {
+class TrainStepTest : public ::testing::Test, protected KilnTestContext {
 protected:
-  TrainStepTest() {
-    DialectRegistry registry;
-    registry.insert<KilnDialect, func::FuncDialect>();
-    registerGradientRules(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
-      diagnostics += diag.str() + "\n";
-      return success();
-    });
-  }
-
   /// Parses the model with element type `type` and builds the entries.
   ModuleOp build(const TrainStepOptions &options, llvm::StringRef type = "f32") {
     std::string source = kModel;
@@ -84,9 +73,7 @@ protected:
     return std::move(*t);
   }
 
-  MLIRContext context;
   OwningOpRef<ModuleOp> module;
-  std::string diagnostics;
   std::mt19937_64 rng{std::random_device{}()};
 };
 

@@ -7,7 +7,7 @@
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
 #include "compiler/transforms/MemoryPlan.h"
-#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "compiler/testing/KilnTestContext.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "runtime/artifact/artifact.h"
 
@@ -25,16 +25,9 @@ namespace {
 class CompileSamplesTest : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(CompileSamplesTest, KernelsAssembleAndArtifactLoads) {
-  DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect>();
-  registerGradientRules(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  std::string diagnostics;
-  context.getDiagEngine().registerHandler([&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
+  KilnTestContext test;
+  MLIRContext &context = test.context;
+  std::string &diagnostics = test.diagnostics;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(GetParam(), &context);
   ASSERT_TRUE(module) << diagnostics;
   TrainStepOptions options;
