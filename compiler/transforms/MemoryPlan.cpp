@@ -301,7 +301,8 @@ private:
     // Then perturbed largest-first orders (a fixed seed keeps the plan
     // deterministic), stopping as soon as the peak itself is reached.
     std::mt19937_64 rng(20261130);
-    for (int attempt = 0; attempt < 256 && arenaSize > peakLiveBytes(); ++attempt) {
+    peakLive = peakLiveBytes();
+    for (int attempt = 0; attempt < 256 && arenaSize > peakLive; ++attempt) {
       std::vector<size_t> sequence = orders.front();
       for (size_t k = 0; k + 1 < sequence.size(); ++k)
         if (rng() % 3 == 0)
@@ -318,7 +319,6 @@ private:
     }
     if (intervals.empty())
       arenaSize = 0;
-    peakLive = peakLiveBytes();
   }
 
   /// The largest sum of sizes of tensors alive at one time: no arena can be
