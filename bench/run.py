@@ -221,7 +221,7 @@ def load_torch(path, device="cuda"):
 
 def sine_block_module():
     """samples/sine_block.mlir in PyTorch: Linear 1->64, pre-norm block with
-    causal 4-head attention and RoPE (rotate-half, theta 10000, [B,T,H,D]),
+    4-head self-attention (no mask) and RoPE (rotate-half, theta 10000, [B,T,H,D]),
     GELU(tanh) MLP 64->256->64, RMSNorm, Linear 64->1, MSE."""
     import torch
     import torch.nn as nn
@@ -259,7 +259,7 @@ def sine_block_module():
             q = self.rope(self.q(a).view(B, T, self.H, self.D)).transpose(1, 2)
             k = self.rope(self.k(a).view(B, T, self.H, self.D)).transpose(1, 2)
             v = self.v(a).view(B, T, self.H, self.D).transpose(1, 2)
-            o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=False)
             h = h + self.o(o.transpose(1, 2).reshape(B, T, -1))
             m = self.norm_mlp(h)
             h = h + self.down(F.gelu(self.up(m), approximate="tanh"))

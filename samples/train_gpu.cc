@@ -2,7 +2,7 @@
 // held-out data: the host program a user of kiln writes.
 //
 //   train_gpu --model sine.kiln --task sine [--steps 1000] [--seed 1]
-//             [--lr 3e-3] [--warmup 50] [--expect-mse-below 0.04]
+//             [--lr 3e-3|1e-2] [--warmup 50] [--expect-mse-below 0.04]
 //
 // The model is an artifact from `kilnc samples/sine_block.mlir -o sine.kiln`
 // (or samples/mlp.mlir with --task regression); its train_step takes inputs
@@ -28,9 +28,9 @@ struct Flags {
   std::string task = "sine";
   int steps = 1000;
   uint64_t seed = 1;
-  double lr = 3e-3;
+  double lr = 0;  // 0: the task's default
   int warmup = 50;
-  double final_fraction = 0.1;
+  double final_fraction = 0.0;
   double expect_below = -1;
 };
 
@@ -64,6 +64,7 @@ bool ParseFlags(int argc, char** argv, Flags& flags) {
                  "[--expect-mse-below X]\n");
     return false;
   }
+  if (flags.lr <= 0) flags.lr = kiln::samples::DefaultPeakLearningRate(flags.task);
   return true;
 }
 

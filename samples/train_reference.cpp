@@ -6,9 +6,9 @@
 // is no GPU, and the end-to-end tests assert its final error.
 //
 //   train_reference --model samples/sine_block.mlir --task sine --steps 1000
-//                   [--seed 1] [--lr 3e-3] [--beta1 0.9] [--beta2 0.99]
+//                   [--seed 1] [--lr 3e-3|1e-2] [--beta1 0.9] [--beta2 0.99]
 //                   [--epsilon 1e-8] [--weight-decay 0] [--clip-norm 1]
-//                   [--warmup steps/20] [--final-lr-fraction 0.1]
+//                   [--warmup steps/20] [--final-lr-fraction 0]
 //                   [--precision f32|f64] [--eval-every N]
 //                   [--expect-mse-below 0.04]
 //
@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/transforms/MixedPrecision.h"
 #include "compiler/training/ReferenceTrainer.h"
 #include "compiler/training/TrainStep.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
@@ -51,8 +52,9 @@ static cl::opt<std::string> task("task", cl::desc("sine or regression"),
                                  cl::init("sine"));
 static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000));
 static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1));
-static cl::opt<double> peakLr("lr", cl::desc("peak learning rate"),
-                              cl::init(3e-3));
+static cl::opt<double> peakLrFlag(
+    "lr", cl::desc("peak learning rate (default: 3e-3 for sine, 1e-2 for regression)"),
+    cl::init(0.0));
 static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
 static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.99));
 static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay"),
@@ -64,15 +66,18 @@ static cl::opt<int> warmup("warmup", cl::desc("linear warm-up steps (-1: steps/2
 static cl::opt<double> finalLrFraction(
     "final-lr-fraction",
     cl::desc("the cosine schedule ends at this fraction of the peak rate"),
-    cl::init(0.1));
+    cl::init(0.0));
 static cl::opt<double> clipNorm("clip-norm",
                                 cl::desc("clip gradients to this global norm (0: off)"),
                                 cl::init(1.0));
 static cl::opt<int> evalEvery(
     "eval-every", cl::desc("print the held-out MSE every N steps (0: only at the end)"),
     cl::init(0));
-static cl::opt<std::string> precision("precision", cl::desc("f32 or f64"),
-                                      cl::init("f32"));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("f32 or f64 arithmetic, or bf16/f16 storage with f32 arithmetic "
+             "(what kilnc --precision=bf16|f16 compiles for the GPU)"),
+    cl::init("f32"));
 static cl::opt<double> expectBelow(
     "expect-mse-below",
     cl::desc("exit with status 1 unless the held-out MSE ends below this"),
@@ -117,10 +122,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: --task must be sine or regression\n";
     return 2;
   }
-  if (precision != "f32" && precision != "f64") {
-    llvm::errs() << "error: --precision must be f32 or f64\n";
+  if (precision != "f32" && precision != "f64" && precision != "bf16" &&
+      precision != "f16") {
+    llvm::errs() << "error: --precision must be f32, f64, bf16 or f16\n";
     return 2;
   }
+
+  const double peakLr = peakLrFlag > 0
+                            ? double(peakLrFlag)
+                            : ::kiln::samples::DefaultPeakLearningRate(task);
 
   DialectRegistry registry;
   registry.insert<KilnDialect, func::FuncDialect>();
@@ -132,6 +142,17 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(modelPath, sourceMgr, &context);
   if (!module)
     return 1;
+  if (precision == "bf16" || precision == "f16") {
+    auto loss = module->lookupSymbol<func::FuncOp>("loss");
+    if (!loss) {
+      llvm::errs() << "error: the model needs a function named 'loss'\n";
+      return 1;
+    }
+    FloatType storage = precision == "bf16" ? FloatType::getBF16(&context)
+                                            : FloatType::getF16(&context);
+    if (failed(narrowStorage(loss, storage)))
+      return 1;
+  }
   TrainStepOptions options; // AdamW
   options.optimizer.beta1 = beta1;
   options.optimizer.beta2 = beta2;

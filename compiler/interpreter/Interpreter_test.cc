@@ -6,10 +6,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/APFloat.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace mlir::kiln::ref {
@@ -118,6 +120,37 @@ TEST(RoundToStorage, KnownValues) {
   EXPECT_EQ(roundToStorage(0.1, ElementKind::F32, Precision::F64), 0.1);
   EXPECT_EQ(roundToStorage(-3.7, ElementKind::I32, Precision::F64), -3.0);
   EXPECT_EQ(roundToStorage(0.5, ElementKind::I1, Precision::F64), 1.0);
+}
+
+/// bf16 storage rounding agrees with APFloat's round-to-nearest-even
+/// conversion of the f32 value on random bit patterns and on the edge cases.
+TEST(RoundToStorage, BF16MatchesAPFloat) {
+  auto viaAPFloat = [](double value) {
+    llvm::APFloat number(static_cast<float>(value));
+    bool losesInfo = false;
+    number.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+    number.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+    return number.convertToDouble();
+  };
+  std::vector<double> values = {0.0, -0.0, INFINITY, -INFINITY, 3.3895313892515355e38,
+                                3.4028234663852886e38, 1.0 + 1.0 / 256, 1.0 + 3.0 / 256,
+                                1e-40, -1e-45, 1.1754943508222875e-38};
+  std::mt19937 rng(20261130);
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t bits = rng();
+    float single;
+    std::memcpy(&single, &bits, sizeof(single));
+    if (!std::isnan(single))
+      values.push_back(single);
+  }
+  for (double value : values) {
+    double rounded = roundToStorage(value, ElementKind::BF16, Precision::F32);
+    ASSERT_EQ(rounded, viaAPFloat(value)) << value;
+    ASSERT_EQ(std::signbit(rounded), std::signbit(viaAPFloat(value))) << value;
+  }
+  EXPECT_TRUE(std::isnan(roundToStorage(NAN, ElementKind::BF16, Precision::F32)));
 }
 
 } // namespace

@@ -52,6 +52,10 @@ RegressionBatch MakeRegressionBatch(std::mt19937_64& rng, int batch) {
   return out;
 }
 
+double DefaultPeakLearningRate(const std::string& task) {
+  return task == "regression" ? 1e-2 : 3e-3;
+}
+
 double CosineLearningRate(int step, int total, double peak, double floor,
                           int warmup) {
   if (step < warmup) return peak * (step + 1) / warmup;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace kiln::samples {
@@ -38,6 +39,10 @@ struct RegressionBatch {
 inline constexpr int kRegressionFeatures = 8;
 
 RegressionBatch MakeRegressionBatch(std::mt19937_64& rng, int batch);
+
+// The peak learning rate each task's sample is tuned for (AdamW, 1000 steps):
+// 3e-3 for the sine block ("sine"), 1e-2 for the MLP ("regression").
+double DefaultPeakLearningRate(const std::string& task);
 
 // Linear warm-up to `peak` over `warmup` steps, then cosine decay to `floor`
 // at step `total`. `step` counts from 0.

@@ -4,7 +4,7 @@
 
 // SINE-LABEL: func.func @loss
 // SINE-COUNT-15: kiln.param
-// SINE: kiln.attention %{{.*}}, %{{.*}}, %{{.*}} causal
+// SINE: kiln.attention %{{.*}}, %{{.*}}, %{{.*}} :
 // SINE: kiln.mse_loss
 // SINE: return %{{.*}} : tensor<f32>
 
