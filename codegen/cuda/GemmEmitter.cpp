@@ -320,7 +320,9 @@ std::string offsetBody(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
 ///   kg_epilogue(p, r, c, acc, res): the yielded values at output row r
 ///   (= batch * M + m) and column c, given the f32 product `acc`;
 ///   kg_store(p, r, c, acc) / kg_store_pair(p, r, c, acc0, acc1): compute
-///   and store (pairs of adjacent columns with one vector store when legal).
+///   and store (pairs of adjacent columns with one vector store when legal);
+///   kg_store_pair_in: the same for a pair known to lie inside the output
+///   (no column test, so that a kernel can run many pairs in one block).
 /// Self-contained on purpose; to be swapped for the shared scalar emitter.
 class EpilogueWriter {
 public:
@@ -378,26 +380,31 @@ public:
       os << "  kiln_store(p.out" << i << " + r * KG_N + c, res[" << i
          << "]);\n";
     os << "}\n\n";
-    os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
-       << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
+    os << "// Columns c and c + 1 (c even), both inside the output.\n"
+       << "__device__ __forceinline__ void kg_store_pair_in(const KgParams &p, "
           "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
-       << "  if (c + 1 < KG_N) {\n"
-       << "    float res0[" << count << "], res1[" << count << "];\n"
-       << "    kg_epilogue(p, r, c, acc0, res0);\n"
-       << "    kg_epilogue(p, r, c + 1, acc1, res1);\n";
+       << "  float res0[" << count << "], res1[" << count << "];\n"
+       << "  kg_epilogue(p, r, c, acc0, res0);\n"
+       << "  kg_epilogue(p, r, c + 1, acc1, res1);\n";
     for (size_t i = 0; i < count; ++i) {
       std::string at = "p.out" + std::to_string(i) + " + r * KG_N + c";
       std::string r0 = "res0[" + std::to_string(i) + "]";
       std::string r1 = "res1[" + std::to_string(i) + "]";
       if (plan.n % 2 == 0)
-        os << "    kg_store2(" << at << ", " << r0 << ", " << r1 << ");\n";
+        os << "  kg_store2(" << at << ", " << r0 << ", " << r1 << ");\n";
       else
-        os << "    kiln_store(" << at << ", " << r0 << ");\n"
-           << "    kiln_store(" << at << " + 1, " << r1 << ");\n";
+        os << "  kiln_store(" << at << ", " << r0 << ");\n"
+           << "  kiln_store(" << at << " + 1, " << r1 << ");\n";
     }
-    os << "  } else if (c < KG_N) {\n"
+    os << "}\n\n";
+    os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
+       << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
+          "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
+       << "  if (c + 1 < KG_N)\n"
+       << "    kg_store_pair_in(p, r, c, acc0, acc1);\n"
+       << "  else if (c < KG_N)\n"
        << "    kg_store(p, r, c, acc0);\n"
-       << "  }\n}\n";
+       << "}\n";
     return text;
   }
 
@@ -536,14 +543,19 @@ __device__ __forceinline__ void kg_tile(kg_idx pid, kg_idx &tm, kg_idx &tn) {
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused
-// epilogue, or the f32 partial product of split `split`.
+// epilogue, or the f32 partial product of split `split`. INSIDE: both
+// columns are known to lie inside the output (no test).
+template <bool INSIDE = false>
 __device__ __forceinline__ void kg_emit_pair(const KgParams &p, int split, kg_idx r,
                                              kg_idx c, float v0, float v1) {
   if constexpr (KG_SPLIT == 1) {
-    kg_store_pair(p, r, c, v0, v1);
+    if constexpr (INSIDE)
+      kg_store_pair_in(p, r, c, v0, v1);
+    else
+      kg_store_pair(p, r, c, v0, v1);
   } else {
     float *dst = p.scratch + split * KG_TOTAL + r * KG_N + c;
-    if (c + 1 < KG_N) {
+    if (INSIDE || c + 1 < KG_N) {
       if constexpr (KG_N % 2 == 0) {
         *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1);
       } else {
@@ -1303,6 +1315,10 @@ public:
                        gemmBatch * choice.split, 65535))};
     launch.block = {static_cast<uint32_t>(config.threads()), 1, 1};
     if (wgmma) {
+      // Persistent: one block per SM walks every (tile, batch, split).
+      launch.grid = {static_cast<uint32_t>(std::min<int64_t>(
+                         tiles * gemmBatch * choice.split, kNumSMs)),
+                     1, 1};
       launch.dynamicSharedBytes =
           wgmmaSharedBytes(config.bm, config.bn, config.stages);
     } else if (!simt) {

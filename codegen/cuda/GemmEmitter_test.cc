@@ -230,9 +230,12 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       EXPECT_EQ(constant(kernel.source, "KG_SPLIT"), 1);
       ASSERT_EQ(generated.launches.size(), 1u);
       const GeneratedLaunch &launch = generated.launches[0];
-      EXPECT_EQ(launch.grid[0], 64u * 16u);
+      // Persistent: one block per SM for the 64 x 16 tiles.
+      EXPECT_EQ(launch.grid[0], 132u);
       EXPECT_EQ(launch.grid[2], 1u);
       EXPECT_EQ(launch.block[0], 256u);
+      // Every tile lies inside the output: no bounds tests in the epilogue.
+      EXPECT_NE(kernel.source.find("kg_emit_pair<true>"), std::string::npos);
       // 4 stages of A 128x64 and B 256x64 bf16, plus the alignment slack.
       EXPECT_EQ(launch.dynamicSharedBytes, 4u * (128 + 256) * 64 * 2 + 1024);
       EXPECT_EQ(generated.scratchBytes, 0u);

@@ -16,6 +16,10 @@
 // proxy (wgmma reads through it), barrier, issue the tile's four k16 wgmmas,
 // refill the stage read two iterations ago (every warpgroup waited for that
 // group before the barrier), and wait for the previous group.
+// Grid. One block per SM walks the work items (tile, batch, K split); the
+// copies of an item's first tiles are issued before the previous item's
+// epilogue, which then hides their latency. Tiles wholly inside the output
+// take an epilogue without bounds tests.
 // Accumulators. Warpgroup w computes rows [64w, 64w + 64) of the tile; in it
 // warp v, lane (g = lane / 4, q = lane % 4) holds rows 16v + g and 16v + g + 8
 // of every 8-column block j at columns 8j + 2q, 8j + 2q + 1: registers
@@ -98,6 +102,35 @@ __device__ __forceinline__ void kg_fence_accumulators(float (&acc)[KG_BN / 2]) {
     asm volatile("" : "+f"(acc[i])::"memory");
 }
 
+// A unit of work: one output tile of one GEMM batch and K split.
+struct KgWork {
+  const kg_t *a, *b;
+  kg_idx batch, m0, n0;
+  int split, ktBegin, nk;
+};
+constexpr long long KG_WORK = (long long)KG_GEMM_BATCH * KG_SPLIT * KG_TILES_M * KG_TILES_N;
+// Every tile lies inside the output: the epilogue needs no bounds tests.
+constexpr bool KG_EVEN_TILES = KG_ROWS % KG_BM == 0 && KG_N % KG_BN == 0;
+
+__device__ __forceinline__ KgWork kg_work(const KgParams &p, long long w) {
+  KgWork x;
+  const long long z = w / (KG_TILES_M * KG_TILES_N);
+  kg_idx tm, tn;
+  kg_tile((kg_idx)(w % (KG_TILES_M * KG_TILES_N)), tm, tn);
+  x.batch = (kg_idx)(z / KG_SPLIT);
+  x.split = (int)(z % KG_SPLIT);
+  x.m0 = tm * KG_BM;
+  x.n0 = tn * KG_BN;
+  x.a = p.KG_LHS + kg_lhs_batch(x.batch);
+  x.b = p.KG_RHS + kg_rhs_batch(x.batch);
+  x.ktBegin = x.split * KG_KT_PER_SPLIT;
+  const int ktEnd = KG_KT < x.ktBegin + KG_KT_PER_SPLIT ? KG_KT : x.ktBegin + KG_KT_PER_SPLIT;
+  x.nk = ktEnd > x.ktBegin ? ktEnd - x.ktBegin : 0;
+  return x;
+}
+
+// Persistent: block i takes work items i, i + gridDim.x, ...; the first
+// tiles of the next item are copied while this item's epilogue runs.
 extern "C" __global__ void __launch_bounds__(KG_THREADS, 1) KG_NAME(KG_PARAMS) {
   const KgParams p{KG_PARAM_NAMES};
   extern __shared__ __align__(16) unsigned char kg_smem[];
@@ -105,40 +138,37 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, 1) KG_NAME(KG_PARAMS) {
   const unsigned sA = ((unsigned)__cvta_generic_to_shared(kg_smem) + 1023u) & ~1023u;
   const unsigned sB = sA + KG_STAGES * KG_A_BYTES;
   const int tid = threadIdx.x, wg = tid >> 7;
-  kg_idx tm, tn;
-  kg_tile(blockIdx.x, tm, tn);
-  const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
-  for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
-    const kg_idx b = (kg_idx)(z / KG_SPLIT);
-    const int split = (int)(z % KG_SPLIT);
-    const int ktBegin = split * KG_KT_PER_SPLIT;
-    const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
-    const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const kg_t *gA = p.KG_LHS + kg_lhs_batch(b);
-    const kg_t *gB = p.KG_RHS + kg_rhs_batch(b);
+  auto loadStage = [&](const KgWork &x, int stage, int kt) {
+    const kg_idx k0 = (kg_idx)kt * KG_BK;
+    kg_load_swizzled<KG_BM, KG_A_KMAJOR, KG_A_GROWS, KG_A_GCOLS>(sA + stage * KG_A_BYTES, x.a,
+                                                                 x.m0, k0, tid);
+    kg_load_swizzled<KG_BN, KG_B_KMAJOR, KG_B_GROWS, KG_B_GCOLS>(sB + stage * KG_B_BYTES, x.b,
+                                                                 x.n0, k0, tid);
+  };
+  // The first KG_AHEAD tiles of an item; one commit group per tile (empty
+  // groups past its end).
+  auto prologue = [&](const KgWork &x) {
+#pragma unroll
+    for (int s = 0; s < KG_AHEAD; ++s) {
+      if (s < x.nk)
+        loadStage(x, s, x.ktBegin + s);
+      asm volatile("cp.async.commit_group;\n" ::);
+    }
+  };
 
-    auto loadStage = [&](int stage, int kt) {
-      const kg_idx k0 = (kg_idx)kt * KG_BK;
-      kg_load_swizzled<KG_BM, KG_A_KMAJOR, KG_A_GROWS, KG_A_GCOLS>(sA + stage * KG_A_BYTES, gA,
-                                                                   m0, k0, tid);
-      kg_load_swizzled<KG_BN, KG_B_KMAJOR, KG_B_GROWS, KG_B_GCOLS>(sB + stage * KG_B_BYTES, gB,
-                                                                   n0, k0, tid);
-    };
-
+  long long w = blockIdx.x;
+  if (w >= KG_WORK)
+    return;
+  KgWork cur = kg_work(p, w);
+  prologue(cur);
+  for (; w < KG_WORK; w += gridDim.x) {
     float acc[KG_BN / 2];
 #pragma unroll
     for (int i = 0; i < KG_BN / 2; ++i)
       acc[i] = 0.0f;
 
-    // One commit group per tile (empty groups at the end).
-#pragma unroll
-    for (int s = 0; s < KG_AHEAD; ++s) {
-      if (s < nk)
-        loadStage(s, ktBegin + s);
-      asm volatile("cp.async.commit_group;\n" ::);
-    }
-    for (int i = 0; i < nk; ++i) {
+    for (int i = 0; i < cur.nk; ++i) {
       asm volatile("cp.async.wait_group %0;\n" ::"n"(KG_AHEAD - 1));
       // cp.async wrote through the generic proxy; wgmma reads through the
       // async proxy.
@@ -155,8 +185,8 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, 1) KG_NAME(KG_PARAMS) {
       // Refill the stage that group i - 2 read: each warpgroup waited for it
       // before the barrier above.
       const int next = i + KG_AHEAD;
-      if (next < nk)
-        loadStage(next % KG_STAGES, ktBegin + next);
+      if (next < cur.nk)
+        loadStage(cur, next % KG_STAGES, cur.ktBegin + next);
       asm volatile("cp.async.commit_group;\n" ::);
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       kg_fence_accumulators(acc);
@@ -164,20 +194,36 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, 1) KG_NAME(KG_PARAMS) {
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     kg_fence_accumulators(acc);
     asm volatile("cp.async.wait_group 0;\n" ::);
-    // The next batch iteration refills the stages.
+    // Both warpgroups are done with every stage before they are refilled.
     __syncthreads();
+    const KgWork done = cur;
+    if (w + gridDim.x < KG_WORK) {
+      cur = kg_work(p, w + gridDim.x);
+      prologue(cur);
+    }
 
     const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q = lane & 3;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const kg_idx row = m0 + wg * 64 + warp * 16 + g + half * 8;
-      if (row >= KG_ROWS)
-        continue;
-      const kg_idx r = b * KG_ROWS + row;
+    const kg_idx row = done.m0 + wg * 64 + warp * 16 + g;
+    const kg_idx r = done.batch * KG_ROWS + row;
+    if (KG_EVEN_TILES || (done.m0 + KG_BM <= KG_ROWS && done.n0 + KG_BN <= KG_N)) {
+      // One block of independent pairs; a column's epilogue operands serve
+      // both rows.
 #pragma unroll
       for (int j = 0; j < KG_BN / 8; ++j)
-        kg_emit_pair(p, split, r, n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
-                     acc[j * 4 + half * 2 + 1]);
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+          kg_emit_pair<true>(p, done.split, r + half * 8, done.n0 + j * 8 + q * 2,
+                             acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
+    } else {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        if (row + half * 8 >= KG_ROWS)
+          continue;
+#pragma unroll
+        for (int j = 0; j < KG_BN / 8; ++j)
+          kg_emit_pair(p, done.split, r + half * 8, done.n0 + j * 8 + q * 2,
+                       acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
+      }
     }
   }
 }

@@ -1,4 +1,5 @@
-//===- GemmWgmma.h - the Hopper warpgroup-MMA kernel of gemm fusions -*- C++ -*-===//
+//===- GemmWgmma.h - the Hopper warpgroup-MMA kernel of gemm fusions -*- C++
+//-*-===//
 //
 // The bf16/f16 GEMM kernel for sm_90a: wgmma.mma_async on 128-byte-swizzled
 // shared tiles filled by a cp.async pipeline. GemmEmitter.cpp chooses it per

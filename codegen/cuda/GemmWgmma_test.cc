@@ -36,7 +36,8 @@ uint64_t descriptor(unsigned addr, unsigned lbo, unsigned sbo) {
 uint64_t operand(bool kMajor, unsigned s, int mn, int j) {
   if (kMajor)
     return descriptor(s + mn * 128 + j * 32, 16, 1024);
-  return descriptor(s + (mn >> 6) * (kBlockK * 128) + j * 2048, kBlockK * 128, 1024);
+  return descriptor(s + (mn >> 6) * (kBlockK * 128) + j * 2048, kBlockK * 128,
+                    1024);
 }
 
 // --- The hardware's side (PTX ISA) -----------------------------------------
@@ -52,10 +53,10 @@ unsigned canonicalAddress(uint64_t desc, bool kMajor, int mn, int k) {
   unsigned start = unsigned(desc & 0x3FFF) << 4;
   unsigned lbo = unsigned((desc >> 16) & 0x3FFF) << 4;
   unsigned sbo = unsigned((desc >> 32) & 0x3FFF) << 4;
-  unsigned addr =
-      kMajor ? start + (mn % 8) * 128 + (mn / 8) * sbo + (k / 8) * 16 + (k % 8) * 2
-             : start + (mn % 64 / 8) * 16 + (mn / 64) * lbo + (k % 8) * 128 +
-                   (k / 8) * sbo + (mn % 8) * 2;
+  unsigned addr = kMajor ? start + (mn % 8) * 128 + (mn / 8) * sbo +
+                               (k / 8) * 16 + (k % 8) * 2
+                         : start + (mn % 64 / 8) * 16 + (mn / 64) * lbo +
+                               (k % 8) * 128 + (k / 8) * sbo + (mn % 8) * 2;
   return addr ^ (((addr >> 7) & 7) << 4);
 }
 
@@ -99,8 +100,10 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
     std::vector<int> writes(chunks, 0);
     for (int tid = 0; tid < threads; ++tid)
       for (int i = 0; i < chunks / threads; ++i) {
-        int chunk = tid + i * threads, row = chunk / perRow, col = chunk % perRow;
-        int64_t gr = (kMajor ? mn0 : k0) + row, gc = (kMajor ? k0 : mn0) + col * 8;
+        int chunk = tid + i * threads, row = chunk / perRow,
+            col = chunk % perRow;
+        int64_t gr = (kMajor ? mn0 : k0) + row,
+                gc = (kMajor ? k0 : mn0) + col * 8;
         bool valid = gr < gRows && gc < gCols;
         unsigned offset = kMajor ? swizzleK(row, col) : swizzleMn(row, col);
         EXPECT_EQ(offset % 16, 0u);
@@ -115,60 +118,74 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
 
   std::vector<double> partial(pr.split * pr.rows * pr.n, nan);
   std::vector<int> stores(partial.size(), 0);
-  for (int64_t m0 = 0; m0 < pr.rows; m0 += bm)
-    for (int64_t n0 = 0; n0 < pr.n; n0 += bn)
-      for (int split = 0; split < pr.split; ++split) {
-        const int ktBegin = split * perSplit;
-        const int nk = std::max(0, std::min(kt, ktBegin + perSplit) - ktBegin);
-        // acc[wg][thread][register]
-        std::vector<double> acc(threads * (bn / 2), 0.0);
-        for (int i = 0; i < nk; ++i) {
-          const int stage = i % stages;
-          const int64_t k0 = int64_t(ktBegin + i) * kBlockK;
-          load(sA + stage * aBytes, bm, aK, a, aGRows, aGCols, m0, k0);
-          load(sB + stage * bBytes, bn, bK, b, bGRows, bGCols, n0, k0);
-          for (int wg = 0; wg < bm / 64; ++wg)
-            for (int j = 0; j < kBlockK / 16; ++j) {
-              uint64_t da = operand(aK, sA + stage * aBytes, wg * 64, j);
-              uint64_t db = operand(bK, sB + stage * bBytes, 0, j);
-              std::vector<double> A(64 * 16), B(16 * bn);
-              for (int m = 0; m < 64; ++m)
-                for (int k = 0; k < 16; ++k)
-                  A[m * 16 + k] = smem[canonicalAddress(da, aK, m, k) / 2];
-              for (int n = 0; n < bn; ++n)
-                for (int k = 0; k < 16; ++k)
-                  B[k * bn + n] = smem[canonicalAddress(db, bK, n, k) / 2];
-              for (int t = 0; t < 128; ++t)
-                for (int v = 0; v < bn / 2; ++v) {
-                  int row, col;
-                  accumulatorAt(t, v, row, col);
-                  double sum = 0;
-                  for (int k = 0; k < 16; ++k)
-                    sum += A[row * 16 + k] * B[k * bn + col];
-                  acc[(wg * 128 + t) * (bn / 2) + v] += sum;
-                }
+  // The persistent blocks' walk over the work items (kg_work, kg_tile).
+  const int64_t tilesM = (pr.rows + bm - 1) / bm, tilesN = (pr.n + bn - 1) / bn;
+  const int64_t work = pr.split * tilesM * tilesN,
+                grid = std::min<int64_t>(work, 132);
+  std::vector<std::pair<int64_t, int>> items;
+  for (int64_t block = 0; block < grid; ++block)
+    for (int64_t w = block; w < work; w += grid) {
+      int64_t tile = w % (tilesM * tilesN), group = tile / (8 * tilesN);
+      int64_t first = group * 8, size = std::min<int64_t>(tilesM - first, 8);
+      int64_t local = tile % (8 * tilesN);
+      items.push_back({(first + local % size) * tilesN + local / size,
+                       int(w / (tilesM * tilesN))});
+    }
+  EXPECT_EQ(int64_t(items.size()), work);
+  for (auto [tile, split] : items) {
+    const int64_t m0 = tile / tilesN * bm, n0 = tile % tilesN * bn;
+    const int ktBegin = split * perSplit;
+    const int nk = std::max(0, std::min(kt, ktBegin + perSplit) - ktBegin);
+    // acc[wg][thread][register]
+    std::vector<double> acc(threads * (bn / 2), 0.0);
+    for (int i = 0; i < nk; ++i) {
+      const int stage = i % stages;
+      const int64_t k0 = int64_t(ktBegin + i) * kBlockK;
+      load(sA + stage * aBytes, bm, aK, a, aGRows, aGCols, m0, k0);
+      load(sB + stage * bBytes, bn, bK, b, bGRows, bGCols, n0, k0);
+      for (int wg = 0; wg < bm / 64; ++wg)
+        for (int j = 0; j < kBlockK / 16; ++j) {
+          uint64_t da = operand(aK, sA + stage * aBytes, wg * 64, j);
+          uint64_t db = operand(bK, sB + stage * bBytes, 0, j);
+          std::vector<double> A(64 * 16), B(16 * bn);
+          for (int m = 0; m < 64; ++m)
+            for (int k = 0; k < 16; ++k)
+              A[m * 16 + k] = smem[canonicalAddress(da, aK, m, k) / 2];
+          for (int n = 0; n < bn; ++n)
+            for (int k = 0; k < 16; ++k)
+              B[k * bn + n] = smem[canonicalAddress(db, bK, n, k) / 2];
+          for (int t = 0; t < 128; ++t)
+            for (int v = 0; v < bn / 2; ++v) {
+              int row, col;
+              accumulatorAt(t, v, row, col);
+              double sum = 0;
+              for (int k = 0; k < 16; ++k)
+                sum += A[row * 16 + k] * B[k * bn + col];
+              acc[(wg * 128 + t) * (bn / 2) + v] += sum;
             }
         }
-        // The kernel's epilogue: kg_emit_pair(r, c, acc[4j + 2h], acc[4j + 2h + 1]).
-        for (int tid = 0; tid < threads; ++tid) {
-          const int wg = tid >> 7, lane = tid & 31, warp = (tid >> 5) & 3;
-          const int g = lane >> 2, q = lane & 3;
-          for (int half = 0; half < 2; ++half) {
-            int64_t row = m0 + wg * 64 + warp * 16 + g + half * 8;
-            if (row >= pr.rows)
+    }
+    // The kernel's epilogue: kg_emit_pair(r, c, acc[4j + 2h], acc[4j + 2h +
+    // 1]).
+    for (int tid = 0; tid < threads; ++tid) {
+      const int wg = tid >> 7, lane = tid & 31, warp = (tid >> 5) & 3;
+      const int g = lane >> 2, q = lane & 3;
+      for (int half = 0; half < 2; ++half) {
+        int64_t row = m0 + wg * 64 + warp * 16 + g + half * 8;
+        if (row >= pr.rows)
+          continue;
+        for (int j = 0; j < bn / 8; ++j)
+          for (int e = 0; e < 2; ++e) {
+            int64_t c = n0 + j * 8 + q * 2 + e;
+            if (c >= pr.n)
               continue;
-            for (int j = 0; j < bn / 8; ++j)
-              for (int e = 0; e < 2; ++e) {
-                int64_t c = n0 + j * 8 + q * 2 + e;
-                if (c >= pr.n)
-                  continue;
-                int64_t at = (split * pr.rows + row) * pr.n + c;
-                partial[at] = acc[tid * (bn / 2) + j * 4 + half * 2 + e];
-                stores[at]++;
-              }
+            int64_t at = (split * pr.rows + row) * pr.n + c;
+            partial[at] = acc[tid * (bn / 2) + j * 4 + half * 2 + e];
+            stores[at]++;
           }
-        }
       }
+    }
+  }
   for (int count : stores)
     EXPECT_EQ(count, 1);
   std::vector<double> c(pr.rows * pr.n);
@@ -202,8 +219,8 @@ TEST(WgmmaReplay, TilesEveryLayoutWithTails) {
             x = dist(rng);
           for (double &x : b)
             x = dist(rng);
-          std::vector<double> got = replay(tile.bm, tile.bn, tile.stages, shape,
-                                           aK, bK, a, b);
+          std::vector<double> got =
+              replay(tile.bm, tile.bn, tile.stages, shape, aK, bK, a, b);
           int64_t wrong = 0;
           for (int64_t m = 0; m < shape.rows; ++m)
             for (int64_t n = 0; n < shape.n; ++n) {
@@ -212,8 +229,9 @@ TEST(WgmmaReplay, TilesEveryLayoutWithTails) {
                 want += (aK ? a[m * shape.k + k] : a[k * shape.rows + m]) *
                         (bK ? b[n * shape.k + k] : b[k * shape.n + n]);
               if (!(got[m * shape.n + n] == want) && wrong++ < 3)
-                ADD_FAILURE() << "C[" << m << "][" << n << "] = "
-                              << got[m * shape.n + n] << ", want " << want;
+                ADD_FAILURE()
+                    << "C[" << m << "][" << n << "] = " << got[m * shape.n + n]
+                    << ", want " << want;
             }
           EXPECT_EQ(wrong, 0);
         }
@@ -227,8 +245,9 @@ TEST(WgmmaReplay, SharedMemoryFitsOneBlock) {
 
 TEST(WgmmaSource, InstructionMatchesTypesAndLayouts) {
   std::string bf16 = wgmmaKernelSource(256, false, false, true);
-  EXPECT_NE(bf16.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0, "),
-            std::string::npos);
+  EXPECT_NE(
+      bf16.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0, "),
+      std::string::npos);
   EXPECT_NE(bf16.find("%127}, %128, %129, p, 1, 1, 0, 1;"), std::string::npos);
   EXPECT_NE(bf16.find("\"+f\"(acc[127])"), std::string::npos);
   EXPECT_EQ(bf16.find("\"+f\"(acc[128])"), std::string::npos);
