@@ -55,27 +55,41 @@ __device__ __forceinline__ unsigned kg_swizzle_mn(int k, int c) {
   return (c >> 3) * KG_MN_COLUMN + k * 128 + (((c & 7) ^ (k & 7)) << 4);
 }
 
-// Copies the tile at M/N offset mn0, K offset k0 of a GROWS x GCOLS matrix
-// (rows M/N when K-major, else K) into the swizzled tile at shared address s;
-// chunks outside the matrix are zero-filled.
+// One thread's share of the copies of an operand tile from a GROWS x GCOLS
+// matrix (rows M/N when K-major, else K): COUNT 16-byte chunks, STEP tile
+// rows apart (a multiple of 8, so every chunk has the first one's swizzle
+// and its shared offset is the first one's plus a constant). Chunks outside
+// the matrix are zero-filled; the tests exist only where a tile can reach
+// past the matrix.
 template <int MN, bool KMAJOR, kg_idx GROWS, kg_idx GCOLS>
-__device__ __forceinline__ void kg_load_swizzled(unsigned s, const kg_t *__restrict__ g,
-                                                 kg_idx mn0, kg_idx k0, int tid) {
-  constexpr int PER_ROW = (KMAJOR ? KG_BK : MN) / 8;
-  constexpr int CHUNKS = MN * KG_BK / 8;
-  static_assert(CHUNKS % KG_THREADS == 0, "chunks must divide among threads");
+struct KgTileCopy {
+  static constexpr int PER_ROW = (KMAJOR ? KG_BK : MN) / 8;
+  static constexpr int STEP = KG_THREADS / PER_ROW;
+  static constexpr int COUNT = MN * KG_BK / 8 / KG_THREADS;
+  static constexpr bool ROW_TAIL = GROWS % (KMAJOR ? MN : KG_BK) != 0;
+  static constexpr bool COL_TAIL = GCOLS % (KMAJOR ? KG_BK : MN) != 0;
+  static_assert(KG_THREADS % PER_ROW == 0 && STEP % 8 == 0 && COUNT * KG_THREADS * 8 == MN * KG_BK,
+                "chunks must divide among threads in whole swizzle rows");
+  int row, col;
+  unsigned offset;
+  __device__ __forceinline__ explicit KgTileCopy(int tid)
+      : row(tid / PER_ROW), col(tid % PER_ROW),
+        offset(KMAJOR ? kg_swizzle_k(tid / PER_ROW, tid % PER_ROW)
+                      : kg_swizzle_mn(tid / PER_ROW, tid % PER_ROW)) {}
+  // The tile at M/N offset mn0, K offset k0 into the shared tile at s.
+  __device__ __forceinline__ void operator()(unsigned s, const kg_t *__restrict__ g, kg_idx mn0,
+                                             kg_idx k0) const {
+    const kg_idx r0 = (KMAJOR ? mn0 : k0) + row, c0 = (KMAJOR ? k0 : mn0) + col * 8;
+    const kg_t *src = g + r0 * GCOLS + c0;
 #pragma unroll
-  for (int i = 0; i < CHUNKS / KG_THREADS; ++i) {
-    const int chunk = tid + i * KG_THREADS;
-    const int row = chunk / PER_ROW, col = chunk % PER_ROW;
-    const kg_idx gr = (KMAJOR ? mn0 : k0) + row, gc = (KMAJOR ? k0 : mn0) + col * 8;
-    const bool valid = gr < GROWS && gc < GCOLS;
-    const kg_t *src = valid ? g + gr * GCOLS + gc : g;
-    const unsigned dst = s + (KMAJOR ? kg_swizzle_k(row, col) : kg_swizzle_mn(row, col));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(valid ? 16 : 0));
+    for (int i = 0; i < COUNT; ++i) {
+      const bool valid = (!COL_TAIL || c0 < GCOLS) && (!ROW_TAIL || r0 + i * STEP < GROWS);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                       s + offset + i * STEP * 128),
+                   "l"(valid ? src + i * STEP * GCOLS : g), "r"(valid ? 16 : 0));
+    }
   }
-}
+};
 
 // Shared-memory matrix descriptor: start address, leading and stride byte
 // offsets (16-byte units), 128-byte swizzle.
@@ -139,12 +153,12 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, 1) KG_NAME(KG_PARAMS) {
   const unsigned sB = sA + KG_STAGES * KG_A_BYTES;
   const int tid = threadIdx.x, wg = tid >> 7;
 
+  const KgTileCopy<KG_BM, KG_A_KMAJOR, KG_A_GROWS, KG_A_GCOLS> copyA(tid);
+  const KgTileCopy<KG_BN, KG_B_KMAJOR, KG_B_GROWS, KG_B_GCOLS> copyB(tid);
   auto loadStage = [&](const KgWork &x, int stage, int kt) {
     const kg_idx k0 = (kg_idx)kt * KG_BK;
-    kg_load_swizzled<KG_BM, KG_A_KMAJOR, KG_A_GROWS, KG_A_GCOLS>(sA + stage * KG_A_BYTES, x.a,
-                                                                 x.m0, k0, tid);
-    kg_load_swizzled<KG_BN, KG_B_KMAJOR, KG_B_GROWS, KG_B_GCOLS>(sB + stage * KG_B_BYTES, x.b,
-                                                                 x.n0, k0, tid);
+    copyA(sA + stage * KG_A_BYTES, x.a, x.m0, k0);
+    copyB(sB + stage * KG_B_BYTES, x.b, x.n0, k0);
   };
   // The first KG_AHEAD tiles of an item; one commit group per tile (empty
   // groups past its end).

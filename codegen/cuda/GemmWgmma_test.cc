@@ -92,26 +92,33 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
   const int perSplit = (kt + pr.split - 1) / pr.split;
 
   std::vector<double> smem((sB + stages * bBytes) / 2, nan);
-  // kg_load_swizzled: every chunk of the tile written exactly once.
+  // KgTileCopy: every chunk of the tile written exactly once; a thread's
+  // chunks are STEP rows apart and share the first one's swizzle.
   auto load = [&](unsigned s, int mn, bool kMajor, const std::vector<double> &g,
                   int64_t gRows, int64_t gCols, int64_t mn0, int64_t k0) {
     const int perRow = (kMajor ? kBlockK : mn) / 8, chunks = mn * kBlockK / 8;
-    EXPECT_EQ(chunks % threads, 0);
+    const int step = threads / perRow, count = chunks / threads;
+    EXPECT_EQ(threads % perRow, 0);
+    EXPECT_EQ(step % 8, 0);
+    EXPECT_EQ(count * threads, chunks);
     std::vector<int> writes(chunks, 0);
-    for (int tid = 0; tid < threads; ++tid)
-      for (int i = 0; i < chunks / threads; ++i) {
-        int chunk = tid + i * threads, row = chunk / perRow,
-            col = chunk % perRow;
-        int64_t gr = (kMajor ? mn0 : k0) + row,
-                gc = (kMajor ? k0 : mn0) + col * 8;
-        bool valid = gr < gRows && gc < gCols;
-        unsigned offset = kMajor ? swizzleK(row, col) : swizzleMn(row, col);
-        EXPECT_EQ(offset % 16, 0u);
+    for (int tid = 0; tid < threads; ++tid) {
+      const int row = tid / perRow, col = tid % perRow;
+      const unsigned first = kMajor ? swizzleK(row, col) : swizzleMn(row, col);
+      const int64_t r0 = (kMajor ? mn0 : k0) + row,
+                    c0 = (kMajor ? k0 : mn0) + col * 8;
+      for (int i = 0; i < count; ++i) {
+        unsigned offset = first + i * step * 128;
+        EXPECT_EQ(offset, kMajor ? swizzleK(row + i * step, col)
+                                 : swizzleMn(row + i * step, col));
         EXPECT_LT(offset, unsigned(chunks * 16));
         writes[offset / 16]++;
+        int64_t gr = r0 + i * step;
+        bool valid = gr < gRows && c0 < gCols;
         for (int e = 0; e < 8; ++e)
-          smem[(s + offset) / 2 + e] = valid ? g[gr * gCols + gc + e] : 0.0;
+          smem[(s + offset) / 2 + e] = valid ? g[gr * gCols + c0 + e] : 0.0;
       }
+    }
     for (int w : writes)
       EXPECT_EQ(w, 1);
   };
