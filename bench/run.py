@@ -440,13 +440,51 @@ def run_train(args, title, name, factory):
     return rows, [check if ok else "**" + check + "**"]
 
 
+def gemm_check_note(rel_l2, max_err, nonfinite, limit=1e-2):
+    """(ok, note) of kiln's GEMM output against the f64 reference: relative
+    L2 error under `limit` (bf16 outputs) and every element finite."""
+    ok = nonfinite == 0 and rel_l2 < limit
+    note = (f"kiln's y vs the same function in f64 (torch, on the GPU): "
+            f"rel L2 err {rel_l2:.2e}, max abs err {max_err:.2e} of max |y| "
+            f"(relative), {nonfinite} non-finite: {'ok' if ok else 'FAILED'}")
+    return ok, note
+
+
+def check_gemm(artifact, inputs, data, workdir):
+    """Runs the artifact once (kiln-run --output) and compares its y with
+    gelu_tanh(x @ w + b) computed in f64 on the GPU."""
+    import torch
+    import torch.nn.functional as F
+    out = os.path.join(workdir, "kiln_gemm_output.safetensors")
+    cmd = [os.path.join(HERE, "kiln-run"), artifact, "--entry", "forward",
+           "--inputs", inputs, "--output", out]
+    proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = " ".join((proc.stdout + proc.stderr).strip().splitlines()[-1:])[:160]
+        return False, f"kiln-run --output exit {proc.returncode}: {tail}"
+    dtype, shape, raw = read_safetensors(out)["y"]
+    os.remove(out)
+    y = torch.frombuffer(bytearray(raw), dtype=getattr(torch, TORCH_DTYPES[dtype]))
+    y = y.reshape(shape).cuda().double()
+    x, w, b = (data[key].double() for key in ("x", "w", "b"))
+    ref = F.gelu(x @ w + b, approximate="tanh")
+    nonfinite = int((~torch.isfinite(y)).sum())
+    diff = torch.nan_to_num(y - ref, nan=float("inf"))
+    rel = float(diff.norm() / ref.norm())
+    max_err = float(diff.abs().max() / ref.abs().max())
+    return gemm_check_note(rel, max_err, nonfinite)
+
+
 def run_gemm(args, title, name, m, k, n):
     import torch
     inputs, how = gemm_inputs(name, m, k, n, args.workdir)
-    ms, note = time_kiln(os.path.join(HERE, f"{name}.kiln"), "forward", inputs,
+    artifact = os.path.join(HERE, f"{name}.kiln")
+    data = load_torch(inputs)
+    ok, check = check_gemm(artifact, inputs, data, args.workdir)
+    print(check, flush=True)
+    ms, note = time_kiln(artifact, "forward", inputs,
                          None, args.warmup, args.iters)
     rows = [Row("kiln", ms, note, torch=False)]
-    data = load_torch(inputs)
     flops = 2.0 * m * k * n
     for label, mode in MODES:
         try:
@@ -459,7 +497,7 @@ def run_gemm(args, title, name, m, k, n):
         print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
     if rows[0].ms:
         rows[0].note += f"; {flops / rows[0].ms / 1e9:.0f} TFLOP/s"
-    return rows, [how]
+    return rows, [how, check if ok else "**" + check + "**"]
 
 
 WORKLOADS = [
@@ -598,6 +636,12 @@ def self_test():
     assert ratio_line(1.0, None) == (None, None)
     assert "no torch result" in format_table("t", [Row("kiln", 1.0, torch=False)])
     assert fmt_ms(None) == "failed" and fmt_ms(0.01234) == "0.0123"
+
+    ok, note = gemm_check_note(1.5e-3, 4e-3, 0)
+    assert ok and note.endswith(": ok") and "1.50e-03" in note, note
+    assert not gemm_check_note(0.2, 1.0, 0)[0]
+    assert not gemm_check_note(1e-3, 1e-3, 5)[0]
+    assert not gemm_check_note(float("nan"), 1.0, 0)[0]
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "t.safetensors")

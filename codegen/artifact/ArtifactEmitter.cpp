@@ -98,7 +98,7 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     k.name = kernel.name;
     k.content_hash = kernel.hash;
     art::KernelImage image;
-    image.arch = module.arch;
+    image.arch = kernel.arch;
     image.ptx = kernel.binary.ptx;
     image.cubin = kernel.binary.cubin;
     k.images.push_back(std::move(image));

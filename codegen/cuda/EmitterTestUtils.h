@@ -1,7 +1,8 @@
 //===- EmitterTestUtils.h - fixture for kernel emitter tests -----*- C++ -*-===//
 //
 // Parses a function holding one kiln.fusion, runs an emitter on it,
-// compiles every generated kernel to PTX and an sm_90 cubin, and checks the
+// compiles every generated kernel to PTX and an sm_90 (sm_90a for
+// arch-specific kernels) cubin, and checks the
 // launches against the kernels' parameter lists.
 //
 //===----------------------------------------------------------------------===//
@@ -122,7 +123,8 @@ protected:
       }
       CompiledKernel compiled;
       std::string error;
-      bool ok = compileCuda(kernel.source, kernel.name, "sm_90", true, compiled, error);
+      std::string arch = kernel.archSpecific ? archSpecificTarget("sm_90") : "sm_90";
+      bool ok = compileCuda(kernel.source, kernel.name, arch, true, compiled, error);
       EXPECT_TRUE(ok) << error << "\n" << kernel.source;
       if (!ok)
         continue;

@@ -8,6 +8,10 @@
 // store per output element.
 //
 // Kernels (the configuration is chosen per problem by a small cost model):
+//  - bf16/f16 on sm_90: warpgroup MMA (wgmma.mma_async, sm_90a) on 128-byte
+//    swizzled shared tiles filled by cp.async, two warpgroups of 64 x BN
+//    (GemmWgmma.cpp). It needs whole 16-byte chunks of both operands; the
+//    kernel is compiled for sm_90a, so its code runs on sm_90 devices only.
 //  - bf16/f16: tensor cores through mma.sync m16n8k16 (f32 accumulation),
 //    tiles copied with cp.async into a STAGES-deep ring of padded (bank
 //    conflict free) shared-memory tiles and read with ldmatrix; the shared
@@ -24,7 +28,8 @@
 //  - Small problems split K across blocks for parallelism: each split writes
 //    f32 partial products to scratch and a second kernel adds them in split
 //    order (deterministic) and applies the epilogue.
-// Tile configurations (chooseConfig): bf16/f16 128x256x32 (8 warps of 64x64,
+// Tile configurations (chooseConfig): wgmma 128x256x64 (4 stages) and
+// 128x128x64 (6 stages), one block per SM; bf16/f16 128x256x32 (8 warps of 64x64,
 // 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
 // 64x64x32 (4 warps, 4 stages); tf32 128x128, 64x128, 64x64 (3 stages);
 // SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8. Tiles are
@@ -42,6 +47,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/GemmWgmma.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/Nvrtc.h"
 
@@ -314,7 +320,9 @@ std::string offsetBody(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
 ///   kg_epilogue(p, r, c, acc, res): the yielded values at output row r
 ///   (= batch * M + m) and column c, given the f32 product `acc`;
 ///   kg_store(p, r, c, acc) / kg_store_pair(p, r, c, acc0, acc1): compute
-///   and store (pairs of adjacent columns with one vector store when legal).
+///   and store (pairs of adjacent columns with one vector store when legal);
+///   kg_store_pair_in: the same for a pair known to lie inside the output
+///   (no column test, so that a kernel can run many pairs in one block).
 /// Self-contained on purpose; to be swapped for the shared scalar emitter.
 class EpilogueWriter {
 public:
@@ -372,26 +380,31 @@ public:
       os << "  kiln_store(p.out" << i << " + r * KG_N + c, res[" << i
          << "]);\n";
     os << "}\n\n";
-    os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
-       << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
+    os << "// Columns c and c + 1 (c even), both inside the output.\n"
+       << "__device__ __forceinline__ void kg_store_pair_in(const KgParams &p, "
           "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
-       << "  if (c + 1 < KG_N) {\n"
-       << "    float res0[" << count << "], res1[" << count << "];\n"
-       << "    kg_epilogue(p, r, c, acc0, res0);\n"
-       << "    kg_epilogue(p, r, c + 1, acc1, res1);\n";
+       << "  float res0[" << count << "], res1[" << count << "];\n"
+       << "  kg_epilogue(p, r, c, acc0, res0);\n"
+       << "  kg_epilogue(p, r, c + 1, acc1, res1);\n";
     for (size_t i = 0; i < count; ++i) {
       std::string at = "p.out" + std::to_string(i) + " + r * KG_N + c";
       std::string r0 = "res0[" + std::to_string(i) + "]";
       std::string r1 = "res1[" + std::to_string(i) + "]";
       if (plan.n % 2 == 0)
-        os << "    kg_store2(" << at << ", " << r0 << ", " << r1 << ");\n";
+        os << "  kg_store2(" << at << ", " << r0 << ", " << r1 << ");\n";
       else
-        os << "    kiln_store(" << at << ", " << r0 << ");\n"
-           << "    kiln_store(" << at << " + 1, " << r1 << ");\n";
+        os << "  kiln_store(" << at << ", " << r0 << ");\n"
+           << "  kiln_store(" << at << " + 1, " << r1 << ");\n";
     }
-    os << "  } else if (c < KG_N) {\n"
+    os << "}\n\n";
+    os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
+       << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
+          "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
+       << "  if (c + 1 < KG_N)\n"
+       << "    kg_store_pair_in(p, r, c, acc0, acc1);\n"
+       << "  else if (c < KG_N)\n"
        << "    kg_store(p, r, c, acc0);\n"
-       << "  }\n}\n";
+       << "}\n";
     return text;
   }
 
@@ -505,12 +518,18 @@ __device__ __forceinline__ void kg_store2(__half *p, float a, float b) {
 // Kernel templates
 //===----------------------------------------------------------------------===//
 
-/// Tile mapping and the split-K partial stores shared by both GEMM kernels.
+/// Tile mapping, operand shapes and the split-K partial stores shared by
+/// every GEMM kernel.
 constexpr const char *kCommon = R"cuda(
 constexpr kg_idx KG_TILES_M = (KG_ROWS + KG_BM - 1) / KG_BM;
 constexpr kg_idx KG_TILES_N = (KG_N + KG_BN - 1) / KG_BN;
 constexpr int KG_KT = (int)((KG_K + KG_BK - 1) / KG_BK);
 constexpr kg_idx KG_TOTAL = KG_OUT_ROWS * KG_N;
+// Global matrices of one batch: A is [rows][K] or [K][rows], B [N][K] or [K][N].
+constexpr kg_idx KG_A_GROWS = KG_A_KMAJOR ? KG_ROWS : KG_K;
+constexpr kg_idx KG_A_GCOLS = KG_A_KMAJOR ? KG_K : KG_ROWS;
+constexpr kg_idx KG_B_GROWS = KG_B_KMAJOR ? KG_N : KG_K;
+constexpr kg_idx KG_B_GCOLS = KG_B_KMAJOR ? KG_K : KG_N;
 
 // Block index -> (tile row, tile column), KG_GROUP_M tile rows at a time so
 // that concurrently running blocks share A and B tiles in L2.
@@ -524,14 +543,19 @@ __device__ __forceinline__ void kg_tile(kg_idx pid, kg_idx &tm, kg_idx &tn) {
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused
-// epilogue, or the f32 partial product of split `split`.
+// epilogue, or the f32 partial product of split `split`. INSIDE: both
+// columns are known to lie inside the output (no test).
+template <bool INSIDE = false>
 __device__ __forceinline__ void kg_emit_pair(const KgParams &p, int split, kg_idx r,
                                              kg_idx c, float v0, float v1) {
   if constexpr (KG_SPLIT == 1) {
-    kg_store_pair(p, r, c, v0, v1);
+    if constexpr (INSIDE)
+      kg_store_pair_in(p, r, c, v0, v1);
+    else
+      kg_store_pair(p, r, c, v0, v1);
   } else {
     float *dst = p.scratch + split * KG_TOTAL + r * KG_N + c;
-    if (c + 1 < KG_N) {
+    if (INSIDE || c + 1 < KG_N) {
       if constexpr (KG_N % 2 == 0) {
         *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1);
       } else {
@@ -565,11 +589,6 @@ constexpr int KG_B_COLS = KG_B_KMAJOR ? KG_BK : KG_BN;
 constexpr int KG_B_LD = KG_B_COLS + (KG_B_KMAJOR ? KG_PAD_K : KG_PAD_MN);
 constexpr int KG_A_STAGE = KG_A_ROWS * KG_A_LD;
 constexpr int KG_B_STAGE = KG_B_ROWS * KG_B_LD;
-// Global matrices of one batch: A is [rows][K] or [K][rows], B [N][K] or [K][N].
-constexpr kg_idx KG_A_GROWS = KG_A_KMAJOR ? KG_ROWS : KG_K;
-constexpr kg_idx KG_A_GCOLS = KG_A_KMAJOR ? KG_K : KG_ROWS;
-constexpr kg_idx KG_B_GROWS = KG_B_KMAJOR ? KG_N : KG_K;
-constexpr kg_idx KG_B_GCOLS = KG_B_KMAJOR ? KG_K : KG_N;
 static_assert(KG_MT >= 1 && KG_NT % 2 == 0 && KG_BK % KG_KSTEP == 0, "bad warp tile");
 static_assert((KG_A_LD * (int)sizeof(kg_t)) % 16 == 0 && (KG_B_LD * (int)sizeof(kg_t)) % 16 == 0,
               "shared rows must stay 16-byte aligned");
@@ -952,41 +971,69 @@ extern "C" __global__ void __launch_bounds__(256) KG_NAME(KG_PARAMS) {
 // Tile configurations
 //===----------------------------------------------------------------------===//
 
-/// One tile configuration: block tile BM x BN x BK; tensor cores: warps
-/// WARPS_M x WARPS_N with STAGES shared stages; SIMT: TM x TN outputs per
-/// thread. `occupancy` is the blocks per SM the shared memory and registers
-/// allow; `efficiency` the fraction of the SM's peak a saturated SM reaches
-/// with this tile (larger tiles reuse more operands per load).
+/// The kernels a configuration runs on.
+enum class Path { Wgmma, MmaSync, Tf32, Simt };
+
+/// One tile configuration: block tile BM x BN x BK; mma.sync/tf32: warps
+/// WARPS_M x WARPS_N; wgmma: BM / 64 warpgroups; tensor cores: STAGES shared
+/// stages; SIMT: TM x TN outputs per thread. `occupancy` is the blocks per SM
+/// the shared memory and registers allow; `efficiency` the fraction of the
+/// path's peak a saturated SM reaches with this tile (larger tiles reuse more
+/// operands per load).
 struct TileConfig {
+  Path path;
   int bm, bn, bk;
   int warpsM, warpsN, stages; // tensor cores
   int tm, tn;                 // SIMT
   int occupancy;
   double efficiency;
   int threads() const {
+    if (path == Path::Wgmma)
+      return bm / 64 * 128;
     return tm ? (bm / tm) * (bn / tn) : warpsM * warpsN * 32;
   }
 };
 
+// Two consumer warpgroups of 64 x BN each; four (128x256) or six (128x128)
+// stages of 64-deep swizzled tiles fill the shared memory of one block.
+const TileConfig kWgmmaConfigs[] = {
+    {Path::Wgmma, 128, 256, kWgmmaBlockK, 0, 0, 4, 0, 0, 1, 1.00},
+    {Path::Wgmma, 128, 128, kWgmmaBlockK, 0, 0, 6, 0, 0, 1, 0.90},
+};
 // BK = 32 with four stages: BK = 64 (three stages) makes ptxas spill the
 // 128x256 tile's 64x64 warp tiles (255 registers); BK = 32 fits without.
 const TileConfig kTensorCoreConfigs[] = {
-    {128, 256, 32, 2, 4, 4, 0, 0, 1, 1.00},
-    {128, 128, 32, 2, 4, 4, 0, 0, 2, 0.90},
-    {64, 64, 32, 2, 2, 4, 0, 0, 4, 0.55},
+    {Path::MmaSync, 128, 256, 32, 2, 4, 4, 0, 0, 1, 1.00},
+    {Path::MmaSync, 128, 128, 32, 2, 4, 4, 0, 0, 2, 0.90},
+    {Path::MmaSync, 64, 64, 32, 2, 2, 4, 0, 0, 4, 0.55},
 };
 const TileConfig kTf32Configs[] = {
-    {128, 128, 32, 2, 4, 3, 0, 0, 1, 1.00},
-    {64, 128, 32, 2, 2, 3, 0, 0, 2, 0.80},
-    {64, 64, 32, 2, 2, 3, 0, 0, 3, 0.60},
+    {Path::Tf32, 128, 128, 32, 2, 4, 3, 0, 0, 1, 1.00},
+    {Path::Tf32, 64, 128, 32, 2, 2, 3, 0, 0, 2, 0.80},
+    {Path::Tf32, 64, 64, 32, 2, 2, 3, 0, 0, 3, 0.60},
 };
 const TileConfig kSimtConfigs[] = {
     // ~150 registers (64 accumulators, the staged next tile, the epilogue):
     // capping at 128 for two blocks per SM spills.
-    {128, 128, 8, 0, 0, 0, 8, 8, 1, 1.00},
-    {64, 64, 8, 0, 0, 0, 4, 4, 2, 0.60},
-    {32, 32, 8, 0, 0, 0, 4, 4, 8, 0.35},
+    {Path::Simt, 128, 128, 8, 0, 0, 0, 8, 8, 1, 1.00},
+    {Path::Simt, 64, 64, 8, 0, 0, 0, 4, 4, 2, 0.60},
+    {Path::Simt, 32, 32, 8, 0, 0, 0, 4, 4, 8, 0.35},
 };
+
+/// Dense peak rates of the paths on an H100/H200 SXM (FLOP/s of the chip).
+double pathRate(Path path) {
+  switch (path) {
+  case Path::Wgmma:
+    return 660e12;
+  case Path::MmaSync:
+    return 450e12;
+  case Path::Tf32:
+    return 200e12;
+  case Path::Simt:
+    return 51e12;
+  }
+  return 51e12;
+}
 
 constexpr int kNumSMs = 132; // H100/H200 SXM
 
@@ -999,13 +1046,17 @@ struct Choice {
 /// Picks the configuration and split-K factor with the lowest modelled
 /// time: waves of blocks at the config's per-SM rate (a lone block with few
 /// warps does not saturate an SM), plus for split-K the f32 partials'
-/// traffic and a second launch. Deterministic (first best wins).
+/// traffic and a second launch. Deterministic (first best wins). The
+/// mma.sync, tf32 and SIMT configurations take any shape.
 Choice chooseConfig(ArrayRef<TileConfig> configs, int64_t gemmBatch,
-                    int64_t rows, int64_t n, int64_t k, int64_t outElements,
-                    double smRate) {
+                    int64_t rows, int64_t n, int64_t k, int64_t outElements) {
   Choice best;
   double bestTime = std::numeric_limits<double>::infinity();
   for (const TileConfig &config : configs) {
+    // wgmma tiles only for products that fill one: below that the small
+    // mma.sync tiles waste less and start sooner.
+    if (config.path == Path::Wgmma && (rows < config.bm || n < config.bn))
+      continue;
     int64_t tiles = ((rows + config.bm - 1) / config.bm) *
                     ((n + config.bn - 1) / config.bn) * gemmBatch;
     int64_t kTiles = (k + config.bk - 1) / config.bk;
@@ -1023,6 +1074,7 @@ Choice chooseConfig(ArrayRef<TileConfig> configs, int64_t gemmBatch,
       double warps = config.threads() / 32.0;
       double saturation = std::min(1.0, together * warps / 8.0);
       double work = 2.0 * config.bm * config.bn * config.bk * std::max<int64_t>(perSplit, 1);
+      double smRate = pathRate(config.path) / kNumSMs;
       double time = rounds * together * work /
                     (smRate * config.efficiency * saturation);
       if (splits > 1)
@@ -1101,23 +1153,30 @@ public:
     int64_t gemmBatch = fold ? 1 : plan.batch;
     int64_t rows = fold ? plan.batch * plan.m : plan.m;
 
-    ArrayRef<TileConfig> configs =
-        simt ? ArrayRef<TileConfig>(kSimtConfigs)
-             : isF32 ? ArrayRef<TileConfig>(kTf32Configs)
-                     : ArrayRef<TileConfig>(kTensorCoreConfigs);
-    // Per-SM peak rates of the paths (dense mma.sync bf16/f16, tf32, FFMA).
-    double smRate = simt ? 51e12 / kNumSMs
-                         : isF32 ? 200e12 / kNumSMs : 450e12 / kNumSMs;
-    Choice choice = chooseConfig(configs, gemmBatch, rows, plan.n, plan.k,
-                                 outElements, smRate);
-    const TileConfig &config = choice.config;
-
     // 16-byte copies need the contiguous dimension of an operand to be a
     // multiple of 16 bytes (base pointers are at least 256-byte aligned).
     int vecElements = isF32 ? 4 : 8;
     bool aKMajor = !plan.transposeLhs, bKMajor = plan.transposeRhs;
     bool aVec = (aKMajor ? plan.k : plan.m) % vecElements == 0;
     bool bVec = (bKMajor ? plan.k : plan.n) % vecElements == 0;
+
+    // bf16/f16 on sm_90 may also take the wgmma kernel (sm_90a), which
+    // copies whole 16-byte chunks only; the cost model picks per shape.
+    SmallVector<TileConfig> configs;
+    if (simt)
+      configs.append(std::begin(kSimtConfigs), std::end(kSimtConfigs));
+    else if (isF32)
+      configs.append(std::begin(kTf32Configs), std::end(kTf32Configs));
+    else {
+      if (archNumber == 90 && aVec && bVec)
+        configs.append(std::begin(kWgmmaConfigs), std::end(kWgmmaConfigs));
+      configs.append(std::begin(kTensorCoreConfigs),
+                     std::end(kTensorCoreConfigs));
+    }
+    Choice choice =
+        chooseConfig(configs, gemmBatch, rows, plan.n, plan.k, outElements);
+    const TileConfig &config = choice.config;
+    bool wgmma = config.path == Path::Wgmma;
 
     // ---- the shared part of every kernel source ----
     Block &body = fusion.getBody().front();
@@ -1175,6 +1234,8 @@ public:
     if (simt)
       os << "constexpr int KG_TM = " << config.tm << ", KG_TN = " << config.tn
          << ";\n";
+    else if (wgmma)
+      os << "constexpr int KG_STAGES = " << config.stages << ";\n";
     else
       os << "constexpr int KG_WARPS_M = " << config.warpsM
          << ", KG_WARPS_N = " << config.warpsN
@@ -1233,8 +1294,14 @@ public:
     os << EpilogueWriter(plan, fusion).write() << "\n";
     os << kCommon;
 
-    std::string gemmSource = common + (simt ? kSimtKernel : kTensorCoreKernel);
+    std::string gemmSource =
+        common + (simt    ? std::string(kSimtKernel)
+                  : wgmma ? wgmmaKernelSource(config.bn,
+                                              plan.elementType.isF16(),
+                                              !aKMajor, !bKMajor)
+                          : std::string(kTensorCoreKernel));
     generated.kernels.push_back(finishKernel(gemmSource, "kiln_gemm"));
+    generated.kernels.back().archSpecific = wgmma;
 
     GeneratedLaunch launch;
     launch.kernel = 0;
@@ -1247,7 +1314,14 @@ public:
                    static_cast<uint32_t>(std::min<int64_t>(
                        gemmBatch * choice.split, 65535))};
     launch.block = {static_cast<uint32_t>(config.threads()), 1, 1};
-    if (!simt) {
+    if (wgmma) {
+      // Persistent: one block per SM walks every (tile, batch, split).
+      launch.grid = {static_cast<uint32_t>(std::min<int64_t>(
+                         tiles * gemmBatch * choice.split, kNumSMs)),
+                     1, 1};
+      launch.dynamicSharedBytes =
+          wgmmaSharedBytes(config.bm, config.bn, config.stages);
+    } else if (!simt) {
       int elementBytes = isF32 ? 4 : 2;
       int padK = isF32 ? 4 : 8, padMN = 8;
       int64_t aStage = aKMajor ? config.bm * (config.bk + padK)

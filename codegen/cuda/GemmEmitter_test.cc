@@ -106,7 +106,8 @@ protected:
     return fusion && emitter->matches(fusion);
   }
 
-  /// Emits the fusion and compiles every kernel to PTX and a sm_90 cubin.
+  /// Emits the fusion and compiles every kernel to PTX and a cubin for the
+  /// options' architecture (its arch-specific variant for wgmma kernels).
   GeneratedFusion emitAndCompile(const std::string &source,
                                  CodegenOptions options = {}) {
     FusionOp fusion = parse(source);
@@ -118,9 +119,13 @@ protected:
     if (failed(generated))
       return {};
     for (const GeneratedKernel &kernel : generated->kernels) {
+      EXPECT_EQ(kernel.archSpecific,
+                kernel.source.find("wgmma.mma_async") != std::string::npos);
+      std::string arch = kernel.archSpecific ? archSpecificTarget(options.arch)
+                                             : options.arch;
       CompiledKernel compiled;
       std::string error;
-      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true,
+      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, arch, true,
                               compiled, error))
           << error << "\n" << kernel.source;
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
@@ -199,10 +204,50 @@ std::string biasGelu(int64_t m, int64_t n, int64_t k, bool transposeRhs) {
   return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"g", y}});
 }
 
-TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigTensorCoreTiles) {
+TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
+  for (const char *arch : {"sm_90", "sm_90a"})
+    for (bool transposeRhs : {false, true}) {
+      SCOPED_TRACE(std::string(arch) + (transposeRhs ? " transpose_rhs" : ""));
+      CodegenOptions options;
+      options.arch = arch;
+      GeneratedFusion generated =
+          emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs), options);
+      ASSERT_EQ(generated.kernels.size(), 1u);
+      const GeneratedKernel &kernel = generated.kernels[0];
+      EXPECT_TRUE(kernel.archSpecific);
+      EXPECT_NE(kernel.source.find(
+                    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"),
+                std::string::npos);
+      // transpose-a 0; transpose-b 1 for the N-major [K][N] weight.
+      EXPECT_NE(kernel.source.find(std::string("p, 1, 1, 0, ") +
+                                   (transposeRhs ? "0" : "1") + ";"),
+                std::string::npos);
+      EXPECT_NE(kernel.source.find("kg_gelu_tanh"), std::string::npos);
+      EXPECT_EQ(constant(kernel.source, "KG_BM"), 128);
+      EXPECT_EQ(constant(kernel.source, "KG_BN"), 256);
+      EXPECT_EQ(constant(kernel.source, "KG_BK"), 64);
+      EXPECT_EQ(constant(kernel.source, "KG_STAGES"), 4);
+      EXPECT_EQ(constant(kernel.source, "KG_SPLIT"), 1);
+      ASSERT_EQ(generated.launches.size(), 1u);
+      const GeneratedLaunch &launch = generated.launches[0];
+      // Persistent: one block per SM for the 64 x 16 tiles.
+      EXPECT_EQ(launch.grid[0], 132u);
+      EXPECT_EQ(launch.grid[2], 1u);
+      EXPECT_EQ(launch.block[0], 256u);
+      // Every tile lies inside the output: no bounds tests in the epilogue.
+      EXPECT_NE(kernel.source.find("kg_emit_pair<true>"), std::string::npos);
+      // 4 stages of A 128x64 and B 256x64 bf16, plus the alignment slack.
+      EXPECT_EQ(launch.dynamicSharedBytes, 4u * (128 + 256) * 64 * 2 + 1024);
+      EXPECT_EQ(generated.scratchBytes, 0u);
+    }
+}
+
+TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigMmaSyncTilesElsewhere) {
+  CodegenOptions options;
+  options.arch = "sm_80";
   for (bool transposeRhs : {false, true}) {
     GeneratedFusion generated =
-        emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs));
+        emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs), options);
     ASSERT_EQ(generated.kernels.size(), 1u);
     const std::string &source = generated.kernels[0].source;
     EXPECT_NE(source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
@@ -224,7 +269,66 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigTensorCoreTiles) {
               transposeRhs ? 4u * (128 * 40 + 256 * 40) * 2
                            : 4u * (128 * 40 + 32 * 264) * 2);
     EXPECT_EQ(generated.scratchBytes, 0u);
+    EXPECT_FALSE(generated.kernels[0].archSpecific);
   }
+}
+
+TEST_F(GemmEmitterTest, WgmmaOnlyWhereItsTilesFit) {
+  auto kernelOf = [&](const std::string &module, const char *arch,
+                      bool tf32 = false) {
+    CodegenOptions options;
+    options.arch = arch;
+    options.allowTf32 = tf32;
+    GeneratedFusion generated = emitAndCompile(module, options);
+    return generated.kernels.empty() ? GeneratedKernel{} : generated.kernels[0];
+  };
+  // Large and aligned: wgmma on sm_90, for bf16 and f16 and every transpose.
+  for (const char *element : {"bf16", "f16"})
+    for (int transposes = 0; transposes < 4; ++transposes) {
+      bool tl = transposes & 1, tr = transposes & 2;
+      SCOPED_TRACE(std::string(element) + " transposes " + std::to_string(transposes));
+      std::vector<int64_t> lhs = tl ? std::vector<int64_t>{1024, 2048}
+                                    : std::vector<int64_t>{2048, 1024};
+      std::vector<int64_t> rhs = tr ? std::vector<int64_t>{1536, 1024}
+                                    : std::vector<int64_t>{1024, 1536};
+      GeneratedKernel kernel = kernelOf(
+          matmulModule(lhs, rhs, element, tl, tr, {2048, 1536}), "sm_90");
+      EXPECT_TRUE(kernel.archSpecific);
+      EXPECT_NE(kernel.source.find(std::string("p, 1, 1, ") + (tl ? "1" : "0") +
+                                   ", " + (tr ? "0" : "1") + ";"),
+                std::string::npos);
+    }
+  std::string aligned = biasGelu(2048, 1024, 1024, false);
+  // Other architectures keep mma.sync.
+  for (const char *arch : {"sm_80", "sm_89", "sm_100"}) {
+    GeneratedKernel kernel = kernelOf(aligned, arch);
+    EXPECT_FALSE(kernel.archSpecific) << arch;
+    EXPECT_NE(kernel.source.find("mma.sync.aligned.m16n8k16"), std::string::npos)
+        << arch;
+  }
+  // K not a multiple of 8 (no whole 16-byte chunks of A): mma.sync.
+  GeneratedKernel unaligned = kernelOf(
+      matmulModule({2048, 1020}, {1020, 1024}, "bf16", false, false, {2048, 1024}),
+      "sm_90");
+  EXPECT_FALSE(unaligned.archSpecific);
+  EXPECT_TRUE(flag(unaligned.source, "KG_B_VEC"));
+  EXPECT_FALSE(flag(unaligned.source, "KG_A_VEC"));
+  // N-major B with N not a multiple of 8: mma.sync.
+  EXPECT_FALSE(kernelOf(matmulModule({2048, 1024}, {1024, 1027}, "bf16", false,
+                                     false, {2048, 1027}),
+                        "sm_90")
+                   .archSpecific);
+  // Small products: the smaller mma.sync tiles win.
+  EXPECT_FALSE(kernelOf(matmulModule({64, 64}, {64, 64}, "bf16", false, false,
+                                     {64, 64}),
+                        "sm_90")
+                   .archSpecific);
+  // f32, exact or TF32: unchanged.
+  std::string f32 =
+      matmulModule({2048, 1024}, {1024, 1024}, "f32", false, false, {2048, 1024});
+  EXPECT_NE(kernelOf(f32, "sm_90").source.find("fmaf("), std::string::npos);
+  EXPECT_NE(kernelOf(f32, "sm_90", true).source.find("m16n8k8.row.col.f32.tf32"),
+            std::string::npos);
 }
 
 TEST_F(GemmEmitterTest, SmallBiasGeluTanhBf16SplitsK) {
@@ -498,9 +602,11 @@ TEST_F(GemmEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
   EXPECT_NE(first.kernels[0].name, other.kernels[0].name);
 }
 
-/// ptxas's resource report for `ptx` on sm_90 (nvJitLink -verbose).
-std::string ptxasReport(const std::string &ptx) {
-  const char *options[] = {"-arch=sm_90", "-verbose"};
+/// ptxas's resource report and warnings for `ptx` assembled for `arch`
+/// (nvJitLink -verbose).
+std::string ptxasReport(const std::string &ptx, const std::string &arch) {
+  std::string archOption = "-arch=" + arch;
+  const char *options[] = {archOption.c_str(), "-verbose"};
   nvJitLinkHandle handle;
   if (nvJitLinkCreate(&handle, 2, options) != NVJITLINK_SUCCESS)
     return "nvJitLinkCreate failed";
@@ -513,6 +619,12 @@ std::string ptxasReport(const std::string &ptx) {
     log.assign(size, '\0');
     if (size)
       nvJitLinkGetInfoLog(handle, log.data());
+    size = 0;
+    nvJitLinkGetErrorLogSize(handle, &size);
+    std::string warnings(size, '\0');
+    if (size)
+      nvJitLinkGetErrorLog(handle, warnings.data());
+    log += warnings;
   } else {
     log = "nvJitLink failed";
   }
@@ -549,34 +661,43 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
                  Case{64, 4096, 4096, "f32", true}, Case{4096, 32, 4096, "f32", false},
                  Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
                  Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false}})
-    for (int transposes = 0; transposes < 4; ++transposes) {
-      bool transposeLhs = transposes & 1, transposeRhs = transposes & 2;
-      CodegenOptions options;
-      options.allowTf32 = c.tf32;
-      FusionOp fusion = parse(biasGeluTwoResults(c.m, c.n, c.k, c.element,
-                                                 transposeLhs, transposeRhs));
-      ASSERT_TRUE(fusion);
-      FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
-      ASSERT_TRUE(succeeded(generated)) << diagnostics;
-      const GeneratedKernel &kernel = generated->kernels[0];
-      seen.insert(c.element + (c.tf32 ? "/tf32 " : " ") +
-                  std::to_string(constant(kernel.source, "KG_BM")) + "x" +
-                  std::to_string(constant(kernel.source, "KG_BN")));
-      CompiledKernel compiled;
-      std::string error;
-      ASSERT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", false,
-                              compiled, error))
-          << error;
-      std::string report = ptxasReport(compiled.ptx);
-      EXPECT_NE(report.find("0 bytes spill stores"), std::string::npos)
-          << c.m << "x" << c.n << "x" << c.k << " " << c.element
-          << " transposes " << transposes << "\n"
-          << report;
-    }
-  // Every tile size the three kernels can choose is among them.
+    for (const char *arch : {"sm_90", "sm_80"})
+      for (int transposes = 0; transposes < 4; ++transposes) {
+        bool transposeLhs = transposes & 1, transposeRhs = transposes & 2;
+        CodegenOptions options;
+        options.arch = arch;
+        options.allowTf32 = c.tf32;
+        FusionOp fusion = parse(biasGeluTwoResults(c.m, c.n, c.k, c.element,
+                                                   transposeLhs, transposeRhs));
+        ASSERT_TRUE(fusion);
+        FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
+        ASSERT_TRUE(succeeded(generated)) << diagnostics;
+        const GeneratedKernel &kernel = generated->kernels[0];
+        seen.insert(c.element + (c.tf32 ? "/tf32 " : " ") +
+                    (kernel.archSpecific ? "wgmma " : "") +
+                    std::to_string(constant(kernel.source, "KG_BM")) + "x" +
+                    std::to_string(constant(kernel.source, "KG_BN")));
+        std::string target = kernel.archSpecific ? archSpecificTarget(arch) : arch;
+        CompiledKernel compiled;
+        std::string error;
+        ASSERT_TRUE(compileCuda(kernel.source, kernel.name, target, false,
+                                compiled, error))
+            << error;
+        std::string report = ptxasReport(compiled.ptx, target);
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                     std::to_string(c.k) + " " + c.element + " " + arch +
+                     " transposes " + std::to_string(transposes) + "\n" + report);
+        EXPECT_NE(report.find("0 bytes spill stores"), std::string::npos);
+        // ptxas serialises wgmma (and says so) when the accumulators cannot
+        // stay in registers across the asynchronous MMAs.
+        EXPECT_EQ(report.find("wgmma"), std::string::npos);
+        EXPECT_EQ(report.find("arning"), std::string::npos);
+      }
+  // Every tile size the kernels can choose is among them.
   for (const char *config :
-       {"bf16 128x256", "bf16 128x128", "bf16 64x64", "f32/tf32 128x128",
-        "f32/tf32 64x128", "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32"})
+       {"bf16 wgmma 128x256", "bf16 wgmma 128x128", "bf16 128x256", "bf16 128x128",
+        "bf16 64x64", "f32/tf32 128x128", "f32/tf32 64x128", "f32/tf32 64x64",
+        "f32 128x128", "f32 64x64", "f32 32x32"})
     EXPECT_TRUE(seen.count(config)) << config;
 }
 
@@ -1090,13 +1211,17 @@ TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
 }
 
 TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
-  // The configurations the emitter picks for small, deep problems (N a
-  // multiple of 4 or odd, so both reduction kernels), replayed.
+  // The mma.sync configurations the emitter picks for small, deep problems
+  // (N a multiple of 4 or odd, so both reduction kernels), replayed.
+  CodegenOptions options;
+  options.arch = "sm_80";
   for (int64_t n : {40, 41})
     for (bool tr : {false, true}) {
-      GeneratedFusion generated = emitAndCompile(matmulModule(
-          {96, 1000}, tr ? std::vector<int64_t>{n, 1000} : std::vector<int64_t>{1000, n},
-          "bf16", false, tr, {96, n}));
+      GeneratedFusion generated = emitAndCompile(
+          matmulModule({96, 1000},
+                       tr ? std::vector<int64_t>{n, 1000} : std::vector<int64_t>{1000, n},
+                       "bf16", false, tr, {96, n}),
+          options);
       ASSERT_EQ(generated.kernels.size(), 2u);
       const std::string &source = generated.kernels[0].source;
       Replay cfg{static_cast<int>(constant(source, "KG_BM")),

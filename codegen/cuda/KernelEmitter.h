@@ -57,6 +57,10 @@ struct LaunchArg {
 struct GeneratedKernel {
   std::string name;
   std::string source;
+  /// Uses instructions of the target's arch-specific variant (sm_90a's
+  /// wgmma): compiled for archSpecificTarget(arch), so its code runs only on
+  /// that exact architecture.
+  bool archSpecific = false;
 };
 
 struct GeneratedLaunch {

@@ -141,9 +141,11 @@ private:
     image.name = kernel.name;
     image.hash = hash;
     image.source = kernel.source;
+    image.arch = kernel.archSpecific ? archSpecificTarget(options.arch)
+                                     : options.arch;
     if (compile) {
       std::string error;
-      if (!compileCuda(kernel.source, kernel.name, options.arch, /*withCubin=*/true,
+      if (!compileCuda(kernel.source, kernel.name, image.arch, /*withCubin=*/true,
                        image.binary, error))
         return fusion.emitOpError("generated kernel '")
                    << kernel.name << "' does not compile: " << error,

@@ -58,6 +58,9 @@ struct CompiledKernelImage {
   std::string name;
   uint64_t hash = 0;
   std::string source;
+  /// The architecture it was compiled for: the module's, or its
+  /// arch-specific variant (sm_90a) for kernels that need it.
+  std::string arch;
   CompiledKernel binary;
   /// Kinds of the kernel's parameters, in order.
   std::vector<LaunchArg::Kind> params;

@@ -21,6 +21,10 @@ uint64_t contentHash(llvm::StringRef text) {
   return hash;
 }
 
+std::string archSpecificTarget(llvm::StringRef arch) {
+  return arch.ends_with("a") ? arch.str() : arch.str() + "a";
+}
+
 namespace {
 /// Compiled kernels by (arch, cubin?, source) hash: identical kernels of
 /// different fusions and entries are compiled once per process.

@@ -27,6 +27,11 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
                  llvm::StringRef arch, bool withCubin, CompiledKernel &out,
                  std::string &error);
 
+/// The arch-specific target of `arch` ("sm_90" -> "sm_90a"; "sm_90a" stays):
+/// what kernels that use its arch-specific instructions (wgmma) are compiled
+/// for. Their code runs only on that exact architecture.
+std::string archSpecificTarget(llvm::StringRef arch);
+
 /// Content hash (FNV-1a 64) used to deduplicate and cache kernels.
 uint64_t contentHash(llvm::StringRef text);
 

@@ -41,6 +41,26 @@ TEST(Nvrtc, RejectsBadArch) {
   EXPECT_NE(error.find("sm_90"), std::string::npos);
 }
 
+TEST(Nvrtc, ArchSpecificTargetsTakeWgmma) {
+  EXPECT_EQ(archSpecificTarget("sm_90"), "sm_90a");
+  EXPECT_EQ(archSpecificTarget("sm_90a"), "sm_90a");
+  const char *source = R"cuda(
+extern "C" __global__ void fence_only() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+}
+)cuda";
+  CompiledKernel kernel;
+  std::string error;
+  ASSERT_TRUE(compileCuda(source, "fence_only", "sm_90a", true, kernel, error))
+      << error;
+  EXPECT_NE(kernel.ptx.find(".target sm_90a"), std::string::npos);
+  EXPECT_GT(kernel.cubin.size(), 4u);
+  // The plain target refuses wgmma.
+  EXPECT_FALSE(compileCuda(source, "fence_only", "sm_90", true, kernel, error));
+}
+
 TEST(ContentHash, Differs) {
   EXPECT_NE(contentHash("a"), contentHash("b"));
   EXPECT_EQ(contentHash("kernel"), contentHash("kernel"));

@@ -34,6 +34,43 @@ bool IsKnownArch(absl::string_view arch) {
   return false;
 }
 
+int ArchNumber(absl::string_view arch) {
+  if (arch.substr(0, 3) != "sm_") return 0;
+  int n = 0;
+  size_t i = 3;
+  while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9' && n < 100000) {
+    n = n * 10 + (arch[i] - '0');
+    ++i;
+  }
+  return i > 3 ? n : 0;
+}
+
+bool IsArchSpecific(absl::string_view arch) {
+  return ArchNumber(arch) != 0 && !arch.empty() && arch.back() == 'a';
+}
+
+bool ImageServesTarget(absl::string_view image_arch,
+                       absl::string_view target) {
+  if (image_arch == target) return true;
+  return IsArchSpecific(image_arch) && !IsArchSpecific(target) &&
+         image_arch.substr(0, image_arch.size() - 1) == target;
+}
+
+LoadableImages FindLoadableImages(const Kernel& kernel, int sm) {
+  LoadableImages found;
+  for (const KernelImage& image : kernel.images) {
+    const int arch = ArchNumber(image.arch);
+    if (arch == sm && !image.cubin.empty()) found.cubin = &image;
+    const bool compilable =
+        IsArchSpecific(image.arch) ? arch == sm : arch <= sm;
+    if (!image.ptx.empty() && compilable &&
+        (found.ptx == nullptr || arch > ArchNumber(found.ptx->arch))) {
+      found.ptx = &image;
+    }
+  }
+  return found;
+}
+
 Arg Arg::Buffer(BufferRef ref) {
   Arg a;
   a.kind = ArgKind::kBuffer;

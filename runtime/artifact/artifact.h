@@ -62,6 +62,15 @@ bool IsValidInitKind(InitKind init);
 std::string DTypeLabel(DType dtype);
 // The known target architectures ("sm_70" ... "sm_121a").
 bool IsKnownArch(absl::string_view arch);
+// "sm_90a" -> 90; 0 if not of the form sm_<digits>.
+int ArchNumber(absl::string_view arch);
+// True for arch-specific targets ("sm_90a"): their code runs only on that
+// exact architecture, and their PTX cannot be compiled for newer ones.
+bool IsArchSpecific(absl::string_view arch);
+// Whether an image built for `image_arch` serves the target architecture
+// `target`: the same one, or its arch-specific variant ("sm_90a" for
+// "sm_90"; kernels that use wgmma are built so).
+bool ImageServesTarget(absl::string_view image_arch, absl::string_view target);
 
 // A byte range inside the entry's arena (index 0) or a resident buffer.
 struct BufferRef {
@@ -230,6 +239,17 @@ inline bool operator!=(const Artifact& a, const Artifact& b) {
 //   "entries[1].launches[3].args[2]: offset 4096 + 256 bytes exceeds arena size
 //   4096".
 absl::Status ValidateArtifact(const Artifact& artifact);
+
+// The images of `kernel` that a device of architecture number `sm` (90 for
+// sm_90) can load, either null when there is none: a cubin built for exactly
+// that number (sm_90 or sm_90a), and the newest PTX the driver can compile
+// for it (a target not newer than the device; an arch-specific target only
+// for exactly its own architecture).
+struct LoadableImages {
+  const KernelImage* cubin = nullptr;
+  const KernelImage* ptx = nullptr;
+};
+LoadableImages FindLoadableImages(const Kernel& kernel, int sm);
 
 // Reads an artifact file image: checks its size, file identifier "KILN", format
 // version and checksum, runs the FlatBuffers verifier over envelope and

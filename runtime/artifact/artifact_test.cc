@@ -284,8 +284,16 @@ std::vector<SemanticCase> SemanticCases() {
            a.kernels[0].images[0].arch = "sm_80";
          });
        },
-       "kernels[0].images[0].arch: 'sm_80' is not a target architecture "
-       "(sm_90)"},
+       "kernels[0].images[0].arch: 'sm_80' is not a target architecture or "
+       "its arch-specific variant (sm_90)"},
+      {"arch-specific image of another target",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.kernels[0].images[0].arch = "sm_100a";
+         });
+       },
+       "kernels[0].images[0].arch: 'sm_100a' is not a target architecture or "
+       "its arch-specific variant (sm_90)"},
       {"missing image",
        [] {
          return Mutated(TrainingArtifact(),
@@ -419,6 +427,64 @@ TEST(ArtifactTest, SemanticErrorsNameTheField) {
     ASSERT_FALSE(written.ok());
     EXPECT_EQ(std::string(written.status().message()), std::string(c.message));
   }
+}
+
+TEST(ArtifactTest, ArchNames) {
+  EXPECT_EQ(ArchNumber("sm_90"), 90);
+  EXPECT_EQ(ArchNumber("sm_90a"), 90);
+  EXPECT_EQ(ArchNumber("sm_121a"), 121);
+  EXPECT_EQ(ArchNumber("compute_90"), 0);
+  EXPECT_EQ(ArchNumber("sm_"), 0);
+  EXPECT_TRUE(IsArchSpecific("sm_90a"));
+  EXPECT_FALSE(IsArchSpecific("sm_90"));
+  EXPECT_TRUE(ImageServesTarget("sm_90", "sm_90"));
+  EXPECT_TRUE(ImageServesTarget("sm_90a", "sm_90"));
+  EXPECT_TRUE(ImageServesTarget("sm_90a", "sm_90a"));
+  EXPECT_FALSE(ImageServesTarget("sm_90", "sm_90a"));
+  EXPECT_FALSE(ImageServesTarget("sm_100a", "sm_90"));
+  EXPECT_FALSE(ImageServesTarget("sm_80", "sm_90"));
+}
+
+// A kernel built for sm_90a (wgmma) in an artifact that targets sm_90: valid,
+// and it survives the file.
+TEST(ArtifactTest, ArchSpecificImageServesItsTarget) {
+  Artifact a = testing::TrainingArtifact();
+  for (KernelImage& image : a.kernels[1].images) {
+    if (image.arch == "sm_90") image.arch = "sm_90a";
+  }
+  absl::StatusOr<std::string> bytes = WriteArtifact(a);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<Artifact> loaded = LoadArtifact(*bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->kernels[1].images.back().arch, "sm_90a");
+}
+
+TEST(ArtifactTest, LoadableImagesForADevice) {
+  auto image = [](const std::string& arch, bool cubin) {
+    KernelImage i;
+    i.arch = arch;
+    i.ptx = "ptx for " + arch;
+    if (cubin) i.cubin = {1, 2, 3};
+    return i;
+  };
+  Kernel generic;
+  generic.images = {image("sm_80", true), image("sm_90", true)};
+  // The exact cubin; the newest PTX not newer than the device.
+  EXPECT_EQ(FindLoadableImages(generic, 90).cubin, &generic.images[1]);
+  EXPECT_EQ(FindLoadableImages(generic, 90).ptx, &generic.images[1]);
+  EXPECT_EQ(FindLoadableImages(generic, 86).cubin, nullptr);
+  EXPECT_EQ(FindLoadableImages(generic, 86).ptx, &generic.images[0]);
+  EXPECT_EQ(FindLoadableImages(generic, 100).ptx, &generic.images[1]);
+  EXPECT_EQ(FindLoadableImages(generic, 75).ptx, nullptr);
+
+  // sm_90a: its cubin and PTX serve sm_90 devices and nothing else.
+  Kernel specific;
+  specific.images = {image("sm_90a", true)};
+  EXPECT_EQ(FindLoadableImages(specific, 90).cubin, &specific.images[0]);
+  EXPECT_EQ(FindLoadableImages(specific, 90).ptx, &specific.images[0]);
+  EXPECT_EQ(FindLoadableImages(specific, 100).cubin, nullptr);
+  EXPECT_EQ(FindLoadableImages(specific, 100).ptx, nullptr);
+  EXPECT_EQ(FindLoadableImages(specific, 89).ptx, nullptr);
 }
 
 TEST(ArtifactTest, ExampleMessageFromTheDesign) {

@@ -182,10 +182,13 @@ class Validator {
       const KernelImage& image = kernel.images[i];
       const std::string ipath = absl::StrCat(path, ".images[", i, "]");
       bool is_target = false;
-      for (const std::string& t : a_.target_archs) is_target |= t == image.arch;
-      if (!is_target) {
+      for (const std::string& t : a_.target_archs) {
+        is_target |= ImageServesTarget(image.arch, t);
+      }
+      if (!is_target || !IsKnownArch(image.arch)) {
         return Invalid(ipath + ".arch", "'", absl::CEscape(image.arch),
-                       "' is not a target architecture (",
+                       "' is not a target architecture or its arch-specific "
+                       "variant (",
                        absl::StrJoin(a_.target_archs, ", "), ")");
       }
       if (!archs.insert(image.arch).second) {
@@ -198,7 +201,11 @@ class Validator {
       }
     }
     for (const std::string& t : a_.target_archs) {
-      if (archs.count(t) == 0) {
+      bool served = false;
+      for (const std::string& arch : archs) {
+        served |= ImageServesTarget(arch, t);
+      }
+      if (!served) {
         return Invalid(path + ".images", "no image for target architecture ",
                        t);
       }

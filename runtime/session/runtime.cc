@@ -75,22 +75,6 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::Load(const std::string& path) {
   return module;
 }
 
-namespace {
-
-// "sm_90a" -> 90; 0 if not of that form.
-int ArchNumber(absl::string_view arch) {
-  if (arch.substr(0, 3) != "sm_") return 0;
-  int n = 0;
-  size_t i = 3;
-  while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9') {
-    n = n * 10 + (arch[i] - '0');
-    ++i;
-  }
-  return n;
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
     absl::string_view bytes) {
   KILN_ASSIGN_OR_RETURN(artifact::Artifact a, artifact::LoadArtifact(bytes));
@@ -101,16 +85,10 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
   const int sm = device.compute_capability().sm();
   for (size_t i = 0; i < a.kernels.size(); ++i) {
     const artifact::Kernel& k = a.kernels[i];
-    const artifact::KernelImage* cubin = nullptr;
-    const artifact::KernelImage* ptx = nullptr;
-    for (const artifact::KernelImage& image : k.images) {
-      const int arch = ArchNumber(image.arch);
-      if (arch == sm && !image.cubin.empty()) cubin = &image;
-      if (!image.ptx.empty() && arch <= sm &&
-          (ptx == nullptr || arch > ArchNumber(ptx->arch))) {
-        ptx = &image;
-      }
-    }
+    const artifact::LoadableImages loadable =
+        artifact::FindLoadableImages(k, sm);
+    const artifact::KernelImage* cubin = loadable.cubin;
+    const artifact::KernelImage* ptx = loadable.ptx;
     std::unique_ptr<CudaModule> module;
     if (cubin != nullptr) {
       KILN_ASSIGN_OR_RETURN(
@@ -136,7 +114,8 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
       return absl::InvalidArgumentError(absl::StrCat(
           "kernels[", i, "] '", k.name, "' has no code for ", device.name(),
           " (sm_", sm, "): images for [", absl::StrJoin(archs, ", "),
-          "] (a cubin must match exactly, PTX must not be newer)"));
+          "] (a cubin must match exactly, PTX must not be newer, arch-specific "
+          "PTX such as sm_90a's must match exactly)"));
     }
     auto kernel = module->GetKernel(k.name);
     if (!kernel.ok()) {

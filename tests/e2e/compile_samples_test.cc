@@ -48,7 +48,7 @@ TEST_P(CompileSamplesTest, KernelsAssembleAndArtifactLoads) {
   for (const codegen::CompiledKernelImage &kernel : compiled->kernels) {
     std::string path = dir + "/" + kernel.name + ".ptx";
     std::ofstream(path) << kernel.binary.ptx;
-    std::string command = "/usr/local/cuda/bin/ptxas -arch=sm_90 -o " + dir +
+    std::string command = "/usr/local/cuda/bin/ptxas -arch=" + kernel.arch + " -o " + dir +
                           "/k.cubin " + path + " 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << kernel.name;
     EXPECT_FALSE(kernel.binary.cubin.empty()) << kernel.name;

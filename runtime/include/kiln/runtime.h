@@ -124,8 +124,10 @@ class Runtime {
 
   // Loads an artifact: LoadArtifact verifies the whole file first (a bad file
   // is InvalidArgument, never a crash); then every kernel is loaded from its
-  // cubin when one matches the device's architecture exactly, from PTX (of
-  // the newest architecture not above the device's) otherwise.
+  // cubin when one matches the device's architecture number exactly (sm_90
+  // or the arch-specific sm_90a on an sm_90 device), from PTX (of the newest
+  // architecture not above the device's; arch-specific PTX only for its own
+  // architecture) otherwise.
   absl::StatusOr<std::unique_ptr<Module>> Load(const std::string& path);
   absl::StatusOr<std::unique_ptr<Module>> LoadFromMemory(
       absl::string_view bytes);
