@@ -26,6 +26,9 @@ struct CodegenOptions {
   /// f32 matmuls on tensor cores in TF32 (faster, 10-bit mantissa inputs)
   /// instead of exact f32 FMA.
   bool allowTf32 = false;
+  /// Where compiled kernels are kept between runs (see KernelCache); empty:
+  /// every kernel is compiled.
+  std::string kernelCacheDirectory;
 };
 
 /// What a launch argument refers to.

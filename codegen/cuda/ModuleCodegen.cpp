@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/ModuleCodegen.h"
 
+#include "codegen/cuda/KernelCache.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/IR/KilnNaming.h"
 
@@ -35,7 +36,11 @@ public:
     return success();
   }
 
-  CompiledModule take() { return std::move(result); }
+  CompiledModule take() {
+    result.kernelCacheHits = cache.hits();
+    result.kernelsCompiled = compile ? result.kernels.size() - cache.hits() : 0;
+    return std::move(result);
+  }
 
 private:
   void noteResident(const BufferSlot &slot, StringRef role, Type type) {
@@ -145,8 +150,8 @@ private:
                                      : options.arch;
     if (compile) {
       std::string error;
-      if (!compileCuda(kernel.source, kernel.name, image.arch, /*withCubin=*/true,
-                       image.binary, error))
+      if (!cache.compile(kernel.source, kernel.name, image.arch,
+                         /*withCubin=*/true, image.binary, error))
         return fusion.emitOpError("generated kernel '")
                    << kernel.name << "' does not compile: " << error,
                failure();
@@ -159,6 +164,7 @@ private:
 
   const CodegenOptions &options;
   bool compile;
+  KernelCache cache{options.kernelCacheDirectory};
   CompiledModule result;
   std::map<uint64_t, size_t> kernelByHash;
   llvm::StringSet<> residentNames;

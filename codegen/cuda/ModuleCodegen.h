@@ -87,6 +87,8 @@ struct CompiledModule {
   std::vector<CompiledEntry> entries;
   std::vector<ResidentInfo> residents;
   std::vector<ParameterInfo> parameters;
+  /// Distinct kernels found in the on-disk cache, and compiled by NVRTC.
+  unsigned kernelCacheHits = 0, kernelsCompiled = 0;
 };
 
 /// Generates and compiles `module` (after --kiln-fuse and --kiln-plan-memory).

@@ -25,6 +25,25 @@ std::string archSpecificTarget(llvm::StringRef arch) {
   return arch.ends_with("a") ? arch.str() : arch.str() + "a";
 }
 
+/// NVRTC's options besides the architecture. No fast math: kernels must match
+/// the reference's IEEE semantics.
+static const char *const kNvrtcOptions[] = {
+    "--std=c++17", "--include-path=/usr/local/cuda/include"};
+
+std::string compilerIdentity() {
+  int nvrtcMajor = 0, nvrtcMinor = 0;
+  nvrtcVersion(&nvrtcMajor, &nvrtcMinor);
+  unsigned linkMajor = 0, linkMinor = 0;
+  nvJitLinkVersion(&linkMajor, &linkMinor);
+  std::string identity = "nvrtc " + std::to_string(nvrtcMajor) + "." +
+                         std::to_string(nvrtcMinor) + " nvJitLink " +
+                         std::to_string(linkMajor) + "." +
+                         std::to_string(linkMinor) + " options";
+  for (const char *option : kNvrtcOptions)
+    identity += std::string(" ") + option;
+  return identity + "\n" + kernelPrelude().str();
+}
+
 namespace {
 /// Compiled kernels by (arch, cubin?, source) hash: identical kernels of
 /// different fusions and entries are compiled once per process.
@@ -100,9 +119,7 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
   }
   // PTX for the virtual architecture; the cubin is assembled from that PTX.
   std::string archFlag = "--gpu-architecture=compute_" + arch.drop_front(3).str();
-  // No fast math: kernels must match the reference's IEEE semantics.
-  const char *options[] = {archFlag.c_str(), "--std=c++17",
-                           "--include-path=/usr/local/cuda/include"};
+  const char *options[] = {archFlag.c_str(), kNvrtcOptions[0], kNvrtcOptions[1]};
   nvrtcResult result = nvrtcCompileProgram(program, 3, options);
   size_t logSize = 0;
   nvrtcGetProgramLogSize(program, &logSize);

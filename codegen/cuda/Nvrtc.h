@@ -32,6 +32,11 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
 /// for. Their code runs only on that exact architecture.
 std::string archSpecificTarget(llvm::StringRef arch);
 
+/// Everything besides a kernel's source, name and architecture that decides
+/// what compileCuda produces: the NVRTC and nvJitLink versions, NVRTC's
+/// options and the kernel prelude.
+std::string compilerIdentity();
+
 /// Content hash (FNV-1a 64) used to deduplicate and cache kernels.
 uint64_t contentHash(llvm::StringRef text);
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/artifact/ArtifactEmitter.h"
+#include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/ModuleCodegen.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
@@ -84,6 +85,15 @@ static cl::opt<std::string> precision(
                                       cl::init("f32"), cl::cat(category));
 static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
                                  cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string> kernelCache(
+    "kernel-cache",
+    cl::desc("directory of compiled kernels kept between runs (default: "
+             "$KILN_KERNEL_CACHE, else $XDG_CACHE_HOME/kiln/kernels, else "
+             "~/.cache/kiln/kernels)"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> noKernelCache("no-kernel-cache",
+                                   cl::desc("compile every kernel"),
+                                   cl::cat(category));
 static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
                           cl::cat(category));
 static cl::opt<std::string> emit("emit",
@@ -101,7 +111,9 @@ static void printStats(const codegen::CompiledModule &module) {
   uint64_t residentBytes = 0;
   for (const codegen::ResidentInfo &resident : module.residents)
     residentBytes += tensorBytes(resident.type);
-  llvm::errs() << "kernels: " << module.kernels.size() << " distinct\n"
+  llvm::errs() << "kernels: " << module.kernels.size() << " distinct ("
+               << module.kernelsCompiled << " compiled, " << module.kernelCacheHits
+               << " from the kernel cache)\n"
                << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
   for (const codegen::CompiledEntry &entry : module.entries)
@@ -212,6 +224,10 @@ int main(int argc, char **argv) {
   codegen::CodegenOptions codegenOptions;
   codegenOptions.arch = arch;
   codegenOptions.allowTf32 = tf32;
+  if (!noKernelCache)
+    codegenOptions.kernelCacheDirectory =
+        kernelCache.getNumOccurrences() ? std::string(kernelCache)
+                                        : codegen::KernelCache::defaultDirectory();
   FailureOr<codegen::CompiledModule> compiled =
       codegen::generateModule(*module, codegenOptions, /*compile=*/emit != "cuda");
   if (failed(compiled))
