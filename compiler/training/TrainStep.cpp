@@ -159,7 +159,6 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
   auto arg = [&](size_t i) -> Value { return body.getArgument(i); };
   Value lr = arg(n + slots.size() + n);
   Value step = arg(n + slots.size() + n + 1);
-  Value stepF32 = kb.cast(step, f32);
 
   // Gradients are transformed and applied in f32.
   SmallVector<Value> grads;
@@ -221,6 +220,7 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
   Value biasCorrection1, biasCorrection2;
   if (opt.kind != OptimizerKind::SGD) {
     Value one = kb.scalar(1.0, f32);
+    Value stepF32 = kb.cast(step, f32);
     biasCorrection1 = kb.sub(one, kb.pow(kb.scalar(opt.beta1, f32), stepF32));
     biasCorrection2 = kb.sub(one, kb.pow(kb.scalar(opt.beta2, f32), stepF32));
   }

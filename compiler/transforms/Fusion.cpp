@@ -22,6 +22,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <memory>
@@ -266,6 +267,11 @@ LogicalResult fuseFunction(func::FuncOp function) {
   if (function.isExternal())
     return success();
   Block &body = function.getBody().front();
+  // Unused results of side-effect-free ops would otherwise stay outside every
+  // kernel (nothing consumes them into a group).
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
   Grouping grouping;
   formGemmGroups(body, grouping);
   formRemainingGroups(body, grouping);

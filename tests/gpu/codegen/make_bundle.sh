@@ -32,6 +32,34 @@ for sample in sine_block mlp; do
 done
 "${bin}/tools/kilnc/kilnc" samples/sine_block.mlir -o "${out}/sine_block_bf16.kiln" \
   "${train_flags[@]}" --precision=bf16 --stats 2>"${out}/sine_block_bf16.stats"
+# One update of each optimizer and gradient transform on random state: the
+# artifact's train_step against kiln-ref's f64 train_step of the module kilnc
+# compiled (its --emit=mlir). NAME MODEL STEP LR KILNC-FLAGS...
+update_case() {
+  local name="$1" model="$2" step="$3" lr="$4"
+  shift 4
+  "${bin}/tools/kilnc/kilnc" "samples/${model}.mlir" -o "${out}/update_${name}.kiln" "$@"
+  "${bin}/tools/kilnc/kilnc" "samples/${model}.mlir" -o "${tmp}/update_${name}.mlir" \
+    --emit=mlir "$@"
+  "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --fn train_step \
+    --random-seed "${seed}" --save-inputs "${tmp}/drawn.safetensors" -o /dev/null
+  python3 tests/gpu/codegen/make_update_case.py "${tmp}/drawn.safetensors" \
+    "${step}" "${lr}" "${out}/update_${name}"
+  "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --fn train_step \
+    --inputs "${out}/update_${name}.inputs.safetensors" --precision f64 \
+    -o "${out}/update_${name}.expected.safetensors"
+}
+tmp="$(mktemp -d)"
+trap 'rm -rf "${tmp}"' EXIT
+update_case mlp_sgd_nesterov mlp 7 0.05 --train=sgd --momentum=0.9 --nesterov --weight-decay=0.01
+update_case mlp_adam mlp 5 0.01 --train=adam --beta1=0.8 --beta2=0.95
+update_case mlp_adamw_clip_norm mlp 9 0.01 --train=adamw --weight-decay=0.1 --clip-norm=0.5
+update_case mlp_adamw_clip_value_scale mlp 3 0.01 --train=adamw --clip-value=0.05 --grad-scale=0.5
+update_case mlp_adamw_noise mlp 4 0.01 --train=adamw --grad-noise=0.1 --grad-noise-seed=11
+update_case sine_block_adamw sine_block 12 0.003 --train=adamw --beta2=0.99 --clip-norm=1
+update_case sine_block_adamw_bf16 sine_block 12 0.003 --train=adamw --beta2=0.99 --clip-norm=1 --precision=bf16
+cp tests/gpu/codegen/safetensors_lite.py tests/gpu/codegen/compare_checkpoint.py "${out}/"
+
 bazel build //samples:make_dataset >/dev/null
 # 1000 steps of fresh data: 4000 sequences (batch 4), 64000 samples (batch 64).
 "${bin}/samples/make_dataset" --task sine --records 4000 --seed 5 --out "${out}/sine.kilndata"

@@ -24,6 +24,20 @@ for artifact in *.kiln; do
     --atol "${atol[$name]:-1e-5}" >"${logs}/${name}.log" 2>&1
   record "ops:${name}" $?
 done
+# One optimizer update on random state (make_update_case.py) against kiln-ref
+# f64: parameters, master weights and optimizer state.
+for case in update_*.kiln; do
+  name="${case%.kiln}"
+  tol="1e-4 1e-5"
+  [[ "${name}" == *bf16 ]] && tol="1e-2 1e-3"
+  read -r steps lr <"${name}.run"
+  ./kiln-run "${case}" --resume "${name}.resume.safetensors" --steps "${steps}" \
+    --inputs "${name}.batch.safetensors" --lr "${lr}" \
+    --checkpoint "${name}.after.safetensors" >"${logs}/${name}.log" 2>&1 &&
+    python3 compare_checkpoint.py "${name}.expected.safetensors" "${name}.after.safetensors" \
+      ${tol} >>"${logs}/${name}.log" 2>&1
+  record "${name}" $?
+done
 # The samples' goal: held-out MSE below 0.04 within 1000 steps, seeds 1-3.
 for seed in 1 2 3; do
   for run in "sine_block sine" "sine_block_bf16 sine" "mlp regression"; do
