@@ -46,42 +46,43 @@ using namespace mlir;
 using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory category("train_reference options");
 static cl::opt<std::string> modelPath("model", cl::desc("model .mlir"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(category));
 static cl::opt<std::string> task("task", cl::desc("sine or regression"),
-                                 cl::init("sine"));
-static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000));
-static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1));
+                                 cl::init("sine"), cl::cat(category));
+static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000), cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1), cl::cat(category));
 static cl::opt<double> peakLrFlag(
     "lr", cl::desc("peak learning rate (default: 3e-3 for sine, 1e-2 for regression)"),
-    cl::init(0.0));
-static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9));
-static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.99));
+    cl::init(0.0), cl::cat(category));
+static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9), cl::cat(category));
+static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.99), cl::cat(category));
 static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay"),
-                                   cl::init(0.0));
+                                   cl::init(0.0), cl::cat(category));
 static cl::opt<double> epsilon("epsilon", cl::desc("AdamW epsilon"),
-                               cl::init(1e-8));
+                               cl::init(1e-8), cl::cat(category));
 static cl::opt<int> warmup("warmup", cl::desc("linear warm-up steps (-1: steps/20)"),
-                           cl::init(-1));
+                           cl::init(-1), cl::cat(category));
 static cl::opt<double> finalLrFraction(
     "final-lr-fraction",
     cl::desc("the cosine schedule ends at this fraction of the peak rate"),
-    cl::init(0.0));
+    cl::init(0.0), cl::cat(category));
 static cl::opt<double> clipNorm("clip-norm",
                                 cl::desc("clip gradients to this global norm (0: off)"),
-                                cl::init(1.0));
+                                cl::init(1.0), cl::cat(category));
 static cl::opt<int> evalEvery(
     "eval-every", cl::desc("print the held-out MSE every N steps (0: only at the end)"),
-    cl::init(0));
+    cl::init(0), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("f32 or f64 arithmetic, or bf16/f16 storage with f32 arithmetic "
              "(what kilnc --precision=bf16|f16 compiles for the GPU)"),
-    cl::init("f32"));
+    cl::init("f32"), cl::cat(category));
 static cl::opt<double> expectBelow(
     "expect-mse-below",
     cl::desc("exit with status 1 unless the held-out MSE ends below this"),
-    cl::init(-1.0));
+    cl::init(-1.0), cl::cat(category));
 
 namespace {
 
@@ -117,6 +118,7 @@ llvm::SmallVector<int64_t> shapeOf(func::FuncOp function, llvm::StringRef name) 
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "kiln CPU reference trainer\n");
   if (task != "sine" && task != "regression") {
     llvm::errs() << "error: --task must be sine or regression\n";

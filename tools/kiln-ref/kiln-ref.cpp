@@ -65,41 +65,42 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 namespace io = ::kiln::io;
 
+static cl::OptionCategory category("kiln-ref options");
 static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(category));
 static cl::opt<std::string> functionName("fn", cl::desc("the function to run"),
-                                         cl::Required);
+                                         cl::Required, cl::cat(category));
 static cl::opt<std::string>
-    inputsPath("inputs", cl::desc("safetensors file with the arguments by name"));
+    inputsPath("inputs", cl::desc("safetensors file with the arguments by name"), cl::cat(category));
 static cl::opt<uint64_t> randomSeed(
     "random-seed",
-    cl::desc("draw arguments missing from --inputs from Philox under this seed"));
+    cl::desc("draw arguments missing from --inputs from Philox under this seed"), cl::cat(category));
 static cl::opt<int64_t>
     intRange("int-range",
              cl::desc("random i32 arguments are uniform in [0, N) (default 4)"),
-             cl::init(4));
+             cl::init(4), cl::cat(category));
 static cl::opt<bool> initParams(
     "init-params",
     cl::desc("with --random-seed, kiln.param arguments take their "
              "#kiln.init values under the seed"),
-    cl::init(false));
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> precisionName(
     "precision", cl::desc("f32 (storage rounding, the default) or f64 (exact)"),
-    cl::init("f32"));
+    cl::init("f32"), cl::cat(category));
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("output safetensors file"),
-                                       cl::value_desc("filename"));
+                                       cl::value_desc("filename"), cl::cat(category));
 static cl::opt<std::string> saveInputsPath(
     "save-inputs",
     cl::desc("also write every argument as used (file and drawn) to this "
              "safetensors file, e.g. to feed the same inputs to kiln-run"),
-    cl::value_desc("path"), cl::init(""));
+    cl::value_desc("path"), cl::init(""), cl::cat(category));
 static cl::opt<bool> printOutputs(
     "print", cl::desc("print each output's name, type and first values"),
-    cl::init(false));
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned> printCount("print-count",
                                     cl::desc("values --print shows per output"),
-                                    cl::init(8));
+                                    cl::init(8), cl::cat(category));
 
 namespace {
 
@@ -245,6 +246,7 @@ void printSummary(llvm::raw_ostream &os, llvm::StringRef name,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv, "kiln-ref: run a kiln function on the CPU reference\n");
 

@@ -47,7 +47,7 @@ update_case() {
     "${step}" "${lr}" "${out}/update_${name}"
   "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --fn train_step \
     --inputs "${out}/update_${name}.inputs.safetensors" --precision f64 \
-    -o "${out}/update_${name}.expected.safetensors"
+    -o "${out}/update_${name}.reference.safetensors"
 }
 tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT

@@ -34,7 +34,7 @@ for case in update_*.kiln; do
   ./kiln-run "${case}" --resume "${name}.resume.safetensors" --steps "${steps}" \
     --inputs "${name}.batch.safetensors" --lr "${lr}" \
     --checkpoint "${name}.after.safetensors" >"${logs}/${name}.log" 2>&1 &&
-    python3 compare_checkpoint.py "${name}.expected.safetensors" "${name}.after.safetensors" \
+    python3 compare_checkpoint.py "${name}.reference.safetensors" "${name}.after.safetensors" \
       ${tol} >>"${logs}/${name}.log" 2>&1
   record "${name}" $?
 done
