@@ -47,19 +47,22 @@ for seed in 1 2 3; do
     record "train:$1:seed${seed}" $?
   done
 done
-# The same models trained through kiln-run on a dataset file, then evaluated
-# on fresh held-out data through kiln-run's forward entry (peak learning rates
-# as in samples/data/sine_task.cc).
+# The same models trained through kiln-run on a dataset file (three data
+# orders and initialisations), then evaluated on fresh held-out data through
+# kiln-run's forward entry (peak learning rates as in samples/data/sine_task.cc).
 for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
   set -- ${run}
-  ./kiln-run "$1.kiln" --steps 1000 --dataset "$2.kilndata" --batch-fields x,y \
-    --lr "$4" --schedule cosine --warmup 50 --seed 1 \
-    --checkpoint "$1.trained.safetensors" >"${logs}/kiln_run_train_$1.log" 2>&1 &&
-    python3 eval_kiln_run.py "$1.kiln" "$1.trained.safetensors" "$2" "$(mktemp -d)" \
-      >>"${logs}/kiln_run_train_$1.log" 2>&1 &&
-    awk -v limit="$3" '/held-out MSE/ { found = 1; ok = ($NF < limit) } END { exit !(found && ok) }' \
-      "${logs}/kiln_run_train_$1.log"
-  record "kiln-run train:$1" $?
+  for seed in 1 2 3; do
+    log="${logs}/kiln_run_train_$1_seed${seed}.log"
+    ./kiln-run "$1.kiln" --steps 1000 --dataset "$2.kilndata" --batch-fields x,y \
+      --lr "$4" --schedule cosine --warmup 50 --seed "${seed}" \
+      --checkpoint "$1.trained.safetensors" >"${log}" 2>&1 &&
+      python3 eval_kiln_run.py "$1.kiln" "$1.trained.safetensors" "$2" "$(mktemp -d)" \
+        >>"${log}" 2>&1 &&
+      awk -v limit="$3" '/held-out MSE/ { found = 1; ok = ($NF < limit) } END { exit !(found && ok) }' \
+        "${log}"
+    record "kiln-run train:$1:seed${seed}" $?
+  done
 done
 echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"
 [[ ${failed} -eq 0 ]]
