@@ -23,11 +23,14 @@
 //    4x4 outputs per thread, double-buffered shared tiles).
 //  - Small problems split K across blocks for parallelism: each split writes
 //    f32 partial products to scratch and a second kernel adds them in split
-//    order (deterministic) and applies the epilogue.
+//    order (deterministic) and applies the epilogue. The SIMT kernel can
+//    also split K within a block (K slices added in shared memory, one
+//    launch).
 // Tile configurations (chooseConfig): bf16/f16 128x256x32 (8 warps of 64x64,
 // 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
 // 64x64x32 (4 warps, 4 stages); tf32 128x128, 64x128, 64x64 (3 stages);
-// SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8. Tiles are
+// SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8, and 32x32
+// in four K slices of 8. Tiles are
 // handed out in groups of 8 tile rows for L2 reuse.
 // Batch dimensions broadcast through per-batch offset functions baked into
 // the source; when the rhs is shared by every batch and the lhs is dense and
@@ -792,9 +795,16 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
 )cuda";
 
 /// The exact f32 kernel: FMA on CUDA cores, TM x TN outputs per thread.
+/// With KG_SLICES > 1 the block's threads form that many K slices: each
+/// shared K tile (KG_BK deep) is split into KG_SLICE_K rows per slice, and at
+/// the end slice 0 adds the other slices' sums in slice order (split-K
+/// within the block: parallelism for small, deep problems in one launch).
 constexpr const char *kSimtKernel = R"cuda(
 constexpr int KG_TX = KG_BN / KG_TN;
-constexpr int KG_THREADS = (KG_BM / KG_TM) * KG_TX;
+constexpr int KG_SLICE_THREADS = (KG_BM / KG_TM) * KG_TX;
+constexpr int KG_THREADS = KG_SLICE_THREADS * KG_SLICES;
+constexpr int KG_SLICE_K = KG_BK / KG_SLICES;
+static_assert(KG_SLICE_K * KG_SLICES == KG_BK, "slices must divide the K tile");
 constexpr int KG_EA = KG_BM * KG_BK / KG_THREADS;
 constexpr int KG_EB = KG_BN * KG_BK / KG_THREADS;
 static_assert(KG_BM * KG_BK % KG_THREADS == 0 && KG_BN * KG_BK % KG_THREADS == 0, "bad tile");
@@ -811,7 +821,10 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   // spreads the transposing stores over the banks.
   __shared__ __align__(16) float sA[2][KG_BK][KG_BM + 4];
   __shared__ __align__(16) float sB[2][KG_BK][KG_BN + 4];
-  const int tid = threadIdx.x, ty = tid / KG_TX, tx = tid % KG_TX;
+  // The other slices' sums, [slice - 1][output of the thread][thread].
+  __shared__ float sRed[KG_SLICES > 1 ? (KG_SLICES - 1) * KG_TM * KG_TN * KG_SLICE_THREADS : 1];
+  const int tid = threadIdx.x, slice = tid / KG_SLICE_THREADS, lt = tid % KG_SLICE_THREADS;
+  const int ty = lt / KG_TX, tx = lt % KG_TX;
   kg_idx tm, tn;
   kg_tile(blockIdx.x, tm, tn);
   const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
@@ -876,7 +889,7 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
       if (i + 1 < nk)
         fetch(ktBegin + i + 1);
 #pragma unroll
-      for (int kk = 0; kk < KG_BK; ++kk) {
+      for (int kk = slice * KG_SLICE_K; kk < (slice + 1) * KG_SLICE_K; ++kk) {
         float a[KG_TM], bv[KG_TN];
 #pragma unroll
         for (int v = 0; v < KG_TM / 4; ++v) {
@@ -897,6 +910,27 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
       if (i + 1 < nk)
         stash(buf ^ 1);
       __syncthreads();
+    }
+    if constexpr (KG_SLICES > 1) {
+      // sRed is written again only after the next batch iteration's first
+      // __syncthreads, which slice 0 reaches after reading it here.
+      if (slice > 0) {
+#pragma unroll
+        for (int u = 0; u < KG_TM; ++u)
+#pragma unroll
+          for (int v = 0; v < KG_TN; ++v)
+            sRed[((slice - 1) * KG_TM * KG_TN + u * KG_TN + v) * KG_SLICE_THREADS + lt] = acc[u][v];
+      }
+      __syncthreads();
+      if (slice > 0)
+        continue;
+#pragma unroll
+      for (int s = 0; s < KG_SLICES - 1; ++s)
+#pragma unroll
+        for (int u = 0; u < KG_TM; ++u)
+#pragma unroll
+          for (int v = 0; v < KG_TN; ++v)
+            acc[u][v] += sRed[(s * KG_TM * KG_TN + u * KG_TN + v) * KG_SLICE_THREADS + lt];
     }
 
 #pragma unroll
@@ -963,8 +997,9 @@ struct TileConfig {
   int tm, tn;                 // SIMT
   int occupancy;
   double efficiency;
+  int slices = 1; // SIMT: K slices of the block (bk is their total depth)
   int threads() const {
-    return tm ? (bm / tm) * (bn / tn) : warpsM * warpsN * 32;
+    return tm ? (bm / tm) * (bn / tn) * slices : warpsM * warpsN * 32;
   }
 };
 
@@ -986,6 +1021,11 @@ const TileConfig kSimtConfigs[] = {
     {128, 128, 8, 0, 0, 0, 8, 8, 1, 1.00},
     {64, 64, 8, 0, 0, 0, 4, 4, 2, 0.60},
     {32, 32, 8, 0, 0, 0, 4, 4, 8, 0.35},
+    // Four K slices of 8 (256 threads): a small, deep problem (a weight
+    // gradient over all rows of a batch) gets 8 warps per tile in one launch
+    // instead of a split-K pair of launches. Last, so that ties keep the
+    // plain tile.
+    {32, 32, 32, 0, 0, 0, 4, 4, 2, 0.35, 4},
 };
 
 constexpr int kNumSMs = 132; // H100/H200 SXM
@@ -1174,7 +1214,7 @@ public:
        << ", KG_BK = " << config.bk << ";\n";
     if (simt)
       os << "constexpr int KG_TM = " << config.tm << ", KG_TN = " << config.tn
-         << ";\n";
+         << ", KG_SLICES = " << config.slices << ";\n";
     else
       os << "constexpr int KG_WARPS_M = " << config.warpsM
          << ", KG_WARPS_N = " << config.warpsN

@@ -548,7 +548,9 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
                  Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
                  Case{64, 4096, 4096, "f32", true}, Case{4096, 32, 4096, "f32", false},
                  Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
-                 Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false}})
+                 Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false},
+                 Case{64, 64, 128, "f32", false}, Case{1024, 1024, 64, "f32", false},
+                 Case{32768, 32, 256, "f32", false}})
     for (int transposes = 0; transposes < 4; ++transposes) {
       bool transposeLhs = transposes & 1, transposeRhs = transposes & 2;
       CodegenOptions options;
@@ -559,9 +561,11 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
       FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
       ASSERT_TRUE(succeeded(generated)) << diagnostics;
       const GeneratedKernel &kernel = generated->kernels[0];
+      int64_t slices = constant(kernel.source, "KG_SLICES");
       seen.insert(c.element + (c.tf32 ? "/tf32 " : " ") +
                   std::to_string(constant(kernel.source, "KG_BM")) + "x" +
-                  std::to_string(constant(kernel.source, "KG_BN")));
+                  std::to_string(constant(kernel.source, "KG_BN")) +
+                  (slices > 1 ? "/" + std::to_string(slices) : ""));
       CompiledKernel compiled;
       std::string error;
       ASSERT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", false,
@@ -576,7 +580,8 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
   // Every tile size the three kernels can choose is among them.
   for (const char *config :
        {"bf16 128x256", "bf16 128x128", "bf16 64x64", "f32/tf32 128x128",
-        "f32/tf32 64x128", "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32"})
+        "f32/tf32 64x128", "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32",
+        "f32 32x32/4"})
     EXPECT_TRUE(seen.count(config)) << config;
 }
 
@@ -685,8 +690,11 @@ struct Replay {
   bool tf32 = false;
   int tm = 0, tn = 0; // SIMT
   int split = 1, ktPerSplit = 0;
+  int slices = 1; // SIMT K slices (bk is their total depth)
 
-  int threads() const { return tm ? (bm / tm) * (bn / tn) : warpsM * warpsN * 32; }
+  int threads() const {
+    return tm ? (bm / tm) * (bn / tn) * slices : warpsM * warpsN * 32;
+  }
 };
 
 /// kg_tile.
@@ -930,6 +938,8 @@ std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
                                const std::vector<double> &a,
                                const std::vector<double> &b) {
   const int tx = cfg.bn / cfg.tn, threads = cfg.threads();
+  const int sliceThreads = threads / cfg.slices, sliceK = cfg.bk / cfg.slices;
+  EXPECT_EQ(sliceK * cfg.slices, cfg.bk);
   const int ea = cfg.bm * cfg.bk / threads, eb = cfg.bn * cfg.bk / threads;
   EXPECT_EQ(ea * threads, cfg.bm * cfg.bk);
   EXPECT_EQ(eb * threads, cfg.bn * cfg.bk);
@@ -977,14 +987,20 @@ std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
           EXPECT_EQ(w, 1);
         for (int w : wb)
           EXPECT_EQ(w, 1);
-        for (int tid = 0; tid < threads; ++tid)
-          for (int kk = 0; kk < cfg.bk; ++kk)
+        for (int tid = 0; tid < threads; ++tid) {
+          int slice = tid / sliceThreads, lt = tid % sliceThreads;
+          for (int kk = slice * sliceK; kk < (slice + 1) * sliceK; ++kk)
             for (int u = 0; u < cfg.tm; ++u)
               for (int v = 0; v < cfg.tn; ++v)
                 acc[(tid * cfg.tm + u) * cfg.tn + v] +=
-                    sA[kk * cfg.bm + mOf(tid / tx, u)] * sB[kk * cfg.bn + nOf(tid % tx, v)];
+                    sA[kk * cfg.bm + mOf(lt / tx, u)] * sB[kk * cfg.bn + nOf(lt % tx, v)];
+        }
       }
-      for (int tid = 0; tid < threads; ++tid)
+      // Slice 0 adds the other slices' sums in slice order and stores.
+      for (int tid = sliceThreads; tid < threads; ++tid)
+        for (int x = 0; x < cfg.tm * cfg.tn; ++x)
+          acc[(tid % sliceThreads) * cfg.tm * cfg.tn + x] += acc[tid * cfg.tm * cfg.tn + x];
+      for (int tid = 0; tid < sliceThreads; ++tid)
         for (int u = 0; u < cfg.tm; ++u) {
           int64_t row = m0 + mOf(tid / tx, u);
           if (row >= pr.rows)
@@ -1070,10 +1086,11 @@ TEST(GemmReplay, TensorCoreTilesEveryLayoutWithTails) {
 
 TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
   std::mt19937 rng(11);
-  Replay big{128, 128, 8}, mid{64, 64, 8}, small{32, 32, 8};
+  Replay big{128, 128, 8}, mid{64, 64, 8}, small{32, 32, 8}, sliced{32, 32, 32};
   big.tm = big.tn = 8;
-  mid.tm = mid.tn = small.tm = small.tn = 4;
-  for (Replay cfg : {big, mid, small})
+  mid.tm = mid.tn = small.tm = small.tn = sliced.tm = sliced.tn = 4;
+  sliced.slices = 4;
+  for (Replay cfg : {big, mid, small, sliced})
     for (std::array<int64_t, 4> shape : {std::array<int64_t, 4>{128, 128, 16, 1},
                                          std::array<int64_t, 4>{77, 45, 53, 1},
                                          std::array<int64_t, 4>{150, 9, 70, 4}})
@@ -1087,6 +1104,32 @@ TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
                                           << " aK=" << aK << " bK=" << bK);
           checkReplay(c, Problem{shape[0], shape[1], shape[2], aK, bK, false, false}, rng);
         }
+}
+
+TEST_F(GemmEmitterTest, WeightGradientsOverAllRowsSliceKInOneLaunch) {
+  // dW = X^T dY over the 128 rows of the sine sample's batch, f32: K slices
+  // within the block rather than a split-K pair of launches; replayed.
+  for (int64_t n : {64, 1}) {
+    GeneratedFusion generated = emitAndCompile(
+        matmulModule({128, 64}, {128, n}, "f32", true, false, {64, n}));
+    ASSERT_EQ(generated.kernels.size(), 1u);
+    ASSERT_EQ(generated.launches.size(), 1u);
+    EXPECT_EQ(generated.scratchBytes, 0u);
+    const std::string &source = generated.kernels[0].source;
+    Replay cfg{static_cast<int>(constant(source, "KG_BM")),
+               static_cast<int>(constant(source, "KG_BN")),
+               static_cast<int>(constant(source, "KG_BK"))};
+    cfg.tm = static_cast<int>(constant(source, "KG_TM"));
+    cfg.tn = static_cast<int>(constant(source, "KG_TN"));
+    cfg.slices = static_cast<int>(constant(source, "KG_SLICES"));
+    cfg.split = static_cast<int>(constant(source, "KG_SPLIT"));
+    cfg.ktPerSplit = static_cast<int>(constant(source, "KG_KT_PER_SPLIT"));
+    EXPECT_EQ(cfg.slices, 4);
+    EXPECT_EQ(cfg.split, 1);
+    EXPECT_EQ(generated.launches[0].block[0], static_cast<uint32_t>(cfg.threads()));
+    std::mt19937 rng(5);
+    checkReplay(cfg, Problem{64, n, 128, false, false, false, false}, rng);
+  }
 }
 
 TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
