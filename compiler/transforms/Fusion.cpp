@@ -16,6 +16,7 @@
 
 #include "compiler/transforms/Fusion.h"
 
+#include "compiler/transforms/FusionSteps.h"
 #include "compiler/transforms/OpClasses.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -30,59 +31,6 @@ namespace mlir::kiln {
 
 #define GEN_PASS_DEF_KILNFUSE
 #include "compiler/transforms/Passes.h.inc"
-
-namespace {
-
-struct Group {
-  std::string kind;
-  llvm::SetVector<Operation *> ops;
-};
-
-/// Group membership of the ops of one block.
-class Grouping {
-public:
-  Group *create(llvm::StringRef kind, Operation *first) {
-    groups.push_back(std::make_unique<Group>());
-    Group *group = groups.back().get();
-    group->kind = kind.str();
-    add(group, first);
-    return group;
-  }
-  void add(Group *group, Operation *op) {
-    group->ops.insert(op);
-    owner[op] = group;
-  }
-  Group *of(Operation *op) const { return owner.lookup(op); }
-  /// Moves every op of `from` into `into`.
-  void merge(Group *into, Group *from) {
-    for (Operation *op : from->ops)
-      add(into, op);
-    from->ops.clear();
-  }
-  std::vector<Group *> all() const {
-    std::vector<Group *> result;
-    for (const auto &g : groups)
-      if (!g->ops.empty())
-        result.push_back(g.get());
-    return result;
-  }
-
-private:
-  std::vector<std::unique_ptr<Group>> groups;
-  llvm::DenseMap<Operation *, Group *> owner;
-};
-
-} // namespace
-
-/// Whether every user of `op`'s results outside `group` comes after `point`.
-static bool usersOutsideComeAfter(Operation *op, const Group &group,
-                                  Operation *point) {
-  for (Value result : op->getResults())
-    for (Operation *user : result.getUsers())
-      if (!group.ops.contains(user) && !point->isBeforeInBlock(user))
-        return false;
-  return true;
-}
 
 static RankedTensorType tensorType(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
@@ -267,6 +215,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
     return success();
   Block &body = function.getBody().front();
   Grouping grouping;
+  formAttentionGroups(body, grouping);
   formGemmGroups(body, grouping);
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
