@@ -89,23 +89,30 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
     Group *group = grouping.create(fusionKindOf(&op), &op);
     if (opClass != OpClass::Pointwise && opClass != OpClass::Gather)
       continue;
-    SmallVector<Operation *> worklist = {&op};
+    // (member, whether the kernel evaluates it at remapped positions: below
+    // an index-remapping op, where it cannot also be a result).
+    SmallVector<std::pair<Operation *, bool>> worklist = {{&op, false}};
+    int64_t fanOut = 1;
     while (!worklist.empty()) {
-      Operation *member = worklist.pop_back_val();
-      // Index-remapping ops read their operands from memory.
-      if (classify(member) == OpClass::Gather)
-        continue;
+      auto [member, remapped] = worklist.pop_back_val();
+      bool remaps = classify(member) == OpClass::Gather || isa<ReshapeOp>(member);
       for (Value operand : member->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || grouping.of(producer) || isa<ConstantOp>(producer))
           continue;
         OpClass producerClass = classify(producer);
-        if (producerClass != OpClass::Pointwise && producerClass != OpClass::Gather)
+        if (producerClass != OpClass::Pointwise && producerClass != OpClass::Gather &&
+            producerClass != OpClass::View)
           continue;
-        if (!usersOutsideComeAfter(producer, *group, &op))
+        if (remaps || remapped) {
+          if (!canComputeAtRemappedPositions(producer, member, *group, fanOut))
+            continue;
+        } else if (producerClass == OpClass::View ||
+                   !usersOutsideComeAfter(producer, *group, &op)) {
           continue;
+        }
         grouping.add(group, producer);
-        worklist.push_back(producer);
+        worklist.push_back({producer, remaps || remapped});
       }
     }
   }
