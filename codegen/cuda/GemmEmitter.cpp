@@ -47,6 +47,7 @@
 
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/Nvrtc.h"
+#include "codegen/cuda/ScalarEmitter.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -69,22 +70,27 @@ namespace {
 // Analysis
 //===----------------------------------------------------------------------===//
 
-/// A gemm fusion taken apart: the matmul, its sizes, and the epilogue.
-struct GemmPlan {
+/// One matmul of a gemm fusion and the fusion results of its epilogue.
+struct GemmProblem {
   MatmulOp matmul;
-  /// The matmul's result.
-  Value product;
   unsigned lhsArg = 0, rhsArg = 0;
+  /// Indices of the fusion results it stores (each of the product's shape).
+  SmallVector<unsigned> results;
+};
+
+/// A gemm fusion taken apart: its matmuls (several of one shape form a
+/// grouped launch, e.g. projections of one input), their sizes, and what
+/// their epilogues yield.
+struct GemmPlan {
+  SmallVector<GemmProblem> problems;
   bool transposeLhs = false, transposeRhs = false;
   Type elementType;
-  /// [batch..., M, N] of the product (and of every epilogue value).
+  /// [batch..., M, N] of each product (and of every yielded value).
   SmallVector<int64_t> outShape;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   /// Per output batch dim: the operand's batch stride counted in matrices
   /// (0 where it broadcasts).
   SmallVector<int64_t> lhsBatchStrides, rhsBatchStrides;
-  SmallVector<Operation *> epilogue;
-  SmallVector<Value> yields;
 };
 
 ArrayRef<int64_t> shapeOf(Value value) {
@@ -132,13 +138,6 @@ int64_t product(ArrayRef<int64_t> dims) {
   return p;
 }
 
-/// The ops the epilogue writer knows.
-bool isEpilogueOp(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, ReluOp,
-             ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, SigmoidOp,
-             SiluOp, GeluOp, LeakyReluOp, CastOp>(op);
-}
-
 /// Takes `fusion` apart; on failure says why in `why`.
 FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   if (fusion.getKind() != "gemm") {
@@ -147,51 +146,69 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   }
   Block &body = fusion.getBody().front();
   GemmPlan plan;
+  // The matmul each value is computed from (-1: none, e.g. a bias or a
+  // constant scaling; the epilogue recomputes such values per element).
+  llvm::DenseMap<Value, int> owner;
   for (Operation &op : body.without_terminator()) {
     if (auto matmul = dyn_cast<MatmulOp>(op)) {
-      if (plan.matmul) {
-        why = "more than one kiln.matmul";
-        return failure();
-      }
-      plan.matmul = matmul;
+      owner[matmul.getResult()] = plan.problems.size();
+      plan.problems.push_back({matmul});
       continue;
     }
-    if (!plan.matmul) {
-      why = "'" + op.getName().getStringRef().str() +
-            "' is computed before the matmul (no prologue is fused)";
+    std::string name = op.getName().getStringRef().str();
+    if (!ScalarEmitter::supportsOp(&op) ||
+        !ScalarEmitter::bufferOperands(&op).empty() || op.getNumResults() != 1) {
+      why = "'" + name + "' is not an element-wise epilogue op";
       return failure();
     }
-    if (!isEpilogueOp(&op)) {
-      why = "'" + op.getName().getStringRef().str() +
-            "' is not an elementwise epilogue op";
-      return failure();
+    int from = -1;
+    for (Value operand : op.getOperands()) {
+      int o = owner.lookup(operand);
+      if (!isa<BlockArgument>(operand) && o >= 0) {
+        if (from >= 0 && from != o) {
+          why = "'" + name + "' combines the products of two matmuls";
+          return failure();
+        }
+        from = o;
+      }
     }
-    plan.epilogue.push_back(&op);
+    owner[op.getResult(0)] = from;
   }
-  if (!plan.matmul) {
+  if (plan.problems.empty()) {
     why = "no kiln.matmul";
     return failure();
   }
-  auto lhs = dyn_cast<BlockArgument>(plan.matmul.getLhs());
-  auto rhs = dyn_cast<BlockArgument>(plan.matmul.getRhs());
-  if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body) {
-    why = "the matmul's operands must be arguments of the fusion";
-    return failure();
+  MatmulOp first = plan.problems.front().matmul;
+  for (GemmProblem &problem : plan.problems) {
+    auto lhs = dyn_cast<BlockArgument>(problem.matmul.getLhs());
+    auto rhs = dyn_cast<BlockArgument>(problem.matmul.getRhs());
+    if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body) {
+      why = "the matmul's operands must be arguments of the fusion";
+      return failure();
+    }
+    problem.lhsArg = lhs.getArgNumber();
+    problem.rhsArg = rhs.getArgNumber();
+    if (lhs.getType() != first.getLhs().getType() ||
+        rhs.getType() != first.getRhs().getType() ||
+        problem.matmul.getTransposeLhs() != first.getTransposeLhs() ||
+        problem.matmul.getTransposeRhs() != first.getTransposeRhs()) {
+      why = "the matmuls of one fusion must have the same operand types and "
+            "transposes";
+      return failure();
+    }
   }
-  plan.product = plan.matmul.getResult();
-  plan.lhsArg = lhs.getArgNumber();
-  plan.rhsArg = rhs.getArgNumber();
-  plan.transposeLhs = plan.matmul.getTransposeLhs();
-  plan.transposeRhs = plan.matmul.getTransposeRhs();
-  plan.elementType = elementTypeOf(plan.matmul.getResult());
+  plan.transposeLhs = first.getTransposeLhs();
+  plan.transposeRhs = first.getTransposeRhs();
+  plan.elementType = elementTypeOf(first.getResult());
   if (!isFloatElement(plan.elementType) ||
-      elementTypeOf(lhs) != plan.elementType ||
-      elementTypeOf(rhs) != plan.elementType) {
+      elementTypeOf(first.getLhs()) != plan.elementType ||
+      elementTypeOf(first.getRhs()) != plan.elementType) {
     why = "the matmul must be f32, bf16 or f16 throughout";
     return failure();
   }
-  ArrayRef<int64_t> out = shapeOf(plan.matmul.getResult());
-  ArrayRef<int64_t> lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
+  ArrayRef<int64_t> out = shapeOf(first.getResult());
+  ArrayRef<int64_t> lhsShape = shapeOf(first.getLhs()),
+                    rhsShape = shapeOf(first.getRhs());
   if (out.size() < 2 || lhsShape.size() < 2 || rhsShape.size() < 2) {
     why = "the matmul's operands must have rank >= 2";
     return failure();
@@ -206,45 +223,30 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   plan.lhsBatchStrides = broadcastStrides(lhsShape.drop_back(2), outBatch);
   plan.rhsBatchStrides = broadcastStrides(rhsShape.drop_back(2), outBatch);
 
-  // Every epilogue value is a full [batch..., M, N] float tensor computed
-  // from chain values and broadcastable arguments.
-  llvm::DenseSet<Value> chain = {plan.matmul.getResult()};
-  for (Operation *op : plan.epilogue) {
-    std::string name = op->getName().getStringRef().str();
-    Value result = op->getResult(0);
-    if (shapeOf(result) != out || !isFloatElement(elementTypeOf(result))) {
-      why = "'" + name + "' must produce a float tensor of the product's shape";
+  // Every value is evaluated at an element of the product.
+  for (Operation &op : body.without_terminator())
+    if (!isa<MatmulOp>(op) && !broadcastsTo(shapeOf(op.getResult(0)), out)) {
+      why = "'" + op.getName().getStringRef().str() +
+            "' computes a value that does not broadcast to the product";
       return failure();
     }
-    for (Value operand : op->getOperands()) {
-      if (chain.contains(operand))
-        continue;
-      auto argument = dyn_cast<BlockArgument>(operand);
-      if (!argument || argument.getOwner() != &body) {
-        why = "'" + name + "' uses a value computed before the matmul";
-        return failure();
-      }
-      if (!isFloatElement(elementTypeOf(argument)) ||
-          !broadcastsTo(shapeOf(argument), out)) {
-        why = "'" + name +
-              "' takes an argument that is not a float tensor broadcastable "
-              "to the product";
-        return failure();
-      }
-    }
-    chain.insert(result);
-  }
-  for (Value value : body.getTerminator()->getOperands()) {
-    if (!chain.contains(value)) {
-      why = "a yielded value is not the product or an epilogue value";
+  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands())) {
+    int o = owner.lookup(value);
+    if (isa<BlockArgument>(value) || o < 0) {
+      why = "a yielded value is not computed from a matmul's product";
       return failure();
     }
-    plan.yields.push_back(value);
+    if (shapeOf(value) != out || !isFloatElement(elementTypeOf(value))) {
+      why = "a yielded value must be a float tensor of the product's shape";
+      return failure();
+    }
+    plan.problems[o].results.push_back(index);
   }
-  if (plan.yields.empty()) {
-    why = "the fusion has no results";
-    return failure();
-  }
+  for (const GemmProblem &problem : plan.problems)
+    if (problem.results.empty()) {
+      why = "a matmul whose product no result needs";
+      return failure();
+    }
   return plan;
 }
 
@@ -267,15 +269,6 @@ std::string roundTo(Type type, const std::string &value) {
   if (type.isF16())
     return "kiln_load(__float2half_rn(" + value + "))";
   return value;
-}
-
-/// A float literal that reads back exactly.
-std::string floatLiteral(float value) {
-  if (std::isnan(value))
-    return "__int_as_float(0x7fc00000)";
-  if (std::isinf(value))
-    return value > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-  return llvm::formatv("{0:e9}f", value).str();
 }
 
 /// Body of a device function computing an element offset from a row-major
@@ -313,77 +306,118 @@ std::string offsetBody(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
 // Epilogue writer
 //===----------------------------------------------------------------------===//
 
-/// Writes the per-element epilogue as device functions:
-///   kg_epilogue(p, r, c, acc, res): the yielded values at output row r
-///   (= batch * M + m) and column c, given the f32 product `acc`;
+/// Writes the per-element epilogue as device functions, with the shared
+/// ScalarEmitter evaluating the element-wise ops at output element (r, c):
+///   kg_epilogue<g>(p, r, c, acc, res): the values problem g yields at row
+///   r (= batch * M + m) and column c, given its f32 product `acc`;
 ///   kg_store(p, r, c, acc) / kg_store_pair(p, r, c, acc0, acc1): compute
 ///   and store (pairs of adjacent columns with one vector store when legal).
-/// Self-contained on purpose; to be swapped for the shared scalar emitter.
+/// With several problems, rows are stacked problem after problem (r =
+/// g * KG_OUT_ROWS + row of problem g) and the stores dispatch on g.
 class EpilogueWriter {
 public:
   EpilogueWriter(const GemmPlan &plan, FusionOp fusion)
       : plan(plan), fusion(fusion) {}
 
-  std::string write() {
+  FailureOr<std::string> write() {
+    std::string globals, text;
+    size_t problems = plan.problems.size();
+    for (size_t g = 0; g < problems; ++g) {
+      FailureOr<std::string> functions = writeProblem(g, globals);
+      if (failed(functions))
+        return failure();
+      text += *functions;
+    }
+    if (problems == 1)
+      return globals + text;
+    // Dispatch on the problem of a stacked row.
+    auto dispatch = [&](const char *name, const char *params, const char *args) {
+      std::string t = std::string("__device__ __forceinline__ void ") + name +
+                      "(const KgParams &p, kg_idx r, kg_idx c, " + params + ") {\n" +
+                      "  const kg_idx g = r / KG_OUT_ROWS;\n" +
+                      "  r -= g * KG_OUT_ROWS;\n  switch (g) {\n";
+      for (size_t g = 0; g < problems; ++g)
+        t += "  case " + std::to_string(g) + ": " + name + std::to_string(g) +
+             "(p, r, c, " + args + "); break;\n";
+      return t + "  }\n}\n";
+    };
+    text += dispatch("kg_store", "float acc", "acc");
+    text += dispatch("kg_store_pair", "float acc0, float acc1", "acc0, acc1");
+    return globals + text;
+  }
+
+private:
+  /// The functions of problem `g` (suffixed with g when there are several);
+  /// tables the statements use go to `globals`.
+  FailureOr<std::string> writeProblem(size_t g, std::string &globals) {
+    const GemmProblem &problem = plan.problems[g];
+    Block &body = fusion.getBody().front();
+    std::string suffix = plan.problems.size() == 1 ? "" : std::to_string(g);
+    ScalarEmitter emitter(plan.outShape, "kg_e" + std::to_string(g) + "_", "kg_idx");
+    // Coordinates of the element from its row r and column c.
+    SmallVector<std::string> coords;
+    size_t rank = plan.outShape.size();
+    int64_t stride = 1;
+    SmallVector<int64_t> rowStrides(rank - 1);
+    for (size_t d = rank - 1; d-- > 0;) {
+      rowStrides[d] = stride;
+      stride *= plan.outShape[d];
+    }
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      std::string c = rowStrides[d] == 1 ? std::string("r")
+                                         : "(r / " + std::to_string(rowStrides[d]) + ")";
+      if (d > 0)
+        c = "(" + c + " % " + std::to_string(plan.outShape[d]) + ")";
+      coords.push_back(c);
+    }
+    coords.push_back("c");
+    emitter.setIndex(coords, "(r * KG_N + c)");
+    emitter.bindValue(MatmulOp(problem.matmul).getResult(), "v0");
+    for (BlockArgument argument : body.getArguments())
+      emitter.bindBuffer(argument, "p.in" + std::to_string(argument.getArgNumber()));
+
+    std::string statements;
+    SmallVector<std::string> values;
+    Operation *yield = body.getTerminator();
+    for (unsigned result : problem.results) {
+      FailureOr<std::string> expr =
+          emitter.emit(yield->getOperand(result), statements, 2);
+      if (failed(expr))
+        return failure();
+      values.push_back(*expr);
+    }
+    globals += emitter.globals();
+
     std::string text;
     llvm::raw_string_ostream os(text);
-    // Row offsets of the broadcast arguments read by the epilogue.
-    llvm::SmallSetVector<unsigned, 8> arguments;
-    for (Operation *op : plan.epilogue)
-      for (Value operand : op->getOperands())
-        if (auto argument = dyn_cast<BlockArgument>(operand))
-          arguments.insert(argument.getArgNumber());
-    for (unsigned index : arguments) {
-      SmallVector<int64_t> strides = broadcastStrides(
-          shapeOf(fusion.getBody().front().getArgument(index)), plan.outShape);
-      colStride[index] = strides.back();
-      SmallVector<int64_t> rowDims(ArrayRef<int64_t>(plan.outShape).drop_back());
-      SmallVector<int64_t> rowStrides(ArrayRef<int64_t>(strides).drop_back());
-      os << "// Element offset of argument " << index
-         << " at output row r (without the column).\n"
-         << "__device__ __forceinline__ kg_idx kg_row_in" << index
-         << "(kg_idx r) {\n"
-         << offsetBody(rowDims, rowStrides, "r") << "}\n";
-    }
-
-    os << "__device__ __forceinline__ void kg_epilogue(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc, float (&res)["
-       << plan.yields.size() << "]) {\n";
-    names[plan.product] = "v0";
+    size_t count = problem.results.size();
+    os << "__device__ __forceinline__ void kg_epilogue" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc, float (&res)["
+       << count << "]) {\n";
     os << "  // kiln.matmul, rounded once to its element type\n";
     os << "  const float v0 = " << roundTo(plan.elementType, "acc") << ";\n";
-    int counter = 1;
-    for (Operation *op : plan.epilogue) {
-      std::string name = "v" + std::to_string(counter++);
-      std::string expr = expression(op);
-      os << "  // " << describe(op) << "\n";
-      os << "  const float " << name << " = "
-         << roundTo(elementTypeOf(op->getResult(0)), expr) << ";\n";
-      names[op->getResult(0)] = name;
-    }
-    for (auto [i, value] : llvm::enumerate(plan.yields))
-      os << "  res[" << i << "] = " << names[value] << ";\n";
+    os << statements;
+    for (auto [i, value] : llvm::enumerate(values))
+      os << "  res[" << i << "] = " << value << ";\n";
     os << "}\n\n";
 
-    // Stores.
-    size_t count = plan.yields.size();
-    os << "__device__ __forceinline__ void kg_store(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc) {\n"
+    os << "__device__ __forceinline__ void kg_store" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc) {\n"
        << "  float res[" << count << "];\n"
-       << "  kg_epilogue(p, r, c, acc, res);\n";
-    for (size_t i = 0; i < count; ++i)
-      os << "  kiln_store(p.out" << i << " + r * KG_N + c, res[" << i
+       << "  kg_epilogue" << suffix << "(p, r, c, acc, res);\n";
+    for (auto [i, result] : llvm::enumerate(problem.results))
+      os << "  kiln_store(p.out" << result << " + r * KG_N + c, res[" << i
          << "]);\n";
     os << "}\n\n";
     os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
-       << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
+       << "__device__ __forceinline__ void kg_store_pair" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc0, float acc1) {\n"
        << "  if (c + 1 < KG_N) {\n"
        << "    float res0[" << count << "], res1[" << count << "];\n"
-       << "    kg_epilogue(p, r, c, acc0, res0);\n"
-       << "    kg_epilogue(p, r, c + 1, acc1, res1);\n";
-    for (size_t i = 0; i < count; ++i) {
-      std::string at = "p.out" + std::to_string(i) + " + r * KG_N + c";
+       << "    kg_epilogue" << suffix << "(p, r, c, acc0, res0);\n"
+       << "    kg_epilogue" << suffix << "(p, r, c + 1, acc1, res1);\n";
+    for (auto [i, result] : llvm::enumerate(problem.results)) {
+      std::string at = "p.out" + std::to_string(result) + " + r * KG_N + c";
       std::string r0 = "res0[" + std::to_string(i) + "]";
       std::string r1 = "res1[" + std::to_string(i) + "]";
       if (plan.n % 2 == 0)
@@ -393,105 +427,17 @@ public:
            << "    kiln_store(" << at << " + 1, " << r1 << ");\n";
     }
     os << "  } else if (c < KG_N) {\n"
-       << "    kg_store(p, r, c, acc0);\n"
-       << "  }\n}\n";
-    return text;
-  }
-
-private:
-  std::string load(Value value) {
-    auto it = names.find(value);
-    if (it != names.end())
-      return it->second;
-    unsigned index = cast<BlockArgument>(value).getArgNumber();
-    std::string column = colStride.lookup(index) ? " + c" : "";
-    return "kiln_load(p.in" + std::to_string(index) + "[kg_row_in" +
-           std::to_string(index) + "(r)" + column + "])";
-  }
-
-  std::string expression(Operation *op) {
-    auto operand = [&](unsigned i) { return load(op->getOperand(i)); };
-    if (isa<AddOp>(op))
-      return operand(0) + " + " + operand(1);
-    if (isa<SubOp>(op))
-      return operand(0) + " - " + operand(1);
-    if (isa<MulOp>(op))
-      return operand(0) + " * " + operand(1);
-    if (isa<DivOp>(op))
-      return operand(0) + " / " + operand(1);
-    if (isa<MaxOp>(op))
-      return "kiln_max(" + operand(0) + ", " + operand(1) + ")";
-    if (isa<MinOp>(op))
-      return "kiln_min(" + operand(0) + ", " + operand(1) + ")";
-    std::string x = operand(0);
-    if (isa<NegOp>(op))
-      return "-" + x;
-    if (isa<AbsOp>(op))
-      return "fabsf(" + x + ")";
-    if (isa<ReluOp>(op))
-      return "kg_relu(" + x + ")";
-    if (isa<ExpOp>(op))
-      return "expf(" + x + ")";
-    if (isa<LogOp>(op))
-      return "logf(" + x + ")";
-    if (isa<SqrtOp>(op))
-      return "sqrtf(" + x + ")";
-    if (isa<RsqrtOp>(op))
-      return "1.0f / sqrtf(" + x + ")";
-    if (isa<SinOp>(op))
-      return "sinf(" + x + ")";
-    if (isa<CosOp>(op))
-      return "cosf(" + x + ")";
-    if (isa<TanhOp>(op))
-      return "tanhf(" + x + ")";
-    if (isa<SigmoidOp>(op))
-      return "kg_sigmoid(" + x + ")";
-    if (isa<SiluOp>(op))
-      return "kg_silu(" + x + ")";
-    if (auto gelu = dyn_cast<GeluOp>(op))
-      return (gelu.getApproximate() == GeluApproximation::tanh ? "kg_gelu_tanh("
-                                                                : "kg_gelu(") +
-             x + ")";
-    if (auto leaky = dyn_cast<LeakyReluOp>(op))
-      return "kg_leaky_relu(" + x + ", " +
-             floatLiteral(static_cast<float>(leaky.getAlpha().convertToDouble())) +
-             ")";
-    // kiln.cast between float types: the rounding to the result type is the
-    // cast itself.
-    assert(isa<CastOp>(op));
-    return x;
-  }
-
-  static std::string describe(Operation *op) {
-    std::string text = op->getName().getStringRef().str();
-    if (auto gelu = dyn_cast<GeluOp>(op))
-      text += gelu.getApproximate() == GeluApproximation::tanh
-                  ? " approximate = tanh"
-                  : "";
-    text += " -> ";
-    llvm::raw_string_ostream os(text);
-    os << op->getResult(0).getType();
+       << "    kg_store" << suffix << "(p, r, c, acc0);\n"
+       << "  }\n}\n\n";
     return text;
   }
 
   const GemmPlan &plan;
   FusionOp fusion;
-  llvm::DenseMap<Value, std::string> names;
-  llvm::DenseMap<unsigned, int64_t> colStride;
 };
 
-/// Device helpers of the epilogue (NaN rules as the reference evaluators).
+/// Device helpers of the stores.
 constexpr const char *kEpilogueHelpers = R"cuda(
-__device__ __forceinline__ float kg_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
-__device__ __forceinline__ float kg_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ float kg_silu(float x) { return x / (1.0f + expf(-x)); }
-__device__ __forceinline__ float kg_gelu(float x) {
-  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-}
-__device__ __forceinline__ float kg_gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-}
-__device__ __forceinline__ float kg_leaky_relu(float x, float alpha) { return x > 0.0f ? x : alpha * x; }
 // Two adjacent elements with one store (p is aligned to two elements).
 __device__ __forceinline__ void kg_store2(float *p, float a, float b) {
   *reinterpret_cast<float2 *>(p) = make_float2(a, b);
@@ -513,7 +459,8 @@ constexpr const char *kCommon = R"cuda(
 constexpr kg_idx KG_TILES_M = (KG_ROWS + KG_BM - 1) / KG_BM;
 constexpr kg_idx KG_TILES_N = (KG_N + KG_BN - 1) / KG_BN;
 constexpr int KG_KT = (int)((KG_K + KG_BK - 1) / KG_BK);
-constexpr kg_idx KG_TOTAL = KG_OUT_ROWS * KG_N;
+// Outputs of every problem, rows stacked problem after problem.
+constexpr kg_idx KG_TOTAL = KG_GROUPS * KG_OUT_ROWS * KG_N;
 
 // Block index -> (tile row, tile column), KG_GROUP_M tile rows at a time so
 // that concurrently running blocks share A and B tiles in L2.
@@ -704,14 +651,15 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   kg_tile(blockIdx.x, tm, tn);
   const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
-  for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
+  for (long long z = blockIdx.z; z < (long long)KG_GROUPS * KG_GEMM_BATCH * KG_SPLIT;
+       z += gridDim.z) {
     const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
     const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
     const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const kg_t *gA = p.KG_LHS + kg_lhs_batch(b);
-    const kg_t *gB = p.KG_RHS + kg_rhs_batch(b);
+    const kg_t *gA = kg_lhs(p, b);
+    const kg_t *gB = kg_rhs(p, b);
 
     auto loadStage = [&](int stage, int kt) {
       const kg_idx k0 = (kg_idx)kt * KG_BK;
@@ -829,14 +777,15 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   kg_tile(blockIdx.x, tm, tn);
   const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
-  for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
+  for (long long z = blockIdx.z; z < (long long)KG_GROUPS * KG_GEMM_BATCH * KG_SPLIT;
+       z += gridDim.z) {
     const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
     const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
     const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const float *gA = p.KG_LHS + kg_lhs_batch(b);
-    const float *gB = p.KG_RHS + kg_rhs_batch(b);
+    const float *gA = kg_lhs(p, b);
+    const float *gB = kg_rhs(p, b);
 
     // Element e of a tile: consecutive threads walk the global contiguous
     // dimension (coalesced); (ml, kl) / (nl, kl) are its tile coordinates.
@@ -1123,7 +1072,9 @@ public:
              << options.arch << "'";
 
     GeneratedFusion generated;
-    int64_t outElements = plan.batch * plan.m * plan.n;
+    int64_t groups = plan.problems.size();
+    // Of every problem together.
+    int64_t outElements = groups * plan.batch * plan.m * plan.n;
     if (outElements == 0)
       return generated; // nothing to compute
 
@@ -1148,8 +1099,8 @@ public:
     // Per-SM peak rates of the paths (dense mma.sync bf16/f16, tf32, FFMA).
     double smRate = simt ? 51e12 / kNumSMs
                          : isF32 ? 200e12 / kNumSMs : 450e12 / kNumSMs;
-    Choice choice = chooseConfig(configs, gemmBatch, rows, plan.n, plan.k,
-                                 outElements, smRate);
+    Choice choice = chooseConfig(configs, groups * gemmBatch, rows, plan.n,
+                                 plan.k, outElements, smRate);
     const TileConfig &config = choice.config;
 
     // 16-byte copies need the contiguous dimension of an operand to be a
@@ -1163,17 +1114,21 @@ public:
     Block &body = fusion.getBody().front();
     std::string common;
     llvm::raw_string_ostream os(common);
-    os << "// kiln gemm fusion: kiln.matmul";
+    os << "// kiln gemm fusion: ";
+    if (groups > 1)
+      os << groups << " x ";
+    os << "kiln.matmul";
     if (plan.transposeLhs)
       os << " transpose_lhs";
     if (plan.transposeRhs)
       os << " transpose_rhs";
-    os << " " << body.getArgument(plan.lhsArg).getType() << ", "
-       << body.getArgument(plan.rhsArg).getType();
-    for (Operation *op : plan.epilogue)
-      os << "; " << op->getName().getStringRef();
+    MatmulOp first = plan.problems.front().matmul;
+    os << " " << first.getLhs().getType() << ", " << first.getRhs().getType();
+    for (Operation &op : body.without_terminator())
+      if (!isa<MatmulOp>(op))
+        os << "; " << op.getName().getStringRef();
     os << "\n// yields:";
-    for (Value value : plan.yields)
+    for (Value value : body.getTerminator()->getOperands())
       os << " " << value.getType();
     os << "\n#include \"kiln_prelude.cuh\"\n";
     os << "// Not every size below is used by every kernel.\n"
@@ -1204,6 +1159,8 @@ public:
     os << "constexpr kg_idx KG_ROWS = " << rows << ";\n";
     os << "constexpr kg_idx KG_OUT_ROWS = " << plan.batch * plan.m
        << "; // rows of every output, r = batch * M + m\n";
+    os << "constexpr kg_idx KG_GROUPS = " << groups
+       << "; // problems of one shape in this launch\n";
     os << "constexpr bool KG_A_KMAJOR = " << (aKMajor ? "true" : "false")
        << "; // lhs stored [M][K]\n";
     os << "constexpr bool KG_B_KMAJOR = " << (bKMajor ? "true" : "false")
@@ -1252,8 +1209,6 @@ public:
     os << "struct KgParams {\n" << structFields << "};\n";
     os << "#define KG_PARAMS " << params << "\n";
     os << "#define KG_PARAM_NAMES " << paramNames << "\n";
-    os << "#define KG_LHS in" << plan.lhsArg << "\n";
-    os << "#define KG_RHS in" << plan.rhsArg << "\n";
 
     // Batch offsets (elements) of the operand matrices for GEMM batch b.
     ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(plan.outShape).drop_back(2);
@@ -1269,8 +1224,32 @@ public:
        << batchOffset(plan.lhsBatchStrides, plan.m * plan.k) << "}\n";
     os << "__device__ __forceinline__ kg_idx kg_rhs_batch(kg_idx b) {\n"
        << batchOffset(plan.rhsBatchStrides, plan.k * plan.n) << "}\n";
+    // The operand matrices of GEMM batch b (batches of problem g follow
+    // those of problem g - 1).
+    auto operandOf = [&](const char *name, bool lhs) {
+      std::string text = std::string("__device__ __forceinline__ const kg_t *") +
+                         name + "(const KgParams &p, kg_idx b) {\n";
+      const char *offset = lhs ? "kg_lhs_batch" : "kg_rhs_batch";
+      auto arg = [&](const GemmProblem &problem) {
+        return "p.in" + std::to_string(lhs ? problem.lhsArg : problem.rhsArg);
+      };
+      if (groups == 1)
+        return text + "  return " + arg(plan.problems.front()) + " + " + offset +
+               "(b);\n}\n";
+      text += "  const kg_idx g = b / KG_GEMM_BATCH;\n"
+              "  b -= g * KG_GEMM_BATCH;\n  switch (g) {\n";
+      for (auto [g, problem] : llvm::enumerate(plan.problems))
+        text += (g + 1 < plan.problems.size() ? "  case " + std::to_string(g) + ": "
+                                              : std::string("  default: ")) +
+                "return " + arg(problem) + " + " + offset + "(b);\n";
+      return text + "  }\n}\n";
+    };
+    os << operandOf("kg_lhs", true) << operandOf("kg_rhs", false);
     os << kEpilogueHelpers << "\n";
-    os << EpilogueWriter(plan, fusion).write() << "\n";
+    FailureOr<std::string> epilogue = EpilogueWriter(plan, fusion).write();
+    if (failed(epilogue))
+      return failure();
+    os << *epilogue << "\n";
     os << kCommon;
 
     std::string gemmSource = common + (simt ? kSimtKernel : kTensorCoreKernel);
@@ -1285,7 +1264,7 @@ public:
              << tiles << ") for one launch";
     launch.grid = {static_cast<uint32_t>(tiles), 1,
                    static_cast<uint32_t>(std::min<int64_t>(
-                       gemmBatch * choice.split, 65535))};
+                       groups * gemmBatch * choice.split, 65535))};
     launch.block = {static_cast<uint32_t>(config.threads()), 1, 1};
     if (!simt) {
       int elementBytes = isF32 ? 4 : 2;

@@ -207,7 +207,7 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigTensorCoreTiles) {
     const std::string &source = generated.kernels[0].source;
     EXPECT_NE(source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
               std::string::npos);
-    EXPECT_NE(source.find("kg_gelu_tanh"), std::string::npos);
+    EXPECT_NE(source.find("kiln_gelu_tanh"), std::string::npos);
     EXPECT_EQ(constant(source, "KG_BM"), 128);
     EXPECT_EQ(constant(source, "KG_BN"), 256);
     EXPECT_EQ(constant(source, "KG_SPLIT"), 1);
@@ -267,7 +267,7 @@ TEST_F(GemmEmitterTest, SineSampleShapesFoldTheBatch) {
     const std::string &source = generated.kernels[0].source;
     EXPECT_EQ(constant(source, "KG_ROWS"), 128);
     EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 1);
-    EXPECT_NE(source.find("kg_gelu("), std::string::npos);
+    EXPECT_NE(source.find("kiln_gelu("), std::string::npos);
     EXPECT_EQ(source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32") !=
                   std::string::npos,
               tf32);
@@ -350,18 +350,12 @@ TEST_F(GemmEmitterTest, BroadcastBatchesWithResidualAndBias) {
                         "  kg_idx rest = b, off = 0;\n"
                         "  off += (rest % 3) * 1152;\n"),
             std::string::npos);
-  // The residual is dense, the bias has no row part, the scale follows j.
-  EXPECT_NE(source.find("kg_row_in2(kg_idx r) {\n  return r * 24;\n"),
-            std::string::npos);
-  EXPECT_NE(source.find("kg_row_in3(kg_idx r) {\n  return 0;\n"),
-            std::string::npos);
-  EXPECT_NE(source.find("kg_row_in4(kg_idx r) {\n"
-                        "  kg_idx rest = r, off = 0;\n"
-                        "  rest /= 33;\n"
-                        "  off += (rest % 3) * 1;\n"),
-            std::string::npos);
-  EXPECT_NE(source.find("kiln_load(p.in3[kg_row_in3(r) + c])"), std::string::npos);
-  EXPECT_NE(source.find("kiln_load(p.in4[kg_row_in4(r)])"), std::string::npos);
+  // The residual is dense (read at the output's own position), the bias
+  // follows the column, the scale j = (r / 33) % 3.
+  EXPECT_NE(source.find("kiln_load(p.in2[(r * KG_N + c)])"), std::string::npos)
+      << source;
+  EXPECT_NE(source.find("kiln_load(p.in3[c])"), std::string::npos);
+  EXPECT_NE(source.find("kiln_load(p.in4[((r / 33) % 3)])"), std::string::npos);
 }
 
 TEST_F(GemmEmitterTest, BatchedBothSidesTransposedAndManyBatches) {
@@ -396,15 +390,15 @@ TEST_F(GemmEmitterTest, EveryEpilogueOp) {
   std::string a = tensor({40, 24}, "bf16"), b = tensor({24, 56}, "bf16");
   std::string y = tensor({40, 56}, "bf16"), row = tensor({56}, "bf16");
   std::vector<std::pair<std::string, std::string>> ops = {
-      {"kiln.add %m, %v : " + y + ", " + row, " + kiln_load(p.in2"},
-      {"kiln.sub %m, %v : " + y + ", " + row, " - kiln_load(p.in2"},
-      {"kiln.mul %v, %m : " + row + ", " + y, " * v0"},
-      {"kiln.div %m, %v : " + y + ", " + row, " / kiln_load"},
-      {"kiln.max %m, %v : " + y + ", " + row, "kiln_max(v0"},
-      {"kiln.min %m, %v : " + y + ", " + row, "kiln_min(v0"},
+      {"kiln.add %m, %v : " + y + ", " + row, "(v0 + kg_e0_in_0)"},
+      {"kiln.sub %m, %v : " + y + ", " + row, "(v0 - kg_e0_in_0)"},
+      {"kiln.mul %v, %m : " + row + ", " + y, "(kg_e0_in_0 * v0)"},
+      {"kiln.div %m, %v : " + y + ", " + row, "(v0 / kg_e0_in_0)"},
+      {"kiln.max %m, %v : " + y + ", " + row, "kiln_max(v0, kg_e0_in_0)"},
+      {"kiln.min %m, %v : " + y + ", " + row, "kiln_min(v0, kg_e0_in_0)"},
       {"kiln.neg %m : " + y, "-v0"},
       {"kiln.abs %m : " + y, "fabsf(v0)"},
-      {"kiln.relu %m : " + y, "kg_relu(v0)"},
+      {"kiln.relu %m : " + y, "kiln_relu(v0)"},
       {"kiln.exp %m : " + y, "expf(v0)"},
       {"kiln.log %m : " + y, "logf(v0)"},
       {"kiln.sqrt %m : " + y, "sqrtf(v0)"},
@@ -412,12 +406,12 @@ TEST_F(GemmEmitterTest, EveryEpilogueOp) {
       {"kiln.sin %m : " + y, "sinf(v0)"},
       {"kiln.cos %m : " + y, "cosf(v0)"},
       {"kiln.tanh %m : " + y, "tanhf(v0)"},
-      {"kiln.sigmoid %m : " + y, "kg_sigmoid(v0)"},
-      {"kiln.silu %m : " + y, "kg_silu(v0)"},
-      {"kiln.gelu %m : " + y, "kg_gelu(v0)"},
-      {"kiln.gelu %m approximate = tanh : " + y, "kg_gelu_tanh(v0)"},
+      {"kiln.sigmoid %m : " + y, "kiln_sigmoid(v0)"},
+      {"kiln.silu %m : " + y, "kiln_silu(v0)"},
+      {"kiln.gelu %m : " + y, "kiln_gelu(v0)"},
+      {"kiln.gelu %m approximate = tanh : " + y, "kiln_gelu_tanh(v0)"},
       {"kiln.leaky_relu %m alpha = 2.000000e-01 : " + y,
-       "kg_leaky_relu(v0, 2.000000030e-01f)"},
+       "kiln_leaky_relu(v0, 0.200000003f)"},
   };
   for (const auto &[op, expected] : ops) {
     SCOPED_TRACE(op);
@@ -428,9 +422,16 @@ TEST_F(GemmEmitterTest, EveryEpilogueOp) {
     ASSERT_EQ(generated.kernels.size(), 1u);
     const std::string &source = generated.kernels[0].source;
     EXPECT_NE(source.find(expected), std::string::npos) << source;
-    // The value is rounded to bf16 as the reference stores it.
-    EXPECT_NE(source.find("const float v1 = kiln_load(__float2bfloat16_rn("),
+    // The product and the value are rounded to bf16 as the reference
+    // stores them.
+    EXPECT_NE(source.find("const float v0 = kiln_load(__float2bfloat16_rn(acc))"),
               std::string::npos);
+    if (op.find("kiln.abs") == std::string::npos &&
+        op.find("kiln.neg") == std::string::npos &&
+        op.find("kiln.relu") == std::string::npos &&
+        op.find("kiln.max") == std::string::npos &&
+        op.find("kiln.min") == std::string::npos)
+      EXPECT_NE(source.find("kiln_round_bf16("), std::string::npos) << source;
   }
 }
 
@@ -454,9 +455,12 @@ TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
                         "__half *__restrict__ out2"),
             std::string::npos)
       << source;
-  EXPECT_NE(source.find("res[0] = v1;\n  res[1] = v3;\n  res[2] = v0;"),
+  // The pre-activation rounded to f16, the activation's widening cast
+  // exact, the product itself.
+  EXPECT_NE(source.find("kiln_round_f16(v0 + kg_e0_in_0)"), std::string::npos) << source;
+  EXPECT_NE(source.find("const float kg_e0_cast_3 = kg_e0_gelu_2;"), std::string::npos);
+  EXPECT_NE(source.find("res[0] = kg_e0_add_1;\n  res[1] = kg_e0_cast_3;\n  res[2] = v0;"),
             std::string::npos);
-  EXPECT_NE(source.find("const float v3 = v2;"), std::string::npos);
   EXPECT_EQ(constant(source, "KG_ROWS"), 150);
 
   // f32 -> bf16 narrowing cast in an f32 epilogue, on the SIMT path.
@@ -467,11 +471,93 @@ TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
   GeneratedFusion narrow =
       emitAndCompile(fusionModule({{"c", c}, {"d", d}}, body2, {{"n", zb}, {"m", z}}));
   ASSERT_EQ(narrow.kernels.size(), 1u);
-  EXPECT_NE(narrow.kernels[0].source.find(
-                "const float v1 = kiln_load(__float2bfloat16_rn(v0));"),
-            std::string::npos);
+  EXPECT_NE(narrow.kernels[0].source.find("kiln_round_bf16(v0)"), std::string::npos)
+      << narrow.kernels[0].source;
   // N is odd: no paired stores.
   EXPECT_EQ(narrow.kernels[0].source.find("kg_store2(p.out"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, SideValuesAndConstantsInTheEpilogue) {
+  // The gradient of a mean squared error fused after the read-out matmul:
+  // (p - y) * (1 / 64) with p = x w + b. The negated target is computed per
+  // element from its input; splat constants become literals, a dense one a
+  // table.
+  std::string x = tensor({4, 32, 64}, "f32"), w = tensor({64, 1}, "f32");
+  std::string p = tensor({4, 32, 1}, "f32"), b = tensor({1}, "f32");
+  std::string body =
+      "    %minus = kiln.constant dense<-1.000000e+00> : tensor<f32>\n"
+      "    %ny = kiln.mul %y, %minus : " + p + ", tensor<f32>\n" +
+      "    %m = kiln.matmul %x, %w : " + x + ", " + w + "\n" +
+      "    %p = kiln.add %m, %b : " + p + ", " + b + "\n" +
+      "    %d = kiln.add %p, %ny : " + p + ", " + p + "\n" +
+      "    %scale = kiln.constant dense<1.562500e-02> : tensor<f32>\n" +
+      "    %g = kiln.mul %d, %scale : " + p + ", tensor<f32>\n" +
+      "    %steps = kiln.constant dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]]]> : tensor<4x1x1xf32>\n" +
+      "    %h = kiln.mul %g, %steps : " + p + ", tensor<4x1x1xf32>\n";
+  GeneratedFusion generated = emitAndCompile(fusionModule(
+      {{"x", x}, {"w", w}, {"b", b}, {"y", p}}, body, {{"p", p}, {"h", p}}));
+  ASSERT_EQ(generated.kernels.size(), 1u);
+  const std::string &source = generated.kernels[0].source;
+  EXPECT_NE(source.find("* -1.0f"), std::string::npos) << source;
+  EXPECT_NE(source.find("* 0.015625f"), std::string::npos);
+  EXPECT_NE(source.find("static __device__ const float kg_e0_const_0[4] = {"),
+            std::string::npos);
+  // The target at the output's own element; the table along the batch.
+  EXPECT_NE(source.find("kiln_load(p.in3[(r * KG_N + c)])"), std::string::npos);
+  EXPECT_NE(source.find("kg_e0_const_0[(r / 32)]"), std::string::npos);
+}
+
+TEST_F(GemmEmitterTest, ProjectionsOfOneInputAreOneGroupedLaunch) {
+  // q, k and v of the sine block: three [4, 32, 64] x [64, 64] products of
+  // one input in one launch; one of them with a bias. Also bf16, and a
+  // small deep bf16 problem whose split-K reduction covers every problem.
+  struct Case {
+    std::vector<int64_t> lhs, rhs, out;
+    std::string element;
+    bool transposeLhs;
+  };
+  for (Case c : {Case{{4, 32, 64}, {64, 64}, {4, 32, 64}, "f32", false},
+                 Case{{4, 32, 64}, {64, 64}, {4, 32, 64}, "bf16", false},
+                 Case{{128, 64}, {128, 64}, {64, 64}, "f32", true},
+                 Case{{96, 1000}, {1000, 40}, {96, 40}, "bf16", false}}) {
+    SCOPED_TRACE(c.element + " " + std::to_string(c.lhs[0]));
+    std::string a = tensor(c.lhs, c.element), w = tensor(c.rhs, c.element);
+    std::string y = tensor(c.out, c.element), bias = tensor({c.out.back()}, c.element);
+    std::string flags = c.transposeLhs ? " transpose_lhs" : "";
+    std::string body;
+    for (const char *name : {"q", "k", "v"})
+      body += std::string("    %") + name + " = kiln.matmul %a, %w" + name + flags +
+              " : " + a + ", " + w + "\n";
+    body += "    %kb = kiln.add %k, %bias : " + y + ", " + bias + "\n";
+    GeneratedFusion generated = emitAndCompile(fusionModule(
+        {{"a", a}, {"wq", w}, {"wk", w}, {"wv", w}, {"bias", bias}}, body,
+        {{"q", y}, {"kb", y}, {"v", y}}));
+    ASSERT_GE(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_EQ(constant(source, "KG_GROUPS"), 3);
+    int64_t split = constant(source, "KG_SPLIT");
+    EXPECT_EQ(generated.launches.size(), split > 1 ? 2u : 1u);
+    EXPECT_EQ(generated.launches[0].grid[2],
+              static_cast<uint32_t>(3 * constant(source, "KG_GEMM_BATCH") * split));
+    // The rhs of each problem; the lhs is shared.
+    EXPECT_NE(source.find("case 0: return p.in1 + kg_rhs_batch(b);\n"
+                          "  case 1: return p.in2 + kg_rhs_batch(b);\n"
+                          "  default: return p.in3 + kg_rhs_batch(b);\n"),
+              std::string::npos)
+        << source;
+    EXPECT_NE(source.find("case 1: return p.in0 + kg_lhs_batch(b);"), std::string::npos);
+    // Stacked rows dispatch to each problem's stores; only problem 1 adds
+    // the bias.
+    EXPECT_NE(source.find("const kg_idx g = r / KG_OUT_ROWS;"), std::string::npos);
+    EXPECT_NE(source.find("case 2: kg_store_pair2(p, r, c, acc0, acc1); break;"),
+              std::string::npos);
+    EXPECT_NE(source.find("kiln_store(p.out1 + r * KG_N + c, res[0]);"), std::string::npos);
+    EXPECT_NE(source.find("kg_e1_in_0 = kiln_load(p.in4[c])"), std::string::npos);
+    EXPECT_EQ(source.find("kg_e0_in_"), std::string::npos);
+    if (split > 1)
+      EXPECT_EQ(generated.scratchBytes,
+                static_cast<uint64_t>(4 * split * 3 * c.out[0] * c.out[1]));
+  }
 }
 
 TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
@@ -483,8 +569,8 @@ TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
   GeneratedFusion generated = emitAndCompile(
       fusionModule({{"a", a}, {"b", b}, {"s", s}}, body, {{"u", y}, {"t", y}}));
   ASSERT_EQ(generated.kernels.size(), 1u);
-  EXPECT_NE(generated.kernels[0].source.find("kiln_load(p.in2[kg_row_in2(r)])"),
-            std::string::npos);
+  EXPECT_NE(generated.kernels[0].source.find("kiln_load(p.in2[0])"), std::string::npos)
+      << generated.kernels[0].source;
 }
 
 TEST_F(GemmEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
@@ -602,12 +688,25 @@ TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
       "    %e = kiln.exp %a : " + a + "\n    %m = kiln.matmul %e, %b : " + a +
           ", " + b + "\n",
       {{"m", y}})));
-  // A value computed before the matmul used by the epilogue.
+  // An op that combines the products of two matmuls.
+  EXPECT_FALSE(matches(fusionModule(
+      args,
+      matmul + "    %m2 = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+          "    %s = kiln.add %m, %m2 : " + y + ", " + y + "\n",
+      {{"s", y}})));
+  // Two matmuls of different shapes.
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"b", b}, {"c", tensor({8, 4}, "f32")}},
+      matmul + "    %n = kiln.matmul %a, %c : " + a + ", " + tensor({8, 4}, "f32") + "\n",
+      {{"m", y}, {"n", tensor({16, 4}, "f32")}})));
+  // A matmul whose product nothing yields.
+  EXPECT_FALSE(matches(fusionModule(
+      args, matmul + "    %m2 = kiln.matmul %a, %b : " + a + ", " + b + "\n",
+      {{"m", y}})));
+  // A value yielded that no matmul computes.
   EXPECT_FALSE(matches(fusionModule(
       {{"a", a}, {"b", b}, {"c", y}},
-      "    %e = kiln.exp %c : " + y + "\n" + matmul +
-          "    %s = kiln.add %m, %e : " + y + ", " + y + "\n",
-      {{"s", y}})));
+      matmul + "    %e = kiln.exp %c : " + y + "\n", {{"m", y}, {"e", y}})));
   // A reduction after the matmul.
   EXPECT_FALSE(matches(fusionModule(
       args, matmul + "    %r = kiln.reduce_sum %m dims = [1] : " + y + "\n",

@@ -21,7 +21,8 @@
 //
 // optimizer: a multi-tensor kernel for bodies made of independent pointwise
 // computations over tensors of different shapes (an optimizer's update of
-// every parameter). The results are partitioned by shape: group g holds
+// every parameter). A pointwise fusion whose results share no root (two
+// independent computations merged into one launch) is emitted the same way. The results are partitioned by shape: group g holds
 // every result of shape S_g, and its computation is the pointwise one
 // above with root S_g (shared scalars are recomputed per group, once per
 // thread). Group g owns the contiguous block range [start_g, start_g+1) of
@@ -655,31 +656,51 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
 // The emitter
 //===----------------------------------------------------------------------===//
 
+/// Whether every result broadcasts to the largest one (one loop suffices).
+bool haveCommonRoot(FusionOp fusion) {
+  ArrayRef<int64_t> largest;
+  int64_t most = -1;
+  for (Type type : fusion.getResultTypes()) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+    if (numElements(shape) > most ||
+        (numElements(shape) == most && shape.size() > largest.size())) {
+      most = numElements(shape);
+      largest = shape;
+    }
+  }
+  return llvm::all_of(fusion.getResultTypes(), [&](Type type) {
+    return isBroadcastableTo(cast<RankedTensorType>(type).getShape(), largest);
+  });
+}
+
+/// The groups of a fusion: one root when its results share one, else (a
+/// horizontally merged pointwise fusion, or an optimizer) one per shape.
+std::optional<SmallVector<Group>> groupsOf(FusionOp fusion, std::string *why) {
+  if (fusion.getKind() == "pointwise" && haveCommonRoot(fusion)) {
+    std::optional<Group> group = pointwiseGroup(fusion, why);
+    if (!group)
+      return std::nullopt;
+    return SmallVector<Group>{std::move(*group)};
+  }
+  if (fusion.getKind() == "pointwise" || fusion.getKind() == "optimizer")
+    return optimizerGroups(fusion, why);
+  if (why)
+    *why = "kind \"" + fusion.getKind().str() + "\" is not pointwise or optimizer";
+  return std::nullopt;
+}
+
 class PointwiseEmitter final : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
-    if (fusion.getKind() == "pointwise")
-      return pointwiseGroup(fusion, nullptr).has_value();
-    if (fusion.getKind() == "optimizer")
-      return optimizerGroups(fusion, nullptr).has_value();
-    return false;
+    return groupsOf(fusion, nullptr).has_value();
   }
 
   FailureOr<GeneratedFusion> emit(FusionOp fusion,
                                   const CodegenOptions &options) const override {
     std::string why;
     SmallVector<Group> groups;
-    if (fusion.getKind() == "pointwise") {
-      std::optional<Group> group = pointwiseGroup(fusion, &why);
-      if (group)
-        groups.push_back(std::move(*group));
-    } else if (fusion.getKind() == "optimizer") {
-      std::optional<SmallVector<Group>> found = optimizerGroups(fusion, &why);
-      if (found)
-        groups = std::move(*found);
-    } else {
-      why = "kind \"" + fusion.getKind().str() + "\" is not pointwise or optimizer";
-    }
+    if (std::optional<SmallVector<Group>> found = groupsOf(fusion, &why))
+      groups = std::move(*found);
     if (groups.empty())
       return fusion.emitOpError("pointwise codegen: ") << why;
 

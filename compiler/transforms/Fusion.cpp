@@ -32,50 +32,6 @@ namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNFUSE
 #include "compiler/transforms/Passes.h.inc"
 
-static RankedTensorType tensorType(Value v) {
-  return dyn_cast<RankedTensorType>(v.getType());
-}
-
-/// Step 1: matmul epilogues.
-static void formGemmGroups(Block &body, Grouping &grouping) {
-  for (Operation &op : body) {
-    auto matmul = dyn_cast<MatmulOp>(op);
-    if (!matmul || grouping.of(matmul))
-      continue;
-    Group *group = grouping.create("gemm", matmul);
-    Operation *tail = matmul;
-    RankedTensorType shape = matmul.getType();
-    while (true) {
-      Operation *next = nullptr;
-      for (Operation *user : tail->getResult(0).getUsers())
-        if (classify(user) == OpClass::Pointwise && !grouping.of(user) &&
-            user->getNumResults() == 1 &&
-            tensorType(user->getResult(0)).getShape() == shape.getShape() &&
-            (!next || user->isBeforeInBlock(next)))
-          next = user;
-      if (!next || isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp>(next))
-        break;
-      // Epilogue operands are read from buffers; an op that needs a constant
-      // (e.g. an optimizer's scaling) is left to the pointwise kernels.
-      if (llvm::any_of(next->getOperands(), [](Value v) {
-            return v.getDefiningOp<ConstantOp>() != nullptr;
-          }))
-        break;
-      // Every value computed so far that is used outside must be used after
-      // the new tail, where the fusion will stand.
-      group->ops.insert(next);
-      bool ok = llvm::all_of(group->ops, [&](Operation *member) {
-        return usersOutsideComeAfter(member, *group, next);
-      });
-      group->ops.remove(next);
-      if (!ok)
-        break;
-      grouping.add(group, next);
-      tail = next;
-    }
-  }
-}
-
 /// Step 2: pointwise trees and single-op groups, walking backwards.
 static void formRemainingGroups(Block &body, Grouping &grouping) {
   for (Operation &op : llvm::reverse(body)) {
@@ -223,9 +179,10 @@ LogicalResult fuseFunction(func::FuncOp function) {
   Block &body = function.getBody().front();
   Grouping grouping;
   formAttentionGroups(body, grouping);
-  formGemmGroups(body, grouping);
+  formGemmGroups(function, grouping);
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
+  mergeHorizontalGroups(body, grouping);
   for (Group *group : grouping.all())
     materialize(*group);
   // Constants now copied into every region that used them.

@@ -10,6 +10,8 @@
 
 #include "compiler/transforms/FusionGroups.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace mlir::kiln {
 
 /// Groups every attention and attention_backward op with the transposes
@@ -21,6 +23,12 @@ namespace mlir::kiln {
 /// attention ops through the inverse transpose (an exact rewrite: layout ops
 /// move data only).
 void formAttentionGroups(Block &body, Grouping &grouping);
+
+/// Roots a gemm group at every matmul and extends it by the element-wise
+/// ops that consume its result, with the element-wise side computations
+/// only they need (GemmEpilogues.cpp); moves ops that would stand between
+/// the matmul and its epilogue below it when nothing before needs them.
+void formGemmGroups(func::FuncOp function, Grouping &grouping);
 
 /// Whether a pointwise group may take `producer`, whose result an
 /// index-remapping op of the group reads at remapped positions
