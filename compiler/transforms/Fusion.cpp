@@ -1,15 +1,23 @@
 //===- Fusion.cpp - grouping ops into kernels -----------------------------===//
 //
-// Groups are formed in three steps over each function's single block:
+// Groups are formed in steps over each function's single block:
+//  0. every attention op takes the transposes between it and memory that
+//     keep the head dim innermost (AttentionLayouts.cpp);
 //  1. every matmul takes the chain of same-shaped element-wise ops that
-//     consume its result as an epilogue;
+//     consume its result as an epilogue, with the element-wise side
+//     computations only they need (GemmEpilogues.cpp);
 //  2. walking backwards, every remaining compute op roots a group; a
 //     pointwise root absorbs its element-wise producers when everything that
 //     uses them is in the group or comes after the root (then the value
-//     becomes an extra result of the fusion);
+//     becomes an extra result of the fusion), and the producers of what
+//     index-remapping ops read when nothing else uses them
+//     (RemapChains.cpp);
 //  3. in the training entries, the pointwise groups that produce the updated
 //     parameters and optimizer state, and the scalar groups that only feed
-//     them, merge into one multi-tensor optimizer kernel.
+//     them, merge into one multi-tensor optimizer kernel;
+//  4. independent groups that one kernel can run merge horizontally: gemms
+//     of one shape sharing an operand, and pointwise groups
+//     (HorizontalFusion.cpp).
 // Each group then becomes a kiln.fusion placed at its last op.
 //
 //===----------------------------------------------------------------------===//
