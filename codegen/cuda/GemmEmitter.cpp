@@ -79,10 +79,15 @@ struct GemmProblem {
 };
 
 /// A gemm fusion taken apart: its matmuls (several of one shape form a
-/// grouped launch, e.g. projections of one input), their sizes, and what
-/// their epilogues yield.
+/// grouped launch, e.g. projections of one input, or, when the body adds
+/// their products, one product over their concatenated K, e.g. the
+/// gradient of an input that several projections read), their sizes, and
+/// what their epilogues yield.
 struct GemmPlan {
   SmallVector<GemmProblem> problems;
+  /// The sum of every problem's product when the products are added (all
+  /// results then belong to problem 0's epilogue, which starts from it).
+  Value sum;
   bool transposeLhs = false, transposeRhs = false;
   Type elementType;
   /// [batch..., M, N] of each product (and of every yielded value).
@@ -147,8 +152,12 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   Block &body = fusion.getBody().front();
   GemmPlan plan;
   // The matmul each value is computed from (-1: none, e.g. a bias or a
-  // constant scaling; the epilogue recomputes such values per element).
+  // constant scaling; the epilogue recomputes such values per element;
+  // kSummed: the sum of several products).
+  constexpr int kSummed = std::numeric_limits<int>::max();
   llvm::DenseMap<Value, int> owner;
+  // Matmul results and sums of them, each to be added exactly once.
+  llvm::DenseSet<Value> summands;
   for (Operation &op : body.without_terminator()) {
     if (auto matmul = dyn_cast<MatmulOp>(op)) {
       owner[matmul.getResult()] = plan.problems.size();
@@ -162,15 +171,33 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
       return failure();
     }
     int from = -1;
+    bool combines = false;
     for (Value operand : op.getOperands()) {
-      int o = owner.lookup(operand);
-      if (!isa<BlockArgument>(operand) && o >= 0) {
-        if (from >= 0 && from != o) {
-          why = "'" + name + "' combines the products of two matmuls";
-          return failure();
-        }
-        from = o;
+      auto found = owner.find(operand);
+      int o = found == owner.end() ? -1 : found->second;
+      if (isa<BlockArgument>(operand) || o < 0)
+        continue;
+      combines |= from >= 0 && from != o;
+      from = from < 0 ? o : from;
+    }
+    if (combines) {
+      // Only an add of two products (or sums of them), before any other
+      // epilogue op: one accumulation over the concatenated K.
+      auto isSummand = [&](Value v) {
+        return isa_and_nonnull<MatmulOp>(v.getDefiningOp()) || summands.contains(v);
+      };
+      if (!isa<AddOp>(op) || !isSummand(op.getOperand(0)) ||
+          !isSummand(op.getOperand(1)) ||
+          op.getOperand(0).getType() != op.getResult(0).getType() ||
+          op.getOperand(1).getType() != op.getResult(0).getType()) {
+        why = "'" + name + "' combines the products of two matmuls";
+        return failure();
       }
+      summands.insert(op.getOperand(0));
+      summands.insert(op.getOperand(1));
+      summands.insert(op.getResult(0));
+      from = kSummed;
+      plan.sum = op.getResult(0);
     }
     owner[op.getResult(0)] = from;
   }
@@ -230,8 +257,29 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
             "' computes a value that does not broadcast to the product";
       return failure();
     }
+  if (plan.sum) {
+    // One tree of adds over every product, each summand used once, and the
+    // epilogue after it.
+    for (Value summand : summands)
+      if (summand != plan.sum && !summand.hasOneUse()) {
+        why = "a summed product is used besides the sum";
+        return failure();
+      }
+    for (const GemmProblem &problem : plan.problems)
+      if (!summands.contains(MatmulOp(problem.matmul).getResult())) {
+        why = "a matmul whose product is not in the sum of the others";
+        return failure();
+      }
+    for (Value summand : summands)
+      if (summand != plan.sum && summand.hasOneUse() &&
+          !summands.contains((*summand.getUsers().begin())->getResult(0))) {
+        why = "two sums of products";
+        return failure();
+      }
+  }
   for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands())) {
-    int o = owner.lookup(value);
+    auto found = owner.find(value);
+    int o = found == owner.end() ? -1 : found->second;
     if (isa<BlockArgument>(value) || o < 0) {
       why = "a yielded value is not computed from a matmul's product";
       return failure();
@@ -240,10 +288,14 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
       why = "a yielded value must be a float tensor of the product's shape";
       return failure();
     }
-    plan.problems[o].results.push_back(index);
+    if (plan.sum && o != kSummed) {
+      why = "a yielded value is computed from a product that is also summed";
+      return failure();
+    }
+    plan.problems[plan.sum ? 0 : o].results.push_back(index);
   }
   for (const GemmProblem &problem : plan.problems)
-    if (problem.results.empty()) {
+    if (problem.results.empty() && !plan.sum) {
       why = "a matmul whose product no result needs";
       return failure();
     }
@@ -321,7 +373,8 @@ public:
 
   FailureOr<std::string> write() {
     std::string globals, text;
-    size_t problems = plan.problems.size();
+    // One epilogue per problem, or one after the sum of the products.
+    size_t problems = plan.sum ? 1 : plan.problems.size();
     for (size_t g = 0; g < problems; ++g) {
       FailureOr<std::string> functions = writeProblem(g, globals);
       if (failed(functions))
@@ -352,7 +405,8 @@ private:
   FailureOr<std::string> writeProblem(size_t g, std::string &globals) {
     const GemmProblem &problem = plan.problems[g];
     Block &body = fusion.getBody().front();
-    std::string suffix = plan.problems.size() == 1 ? "" : std::to_string(g);
+    std::string suffix =
+        plan.sum || plan.problems.size() == 1 ? "" : std::to_string(g);
     ScalarEmitter emitter(plan.outShape, "kg_e" + std::to_string(g) + "_", "kg_idx");
     // Coordinates of the element from its row r and column c.
     SmallVector<std::string> coords;
@@ -372,7 +426,7 @@ private:
     }
     coords.push_back("c");
     emitter.setIndex(coords, "(r * KG_N + c)");
-    emitter.bindValue(MatmulOp(problem.matmul).getResult(), "v0");
+    emitter.bindValue(plan.sum ? plan.sum : MatmulOp(problem.matmul).getResult(), "v0");
     for (BlockArgument argument : body.getArguments())
       emitter.bindBuffer(argument, "p.in" + std::to_string(argument.getArgNumber()));
 
@@ -394,7 +448,8 @@ private:
     os << "__device__ __forceinline__ void kg_epilogue" << suffix
        << "(const KgParams &p, kg_idx r, kg_idx c, float acc, float (&res)["
        << count << "]) {\n";
-    os << "  // kiln.matmul, rounded once to its element type\n";
+    os << "  // " << (plan.sum ? "the sum of the products" : "kiln.matmul")
+       << ", rounded once to its element type\n";
     os << "  const float v0 = " << roundTo(plan.elementType, "acc") << ";\n";
     os << statements;
     for (auto [i, value] : llvm::enumerate(values))
@@ -458,7 +513,9 @@ __device__ __forceinline__ void kg_store2(__half *p, float a, float b) {
 constexpr const char *kCommon = R"cuda(
 constexpr kg_idx KG_TILES_M = (KG_ROWS + KG_BM - 1) / KG_BM;
 constexpr kg_idx KG_TILES_N = (KG_N + KG_BN - 1) / KG_BN;
+// K tiles of one problem, and of the concatenated K of summed problems.
 constexpr int KG_KT = (int)((KG_K + KG_BK - 1) / KG_BK);
+constexpr int KG_KT_ALL = KG_KSUMS * KG_KT;
 // Outputs of every problem, rows stacked problem after problem.
 constexpr kg_idx KG_TOTAL = KG_GROUPS * KG_OUT_ROWS * KG_N;
 
@@ -471,6 +528,23 @@ __device__ __forceinline__ void kg_tile(kg_idx pid, kg_idx &tm, kg_idx &tn) {
   const kg_idx local = pid % (KG_GROUP_M * KG_TILES_N);
   tm = first + local % size;
   tn = local / size;
+}
+
+// The operand matrices of K tile kt of GEMM batch b and the tile's first k.
+// When the products of several problems are summed (KG_KSUMS > 1), tile kt
+// belongs to problem kt / KG_KT: one accumulation over their concatenated K.
+__device__ __forceinline__ void kg_tile_operands(const KgParams &p, kg_idx b, int kt,
+                                                 const kg_t *&a, const kg_t *&bm, kg_idx &k0) {
+  if constexpr (KG_KSUMS == 1) {
+    a = kg_lhs(p, b);
+    bm = kg_rhs(p, b);
+    k0 = (kg_idx)kt * KG_BK;
+  } else {
+    const int g = kt / (KG_KT > 0 ? KG_KT : 1);
+    a = kg_lhs(p, g * KG_GEMM_BATCH + b);
+    bm = kg_rhs(p, g * KG_GEMM_BATCH + b);
+    k0 = (kg_idx)(kt - g * KG_KT) * KG_BK;
+  }
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused
@@ -656,13 +730,13 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
     const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
-    const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
+    const int ktEnd =
+        KG_KT_ALL < ktBegin + KG_KT_PER_SPLIT ? KG_KT_ALL : ktBegin + KG_KT_PER_SPLIT;
     const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const kg_t *gA = kg_lhs(p, b);
-    const kg_t *gB = kg_rhs(p, b);
-
     auto loadStage = [&](int stage, int kt) {
-      const kg_idx k0 = (kg_idx)kt * KG_BK;
+      const kg_t *gA, *gB;
+      kg_idx k0;
+      kg_tile_operands(p, b, kt, gA, gB, k0);
       kg_t *tA = sA + stage * KG_A_STAGE;
       kg_t *tB = sB + stage * KG_B_STAGE;
       if constexpr (KG_A_KMAJOR)
@@ -782,16 +856,16 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
     const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
-    const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
+    const int ktEnd =
+        KG_KT_ALL < ktBegin + KG_KT_PER_SPLIT ? KG_KT_ALL : ktBegin + KG_KT_PER_SPLIT;
     const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const float *gA = kg_lhs(p, b);
-    const float *gB = kg_rhs(p, b);
-
     // Element e of a tile: consecutive threads walk the global contiguous
     // dimension (coalesced); (ml, kl) / (nl, kl) are its tile coordinates.
     float ra[KG_EA], rb[KG_EB];
     auto fetch = [&](int kt) {
-      const kg_idx k0 = (kg_idx)kt * KG_BK;
+      const float *gA, *gB;
+      kg_idx k0;
+      kg_tile_operands(p, b, kt, gA, gB, k0);
 #pragma unroll
       for (int i = 0; i < KG_EA; ++i) {
         const int e = tid + i * KG_THREADS;
@@ -990,14 +1064,15 @@ struct Choice {
 /// warps does not saturate an SM), plus for split-K the f32 partials'
 /// traffic and a second launch. Deterministic (first best wins).
 Choice chooseConfig(ArrayRef<TileConfig> configs, int64_t gemmBatch,
-                    int64_t rows, int64_t n, int64_t k, int64_t outElements,
-                    double smRate) {
+                    int64_t rows, int64_t n, int64_t k, int64_t ksums,
+                    int64_t outElements, double smRate) {
   Choice best;
   double bestTime = std::numeric_limits<double>::infinity();
   for (const TileConfig &config : configs) {
     int64_t tiles = ((rows + config.bm - 1) / config.bm) *
                     ((n + config.bn - 1) / config.bn) * gemmBatch;
-    int64_t kTiles = (k + config.bk - 1) / config.bk;
+    // K tiles of every summed problem (a tile never spans two).
+    int64_t kTiles = ksums * ((k + config.bk - 1) / config.bk);
     for (int split : {1, 2, 3, 4, 6, 8, 12, 16}) {
       if (split > 1 && kTiles / split < 4)
         break;
@@ -1072,7 +1147,9 @@ public:
              << options.arch << "'";
 
     GeneratedFusion generated;
-    int64_t groups = plan.problems.size();
+    // Problems with outputs of their own (stacked), or summed into one.
+    int64_t ksums = plan.sum ? plan.problems.size() : 1;
+    int64_t groups = plan.sum ? 1 : plan.problems.size();
     // Of every problem together.
     int64_t outElements = groups * plan.batch * plan.m * plan.n;
     if (outElements == 0)
@@ -1100,7 +1177,7 @@ public:
     double smRate = simt ? 51e12 / kNumSMs
                          : isF32 ? 200e12 / kNumSMs : 450e12 / kNumSMs;
     Choice choice = chooseConfig(configs, groups * gemmBatch, rows, plan.n,
-                                 plan.k, outElements, smRate);
+                                 plan.k, ksums, outElements, smRate);
     const TileConfig &config = choice.config;
 
     // 16-byte copies need the contiguous dimension of an operand to be a
@@ -1160,7 +1237,9 @@ public:
     os << "constexpr kg_idx KG_OUT_ROWS = " << plan.batch * plan.m
        << "; // rows of every output, r = batch * M + m\n";
     os << "constexpr kg_idx KG_GROUPS = " << groups
-       << "; // problems of one shape in this launch\n";
+       << "; // problems of one shape in this launch, outputs stacked\n";
+    os << "constexpr int KG_KSUMS = " << ksums
+       << "; // problems whose products are summed over their concatenated K\n";
     os << "constexpr bool KG_A_KMAJOR = " << (aKMajor ? "true" : "false")
        << "; // lhs stored [M][K]\n";
     os << "constexpr bool KG_B_KMAJOR = " << (bKMajor ? "true" : "false")
@@ -1225,7 +1304,7 @@ public:
     os << "__device__ __forceinline__ kg_idx kg_rhs_batch(kg_idx b) {\n"
        << batchOffset(plan.rhsBatchStrides, plan.k * plan.n) << "}\n";
     // The operand matrices of GEMM batch b (batches of problem g follow
-    // those of problem g - 1).
+    // those of problem g - 1, whether the problems are stacked or summed).
     auto operandOf = [&](const char *name, bool lhs) {
       std::string text = std::string("__device__ __forceinline__ const kg_t *") +
                          name + "(const KgParams &p, kg_idx b) {\n";
@@ -1233,7 +1312,7 @@ public:
       auto arg = [&](const GemmProblem &problem) {
         return "p.in" + std::to_string(lhs ? problem.lhsArg : problem.rhsArg);
       };
-      if (groups == 1)
+      if (plan.problems.size() == 1)
         return text + "  return " + arg(plan.problems.front()) + " + " + offset +
                "(b);\n}\n";
       text += "  const kg_idx g = b / KG_GEMM_BATCH;\n"

@@ -560,6 +560,67 @@ TEST_F(GemmEmitterTest, ProjectionsOfOneInputAreOneGroupedLaunch) {
   }
 }
 
+TEST_F(GemmEmitterTest, SummedProductsAreOneProductOverTheConcatenatedK) {
+  // The gradient of the input of the q, k and v projections: three
+  // products added, one launch whose K loop runs over all three (tile kt
+  // belongs to problem kt / KG_KT), then the epilogue on the sum. Also
+  // bf16 with a K that leaves a tail in every problem, and a small deep
+  // bf16 problem that splits K across the problems.
+  struct Case {
+    std::vector<int64_t> lhs, rhs, out;
+    std::string element;
+    bool tf32;
+  };
+  for (Case c : {Case{{4, 32, 64}, {64, 64}, {4, 32, 64}, "f32", false},
+                 Case{{4, 32, 64}, {64, 64}, {4, 32, 64}, "f32", true},
+                 Case{{100, 70}, {72, 70}, {100, 72}, "bf16", false},
+                 Case{{96, 1000}, {40, 1000}, {96, 40}, "bf16", false}}) {
+    SCOPED_TRACE(c.element + " " + std::to_string(c.lhs.back()));
+    CodegenOptions options;
+    options.allowTf32 = c.tf32;
+    std::string a = tensor(c.lhs, c.element), w = tensor(c.rhs, c.element);
+    std::string y = tensor(c.out, c.element), bias = tensor({c.out.back()}, c.element);
+    std::string body =
+        "    %q = kiln.matmul %dq, %wq transpose_rhs : " + a + ", " + w + "\n" +
+        "    %k = kiln.matmul %dk, %wk transpose_rhs : " + a + ", " + w + "\n" +
+        "    %s = kiln.add %q, %k : " + y + ", " + y + "\n" +
+        "    %v = kiln.matmul %dv, %wv transpose_rhs : " + a + ", " + w + "\n" +
+        "    %t = kiln.add %s, %v : " + y + ", " + y + "\n" +
+        "    %u = kiln.add %t, %bias : " + y + ", " + bias + "\n";
+    GeneratedFusion generated = emitAndCompile(
+        fusionModule({{"dq", a}, {"wq", w}, {"dk", a}, {"wk", w}, {"dv", a},
+                      {"wv", w}, {"bias", bias}},
+                     body, {{"u", y}}),
+        options);
+    ASSERT_GE(generated.kernels.size(), 1u);
+    const std::string &source = generated.kernels[0].source;
+    EXPECT_EQ(constant(source, "KG_KSUMS"), 3);
+    EXPECT_EQ(constant(source, "KG_GROUPS"), 1);
+    int64_t split = constant(source, "KG_SPLIT");
+    EXPECT_EQ(generated.launches.size(), split > 1 ? 2u : 1u);
+    EXPECT_EQ(generated.launches[0].grid[2],
+              static_cast<uint32_t>(constant(source, "KG_GEMM_BATCH") * split));
+    // Every K tile of every problem is covered by the splits.
+    int64_t kt = (c.lhs.back() + constant(source, "KG_BK") - 1) / constant(source, "KG_BK");
+    EXPECT_GE(split * constant(source, "KG_KT_PER_SPLIT"), 3 * kt);
+    EXPECT_NE(source.find("default: return p.in4 + kg_lhs_batch(b);"), std::string::npos)
+        << source;
+    EXPECT_NE(source.find("case 1: return p.in3 + kg_rhs_batch(b);"), std::string::npos);
+    // One epilogue, on the sum, with the bias.
+    EXPECT_NE(source.find("// the sum of the products, rounded once"), std::string::npos);
+    EXPECT_EQ(source.find("kg_store_pair1"), std::string::npos);
+    EXPECT_NE(source.find("kiln_load(p.in6[c])"), std::string::npos);
+  }
+  // A product also used besides the sum is not summed.
+  std::string a = tensor({8, 16}, "f32"), w = tensor({16, 8}, "f32"), y = tensor({8, 8}, "f32");
+  EXPECT_FALSE(matches(fusionModule(
+      {{"a", a}, {"w1", w}, {"w2", w}},
+      "    %p = kiln.matmul %a, %w1 : " + a + ", " + w + "\n" +
+          "    %q = kiln.matmul %a, %w2 : " + a + ", " + w + "\n" +
+          "    %s = kiln.add %p, %q : " + y + ", " + y + "\n",
+      {{"s", y}, {"p", y}})));
+}
+
 TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
   std::string a = tensor({64, 32}, "f32"), b = tensor({32, 48}, "f32");
   std::string y = tensor({64, 48}, "f32"), s = "tensor<f32>";
@@ -688,11 +749,11 @@ TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
       "    %e = kiln.exp %a : " + a + "\n    %m = kiln.matmul %e, %b : " + a +
           ", " + b + "\n",
       {{"m", y}})));
-  // An op that combines the products of two matmuls.
+  // An op other than a sum that combines the products of two matmuls.
   EXPECT_FALSE(matches(fusionModule(
       args,
       matmul + "    %m2 = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
-          "    %s = kiln.add %m, %m2 : " + y + ", " + y + "\n",
+          "    %s = kiln.mul %m, %m2 : " + y + ", " + y + "\n",
       {{"s", y}})));
   // Two matmuls of different shapes.
   EXPECT_FALSE(matches(fusionModule(

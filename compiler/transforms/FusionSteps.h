@@ -26,9 +26,14 @@ void formAttentionGroups(Block &body, Grouping &grouping);
 
 /// Roots a gemm group at every matmul and extends it by the element-wise
 /// ops that consume its result, with the element-wise side computations
-/// only they need (GemmEpilogues.cpp); moves ops that would stand between
-/// the matmul and its epilogue below it when nothing before needs them.
+/// only they need, and by matmuls of the same shape whose products it adds
+/// (GemmEpilogues.cpp); moves ops that would stand between the matmul and
+/// its epilogue below it when nothing before needs them.
 void formGemmGroups(func::FuncOp function, Grouping &grouping);
+
+/// Whether `op` adds products of matmuls (or sums of them): a gemm group
+/// holding one computes one product over the concatenated K of its matmuls.
+bool isSumOfProducts(Operation *op);
 
 /// Whether a pointwise group may take `producer`, whose result an
 /// index-remapping op of the group reads at remapped positions

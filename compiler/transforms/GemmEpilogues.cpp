@@ -10,6 +10,10 @@
 // computed so far, but feed nothing before that op (a loss reduction), move
 // below it, so that the fusion can stand at its last op.
 //
+// A sum of products of matmuls of one shape that nothing else uses roots
+// one group: one product over their concatenated K (the gradient of an
+// input read by several projections is one launch).
+//
 // Epilogues do not reach into an optimizer's update (the element-wise ops
 // that produce updated parameters and state): those join the multi-tensor
 // optimizer kernel.
@@ -111,13 +115,42 @@ bool sinkBelow(SmallVector<Operation *> blocking, Operation *point,
   return true;
 }
 
+/// The matmuls and adds of the sum of products rooted at `root` when they
+/// can be one product over the concatenated K of the matmuls: every matmul
+/// of one problem shape, every product and partial sum used once, none
+/// grouped yet. Empty otherwise.
+SmallVector<Operation *> sumOfProducts(Operation *root, const Grouping &grouping) {
+  SmallVector<Operation *> ops;
+  MatmulOp first;
+  SmallVector<Operation *> worklist = {root};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (grouping.of(op) || (op != root && !op->getResult(0).hasOneUse()))
+      return {};
+    ops.push_back(op);
+    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+      first = first ? first : matmul;
+      if (matmul.getType() != first.getType() ||
+          matmul.getLhs().getType() != first.getLhs().getType() ||
+          matmul.getRhs().getType() != first.getRhs().getType() ||
+          matmul.getTransposeLhs() != first.getTransposeLhs() ||
+          matmul.getTransposeRhs() != first.getTransposeRhs())
+        return {};
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      worklist.push_back(operand.getDefiningOp());
+  }
+  return ops;
+}
+
 /// Tries to extend `group` (ending at `tail`) by `next` and the side trees
 /// of its other operands.
 bool extendEpilogue(Group &group, Grouping &grouping, Operation *next,
                     ArrayRef<int64_t> shape,
                     const llvm::DenseSet<Operation *> &update) {
-  group.ops.insert(next);
   SmallVector<Operation *> side;
+  group.ops.insert(next);
   for (Value operand : next->getOperands())
     if (!group.ops.contains(operand.getDefiningOp()))
       for (Operation *op : sideTree(operand, group, grouping, shape, update)) {
@@ -146,19 +179,44 @@ bool extendEpilogue(Group &group, Grouping &grouping, Operation *next,
 
 } // namespace
 
+bool isSumOfProducts(Operation *op) {
+  if (!isa<AddOp>(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [](Value operand) {
+    Operation *producer = operand.getDefiningOp();
+    return producer && (isa<MatmulOp>(producer) || isSumOfProducts(producer));
+  });
+}
+
 void formGemmGroups(func::FuncOp function, Grouping &grouping) {
   Block &body = function.getBody().front();
   llvm::DenseSet<Operation *> update = optimizerUpdateOps(function);
-  SmallVector<MatmulOp> matmuls;
+  // Roots: the outermost sums of products first, then every other matmul.
+  SmallVector<Operation *> roots;
   for (Operation &op : body)
-    if (auto matmul = dyn_cast<MatmulOp>(op))
-      matmuls.push_back(matmul);
-  for (MatmulOp matmul : matmuls) {
-    if (grouping.of(matmul))
+    if (isSumOfProducts(&op) &&
+        !(op.getResult(0).hasOneUse() &&
+          isSumOfProducts(*op.getResult(0).getUsers().begin())))
+      roots.push_back(&op);
+  for (Operation &op : body)
+    if (isa<MatmulOp>(op))
+      roots.push_back(&op);
+  for (Operation *root : roots) {
+    if (grouping.of(root))
       continue;
-    Group *group = grouping.create("gemm", matmul);
-    Operation *tail = matmul;
-    ArrayRef<int64_t> shape = matmul.getType().getShape();
+    Group *group = nullptr;
+    if (isa<AddOp>(root)) {
+      SmallVector<Operation *> sum = sumOfProducts(root, grouping);
+      if (sum.empty())
+        continue;
+      group = grouping.create("gemm", root);
+      for (Operation *op : sum)
+        grouping.add(group, op);
+    } else {
+      group = grouping.create("gemm", root);
+    }
+    Operation *tail = root;
+    ArrayRef<int64_t> shape = tensorType(root->getResult(0)).getShape();
     while (true) {
       // The first element-wise consumer of the tail that keeps the
       // product's shape and stores a float.

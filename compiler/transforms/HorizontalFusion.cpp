@@ -39,10 +39,12 @@ SmallVector<MatmulOp> matmulsOf(const Group &group) {
   return matmuls;
 }
 
-/// Whether the matmuls of `a` and `b` can be one grouped launch.
+/// Whether the matmuls of `a` and `b` can be one grouped launch (neither
+/// sums its products over a concatenated K).
 bool sameGemmProblems(const Group &a, const Group &b) {
   SmallVector<MatmulOp> left = matmulsOf(a), right = matmulsOf(b);
-  if (left.empty() || right.empty())
+  if (left.empty() || right.empty() || llvm::any_of(a.ops, isSumOfProducts) ||
+      llvm::any_of(b.ops, isSumOfProducts))
     return false;
   bool shared = false;
   for (MatmulOp x : left)

@@ -6,6 +6,8 @@
 // - p, dp: a read-out with bias whose epilogue also computes the mean
 //   squared error's gradient (the target negated per element, constants).
 // - dh: a product times tanh's derivative computed in its epilogue.
+// - da: the sum of three products (the gradient of the input of q, k and v),
+//   one product over their concatenated K.
 func.func @f(%x: tensor<128x64xf32> {kiln.name = "x"}, %dy: tensor<128x64xf32> {kiln.name = "dy"},
              %dp0: tensor<128x1xf32> {kiln.name = "dp0"},
              %a: tensor<4x32x64xf32> {kiln.name = "a"}, %wq: tensor<64x64xf32> {kiln.name = "wq"},
@@ -15,14 +17,16 @@ func.func @f(%x: tensor<128x64xf32> {kiln.name = "x"}, %dy: tensor<128x64xf32> {
              %gv: tensor<128x64xf32> {kiln.name = "gv"},
              %wo: tensor<64x1xf32> {kiln.name = "wo"}, %bo: tensor<1xf32> {kiln.name = "bo"},
              %y: tensor<4x32x1xf32> {kiln.name = "y"},
-             %u: tensor<128x64xf32> {kiln.name = "u"}, %wd: tensor<64x64xf32> {kiln.name = "wd"})
+             %u: tensor<128x64xf32> {kiln.name = "u"}, %wd: tensor<64x64xf32> {kiln.name = "wd"},
+             %eq: tensor<4x32x64xf32> {kiln.name = "eq"}, %ek: tensor<4x32x64xf32> {kiln.name = "ek"},
+             %ev: tensor<4x32x64xf32> {kiln.name = "ev"})
     -> (tensor<64x64xf32> {kiln.name = "dw"}, tensor<64x1xf32> {kiln.name = "dw_out"},
         tensor<4x32x64xf32> {kiln.name = "q"}, tensor<4x32x64xf32> {kiln.name = "k"},
         tensor<4x32x64xf32> {kiln.name = "v"},
         tensor<64x64xf32> {kiln.name = "dwq"}, tensor<64x64xf32> {kiln.name = "dwk"},
         tensor<64x64xf32> {kiln.name = "dwv"},
         tensor<4x32x1xf32> {kiln.name = "p"}, tensor<4x32x1xf32> {kiln.name = "dp"},
-        tensor<128x64xf32> {kiln.name = "dh"}) {
+        tensor<128x64xf32> {kiln.name = "dh"}, tensor<4x32x64xf32> {kiln.name = "da"}) {
   %0 = kiln.matmul %x, %dy transpose_lhs : tensor<128x64xf32>, tensor<128x64xf32>
   %1 = kiln.matmul %x, %dp0 transpose_lhs : tensor<128x64xf32>, tensor<128x1xf32>
   %q = kiln.matmul %a, %wq : tensor<4x32x64xf32>, tensor<64x64xf32>
@@ -45,8 +49,13 @@ func.func @f(%x: tensor<128x64xf32> {kiln.name = "x"}, %dy: tensor<128x64xf32> {
   %one = kiln.constant dense<1.0> : tensor<f32>
   %dt = kiln.sub %one, %tt : tensor<f32>, tensor<128x64xf32>
   %dh = kiln.mul %h, %dt : tensor<128x64xf32>, tensor<128x64xf32>
-  return %0, %1, %q, %k, %v, %dwq, %dwk, %dwv, %p, %dp, %dh
+  %daq = kiln.matmul %eq, %wq transpose_rhs : tensor<4x32x64xf32>, tensor<64x64xf32>
+  %dak = kiln.matmul %ek, %wk transpose_rhs : tensor<4x32x64xf32>, tensor<64x64xf32>
+  %dav = kiln.matmul %ev, %wv transpose_rhs : tensor<4x32x64xf32>, tensor<64x64xf32>
+  %da0 = kiln.add %dav, %dak : tensor<4x32x64xf32>, tensor<4x32x64xf32>
+  %da = kiln.add %da0, %daq : tensor<4x32x64xf32>, tensor<4x32x64xf32>
+  return %0, %1, %q, %k, %v, %dwq, %dwk, %dwv, %p, %dp, %dh, %da
       : tensor<64x64xf32>, tensor<64x1xf32>, tensor<4x32x64xf32>, tensor<4x32x64xf32>,
         tensor<4x32x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>,
-        tensor<4x32x1xf32>, tensor<4x32x1xf32>, tensor<128x64xf32>
+        tensor<4x32x1xf32>, tensor<4x32x1xf32>, tensor<128x64xf32>, tensor<4x32x64xf32>
 }

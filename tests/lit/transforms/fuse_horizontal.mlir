@@ -39,16 +39,36 @@ func.func @projections(%x: tensor<2x4x16xf32>, %wq: tensor<16x16xf32>, %wk: tens
         tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
 }
 
-// A product that another projection's epilogue reads cannot share its
-// launch (it is an input of that epilogue).
-// CHECK-LABEL: func.func @dependent
-// CHECK: %[[B:.*]] = kiln.fusion "gemm" (%arg0, %arg2)
-// CHECK: %[[A:.*]] = kiln.fusion "gemm" (%arg0, %arg1, %[[B]])
-func.func @dependent(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> tensor<4x8xf32> {
+// The sum of two products of one shape (the gradient of an input that two
+// projections read) is one product over their concatenated K: the second
+// matmul joins the first's group through the add.
+// CHECK-LABEL: func.func @summed
+// CHECK: %[[S:.*]] = kiln.fusion "gemm" (%arg0, %arg1, %arg2)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.yield
+// CHECK: return %[[S]]
+func.func @summed(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> tensor<4x8xf32> {
   %a = kiln.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x8xf32>
   %b = kiln.matmul %x, %w2 : tensor<4x8xf32>, tensor<8x8xf32>
   %c = kiln.add %b, %a : tensor<4x8xf32>, tensor<4x8xf32>
   return %c : tensor<4x8xf32>
+}
+
+// A product also needed by itself is not summed into another (it is an
+// input of that epilogue), nor grouped with it (the sum reads it).
+// CHECK-LABEL: func.func @dependent
+// CHECK: %[[B:.*]] = kiln.fusion "gemm" (%arg0, %arg2)
+// CHECK: %[[A:.*]] = kiln.fusion "gemm" (%arg0, %arg1, %[[B]])
+// CHECK: return %[[A]], %[[B]]
+func.func @dependent(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = kiln.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x8xf32>
+  %b = kiln.matmul %x, %w2 : tensor<4x8xf32>, tensor<8x8xf32>
+  %c = kiln.add %b, %a : tensor<4x8xf32>, tensor<4x8xf32>
+  return %c, %b : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
 // Independent element-wise kernels (rope of q and of k, and a cast of
