@@ -190,7 +190,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
   formGemmGroups(function, grouping);
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
-  mergeHorizontalGroups(body, grouping);
+  mergeHorizontalGroups(function, grouping);
   for (Group *group : grouping.all())
     materialize(*group);
   // Constants now copied into every region that used them.

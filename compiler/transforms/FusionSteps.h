@@ -46,8 +46,9 @@ bool canComputeAtRemappedPositions(Operation *producer, Operation *reader,
 
 /// Merges groups that can run as one launch (HorizontalFusion.cpp): gemm
 /// groups of equal problem shape that share an operand, and independent
-/// pointwise groups, when the merged kernel can stand at the last member.
-void mergeHorizontalGroups(Block &body, Grouping &grouping);
+/// pointwise groups (neither reading what the other updates in place), when
+/// the merged kernel can stand at the last member.
+void mergeHorizontalGroups(func::FuncOp function, Grouping &grouping);
 
 } // namespace mlir::kiln
 

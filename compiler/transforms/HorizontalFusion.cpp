@@ -19,6 +19,8 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <algorithm>
 
 namespace mlir::kiln {
@@ -70,6 +72,37 @@ bool usesValuesOf(const Group &later, const Group &earlier) {
   return false;
 }
 
+/// The function arguments whose buffers `group` overwrites: the updated
+/// parameters and optimizer state (results marked kiln.updates) it
+/// computes, written in place.
+llvm::SmallPtrSet<Value, 4> overwrittenArguments(const Group &group,
+                                                func::FuncOp function) {
+  llvm::SmallPtrSet<Value, 4> arguments;
+  Operation *terminator = function.getBody().front().getTerminator();
+  for (unsigned i = 0, e = terminator->getNumOperands(); i < e; ++i)
+    if (auto updates = function.getResultAttrOfType<IntegerAttr>(
+            i, KilnDialect::kUpdatesAttrName))
+      if (group.ops.contains(terminator->getOperand(i).getDefiningOp()) &&
+          updates.getInt() < function.getNumArguments())
+        arguments.insert(function.getArgument(updates.getInt()));
+  return arguments;
+}
+
+bool readsAnyOf(const Group &group, const llvm::SmallPtrSet<Value, 4> &values) {
+  for (Operation *op : group.ops)
+    for (Value operand : op->getOperands())
+      if (values.contains(operand))
+        return true;
+  return false;
+}
+
+/// Whether one kernel may run both: neither reads a buffer the other
+/// overwrites in place (threads of the other part would race with it).
+bool noInPlaceConflict(const Group &a, const Group &b, func::FuncOp function) {
+  return !readsAnyOf(b, overwrittenArguments(a, function)) &&
+         !readsAnyOf(a, overwrittenArguments(b, function));
+}
+
 /// Whether `earlier` may move to the last op of `later` and join it.
 bool canJoin(const Group &earlier, const Group &later) {
   Operation *point = later.last();
@@ -115,7 +148,7 @@ bool isPointwiseKind(const Group &group) {
 
 } // namespace
 
-void mergeHorizontalGroups(Block &body, Grouping &grouping) {
+void mergeHorizontalGroups(func::FuncOp function, Grouping &grouping) {
   // Independent groups only: an epilogue cannot combine the products of
   // two problems, and a pointwise kernel would compute a value that the
   // other reads at remapped positions once more at each position.
@@ -124,8 +157,9 @@ void mergeHorizontalGroups(Block &body, Grouping &grouping) {
       [](const Group &earlier, const Group &later) {
         return sameGemmProblems(earlier, later) && !usesValuesOf(later, earlier);
       });
-  mergeInOrder(grouping, isPointwiseKind, [](const Group &earlier, const Group &later) {
-    return !usesValuesOf(later, earlier);
+  mergeInOrder(grouping, isPointwiseKind, [&](const Group &earlier, const Group &later) {
+    return !usesValuesOf(later, earlier) &&
+           noInPlaceConflict(earlier, later, function);
   });
 }
 
