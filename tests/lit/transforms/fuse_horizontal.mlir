@@ -94,7 +94,17 @@ func.func @independent_pointwise(%q0: tensor<1x2x8x16xf32>, %k0: tensor<1x2x8x16
 
 // A kernel that reads a parameter stays apart from the one that overwrites
 // it in place (the update); an independent one joins the former.
-// CHECK-LABEL: func.func @in_place_update(%w: tensor<8xf32>, %g: tensor<8xf32>, %x: tensor<4xf32>)
+// CHECK-LABEL: func.func @in_place_update
+// CHECK: kiln.fusion "pointwise" (%arg0, %arg2)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.mul
+// CHECK-NEXT: kiln.exp
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.fusion "pointwise" (%arg0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.sub
+// CHECK-NEXT: kiln.yield
+func.func @in_place_update(%w: tensor<8xf32>, %g: tensor<8xf32>, %x: tensor<4xf32>)
     -> (tensor<8xf32> {kiln.updates = 0 : i64}, tensor<8xf32>, tensor<4xf32>) {
   %n = kiln.mul %w, %w : tensor<8xf32>, tensor<8xf32>
   %e = kiln.exp %x : tensor<4xf32>
