@@ -1,4 +1,4 @@
-//===- FusionGroups.h - groups of ops that become one kernel ------*- C++ -*-===//
+//===- FusionGroups.h - groups of ops that become one kernel ----*- C++ -*-===//
 //
 // The bookkeeping the grouping steps of --kiln-fuse share (Fusion.cpp and the
 // steps in files of their own): which ops form each group, which group owns

@@ -1,4 +1,4 @@
-//===- FusionSteps.h - grouping steps of --kiln-fuse --------------*- C++ -*-===//
+//===- FusionSteps.h - grouping steps of --kiln-fuse ------------*- C++ -*-===//
 //
 // The grouping steps that live in files of their own; Fusion.cpp runs them
 // in order with its own (see the pass description in Passes.td).

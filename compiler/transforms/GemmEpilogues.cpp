@@ -35,7 +35,9 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-bool isFloat(Type type) { return type.isF32() || type.isBF16() || type.isF16(); }
+bool isFloat(Type type) {
+  return type.isF32() || type.isBF16() || type.isF16();
+}
 
 /// The element-wise ops that the updated parameters and optimizer state
 /// (results marked kiln.updates) are computed from, up to the first op that
@@ -76,7 +78,8 @@ SmallVector<Operation *> sideTree(Value value, const Group &group,
         group.ops.contains(producer) || isa<ConstantOp>(producer) ||
         classify(producer) != OpClass::Pointwise || update.contains(producer) ||
         producer->getNumResults() != 1 ||
-        !isBroadcastableTo(tensorType(producer->getResult(0)).getShape(), shape))
+        !isBroadcastableTo(tensorType(producer->getResult(0)).getShape(),
+                           shape))
       continue;
     if (llvm::any_of(producer->getUsers(), [&](Operation *user) {
           return !group.ops.contains(user) && !inTree.contains(user);
@@ -106,7 +109,8 @@ bool sinkBelow(SmallVector<Operation *> blocking, Operation *point,
         moving.insert(user);
   }
   SmallVector<Operation *> ordered(moving.begin(), moving.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   Operation *after = point;
   for (Operation *op : ordered) {
     op->moveAfter(after);
@@ -119,7 +123,8 @@ bool sinkBelow(SmallVector<Operation *> blocking, Operation *point,
 /// can be one product over the concatenated K of the matmuls: every matmul
 /// of one problem shape, every product and partial sum used once, none
 /// grouped yet. Empty otherwise.
-SmallVector<Operation *> sumOfProducts(Operation *root, const Grouping &grouping) {
+SmallVector<Operation *> sumOfProducts(Operation *root,
+                                       const Grouping &grouping) {
   SmallVector<Operation *> ops;
   MatmulOp first;
   SmallVector<Operation *> worklist = {root};

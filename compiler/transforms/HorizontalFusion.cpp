@@ -76,7 +76,7 @@ bool usesValuesOf(const Group &later, const Group &earlier) {
 /// parameters and optimizer state (results marked kiln.updates) it
 /// computes, written in place.
 llvm::SmallPtrSet<Value, 4> overwrittenArguments(const Group &group,
-                                                func::FuncOp function) {
+                                                 func::FuncOp function) {
   llvm::SmallPtrSet<Value, 4> arguments;
   Operation *terminator = function.getBody().front().getTerminator();
   for (unsigned i = 0, e = terminator->getNumOperands(); i < e; ++i)
@@ -119,7 +119,8 @@ bool canJoin(const Group &earlier, const Group &later) {
 /// Among the groups `eligible` selects, merges in block order each group
 /// into the first later one that `compatible` allows and it can join.
 template <typename Eligible, typename Compatible>
-void mergeInOrder(Grouping &grouping, Eligible eligible, Compatible compatible) {
+void mergeInOrder(Grouping &grouping, Eligible eligible,
+                  Compatible compatible) {
   std::vector<Group *> groups;
   for (Group *group : grouping.all())
     if (eligible(*group))
@@ -155,12 +156,14 @@ void mergeHorizontalGroups(func::FuncOp function, Grouping &grouping) {
   mergeInOrder(
       grouping, [](const Group &group) { return group.kind == "gemm"; },
       [](const Group &earlier, const Group &later) {
-        return sameGemmProblems(earlier, later) && !usesValuesOf(later, earlier);
+        return sameGemmProblems(earlier, later) &&
+               !usesValuesOf(later, earlier);
       });
-  mergeInOrder(grouping, isPointwiseKind, [&](const Group &earlier, const Group &later) {
-    return !usesValuesOf(later, earlier) &&
-           noInPlaceConflict(earlier, later, function);
-  });
+  mergeInOrder(grouping, isPointwiseKind,
+               [&](const Group &earlier, const Group &later) {
+                 return !usesValuesOf(later, earlier) &&
+                        noInPlaceConflict(earlier, later, function);
+               });
 }
 
 } // namespace mlir::kiln
