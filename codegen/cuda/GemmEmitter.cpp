@@ -1,11 +1,22 @@
 //===- GemmEmitter.cpp - kiln.fusion "gemm": matmul + elementwise epilogue ===//
 //
 // A "gemm" fusion is one kiln.matmul whose operands are block arguments,
-// followed by an optional epilogue: elementwise ops applied to the product
-// element by element, whose other operands are block arguments that broadcast
-// to the product's shape (bias [N], residual [..., M, N], scalars). Every
-// yielded value is the product or an epilogue value, so each of them is one
-// store per output element.
+// followed by an optional epilogue: element-wise ops applied to the product
+// element by element, whose other operands are block arguments that
+// broadcast to the product's shape (bias [N], residual [..., M, N],
+// scalars), constants, or element-wise values computed from those (e.g. an
+// activation's derivative). Every yielded value has the product's shape, so
+// each of them is one store per output element.
+//
+// Several matmuls of one shape (operand types and transposes) may share a
+// fusion:
+//  - each with an epilogue of its own: one grouped launch whose GEMM batches
+//    run problem after problem (operand pointers and stores chosen per
+//    problem), e.g. the q, k and v projections of one input;
+//  - their products added (a tree of kiln.add before any other epilogue
+//    op): one product over their concatenated K, tile kt of problem
+//    kt / KG_KT, e.g. the gradient of an input that several projections
+//    read.
 //
 // Kernels (the configuration is chosen per problem by a small cost model):
 //  - bf16/f16: tensor cores through mma.sync m16n8k16 (f32 accumulation),
@@ -30,18 +41,16 @@
 // 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
 // 64x64x32 (4 warps, 4 stages); tf32 128x128, 64x128, 64x64 (3 stages);
 // SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8, and 32x32
-// in four K slices of 8. Tiles are
-// handed out in groups of 8 tile rows for L2 reuse.
+// in four K slices of 8. Tiles are handed out in groups of 8 tile rows for
+// L2 reuse.
 // Batch dimensions broadcast through per-batch offset functions baked into
 // the source; when the rhs is shared by every batch and the lhs is dense and
 // not transposed, the batch is folded into M (one large GEMM).
 //
-// The epilogue is generated here by a small self-contained scalar writer
-// (EpilogueWriter): one f32 expression chain per output element, every
-// intermediate rounded to its tensor's element type as the reference does.
-// It is meant to be replaced by the shared scalar emitter of the pointwise
-// kernels once that exists; it only needs "value of op X at element (row,
-// col)" from its client.
+// The epilogue (EpilogueWriter) is written by the ScalarEmitter that the
+// pointwise kernels use, evaluating each op at output element (row, col)
+// from the product's register: every intermediate rounded to its tensor's
+// element type as the reference does.
 //
 //===----------------------------------------------------------------------===//
 

@@ -92,7 +92,7 @@ static cl::opt<std::string> emit("emit",
                                  cl::desc("mlir, cuda, ptx or artifact (default)"),
                                  cl::init("artifact"), cl::cat(category));
 // `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
-// and prints its kernels, launches and memory per entry.
+// and prints its kernels, launches (per kernel family) and memory per entry.
 
 static int fail(llvm::Twine message) {
   llvm::errs() << "kilnc: error: " << message << "\n";
