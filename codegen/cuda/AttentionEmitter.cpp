@@ -23,6 +23,12 @@
 // (zeros). Tiles are 64x64 when they fit, else 32 or 16 (large head dims);
 // head dims too large for 16-row tiles are rejected by matches().
 //
+// Every [B, H, T, D] operand and result is addressed through strides of its
+// own (X_SB, X_SH, X_ST per tensor X; the head dim is contiguous): a fusion
+// may hold transposes between its buffers and the op that keep the head dim
+// innermost (q, k, v kept as [B, T, H, D] rows of a projection), and the
+// kernels then read and write those buffers directly.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/AttentionEmitter.h"
@@ -48,15 +54,16 @@ __device__ __forceinline__ bool kiln_visible(int qi, int kj) {
   return kj < TK && (!CAUSAL || kj <= qi + (TK - TQ));
 }
 
-// Rows [row0, row0 + ROWS) of a [t, W] matrix into shared [ROWS][LD] as f32
-// times `mul`; zeros beyond t rows and W columns (up to WP).
-template <int ROWS, int W, int WP, int LD>
+// Rows [row0, row0 + ROWS) of a [t, W] matrix with rows RS elements apart
+// into shared [ROWS][LD] as f32 times `mul`; zeros beyond t rows and W
+// columns (up to WP).
+template <int ROWS, int W, int WP, int LD, long long RS>
 __device__ __forceinline__ void kiln_load_tile(float *dst, const elem_t *__restrict__ src,
                                                int row0, int t, float mul) {
   for (int idx = threadIdx.x; idx < ROWS * WP; idx += 256) {
     const int r = idx / WP, e = idx % WP;
     float v = 0.f;
-    if (row0 + r < t && e < W) v = kiln_load(src[(idx_t)(row0 + r) * W + e]) * mul;
+    if (row0 + r < t && e < W) v = kiln_load(src[(idx_t)(row0 + r) * RS + e]) * mul;
     dst[r * LD + e] = v;
   }
 }
@@ -106,9 +113,8 @@ constexpr const char *kForward = R"cuda(
   const int bh = blockIdx.x / QT;
   // The longest causal tiles first.
   const int q0 = (QT - 1 - (int)(blockIdx.x % QT)) * BM;
-  const elem_t *qb = q + (idx_t)bh * TQ * D, *kb = k + (idx_t)bh * TK * D;
-  const elem_t *vb = v + (idx_t)bh * TK * DV;
-  kiln_load_tile<BM, D, DP, LQ>(sQ, qb, q0, TQ, QSCALE);
+  const elem_t *qb = q + Q_BASE(bh), *kb = k + K_BASE(bh), *vb = v + V_BASE(bh);
+  kiln_load_tile<BM, D, DP, LQ, Q_ST>(sQ, qb, q0, TQ, QSCALE);
   float m[RM], l[RM], o[RM][DVJ];
 #pragma unroll
   for (int i = 0; i < RM; ++i) m[i] = -KILN_INF, l[i] = 0.f;
@@ -116,8 +122,8 @@ constexpr const char *kForward = R"cuda(
   const int kEnd = CAUSAL ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   for (int k0 = 0; k0 < kEnd; k0 += BN) {
     __syncthreads();
-    kiln_load_tile<BN, D, DP, LK>(sK, kb, k0, TK, 1.f);
-    kiln_load_tile<BN, DV, DVP, LV>(sV, vb, k0, TK, 1.f);
+    kiln_load_tile<BN, D, DP, LK, K_ST>(sK, kb, k0, TK, 1.f);
+    kiln_load_tile<BN, DV, DVP, LV, V_ST>(sV, vb, k0, TK, 1.f);
     __syncthreads();
     float s[RM][RN];
     kiln_zero(s);
@@ -158,7 +164,7 @@ constexpr const char *kForward = R"cuda(
 #pragma unroll
     for (int jj = 0; jj < DVJ; ++jj) {
       const int e = tx + 16 * jj;
-      if (e < DV) kiln_store(out + ((idx_t)bh * TQ + qi) * DV + e, o[i][jj] * inv);
+      if (e < DV) kiln_store(out + OUT_BASE(bh) + (idx_t)qi * OUT_ST + e, o[i][jj] * inv);
     }
   }
 )cuda";
@@ -170,10 +176,9 @@ constexpr const char *kBackwardQuery = R"cuda(
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int bh = blockIdx.x / QT;
   const int q0 = (QT - 1 - (int)(blockIdx.x % QT)) * BM;
-  const elem_t *qb = q + (idx_t)bh * TQ * D, *kb = k + (idx_t)bh * TK * D;
-  const elem_t *vb = v + (idx_t)bh * TK * DV;
-  kiln_load_tile<BM, D, DP, LQ>(sQ, qb, q0, TQ, QSCALE);
-  kiln_load_tile<BM, DV, DVP, LO>(sO, d_out + (idx_t)bh * TQ * DV, q0, TQ, 1.f);
+  const elem_t *qb = q + Q_BASE(bh), *kb = k + K_BASE(bh), *vb = v + V_BASE(bh);
+  kiln_load_tile<BM, D, DP, LQ, Q_ST>(sQ, qb, q0, TQ, QSCALE);
+  kiln_load_tile<BM, DV, DVP, LO, D_OUT_ST>(sO, d_out + D_OUT_BASE(bh), q0, TQ, 1.f);
   __syncthreads();
   // delta_i = sum_e dO[i, e] * O[i, e].
   float delta[RM];
@@ -185,7 +190,7 @@ constexpr const char *kBackwardQuery = R"cuda(
 #pragma unroll
       for (int jj = 0; jj < DVJ; ++jj) {
         const int e = tx + 16 * jj;
-        if (e < DV) acc += sO[r * LO + e] * kiln_load(out[((idx_t)bh * TQ + qi) * DV + e]);
+        if (e < DV) acc += sO[r * LO + e] * kiln_load(out[OUT_BASE(bh) + (idx_t)qi * OUT_ST + e]);
       }
     delta[i] = kiln_row_sum(acc);
   }
@@ -196,7 +201,7 @@ constexpr const char *kBackwardQuery = R"cuda(
   for (int i = 0; i < RM; ++i) m[i] = -KILN_INF, l[i] = 0.f;
   for (int k0 = 0; k0 < kEnd; k0 += BN) {
     __syncthreads();
-    kiln_load_tile<BN, D, DP, LK>(sK, kb, k0, TK, 1.f);
+    kiln_load_tile<BN, D, DP, LK, K_ST>(sK, kb, k0, TK, 1.f);
     __syncthreads();
     float s[RM][RN];
     kiln_zero(s);
@@ -234,8 +239,8 @@ constexpr const char *kBackwardQuery = R"cuda(
   kiln_zero(dq);
   for (int k0 = 0; k0 < kEnd; k0 += BN) {
     __syncthreads();
-    kiln_load_tile<BN, D, DP, LK>(sK, kb, k0, TK, 1.f);
-    kiln_load_tile<BN, DV, DVP, LV>(sV, vb, k0, TK, 1.f);
+    kiln_load_tile<BN, D, DP, LK, K_ST>(sK, kb, k0, TK, 1.f);
+    kiln_load_tile<BN, DV, DVP, LV, V_ST>(sV, vb, k0, TK, 1.f);
     __syncthreads();
     float s[RM][RN], dp[RM][RN];
     kiln_zero(s);
@@ -267,7 +272,7 @@ constexpr const char *kStoreQueryGrad = R"cuda(
 #pragma unroll
     for (int jj = 0; jj < DJ; ++jj) {
       const int e = tx + 16 * jj;
-      if (e < D) kiln_store(d_query + ((idx_t)bh * TQ + qi) * D + e, dq[i][jj] * SCALE);
+      if (e < D) kiln_store(d_query + D_QUERY_BASE(bh) + (idx_t)qi * D_QUERY_ST + e, dq[i][jj] * SCALE);
     }
   }
 )cuda";
@@ -279,9 +284,9 @@ constexpr const char *kBackwardKey = R"cuda(
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int bh = blockIdx.x / KT;
   const int k0 = (int)(blockIdx.x % KT) * BN;
-  const elem_t *qb = q + (idx_t)bh * TQ * D, *ob = d_out + (idx_t)bh * TQ * DV;
-  kiln_load_tile<BN, D, DP, LK>(sK, k + (idx_t)bh * TK * D, k0, TK, 1.f);
-  kiln_load_tile<BN, DV, DVP, LV>(sV, v + (idx_t)bh * TK * DV, k0, TK, 1.f);
+  const elem_t *qb = q + Q_BASE(bh), *ob = d_out + D_OUT_BASE(bh);
+  kiln_load_tile<BN, D, DP, LK, K_ST>(sK, k + K_BASE(bh), k0, TK, 1.f);
+  kiln_load_tile<BN, DV, DVP, LV, V_ST>(sV, v + V_BASE(bh), k0, TK, 1.f);
   float dk[RN][DJ], dv[RN][DVJ];
   kiln_zero(dk);
   kiln_zero(dv);
@@ -289,8 +294,8 @@ constexpr const char *kBackwardKey = R"cuda(
   const int qStart = CAUSAL ? max(0, k0 - (TK - TQ)) / BM * BM : 0;
   for (int q0 = qStart; q0 < TQ; q0 += BM) {
     __syncthreads();
-    kiln_load_tile<BM, D, DP, LQ>(sQ, qb, q0, TQ, 1.f);
-    kiln_load_tile<BM, DV, DVP, LO>(sO, ob, q0, TQ, 1.f);
+    kiln_load_tile<BM, D, DP, LQ, Q_ST>(sQ, qb, q0, TQ, 1.f);
+    kiln_load_tile<BM, DV, DVP, LO, D_OUT_ST>(sO, ob, q0, TQ, 1.f);
     for (int r = threadIdx.x; r < BM; r += 256) {
       const bool valid = q0 + r < TQ;
       sL[r] = valid ? row_lse[(idx_t)bh * TQ + q0 + r] : 0.f;
@@ -331,7 +336,7 @@ constexpr const char *kStoreKeyGrad = R"cuda(
 #pragma unroll
     for (int jj = 0; jj < DJ; ++jj) {
       const int e = tx + 16 * jj;
-      if (e < D) kiln_store(d_key + ((idx_t)bh * TK + kj) * D + e, dk[i][jj] * SCALE);
+      if (e < D) kiln_store(d_key + D_KEY_BASE(bh) + (idx_t)kj * D_KEY_ST + e, dk[i][jj] * SCALE);
     }
 )cuda";
 
@@ -339,7 +344,7 @@ constexpr const char *kStoreValueGrad = R"cuda(
 #pragma unroll
     for (int jj = 0; jj < DVJ; ++jj) {
       const int e = tx + 16 * jj;
-      if (e < DV) kiln_store(d_value + ((idx_t)bh * TK + kj) * DV + e, dv[i][jj]);
+      if (e < DV) kiln_store(d_value + D_VALUE_BASE(bh) + (idx_t)kj * D_VALUE_ST + e, dv[i][jj]);
     }
 )cuda";
 
@@ -429,12 +434,176 @@ struct AttentionShape {
   }
 };
 
+/// Where one [B, H, T, D] tensor of the op lies in its buffer: element
+/// strides of the batch, head and row dims (the head dim is contiguous).
+struct Layout {
+  int64_t sb = 0, sh = 0, st = 0;
+
+  static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;)
+      strides[d - 1] = strides[d] * shape[d];
+    return strides;
+  }
+  /// A dense buffer of the op's own shape.
+  static Layout dense(ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> st = rowMajorStrides(shape);
+    return {st[0], st[1], st[2]};
+  }
+  /// The op reads transpose(buffer, perm): its dim k is the buffer's perm[k].
+  static Layout transposedOperand(ArrayRef<int64_t> bufferShape,
+                                  ArrayRef<int64_t> perm) {
+    SmallVector<int64_t> st = rowMajorStrides(bufferShape);
+    return {st[perm[0]], st[perm[1]], st[perm[2]]};
+  }
+  /// The op's result is stored as transpose(result, perm): its dim j is the
+  /// buffer's dim k with perm[k] == j.
+  static Layout transposedResult(ArrayRef<int64_t> bufferShape,
+                                 ArrayRef<int64_t> perm) {
+    SmallVector<int64_t> st = rowMajorStrides(bufferShape), of(4);
+    for (size_t k = 0; k < 4; ++k)
+      of[perm[k]] = st[k];
+    return {of[0], of[1], of[2]};
+  }
+
+  /// X_ST and X_BASE(bh) (the offset of row 0 of batch*head bh) of the
+  /// tensor called `name` with `heads` heads.
+  std::string define(llvm::StringRef name, int64_t heads) const {
+    std::string base = sb == heads * sh
+                           ? "(idx_t)bh * " + std::to_string(sh)
+                           : "(idx_t)(bh / " + std::to_string(heads) + ") * " +
+                                 std::to_string(sb) + " + (idx_t)(bh % " +
+                                 std::to_string(heads) + ") * " +
+                                 std::to_string(sh);
+    return llvm::formatv("constexpr long long {0}_ST = {1};\n"
+                         "__device__ __forceinline__ idx_t {0}_BASE(int bh) "
+                         "{{ return {2}; }\n",
+                         name, st, base)
+        .str();
+  }
+};
+
+/// An attention fusion taken apart: the attention op and, for each of its
+/// operands and results, the fusion operand or result behind it (-1: a
+/// result nobody reads) and its layout there. Besides the op the body may
+/// hold only transposes that keep the head dim innermost: of a block
+/// argument into an operand, or of a result into a yielded value.
+struct AttentionFusion {
+  Operation *op = nullptr;
+  SmallVector<int64_t> operandOf, resultOf;
+  SmallVector<Layout> operandLayout, resultLayout;
+
+  static bool keepsHeadDim(TransposeOp transpose) {
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    return perm.size() == 4 && perm[3] == 3;
+  }
+
+  static FailureOr<AttentionFusion> get(FusionOp fusion) {
+    Block &body = fusion.getBody().front();
+    AttentionFusion result;
+    size_t transposes = 0;
+    for (Operation &op : body.without_terminator()) {
+      if (isa<AttentionOp, AttentionBackwardOp>(op)) {
+        if (result.op)
+          return failure();
+        result.op = &op;
+      } else if (isa<TransposeOp>(op)) {
+        ++transposes;
+      } else {
+        return failure();
+      }
+    }
+    if (!result.op)
+      return failure();
+    Operation *op = result.op;
+    size_t placed = 0;
+    for (Value operand : op->getOperands()) {
+      auto shape = cast<ShapedType>(operand.getType()).getShape();
+      if (auto argument = dyn_cast<BlockArgument>(operand)) {
+        if (argument.getOwner() != &body)
+          return failure();
+        result.operandOf.push_back(argument.getArgNumber());
+        result.operandLayout.push_back(Layout::dense(shape));
+        continue;
+      }
+      auto transpose = operand.getDefiningOp<TransposeOp>();
+      auto argument = transpose ? dyn_cast<BlockArgument>(transpose.getInput())
+                                : BlockArgument();
+      if (!argument || argument.getOwner() != &body || !keepsHeadDim(transpose) ||
+          !transpose->hasOneUse())
+        return failure();
+      result.operandOf.push_back(argument.getArgNumber());
+      result.operandLayout.push_back(Layout::transposedOperand(
+          cast<ShapedType>(argument.getType()).getShape(), transpose.getPerm()));
+      ++placed;
+    }
+    Operation *yield = body.getTerminator();
+    auto yieldIndex = [&](Value value) -> int64_t {
+      int64_t index = -1;
+      for (auto [i, yielded] : llvm::enumerate(yield->getOperands()))
+        if (yielded == value) {
+          if (index >= 0)
+            return -2; // yielded twice
+          index = i;
+        }
+      return index;
+    };
+    for (Value opResult : op->getResults()) {
+      auto shape = cast<ShapedType>(opResult.getType()).getShape();
+      int64_t index = -1;
+      Layout layout = Layout::dense(shape);
+      if (opResult.hasOneUse() && isa<TransposeOp>(*opResult.getUsers().begin())) {
+        auto transpose = cast<TransposeOp>(*opResult.getUsers().begin());
+        if (!keepsHeadDim(transpose) || !transpose->hasOneUse() ||
+            *transpose->getUsers().begin() != yield)
+          return failure();
+        index = yieldIndex(transpose.getResult());
+        layout = Layout::transposedResult(
+            cast<ShapedType>(transpose.getType()).getShape(), transpose.getPerm());
+        ++placed;
+      } else if (!opResult.use_empty()) {
+        if (llvm::any_of(opResult.getUsers(), [&](Operation *u) { return u != yield; }))
+          return failure();
+        index = yieldIndex(opResult);
+      }
+      if (index < -1)
+        return failure();
+      result.resultOf.push_back(index);
+      result.resultLayout.push_back(layout);
+    }
+    if (placed != transposes ||
+        llvm::all_of(result.resultOf, [](int64_t r) { return r < 0; }))
+      return failure();
+    return result;
+  }
+
+  /// The strides of every tensor the kernels address, by name.
+  std::string layouts() const {
+    bool forward = isa<AttentionOp>(op);
+    static const char *const forwardOperands[] = {"Q", "K", "V"};
+    static const char *const backwardOperands[] = {"Q", "K", "V", "OUT", "D_OUT"};
+    static const char *const forwardResults[] = {"OUT"};
+    static const char *const backwardResults[] = {"D_QUERY", "D_KEY", "D_VALUE"};
+    std::string text = "// Where each [B, H, T, D] tensor lies: element (b, h, t, e) at\n"
+                       "// X_BASE(b * H + h) + t * X_ST + e.\n";
+    auto heads = [](Value v) { return cast<ShapedType>(v.getType()).getDimSize(1); };
+    for (auto [i, layout] : llvm::enumerate(operandLayout))
+      text += layout.define(forward ? forwardOperands[i] : backwardOperands[i],
+                            heads(op->getOperand(i)));
+    for (auto [i, layout] : llvm::enumerate(resultLayout))
+      if (resultOf[i] >= 0)
+        text += layout.define(forward ? forwardResults[i] : backwardResults[i],
+                              heads(op->getResult(i)));
+    return text;
+  }
+};
+
 class AttentionEmitter : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
     if (fusion.getKind() != "attention")
       return false;
-    FailureOr<SingleOpFusion> single = SingleOpFusion::get(fusion);
+    FailureOr<AttentionFusion> single = AttentionFusion::get(fusion);
     if (failed(single) || !isa<AttentionOp, AttentionBackwardOp>(single->op))
       return false;
     return succeeded(AttentionShape::of(single->op));
@@ -444,7 +613,7 @@ public:
                                   const CodegenOptions &options) const override {
     if (!matches(fusion))
       return fusion.emitOpError("is not a supported single-op attention fusion");
-    SingleOpFusion single = *SingleOpFusion::get(fusion);
+    AttentionFusion single = *AttentionFusion::get(fusion);
     Operation *op = single.op;
     AttentionShape shape = *AttentionShape::of(op);
     int64_t largest = 0;
@@ -452,7 +621,7 @@ public:
       largest = std::max(largest, cast<ShapedType>(t).getNumElements());
     std::string idx = largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
     std::string helpers =
-        shape.constants(cudaType(op->getOperand(0)), idx) + kHelpers;
+        shape.constants(cudaType(op->getOperand(0)), idx) + single.layouts() + kHelpers;
     FusionBuilder builder("// kiln attention fusion of\n" + describeOp(op));
     std::string elem = cudaType(op->getOperand(0));
     auto in = [&](unsigned i, llvm::StringRef name) {

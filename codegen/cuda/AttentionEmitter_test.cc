@@ -132,6 +132,67 @@ TEST_F(AttentionEmitterTest, BackwardWithOnlySomeGradients) {
   EXPECT_NE(g.kernels[1].source.find("d_value"), std::string::npos);
 }
 
+TEST_F(AttentionEmitterTest, ReadsAndWritesThroughHeadDimKeepingTransposes) {
+  // The sine block's attention as the fusion pass groups it: q, k, v, the
+  // output and its gradient stay [B, T, H, D] in memory.
+  FusionOp forward = parseFusion(R"mlir(
+    func.func @f(%q: tensor<4x32x4x16xf32>, %k: tensor<4x32x4x16xf32>, %v: tensor<4x4x32x16xf32>) {
+      %o = kiln.fusion "attention" (%q, %k, %v)
+          : (tensor<4x32x4x16xf32>, tensor<4x32x4x16xf32>, tensor<4x4x32x16xf32>) -> tensor<4x32x4x16xf32> {
+      ^bb0(%a: tensor<4x32x4x16xf32>, %b: tensor<4x32x4x16xf32>, %c: tensor<4x4x32x16xf32>):
+        %ta = kiln.transpose %a perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %tb = kiln.transpose %b perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %r = kiln.attention %ta, %tb, %c causal
+            : tensor<4x4x32x16xf32>, tensor<4x4x32x16xf32>, tensor<4x4x32x16xf32>
+        %t = kiln.transpose %r perm = [0, 2, 1, 3] : tensor<4x4x32x16xf32>
+        kiln.yield %t : tensor<4x32x4x16xf32>
+      }
+      return
+    })mlir");
+  // v, given as [B, H, T, D], is read densely.
+  GeneratedFusion f = emitAndCompile(*emitter, forward);
+  ASSERT_EQ(f.kernels.size(), 1u);
+  const std::string &fs = f.kernels[0].source;
+  EXPECT_NE(fs.find("Q_ST = 64;"), std::string::npos) << fs;
+  EXPECT_NE(fs.find("(idx_t)(bh / 4) * 2048 + (idx_t)(bh % 4) * 16"), std::string::npos);
+  EXPECT_NE(fs.find("V_ST = 16;"), std::string::npos);
+  EXPECT_NE(fs.find("V_BASE(int bh) { return (idx_t)bh * 512; }"), std::string::npos);
+  EXPECT_NE(fs.find("OUT_ST = 64;"), std::string::npos);
+  // One block per (batch, head) of the op's [4, 4, 32, 16] view.
+  EXPECT_EQ(f.launches[0].grid[0], 16u);
+
+  FusionOp backward = parseFusion(R"mlir(
+    func.func @f(%q: tensor<4x32x4x16xf32>, %k: tensor<4x32x4x16xf32>, %v: tensor<4x32x4x16xf32>,
+                 %o: tensor<4x32x4x16xf32>, %do: tensor<4x32x4x16xf32>) {
+      %g:3 = kiln.fusion "attention" (%q, %k, %v, %o, %do)
+          : (tensor<4x32x4x16xf32>, tensor<4x32x4x16xf32>, tensor<4x32x4x16xf32>,
+             tensor<4x32x4x16xf32>, tensor<4x32x4x16xf32>)
+          -> (tensor<4x32x4x16xf32>, tensor<4x4x32x16xf32>, tensor<4x32x4x16xf32>) {
+      ^bb0(%a: tensor<4x32x4x16xf32>, %b: tensor<4x32x4x16xf32>, %c: tensor<4x32x4x16xf32>,
+           %d: tensor<4x32x4x16xf32>, %e: tensor<4x32x4x16xf32>):
+        %ta = kiln.transpose %a perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %tb = kiln.transpose %b perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %tc = kiln.transpose %c perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %td = kiln.transpose %d perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %te = kiln.transpose %e perm = [0, 2, 1, 3] : tensor<4x32x4x16xf32>
+        %r:3 = kiln.attention_backward %ta, %tb, %tc, %td, %te causal
+            : tensor<4x4x32x16xf32>, tensor<4x4x32x16xf32>, tensor<4x4x32x16xf32>,
+              tensor<4x4x32x16xf32>
+        %dq = kiln.transpose %r#0 perm = [0, 2, 1, 3] : tensor<4x4x32x16xf32>
+        %dv = kiln.transpose %r#2 perm = [0, 2, 1, 3] : tensor<4x4x32x16xf32>
+        kiln.yield %dq, %r#1, %dv : tensor<4x32x4x16xf32>, tensor<4x4x32x16xf32>, tensor<4x32x4x16xf32>
+      }
+      return
+    })mlir");
+  GeneratedFusion b = emitAndCompile(*emitter, backward);
+  ASSERT_EQ(b.launches.size(), 2u);
+  expectWritesEveryResult(backward, b);
+  const std::string &bs = b.kernels[1].source;
+  for (const char *name : {"Q", "K", "V", "OUT", "D_OUT", "D_VALUE"})
+    EXPECT_NE(bs.find(std::string(name) + "_ST = 64;"), std::string::npos) << name;
+  EXPECT_NE(bs.find("D_KEY_ST = 16;"), std::string::npos);
+}
+
 TEST_F(AttentionEmitterTest, Rejects) {
   std::string types = "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
   EXPECT_FALSE(emitter->matches(fusionOf(
@@ -147,6 +208,33 @@ TEST_F(AttentionEmitterTest, Rejects) {
   ASSERT_TRUE(fusion);
   EXPECT_FALSE(emitter->matches(fusion));
   EXPECT_TRUE(failed(emitter->emit(fusion, CodegenOptions())));
+  // A transpose that moves the head dim (rows would not be contiguous), and
+  // one whose value is also yielded.
+  for (const char *yielded : {"%r", "%r, %t"}) {
+    std::string body = std::string(R"mlir(
+      func.func @f(%q: tensor<1x1x8x4xf32>, %k: tensor<1x1x4x8xf32>) {
+        %o = kiln.fusion "attention" (%q, %k) : (tensor<1x1x8x4xf32>, tensor<1x1x4x8xf32>)
+            -> TYPES {
+        ^bb0(%a: tensor<1x1x8x4xf32>, %b: tensor<1x1x4x8xf32>):
+          %t = kiln.transpose %a perm = [0, 1, 3, 2] : tensor<1x1x8x4xf32>
+          %r = kiln.attention %t, %b, %b : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+          kiln.yield YIELDED : YTYPES
+        }
+        return
+      })mlir");
+    bool both = std::string(yielded).find("%t") != std::string::npos;
+    auto replace = [&](const std::string &from, const std::string &to) {
+      body.replace(body.find(from), from.size(), to);
+    };
+    replace("TYPES", both ? "(tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>)" : "tensor<1x1x4x8xf32>");
+    replace("YIELDED", yielded);
+    replace("YTYPES", both ? "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>" : "tensor<1x1x4x8xf32>");
+    if (both)
+      replace("%o =", "%o:2 =");
+    FusionOp bad = parseFusion(body);
+    ASSERT_TRUE(bad);
+    EXPECT_FALSE(emitter->matches(bad)) << yielded;
+  }
 }
 
 TEST_F(AttentionEmitterTest, IdenticalFusionsGiveIdenticalKernels) {

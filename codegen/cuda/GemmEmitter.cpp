@@ -1,11 +1,22 @@
 //===- GemmEmitter.cpp - kiln.fusion "gemm": matmul + elementwise epilogue ===//
 //
 // A "gemm" fusion is one kiln.matmul whose operands are block arguments,
-// followed by an optional epilogue: elementwise ops applied to the product
-// element by element, whose other operands are block arguments that broadcast
-// to the product's shape (bias [N], residual [..., M, N], scalars). Every
-// yielded value is the product or an epilogue value, so each of them is one
-// store per output element.
+// followed by an optional epilogue: element-wise ops applied to the product
+// element by element, whose other operands are block arguments that
+// broadcast to the product's shape (bias [N], residual [..., M, N],
+// scalars), constants, or element-wise values computed from those (e.g. an
+// activation's derivative). Every yielded value has the product's shape, so
+// each of them is one store per output element.
+//
+// Several matmuls of one shape (operand types and transposes) may share a
+// fusion:
+//  - each with an epilogue of its own: one grouped launch whose GEMM batches
+//    run problem after problem (operand pointers and stores chosen per
+//    problem), e.g. the q, k and v projections of one input;
+//  - their products added (a tree of kiln.add before any other epilogue
+//    op): one product over their concatenated K, tile kt of problem
+//    kt / KG_KT, e.g. the gradient of an input that several projections
+//    read.
 //
 // Kernels (the configuration is chosen per problem by a small cost model):
 //  - bf16/f16 on sm_90: warpgroup MMA (wgmma.mma_async, sm_90a) on 128-byte
@@ -27,29 +38,31 @@
 //    4x4 outputs per thread, double-buffered shared tiles).
 //  - Small problems split K across blocks for parallelism: each split writes
 //    f32 partial products to scratch and a second kernel adds them in split
-//    order (deterministic) and applies the epilogue.
+//    order (deterministic) and applies the epilogue. The SIMT kernel can
+//    also split K within a block (K slices added in shared memory, one
+//    launch).
 // Tile configurations (chooseConfig): wgmma 128x256x64 (4 stages) and
 // 128x128x64 (6 stages), one block per SM; bf16/f16 128x256x32 (8 warps of 64x64,
 // 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
 // 64x64x32 (4 warps, 4 stages); tf32 128x128, 64x128, 64x64 (3 stages);
-// SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8. Tiles are
-// handed out in groups of 8 tile rows for L2 reuse.
+// SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8, and 32x32
+// in four K slices of 8. Tiles are handed out in groups of 8 tile rows for
+// L2 reuse.
 // Batch dimensions broadcast through per-batch offset functions baked into
 // the source; when the rhs is shared by every batch and the lhs is dense and
 // not transposed, the batch is folded into M (one large GEMM).
 //
-// The epilogue is generated here by a small self-contained scalar writer
-// (EpilogueWriter): one f32 expression chain per output element, every
-// intermediate rounded to its tensor's element type as the reference does.
-// It is meant to be replaced by the shared scalar emitter of the pointwise
-// kernels once that exists; it only needs "value of op X at element (row,
-// col)" from its client.
+// The epilogue (EpilogueWriter) is written by the ScalarEmitter that the
+// pointwise kernels use, evaluating each op at output element (row, col)
+// from the product's register: every intermediate rounded to its tensor's
+// element type as the reference does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/GemmWgmma.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/Nvrtc.h"
+#include "codegen/cuda/ScalarEmitter.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -72,22 +85,32 @@ namespace {
 // Analysis
 //===----------------------------------------------------------------------===//
 
-/// A gemm fusion taken apart: the matmul, its sizes, and the epilogue.
-struct GemmPlan {
+/// One matmul of a gemm fusion and the fusion results of its epilogue.
+struct GemmProblem {
   MatmulOp matmul;
-  /// The matmul's result.
-  Value product;
   unsigned lhsArg = 0, rhsArg = 0;
+  /// Indices of the fusion results it stores (each of the product's shape).
+  SmallVector<unsigned> results;
+};
+
+/// A gemm fusion taken apart: its matmuls (several of one shape form a
+/// grouped launch, e.g. projections of one input, or, when the body adds
+/// their products, one product over their concatenated K, e.g. the
+/// gradient of an input that several projections read), their sizes, and
+/// what their epilogues yield.
+struct GemmPlan {
+  SmallVector<GemmProblem> problems;
+  /// The sum of every problem's product when the products are added (all
+  /// results then belong to problem 0's epilogue, which starts from it).
+  Value sum;
   bool transposeLhs = false, transposeRhs = false;
   Type elementType;
-  /// [batch..., M, N] of the product (and of every epilogue value).
+  /// [batch..., M, N] of each product (and of every yielded value).
   SmallVector<int64_t> outShape;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   /// Per output batch dim: the operand's batch stride counted in matrices
   /// (0 where it broadcasts).
   SmallVector<int64_t> lhsBatchStrides, rhsBatchStrides;
-  SmallVector<Operation *> epilogue;
-  SmallVector<Value> yields;
 };
 
 ArrayRef<int64_t> shapeOf(Value value) {
@@ -135,13 +158,6 @@ int64_t product(ArrayRef<int64_t> dims) {
   return p;
 }
 
-/// The ops the epilogue writer knows.
-bool isEpilogueOp(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, ReluOp,
-             ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, SigmoidOp,
-             SiluOp, GeluOp, LeakyReluOp, CastOp>(op);
-}
-
 /// Takes `fusion` apart; on failure says why in `why`.
 FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   if (fusion.getKind() != "gemm") {
@@ -150,51 +166,91 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   }
   Block &body = fusion.getBody().front();
   GemmPlan plan;
+  // The matmul each value is computed from (-1: none, e.g. a bias or a
+  // constant scaling; the epilogue recomputes such values per element;
+  // kSummed: the sum of several products).
+  constexpr int kSummed = std::numeric_limits<int>::max();
+  llvm::DenseMap<Value, int> owner;
+  // Matmul results and sums of them, each to be added exactly once.
+  llvm::DenseSet<Value> summands;
   for (Operation &op : body.without_terminator()) {
     if (auto matmul = dyn_cast<MatmulOp>(op)) {
-      if (plan.matmul) {
-        why = "more than one kiln.matmul";
-        return failure();
-      }
-      plan.matmul = matmul;
+      owner[matmul.getResult()] = plan.problems.size();
+      plan.problems.push_back({matmul});
       continue;
     }
-    if (!plan.matmul) {
-      why = "'" + op.getName().getStringRef().str() +
-            "' is computed before the matmul (no prologue is fused)";
+    std::string name = op.getName().getStringRef().str();
+    if (!ScalarEmitter::supportsOp(&op) ||
+        !ScalarEmitter::bufferOperands(&op).empty() || op.getNumResults() != 1) {
+      why = "'" + name + "' is not an element-wise epilogue op";
       return failure();
     }
-    if (!isEpilogueOp(&op)) {
-      why = "'" + op.getName().getStringRef().str() +
-            "' is not an elementwise epilogue op";
-      return failure();
+    int from = -1;
+    bool combines = false;
+    for (Value operand : op.getOperands()) {
+      auto found = owner.find(operand);
+      int o = found == owner.end() ? -1 : found->second;
+      if (isa<BlockArgument>(operand) || o < 0)
+        continue;
+      combines |= from >= 0 && from != o;
+      from = from < 0 ? o : from;
     }
-    plan.epilogue.push_back(&op);
+    if (combines) {
+      // Only an add of two products (or sums of them), before any other
+      // epilogue op: one accumulation over the concatenated K.
+      auto isSummand = [&](Value v) {
+        return isa_and_nonnull<MatmulOp>(v.getDefiningOp()) || summands.contains(v);
+      };
+      if (!isa<AddOp>(op) || !isSummand(op.getOperand(0)) ||
+          !isSummand(op.getOperand(1)) ||
+          op.getOperand(0).getType() != op.getResult(0).getType() ||
+          op.getOperand(1).getType() != op.getResult(0).getType()) {
+        why = "'" + name + "' combines the products of two matmuls";
+        return failure();
+      }
+      summands.insert(op.getOperand(0));
+      summands.insert(op.getOperand(1));
+      summands.insert(op.getResult(0));
+      from = kSummed;
+      plan.sum = op.getResult(0);
+    }
+    owner[op.getResult(0)] = from;
   }
-  if (!plan.matmul) {
+  if (plan.problems.empty()) {
     why = "no kiln.matmul";
     return failure();
   }
-  auto lhs = dyn_cast<BlockArgument>(plan.matmul.getLhs());
-  auto rhs = dyn_cast<BlockArgument>(plan.matmul.getRhs());
-  if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body) {
-    why = "the matmul's operands must be arguments of the fusion";
-    return failure();
+  MatmulOp first = plan.problems.front().matmul;
+  for (GemmProblem &problem : plan.problems) {
+    auto lhs = dyn_cast<BlockArgument>(problem.matmul.getLhs());
+    auto rhs = dyn_cast<BlockArgument>(problem.matmul.getRhs());
+    if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body) {
+      why = "the matmul's operands must be arguments of the fusion";
+      return failure();
+    }
+    problem.lhsArg = lhs.getArgNumber();
+    problem.rhsArg = rhs.getArgNumber();
+    if (lhs.getType() != first.getLhs().getType() ||
+        rhs.getType() != first.getRhs().getType() ||
+        problem.matmul.getTransposeLhs() != first.getTransposeLhs() ||
+        problem.matmul.getTransposeRhs() != first.getTransposeRhs()) {
+      why = "the matmuls of one fusion must have the same operand types and "
+            "transposes";
+      return failure();
+    }
   }
-  plan.product = plan.matmul.getResult();
-  plan.lhsArg = lhs.getArgNumber();
-  plan.rhsArg = rhs.getArgNumber();
-  plan.transposeLhs = plan.matmul.getTransposeLhs();
-  plan.transposeRhs = plan.matmul.getTransposeRhs();
-  plan.elementType = elementTypeOf(plan.matmul.getResult());
+  plan.transposeLhs = first.getTransposeLhs();
+  plan.transposeRhs = first.getTransposeRhs();
+  plan.elementType = elementTypeOf(first.getResult());
   if (!isFloatElement(plan.elementType) ||
-      elementTypeOf(lhs) != plan.elementType ||
-      elementTypeOf(rhs) != plan.elementType) {
+      elementTypeOf(first.getLhs()) != plan.elementType ||
+      elementTypeOf(first.getRhs()) != plan.elementType) {
     why = "the matmul must be f32, bf16 or f16 throughout";
     return failure();
   }
-  ArrayRef<int64_t> out = shapeOf(plan.matmul.getResult());
-  ArrayRef<int64_t> lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
+  ArrayRef<int64_t> out = shapeOf(first.getResult());
+  ArrayRef<int64_t> lhsShape = shapeOf(first.getLhs()),
+                    rhsShape = shapeOf(first.getRhs());
   if (out.size() < 2 || lhsShape.size() < 2 || rhsShape.size() < 2) {
     why = "the matmul's operands must have rank >= 2";
     return failure();
@@ -209,45 +265,55 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
   plan.lhsBatchStrides = broadcastStrides(lhsShape.drop_back(2), outBatch);
   plan.rhsBatchStrides = broadcastStrides(rhsShape.drop_back(2), outBatch);
 
-  // Every epilogue value is a full [batch..., M, N] float tensor computed
-  // from chain values and broadcastable arguments.
-  llvm::DenseSet<Value> chain = {plan.matmul.getResult()};
-  for (Operation *op : plan.epilogue) {
-    std::string name = op->getName().getStringRef().str();
-    Value result = op->getResult(0);
-    if (shapeOf(result) != out || !isFloatElement(elementTypeOf(result))) {
-      why = "'" + name + "' must produce a float tensor of the product's shape";
+  // Every value is evaluated at an element of the product.
+  for (Operation &op : body.without_terminator())
+    if (!isa<MatmulOp>(op) && !broadcastsTo(shapeOf(op.getResult(0)), out)) {
+      why = "'" + op.getName().getStringRef().str() +
+            "' computes a value that does not broadcast to the product";
       return failure();
     }
-    for (Value operand : op->getOperands()) {
-      if (chain.contains(operand))
-        continue;
-      auto argument = dyn_cast<BlockArgument>(operand);
-      if (!argument || argument.getOwner() != &body) {
-        why = "'" + name + "' uses a value computed before the matmul";
+  if (plan.sum) {
+    // One tree of adds over every product, each summand used once, and the
+    // epilogue after it.
+    for (Value summand : summands)
+      if (summand != plan.sum && !summand.hasOneUse()) {
+        why = "a summed product is used besides the sum";
         return failure();
       }
-      if (!isFloatElement(elementTypeOf(argument)) ||
-          !broadcastsTo(shapeOf(argument), out)) {
-        why = "'" + name +
-              "' takes an argument that is not a float tensor broadcastable "
-              "to the product";
+    for (const GemmProblem &problem : plan.problems)
+      if (!summands.contains(MatmulOp(problem.matmul).getResult())) {
+        why = "a matmul whose product is not in the sum of the others";
         return failure();
       }
-    }
-    chain.insert(result);
+    for (Value summand : summands)
+      if (summand != plan.sum && summand.hasOneUse() &&
+          !summands.contains((*summand.getUsers().begin())->getResult(0))) {
+        why = "two sums of products";
+        return failure();
+      }
   }
-  for (Value value : body.getTerminator()->getOperands()) {
-    if (!chain.contains(value)) {
-      why = "a yielded value is not the product or an epilogue value";
+  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands())) {
+    auto found = owner.find(value);
+    int o = found == owner.end() ? -1 : found->second;
+    if (isa<BlockArgument>(value) || o < 0) {
+      why = "a yielded value is not computed from a matmul's product";
       return failure();
     }
-    plan.yields.push_back(value);
+    if (shapeOf(value) != out || !isFloatElement(elementTypeOf(value))) {
+      why = "a yielded value must be a float tensor of the product's shape";
+      return failure();
+    }
+    if (plan.sum && o != kSummed) {
+      why = "a yielded value is computed from a product that is also summed";
+      return failure();
+    }
+    plan.problems[plan.sum ? 0 : o].results.push_back(index);
   }
-  if (plan.yields.empty()) {
-    why = "the fusion has no results";
-    return failure();
-  }
+  for (const GemmProblem &problem : plan.problems)
+    if (problem.results.empty() && !plan.sum) {
+      why = "a matmul whose product no result needs";
+      return failure();
+    }
   return plan;
 }
 
@@ -270,15 +336,6 @@ std::string roundTo(Type type, const std::string &value) {
   if (type.isF16())
     return "kiln_load(__float2half_rn(" + value + "))";
   return value;
-}
-
-/// A float literal that reads back exactly.
-std::string floatLiteral(float value) {
-  if (std::isnan(value))
-    return "__int_as_float(0x7fc00000)";
-  if (std::isinf(value))
-    return value > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-  return llvm::formatv("{0:e9}f", value).str();
 }
 
 /// Body of a device function computing an element offset from a row-major
@@ -316,78 +373,123 @@ std::string offsetBody(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
 // Epilogue writer
 //===----------------------------------------------------------------------===//
 
-/// Writes the per-element epilogue as device functions:
-///   kg_epilogue(p, r, c, acc, res): the yielded values at output row r
-///   (= batch * M + m) and column c, given the f32 product `acc`;
+/// Writes the per-element epilogue as device functions, with the shared
+/// ScalarEmitter evaluating the element-wise ops at output element (r, c):
+///   kg_epilogue<g>(p, r, c, acc, res): the values problem g yields at row
+///   r (= batch * M + m) and column c, given its f32 product `acc`;
 ///   kg_store(p, r, c, acc) / kg_store_pair(p, r, c, acc0, acc1): compute
 ///   and store (pairs of adjacent columns with one vector store when legal);
 ///   kg_store_pair_in: the same for a pair known to lie inside the output
 ///   (no column test, so that a kernel can run many pairs in one block).
-/// Self-contained on purpose; to be swapped for the shared scalar emitter.
+/// With several problems, rows are stacked problem after problem (r =
+/// g * KG_OUT_ROWS + row of problem g) and the stores dispatch on g.
 class EpilogueWriter {
 public:
   EpilogueWriter(const GemmPlan &plan, FusionOp fusion)
       : plan(plan), fusion(fusion) {}
 
-  std::string write() {
+  FailureOr<std::string> write() {
+    std::string globals, text;
+    // One epilogue per problem, or one after the sum of the products.
+    size_t problems = plan.sum ? 1 : plan.problems.size();
+    for (size_t g = 0; g < problems; ++g) {
+      FailureOr<std::string> functions = writeProblem(g, globals);
+      if (failed(functions))
+        return failure();
+      text += *functions;
+    }
+    if (problems == 1)
+      return globals + text;
+    // Dispatch on the problem of a stacked row.
+    auto dispatch = [&](const char *name, const char *params, const char *args) {
+      std::string t = std::string("__device__ __forceinline__ void ") + name +
+                      "(const KgParams &p, kg_idx r, kg_idx c, " + params + ") {\n" +
+                      "  const kg_idx g = r / KG_OUT_ROWS;\n" +
+                      "  r -= g * KG_OUT_ROWS;\n  switch (g) {\n";
+      for (size_t g = 0; g < problems; ++g)
+        t += "  case " + std::to_string(g) + ": " + name + std::to_string(g) +
+             "(p, r, c, " + args + "); break;\n";
+      return t + "  }\n}\n";
+    };
+    text += dispatch("kg_store", "float acc", "acc");
+    text += dispatch("kg_store_pair", "float acc0, float acc1", "acc0, acc1");
+    text += dispatch("kg_store_pair_in", "float acc0, float acc1", "acc0, acc1");
+    return globals + text;
+  }
+
+private:
+  /// The functions of problem `g` (suffixed with g when there are several);
+  /// tables the statements use go to `globals`.
+  FailureOr<std::string> writeProblem(size_t g, std::string &globals) {
+    const GemmProblem &problem = plan.problems[g];
+    Block &body = fusion.getBody().front();
+    std::string suffix =
+        plan.sum || plan.problems.size() == 1 ? "" : std::to_string(g);
+    ScalarEmitter emitter(plan.outShape, "kg_e" + std::to_string(g) + "_", "kg_idx");
+    // Coordinates of the element from its row r and column c.
+    SmallVector<std::string> coords;
+    size_t rank = plan.outShape.size();
+    int64_t stride = 1;
+    SmallVector<int64_t> rowStrides(rank - 1);
+    for (size_t d = rank - 1; d-- > 0;) {
+      rowStrides[d] = stride;
+      stride *= plan.outShape[d];
+    }
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      std::string c = rowStrides[d] == 1 ? std::string("r")
+                                         : "(r / " + std::to_string(rowStrides[d]) + ")";
+      if (d > 0)
+        c = "(" + c + " % " + std::to_string(plan.outShape[d]) + ")";
+      coords.push_back(c);
+    }
+    coords.push_back("c");
+    emitter.setIndex(coords, "(r * KG_N + c)");
+    emitter.bindValue(plan.sum ? plan.sum : MatmulOp(problem.matmul).getResult(), "v0");
+    for (BlockArgument argument : body.getArguments())
+      emitter.bindBuffer(argument, "p.in" + std::to_string(argument.getArgNumber()));
+
+    std::string statements;
+    SmallVector<std::string> values;
+    Operation *yield = body.getTerminator();
+    for (unsigned result : problem.results) {
+      FailureOr<std::string> expr =
+          emitter.emit(yield->getOperand(result), statements, 2);
+      if (failed(expr))
+        return failure();
+      values.push_back(*expr);
+    }
+    globals += emitter.globals();
+
     std::string text;
     llvm::raw_string_ostream os(text);
-    // Row offsets of the broadcast arguments read by the epilogue.
-    llvm::SmallSetVector<unsigned, 8> arguments;
-    for (Operation *op : plan.epilogue)
-      for (Value operand : op->getOperands())
-        if (auto argument = dyn_cast<BlockArgument>(operand))
-          arguments.insert(argument.getArgNumber());
-    for (unsigned index : arguments) {
-      SmallVector<int64_t> strides = broadcastStrides(
-          shapeOf(fusion.getBody().front().getArgument(index)), plan.outShape);
-      colStride[index] = strides.back();
-      SmallVector<int64_t> rowDims(ArrayRef<int64_t>(plan.outShape).drop_back());
-      SmallVector<int64_t> rowStrides(ArrayRef<int64_t>(strides).drop_back());
-      os << "// Element offset of argument " << index
-         << " at output row r (without the column).\n"
-         << "__device__ __forceinline__ kg_idx kg_row_in" << index
-         << "(kg_idx r) {\n"
-         << offsetBody(rowDims, rowStrides, "r") << "}\n";
-    }
-
-    os << "__device__ __forceinline__ void kg_epilogue(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc, float (&res)["
-       << plan.yields.size() << "]) {\n";
-    names[plan.product] = "v0";
-    os << "  // kiln.matmul, rounded once to its element type\n";
+    size_t count = problem.results.size();
+    os << "__device__ __forceinline__ void kg_epilogue" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc, float (&res)["
+       << count << "]) {\n";
+    os << "  // " << (plan.sum ? "the sum of the products" : "kiln.matmul")
+       << ", rounded once to its element type\n";
     os << "  const float v0 = " << roundTo(plan.elementType, "acc") << ";\n";
-    int counter = 1;
-    for (Operation *op : plan.epilogue) {
-      std::string name = "v" + std::to_string(counter++);
-      std::string expr = expression(op);
-      os << "  // " << describe(op) << "\n";
-      os << "  const float " << name << " = "
-         << roundTo(elementTypeOf(op->getResult(0)), expr) << ";\n";
-      names[op->getResult(0)] = name;
-    }
-    for (auto [i, value] : llvm::enumerate(plan.yields))
-      os << "  res[" << i << "] = " << names[value] << ";\n";
+    os << statements;
+    for (auto [i, value] : llvm::enumerate(values))
+      os << "  res[" << i << "] = " << value << ";\n";
     os << "}\n\n";
 
-    // Stores.
-    size_t count = plan.yields.size();
-    os << "__device__ __forceinline__ void kg_store(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc) {\n"
+    os << "__device__ __forceinline__ void kg_store" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc) {\n"
        << "  float res[" << count << "];\n"
-       << "  kg_epilogue(p, r, c, acc, res);\n";
-    for (size_t i = 0; i < count; ++i)
-      os << "  kiln_store(p.out" << i << " + r * KG_N + c, res[" << i
+       << "  kg_epilogue" << suffix << "(p, r, c, acc, res);\n";
+    for (auto [i, result] : llvm::enumerate(problem.results))
+      os << "  kiln_store(p.out" << result << " + r * KG_N + c, res[" << i
          << "]);\n";
     os << "}\n\n";
     os << "// Columns c and c + 1 (c even), both inside the output.\n"
-       << "__device__ __forceinline__ void kg_store_pair_in(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
+       << "__device__ __forceinline__ void kg_store_pair_in" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc0, float acc1) {\n"
        << "  float res0[" << count << "], res1[" << count << "];\n"
-       << "  kg_epilogue(p, r, c, acc0, res0);\n"
-       << "  kg_epilogue(p, r, c + 1, acc1, res1);\n";
-    for (size_t i = 0; i < count; ++i) {
-      std::string at = "p.out" + std::to_string(i) + " + r * KG_N + c";
+       << "  kg_epilogue" << suffix << "(p, r, c, acc0, res0);\n"
+       << "  kg_epilogue" << suffix << "(p, r, c + 1, acc1, res1);\n";
+    for (auto [i, result] : llvm::enumerate(problem.results)) {
+      std::string at = "p.out" + std::to_string(result) + " + r * KG_N + c";
       std::string r0 = "res0[" + std::to_string(i) + "]";
       std::string r1 = "res1[" + std::to_string(i) + "]";
       if (plan.n % 2 == 0)
@@ -398,110 +500,22 @@ public:
     }
     os << "}\n\n";
     os << "// Columns c and c + 1 (c even); c + 1 may be past the end.\n"
-       << "__device__ __forceinline__ void kg_store_pair(const KgParams &p, "
-          "kg_idx r, kg_idx c, float acc0, float acc1) {\n"
+       << "__device__ __forceinline__ void kg_store_pair" << suffix
+       << "(const KgParams &p, kg_idx r, kg_idx c, float acc0, float acc1) {\n"
        << "  if (c + 1 < KG_N)\n"
-       << "    kg_store_pair_in(p, r, c, acc0, acc1);\n"
+       << "    kg_store_pair_in" << suffix << "(p, r, c, acc0, acc1);\n"
        << "  else if (c < KG_N)\n"
-       << "    kg_store(p, r, c, acc0);\n"
-       << "}\n";
-    return text;
-  }
-
-private:
-  std::string load(Value value) {
-    auto it = names.find(value);
-    if (it != names.end())
-      return it->second;
-    unsigned index = cast<BlockArgument>(value).getArgNumber();
-    std::string column = colStride.lookup(index) ? " + c" : "";
-    return "kiln_load(p.in" + std::to_string(index) + "[kg_row_in" +
-           std::to_string(index) + "(r)" + column + "])";
-  }
-
-  std::string expression(Operation *op) {
-    auto operand = [&](unsigned i) { return load(op->getOperand(i)); };
-    if (isa<AddOp>(op))
-      return operand(0) + " + " + operand(1);
-    if (isa<SubOp>(op))
-      return operand(0) + " - " + operand(1);
-    if (isa<MulOp>(op))
-      return operand(0) + " * " + operand(1);
-    if (isa<DivOp>(op))
-      return operand(0) + " / " + operand(1);
-    if (isa<MaxOp>(op))
-      return "kiln_max(" + operand(0) + ", " + operand(1) + ")";
-    if (isa<MinOp>(op))
-      return "kiln_min(" + operand(0) + ", " + operand(1) + ")";
-    std::string x = operand(0);
-    if (isa<NegOp>(op))
-      return "-" + x;
-    if (isa<AbsOp>(op))
-      return "fabsf(" + x + ")";
-    if (isa<ReluOp>(op))
-      return "kg_relu(" + x + ")";
-    if (isa<ExpOp>(op))
-      return "expf(" + x + ")";
-    if (isa<LogOp>(op))
-      return "logf(" + x + ")";
-    if (isa<SqrtOp>(op))
-      return "sqrtf(" + x + ")";
-    if (isa<RsqrtOp>(op))
-      return "1.0f / sqrtf(" + x + ")";
-    if (isa<SinOp>(op))
-      return "sinf(" + x + ")";
-    if (isa<CosOp>(op))
-      return "cosf(" + x + ")";
-    if (isa<TanhOp>(op))
-      return "tanhf(" + x + ")";
-    if (isa<SigmoidOp>(op))
-      return "kg_sigmoid(" + x + ")";
-    if (isa<SiluOp>(op))
-      return "kg_silu(" + x + ")";
-    if (auto gelu = dyn_cast<GeluOp>(op))
-      return (gelu.getApproximate() == GeluApproximation::tanh ? "kg_gelu_tanh("
-                                                                : "kg_gelu(") +
-             x + ")";
-    if (auto leaky = dyn_cast<LeakyReluOp>(op))
-      return "kg_leaky_relu(" + x + ", " +
-             floatLiteral(static_cast<float>(leaky.getAlpha().convertToDouble())) +
-             ")";
-    // kiln.cast between float types: the rounding to the result type is the
-    // cast itself.
-    assert(isa<CastOp>(op));
-    return x;
-  }
-
-  static std::string describe(Operation *op) {
-    std::string text = op->getName().getStringRef().str();
-    if (auto gelu = dyn_cast<GeluOp>(op))
-      text += gelu.getApproximate() == GeluApproximation::tanh
-                  ? " approximate = tanh"
-                  : "";
-    text += " -> ";
-    llvm::raw_string_ostream os(text);
-    os << op->getResult(0).getType();
+       << "    kg_store" << suffix << "(p, r, c, acc0);\n"
+       << "}\n\n";
     return text;
   }
 
   const GemmPlan &plan;
   FusionOp fusion;
-  llvm::DenseMap<Value, std::string> names;
-  llvm::DenseMap<unsigned, int64_t> colStride;
 };
 
-/// Device helpers of the epilogue (NaN rules as the reference evaluators).
+/// Device helpers of the stores.
 constexpr const char *kEpilogueHelpers = R"cuda(
-__device__ __forceinline__ float kg_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
-__device__ __forceinline__ float kg_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ float kg_silu(float x) { return x / (1.0f + expf(-x)); }
-__device__ __forceinline__ float kg_gelu(float x) {
-  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-}
-__device__ __forceinline__ float kg_gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-}
-__device__ __forceinline__ float kg_leaky_relu(float x, float alpha) { return x > 0.0f ? x : alpha * x; }
 // Two adjacent elements with one store (p is aligned to two elements).
 __device__ __forceinline__ void kg_store2(float *p, float a, float b) {
   *reinterpret_cast<float2 *>(p) = make_float2(a, b);
@@ -523,8 +537,11 @@ __device__ __forceinline__ void kg_store2(__half *p, float a, float b) {
 constexpr const char *kCommon = R"cuda(
 constexpr kg_idx KG_TILES_M = (KG_ROWS + KG_BM - 1) / KG_BM;
 constexpr kg_idx KG_TILES_N = (KG_N + KG_BN - 1) / KG_BN;
+// K tiles of one problem, and of the concatenated K of summed problems.
 constexpr int KG_KT = (int)((KG_K + KG_BK - 1) / KG_BK);
-constexpr kg_idx KG_TOTAL = KG_OUT_ROWS * KG_N;
+constexpr int KG_KT_ALL = KG_KSUMS * KG_KT;
+// Outputs of every problem, rows stacked problem after problem.
+constexpr kg_idx KG_TOTAL = KG_GROUPS * KG_OUT_ROWS * KG_N;
 // Global matrices of one batch: A is [rows][K] or [K][rows], B [N][K] or [K][N].
 constexpr kg_idx KG_A_GROWS = KG_A_KMAJOR ? KG_ROWS : KG_K;
 constexpr kg_idx KG_A_GCOLS = KG_A_KMAJOR ? KG_K : KG_ROWS;
@@ -540,6 +557,23 @@ __device__ __forceinline__ void kg_tile(kg_idx pid, kg_idx &tm, kg_idx &tn) {
   const kg_idx local = pid % (KG_GROUP_M * KG_TILES_N);
   tm = first + local % size;
   tn = local / size;
+}
+
+// The operand matrices of K tile kt of GEMM batch b and the tile's first k.
+// When the products of several problems are summed (KG_KSUMS > 1), tile kt
+// belongs to problem kt / KG_KT: one accumulation over their concatenated K.
+__device__ __forceinline__ void kg_tile_operands(const KgParams &p, kg_idx b, int kt,
+                                                 const kg_t *&a, const kg_t *&bm, kg_idx &k0) {
+  if constexpr (KG_KSUMS == 1) {
+    a = kg_lhs(p, b);
+    bm = kg_rhs(p, b);
+    k0 = (kg_idx)kt * KG_BK;
+  } else {
+    const int g = kt / (KG_KT > 0 ? KG_KT : 1);
+    a = kg_lhs(p, g * KG_GEMM_BATCH + b);
+    bm = kg_rhs(p, g * KG_GEMM_BATCH + b);
+    k0 = (kg_idx)(kt - g * KG_KT) * KG_BK;
+  }
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused
@@ -720,17 +754,18 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   kg_tile(blockIdx.x, tm, tn);
   const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
-  for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
+  for (long long z = blockIdx.z; z < (long long)KG_GROUPS * KG_GEMM_BATCH * KG_SPLIT;
+       z += gridDim.z) {
     const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
-    const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
+    const int ktEnd =
+        KG_KT_ALL < ktBegin + KG_KT_PER_SPLIT ? KG_KT_ALL : ktBegin + KG_KT_PER_SPLIT;
     const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const kg_t *gA = p.KG_LHS + kg_lhs_batch(b);
-    const kg_t *gB = p.KG_RHS + kg_rhs_batch(b);
-
     auto loadStage = [&](int stage, int kt) {
-      const kg_idx k0 = (kg_idx)kt * KG_BK;
+      const kg_t *gA, *gB;
+      kg_idx k0;
+      kg_tile_operands(p, b, kt, gA, gB, k0);
       kg_t *tA = sA + stage * KG_A_STAGE;
       kg_t *tB = sB + stage * KG_B_STAGE;
       if constexpr (KG_A_KMAJOR)
@@ -811,9 +846,16 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
 )cuda";
 
 /// The exact f32 kernel: FMA on CUDA cores, TM x TN outputs per thread.
+/// With KG_SLICES > 1 the block's threads form that many K slices: each
+/// shared K tile (KG_BK deep) is split into KG_SLICE_K rows per slice, and at
+/// the end slice 0 adds the other slices' sums in slice order (split-K
+/// within the block: parallelism for small, deep problems in one launch).
 constexpr const char *kSimtKernel = R"cuda(
 constexpr int KG_TX = KG_BN / KG_TN;
-constexpr int KG_THREADS = (KG_BM / KG_TM) * KG_TX;
+constexpr int KG_SLICE_THREADS = (KG_BM / KG_TM) * KG_TX;
+constexpr int KG_THREADS = KG_SLICE_THREADS * KG_SLICES;
+constexpr int KG_SLICE_K = KG_BK / KG_SLICES;
+static_assert(KG_SLICE_K * KG_SLICES == KG_BK, "slices must divide the K tile");
 constexpr int KG_EA = KG_BM * KG_BK / KG_THREADS;
 constexpr int KG_EB = KG_BN * KG_BK / KG_THREADS;
 static_assert(KG_BM * KG_BK % KG_THREADS == 0 && KG_BN * KG_BK % KG_THREADS == 0, "bad tile");
@@ -830,25 +872,29 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
   // spreads the transposing stores over the banks.
   __shared__ __align__(16) float sA[2][KG_BK][KG_BM + 4];
   __shared__ __align__(16) float sB[2][KG_BK][KG_BN + 4];
-  const int tid = threadIdx.x, ty = tid / KG_TX, tx = tid % KG_TX;
+  // The other slices' sums, [slice - 1][output of the thread][thread].
+  __shared__ float sRed[KG_SLICES > 1 ? (KG_SLICES - 1) * KG_TM * KG_TN * KG_SLICE_THREADS : 1];
+  const int tid = threadIdx.x, slice = tid / KG_SLICE_THREADS, lt = tid % KG_SLICE_THREADS;
+  const int ty = lt / KG_TX, tx = lt % KG_TX;
   kg_idx tm, tn;
   kg_tile(blockIdx.x, tm, tn);
   const kg_idx m0 = tm * KG_BM, n0 = tn * KG_BN;
 
-  for (long long z = blockIdx.z; z < (long long)KG_GEMM_BATCH * KG_SPLIT; z += gridDim.z) {
+  for (long long z = blockIdx.z; z < (long long)KG_GROUPS * KG_GEMM_BATCH * KG_SPLIT;
+       z += gridDim.z) {
     const kg_idx b = (kg_idx)(z / KG_SPLIT);
     const int split = (int)(z % KG_SPLIT);
     const int ktBegin = split * KG_KT_PER_SPLIT;
-    const int ktEnd = KG_KT < ktBegin + KG_KT_PER_SPLIT ? KG_KT : ktBegin + KG_KT_PER_SPLIT;
+    const int ktEnd =
+        KG_KT_ALL < ktBegin + KG_KT_PER_SPLIT ? KG_KT_ALL : ktBegin + KG_KT_PER_SPLIT;
     const int nk = ktEnd > ktBegin ? ktEnd - ktBegin : 0;
-    const float *gA = p.KG_LHS + kg_lhs_batch(b);
-    const float *gB = p.KG_RHS + kg_rhs_batch(b);
-
     // Element e of a tile: consecutive threads walk the global contiguous
     // dimension (coalesced); (ml, kl) / (nl, kl) are its tile coordinates.
     float ra[KG_EA], rb[KG_EB];
     auto fetch = [&](int kt) {
-      const kg_idx k0 = (kg_idx)kt * KG_BK;
+      const float *gA, *gB;
+      kg_idx k0;
+      kg_tile_operands(p, b, kt, gA, gB, k0);
 #pragma unroll
       for (int i = 0; i < KG_EA; ++i) {
         const int e = tid + i * KG_THREADS;
@@ -895,7 +941,7 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
       if (i + 1 < nk)
         fetch(ktBegin + i + 1);
 #pragma unroll
-      for (int kk = 0; kk < KG_BK; ++kk) {
+      for (int kk = slice * KG_SLICE_K; kk < (slice + 1) * KG_SLICE_K; ++kk) {
         float a[KG_TM], bv[KG_TN];
 #pragma unroll
         for (int v = 0; v < KG_TM / 4; ++v) {
@@ -916,6 +962,27 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
       if (i + 1 < nk)
         stash(buf ^ 1);
       __syncthreads();
+    }
+    if constexpr (KG_SLICES > 1) {
+      // sRed is written again only after the next batch iteration's first
+      // __syncthreads, which slice 0 reaches after reading it here.
+      if (slice > 0) {
+#pragma unroll
+        for (int u = 0; u < KG_TM; ++u)
+#pragma unroll
+          for (int v = 0; v < KG_TN; ++v)
+            sRed[((slice - 1) * KG_TM * KG_TN + u * KG_TN + v) * KG_SLICE_THREADS + lt] = acc[u][v];
+      }
+      __syncthreads();
+      if (slice > 0)
+        continue;
+#pragma unroll
+      for (int s = 0; s < KG_SLICES - 1; ++s)
+#pragma unroll
+        for (int u = 0; u < KG_TM; ++u)
+#pragma unroll
+          for (int v = 0; v < KG_TN; ++v)
+            acc[u][v] += sRed[(s * KG_TM * KG_TN + u * KG_TN + v) * KG_SLICE_THREADS + lt];
     }
 
 #pragma unroll
@@ -987,10 +1054,11 @@ struct TileConfig {
   int tm, tn;                 // SIMT
   int occupancy;
   double efficiency;
+  int slices = 1; // SIMT: K slices of the block (bk is their total depth)
   int threads() const {
     if (path == Path::Wgmma)
       return bm / 64 * 128;
-    return tm ? (bm / tm) * (bn / tn) : warpsM * warpsN * 32;
+    return tm ? (bm / tm) * (bn / tn) * slices : warpsM * warpsN * 32;
   }
 };
 
@@ -1018,6 +1086,11 @@ const TileConfig kSimtConfigs[] = {
     {Path::Simt, 128, 128, 8, 0, 0, 0, 8, 8, 1, 1.00},
     {Path::Simt, 64, 64, 8, 0, 0, 0, 4, 4, 2, 0.60},
     {Path::Simt, 32, 32, 8, 0, 0, 0, 4, 4, 8, 0.35},
+    // Four K slices of 8 (256 threads): a small, deep problem (a weight
+    // gradient over all rows of a batch) gets 8 warps per tile in one launch
+    // instead of a split-K pair of launches. Last, so that ties keep the
+    // plain tile.
+    {Path::Simt, 32, 32, 32, 0, 0, 0, 4, 4, 2, 0.35, 4},
 };
 
 /// Dense peak rates of the paths on an H100/H200 SXM (FLOP/s of the chip).
@@ -1049,7 +1122,8 @@ struct Choice {
 /// traffic and a second launch. Deterministic (first best wins). The
 /// mma.sync, tf32 and SIMT configurations take any shape.
 Choice chooseConfig(ArrayRef<TileConfig> configs, int64_t gemmBatch,
-                    int64_t rows, int64_t n, int64_t k, int64_t outElements) {
+                    int64_t rows, int64_t n, int64_t k, int64_t ksums,
+                    int64_t outElements) {
   Choice best;
   double bestTime = std::numeric_limits<double>::infinity();
   for (const TileConfig &config : configs) {
@@ -1059,7 +1133,8 @@ Choice chooseConfig(ArrayRef<TileConfig> configs, int64_t gemmBatch,
       continue;
     int64_t tiles = ((rows + config.bm - 1) / config.bm) *
                     ((n + config.bn - 1) / config.bn) * gemmBatch;
-    int64_t kTiles = (k + config.bk - 1) / config.bk;
+    // K tiles of every summed problem (a tile never spans two).
+    int64_t kTiles = ksums * ((k + config.bk - 1) / config.bk);
     for (int split : {1, 2, 3, 4, 6, 8, 12, 16}) {
       if (split > 1 && kTiles / split < 4)
         break;
@@ -1135,7 +1210,11 @@ public:
              << options.arch << "'";
 
     GeneratedFusion generated;
-    int64_t outElements = plan.batch * plan.m * plan.n;
+    // Problems with outputs of their own (stacked), or summed into one.
+    int64_t ksums = plan.sum ? plan.problems.size() : 1;
+    int64_t groups = plan.sum ? 1 : plan.problems.size();
+    // Of every problem together.
+    int64_t outElements = groups * plan.batch * plan.m * plan.n;
     if (outElements == 0)
       return generated; // nothing to compute
 
@@ -1168,13 +1247,14 @@ public:
     else if (isF32)
       configs.append(std::begin(kTf32Configs), std::end(kTf32Configs));
     else {
-      if (archNumber == 90 && aVec && bVec)
+      // The wgmma kernel runs one problem (no grouped or summed products).
+      if (archNumber == 90 && aVec && bVec && groups == 1 && ksums == 1)
         configs.append(std::begin(kWgmmaConfigs), std::end(kWgmmaConfigs));
       configs.append(std::begin(kTensorCoreConfigs),
                      std::end(kTensorCoreConfigs));
     }
-    Choice choice =
-        chooseConfig(configs, gemmBatch, rows, plan.n, plan.k, outElements);
+    Choice choice = chooseConfig(configs, groups * gemmBatch, rows, plan.n,
+                                 plan.k, ksums, outElements);
     const TileConfig &config = choice.config;
     bool wgmma = config.path == Path::Wgmma;
 
@@ -1182,17 +1262,21 @@ public:
     Block &body = fusion.getBody().front();
     std::string common;
     llvm::raw_string_ostream os(common);
-    os << "// kiln gemm fusion: kiln.matmul";
+    os << "// kiln gemm fusion: ";
+    if (groups > 1)
+      os << groups << " x ";
+    os << "kiln.matmul";
     if (plan.transposeLhs)
       os << " transpose_lhs";
     if (plan.transposeRhs)
       os << " transpose_rhs";
-    os << " " << body.getArgument(plan.lhsArg).getType() << ", "
-       << body.getArgument(plan.rhsArg).getType();
-    for (Operation *op : plan.epilogue)
-      os << "; " << op->getName().getStringRef();
+    MatmulOp first = plan.problems.front().matmul;
+    os << " " << first.getLhs().getType() << ", " << first.getRhs().getType();
+    for (Operation &op : body.without_terminator())
+      if (!isa<MatmulOp>(op))
+        os << "; " << op.getName().getStringRef();
     os << "\n// yields:";
-    for (Value value : plan.yields)
+    for (Value value : body.getTerminator()->getOperands())
       os << " " << value.getType();
     os << "\n#include \"kiln_prelude.cuh\"\n";
     os << "// Not every size below is used by every kernel.\n"
@@ -1223,6 +1307,10 @@ public:
     os << "constexpr kg_idx KG_ROWS = " << rows << ";\n";
     os << "constexpr kg_idx KG_OUT_ROWS = " << plan.batch * plan.m
        << "; // rows of every output, r = batch * M + m\n";
+    os << "constexpr kg_idx KG_GROUPS = " << groups
+       << "; // problems of one shape in this launch, outputs stacked\n";
+    os << "constexpr int KG_KSUMS = " << ksums
+       << "; // problems whose products are summed over their concatenated K\n";
     os << "constexpr bool KG_A_KMAJOR = " << (aKMajor ? "true" : "false")
        << "; // lhs stored [M][K]\n";
     os << "constexpr bool KG_B_KMAJOR = " << (bKMajor ? "true" : "false")
@@ -1233,7 +1321,7 @@ public:
        << ", KG_BK = " << config.bk << ";\n";
     if (simt)
       os << "constexpr int KG_TM = " << config.tm << ", KG_TN = " << config.tn
-         << ";\n";
+         << ", KG_SLICES = " << config.slices << ";\n";
     else if (wgmma)
       os << "constexpr int KG_STAGES = " << config.stages << ";\n";
     else
@@ -1273,8 +1361,6 @@ public:
     os << "struct KgParams {\n" << structFields << "};\n";
     os << "#define KG_PARAMS " << params << "\n";
     os << "#define KG_PARAM_NAMES " << paramNames << "\n";
-    os << "#define KG_LHS in" << plan.lhsArg << "\n";
-    os << "#define KG_RHS in" << plan.rhsArg << "\n";
 
     // Batch offsets (elements) of the operand matrices for GEMM batch b.
     ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(plan.outShape).drop_back(2);
@@ -1290,8 +1376,32 @@ public:
        << batchOffset(plan.lhsBatchStrides, plan.m * plan.k) << "}\n";
     os << "__device__ __forceinline__ kg_idx kg_rhs_batch(kg_idx b) {\n"
        << batchOffset(plan.rhsBatchStrides, plan.k * plan.n) << "}\n";
+    // The operand matrices of GEMM batch b (batches of problem g follow
+    // those of problem g - 1, whether the problems are stacked or summed).
+    auto operandOf = [&](const char *name, bool lhs) {
+      std::string text = std::string("__device__ __forceinline__ const kg_t *") +
+                         name + "(const KgParams &p, kg_idx b) {\n";
+      const char *offset = lhs ? "kg_lhs_batch" : "kg_rhs_batch";
+      auto arg = [&](const GemmProblem &problem) {
+        return "p.in" + std::to_string(lhs ? problem.lhsArg : problem.rhsArg);
+      };
+      if (plan.problems.size() == 1)
+        return text + "  return " + arg(plan.problems.front()) + " + " + offset +
+               "(b);\n}\n";
+      text += "  const kg_idx g = b / KG_GEMM_BATCH;\n"
+              "  b -= g * KG_GEMM_BATCH;\n  switch (g) {\n";
+      for (auto [g, problem] : llvm::enumerate(plan.problems))
+        text += (g + 1 < plan.problems.size() ? "  case " + std::to_string(g) + ": "
+                                              : std::string("  default: ")) +
+                "return " + arg(problem) + " + " + offset + "(b);\n";
+      return text + "  }\n}\n";
+    };
+    os << operandOf("kg_lhs", true) << operandOf("kg_rhs", false);
     os << kEpilogueHelpers << "\n";
-    os << EpilogueWriter(plan, fusion).write() << "\n";
+    FailureOr<std::string> epilogue = EpilogueWriter(plan, fusion).write();
+    if (failed(epilogue))
+      return failure();
+    os << *epilogue << "\n";
     os << kCommon;
 
     std::string gemmSource =
@@ -1312,7 +1422,7 @@ public:
              << tiles << ") for one launch";
     launch.grid = {static_cast<uint32_t>(tiles), 1,
                    static_cast<uint32_t>(std::min<int64_t>(
-                       gemmBatch * choice.split, 65535))};
+                       groups * gemmBatch * choice.split, 65535))};
     launch.block = {static_cast<uint32_t>(config.threads()), 1, 1};
     if (wgmma) {
       // Persistent: one block per SM walks every (tile, batch, split).

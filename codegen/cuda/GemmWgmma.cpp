@@ -135,8 +135,8 @@ __device__ __forceinline__ KgWork kg_work(const KgParams &p, long long w) {
   x.split = (int)(z % KG_SPLIT);
   x.m0 = tm * KG_BM;
   x.n0 = tn * KG_BN;
-  x.a = p.KG_LHS + kg_lhs_batch(x.batch);
-  x.b = p.KG_RHS + kg_rhs_batch(x.batch);
+  x.a = kg_lhs(p, x.batch);
+  x.b = kg_rhs(p, x.batch);
   x.ktBegin = x.split * KG_KT_PER_SPLIT;
   const int ktEnd = KG_KT < x.ktBegin + KG_KT_PER_SPLIT ? KG_KT : x.ktBegin + KG_KT_PER_SPLIT;
   x.nk = ktEnd > x.ktBegin ? ktEnd - x.ktBegin : 0;

@@ -3,7 +3,10 @@
 // Kinds "pointwise" and "optimizer".
 //
 // pointwise: the body holds only pointwise ops (ScalarEmitter's list) and
-// index-remapping ops that read fusion inputs. One result (the largest) is
+// index-remapping ops, which read fusion inputs or, when their positions
+// stay inside the operand (transpose, slice, flip, reshape, rope), compute
+// it at those positions (a chain of layout and element-wise ops is one
+// loop). One result (the largest) is
 // the root; every other result must broadcast to it. The kernel runs one
 // thread per root element in a grid-stride loop; each value is computed at
 // the root element projected to its own shape (numpy broadcasting), and a
@@ -18,7 +21,8 @@
 //
 // optimizer: a multi-tensor kernel for bodies made of independent pointwise
 // computations over tensors of different shapes (an optimizer's update of
-// every parameter). The results are partitioned by shape: group g holds
+// every parameter). A pointwise fusion whose results share no root (two
+// independent computations merged into one launch) is emitted the same way. The results are partitioned by shape: group g holds
 // every result of shape S_g, and its computation is the pointwise one
 // above with root S_g (shared scalars are recomputed per group, once per
 // thread). Group g owns the contiguous block range [start_g, start_g+1) of
@@ -34,6 +38,8 @@
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "codegen/cuda/ScalarEmitter.h"
+
+#include "compiler/transforms/OpClasses.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"
 
@@ -100,27 +106,30 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
   };
   Block &body = fusion.getBody().front();
   auto yield = cast<YieldOp>(body.getTerminator());
-  SmallVector<Value> stack;
+  // (value, whether it is evaluated at remapped positions rather than at
+  // the root element: the operand of an index-remapping op computed in the
+  // fusion, and everything it is computed from).
+  SmallVector<std::pair<Value, bool>> stack;
   for (unsigned r : group.results)
-    stack.push_back(yield.getValues()[r]);
-  llvm::DenseSet<Value> seen;
+    stack.push_back({yield.getValues()[r], false});
+  llvm::DenseSet<Value> seen[2];
   llvm::DenseSet<unsigned> inputs;
   auto isRoot = [&](Value v) { return sameElements(shapeOf(v), group.shape); };
   while (!stack.empty()) {
-    Value v = stack.pop_back_val();
-    if (!seen.insert(v).second)
+    auto [v, remappedHere] = stack.pop_back_val();
+    if (!seen[remappedHere].insert(v).second)
       continue;
-    if (!isBroadcastableTo(shapeOf(v), group.shape))
+    if (!remappedHere && !isBroadcastableTo(shapeOf(v), group.shape))
       return fail("a value of shape " + formatShape(shapeOf(v)) +
                   " does not broadcast to the root shape " +
                   formatShape(group.shape));
     int64_t count = numElements(shapeOf(v));
     if (auto argument = dyn_cast<BlockArgument>(v)) {
       inputs.insert(argument.getArgNumber());
-      if (isRoot(v) && count > 1)
+      if (isRoot(v) && count > 1 && !remappedHere)
         group.laneInputs.insert(v);
       else if (count > 1)
-        group.vectorizable = false; // broadcast read
+        group.vectorizable = false; // broadcast or remapped read
       continue;
     }
     Operation *op = v.getDefiningOp();
@@ -128,24 +137,30 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
     if (!ScalarEmitter::supportsOp(op, &reason))
       return fail(reason);
     SmallVector<Value> remapped = ScalarEmitter::bufferOperands(op);
+    bool computedRemapped = false;
     for (Value operand : remapped) {
-      auto argument = dyn_cast<BlockArgument>(operand);
-      if (!argument)
+      if (auto argument = dyn_cast<BlockArgument>(operand)) {
+        inputs.insert(argument.getArgNumber());
+        continue;
+      }
+      if (!remapsWithinOperands(op))
         return fail("'" + op->getName().getStringRef().str() +
-                    "' reads a value computed inside the fusion; index-remapping "
-                    "ops must read fusion inputs");
-      inputs.insert(argument.getArgNumber());
+                    "' reads a value computed inside the fusion; its data "
+                    "operands must be fusion inputs");
+      computedRemapped = true;
+      stack.push_back({operand, true});
     }
     if (!remapped.empty() && count > 1) {
-      // A reshape at the root's flat index reads element for element.
-      if (isa<ReshapeOp>(op) && isRoot(v))
+      // A reshape of an input at the root's flat index reads element for
+      // element.
+      if (isa<ReshapeOp>(op) && isRoot(v) && !remappedHere && !computedRemapped)
         group.laneInputs.insert(op->getOperand(0));
       else
         group.vectorizable = false;
     }
     for (Value operand : op->getOperands())
       if (!llvm::is_contained(remapped, operand))
-        stack.push_back(operand);
+        stack.push_back({operand, remappedHere});
   }
   for (unsigned r : group.results)
     if (!isRoot(yield.getValues()[r]))
@@ -167,8 +182,9 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
 }
 
 /// Every op of the body is one the ScalarEmitter knows, and index-remapping
-/// ops read fusion inputs (checked for dead ops too, so that the fusion as
-/// written is what the kernel computes).
+/// ops read fusion inputs unless their positions stay inside the operand
+/// (checked for dead ops too, so that the fusion as written is what the
+/// kernel computes).
 bool bodySupported(FusionOp fusion, std::string *why) {
   for (Operation &op : fusion.getBody().front().without_terminator()) {
     std::string reason;
@@ -177,12 +193,14 @@ bool bodySupported(FusionOp fusion, std::string *why) {
         *why = reason;
       return false;
     }
+    if (remapsWithinOperands(&op))
+      continue;
     for (Value operand : ScalarEmitter::bufferOperands(&op))
       if (!isa<BlockArgument>(operand)) {
         if (why)
           *why = "'" + op.getName().getStringRef().str() +
-                 "' reads a value computed inside the fusion; index-remapping "
-                 "ops must read fusion inputs";
+                 "' reads a value computed inside the fusion; its data "
+                 "operands must be fusion inputs";
         return false;
       }
   }
@@ -638,31 +656,51 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
 // The emitter
 //===----------------------------------------------------------------------===//
 
+/// Whether every result broadcasts to the largest one (one loop suffices).
+bool haveCommonRoot(FusionOp fusion) {
+  ArrayRef<int64_t> largest;
+  int64_t most = -1;
+  for (Type type : fusion.getResultTypes()) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+    if (numElements(shape) > most ||
+        (numElements(shape) == most && shape.size() > largest.size())) {
+      most = numElements(shape);
+      largest = shape;
+    }
+  }
+  return llvm::all_of(fusion.getResultTypes(), [&](Type type) {
+    return isBroadcastableTo(cast<RankedTensorType>(type).getShape(), largest);
+  });
+}
+
+/// The groups of a fusion: one root when its results share one, else (a
+/// horizontally merged pointwise fusion, or an optimizer) one per shape.
+std::optional<SmallVector<Group>> groupsOf(FusionOp fusion, std::string *why) {
+  if (fusion.getKind() == "pointwise" && haveCommonRoot(fusion)) {
+    std::optional<Group> group = pointwiseGroup(fusion, why);
+    if (!group)
+      return std::nullopt;
+    return SmallVector<Group>{std::move(*group)};
+  }
+  if (fusion.getKind() == "pointwise" || fusion.getKind() == "optimizer")
+    return optimizerGroups(fusion, why);
+  if (why)
+    *why = "kind \"" + fusion.getKind().str() + "\" is not pointwise or optimizer";
+  return std::nullopt;
+}
+
 class PointwiseEmitter final : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
-    if (fusion.getKind() == "pointwise")
-      return pointwiseGroup(fusion, nullptr).has_value();
-    if (fusion.getKind() == "optimizer")
-      return optimizerGroups(fusion, nullptr).has_value();
-    return false;
+    return groupsOf(fusion, nullptr).has_value();
   }
 
   FailureOr<GeneratedFusion> emit(FusionOp fusion,
                                   const CodegenOptions &options) const override {
     std::string why;
     SmallVector<Group> groups;
-    if (fusion.getKind() == "pointwise") {
-      std::optional<Group> group = pointwiseGroup(fusion, &why);
-      if (group)
-        groups.push_back(std::move(*group));
-    } else if (fusion.getKind() == "optimizer") {
-      std::optional<SmallVector<Group>> found = optimizerGroups(fusion, &why);
-      if (found)
-        groups = std::move(*found);
-    } else {
-      why = "kind \"" + fusion.getKind().str() + "\" is not pointwise or optimizer";
-    }
+    if (std::optional<SmallVector<Group>> found = groupsOf(fusion, &why))
+      groups = std::move(*found);
     if (groups.empty())
       return fusion.emitOpError("pointwise codegen: ") << why;
 

@@ -426,13 +426,17 @@ TEST_F(PointwiseEmitterTest, RemappedIndicesAreTheOpsDefinitions) {
   spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"},
                  {"%fl", "tensor<4x6xf32>"}, {"%pd", "tensor<3x4xf32>"},
                  {"%cc", "tensor<4x3xf32>"}};
-  // Results of different shapes that do not broadcast to one another.
-  FusionOp fusion = parse(spec);
-  EXPECT_FALSE(emitter->matches(fusion));
+  // Results of different shapes that do not broadcast to one another: one
+  // launch with a loop per shape.
+  GeneratedFusion shapes = emitAndCompile(spec);
+  ASSERT_EQ(shapes.kernels.size(), 1u);
+  EXPECT_TRUE(contains(shapes.kernels[0].source, "switch (lo)"));
+  EXPECT_TRUE(contains(shapes.kernels[0].source, "// group 3: shape [4, 3]"))
+      << shapes.kernels[0].source;
   // Same root for all: check the index formulas.
   spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"}};
   spec.body += "    %f2 = kiln.flip %x1 dims = [0, 1] : tensor<9x8xf32>\n"
-               "    %s2 = kiln.slice %f2 start = [0, 0] limit = [6, 4] step = [1, 1] : tensor<9x8xf32>\n";
+               "    %s2 = kiln.pad %f2 low = [0, 0] high = [1, 0] value = 0.0 : tensor<9x8xf32>\n";
   EXPECT_FALSE(emitter->matches(parse(spec))) << "unused ops still must be supported";
   spec.body = "    %tr = kiln.transpose %x0 perm = [1, 0] : tensor<4x6xf32>\n"
               "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = [1, 1] : tensor<9x8xf32>\n"
@@ -472,6 +476,53 @@ TEST_F(PointwiseEmitterTest, RopeEmbeddingAndDropout) {
                               "(unsigned long long)(idx), 0.25)"))
         << src;
     EXPECT_TRUE(contains(src, "1.3333333333333333")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, LayoutChainsComputeOperandsAtRemappedPositions) {
+  // The backward of rope as autodiff writes it (scale by a sign vector, rope,
+  // scale again), a transpose of a computed value, and a reshape of a slice
+  // of a flip of one: each one loop that computes the remapped operands
+  // where they are read, instead of reading buffers another kernel wrote.
+  for (const char *t : kFloatTypes) {
+    auto ty = [&](const std::string &shape) {
+      return "tensor<" + shape + "x" + t + ">";
+    };
+    FusionSpec spec;
+    spec.inputs = {ty("2x8x4x16"), ty("16"), ty("6x4"), ty("8x6")};
+    spec.body =
+        "    %s = kiln.mul %x0, %x1 : " + ty("2x8x4x16") + ", " + ty("16") + "\n" +
+        "    %r = kiln.rope %s : " + ty("2x8x4x16") + "\n" +
+        "    %g = kiln.mul %r, %x1 : " + ty("2x8x4x16") + ", " + ty("16") + "\n" +
+        "    %e = kiln.exp %x2 : " + ty("6x4") + "\n" +
+        "    %tr = kiln.transpose %e perm = [1, 0] : " + ty("6x4") + "\n" +
+        "    %n = kiln.neg %x3 : " + ty("8x6") + "\n" +
+        "    %fl = kiln.flip %n dims = [1] : " + ty("8x6") + "\n" +
+        "    %sl = kiln.slice %fl start = [0, 1] limit = [8, 5] step = [2, 1] : " +
+        ty("8x6") + "\n" +
+        "    %rs = kiln.reshape %sl : " + ty("4x4") + " -> " + ty("16") + "\n" +
+        "    %b = kiln.add %g, %rs : " + ty("2x8x4x16") + ", " + ty("16") + "\n";
+    spec.yields = {{"%b", ty("2x8x4x16")}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u) << diagnostics;
+    const std::string &src = g.kernels[0].source;
+    // The rope's element and its partner, each scaled where it is read.
+    EXPECT_TRUE(contains(src, "at0_mul_")) << src;
+    EXPECT_TRUE(contains(src, "kiln_load(a0[(i0) * 512 + (i1) * 64 + (i2) * 16 + rope_1_i])"))
+        << src;
+    EXPECT_TRUE(contains(src, "kiln_load(a0[(i0) * 512 + (i1) * 64 + (i2) * 16 + (rope_1_i + 8)])"))
+        << src;
+    // The reshape's flat position (i3) as coordinates of the slice, then of
+    // the flip, then of the negated input.
+    EXPECT_TRUE(contains(src, "kiln_load(a3[((((i3) / 4)) * 2) * 6 + 5 - ((((i3) % 4) + 1))])"))
+        << src;
+    EXPECT_FALSE(contains(src, "const float *a2")) << src;
+    spec.yields = {{"%tr", ty("4x6")}};
+    GeneratedFusion transposed = emitAndCompile(spec);
+    ASSERT_EQ(transposed.kernels.size(), 1u) << diagnostics;
+    EXPECT_TRUE(contains(transposed.kernels[0].source, "kiln_load(a2[(i1) * 4 + i0])"))
+        << transposed.kernels[0].source;
+    EXPECT_TRUE(contains(transposed.kernels[0].source, "expf(")) << transposed.kernels[0].source;
   }
 }
 
@@ -616,12 +667,12 @@ TEST_F(PointwiseEmitterTest, MatchesRejectsWhatItCannotEmit) {
   softmax.yields = {{"%0", "tensor<4x8xf32>"}};
   rejects(softmax, "softmax");
 
-  FusionSpec computedTranspose;
-  computedTranspose.inputs = {"tensor<4x8xf32>"};
-  computedTranspose.body = "    %0 = kiln.exp %x0 : tensor<4x8xf32>\n"
-                           "    %1 = kiln.transpose %0 perm = [1, 0] : tensor<4x8xf32>\n";
-  computedTranspose.yields = {{"%1", "tensor<8x4xf32>"}};
-  rejects(computedTranspose, "transpose of a computed value");
+  FusionSpec computedPad;
+  computedPad.inputs = {"tensor<4x8xf32>"};
+  computedPad.body = "    %0 = kiln.exp %x0 : tensor<4x8xf32>\n"
+                     "    %1 = kiln.pad %0 low = [1, 0] high = [0, 0] value = 0.0 : tensor<4x8xf32>\n";
+  computedPad.yields = {{"%1", "tensor<5x8xf32>"}};
+  rejects(computedPad, "pad of a computed value (positions outside the operand)");
 
   FusionSpec computedGather;
   computedGather.inputs = {"tensor<10x4xf32>", "tensor<3xi32>"};
@@ -630,19 +681,18 @@ TEST_F(PointwiseEmitterTest, MatchesRejectsWhatItCannotEmit) {
   computedGather.yields = {{"%1", "tensor<3x4xf32>"}};
   rejects(computedGather, "embedding of computed indices");
 
-  FusionSpec computedRope;
-  computedRope.inputs = {"tensor<1x2x1x4xf32>"};
-  computedRope.body = "    %0 = kiln.neg %x0 : tensor<1x2x1x4xf32>\n"
-                      "    %1 = kiln.rope %0 : tensor<1x2x1x4xf32>\n";
-  computedRope.yields = {{"%1", "tensor<1x2x1x4xf32>"}};
-  rejects(computedRope, "rope of a computed value");
+  FusionSpec computedConcat;
+  computedConcat.inputs = {"tensor<2x3xf32>"};
+  computedConcat.body = "    %0 = kiln.neg %x0 : tensor<2x3xf32>\n"
+                        "    %1 = kiln.concat %0, %x0 dim = 0 : tensor<2x3xf32>, tensor<2x3xf32>\n";
+  computedConcat.yields = {{"%1", "tensor<4x3xf32>"}};
+  rejects(computedConcat, "concat of a computed value");
 
   FusionSpec unrelated;
   unrelated.inputs = {"tensor<4x1xf32>", "tensor<1x8xf32>"};
   unrelated.body = "    %0 = kiln.exp %x0 : tensor<4x1xf32>\n"
                    "    %1 = kiln.exp %x1 : tensor<1x8xf32>\n";
   unrelated.yields = {{"%0", "tensor<4x1xf32>"}, {"%1", "tensor<1x8xf32>"}};
-  rejects(unrelated, "results without a common root");
 
   FusionSpec otherKind = unrelated;
   otherKind.kind = "reduction";
@@ -716,9 +766,11 @@ TEST_F(PointwiseEmitterTest, AdamWUpdateOfFourParametersIsOneMultiTensorKernel) 
     ASSERT_TRUE(update);
     FusionOp fusion = wrapInFusion(update, "optimizer");
     ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
-    // Not a pointwise fusion: the results have four unrelated shapes.
+    // The results have four unrelated shapes: as a pointwise fusion too, it
+    // is one kernel with a loop per shape (the same kernel).
     fusion.setKind("pointwise");
-    EXPECT_FALSE(emitter->matches(fusion));
+    GeneratedFusion asPointwise = emitAndCompile(fusion);
+    ASSERT_EQ(asPointwise.kernels.size(), 1u);
     fusion.setKind("optimizer");
     GeneratedFusion g = emitAndCompile(fusion);
     ASSERT_EQ(g.kernels.size(), 1u);

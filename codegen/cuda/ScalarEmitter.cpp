@@ -10,6 +10,8 @@
 
 #include "codegen/cuda/ScalarEmitter.h"
 
+#include "compiler/transforms/OpClasses.h"
+
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -286,6 +288,49 @@ std::string ScalarEmitter::load(Value buffer, const Index &index) {
   return loadAtFlat(buffer, flatOf(tensorType(buffer).getShape(), index));
 }
 
+/// Row-major coordinates in `shape` of the flat index `flat`.
+static SmallVector<std::string> coordsFromFlat(ArrayRef<int64_t> shape,
+                                               const std::string &flat) {
+  SmallVector<std::string> coords(shape.size(), "0");
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1) {
+      std::string c = stride == 1 ? "(" + flat + ")"
+                                  : "((" + flat + ") / " + indexLiteral(stride) + ")";
+      if (d > 0)
+        c = "(" + c + " % " + indexLiteral(shape[d]) + ")";
+      coords[d] = c;
+    }
+    stride *= shape[d];
+  }
+  return coords;
+}
+
+FailureOr<std::string> ScalarEmitter::valueAt(Value operand, const Index &index,
+                                              std::string &out, int indent) {
+  if (buffers.count(operand))
+    return load(operand, index);
+  ArrayRef<int64_t> shape = tensorType(operand).getShape();
+  ScalarEmitter nested(shape, prefix + "at" + std::to_string(nestedCounter++) + "_",
+                       indexType);
+  nested.setIndex(index.coords.empty() ? coordsFromFlat(shape, index.flat)
+                                       : index.coords,
+                  index.flat);
+  // Buffers and bound values (single elements) read the same anywhere; a
+  // lane register holds the element at the current index only.
+  for (const auto &[value, buffer] : buffers)
+    nested.buffers[value] = Buffer{buffer.pointer, ""};
+  for (const auto &[value, expr] : bound)
+    nested.bindValue(value, expr);
+  // Tables (constants, rope frequencies) are indexed in their op's own
+  // shape: one per op serves every position.
+  nested.globalNames = globalNames;
+  FailureOr<std::string> expr = nested.emit(operand, out, indent);
+  globalText += nested.globalText;
+  globalNames = std::move(nested.globalNames);
+  return expr;
+}
+
 //===----------------------------------------------------------------------===//
 // Bindings and scopes
 //===----------------------------------------------------------------------===//
@@ -355,7 +400,9 @@ FailureOr<std::string> ScalarEmitter::emit(Value value, std::string &out,
     SmallVector<Value> remapped = bufferOperands(op);
     for (Value operand : op->getOperands()) {
       if (llvm::is_contained(remapped, operand)) {
-        if (!buffers.count(operand)) {
+        // Computed at the remapped positions by expression().
+        if (!buffers.count(operand) &&
+            (isa<BlockArgument>(operand) || !remapsWithinOperands(op))) {
           op->emitOpError("codegen: its data operands must be fusion inputs "
                           "(buffers), not values computed in the fusion");
           return failure();
@@ -662,14 +709,17 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
       })
       // Index remapping: loads of the buffer operands.
       .Case([&](ReshapeOp) -> FailureOr<std::string> {
-        return loadProjected(op->getOperand(0), result);
+        Value input = op->getOperand(0);
+        if (buffers.count(input))
+          return loadProjected(input, result);
+        return valueAt(input, Index{{}, projectedFlat(result)}, out, indent);
       })
       .Case([&](TransposeOp t) -> FailureOr<std::string> {
         Index in;
         in.coords.resize(shape.size());
         for (auto [k, p] : llvm::enumerate(t.getPerm()))
           in.coords[p] = at.coords()[k];
-        return load(op->getOperand(0), in);
+        return valueAt(op->getOperand(0), in, out, indent);
       })
       .Case([&](SliceOp s) -> FailureOr<std::string> {
         Index in;
@@ -681,14 +731,14 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
                                    : "(" + j + ") * " + indexLiteral(step);
           in.coords.push_back(plus(scaled, s.getStart()[d]));
         }
-        return load(op->getOperand(0), in);
+        return valueAt(op->getOperand(0), in, out, indent);
       })
       .Case([&](FlipOp f) -> FailureOr<std::string> {
         Index in{at.coords(), ""};
         for (int64_t d : f.getDims())
           if (shape[d] != 1)
             in.coords[d] = indexLiteral(shape[d] - 1) + " - (" + at.coords()[d] + ")";
-        return load(op->getOperand(0), in);
+        return valueAt(op->getOperand(0), in, out, indent);
       })
       .Case([&](PadOp p) -> FailureOr<std::string> {
         Value input = op->getOperand(0);
@@ -783,14 +833,31 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         out += pad + "const bool " + lower + " = (" + d + ") < " + indexLiteral(half) + ";\n";
         out += pad + "const " + indexType + " " + i + " = " + lower + " ? (" + d +
                ") : (" + d + ") - " + indexLiteral(half) + ";\n";
-        out += pad + "const " + indexType + " " + base + " = " +
-               flatFromCoords(shape, rowStart.coords) + ";\n";
         out += pad + "float " + s + ", " + cosine + ";\n";
         out += pad + "kiln_rope_sincos((long long)(" + at.coords()[1] + ") + " +
                indexLiteral(r.getPositionOffset()) + "LL, " + table + "[" + i +
                "], &" + s + ", &" + cosine + ");\n";
-        std::string x0 = loadAtFlat(input, base + " + " + i);
-        std::string x1 = loadAtFlat(input, base + " + " + i + " + " + indexLiteral(half));
+        std::string x0, x1;
+        if (buffers.count(input)) {
+          out += pad + "const " + indexType + " " + base + " = " +
+                 flatFromCoords(shape, rowStart.coords) + ";\n";
+          x0 = loadAtFlat(input, base + " + " + i);
+          x1 = loadAtFlat(input, base + " + " + i + " + " + indexLiteral(half));
+        } else {
+          // The element and its rotation partner, each computed there.
+          Index first{{at.coords()[0], at.coords()[1], at.coords()[2], i}, ""};
+          Index second{{at.coords()[0], at.coords()[1], at.coords()[2],
+                        "(" + i + " + " + indexLiteral(half) + ")"},
+                       ""};
+          FailureOr<std::string> e0 = valueAt(input, first, out, indent);
+          if (failed(e0))
+            return failure();
+          FailureOr<std::string> e1 = valueAt(input, second, out, indent);
+          if (failed(e1))
+            return failure();
+          x0 = *e0;
+          x1 = *e1;
+        }
         out += pad + "const float " + name + "_x0 = " + x0 + ";\n";
         out += pad + "const float " + name + "_x1 = " + x1 + ";\n";
         return rounded("(" + lower + " ? " + name + "_x0 * " + cosine + " - " +

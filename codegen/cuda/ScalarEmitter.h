@@ -17,8 +17,11 @@
 // or C expressions that already hold the element at the current index (a
 // register of an enclosing kernel, e.g. a GEMM accumulator). Index-remapping
 // ops (transpose, slice, flip, pad, concat, reshape, rope, embedding) read
-// their data operands from buffers at remapped indices; their data operands
-// must be buffers.
+// their data operands at remapped indices: from buffers, or, for the ops
+// whose positions always lie inside the operand (transpose, slice, flip,
+// reshape, rope; see remapsWithinOperands), by computing the operand there
+// (a nested emitter over the operand's shape evaluates its ops at the
+// remapped coordinates; nothing computed at the current index is reused).
 //
 // Compute types: float for f32/bf16/f16 (an op with a bf16 or f16 result
 // rounds its f32 value once to that type, as the reference interpreter
@@ -77,9 +80,9 @@ public:
   /// Whether the emitter knows `op` (kind and element types), ignoring where
   /// its operands come from; `why` gets a reason when not.
   static bool supportsOp(Operation *op, std::string *why = nullptr);
-  /// The operands of `op` it reads from buffers at remapped indices (the data
-  /// operands of index-remapping ops); all others are evaluated at the
-  /// projected index.
+  /// The operands of `op` it reads at remapped indices (the data operands of
+  /// index-remapping ops); all others are evaluated at the projected index.
+  /// They must be buffers unless remapsWithinOperands(op).
   static llvm::SmallVector<Value> bufferOperands(Operation *op);
 
   /// Appends to `out` (each line indented by `indent` spaces) the statements
@@ -115,6 +118,11 @@ private:
   /// element count) is evaluated at.
   std::string loadProjected(Value buffer, Value position);
   std::string loadAtFlat(Value buffer, const std::string &flat);
+  /// The element of `operand` (a data operand of a remapping op) at
+  /// `index`: a load from its buffer, or its computation there (statements
+  /// appended to `out`).
+  FailureOr<std::string> valueAt(Value operand, const Index &index,
+                                 std::string &out, int indent);
   FailureOr<std::string> expression(Operation *op, const std::string &name,
                                     std::string &out, int indent);
   std::string operandExpr(Value v) { return names.lookup(v); }
@@ -136,7 +144,7 @@ private:
   llvm::DenseMap<Value, std::string> bound;
   llvm::DenseMap<Value, std::string> names; // bound + this scope
   std::string globalText;
-  unsigned counter = 0, globalCounter = 0;
+  unsigned counter = 0, globalCounter = 0, nestedCounter = 0;
   llvm::DenseMap<Operation *, std::string> globalNames;
 };
 

@@ -269,6 +269,23 @@ TEST_F(ShapeGradientsTest, MatmulUnbatchedLhsAgainstBatchedRhs) {
       {0, 1});
 }
 
+TEST_F(ShapeGradientsTest, MatmulWeightSharedByEveryBatchRow) {
+  // A weight without a batch of its own (2-D, or with unit batch dims)
+  // applied to a batched lhs: its gradient is one product over all the
+  // batch's rows; with a transposed lhs the batched product and sum stay.
+  struct Case {
+    const char *lhs, *rhs, *out, *flags;
+  };
+  for (Case c : {Case{"2x3x5x4", "4x6", "2x3x5x6", ""},
+                 Case{"2x3x5x4", "6x4", "2x3x5x6", " transpose_rhs"},
+                 Case{"2x3x5x4", "1x4x6", "2x3x5x6", ""},
+                 Case{"2x3x4x5", "4x6", "2x3x5x6", " transpose_lhs"}}) {
+    SCOPED_TRACE(std::string(c.lhs) + " @ " + c.rhs + c.flags);
+    expectGradientsMatch(matmulLoss(c.lhs, c.rhs, c.out, c.flags, "0, 1, 2, 3"),
+                         {0, 1});
+  }
+}
+
 TEST_F(ShapeGradientsTest, MatmulRank2TransposeRhs) {
   expectGradientsMatch(matmulLoss("4x9", "5x9", "4x5", " transpose_rhs", "0, 1"),
                        {0, 1});

@@ -1,21 +1,30 @@
 //===- Fusion.cpp - grouping ops into kernels -----------------------------===//
 //
-// Groups are formed in three steps over each function's single block:
+// Groups are formed in steps over each function's single block:
+//  0. every attention op takes the transposes between it and memory that
+//     keep the head dim innermost (AttentionLayouts.cpp);
 //  1. every matmul takes the chain of same-shaped element-wise ops that
-//     consume its result as an epilogue;
+//     consume its result as an epilogue, with the element-wise side
+//     computations only they need (GemmEpilogues.cpp);
 //  2. walking backwards, every remaining compute op roots a group; a
 //     pointwise root absorbs its element-wise producers when everything that
 //     uses them is in the group or comes after the root (then the value
-//     becomes an extra result of the fusion);
+//     becomes an extra result of the fusion), and the producers of what
+//     index-remapping ops read when nothing else uses them
+//     (RemapChains.cpp);
 //  3. in the training entries, the pointwise groups that produce the updated
 //     parameters and optimizer state, and the scalar groups that only feed
-//     them, merge into one multi-tensor optimizer kernel.
+//     them, merge into one multi-tensor optimizer kernel;
+//  4. independent groups that one kernel can run merge horizontally: gemms
+//     of one shape sharing an operand, and pointwise groups
+//     (HorizontalFusion.cpp).
 // Each group then becomes a kiln.fusion placed at its last op.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/transforms/Fusion.h"
 
+#include "compiler/transforms/FusionSteps.h"
 #include "compiler/transforms/OpClasses.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -32,103 +41,6 @@ namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNFUSE
 #include "compiler/transforms/Passes.h.inc"
 
-namespace {
-
-struct Group {
-  std::string kind;
-  llvm::SetVector<Operation *> ops;
-};
-
-/// Group membership of the ops of one block.
-class Grouping {
-public:
-  Group *create(llvm::StringRef kind, Operation *first) {
-    groups.push_back(std::make_unique<Group>());
-    Group *group = groups.back().get();
-    group->kind = kind.str();
-    add(group, first);
-    return group;
-  }
-  void add(Group *group, Operation *op) {
-    group->ops.insert(op);
-    owner[op] = group;
-  }
-  Group *of(Operation *op) const { return owner.lookup(op); }
-  /// Moves every op of `from` into `into`.
-  void merge(Group *into, Group *from) {
-    for (Operation *op : from->ops)
-      add(into, op);
-    from->ops.clear();
-  }
-  std::vector<Group *> all() const {
-    std::vector<Group *> result;
-    for (const auto &g : groups)
-      if (!g->ops.empty())
-        result.push_back(g.get());
-    return result;
-  }
-
-private:
-  std::vector<std::unique_ptr<Group>> groups;
-  llvm::DenseMap<Operation *, Group *> owner;
-};
-
-} // namespace
-
-/// Whether every user of `op`'s results outside `group` comes after `point`.
-static bool usersOutsideComeAfter(Operation *op, const Group &group,
-                                  Operation *point) {
-  for (Value result : op->getResults())
-    for (Operation *user : result.getUsers())
-      if (!group.ops.contains(user) && !point->isBeforeInBlock(user))
-        return false;
-  return true;
-}
-
-static RankedTensorType tensorType(Value v) {
-  return dyn_cast<RankedTensorType>(v.getType());
-}
-
-/// Step 1: matmul epilogues.
-static void formGemmGroups(Block &body, Grouping &grouping) {
-  for (Operation &op : body) {
-    auto matmul = dyn_cast<MatmulOp>(op);
-    if (!matmul || grouping.of(matmul))
-      continue;
-    Group *group = grouping.create("gemm", matmul);
-    Operation *tail = matmul;
-    RankedTensorType shape = matmul.getType();
-    while (true) {
-      Operation *next = nullptr;
-      for (Operation *user : tail->getResult(0).getUsers())
-        if (classify(user) == OpClass::Pointwise && !grouping.of(user) &&
-            user->getNumResults() == 1 &&
-            tensorType(user->getResult(0)).getShape() == shape.getShape() &&
-            (!next || user->isBeforeInBlock(next)))
-          next = user;
-      if (!next || isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp>(next))
-        break;
-      // Epilogue operands are read from buffers; an op that needs a constant
-      // (e.g. an optimizer's scaling) is left to the pointwise kernels.
-      if (llvm::any_of(next->getOperands(), [](Value v) {
-            return v.getDefiningOp<ConstantOp>() != nullptr;
-          }))
-        break;
-      // Every value computed so far that is used outside must be used after
-      // the new tail, where the fusion will stand.
-      group->ops.insert(next);
-      bool ok = llvm::all_of(group->ops, [&](Operation *member) {
-        return usersOutsideComeAfter(member, *group, next);
-      });
-      group->ops.remove(next);
-      if (!ok)
-        break;
-      grouping.add(group, next);
-      tail = next;
-    }
-  }
-}
-
 /// Step 2: pointwise trees and single-op groups, walking backwards.
 static void formRemainingGroups(Block &body, Grouping &grouping) {
   for (Operation &op : llvm::reverse(body)) {
@@ -142,23 +54,30 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
     Group *group = grouping.create(fusionKindOf(&op), &op);
     if (opClass != OpClass::Pointwise && opClass != OpClass::Gather)
       continue;
-    SmallVector<Operation *> worklist = {&op};
+    // (member, whether the kernel evaluates it at remapped positions: below
+    // an index-remapping op, where it cannot also be a result).
+    SmallVector<std::pair<Operation *, bool>> worklist = {{&op, false}};
+    int64_t fanOut = 1;
     while (!worklist.empty()) {
-      Operation *member = worklist.pop_back_val();
-      // Index-remapping ops read their operands from memory.
-      if (classify(member) == OpClass::Gather)
-        continue;
+      auto [member, remapped] = worklist.pop_back_val();
+      bool remaps = classify(member) == OpClass::Gather || isa<ReshapeOp>(member);
       for (Value operand : member->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || grouping.of(producer) || isa<ConstantOp>(producer))
           continue;
         OpClass producerClass = classify(producer);
-        if (producerClass != OpClass::Pointwise && producerClass != OpClass::Gather)
+        if (producerClass != OpClass::Pointwise && producerClass != OpClass::Gather &&
+            producerClass != OpClass::View)
           continue;
-        if (!usersOutsideComeAfter(producer, *group, &op))
+        if (remaps || remapped) {
+          if (!canComputeAtRemappedPositions(producer, member, *group, fanOut))
+            continue;
+        } else if (producerClass == OpClass::View ||
+                   !usersOutsideComeAfter(producer, *group, &op)) {
           continue;
+        }
         grouping.add(group, producer);
-        worklist.push_back(producer);
+        worklist.push_back({producer, remaps || remapped});
       }
     }
   }
@@ -273,9 +192,11 @@ LogicalResult fuseFunction(func::FuncOp function) {
     if (isOpTriviallyDead(&op))
       op.erase();
   Grouping grouping;
-  formGemmGroups(body, grouping);
+  formAttentionGroups(body, grouping);
+  formGemmGroups(function, grouping);
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
+  mergeHorizontalGroups(function, grouping);
   for (Group *group : grouping.all())
     materialize(*group);
   // Constants now copied into every region that used them.

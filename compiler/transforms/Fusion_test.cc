@@ -1,7 +1,10 @@
-// Fusion only regroups ops: the fused training entries compute exactly what
-// the unfused ones do, checked in the f64 reference on both samples.
+// Fusion only regroups ops (and moves data through exact layout rewrites):
+// the fused training entries compute exactly what the unfused ones do,
+// checked in the f64 reference on both samples, in f32 and with bf16
+// storage.
 
 #include "compiler/transforms/Fusion.h"
+#include "compiler/transforms/MixedPrecision.h"
 
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/training/TrainStep.h"
@@ -18,12 +21,22 @@
 namespace mlir::kiln {
 namespace {
 
-class FusionTest : public ::testing::TestWithParam<const char *>,
-                          protected KilnTestContext {};
+struct Sample {
+  const char *path;
+  bool bf16;
+};
+
+class FusionTest : public ::testing::TestWithParam<Sample>,
+                   protected KilnTestContext {};
 
 TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
-  OwningOpRef<ModuleOp> plain = parseSourceFile<ModuleOp>(GetParam(), &context);
+  OwningOpRef<ModuleOp> plain =
+      parseSourceFile<ModuleOp>(GetParam().path, &context);
   ASSERT_TRUE(plain) << diagnostics;
+  if (GetParam().bf16)
+    ASSERT_TRUE(succeeded(narrowStorage(
+        plain->lookupSymbol<func::FuncOp>("loss"), FloatType::getBF16(&context))))
+        << diagnostics;
   TrainStepOptions options;
   options.transforms.statistics = true;
   options.transforms.clipNorm = 1.0;
@@ -61,9 +74,17 @@ TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Samples, FusionTest,
-                         ::testing::Values("samples/sine_block.mlir",
-                                           "samples/mlp.mlir"));
+INSTANTIATE_TEST_SUITE_P(
+    Samples, FusionTest,
+    ::testing::Values(Sample{"samples/sine_block.mlir", false},
+                      Sample{"samples/sine_block.mlir", true},
+                      Sample{"samples/mlp.mlir", false},
+                      Sample{"samples/mlp.mlir", true}),
+    [](const ::testing::TestParamInfo<Sample> &info) {
+      std::string name = llvm::StringRef(info.param.path).rsplit('/').second.str();
+      name = name.substr(0, name.find('.'));
+      return name + (info.param.bf16 ? "_bf16" : "_f32");
+    });
 
 } // namespace
 } // namespace mlir::kiln

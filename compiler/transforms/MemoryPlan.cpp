@@ -188,9 +188,33 @@ private:
       return false;
     auto arg = fusion.getBody().getArgument(
         llvm::find(fusion.getInputs(), input) - fusion.getInputs().begin());
-    return llvm::all_of(arg.getUsers(), [](Operation *user) {
-      return classify(user) == OpClass::Pointwise && !isa<BroadcastToOp>(user);
-    });
+    return readsOnlyOwnElements(arg);
+  }
+
+  /// Whether every element of `arg` is read only while its own position is
+  /// computed: everything computed from it is element-wise and of its shape
+  /// (no broadcast to a larger root, no index-remapping op that makes the
+  /// kernel compute it at other positions).
+  static bool readsOnlyOwnElements(BlockArgument arg) {
+    SmallVector<Value> worklist = {arg};
+    llvm::DenseSet<Value> seen = {arg};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<YieldOp>(user))
+          continue;
+        if (classify(user) != OpClass::Pointwise || isa<BroadcastToOp>(user))
+          return false;
+        for (Value produced : user->getResults()) {
+          if (cast<RankedTensorType>(produced.getType()).getShape() !=
+              cast<RankedTensorType>(arg.getType()).getShape())
+            return false;
+          if (seen.insert(produced).second)
+            worklist.push_back(produced);
+        }
+      }
+    }
+    return true;
   }
 
   void planIntermediates() {

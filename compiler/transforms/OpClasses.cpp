@@ -56,4 +56,12 @@ llvm::StringRef fusionKindOf(Operation *op) {
   return "pointwise";
 }
 
+bool remapsWithinOperands(Operation *op) {
+  return isa<TransposeOp, SliceOp, FlipOp, RopeOp, ReshapeOp>(op);
+}
+
+int64_t remappedReadsPerElement(Operation *op) {
+  return isa<RopeOp>(op) ? 2 : 1;
+}
+
 } // namespace mlir::kiln

@@ -41,6 +41,18 @@ OpClass classify(Operation *op);
 /// "conv", "optimizer") of an op that becomes a kernel by itself.
 llvm::StringRef fusionKindOf(Operation *op);
 
+/// Whether `op` reads its data operands at remapped positions that always
+/// lie inside them (transpose, slice, flip, rope, reshape): a kernel can then
+/// compute such an operand at those positions instead of reading a buffer.
+/// (pad, concat and embedding choose among positions that may lie outside,
+/// so their data operands stay buffers.)
+bool remapsWithinOperands(Operation *op);
+
+/// Positions of its data operand that `op` reads per result element (rope
+/// reads two: each element and its rotation partner; the other remapping
+/// ops one).
+int64_t remappedReadsPerElement(Operation *op);
+
 } // namespace mlir::kiln
 
 #endif // KILN_COMPILER_TRANSFORMS_OPCLASSES_H

@@ -10,18 +10,29 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
   let description = [{
     In every function, groups the ops into `kiln.fusion` regions:
     - a matmul with the chain of element-wise ops that consume its result
-      (bias, activation, residual, cast) as its epilogue (`gemm`);
-    - maximal trees of element-wise ops (and index-remapping ops reading
-      materialised buffers) into one loop (`pointwise`); a value computed in
-      the tree that is also needed later becomes an extra result;
+      (bias, activation, residual, cast, a loss gradient) as its epilogue,
+      with element-wise side computations and constants that only the
+      epilogue needs (`gemm`); ops in between that feed nothing of it (a
+      loss reduction) move below it;
+    - maximal trees of element-wise ops and index-remapping ops into one
+      loop (`pointwise`); a value computed in the tree that is also needed
+      later becomes an extra result; what a transpose, slice, flip, reshape
+      or rope reads is computed at the remapped positions when nothing else
+      needs it (a chain of layout and element-wise ops is one loop);
     - each reduction, softmax, norm and loss (`reduction`), attention,
       recurrent and convolution op (`attention`, `rnn`, `conv`) on its own;
+      attention with the transposes of its operands and results that keep
+      the head dim innermost (its kernels address memory through strides);
     - in the update of `apply_update` and `train_step`, the element-wise
       update of every parameter and optimizer buffer into one multi-tensor
-      kernel (`optimizer`).
+      kernel (`optimizer`);
+    - then, horizontally: matmuls of one shape that share an operand into
+      one grouped `gemm` launch, independent pointwise kernels into one.
     Reshapes stay outside (they are views of a buffer, not kernels); splat
     and small constants are copied into the regions that use them. Fusion
-    changes the grouping only, never the ops, so results are unchanged.
+    changes the grouping only, and moves or duplicates ops only where that
+    is exact (layout ops, ops that keep their operands), so results are
+    unchanged.
   }];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

@@ -31,6 +31,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::kiln;
 namespace cl = llvm::cl;
@@ -100,7 +102,7 @@ static cl::opt<std::string> emit("emit",
                                  cl::desc("mlir, cuda, ptx or artifact (default)"),
                                  cl::init("artifact"), cl::cat(category));
 // `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
-// and prints its kernels, launches and memory per entry.
+// and prints its kernels, launches (per kernel family) and memory per entry.
 
 static int fail(llvm::Twine message) {
   llvm::errs() << "kilnc: error: " << message << "\n";
@@ -116,9 +118,21 @@ static void printStats(const codegen::CompiledModule &module) {
                << " from the kernel cache)\n"
                << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
-  for (const codegen::CompiledEntry &entry : module.entries)
+  for (const codegen::CompiledEntry &entry : module.entries) {
     llvm::errs() << "entry " << entry.name << ": " << entry.launches.size()
                  << " launches, arena " << entry.arenaBytes << " bytes\n";
+    // Launches per kernel family: the kernel name without its content hash.
+    std::map<std::string, int> families;
+    for (const codegen::CompiledLaunch &launch : entry.launches)
+      ++families[llvm::StringRef(module.kernels[launch.kernel].name)
+                     .rsplit('_')
+                     .first.str()];
+    llvm::errs() << "  ";
+    for (auto [index, family] : llvm::enumerate(families))
+      llvm::errs() << (index ? ", " : "") << family.first << " "
+                   << family.second;
+    llvm::errs() << "\n";
+  }
 }
 
 int main(int argc, char **argv) {

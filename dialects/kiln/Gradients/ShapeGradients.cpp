@@ -325,6 +325,36 @@ struct ReduceExtremeGradient
 /// where B is rhs or rhs^T (and A lhs or lhs^T) as flagged. The products have
 /// the result's batch dims; sumToShape undoes the batch broadcast of each
 /// operand.
+/// The gradient of a matmul's rhs when the rhs has no batch of its own (it
+/// is broadcast along every batch dim of a dense, untransposed lhs, as a
+/// weight [K, N] applied to activations [B, T, K]): the batch rows are only
+/// more rows of one product, so A^T G is one 2-D contraction over all
+/// B*...*M rows, [rows, K]^T [rows, N], whose K loop also does the sum over
+/// the batch (rather than a batched product and a reduction over the batch).
+/// Null where the shapes do not allow it.
+Value flatRhsGradient(KilnBuilder &kb, MatmulOp matmul, Value g) {
+  auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
+  auto outType = cast<RankedTensorType>(g.getType());
+  ArrayRef<int64_t> lhsShape = lhsType.getShape(), rhsShape = rhsType.getShape();
+  if (matmul.getTransposeLhs() || lhsShape.size() <= 2)
+    return Value();
+  // Every batch dim of the result comes from the lhs, none from the rhs.
+  if (lhsShape.drop_back(2) != outType.getShape().drop_back(2) ||
+      llvm::any_of(rhsShape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return Value();
+  int64_t rows = 1;
+  for (int64_t d : lhsShape.drop_back())
+    rows *= d;
+  int64_t k = lhsShape.back(), n = outType.getShape().back();
+  Value lhs2 = kb.reshape(matmul.getLhs(), {rows, k});
+  Value g2 = kb.reshape(g, {rows, n});
+  // [K, N] = A^T G, or [N, K] = G^T A for a transposed rhs.
+  Value flat = matmul.getTransposeRhs() ? kb.matmul(g2, lhs2, true, false)
+                                        : kb.matmul(lhs2, g2, true, false);
+  return kb.reshape(flat, rhsShape);
+}
+
 struct MatmulGradient
     : public GradientOpInterface::ExternalModel<MatmulGradient, MatmulOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
@@ -341,8 +371,10 @@ struct MatmulGradient
 
     // G B^T = matmul(G, rhs, -, !tr); B G^T = matmul(rhs, G, tr, true).
     Value dLhs = tl ? kb.matmul(rhs, g, tr, true) : kb.matmul(g, rhs, false, !tr);
+    Value dRhs = flatRhsGradient(kb, matmul, g);
     // A^T G = matmul(lhs, G, !tl, -); G^T A = matmul(G, lhs, true, tl).
-    Value dRhs = tr ? kb.matmul(g, lhs, true, tl) : kb.matmul(lhs, g, !tl, false);
+    if (!dRhs)
+      dRhs = tr ? kb.matmul(g, lhs, true, tl) : kb.matmul(lhs, g, !tl, false);
     operandGrads.push_back(
         sumToShape(builder, loc, dLhs, cast<RankedTensorType>(lhs.getType())));
     operandGrads.push_back(

@@ -21,3 +21,25 @@ func.func @step(%w: tensor<16xf32> {kiln.role = "param", kiln.name = "w"},
   %2 = kiln.sub %w, %1 : tensor<16xf32>, tensor<16xf32>
   return %2 : tensor<16xf32>
 }
+
+// An element-wise kernel may write its result over an operand that dies
+// there only when each element of the operand is read while its own
+// position is computed: not when a rope computes the scaled operand at its
+// rotation partner's position too (another thread may have overwritten
+// that element), nor when a larger root reads it broadcast.
+// Here exp(x) is written over x (offset 0), which then dies in the rope's
+// kernel: its result gets bytes of its own.
+// CHECK-LABEL: func.func @no_reuse_under_remapping
+// CHECK-SAME: kiln.buffer = {buffer = "arena", offset = 0 : i64, size = 256 : i64}, kiln.name = "x"
+// CHECK: kiln.fusion "pointwise" (%arg0) {kiln.buffers = [{buffer = "arena", offset = 0 : i64
+// CHECK: kiln.fusion "pointwise" (%{{.*}}#0, %arg1) {kiln.buffers = [{buffer = "arena", offset = {{[1-9][0-9]*}} : i64
+// CHECK: kiln.rope
+func.func @no_reuse_under_remapping(%x: tensor<1x4x2x8xf32> {kiln.role = "input", kiln.name = "x"},
+                                    %s: tensor<8xf32> {kiln.role = "input", kiln.name = "s"})
+    -> (tensor<1x4x2x8xf32> {kiln.role = "output", kiln.name = "y"}, tensor<1x4x2x8xf32> {kiln.role = "output", kiln.name = "z"}) {
+  %a = kiln.exp %x : tensor<1x4x2x8xf32>
+  %b = kiln.neg %a : tensor<1x4x2x8xf32>
+  %m = kiln.mul %a, %s : tensor<1x4x2x8xf32>, tensor<8xf32>
+  %r = kiln.rope %m : tensor<1x4x2x8xf32>
+  return %r, %b : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>
+}

@@ -1,0 +1,55 @@
+//===- FusionSteps.h - grouping steps of --kiln-fuse ------------*- C++ -*-===//
+//
+// The grouping steps that live in files of their own; Fusion.cpp runs them
+// in order with its own (see the pass description in Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_TRANSFORMS_FUSIONSTEPS_H
+#define KILN_COMPILER_TRANSFORMS_FUSIONSTEPS_H
+
+#include "compiler/transforms/FusionGroups.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::kiln {
+
+/// Groups every attention and attention_backward op with the transposes
+/// between it and memory (AttentionLayouts.cpp): a transpose of [B, T, H, D]
+/// into the op's [B, H, T, D] operand, or of its result back, that keeps the
+/// head dim innermost only changes the strides the kernel reads and writes
+/// with, so it costs no kernel of its own. Transposes that other ops also
+/// use are duplicated; a result stored transposed is read back by the other
+/// attention ops through the inverse transpose (an exact rewrite: layout ops
+/// move data only).
+void formAttentionGroups(Block &body, Grouping &grouping);
+
+/// Roots a gemm group at every matmul and extends it by the element-wise
+/// ops that consume its result, with the element-wise side computations
+/// only they need, and by matmuls of the same shape whose products it adds
+/// (GemmEpilogues.cpp); moves ops that would stand between the matmul and
+/// its epilogue below it when nothing before needs them.
+void formGemmGroups(func::FuncOp function, Grouping &grouping);
+
+/// Whether `op` adds products of matmuls (or sums of them): a gemm group
+/// holding one computes one product over the concatenated K of its matmuls.
+bool isSumOfProducts(Operation *op);
+
+/// Whether a pointwise group may take `producer`, whose result an
+/// index-remapping op of the group reads at remapped positions
+/// (RemapChains.cpp): the kernel then evaluates the producer at those
+/// positions instead of reading a buffer. Only when nothing outside the
+/// group uses it, and when the positions evaluated per element stay few
+/// (`fanOut` of the group so far, per root element; updated on success).
+bool canComputeAtRemappedPositions(Operation *producer, Operation *reader,
+                                   const Group &group, int64_t &fanOut);
+
+/// Merges groups that can run as one launch (HorizontalFusion.cpp): gemm
+/// groups of equal problem shape that share an operand, and independent
+/// pointwise groups (neither reading what the other updates in place), when
+/// the merged kernel can stand at the last member.
+void mergeHorizontalGroups(func::FuncOp function, Grouping &grouping);
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_TRANSFORMS_FUSIONSTEPS_H

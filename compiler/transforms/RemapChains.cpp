@@ -1,0 +1,50 @@
+//===- RemapChains.cpp - layout ops inside pointwise kernels --------------===//
+//
+// A pointwise kernel computes each element of its root from the elements of
+// its operands; an index-remapping op (transpose, slice, flip, reshape,
+// rope) reads its operand at other positions. When that operand is itself
+// computed element-wise, the kernel can compute it at those positions
+// instead of reading it from a buffer that a kernel of its own wrote: a
+// chain such as scale -> rope -> scale -> transpose becomes one loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/transforms/FusionSteps.h"
+
+#include "compiler/transforms/OpClasses.h"
+
+namespace mlir::kiln {
+
+/// Positions evaluated per root element at most (rope reads two per
+/// element; a rope of a rope four). Recomputing cheap element-wise ops is
+/// far cheaper than a launch, but not without bound.
+static constexpr int64_t kMaxFanOut = 4;
+
+static bool remaps(Operation *op) {
+  return classify(op) == OpClass::Gather || isa<ReshapeOp>(op);
+}
+
+bool canComputeAtRemappedPositions(Operation *producer, Operation *reader,
+                                   const Group &group, int64_t &fanOut) {
+  if (remaps(reader) && !remapsWithinOperands(reader))
+    return false;
+  // Computed at remapped positions, it cannot also be stored as a result.
+  for (Operation *user : producer->getUsers())
+    if (user != reader && !group.ops.contains(user))
+      return false;
+  // A reshape (a view) only joins to reach the ops that compute its operand.
+  if (isa<ReshapeOp>(producer)) {
+    Operation *source = producer->getOperand(0).getDefiningOp();
+    if (!source || isa<ConstantOp>(source) ||
+        (classify(source) != OpClass::Pointwise &&
+         classify(source) != OpClass::Gather))
+      return false;
+  }
+  int64_t reads = remaps(reader) ? remappedReadsPerElement(reader) : 1;
+  if (fanOut * reads > kMaxFanOut)
+    return false;
+  fanOut *= reads;
+  return true;
+}
+
+} // namespace mlir::kiln
