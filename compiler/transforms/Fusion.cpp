@@ -3,11 +3,14 @@
 // Groups are formed in three steps over each function's single block:
 //  1. every matmul takes the chain of same-shaped element-wise ops that
 //     consume its result as an epilogue;
-//  2. walking backwards, every remaining compute op roots a group; a
+//  2. primitive reductions take their prologue and epilogue element-wise
+//     ops, and independent whole-tensor reductions share one kernel
+//     (ReductionFusion.cpp);
+//  3. walking backwards, every remaining compute op roots a group; a
 //     pointwise root absorbs its element-wise producers when everything that
 //     uses them is in the group or comes after the root (then the value
 //     becomes an extra result of the fusion);
-//  3. in the training entries, the pointwise groups that produce the updated
+//  4. in the training entries, the pointwise groups that produce the updated
 //     parameters and optimizer state, and the scalar groups that only feed
 //     them, merge into one multi-tensor optimizer kernel.
 // Each group then becomes a kiln.fusion placed at its last op.
@@ -16,7 +19,9 @@
 
 #include "compiler/transforms/Fusion.h"
 
+#include "compiler/transforms/GroupOrder.h"
 #include "compiler/transforms/OpClasses.h"
+#include "compiler/transforms/ReductionFusion.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -77,11 +82,7 @@ private:
 /// Whether every user of `op`'s results outside `group` comes after `point`.
 static bool usersOutsideComeAfter(Operation *op, const Group &group,
                                   Operation *point) {
-  for (Value result : op->getResults())
-    for (Operation *user : result.getUsers())
-      if (!group.ops.contains(user) && !point->isBeforeInBlock(user))
-        return false;
-  return true;
+  return usersOutsideComeAfter(op, group.ops, point);
 }
 
 static RankedTensorType tensorType(Value v) {
@@ -128,7 +129,7 @@ static void formGemmGroups(Block &body, Grouping &grouping) {
   }
 }
 
-/// Step 2: pointwise trees and single-op groups, walking backwards.
+/// Step 3: pointwise trees and single-op groups, walking backwards.
 static void formRemainingGroups(Block &body, Grouping &grouping) {
   for (Operation &op : llvm::reverse(body)) {
     OpClass opClass = classify(&op);
@@ -163,7 +164,7 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
   }
 }
 
-/// Step 3: one optimizer kernel for the parameter and state updates.
+/// Step 4: one optimizer kernel for the parameter and state updates.
 static void formOptimizerGroup(func::FuncOp function, Grouping &grouping) {
   Block &body = function.getBody().front();
   Operation *terminator = body.getTerminator();
@@ -268,6 +269,12 @@ LogicalResult fuseFunction(func::FuncOp function) {
   Block &body = function.getBody().front();
   Grouping grouping;
   formGemmGroups(body, grouping);
+  for (llvm::ArrayRef<Operation *> ops : formReductionGroups(
+           function, [&](Operation *op) { return grouping.of(op) != nullptr; })) {
+    Group *group = grouping.create("reduction", ops.front());
+    for (Operation *op : ops.drop_front())
+      grouping.add(group, op);
+  }
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
   for (Group *group : grouping.all())

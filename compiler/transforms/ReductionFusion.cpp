@@ -1,0 +1,294 @@
+//===- ReductionFusion.cpp - reductions with prologue and epilogue --------===//
+//
+// Reductions seed groups from the last to the first, so that a reduction
+// takes its prologue before an earlier reduction could take the same ops as
+// its epilogue (the square of a gradient belongs to the norm that reads it,
+// not to the reduction that produced the gradient). A group grows by
+// producers (element-wise ops, and reductions a plan can join) and by
+// users that read a reduction-dependent value or reduce again, each kept
+// only when the group still has a plan and can stand at its last op. Groups
+// of independent whole-tensor reductions are then merged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/transforms/ReductionFusion.h"
+
+#include "compiler/transforms/GroupOrder.h"
+#include "compiler/transforms/OpClasses.h"
+#include "compiler/transforms/ReductionPlan.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::kiln {
+namespace {
+
+using Members = llvm::SetVector<Operation *>;
+
+class ReductionGrouper {
+public:
+  ReductionGrouper(func::FuncOp function,
+                   llvm::function_ref<bool(Operation *)> claimed)
+      : function(function), claimed(claimed) {
+    markOptimizerOps();
+  }
+
+  std::vector<llvm::SmallVector<Operation *>> run() {
+    Block &body = function.getBody().front();
+    llvm::SmallVector<Operation *> seeds;
+    for (Operation &op : body)
+      if (isPrimitiveReduction(&op))
+        seeds.push_back(&op);
+    std::vector<Members> groups;
+    for (Operation *seed : llvm::reverse(seeds)) {
+      if (!available(seed))
+        continue;
+      Members group;
+      group.insert(seed);
+      if (!valid(group))
+        continue; // left to the single-op reduction kernels
+      grow(group);
+      for (Operation *op : group)
+        taken.insert(op);
+      groups.push_back(std::move(group));
+    }
+    mergeWholeTensorGroups(groups);
+
+    std::vector<llvm::SmallVector<Operation *>> result;
+    for (Members &group : groups) {
+      if (group.empty())
+        continue;
+      llvm::SmallVector<Operation *> ops(group.begin(), group.end());
+      llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      result.push_back(std::move(ops));
+    }
+    // Block order of the groups' first ops, so the output is deterministic
+    // and reads like the program.
+    llvm::sort(result, [](const auto &a, const auto &b) {
+      return a.front()->isBeforeInBlock(b.front());
+    });
+    return result;
+  }
+
+private:
+  static Operation *firstOf(const Members &group) {
+    return *llvm::min_element(group, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+  }
+  static Operation *lastOf(const Members &group) {
+    return *llvm::max_element(group, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+  }
+
+  /// The element-wise ops that compute updated parameters and optimizer
+  /// state (the backward slice of the results marked kiln.updates through
+  /// element-wise ops): the optimizer kernel (step 4 of Fusion.cpp) takes
+  /// them.
+  void markOptimizerOps() {
+    Operation *terminator = function.getBody().front().getTerminator();
+    llvm::SmallVector<Operation *> worklist;
+    for (unsigned i = 0, e = terminator->getNumOperands(); i < e; ++i)
+      if (function.getResultAttr(i, KilnDialect::kUpdatesAttrName))
+        if (Operation *producer = terminator->getOperand(i).getDefiningOp())
+          worklist.push_back(producer);
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (classify(op) != OpClass::Pointwise || !optimizerOps.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          worklist.push_back(producer);
+    }
+  }
+
+  bool available(Operation *op) const {
+    return !taken.contains(op) && !claimed(op);
+  }
+
+  /// Whether `op` may join a reduction group: a reduction or an element-wise
+  /// op (not a constant: constants are copied in). Of the optimizer's ops
+  /// only scalars computed from other ops (no arguments: the factor of a
+  /// clip by global norm from the reductions and constants) may; their
+  /// producers come with them (tryAdd), the rest stays with the optimizer.
+  bool joinable(Operation *op) const {
+    if (!available(op))
+      return false;
+    if (isPrimitiveReduction(op))
+      return true;
+    if (classify(op) != OpClass::Pointwise || isa<ConstantOp>(op))
+      return false;
+    if (!optimizerOps.contains(op))
+      return true;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    return type.getNumElements() == 1 &&
+           llvm::all_of(op->getOperands(),
+                        [](Value v) { return v.getDefiningOp() != nullptr; });
+  }
+
+  /// Whether `group` can become one kernel standing at its last op.
+  static bool valid(const Members &group) {
+    llvm::SmallVector<Operation *> ops(group.begin(), group.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    Operation *last = ops.back();
+    llvm::SetVector<Value> outputs;
+    for (Operation *op : ops) {
+      if (!usersOutsideComeAfter(op, group, last))
+        return false;
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !group.contains(user); }))
+          outputs.insert(result);
+    }
+    return succeeded(planReduction(ops, outputs.getArrayRef()));
+  }
+
+  /// Adds `op` with what must come along: the producers of an optimizer
+  /// scalar (so that it only reads the group and constants), and the ops
+  /// that read the group's values before its last op (they must join for
+  /// the group to stand there: a reduction and the scalar op combining its
+  /// result come in together).
+  bool tryAdd(Members &group, Operation *op) {
+    Members trial = group;
+    llvm::SmallVector<Operation *> pending = {op};
+    while (!pending.empty()) {
+      Operation *next = pending.pop_back_val();
+      if (trial.contains(next))
+        continue;
+      if (!joinable(next))
+        return false;
+      trial.insert(next);
+      if (optimizerOps.contains(next))
+        for (Value operand : next->getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          if (!trial.contains(producer) && !isa<ConstantOp>(producer))
+            pending.push_back(producer);
+        }
+    }
+    Operation *last = lastOf(trial);
+    for (size_t i = 0; i < trial.size(); ++i)
+      for (Operation *user : trial[i]->getUsers()) {
+        if (trial.contains(user) || last->isBeforeInBlock(user))
+          continue;
+        if (!joinable(user))
+          return false;
+        trial.insert(user);
+      }
+    if (!valid(trial))
+      return false;
+    group = std::move(trial);
+    return true;
+  }
+
+  /// Values of `group` that use a reduction's result.
+  static llvm::DenseSet<Value> reductionDependent(const Members &group) {
+    llvm::SmallVector<Operation *> ops(group.begin(), group.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::DenseSet<Value> dependent;
+    for (Operation *op : ops)
+      if (isPrimitiveReduction(op) ||
+          llvm::any_of(op->getOperands(),
+                       [&](Value v) { return dependent.contains(v); }))
+        dependent.insert(op->getResult(0));
+    return dependent;
+  }
+
+  void grow(Members &group) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      llvm::DenseSet<Value> dependent = reductionDependent(group);
+      llvm::SetVector<Operation *> candidates;
+      for (Operation *member : group) {
+        for (Value operand : member->getOperands())
+          if (Operation *producer = operand.getDefiningOp())
+            if (!group.contains(producer) && joinable(producer))
+              candidates.insert(producer);
+        if (!dependent.contains(member->getResult(0)) &&
+            !isPrimitiveReduction(member)) {
+          // Users of prologue values: only further reductions (siblings
+          // reading the same elements), not unrelated element-wise work.
+          for (Operation *user : member->getUsers())
+            if (!group.contains(user) && isPrimitiveReduction(user) &&
+                available(user))
+              candidates.insert(user);
+          continue;
+        }
+        for (Operation *user : member->getUsers())
+          if (!group.contains(user) && joinable(user))
+            candidates.insert(user);
+      }
+      llvm::SmallVector<Operation *> ordered(candidates.begin(), candidates.end());
+      llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      for (Operation *op : ordered)
+        if (!group.contains(op) && tryAdd(group, op))
+          changed = true;
+    }
+  }
+
+
+  /// Whether `group` only holds independent whole-tensor reductions (and the
+  /// ops around them), so that it can share a multi-tensor kernel.
+  static bool wholeTensor(const Members &group) {
+    llvm::SmallVector<Operation *> ops(group.begin(), group.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::SetVector<Value> outputs;
+    for (Operation *op : ops)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !group.contains(user); }))
+          outputs.insert(result);
+    FailureOr<ReductionPlan> plan = planReduction(ops, outputs.getArrayRef());
+    if (failed(plan) || plan->numStages != 1 || plan->needsRowKernel)
+      return false;
+    return llvm::all_of(plan->spaces,
+                        [](const ReductionSpace &s) { return s.rows() == 1; });
+  }
+
+  /// Merges groups of whole-tensor reductions, in block order, into as few
+  /// groups as the plan and the block order allow.
+  void mergeWholeTensorGroups(std::vector<Members> &groups) {
+    llvm::SmallVector<Members *> whole;
+    for (Members &group : groups)
+      if (wholeTensor(group))
+        whole.push_back(&group);
+    llvm::sort(whole, [](Members *a, Members *b) {
+      return firstOf(*a)->isBeforeInBlock(firstOf(*b));
+    });
+    llvm::SmallVector<Members *> merged;
+    for (Members *group : whole) {
+      bool done = false;
+      for (Members *into : merged) {
+        Members both = *into;
+        both.insert(group->begin(), group->end());
+        if (!valid(both))
+          continue;
+        *into = std::move(both);
+        group->clear();
+        done = true;
+        break;
+      }
+      if (!done)
+        merged.push_back(group);
+    }
+  }
+
+  func::FuncOp function;
+  llvm::function_ref<bool(Operation *)> claimed;
+  llvm::DenseSet<Operation *> optimizerOps;
+  llvm::DenseSet<Operation *> taken;
+};
+
+} // namespace
+
+std::vector<llvm::SmallVector<Operation *>>
+formReductionGroups(func::FuncOp function,
+                    llvm::function_ref<bool(Operation *)> claimed) {
+  if (function.isExternal())
+    return {};
+  return ReductionGrouper(function, claimed).run();
+}
+
+} // namespace mlir::kiln
