@@ -32,6 +32,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -116,6 +117,7 @@ public:
         kernels(header(fusion), fusion) {
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       resultIndices[v].push_back(i);
+    findCopies();
   }
 
   FailureOr<GeneratedFusion> run() {
@@ -269,6 +271,63 @@ private:
   }
 
   //===--------------------------------------------------------------------===//
+  // Reductions computed twice
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `a` and `b` hold the same values: the same value, or results of
+  /// the same op (name, attributes, type) on operands that do.
+  bool equivalent(Value a, Value b) {
+    if (a == b)
+      return true;
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    if (!x || !y || a.getType() != b.getType() || x->getName() != y->getName() ||
+        x->getAttrDictionary() != y->getAttrDictionary() ||
+        x->getNumOperands() != y->getNumOperands() || x->getNumResults() != 1)
+      return false;
+    auto [it, inserted] = equivalence.try_emplace({a, b}, false);
+    if (!inserted)
+      return it->second;
+    bool same = llvm::all_of(llvm::zip(x->getOperands(), y->getOperands()),
+                             [&](auto pair) {
+                               return equivalent(std::get<0>(pair), std::get<1>(pair));
+                             });
+    equivalence[{a, b}] = same;
+    return same;
+  }
+
+  /// Maps every reduction that computes the same as an earlier one of its
+  /// space (the same kind over the same dims, so only keepdim may differ, of
+  /// equivalent inputs: the statistics and a clip by global norm both sum
+  /// the squares of every gradient) to that one: it is accumulated once.
+  void findCopies() {
+    for (const ReductionSpace &space : plan.spaces)
+      for (auto [i, r] : llvm::enumerate(space.reductions))
+        for (Operation *earlier : llvm::ArrayRef(space.reductions).take_front(i))
+          if (!sameAs.count(earlier) && r->getName() == earlier->getName() &&
+              elementTypeOf(r->getResult(0)) == elementTypeOf(earlier->getResult(0)) &&
+              equivalent(r->getOperand(0), earlier->getOperand(0))) {
+            sameAs[r] = earlier;
+            break;
+          }
+  }
+  /// The reductions of `space` that are accumulated, in block order.
+  llvm::SmallVector<Operation *> distinct(const ReductionSpace &space) const {
+    llvm::SmallVector<Operation *> out;
+    for (Operation *r : space.reductions)
+      if (!sameAs.count(r))
+        out.push_back(r);
+    return out;
+  }
+  /// `r` and the reductions that compute the same.
+  llvm::SmallVector<Operation *> copiesOf(Operation *r) const {
+    llvm::SmallVector<Operation *> out = {r};
+    for (auto [copy, original] : sameAs)
+      if (original == r)
+        out.push_back(copy);
+    return out;
+  }
+
+  //===--------------------------------------------------------------------===//
   // Generic form
   //===--------------------------------------------------------------------===//
 
@@ -281,7 +340,8 @@ private:
     bindInputs(element);
     std::string code;
     llvm::SmallVector<Value> elementRoots;
-    for (Operation *r : space.reductions) {
+    llvm::SmallVector<Operation *> reductions = distinct(space);
+    for (Operation *r : reductions) {
       FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
       if (failed(expr))
         return failure();
@@ -304,10 +364,11 @@ private:
     Scope row(space.rowShape(), "w_", "o");
     bindInputs(row);
     std::string reds, rowCode, rowStores;
-    for (auto [k, r] : llvm::enumerate(space.reductions)) {
+    for (auto [k, r] : llvm::enumerate(reductions)) {
       std::string name = "red" + std::to_string(k);
       reds += resultDecl(r, spec.accName(k), name, 0);
-      row.emitter.bindValue(r->getResult(0), name);
+      for (Operation *same : copiesOf(r))
+        row.emitter.bindValue(same->getResult(0), name);
     }
     for (Value v : plan.rowOutputs) {
       FailureOr<std::string> expr = row.emitter.emit(v, rowCode, 0);
@@ -407,7 +468,7 @@ private:
     unsigned counter = 0;
     for (unsigned stage = 0; stage < plan.numStages; ++stage) {
       llvm::SmallVector<Operation *> reds;
-      for (Operation *r : space.reductions)
+      for (Operation *r : distinct(space))
         if (plan.stageOf.lookup(r) == stage)
           reds.push_back(r);
       llvm::SmallVector<Value> roots;
@@ -435,8 +496,10 @@ private:
         text += rowKernel.reduce(acc, accs[k].combiner, accs[k].identity,
                                  scratchOf(accs[k].type));
         text += resultDecl(r, acc, name, 2);
-        element.emitter.bindValue(r->getResult(0), name);
-        row.emitter.bindValue(r->getResult(0), name);
+        for (Operation *same : copiesOf(r)) {
+          element.emitter.bindValue(same->getResult(0), name);
+          row.emitter.bindValue(same->getResult(0), name);
+        }
       }
       counter += reds.size();
       allAccs.insert(allAccs.end(), accs.begin(), accs.end());
@@ -478,60 +541,140 @@ private:
   // Multi-tensor form
   //===--------------------------------------------------------------------===//
 
-  /// The accumulation of space `s` over elements [begin, end) by the
-  /// block's threads, leaving accumulators `acc<first + k>` reduced over
-  /// the block. Appends its accumulators to `accs`.
-  FailureOr<std::string> spaceLoop(unsigned s, llvm::StringRef begin,
-                                   llvm::StringRef end, unsigned first,
-                                   std::vector<Accumulator> &accs,
-                                   std::string &globals) {
+  /// Where the partials of accumulator `acc` live: one scratch array per
+  /// accumulator type, each accumulator at a fixed offset in it.
+  struct PartialSlot {
+    std::string type;
+    int64_t offset = 0, blocks = 0;
+  };
+
+  static std::string partialName(llvm::StringRef type) {
+    return "partial_" + std::string(type == "float"      ? "f"
+                                    : type == "unsigned" ? "u"
+                                                         : "i");
+  }
+
+  /// The accumulation of space `s` over its elements [begin, end) by the
+  /// block's threads, leaving the accumulators of its distinct reductions
+  /// (appended to `accs`, named acc<k> by their index there) reduced over
+  /// the block. Each thread takes V consecutive elements per step, read with
+  /// 16-byte loads when the inputs are aligned, else one by one: the same
+  /// elements in the same order either way, so the result does not depend
+  /// on alignment.
+  struct SpaceCode {
+    /// The accumulators' declarations, and the loop and block reduction
+    /// (in a scope of its own).
+    std::string declarations, loop;
+  };
+  FailureOr<SpaceCode> spaceLoop(unsigned s, llvm::StringRef begin,
+                                 llvm::StringRef end,
+                                 std::vector<Accumulator> &accs,
+                                 std::string &globals) {
     const ReductionSpace &space = plan.spaces[s];
-    Scope element(space.shape, "s" + std::to_string(s) + "_", "f");
+    std::string prefix = "s" + std::to_string(s) + "_";
+    Scope element(space.shape, prefix, "f");
     bindInputs(element);
-    std::string code, elementStores, text;
-    for (auto [k, r] : llvm::enumerate(space.reductions)) {
+
+    // Inputs read at the element's own index go through registers.
+    llvm::SmallVector<Value> roots(space.elementOutputs);
+    for (Operation *r : distinct(space))
+      roots.push_back(r->getOperand(0));
+    llvm::SmallVector<BlockArgument> lanes;
+    int64_t narrowest = 16;
+    for (unsigned i : inputsRead(roots, [](Value) { return false; })) {
+      BlockArgument arg = body.getArgument(i);
+      if (withoutOnes(shapeOf(arg)) != withoutOnes(space.shape))
+        continue;
+      lanes.push_back(arg);
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(arg)));
+    }
+    for (Value v : space.elementOutputs)
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(v)));
+    int64_t width = lanes.empty() ? 1 : std::min<int64_t>(8, 16 / narrowest);
+    std::string V = str(width);
+    for (BlockArgument arg : lanes) {
+      std::string name = prefix + inName(arg.getArgNumber()) + "_v";
+      element.emitter.bindBuffer(arg, inName(arg.getArgNumber()),
+                                 "kiln_load(" + name + "[v])");
+    }
+
+    std::string declarations, text, code, step;
+    unsigned first = accs.size();
+    for (Operation *r : distinct(space)) {
       FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
       if (failed(expr))
         return failure();
       accs.push_back(accumulator(r, *expr));
-      std::string acc = "acc" + std::to_string(first + k);
-      text += "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
-      elementStores += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
-                       accs.back().element + ");\n";
+      std::string acc = "acc" + std::to_string(accs.size() - 1);
+      declarations +=
+          "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
+      step += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
+              accs.back().element + ");\n";
     }
     for (Value v : space.elementOutputs) {
       FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
       if (failed(expr))
         return failure();
-      elementStores += stores(v, *expr, "f", 0);
+      step += stores(v, *expr, "f", 0);
     }
-    text += "  for (idx_t f = " + begin.str() + "; f < " + end.str() + "; f += " +
-            str(kThreads) + ") {\n" + indent(element.coordinates(0) + code + elementStores, 4) +
-            "  }\n";
-    for (size_t k = 0; k < space.reductions.size(); ++k) {
-      const Accumulator &a = accs[first + k];
-      std::string acc = "acc" + std::to_string(first + k);
-      text += llvm::formatv("  {0} = kiln_group_reduce<{1}>({0}, {2}(), {3}, {4});\n",
-                            acc, kThreads, a.combiner, a.identity, scratchOf(a.type))
+
+    std::string loads, aligned;
+    for (BlockArgument arg : lanes) {
+      std::string in = inName(arg.getArgNumber());
+      std::string name = prefix + in + "_v";
+      loads += "alignas(16) " + cudaType(arg) + " " + name + "[" + V + "];\n";
+      aligned += " && kiln_vec_aligned<" + V + ">(" + in + ")";
+    }
+    if (width > 1) {
+      loads += "if (aligned && f0 + " + V + " <= end) {\n";
+      for (BlockArgument arg : lanes) {
+        std::string in = inName(arg.getArgNumber());
+        loads += "  kiln_load_vec<" + V + ">(" + prefix + in + "_v, " + in + " + f0);\n";
+      }
+      loads += "} else {\n#pragma unroll\n  for (int v = 0; v < " + V + "; ++v) {\n";
+      for (BlockArgument arg : lanes) {
+        std::string in = inName(arg.getArgNumber());
+        loads += "    if (f0 + v < end) " + prefix + in + "_v[v] = " + in + "[f0 + v];\n";
+      }
+      loads += "  }\n}\n";
+      text += "  const bool aligned = true" + aligned + ";\n";
+    } else {
+      for (BlockArgument arg : lanes) {
+        std::string in = inName(arg.getArgNumber());
+        loads += prefix + in + "_v[0] = " + in + "[f0];\n";
+      }
+    }
+    std::string perElement = "const idx_t f = f0 + v;\n" + element.coordinates(0) +
+                             code + step;
+    text += "  const idx_t end = " + end.str() + ";\n"
+            "  for (idx_t f0 = " + begin.str() + " + threadIdx.x * " + V +
+            "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" +
+            indent(loads, 4) + "#pragma unroll\n    for (int v = 0; v < " + V +
+            "; ++v) {\n      if (f0 + v >= end) break;\n" + indent(perElement, 6) +
+            "    }\n  }\n";
+    for (size_t k = first; k < accs.size(); ++k)
+      text += llvm::formatv("  acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n",
+                            k, kThreads, accs[k].combiner, accs[k].identity,
+                            scratchOf(accs[k].type))
                   .str();
-    }
     globals += element.emitter.globals();
-    return text;
+    return SpaceCode{declarations, text};
   }
 
-  /// The row values (scalars) from the reductions' results `red<k>`,
-  /// stored by thread 0.
+  /// The row values (scalars) from the final accumulators acc<k> of the
+  /// distinct reductions, stored by thread 0.
   FailureOr<std::string> scalarEpilogue(std::string &globals) {
     Scope row({}, "w_", "0");
     bindInputs(row);
     std::string text, rowStores;
     unsigned k = 0;
     for (const ReductionSpace &space : plan.spaces)
-      for (Operation *r : space.reductions) {
+      for (Operation *r : distinct(space)) {
         std::string name = "red" + std::to_string(k);
         text += resultDecl(r, "acc" + std::to_string(k), name, 2);
-        row.emitter.bindValue(r->getResult(0), name);
         ++k;
+        for (Operation *same : copiesOf(r))
+          row.emitter.bindValue(same->getResult(0), name);
       }
     for (Value v : plan.rowOutputs) {
       FailureOr<std::string> expr = row.emitter.emit(v, text, 2);
@@ -550,7 +693,7 @@ private:
     llvm::SmallVector<Value> elementRoots;
     for (const ReductionSpace &space : plan.spaces) {
       elementRoots.append(space.elementOutputs.begin(), space.elementOutputs.end());
-      for (Operation *r : space.reductions)
+      for (Operation *r : distinct(space))
         elementRoots.push_back(r->getOperand(0));
     }
     Params elementParams, rowParams;
@@ -570,12 +713,12 @@ private:
       // One block reduces every tensor in turn and finishes.
       std::string globals, text;
       for (unsigned s = 0; s < plan.spaces.size(); ++s) {
-        FailureOr<std::string> loop =
-            spaceLoop(s, "threadIdx.x", str(plan.spaces[s].elements()),
-                      accs.size(), accs, globals);
-        if (failed(loop))
+        FailureOr<SpaceCode> code =
+            spaceLoop(s, "0", str(plan.spaces[s].elements()), accs, globals);
+        if (failed(code))
           return failure();
-        text += "  // " + formatShape(plan.spaces[s].shape) + "\n" + *loop;
+        text += code->declarations + "  {  // " + formatShape(plan.spaces[s].shape) +
+                "\n" + indent(code->loop, 2) + "  }\n";
       }
       FailureOr<std::string> epilogue = scalarEpilogue(globals);
       if (failed(epilogue))
@@ -592,12 +735,12 @@ private:
 
     // Blocks of a fixed chunk each, the same for every tensor.
     int64_t chunk = std::max(kMinChunk, ceilDiv(total, kTargetBlocks));
-    chunk = ceilDiv(chunk, kThreads) * kThreads;
+    chunk = ceilDiv(chunk, kThreads * 8) * kThreads * 8;
     llvm::SmallVector<int64_t> starts = {0};
     for (const ReductionSpace &space : plan.spaces)
       starts.push_back(starts.back() + ceilDiv(space.elements(), chunk));
-    std::string globals = "// First block of each tensor (and the total): tensor t "
-                          "is reduced by\n// blocks [kiln_space_start[t], "
+    std::string globals = "// First block of each tensor shape (and the total): "
+                          "shape t is reduced by\n// blocks [kiln_space_start[t], "
                           "kiln_space_start[t + 1]).\n"
                           "static __device__ const unsigned kiln_space_start[" +
                           str(starts.size()) + "] = {";
@@ -605,7 +748,7 @@ private:
       globals += (i ? ", " : "") + str(start);
     globals += "};\n";
     std::string text =
-        "  // The tensor of this block: the last one starting at or before it.\n"
+        "  // The tensor shape of this block: the last one starting at or before it.\n"
         "  unsigned lo = 0, hi = " + str(plan.spaces.size()) + ";\n"
         "  while (hi - lo > 1) {\n"
         "    const unsigned mid = (lo + hi) / 2;\n"
@@ -616,42 +759,57 @@ private:
         "  }\n"
         "  const unsigned b = blockIdx.x - kiln_space_start[lo];\n"
         "  switch (lo) {\n";
-    Params partialParams = elementParams, finalParams;
-    std::vector<uint64_t> partials;
+    std::vector<PartialSlot> slots;
+    llvm::StringMap<int64_t> used; // per type, entries so far
     std::string finish;
     for (unsigned s = 0; s < plan.spaces.size(); ++s) {
       const ReductionSpace &space = plan.spaces[s];
-      unsigned first = accs.size();
+      size_t first = accs.size();
       std::string begin = "(idx_t)b * " + str(chunk);
-      text += "  case " + str(s) + ": { // " + formatShape(space.shape) + "\n" +
-              "    const idx_t end = min((idx_t)" + str(space.elements()) + ", " +
-              begin + " + " + str(chunk) + ");\n";
-      FailureOr<std::string> loop =
-          spaceLoop(s, begin + " + threadIdx.x", "end", first, accs, globals);
-      if (failed(loop))
+      FailureOr<SpaceCode> code =
+          spaceLoop(s, begin,
+                    "min((idx_t)" + str(space.elements()) + ", " + begin + " + " +
+                        str(chunk) + ")",
+                    accs, globals);
+      if (failed(code))
         return failure();
-      text += indent(*loop, 2);
+      text += "  case " + str(s) + ": { // " + formatShape(space.shape) + "\n" +
+              indent(code->declarations + code->loop, 2) +
+              "    if (threadIdx.x == 0) {\n";
       int64_t blocks = starts[s + 1] - starts[s];
-      text += "    if (threadIdx.x == 0) {\n";
       for (size_t k = first; k < accs.size(); ++k) {
-        std::string p = "partial" + str(k);
-        partials.push_back(kernels.builder.scratch(blocks * accs[k].bytes));
-        partialParams.add(accs[k].type + " *__restrict__ " + p,
-                          LaunchArg::scratch(partials.back()));
-        finalParams.add("const " + accs[k].type + " *__restrict__ " + p,
-                        LaunchArg::scratch(partials.back()));
-        text += "      " + p + "[b] = acc" + str(k) + ";\n";
+        PartialSlot slot{accs[k].type, used[accs[k].type], blocks};
+        used[accs[k].type] += blocks;
+        slots.push_back(slot);
+        std::string p = partialName(slot.type);
+        text += "      " + p + "[" + str(slot.offset) + " + b] = acc" + str(k) + ";\n";
+        if (blocks == 1) {
+          finish += "  const " + accs[k].type + " acc" + str(k) + " = " + p + "[" +
+                    str(slot.offset) + "];\n";
+          continue;
+        }
         finish += llvm::formatv("  {0} acc{1} = {2};\n"
                                 "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
-                                "    acc{1} = {5}()(acc{1}, {6}[i]);\n"
-                                "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, {7});\n",
+                                "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
+                                "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, {8});\n",
                                 accs[k].type, k, accs[k].identity, blocks, kThreads,
-                                accs[k].combiner, p, scratchOf(accs[k].type))
+                                accs[k].combiner, p, slot.offset,
+                                scratchOf(accs[k].type))
                       .str();
       }
       text += "    }\n    break;\n  }\n";
     }
     text += "  }\n";
+    Params partialParams = elementParams, finalParams;
+    for (llvm::StringRef type : {"float", "unsigned", "int"}) {
+      if (!used.count(type))
+        continue;
+      uint64_t offset = kernels.builder.scratch(used[type] * 4);
+      partialParams.add(type.str() + " *__restrict__ " + partialName(type),
+                        LaunchArg::scratch(offset));
+      finalParams.add("const " + type.str() + " *__restrict__ " + partialName(type),
+                      LaunchArg::scratch(offset));
+    }
     kernels.kernel("kiln_multi_reduce_partial", globals, partialParams,
                    scratchDecls(accs, true) + text, dim3Of(starts.back()),
                    dim3Of(kThreads));
@@ -673,6 +831,8 @@ private:
   Block &body;
   KernelSet kernels;
   llvm::DenseMap<Value, llvm::SmallVector<unsigned>> resultIndices;
+  llvm::DenseMap<std::pair<Value, Value>, bool> equivalence;
+  llvm::DenseMap<Operation *, Operation *> sameAs;
 };
 
 } // namespace

@@ -109,18 +109,20 @@ private:
   }
 
   /// Whether `op` may join a reduction group: a reduction or an element-wise
-  /// op (not a constant: constants are copied in). Of the optimizer's ops
-  /// only scalars computed from other ops (no arguments: the factor of a
-  /// clip by global norm from the reductions and constants) may; their
-  /// producers come with them (tryAdd), the rest stays with the optimizer.
-  bool joinable(Operation *op) const {
+  /// op (not a constant: constants are copied in). The optimizer's ops may
+  /// as a prologue (`producer`: the f32 copy of a bf16 gradient, then
+  /// stored for the optimizer as well); after the reductions only scalars
+  /// computed from other ops (no arguments: the factor of a clip by global
+  /// norm from the reductions and constants) may, and their producers come
+  /// with them (tryAdd). The rest stays with the optimizer.
+  bool joinable(Operation *op, bool producer = false) const {
     if (!available(op))
       return false;
     if (isPrimitiveReduction(op))
       return true;
     if (classify(op) != OpClass::Pointwise || isa<ConstantOp>(op))
       return false;
-    if (!optimizerOps.contains(op))
+    if (producer || !optimizerOps.contains(op))
       return true;
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     return type.getNumElements() == 1 &&
@@ -150,21 +152,22 @@ private:
   /// that read the group's values before its last op (they must join for
   /// the group to stand there: a reduction and the scalar op combining its
   /// result come in together).
-  bool tryAdd(Members &group, Operation *op) {
+  bool tryAdd(Members &group, Operation *op, bool producer) {
     Members trial = group;
     llvm::SmallVector<Operation *> pending = {op};
     while (!pending.empty()) {
       Operation *next = pending.pop_back_val();
       if (trial.contains(next))
         continue;
-      if (!joinable(next))
+      bool asProducer = producer && next == op;
+      if (!joinable(next, asProducer))
         return false;
       trial.insert(next);
-      if (optimizerOps.contains(next))
+      if (optimizerOps.contains(next) && !asProducer)
         for (Value operand : next->getOperands()) {
-          Operation *producer = operand.getDefiningOp();
-          if (!trial.contains(producer) && !isa<ConstantOp>(producer))
-            pending.push_back(producer);
+          Operation *source = operand.getDefiningOp();
+          if (!trial.contains(source) && !isa<ConstantOp>(source))
+            pending.push_back(source);
         }
     }
     Operation *last = lastOf(trial);
@@ -200,12 +203,13 @@ private:
     while (changed) {
       changed = false;
       llvm::DenseSet<Value> dependent = reductionDependent(group);
-      llvm::SetVector<Operation *> candidates;
+      // Candidates, and whether each comes as a producer of the group.
+      llvm::DenseMap<Operation *, bool> candidates;
       for (Operation *member : group) {
         for (Value operand : member->getOperands())
           if (Operation *producer = operand.getDefiningOp())
-            if (!group.contains(producer) && joinable(producer))
-              candidates.insert(producer);
+            if (!group.contains(producer) && joinable(producer, /*producer=*/true))
+              candidates[producer] = true;
         if (!dependent.contains(member->getResult(0)) &&
             !isPrimitiveReduction(member)) {
           // Users of prologue values: only further reductions (siblings
@@ -213,21 +217,23 @@ private:
           for (Operation *user : member->getUsers())
             if (!group.contains(user) && isPrimitiveReduction(user) &&
                 available(user))
-              candidates.insert(user);
+              candidates.try_emplace(user, false);
           continue;
         }
         for (Operation *user : member->getUsers())
           if (!group.contains(user) && joinable(user))
-            candidates.insert(user);
+            candidates.try_emplace(user, false);
       }
-      llvm::SmallVector<Operation *> ordered(candidates.begin(), candidates.end());
-      llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-      for (Operation *op : ordered)
-        if (!group.contains(op) && tryAdd(group, op))
+      llvm::SmallVector<std::pair<Operation *, bool>> ordered(candidates.begin(),
+                                                              candidates.end());
+      llvm::sort(ordered, [](const auto &a, const auto &b) {
+        return a.first->isBeforeInBlock(b.first);
+      });
+      for (auto [op, producer] : ordered)
+        if (!group.contains(op) && tryAdd(group, op, producer))
           changed = true;
     }
   }
-
 
   /// Whether `group` only holds independent whole-tensor reductions (and the
   /// ops around them), so that it can share a multi-tensor kernel.
