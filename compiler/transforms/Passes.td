@@ -14,8 +14,16 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     - maximal trees of element-wise ops (and index-remapping ops reading
       materialised buffers) into one loop (`pointwise`); a value computed in
       the tree that is also needed later becomes an extra result;
-    - each reduction, softmax, norm and loss (`reduction`), attention,
-      recurrent and convolution op (`attention`, `rnn`, `conv`) on its own;
+    - each primitive reduction (reduce_sum/mean/max/min) with its prologue
+      (the element-wise ops computing its input; a value also needed later
+      becomes an extra result) and epilogue (element-wise ops on its result,
+      the ops broadcasting it back over the same rows and the later
+      reductions over them: softmax, norms and losses written from
+      primitives), and the whole-tensor reductions of several tensors that
+      can run together (a global gradient norm and statistics) in one
+      multi-tensor kernel (`reduction`);
+    - each softmax, norm and loss op (`reduction`), attention, recurrent and
+      convolution op (`attention`, `rnn`, `conv`) on its own;
     - in the update of `apply_update` and `train_step`, the element-wise
       update of every parameter and optimizer buffer into one multi-tensor
       kernel (`optimizer`).

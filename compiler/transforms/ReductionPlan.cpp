@@ -131,8 +131,9 @@ public:
       : ops(ops), outputs(outputs), why(why), members(ops.begin(), ops.end()) {}
 
   FailureOr<ReductionPlan> run() {
-    if (failed(checkOps()) || failed(formSpaces()) || failed(placeOutputs()) ||
-        failed(placeValues()) || failed(checkKernelShape()))
+    if (failed(checkOps()) || failed(checkInputs()) || failed(formSpaces()) ||
+        failed(placeOutputs()) || failed(placeValues()) ||
+        failed(checkKernelShape()))
       return failure();
     return std::move(plan);
   }
@@ -178,6 +179,21 @@ private:
     }
     if (!any)
       return fail("no reduction");
+    return success();
+  }
+
+  /// A kernel takes every input tensor as a pointer parameter; a bound keeps
+  /// parameter lists (and NVRTC's time) moderate for models with very many
+  /// parameters (their norm then takes a few multi-tensor kernels).
+  LogicalResult checkInputs() {
+    constexpr size_t kMaxInputs = 512;
+    llvm::DenseSet<Value> inputs;
+    for (Operation *op : ops)
+      for (Value operand : op->getOperands())
+        if (!isMember(operand))
+          inputs.insert(operand);
+    if (inputs.size() > kMaxInputs)
+      return fail("more than " + llvm::Twine(kMaxInputs) + " input tensors");
     return success();
   }
 
