@@ -31,9 +31,9 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,8 +64,7 @@ llvm::SmallVector<int64_t> withoutOnes(llvm::ArrayRef<int64_t> shape) {
 }
 
 /// Coordinate `d` of the row-major flat index `flat` in `shape`.
-std::string coordinate(llvm::ArrayRef<int64_t> shape, size_t d,
-                       llvm::StringRef flat) {
+std::string coordinate(llvm::ArrayRef<int64_t> shape, size_t d, llvm::StringRef flat) {
   int64_t stride = 1;
   for (size_t k = d + 1; k < shape.size(); ++k)
     stride *= shape[k];
@@ -153,8 +152,7 @@ private:
   static std::string outName(unsigned i) { return "out" + std::to_string(i); }
 
   void addInput(Params &params, unsigned i) const {
-    params.add("const " + cudaType(body.getArgument(i)) + " *__restrict__ " +
-                   inName(i),
+    params.add("const " + cudaType(body.getArgument(i)) + " *__restrict__ " + inName(i),
                LaunchArg::operand(i));
   }
   void addOutputs(Params &params, Value v) const {
@@ -166,8 +164,8 @@ private:
                      int spaces) const {
     std::string s;
     for (unsigned i : resultIndices.lookup(v))
-      s += std::string(spaces, ' ') + "kiln_store(" + outName(i) + " + " +
-           at.str() + ", " + expr.str() + ");\n";
+      s += std::string(spaces, ' ') + "kiln_store(" + outName(i) + " + " + at.str() +
+           ", " + expr.str() + ");\n";
     return s;
   }
 
@@ -239,8 +237,8 @@ private:
                          int spaces) const {
     std::string value = acc.str();
     if (isa<ReduceMeanOp>(r))
-      value = acc.str() + " / " +
-              codegen::floatLiteral(double(plan.spaceOf(r).rowLength()));
+      value =
+          acc.str() + " / " + codegen::floatLiteral(double(plan.spaceOf(r).rowLength()));
     if (isInt(r) && isa<ReduceSumOp>(r))
       value = "(int)" + acc.str();
     Type t = elementTypeOf(r->getResult(0));
@@ -248,8 +246,8 @@ private:
       value = "kiln_round_bf16(" + value + ")";
     else if (t.isF16())
       value = "kiln_round_f16(" + value + ")";
-    return std::string(spaces, ' ') + "const " + (isInt(r) ? "int" : "float") +
-           " " + name.str() + " = " + value + ";\n";
+    return std::string(spaces, ' ') + "const " + (isInt(r) ? "int" : "float") + " " +
+           name.str() + " = " + value + ";\n";
   }
 
   /// The 32-entry shared scratch of accumulators of `type` (float's comes
@@ -287,10 +285,10 @@ private:
     auto [it, inserted] = equivalence.try_emplace({a, b}, false);
     if (!inserted)
       return it->second;
-    bool same = llvm::all_of(llvm::zip(x->getOperands(), y->getOperands()),
-                             [&](auto pair) {
-                               return equivalent(std::get<0>(pair), std::get<1>(pair));
-                             });
+    bool same =
+        llvm::all_of(llvm::zip(x->getOperands(), y->getOperands()), [&](auto pair) {
+          return equivalent(std::get<0>(pair), std::get<1>(pair));
+        });
     equivalence[{a, b}] = same;
     return same;
   }
@@ -334,8 +332,8 @@ private:
   LogicalResult emitGeneric() {
     const ReductionSpace &space = plan.spaces.front();
     ReduceSpec spec;
-    spec.prefix = "kiln_fused_" +
-                  space.reductions.front()->getName().stripDialect().str();
+    spec.prefix =
+        "kiln_fused_" + space.reductions.front()->getName().stripDialect().str();
     Scope element(space.shape, "e_", "off");
     bindInputs(element);
     std::string code;
@@ -377,8 +375,8 @@ private:
       rowStores += stores(v, *expr, "o", 0);
     }
     spec.finish = row.coordinates(0) + reds + rowCode + rowStores;
-    for (unsigned i : inputsRead(plan.rowOutputs,
-                                 [&](Value v) { return isReductionResult(v); }))
+    for (unsigned i :
+         inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
       addInput(spec.finishParams, i);
     for (Value v : plan.rowOutputs)
       addOutputs(spec.finishParams, v);
@@ -393,8 +391,8 @@ private:
 
   /// Computes, once per row into `out`, the row values that evaluating
   /// `roots` at the elements reads, and binds them in `element`.
-  LogicalResult bindRowValues(llvm::ArrayRef<Value> roots, Scope &row,
-                              Scope &element, std::string &out) {
+  LogicalResult bindRowValues(llvm::ArrayRef<Value> roots, Scope &row, Scope &element,
+                              std::string &out) {
     llvm::DenseSet<Value> seen;
     llvm::SmallVector<Value> stack(roots.begin(), roots.end());
     llvm::SmallVector<Value> needed;
@@ -464,7 +462,8 @@ private:
 
     std::vector<Accumulator> allAccs;
     std::string text;
-    std::string loopHead = "const idx_t " + flat + " = row * (idx_t)" + str(m) + " + j;\n";
+    std::string loopHead =
+        "const idx_t " + flat + " = row * (idx_t)" + str(m) + " + j;\n";
     unsigned counter = 0;
     for (unsigned stage = 0; stage < plan.numStages; ++stage) {
       llvm::SmallVector<Operation *> reds;
@@ -485,7 +484,8 @@ private:
           return failure();
         accs.push_back(accumulator(r, *expr));
         std::string acc = "acc" + std::to_string(counter + k);
-        text += "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
+        text +=
+            "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
         combines += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
                     accs.back().element + ");\n";
       }
@@ -566,10 +566,8 @@ private:
     /// (in a scope of its own).
     std::string declarations, loop;
   };
-  FailureOr<SpaceCode> spaceLoop(unsigned s, llvm::StringRef begin,
-                                 llvm::StringRef end,
-                                 std::vector<Accumulator> &accs,
-                                 std::string &globals) {
+  FailureOr<SpaceCode> spaceLoop(unsigned s, llvm::StringRef begin, llvm::StringRef end,
+                                 std::vector<Accumulator> &accs, std::string &globals) {
     const ReductionSpace &space = plan.spaces[s];
     std::string prefix = "s" + std::to_string(s) + "_";
     Scope element(space.shape, prefix, "f");
@@ -644,18 +642,20 @@ private:
         loads += prefix + in + "_v[0] = " + in + "[f0];\n";
       }
     }
-    std::string perElement = "const idx_t f = f0 + v;\n" + element.coordinates(0) +
-                             code + step;
-    text += "  const idx_t end = " + end.str() + ";\n"
-            "  for (idx_t f0 = " + begin.str() + " + threadIdx.x * " + V +
-            "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" +
-            indent(loads, 4) + "#pragma unroll\n    for (int v = 0; v < " + V +
+    std::string perElement =
+        "const idx_t f = f0 + v;\n" + element.coordinates(0) + code + step;
+    text += "  const idx_t end = " + end.str() +
+            ";\n"
+            "  for (idx_t f0 = " +
+            begin.str() + " + threadIdx.x * " + V +
+            "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" + indent(loads, 4) +
+            "#pragma unroll\n    for (int v = 0; v < " + V +
             "; ++v) {\n      if (f0 + v >= end) break;\n" + indent(perElement, 6) +
             "    }\n  }\n";
     for (size_t k = first; k < accs.size(); ++k)
-      text += llvm::formatv("  acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n",
-                            k, kThreads, accs[k].combiner, accs[k].identity,
-                            scratchOf(accs[k].type))
+      text += llvm::formatv(
+                  "  acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n", k,
+                  kThreads, accs[k].combiner, accs[k].identity, scratchOf(accs[k].type))
                   .str();
     globals += element.emitter.globals();
     return SpaceCode{declarations, text};
@@ -702,8 +702,8 @@ private:
     for (const ReductionSpace &space : plan.spaces)
       for (Value v : space.elementOutputs)
         addOutputs(elementParams, v);
-    for (unsigned i : inputsRead(plan.rowOutputs,
-                                 [&](Value v) { return isReductionResult(v); }))
+    for (unsigned i :
+         inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
       addInput(rowParams, i);
     for (Value v : plan.rowOutputs)
       addOutputs(rowParams, v);
@@ -749,7 +749,9 @@ private:
     globals += "};\n";
     std::string text =
         "  // The tensor shape of this block: the last one starting at or before it.\n"
-        "  unsigned lo = 0, hi = " + str(plan.spaces.size()) + ";\n"
+        "  unsigned lo = 0, hi = " +
+        str(plan.spaces.size()) +
+        ";\n"
         "  while (hi - lo > 1) {\n"
         "    const unsigned mid = (lo + hi) / 2;\n"
         "    if (blockIdx.x >= kiln_space_start[mid])\n"
@@ -766,11 +768,10 @@ private:
       const ReductionSpace &space = plan.spaces[s];
       size_t first = accs.size();
       std::string begin = "(idx_t)b * " + str(chunk);
-      FailureOr<SpaceCode> code =
-          spaceLoop(s, begin,
-                    "min((idx_t)" + str(space.elements()) + ", " + begin + " + " +
-                        str(chunk) + ")",
-                    accs, globals);
+      FailureOr<SpaceCode> code = spaceLoop(s, begin,
+                                            "min((idx_t)" + str(space.elements()) + ", " +
+                                                begin + " + " + str(chunk) + ")",
+                                            accs, globals);
       if (failed(code))
         return failure();
       text += "  case " + str(s) + ": { // " + formatShape(space.shape) + "\n" +
@@ -788,14 +789,14 @@ private:
                     str(slot.offset) + "];\n";
           continue;
         }
-        finish += llvm::formatv("  {0} acc{1} = {2};\n"
-                                "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
-                                "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
-                                "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, {8});\n",
-                                accs[k].type, k, accs[k].identity, blocks, kThreads,
-                                accs[k].combiner, p, slot.offset,
-                                scratchOf(accs[k].type))
-                      .str();
+        finish +=
+            llvm::formatv("  {0} acc{1} = {2};\n"
+                          "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
+                          "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
+                          "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, {8});\n",
+                          accs[k].type, k, accs[k].identity, blocks, kThreads,
+                          accs[k].combiner, p, slot.offset, scratchOf(accs[k].type))
+                .str();
       }
       text += "    }\n    break;\n  }\n";
     }

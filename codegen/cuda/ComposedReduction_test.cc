@@ -90,7 +90,8 @@ TEST_F(ComposedReductionTest, MseFromPrimitivesEveryFloatType) {
         %h = kiln.constant dense<0.5> : tensor<T>
         %l = kiln.mul %m, %h : tensor<T>, tensor<T>
         return %l : tensor<T>
-      })mlir", type));
+      })mlir",
+                                                          type));
     ASSERT_EQ(g.size(), 1u) << type.str();
     EXPECT_EQ(fusions[0].getBody().front().getOperations().size(), 6u);
     ASSERT_EQ(g[0].launches.size(), 1u);
@@ -169,7 +170,8 @@ TEST_F(ComposedReductionTest, SoftmaxAndLogSoftmaxFromPrimitives) {
         %l = kiln.log %s : tensor<6x1xT>
         %z = kiln.sub %d, %l : tensor<6x37xT>, tensor<6x1xT>
         return %y, %z : tensor<6x37xT>, tensor<6x37xT>
-      })mlir", type));
+      })mlir",
+                                                          type));
     // Both outputs from one row kernel: max, then the sum, then the stores.
     ASSERT_EQ(g.size(), 1u) << type.str();
     ASSERT_EQ(g[0].launches.size(), 1u);

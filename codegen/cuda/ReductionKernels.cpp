@@ -94,8 +94,7 @@ std::string indent(llvm::StringRef body, int spaces) {
   return s;
 }
 
-KernelSet::KernelSet(std::string header, FusionOp fusion)
-    : builder(std::move(header)) {
+KernelSet::KernelSet(std::string header, FusionOp fusion) : builder(std::move(header)) {
   int64_t largest = 0;
   for (Type t : fusion->getOperandTypes())
     largest = std::max(largest, cast<ShapedType>(t).getNumElements());
@@ -106,10 +105,8 @@ KernelSet::KernelSet(std::string header, FusionOp fusion)
 
 void KernelSet::kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
                        const Params &params, llvm::StringRef body,
-                       std::array<uint32_t, 3> grid,
-                       std::array<uint32_t, 3> block) {
-  std::string helpers =
-      "typedef " + idx + " idx_t;\n" + kHelpers + extraHelpers.str();
+                       std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block) {
+  std::string helpers = "typedef " + idx + " idx_t;\n" + kHelpers + extraHelpers.str();
   builder.kernel(prefix, helpers, params, body, grid, block);
 }
 
@@ -131,17 +128,16 @@ std::string RowKernel::prologue(llvm::ArrayRef<std::string> outputs) const {
   llvm::raw_string_ostream os(s);
   os << "  __shared__ float kiln_scratch[32];\n"
      << "  const int lid = threadIdx.x % " << group << ";\n"
-     << "  idx_t row = (idx_t)blockIdx.x * " << rowsPerBlock
-     << " + threadIdx.x / " << group << ";\n"
+     << "  idx_t row = (idx_t)blockIdx.x * " << rowsPerBlock << " + threadIdx.x / "
+     << group << ";\n"
      << "  const bool active = row < " << rows << ";\n"
      << "  if (!active) row = " << rows - 1
      << ";  // idle threads still take part in shuffles\n";
   for (auto &[value, pointer] : rowInputs)
-    os << "  const auto *" << value << "_row = " << pointer << " + row * (idx_t)"
-       << m << ";\n";
-  for (const std::string &out : outputs)
-    os << "  auto *" << out << "_row = " << out << " + row * (idx_t)" << m
+    os << "  const auto *" << value << "_row = " << pointer << " + row * (idx_t)" << m
        << ";\n";
+  for (const std::string &out : outputs)
+    os << "  auto *" << out << "_row = " << out << " + row * (idx_t)" << m << ";\n";
   if (cached) {
     for (auto &[value, pointer] : rowInputs)
       os << "  float " << value << "_v[" << perThread << "];\n";
@@ -168,18 +164,16 @@ std::string RowKernel::loop(llvm::StringRef body) const {
   } else {
     os << "  for (idx_t j = lid; j < " << m << "; j += " << group << ") {\n";
     for (auto &[value, pointer] : rowInputs)
-      os << "    const float " << value << " = kiln_load(" << value
-         << "_row[j]);\n";
+      os << "    const float " << value << " = kiln_load(" << value << "_row[j]);\n";
     os << indent(body, 4) << "  }\n";
   }
   return s;
 }
 
 std::string RowKernel::reduce(llvm::StringRef var, llvm::StringRef op,
-                              llvm::StringRef identity,
-                              llvm::StringRef scratch) const {
-  return llvm::formatv("  {0} = kiln_group_reduce<{1}>({0}, {2}(), {3}, {4});\n",
-                       var, group, op, identity, scratch)
+                              llvm::StringRef identity, llvm::StringRef scratch) const {
+  return llvm::formatv("  {0} = kiln_group_reduce<{1}>({0}, {2}(), {3}, {4});\n", var,
+                       group, op, identity, scratch)
       .str();
 }
 
@@ -187,8 +181,7 @@ std::string RowKernel::reduce(llvm::StringRef var, llvm::StringRef op,
 // Generic reductions
 //===----------------------------------------------------------------------===//
 
-ReduceLayout::ReduceLayout(llvm::ArrayRef<int64_t> shape,
-                           llvm::ArrayRef<int64_t> dims) {
+ReduceLayout::ReduceLayout(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> dims) {
   int64_t rank = shape.size();
   std::vector<int64_t> strides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
@@ -245,8 +238,7 @@ Params unite(const Params &a, const Params &b) {
 
 } // namespace
 
-void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
-                const ReduceLayout &layout) {
+void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &layout) {
   int64_t rows = layout.rows, length = layout.length;
   if (rows == 0)
     return;
@@ -262,8 +254,7 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
     if (blocks >= kTargetBlocks || length <= minChunk)
       return;
     splits = std::clamp<int64_t>(
-        std::min(ceilDiv(kTargetBlocks, blocks), ceilDiv(length, minChunk)), 1,
-        1024);
+        std::min(ceilDiv(kTargetBlocks, blocks), ceilDiv(length, minChunk)), 1, 1024);
     chunk = ceilDiv(length, splits);
     splits = ceilDiv(length, chunk);
   };
@@ -272,12 +263,12 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
     std::string s = indent(spec.elementCode, spaces);
     if (!spec.elementStores.empty())
       s += guard.empty() ? indent(spec.elementStores, spaces)
-                         : std::string(spaces, ' ') + "if (" + guard.str() +
-                               ") {\n" + indent(spec.elementStores, spaces + 2) +
+                         : std::string(spaces, ' ') + "if (" + guard.str() + ") {\n" +
+                               indent(spec.elementStores, spaces + 2) +
                                std::string(spaces, ' ') + "}\n";
     for (size_t k = 0; k < n; ++k)
-      s += std::string(spaces, ' ') + acc(k) + " = " + spec.accs[k].combiner +
-           "()(" + acc(k) + ", " + spec.accs[k].element + ");\n";
+      s += std::string(spaces, ' ') + acc(k) + " = " + spec.accs[k].combiner + "()(" +
+           acc(k) + ", " + spec.accs[k].element + ");\n";
     return s;
   };
 
@@ -304,15 +295,15 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
        << "  const idx_t r0 = (idx_t)blockIdx.y * " << chunk << ";\n"
        << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk << ");\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  " << spec.accs[k].type << " " << acc(k) << " = "
-         << spec.accs[k].identity << ";\n";
+      os << "  " << spec.accs[k].type << " " << acc(k) << " = " << spec.accs[k].identity
+         << ";\n";
     os << "  for (idx_t r = r0 + lid; r < r1; r += " << group << ") {\n"
        << "    const idx_t off = base + kiln_reduced(r);\n"
        << accumulate(4, "active") << "  }\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  " << acc(k) << " = kiln_group_reduce<" << group << ">(" << acc(k)
-         << ", " << spec.accs[k].combiner << "(), " << spec.accs[k].identity
-         << ", kiln_scratch" << suffix(k) << ");\n";
+      os << "  " << acc(k) << " = kiln_group_reduce<" << group << ">(" << acc(k) << ", "
+         << spec.accs[k].combiner << "(), " << spec.accs[k].identity << ", kiln_scratch"
+         << suffix(k) << ");\n";
     os << "  if (!active || lid != 0) return;\n";
     grid = dim3Of(blocks, splits);
     block = dim3Of(group * rowsPerBlock);
@@ -337,8 +328,8 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
        << "  const idx_t r0 = (idx_t)blockIdx.y * " << chunk << ";\n"
        << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk << ");\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  " << spec.accs[k].type << " " << acc(k) << " = "
-         << spec.accs[k].identity << ";\n";
+      os << "  " << spec.accs[k].type << " " << acc(k) << " = " << spec.accs[k].identity
+         << ";\n";
     os << "  if (active)\n"
        << "    for (idx_t r = r0 + threadIdx.y; r < r1; r += 8) {\n"
        << "      const idx_t off = base + kiln_reduced(r);\n"
@@ -384,7 +375,8 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
               LaunchArg::scratch(partials[k]));
   final = unite(final, spec.finishParams);
   std::string finalBody = "  const idx_t o = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
-                          "  if (o >= " + str(rows) + ") return;\n";
+                          "  if (o >= " +
+                          str(rows) + ") return;\n";
   for (size_t k = 0; k < n; ++k)
     finalBody += llvm::formatv("  {0} {1} = partial{2}[o];\n"
                                "  for (int s = 1; s < {3}; ++s)\n"

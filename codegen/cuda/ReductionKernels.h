@@ -46,9 +46,9 @@ class KernelSet {
 public:
   KernelSet(std::string header, FusionOp fusion);
 
-  void kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
-              const Params &params, llvm::StringRef body,
-              std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block);
+  void kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers, const Params &params,
+              llvm::StringRef body, std::array<uint32_t, 3> grid,
+              std::array<uint32_t, 3> block);
 
   FusionBuilder builder;
   /// "int" or "long long".
@@ -76,8 +76,7 @@ struct RowKernel {
   std::string loop(llvm::StringRef body) const;
   /// Combines `var` over the row's threads; `scratch` is a 32-entry shared
   /// array of its type (the prologue declares the float `kiln_scratch`).
-  std::string reduce(llvm::StringRef var, llvm::StringRef op,
-                     llvm::StringRef identity,
+  std::string reduce(llvm::StringRef var, llvm::StringRef op, llvm::StringRef identity,
                      llvm::StringRef scratch = "kiln_scratch") const;
 
   std::array<uint32_t, 3> grid() const { return dim3Of(blocks); }
@@ -139,8 +138,7 @@ struct ReduceSpec {
 /// Emits the generic reduction: rows of contiguous reduced elements (row
 /// mode) or coalesced columns (column mode), split over blocks with a
 /// second, fixed-order pass when the outputs alone do not fill the GPU.
-void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
-                const ReduceLayout &layout);
+void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &layout);
 
 /// Emits a composed reduction fusion (anything but a single reduction op
 /// with its operands): the generic reduction with prologue and epilogue, a

@@ -7,9 +7,9 @@
 #include "compiler/transforms/Fusion.h"
 
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/transforms/ReductionPlan.h"
-#include "compiler/training/TrainStep.h"
 #include "compiler/testing/KilnTestContext.h"
+#include "compiler/training/TrainStep.h"
+#include "compiler/transforms/ReductionPlan.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Verifier.h"
@@ -94,13 +94,15 @@ TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
   expectPlans(*fused);
 
   // Positive, so that optimizer state such as Adam's second moment is valid.
-  for (llvm::StringRef entry : {"forward", "forward_backward", "apply_update", "train_step"})
+  for (llvm::StringRef entry :
+       {"forward", "forward_backward", "apply_update", "train_step"})
     expectSameResults(*plain, *fused, entry, 0.05, 1.0);
 
   // The statistics and the clip by global norm over every gradient are one
   // multi-tensor reduction that feeds the one optimizer kernel.
   auto apply = fused->lookupSymbol<func::FuncOp>("apply_update");
-  EXPECT_EQ(kinds(apply), (std::map<std::string, int>{{"optimizer", 1}, {"reduction", 1}}));
+  EXPECT_EQ(kinds(apply),
+            (std::map<std::string, int>{{"optimizer", 1}, {"reduction", 1}}));
   auto step = fused->lookupSymbol<func::FuncOp>("train_step");
   int multiTensor = 0;
   for (auto fusion : step.getOps<FusionOp>()) {

@@ -28,8 +28,7 @@ using Members = llvm::SetVector<Operation *>;
 
 class ReductionGrouper {
 public:
-  ReductionGrouper(func::FuncOp function,
-                   llvm::function_ref<bool(Operation *)> claimed)
+  ReductionGrouper(func::FuncOp function, llvm::function_ref<bool(Operation *)> claimed)
       : function(function), claimed(claimed) {
     markOptimizerOps();
   }
@@ -73,14 +72,12 @@ public:
 
 private:
   static Operation *firstOf(const Members &group) {
-    return *llvm::min_element(group, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    return *llvm::min_element(
+        group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   }
   static Operation *lastOf(const Members &group) {
-    return *llvm::max_element(group, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    return *llvm::max_element(
+        group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   }
 
   /// The element-wise ops that compute updated parameters and optimizer
@@ -104,9 +101,7 @@ private:
     }
   }
 
-  bool available(Operation *op) const {
-    return !taken.contains(op) && !claimed(op);
-  }
+  bool available(Operation *op) const { return !taken.contains(op) && !claimed(op); }
 
   /// Whether `op` may join a reduction group: a reduction or an element-wise
   /// op (not a constant: constants are copied in). The optimizer's ops may
@@ -125,9 +120,9 @@ private:
     if (producer || !optimizerOps.contains(op))
       return true;
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    return type.getNumElements() == 1 &&
-           llvm::all_of(op->getOperands(),
-                        [](Value v) { return v.getDefiningOp() != nullptr; });
+    return type.getNumElements() == 1 && llvm::all_of(op->getOperands(), [](Value v) {
+             return v.getDefiningOp() != nullptr;
+           });
   }
 
   /// Whether `group` can become one kernel standing at its last op.
@@ -192,8 +187,7 @@ private:
     llvm::DenseSet<Value> dependent;
     for (Operation *op : ops)
       if (isPrimitiveReduction(op) ||
-          llvm::any_of(op->getOperands(),
-                       [&](Value v) { return dependent.contains(v); }))
+          llvm::any_of(op->getOperands(), [&](Value v) { return dependent.contains(v); }))
         dependent.insert(op->getResult(0));
     return dependent;
   }
@@ -210,13 +204,11 @@ private:
           if (Operation *producer = operand.getDefiningOp())
             if (!group.contains(producer) && joinable(producer, /*producer=*/true))
               candidates[producer] = true;
-        if (!dependent.contains(member->getResult(0)) &&
-            !isPrimitiveReduction(member)) {
+        if (!dependent.contains(member->getResult(0)) && !isPrimitiveReduction(member)) {
           // Users of prologue values: only further reductions (siblings
           // reading the same elements), not unrelated element-wise work.
           for (Operation *user : member->getUsers())
-            if (!group.contains(user) && isPrimitiveReduction(user) &&
-                available(user))
+            if (!group.contains(user) && isPrimitiveReduction(user) && available(user))
               candidates.try_emplace(user, false);
           continue;
         }

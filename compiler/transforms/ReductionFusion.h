@@ -33,8 +33,7 @@ namespace mlir::kiln {
 /// kernel), among the ops `claimed` does not reject (ops of groups formed
 /// earlier).
 std::vector<llvm::SmallVector<Operation *>>
-formReductionGroups(func::FuncOp function,
-                    llvm::function_ref<bool(Operation *)> claimed);
+formReductionGroups(func::FuncOp function, llvm::function_ref<bool(Operation *)> claimed);
 
 } // namespace mlir::kiln
 

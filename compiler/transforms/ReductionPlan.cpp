@@ -104,8 +104,7 @@ const ReductionSpace &ReductionPlan::spaceOf(Operation *reduction) const {
 /// the value of the element's own row: numpy broadcasting maps every
 /// element of a row onto it (it is 1 along the reduced dims) and different
 /// rows onto their own entries.
-static bool broadcastsAlongRows(llvm::ArrayRef<int64_t> v,
-                                const ReductionSpace &space) {
+static bool broadcastsAlongRows(llvm::ArrayRef<int64_t> v, const ReductionSpace &space) {
   int64_t rank = space.shape.size(), offset = rank - int64_t(v.size());
   if (offset < 0)
     return false;
@@ -132,8 +131,7 @@ public:
 
   FailureOr<ReductionPlan> run() {
     if (failed(checkOps()) || failed(checkInputs()) || failed(formSpaces()) ||
-        failed(placeOutputs()) || failed(placeValues()) ||
-        failed(checkKernelShape()))
+        failed(placeOutputs()) || failed(placeValues()) || failed(checkKernelShape()))
       return failure();
     return std::move(plan);
   }
@@ -302,8 +300,7 @@ private:
         // These read their own coordinates, which a per-row evaluation of a
         // differently shaped value does not provide.
         if (isa<IotaOp, TriuOp, TrilOp>(op))
-          return fail("'" + op->getName().getStringRef() +
-                      "' evaluated once per row");
+          return fail("'" + op->getName().getStringRef() + "' evaluated once per row");
         for (Value operand : op->getOperands())
           push(operand, kRow);
         continue;
@@ -361,8 +358,7 @@ private:
 } // namespace
 
 FailureOr<ReductionPlan> planReduction(llvm::ArrayRef<Operation *> ops,
-                                       llvm::ArrayRef<Value> outputs,
-                                       std::string *why) {
+                                       llvm::ArrayRef<Value> outputs, std::string *why) {
   return Planner(ops, outputs, why).run();
 }
 
