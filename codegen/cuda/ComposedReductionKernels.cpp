@@ -423,26 +423,46 @@ private:
   LogicalResult emitRows() {
     const ReductionSpace &space = plan.spaces.front();
     int64_t m = space.rowLength();
-    RowKernel rowKernel(space.rows(), m);
     std::string flat = "f";
     Scope element(space.shape, "e_", flat);
     Scope row(space.rowShape(), "w_", "row");
     bindInputs(row);
 
-    // Element roots of every loop, to know which inputs the loops read.
+    // Element roots of every loop, to know which inputs the loops read. The
+    // float inputs with the elements of the space are rows of the kernel
+    // (cached in registers when they fit).
     llvm::SmallVector<Value> elementRoots(space.elementOutputs);
     for (Operation *r : space.reductions)
       elementRoots.push_back(r->getOperand(0));
     llvm::SmallVector<unsigned> elementInputs =
         inputsRead(elementRoots, [&](Value v) { return isBoundRowValue(v); });
+    llvm::SmallVector<BlockArgument> rowInputs;
+    for (BlockArgument arg : body.getArguments())
+      if (llvm::is_contained(elementInputs, arg.getArgNumber()) &&
+          withoutOnes(shapeOf(arg)) == withoutOnes(space.shape) &&
+          isa<FloatType>(elementTypeOf(arg)))
+        rowInputs.push_back(arg);
+    // W elements per step with 16-byte accesses, when every row of the
+    // narrowest tensor moved starts aligned.
+    int64_t narrowest = 16;
+    for (BlockArgument arg : rowInputs)
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(arg)));
+    for (Value v : space.elementOutputs)
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(v)));
+    int64_t width = std::min<int64_t>(8, 16 / narrowest);
+    bool widthFits = rowInputs.size() + space.elementOutputs.size() > 0 && m >= width;
+    for (BlockArgument arg : rowInputs)
+      widthFits &= m * storageBytes(elementTypeOf(arg)) % 16 == 0;
+    for (Value v : space.elementOutputs)
+      widthFits &= m * storageBytes(elementTypeOf(v)) % 16 == 0;
+    if (!widthFits)
+      width = 1;
+    RowKernel rowKernel(space.rows(), m, width);
     for (BlockArgument arg : body.getArguments()) {
       unsigned i = arg.getArgNumber();
-      bool row = llvm::is_contained(elementInputs, i) &&
-                 withoutOnes(shapeOf(arg)) == withoutOnes(space.shape) &&
-                 isa<FloatType>(elementTypeOf(arg));
-      if (row) {
+      if (llvm::is_contained(rowInputs, arg)) {
         std::string value = "x" + std::to_string(i);
-        rowKernel.addRowInput(value, inName(i));
+        rowKernel.addRowInput(value, inName(i), cudaType(arg));
         element.emitter.bindBuffer(arg, inName(i), value);
       } else {
         element.emitter.bindBuffer(arg, inName(i));
@@ -519,14 +539,31 @@ private:
         return failure();
       text += "  if (!active) return;\n";
       element.reset();
-      std::string code, elementStores;
-      for (Value v : space.elementOutputs) {
+      std::string code, elementStores, stepBegin, stepEnd;
+      for (auto [n, v] : llvm::enumerate(space.elementOutputs)) {
         FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
         if (failed(expr))
           return failure();
-        elementStores += stores(v, *expr, flat, 0);
+        if (width == 1) {
+          elementStores += stores(v, *expr, flat, 0);
+          continue;
+        }
+        // Collected per step, then stored like the rows were loaded.
+        std::string lanes = "o" + std::to_string(n);
+        std::string W = str(width);
+        stepBegin += "alignas(16) " + cudaType(v) + " " + lanes + "[" + W + "];\n";
+        elementStores += "kiln_store(&" + lanes + "[v], " + *expr + ");\n";
+        for (unsigned r : resultIndices.lookup(v)) {
+          std::string at = outName(r) + " + row * (idx_t)" + str(m) + " + j0";
+          stepEnd += "if (kiln_vec_aligned<" + W + ">(" + outName(r) + ") && j0 + " + W +
+                     " <= " + str(m) + ") {\n  kiln_store_vec<" + W + ">(" + at + ", " +
+                     lanes + ");\n} else {\n  for (int v = 0; v < " + W +
+                     " && j0 + v < " + str(m) + "; ++v) (" + at + ")[v] = " + lanes +
+                     "[v];\n}\n";
+        }
       }
-      text += rowKernel.loop(loopHead + element.coordinates(0) + code + elementStores);
+      text += rowKernel.loop(loopHead + element.coordinates(0) + code + elementStores,
+                             stepBegin, stepEnd);
     }
     // The row's coordinates (for the row values) come right after the row
     // index is known.

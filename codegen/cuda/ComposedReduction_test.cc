@@ -233,6 +233,36 @@ TEST_F(ComposedReductionTest, RmsAndLayerNormFromPrimitives) {
   EXPECT_TRUE(contains(g[1], "if (active && lid == 0)"));
 }
 
+TEST_F(ComposedReductionTest, RowKernelsMoveRowsIn16ByteSteps) {
+  for (llvm::StringRef type : {"f32", "bf16", "f16"}) {
+    // Rows of 64 (cached) and of 40000 (re-read), 16-byte aligned.
+    for (llvm::StringRef m : {"64", "40000"}) {
+      std::string source = withType(R"mlir(
+        func.func @f(%x: tensor<8xMxT>, %g: tensor<MxT>) -> tensor<8xMxT> {
+          %sq = kiln.mul %x, %x : tensor<8xMxT>, tensor<8xMxT>
+          %ms = kiln.reduce_mean %sq dims = [1] keepdim : tensor<8xMxT>
+          %eps = kiln.constant dense<1.0e-5> : tensor<T>
+          %t = kiln.add %ms, %eps : tensor<8x1xT>, tensor<T>
+          %r = kiln.rsqrt %t : tensor<8x1xT>
+          %xn = kiln.mul %x, %r : tensor<8xMxT>, tensor<8x1xT>
+          %y = kiln.mul %xn, %g : tensor<8xMxT>, tensor<MxT>
+          return %y : tensor<8xMxT>
+        })mlir",
+                                    type);
+      for (size_t at; (at = source.find("M")) != std::string::npos;)
+        source.replace(at, 1, m.str());
+      std::vector<GeneratedFusion> g = fuseAndEmit(source);
+      ASSERT_EQ(g.size(), 1u) << type.str() << " " << m.str();
+      std::string width = type == "f32" ? "4" : "8";
+      EXPECT_TRUE(contains(g[0], "kiln_load_vec<" + width + ">"));
+      EXPECT_TRUE(contains(g[0], "kiln_store_vec<" + width + ">"));
+      // The row stays in registers only when short.
+      EXPECT_EQ(contains(g[0], "x0_v["), m == "64");
+      fusions.clear();
+    }
+  }
+}
+
 TEST_F(ComposedReductionTest, CenteredWholeTensorLossIsOneRowKernel) {
   std::vector<GeneratedFusion> g = fuseAndEmit(R"mlir(
     func.func @f(%x: tensor<64x1xf32>) -> tensor<f32> {

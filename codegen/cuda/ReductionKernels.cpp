@@ -114,13 +114,35 @@ void KernelSet::kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
 // Row kernels
 //===----------------------------------------------------------------------===//
 
-RowKernel::RowKernel(int64_t rows, int64_t m) : rows(rows), m(m) {
+RowKernel::RowKernel(int64_t rows, int64_t m, int64_t width)
+    : rows(rows), m(m), width(width) {
   group = std::clamp<int64_t>(nextPowerOf2(ceilDiv(m, 8)), 1, 1024);
-  perThread = ceilDiv(m, group);
-  cached = perThread <= 16;
+  perThread = ceilDiv(ceilDiv(m, width), group);
+  cached = perThread * width <= 16;
   rowsPerBlock = group > 32 ? 1 : 128 / group;
   threads = group * rowsPerBlock;
   blocks = ceilDiv(rows, rowsPerBlock);
+}
+
+std::string RowKernel::stepLoads(llvm::StringRef suffix, llvm::StringRef at,
+                                 int spaces) const {
+  std::string s, pad(spaces, ' '), W = str(width);
+  s += pad + "if (aligned && j0 + " + W + " <= " + str(m) + ") {\n";
+  for (const RowInput &in : rowInputs) {
+    s += pad + "  alignas(16) " + in.type + " " + in.value + "_t[" + W + "];\n";
+    s += pad + "  kiln_load_vec<" + W + ">(" + in.value + "_t, " + in.value +
+         "_row + j0);\n";
+    s += pad + "#pragma unroll\n" + pad + "  for (int v = 0; v < " + W + "; ++v) " +
+         in.value + suffix.str() + "[" + at.str() + "] = kiln_load(" + in.value +
+         "_t[v]);\n";
+  }
+  s += pad + "} else {\n" + pad + "#pragma unroll\n" + pad + "  for (int v = 0; v < " +
+       W + "; ++v) {\n";
+  for (const RowInput &in : rowInputs)
+    s += pad + "    " + in.value + suffix.str() + "[" + at.str() + "] = j0 + v < " +
+         str(m) + " ? kiln_load(" + in.value + "_row[j0 + v]) : 0.f;\n";
+  s += pad + "  }\n" + pad + "}\n";
+  return s;
 }
 
 std::string RowKernel::prologue(llvm::ArrayRef<std::string> outputs) const {
@@ -133,39 +155,73 @@ std::string RowKernel::prologue(llvm::ArrayRef<std::string> outputs) const {
      << "  const bool active = row < " << rows << ";\n"
      << "  if (!active) row = " << rows - 1
      << ";  // idle threads still take part in shuffles\n";
-  for (auto &[value, pointer] : rowInputs)
-    os << "  const auto *" << value << "_row = " << pointer << " + row * (idx_t)" << m
-       << ";\n";
+  for (const RowInput &in : rowInputs)
+    os << "  const auto *" << in.value << "_row = " << in.pointer << " + row * (idx_t)"
+       << m << ";\n";
   for (const std::string &out : outputs)
     os << "  auto *" << out << "_row = " << out << " + row * (idx_t)" << m << ";\n";
-  if (cached) {
-    for (auto &[value, pointer] : rowInputs)
-      os << "  float " << value << "_v[" << perThread << "];\n";
-    os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n"
-       << "    const idx_t j = lid + (idx_t)k * " << group << ";\n";
-    for (auto &[value, pointer] : rowInputs)
-      os << "    " << value << "_v[k] = j < " << m << " ? kiln_load(" << value
-         << "_row[j]) : 0.f;\n";
-    os << "  }\n";
+  if (width > 1) {
+    os << "  const bool aligned = true";
+    for (const RowInput &in : rowInputs)
+      os << " && kiln_vec_aligned<" << width << ">(" << in.value << "_row)";
+    os << ";\n";
   }
+  if (!cached)
+    return s;
+  for (const RowInput &in : rowInputs)
+    os << "  float " << in.value << "_v[" << perThread * width << "];\n";
+  os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n";
+  if (width == 1) {
+    os << "    const idx_t j = lid + (idx_t)k * " << group << ";\n";
+    for (const RowInput &in : rowInputs)
+      os << "    " << in.value << "_v[k] = j < " << m << " ? kiln_load(" << in.value
+         << "_row[j]) : 0.f;\n";
+  } else {
+    os << "    const idx_t j0 = (lid + (idx_t)k * " << group << ") * " << width << ";\n"
+       << stepLoads("_v", "k * " + str(width) + " + v", 4);
+  }
+  os << "  }\n";
   return s;
 }
 
-std::string RowKernel::loop(llvm::StringRef body) const {
+std::string RowKernel::loop(llvm::StringRef body, llvm::StringRef stepBegin,
+                            llvm::StringRef stepEnd) const {
+  assert((width > 1 || (stepBegin.empty() && stepEnd.empty())) &&
+         "steps of one element have no step code");
   std::string s;
   llvm::raw_string_ostream os(s);
-  if (cached) {
+  std::string W = str(width);
+  if (width == 1 && cached) {
     os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n"
        << "    const idx_t j = lid + (idx_t)k * " << group << ";\n"
        << "    if (j < " << m << ") {\n";
-    for (auto &[value, pointer] : rowInputs)
-      os << "      const float " << value << " = " << value << "_v[k];\n";
+    for (const RowInput &in : rowInputs)
+      os << "      const float " << in.value << " = " << in.value << "_v[k];\n";
     os << indent(body, 6) << "    }\n  }\n";
-  } else {
+  } else if (width == 1) {
     os << "  for (idx_t j = lid; j < " << m << "; j += " << group << ") {\n";
-    for (auto &[value, pointer] : rowInputs)
-      os << "    const float " << value << " = kiln_load(" << value << "_row[j]);\n";
+    for (const RowInput &in : rowInputs)
+      os << "    const float " << in.value << " = kiln_load(" << in.value
+         << "_row[j]);\n";
     os << indent(body, 4) << "  }\n";
+  } else {
+    if (cached)
+      os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n"
+         << "    const idx_t j0 = (lid + (idx_t)k * " << group << ") * " << W << ";\n";
+    else
+      os << "  for (idx_t j0 = (idx_t)lid * " << W << "; j0 < " << m
+         << "; j0 += " << group * width << ") {\n";
+    if (!cached) {
+      for (const RowInput &in : rowInputs)
+        os << "    float " << in.value << "_s[" << W << "];\n";
+      os << stepLoads("_s", "v", 4);
+    }
+    os << indent(stepBegin, 4) << "#pragma unroll\n    for (int v = 0; v < " << W
+       << "; ++v) {\n      const idx_t j = j0 + v;\n      if (j < " << m << ") {\n";
+    for (const RowInput &in : rowInputs)
+      os << "        const float " << in.value << " = " << in.value
+         << (cached ? "_v[k * " + W + " + v]" : "_s[v]") << ";\n";
+    os << indent(body, 8) << "      }\n    }\n" << indent(stepEnd, 4) << "  }\n";
   }
   return s;
 }

@@ -56,24 +56,37 @@ public:
 };
 
 /// GROUP threads per row of M contiguous elements; the per-row tensors are
-/// read into registers when at most 16 elements fall to each thread.
+/// read into registers when at most 16 elements fall to each thread. With a
+/// vector width W > 1 each thread takes W consecutive elements per step,
+/// moved with 16-byte accesses when the row is aligned and one by one
+/// otherwise (the same elements per thread either way, so results do not
+/// depend on alignment).
 struct RowKernel {
   int64_t rows, m, group, rowsPerBlock, perThread, threads, blocks;
+  int64_t width;
   bool cached;
-  /// Row-major [rows, M] inputs: (value name, pointer parameter name).
-  std::vector<std::pair<std::string, std::string>> rowInputs;
+  struct RowInput {
+    std::string value, pointer, type;
+  };
+  /// Row-major [rows, M] inputs: value name, pointer parameter name and
+  /// storage type.
+  std::vector<RowInput> rowInputs;
 
-  RowKernel(int64_t rows, int64_t m);
+  RowKernel(int64_t rows, int64_t m, int64_t width = 1);
 
-  void addRowInput(std::string value, std::string pointer) {
-    rowInputs.push_back({std::move(value), std::move(pointer)});
+  void addRowInput(std::string value, std::string pointer, std::string type = "float") {
+    rowInputs.push_back({std::move(value), std::move(pointer), std::move(type)});
   }
 
   /// Row index, row pointers and register caches. `outputs` are pointer
-  /// parameters of [rows, M] results that get a `<name>_row` pointer.
+  /// parameters of [rows, M] results that get a `<name>_row` pointer. With
+  /// W > 1, `aligned` says whether every row input is.
   std::string prologue(llvm::ArrayRef<std::string> outputs = {}) const;
   /// A loop over the row's elements binding `j` and each row input's value.
-  std::string loop(llvm::StringRef body) const;
+  /// With W > 1, `stepBegin` and `stepEnd` run around the W elements of a
+  /// step starting at `j0` (`v` indexes them in `body`).
+  std::string loop(llvm::StringRef body, llvm::StringRef stepBegin = "",
+                   llvm::StringRef stepEnd = "") const;
   /// Combines `var` over the row's threads; `scratch` is a 32-entry shared
   /// array of its type (the prologue declares the float `kiln_scratch`).
   std::string reduce(llvm::StringRef var, llvm::StringRef op, llvm::StringRef identity,
@@ -81,6 +94,11 @@ struct RowKernel {
 
   std::array<uint32_t, 3> grid() const { return dim3Of(blocks); }
   std::array<uint32_t, 3> block() const { return dim3Of(threads); }
+
+private:
+  /// Loads of step `j0` of every row input into `<value><suffix>[...]` at
+  /// index `at(v)`.
+  std::string stepLoads(llvm::StringRef suffix, llvm::StringRef at, int spaces) const;
 };
 
 /// A run of adjacent input dims that are all kept or all reduced.
