@@ -21,6 +21,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <deque>
+
 namespace mlir::kiln {
 namespace {
 
@@ -148,13 +150,17 @@ private:
   /// the group to stand there: a reduction and the scalar op combining its
   /// result come in together).
   bool tryAdd(Members &group, Operation *op, bool producer) {
+    return tryAdd(group, {{op, producer}});
+  }
+  /// The same for several ops at once, each with whether it comes as a
+  /// producer.
+  bool tryAdd(Members &group, llvm::ArrayRef<std::pair<Operation *, bool>> ops) {
     Members trial = group;
-    llvm::SmallVector<Operation *> pending = {op};
+    llvm::SmallVector<std::pair<Operation *, bool>> pending(ops.begin(), ops.end());
     while (!pending.empty()) {
-      Operation *next = pending.pop_back_val();
+      auto [next, asProducer] = pending.pop_back_val();
       if (trial.contains(next))
         continue;
-      bool asProducer = producer && next == op;
       if (!joinable(next, asProducer))
         return false;
       trial.insert(next);
@@ -162,7 +168,7 @@ private:
         for (Value operand : next->getOperands()) {
           Operation *source = operand.getDefiningOp();
           if (!trial.contains(source) && !isa<ConstantOp>(source))
-            pending.push_back(source);
+            pending.push_back({source, false});
         }
     }
     Operation *last = lastOf(trial);
@@ -180,6 +186,25 @@ private:
     return true;
   }
 
+  /// `op` with the ops that may join before it: its producers, theirs, ...
+  /// (a whole prologue tree, or a chain of scalar ops with the reductions
+  /// it combines), stopping at ops that cannot join.
+  llvm::SmallVector<std::pair<Operation *, bool>>
+  withProducers(const Members &group, Operation *op, bool producer) const {
+    llvm::SmallVector<std::pair<Operation *, bool>> slice = {{op, producer}};
+    llvm::DenseSet<Operation *> seen = {op};
+    for (size_t i = 0; i < slice.size(); ++i)
+      for (Value operand : slice[i].first->getOperands()) {
+        Operation *source = operand.getDefiningOp();
+        if (!source || group.contains(source) || !joinable(source, true) ||
+            (isPrimitiveReduction(source) && !mayShareAPlan(group, source)) ||
+            !seen.insert(source).second)
+          continue;
+        slice.push_back({source, true});
+      }
+    return slice;
+  }
+
   /// Values of `group` that use a reduction's result.
   static llvm::DenseSet<Value> reductionDependent(const Members &group) {
     llvm::SmallVector<Operation *> ops(group.begin(), group.end());
@@ -192,38 +217,80 @@ private:
     return dependent;
   }
 
+  /// Whether reduction `r` could share a plan with the group's reductions
+  /// (checked before planning, which costs more).
+  static bool mayShareAPlan(const Members &group, Operation *r) {
+    return llvm::all_of(group, [&](Operation *member) {
+      return !isPrimitiveReduction(member) || reductionsMayShareAPlan(member, r);
+    });
+  }
+
+  /// Grows `group` from the producers and users of its members, each op
+  /// that joins bringing its own; once none is left, every member is looked
+  /// at again (an op that joined may have made an earlier candidate valid),
+  /// until nothing more joins.
   void grow(Members &group) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
+    while (true) {
+      size_t before = group.size();
       llvm::DenseSet<Value> dependent = reductionDependent(group);
-      // Candidates, and whether each comes as a producer of the group.
-      llvm::DenseMap<Operation *, bool> candidates;
-      for (Operation *member : group) {
+      std::deque<std::pair<Operation *, bool>> queue; // op, as a producer
+      llvm::DenseSet<Operation *> queued;
+      auto consider = [&](Operation *op, bool producer) {
+        if (group.contains(op) || !joinable(op, producer) ||
+            (isPrimitiveReduction(op) && !mayShareAPlan(group, op)) ||
+            !queued.insert(op).second)
+          return;
+        queue.push_back({op, producer});
+      };
+      auto discover = [&](Operation *member) {
         for (Value operand : member->getOperands())
           if (Operation *producer = operand.getDefiningOp())
-            if (!group.contains(producer) && joinable(producer, /*producer=*/true))
-              candidates[producer] = true;
-        if (!dependent.contains(member->getResult(0)) && !isPrimitiveReduction(member)) {
+            consider(producer, /*producer=*/true);
+        bool prologue =
+            !dependent.contains(member->getResult(0)) && !isPrimitiveReduction(member);
+        for (Operation *user : member->getUsers())
           // Users of prologue values: only further reductions (siblings
           // reading the same elements), not unrelated element-wise work.
-          for (Operation *user : member->getUsers())
-            if (!group.contains(user) && isPrimitiveReduction(user) && available(user))
-              candidates.try_emplace(user, false);
+          if (!prologue || isPrimitiveReduction(user))
+            consider(user, /*producer=*/false);
+      };
+      for (size_t i = 0, e = group.size(); i < e; ++i)
+        discover(group[i]);
+      auto joined = [&](size_t size) {
+        for (size_t i = size; i < group.size(); ++i) {
+          Operation *added = group[i];
+          if (isPrimitiveReduction(added) ||
+              llvm::any_of(added->getOperands(),
+                           [&](Value v) { return dependent.contains(v); }))
+            dependent.insert(added->getResult(0));
+          discover(added);
+        }
+      };
+      while (!queue.empty()) {
+        // Every candidate found so far together first (siblings such as the
+        // max |g| of every gradient come in at once), then one by one, each
+        // with everything before it, else alone.
+        std::vector<std::pair<Operation *, bool>> generation(queue.begin(), queue.end());
+        queue.clear();
+        llvm::SmallVector<std::pair<Operation *, bool>> all;
+        for (auto [op, producer] : generation)
+          llvm::append_range(all, withProducers(group, op, producer));
+        size_t size = group.size();
+        if (generation.size() > 1 && tryAdd(group, all)) {
+          joined(size);
           continue;
         }
-        for (Operation *user : member->getUsers())
-          if (!group.contains(user) && joinable(user))
-            candidates.try_emplace(user, false);
+        for (auto [op, producer] : generation) {
+          size = group.size();
+          if (group.contains(op) ||
+              (!tryAdd(group, withProducers(group, op, producer)) &&
+               !tryAdd(group, op, producer)))
+            continue;
+          joined(size);
+        }
       }
-      llvm::SmallVector<std::pair<Operation *, bool>> ordered(candidates.begin(),
-                                                              candidates.end());
-      llvm::sort(ordered, [](const auto &a, const auto &b) {
-        return a.first->isBeforeInBlock(b.first);
-      });
-      for (auto [op, producer] : ordered)
-        if (!group.contains(op) && tryAdd(group, op, producer))
-          changed = true;
+      if (group.size() == before)
+        return;
     }
   }
 

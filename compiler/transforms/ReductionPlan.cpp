@@ -85,6 +85,17 @@ static llvm::SmallVector<int64_t> normalizedDims(Operation *op) {
   return dims;
 }
 
+bool isWholeTensorReduction(Operation *op) {
+  return isPrimitiveReduction(op) && numElements(shapeOf(op->getResult(0))) == 1;
+}
+
+bool reductionsMayShareAPlan(Operation *a, Operation *b) {
+  if (isWholeTensorReduction(a) && isWholeTensorReduction(b))
+    return true;
+  return shapeOf(a->getOperand(0)) == shapeOf(b->getOperand(0)) &&
+         normalizedDims(a) == normalizedDims(b);
+}
+
 bool ReductionPlan::isRowValue(Value v) const {
   if (!reductionDependent.contains(v))
     return false;

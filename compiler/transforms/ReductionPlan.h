@@ -48,6 +48,11 @@ namespace mlir::kiln {
 bool isPrimitiveReduction(Operation *op);
 /// The `dims` attribute of a primitive reduction.
 llvm::ArrayRef<int64_t> reducedDimsOf(Operation *op);
+/// A primitive reduction over every element (one result element).
+bool isWholeTensorReduction(Operation *op);
+/// Whether two primitive reductions may share a plan: the same input shape
+/// and reduced dims (one space), or both whole-tensor (MultiTensor).
+bool reductionsMayShareAPlan(Operation *a, Operation *b);
 
 /// An input shape reduced over some dims, and the reductions doing so.
 struct ReductionSpace {
