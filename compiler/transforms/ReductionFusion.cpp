@@ -282,9 +282,8 @@ private:
         }
         for (auto [op, producer] : generation) {
           size = group.size();
-          if (group.contains(op) ||
-              (!tryAdd(group, withProducers(group, op, producer)) &&
-               !tryAdd(group, op, producer)))
+          if (group.contains(op) || (!tryAdd(group, withProducers(group, op, producer)) &&
+                                     !tryAdd(group, op, producer)))
             continue;
           joined(size);
         }

@@ -9,6 +9,9 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
+#include <numeric>
+
 namespace mlir::kiln {
 
 bool isPrimitiveReduction(Operation *op) {
@@ -191,18 +194,19 @@ private:
     return success();
   }
 
-  /// A kernel takes every input tensor as a pointer parameter; a bound keeps
-  /// parameter lists (and NVRTC's time) moderate for models with very many
-  /// parameters (their norm then takes a few multi-tensor kernels).
+  /// A kernel takes every input and output tensor as a pointer parameter,
+  /// and an artifact's kernels take at most 512 parameters: a bound (with
+  /// room for scratch pointers) splits the norm of a model with very many
+  /// parameters into a few multi-tensor kernels.
   LogicalResult checkInputs() {
-    constexpr size_t kMaxInputs = 512;
+    constexpr size_t kMaxTensors = 400;
     llvm::DenseSet<Value> inputs;
     for (Operation *op : ops)
       for (Value operand : op->getOperands())
         if (!isMember(operand))
           inputs.insert(operand);
-    if (inputs.size() > kMaxInputs)
-      return fail("more than " + llvm::Twine(kMaxInputs) + " input tensors");
+    if (inputs.size() + outputs.size() > kMaxTensors)
+      return fail("more than " + llvm::Twine(kMaxTensors) + " input and output tensors");
     return success();
   }
 
@@ -227,6 +231,8 @@ private:
       }
       it->reductions.push_back(op);
     }
+    if (wholeTensors && plan.numStages == 1)
+      splitIntoSegments();
     if (plan.spaces.size() > 1) {
       if (!wholeTensors || plan.numStages > 1)
         return fail("reductions over different shapes or dims must all be "
@@ -234,6 +240,52 @@ private:
       plan.form = ReductionPlan::Form::MultiTensor;
     }
     return success();
+  }
+
+  /// Independent whole-tensor reductions of the same shape but of different
+  /// tensors become spaces of their own (a multi-tensor kernel gives each its
+  /// blocks, and a thread then keeps few accumulators): reductions stay
+  /// together only when their prologues share an op or an input.
+  void splitIntoSegments() {
+    llvm::SmallVector<ReductionSpace> segments;
+    for (ReductionSpace &space : plan.spaces) {
+      // Union-find over the space's reductions.
+      llvm::SmallVector<unsigned> parent(space.reductions.size());
+      std::iota(parent.begin(), parent.end(), 0u);
+      std::function<unsigned(unsigned)> find = [&](unsigned i) {
+        return parent[i] == i ? i : parent[i] = find(parent[i]);
+      };
+      llvm::DenseMap<Value, unsigned> owner; // a value of a prologue, first reader
+      for (auto [i, r] : llvm::enumerate(space.reductions)) {
+        llvm::SmallVector<Value> stack = {r->getOperand(0)};
+        llvm::DenseSet<Value> seen;
+        while (!stack.empty()) {
+          Value v = stack.pop_back_val();
+          Operation *op = v.getDefiningOp();
+          // Constants are copied into every use: sharing one links nothing.
+          if (!seen.insert(v).second || (op && isa<ConstantOp>(op)))
+            continue;
+          auto [it, inserted] = owner.try_emplace(v, i);
+          if (!inserted)
+            parent[find(i)] = find(it->second);
+          if (op && members.contains(op))
+            llvm::append_range(stack, op->getOperands());
+        }
+      }
+      llvm::DenseMap<unsigned, unsigned> segmentOf; // root -> segment index
+      for (auto [i, r] : llvm::enumerate(space.reductions)) {
+        auto [it, inserted] = segmentOf.try_emplace(find(i), segments.size());
+        if (inserted) {
+          segments.emplace_back();
+          segments.back().shape = space.shape;
+          segments.back().dims = space.dims;
+        }
+        segments[it->second].reductions.push_back(r);
+      }
+      for (auto &[value, reader] : owner)
+        prologueSegment[value] = segmentOf.lookup(find(reader));
+    }
+    plan.spaces = std::move(segments);
   }
 
   /// Whether a value of `shape` can be evaluated once per row.
@@ -269,6 +321,11 @@ private:
       auto it = llvm::find_if(plan.spaces, [&](const ReductionSpace &s) {
         return sameElements(shapeOf(v), s.shape);
       });
+      // A prologue value is stored by the segment that computes it.
+      if (auto segment = prologueSegment.find(v);
+          segment != prologueSegment.end() &&
+          sameElements(shapeOf(v), plan.spaces[segment->second].shape))
+        it = plan.spaces.begin() + segment->second;
       if (it != plan.spaces.end()) {
         it->elementOutputs.push_back(v);
         push(v, it - plan.spaces.begin());
@@ -363,6 +420,9 @@ private:
   std::string *why;
   llvm::SmallPtrSet<Operation *, 16> members;
   ReductionPlan plan;
+  /// The segment (space) whose prologue computes a value, after
+  /// splitIntoSegments.
+  llvm::DenseMap<Value, unsigned> prologueSegment;
   llvm::DenseSet<std::pair<Value, int>> placed;
   llvm::SmallVector<std::pair<Value, int>> worklist;
 };
