@@ -1,26 +1,31 @@
 //===- ReductionEmitter.cpp - kernels of "reduction" fusions --------------===//
 //
-// A "reduction" fusion holds exactly one reducing op. Three kernel shapes
-// cover them, all accumulating in f32 (i32 sums wrap) with fixed reduction
-// trees, so results are deterministic run to run and no atomics are used:
+// A "reduction" fusion holds one reducing op, or primitive reductions
+// composed with element-wise ops (ReductionPlan). Every kernel accumulates
+// in f32 (i32 sums wrap) with fixed reduction trees, so results are
+// deterministic run to run and no atomics are used. The kernel shapes
+// (ReductionKernels.h):
 //
 // - Row kernels (softmax/log_softmax along the innermost dim, the norms and
-//   their backward dx, cross entropy and its backward): GROUP threads (a
-//   power of two, 1..1024) own one row of M contiguous elements; several rows
-//   share a block when GROUP < 32. Rows of up to 16 elements per thread stay
-//   in registers between the passes; longer rows are re-read (from L2).
-//   Reductions within the group use warp shuffles, across warps a 32-entry
-//   shared scratch.
-// - Generic reductions (reduce_sum/mean/max/min, argmax, mse_loss and
-//   binary_cross_entropy): the input shape is collapsed into alternating
-//   kept/reduced groups. When the innermost group is reduced, a group of
-//   threads walks each output's elements (row mode); otherwise threads map
-//   to the contiguous innermost kept group and an 8-way split of the reduced
-//   index is combined through shared memory (column mode, coalesced, no
-//   transpose). When outputs are too few to fill the GPU, the reduced range
-//   is split over blocks that write per-block partials to scratch and a
-//   second kernel combines them in a fixed order (whole-tensor losses,
-//   sum_all, ...).
+//   their backward dx, cross entropy and its backward, composed row
+//   patterns): GROUP threads (a power of two, 1..1024) own one row of M
+//   contiguous elements; several rows share a block when GROUP < 32. Rows of
+//   up to 16 elements per thread stay in registers between the passes;
+//   longer rows are re-read (from L2). Reductions within the group use warp
+//   shuffles, across warps a 32-entry shared scratch.
+// - Generic reductions (reduce_sum/mean/max/min with their prologue and
+//   epilogue, argmax, mse_loss and binary_cross_entropy): the input shape is
+//   collapsed into alternating kept/reduced groups. When the innermost group
+//   is reduced, a group of threads walks each output's elements (row mode);
+//   otherwise threads map to the contiguous innermost kept group and an
+//   8-way split of the reduced index is combined through shared memory
+//   (column mode, coalesced, no transpose). When outputs are too few to fill
+//   the GPU, the reduced range is split over blocks that write per-block
+//   partials to scratch and a second kernel combines them in a fixed order
+//   (whole-tensor losses, sum_all, ...).
+// - Multi-tensor reductions (whole-tensor reductions over several tensors,
+//   such as a global gradient norm): one kernel of per-block partials over
+//   every tensor and one finishing kernel.
 // - Weight/bias gradients of the norms: a column kernel over [rows, M] that
 //   recomputes x-hat from per-row statistics the dx kernel leaves in
 //   scratch, with the same deterministic two-pass split over rows.
@@ -29,6 +34,8 @@
 
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/ReductionKernels.h"
+#include "compiler/transforms/ReductionPlan.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -39,110 +46,18 @@
 namespace mlir::kiln::codegen {
 namespace {
 
-/// Blocks that keep every SM of an H200 (132) busy about twice over.
-constexpr int64_t kTargetBlocks = 264;
-
-/// Device helpers of reduction kernels: shuffles and combiners for every
-/// accumulator type, and the group reduction.
-constexpr const char *kHelpers = R"cuda(
-#define KILN_INF __int_as_float(0x7f800000)
-#define KILN_NAN __int_as_float(0x7fc00000)
-
-// A value with the index it came from (argmax).
-template <class V> struct kiln_arg { V v; int i; };
-
-__device__ __forceinline__ bool kiln_isnan(float x) { return x != x; }
-__device__ __forceinline__ bool kiln_isnan(int) { return false; }
-
-__device__ __forceinline__ float kiln_shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
-__device__ __forceinline__ int kiln_shfl_xor(int v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
-__device__ __forceinline__ unsigned kiln_shfl_xor(unsigned v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
-template <class V>
-__device__ __forceinline__ kiln_arg<V> kiln_shfl_xor(kiln_arg<V> a, int o) {
-  return kiln_arg<V>{kiln_shfl_xor(a.v, o), kiln_shfl_xor(a.i, o)};
-}
-
-struct kiln_sum_op {
-  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
-};
-struct kiln_max_op {
-  __device__ __forceinline__ float operator()(float a, float b) const { return kiln_max(a, b); }
-  __device__ __forceinline__ int operator()(int a, int b) const { return a > b ? a : b; }
-};
-struct kiln_min_op {
-  __device__ __forceinline__ float operator()(float a, float b) const { return kiln_min(a, b); }
-  __device__ __forceinline__ int operator()(int a, int b) const { return a < b ? a : b; }
-};
-// The first NaN wins, then the larger value, then the smaller index. The
-// rule is symmetric and associative, so every combination order gives the
-// answer of a sequential scan.
-struct kiln_argmax_op {
-  template <class V>
-  __device__ __forceinline__ kiln_arg<V> operator()(kiln_arg<V> a, kiln_arg<V> b) const {
-    bool an = kiln_isnan(a.v), bn = kiln_isnan(b.v);
-    if (an != bn) return an ? a : b;
-    if (!an && a.v != b.v) return a.v > b.v ? a : b;
-    return a.i <= b.i ? a : b;
-  }
-};
-
-// Combines `v` over the GROUP threads (a power of two) that own one row:
-// consecutive lanes when GROUP <= 32, else the whole block (GROUP ==
-// blockDim.x). Butterfly shuffles leave the same value, rounded the same
-// way, in every thread. `scratch` holds 32 values.
-template <int GROUP, class T, class Op>
-__device__ __forceinline__ T kiln_group_reduce(T v, Op op, T identity, T *scratch) {
-#pragma unroll
-  for (int o = (GROUP < 32 ? GROUP : 32) / 2; o > 0; o /= 2)
-    v = op(v, kiln_shfl_xor(v, o));
-  if constexpr (GROUP > 32) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    __syncthreads();  // earlier readers of scratch are done
-    if (lane == 0) scratch[warp] = v;
-    __syncthreads();
-    v = lane < GROUP / 32 ? scratch[lane] : identity;
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2)
-      v = op(v, kiln_shfl_xor(v, o));
-  }
-  return v;
-}
-
-__device__ __forceinline__ float kiln_square(float x) { return x * x; }
-// max(x, 0) - x t + log(1 + exp(-|x|)): binary cross entropy with logits.
-__device__ __forceinline__ float kiln_bce(float x, float t) {
-  return fmaxf(x, 0.f) - x * t + log1pf(expf(-fabsf(x)));
-}
-)cuda";
-
+using namespace reduction;
 
 //===----------------------------------------------------------------------===//
-// Shared state of one emission
+// Shared state of one single-op emission
 //===----------------------------------------------------------------------===//
 
-using Params = FusionBuilder::Params;
-
-std::string str(int64_t v) { return std::to_string(v); }
-std::array<uint32_t, 3> dim3Of(int64_t x, int64_t y = 1, int64_t z = 1) {
-  return {uint32_t(x), uint32_t(y), uint32_t(z)};
-}
-
-struct Emission {
+struct Emission : KernelSet {
   SingleOpFusion single;
-  FusionBuilder builder;
-  /// "int" when every tensor of the fusion has fewer than 2^31 elements.
-  std::string idx;
 
   Emission(SingleOpFusion s, FusionOp fusion)
-      : single(std::move(s)),
-        builder("// kiln reduction fusion of\n" + describeOp(single.op)) {
-    int64_t largest = 0;
-    for (Type t : fusion->getOperandTypes())
-      largest = std::max(largest, cast<ShapedType>(t).getNumElements());
-    for (Type t : fusion->getResultTypes())
-      largest = std::max(largest, cast<ShapedType>(t).getNumElements());
-    idx = largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
-  }
+      : KernelSet("// kiln reduction fusion of\n" + describeOp(s.op), fusion),
+        single(std::move(s)) {}
 
   Operation *op() const { return single.op; }
   /// Launch argument of op operand `i` (a fusion operand).
@@ -166,306 +81,11 @@ struct Emission {
   void addOutput(Params &p, unsigned i, llvm::StringRef name) const {
     p.add(outDecl(i, name), result(i));
   }
-
-  void kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
-              const Params &params, llvm::StringRef body,
-              std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block) {
-    std::string helpers =
-        "typedef " + idx + " idx_t;\n" + kHelpers + extraHelpers.str();
-    builder.kernel(prefix, helpers, params, body, grid, block);
-  }
-};
-
-std::string indent(llvm::StringRef body, int spaces) {
-  std::string s, pad(spaces, ' ');
-  llvm::SmallVector<llvm::StringRef> lines;
-  body.split(lines, '\n', -1, false);
-  for (llvm::StringRef line : lines)
-    s += pad + line.str() + "\n";
-  return s;
-}
-
-//===----------------------------------------------------------------------===//
-// Row kernels
-//===----------------------------------------------------------------------===//
-
-/// GROUP threads per row of M contiguous elements; the per-row tensors are
-/// read into registers when at most 16 elements fall to each thread.
-struct RowKernel {
-  int64_t rows, m, group, rowsPerBlock, perThread, threads, blocks;
-  bool cached;
-  /// Row-major [rows, M] inputs: (value name, pointer parameter name).
-  std::vector<std::pair<std::string, std::string>> rowInputs;
-
-  RowKernel(int64_t rows, int64_t m) : rows(rows), m(m) {
-    group = std::clamp<int64_t>(nextPowerOf2(ceilDiv(m, 8)), 1, 1024);
-    perThread = ceilDiv(m, group);
-    cached = perThread <= 16;
-    rowsPerBlock = group > 32 ? 1 : 128 / group;
-    threads = group * rowsPerBlock;
-    blocks = ceilDiv(rows, rowsPerBlock);
-  }
-
-  void addRowInput(std::string value, std::string pointer) {
-    rowInputs.push_back({std::move(value), std::move(pointer)});
-  }
-
-  /// Row index, row pointers and register caches. `outputs` are pointer
-  /// parameters of [rows, M] results that get a `<name>_row` pointer.
-  std::string prologue(llvm::ArrayRef<std::string> outputs = {}) const {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << "  __shared__ float kiln_scratch[32];\n"
-       << "  const int lid = threadIdx.x % " << group << ";\n"
-       << "  idx_t row = (idx_t)blockIdx.x * " << rowsPerBlock
-       << " + threadIdx.x / " << group << ";\n"
-       << "  const bool active = row < " << rows << ";\n"
-       << "  if (!active) row = " << rows - 1
-       << ";  // idle threads still take part in shuffles\n";
-    for (auto &[value, pointer] : rowInputs)
-      os << "  const auto *" << value << "_row = " << pointer << " + row * (idx_t)"
-         << m << ";\n";
-    for (const std::string &out : outputs)
-      os << "  auto *" << out << "_row = " << out << " + row * (idx_t)" << m
-         << ";\n";
-    if (cached) {
-      for (auto &[value, pointer] : rowInputs)
-        os << "  float " << value << "_v[" << perThread << "];\n";
-      os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n"
-         << "    const idx_t j = lid + (idx_t)k * " << group << ";\n";
-      for (auto &[value, pointer] : rowInputs)
-        os << "    " << value << "_v[k] = j < " << m << " ? kiln_load(" << value
-           << "_row[j]) : 0.f;\n";
-      os << "  }\n";
-    }
-    return s;
-  }
-
-  /// A loop over the row's elements binding `j` and each row input's value.
-  std::string loop(llvm::StringRef body) const {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    if (cached) {
-      os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n"
-         << "    const idx_t j = lid + (idx_t)k * " << group << ";\n"
-         << "    if (j < " << m << ") {\n";
-      for (auto &[value, pointer] : rowInputs)
-        os << "      const float " << value << " = " << value << "_v[k];\n";
-      os << indent(body, 6) << "    }\n  }\n";
-    } else {
-      os << "  for (idx_t j = lid; j < " << m << "; j += " << group << ") {\n";
-      for (auto &[value, pointer] : rowInputs)
-        os << "    const float " << value << " = kiln_load(" << value
-           << "_row[j]);\n";
-      os << indent(body, 4) << "  }\n";
-    }
-    return s;
-  }
-
-  std::string reduce(llvm::StringRef var, llvm::StringRef op,
-                     llvm::StringRef identity) const {
-    return llvm::formatv("  {0} = kiln_group_reduce<{1}>({0}, {2}(), {3}, "
-                         "kiln_scratch);\n",
-                         var, group, op, identity)
-        .str();
-  }
-
-  std::array<uint32_t, 3> grid() const { return dim3Of(blocks); }
-  std::array<uint32_t, 3> block() const { return dim3Of(threads); }
 };
 
 //===----------------------------------------------------------------------===//
 // Generic reductions (reduce_*, argmax, whole-tensor losses)
 //===----------------------------------------------------------------------===//
-
-/// A run of adjacent input dims that are all kept or all reduced.
-struct DimGroup {
-  int64_t size, stride;
-};
-
-struct ReduceLayout {
-  std::vector<DimGroup> kept, reduced;
-  int64_t rows = 1, length = 1;
-  /// The innermost group is reduced (or there is nothing to reduce).
-  bool rowMode = true;
-
-  ReduceLayout(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> dims) {
-    int64_t rank = shape.size();
-    std::vector<int64_t> strides(rank, 1);
-    for (int64_t d = rank - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * shape[d + 1];
-    int lastClass = -1; // 0 kept, 1 reduced
-    for (int64_t d = 0; d < rank; ++d) {
-      if (shape[d] == 1)
-        continue; // size-1 dims belong to either side
-      int cls = llvm::is_contained(dims, d) ? 1 : 0;
-      std::vector<DimGroup> &groups = cls ? reduced : kept;
-      if (cls == lastClass) {
-        groups.back().size *= shape[d];
-        groups.back().stride = strides[d];
-      } else {
-        groups.push_back({shape[d], strides[d]});
-      }
-      lastClass = cls;
-    }
-    rowMode = lastClass != 0;
-    for (const DimGroup &g : kept)
-      rows *= g.size;
-    for (const DimGroup &g : reduced)
-      length *= g.size;
-  }
-};
-
-/// `idx_t name(idx_t q)`: the offset of linear index `q` over `groups`
-/// (row-major, outermost first).
-std::string offsetFunction(llvm::StringRef name, llvm::ArrayRef<DimGroup> groups) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "__device__ __forceinline__ idx_t " << name << "(idx_t q) {\n";
-  if (groups.empty()) {
-    os << "  return 0;\n}\n";
-    return s;
-  }
-  os << "  idx_t off = 0;\n";
-  for (int64_t i = groups.size() - 1; i > 0; --i)
-    os << "  off += (q % " << groups[i].size << ") * " << groups[i].stride
-       << ";\n  q /= " << groups[i].size << ";\n";
-  os << "  return off + q * " << groups[0].stride << ";\n}\n";
-  return s;
-}
-
-/// What is reduced and how.
-struct ReduceSpec {
-  std::string prefix;   // kernel name prefix
-  std::string acc;      // accumulator type
-  std::string identity; // identity of the combiner
-  std::string combiner; // kiln_*_op
-  /// The value of reduction element `r` at input offset `off`.
-  std::string element;
-  /// The stored value from the final accumulator `acc`.
-  std::string finish;
-  /// Input pointer parameters.
-  Params inputs;
-  std::string outDecl;
-  LaunchArg out;
-  int64_t accBytes = 4;
-};
-
-void emitReduce(Emission &e, const ReduceSpec &spec, const ReduceLayout &layout) {
-  int64_t rows = layout.rows, length = layout.length;
-  if (rows == 0)
-    return;
-  Params params = spec.inputs;
-  int64_t splits = 1, chunk = std::max<int64_t>(length, 1);
-  std::string body;
-  llvm::raw_string_ostream os(body);
-  std::array<uint32_t, 3> grid, block;
-
-  auto chooseSplits = [&](int64_t blocks, int64_t minChunk) {
-    if (blocks >= kTargetBlocks || length <= minChunk)
-      return;
-    splits = std::clamp<int64_t>(
-        std::min(ceilDiv(kTargetBlocks, blocks), ceilDiv(length, minChunk)), 1,
-        1024);
-    chunk = ceilDiv(length, splits);
-    splits = ceilDiv(length, chunk);
-  };
-
-  std::string offsets;
-  if (layout.rowMode) {
-    int64_t group = std::clamp<int64_t>(nextPowerOf2(ceilDiv(length, 8)), 1, 512);
-    int64_t rowsPerBlock = group > 32 ? 1 : 128 / group;
-    int64_t blocks = ceilDiv(rows, rowsPerBlock);
-    chooseSplits(blocks, 4096);
-    if (splits > 1)
-      group = 512, rowsPerBlock = 1, blocks = rows;
-    offsets = offsetFunction("kiln_base", layout.kept) +
-              offsetFunction("kiln_reduced", layout.reduced);
-    os << "  __shared__ " << spec.acc << " kiln_scratch[32];\n"
-       << "  const int lid = threadIdx.x % " << group << ";\n"
-       << "  idx_t o = (idx_t)blockIdx.x * " << rowsPerBlock << " + threadIdx.x / "
-       << group << ";\n"
-       << "  const bool active = o < " << rows << ";\n"
-       << "  if (!active) o = " << rows - 1
-       << ";  // idle threads still take part in shuffles\n"
-       << "  const idx_t base = kiln_base(o);\n"
-       << "  const idx_t r0 = (idx_t)blockIdx.y * " << chunk << ";\n"
-       << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk << ");\n"
-       << "  " << spec.acc << " acc = " << spec.identity << ";\n"
-       << "  for (idx_t r = r0 + lid; r < r1; r += " << group << ") {\n"
-       << "    const idx_t off = base + kiln_reduced(r);\n"
-       << "    acc = " << spec.combiner << "()(acc, " << spec.element << ");\n"
-       << "  }\n"
-       << "  acc = kiln_group_reduce<" << group << ">(acc, " << spec.combiner
-       << "(), " << spec.identity << ", kiln_scratch);\n"
-       << "  if (!active || lid != 0) return;\n";
-    grid = dim3Of(blocks, splits);
-    block = dim3Of(group * rowsPerBlock);
-  } else {
-    // Column mode: the innermost kept group is contiguous; threadIdx.y
-    // splits the reduced index 8 ways.
-    int64_t inner = layout.kept.back().size;
-    int64_t columnTiles = ceilDiv(inner, 32);
-    int64_t blocks = columnTiles * (rows / inner);
-    chooseSplits(blocks, 256);
-    offsets = offsetFunction("kiln_base", llvm::ArrayRef(layout.kept).drop_back()) +
-              offsetFunction("kiln_reduced", layout.reduced);
-    os << "  __shared__ " << spec.acc << " kiln_tile[8][33];\n"
-       << "  const idx_t outer = blockIdx.x / " << columnTiles << ";\n"
-       << "  const idx_t c = (idx_t)(blockIdx.x % " << columnTiles
-       << ") * 32 + threadIdx.x;\n"
-       << "  const bool active = c < " << inner << ";\n"
-       << "  const idx_t o = outer * " << inner << " + c;\n"
-       << "  const idx_t base = kiln_base(outer) + c;\n"
-       << "  const idx_t r0 = (idx_t)blockIdx.y * " << chunk << ";\n"
-       << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk << ");\n"
-       << "  " << spec.acc << " acc = " << spec.identity << ";\n"
-       << "  if (active)\n"
-       << "    for (idx_t r = r0 + threadIdx.y; r < r1; r += 8) {\n"
-       << "      const idx_t off = base + kiln_reduced(r);\n"
-       << "      acc = " << spec.combiner << "()(acc, " << spec.element << ");\n"
-       << "    }\n"
-       << "  kiln_tile[threadIdx.y][threadIdx.x] = acc;\n"
-       << "  __syncthreads();\n"
-       << "  if (threadIdx.y != 0 || !active) return;\n"
-       << "#pragma unroll\n"
-       << "  for (int t = 1; t < 8; ++t)\n"
-       << "    acc = " << spec.combiner << "()(acc, kiln_tile[t][threadIdx.x]);\n";
-    grid = dim3Of(blocks, splits);
-    block = dim3Of(32, 8);
-  }
-
-  uint64_t partial = 0;
-  if (splits == 1) {
-    params.add(spec.outDecl, spec.out);
-    os << "  kiln_store(out + o, " << spec.finish << ");\n";
-  } else {
-    partial = e.builder.scratch(splits * rows * spec.accBytes);
-    params.add(spec.acc + " *__restrict__ partial", LaunchArg::scratch(partial));
-    os << "  partial[(idx_t)blockIdx.y * " << rows << " + o] = acc;\n";
-  }
-  os.flush();
-  e.kernel(spec.prefix, offsets, params, body, grid, block);
-  if (splits == 1)
-    return;
-
-  // Second pass: each output combines its partials in split order.
-  Params final;
-  final.add("const " + spec.acc + " *__restrict__ partial",
-            LaunchArg::scratch(partial));
-  final.add(spec.outDecl, spec.out);
-  std::string finalBody = llvm::formatv(
-      R"(  const idx_t o = (idx_t)blockIdx.x * 256 + threadIdx.x;
-  if (o >= {0}) return;
-  {1} acc = partial[o];
-  for (int s = 1; s < {2}; ++s)
-    acc = {3}()(acc, partial[(idx_t)s * {0} + o]);
-  kiln_store(out + o, {4});
-)",
-      rows, spec.acc, splits, spec.combiner, spec.finish);
-  e.kernel(spec.prefix + "_final", "", final, finalBody,
-           dim3Of(ceilDiv(rows, 256)), dim3Of(256));
-}
 
 /// reduce_sum/mean/max/min and argmax.
 LogicalResult emitReduceOp(Emission &e) {
@@ -476,53 +96,47 @@ LogicalResult emitReduceOp(Emission &e) {
   llvm::SmallVector<int64_t> dims;
   ReduceSpec spec;
   spec.prefix = "kiln_" + op->getName().stripDialect().str();
+  Accumulator acc;
   std::string load = "kiln_load(in[off])";
+  std::string finish = "acc";
   if (auto argmax = dyn_cast<ArgmaxOp>(op)) {
     dims.push_back(int64_t(argmax.getDim()));
-    spec.acc = "kiln_arg<" + value + ">";
-    spec.identity = spec.acc + (isInt ? "{(-2147483647 - 1), 2147483647}"
-                                      : "{-KILN_INF, 2147483647}");
-    spec.combiner = "kiln_argmax_op";
-    spec.element = spec.acc + "{" + load + ", (int)r}";
-    spec.finish = "acc.i";
-    spec.accBytes = 8;
+    acc.type = "kiln_arg<" + value + ">";
+    acc.identity = acc.type + (isInt ? "{(-2147483647 - 1), 2147483647}"
+                                     : "{-KILN_INF, 2147483647}");
+    acc.combiner = "kiln_argmax_op";
+    acc.element = acc.type + "{" + load + ", (int)r}";
+    acc.bytes = 8;
+    finish = "acc.i";
   } else {
-    llvm::ArrayRef<int64_t> reduceDims;
-    if (auto r = dyn_cast<ReduceSumOp>(op))
-      reduceDims = r.getDims();
-    else if (auto r = dyn_cast<ReduceMeanOp>(op))
-      reduceDims = r.getDims();
-    else if (auto r = dyn_cast<ReduceMaxOp>(op))
-      reduceDims = r.getDims();
-    else
-      reduceDims = cast<ReduceMinOp>(op).getDims();
+    llvm::ArrayRef<int64_t> reduceDims = reducedDimsOf(op);
     dims.assign(reduceDims.begin(), reduceDims.end());
-    spec.acc = value;
-    spec.element = load;
-    spec.finish = "acc";
+    acc.type = value;
+    acc.element = load;
     if (isa<ReduceSumOp, ReduceMeanOp>(op)) {
-      spec.combiner = "kiln_sum_op";
-      spec.identity = isInt ? "0u" : "0.f";
+      acc.combiner = "kiln_sum_op";
+      acc.identity = isInt ? "0u" : "0.f";
       if (isInt) {
         // Unsigned arithmetic wraps (two's complement), as the i32 rule says.
-        spec.acc = "unsigned";
-        spec.element = "(unsigned)" + load;
-        spec.finish = "(int)acc";
+        acc.type = "unsigned";
+        acc.element = "(unsigned)" + load;
+        finish = "(int)acc";
       }
     } else if (isa<ReduceMaxOp>(op)) {
-      spec.combiner = "kiln_max_op";
-      spec.identity = isInt ? "(-2147483647 - 1)" : "-KILN_INF";
+      acc.combiner = "kiln_max_op";
+      acc.identity = isInt ? "(-2147483647 - 1)" : "-KILN_INF";
     } else {
-      spec.combiner = "kiln_min_op";
-      spec.identity = isInt ? "2147483647" : "KILN_INF";
+      acc.combiner = "kiln_min_op";
+      acc.identity = isInt ? "2147483647" : "KILN_INF";
     }
   }
   ReduceLayout layout(inType.getShape(), dims);
   if (isa<ReduceMeanOp>(op))
-    spec.finish = "acc / " + floatLiteral(double(layout.length));
-  e.addInput(spec.inputs, 0, "in");
-  spec.outDecl = e.outDecl(0, "out");
-  spec.out = e.result(0);
+    finish = "acc / " + floatLiteral(double(layout.length));
+  spec.accs.push_back(acc);
+  e.addInput(spec.elementParams, 0, "in");
+  e.addOutput(spec.finishParams, 0, "out");
+  spec.finish = "kiln_store(out + o, " + finish + ");\n";
   emitReduce(e, spec, layout);
   return success();
 }
@@ -538,17 +152,14 @@ LogicalResult emitElementLoss(Emission &e, llvm::StringRef term,
   ReduceLayout layout(type.getShape(), dims);
   ReduceSpec spec;
   spec.prefix = "kiln_" + e.op()->getName().stripDialect().str();
-  spec.acc = "float";
-  spec.identity = "0.f";
-  spec.combiner = "kiln_sum_op";
-  spec.element = term.str();
-  spec.finish = reduction == Reduction::mean
-                    ? "acc / " + floatLiteral(double(type.getNumElements()))
-                    : "acc";
-  e.addInput(spec.inputs, 0, "a");
-  e.addInput(spec.inputs, 1, "b");
-  spec.outDecl = e.outDecl(0, "out");
-  spec.out = e.result(0);
+  spec.accs.push_back({"float", "0.f", "kiln_sum_op", term.str(), 4});
+  std::string finish = reduction == Reduction::mean
+                           ? "acc / " + floatLiteral(double(type.getNumElements()))
+                           : "acc";
+  e.addInput(spec.elementParams, 0, "a");
+  e.addInput(spec.elementParams, 1, "b");
+  e.addOutput(spec.finishParams, 0, "out");
+  spec.finish = "kiln_store(out + o, " + finish + ");\n";
   emitReduce(e, spec, layout);
   return success();
 }
@@ -976,27 +587,37 @@ bool isSupportedOp(Operation *op) {
              BinaryCrossEntropyBackwardOp>(op);
 }
 
+/// A fusion of exactly one supported op reading fusion operands and
+/// yielding its results.
+bool isSingleOpFusion(FusionOp fusion) {
+  FailureOr<SingleOpFusion> single = SingleOpFusion::get(fusion);
+  if (failed(single) || !isSupportedOp(single->op))
+    return false;
+  // Every result must be yielded, except the parameter gradients of the
+  // norm backward ops (skipped when unused).
+  Operation *op = single->op;
+  return isa<LayerNormBackwardOp, RmsNormBackwardOp>(op) || single->resultOf[0] >= 0;
+}
+
 class ReductionEmitter : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
     if (fusion.getKind() != "reduction")
       return false;
-    FailureOr<SingleOpFusion> single = SingleOpFusion::get(fusion);
-    if (failed(single) || !isSupportedOp(single->op))
-      return false;
-    // Every result must be yielded, except the parameter gradients of the
-    // norm backward ops (skipped when unused).
-    Operation *op = single->op;
-    if (!isa<LayerNormBackwardOp, RmsNormBackwardOp>(op) &&
-        single->resultOf[0] < 0)
-      return false;
-    return true;
+    return isSingleOpFusion(fusion) || succeeded(planReduction(fusion));
   }
 
   FailureOr<GeneratedFusion> emit(FusionOp fusion,
                                   const CodegenOptions &options) const override {
-    if (!matches(fusion))
-      return fusion.emitOpError("is not a single-op reduction fusion");
+    if (fusion.getKind() != "reduction")
+      return fusion.emitOpError("is not a reduction fusion");
+    if (!isSingleOpFusion(fusion)) {
+      std::string why;
+      FailureOr<ReductionPlan> plan = planReduction(fusion, &why);
+      if (failed(plan))
+        return fusion.emitOpError("reduction codegen: ") << why;
+      return emitComposedReduction(fusion, *plan);
+    }
     Emission e(*SingleOpFusion::get(fusion), fusion);
     Operation *op = e.op();
     LogicalResult result = success();

@@ -6,6 +6,9 @@
 //  1. every matmul takes the chain of same-shaped element-wise ops that
 //     consume its result as an epilogue, with the element-wise side
 //     computations only they need (GemmEpilogues.cpp);
+//  1b. primitive reductions take their prologue and epilogue element-wise
+//     ops, and independent whole-tensor reductions share one kernel
+//     (ReductionFusion.cpp);
 //  2. walking backwards, every remaining compute op roots a group; a
 //     pointwise root absorbs its element-wise producers when everything that
 //     uses them is in the group or comes after the root (then the value
@@ -26,6 +29,7 @@
 
 #include "compiler/transforms/FusionSteps.h"
 #include "compiler/transforms/OpClasses.h"
+#include "compiler/transforms/ReductionFusion.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -194,6 +198,12 @@ LogicalResult fuseFunction(func::FuncOp function) {
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);
+  for (llvm::ArrayRef<Operation *> ops : formReductionGroups(
+           function, [&](Operation *op) { return grouping.of(op) != nullptr; })) {
+    Group *group = grouping.create("reduction", ops.front());
+    for (Operation *op : ops.drop_front())
+      grouping.add(group, op);
+  }
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
   mergeHorizontalGroups(function, grouping);

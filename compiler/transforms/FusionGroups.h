@@ -11,6 +11,8 @@
 #ifndef KILN_COMPILER_TRANSFORMS_FUSIONGROUPS_H
 #define KILN_COMPILER_TRANSFORMS_FUSIONGROUPS_H
 
+#include "compiler/transforms/GroupOrder.h"
+
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -74,11 +76,7 @@ private:
 /// Whether every user of `op`'s results outside `group` comes after `point`.
 inline bool usersOutsideComeAfter(Operation *op, const Group &group,
                                   Operation *point) {
-  for (Value result : op->getResults())
-    for (Operation *user : result.getUsers())
-      if (!group.ops.contains(user) && !point->isBeforeInBlock(user))
-        return false;
-  return true;
+  return usersOutsideComeAfter(op, group.ops, point);
 }
 
 } // namespace mlir::kiln

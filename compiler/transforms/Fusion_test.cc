@@ -1,14 +1,16 @@
 // Fusion only regroups ops (and moves data through exact layout rewrites):
-// the fused training entries compute exactly what the unfused ones do,
-// checked in the f64 reference on both samples, in f32 and with bf16
-// storage.
+// the fused functions compute exactly what the unfused ones do, checked in
+// the f64 reference on fresh random inputs, for the training entries of both
+// samples (f32 and bf16 storage) and for reductions written from primitives. Every composed reduction fusion has a plan, so the code
+// generator can emit it.
 
 #include "compiler/transforms/Fusion.h"
 #include "compiler/transforms/MixedPrecision.h"
 
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/training/TrainStep.h"
 #include "compiler/testing/KilnTestContext.h"
+#include "compiler/training/TrainStep.h"
+#include "compiler/transforms/ReductionPlan.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Verifier.h"
@@ -16,47 +18,26 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 namespace mlir::kiln {
 namespace {
 
-struct Sample {
-  const char *path;
-  bool bf16;
-};
-
-class FusionTest : public ::testing::TestWithParam<Sample>,
-                   protected KilnTestContext {};
-
-TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
-  OwningOpRef<ModuleOp> plain =
-      parseSourceFile<ModuleOp>(GetParam().path, &context);
-  ASSERT_TRUE(plain) << diagnostics;
-  if (GetParam().bf16)
-    ASSERT_TRUE(succeeded(narrowStorage(
-        plain->lookupSymbol<func::FuncOp>("loss"), FloatType::getBF16(&context))))
-        << diagnostics;
-  TrainStepOptions options;
-  options.transforms.statistics = true;
-  options.transforms.clipNorm = 1.0;
-  ASSERT_TRUE(succeeded(buildTrainingEntries(*plain, options))) << diagnostics;
-  OwningOpRef<ModuleOp> fused = plain->clone();
-  for (auto function : fused->getOps<func::FuncOp>())
-    ASSERT_TRUE(succeeded(fuseFunction(function)));
-  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
-
-  std::mt19937_64 rng(std::random_device{}());
-  // Positive, so that optimizer state such as Adam's second moment is valid.
-  std::uniform_real_distribution<double> dist(0.05, 1.0);
-  for (llvm::StringRef entry : {"forward", "forward_backward", "apply_update", "train_step"}) {
-    auto a = plain->lookupSymbol<func::FuncOp>(entry);
-    auto b = fused->lookupSymbol<func::FuncOp>(entry);
-    ASSERT_TRUE(a && b);
-    // Every top-level op of a fused entry is a fusion, a view or the return.
+class FusionCheck : protected KilnTestContext {
+protected:
+  /// Runs `entry` of `plain` and of `fused` on the same random inputs (in
+  /// [low, high); i32 inputs are 3) and expects identical results.
+  void expectSameResults(ModuleOp plain, ModuleOp fused, llvm::StringRef entry,
+                         double low, double high) {
+    auto a = plain.lookupSymbol<func::FuncOp>(entry);
+    auto b = fused.lookupSymbol<func::FuncOp>(entry);
+    ASSERT_TRUE(a && b) << entry.str();
+    // Every top-level op of a fused function is a fusion, a view or the return.
     for (Operation &op : b.getBody().front())
       EXPECT_TRUE((isa<FusionOp, ReshapeOp, func::ReturnOp>(op)))
           << entry.str() << ": " << op.getName().getStringRef().str();
+    std::uniform_real_distribution<double> dist(low, high);
     std::vector<ref::Tensor> inputs;
     for (Type type : a.getArgumentTypes()) {
       ref::Tensor t = ref::Tensor::ofType(cast<RankedTensorType>(type));
@@ -72,6 +53,74 @@ TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
     for (size_t i = 0; i < expected->size(); ++i)
       EXPECT_EQ((*expected)[i].data, (*actual)[i].data) << entry.str() << " result " << i;
   }
+
+  /// Fusions of each kind in `function`.
+  static std::map<std::string, int> kinds(func::FuncOp function) {
+    std::map<std::string, int> count;
+    for (auto fusion : function.getOps<FusionOp>())
+      ++count[fusion.getKind().str()];
+    return count;
+  }
+
+  /// Every reduction fusion of more than one op has a plan.
+  static void expectPlans(ModuleOp module) {
+    module.walk([](FusionOp fusion) {
+      Block &body = fusion.getBody().front();
+      if (fusion.getKind() != "reduction" ||
+          std::distance(body.without_terminator().begin(),
+                        body.without_terminator().end()) == 1)
+        return;
+      std::string why;
+      EXPECT_TRUE(succeeded(planReduction(fusion, &why))) << why;
+    });
+  }
+
+  std::mt19937_64 rng{std::random_device{}()};
+};
+
+struct Sample {
+  const char *path;
+  bool bf16;
+};
+
+class FusionTest : public ::testing::TestWithParam<Sample>, protected FusionCheck {};
+
+TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
+  OwningOpRef<ModuleOp> plain = parseSourceFile<ModuleOp>(GetParam().path, &context);
+  ASSERT_TRUE(plain) << diagnostics;
+  if (GetParam().bf16)
+    ASSERT_TRUE(succeeded(narrowStorage(plain->lookupSymbol<func::FuncOp>("loss"),
+                                        FloatType::getBF16(&context))))
+        << diagnostics;
+  TrainStepOptions options;
+  options.transforms.statistics = true;
+  options.transforms.clipNorm = 1.0;
+  ASSERT_TRUE(succeeded(buildTrainingEntries(*plain, options))) << diagnostics;
+  OwningOpRef<ModuleOp> fused = plain->clone();
+  for (auto function : fused->getOps<func::FuncOp>())
+    ASSERT_TRUE(succeeded(fuseFunction(function)));
+  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  expectPlans(*fused);
+
+  // Positive, so that optimizer state such as Adam's second moment is valid.
+  for (llvm::StringRef entry :
+       {"forward", "forward_backward", "apply_update", "train_step"})
+    expectSameResults(*plain, *fused, entry, 0.05, 1.0);
+
+  // The statistics and the clip by global norm over every gradient are one
+  // multi-tensor reduction that feeds the one optimizer kernel.
+  auto apply = fused->lookupSymbol<func::FuncOp>("apply_update");
+  EXPECT_EQ(kinds(apply),
+            (std::map<std::string, int>{{"optimizer", 1}, {"reduction", 1}}));
+  auto step = fused->lookupSymbol<func::FuncOp>("train_step");
+  int multiTensor = 0;
+  for (auto fusion : step.getOps<FusionOp>()) {
+    if (fusion.getKind() != "reduction" || fusion->getNumResults() != 4)
+      continue;
+    FailureOr<ReductionPlan> plan = planReduction(fusion);
+    multiTensor += succeeded(plan) && plan->form == ReductionPlan::Form::MultiTensor;
+  }
+  EXPECT_EQ(multiTensor, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -85,6 +134,114 @@ INSTANTIATE_TEST_SUITE_P(
       name = name.substr(0, name.find('.'));
       return name + (info.param.bf16 ? "_bf16" : "_f32");
     });
+
+/// Reductions written from primitives, each expected to become one
+/// reduction fusion.
+constexpr const char *kPrimitives = R"mlir(
+func.func @mse(%a: tensor<5x37xf32>, %b: tensor<5x37xf32>) -> tensor<f32> {
+  %d = kiln.sub %a, %b : tensor<5x37xf32>, tensor<5x37xf32>
+  %s = kiln.mul %d, %d : tensor<5x37xf32>, tensor<5x37xf32>
+  %m = kiln.reduce_mean %s dims = [0, 1] : tensor<5x37xf32>
+  %h = kiln.constant dense<0.5> : tensor<f32>
+  %l = kiln.mul %m, %h : tensor<f32>, tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @mean(%x: tensor<6x37xbf16>) -> tensor<6xbf16> {
+  %s = kiln.reduce_sum %x dims = [1] : tensor<6x37xbf16>
+  %n = kiln.constant dense<37.0> : tensor<bf16>
+  %m = kiln.div %s, %n : tensor<6xbf16>, tensor<bf16>
+  return %m : tensor<6xbf16>
+}
+func.func @softmax(%x: tensor<6x37xf32>) -> tensor<6x37xf32> {
+  %m = kiln.reduce_max %x dims = [1] keepdim : tensor<6x37xf32>
+  %d = kiln.sub %x, %m : tensor<6x37xf32>, tensor<6x1xf32>
+  %e = kiln.exp %d : tensor<6x37xf32>
+  %s = kiln.reduce_sum %e dims = [1] keepdim : tensor<6x37xf32>
+  %y = kiln.div %e, %s : tensor<6x37xf32>, tensor<6x1xf32>
+  return %y : tensor<6x37xf32>
+}
+func.func @log_softmax(%x: tensor<3x2x37xf16>) -> tensor<3x2x37xf16> {
+  %m = kiln.reduce_max %x dims = [2] keepdim : tensor<3x2x37xf16>
+  %d = kiln.sub %x, %m : tensor<3x2x37xf16>, tensor<3x2x1xf16>
+  %e = kiln.exp %d : tensor<3x2x37xf16>
+  %s = kiln.reduce_sum %e dims = [2] keepdim : tensor<3x2x37xf16>
+  %l = kiln.log %s : tensor<3x2x1xf16>
+  %y = kiln.sub %d, %l : tensor<3x2x37xf16>, tensor<3x2x1xf16>
+  return %y : tensor<3x2x37xf16>
+}
+func.func @rms_norm(%x: tensor<4x32x64xf32>, %g: tensor<64xf32>) -> tensor<4x32x64xf32> {
+  %sq = kiln.mul %x, %x : tensor<4x32x64xf32>, tensor<4x32x64xf32>
+  %ms = kiln.reduce_mean %sq dims = [2] keepdim : tensor<4x32x64xf32>
+  %eps = kiln.constant dense<1.0e-5> : tensor<f32>
+  %t = kiln.add %ms, %eps : tensor<4x32x1xf32>, tensor<f32>
+  %r = kiln.rsqrt %t : tensor<4x32x1xf32>
+  %xn = kiln.mul %x, %r : tensor<4x32x64xf32>, tensor<4x32x1xf32>
+  %y = kiln.mul %xn, %g : tensor<4x32x64xf32>, tensor<64xf32>
+  return %y : tensor<4x32x64xf32>
+}
+func.func @layer_norm(%x: tensor<7x33xf32>, %g: tensor<33xf32>, %b: tensor<33xf32>)
+    -> tensor<7x33xf32> {
+  %mean = kiln.reduce_mean %x dims = [1] keepdim : tensor<7x33xf32>
+  %c = kiln.sub %x, %mean : tensor<7x33xf32>, tensor<7x1xf32>
+  %c2 = kiln.mul %c, %c : tensor<7x33xf32>, tensor<7x33xf32>
+  %var = kiln.reduce_mean %c2 dims = [1] keepdim : tensor<7x33xf32>
+  %eps = kiln.constant dense<1.0e-5> : tensor<f32>
+  %t = kiln.add %var, %eps : tensor<7x1xf32>, tensor<f32>
+  %r = kiln.rsqrt %t : tensor<7x1xf32>
+  %n = kiln.mul %c, %r : tensor<7x33xf32>, tensor<7x1xf32>
+  %w = kiln.mul %n, %g : tensor<7x33xf32>, tensor<33xf32>
+  %y = kiln.add %w, %b : tensor<7x33xf32>, tensor<33xf32>
+  return %y : tensor<7x33xf32>
+}
+func.func @centered_loss(%p: tensor<64x1xf32>, %q: tensor<64x1xf32>) -> tensor<f32> {
+  %d = kiln.sub %p, %q : tensor<64x1xf32>, tensor<64x1xf32>
+  %m = kiln.reduce_mean %d dims = [0, 1] : tensor<64x1xf32>
+  %c = kiln.sub %d, %m : tensor<64x1xf32>, tensor<f32>
+  %c2 = kiln.mul %c, %c : tensor<64x1xf32>, tensor<64x1xf32>
+  %l = kiln.reduce_mean %c2 dims = [0, 1] : tensor<64x1xf32>
+  return %l : tensor<f32>
+}
+func.func @global_norm(%a: tensor<8x64xf32>, %b: tensor<64xf32>, %c: tensor<f32>)
+    -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %a2 = kiln.mul %a, %a : tensor<8x64xf32>, tensor<8x64xf32>
+  %sa = kiln.reduce_sum %a2 dims = [0, 1] : tensor<8x64xf32>
+  %b2 = kiln.mul %b, %b : tensor<64xf32>, tensor<64xf32>
+  %sb = kiln.reduce_sum %b2 dims = [0] : tensor<64xf32>
+  %c2 = kiln.mul %c, %c : tensor<f32>, tensor<f32>
+  %t = kiln.add %sa, %sb : tensor<f32>, tensor<f32>
+  %u = kiln.add %t, %c2 : tensor<f32>, tensor<f32>
+  %n = kiln.sqrt %u : tensor<f32>
+  %ab = kiln.abs %b : tensor<64xf32>
+  %mb = kiln.reduce_max %ab dims = [0] : tensor<64xf32>
+  %aa = kiln.abs %a : tensor<8x64xf32>
+  %ma = kiln.reduce_max %aa dims = [0, 1] : tensor<8x64xf32>
+  %m = kiln.max %ma, %mb : tensor<f32>, tensor<f32>
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %e = kiln.constant dense<1.0e-6> : tensor<f32>
+  %ne = kiln.add %n, %e : tensor<f32>, tensor<f32>
+  %f = kiln.div %one, %ne : tensor<f32>, tensor<f32>
+  %factor = kiln.min %one, %f : tensor<f32>, tensor<f32>
+  return %n, %m, %factor : tensor<f32>, tensor<f32>, tensor<f32>
+}
+)mlir";
+
+class PrimitiveReductionTest : public ::testing::Test, protected FusionCheck {};
+
+TEST_F(PrimitiveReductionTest, EachPatternIsOneKernelComputingTheSame) {
+  OwningOpRef<ModuleOp> plain = parseSourceString<ModuleOp>(kPrimitives, &context);
+  ASSERT_TRUE(plain) << diagnostics;
+  OwningOpRef<ModuleOp> fused = plain->clone();
+  for (auto function : fused->getOps<func::FuncOp>())
+    ASSERT_TRUE(succeeded(fuseFunction(function)));
+  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  expectPlans(*fused);
+  for (auto function : fused->getOps<func::FuncOp>()) {
+    EXPECT_EQ(kinds(function), (std::map<std::string, int>{{"reduction", 1}}))
+        << function.getSymName().str();
+    // Both signs, and values near zero where rounding matters most.
+    expectSameResults(*plain, *fused, function.getSymName(), -2.0, 2.0);
+  }
+}
 
 } // namespace
 } // namespace mlir::kiln

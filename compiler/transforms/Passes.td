@@ -19,10 +19,18 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
       later becomes an extra result; what a transpose, slice, flip, reshape
       or rope reads is computed at the remapped positions when nothing else
       needs it (a chain of layout and element-wise ops is one loop);
-    - each reduction, softmax, norm and loss (`reduction`), attention,
-      recurrent and convolution op (`attention`, `rnn`, `conv`) on its own;
-      attention with the transposes of its operands and results that keep
-      the head dim innermost (its kernels address memory through strides);
+    - each primitive reduction (reduce_sum/mean/max/min) with its prologue
+      (the element-wise ops computing its input; a value also needed later
+      becomes an extra result) and epilogue (element-wise ops on its result,
+      the ops broadcasting it back over the same rows and the later
+      reductions over them: softmax, norms and losses written from
+      primitives), and the whole-tensor reductions of several tensors that
+      can run together (a global gradient norm and statistics) in one
+      multi-tensor kernel (`reduction`);
+    - each softmax, norm and loss op (`reduction`), attention, recurrent and
+      convolution op (`attention`, `rnn`, `conv`) on its own; attention with
+      the transposes of its operands and results that keep the head dim
+      innermost (its kernels address memory through strides);
     - in the update of `apply_update` and `train_step`, the element-wise
       update of every parameter and optimizer buffer into one multi-tensor
       kernel (`optimizer`);

@@ -9,13 +9,14 @@
 // CHECK-NEXT: kiln.add
 // CHECK-NEXT: kiln.gelu
 // CHECK-NEXT: kiln.yield
-// The reduction runs alone; the scaling after it is a pointwise kernel with
-// its constant copied in.
+// The scaling after the reduction is its epilogue, with its constant copied
+// in (reduction fusion is covered in fuse_reductions.mlir).
 // CHECK: %[[R:.*]] = kiln.fusion "reduction" (%[[G]]#1)
-// CHECK: kiln.fusion "pointwise" (%[[R]])
 // CHECK: kiln.constant dense<5.000000e-01>
-// CHECK: kiln.mul
-// CHECK: return
+// CHECK: kiln.reduce_sum
+// CHECK-NEXT: kiln.mul
+// CHECK-NEXT: kiln.yield
+// CHECK: return %[[R]], %[[G]]#0
 func.func @mlp_layer(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>)
     -> (tensor<f32>, tensor<8x32xf32>) {
   %0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x32xf32>

@@ -1,0 +1,883 @@
+//===- ComposedReductionKernels.cpp - kernels of composed reductions ------===//
+//
+// Kernels of reduction fusions that ReductionPlan describes: primitive
+// reductions with element-wise prologue and epilogue ops. Element values
+// are C statements from ScalarEmitter evaluated at an element of a reduced
+// space (flat index `off` or `f`), row values statements evaluated once per
+// row (index `o` or `row`), with each reduction's result bound to a
+// variable rounded to its element type, as the reference interpreter
+// rounds every op's result.
+//
+// - Generic form (one stage, no element value uses a result): the generic
+//   reduction kernel of ReductionKernels.h computes the prologue while
+//   loading each element, stores element outputs there, and stores the row
+//   outputs from the final accumulators.
+// - Row form: a row kernel walks each row once per stage (from registers
+//   when the row fits), reduces, computes the row values the next stage or
+//   the stores need once per row, and finally stores the row's outputs.
+// - Multi-tensor form: the blocks of one kernel are partitioned among the
+//   reduced tensors (a constant table of first blocks, fixed at compile
+//   time); each block reduces a fixed chunk of its tensor and writes one
+//   partial per reduction; one block then combines each reduction's
+//   partials in block order, evaluates the scalar epilogue and stores it.
+//   Small inputs take a single block and a single launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/ReductionKernels.h"
+#include "codegen/cuda/ScalarEmitter.h"
+
+#include "dialects/kiln/Utils/ShapeInference.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace mlir::kiln::codegen::reduction {
+namespace {
+
+/// Threads of multi-tensor blocks.
+constexpr int64_t kThreads = 256;
+/// Elements one multi-tensor block reduces at least.
+constexpr int64_t kMinChunk = 2048;
+/// Up to this many elements in all, one block does everything.
+constexpr int64_t kSingleBlockElements = 8192;
+
+llvm::ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+Type elementTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+llvm::SmallVector<int64_t> withoutOnes(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> out;
+  for (int64_t d : shape)
+    if (d != 1)
+      out.push_back(d);
+  return out;
+}
+
+/// Coordinate `d` of the row-major flat index `flat` in `shape`.
+std::string coordinate(llvm::ArrayRef<int64_t> shape, size_t d, llvm::StringRef flat) {
+  int64_t stride = 1;
+  for (size_t k = d + 1; k < shape.size(); ++k)
+    stride *= shape[k];
+  std::string e = flat.str();
+  if (stride != 1)
+    e = "(" + e + " / " + indexLiteral(stride) + ")";
+  if (d > 0)
+    e += " % " + indexLiteral(shape[d]);
+  return e;
+}
+
+/// A ScalarEmitter over `shape` evaluating at flat index `flat`, whose
+/// coordinates are declared from it on demand.
+class Scope {
+public:
+  Scope(llvm::ArrayRef<int64_t> shape, std::string prefix, std::string flat)
+      : shape(shape), prefix(prefix), flat(std::move(flat)),
+        emitter(shape, prefix, "idx_t") {
+    llvm::SmallVector<std::string> names;
+    for (size_t d = 0; d < shape.size(); ++d)
+      names.push_back(this->prefix + "c" + std::to_string(d));
+    emitter.setIndex(names, this->flat);
+  }
+
+  /// Starts a new C scope (a loop body): earlier statements are forgotten.
+  void reset() {
+    emitter.resetScope();
+    emitter.clearUsage();
+  }
+  /// Declarations of the coordinates the statements since reset() used.
+  std::string coordinates(int spaces) const {
+    std::string s;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (emitter.usesCoord(d))
+        s += std::string(spaces, ' ') + "const idx_t " + prefix + "c" +
+             std::to_string(d) + " = " + coordinate(shape, d, flat) + ";\n";
+    return s;
+  }
+
+  llvm::SmallVector<int64_t> shape;
+  std::string prefix, flat;
+  ScalarEmitter emitter;
+};
+
+class Composer {
+public:
+  Composer(FusionOp fusion, const ReductionPlan &plan)
+      : fusion(fusion), plan(plan), body(fusion.getBody().front()),
+        kernels(header(fusion), fusion) {
+    for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
+      resultIndices[v].push_back(i);
+    findCopies();
+  }
+
+  FailureOr<GeneratedFusion> run() {
+    LogicalResult result = success();
+    if (plan.form == ReductionPlan::Form::MultiTensor)
+      result = emitMultiTensor();
+    else if (plan.needsRowKernel)
+      result = emitRows();
+    else
+      result = emitGeneric();
+    if (failed(result))
+      return failure();
+    return kernels.builder.take();
+  }
+
+private:
+  static std::string header(FusionOp fusion) {
+    llvm::MapVector<llvm::StringRef, unsigned> counts;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      ++counts[op.getName().stripDialect()];
+    std::string text = "// kiln reduction fusion of ";
+    for (auto [i, entry] : llvm::enumerate(counts))
+      text += (i ? ", " : "") + entry.first.str() +
+              (entry.second > 1 ? " x" + std::to_string(entry.second) : "");
+    return text + "\n";
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Names, parameters, reads
+  //===--------------------------------------------------------------------===//
+
+  static std::string inName(unsigned i) { return "in" + std::to_string(i); }
+  static std::string outName(unsigned i) { return "out" + std::to_string(i); }
+
+  void addInput(Params &params, unsigned i) const {
+    params.add("const " + cudaType(body.getArgument(i)) + " *__restrict__ " + inName(i),
+               LaunchArg::operand(i));
+  }
+  void addOutputs(Params &params, Value v) const {
+    for (unsigned i : resultIndices.lookup(v))
+      params.add(cudaType(v) + " *__restrict__ " + outName(i), LaunchArg::result(i));
+  }
+  /// Stores of `expr` into every result that yields `v`, at index `at`.
+  std::string stores(Value v, llvm::StringRef expr, llvm::StringRef at,
+                     int spaces) const {
+    std::string s;
+    for (unsigned i : resultIndices.lookup(v))
+      s += std::string(spaces, ' ') + "kiln_store(" + outName(i) + " + " + at.str() +
+           ", " + expr.str() + ");\n";
+    return s;
+  }
+
+  /// The block arguments evaluating `roots` reads, not looking through the
+  /// values `stop` accepts.
+  llvm::SmallVector<unsigned> inputsRead(llvm::ArrayRef<Value> roots,
+                                         llvm::function_ref<bool(Value)> stop) const {
+    llvm::SetVector<unsigned> args;
+    llvm::DenseSet<Value> seen;
+    llvm::SmallVector<Value> stack(roots.begin(), roots.end());
+    while (!stack.empty()) {
+      Value v = stack.pop_back_val();
+      if (!seen.insert(v).second || stop(v))
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        args.insert(arg.getArgNumber());
+        continue;
+      }
+      for (Value operand : v.getDefiningOp()->getOperands())
+        stack.push_back(operand);
+    }
+    llvm::SmallVector<unsigned> sorted(args.begin(), args.end());
+    llvm::sort(sorted);
+    return sorted;
+  }
+
+  bool isReductionResult(Value v) const {
+    Operation *op = v.getDefiningOp();
+    return op && isPrimitiveReduction(op);
+  }
+  /// Values read once per row at the elements: bound, not evaluated there.
+  bool isBoundRowValue(Value v) const {
+    return isReductionResult(v) || plan.isRowValue(v);
+  }
+
+  void bindInputs(Scope &scope) const {
+    for (BlockArgument arg : body.getArguments())
+      scope.emitter.bindBuffer(arg, inName(arg.getArgNumber()));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Reductions
+  //===--------------------------------------------------------------------===//
+
+  static bool isInt(Operation *r) {
+    return elementTypeOf(r->getOperand(0)).isInteger(32);
+  }
+
+  /// The accumulator of reduction `r` taking `element` (a compute value).
+  static Accumulator accumulator(Operation *r, const std::string &element) {
+    bool i32 = isInt(r);
+    if (isa<ReduceSumOp, ReduceMeanOp>(r)) {
+      // Unsigned arithmetic wraps (two's complement), as the i32 rule says.
+      if (i32)
+        return {"unsigned", "0u", "kiln_sum_op", "(unsigned)(" + element + ")", 4};
+      return {"float", "0.f", "kiln_sum_op", element, 4};
+    }
+    if (isa<ReduceMaxOp>(r))
+      return {i32 ? "int" : "float", i32 ? "(-2147483647 - 1)" : "-KILN_INF",
+              "kiln_max_op", element, 4};
+    return {i32 ? "int" : "float", i32 ? "2147483647" : "KILN_INF", "kiln_min_op",
+            element, 4};
+  }
+
+  /// The declaration of reduction `r`'s result `name` from its final
+  /// accumulator: the mean divides, i32 sums convert back, and a bf16/f16
+  /// result is rounded once (as the reference rounds the reduction).
+  std::string resultDecl(Operation *r, llvm::StringRef acc, llvm::StringRef name,
+                         int spaces) const {
+    std::string value = acc.str();
+    if (isa<ReduceMeanOp>(r))
+      value =
+          acc.str() + " / " + codegen::floatLiteral(double(plan.spaceOf(r).rowLength()));
+    if (isInt(r) && isa<ReduceSumOp>(r))
+      value = "(int)" + acc.str();
+    Type t = elementTypeOf(r->getResult(0));
+    if (t.isBF16())
+      value = "kiln_round_bf16(" + value + ")";
+    else if (t.isF16())
+      value = "kiln_round_f16(" + value + ")";
+    return std::string(spaces, ' ') + "const " + (isInt(r) ? "int" : "float") + " " +
+           name.str() + " = " + value + ";\n";
+  }
+
+  /// The 32-entry shared scratch of accumulators of `type` (float's comes
+  /// with the row kernel's prologue).
+  static std::string scratchOf(llvm::StringRef type) {
+    if (type == "float")
+      return "kiln_scratch";
+    return type == "unsigned" ? "kiln_scratch_u" : "kiln_scratch_i";
+  }
+  static std::string scratchDecls(llvm::ArrayRef<Accumulator> accs, bool withFloat) {
+    std::string s;
+    for (llvm::StringRef type : {"float", "unsigned", "int"}) {
+      if (type == "float" && !withFloat)
+        continue;
+      if (llvm::any_of(accs, [&](const Accumulator &a) { return a.type == type; }))
+        s += "  __shared__ " + type.str() + " " + scratchOf(type) + "[32];\n";
+    }
+    return s;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Reductions computed twice
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `a` and `b` hold the same values: the same value, or results of
+  /// the same op (name, attributes, type) on operands that do.
+  bool equivalent(Value a, Value b) {
+    if (a == b)
+      return true;
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    if (!x || !y || a.getType() != b.getType() || x->getName() != y->getName() ||
+        x->getAttrDictionary() != y->getAttrDictionary() ||
+        x->getNumOperands() != y->getNumOperands() || x->getNumResults() != 1)
+      return false;
+    auto [it, inserted] = equivalence.try_emplace({a, b}, false);
+    if (!inserted)
+      return it->second;
+    bool same =
+        llvm::all_of(llvm::zip(x->getOperands(), y->getOperands()), [&](auto pair) {
+          return equivalent(std::get<0>(pair), std::get<1>(pair));
+        });
+    equivalence[{a, b}] = same;
+    return same;
+  }
+
+  /// Maps every reduction that computes the same as an earlier one of its
+  /// space (the same kind over the same dims, so only keepdim may differ, of
+  /// equivalent inputs: the statistics and a clip by global norm both sum
+  /// the squares of every gradient) to that one: it is accumulated once.
+  void findCopies() {
+    for (const ReductionSpace &space : plan.spaces)
+      for (auto [i, r] : llvm::enumerate(space.reductions))
+        for (Operation *earlier : llvm::ArrayRef(space.reductions).take_front(i))
+          if (!sameAs.count(earlier) && r->getName() == earlier->getName() &&
+              elementTypeOf(r->getResult(0)) == elementTypeOf(earlier->getResult(0)) &&
+              equivalent(r->getOperand(0), earlier->getOperand(0))) {
+            sameAs[r] = earlier;
+            break;
+          }
+  }
+  /// The reductions of `space` that are accumulated, in block order.
+  llvm::SmallVector<Operation *> distinct(const ReductionSpace &space) const {
+    llvm::SmallVector<Operation *> out;
+    for (Operation *r : space.reductions)
+      if (!sameAs.count(r))
+        out.push_back(r);
+    return out;
+  }
+  /// `r` and the reductions that compute the same.
+  llvm::SmallVector<Operation *> copiesOf(Operation *r) const {
+    llvm::SmallVector<Operation *> out = {r};
+    for (auto [copy, original] : sameAs)
+      if (original == r)
+        out.push_back(copy);
+    return out;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Generic form
+  //===--------------------------------------------------------------------===//
+
+  LogicalResult emitGeneric() {
+    const ReductionSpace &space = plan.spaces.front();
+    ReduceSpec spec;
+    spec.prefix =
+        "kiln_fused_" + space.reductions.front()->getName().stripDialect().str();
+    Scope element(space.shape, "e_", "off");
+    bindInputs(element);
+    std::string code;
+    llvm::SmallVector<Value> elementRoots;
+    llvm::SmallVector<Operation *> reductions = distinct(space);
+    for (Operation *r : reductions) {
+      FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
+      if (failed(expr))
+        return failure();
+      spec.accs.push_back(accumulator(r, *expr));
+      elementRoots.push_back(r->getOperand(0));
+    }
+    for (Value v : space.elementOutputs) {
+      FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
+      if (failed(expr))
+        return failure();
+      spec.elementStores += stores(v, *expr, "off", 0);
+      elementRoots.push_back(v);
+    }
+    spec.elementCode = element.coordinates(0) + code;
+    for (unsigned i : inputsRead(elementRoots, [](Value) { return false; }))
+      addInput(spec.elementParams, i);
+    for (Value v : space.elementOutputs)
+      addOutputs(spec.elementParams, v);
+
+    Scope row(space.rowShape(), "w_", "o");
+    bindInputs(row);
+    std::string reds, rowCode, rowStores;
+    for (auto [k, r] : llvm::enumerate(reductions)) {
+      std::string name = "red" + std::to_string(k);
+      reds += resultDecl(r, spec.accName(k), name, 0);
+      for (Operation *same : copiesOf(r))
+        row.emitter.bindValue(same->getResult(0), name);
+    }
+    for (Value v : plan.rowOutputs) {
+      FailureOr<std::string> expr = row.emitter.emit(v, rowCode, 0);
+      if (failed(expr))
+        return failure();
+      rowStores += stores(v, *expr, "o", 0);
+    }
+    spec.finish = row.coordinates(0) + reds + rowCode + rowStores;
+    for (unsigned i :
+         inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
+      addInput(spec.finishParams, i);
+    for (Value v : plan.rowOutputs)
+      addOutputs(spec.finishParams, v);
+    spec.helpers = element.emitter.globals() + row.emitter.globals();
+    emitReduce(kernels, spec, ReduceLayout(space.shape, space.dims));
+    return success();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Row form
+  //===--------------------------------------------------------------------===//
+
+  /// Computes, once per row into `out`, the row values that evaluating
+  /// `roots` at the elements reads, and binds them in `element`.
+  LogicalResult bindRowValues(llvm::ArrayRef<Value> roots, Scope &row, Scope &element,
+                              std::string &out) {
+    llvm::DenseSet<Value> seen;
+    llvm::SmallVector<Value> stack(roots.begin(), roots.end());
+    llvm::SmallVector<Value> needed;
+    while (!stack.empty()) {
+      Value v = stack.pop_back_val();
+      if (!seen.insert(v).second || isa<BlockArgument>(v))
+        continue;
+      if (isBoundRowValue(v)) {
+        if (!element.emitter.isBound(v))
+          needed.push_back(v);
+        continue;
+      }
+      for (Value operand : v.getDefiningOp()->getOperands())
+        stack.push_back(operand);
+    }
+    llvm::sort(needed, [](Value a, Value b) {
+      return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+    });
+    for (Value v : needed) {
+      FailureOr<std::string> expr = row.emitter.emit(v, out, 2);
+      if (failed(expr))
+        return failure();
+      element.emitter.bindValue(v, *expr);
+    }
+    return success();
+  }
+
+  LogicalResult emitRows() {
+    const ReductionSpace &space = plan.spaces.front();
+    int64_t m = space.rowLength();
+    std::string flat = "f";
+    Scope element(space.shape, "e_", flat);
+    Scope row(space.rowShape(), "w_", "row");
+    bindInputs(row);
+
+    // Element roots of every loop, to know which inputs the loops read. The
+    // float inputs with the elements of the space are rows of the kernel
+    // (cached in registers when they fit).
+    llvm::SmallVector<Value> elementRoots(space.elementOutputs);
+    for (Operation *r : space.reductions)
+      elementRoots.push_back(r->getOperand(0));
+    llvm::SmallVector<unsigned> elementInputs =
+        inputsRead(elementRoots, [&](Value v) { return isBoundRowValue(v); });
+    llvm::SmallVector<BlockArgument> rowInputs;
+    for (BlockArgument arg : body.getArguments())
+      if (llvm::is_contained(elementInputs, arg.getArgNumber()) &&
+          withoutOnes(shapeOf(arg)) == withoutOnes(space.shape) &&
+          isa<FloatType>(elementTypeOf(arg)))
+        rowInputs.push_back(arg);
+    // W elements per step with 16-byte accesses, when every row of the
+    // narrowest tensor moved starts aligned.
+    int64_t narrowest = 16;
+    for (BlockArgument arg : rowInputs)
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(arg)));
+    for (Value v : space.elementOutputs)
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(v)));
+    int64_t width = std::min<int64_t>(8, 16 / narrowest);
+    bool widthFits = rowInputs.size() + space.elementOutputs.size() > 0 && m >= width;
+    for (BlockArgument arg : rowInputs)
+      widthFits &= m * storageBytes(elementTypeOf(arg)) % 16 == 0;
+    for (Value v : space.elementOutputs)
+      widthFits &= m * storageBytes(elementTypeOf(v)) % 16 == 0;
+    if (!widthFits)
+      width = 1;
+    RowKernel rowKernel(space.rows(), m, width);
+    for (BlockArgument arg : body.getArguments()) {
+      unsigned i = arg.getArgNumber();
+      if (llvm::is_contained(rowInputs, arg)) {
+        std::string value = "x" + std::to_string(i);
+        rowKernel.addRowInput(value, inName(i), cudaType(arg));
+        element.emitter.bindBuffer(arg, inName(i), value);
+      } else {
+        element.emitter.bindBuffer(arg, inName(i));
+      }
+    }
+
+    // One kernel: every input something reads (row values at the elements
+    // read theirs once per row).
+    Params params;
+    for (BlockArgument arg : body.getArguments())
+      if (!arg.use_empty())
+        addInput(params, arg.getArgNumber());
+    for (Value v : space.elementOutputs)
+      addOutputs(params, v);
+    for (Value v : plan.rowOutputs)
+      addOutputs(params, v);
+
+    std::vector<Accumulator> allAccs;
+    std::string text;
+    std::string loopHead =
+        "const idx_t " + flat + " = row * (idx_t)" + str(m) + " + j;\n";
+    unsigned counter = 0;
+    for (unsigned stage = 0; stage < plan.numStages; ++stage) {
+      llvm::SmallVector<Operation *> reds;
+      for (Operation *r : distinct(space))
+        if (plan.stageOf.lookup(r) == stage)
+          reds.push_back(r);
+      llvm::SmallVector<Value> roots;
+      for (Operation *r : reds)
+        roots.push_back(r->getOperand(0));
+      if (failed(bindRowValues(roots, row, element, text)))
+        return failure();
+      element.reset();
+      std::string code, combines;
+      std::vector<Accumulator> accs;
+      for (auto [k, r] : llvm::enumerate(reds)) {
+        FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
+        if (failed(expr))
+          return failure();
+        accs.push_back(accumulator(r, *expr));
+        std::string acc = "acc" + std::to_string(counter + k);
+        text +=
+            "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
+        combines += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
+                    accs.back().element + ");\n";
+      }
+      text += rowKernel.loop(loopHead + element.coordinates(0) + code + combines);
+      for (auto [k, r] : llvm::enumerate(reds)) {
+        std::string acc = "acc" + std::to_string(counter + k);
+        std::string name = "red" + std::to_string(counter + k);
+        text += rowKernel.reduce(acc, accs[k].combiner, accs[k].identity,
+                                 scratchOf(accs[k].type));
+        text += resultDecl(r, acc, name, 2);
+        for (Operation *same : copiesOf(r)) {
+          element.emitter.bindValue(same->getResult(0), name);
+          row.emitter.bindValue(same->getResult(0), name);
+        }
+      }
+      counter += reds.size();
+      allAccs.insert(allAccs.end(), accs.begin(), accs.end());
+    }
+
+    std::string rowStores;
+    for (Value v : plan.rowOutputs) {
+      FailureOr<std::string> expr = row.emitter.emit(v, text, 2);
+      if (failed(expr))
+        return failure();
+      rowStores += stores(v, *expr, "row", 4);
+    }
+    if (!rowStores.empty())
+      text += "  if (active && lid == 0) {\n" + rowStores + "  }\n";
+    if (!space.elementOutputs.empty()) {
+      if (failed(bindRowValues(space.elementOutputs, row, element, text)))
+        return failure();
+      text += "  if (!active) return;\n";
+      element.reset();
+      std::string code, elementStores, stepBegin, stepEnd;
+      for (auto [n, v] : llvm::enumerate(space.elementOutputs)) {
+        FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
+        if (failed(expr))
+          return failure();
+        if (width == 1) {
+          elementStores += stores(v, *expr, flat, 0);
+          continue;
+        }
+        // Collected per step, then stored like the rows were loaded.
+        std::string lanes = "o" + std::to_string(n);
+        std::string W = str(width);
+        stepBegin += "alignas(16) " + cudaType(v) + " " + lanes + "[" + W + "];\n";
+        elementStores += "kiln_store(&" + lanes + "[v], " + *expr + ");\n";
+        for (unsigned r : resultIndices.lookup(v)) {
+          std::string at = outName(r) + " + row * (idx_t)" + str(m) + " + j0";
+          stepEnd += "if (kiln_vec_aligned<" + W + ">(" + outName(r) + ") && j0 + " + W +
+                     " <= " + str(m) + ") {\n  kiln_store_vec<" + W + ">(" + at + ", " +
+                     lanes + ");\n} else {\n  for (int v = 0; v < " + W +
+                     " && j0 + v < " + str(m) + "; ++v) (" + at + ")[v] = " + lanes +
+                     "[v];\n}\n";
+        }
+      }
+      text += rowKernel.loop(loopHead + element.coordinates(0) + code + elementStores,
+                             stepBegin, stepEnd);
+    }
+    // The row's coordinates (for the row values) come right after the row
+    // index is known.
+    std::string bodyText = scratchDecls(allAccs, /*withFloat=*/false) +
+                           rowKernel.prologue() + row.coordinates(2) + text;
+    kernels.kernel("kiln_fused_rows", element.emitter.globals() + row.emitter.globals(),
+                   params, bodyText, rowKernel.grid(), rowKernel.block());
+    return success();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Multi-tensor form
+  //===--------------------------------------------------------------------===//
+
+  /// Where the partials of accumulator `acc` live: one scratch array per
+  /// accumulator type, each accumulator at a fixed offset in it.
+  struct PartialSlot {
+    std::string type;
+    int64_t offset = 0, blocks = 0;
+  };
+
+  static std::string partialName(llvm::StringRef type) {
+    return "partial_" + std::string(type == "float"      ? "f"
+                                    : type == "unsigned" ? "u"
+                                                         : "i");
+  }
+
+  /// The accumulation of space `s` over its elements [begin, end) by the
+  /// block's threads, leaving the accumulators of its distinct reductions
+  /// (appended to `accs`, named acc<k> by their index there) reduced over
+  /// the block. Each thread takes V consecutive elements per step, read with
+  /// 16-byte loads when the inputs are aligned, else one by one: the same
+  /// elements in the same order either way, so the result does not depend
+  /// on alignment.
+  struct SpaceCode {
+    /// The accumulators' declarations, and the loop and block reduction
+    /// (in a scope of its own).
+    std::string declarations, loop;
+  };
+  FailureOr<SpaceCode> spaceLoop(unsigned s, llvm::StringRef begin, llvm::StringRef end,
+                                 std::vector<Accumulator> &accs, std::string &globals) {
+    const ReductionSpace &space = plan.spaces[s];
+    std::string prefix = "s" + std::to_string(s) + "_";
+    Scope element(space.shape, prefix, "f");
+    bindInputs(element);
+
+    // Inputs read at the element's own index go through registers.
+    llvm::SmallVector<Value> roots(space.elementOutputs);
+    for (Operation *r : distinct(space))
+      roots.push_back(r->getOperand(0));
+    llvm::SmallVector<BlockArgument> lanes;
+    int64_t narrowest = 16;
+    for (unsigned i : inputsRead(roots, [](Value) { return false; })) {
+      BlockArgument arg = body.getArgument(i);
+      if (withoutOnes(shapeOf(arg)) != withoutOnes(space.shape))
+        continue;
+      lanes.push_back(arg);
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(arg)));
+    }
+    for (Value v : space.elementOutputs)
+      narrowest = std::min(narrowest, storageBytes(elementTypeOf(v)));
+    int64_t width = lanes.empty() ? 1 : std::min<int64_t>(8, 16 / narrowest);
+    std::string V = str(width);
+    for (BlockArgument arg : lanes) {
+      std::string name = prefix + inName(arg.getArgNumber()) + "_v";
+      element.emitter.bindBuffer(arg, inName(arg.getArgNumber()),
+                                 "kiln_load(" + name + "[v])");
+    }
+
+    std::string declarations, text, code, step;
+    unsigned first = accs.size();
+    for (Operation *r : distinct(space)) {
+      FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
+      if (failed(expr))
+        return failure();
+      accs.push_back(accumulator(r, *expr));
+      std::string acc = "acc" + std::to_string(accs.size() - 1);
+      declarations +=
+          "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
+      step += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
+              accs.back().element + ");\n";
+    }
+    for (Value v : space.elementOutputs) {
+      FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
+      if (failed(expr))
+        return failure();
+      step += stores(v, *expr, "f", 0);
+    }
+
+    std::string loads, aligned;
+    for (BlockArgument arg : lanes) {
+      std::string in = inName(arg.getArgNumber());
+      std::string name = prefix + in + "_v";
+      loads += "alignas(16) " + cudaType(arg) + " " + name + "[" + V + "];\n";
+      aligned += " && kiln_vec_aligned<" + V + ">(" + in + ")";
+    }
+    if (width > 1) {
+      loads += "if (aligned && f0 + " + V + " <= end) {\n";
+      for (BlockArgument arg : lanes) {
+        std::string in = inName(arg.getArgNumber());
+        loads += "  kiln_load_vec<" + V + ">(" + prefix + in + "_v, " + in + " + f0);\n";
+      }
+      loads += "} else {\n#pragma unroll\n  for (int v = 0; v < " + V + "; ++v) {\n";
+      for (BlockArgument arg : lanes) {
+        std::string in = inName(arg.getArgNumber());
+        loads += "    if (f0 + v < end) " + prefix + in + "_v[v] = " + in + "[f0 + v];\n";
+      }
+      loads += "  }\n}\n";
+      text += "  const bool aligned = true" + aligned + ";\n";
+    } else {
+      for (BlockArgument arg : lanes) {
+        std::string in = inName(arg.getArgNumber());
+        loads += prefix + in + "_v[0] = " + in + "[f0];\n";
+      }
+    }
+    std::string perElement =
+        "const idx_t f = f0 + v;\n" + element.coordinates(0) + code + step;
+    text += "  const idx_t end = " + end.str() +
+            ";\n"
+            "  for (idx_t f0 = " +
+            begin.str() + " + threadIdx.x * " + V +
+            "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" + indent(loads, 4) +
+            "#pragma unroll\n    for (int v = 0; v < " + V +
+            "; ++v) {\n      if (f0 + v >= end) break;\n" + indent(perElement, 6) +
+            "    }\n  }\n";
+    for (size_t k = first; k < accs.size(); ++k)
+      text += llvm::formatv(
+                  "  acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n", k,
+                  kThreads, accs[k].combiner, accs[k].identity, scratchOf(accs[k].type))
+                  .str();
+    globals += element.emitter.globals();
+    return SpaceCode{declarations, text};
+  }
+
+  /// The row values (scalars) from the final accumulators acc<k> of the
+  /// distinct reductions, stored by thread 0.
+  FailureOr<std::string> scalarEpilogue(std::string &globals) {
+    Scope row({}, "w_", "0");
+    bindInputs(row);
+    std::string text, rowStores;
+    unsigned k = 0;
+    for (const ReductionSpace &space : plan.spaces)
+      for (Operation *r : distinct(space)) {
+        std::string name = "red" + std::to_string(k);
+        text += resultDecl(r, "acc" + std::to_string(k), name, 2);
+        ++k;
+        for (Operation *same : copiesOf(r))
+          row.emitter.bindValue(same->getResult(0), name);
+      }
+    for (Value v : plan.rowOutputs) {
+      FailureOr<std::string> expr = row.emitter.emit(v, text, 2);
+      if (failed(expr))
+        return failure();
+      rowStores += stores(v, *expr, "0", 4);
+    }
+    globals += row.emitter.globals();
+    return text + "  if (threadIdx.x == 0) {\n" + rowStores + "  }\n";
+  }
+
+  LogicalResult emitMultiTensor() {
+    int64_t total = 0;
+    for (const ReductionSpace &space : plan.spaces)
+      total += space.elements();
+    llvm::SmallVector<Value> elementRoots;
+    for (const ReductionSpace &space : plan.spaces) {
+      elementRoots.append(space.elementOutputs.begin(), space.elementOutputs.end());
+      for (Operation *r : distinct(space))
+        elementRoots.push_back(r->getOperand(0));
+    }
+    Params elementParams, rowParams;
+    for (unsigned i : inputsRead(elementRoots, [](Value) { return false; }))
+      addInput(elementParams, i);
+    for (const ReductionSpace &space : plan.spaces)
+      for (Value v : space.elementOutputs)
+        addOutputs(elementParams, v);
+    for (unsigned i :
+         inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
+      addInput(rowParams, i);
+    for (Value v : plan.rowOutputs)
+      addOutputs(rowParams, v);
+
+    std::vector<Accumulator> accs;
+    if (total <= kSingleBlockElements) {
+      // One block reduces every tensor in turn and finishes.
+      std::string globals, text;
+      for (unsigned s = 0; s < plan.spaces.size(); ++s) {
+        FailureOr<SpaceCode> code =
+            spaceLoop(s, "0", str(plan.spaces[s].elements()), accs, globals);
+        if (failed(code))
+          return failure();
+        text += code->declarations + "  {  // " + formatShape(plan.spaces[s].shape) +
+                "\n" + indent(code->loop, 2) + "  }\n";
+      }
+      FailureOr<std::string> epilogue = scalarEpilogue(globals);
+      if (failed(epilogue))
+        return failure();
+      Params params = elementParams;
+      for (size_t i = 0; i < rowParams.decls.size(); ++i)
+        if (!llvm::is_contained(params.decls, rowParams.decls[i]))
+          params.add(rowParams.decls[i], rowParams.args[i]);
+      kernels.kernel("kiln_multi_reduce", globals, params,
+                     scratchDecls(accs, true) + text + *epilogue, dim3Of(1),
+                     dim3Of(kThreads));
+      return success();
+    }
+
+    // Blocks of a fixed chunk each, the same for every tensor.
+    int64_t chunk = std::max(kMinChunk, ceilDiv(total, kTargetBlocks));
+    chunk = ceilDiv(chunk, kThreads * 8) * kThreads * 8;
+    llvm::SmallVector<int64_t> starts = {0};
+    for (const ReductionSpace &space : plan.spaces)
+      starts.push_back(starts.back() + ceilDiv(space.elements(), chunk));
+    std::string globals = "// First block of each tensor shape (and the total): "
+                          "shape t is reduced by\n// blocks [kiln_space_start[t], "
+                          "kiln_space_start[t + 1]).\n"
+                          "static __device__ const unsigned kiln_space_start[" +
+                          str(starts.size()) + "] = {";
+    for (auto [i, start] : llvm::enumerate(starts))
+      globals += (i ? ", " : "") + str(start);
+    globals += "};\n";
+    std::string text =
+        "  // The tensor shape of this block: the last one starting at or before it.\n"
+        "  unsigned lo = 0, hi = " +
+        str(plan.spaces.size()) +
+        ";\n"
+        "  while (hi - lo > 1) {\n"
+        "    const unsigned mid = (lo + hi) / 2;\n"
+        "    if (blockIdx.x >= kiln_space_start[mid])\n"
+        "      lo = mid;\n"
+        "    else\n"
+        "      hi = mid;\n"
+        "  }\n"
+        "  const unsigned b = blockIdx.x - kiln_space_start[lo];\n"
+        "  switch (lo) {\n";
+    std::vector<PartialSlot> slots;
+    llvm::StringMap<int64_t> used; // per type, entries so far
+    std::string finish;
+    for (unsigned s = 0; s < plan.spaces.size(); ++s) {
+      const ReductionSpace &space = plan.spaces[s];
+      size_t first = accs.size();
+      std::string begin = "(idx_t)b * " + str(chunk);
+      FailureOr<SpaceCode> code = spaceLoop(s, begin,
+                                            "min((idx_t)" + str(space.elements()) + ", " +
+                                                begin + " + " + str(chunk) + ")",
+                                            accs, globals);
+      if (failed(code))
+        return failure();
+      text += "  case " + str(s) + ": { // " + formatShape(space.shape) + "\n" +
+              indent(code->declarations + code->loop, 2) +
+              "    if (threadIdx.x == 0) {\n";
+      int64_t blocks = starts[s + 1] - starts[s];
+      for (size_t k = first; k < accs.size(); ++k) {
+        PartialSlot slot{accs[k].type, used[accs[k].type], blocks};
+        used[accs[k].type] += blocks;
+        slots.push_back(slot);
+        std::string p = partialName(slot.type);
+        text += "      " + p + "[" + str(slot.offset) + " + b] = acc" + str(k) + ";\n";
+        if (blocks == 1) {
+          finish += "  const " + accs[k].type + " acc" + str(k) + " = " + p + "[" +
+                    str(slot.offset) + "];\n";
+          continue;
+        }
+        finish +=
+            llvm::formatv("  {0} acc{1} = {2};\n"
+                          "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
+                          "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
+                          "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, {8});\n",
+                          accs[k].type, k, accs[k].identity, blocks, kThreads,
+                          accs[k].combiner, p, slot.offset, scratchOf(accs[k].type))
+                .str();
+      }
+      text += "    }\n    break;\n  }\n";
+    }
+    text += "  }\n";
+    Params partialParams = elementParams, finalParams;
+    for (llvm::StringRef type : {"float", "unsigned", "int"}) {
+      if (!used.count(type))
+        continue;
+      uint64_t offset = kernels.builder.scratch(used[type] * 4);
+      partialParams.add(type.str() + " *__restrict__ " + partialName(type),
+                        LaunchArg::scratch(offset));
+      finalParams.add("const " + type.str() + " *__restrict__ " + partialName(type),
+                      LaunchArg::scratch(offset));
+    }
+    kernels.kernel("kiln_multi_reduce_partial", globals, partialParams,
+                   scratchDecls(accs, true) + text, dim3Of(starts.back()),
+                   dim3Of(kThreads));
+
+    std::string finalGlobals;
+    FailureOr<std::string> epilogue = scalarEpilogue(finalGlobals);
+    if (failed(epilogue))
+      return failure();
+    for (size_t i = 0; i < rowParams.decls.size(); ++i)
+      finalParams.add(rowParams.decls[i], rowParams.args[i]);
+    kernels.kernel("kiln_multi_reduce_final", finalGlobals, finalParams,
+                   scratchDecls(accs, true) + finish + *epilogue, dim3Of(1),
+                   dim3Of(kThreads));
+    return success();
+  }
+
+  FusionOp fusion;
+  const ReductionPlan &plan;
+  Block &body;
+  KernelSet kernels;
+  llvm::DenseMap<Value, llvm::SmallVector<unsigned>> resultIndices;
+  llvm::DenseMap<std::pair<Value, Value>, bool> equivalence;
+  llvm::DenseMap<Operation *, Operation *> sameAs;
+};
+
+} // namespace
+
+FailureOr<GeneratedFusion> emitComposedReduction(FusionOp fusion,
+                                                 const ReductionPlan &plan) {
+  return Composer(fusion, plan).run();
+}
+
+} // namespace mlir::kiln::codegen::reduction
