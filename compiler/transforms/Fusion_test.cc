@@ -108,7 +108,10 @@ TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
     expectSameResults(*plain, *fused, entry, 0.05, 1.0);
 
   // The statistics and the clip by global norm over every gradient are one
-  // multi-tensor reduction that feeds the one optimizer kernel.
+  // multi-tensor reduction that feeds the one optimizer kernel (f32: with
+  // bf16 storage the casts of the gradients keep them in separate kernels).
+  if (GetParam().bf16)
+    return;
   auto apply = fused->lookupSymbol<func::FuncOp>("apply_update");
   EXPECT_EQ(kinds(apply),
             (std::map<std::string, int>{{"optimizer", 1}, {"reduction", 1}}));
