@@ -58,13 +58,6 @@ llvm::ArrayRef<int64_t> shapeOf(Value v) {
 Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
-llvm::SmallVector<int64_t> withoutOnes(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t> out;
-  for (int64_t d : shape)
-    if (d != 1)
-      out.push_back(d);
-  return out;
-}
 
 /// Coordinate `d` of the row-major flat index `flat` in `shape`.
 std::string coordinate(llvm::ArrayRef<int64_t> shape, size_t d, llvm::StringRef flat) {
@@ -442,7 +435,7 @@ private:
     llvm::SmallVector<BlockArgument> rowInputs;
     for (BlockArgument arg : body.getArguments())
       if (llvm::is_contained(elementInputs, arg.getArgNumber()) &&
-          withoutOnes(shapeOf(arg)) == withoutOnes(space.shape) &&
+          sameElements(shapeOf(arg), space.shape) &&
           isa<FloatType>(elementTypeOf(arg)))
         rowInputs.push_back(arg);
     // W elements per step with 16-byte accesses, when every row of the
@@ -613,7 +606,7 @@ private:
     for (auto [k, i] : llvm::enumerate(code.inputs)) {
       BlockArgument arg = body.getArgument(i);
       std::string a = "a" + std::to_string(k);
-      if (withoutOnes(shapeOf(arg)) != withoutOnes(space.shape)) {
+      if (!sameElements(shapeOf(arg), space.shape)) {
         element.emitter.bindBuffer(arg, a);
         continue;
       }

@@ -46,6 +46,10 @@
 
 namespace mlir::kiln {
 
+/// Whether shapes `a` and `b` hold the same elements in the same row-major
+/// order (they differ at most in size-1 dims).
+bool sameElements(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
 /// reduce_sum, reduce_mean, reduce_max or reduce_min.
 bool isPrimitiveReduction(Operation *op);
 /// The `dims` attribute of a primitive reduction.
