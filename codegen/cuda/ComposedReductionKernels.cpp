@@ -16,11 +16,14 @@
 //   when the row fits), reduces, computes the row values the next stage or
 //   the stores need once per row, and finally stores the row's outputs.
 // - Multi-tensor form: the blocks of one kernel are partitioned among the
-//   reduced tensors (a constant table of first blocks, fixed at compile
-//   time); each block reduces a fixed chunk of its tensor and writes one
-//   partial per reduction; one block then combines each reduction's
-//   partials in block order, evaluates the scalar epilogue and stores it.
-//   Small inputs take a single block and a single launch.
+//   segments (a tensor, or tensors read together; constant tables fixed at
+//   compile time); each block reduces a fixed chunk of its segment and
+//   writes one partial per reduction; one block then combines each
+//   reduction's partials in block order, evaluates the scalar epilogue and
+//   stores it. Segments whose code is the same (the statistics of every
+//   gradient) share it: their pointers and sizes come from tables, so the
+//   kernel does not grow with the number of tensors. Small inputs take a
+//   single block and a single launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,13 +57,6 @@ llvm::ArrayRef<int64_t> shapeOf(Value v) {
 }
 Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
-}
-llvm::SmallVector<int64_t> withoutOnes(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t> out;
-  for (int64_t d : shape)
-    if (d != 1)
-      out.push_back(d);
-  return out;
 }
 
 /// Coordinate `d` of the row-major flat index `flat` in `shape`.
@@ -439,7 +435,7 @@ private:
     llvm::SmallVector<BlockArgument> rowInputs;
     for (BlockArgument arg : body.getArguments())
       if (llvm::is_contained(elementInputs, arg.getArgNumber()) &&
-          withoutOnes(shapeOf(arg)) == withoutOnes(space.shape) &&
+          sameElements(shapeOf(arg), space.shape) &&
           isa<FloatType>(elementTypeOf(arg)))
         rowInputs.push_back(arg);
     // W elements per step with 16-byte accesses, when every row of the
@@ -578,124 +574,120 @@ private:
   // Multi-tensor form
   //===--------------------------------------------------------------------===//
 
-  /// Where the partials of accumulator `acc` live: one scratch array per
-  /// accumulator type, each accumulator at a fixed offset in it.
-  struct PartialSlot {
-    std::string type;
-    int64_t offset = 0, blocks = 0;
+  /// The code of one segment (space) of a multi-tensor reduction, written
+  /// with names local to it: its inputs a<k> and outputs o<k> (pointers the
+  /// kernel picks per segment), its accumulators acc<k>, the segment's
+  /// element count `n`, block `b` of `blocks`, and the offsets `pbase_<t>` of
+  /// its partials of type t. Segments whose code is the same text share it.
+  struct SegmentCode {
+    std::string globals, body;
+    llvm::SmallVector<unsigned> inputs;  // fusion operand of a<k>
+    llvm::SmallVector<unsigned> outputs; // fusion result of o<k>
+    std::vector<Accumulator> accs;
   };
 
-  static std::string partialName(llvm::StringRef type) {
-    return "partial_" + std::string(type == "float"      ? "f"
-                                    : type == "unsigned" ? "u"
-                                                         : "i");
+  static std::string typeLetter(llvm::StringRef type) {
+    return type == "float" ? "f" : type == "unsigned" ? "u" : "i";
   }
 
-  /// The accumulation of space `s` over its elements [begin, end) by the
-  /// block's threads, leaving the accumulators of its distinct reductions
-  /// (appended to `accs`, named acc<k> by their index there) reduced over
-  /// the block. Each thread takes V consecutive elements per step, read with
-  /// 16-byte loads when the inputs are aligned, else one by one: the same
-  /// elements in the same order either way, so the result does not depend
-  /// on alignment.
-  struct SpaceCode {
-    /// The accumulators' declarations, and the loop and block reduction
-    /// (in a scope of its own).
-    std::string declarations, loop;
-  };
-  FailureOr<SpaceCode> spaceLoop(unsigned s, llvm::StringRef begin, llvm::StringRef end,
-                                 std::vector<Accumulator> &accs, std::string &globals) {
+  FailureOr<SegmentCode> segmentCode(unsigned s, llvm::StringRef prefix, int64_t chunk) {
     const ReductionSpace &space = plan.spaces[s];
-    std::string prefix = "s" + std::to_string(s) + "_";
-    Scope element(space.shape, prefix, "f");
-    bindInputs(element);
-
-    // Inputs read at the element's own index go through registers.
+    SegmentCode code;
+    Scope element(space.shape, prefix.str(), "f");
     llvm::SmallVector<Value> roots(space.elementOutputs);
     for (Operation *r : distinct(space))
       roots.push_back(r->getOperand(0));
-    llvm::SmallVector<BlockArgument> lanes;
+    code.inputs = inputsRead(roots, [](Value) { return false; });
+
+    // Inputs read at the element's own index go through registers, W
+    // consecutive elements per thread and step.
+    llvm::SmallVector<unsigned> lanes;
     int64_t narrowest = 16;
-    for (unsigned i : inputsRead(roots, [](Value) { return false; })) {
+    for (auto [k, i] : llvm::enumerate(code.inputs)) {
       BlockArgument arg = body.getArgument(i);
-      if (withoutOnes(shapeOf(arg)) != withoutOnes(space.shape))
+      std::string a = "a" + std::to_string(k);
+      if (!sameElements(shapeOf(arg), space.shape)) {
+        element.emitter.bindBuffer(arg, a);
         continue;
-      lanes.push_back(arg);
+      }
+      lanes.push_back(k);
       narrowest = std::min(narrowest, storageBytes(elementTypeOf(arg)));
+      element.emitter.bindBuffer(arg, a, "kiln_load(" + a + "_v[v])");
     }
     for (Value v : space.elementOutputs)
       narrowest = std::min(narrowest, storageBytes(elementTypeOf(v)));
     int64_t width = lanes.empty() ? 1 : std::min<int64_t>(8, 16 / narrowest);
     std::string V = str(width);
-    for (BlockArgument arg : lanes) {
-      std::string name = prefix + inName(arg.getArgNumber()) + "_v";
-      element.emitter.bindBuffer(arg, inName(arg.getArgNumber()),
-                                 "kiln_load(" + name + "[v])");
-    }
 
-    std::string declarations, text, code, step;
-    unsigned first = accs.size();
+    std::string declarations, statements, step, stores;
     for (Operation *r : distinct(space)) {
-      FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
+      FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), statements, 0);
       if (failed(expr))
         return failure();
-      accs.push_back(accumulator(r, *expr));
-      std::string acc = "acc" + std::to_string(accs.size() - 1);
-      declarations +=
-          "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
-      step += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
-              accs.back().element + ");\n";
+      code.accs.push_back(accumulator(r, *expr));
+      const Accumulator &a = code.accs.back();
+      std::string acc = "acc" + std::to_string(code.accs.size() - 1);
+      declarations += a.type + " " + acc + " = " + a.identity + ";\n";
+      step += acc + " = " + a.combiner + "()(" + acc + ", " + a.element + ");\n";
     }
     for (Value v : space.elementOutputs) {
-      FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
+      FailureOr<std::string> expr = element.emitter.emit(v, statements, 0);
       if (failed(expr))
         return failure();
-      step += stores(v, *expr, "f", 0);
+      for (unsigned r : resultIndices.lookup(v)) {
+        step += "kiln_store(o" + std::to_string(code.outputs.size()) + " + f, " + *expr +
+                ");\n";
+        code.outputs.push_back(r);
+      }
     }
 
-    std::string loads, aligned;
-    for (BlockArgument arg : lanes) {
-      std::string in = inName(arg.getArgNumber());
-      std::string name = prefix + in + "_v";
-      loads += "alignas(16) " + cudaType(arg) + " " + name + "[" + V + "];\n";
-      aligned += " && kiln_vec_aligned<" + V + ">(" + in + ")";
+    // Loads of a step: 16 bytes at once when aligned, else one by one: the
+    // same elements in the same order either way, so the result does not
+    // depend on alignment.
+    std::string loads, aligned = "true";
+    for (unsigned k : lanes) {
+      std::string a = "a" + std::to_string(k);
+      loads += "alignas(16) " + cudaType(body.getArgument(code.inputs[k])) + " " + a +
+               "_v[" + V + "];\n";
+      aligned += " && kiln_vec_aligned<" + V + ">(" + a + ")";
     }
     if (width > 1) {
       loads += "if (aligned && f0 + " + V + " <= end) {\n";
-      for (BlockArgument arg : lanes) {
-        std::string in = inName(arg.getArgNumber());
-        loads += "  kiln_load_vec<" + V + ">(" + prefix + in + "_v, " + in + " + f0);\n";
-      }
+      for (unsigned k : lanes)
+        loads += "  kiln_load_vec<" + V + ">(a" + str(k) + "_v, a" + str(k) + " + f0);\n";
       loads += "} else {\n#pragma unroll\n  for (int v = 0; v < " + V + "; ++v) {\n";
-      for (BlockArgument arg : lanes) {
-        std::string in = inName(arg.getArgNumber());
-        loads += "    if (f0 + v < end) " + prefix + in + "_v[v] = " + in + "[f0 + v];\n";
-      }
+      for (unsigned k : lanes)
+        loads +=
+            "    if (f0 + v < end) a" + str(k) + "_v[v] = a" + str(k) + "[f0 + v];\n";
       loads += "  }\n}\n";
-      text += "  const bool aligned = true" + aligned + ";\n";
+      declarations += "const bool aligned = " + aligned + ";\n";
     } else {
-      for (BlockArgument arg : lanes) {
-        std::string in = inName(arg.getArgNumber());
-        loads += prefix + in + "_v[0] = " + in + "[f0];\n";
-      }
+      for (unsigned k : lanes)
+        loads += "a" + str(k) + "_v[0] = a" + str(k) + "[f0];\n";
     }
     std::string perElement =
-        "const idx_t f = f0 + v;\n" + element.coordinates(0) + code + step;
-    text += "  const idx_t end = " + end.str() +
-            ";\n"
-            "  for (idx_t f0 = " +
-            begin.str() + " + threadIdx.x * " + V +
-            "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" + indent(loads, 4) +
-            "#pragma unroll\n    for (int v = 0; v < " + V +
-            "; ++v) {\n      if (f0 + v >= end) break;\n" + indent(perElement, 6) +
-            "    }\n  }\n";
-    for (size_t k = first; k < accs.size(); ++k)
-      text += llvm::formatv(
-                  "  acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n", k,
-                  kThreads, accs[k].combiner, accs[k].identity, scratchOf(accs[k].type))
+        "const idx_t f = f0 + v;\n" + element.coordinates(0) + statements + step;
+    std::string begin = "(idx_t)b * " + str(chunk);
+    std::string text =
+        declarations + "const idx_t end = min((idx_t)n, " + begin + " + " + str(chunk) +
+        ");\n" + "for (idx_t f0 = " + begin + " + threadIdx.x * " + V +
+        "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" + indent(loads, 2) +
+        "#pragma unroll\n  for (int v = 0; v < " + V +
+        "; ++v) {\n    if (f0 + v >= end) break;\n" + indent(perElement, 4) + "  }\n}\n";
+    // The block's accumulators, then its partials (thread 0).
+    llvm::StringMap<unsigned> ofType;
+    std::string partials;
+    for (auto [k, a] : llvm::enumerate(code.accs)) {
+      text += llvm::formatv("acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n",
+                            k, kThreads, a.combiner, a.identity, scratchOf(a.type))
                   .str();
-    globals += element.emitter.globals();
-    return SpaceCode{declarations, text};
+      std::string t = typeLetter(a.type);
+      partials += "  partial_" + t + "[pbase_" + t + " + " + str(ofType[a.type]++) +
+                  " * blocks + b] = acc" + str(k) + ";\n";
+    }
+    code.body = text + "if (threadIdx.x == 0) {\n" + partials + "}\n";
+    code.globals = element.emitter.globals();
+    return code;
   }
 
   /// The row values (scalars) from the final accumulators acc<k> of the
@@ -723,71 +715,199 @@ private:
     return text + "  if (threadIdx.x == 0) {\n" + rowStores + "  }\n";
   }
 
+  /// A table `static __device__ const unsigned name[] = {...};`.
+  static std::string table(llvm::StringRef name, llvm::ArrayRef<int64_t> values) {
+    std::string s = "static __device__ const unsigned " + name.str() + "[" +
+                    str(values.size()) + "] = {";
+    for (auto [i, v] : llvm::enumerate(values))
+      s += (i % 16 == 0 ? "\n    " : " ") + str(v) + ",";
+    return s + "\n};\n";
+  }
+
   LogicalResult emitMultiTensor() {
+    size_t segments = plan.spaces.size();
     int64_t total = 0;
     for (const ReductionSpace &space : plan.spaces)
       total += space.elements();
-    llvm::SmallVector<Value> elementRoots;
-    for (const ReductionSpace &space : plan.spaces) {
-      elementRoots.append(space.elementOutputs.begin(), space.elementOutputs.end());
-      for (Operation *r : distinct(space))
-        elementRoots.push_back(r->getOperand(0));
+    // Blocks of a fixed chunk each, the same for every segment; one block
+    // for everything when the tensors are small.
+    bool single = total <= kSingleBlockElements;
+    int64_t chunk = std::max(kMinChunk, ceilDiv(total, kTargetBlocks));
+    chunk = ceilDiv(chunk, kThreads * 8) * kThreads * 8;
+    if (single)
+      for (const ReductionSpace &space : plan.spaces)
+        chunk = std::max(chunk, space.elements());
+    llvm::SmallVector<int64_t> starts = {0};
+    for (const ReductionSpace &space : plan.spaces)
+      starts.push_back(starts.back() + ceilDiv(space.elements(), chunk));
+
+    // Segment code by class: segments with the same code share it.
+    std::vector<SegmentCode> segmentCodes, codes;
+    llvm::StringMap<unsigned> classOf;
+    llvm::SmallVector<int64_t> segmentClass, segmentSlot, elements;
+    std::vector<llvm::SmallVector<unsigned>> members; // segments of each class
+    for (unsigned s = 0; s < segments; ++s) {
+      FailureOr<SegmentCode> code = segmentCode(s, "e_", chunk);
+      if (failed(code))
+        return failure();
+      std::string key = code->globals + code->body;
+      for (const Accumulator &a : code->accs)
+        key += "|" + a.type;
+      for (unsigned i : code->inputs)
+        key += "|" + cudaType(body.getArgument(i));
+      for (unsigned r : code->outputs)
+        key += "|" + cudaType(fusion.getResult(r));
+      auto [it, inserted] = classOf.try_emplace(key, codes.size());
+      if (inserted) {
+        // Its own names for file-scope tables.
+        FailureOr<SegmentCode> named =
+            segmentCode(s, "c" + std::to_string(codes.size()) + "_", chunk);
+        if (failed(named))
+          return failure();
+        codes.push_back(std::move(*named));
+        members.emplace_back();
+      }
+      segmentClass.push_back(it->second);
+      segmentSlot.push_back(members[it->second].size());
+      members[it->second].push_back(s);
+      elements.push_back(plan.spaces[s].elements());
+      segmentCodes.push_back(std::move(*code));
     }
+
+    // Partials: per type, each segment's accumulators one after the other,
+    // a block's partial at [base + accumulator * blocks + block].
+    llvm::StringMap<llvm::SmallVector<int64_t>> base;
+    llvm::StringMap<int64_t> used;
+    std::string finish;
+    unsigned global = 0;
+    for (unsigned s = 0; s < segments; ++s) {
+      const SegmentCode &code = codes[segmentClass[s]];
+      int64_t blocks = starts[s + 1] - starts[s];
+      llvm::StringMap<unsigned> ofType;
+      for (llvm::StringRef type : {"float", "unsigned", "int"})
+        base[type].push_back(used[type]);
+      for (const Accumulator &a : code.accs) {
+        std::string p = "partial_" + typeLetter(a.type);
+        int64_t at = base[a.type][s] + ofType[a.type]++ * blocks;
+        if (blocks == 1)
+          finish += "  const " + a.type + " acc" + str(global) + " = " + p + "[" +
+                    str(at) + "];\n";
+        else
+          finish += llvm::formatv("  {0} acc{1} = {2};\n"
+                                  "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
+                                  "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
+                                  "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, "
+                                  "{8});\n",
+                                  a.type, global, a.identity, blocks, kThreads,
+                                  a.combiner, p, at, scratchOf(a.type))
+                        .str();
+        ++global;
+      }
+      for (auto &entry : ofType)
+        used[entry.first()] += entry.second * blocks;
+    }
+
+    std::string globals = "// Segment t (a tensor, or tensors read together) is "
+                          "reduced by blocks\n// [kiln_space_start[t], "
+                          "kiln_space_start[t + 1]) with the code of class\n"
+                          "// kiln_segment_class[t], as its kiln_segment_slot[t]-th "
+                          "segment.\n" +
+                          table("kiln_space_start", starts) +
+                          table("kiln_segment_class", segmentClass) +
+                          table("kiln_segment_slot", segmentSlot) +
+                          table("kiln_segment_elements", elements);
     Params elementParams, rowParams;
-    for (unsigned i : inputsRead(elementRoots, [](Value) { return false; }))
+    llvm::SmallVector<unsigned> inputs;
+    for (const SegmentCode &code : segmentCodes)
+      llvm::append_range(inputs, code.inputs);
+    llvm::sort(inputs);
+    inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+    for (unsigned i : inputs)
       addInput(elementParams, i);
     for (const ReductionSpace &space : plan.spaces)
       for (Value v : space.elementOutputs)
         addOutputs(elementParams, v);
+    std::string text = "  switch (kiln_segment_class[lo]) {\n";
+    for (auto [c, code] : llvm::enumerate(codes)) {
+      text += "  case " + str(c) + ": {\n";
+      // The segment's pointers, from the kernel's parameters.
+      std::string pointers;
+      for (auto [k, i] : llvm::enumerate(code.inputs)) {
+        std::string list, type = cudaType(body.getArgument(i));
+        for (unsigned s : members[c])
+          list += (list.empty() ? "" : ", ") + inName(segmentCodes[s].inputs[k]);
+        pointers += "const " + type + " *const c" + str(c) + "_a" + str(k) + "[] = {" +
+                    list + "};\nconst " + type + " *__restrict__ a" + str(k) + " = c" +
+                    str(c) + "_a" + str(k) + "[t];\n";
+      }
+      for (auto [k, r] : llvm::enumerate(code.outputs)) {
+        std::string list, type = cudaType(fusion.getResult(r));
+        for (unsigned s : members[c])
+          list += (list.empty() ? "" : ", ") + outName(segmentCodes[s].outputs[k]);
+        pointers += type + " *const c" + str(c) + "_o" + str(k) + "[] = {" + list +
+                    "};\n" + type + " *__restrict__ o" + str(k) + " = c" + str(c) + "_o" +
+                    str(k) + "[t];\n";
+      }
+      text += indent(pointers + code.body, 4) + "    break;\n  }\n";
+      globals += code.globals;
+    }
+    text += "  }\n";
+    Params partials;
+    std::string segmentHead =
+        "  const unsigned t = kiln_segment_slot[lo];\n"
+        "  const idx_t n = kiln_segment_elements[lo];\n"
+        "  const unsigned blocks = kiln_space_start[lo + 1] - kiln_space_start[lo];\n";
+    for (llvm::StringRef type : {"float", "unsigned", "int"}) {
+      if (!used.count(type) || used[type] == 0)
+        continue;
+      std::string t = typeLetter(type);
+      globals += table("kiln_partial_base_" + t, base[type]);
+      segmentHead +=
+          "  const unsigned pbase_" + t + " = kiln_partial_base_" + t + "[lo];\n";
+      uint64_t offset = kernels.builder.scratch(used[type] * 4);
+      partials.add(type.str() + " *__restrict__ partial_" + t,
+                   LaunchArg::scratch(offset));
+    }
+    std::vector<Accumulator> all;
+    for (unsigned s = 0; s < segments; ++s)
+      llvm::append_range(all, codes[segmentClass[s]].accs);
+    std::string scratch = scratchDecls(all, true);
+
+    std::string finalGlobals;
+    FailureOr<std::string> epilogue = scalarEpilogue(finalGlobals);
+    if (failed(epilogue))
+      return failure();
     for (unsigned i :
          inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
       addInput(rowParams, i);
     for (Value v : plan.rowOutputs)
       addOutputs(rowParams, v);
 
-    std::vector<Accumulator> accs;
-    if (total <= kSingleBlockElements) {
-      // One block reduces every tensor in turn and finishes.
-      std::string globals, text;
-      for (unsigned s = 0; s < plan.spaces.size(); ++s) {
-        FailureOr<SpaceCode> code =
-            spaceLoop(s, "0", str(plan.spaces[s].elements()), accs, globals);
-        if (failed(code))
-          return failure();
-        text += code->declarations + "  {  // " + formatShape(plan.spaces[s].shape) +
-                "\n" + indent(code->loop, 2) + "  }\n";
-      }
-      FailureOr<std::string> epilogue = scalarEpilogue(globals);
-      if (failed(epilogue))
-        return failure();
+    // The kernel(s): the element loop's parameters, the partials, what the
+    // finish reads and writes.
+    Params final = partials;
+    for (size_t i = 0; i < rowParams.decls.size(); ++i)
+      final.add(rowParams.decls[i], rowParams.args[i]);
+    for (size_t i = 0; i < partials.decls.size(); ++i)
+      elementParams.add(partials.decls[i], partials.args[i]);
+    if (single) {
+      // One block walks every segment, then combines and finishes (its
+      // partials, written before the barrier, are visible to it after).
       Params params = elementParams;
       for (size_t i = 0; i < rowParams.decls.size(); ++i)
         if (!llvm::is_contained(params.decls, rowParams.decls[i]))
           params.add(rowParams.decls[i], rowParams.args[i]);
-      kernels.kernel("kiln_multi_reduce", globals, params,
-                     scratchDecls(accs, true) + text + *epilogue, dim3Of(1),
-                     dim3Of(kThreads));
+      std::string loop = "  for (unsigned lo = 0; lo < " + str(segments) +
+                         "; ++lo) {\n    const unsigned b = 0;\n" +
+                         indent(segmentHead + text, 2) + "  }\n  __syncthreads();\n";
+      kernels.kernel("kiln_multi_reduce", globals + finalGlobals, params,
+                     scratch + loop + finish + *epilogue, dim3Of(1), dim3Of(kThreads));
       return success();
     }
-
-    // Blocks of a fixed chunk each, the same for every tensor.
-    int64_t chunk = std::max(kMinChunk, ceilDiv(total, kTargetBlocks));
-    chunk = ceilDiv(chunk, kThreads * 8) * kThreads * 8;
-    llvm::SmallVector<int64_t> starts = {0};
-    for (const ReductionSpace &space : plan.spaces)
-      starts.push_back(starts.back() + ceilDiv(space.elements(), chunk));
-    std::string globals = "// First block of each tensor shape (and the total): "
-                          "shape t is reduced by\n// blocks [kiln_space_start[t], "
-                          "kiln_space_start[t + 1]).\n"
-                          "static __device__ const unsigned kiln_space_start[" +
-                          str(starts.size()) + "] = {";
-    for (auto [i, start] : llvm::enumerate(starts))
-      globals += (i ? ", " : "") + str(start);
-    globals += "};\n";
-    std::string text =
-        "  // The tensor shape of this block: the last one starting at or before it.\n"
+    std::string search =
+        "  // The segment of this block: the last one starting at or before it.\n"
         "  unsigned lo = 0, hi = " +
-        str(plan.spaces.size()) +
+        str(segments) +
         ";\n"
         "  while (hi - lo > 1) {\n"
         "    const unsigned mid = (lo + hi) / 2;\n"
@@ -796,71 +916,12 @@ private:
         "    else\n"
         "      hi = mid;\n"
         "  }\n"
-        "  const unsigned b = blockIdx.x - kiln_space_start[lo];\n"
-        "  switch (lo) {\n";
-    std::vector<PartialSlot> slots;
-    llvm::StringMap<int64_t> used; // per type, entries so far
-    std::string finish;
-    for (unsigned s = 0; s < plan.spaces.size(); ++s) {
-      const ReductionSpace &space = plan.spaces[s];
-      size_t first = accs.size();
-      std::string begin = "(idx_t)b * " + str(chunk);
-      FailureOr<SpaceCode> code = spaceLoop(s, begin,
-                                            "min((idx_t)" + str(space.elements()) + ", " +
-                                                begin + " + " + str(chunk) + ")",
-                                            accs, globals);
-      if (failed(code))
-        return failure();
-      text += "  case " + str(s) + ": { // " + formatShape(space.shape) + "\n" +
-              indent(code->declarations + code->loop, 2) +
-              "    if (threadIdx.x == 0) {\n";
-      int64_t blocks = starts[s + 1] - starts[s];
-      for (size_t k = first; k < accs.size(); ++k) {
-        PartialSlot slot{accs[k].type, used[accs[k].type], blocks};
-        used[accs[k].type] += blocks;
-        slots.push_back(slot);
-        std::string p = partialName(slot.type);
-        text += "      " + p + "[" + str(slot.offset) + " + b] = acc" + str(k) + ";\n";
-        if (blocks == 1) {
-          finish += "  const " + accs[k].type + " acc" + str(k) + " = " + p + "[" +
-                    str(slot.offset) + "];\n";
-          continue;
-        }
-        finish +=
-            llvm::formatv("  {0} acc{1} = {2};\n"
-                          "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
-                          "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
-                          "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, {8});\n",
-                          accs[k].type, k, accs[k].identity, blocks, kThreads,
-                          accs[k].combiner, p, slot.offset, scratchOf(accs[k].type))
-                .str();
-      }
-      text += "    }\n    break;\n  }\n";
-    }
-    text += "  }\n";
-    Params partialParams = elementParams, finalParams;
-    for (llvm::StringRef type : {"float", "unsigned", "int"}) {
-      if (!used.count(type))
-        continue;
-      uint64_t offset = kernels.builder.scratch(used[type] * 4);
-      partialParams.add(type.str() + " *__restrict__ " + partialName(type),
-                        LaunchArg::scratch(offset));
-      finalParams.add("const " + type.str() + " *__restrict__ " + partialName(type),
-                      LaunchArg::scratch(offset));
-    }
-    kernels.kernel("kiln_multi_reduce_partial", globals, partialParams,
-                   scratchDecls(accs, true) + text, dim3Of(starts.back()),
+        "  const unsigned b = blockIdx.x - kiln_space_start[lo];\n";
+    kernels.kernel("kiln_multi_reduce_partial", globals, elementParams,
+                   scratch + search + segmentHead + text, dim3Of(starts.back()),
                    dim3Of(kThreads));
-
-    std::string finalGlobals;
-    FailureOr<std::string> epilogue = scalarEpilogue(finalGlobals);
-    if (failed(epilogue))
-      return failure();
-    for (size_t i = 0; i < rowParams.decls.size(); ++i)
-      finalParams.add(rowParams.decls[i], rowParams.args[i]);
-    kernels.kernel("kiln_multi_reduce_final", finalGlobals, finalParams,
-                   scratchDecls(accs, true) + finish + *epilogue, dim3Of(1),
-                   dim3Of(kThreads));
+    kernels.kernel("kiln_multi_reduce_final", finalGlobals, final,
+                   scratch + finish + *epilogue, dim3Of(1), dim3Of(kThreads));
     return success();
   }
 

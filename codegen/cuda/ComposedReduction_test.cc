@@ -338,6 +338,35 @@ TEST_F(ComposedReductionTest, MultiTensorPartialsThenFinalInFixedOrder) {
     EXPECT_EQ(k.source.find("atomic"), std::string::npos);
 }
 
+TEST_F(ComposedReductionTest, MultiTensorSegmentsOfTheSameCodeShareIt) {
+  // The squares of 24 tensors of two shapes: one segment each, all with the
+  // same code (pointers and sizes come from tables), whatever their number.
+  std::string args, body, sum;
+  for (int i = 0; i < 24; ++i) {
+    std::string type = i % 2 ? "tensor<300x40xf32>" : "tensor<77xf32>";
+    std::string n = std::to_string(i);
+    args += (i ? ", %t" : "%t") + n + ": " + type;
+    body += "  %q" + n + " = kiln.mul %t" + n + ", %t" + n + " : " + type + ", " + type +
+            "\n  %s" + n + " = kiln.reduce_sum %q" + n + " dims = [" +
+            (i % 2 ? "0, 1" : "0") + "] : " + type + "\n";
+    if (i > 0)
+      body += "  %a" + n + " = kiln.add " +
+              (i > 1 ? "%a" + std::to_string(i - 1) : "%s0") + ", %s" + n +
+              " : tensor<f32>, tensor<f32>\n";
+  }
+  std::vector<GeneratedFusion> g =
+      fuseAndEmit("func.func @f(" + args + ") -> tensor<f32> {\n" + body +
+                  "  %n = kiln.sqrt %a23 : tensor<f32>\n  return %n : tensor<f32>\n}\n");
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(planOf(0).spaces.size(), 24u);
+  ASSERT_EQ(g[0].launches.size(), 2u);
+  const std::string &partial = g[0].kernels[0].source;
+  EXPECT_NE(partial.find("case 0:"), std::string::npos);
+  EXPECT_EQ(partial.find("case 1:"), std::string::npos);
+  EXPECT_NE(partial.find("kiln_segment_elements[24]"), std::string::npos);
+  EXPECT_EQ(llvm::StringRef(partial).count("kiln_sum_op()(acc"), 1u);
+}
+
 TEST_F(ComposedReductionTest, RejectsBodiesWithoutAPlan) {
   // Yielding a block argument.
   FusionOp passThrough = parseFusion(R"mlir(

@@ -75,6 +75,43 @@ protected:
     });
   }
 
+  /// Builds the training entries of `plain`, fuses a copy, and checks that
+  /// both compute the same and how the gradient norm was fused.
+  /// With `multiTensorNorm`, also expects the gradient norm and statistics
+  /// as one multi-tensor reduction (with bf16 storage the casts of the
+  /// gradients keep them in separate kernels).
+  void checkTrainingEntries(ModuleOp plain, const TrainStepOptions &options,
+                            bool multiTensorNorm) {
+    ASSERT_TRUE(succeeded(buildTrainingEntries(plain, options))) << diagnostics;
+    OwningOpRef<ModuleOp> fused = plain.clone();
+    for (auto function : fused->getOps<func::FuncOp>())
+      ASSERT_TRUE(succeeded(fuseFunction(function)));
+    ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+    expectPlans(*fused);
+
+    // Positive, so that optimizer state such as Adam's second moment is valid.
+    for (llvm::StringRef entry :
+         {"forward", "forward_backward", "apply_update", "train_step"})
+      expectSameResults(plain, *fused, entry, 0.05, 1.0);
+
+    // The statistics and the clip by global norm over every gradient are one
+    // multi-tensor reduction that feeds the one optimizer kernel.
+    if (!multiTensorNorm)
+      return;
+    auto apply = fused->lookupSymbol<func::FuncOp>("apply_update");
+    EXPECT_EQ(kinds(apply),
+              (std::map<std::string, int>{{"optimizer", 1}, {"reduction", 1}}));
+    auto step = fused->lookupSymbol<func::FuncOp>("train_step");
+    int multiTensor = 0;
+    for (auto fusion : step.getOps<FusionOp>()) {
+      if (fusion.getKind() != "reduction")
+        continue;
+      FailureOr<ReductionPlan> plan = planReduction(fusion);
+      multiTensor += succeeded(plan) && plan->form == ReductionPlan::Form::MultiTensor;
+    }
+    EXPECT_EQ(multiTensor, 1);
+  }
+
   std::mt19937_64 rng{std::random_device{}()};
 };
 
@@ -95,35 +132,26 @@ TEST_P(FusionTest, FusedEntriesComputeTheSameResults) {
   TrainStepOptions options;
   options.transforms.statistics = true;
   options.transforms.clipNorm = 1.0;
-  ASSERT_TRUE(succeeded(buildTrainingEntries(*plain, options))) << diagnostics;
-  OwningOpRef<ModuleOp> fused = plain->clone();
-  for (auto function : fused->getOps<func::FuncOp>())
-    ASSERT_TRUE(succeeded(fuseFunction(function)));
-  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
-  expectPlans(*fused);
+  checkTrainingEntries(*plain, options, /*multiTensorNorm=*/!GetParam().bf16);
+}
 
-  // Positive, so that optimizer state such as Adam's second moment is valid.
-  for (llvm::StringRef entry :
-       {"forward", "forward_backward", "apply_update", "train_step"})
-    expectSameResults(*plain, *fused, entry, 0.05, 1.0);
-
-  // The statistics and the clip by global norm over every gradient are one
-  // multi-tensor reduction that feeds the one optimizer kernel (f32: with
-  // bf16 storage the casts of the gradients keep them in separate kernels).
+TEST_P(FusionTest, FusedEntriesWithEveryGradientTransform) {
+  OwningOpRef<ModuleOp> plain = parseSourceFile<ModuleOp>(GetParam().path, &context);
+  ASSERT_TRUE(plain) << diagnostics;
   if (GetParam().bf16)
-    return;
-  auto apply = fused->lookupSymbol<func::FuncOp>("apply_update");
-  EXPECT_EQ(kinds(apply),
-            (std::map<std::string, int>{{"optimizer", 1}, {"reduction", 1}}));
-  auto step = fused->lookupSymbol<func::FuncOp>("train_step");
-  int multiTensor = 0;
-  for (auto fusion : step.getOps<FusionOp>()) {
-    if (fusion.getKind() != "reduction" || fusion->getNumResults() != 4)
-      continue;
-    FailureOr<ReductionPlan> plan = planReduction(fusion);
-    multiTensor += succeeded(plan) && plan->form == ReductionPlan::Form::MultiTensor;
-  }
-  EXPECT_EQ(multiTensor, 1);
+    ASSERT_TRUE(succeeded(narrowStorage(plain->lookupSymbol<func::FuncOp>("loss"),
+                                        FloatType::getBF16(&context))))
+        << diagnostics;
+  // The norm is taken of scaled and clamped gradients, which the optimizer
+  // reads as well.
+  TrainStepOptions options;
+  options.optimizer.kind = OptimizerKind::Adam;
+  options.optimizer.weightDecay = 0.01;
+  options.transforms.statistics = true;
+  options.transforms.scale = 0.5;
+  options.transforms.clipValue = 0.3;
+  options.transforms.clipNorm = 0.8;
+  checkTrainingEntries(*plain, options, /*multiTensorNorm=*/!GetParam().bf16);
 }
 
 INSTANTIATE_TEST_SUITE_P(

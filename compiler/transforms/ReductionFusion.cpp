@@ -5,8 +5,10 @@
 // its epilogue (the square of a gradient belongs to the norm that reads it,
 // not to the reduction that produced the gradient). A group grows by
 // producers (element-wise ops, and reductions a plan can join) and by
-// users that read a reduction-dependent value or reduce again, each kept
-// only when the group still has a plan and can stand at its last op. Groups
+// users that read a reduction-dependent value or reduce again, kept only
+// when the group still has a plan and can stand at its last op. Candidates
+// are tried together and with all their producers first, so that a group
+// of n ops takes a few plans rather than n (each plan costs O(n)). Groups
 // of independent whole-tensor reductions are then merged.
 //
 //===----------------------------------------------------------------------===//
@@ -127,21 +129,27 @@ private:
            });
   }
 
-  /// Whether `group` can become one kernel standing at its last op.
-  static bool valid(const Members &group) {
+  /// The plan of `group` (its ops in block order, its values used outside
+  /// as outputs); with `placed`, only when the group can also stand at its
+  /// last op.
+  static FailureOr<ReductionPlan> planOf(const Members &group, bool placed) {
     llvm::SmallVector<Operation *> ops(group.begin(), group.end());
     llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    Operation *last = ops.back();
     llvm::SetVector<Value> outputs;
     for (Operation *op : ops) {
-      if (!usersOutsideComeAfter(op, group, last))
-        return false;
+      if (placed && !usersOutsideComeAfter(op, group, ops.back()))
+        return failure();
       for (Value result : op->getResults())
         if (llvm::any_of(result.getUsers(),
                          [&](Operation *user) { return !group.contains(user); }))
           outputs.insert(result);
     }
-    return succeeded(planReduction(ops, outputs.getArrayRef()));
+    return planReduction(ops, outputs.getArrayRef());
+  }
+
+  /// Whether `group` can become one kernel standing at its last op.
+  static bool valid(const Members &group) {
+    return succeeded(planOf(group, /*placed=*/true));
   }
 
   /// Adds `op` with what must come along: the producers of an optimizer
@@ -296,15 +304,7 @@ private:
   /// Whether `group` only holds independent whole-tensor reductions (and the
   /// ops around them), so that it can share a multi-tensor kernel.
   static bool wholeTensor(const Members &group) {
-    llvm::SmallVector<Operation *> ops(group.begin(), group.end());
-    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    llvm::SetVector<Value> outputs;
-    for (Operation *op : ops)
-      for (Value result : op->getResults())
-        if (llvm::any_of(result.getUsers(),
-                         [&](Operation *user) { return !group.contains(user); }))
-          outputs.insert(result);
-    FailureOr<ReductionPlan> plan = planReduction(ops, outputs.getArrayRef());
+    FailureOr<ReductionPlan> plan = planOf(group, /*placed=*/false);
     if (failed(plan) || plan->numStages != 1 || plan->needsRowKernel)
       return false;
     return llvm::all_of(plan->spaces,

@@ -32,16 +32,14 @@ static llvm::ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-static llvm::SmallVector<int64_t> withoutOnes(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t> out;
-  for (int64_t d : shape)
-    if (d != 1)
-      out.push_back(d);
-  return out;
-}
-
-/// Same elements in the same row-major order.
-static bool sameElements(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+bool sameElements(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+  auto withoutOnes = [](llvm::ArrayRef<int64_t> shape) {
+    llvm::SmallVector<int64_t> out;
+    for (int64_t d : shape)
+      if (d != 1)
+        out.push_back(d);
+    return out;
+  };
   return withoutOnes(a) == withoutOnes(b);
 }
 

@@ -24,10 +24,12 @@
 //   prologue computed while loading and the row values when storing);
 //   otherwise the reduced dims must be the innermost ones, and a row kernel
 //   keeps each row (in registers when it fits) through every stage.
-// - MultiTensor: whole-tensor reductions over several shapes, none reading
+// - MultiTensor: whole-tensor reductions of several tensors, none reading
 //   another's result, whose results meet in scalar row values (a global
 //   norm over every gradient): one multi-tensor kernel of per-block partials
-//   and one finishing kernel, in a fixed order.
+//   and one finishing kernel, in a fixed order. Each space is then a
+//   segment: the reductions of one tensor (or of tensors whose prologues
+//   share an op or an input).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +45,10 @@
 #include <string>
 
 namespace mlir::kiln {
+
+/// Whether shapes `a` and `b` hold the same elements in the same row-major
+/// order (they differ at most in size-1 dims).
+bool sameElements(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 /// reduce_sum, reduce_mean, reduce_max or reduce_min.
 bool isPrimitiveReduction(Operation *op);
