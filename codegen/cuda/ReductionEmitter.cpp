@@ -258,14 +258,16 @@ LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
 /// The column kernel of the weight (and bias) gradients of a norm over
 /// [rows, M]: sum over rows of grad * xh (and of grad), with xh recomputed
 /// from the per-row (mean, rstd) in `stats`; rows split over blocks when
-/// the columns alone do not fill the GPU, then combined in order.
+/// the columns alone do not fill the GPU and there are enough rows (1024 per
+/// split) to pay for the second launch, then combined in order. A small
+/// norm (a few hundred rows) is one launch: its step is launch-bound.
 void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
                         int weightResult, int biasResult) {
   int64_t columnTiles = ceilDiv(m, 32);
   int64_t splits = 1;
   if (columnTiles < kTargetBlocks)
     splits = std::clamp<int64_t>(
-        std::min(ceilDiv(kTargetBlocks, columnTiles), ceilDiv(rows, 64)), 1, 1024);
+        std::min(ceilDiv(kTargetBlocks, columnTiles), ceilDiv(rows, 1024)), 1, 1024);
   int64_t chunk = ceilDiv(std::max<int64_t>(rows, 1), splits);
   splits = ceilDiv(std::max<int64_t>(rows, 1), chunk);
   bool bias = biasResult >= 0;
