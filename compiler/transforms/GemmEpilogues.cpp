@@ -39,27 +39,6 @@ bool isFloat(Type type) {
   return type.isF32() || type.isBF16() || type.isF16();
 }
 
-/// The element-wise ops that the updated parameters and optimizer state
-/// (results marked kiln.updates) are computed from, up to the first op that
-/// is not element-wise.
-llvm::DenseSet<Operation *> optimizerUpdateOps(func::FuncOp function) {
-  llvm::DenseSet<Operation *> ops;
-  Operation *terminator = function.getBody().front().getTerminator();
-  SmallVector<Operation *> worklist;
-  for (unsigned i = 0, e = terminator->getNumOperands(); i < e; ++i)
-    if (function.getResultAttr(i, KilnDialect::kUpdatesAttrName))
-      if (Operation *producer = terminator->getOperand(i).getDefiningOp())
-        worklist.push_back(producer);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (classify(op) != OpClass::Pointwise || !ops.insert(op).second)
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *producer = operand.getDefiningOp())
-        worklist.push_back(producer);
-  }
-  return ops;
-}
 
 /// The ops that compute `value` element-wise and that only `group` (with
 /// the ops found so far) uses, in no particular order: the epilogue can

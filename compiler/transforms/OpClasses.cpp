@@ -64,4 +64,23 @@ int64_t remappedReadsPerElement(Operation *op) {
   return isa<RopeOp>(op) ? 2 : 1;
 }
 
+llvm::DenseSet<Operation *> optimizerUpdateOps(func::FuncOp function) {
+  llvm::DenseSet<Operation *> ops;
+  Operation *terminator = function.getBody().front().getTerminator();
+  SmallVector<Operation *> worklist;
+  for (unsigned i = 0, e = terminator->getNumOperands(); i < e; ++i)
+    if (function.getResultAttr(i, KilnDialect::kUpdatesAttrName))
+      if (Operation *producer = terminator->getOperand(i).getDefiningOp())
+        worklist.push_back(producer);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (classify(op) != OpClass::Pointwise || !ops.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+  }
+  return ops;
+}
+
 } // namespace mlir::kiln

@@ -12,6 +12,8 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::kiln {
@@ -52,6 +54,11 @@ bool remapsWithinOperands(Operation *op);
 /// reads two: each element and its rotation partner; the other remapping
 /// ops one).
 int64_t remappedReadsPerElement(Operation *op);
+
+/// The element-wise ops that the updated parameters and optimizer state of a
+/// training entry (results marked kiln.updates) are computed from, up to the
+/// first op that is not element-wise: the multi-tensor optimizer kernel's.
+llvm::DenseSet<Operation *> optimizerUpdateOps(func::FuncOp function);
 
 } // namespace mlir::kiln
 

@@ -88,22 +88,7 @@ private:
   /// state (the backward slice of the results marked kiln.updates through
   /// element-wise ops): the optimizer kernel (step 4 of Fusion.cpp) takes
   /// them.
-  void markOptimizerOps() {
-    Operation *terminator = function.getBody().front().getTerminator();
-    llvm::SmallVector<Operation *> worklist;
-    for (unsigned i = 0, e = terminator->getNumOperands(); i < e; ++i)
-      if (function.getResultAttr(i, KilnDialect::kUpdatesAttrName))
-        if (Operation *producer = terminator->getOperand(i).getDefiningOp())
-          worklist.push_back(producer);
-    while (!worklist.empty()) {
-      Operation *op = worklist.pop_back_val();
-      if (classify(op) != OpClass::Pointwise || !optimizerOps.insert(op).second)
-        continue;
-      for (Value operand : op->getOperands())
-        if (Operation *producer = operand.getDefiningOp())
-          worklist.push_back(producer);
-    }
-  }
+  void markOptimizerOps() { optimizerOps = optimizerUpdateOps(function); }
 
   bool available(Operation *op) const { return !taken.contains(op) && !claimed(op); }
 
