@@ -104,6 +104,40 @@ __device__ __forceinline__ void kiln_zero(float (&a)[R][C]) {
 #pragma unroll
     for (int j = 0; j < C; ++j) a[i][j] = 0.f;
 }
+
+// This thread's scores of a query tile against a key tile in shared memory:
+// s[i][j] = q(row ty + 16 i) . k(row tx + 16 j).
+template <int RM, int RN, int DP, int LQ, int LK>
+__device__ __forceinline__ void kiln_scores(float (&s)[RM][RN], const float *sQ,
+                                            const float *sK, int ty, int tx) {
+  kiln_zero(s);
+  kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
+                            [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+}
+
+// Masks the scores of the key tile at k0 and advances the online softmax of
+// rows q0 + ty + 16 i: m becomes the running row maximum, l is rescaled to
+// it, and alpha holds the factor for sums kept elsewhere (a row masked so
+// far keeps maximum -inf and factor 1).
+template <int RM, int RN>
+__device__ __forceinline__ void kiln_online_max(float (&s)[RM][RN], float (&m)[RM],
+                                                float (&l)[RM], float (&alpha)[RM],
+                                                int q0, int k0, int ty, int tx) {
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+    const int qi = q0 + ty + 16 * i;
+    float mt = m[i];
+#pragma unroll
+    for (int j = 0; j < RN; ++j) {
+      if (!kiln_visible(qi, k0 + tx + 16 * j)) s[i][j] = -KILN_INF;
+      mt = fmaxf(mt, s[i][j]);
+    }
+    mt = kiln_row_max(mt);
+    alpha[i] = mt == -KILN_INF ? 1.f : exp2f(m[i] - mt);
+    m[i] = mt;
+    l[i] *= alpha[i];
+  }
+}
 )cuda";
 
 constexpr const char *kForward = R"cuda(
@@ -125,25 +159,14 @@ constexpr const char *kForward = R"cuda(
     kiln_load_tile<BN, D, DP, LK, K_ST>(sK, kb, k0, TK, 1.f);
     kiln_load_tile<BN, DV, DVP, LV, V_ST>(sV, vb, k0, TK, 1.f);
     __syncthreads();
-    float s[RM][RN];
-    kiln_zero(s);
-    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
-                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+    float s[RM][RN], alpha[RM];
+    kiln_scores<RM, RN, DP, LQ, LK>(s, sQ, sK, ty, tx);
+    kiln_online_max(s, m, l, alpha, q0, k0, ty, tx);
 #pragma unroll
     for (int i = 0; i < RM; ++i) {
-      const int qi = q0 + ty + 16 * i;
-      float mt = m[i];
+      const float mt = m[i];
 #pragma unroll
-      for (int j = 0; j < RN; ++j) {
-        if (!kiln_visible(qi, k0 + tx + 16 * j)) s[i][j] = -KILN_INF;
-        mt = fmaxf(mt, s[i][j]);
-      }
-      mt = kiln_row_max(mt);
-      const float alpha = mt == -KILN_INF ? 1.f : exp2f(m[i] - mt);
-      m[i] = mt;
-      l[i] *= alpha;
-#pragma unroll
-      for (int jj = 0; jj < DVJ; ++jj) o[i][jj] *= alpha;
+      for (int jj = 0; jj < DVJ; ++jj) o[i][jj] *= alpha[i];
 #pragma unroll
       for (int j = 0; j < RN; ++j) {
         const float p = mt == -KILN_INF ? 0.f : exp2f(s[i][j] - mt);
@@ -203,26 +226,13 @@ constexpr const char *kBackwardQuery = R"cuda(
     __syncthreads();
     kiln_load_tile<BN, D, DP, LK, K_ST>(sK, kb, k0, TK, 1.f);
     __syncthreads();
-    float s[RM][RN];
-    kiln_zero(s);
-    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
-                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+    float s[RM][RN], alpha[RM];
+    kiln_scores<RM, RN, DP, LQ, LK>(s, sQ, sK, ty, tx);
+    kiln_online_max(s, m, l, alpha, q0, k0, ty, tx);
 #pragma unroll
-    for (int i = 0; i < RM; ++i) {
-      const int qi = q0 + ty + 16 * i;
-      float mt = m[i];
+    for (int i = 0; i < RM; ++i)
 #pragma unroll
-      for (int j = 0; j < RN; ++j) {
-        if (!kiln_visible(qi, k0 + tx + 16 * j)) s[i][j] = -KILN_INF;
-        mt = fmaxf(mt, s[i][j]);
-      }
-      mt = kiln_row_max(mt);
-      const float alpha = mt == -KILN_INF ? 1.f : exp2f(m[i] - mt);
-      m[i] = mt;
-      l[i] *= alpha;
-#pragma unroll
-      for (int j = 0; j < RN; ++j) l[i] += mt == -KILN_INF ? 0.f : exp2f(s[i][j] - mt);
-    }
+      for (int j = 0; j < RN; ++j) l[i] += m[i] == -KILN_INF ? 0.f : exp2f(s[i][j] - m[i]);
   }
   float lse[RM];
 #pragma unroll
@@ -243,10 +253,8 @@ constexpr const char *kBackwardQuery = R"cuda(
     kiln_load_tile<BN, DV, DVP, LV, V_ST>(sV, vb, k0, TK, 1.f);
     __syncthreads();
     float s[RM][RN], dp[RM][RN];
-    kiln_zero(s);
+    kiln_scores<RM, RN, DP, LQ, LK>(s, sQ, sK, ty, tx);
     kiln_zero(dp);
-    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
-                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
     kiln_tile_mma<RM, RN, DVP>(dp, [&](int i, int e) { return sO[(ty + 16 * i) * LO + e]; },
                                [&](int j, int e) { return sV[(tx + 16 * j) * LV + e]; });
 #pragma unroll
@@ -303,10 +311,8 @@ constexpr const char *kBackwardKey = R"cuda(
     }
     __syncthreads();
     float s[RM][RN], dp[RM][RN];
-    kiln_zero(s);
+    kiln_scores<RM, RN, DP, LQ, LK>(s, sQ, sK, ty, tx);
     kiln_zero(dp);
-    kiln_tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
-                              [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
     kiln_tile_mma<RM, RN, DVP>(dp, [&](int i, int e) { return sO[(ty + 16 * i) * LO + e]; },
                                [&](int j, int e) { return sV[(tx + 16 * j) * LV + e]; });
 #pragma unroll
