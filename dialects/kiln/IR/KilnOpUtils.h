@@ -38,6 +38,11 @@ inline std::string shapeString(RankedTensorType type) {
   return formatShape(type.getShape());
 }
 
+/// Checks that the query, key and value of an attention op (or of its
+/// backward op) are ranked tensors of rank 4 ([B, H, T, D]).
+LogicalResult checkAttentionOperandRanks(std::optional<Location> location,
+                                         Value query, Value key, Value value);
+
 } // namespace mlir::kiln
 
 #endif // KILN_DIALECTS_KILN_IR_KILNOPUTILS_H

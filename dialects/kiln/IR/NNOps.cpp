@@ -181,13 +181,10 @@ LogicalResult RopeOp::verify() {
 // Attention
 //===----------------------------------------------------------------------===//
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> location,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &results) {
-  std::pair<StringRef, Value> operands[] = {{"query", adaptor.getQuery()},
-                                            {"key", adaptor.getKey()},
-                                            {"value", adaptor.getValue()}};
+LogicalResult mlir::kiln::checkAttentionOperandRanks(std::optional<Location> location,
+                                                      Value query, Value key, Value value) {
+  std::pair<StringRef, Value> operands[] = {
+      {"query", query}, {"key", key}, {"value", value}};
   StringRef layouts[] = {"[B, H, Tq, D]", "[B, H, Tk, D]", "[B, H, Tk, Dv]"};
   for (auto [index, operand] : llvm::enumerate(operands)) {
     RankedTensorType type = rankedType(operand.second);
@@ -199,6 +196,16 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                             "' must have rank 4 (", layouts[index], "), got ",
                             shapeString(type));
   }
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  if (failed(checkAttentionOperandRanks(location, adaptor.getQuery(),
+                                        adaptor.getKey(), adaptor.getValue())))
+    return failure();
   RankedTensorType query = rankedType(adaptor.getQuery());
   ArrayRef<int64_t> q = query.getShape();
   int64_t dv = rankedType(adaptor.getValue()).getDimSize(3);

@@ -39,21 +39,11 @@ static LogicalResult checkShapeAndElement(Operation *op, StringRef name,
 LogicalResult AttentionBackwardOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  std::pair<StringRef, Value> operands[] = {{"query", adaptor.getQuery()},
-                                            {"key", adaptor.getKey()},
-                                            {"value", adaptor.getValue()}};
-  StringRef layouts[] = {"[B, H, Tq, D]", "[B, H, Tk, D]", "[B, H, Tk, Dv]"};
-  for (auto [index, operand] : llvm::enumerate(operands)) {
-    RankedTensorType type = rankedType(operand.second);
-    if (!type)
-      return inferenceError(location, "'", operand.first,
-                            "' must be a ranked tensor");
-    if (type.getRank() != 4)
-      return inferenceError(location, "'", operand.first,
-                            "' must have rank 4 (", layouts[index], "), got ",
-                            shapeString(type));
-    results.push_back(type);
-  }
+  if (failed(checkAttentionOperandRanks(location, adaptor.getQuery(),
+                                        adaptor.getKey(), adaptor.getValue())))
+    return failure();
+  for (Value operand : {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
+    results.push_back(operand.getType());
   return success();
 }
 
