@@ -88,7 +88,8 @@ def write_safetensors(path, tensors, metadata=None):
 
 KILN_BENCH = re.compile(
     r"^bench (\S+): median ([0-9.eE+-]+) ms, min ([0-9.eE+-]+) ms, "
-    r"mean ([0-9.eE+-]+) ms over (\d+) replays", re.M)
+    r"mean ([0-9.eE+-]+) ms over (\d+) replays"
+    r"(?: \(\d+ warm-up calls; (\d+) of (\d+) launches programmatic\))?", re.M)
 
 
 def parse_kiln_bench(text):
@@ -98,7 +99,9 @@ def parse_kiln_bench(text):
         return None
     return {"entry": m.group(1), "median": float(m.group(2)),
             "min": float(m.group(3)), "mean": float(m.group(4)),
-            "replays": int(m.group(5))}
+            "replays": int(m.group(5)),
+            "programmatic": (f"{m.group(6)} of {m.group(7)} launches programmatic"
+                             if m.group(6) else None)}
 
 
 class Row:
@@ -167,11 +170,12 @@ def summary_line(title, rows):
 # ---------------------------------------------------------------------------
 # Timing.
 
-def time_kiln(artifact, entry, inputs, params, warmup, iters):
-    """Runs kiln-run --bench; returns (Row fields ms, note)."""
+def time_kiln(artifact, entry, inputs, params, warmup, iters, extra=()):
+    """Runs kiln-run --bench (with `extra` flags); returns (Row fields ms,
+    note)."""
     cmd = [os.path.join(HERE, "kiln-run"), artifact, "--entry", entry,
            "--inputs", inputs, "--bench", "--warmup", str(warmup),
-           "--iters", str(iters)]
+           "--iters", str(iters), *extra]
     if params:
         cmd += ["--params", params]
     print("$", " ".join(cmd), flush=True)
@@ -182,8 +186,11 @@ def time_kiln(artifact, entry, inputs, params, warmup, iters):
     if proc.returncode != 0 or parsed is None:
         tail = " ".join(text.strip().splitlines()[-1:])[:160]
         return None, f"kiln-run exit {proc.returncode}: {tail}"
-    return parsed["median"], (f"graph replays; min {parsed['min']:.4f} ms, "
-                              f"mean {parsed['mean']:.4f} ms")
+    note = (f"graph replays; min {parsed['min']:.4f} ms, "
+            f"mean {parsed['mean']:.4f} ms")
+    if parsed["programmatic"]:
+        note += "; " + parsed["programmatic"]
+    return parsed["median"], note
 
 
 def time_events(fn, warmup, iters):
@@ -415,6 +422,13 @@ def run_train(args, title, name, factory):
     params_path = os.path.join(HERE, f"{name}.params.safetensors")
     ms, note = time_kiln(art, "train_step", inputs, params_path, args.warmup, args.iters)
     rows = [Row("kiln", ms, note, torch=False)]
+    # The same replays with every kernel launched only after its predecessor
+    # has ended: what programmatic dependent launch saves.
+    serial_ms, serial_note = time_kiln(art, "train_step", inputs, params_path,
+                                       args.warmup, args.iters,
+                                       ["--serial-launches"])
+    rows.append(Row("kiln, serial launches", serial_ms, serial_note,
+                    torch=False))
     params = load_torch(params_path)
     data = load_torch(inputs)
     ok, check = check_loss(factory, params, data,
@@ -610,7 +624,10 @@ def self_test():
             "min 0.0400 ms, mean 0.0433 ms over 200 replays (20 warm-up calls)\n")
     b = parse_kiln_bench(line)
     assert b == {"entry": "train_step", "median": 0.0421, "min": 0.04,
-                 "mean": 0.0433, "replays": 200}, b
+                 "mean": 0.0433, "replays": 200, "programmatic": None}, b
+    b = parse_kiln_bench(line.replace("calls)", "calls; 38 of 40 launches "
+                                      "programmatic)"))
+    assert b["programmatic"] == "38 of 40 launches programmatic", b
     assert parse_kiln_bench("error: no CUDA device\n") is None
 
     rows = [Row("kiln", 0.05, torch=False), Row("torch eager", 3.0),

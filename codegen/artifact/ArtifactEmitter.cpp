@@ -101,6 +101,7 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     image.arch = kernel.arch;
     image.ptx = kernel.binary.ptx;
     image.cubin = kernel.binary.cubin;
+    image.waits_for_predecessor = kernel.waitsForPredecessor;
     k.images.push_back(std::move(image));
     for (LaunchArg::Kind kind : kernel.params)
       k.params.push_back(kind == LaunchArg::Kind::I32   ? art::ArgKind::kI32

@@ -88,7 +88,7 @@ void FusionBuilder::kernel(llvm::StringRef prefix, llvm::StringRef helpers,
      << placeholder << "(";
   for (auto [i, decl] : llvm::enumerate(params.decls))
     os << (i ? ",\n    " : "\n    ") << decl;
-  os << ") {\n" << body << "}\n";
+  os << ") {\n  " << kWaitForPredecessor << "\n" << body << "}\n";
   os.flush();
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",

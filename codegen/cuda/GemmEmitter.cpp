@@ -744,6 +744,7 @@ __device__ __forceinline__ void kg_fragment_b(unsigned (&b0)[2], unsigned (&b1)[
 }
 
 extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(KG_PARAMS) {
+  kiln_wait_for_predecessor();
   const KgParams p{KG_PARAM_NAMES};
   extern __shared__ __align__(16) unsigned char kg_smem[];
   kg_t *sA = reinterpret_cast<kg_t *>(kg_smem);
@@ -867,6 +868,7 @@ __device__ __forceinline__ int kg_m_of(int ty, int i) { return (i / 4) * (KG_BM 
 __device__ __forceinline__ int kg_n_of(int tx, int j) { return (j / 4) * (KG_BN / (KG_TN / 4)) + tx * 4 + j % 4; }
 
 extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(KG_PARAMS) {
+  kiln_wait_for_predecessor();
   const KgParams p{KG_PARAM_NAMES};
   // [buffer][k][m or n], m/n contiguous; +4 keeps float4 alignment and
   // spreads the transposing stores over the banks.
@@ -1003,6 +1005,7 @@ extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(
 /// epilogue.
 constexpr const char *kSplitReduceKernel = R"cuda(
 extern "C" __global__ void __launch_bounds__(256) KG_NAME(KG_PARAMS) {
+  kiln_wait_for_predecessor();
   const KgParams p{KG_PARAM_NAMES};
   if constexpr (KG_N % 4 == 0) {
     // Four columns of one row per thread: 16-byte partial loads, paired stores.
@@ -1201,11 +1204,7 @@ public:
       return fusion.emitOpError("the gemm emitter cannot generate this fusion: ")
              << why;
     const GemmPlan &plan = *analyzed;
-    unsigned archNumber = 0;
-    if (!llvm::StringRef(options.arch).starts_with("sm_") ||
-        llvm::StringRef(options.arch).drop_front(3).take_while(llvm::isDigit)
-            .getAsInteger(10, archNumber) ||
-        archNumber < 80)
+    if (archNumber(options.arch) < 80)
       return fusion.emitOpError("the gemm kernels need sm_80 or newer, got '")
              << options.arch << "'";
 
@@ -1248,7 +1247,7 @@ public:
       configs.append(std::begin(kTf32Configs), std::end(kTf32Configs));
     else {
       // The wgmma kernel runs one problem (no grouped or summed products).
-      if (archNumber == 90 && aVec && bVec && groups == 1 && ksums == 1)
+      if (archNumber(options.arch) == 90 && aVec && bVec && groups == 1 && ksums == 1)
         configs.append(std::begin(kWgmmaConfigs), std::end(kWgmmaConfigs));
       configs.append(std::begin(kTensorCoreConfigs),
                      std::end(kTensorCoreConfigs));

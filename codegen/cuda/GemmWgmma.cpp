@@ -146,6 +146,7 @@ __device__ __forceinline__ KgWork kg_work(const KgParams &p, long long w) {
 // Persistent: block i takes work items i, i + gridDim.x, ...; the first
 // tiles of the next item are copied while this item's epilogue runs.
 extern "C" __global__ void __launch_bounds__(KG_THREADS, 1) KG_NAME(KG_PARAMS) {
+  kiln_wait_for_predecessor();
   const KgParams p{KG_PARAM_NAMES};
   extern __shared__ __align__(16) unsigned char kg_smem[];
   // Swizzle atoms start on 1024-byte boundaries (the launch adds the slack).

@@ -108,6 +108,18 @@ std::unique_ptr<KernelEmitter> createReductionEmitter();
 std::unique_ptr<KernelEmitter> createGemmEmitter();
 std::unique_ptr<KernelEmitter> createAttentionEmitter();
 
+/// The first statement of every generated kernel (defined in
+/// kiln_prelude.cuh): compiled for sm_90 or newer it waits for the previous
+/// kernel on the stream before any memory access, so the runtime may launch
+/// the kernel with programmatic stream serialization.
+inline constexpr llvm::StringLiteral kWaitForPredecessor =
+    "kiln_wait_for_predecessor();";
+
+/// True when a kernel with `source`, compiled for `arch`, waits for its
+/// predecessor itself: `arch` is sm_90 or newer and the source calls
+/// kWaitForPredecessor.
+bool waitsForPredecessor(llvm::StringRef source, llvm::StringRef arch);
+
 /// The device helpers every kernel may use (kiln_prelude.cuh): bf16/f16
 /// conversions, NaN-propagating max/min, Philox4x32-10 as in
 /// runtime/random/philox.h, ...

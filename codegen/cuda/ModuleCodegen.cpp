@@ -148,6 +148,7 @@ private:
     image.source = kernel.source;
     image.arch = kernel.archSpecific ? archSpecificTarget(options.arch)
                                      : options.arch;
+    image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
     if (compile) {
       std::string error;
       if (!cache.compile(kernel.source, kernel.name, image.arch,

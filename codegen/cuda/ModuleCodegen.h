@@ -64,6 +64,8 @@ struct CompiledKernelImage {
   CompiledKernel binary;
   /// Kinds of the kernel's parameters, in order.
   std::vector<LaunchArg::Kind> params;
+  /// The kernel waits for its predecessor itself (waitsForPredecessor).
+  bool waitsForPredecessor = false;
 };
 
 /// A resident buffer: parameter, master weight, optimizer state, gradient.

@@ -3,6 +3,7 @@
 #include "codegen/cuda/Nvrtc.h"
 
 #include "codegen/cuda/KernelEmitter.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <nvJitLink.h>
 #include <nvrtc.h>
@@ -23,6 +24,14 @@ uint64_t contentHash(llvm::StringRef text) {
 
 std::string archSpecificTarget(llvm::StringRef arch) {
   return arch.ends_with("a") ? arch.str() : arch.str() + "a";
+}
+
+unsigned archNumber(llvm::StringRef arch) {
+  unsigned number = 0;
+  if (!arch.consume_front("sm_") ||
+      arch.take_while(llvm::isDigit).getAsInteger(10, number))
+    return 0;
+  return number;
 }
 
 /// NVRTC's options besides the architecture. No fast math: kernels must match

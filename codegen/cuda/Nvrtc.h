@@ -32,6 +32,10 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
 /// for. Their code runs only on that exact architecture.
 std::string archSpecificTarget(llvm::StringRef arch);
 
+/// The number of an architecture name ("sm_90" and "sm_90a" -> 90); 0 when
+/// `arch` does not look like sm_<digits>.
+unsigned archNumber(llvm::StringRef arch);
+
 /// Everything besides a kernel's source, name and architecture that decides
 /// what compileCuda produces: the NVRTC and nvJitLink versions, NVRTC's
 /// options and the kernel prelude.

@@ -436,7 +436,8 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
   if (!globals.empty())
     text += "\n";
   text += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
-          ") KILN_KERNEL_NAME(\n    " + params + ") {\n" + kernelBody + "}\n";
+          ") KILN_KERNEL_NAME(\n    " + params + ") {\n  " +
+          kWaitForPredecessor.str() + "\n" + kernelBody + "}\n";
   // Equal fusions give equal sources and names; different ones differ.
   name = "kiln_" + kind.str() + "_" + hex16(contentHash(text));
   for (size_t at; (at = text.find("KILN_KERNEL_NAME")) != std::string::npos;)

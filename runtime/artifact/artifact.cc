@@ -143,7 +143,8 @@ bool operator==(const Entry& a, const Entry& b) {
                                           b.launches);
 }
 bool operator==(const KernelImage& a, const KernelImage& b) {
-  return std::tie(a.arch, a.ptx, a.cubin) == std::tie(b.arch, b.ptx, b.cubin);
+  return std::tie(a.arch, a.ptx, a.cubin, a.waits_for_predecessor) ==
+         std::tie(b.arch, b.ptx, b.cubin, b.waits_for_predecessor);
 }
 bool operator==(const Kernel& a, const Kernel& b) {
   return std::tie(a.name, a.content_hash, a.images, a.static_shared_bytes,

@@ -145,6 +145,10 @@ struct KernelImage {
   std::string arch;
   std::string ptx;
   std::vector<uint8_t> cubin;  // empty if none
+  // The code waits for its predecessor grids (griddepcontrol.wait) before it
+  // touches memory: it may be launched with programmatic stream
+  // serialization.
+  bool waits_for_predecessor = false;
 };
 
 struct Kernel {

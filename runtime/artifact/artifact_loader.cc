@@ -165,6 +165,7 @@ Artifact Convert(const fb::Artifact& a) {
           image.arch = Str(i->arch());
           image.ptx = Str(i->ptx());
           image.cubin = Bytes(i->cubin());
+          image.waits_for_predecessor = i->waits_for_predecessor();
           kernel.images.push_back(std::move(image));
         }
       }

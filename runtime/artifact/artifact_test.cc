@@ -266,6 +266,14 @@ std::vector<SemanticCase> SemanticCases() {
          });
        },
        "kernels[0].static_shared_bytes: 300000 exceeds 232448"},
+      {"grid dependency wait before sm_90",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.kernels[0].images[0].waits_for_predecessor = true;
+         });
+       },
+       "kernels[0].images[0].waits_for_predecessor: set for sm_80, which has "
+       "no grid dependency control (sm_90 and newer)"},
       {"unknown arch",
        [] {
          return Mutated(MinimalArtifact(),

@@ -194,6 +194,12 @@ class Validator {
       if (!archs.insert(image.arch).second) {
         return Invalid(ipath + ".arch", "duplicate '", image.arch, "'");
       }
+      if (image.waits_for_predecessor && ArchNumber(image.arch) < 90) {
+        return Invalid(ipath + ".waits_for_predecessor", "set for ",
+                       image.arch,
+                       ", which has no grid dependency control (sm_90 and "
+                       "newer)");
+      }
       if (image.ptx.empty()) return Invalid(ipath + ".ptx", "is empty");
       const size_t nul = image.ptx.find('\0');
       if (nul != std::string::npos) {

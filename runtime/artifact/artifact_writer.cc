@@ -85,7 +85,8 @@ Offset<fb::Kernel> KernelFb(FlatBufferBuilder& b, const Kernel& k) {
       b.ForceVectorAlignment(image.cubin.size(), 1, 16);
       cubin = b.CreateVector(image.cubin);
     }
-    images.push_back(fb::CreateKernelImage(b, arch, ptx, cubin));
+    images.push_back(fb::CreateKernelImage(b, arch, ptx, cubin,
+                                           image.waits_for_predecessor));
   }
   auto images_vec = b.CreateVector(images);
   std::vector<fb::ArgKind> params;
@@ -145,8 +146,13 @@ std::string SerializePayload(const Artifact& a) {
 
   b.Finish(fb::CreateArtifact(b, archs_vec, entries_vec, residents_vec,
                               kernels_vec, params_vec, constants_vec));
-  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()),
-                     b.GetSize());
+  std::string payload(reinterpret_cast<const char*>(b.GetBufferPointer()),
+                      b.GetSize());
+  // A whole number of the envelope's 16-byte payload alignment, so the
+  // payload ends the file with no padding after it: then cutting any byte off
+  // the file cuts the payload, which the verifier rejects.
+  payload.resize((payload.size() + 15) / 16 * 16, '\0');
+  return payload;
 }
 
 }  // namespace

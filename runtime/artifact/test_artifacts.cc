@@ -25,6 +25,8 @@ Kernel MakeKernel(const std::string& name, std::vector<ArgKind> params,
     KernelImage image;
     image.arch = arch;
     image.ptx = FakePtx(name, arch);
+    // As kilnc marks its images: sm_90 and newer wait for their predecessor.
+    image.waits_for_predecessor = ArchNumber(arch) >= 90;
     if (with_cubin) {
       for (int i = 0; i < 40; ++i) {
         image.cubin.push_back(static_cast<uint8_t>(0x7f ^ (i * 13)));

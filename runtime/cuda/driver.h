@@ -58,6 +58,7 @@ struct CudaApi {
   X(cuModuleGetFunction)       \
   X(cuModuleUnload)            \
   X(cuLaunchKernel)            \
+  X(cuLaunchKernelEx)          \
   X(cuFuncSetAttribute)        \
   X(cuFuncGetAttribute)        \
   X(cuStreamBeginCapture)      \

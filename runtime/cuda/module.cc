@@ -33,10 +33,31 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
   if (function_ == nullptr) {
     return absl::FailedPreconditionError("launching an empty Kernel");
   }
-  absl::Status status =
-      KILN_CU(driver_, cuLaunchKernel, function_, config.grid.x, config.grid.y,
-              config.grid.z, config.block.x, config.block.y, config.block.z,
-              config.shared_memory_bytes, stream.handle(), args, nullptr);
+  absl::Status status;
+  if (config.programmatic_serialization) {
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig launch = {};
+    launch.gridDimX = config.grid.x;
+    launch.gridDimY = config.grid.y;
+    launch.gridDimZ = config.grid.z;
+    launch.blockDimX = config.block.x;
+    launch.blockDimY = config.block.y;
+    launch.blockDimZ = config.block.z;
+    launch.sharedMemBytes = config.shared_memory_bytes;
+    launch.hStream = stream.handle();
+    launch.attrs = &attribute;
+    launch.numAttrs = 1;
+    status = KILN_CU(driver_, cuLaunchKernelEx, &launch, function_, args,
+                     nullptr);
+  } else {
+    status = KILN_CU(driver_, cuLaunchKernel, function_, config.grid.x,
+                     config.grid.y, config.grid.z, config.block.x,
+                     config.block.y, config.block.z,
+                     config.shared_memory_bytes, stream.handle(), args,
+                     nullptr);
+  }
   if (!status.ok()) {
     return Annotate(
         status,

@@ -40,6 +40,11 @@ struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
   uint32_t shared_memory_bytes = 0;  // dynamic shared memory per block
+  // Programmatic stream serialization: the kernel may be scheduled before the
+  // previous kernel on the stream has finished. Only for kernels that wait
+  // for their predecessor themselves (griddepcontrol.wait) before they touch
+  // memory; on devices of compute capability 9.0 and newer.
+  bool programmatic_serialization = false;
 };
 
 // Kernel arguments assembled at run time (e.g. from an artifact's argument

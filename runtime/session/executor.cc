@@ -158,6 +158,13 @@ absl::Status Executor::Init() {
   RuntimeState& rt = runtime();
   KILN_RETURN_IF_ERROR(rt.device->MakeCurrent());
   KILN_ASSIGN_OR_RETURN(stream_, Stream::Create(*rt.device));
+  // Grid dependency control arrived with sm_90; graphs capture programmatic
+  // launches from CUDA 12.3 on.
+  constexpr int kProgrammaticCaptureDriver = 12030;
+  programmatic_launch_ = options_.programmatic_launch &&
+                         rt.device->compute_capability().sm() >= 90 &&
+                         rt.device->driver().version() >=
+                             kProgrammaticCaptureDriver;
   const artifact::Artifact& a = artifact();
   const StreamId sid = StreamIdOf(*stream_);
 
@@ -350,6 +357,9 @@ absl::Status Executor::LaunchAll(const artifact::Entry& entry,
     config.grid = {l.grid.x, l.grid.y, l.grid.z};
     config.block = {l.block.x, l.block.y, l.block.z};
     config.shared_memory_bytes = l.dynamic_shared_bytes;
+    config.programmatic_serialization =
+        programmatic_launch_ && module_->waits_for_predecessor[l.kernel];
+    stats_.programmatic_launches += config.programmatic_serialization ? 1 : 0;
     KILN_RETURN_IF_ERROR(Annotate(
         module_->kernels[l.kernel].Launch(*stream_, config, state.args[i]),
         absl::StrCat("entry '", entry.name, "' launch ", i)));

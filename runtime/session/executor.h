@@ -57,6 +57,9 @@ struct ModuleState {
   artifact::Artifact artifact;
   std::vector<std::unique_ptr<CudaModule>> modules;  // one per kernel
   std::vector<Kernel> kernels;                       // artifact.kernels order
+  // Per kernel: the loaded image waits for its predecessor grids itself, so
+  // it may be launched with programmatic stream serialization.
+  std::vector<bool> waits_for_predecessor;
   bool all_cubins = true;
   ~ModuleState();
 };
@@ -134,6 +137,8 @@ class Executor {
 
   std::shared_ptr<ModuleState> module_;
   SessionOptions options_;
+  // options_.programmatic_launch where the device and driver support it.
+  bool programmatic_launch_ = false;
   // Destroyed in reverse order: entries and residents before the stream.
   std::unique_ptr<Stream> stream_;
   std::vector<DeviceBuffer> residents_;

@@ -90,6 +90,9 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
     const artifact::KernelImage* cubin = loadable.cubin;
     const artifact::KernelImage* ptx = loadable.ptx;
     std::unique_ptr<CudaModule> module;
+    const artifact::KernelImage* loaded = cubin != nullptr ? cubin : ptx;
+    state->waits_for_predecessor.push_back(loaded != nullptr &&
+                                           loaded->waits_for_predecessor);
     if (cubin != nullptr) {
       KILN_ASSIGN_OR_RETURN(
           module, CudaModule::LoadImage(

@@ -29,7 +29,8 @@ using artifact::TensorBinding;
 constexpr uint64_t Align(uint64_t v) { return (v + 255) / 256 * 256; }
 
 artifact::Kernel MakeKernel(const std::string& name,
-                            std::vector<ArgKind> params, bool cubin) {
+                            std::vector<ArgKind> params,
+                            const LinRegOptions& options) {
   artifact::Kernel k;
   k.name = name;
   k.params = std::move(params);
@@ -37,7 +38,8 @@ artifact::Kernel MakeKernel(const std::string& name,
   image.arch = "sm_90";
   image.ptx.assign(reinterpret_cast<const char*>(embedded::kLinRegPtx),
                    embedded::kLinRegPtx_size);
-  if (cubin) {
+  image.waits_for_predecessor = options.waits_for_predecessor;
+  if (options.cubin) {
     image.cubin.assign(embedded::kLinRegCubin,
                        embedded::kLinRegCubin + embedded::kLinRegCubin_size);
   }
@@ -85,11 +87,10 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   const BufferRef rb = BufferRef::Resident(pb, 0, fb);
 
   using A = ArgKind;
-  const bool c = o.cubin;
   const uint32_t k_fwd = w.AddKernel(MakeKernel(
       "linreg_forward",
       {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kI32, A::kI32, A::kI32},
-      c));
+      o));
 
   // Arena: x, y, pred, dpred, loss, lr, step.
   const uint64_t ox = 0, oy = Align(ox + fx), op = Align(oy + fy),
@@ -125,14 +126,14 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   const BufferRef rgb = BufferRef::Resident(gb, 0, fb);
 
   const uint32_t k_loss = w.AddKernel(MakeKernel(
-      "mse_loss", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, c));
+      "mse_loss", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
   const uint32_t k_mse_grad = w.AddKernel(MakeKernel(
-      "mse_grad", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, c));
+      "mse_grad", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
   const uint32_t k_gw = w.AddKernel(MakeKernel(
       "linreg_grad_w",
-      {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32, A::kI32, A::kI32}, c));
+      {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32, A::kI32, A::kI32}, o));
   const uint32_t k_gb = w.AddKernel(MakeKernel(
-      "linreg_grad_b", {A::kBuffer, A::kBuffer, A::kI32, A::kI32}, c));
+      "linreg_grad_b", {A::kBuffer, A::kBuffer, A::kI32, A::kI32}, o));
 
   const Launch loss = MakeLaunch(
       k_loss, 256, 256,
@@ -152,7 +153,7 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   std::vector<Launch> updates;
   if (o.optimizer == LinRegOptimizer::kSgd) {
     const uint32_t k_sgd = w.AddKernel(MakeKernel(
-        "sgd_update", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, c));
+        "sgd_update", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
     updates.push_back(MakeLaunch(k_sgd, in * out, 128,
                                  {Arg::Buffer(rw), Arg::Buffer(rgw),
                                   Arg::Buffer(alr), Arg::I32(in * out)}));
@@ -164,7 +165,7 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
         "adam_update",
         {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
          A::kBuffer, A::kF32, A::kF32, A::kF32, A::kI32},
-        c));
+        o));
     struct P {
       std::string name;
       std::vector<int64_t> shape;

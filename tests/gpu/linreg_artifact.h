@@ -26,6 +26,9 @@ struct LinRegOptions {
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
   // Kernel images: PTX always; a cubin for sm_90 unless false.
   bool cubin = true;
+  // Marks the images as waiting for their predecessor grid (the kernels do),
+  // which lets the runtime launch them with programmatic serialization.
+  bool waits_for_predecessor = false;
   // Only an entry "predict" (x -> pred) and the parameters: an inference
   // model.
   bool inference_only = false;

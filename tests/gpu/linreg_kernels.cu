@@ -6,11 +6,22 @@
 //
 // Shapes: x [n, in], w [in, out], b [out], pred/y/dpred [n, out], loss [].
 // Every reduction runs in a fixed order, so results are deterministic.
+//
+// Every kernel first waits for the previous grid on the stream (a no-op
+// unless it was launched with programmatic stream serialization), so the
+// artifacts may mark their images as waiting for their predecessor.
+__device__ __forceinline__ void wait_for_predecessor() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 
 // pred[i, o] = sum_k x[i, k] w[k, o] + b[o]
 extern "C" __global__ void linreg_forward(const float* x, const float* w,
                                           const float* b, float* pred, int n,
                                           int in, int out) {
+  wait_for_predecessor();
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n * out) return;
   const int i = t / out, o = t % out;
@@ -22,6 +33,7 @@ extern "C" __global__ void linreg_forward(const float* x, const float* w,
 // loss = mean((pred - y)^2). One block of 256 threads.
 extern "C" __global__ void mse_loss(const float* pred, const float* y,
                                     float* loss, int count) {
+  wait_for_predecessor();
   __shared__ float partial[256];
   float sum = 0.0f;
   for (int i = threadIdx.x; i < count; i += blockDim.x) {
@@ -40,6 +52,7 @@ extern "C" __global__ void mse_loss(const float* pred, const float* y,
 // dpred = 2 (pred - y) / count
 extern "C" __global__ void mse_grad(const float* pred, const float* y,
                                     float* dpred, int count) {
+  wait_for_predecessor();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) dpred[i] = 2.0f * (pred[i] - y[i]) / count;
 }
@@ -47,6 +60,7 @@ extern "C" __global__ void mse_grad(const float* pred, const float* y,
 // gw[k, o] = sum_i x[i, k] dpred[i, o]
 extern "C" __global__ void linreg_grad_w(const float* x, const float* dpred,
                                          float* gw, int n, int in, int out) {
+  wait_for_predecessor();
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= in * out) return;
   const int k = t / out, o = t % out;
@@ -58,6 +72,7 @@ extern "C" __global__ void linreg_grad_w(const float* x, const float* dpred,
 // gb[o] = sum_i dpred[i, o]
 extern "C" __global__ void linreg_grad_b(const float* dpred, float* gb, int n,
                                          int out) {
+  wait_for_predecessor();
   const int o = blockIdx.x * blockDim.x + threadIdx.x;
   if (o >= out) return;
   float acc = 0.0f;
@@ -68,6 +83,7 @@ extern "C" __global__ void linreg_grad_b(const float* dpred, float* gb, int n,
 // p -= lr * g
 extern "C" __global__ void sgd_update(float* p, const float* g,
                                       const float* lr, int count) {
+  wait_for_predecessor();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) p[i] = p[i] - lr[0] * g[i];
 }
@@ -77,6 +93,7 @@ extern "C" __global__ void adam_update(float* p, float* m, float* v,
                                        const float* g, const float* lr,
                                        const int* step, float beta1,
                                        float beta2, float eps, int count) {
+  wait_for_predecessor();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const float t = (float)step[0];

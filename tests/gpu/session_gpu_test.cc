@@ -2,6 +2,8 @@
 // artifacts built from hand-written kernels (linreg_artifact.h). Without a
 // CUDA driver every test skips; in CI they also run against the CPU stand-in
 // driver.
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -55,6 +57,21 @@ std::vector<float> Floats(const HostTensor& t) {
   std::vector<float> out(t.data.size() / 4);
   std::memcpy(out.data(), t.data.data(), t.data.size());
   return out;
+}
+
+// The CPU stand-in driver's count of launches with programmatic stream
+// serialization; -1 with a real driver (which has no such counter).
+int FakeDriverProgrammaticLaunches() {
+  const char* path = std::getenv("KILN_LIBCUDA_PATH");
+  if (path == nullptr || *path == '\0') return -1;
+  void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return -1;
+  using Counter = int (*)();
+  auto counter = reinterpret_cast<Counter>(
+      dlsym(handle, "kiln_fake_programmatic_launches"));
+  const int count = counter != nullptr ? counter() : -1;
+  dlclose(handle);
+  return count;
 }
 
 class SessionGpuTest : public ::testing::Test {
@@ -430,6 +447,59 @@ TEST_F(SessionGpuTest, GraphsAreCapturedOnceAndReplayed) {
   ExecutionStats d = direct->stats();
   EXPECT_EQ(d.graph_captures, 0);
   EXPECT_EQ(d.kernel_launches, 3 * 7);  // 5 forward/backward + 2 Adam
+}
+
+// Kernels that wait for their predecessor may be scheduled before it ends:
+// results must not change. On the CPU stand-in driver the launches also
+// reach cuLaunchKernelEx with the attribute (its counter says so).
+TEST_F(SessionGpuTest, ProgrammaticLaunchesGiveIdenticalResults) {
+  LinRegOptions o;
+  o.waits_for_predecessor = true;
+  auto module = LoadLinReg(o);
+  ASSERT_NE(module, nullptr);
+  const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 6);
+  ASSERT_OK_AND_ASSIGN(auto serial, module->NewTrainer(
+                                        {.seed = 2, .programmatic_launch = false}));
+  ASSERT_OK_AND_ASSIGN(auto graphs, module->NewTrainer({.seed = 2}));
+  ASSERT_OK_AND_ASSIGN(auto direct, module->NewTrainer(
+                                        {.seed = 2, .use_graphs = false}));
+  const int launches_before = FakeDriverProgrammaticLaunches();
+  if (std::getenv("KILN_LIBCUDA_PATH") != nullptr) {
+    ASSERT_GE(launches_before, 0) << "the stand-in driver has no counter";
+  }
+  constexpr int kSteps = 20;
+  for (int i = 0; i < kSteps; ++i) {
+    const float lr = 0.01f * (1 + i % 3);
+    ASSERT_OK_AND_ASSIGN(float a, serial->Step(Batch(data, o, i % 4), lr));
+    ASSERT_OK_AND_ASSIGN(float b, graphs->Step(Batch(data, o, i % 4), lr));
+    ASSERT_OK_AND_ASSIGN(float c, direct->Step(Batch(data, o, i % 4), lr));
+    EXPECT_EQ(a, b) << "step " << i;
+    EXPECT_EQ(a, c) << "step " << i;
+  }
+  for (const char* name : {"w", "b", "adam_m.w", "adam_v.b"}) {
+    const std::vector<float> expected = Download(serial->Buffer(name));
+    EXPECT_EQ(Download(graphs->Buffer(name)), expected) << name;
+    EXPECT_EQ(Download(direct->Buffer(name)), expected) << name;
+  }
+  // 7 launches per step: 5 forward/backward, 2 Adam; a graph captures once.
+  const bool supported = rt().device().compute_capability().sm() >= 90 &&
+                         CudaDriver::Get().value()->version() >= 12030;
+  EXPECT_EQ(serial->stats().programmatic_launches, 0);
+  EXPECT_EQ(graphs->stats().programmatic_launches, supported ? 7 : 0);
+  EXPECT_EQ(direct->stats().programmatic_launches, supported ? kSteps * 7 : 0);
+  if (launches_before >= 0) {
+    EXPECT_EQ(FakeDriverProgrammaticLaunches() - launches_before,
+              supported ? 7 + kSteps * 7 : 0);
+  }
+
+  // Images not marked as waiting are never launched early.
+  o.waits_for_predecessor = false;
+  auto unmarked = LoadLinReg(o);
+  ASSERT_NE(unmarked, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto plain, unmarked->NewTrainer({.seed = 2}));
+  ASSERT_OK_AND_ASSIGN(float loss, plain->Step(Batch(data, o, 0), 0.01f));
+  EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_EQ(plain->stats().programmatic_launches, 0);
 }
 
 TEST_F(SessionGpuTest, WrongInputsAreRejectedBeforeAnythingRuns) {

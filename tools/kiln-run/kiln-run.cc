@@ -56,6 +56,10 @@ Inference (any entry, default forward):
   --rtol R --atol A         tolerances of --check (default 1e-5, 1e-6)
   --bench                   time the entry: --warmup N calls, then the median
   --warmup N --iters N      of --iters event-timed graph replays (10, 100)
+  --serial-launches         launch each kernel only when the previous one has
+                            ended (by default, on sm_90 and newer, kernels
+                            that wait for their predecessor themselves are
+                            scheduled while it still runs)
 
 Training (given --steps):
   --steps N                 train until step N (counting resumed steps)
@@ -87,6 +91,7 @@ struct Flags {
   double rtol = 1e-5;
   double atol = 1e-6;
   bool bench = false;
+  bool serial_launches = false;
   std::optional<int64_t> warmup;
   int64_t iters = 100;
   std::optional<int64_t> steps;
@@ -119,11 +124,13 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       name = name.substr(0, eq);
       has_value = true;
     }
-    static const std::set<std::string> kBool = {"bench", "no-shuffle", "help"};
+    static const std::set<std::string> kBool = {"bench", "no-shuffle",
+                                                "serial-launches", "help"};
     if (kBool.count(name)) {
       if (has_value) return bad(absl::StrCat("--", name, " takes no value"));
       if (name == "bench") f.bench = true;
       if (name == "no-shuffle") f.shuffle = false;
+      if (name == "serial-launches") f.serial_launches = true;
       if (name == "help") return bad("help");
       continue;
     }
@@ -341,7 +348,10 @@ absl::StatusOr<Inputs> ReadInputs(const std::string& path) {
 }
 
 absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
-  KILN_ASSIGN_OR_RETURN(auto session, module.NewSession({.seed = f.seed}));
+  KILN_ASSIGN_OR_RETURN(
+      auto session,
+      module.NewSession(
+          {.seed = f.seed, .programmatic_launch = !f.serial_launches}));
   if (!f.params.empty()) KILN_RETURN_IF_ERROR(session->LoadParameters(f.params));
   Inputs inputs;
   if (!f.inputs.empty()) {
@@ -381,9 +391,12 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
     for (float t : ms) mean += t;
     mean /= ms.size();
     std::printf("bench %s: median %.4f ms, min %.4f ms, mean %.4f ms over %zu "
-                "replays (%lld warm-up calls)\n",
+                "replays (%lld warm-up calls; %lld of %zu launches "
+                "programmatic)\n",
                 f.entry.c_str(), sorted[sorted.size() / 2], sorted.front(), mean,
-                ms.size(), static_cast<long long>(f.warmup.value_or(10)));
+                ms.size(), static_cast<long long>(f.warmup.value_or(10)),
+                static_cast<long long>(session->stats().programmatic_launches),
+                module.artifact().FindEntry(f.entry)->launches.size());
   }
   return status;
 }
@@ -409,7 +422,10 @@ std::string Duration(double seconds) {
 }
 
 absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
-  KILN_ASSIGN_OR_RETURN(auto trainer, module.NewTrainer({.seed = f.seed}));
+  KILN_ASSIGN_OR_RETURN(
+      auto trainer,
+      module.NewTrainer(
+          {.seed = f.seed, .programmatic_launch = !f.serial_launches}));
   if (!f.resume.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Restore(f.resume));
     std::printf("resumed from %s at step %lld\n", f.resume.c_str(),

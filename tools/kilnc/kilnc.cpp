@@ -113,9 +113,14 @@ static void printStats(const codegen::CompiledModule &module) {
   uint64_t residentBytes = 0;
   for (const codegen::ResidentInfo &resident : module.residents)
     residentBytes += tensorBytes(resident.type);
+  size_t waiting = llvm::count_if(
+      module.kernels, [](const codegen::CompiledKernelImage &kernel) {
+        return kernel.waitsForPredecessor;
+      });
   llvm::errs() << "kernels: " << module.kernels.size() << " distinct ("
                << module.kernelsCompiled << " compiled, " << module.kernelCacheHits
-               << " from the kernel cache)\n"
+               << " from the kernel cache; " << waiting
+               << " may launch before their predecessor ends)\n"
                << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
   for (const codegen::CompiledEntry &entry : module.entries) {

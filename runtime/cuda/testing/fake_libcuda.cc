@@ -35,6 +35,7 @@ std::mutex mu;
 size_t allocated = 0;
 std::map<CUdeviceptr, size_t> allocations;
 int context_token;
+int programmatic_launches = 0;
 
 struct FakeStream {
   bool capturing = false;
@@ -589,6 +590,32 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
   }
   return CUDA_ERROR_LAUNCH_FAILED;
 }
+
+// Accepts only the attribute the runtime sets (programmatic stream
+// serialization) and runs the launch like cuLaunchKernel: the stand-in runs
+// kernels in order, which is one valid schedule of such launches.
+CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction function,
+                          void** args, void** extra) {
+  if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  for (unsigned int i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id !=
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) {
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (config->attrs[i].value.programmaticStreamSerializationAllowed != 0) {
+      ++programmatic_launches;
+    }
+  }
+  return cuLaunchKernel(function, config->gridDimX, config->gridDimY,
+                        config->gridDimZ, config->blockDimX, config->blockDimY,
+                        config->blockDimZ, config->sharedMemBytes,
+                        config->hStream, args, extra);
+}
+
+// Test hook: how many launches asked for programmatic stream serialization.
+int kiln_fake_programmatic_launches() { return programmatic_launches; }
 
 CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode) {
   auto* s = reinterpret_cast<FakeStream*>(stream);

@@ -155,6 +155,14 @@ struct SessionOptions {
   // Capture each entry into a CUDA graph on its first call and replay it;
   // false launches every kernel on every call.
   bool use_graphs = true;
+  // Launch each kernel that waits for its predecessor in the kernel itself
+  // (the artifact marks them; kilnc does so for sm_90 and newer) with
+  // programmatic stream serialization, so it is scheduled while the previous
+  // kernel still runs and starts as soon as that one's results are visible.
+  // Used on devices of compute capability 9.0 and newer with a driver of CUDA
+  // 12.3 or newer (which captures such launches into graphs); false launches
+  // every kernel only after the previous one has finished.
+  bool programmatic_launch = true;
 };
 using TrainerOptions = SessionOptions;
 
@@ -164,6 +172,9 @@ struct ExecutionStats {
   int64_t graph_captures = 0;  // graphs captured (once per entry)
   int64_t graph_replays = 0;   // graph launches
   int64_t kernel_launches = 0; // launches outside graphs (incl. tools)
+  // Launches issued (directly or into a graph being captured) with
+  // programmatic stream serialization (SessionOptions::programmatic_launch).
+  int64_t programmatic_launches = 0;
 };
 
 // Inference: runs any entry of the module with the parameters resident.

@@ -3,6 +3,7 @@
 // RUN: kilnc %s --inference --function f --emit=cuda | FileCheck %s --check-prefix=CUDA
 // RUN: kilnc %s --inference --function f --emit=ptx | FileCheck %s --check-prefix=PTX
 // RUN: kilnc %s --inference --function f -o %t.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: kilnc %s --inference --function f --arch=sm_80 -o %t80.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS80
 
 // MLIR: func.func @forward
 // MLIR-SAME: kiln.arena_size
@@ -11,11 +12,16 @@
 
 // CUDA: #include "kiln_prelude.cuh"
 // CUDA: extern "C" __global__ void
+// Every kernel waits for its predecessor before touching memory (so the
+// runtime may launch it early on sm_90 and newer).
+// CUDA: ) {
+// CUDA-NEXT: kiln_wait_for_predecessor();
 
 // PTX: .target sm_90
 // PTX: .visible .entry
 
-// STATS: kernels: 1 distinct
+// STATS: kernels: 1 distinct ({{.*}}; 1 may launch before their predecessor ends)
+// STATS80: kernels: 1 distinct ({{.*}}; 0 may launch before their predecessor ends)
 // STATS: entry forward: 1 launches, arena {{[0-9]+}} bytes
 func.func @f(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}) {

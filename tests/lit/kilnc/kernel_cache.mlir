@@ -8,10 +8,10 @@
 // RUN: kilnc %s --inference --function f -o %t.third.kiln --kernel-cache=%t.cache --no-kernel-cache --stats 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: env KILN_KERNEL_CACHE=%t.cache kilnc %s --inference --function f -o %t.fourth.kiln --stats 2>&1 | FileCheck %s --check-prefix=SECOND
 
-// FIRST: kernels: 1 distinct (1 compiled, 0 from the kernel cache)
-// SECOND: kernels: 1 distinct (0 compiled, 1 from the kernel cache)
+// FIRST: kernels: 1 distinct (1 compiled, 0 from the kernel cache;
+// SECOND: kernels: 1 distinct (0 compiled, 1 from the kernel cache;
 // FILES-COUNT-1: {{^[0-9a-f]{64}\.kernel$}}
-// OFF: kernels: 1 distinct (1 compiled, 0 from the kernel cache)
+// OFF: kernels: 1 distinct (1 compiled, 0 from the kernel cache;
 func.func @f(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}, tensor<f32> {kiln.name = "s"}) {
   %0 = kiln.add %a, %b : tensor<4x8xf32>, tensor<8xf32>
