@@ -870,12 +870,17 @@ __device__ __forceinline__ int kg_n_of(int tx, int j) { return (j / 4) * (KG_BN 
 extern "C" __global__ void __launch_bounds__(KG_THREADS, KG_MIN_BLOCKS) KG_NAME(KG_PARAMS) {
   kiln_wait_for_predecessor();
   const KgParams p{KG_PARAM_NAMES};
+  // Dynamic shared memory (its size is the launch's), so that kernels
+  // merged into one launch share it instead of adding up.
   // [buffer][k][m or n], m/n contiguous; +4 keeps float4 alignment and
   // spreads the transposing stores over the banks.
-  __shared__ __align__(16) float sA[2][KG_BK][KG_BM + 4];
-  __shared__ __align__(16) float sB[2][KG_BK][KG_BN + 4];
+  extern __shared__ __align__(16) unsigned char kg_smem[];
+  typedef float KgTileA[2][KG_BK][KG_BM + 4];
+  typedef float KgTileB[2][KG_BK][KG_BN + 4];
+  KgTileA &sA = *reinterpret_cast<KgTileA *>(kg_smem);
+  KgTileB &sB = *reinterpret_cast<KgTileB *>(kg_smem + sizeof(KgTileA));
   // The other slices' sums, [slice - 1][output of the thread][thread].
-  __shared__ float sRed[KG_SLICES > 1 ? (KG_SLICES - 1) * KG_TM * KG_TN * KG_SLICE_THREADS : 1];
+  float *sRed = reinterpret_cast<float *>(kg_smem + sizeof(KgTileA) + sizeof(KgTileB));
   const int tid = threadIdx.x, slice = tid / KG_SLICE_THREADS, lt = tid % KG_SLICE_THREADS;
   const int ty = lt / KG_TX, tx = lt % KG_TX;
   kg_idx tm, tn;
@@ -1430,7 +1435,15 @@ public:
                      1, 1};
       launch.dynamicSharedBytes =
           wgmmaSharedBytes(config.bm, config.bn, config.stages);
-    } else if (!simt) {
+    } else if (simt) {
+      // sA and sB (two buffers of BK x (BM + 4) and BK x (BN + 4) floats),
+      // then the other K slices' sums.
+      int64_t sliceThreads = (config.bm / config.tm) * (config.bn / config.tn);
+      int64_t floats = 2 * config.bk * (config.bm + 4) +
+                       2 * config.bk * (config.bn + 4) +
+                       (config.slices - 1) * config.tm * config.tn * sliceThreads;
+      launch.dynamicSharedBytes = static_cast<uint32_t>(floats * 4);
+    } else {
       int elementBytes = isF32 ? 4 : 2;
       int padK = isF32 ? 4 : 8, padMN = 8;
       int64_t aStage = aKMajor ? config.bm * (config.bk + padK)

@@ -29,6 +29,9 @@ struct CodegenOptions {
   /// Where compiled kernels are kept between runs (see KernelCache); empty:
   /// every kernel is compiled.
   std::string kernelCacheDirectory;
+  /// Runs launches of an entry that may run at once as one kernel
+  /// (LaunchMerging.h).
+  bool mergeLaunches = true;
 };
 
 /// What a launch argument refers to.

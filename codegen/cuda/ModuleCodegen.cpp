@@ -3,12 +3,17 @@
 #include "codegen/cuda/ModuleCodegen.h"
 
 #include "codegen/cuda/KernelCache.h"
+#include "codegen/cuda/LaunchMerging.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/IR/KilnNaming.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <cstring>
+#include <optional>
 
 namespace mlir::kiln::codegen {
 
@@ -27,6 +32,18 @@ public:
     for (auto function : module.getOps<func::FuncOp>())
       if (failed(addEntry(function)))
         return failure();
+    if (options.mergeLaunches)
+      for (CompiledEntry &entry : result.entries)
+        mergeIndependentLaunches(entry, result.kernels,
+                                 [&](const std::string &source) {
+                                   return addMergedKernel(source);
+                                 });
+    dropUnlaunchedKernels();
+    if (compile)
+      for (CompiledKernelImage &kernel : result.kernels)
+        if (kernel.binary.ptx.empty() &&
+            failed(compileKernel(kernel, module.getLoc())))
+          return failure();
     if (auto forward = module.lookupSymbol<func::FuncOp>("forward"))
       for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
         if (auto init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName))
@@ -149,13 +166,58 @@ private:
     image.arch = kernel.archSpecific ? archSpecificTarget(options.arch)
                                      : options.arch;
     image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
+    size_t id = result.kernels.size();
+    result.kernels.push_back(std::move(image));
+    kernelByHash[hash] = id;
+    fusionOfKernel.push_back(fusion);
+    return id;
+  }
+
+  /// Compiles `kernel`; a diagnostic at its fusion (or `loc` for merged
+  /// kernels) when it does not compile.
+  LogicalResult compileKernel(CompiledKernelImage &kernel, Location loc) {
+    std::string error;
+    if (cache.compile(kernel.source, kernel.name, kernel.arch,
+                      /*withCubin=*/true, kernel.binary, error))
+      return success();
+    auto found = kernelByHash.find(kernel.hash);
+    FusionOp fusion = found != kernelByHash.end() &&
+                              found->second < fusionOfKernel.size()
+                          ? fusionOfKernel[found->second]
+                          : FusionOp();
+    InFlightDiagnostic diag =
+        fusion ? fusion.emitOpError() : mlir::emitError(loc);
+    diag << "generated kernel '" << kernel.name
+         << "' does not compile: " << error;
+    return failure();
+  }
+
+  /// The kernel of merged launches: compiled now, so that a merge that does
+  /// not compile (e.g. more static shared memory than a block may have)
+  /// leaves its launches apart instead of failing.
+  std::optional<size_t> addMergedKernel(const std::string &source) {
+    std::string named = source;
+    std::string name = "kiln_merged_" + llvm::utohexstr(contentHash(source),
+                                                        /*LowerCase=*/true)
+                                            .substr(0, 12);
+    named.replace(named.find("KILN_KERNEL_NAME"), strlen("KILN_KERNEL_NAME"),
+                  name);
+    uint64_t hash = contentHash(named);
+    if (auto it = kernelByHash.find(hash); it != kernelByHash.end())
+      return it->second;
+    CompiledKernelImage image;
+    image.name = name;
+    image.hash = hash;
+    image.source = std::move(named);
+    image.arch = options.arch;
+    image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
     if (compile) {
       std::string error;
-      if (!cache.compile(kernel.source, kernel.name, image.arch,
-                         /*withCubin=*/true, image.binary, error))
-        return fusion.emitOpError("generated kernel '")
-                   << kernel.name << "' does not compile: " << error,
-               failure();
+      if (!cache.compile(image.source, image.name, image.arch,
+                         /*withCubin=*/true, image.binary, error)) {
+        ++result.mergesKeptApart;
+        return std::nullopt;
+      }
     }
     size_t id = result.kernels.size();
     result.kernels.push_back(std::move(image));
@@ -163,11 +225,46 @@ private:
     return id;
   }
 
+  /// Removes kernels no launch uses any more (merged into others) and
+  /// renumbers the launches'.
+  void dropUnlaunchedKernels() {
+    std::vector<bool> used(result.kernels.size(), false);
+    for (const CompiledEntry &entry : result.entries)
+      for (const CompiledLaunch &launch : entry.launches)
+        used[launch.kernel] = true;
+    std::vector<size_t> renumbered(result.kernels.size());
+    std::vector<CompiledKernelImage> kept;
+    for (size_t i = 0; i < result.kernels.size(); ++i) {
+      renumbered[i] = kept.size();
+      if (used[i])
+        kept.push_back(std::move(result.kernels[i]));
+    }
+    result.kernels = std::move(kept);
+    for (CompiledEntry &entry : result.entries)
+      for (CompiledLaunch &launch : entry.launches)
+        launch.kernel = renumbered[launch.kernel];
+    // Indices changed: the fusion of a kernel is found by its hash.
+    std::map<uint64_t, size_t> byHash;
+    std::vector<FusionOp> fusions;
+    for (size_t i = 0; i < result.kernels.size(); ++i) {
+      auto it = kernelByHash.find(result.kernels[i].hash);
+      fusions.push_back(it != kernelByHash.end() &&
+                                it->second < fusionOfKernel.size()
+                            ? fusionOfKernel[it->second]
+                            : FusionOp());
+      byHash[result.kernels[i].hash] = i;
+    }
+    kernelByHash = std::move(byHash);
+    fusionOfKernel = std::move(fusions);
+  }
+
   const CodegenOptions &options;
   bool compile;
   KernelCache cache{options.kernelCacheDirectory};
   CompiledModule result;
   std::map<uint64_t, size_t> kernelByHash;
+  /// The fusion each kernel was generated for (null for merged kernels).
+  std::vector<FusionOp> fusionOfKernel;
   llvm::StringSet<> residentNames;
 };
 } // namespace

@@ -91,6 +91,9 @@ struct CompiledModule {
   std::vector<ParameterInfo> parameters;
   /// Distinct kernels found in the on-disk cache, and compiled by NVRTC.
   unsigned kernelCacheHits = 0, kernelsCompiled = 0;
+  /// Groups of launches left apart because their merged kernel did not
+  /// compile.
+  unsigned mergesKeptApart = 0;
 };
 
 /// Generates and compiles `module` (after --kiln-fuse and --kiln-plan-memory).

@@ -93,6 +93,11 @@ static cl::opt<std::string> kernelCache(
              "$KILN_KERNEL_CACHE, else $XDG_CACHE_HOME/kiln/kernels, else "
              "~/.cache/kiln/kernels)"),
     cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> noMergeLaunches(
+    "no-merge-launches",
+    cl::desc("keep every fusion's launches apart (by default, launches that "
+             "may run at once run as one kernel)"),
+    cl::cat(category));
 static cl::opt<bool> noKernelCache("no-kernel-cache",
                                    cl::desc("compile every kernel"),
                                    cl::cat(category));
@@ -120,8 +125,11 @@ static void printStats(const codegen::CompiledModule &module) {
   llvm::errs() << "kernels: " << module.kernels.size() << " distinct ("
                << module.kernelsCompiled << " compiled, " << module.kernelCacheHits
                << " from the kernel cache; " << waiting
-               << " may launch before their predecessor ends)\n"
-               << "resident bytes: " << residentBytes << " in "
+               << " may launch before their predecessor ends)\n";
+  if (module.mergesKeptApart)
+    llvm::errs() << "launch groups kept apart (merged kernel did not compile): "
+                 << module.mergesKeptApart << "\n";
+  llvm::errs() << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
   for (const codegen::CompiledEntry &entry : module.entries) {
     llvm::errs() << "entry " << entry.name << ": " << entry.launches.size()
@@ -243,6 +251,7 @@ int main(int argc, char **argv) {
   codegen::CodegenOptions codegenOptions;
   codegenOptions.arch = arch;
   codegenOptions.allowTf32 = tf32;
+  codegenOptions.mergeLaunches = !noMergeLaunches;
   if (!noKernelCache)
     codegenOptions.kernelCacheDirectory =
         kernelCache.getNumOccurrences() ? std::string(kernelCache)

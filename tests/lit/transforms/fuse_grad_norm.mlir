@@ -3,7 +3,7 @@
 // squares) of every parameter, with the scalar ops that combine them, is one
 // multi-tensor fusion; the optimizer reads the clip factor it computes.
 // RUN: kiln-opt %samples/mlp.mlir '--kiln-make-train-step=clip-norm=1 statistics=1' --kiln-fuse | FileCheck %s
-// RUN: kilnc %samples/mlp.mlir --train=adamw --clip-norm=1 --grad-stats -o %t.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: kilnc %samples/mlp.mlir --train=adamw --clip-norm=1 --grad-stats --no-merge-launches -o %t.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS
 
 // CHECK-LABEL: func.func @apply_update
 // CHECK-NEXT: %[[N:.*]]:4 = kiln.fusion "reduction" (%arg12, %arg13, %arg14, %arg15)

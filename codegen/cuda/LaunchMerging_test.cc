@@ -1,0 +1,212 @@
+#include "codegen/cuda/LaunchMerging.h"
+
+#include "codegen/cuda/Nvrtc.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+CompiledArg arena(LaunchArg::Kind kind, uint64_t offset, uint64_t size) {
+  CompiledArg arg;
+  arg.kind = kind;
+  arg.slot = SlotRef{false, "", offset, size};
+  return arg;
+}
+
+CompiledArg resident(LaunchArg::Kind kind, const std::string &name) {
+  CompiledArg arg;
+  arg.kind = kind;
+  arg.slot = SlotRef{true, name, 0, 1024};
+  return arg;
+}
+
+CompiledArg reads(uint64_t offset, uint64_t size = 256) {
+  return arena(LaunchArg::Kind::Operand, offset, size);
+}
+CompiledArg writes(uint64_t offset, uint64_t size = 256) {
+  return arena(LaunchArg::Kind::Result, offset, size);
+}
+
+CompiledLaunch launch(size_t kernel, std::vector<CompiledArg> args,
+                      uint32_t threads = 256, uint32_t blocks = 2) {
+  CompiledLaunch l;
+  l.kernel = kernel;
+  l.grid = {blocks, 1, 1};
+  l.block = {threads, 1, 1};
+  l.args = std::move(args);
+  return l;
+}
+
+TEST(LaunchMerging, IndependenceFollowsTheBytesWritten) {
+  // Reading the same bytes is fine; writing what the other touches is not.
+  EXPECT_TRUE(launchesIndependent(launch(0, {reads(0), writes(512)}),
+                                  launch(0, {reads(0), writes(1024)})));
+  EXPECT_FALSE(launchesIndependent(launch(0, {writes(0)}),
+                                   launch(0, {reads(128)})));
+  EXPECT_FALSE(launchesIndependent(launch(0, {reads(0)}),
+                                   launch(0, {writes(255, 1)})));
+  EXPECT_FALSE(launchesIndependent(launch(0, {writes(0)}),
+                                   launch(0, {writes(0)})));
+  EXPECT_TRUE(launchesIndependent(launch(0, {writes(0)}),
+                                  launch(0, {writes(256)})));
+  // Resident buffers are told apart by name, not offset.
+  EXPECT_TRUE(launchesIndependent(
+      launch(0, {resident(LaunchArg::Kind::Result, "w")}),
+      launch(0, {resident(LaunchArg::Kind::Result, "b")})));
+  EXPECT_FALSE(launchesIndependent(
+      launch(0, {resident(LaunchArg::Kind::Result, "w")}),
+      launch(0, {resident(LaunchArg::Kind::Operand, "w")})));
+  // Scratch has no size: two users of scratch always conflict, but scratch
+  // (after the planned tensors) is apart from tensors below it.
+  CompiledArg scratch = arena(LaunchArg::Kind::Scratch, 4096, 0);
+  EXPECT_FALSE(launchesIndependent(launch(0, {scratch}),
+                                   launch(0, {arena(LaunchArg::Kind::Scratch,
+                                                    8192, 0)})));
+  EXPECT_TRUE(launchesIndependent(launch(0, {scratch}),
+                                  launch(0, {writes(0, 4096)})));
+  // Scalars touch no memory.
+  CompiledArg scalar;
+  scalar.kind = LaunchArg::Kind::I32;
+  EXPECT_TRUE(launchesIndependent(launch(0, {scalar, writes(0)}),
+                                  launch(0, {scalar, writes(256)})));
+}
+
+std::vector<CompiledKernelImage> kernels(size_t n, const std::string &arch) {
+  std::vector<CompiledKernelImage> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    out[i].name = "k" + std::to_string(i);
+    out[i].arch = arch;
+    out[i].source = "#include \"kiln_prelude.cuh\"\nextern \"C\" __global__ "
+                    "void __launch_bounds__(256) k" +
+                    std::to_string(i) + "(float *p) {}\n";
+  }
+  return out;
+}
+
+TEST(LaunchMerging, LaunchesMoveUpOnlyPastWhatTheyDoNotTouch) {
+  std::vector<CompiledKernelImage> ks = kernels(6, "sm_90");
+  CompiledEntry entry;
+  entry.launches = {
+      launch(0, {reads(0), writes(256)}),         // a
+      launch(1, {reads(0), writes(512)}, 128),    // b: other block shape
+      launch(2, {reads(0), writes(768)}),         // c: joins a
+      launch(3, {reads(256), writes(1024)}),      // d: needs a
+      launch(4, {reads(0), writes(1280)}, 128),   // e: joins b
+      launch(5, {reads(1024), writes(1536)}),     // f: needs d
+  };
+  std::vector<std::string> sources;
+  mergeIndependentLaunches(entry, ks, [&](const std::string &source) {
+    sources.push_back(source);
+    return std::optional<size_t>(100 + sources.size());
+  });
+  ASSERT_EQ(entry.launches.size(), 4u);
+  // a + c, then b + e (e may move past c and d: it touches neither), then d,
+  // f.
+  EXPECT_EQ(entry.launches[0].kernel, 101u);
+  EXPECT_EQ(entry.launches[0].grid, (std::array<uint32_t, 3>{4, 1, 1}));
+  EXPECT_EQ(entry.launches[0].block, (std::array<uint32_t, 3>{256, 1, 1}));
+  ASSERT_EQ(entry.launches[0].args.size(), 4u);
+  EXPECT_EQ(entry.launches[0].args[3].slot.offset, 768u);
+  EXPECT_EQ(entry.launches[1].kernel, 102u);
+  EXPECT_EQ(entry.launches[1].block, (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(entry.launches[2].kernel, 3u);
+  EXPECT_EQ(entry.launches[3].kernel, 5u);
+  ASSERT_EQ(sources.size(), 2u);
+  EXPECT_NE(sources[0].find("kiln_part_0::k0("), std::string::npos);
+  EXPECT_NE(sources[0].find("kiln_part_1::k2("), std::string::npos);
+}
+
+TEST(LaunchMerging, AGroupKeptApartStaysInAValidOrder) {
+  std::vector<CompiledKernelImage> ks = kernels(3, "sm_90");
+  CompiledEntry entry;
+  entry.launches = {launch(0, {writes(0)}),
+                    launch(1, {reads(0), writes(256)}, 128),
+                    launch(2, {writes(512)})};
+  mergeIndependentLaunches(entry, ks, [](const std::string &) {
+    return std::optional<size_t>();
+  });
+  // The third launch moved up to the first; kept apart, it runs after it and
+  // before the second, which it does not touch.
+  ASSERT_EQ(entry.launches.size(), 3u);
+  EXPECT_EQ(entry.launches[0].kernel, 0u);
+  EXPECT_EQ(entry.launches[1].kernel, 2u);
+  EXPECT_EQ(entry.launches[2].kernel, 1u);
+}
+
+TEST(LaunchMerging, ArchSpecificKernelsAndLargeSharedMemoryStayAlone) {
+  std::vector<CompiledKernelImage> ks = kernels(3, "sm_90");
+  ks[1].arch = "sm_90a";
+  CompiledEntry entry;
+  entry.launches = {launch(0, {writes(0)}), launch(1, {writes(256)}),
+                    launch(2, {writes(512)})};
+  entry.launches[2].dynamicSharedBytes = 200 * 1024;
+  int calls = 0;
+  mergeIndependentLaunches(entry, ks, [&](const std::string &) {
+    ++calls;
+    return std::optional<size_t>(7);
+  });
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(entry.launches.size(), 3u);
+}
+
+// Two kernels that each define the same macros, types and helpers and use
+// a 2-D grid: their merged source must compile, and each part must see its
+// own block index and grid.
+TEST(LaunchMerging, MergedSourceCompiles) {
+  auto part = [](const std::string &name, const std::string &value) {
+    return "// " + name +
+           "\n#include \"kiln_prelude.cuh\"\n#define SCALE " + value +
+           "\ntypedef float elem;\n__device__ __forceinline__ elem twice(elem "
+           "x) { return 2 * x; }\nextern \"C\" __global__ void "
+           "__launch_bounds__(128) " +
+           name +
+           "(const elem *__restrict__ in, elem *__restrict__ out, int n) {\n"
+           "  kiln_wait_for_predecessor();\n"
+           "  __shared__ elem tile[128];\n"
+           "  const int i = (blockIdx.y * gridDim.x + blockIdx.x) * 128 + "
+           "threadIdx.x;\n"
+           "  tile[threadIdx.x] = i < n ? in[i] : 0;\n"
+           "  __syncthreads();\n"
+           "  if (i < n) out[i] = SCALE * twice(tile[127 - threadIdx.x]);\n"
+           "}\n";
+  };
+  std::vector<CompiledKernelImage> ks(2);
+  ks[0].name = "first";
+  ks[0].source = part("first", "3.0f");
+  ks[1].name = "second";
+  ks[1].source = part("second", "5.0f");
+  CompiledArg n;
+  n.kind = LaunchArg::Kind::I32;
+  std::vector<CompiledLaunch> launches = {
+      launch(0, {reads(0), writes(4096), n}, 128, 4),
+      launch(1, {reads(0), writes(8192), n}, 128, 3)};
+  launches[0].grid = {2, 2, 1};
+  std::string source = mergedKernelSource(ks, launches);
+  EXPECT_NE(source.find("if (blockIdx.x < 4u)"), std::string::npos) << source;
+  EXPECT_NE(source.find("return make_uint3(v % 2u, v / 2u % 2u, v / 4u)"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("const unsigned v = blockIdx.x - 4u"),
+            std::string::npos)
+      << source;
+  size_t at = source.find("KILN_KERNEL_NAME");
+  ASSERT_NE(at, std::string::npos);
+  source.replace(at, strlen("KILN_KERNEL_NAME"), "merged");
+  CompiledKernel compiled;
+  std::string error;
+  ASSERT_TRUE(compileCuda(source, "merged", "sm_90", /*withCubin=*/true,
+                          compiled, error))
+      << error << "\n"
+      << source;
+  EXPECT_NE(compiled.ptx.find(".entry merged"), std::string::npos);
+  EXPECT_NE(compiled.ptx.find("griddepcontrol.wait"), std::string::npos);
+  EXPECT_FALSE(compiled.cubin.empty());
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen
