@@ -63,6 +63,46 @@ uint64_t blockCount(const CompiledLaunch &launch) {
   return uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2];
 }
 
+uint32_t threadCount(const CompiledLaunch &launch) {
+  return launch.block[0] * launch.block[1] * launch.block[2];
+}
+
+/// Blocks of whole warps: such a part may run in a larger one-dimensional
+/// block, its threads numbered as CUDA numbers them (x fastest), so that its
+/// warps stay the same; the other warps exit at once (a barrier does not
+/// wait for exited threads).
+bool wholeWarps(const CompiledLaunch &launch) {
+  return threadCount(launch) % 32 == 0;
+}
+
+bool allSameBlock(llvm::ArrayRef<CompiledLaunch> launches) {
+  return llvm::all_of(launches, [&](const CompiledLaunch &l) {
+    return l.block == launches.front().block;
+  });
+}
+
+/// Whether `launch` may run in one kernel with the launches of `group`: the
+/// same block shape, or blocks of whole warps.
+bool sameBlocks(llvm::ArrayRef<CompiledLaunch> group,
+                const CompiledLaunch &launch) {
+  return llvm::all_of(group,
+                      [&](const CompiledLaunch &m) {
+                        return m.block == launch.block;
+                      }) ||
+         (wholeWarps(launch) && llvm::all_of(group, wholeWarps));
+}
+
+/// The block of the merged launch: the parts' common shape, else
+/// one-dimensional with the most threads of any part.
+std::array<uint32_t, 3> mergedBlock(llvm::ArrayRef<CompiledLaunch> launches) {
+  if (allSameBlock(launches))
+    return launches.front().block;
+  uint32_t threads = 0;
+  for (const CompiledLaunch &launch : launches)
+    threads = std::max(threads, threadCount(launch));
+  return {threads, 1, 1};
+}
+
 bool mergeable(const CompiledLaunch &launch,
                const std::vector<CompiledKernelImage> &kernels,
                llvm::StringRef arch) {
@@ -137,6 +177,10 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
      << "    return static_cast<T *>(p);\n"
      << "  }\n"
      << "};\n\n";
+  // Parts of different block shapes run in one-dimensional blocks, each on
+  // the first threads of the block with its own block shape and thread index.
+  const bool reshaped = !allSameBlock(launches);
+  const std::array<uint32_t, 3> block = mergedBlock(launches);
   uint64_t start = 0;
   std::vector<uint64_t> ends;
   for (auto [part, launch] : llvm::enumerate(launches)) {
@@ -150,16 +194,32 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
        << g[1] << "u, v / " << uint64_t{g[0]} * g[1] << "u);\n"
        << "}\n"
        << "__device__ __forceinline__ dim3 kiln_grid() { return dim3(" << g[0]
-       << ", " << g[1] << ", " << g[2] << "); }\n"
-       << "} // namespace " << space << "\n"
+       << ", " << g[1] << ", " << g[2] << "); }\n";
+    if (reshaped) {
+      // Its own block shape over the merged block's first threads.
+      const auto &b = launch.block;
+      os << "__device__ __forceinline__ dim3 kiln_block() { return dim3("
+         << b[0] << ", " << b[1] << ", " << b[2] << "); }\n"
+         << "__device__ __forceinline__ uint3 kiln_thread_index() {\n"
+         << "  const unsigned t = threadIdx.x;\n"
+         << "  return make_uint3(t % " << b[0] << "u, t / " << b[0] << "u % "
+         << b[1] << "u, t / " << b[0] * b[1] << "u);\n"
+         << "}\n";
+    }
+    os << "} // namespace " << space << "\n"
        << "#define blockIdx (" << space << "::kiln_block_index())\n"
-       << "#define gridDim (" << space << "::kiln_grid())\n"
-       << partSource(kernels[launch.kernel].source, space)
-       << "#undef blockIdx\n#undef gridDim\n\n";
+       << "#define gridDim (" << space << "::kiln_grid())\n";
+    if (reshaped)
+      os << "#define blockDim (" << space << "::kiln_block())\n"
+         << "#define threadIdx (" << space << "::kiln_thread_index())\n";
+    os << partSource(kernels[launch.kernel].source, space)
+       << "#undef blockIdx\n#undef gridDim\n";
+    if (reshaped)
+      os << "#undef blockDim\n#undef threadIdx\n";
+    os << "\n";
     start += blockCount(launch);
     ends.push_back(start);
   }
-  const auto &block = launches.front().block;
   os << "extern \"C\" __global__ void __launch_bounds__("
      << block[0] * block[1] * block[2] << ") KILN_KERNEL_NAME(";
   bool first = true;
@@ -173,7 +233,11 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
     bool last = part + 1 == launches.size();
     os << (last ? "  " : "  if (blockIdx.x < " + std::to_string(ends[part]) +
                              "u) ")
-       << "{\n    kiln_part_" << part
+       << "{\n";
+    // A part of fewer threads than the block: its other warps exit.
+    if (reshaped && threadCount(launch) < block[0])
+      os << "    if (threadIdx.x >= " << threadCount(launch) << "u) return;\n";
+    os << "    kiln_part_" << part
        << "::" << kernels[launch.kernel].name << "(";
     for (auto [index, arg] : llvm::enumerate(launch.args)) {
       std::string name =
@@ -213,7 +277,7 @@ void mergeIndependentLaunches(
           bytes += paramBytes(m);
           blocks += blockCount(m);
         }
-        if (mergeable(head, kernels, arch) && head.block == launch.block &&
+        if (mergeable(head, kernels, arch) && sameBlocks(group, launch) &&
             bytes <= kMaxMergedParamBytes &&
             blocks <= uint64_t{std::numeric_limits<int32_t>::max()}) {
           target = g;
@@ -240,7 +304,7 @@ void mergeIndependentLaunches(
     }
     CompiledLaunch merged;
     merged.kernel = *kernel;
-    merged.block = group.front().block;
+    merged.block = mergedBlock(group);
     uint64_t blocks = 0;
     for (CompiledLaunch &launch : group) {
       blocks += blockCount(launch);

@@ -42,6 +42,14 @@ CompiledLaunch launch(size_t kernel, std::vector<CompiledArg> args,
   return l;
 }
 
+/// A launch of 4 x 5 thread blocks (not whole warps): merged only with
+/// blocks of that shape.
+CompiledLaunch launch2d(size_t kernel, std::vector<CompiledArg> args) {
+  CompiledLaunch l = launch(kernel, std::move(args));
+  l.block = {4, 5, 1};
+  return l;
+}
+
 TEST(LaunchMerging, IndependenceFollowsTheBytesWritten) {
   // Reading the same bytes is fine; writing what the other touches is not.
   EXPECT_TRUE(launchesIndependent(launch(0, {reads(0), writes(512)}),
@@ -93,10 +101,10 @@ TEST(LaunchMerging, LaunchesMoveUpOnlyPastWhatTheyDoNotTouch) {
   CompiledEntry entry;
   entry.launches = {
       launch(0, {reads(0), writes(256)}),         // a
-      launch(1, {reads(0), writes(512)}, 128),    // b: other block shape
+      launch2d(1, {reads(0), writes(512)}),       // b: other block shape
       launch(2, {reads(0), writes(768)}),         // c: joins a
       launch(3, {reads(256), writes(1024)}),      // d: needs a
-      launch(4, {reads(0), writes(1280)}, 128),   // e: joins b
+      launch2d(4, {reads(0), writes(1280)}),      // e: joins b
       launch(5, {reads(1024), writes(1536)}),     // f: needs d
   };
   std::vector<std::string> sources;
@@ -113,7 +121,7 @@ TEST(LaunchMerging, LaunchesMoveUpOnlyPastWhatTheyDoNotTouch) {
   ASSERT_EQ(entry.launches[0].args.size(), 4u);
   EXPECT_EQ(entry.launches[0].args[3].slot.offset, 768u);
   EXPECT_EQ(entry.launches[1].kernel, 102u);
-  EXPECT_EQ(entry.launches[1].block, (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(entry.launches[1].block, (std::array<uint32_t, 3>{4, 5, 1}));
   EXPECT_EQ(entry.launches[2].kernel, 3u);
   EXPECT_EQ(entry.launches[3].kernel, 5u);
   ASSERT_EQ(sources.size(), 2u);
@@ -125,7 +133,7 @@ TEST(LaunchMerging, AGroupKeptApartStaysInAValidOrder) {
   std::vector<CompiledKernelImage> ks = kernels(3, "sm_90");
   CompiledEntry entry;
   entry.launches = {launch(0, {writes(0)}),
-                    launch(1, {reads(0), writes(256)}, 128),
+                    launch2d(1, {reads(0), writes(256)}),
                     launch(2, {writes(512)})};
   mergeIndependentLaunches(entry, ks, [](const std::string &) {
     return std::optional<size_t>();
@@ -136,6 +144,34 @@ TEST(LaunchMerging, AGroupKeptApartStaysInAValidOrder) {
   EXPECT_EQ(entry.launches[0].kernel, 0u);
   EXPECT_EQ(entry.launches[1].kernel, 2u);
   EXPECT_EQ(entry.launches[2].kernel, 1u);
+}
+
+TEST(LaunchMerging, BlocksOfWholeWarpsShareTheLargestBlock) {
+  std::vector<CompiledKernelImage> ks = kernels(3, "sm_90");
+  CompiledEntry entry;
+  entry.launches = {launch(0, {writes(0)}, 128, 3), launch(1, {writes(256)}),
+                    launch(2, {writes(512)}, 96)};
+  entry.launches[1].dynamicSharedBytes = 4096;
+  std::string source;
+  mergeIndependentLaunches(entry, ks, [&](const std::string &s) {
+    source = s;
+    return std::optional<size_t>(9);
+  });
+  ASSERT_EQ(entry.launches.size(), 1u);
+  EXPECT_EQ(entry.launches[0].block, (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(entry.launches[0].grid, (std::array<uint32_t, 3>{7, 1, 1}));
+  EXPECT_EQ(entry.launches[0].dynamicSharedBytes, 4096u);
+  EXPECT_NE(source.find("__launch_bounds__(256)"), std::string::npos);
+  EXPECT_NE(source.find("if (threadIdx.x >= 128u) return;"), std::string::npos);
+  EXPECT_NE(source.find("if (threadIdx.x >= 96u) return;"), std::string::npos);
+  // Each part sees its own block size.
+  EXPECT_NE(source.find("return dim3(96, 1, 1);"), std::string::npos);
+  // Blocks of whole warps only: 100 threads would leave a partial warp.
+  entry.launches = {launch(0, {writes(0)}, 128), launch(1, {writes(256)}, 100)};
+  mergeIndependentLaunches(entry, ks, [&](const std::string &) {
+    return std::optional<size_t>(9);
+  });
+  EXPECT_EQ(entry.launches.size(), 2u);
 }
 
 TEST(LaunchMerging, ArchSpecificKernelsAndLargeSharedMemoryStayAlone) {
@@ -163,16 +199,17 @@ TEST(LaunchMerging, MergedSourceCompiles) {
            "\n#include \"kiln_prelude.cuh\"\n#define SCALE " + value +
            "\ntypedef float elem;\n__device__ __forceinline__ elem twice(elem "
            "x) { return 2 * x; }\nextern \"C\" __global__ void "
-           "__launch_bounds__(128) " +
+           "__launch_bounds__(256) " +
            name +
            "(const elem *__restrict__ in, elem *__restrict__ out, int n) {\n"
            "  kiln_wait_for_predecessor();\n"
-           "  __shared__ elem tile[128];\n"
-           "  const int i = (blockIdx.y * gridDim.x + blockIdx.x) * 128 + "
-           "threadIdx.x;\n"
+           "  __shared__ elem tile[256];\n"
+           "  const int i = (blockIdx.y * gridDim.x + blockIdx.x) * "
+           "blockDim.x + threadIdx.x;\n"
            "  tile[threadIdx.x] = i < n ? in[i] : 0;\n"
            "  __syncthreads();\n"
-           "  if (i < n) out[i] = SCALE * twice(tile[127 - threadIdx.x]);\n"
+           "  if (i < n) out[i] = SCALE * twice(tile[blockDim.x - 1 - "
+           "threadIdx.x]);\n"
            "}\n";
   };
   std::vector<CompiledKernelImage> ks(2);
@@ -182,9 +219,12 @@ TEST(LaunchMerging, MergedSourceCompiles) {
   ks[1].source = part("second", "5.0f");
   CompiledArg n;
   n.kind = LaunchArg::Kind::I32;
+  // The second part (64 x 2 threads) runs in the first's 256-thread blocks;
+  // half its warps exit, the others see their 2-D thread index.
   std::vector<CompiledLaunch> launches = {
-      launch(0, {reads(0), writes(4096), n}, 128, 4),
+      launch(0, {reads(0), writes(4096), n}, 256, 4),
       launch(1, {reads(0), writes(8192), n}, 128, 3)};
+  launches[1].block = {64, 2, 1};
   launches[0].grid = {2, 2, 1};
   std::string source = mergedKernelSource(ks, launches);
   EXPECT_NE(source.find("if (blockIdx.x < 4u)"), std::string::npos) << source;
@@ -193,6 +233,11 @@ TEST(LaunchMerging, MergedSourceCompiles) {
       << source;
   EXPECT_NE(source.find("const unsigned v = blockIdx.x - 4u"),
             std::string::npos)
+      << source;
+  EXPECT_NE(source.find("return make_uint3(t % 64u, t / 64u % 2u, t / 128u)"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("if (threadIdx.x >= 128u) return;"), std::string::npos)
       << source;
   size_t at = source.find("KILN_KERNEL_NAME");
   ASSERT_NE(at, std::string::npos);

@@ -19,6 +19,7 @@
 
 namespace mlir::kiln {
 
+#define GEN_PASS_DECL_KILNPLANMEMORY
 #define GEN_PASS_DEF_KILNPLANMEMORY
 #include "compiler/transforms/Passes.h.inc"
 
@@ -90,7 +91,8 @@ struct Interval {
 
 class Planner {
 public:
-  explicit Planner(func::FuncOp function) : function(function) {}
+  Planner(func::FuncOp function, const MemoryPlanOptions &options)
+      : function(function), options(options) {}
 
   LogicalResult run() {
     Block &body = function.getBody().front();
@@ -101,6 +103,7 @@ public:
     if (failed(planArguments()) || failed(planResults()))
       return failure();
     planIntermediates();
+    delayReuse();
     assignOffsets();
     return record();
   }
@@ -250,6 +253,21 @@ private:
         intervals.push_back({result, index.lookup(op), end,
                              tensorBytes(result.getType()), 0});
       }
+    }
+  }
+
+  /// Keeps every arena tensor's bytes through the `reuseDelay` kernels after
+  /// its last use.
+  void delayReuse() {
+    if (options.reuseDelay == 0)
+      return;
+    const int64_t last = static_cast<int64_t>(order.size()) - 1;
+    for (Interval &interval : intervals) {
+      int64_t end = interval.end;
+      for (unsigned kernels = 0; kernels < options.reuseDelay && end < last;)
+        if (isa<FusionOp>(order[++end]))
+          ++kernels;
+      interval.end = std::max(interval.end, end);
     }
   }
 
@@ -417,11 +435,13 @@ private:
   std::vector<Interval> intervals;
   llvm::DenseMap<Value, Value> aliasOf, reusedBy;
   uint64_t arenaSize = 0, peakLive = 0;
+  MemoryPlanOptions options;
 };
 
 } // namespace
 
-LogicalResult planMemory(func::FuncOp function) {
+LogicalResult planMemory(func::FuncOp function,
+                         const MemoryPlanOptions &options) {
   if (function.isExternal())
     return success();
   for (Operation &op : function.getBody().front())
@@ -429,14 +449,15 @@ LogicalResult planMemory(func::FuncOp function) {
       return op.emitOpError("must be inside a kiln.fusion before memory "
                             "planning (run --kiln-fuse first)"),
              failure();
-  return Planner(function).run();
+  return Planner(function, options).run();
 }
 
 namespace {
 struct PlanMemoryPass : public impl::KilnPlanMemoryBase<PlanMemoryPass> {
+  using KilnPlanMemoryBase::KilnPlanMemoryBase;
   void runOnOperation() override {
     for (auto function : getOperation().getOps<func::FuncOp>())
-      if (failed(planMemory(function)))
+      if (failed(planMemory(function, {/*reuseDelay=*/reuseDelay})))
         return signalPassFailure();
   }
 };

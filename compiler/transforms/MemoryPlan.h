@@ -23,8 +23,17 @@ struct BufferSlot {
 /// Arena offsets are multiples of this.
 inline constexpr uint64_t kArenaAlignment = 256;
 
+struct MemoryPlanOptions {
+  /// Kernels after a tensor's last read during which its bytes are not yet
+  /// reused. With 1, the kernel after the last reader never writes over what
+  /// that reader reads, so the two may run as one merged launch
+  /// (codegen/cuda/LaunchMerging.h), at the cost of a larger arena.
+  unsigned reuseDelay = 0;
+};
+
 /// Plans `function` (fused) and records the plan as attributes.
-LogicalResult planMemory(func::FuncOp function);
+LogicalResult planMemory(func::FuncOp function,
+                         const MemoryPlanOptions &options = {});
 
 /// Reads the slot the plan gave `value` (a function argument, a fusion
 /// result or a reshape result).

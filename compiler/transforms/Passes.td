@@ -65,7 +65,14 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `kiln.buffers` (its alias), each argument `kiln.buffer`, and each
     function `kiln.arena_size` and `kiln.peak_live_bytes` (the largest sum
     of live tensor sizes at any point, which the arena never needs to exceed).
+    With `reuse-delay=N`, a tensor's bytes stay reserved (and count as live)
+    through the N kernels after its last use, so that the next kernel may run
+    beside its last reader (kilnc's launch merging uses 1).
   }];
+  let options = [
+    Option<"reuseDelay", "reuse-delay", "unsigned", /*default=*/"0",
+           "kernels after a tensor's last use before its bytes are reused">,
+  ];
 }
 
 def KilnMixedPrecision : Pass<"kiln-mixed-precision", "mlir::ModuleOp"> {

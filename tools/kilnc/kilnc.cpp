@@ -233,7 +233,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (auto function : module->getOps<func::FuncOp>())
-    if (failed(fuseFunction(function)) || failed(planMemory(function)))
+    // Launch merging runs a kernel beside its predecessor only when it does
+    // not write over what the predecessor reads: keep freed bytes one kernel.
+    if (failed(fuseFunction(function)) ||
+        failed(planMemory(function, {/*reuseDelay=*/noMergeLaunches ? 0u : 1u})))
       return 1;
   if (failed(verify(*module)))
     return 1;
