@@ -110,10 +110,13 @@ bool mergeable(const CompiledLaunch &launch,
          kernels[launch.kernel].arch == arch;
 }
 
-/// The parameter declaration of argument `arg` of part `part`.
+/// The merged kernel's parameter for argument `index` of part `part`.
+std::string paramName(size_t part, size_t index) {
+  return "p" + std::to_string(part) + "_" + std::to_string(index);
+}
+
 std::string paramDecl(const CompiledArg &arg, size_t part, size_t index) {
-  std::string name =
-      "p" + std::to_string(part) + "_" + std::to_string(index);
+  std::string name = paramName(part, index);
   switch (arg.kind) {
   case LaunchArg::Kind::I32:
     return "int " + name;
@@ -240,8 +243,7 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
     os << "    kiln_part_" << part
        << "::" << kernels[launch.kernel].name << "(";
     for (auto [index, arg] : llvm::enumerate(launch.args)) {
-      std::string name =
-          "p" + std::to_string(part) + "_" + std::to_string(index);
+      std::string name = paramName(part, index);
       os << (index ? ", " : "")
          << (hasSlot(arg) ? "kiln_any_pointer{" + name + "}" : name);
     }
@@ -253,11 +255,9 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
 
 void mergeIndependentLaunches(
     CompiledEntry &entry, const std::vector<CompiledKernelImage> &kernels,
+    llvm::StringRef arch,
     llvm::function_ref<std::optional<size_t>(const std::string &source)>
         addKernel) {
-  const std::string &arch =
-      entry.launches.empty() ? std::string()
-                             : kernels[entry.launches.front().kernel].arch;
   // Each launch joins the latest earlier group it may move up to (it is
   // independent of everything from there on) whose launches it may run with.
   std::vector<std::vector<CompiledLaunch>> groups;

@@ -36,11 +36,12 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
 /// one-dimensional blocks of whole warps: the merged block is the largest and
 /// a smaller part's other warps exit), at most 96 KiB of dynamic shared memory
 /// (parts share it) and kernels for the plain target (not arch-specific) are
-/// merged. `addKernel` is given each merged source and returns the new
-/// kernel's index, or nothing to keep those launches apart (e.g. when the
-/// merged kernel does not compile).
+/// merged; `arch` is that target. `addKernel` is given each merged source and
+/// returns the new kernel's index, or nothing to keep those launches apart
+/// (e.g. when the merged kernel does not compile).
 void mergeIndependentLaunches(
     CompiledEntry &entry, const std::vector<CompiledKernelImage> &kernels,
+    llvm::StringRef arch,
     llvm::function_ref<std::optional<size_t>(const std::string &source)>
         addKernel);
 

@@ -108,7 +108,7 @@ TEST(LaunchMerging, LaunchesMoveUpOnlyPastWhatTheyDoNotTouch) {
       launch(5, {reads(1024), writes(1536)}),     // f: needs d
   };
   std::vector<std::string> sources;
-  mergeIndependentLaunches(entry, ks, [&](const std::string &source) {
+  mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &source) {
     sources.push_back(source);
     return std::optional<size_t>(100 + sources.size());
   });
@@ -135,7 +135,7 @@ TEST(LaunchMerging, AGroupKeptApartStaysInAValidOrder) {
   entry.launches = {launch(0, {writes(0)}),
                     launch2d(1, {reads(0), writes(256)}),
                     launch(2, {writes(512)})};
-  mergeIndependentLaunches(entry, ks, [](const std::string &) {
+  mergeIndependentLaunches(entry, ks, "sm_90", [](const std::string &) {
     return std::optional<size_t>();
   });
   // The third launch moved up to the first; kept apart, it runs after it and
@@ -153,7 +153,7 @@ TEST(LaunchMerging, BlocksOfWholeWarpsShareTheLargestBlock) {
                     launch(2, {writes(512)}, 96)};
   entry.launches[1].dynamicSharedBytes = 4096;
   std::string source;
-  mergeIndependentLaunches(entry, ks, [&](const std::string &s) {
+  mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &s) {
     source = s;
     return std::optional<size_t>(9);
   });
@@ -168,7 +168,7 @@ TEST(LaunchMerging, BlocksOfWholeWarpsShareTheLargestBlock) {
   EXPECT_NE(source.find("return dim3(96, 1, 1);"), std::string::npos);
   // Blocks of whole warps only: 100 threads would leave a partial warp.
   entry.launches = {launch(0, {writes(0)}, 128), launch(1, {writes(256)}, 100)};
-  mergeIndependentLaunches(entry, ks, [&](const std::string &) {
+  mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &) {
     return std::optional<size_t>(9);
   });
   EXPECT_EQ(entry.launches.size(), 2u);
@@ -182,7 +182,7 @@ TEST(LaunchMerging, ArchSpecificKernelsAndLargeSharedMemoryStayAlone) {
                     launch(2, {writes(512)})};
   entry.launches[2].dynamicSharedBytes = 200 * 1024;
   int calls = 0;
-  mergeIndependentLaunches(entry, ks, [&](const std::string &) {
+  mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &) {
     ++calls;
     return std::optional<size_t>(7);
   });

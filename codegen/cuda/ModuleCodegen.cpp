@@ -34,7 +34,7 @@ public:
         return failure();
     if (options.mergeLaunches)
       for (CompiledEntry &entry : result.entries)
-        mergeIndependentLaunches(entry, result.kernels,
+        mergeIndependentLaunches(entry, result.kernels, options.arch,
                                  [&](const std::string &source) {
                                    return addMergedKernel(source);
                                  });
@@ -169,7 +169,7 @@ private:
     size_t id = result.kernels.size();
     result.kernels.push_back(std::move(image));
     kernelByHash[hash] = id;
-    fusionOfKernel.push_back(fusion);
+    fusionByHash[hash] = fusion;
     return id;
   }
 
@@ -180,11 +180,7 @@ private:
     if (cache.compile(kernel.source, kernel.name, kernel.arch,
                       /*withCubin=*/true, kernel.binary, error))
       return success();
-    auto found = kernelByHash.find(kernel.hash);
-    FusionOp fusion = found != kernelByHash.end() &&
-                              found->second < fusionOfKernel.size()
-                          ? fusionOfKernel[found->second]
-                          : FusionOp();
+    FusionOp fusion = fusionByHash.lookup(kernel.hash);
     InFlightDiagnostic diag =
         fusion ? fusion.emitOpError() : mlir::emitError(loc);
     diag << "generated kernel '" << kernel.name
@@ -243,19 +239,9 @@ private:
     for (CompiledEntry &entry : result.entries)
       for (CompiledLaunch &launch : entry.launches)
         launch.kernel = renumbered[launch.kernel];
-    // Indices changed: the fusion of a kernel is found by its hash.
-    std::map<uint64_t, size_t> byHash;
-    std::vector<FusionOp> fusions;
-    for (size_t i = 0; i < result.kernels.size(); ++i) {
-      auto it = kernelByHash.find(result.kernels[i].hash);
-      fusions.push_back(it != kernelByHash.end() &&
-                                it->second < fusionOfKernel.size()
-                            ? fusionOfKernel[it->second]
-                            : FusionOp());
-      byHash[result.kernels[i].hash] = i;
-    }
-    kernelByHash = std::move(byHash);
-    fusionOfKernel = std::move(fusions);
+    kernelByHash.clear();
+    for (size_t i = 0; i < result.kernels.size(); ++i)
+      kernelByHash[result.kernels[i].hash] = i;
   }
 
   const CodegenOptions &options;
@@ -263,8 +249,8 @@ private:
   KernelCache cache{options.kernelCacheDirectory};
   CompiledModule result;
   std::map<uint64_t, size_t> kernelByHash;
-  /// The fusion each kernel was generated for (null for merged kernels).
-  std::vector<FusionOp> fusionOfKernel;
+  /// The fusion each kernel was generated for (none for merged kernels).
+  llvm::DenseMap<uint64_t, FusionOp> fusionByHash;
   llvm::StringSet<> residentNames;
 };
 } // namespace
