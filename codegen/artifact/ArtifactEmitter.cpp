@@ -66,9 +66,9 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
   art::ArtifactWriter writer({module.arch});
   llvm::StringMap<uint32_t> residentIndex;
   for (const ResidentInfo &resident : module.residents)
-    residentIndex[resident.name] = writer.AddBuffer(
-        resident.name, roleOf(resident.role), dtypeOf(resident.type),
-        shapeOf(resident.type));
+    residentIndex[resident.name] =
+        writer.AddBuffer(resident.name, roleOf(resident.role),
+                         dtypeOf(resident.type), shapeOf(resident.type));
   for (const ParameterInfo &param : module.parameters) {
     art::Parameter p;
     p.name = param.name;
@@ -90,8 +90,8 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
   auto bufferRef = [&](const SlotRef &slot, uint64_t size) {
     if (!slot.resident)
       return art::BufferRef::Arena(slot.offset, size);
-    return art::BufferRef::Resident(residentIndex.lookup(slot.name), slot.offset,
-                                    size);
+    return art::BufferRef::Resident(residentIndex.lookup(slot.name),
+                                    slot.offset, size);
   };
   for (const CompiledKernelImage &kernel : module.kernels) {
     art::Kernel k;
@@ -106,8 +106,9 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     for (LaunchArg::Kind kind : kernel.params)
       k.params.push_back(kind == LaunchArg::Kind::I32   ? art::ArgKind::kI32
                          : kind == LaunchArg::Kind::I64 ? art::ArgKind::kI64
-                         : kind == LaunchArg::Kind::F32 ? art::ArgKind::kF32
-                                                        : art::ArgKind::kBuffer);
+                         : kind == LaunchArg::Kind::F32
+                             ? art::ArgKind::kF32
+                             : art::ArgKind::kBuffer);
     writer.AddKernel(std::move(k));
   }
   for (const CompiledEntry &entry : module.entries) {
@@ -149,7 +150,8 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
         }
         default:
           // A pointer: the kernel sees the start of the slot.
-          l.args.push_back(art::Arg::Buffer(bufferRef(arg.slot, arg.slot.size)));
+          l.args.push_back(
+              art::Arg::Buffer(bufferRef(arg.slot, arg.slot.size)));
           break;
         }
       }

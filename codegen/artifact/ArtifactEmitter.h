@@ -1,4 +1,5 @@
-//===- ArtifactEmitter.h - compiled module to the artifact file --*- C++ -*-===//
+//===- ArtifactEmitter.h - compiled module to the artifact file --*- C++
+//-*-===//
 //
 // Converts the code generator's output into the runtime's artifact (the
 // FlatBuffers format of runtime/artifact), which the runtime verifies on load.

@@ -361,7 +361,9 @@ struct AttentionShape {
   bool causal;
   int64_t tile = 64;
 
-  static int64_t roundUp16(int64_t v) { return std::max<int64_t>(16, (v + 15) / 16 * 16); }
+  static int64_t roundUp16(int64_t v) {
+    return std::max<int64_t>(16, (v + 15) / 16 * 16);
+  }
   int64_t lp() const { return tile % 32 == 0 ? tile + 16 : tile; }
   int64_t forwardShared() const {
     return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) + tile * lp());
@@ -370,7 +372,8 @@ struct AttentionShape {
     return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) * 2 + tile * lp());
   }
   int64_t keyShared() const {
-    return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) * 2 + 2 * tile * lp() + 2 * tile);
+    return 4 * (tile * (dp + 1) * 2 + tile * (dvp + 1) * 2 + 2 * tile * lp() +
+                2 * tile);
   }
 
   /// Picks the largest tile (64, 32, 16) whose kernels fit in shared
@@ -381,7 +384,8 @@ struct AttentionShape {
       tile = t;
       if (t > longest && t != 16)
         continue;
-      int64_t need = backward ? std::max(queryShared(), keyShared()) : forwardShared();
+      int64_t need =
+          backward ? std::max(queryShared(), keyShared()) : forwardShared();
       if (need <= kSharedLimit)
         return success();
     }
@@ -428,14 +432,16 @@ struct AttentionShape {
        << ";  // head dims padded to 16\n"
        << "constexpr int BM = " << tile << ", BN = " << tile << ", QT = " << qt
        << ", KT = " << kt << ";\n"
-       << "constexpr int RM = BM / 16, RN = BN / 16, DJ = DP / 16, DVJ = DVP / 16;\n"
+       << "constexpr int RM = BM / 16, RN = BN / 16, DJ = DP / 16, DVJ = DVP / "
+          "16;\n"
        << "// Shared row strides, padded against bank conflicts.\n"
-       << "constexpr int LQ = DP + 1, LK = DP + 1, LV = DVP + 1, LO = DVP + 1, LP = "
+       << "constexpr int LQ = DP + 1, LK = DP + 1, LV = DVP + 1, LO = DVP + 1, "
+          "LP = "
        << lp() << ";\n"
        << "constexpr bool CAUSAL = " << (causal ? "true" : "false") << ";\n"
        << "constexpr float SCALE = " << floatLiteral(scale) << ";\n"
-       << "constexpr float QSCALE = " << floatLiteral(scale * 1.4426950408889634)
-       << ";  // scale * log2(e)\n";
+       << "constexpr float QSCALE = "
+       << floatLiteral(scale * 1.4426950408889634) << ";  // scale * log2(e)\n";
     return s;
   }
 };
@@ -535,12 +541,13 @@ struct AttentionFusion {
       auto transpose = operand.getDefiningOp<TransposeOp>();
       auto argument = transpose ? dyn_cast<BlockArgument>(transpose.getInput())
                                 : BlockArgument();
-      if (!argument || argument.getOwner() != &body || !keepsHeadDim(transpose) ||
-          !transpose->hasOneUse())
+      if (!argument || argument.getOwner() != &body ||
+          !keepsHeadDim(transpose) || !transpose->hasOneUse())
         return failure();
       result.operandOf.push_back(argument.getArgNumber());
       result.operandLayout.push_back(Layout::transposedOperand(
-          cast<ShapedType>(argument.getType()).getShape(), transpose.getPerm()));
+          cast<ShapedType>(argument.getType()).getShape(),
+          transpose.getPerm()));
       ++placed;
     }
     Operation *yield = body.getTerminator();
@@ -558,17 +565,20 @@ struct AttentionFusion {
       auto shape = cast<ShapedType>(opResult.getType()).getShape();
       int64_t index = -1;
       Layout layout = Layout::dense(shape);
-      if (opResult.hasOneUse() && isa<TransposeOp>(*opResult.getUsers().begin())) {
+      if (opResult.hasOneUse() &&
+          isa<TransposeOp>(*opResult.getUsers().begin())) {
         auto transpose = cast<TransposeOp>(*opResult.getUsers().begin());
         if (!keepsHeadDim(transpose) || !transpose->hasOneUse() ||
             *transpose->getUsers().begin() != yield)
           return failure();
         index = yieldIndex(transpose.getResult());
         layout = Layout::transposedResult(
-            cast<ShapedType>(transpose.getType()).getShape(), transpose.getPerm());
+            cast<ShapedType>(transpose.getType()).getShape(),
+            transpose.getPerm());
         ++placed;
       } else if (!opResult.use_empty()) {
-        if (llvm::any_of(opResult.getUsers(), [&](Operation *u) { return u != yield; }))
+        if (llvm::any_of(opResult.getUsers(),
+                         [&](Operation *u) { return u != yield; }))
           return failure();
         index = yieldIndex(opResult);
       }
@@ -587,12 +597,17 @@ struct AttentionFusion {
   std::string layouts() const {
     bool forward = isa<AttentionOp>(op);
     static const char *const forwardOperands[] = {"Q", "K", "V"};
-    static const char *const backwardOperands[] = {"Q", "K", "V", "OUT", "D_OUT"};
+    static const char *const backwardOperands[] = {"Q", "K", "V", "OUT",
+                                                   "D_OUT"};
     static const char *const forwardResults[] = {"OUT"};
-    static const char *const backwardResults[] = {"D_QUERY", "D_KEY", "D_VALUE"};
-    std::string text = "// Where each [B, H, T, D] tensor lies: element (b, h, t, e) at\n"
-                       "// X_BASE(b * H + h) + t * X_ST + e.\n";
-    auto heads = [](Value v) { return cast<ShapedType>(v.getType()).getDimSize(1); };
+    static const char *const backwardResults[] = {"D_QUERY", "D_KEY",
+                                                  "D_VALUE"};
+    std::string text =
+        "// Where each [B, H, T, D] tensor lies: element (b, h, t, e) at\n"
+        "// X_BASE(b * H + h) + t * X_ST + e.\n";
+    auto heads = [](Value v) {
+      return cast<ShapedType>(v.getType()).getDimSize(1);
+    };
     for (auto [i, layout] : llvm::enumerate(operandLayout))
       text += layout.define(forward ? forwardOperands[i] : backwardOperands[i],
                             heads(op->getOperand(i)));
@@ -615,19 +630,21 @@ public:
     return succeeded(AttentionShape::of(single->op));
   }
 
-  FailureOr<GeneratedFusion> emit(FusionOp fusion,
-                                  const CodegenOptions &options) const override {
+  FailureOr<GeneratedFusion>
+  emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (!matches(fusion))
-      return fusion.emitOpError("is not a supported single-op attention fusion");
+      return fusion.emitOpError(
+          "is not a supported single-op attention fusion");
     AttentionFusion single = *AttentionFusion::get(fusion);
     Operation *op = single.op;
     AttentionShape shape = *AttentionShape::of(op);
     int64_t largest = 0;
     for (Type t : fusion->getOperandTypes())
       largest = std::max(largest, cast<ShapedType>(t).getNumElements());
-    std::string idx = largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
-    std::string helpers =
-        shape.constants(cudaType(op->getOperand(0)), idx) + single.layouts() + kHelpers;
+    std::string idx =
+        largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
+    std::string helpers = shape.constants(cudaType(op->getOperand(0)), idx) +
+                          single.layouts() + kHelpers;
     FusionBuilder builder("// kiln attention fusion of\n" + describeOp(op));
     std::string elem = cudaType(op->getOperand(0));
     auto in = [&](unsigned i, llvm::StringRef name) {
@@ -638,7 +655,8 @@ public:
       return std::pair{elem + " *__restrict__ " + name.str(),
                        LaunchArg::result(single.resultOf[i])};
     };
-    auto add = [](FusionBuilder::Params &p, std::pair<std::string, LaunchArg> a) {
+    auto add = [](FusionBuilder::Params &p,
+                  std::pair<std::string, LaunchArg> a) {
       p.add(a.first, a.second);
     };
     int64_t qTiles = ceilDiv(shape.tq, shape.tile);

@@ -1,4 +1,5 @@
-//===- AttentionEmitter.h - kernels of "attention" fusions -------*- C++ -*-===//
+//===- AttentionEmitter.h - kernels of "attention" fusions -------*- C++
+//-*-===//
 //
 // kiln.attention as a flash-attention forward kernel and
 // kiln.attention_backward as three deterministic kernels (row statistics,

@@ -22,13 +22,13 @@ protected:
     return "tensor<" + shape.str() + "x" + elem.str() + ">";
   }
 
-  GeneratedFusion forward(llvm::StringRef q, llvm::StringRef k, llvm::StringRef v,
-                          llvm::StringRef o, llvm::StringRef elem,
-                          llvm::StringRef attrs) {
+  GeneratedFusion forward(llvm::StringRef q, llvm::StringRef k,
+                          llvm::StringRef v, llvm::StringRef o,
+                          llvm::StringRef elem, llvm::StringRef attrs) {
     std::string types = t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem);
     FusionOp fusion = fusionOf("attention",
-                               "kiln.attention %arg0, %arg1, %arg2 " + attrs.str() +
-                                   " : " + types,
+                               "kiln.attention %arg0, %arg1, %arg2 " +
+                                   attrs.str() + " : " + types,
                                types, t(o, elem));
     GeneratedFusion g = emitAndCompile(*emitter, fusion);
     if (fusion)
@@ -36,16 +36,17 @@ protected:
     return g;
   }
 
-  GeneratedFusion backward(llvm::StringRef q, llvm::StringRef k, llvm::StringRef v,
-                           llvm::StringRef o, llvm::StringRef elem,
-                           llvm::StringRef attrs) {
+  GeneratedFusion backward(llvm::StringRef q, llvm::StringRef k,
+                           llvm::StringRef v, llvm::StringRef o,
+                           llvm::StringRef elem, llvm::StringRef attrs) {
     std::string types =
         t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem) + ", " + t(o, elem);
-    FusionOp fusion = fusionOf(
-        "attention",
-        "kiln.attention_backward %arg0, %arg1, %arg2, %arg3, %arg4 " + attrs.str() +
-            " : " + types,
-        types + ", " + t(o, elem), t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem));
+    FusionOp fusion =
+        fusionOf("attention",
+                 "kiln.attention_backward %arg0, %arg1, %arg2, %arg3, %arg4 " +
+                     attrs.str() + " : " + types,
+                 types + ", " + t(o, elem),
+                 t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem));
     GeneratedFusion g = emitAndCompile(*emitter, fusion);
     if (fusion)
       expectWritesEveryResult(fusion, g);
@@ -54,16 +55,17 @@ protected:
 };
 
 TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
-  GeneratedFusion f = forward("4x4x32x16", "4x4x32x16", "4x4x32x16", "4x4x32x16", "f32",
-                              "causal");
+  GeneratedFusion f = forward("4x4x32x16", "4x4x32x16", "4x4x32x16",
+                              "4x4x32x16", "f32", "causal");
   ASSERT_EQ(f.launches.size(), 1u);
   // 32 queries: one 32-row tile per (batch, head).
   EXPECT_EQ(f.launches[0].grid[0], 16u);
   EXPECT_EQ(f.launches[0].block[0], 256u);
-  EXPECT_NE(f.kernels[0].source.find("constexpr bool CAUSAL = true"), std::string::npos);
+  EXPECT_NE(f.kernels[0].source.find("constexpr bool CAUSAL = true"),
+            std::string::npos);
   EXPECT_NE(f.kernels[0].source.find("SCALE = 0.25f"), std::string::npos);
-  GeneratedFusion b = backward("4x4x32x16", "4x4x32x16", "4x4x32x16", "4x4x32x16", "f32",
-                               "causal");
+  GeneratedFusion b = backward("4x4x32x16", "4x4x32x16", "4x4x32x16",
+                               "4x4x32x16", "f32", "causal");
   ASSERT_EQ(b.launches.size(), 2u);
   // Row statistics travel through scratch from the dq kernel to dk/dv.
   EXPECT_GE(b.scratchBytes, 2u * 4 * 4 * 32 * 4);
@@ -77,20 +79,24 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16) {
   ASSERT_EQ(f.launches.size(), 1u);
   EXPECT_EQ(f.launches[0].grid[0], 32u * 128);
   EXPECT_GT(f.launches[0].dynamicSharedBytes, 48u * 1024);
-  GeneratedFusion b = backward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
-                               "8x16x2048x128", "bf16", "causal");
+  GeneratedFusion b =
+      backward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
+               "8x16x2048x128", "bf16", "causal");
   ASSERT_EQ(b.launches.size(), 2u);
   EXPECT_EQ(b.launches[1].grid[0], 32u * 128);
 }
 
 TEST_F(AttentionEmitterTest, TargetD64NonCausalBf16) {
-  forward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "bf16", "");
-  backward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "bf16", "");
+  forward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "8x16x2048x64",
+          "bf16", "");
+  backward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64", "8x16x2048x64",
+           "bf16", "");
 }
 
 TEST_F(AttentionEmitterTest, TailsAndDifferentLengthsF16) {
-  GeneratedFusion f = forward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
-                              "causal scale = 1.250000e-01");
+  GeneratedFusion f =
+      forward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
+              "causal scale = 1.250000e-01");
   EXPECT_NE(f.kernels[0].source.find("SCALE = 0.125f"), std::string::npos);
   backward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
            "causal scale = 1.250000e-01");
@@ -100,11 +106,11 @@ TEST_F(AttentionEmitterTest, TailsAndDifferentLengthsF16) {
 }
 
 TEST_F(AttentionEmitterTest, LargeHeadDimsUseSmallerTiles) {
-  GeneratedFusion f = forward("2x2x100x256", "2x2x100x256", "2x2x100x256", "2x2x100x256",
-                              "bf16", "causal");
+  GeneratedFusion f = forward("2x2x100x256", "2x2x100x256", "2x2x100x256",
+                              "2x2x100x256", "bf16", "causal");
   EXPECT_NE(f.kernels[0].source.find("BM = 32"), std::string::npos);
-  GeneratedFusion b = backward("1x2x40x512", "1x2x40x512", "1x2x40x512", "1x2x40x512",
-                               "f32", "");
+  GeneratedFusion b = backward("1x2x40x512", "1x2x40x512", "1x2x40x512",
+                               "1x2x40x512", "f32", "");
   EXPECT_NE(b.kernels[0].source.find("BM = 16"), std::string::npos);
 }
 
@@ -154,9 +160,11 @@ TEST_F(AttentionEmitterTest, ReadsAndWritesThroughHeadDimKeepingTransposes) {
   ASSERT_EQ(f.kernels.size(), 1u);
   const std::string &fs = f.kernels[0].source;
   EXPECT_NE(fs.find("Q_ST = 64;"), std::string::npos) << fs;
-  EXPECT_NE(fs.find("(idx_t)(bh / 4) * 2048 + (idx_t)(bh % 4) * 16"), std::string::npos);
+  EXPECT_NE(fs.find("(idx_t)(bh / 4) * 2048 + (idx_t)(bh % 4) * 16"),
+            std::string::npos);
   EXPECT_NE(fs.find("V_ST = 16;"), std::string::npos);
-  EXPECT_NE(fs.find("V_BASE(int bh) { return (idx_t)bh * 512; }"), std::string::npos);
+  EXPECT_NE(fs.find("V_BASE(int bh) { return (idx_t)bh * 512; }"),
+            std::string::npos);
   EXPECT_NE(fs.find("OUT_ST = 64;"), std::string::npos);
   // One block per (batch, head) of the op's [4, 4, 32, 16] view.
   EXPECT_EQ(f.launches[0].grid[0], 16u);
@@ -189,22 +197,26 @@ TEST_F(AttentionEmitterTest, ReadsAndWritesThroughHeadDimKeepingTransposes) {
   expectWritesEveryResult(backward, b);
   const std::string &bs = b.kernels[1].source;
   for (const char *name : {"Q", "K", "V", "OUT", "D_OUT", "D_VALUE"})
-    EXPECT_NE(bs.find(std::string(name) + "_ST = 64;"), std::string::npos) << name;
+    EXPECT_NE(bs.find(std::string(name) + "_ST = 64;"), std::string::npos)
+        << name;
   EXPECT_NE(bs.find("D_KEY_ST = 16;"), std::string::npos);
 }
 
 TEST_F(AttentionEmitterTest, Rejects) {
-  std::string types = "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
-  EXPECT_FALSE(emitter->matches(fusionOf(
-      "reduction", "kiln.attention %arg0, %arg1, %arg2 : " + types, types,
-      "tensor<1x1x4x8xf32>")));
-  EXPECT_FALSE(emitter->matches(fusionOf("attention",
-                                         "kiln.softmax %arg0 dim = 1 : tensor<4x8xf32>",
-                                         "tensor<4x8xf32>", "tensor<4x8xf32>")));
+  std::string types =
+      "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
+  EXPECT_FALSE(emitter->matches(
+      fusionOf("reduction", "kiln.attention %arg0, %arg1, %arg2 : " + types,
+               types, "tensor<1x1x4x8xf32>")));
+  EXPECT_FALSE(emitter->matches(
+      fusionOf("attention", "kiln.softmax %arg0 dim = 1 : tensor<4x8xf32>",
+               "tensor<4x8xf32>", "tensor<4x8xf32>")));
   // Head dims beyond what 16-row tiles hold in shared memory.
-  std::string huge = "tensor<1x1x4x4096xf32>, tensor<1x1x4x4096xf32>, tensor<1x1x4x4096xf32>";
-  FusionOp fusion = fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + huge,
-                             huge, "tensor<1x1x4x4096xf32>");
+  std::string huge =
+      "tensor<1x1x4x4096xf32>, tensor<1x1x4x4096xf32>, tensor<1x1x4x4096xf32>";
+  FusionOp fusion =
+      fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + huge,
+               huge, "tensor<1x1x4x4096xf32>");
   ASSERT_TRUE(fusion);
   EXPECT_FALSE(emitter->matches(fusion));
   EXPECT_TRUE(failed(emitter->emit(fusion, CodegenOptions())));
@@ -226,9 +238,11 @@ TEST_F(AttentionEmitterTest, Rejects) {
     auto replace = [&](const std::string &from, const std::string &to) {
       body.replace(body.find(from), from.size(), to);
     };
-    replace("TYPES", both ? "(tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>)" : "tensor<1x1x4x8xf32>");
+    replace("TYPES", both ? "(tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>)"
+                          : "tensor<1x1x4x8xf32>");
     replace("YIELDED", yielded);
-    replace("YTYPES", both ? "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>" : "tensor<1x1x4x8xf32>");
+    replace("YTYPES", both ? "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>"
+                           : "tensor<1x1x4x8xf32>");
     if (both)
       replace("%o =", "%o:2 =");
     FusionOp bad = parseFusion(body);
@@ -238,18 +252,23 @@ TEST_F(AttentionEmitterTest, Rejects) {
 }
 
 TEST_F(AttentionEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
-  GeneratedFusion a = forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "causal");
-  GeneratedFusion b = forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "causal");
-  GeneratedFusion c = forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "");
+  GeneratedFusion a =
+      forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "causal");
+  GeneratedFusion b =
+      forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "causal");
+  GeneratedFusion c =
+      forward("1x2x9x8", "1x2x9x8", "1x2x9x8", "1x2x9x8", "f32", "");
   ASSERT_EQ(a.kernels.size(), 1u);
   EXPECT_EQ(a.kernels[0].source, b.kernels[0].source);
   EXPECT_NE(a.kernels[0].name, c.kernels[0].name);
 }
 
 TEST_F(AttentionEmitterTest, RegistryDispatchesAttention) {
-  std::string types = "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
-  FusionOp fusion = fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + types,
-                             types, "tensor<1x1x4x8xf32>");
+  std::string types =
+      "tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>";
+  FusionOp fusion =
+      fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + types,
+               types, "tensor<1x1x4x8xf32>");
   ASSERT_TRUE(fusion);
   FailureOr<GeneratedFusion> g = emitFusion(fusion, CodegenOptions());
   ASSERT_TRUE(succeeded(g)) << diagnostics;

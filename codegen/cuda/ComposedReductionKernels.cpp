@@ -60,7 +60,8 @@ Type elementTypeOf(Value v) {
 }
 
 /// Coordinate `d` of the row-major flat index `flat` in `shape`.
-std::string coordinate(llvm::ArrayRef<int64_t> shape, size_t d, llvm::StringRef flat) {
+std::string coordinate(llvm::ArrayRef<int64_t> shape, size_t d,
+                       llvm::StringRef flat) {
   int64_t stride = 1;
   for (size_t k = d + 1; k < shape.size(); ++k)
     stride *= shape[k];
@@ -148,27 +149,30 @@ private:
   static std::string outName(unsigned i) { return "out" + std::to_string(i); }
 
   void addInput(Params &params, unsigned i) const {
-    params.add("const " + cudaType(body.getArgument(i)) + " *__restrict__ " + inName(i),
+    params.add("const " + cudaType(body.getArgument(i)) + " *__restrict__ " +
+                   inName(i),
                LaunchArg::operand(i));
   }
   void addOutputs(Params &params, Value v) const {
     for (unsigned i : resultIndices.lookup(v))
-      params.add(cudaType(v) + " *__restrict__ " + outName(i), LaunchArg::result(i));
+      params.add(cudaType(v) + " *__restrict__ " + outName(i),
+                 LaunchArg::result(i));
   }
   /// Stores of `expr` into every result that yields `v`, at index `at`.
   std::string stores(Value v, llvm::StringRef expr, llvm::StringRef at,
                      int spaces) const {
     std::string s;
     for (unsigned i : resultIndices.lookup(v))
-      s += std::string(spaces, ' ') + "kiln_store(" + outName(i) + " + " + at.str() +
-           ", " + expr.str() + ");\n";
+      s += std::string(spaces, ' ') + "kiln_store(" + outName(i) + " + " +
+           at.str() + ", " + expr.str() + ");\n";
     return s;
   }
 
   /// The block arguments evaluating `roots` reads, not looking through the
   /// values `stop` accepts.
-  llvm::SmallVector<unsigned> inputsRead(llvm::ArrayRef<Value> roots,
-                                         llvm::function_ref<bool(Value)> stop) const {
+  llvm::SmallVector<unsigned>
+  inputsRead(llvm::ArrayRef<Value> roots,
+             llvm::function_ref<bool(Value)> stop) const {
     llvm::SetVector<unsigned> args;
     llvm::DenseSet<Value> seen;
     llvm::SmallVector<Value> stack(roots.begin(), roots.end());
@@ -216,25 +220,26 @@ private:
     if (isa<ReduceSumOp, ReduceMeanOp>(r)) {
       // Unsigned arithmetic wraps (two's complement), as the i32 rule says.
       if (i32)
-        return {"unsigned", "0u", "kiln_sum_op", "(unsigned)(" + element + ")", 4};
+        return {"unsigned", "0u", "kiln_sum_op", "(unsigned)(" + element + ")",
+                4};
       return {"float", "0.f", "kiln_sum_op", element, 4};
     }
     if (isa<ReduceMaxOp>(r))
       return {i32 ? "int" : "float", i32 ? "(-2147483647 - 1)" : "-KILN_INF",
               "kiln_max_op", element, 4};
-    return {i32 ? "int" : "float", i32 ? "2147483647" : "KILN_INF", "kiln_min_op",
-            element, 4};
+    return {i32 ? "int" : "float", i32 ? "2147483647" : "KILN_INF",
+            "kiln_min_op", element, 4};
   }
 
   /// The declaration of reduction `r`'s result `name` from its final
   /// accumulator: the mean divides, i32 sums convert back, and a bf16/f16
   /// result is rounded once (as the reference rounds the reduction).
-  std::string resultDecl(Operation *r, llvm::StringRef acc, llvm::StringRef name,
-                         int spaces) const {
+  std::string resultDecl(Operation *r, llvm::StringRef acc,
+                         llvm::StringRef name, int spaces) const {
     std::string value = acc.str();
     if (isa<ReduceMeanOp>(r))
-      value =
-          acc.str() + " / " + codegen::floatLiteral(double(plan.spaceOf(r).rowLength()));
+      value = acc.str() + " / " +
+              codegen::floatLiteral(double(plan.spaceOf(r).rowLength()));
     if (isInt(r) && isa<ReduceSumOp>(r))
       value = "(int)" + acc.str();
     Type t = elementTypeOf(r->getResult(0));
@@ -242,8 +247,8 @@ private:
       value = "kiln_round_bf16(" + value + ")";
     else if (t.isF16())
       value = "kiln_round_f16(" + value + ")";
-    return std::string(spaces, ' ') + "const " + (isInt(r) ? "int" : "float") + " " +
-           name.str() + " = " + value + ";\n";
+    return std::string(spaces, ' ') + "const " + (isInt(r) ? "int" : "float") +
+           " " + name.str() + " = " + value + ";\n";
   }
 
   /// The 32-entry shared scratch of accumulators of `type` (float's comes
@@ -253,12 +258,14 @@ private:
       return "kiln_scratch";
     return type == "unsigned" ? "kiln_scratch_u" : "kiln_scratch_i";
   }
-  static std::string scratchDecls(llvm::ArrayRef<Accumulator> accs, bool withFloat) {
+  static std::string scratchDecls(llvm::ArrayRef<Accumulator> accs,
+                                  bool withFloat) {
     std::string s;
     for (llvm::StringRef type : {"float", "unsigned", "int"}) {
       if (type == "float" && !withFloat)
         continue;
-      if (llvm::any_of(accs, [&](const Accumulator &a) { return a.type == type; }))
+      if (llvm::any_of(accs,
+                       [&](const Accumulator &a) { return a.type == type; }))
         s += "  __shared__ " + type.str() + " " + scratchOf(type) + "[32];\n";
     }
     return s;
@@ -274,15 +281,16 @@ private:
     if (a == b)
       return true;
     Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-    if (!x || !y || a.getType() != b.getType() || x->getName() != y->getName() ||
+    if (!x || !y || a.getType() != b.getType() ||
+        x->getName() != y->getName() ||
         x->getAttrDictionary() != y->getAttrDictionary() ||
         x->getNumOperands() != y->getNumOperands() || x->getNumResults() != 1)
       return false;
     auto [it, inserted] = equivalence.try_emplace({a, b}, false);
     if (!inserted)
       return it->second;
-    bool same =
-        llvm::all_of(llvm::zip(x->getOperands(), y->getOperands()), [&](auto pair) {
+    bool same = llvm::all_of(
+        llvm::zip(x->getOperands(), y->getOperands()), [&](auto pair) {
           return equivalent(std::get<0>(pair), std::get<1>(pair));
         });
     equivalence[{a, b}] = same;
@@ -296,9 +304,11 @@ private:
   void findCopies() {
     for (const ReductionSpace &space : plan.spaces)
       for (auto [i, r] : llvm::enumerate(space.reductions))
-        for (Operation *earlier : llvm::ArrayRef(space.reductions).take_front(i))
+        for (Operation *earlier :
+             llvm::ArrayRef(space.reductions).take_front(i))
           if (!sameAs.count(earlier) && r->getName() == earlier->getName() &&
-              elementTypeOf(r->getResult(0)) == elementTypeOf(earlier->getResult(0)) &&
+              elementTypeOf(r->getResult(0)) ==
+                  elementTypeOf(earlier->getResult(0)) &&
               equivalent(r->getOperand(0), earlier->getOperand(0))) {
             sameAs[r] = earlier;
             break;
@@ -328,15 +338,16 @@ private:
   LogicalResult emitGeneric() {
     const ReductionSpace &space = plan.spaces.front();
     ReduceSpec spec;
-    spec.prefix =
-        "kiln_fused_" + space.reductions.front()->getName().stripDialect().str();
+    spec.prefix = "kiln_fused_" +
+                  space.reductions.front()->getName().stripDialect().str();
     Scope element(space.shape, "e_", "off");
     bindInputs(element);
     std::string code;
     llvm::SmallVector<Value> elementRoots;
     llvm::SmallVector<Operation *> reductions = distinct(space);
     for (Operation *r : reductions) {
-      FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
+      FailureOr<std::string> expr =
+          element.emitter.emit(r->getOperand(0), code, 0);
       if (failed(expr))
         return failure();
       spec.accs.push_back(accumulator(r, *expr));
@@ -371,8 +382,8 @@ private:
       rowStores += stores(v, *expr, "o", 0);
     }
     spec.finish = row.coordinates(0) + reds + rowCode + rowStores;
-    for (unsigned i :
-         inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
+    for (unsigned i : inputsRead(plan.rowOutputs,
+                                 [&](Value v) { return isReductionResult(v); }))
       addInput(spec.finishParams, i);
     for (Value v : plan.rowOutputs)
       addOutputs(spec.finishParams, v);
@@ -387,8 +398,8 @@ private:
 
   /// Computes, once per row into `out`, the row values that evaluating
   /// `roots` at the elements reads, and binds them in `element`.
-  LogicalResult bindRowValues(llvm::ArrayRef<Value> roots, Scope &row, Scope &element,
-                              std::string &out) {
+  LogicalResult bindRowValues(llvm::ArrayRef<Value> roots, Scope &row,
+                              Scope &element, std::string &out) {
     llvm::DenseSet<Value> seen;
     llvm::SmallVector<Value> stack(roots.begin(), roots.end());
     llvm::SmallVector<Value> needed;
@@ -446,7 +457,8 @@ private:
     for (Value v : space.elementOutputs)
       narrowest = std::min(narrowest, storageBytes(elementTypeOf(v)));
     int64_t width = std::min<int64_t>(8, 16 / narrowest);
-    bool widthFits = rowInputs.size() + space.elementOutputs.size() > 0 && m >= width;
+    bool widthFits =
+        rowInputs.size() + space.elementOutputs.size() > 0 && m >= width;
     for (BlockArgument arg : rowInputs)
       widthFits &= m * storageBytes(elementTypeOf(arg)) % 16 == 0;
     for (Value v : space.elementOutputs)
@@ -495,17 +507,19 @@ private:
       std::string code, combines;
       std::vector<Accumulator> accs;
       for (auto [k, r] : llvm::enumerate(reds)) {
-        FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), code, 0);
+        FailureOr<std::string> expr =
+            element.emitter.emit(r->getOperand(0), code, 0);
         if (failed(expr))
           return failure();
         accs.push_back(accumulator(r, *expr));
         std::string acc = "acc" + std::to_string(counter + k);
-        text +=
-            "  " + accs.back().type + " " + acc + " = " + accs.back().identity + ";\n";
+        text += "  " + accs.back().type + " " + acc + " = " +
+                accs.back().identity + ";\n";
         combines += acc + " = " + accs.back().combiner + "()(" + acc + ", " +
                     accs.back().element + ");\n";
       }
-      text += rowKernel.loop(loopHead + element.coordinates(0) + code + combines);
+      text +=
+          rowKernel.loop(loopHead + element.coordinates(0) + code + combines);
       for (auto [k, r] : llvm::enumerate(reds)) {
         std::string acc = "acc" + std::to_string(counter + k);
         std::string name = "red" + std::to_string(counter + k);
@@ -547,26 +561,30 @@ private:
         // Collected per step, then stored like the rows were loaded.
         std::string lanes = "o" + std::to_string(n);
         std::string W = str(width);
-        stepBegin += "alignas(16) " + cudaType(v) + " " + lanes + "[" + W + "];\n";
+        stepBegin +=
+            "alignas(16) " + cudaType(v) + " " + lanes + "[" + W + "];\n";
         elementStores += "kiln_store(&" + lanes + "[v], " + *expr + ");\n";
         for (unsigned r : resultIndices.lookup(v)) {
           std::string at = outName(r) + " + row * (idx_t)" + str(m) + " + j0";
-          stepEnd += "if (kiln_vec_aligned<" + W + ">(" + outName(r) + ") && j0 + " + W +
-                     " <= " + str(m) + ") {\n  kiln_store_vec<" + W + ">(" + at + ", " +
-                     lanes + ");\n} else {\n  for (int v = 0; v < " + W +
-                     " && j0 + v < " + str(m) + "; ++v) (" + at + ")[v] = " + lanes +
-                     "[v];\n}\n";
+          stepEnd += "if (kiln_vec_aligned<" + W + ">(" + outName(r) +
+                     ") && j0 + " + W + " <= " + str(m) +
+                     ") {\n  kiln_store_vec<" + W + ">(" + at + ", " + lanes +
+                     ");\n} else {\n  for (int v = 0; v < " + W +
+                     " && j0 + v < " + str(m) + "; ++v) (" + at +
+                     ")[v] = " + lanes + "[v];\n}\n";
         }
       }
-      text += rowKernel.loop(loopHead + element.coordinates(0) + code + elementStores,
+      text += rowKernel.loop(loopHead + element.coordinates(0) + code +
+                                 elementStores,
                              stepBegin, stepEnd);
     }
     // The row's coordinates (for the row values) come right after the row
     // index is known.
     std::string bodyText = scratchDecls(allAccs, /*withFloat=*/false) +
                            rowKernel.prologue() + row.coordinates(2) + text;
-    kernels.kernel("kiln_fused_rows", element.emitter.globals() + row.emitter.globals(),
-                   params, bodyText, rowKernel.grid(), rowKernel.block());
+    kernels.kernel("kiln_fused_rows",
+                   element.emitter.globals() + row.emitter.globals(), params,
+                   bodyText, rowKernel.grid(), rowKernel.block());
     return success();
   }
 
@@ -590,7 +608,8 @@ private:
     return type == "float" ? "f" : type == "unsigned" ? "u" : "i";
   }
 
-  FailureOr<SegmentCode> segmentCode(unsigned s, llvm::StringRef prefix, int64_t chunk) {
+  FailureOr<SegmentCode> segmentCode(unsigned s, llvm::StringRef prefix,
+                                     int64_t chunk) {
     const ReductionSpace &space = plan.spaces[s];
     SegmentCode code;
     Scope element(space.shape, prefix.str(), "f");
@@ -621,22 +640,24 @@ private:
 
     std::string declarations, statements, step, stores;
     for (Operation *r : distinct(space)) {
-      FailureOr<std::string> expr = element.emitter.emit(r->getOperand(0), statements, 0);
+      FailureOr<std::string> expr =
+          element.emitter.emit(r->getOperand(0), statements, 0);
       if (failed(expr))
         return failure();
       code.accs.push_back(accumulator(r, *expr));
       const Accumulator &a = code.accs.back();
       std::string acc = "acc" + std::to_string(code.accs.size() - 1);
       declarations += a.type + " " + acc + " = " + a.identity + ";\n";
-      step += acc + " = " + a.combiner + "()(" + acc + ", " + a.element + ");\n";
+      step +=
+          acc + " = " + a.combiner + "()(" + acc + ", " + a.element + ");\n";
     }
     for (Value v : space.elementOutputs) {
       FailureOr<std::string> expr = element.emitter.emit(v, statements, 0);
       if (failed(expr))
         return failure();
       for (unsigned r : resultIndices.lookup(v)) {
-        step += "kiln_store(o" + std::to_string(code.outputs.size()) + " + f, " + *expr +
-                ");\n";
+        step += "kiln_store(o" + std::to_string(code.outputs.size()) +
+                " + f, " + *expr + ");\n";
         code.outputs.push_back(r);
       }
     }
@@ -647,43 +668,48 @@ private:
     std::string loads, aligned = "true";
     for (unsigned k : lanes) {
       std::string a = "a" + std::to_string(k);
-      loads += "alignas(16) " + cudaType(body.getArgument(code.inputs[k])) + " " + a +
-               "_v[" + V + "];\n";
+      loads += "alignas(16) " + cudaType(body.getArgument(code.inputs[k])) +
+               " " + a + "_v[" + V + "];\n";
       aligned += " && kiln_vec_aligned<" + V + ">(" + a + ")";
     }
     if (width > 1) {
       loads += "if (aligned && f0 + " + V + " <= end) {\n";
       for (unsigned k : lanes)
-        loads += "  kiln_load_vec<" + V + ">(a" + str(k) + "_v, a" + str(k) + " + f0);\n";
-      loads += "} else {\n#pragma unroll\n  for (int v = 0; v < " + V + "; ++v) {\n";
+        loads += "  kiln_load_vec<" + V + ">(a" + str(k) + "_v, a" + str(k) +
+                 " + f0);\n";
+      loads +=
+          "} else {\n#pragma unroll\n  for (int v = 0; v < " + V + "; ++v) {\n";
       for (unsigned k : lanes)
-        loads +=
-            "    if (f0 + v < end) a" + str(k) + "_v[v] = a" + str(k) + "[f0 + v];\n";
+        loads += "    if (f0 + v < end) a" + str(k) + "_v[v] = a" + str(k) +
+                 "[f0 + v];\n";
       loads += "  }\n}\n";
       declarations += "const bool aligned = " + aligned + ";\n";
     } else {
       for (unsigned k : lanes)
         loads += "a" + str(k) + "_v[0] = a" + str(k) + "[f0];\n";
     }
-    std::string perElement =
-        "const idx_t f = f0 + v;\n" + element.coordinates(0) + statements + step;
+    std::string perElement = "const idx_t f = f0 + v;\n" +
+                             element.coordinates(0) + statements + step;
     std::string begin = "(idx_t)b * " + str(chunk);
     std::string text =
-        declarations + "const idx_t end = min((idx_t)n, " + begin + " + " + str(chunk) +
-        ");\n" + "for (idx_t f0 = " + begin + " + threadIdx.x * " + V +
-        "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" + indent(loads, 2) +
-        "#pragma unroll\n  for (int v = 0; v < " + V +
-        "; ++v) {\n    if (f0 + v >= end) break;\n" + indent(perElement, 4) + "  }\n}\n";
+        declarations + "const idx_t end = min((idx_t)n, " + begin + " + " +
+        str(chunk) + ");\n" + "for (idx_t f0 = " + begin + " + threadIdx.x * " +
+        V + "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" +
+        indent(loads, 2) + "#pragma unroll\n  for (int v = 0; v < " + V +
+        "; ++v) {\n    if (f0 + v >= end) break;\n" + indent(perElement, 4) +
+        "  }\n}\n";
     // The block's accumulators, then its partials (thread 0).
     llvm::StringMap<unsigned> ofType;
     std::string partials;
     for (auto [k, a] : llvm::enumerate(code.accs)) {
-      text += llvm::formatv("acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n",
-                            k, kThreads, a.combiner, a.identity, scratchOf(a.type))
+      text += llvm::formatv(
+                  "acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n",
+                  k, kThreads, a.combiner, a.identity, scratchOf(a.type))
                   .str();
       std::string t = typeLetter(a.type);
-      partials += "  partial_" + t + "[pbase_" + t + " + " + str(ofType[a.type]++) +
-                  " * blocks + b] = acc" + str(k) + ";\n";
+      partials += "  partial_" + t + "[pbase_" + t + " + " +
+                  str(ofType[a.type]++) + " * blocks + b] = acc" + str(k) +
+                  ";\n";
     }
     code.body = text + "if (threadIdx.x == 0) {\n" + partials + "}\n";
     code.globals = element.emitter.globals();
@@ -716,7 +742,8 @@ private:
   }
 
   /// A table `static __device__ const unsigned name[] = {...};`.
-  static std::string table(llvm::StringRef name, llvm::ArrayRef<int64_t> values) {
+  static std::string table(llvm::StringRef name,
+                           llvm::ArrayRef<int64_t> values) {
     std::string s = "static __device__ const unsigned " + name.str() + "[" +
                     str(values.size()) + "] = {";
     for (auto [i, v] : llvm::enumerate(values))
@@ -790,16 +817,17 @@ private:
         std::string p = "partial_" + typeLetter(a.type);
         int64_t at = base[a.type][s] + ofType[a.type]++ * blocks;
         if (blocks == 1)
-          finish += "  const " + a.type + " acc" + str(global) + " = " + p + "[" +
-                    str(at) + "];\n";
+          finish += "  const " + a.type + " acc" + str(global) + " = " + p +
+                    "[" + str(at) + "];\n";
         else
-          finish += llvm::formatv("  {0} acc{1} = {2};\n"
-                                  "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
-                                  "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
-                                  "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, "
-                                  "{8});\n",
-                                  a.type, global, a.identity, blocks, kThreads,
-                                  a.combiner, p, at, scratchOf(a.type))
+          finish += llvm::formatv(
+                        "  {0} acc{1} = {2};\n"
+                        "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
+                        "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
+                        "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, "
+                        "{8});\n",
+                        a.type, global, a.identity, blocks, kThreads,
+                        a.combiner, p, at, scratchOf(a.type))
                         .str();
         ++global;
       }
@@ -807,15 +835,16 @@ private:
         used[entry.first()] += entry.second * blocks;
     }
 
-    std::string globals = "// Segment t (a tensor, or tensors read together) is "
-                          "reduced by blocks\n// [kiln_space_start[t], "
-                          "kiln_space_start[t + 1]) with the code of class\n"
-                          "// kiln_segment_class[t], as its kiln_segment_slot[t]-th "
-                          "segment.\n" +
-                          table("kiln_space_start", starts) +
-                          table("kiln_segment_class", segmentClass) +
-                          table("kiln_segment_slot", segmentSlot) +
-                          table("kiln_segment_elements", elements);
+    std::string globals =
+        "// Segment t (a tensor, or tensors read together) is "
+        "reduced by blocks\n// [kiln_space_start[t], "
+        "kiln_space_start[t + 1]) with the code of class\n"
+        "// kiln_segment_class[t], as its kiln_segment_slot[t]-th "
+        "segment.\n" +
+        table("kiln_space_start", starts) +
+        table("kiln_segment_class", segmentClass) +
+        table("kiln_segment_slot", segmentSlot) +
+        table("kiln_segment_elements", elements);
     Params elementParams, rowParams;
     llvm::SmallVector<unsigned> inputs;
     for (const SegmentCode &code : segmentCodes)
@@ -835,35 +864,37 @@ private:
       for (auto [k, i] : llvm::enumerate(code.inputs)) {
         std::string list, type = cudaType(body.getArgument(i));
         for (unsigned s : members[c])
-          list += (list.empty() ? "" : ", ") + inName(segmentCodes[s].inputs[k]);
-        pointers += "const " + type + " *const c" + str(c) + "_a" + str(k) + "[] = {" +
-                    list + "};\nconst " + type + " *__restrict__ a" + str(k) + " = c" +
-                    str(c) + "_a" + str(k) + "[t];\n";
+          list +=
+              (list.empty() ? "" : ", ") + inName(segmentCodes[s].inputs[k]);
+        pointers += "const " + type + " *const c" + str(c) + "_a" + str(k) +
+                    "[] = {" + list + "};\nconst " + type + " *__restrict__ a" +
+                    str(k) + " = c" + str(c) + "_a" + str(k) + "[t];\n";
       }
       for (auto [k, r] : llvm::enumerate(code.outputs)) {
         std::string list, type = cudaType(fusion.getResult(r));
         for (unsigned s : members[c])
-          list += (list.empty() ? "" : ", ") + outName(segmentCodes[s].outputs[k]);
-        pointers += type + " *const c" + str(c) + "_o" + str(k) + "[] = {" + list +
-                    "};\n" + type + " *__restrict__ o" + str(k) + " = c" + str(c) + "_o" +
-                    str(k) + "[t];\n";
+          list +=
+              (list.empty() ? "" : ", ") + outName(segmentCodes[s].outputs[k]);
+        pointers += type + " *const c" + str(c) + "_o" + str(k) + "[] = {" +
+                    list + "};\n" + type + " *__restrict__ o" + str(k) +
+                    " = c" + str(c) + "_o" + str(k) + "[t];\n";
       }
       text += indent(pointers + code.body, 4) + "    break;\n  }\n";
       globals += code.globals;
     }
     text += "  }\n";
     Params partials;
-    std::string segmentHead =
-        "  const unsigned t = kiln_segment_slot[lo];\n"
-        "  const idx_t n = kiln_segment_elements[lo];\n"
-        "  const unsigned blocks = kiln_space_start[lo + 1] - kiln_space_start[lo];\n";
+    std::string segmentHead = "  const unsigned t = kiln_segment_slot[lo];\n"
+                              "  const idx_t n = kiln_segment_elements[lo];\n"
+                              "  const unsigned blocks = kiln_space_start[lo + "
+                              "1] - kiln_space_start[lo];\n";
     for (llvm::StringRef type : {"float", "unsigned", "int"}) {
       if (!used.count(type) || used[type] == 0)
         continue;
       std::string t = typeLetter(type);
       globals += table("kiln_partial_base_" + t, base[type]);
-      segmentHead +=
-          "  const unsigned pbase_" + t + " = kiln_partial_base_" + t + "[lo];\n";
+      segmentHead += "  const unsigned pbase_" + t + " = kiln_partial_base_" +
+                     t + "[lo];\n";
       uint64_t offset = kernels.builder.scratch(used[type] * 4);
       partials.add(type.str() + " *__restrict__ partial_" + t,
                    LaunchArg::scratch(offset));
@@ -877,8 +908,8 @@ private:
     FailureOr<std::string> epilogue = scalarEpilogue(finalGlobals);
     if (failed(epilogue))
       return failure();
-    for (unsigned i :
-         inputsRead(plan.rowOutputs, [&](Value v) { return isReductionResult(v); }))
+    for (unsigned i : inputsRead(plan.rowOutputs,
+                                 [&](Value v) { return isReductionResult(v); }))
       addInput(rowParams, i);
     for (Value v : plan.rowOutputs)
       addOutputs(rowParams, v);
@@ -899,13 +930,16 @@ private:
           params.add(rowParams.decls[i], rowParams.args[i]);
       std::string loop = "  for (unsigned lo = 0; lo < " + str(segments) +
                          "; ++lo) {\n    const unsigned b = 0;\n" +
-                         indent(segmentHead + text, 2) + "  }\n  __syncthreads();\n";
+                         indent(segmentHead + text, 2) +
+                         "  }\n  __syncthreads();\n";
       kernels.kernel("kiln_multi_reduce", globals + finalGlobals, params,
-                     scratch + loop + finish + *epilogue, dim3Of(1), dim3Of(kThreads));
+                     scratch + loop + finish + *epilogue, dim3Of(1),
+                     dim3Of(kThreads));
       return success();
     }
     std::string search =
-        "  // The segment of this block: the last one starting at or before it.\n"
+        "  // The segment of this block: the last one starting at or before "
+        "it.\n"
         "  unsigned lo = 0, hi = " +
         str(segments) +
         ";\n"

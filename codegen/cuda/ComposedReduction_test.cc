@@ -97,7 +97,8 @@ TEST_F(ComposedReductionTest, MseFromPrimitivesEveryFloatType) {
     ASSERT_EQ(g[0].launches.size(), 1u);
     EXPECT_TRUE(contains(g[0], "acc / 185.0f"));
     if (type != "f32")
-      EXPECT_TRUE(contains(g[0], "kiln_round_")) << "reductions round like the reference";
+      EXPECT_TRUE(contains(g[0], "kiln_round_"))
+          << "reductions round like the reference";
     fusions.clear();
   }
 }
@@ -333,7 +334,8 @@ TEST_F(ComposedReductionTest, MultiTensorPartialsThenFinalInFixedOrder) {
   EXPECT_TRUE(contains(g[0], "kiln_load_vec<4>"));
   EXPECT_TRUE(contains(g[0], "partial_u"));
   // The two sums of the squares of %a are one accumulator.
-  EXPECT_EQ(llvm::StringRef(g[0].kernels[0].source).count("kiln_sum_op()(acc"), 3u);
+  EXPECT_EQ(llvm::StringRef(g[0].kernels[0].source).count("kiln_sum_op()(acc"),
+            3u);
   for (const GeneratedKernel &k : g[0].kernels)
     EXPECT_EQ(k.source.find("atomic"), std::string::npos);
 }
@@ -346,17 +348,17 @@ TEST_F(ComposedReductionTest, MultiTensorSegmentsOfTheSameCodeShareIt) {
     std::string type = i % 2 ? "tensor<300x40xf32>" : "tensor<77xf32>";
     std::string n = std::to_string(i);
     args += (i ? ", %t" : "%t") + n + ": " + type;
-    body += "  %q" + n + " = kiln.mul %t" + n + ", %t" + n + " : " + type + ", " + type +
-            "\n  %s" + n + " = kiln.reduce_sum %q" + n + " dims = [" +
-            (i % 2 ? "0, 1" : "0") + "] : " + type + "\n";
+    body += "  %q" + n + " = kiln.mul %t" + n + ", %t" + n + " : " + type +
+            ", " + type + "\n  %s" + n + " = kiln.reduce_sum %q" + n +
+            " dims = [" + (i % 2 ? "0, 1" : "0") + "] : " + type + "\n";
     if (i > 0)
       body += "  %a" + n + " = kiln.add " +
               (i > 1 ? "%a" + std::to_string(i - 1) : "%s0") + ", %s" + n +
               " : tensor<f32>, tensor<f32>\n";
   }
-  std::vector<GeneratedFusion> g =
-      fuseAndEmit("func.func @f(" + args + ") -> tensor<f32> {\n" + body +
-                  "  %n = kiln.sqrt %a23 : tensor<f32>\n  return %n : tensor<f32>\n}\n");
+  std::vector<GeneratedFusion> g = fuseAndEmit(
+      "func.func @f(" + args + ") -> tensor<f32> {\n" + body +
+      "  %n = kiln.sqrt %a23 : tensor<f32>\n  return %n : tensor<f32>\n}\n");
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(planOf(0).spaces.size(), 24u);
   ASSERT_EQ(g[0].launches.size(), 2u);

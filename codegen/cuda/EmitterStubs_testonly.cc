@@ -1,4 +1,5 @@
-//===- EmitterStubs_testonly.cc - stand-ins for the other emitters (tests) -===//
+//===- EmitterStubs_testonly.cc - stand-ins for the other emitters (tests)
+//-===//
 //
 // Tests of one emitter link the `emitters` library, whose registry names
 // every factory. Until the GEMM and reduction emitters exist, these

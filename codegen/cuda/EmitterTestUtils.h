@@ -1,4 +1,5 @@
-//===- EmitterTestUtils.h - fixture for kernel emitter tests -----*- C++ -*-===//
+//===- EmitterTestUtils.h - fixture for kernel emitter tests -----*- C++
+//-*-===//
 //
 // Parses a function holding one kiln.fusion, runs an emitter on it,
 // compiles every generated kernel to PTX and an sm_90 (sm_90a for
@@ -78,17 +79,18 @@ protected:
       yieldNames = "%r";
     std::string fusionArgs;
     for (size_t i = 0; i < types.size(); ++i)
-      fusionArgs += (i ? ", %arg" : "%arg") + std::to_string(i) + ": " +
-                    types[i].str();
-    std::string resultDecl =
-        resultList.size() == 1 ? "%r" : "%r:" + std::to_string(resultList.size());
-    std::string source = "func.func @f(" + args + ") {\n  %f:" +
-                         std::to_string(resultList.size()) + " = kiln.fusion \"" +
-                         kind.str() + "\" (" + argNames + ") : (" +
-                         operandTypes.str() + ") -> (" + resultTypes.str() +
-                         ") {\n  ^bb0(" + fusionArgs + "):\n    " + resultDecl +
-                         " = " + opText.str() + "\n    kiln.yield " + yieldNames +
-                         " : " + resultTypes.str() + "\n  }\n  return\n}\n";
+      fusionArgs +=
+          (i ? ", %arg" : "%arg") + std::to_string(i) + ": " + types[i].str();
+    std::string resultDecl = resultList.size() == 1
+                                 ? "%r"
+                                 : "%r:" + std::to_string(resultList.size());
+    std::string source =
+        "func.func @f(" + args +
+        ") {\n  %f:" + std::to_string(resultList.size()) + " = kiln.fusion \"" +
+        kind.str() + "\" (" + argNames + ") : (" + operandTypes.str() +
+        ") -> (" + resultTypes.str() + ") {\n  ^bb0(" + fusionArgs +
+        "):\n    " + resultDecl + " = " + opText.str() + "\n    kiln.yield " +
+        yieldNames + " : " + resultTypes.str() + "\n  }\n  return\n}\n";
     lastSource = source;
     return parseFusion(source);
   }
@@ -96,12 +98,14 @@ protected:
   /// Emits `fusion` with `emitter`, compiles every kernel for sm_90 (PTX and
   /// cubin) and checks each launch's geometry and arguments. Returns the
   /// generated fusion (empty on failure, with test failures recorded).
-  GeneratedFusion emitAndCompile(const KernelEmitter &emitter, FusionOp fusion) {
+  GeneratedFusion emitAndCompile(const KernelEmitter &emitter,
+                                 FusionOp fusion) {
     GeneratedFusion empty;
     if (!fusion)
       return empty;
     EXPECT_TRUE(emitter.matches(fusion)) << lastSource;
-    FailureOr<GeneratedFusion> generated = emitter.emit(fusion, CodegenOptions());
+    FailureOr<GeneratedFusion> generated =
+        emitter.emit(fusion, CodegenOptions());
     EXPECT_TRUE(succeeded(generated)) << diagnostics << lastSource;
     if (failed(generated))
       return empty;
@@ -110,7 +114,9 @@ protected:
     EXPECT_TRUE(succeeded(again));
     if (succeeded(again)) {
       EXPECT_EQ(again->kernels.size(), generated->kernels.size());
-      for (size_t i = 0; i < std::min(again->kernels.size(), generated->kernels.size()); ++i) {
+      for (size_t i = 0;
+           i < std::min(again->kernels.size(), generated->kernels.size());
+           ++i) {
         EXPECT_EQ(again->kernels[i].name, generated->kernels[i].name);
         EXPECT_EQ(again->kernels[i].source, generated->kernels[i].source);
       }
@@ -118,26 +124,31 @@ protected:
     for (const GeneratedKernel &kernel : generated->kernels) {
       if (const char *dir = std::getenv("KILN_DUMP_KERNELS")) {
         std::error_code ec;
-        llvm::raw_fd_ostream file(std::string(dir) + "/" + kernel.name + ".cu", ec);
+        llvm::raw_fd_ostream file(std::string(dir) + "/" + kernel.name + ".cu",
+                                  ec);
         file << kernel.source;
       }
       CompiledKernel compiled;
       std::string error;
-      std::string arch = kernel.archSpecific ? archSpecificTarget("sm_90") : "sm_90";
-      bool ok = compileCuda(kernel.source, kernel.name, arch, true, compiled, error);
+      std::string arch =
+          kernel.archSpecific ? archSpecificTarget("sm_90") : "sm_90";
+      bool ok =
+          compileCuda(kernel.source, kernel.name, arch, true, compiled, error);
       EXPECT_TRUE(ok) << error << "\n" << kernel.source;
       if (!ok)
         continue;
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
       EXPECT_GT(compiled.cubin.size(), 4u);
-      EXPECT_EQ(kernel.source.find("kiln_prelude.cuh") != std::string::npos, true);
+      EXPECT_EQ(kernel.source.find("kiln_prelude.cuh") != std::string::npos,
+                true);
     }
     for (const GeneratedLaunch &launch : generated->launches) {
       EXPECT_LT(launch.kernel, generated->kernels.size());
       if (launch.kernel >= generated->kernels.size())
         continue;
       const GeneratedKernel &kernel = generated->kernels[launch.kernel];
-      uint64_t threads = uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+      uint64_t threads =
+          uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
       EXPECT_GE(threads, 1u);
       EXPECT_LE(threads, 1024u);
       EXPECT_GE(launch.grid[0], 1u);
@@ -167,7 +178,8 @@ protected:
   }
 
   /// Every result of the fusion is written by some launch.
-  static void expectWritesEveryResult(FusionOp fusion, const GeneratedFusion &g) {
+  static void expectWritesEveryResult(FusionOp fusion,
+                                      const GeneratedFusion &g) {
     for (unsigned r = 0; r < fusion->getNumResults(); ++r) {
       bool written = false;
       for (const GeneratedLaunch &launch : g.launches)
@@ -177,7 +189,8 @@ protected:
     }
   }
 
-  static void splitTypes(llvm::StringRef text, llvm::SmallVectorImpl<llvm::StringRef> &out) {
+  static void splitTypes(llvm::StringRef text,
+                         llvm::SmallVectorImpl<llvm::StringRef> &out) {
     // Split at commas outside <...>.
     int depth = 0;
     size_t start = 0;

@@ -56,7 +56,8 @@ FailureOr<SingleOpFusion> SingleOpFusion::get(FusionOp fusion) {
     result.operandOf.push_back(argument.getArgNumber());
   }
   result.resultOf.assign(result.op->getNumResults(), -1);
-  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands())) {
+  for (auto [index, value] :
+       llvm::enumerate(body.getTerminator()->getOperands())) {
     auto opResult = dyn_cast<OpResult>(value);
     if (!opResult || opResult.getOwner() != result.op ||
         result.resultOf[opResult.getResultNumber()] != -1)

@@ -1,4 +1,5 @@
-//===- EmitterUtils.h - helpers shared by the CUDA kernel emitters -*- C++ -*-===//
+//===- EmitterUtils.h - helpers shared by the CUDA kernel emitters -*- C++
+//-*-===//
 //
 // Small pieces the reduction and attention emitters share: CUDA spellings of
 // element types, float literals, the mapping between a single-op fusion's

@@ -42,8 +42,8 @@
 //    also split K within a block (K slices added in shared memory, one
 //    launch).
 // Tile configurations (chooseConfig): wgmma 128x256x64 (4 stages) and
-// 128x128x64 (6 stages), one block per SM; bf16/f16 128x256x32 (8 warps of 64x64,
-// 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
+// 128x128x64 (6 stages), one block per SM; bf16/f16 128x256x32 (8 warps of
+// 64x64, 4 stages, 1 block/SM), 128x128x32 (8 warps of 64x32, 4 stages, 2/SM),
 // 64x64x32 (4 warps, 4 stages); tf32 128x128, 64x128, 64x64 (3 stages);
 // SIMT 128x128 (8x8 per thread), 64x64 and 32x32 (4x4), BK = 8, and 32x32
 // in four K slices of 8. Tiles are handed out in groups of 8 tile rows for
@@ -181,7 +181,8 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
     }
     std::string name = op.getName().getStringRef().str();
     if (!ScalarEmitter::supportsOp(&op) ||
-        !ScalarEmitter::bufferOperands(&op).empty() || op.getNumResults() != 1) {
+        !ScalarEmitter::bufferOperands(&op).empty() ||
+        op.getNumResults() != 1) {
       why = "'" + name + "' is not an element-wise epilogue op";
       return failure();
     }
@@ -199,7 +200,8 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
       // Only an add of two products (or sums of them), before any other
       // epilogue op: one accumulation over the concatenated K.
       auto isSummand = [&](Value v) {
-        return isa_and_nonnull<MatmulOp>(v.getDefiningOp()) || summands.contains(v);
+        return isa_and_nonnull<MatmulOp>(v.getDefiningOp()) ||
+               summands.contains(v);
       };
       if (!isa<AddOp>(op) || !isSummand(op.getOperand(0)) ||
           !isSummand(op.getOperand(1)) ||
@@ -292,7 +294,8 @@ FailureOr<GemmPlan> analyze(FusionOp fusion, std::string &why) {
         return failure();
       }
   }
-  for (auto [index, value] : llvm::enumerate(body.getTerminator()->getOperands())) {
+  for (auto [index, value] :
+       llvm::enumerate(body.getTerminator()->getOperands())) {
     auto found = owner.find(value);
     int o = found == owner.end() ? -1 : found->second;
     if (isa<BlockArgument>(value) || o < 0) {
@@ -355,8 +358,7 @@ std::string offsetBody(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
     stride *= dims[dims.size() - 1 - i];
   }
   if (ArrayRef<int64_t>(dense) == strides)
-    return "  return " + index + " * " + std::to_string(strides.back()) +
-           ";\n";
+    return "  return " + index + " * " + std::to_string(strides.back()) + ";\n";
   std::string text = "  kg_idx rest = " + index + ", off = 0;\n";
   for (size_t i = 0; i < dims.size(); ++i) {
     size_t d = dims.size() - 1 - i;
@@ -401,10 +403,11 @@ public:
     if (problems == 1)
       return globals + text;
     // Dispatch on the problem of a stacked row.
-    auto dispatch = [&](const char *name, const char *params, const char *args) {
+    auto dispatch = [&](const char *name, const char *params,
+                        const char *args) {
       std::string t = std::string("__device__ __forceinline__ void ") + name +
-                      "(const KgParams &p, kg_idx r, kg_idx c, " + params + ") {\n" +
-                      "  const kg_idx g = r / KG_OUT_ROWS;\n" +
+                      "(const KgParams &p, kg_idx r, kg_idx c, " + params +
+                      ") {\n" + "  const kg_idx g = r / KG_OUT_ROWS;\n" +
                       "  r -= g * KG_OUT_ROWS;\n  switch (g) {\n";
       for (size_t g = 0; g < problems; ++g)
         t += "  case " + std::to_string(g) + ": " + name + std::to_string(g) +
@@ -413,7 +416,8 @@ public:
     };
     text += dispatch("kg_store", "float acc", "acc");
     text += dispatch("kg_store_pair", "float acc0, float acc1", "acc0, acc1");
-    text += dispatch("kg_store_pair_in", "float acc0, float acc1", "acc0, acc1");
+    text +=
+        dispatch("kg_store_pair_in", "float acc0, float acc1", "acc0, acc1");
     return globals + text;
   }
 
@@ -425,7 +429,8 @@ private:
     Block &body = fusion.getBody().front();
     std::string suffix =
         plan.sum || plan.problems.size() == 1 ? "" : std::to_string(g);
-    ScalarEmitter emitter(plan.outShape, "kg_e" + std::to_string(g) + "_", "kg_idx");
+    ScalarEmitter emitter(plan.outShape, "kg_e" + std::to_string(g) + "_",
+                          "kg_idx");
     // Coordinates of the element from its row r and column c.
     SmallVector<std::string> coords;
     size_t rank = plan.outShape.size();
@@ -436,17 +441,20 @@ private:
       stride *= plan.outShape[d];
     }
     for (size_t d = 0; d + 1 < rank; ++d) {
-      std::string c = rowStrides[d] == 1 ? std::string("r")
-                                         : "(r / " + std::to_string(rowStrides[d]) + ")";
+      std::string c = rowStrides[d] == 1
+                          ? std::string("r")
+                          : "(r / " + std::to_string(rowStrides[d]) + ")";
       if (d > 0)
         c = "(" + c + " % " + std::to_string(plan.outShape[d]) + ")";
       coords.push_back(c);
     }
     coords.push_back("c");
     emitter.setIndex(coords, "(r * KG_N + c)");
-    emitter.bindValue(plan.sum ? plan.sum : MatmulOp(problem.matmul).getResult(), "v0");
+    emitter.bindValue(
+        plan.sum ? plan.sum : MatmulOp(problem.matmul).getResult(), "v0");
     for (BlockArgument argument : body.getArguments())
-      emitter.bindBuffer(argument, "p.in" + std::to_string(argument.getArgNumber()));
+      emitter.bindBuffer(argument,
+                         "p.in" + std::to_string(argument.getArgNumber()));
 
     std::string statements;
     SmallVector<std::string> values;
@@ -1156,10 +1164,11 @@ Choice chooseConfig(ArrayRef<TileConfig> configs, int64_t gemmBatch,
       int64_t rounds = (perSM + together - 1) / together;
       double warps = config.threads() / 32.0;
       double saturation = std::min(1.0, together * warps / 8.0);
-      double work = 2.0 * config.bm * config.bn * config.bk * std::max<int64_t>(perSplit, 1);
+      double work = 2.0 * config.bm * config.bn * config.bk *
+                    std::max<int64_t>(perSplit, 1);
       double smRate = pathRate(config.path) / kNumSMs;
-      double time = rounds * together * work /
-                    (smRate * config.efficiency * saturation);
+      double time =
+          rounds * together * work / (smRate * config.efficiency * saturation);
       if (splits > 1)
         time += 8.0 * splits * outElements / 4.0e12 + 2.0e-6;
       if (time < bestTime * 0.999) {
@@ -1201,12 +1210,13 @@ public:
     return succeeded(analyze(fusion, why));
   }
 
-  FailureOr<GeneratedFusion> emit(FusionOp fusion,
-                                  const CodegenOptions &options) const override {
+  FailureOr<GeneratedFusion>
+  emit(FusionOp fusion, const CodegenOptions &options) const override {
     std::string why;
     FailureOr<GemmPlan> analyzed = analyze(fusion, why);
     if (failed(analyzed))
-      return fusion.emitOpError("the gemm emitter cannot generate this fusion: ")
+      return fusion.emitOpError(
+                 "the gemm emitter cannot generate this fusion: ")
              << why;
     const GemmPlan &plan = *analyzed;
     if (archNumber(options.arch) < 80)
@@ -1227,12 +1237,12 @@ public:
     bool simt = !tensorCores;
     // Fold the batch into M when every batch shares the rhs and the lhs is
     // dense [batch..., M, K].
-    bool fold = plan.batch > 1 && !plan.transposeLhs &&
-                llvm::all_of(plan.rhsBatchStrides,
-                             [](int64_t s) { return s == 0; }) &&
-                plan.lhsBatchStrides ==
-                    broadcastStrides(ArrayRef<int64_t>(plan.outShape).drop_back(2),
-                                     ArrayRef<int64_t>(plan.outShape).drop_back(2));
+    bool fold =
+        plan.batch > 1 && !plan.transposeLhs &&
+        llvm::all_of(plan.rhsBatchStrides, [](int64_t s) { return s == 0; }) &&
+        plan.lhsBatchStrides ==
+            broadcastStrides(ArrayRef<int64_t>(plan.outShape).drop_back(2),
+                             ArrayRef<int64_t>(plan.outShape).drop_back(2));
     int64_t gemmBatch = fold ? 1 : plan.batch;
     int64_t rows = fold ? plan.batch * plan.m : plan.m;
 
@@ -1252,7 +1262,8 @@ public:
       configs.append(std::begin(kTf32Configs), std::end(kTf32Configs));
     else {
       // The wgmma kernel runs one problem (no grouped or summed products).
-      if (archNumber(options.arch) == 90 && aVec && bVec && groups == 1 && ksums == 1)
+      if (archNumber(options.arch) == 90 && aVec && bVec && groups == 1 &&
+          ksums == 1)
         configs.append(std::begin(kWgmmaConfigs), std::end(kWgmmaConfigs));
       configs.append(std::begin(kTensorCoreConfigs),
                      std::end(kTensorCoreConfigs));
@@ -1297,10 +1308,12 @@ public:
     os << "typedef " << (narrow ? "int" : "long long")
        << " kg_idx; // element offsets and indices\n";
     os << "constexpr int KG_KIND = "
-       << (plan.elementType.isBF16() ? 0 : plan.elementType.isF16() ? 1 : 2)
+       << (plan.elementType.isBF16()  ? 0
+           : plan.elementType.isF16() ? 1
+                                      : 2)
        << "; // 0 bf16, 1 f16, 2 tf32/f32\n";
-    os << "constexpr bool KG_TF32 = " << (tensorCores && isF32 ? "true" : "false")
-       << ";\n";
+    os << "constexpr bool KG_TF32 = "
+       << (tensorCores && isF32 ? "true" : "false") << ";\n";
     os << "constexpr kg_idx KG_M = " << plan.m << ";\n";
     os << "constexpr kg_idx KG_N = " << plan.n << ";\n";
     os << "constexpr kg_idx KG_K = " << plan.k << ";\n";
@@ -1343,7 +1356,8 @@ public:
       std::string type = cudaType(elementTypeOf(input));
       if (!isFloatElement(elementTypeOf(input)))
         type = elementTypeOf(input).isInteger(1) ? "bool" : "int";
-      params += "const " + type + " *__restrict__ in" + std::to_string(i) + ", ";
+      params +=
+          "const " + type + " *__restrict__ in" + std::to_string(i) + ", ";
       paramNames += "in" + std::to_string(i) + ", ";
       structFields += "  const " + type + " *in" + std::to_string(i) + ";\n";
     }
@@ -1383,21 +1397,23 @@ public:
     // The operand matrices of GEMM batch b (batches of problem g follow
     // those of problem g - 1, whether the problems are stacked or summed).
     auto operandOf = [&](const char *name, bool lhs) {
-      std::string text = std::string("__device__ __forceinline__ const kg_t *") +
-                         name + "(const KgParams &p, kg_idx b) {\n";
+      std::string text =
+          std::string("__device__ __forceinline__ const kg_t *") + name +
+          "(const KgParams &p, kg_idx b) {\n";
       const char *offset = lhs ? "kg_lhs_batch" : "kg_rhs_batch";
       auto arg = [&](const GemmProblem &problem) {
         return "p.in" + std::to_string(lhs ? problem.lhsArg : problem.rhsArg);
       };
       if (plan.problems.size() == 1)
-        return text + "  return " + arg(plan.problems.front()) + " + " + offset +
-               "(b);\n}\n";
+        return text + "  return " + arg(plan.problems.front()) + " + " +
+               offset + "(b);\n}\n";
       text += "  const kg_idx g = b / KG_GEMM_BATCH;\n"
               "  b -= g * KG_GEMM_BATCH;\n  switch (g) {\n";
       for (auto [g, problem] : llvm::enumerate(plan.problems))
-        text += (g + 1 < plan.problems.size() ? "  case " + std::to_string(g) + ": "
-                                              : std::string("  default: ")) +
-                "return " + arg(problem) + " + " + offset + "(b);\n";
+        text +=
+            (g + 1 < plan.problems.size() ? "  case " + std::to_string(g) + ": "
+                                          : std::string("  default: ")) +
+            "return " + arg(problem) + " + " + offset + "(b);\n";
       return text + "  }\n}\n";
     };
     os << operandOf("kg_lhs", true) << operandOf("kg_rhs", false);
@@ -1409,11 +1425,11 @@ public:
     os << kCommon;
 
     std::string gemmSource =
-        common + (simt    ? std::string(kSimtKernel)
-                  : wgmma ? wgmmaKernelSource(config.bn,
-                                              plan.elementType.isF16(),
-                                              !aKMajor, !bKMajor)
-                          : std::string(kTensorCoreKernel));
+        common + (simt ? std::string(kSimtKernel)
+                  : wgmma
+                      ? wgmmaKernelSource(config.bn, plan.elementType.isF16(),
+                                          !aKMajor, !bKMajor)
+                      : std::string(kTensorCoreKernel));
     generated.kernels.push_back(finishKernel(gemmSource, "kiln_gemm"));
     generated.kernels.back().archSpecific = wgmma;
 
@@ -1439,9 +1455,9 @@ public:
       // sA and sB (two buffers of BK x (BM + 4) and BK x (BN + 4) floats),
       // then the other K slices' sums.
       int64_t sliceThreads = (config.bm / config.tm) * (config.bn / config.tn);
-      int64_t floats = 2 * config.bk * (config.bm + 4) +
-                       2 * config.bk * (config.bn + 4) +
-                       (config.slices - 1) * config.tm * config.tn * sliceThreads;
+      int64_t floats =
+          2 * config.bk * (config.bm + 4) + 2 * config.bk * (config.bn + 4) +
+          (config.slices - 1) * config.tm * config.tn * sliceThreads;
       launch.dynamicSharedBytes = static_cast<uint32_t>(floats * 4);
     } else {
       int elementBytes = isF32 ? 4 : 2;
@@ -1464,7 +1480,8 @@ public:
     if (choice.split > 1) {
       generated.scratchBytes = 4ull * choice.split * outElements;
       std::string reduceSource = common + kSplitReduceKernel;
-      generated.kernels.push_back(finishKernel(reduceSource, "kiln_gemm_splitk"));
+      generated.kernels.push_back(
+          finishKernel(reduceSource, "kiln_gemm_splitk"));
       GeneratedLaunch reduce;
       reduce.kernel = 1;
       int64_t perThread = plan.n % 4 == 0 ? 4 : 1;

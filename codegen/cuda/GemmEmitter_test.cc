@@ -18,9 +18,9 @@
 #include <nvJitLink.h>
 
 #include <map>
-#include <set>
 #include <random>
 #include <regex>
+#include <set>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -48,17 +48,19 @@ std::string fusionModule(const std::vector<Arg> &args, const std::string &body,
     resultTypes += sep + yields[i].type;
     yieldNames += sep + "%" + yields[i].name;
   }
-  std::string results = yields.size() == 1 ? resultTypes : "(" + resultTypes + ")";
+  std::string results =
+      yields.size() == 1 ? resultTypes : "(" + resultTypes + ")";
   std::string returned;
   for (size_t i = 0; i < yields.size(); ++i)
     returned += (i ? ", %r#" : "%r#") + std::to_string(i);
   if (yields.size() == 1)
     returned = "%r";
-  std::string lhs = yields.size() == 1 ? "%r" : "%r:" + std::to_string(yields.size());
+  std::string lhs =
+      yields.size() == 1 ? "%r" : "%r:" + std::to_string(yields.size());
   return "func.func @f(" + funcArgs + ") -> " + results + " {\n  " + lhs +
          " = kiln.fusion \"" + kind + "\" (" + operands + ") : (" +
-         operandTypes + ") -> " + results + " {\n  ^bb0(" + blockArgs +
-         "):\n" + body + "    kiln.yield " + yieldNames + " : " + resultTypes +
+         operandTypes + ") -> " + results + " {\n  ^bb0(" + blockArgs + "):\n" +
+         body + "    kiln.yield " + yieldNames + " : " + resultTypes +
          "\n  }\n  return " + returned + " : " + resultTypes + "\n}\n";
 }
 
@@ -121,16 +123,18 @@ protected:
     for (const GeneratedKernel &kernel : generated->kernels) {
       EXPECT_EQ(kernel.archSpecific,
                 kernel.source.find("wgmma.mma_async") != std::string::npos);
-      std::string arch = kernel.archSpecific ? archSpecificTarget(options.arch)
-                                             : options.arch;
+      std::string arch =
+          kernel.archSpecific ? archSpecificTarget(options.arch) : options.arch;
       CompiledKernel compiled;
       std::string error;
-      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, arch, true,
-                              compiled, error))
-          << error << "\n" << kernel.source;
+      EXPECT_TRUE(
+          compileCuda(kernel.source, kernel.name, arch, true, compiled, error))
+          << error << "\n"
+          << kernel.source;
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
       EXPECT_GT(compiled.cubin.size(), 0u);
-      EXPECT_EQ(compiled.log.find("warning"), std::string::npos) << compiled.log;
+      EXPECT_EQ(compiled.log.find("warning"), std::string::npos)
+          << compiled.log;
     }
     checkLaunches(*generated, fusion);
     // Deterministic: the same fusion gives the same sources.
@@ -153,7 +157,8 @@ protected:
       EXPECT_LE(launch.grid[2], 65535u);
       EXPECT_LE(launch.block[0] * launch.block[1] * launch.block[2], 1024u);
       EXPECT_LE(launch.dynamicSharedBytes, 227u * 1024);
-      size_t inputs = fusion.getInputs().size(), results = fusion.getNumResults();
+      size_t inputs = fusion.getInputs().size(),
+             results = fusion.getNumResults();
       bool split = generated.scratchBytes > 0;
       ASSERT_EQ(launch.args.size(), inputs + results + (split ? 1 : 0));
       for (size_t i = 0; i < inputs; ++i) {
@@ -184,8 +189,9 @@ std::string matmulModule(std::vector<int64_t> lhs, std::vector<int64_t> rhs,
                       (transposeRhs ? " transpose_rhs" : "");
   std::string body = "    %m = kiln.matmul %a, %b" + attrs + " : " +
                      tensor(lhs, element) + ", " + tensor(rhs, element) + "\n";
-  return fusionModule({{"a", tensor(lhs, element)}, {"b", tensor(rhs, element)}},
-                      body, {{"m", tensor(out, element)}});
+  return fusionModule(
+      {{"a", tensor(lhs, element)}, {"b", tensor(rhs, element)}}, body,
+      {{"m", tensor(out, element)}});
 }
 
 //===----------------------------------------------------------------------===//
@@ -194,13 +200,14 @@ std::string matmulModule(std::vector<int64_t> lhs, std::vector<int64_t> rhs,
 
 std::string biasGelu(int64_t m, int64_t n, int64_t k, bool transposeRhs) {
   std::string x = tensor({m, k}, "bf16");
-  std::string w = transposeRhs ? tensor({n, k}, "bf16") : tensor({k, n}, "bf16");
+  std::string w =
+      transposeRhs ? tensor({n, k}, "bf16") : tensor({k, n}, "bf16");
   std::string y = tensor({m, n}, "bf16"), bias = tensor({n}, "bf16");
-  std::string body =
-      "    %m = kiln.matmul %x, %w" + std::string(transposeRhs ? " transpose_rhs" : "") +
-      " : " + x + ", " + w + "\n" +
-      "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
-      "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  std::string body = "    %m = kiln.matmul %x, %w" +
+                     std::string(transposeRhs ? " transpose_rhs" : "") + " : " +
+                     x + ", " + w + "\n" +
+                     "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+                     "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
   return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"g", y}});
 }
 
@@ -250,8 +257,9 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigMmaSyncTilesElsewhere) {
         emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs), options);
     ASSERT_EQ(generated.kernels.size(), 1u);
     const std::string &source = generated.kernels[0].source;
-    EXPECT_NE(source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
-              std::string::npos);
+    EXPECT_NE(
+        source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+        std::string::npos);
     EXPECT_NE(source.find("kiln_gelu_tanh"), std::string::npos);
     EXPECT_EQ(constant(source, "KG_BM"), 128);
     EXPECT_EQ(constant(source, "KG_BN"), 256);
@@ -265,9 +273,9 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigMmaSyncTilesElsewhere) {
     EXPECT_EQ(launch.grid[2], 1u);
     EXPECT_EQ(launch.block[0], 256u);
     // 4 stages of A 128x(32+8) and B 256x(32+8) (or 32x(256+8)) bf16.
-    EXPECT_EQ(launch.dynamicSharedBytes,
-              transposeRhs ? 4u * (128 * 40 + 256 * 40) * 2
-                           : 4u * (128 * 40 + 32 * 264) * 2);
+    EXPECT_EQ(launch.dynamicSharedBytes, transposeRhs
+                                             ? 4u * (128 * 40 + 256 * 40) * 2
+                                             : 4u * (128 * 40 + 32 * 264) * 2);
     EXPECT_EQ(generated.scratchBytes, 0u);
     EXPECT_FALSE(generated.kernels[0].archSpecific);
   }
@@ -286,7 +294,8 @@ TEST_F(GemmEmitterTest, WgmmaOnlyWhereItsTilesFit) {
   for (const char *element : {"bf16", "f16"})
     for (int transposes = 0; transposes < 4; ++transposes) {
       bool tl = transposes & 1, tr = transposes & 2;
-      SCOPED_TRACE(std::string(element) + " transposes " + std::to_string(transposes));
+      SCOPED_TRACE(std::string(element) + " transposes " +
+                   std::to_string(transposes));
       std::vector<int64_t> lhs = tl ? std::vector<int64_t>{1024, 2048}
                                     : std::vector<int64_t>{2048, 1024};
       std::vector<int64_t> rhs = tr ? std::vector<int64_t>{1536, 1024}
@@ -303,13 +312,15 @@ TEST_F(GemmEmitterTest, WgmmaOnlyWhereItsTilesFit) {
   for (const char *arch : {"sm_80", "sm_89", "sm_100"}) {
     GeneratedKernel kernel = kernelOf(aligned, arch);
     EXPECT_FALSE(kernel.archSpecific) << arch;
-    EXPECT_NE(kernel.source.find("mma.sync.aligned.m16n8k16"), std::string::npos)
+    EXPECT_NE(kernel.source.find("mma.sync.aligned.m16n8k16"),
+              std::string::npos)
         << arch;
   }
   // K not a multiple of 8 (no whole 16-byte chunks of A): mma.sync.
-  GeneratedKernel unaligned = kernelOf(
-      matmulModule({2048, 1020}, {1020, 1024}, "bf16", false, false, {2048, 1024}),
-      "sm_90");
+  GeneratedKernel unaligned =
+      kernelOf(matmulModule({2048, 1020}, {1020, 1024}, "bf16", false, false,
+                            {2048, 1024}),
+               "sm_90");
   EXPECT_FALSE(unaligned.archSpecific);
   EXPECT_TRUE(flag(unaligned.source, "KG_B_VEC"));
   EXPECT_FALSE(flag(unaligned.source, "KG_A_VEC"));
@@ -319,16 +330,17 @@ TEST_F(GemmEmitterTest, WgmmaOnlyWhereItsTilesFit) {
                         "sm_90")
                    .archSpecific);
   // Small products: the smaller mma.sync tiles win.
-  EXPECT_FALSE(kernelOf(matmulModule({64, 64}, {64, 64}, "bf16", false, false,
-                                     {64, 64}),
-                        "sm_90")
-                   .archSpecific);
+  EXPECT_FALSE(
+      kernelOf(matmulModule({64, 64}, {64, 64}, "bf16", false, false, {64, 64}),
+               "sm_90")
+          .archSpecific);
   // f32, exact or TF32: unchanged.
-  std::string f32 =
-      matmulModule({2048, 1024}, {1024, 1024}, "f32", false, false, {2048, 1024});
+  std::string f32 = matmulModule({2048, 1024}, {1024, 1024}, "f32", false,
+                                 false, {2048, 1024});
   EXPECT_NE(kernelOf(f32, "sm_90").source.find("fmaf("), std::string::npos);
-  EXPECT_NE(kernelOf(f32, "sm_90", true).source.find("m16n8k8.row.col.f32.tf32"),
-            std::string::npos);
+  EXPECT_NE(
+      kernelOf(f32, "sm_90", true).source.find("m16n8k8.row.col.f32.tf32"),
+      std::string::npos);
 }
 
 TEST_F(GemmEmitterTest, SmallBiasGeluTanhBf16SplitsK) {
@@ -378,9 +390,12 @@ TEST_F(GemmEmitterTest, SineSampleShapesFoldTheBatch) {
     EXPECT_EQ(source.find("fmaf(") != std::string::npos, !tf32);
   }
   // The other sample matmuls: [4,32,1] x [1,64], [4,32,64] x [64,1].
-  emitAndCompile(matmulModule({4, 32, 1}, {1, 64}, "f32", false, false, {4, 32, 64}));
-  emitAndCompile(matmulModule({4, 32, 64}, {64, 1}, "f32", false, false, {4, 32, 1}));
-  emitAndCompile(matmulModule({4, 32, 256}, {256, 64}, "f32", false, false, {4, 32, 64}));
+  emitAndCompile(
+      matmulModule({4, 32, 1}, {1, 64}, "f32", false, false, {4, 32, 64}));
+  emitAndCompile(
+      matmulModule({4, 32, 64}, {64, 1}, "f32", false, false, {4, 32, 1}));
+  emitAndCompile(
+      matmulModule({4, 32, 256}, {256, 64}, "f32", false, false, {4, 32, 64}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -397,17 +412,19 @@ TEST_F(GemmEmitterTest, EveryTypeAndTransposeWithTails) {
     for (bool tl : {false, true})
       for (bool tr : {false, true})
         // Aligned (K, M, N multiples of 8) and unaligned tails.
-        for (std::array<int64_t, 3> mnk : {std::array<int64_t, 3>{72, 40, 56},
-                                          std::array<int64_t, 3>{77, 45, 53}}) {
+        for (std::array<int64_t, 3> mnk :
+             {std::array<int64_t, 3>{72, 40, 56},
+              std::array<int64_t, 3>{77, 45, 53}}) {
           int64_t m = mnk[0], n = mnk[1], k = mnk[2];
-          std::vector<int64_t> lhs = tl ? std::vector<int64_t>{k, m}
-                                        : std::vector<int64_t>{m, k};
-          std::vector<int64_t> rhs = tr ? std::vector<int64_t>{n, k}
-                                        : std::vector<int64_t>{k, n};
+          std::vector<int64_t> lhs =
+              tl ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
+          std::vector<int64_t> rhs =
+              tr ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
           CodegenOptions options;
           options.allowTf32 = c.tf32;
           SCOPED_TRACE(c.element + (c.tf32 ? " tf32" : "") +
-                       (tl ? " transpose_lhs" : "") + (tr ? " transpose_rhs" : "") +
+                       (tl ? " transpose_lhs" : "") +
+                       (tr ? " transpose_rhs" : "") +
                        " m=" + std::to_string(m));
           GeneratedFusion generated = emitAndCompile(
               matmulModule(lhs, rhs, c.element, tl, tr, {m, n}), options);
@@ -426,18 +443,18 @@ TEST_F(GemmEmitterTest, EveryTypeAndTransposeWithTails) {
 TEST_F(GemmEmitterTest, BroadcastBatchesWithResidualAndBias) {
   // lhs [2,1,33,48] x rhs [3,48,24] -> [2,3,33,24]; + residual [2,3,33,24],
   // + bias [24], * a [3,1,1] scale, then relu.
-  std::string a = tensor({2, 1, 33, 48}, "bf16"), b = tensor({3, 48, 24}, "bf16");
+  std::string a = tensor({2, 1, 33, 48}, "bf16"),
+              b = tensor({3, 48, 24}, "bf16");
   std::string y = tensor({2, 3, 33, 24}, "bf16");
   std::string bias = tensor({24}, "bf16"), scale = tensor({3, 1, 1}, "bf16");
-  std::string body =
-      "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
-      "    %r = kiln.add %res, %m : " + y + ", " + y + "\n" +
-      "    %s = kiln.add %r, %bias : " + y + ", " + bias + "\n" +
-      "    %t = kiln.mul %s, %scale : " + y + ", " + scale + "\n" +
-      "    %u = kiln.relu %t : " + y + "\n";
-  GeneratedFusion generated = emitAndCompile(
-      fusionModule({{"a", a}, {"b", b}, {"res", y}, {"bias", bias}, {"scale", scale}},
-                   body, {{"u", y}}));
+  std::string body = "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n" +
+                     "    %r = kiln.add %res, %m : " + y + ", " + y + "\n" +
+                     "    %s = kiln.add %r, %bias : " + y + ", " + bias + "\n" +
+                     "    %t = kiln.mul %s, %scale : " + y + ", " + scale +
+                     "\n" + "    %u = kiln.relu %t : " + y + "\n";
+  GeneratedFusion generated = emitAndCompile(fusionModule(
+      {{"a", a}, {"b", b}, {"res", y}, {"bias", bias}, {"scale", scale}}, body,
+      {{"u", y}}));
   ASSERT_EQ(generated.kernels.size(), 1u);
   const std::string &source = generated.kernels[0].source;
   EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 6);
@@ -466,12 +483,12 @@ TEST_F(GemmEmitterTest, BatchedBothSidesTransposedAndManyBatches) {
   emitAndCompile(matmulModule({5, 7, 24, 40}, {5, 7, 16, 24}, "f16", true, true,
                               {5, 7, 40, 16}));
   // More batches than grid.z allows: the kernel loops over z.
-  GeneratedFusion generated = emitAndCompile(
-      matmulModule({70000, 16, 8}, {70000, 8, 16}, "bf16", false, false,
-                   {70000, 16, 16}));
+  GeneratedFusion generated = emitAndCompile(matmulModule(
+      {70000, 16, 8}, {70000, 8, 16}, "bf16", false, false, {70000, 16, 16}));
   ASSERT_EQ(generated.launches.size(), 1u);
   EXPECT_EQ(generated.launches[0].grid[2], 65535u);
-  EXPECT_NE(generated.kernels[0].source.find("z += gridDim.z"), std::string::npos);
+  EXPECT_NE(generated.kernels[0].source.find("z += gridDim.z"),
+            std::string::npos);
 }
 
 TEST_F(GemmEmitterTest, EmptyProductsAndEmptyK) {
@@ -528,8 +545,9 @@ TEST_F(GemmEmitterTest, EveryEpilogueOp) {
     EXPECT_NE(source.find(expected), std::string::npos) << source;
     // The product and the value are rounded to bf16 as the reference
     // stores them.
-    EXPECT_NE(source.find("const float v0 = kiln_load(__float2bfloat16_rn(acc))"),
-              std::string::npos);
+    EXPECT_NE(
+        source.find("const float v0 = kiln_load(__float2bfloat16_rn(acc))"),
+        std::string::npos);
     if (op.find("kiln.abs") == std::string::npos &&
         op.find("kiln.neg") == std::string::npos &&
         op.find("kiln.relu") == std::string::npos &&
@@ -550,9 +568,9 @@ TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
       "    %pre = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
       "    %act = kiln.gelu %pre approximate = tanh : " + y + "\n" +
       "    %wide = kiln.cast %act : " + y + " to " + y32 + "\n";
-  GeneratedFusion generated = emitAndCompile(fusionModule(
-      {{"a", a}, {"b", b}, {"bias", bias}}, body,
-      {{"pre", y}, {"wide", y32}, {"m", y}}));
+  GeneratedFusion generated =
+      emitAndCompile(fusionModule({{"a", a}, {"b", b}, {"bias", bias}}, body,
+                                  {{"pre", y}, {"wide", y32}, {"m", y}}));
   ASSERT_EQ(generated.kernels.size(), 1u);
   const std::string &source = generated.kernels[0].source;
   EXPECT_NE(source.find("__half *__restrict__ out0, float *__restrict__ out1, "
@@ -561,10 +579,14 @@ TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
       << source;
   // The pre-activation rounded to f16, the activation's widening cast
   // exact, the product itself.
-  EXPECT_NE(source.find("kiln_round_f16(v0 + kg_e0_in_0)"), std::string::npos) << source;
-  EXPECT_NE(source.find("const float kg_e0_cast_3 = kg_e0_gelu_2;"), std::string::npos);
-  EXPECT_NE(source.find("res[0] = kg_e0_add_1;\n  res[1] = kg_e0_cast_3;\n  res[2] = v0;"),
+  EXPECT_NE(source.find("kiln_round_f16(v0 + kg_e0_in_0)"), std::string::npos)
+      << source;
+  EXPECT_NE(source.find("const float kg_e0_cast_3 = kg_e0_gelu_2;"),
             std::string::npos);
+  EXPECT_NE(
+      source.find(
+          "res[0] = kg_e0_add_1;\n  res[1] = kg_e0_cast_3;\n  res[2] = v0;"),
+      std::string::npos);
   EXPECT_EQ(constant(source, "KG_ROWS"), 150);
 
   // f32 -> bf16 narrowing cast in an f32 epilogue, on the SIMT path.
@@ -572,13 +594,15 @@ TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
   std::string z = tensor({33, 9}, "f32"), zb = tensor({33, 9}, "bf16");
   std::string body2 = "    %m = kiln.matmul %c, %d : " + c + ", " + d + "\n" +
                       "    %n = kiln.cast %m : " + z + " to " + zb + "\n";
-  GeneratedFusion narrow =
-      emitAndCompile(fusionModule({{"c", c}, {"d", d}}, body2, {{"n", zb}, {"m", z}}));
+  GeneratedFusion narrow = emitAndCompile(
+      fusionModule({{"c", c}, {"d", d}}, body2, {{"n", zb}, {"m", z}}));
   ASSERT_EQ(narrow.kernels.size(), 1u);
-  EXPECT_NE(narrow.kernels[0].source.find("kiln_round_bf16(v0)"), std::string::npos)
+  EXPECT_NE(narrow.kernels[0].source.find("kiln_round_bf16(v0)"),
+            std::string::npos)
       << narrow.kernels[0].source;
   // N is odd: no paired stores.
-  EXPECT_EQ(narrow.kernels[0].source.find("kg_store2(p.out"), std::string::npos);
+  EXPECT_EQ(narrow.kernels[0].source.find("kg_store2(p.out"),
+            std::string::npos);
 }
 
 TEST_F(GemmEmitterTest, SideValuesAndConstantsInTheEpilogue) {
@@ -590,13 +614,14 @@ TEST_F(GemmEmitterTest, SideValuesAndConstantsInTheEpilogue) {
   std::string p = tensor({4, 32, 1}, "f32"), b = tensor({1}, "f32");
   std::string body =
       "    %minus = kiln.constant dense<-1.000000e+00> : tensor<f32>\n"
-      "    %ny = kiln.mul %y, %minus : " + p + ", tensor<f32>\n" +
-      "    %m = kiln.matmul %x, %w : " + x + ", " + w + "\n" +
-      "    %p = kiln.add %m, %b : " + p + ", " + b + "\n" +
+      "    %ny = kiln.mul %y, %minus : " +
+      p + ", tensor<f32>\n" + "    %m = kiln.matmul %x, %w : " + x + ", " + w +
+      "\n" + "    %p = kiln.add %m, %b : " + p + ", " + b + "\n" +
       "    %d = kiln.add %p, %ny : " + p + ", " + p + "\n" +
       "    %scale = kiln.constant dense<1.562500e-02> : tensor<f32>\n" +
       "    %g = kiln.mul %d, %scale : " + p + ", tensor<f32>\n" +
-      "    %steps = kiln.constant dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]]]> : tensor<4x1x1xf32>\n" +
+      "    %steps = kiln.constant dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]]]> "
+      ": tensor<4x1x1xf32>\n" +
       "    %h = kiln.mul %g, %steps : " + p + ", tensor<4x1x1xf32>\n";
   GeneratedFusion generated = emitAndCompile(fusionModule(
       {{"x", x}, {"w", w}, {"b", b}, {"y", p}}, body, {{"p", p}, {"h", p}}));
@@ -626,12 +651,13 @@ TEST_F(GemmEmitterTest, ProjectionsOfOneInputAreOneGroupedLaunch) {
                  Case{{96, 1000}, {1000, 40}, {96, 40}, "bf16", false}}) {
     SCOPED_TRACE(c.element + " " + std::to_string(c.lhs[0]));
     std::string a = tensor(c.lhs, c.element), w = tensor(c.rhs, c.element);
-    std::string y = tensor(c.out, c.element), bias = tensor({c.out.back()}, c.element);
+    std::string y = tensor(c.out, c.element),
+                bias = tensor({c.out.back()}, c.element);
     std::string flags = c.transposeLhs ? " transpose_lhs" : "";
     std::string body;
     for (const char *name : {"q", "k", "v"})
-      body += std::string("    %") + name + " = kiln.matmul %a, %w" + name + flags +
-              " : " + a + ", " + w + "\n";
+      body += std::string("    %") + name + " = kiln.matmul %a, %w" + name +
+              flags + " : " + a + ", " + w + "\n";
     body += "    %kb = kiln.add %k, %bias : " + y + ", " + bias + "\n";
     GeneratedFusion generated = emitAndCompile(fusionModule(
         {{"a", a}, {"wq", w}, {"wk", w}, {"wv", w}, {"bias", bias}}, body,
@@ -641,22 +667,28 @@ TEST_F(GemmEmitterTest, ProjectionsOfOneInputAreOneGroupedLaunch) {
     EXPECT_EQ(constant(source, "KG_GROUPS"), 3);
     int64_t split = constant(source, "KG_SPLIT");
     EXPECT_EQ(generated.launches.size(), split > 1 ? 2u : 1u);
-    EXPECT_EQ(generated.launches[0].grid[2],
-              static_cast<uint32_t>(3 * constant(source, "KG_GEMM_BATCH") * split));
+    EXPECT_EQ(
+        generated.launches[0].grid[2],
+        static_cast<uint32_t>(3 * constant(source, "KG_GEMM_BATCH") * split));
     // The rhs of each problem; the lhs is shared.
     EXPECT_NE(source.find("case 0: return p.in1 + kg_rhs_batch(b);\n"
                           "  case 1: return p.in2 + kg_rhs_batch(b);\n"
                           "  default: return p.in3 + kg_rhs_batch(b);\n"),
               std::string::npos)
         << source;
-    EXPECT_NE(source.find("case 1: return p.in0 + kg_lhs_batch(b);"), std::string::npos);
+    EXPECT_NE(source.find("case 1: return p.in0 + kg_lhs_batch(b);"),
+              std::string::npos);
     // Stacked rows dispatch to each problem's stores; only problem 1 adds
     // the bias.
-    EXPECT_NE(source.find("const kg_idx g = r / KG_OUT_ROWS;"), std::string::npos);
-    EXPECT_NE(source.find("case 2: kg_store_pair2(p, r, c, acc0, acc1); break;"),
+    EXPECT_NE(source.find("const kg_idx g = r / KG_OUT_ROWS;"),
               std::string::npos);
-    EXPECT_NE(source.find("kiln_store(p.out1 + r * KG_N + c, res[0]);"), std::string::npos);
-    EXPECT_NE(source.find("kg_e1_in_0 = kiln_load(p.in4[c])"), std::string::npos);
+    EXPECT_NE(
+        source.find("case 2: kg_store_pair2(p, r, c, acc0, acc1); break;"),
+        std::string::npos);
+    EXPECT_NE(source.find("kiln_store(p.out1 + r * KG_N + c, res[0]);"),
+              std::string::npos);
+    EXPECT_NE(source.find("kg_e1_in_0 = kiln_load(p.in4[c])"),
+              std::string::npos);
     EXPECT_EQ(source.find("kg_e0_in_"), std::string::npos);
     if (split > 1)
       EXPECT_EQ(generated.scratchBytes,
@@ -683,7 +715,8 @@ TEST_F(GemmEmitterTest, SummedProductsAreOneProductOverTheConcatenatedK) {
     CodegenOptions options;
     options.allowTf32 = c.tf32;
     std::string a = tensor(c.lhs, c.element), w = tensor(c.rhs, c.element);
-    std::string y = tensor(c.out, c.element), bias = tensor({c.out.back()}, c.element);
+    std::string y = tensor(c.out, c.element),
+                bias = tensor({c.out.back()}, c.element);
     std::string body =
         "    %q = kiln.matmul %dq, %wq transpose_rhs : " + a + ", " + w + "\n" +
         "    %k = kiln.matmul %dk, %wk transpose_rhs : " + a + ", " + w + "\n" +
@@ -691,11 +724,15 @@ TEST_F(GemmEmitterTest, SummedProductsAreOneProductOverTheConcatenatedK) {
         "    %v = kiln.matmul %dv, %wv transpose_rhs : " + a + ", " + w + "\n" +
         "    %t = kiln.add %s, %v : " + y + ", " + y + "\n" +
         "    %u = kiln.add %t, %bias : " + y + ", " + bias + "\n";
-    GeneratedFusion generated = emitAndCompile(
-        fusionModule({{"dq", a}, {"wq", w}, {"dk", a}, {"wk", w}, {"dv", a},
-                      {"wv", w}, {"bias", bias}},
-                     body, {{"u", y}}),
-        options);
+    GeneratedFusion generated = emitAndCompile(fusionModule({{"dq", a},
+                                                             {"wq", w},
+                                                             {"dk", a},
+                                                             {"wk", w},
+                                                             {"dv", a},
+                                                             {"wv", w},
+                                                             {"bias", bias}},
+                                                            body, {{"u", y}}),
+                                               options);
     ASSERT_GE(generated.kernels.size(), 1u);
     const std::string &source = generated.kernels[0].source;
     EXPECT_EQ(constant(source, "KG_KSUMS"), 3);
@@ -705,24 +742,29 @@ TEST_F(GemmEmitterTest, SummedProductsAreOneProductOverTheConcatenatedK) {
     EXPECT_EQ(generated.launches[0].grid[2],
               static_cast<uint32_t>(constant(source, "KG_GEMM_BATCH") * split));
     // Every K tile of every problem is covered by the splits.
-    int64_t kt = (c.lhs.back() + constant(source, "KG_BK") - 1) / constant(source, "KG_BK");
+    int64_t kt = (c.lhs.back() + constant(source, "KG_BK") - 1) /
+                 constant(source, "KG_BK");
     EXPECT_GE(split * constant(source, "KG_KT_PER_SPLIT"), 3 * kt);
-    EXPECT_NE(source.find("default: return p.in4 + kg_lhs_batch(b);"), std::string::npos)
+    EXPECT_NE(source.find("default: return p.in4 + kg_lhs_batch(b);"),
+              std::string::npos)
         << source;
-    EXPECT_NE(source.find("case 1: return p.in3 + kg_rhs_batch(b);"), std::string::npos);
+    EXPECT_NE(source.find("case 1: return p.in3 + kg_rhs_batch(b);"),
+              std::string::npos);
     // One epilogue, on the sum, with the bias.
-    EXPECT_NE(source.find("// the sum of the products, rounded once"), std::string::npos);
+    EXPECT_NE(source.find("// the sum of the products, rounded once"),
+              std::string::npos);
     EXPECT_EQ(source.find("kg_store_pair1"), std::string::npos);
     EXPECT_NE(source.find("kiln_load(p.in6[c])"), std::string::npos);
   }
   // A product also used besides the sum is not summed.
-  std::string a = tensor({8, 16}, "f32"), w = tensor({16, 8}, "f32"), y = tensor({8, 8}, "f32");
-  EXPECT_FALSE(matches(fusionModule(
-      {{"a", a}, {"w1", w}, {"w2", w}},
-      "    %p = kiln.matmul %a, %w1 : " + a + ", " + w + "\n" +
-          "    %q = kiln.matmul %a, %w2 : " + a + ", " + w + "\n" +
-          "    %s = kiln.add %p, %q : " + y + ", " + y + "\n",
-      {{"s", y}, {"p", y}})));
+  std::string a = tensor({8, 16}, "f32"), w = tensor({16, 8}, "f32"),
+              y = tensor({8, 8}, "f32");
+  EXPECT_FALSE(matches(
+      fusionModule({{"a", a}, {"w1", w}, {"w2", w}},
+                   "    %p = kiln.matmul %a, %w1 : " + a + ", " + w + "\n" +
+                       "    %q = kiln.matmul %a, %w2 : " + a + ", " + w + "\n" +
+                       "    %s = kiln.add %p, %q : " + y + ", " + y + "\n",
+                   {{"s", y}, {"p", y}})));
 }
 
 TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
@@ -734,7 +776,8 @@ TEST_F(GemmEmitterTest, ScalarOperandsOfRankZero) {
   GeneratedFusion generated = emitAndCompile(
       fusionModule({{"a", a}, {"b", b}, {"s", s}}, body, {{"u", y}, {"t", y}}));
   ASSERT_EQ(generated.kernels.size(), 1u);
-  EXPECT_NE(generated.kernels[0].source.find("kiln_load(p.in2[0])"), std::string::npos)
+  EXPECT_NE(generated.kernels[0].source.find("kiln_load(p.in2[0])"),
+            std::string::npos)
       << generated.kernels[0].source;
 }
 
@@ -784,15 +827,19 @@ std::string ptxasReport(const std::string &ptx, const std::string &arch) {
 std::string biasGeluTwoResults(int64_t m, int64_t n, int64_t k,
                                const std::string &element, bool transposeLhs,
                                bool transposeRhs) {
-  std::string x = transposeLhs ? tensor({k, m}, element) : tensor({m, k}, element);
-  std::string w = transposeRhs ? tensor({n, k}, element) : tensor({k, n}, element);
+  std::string x =
+      transposeLhs ? tensor({k, m}, element) : tensor({m, k}, element);
+  std::string w =
+      transposeRhs ? tensor({n, k}, element) : tensor({k, n}, element);
   std::string y = tensor({m, n}, element), bias = tensor({n}, element);
-  std::string body =
-      "    %m = kiln.matmul %x, %w" + std::string(transposeLhs ? " transpose_lhs" : "") +
-      std::string(transposeRhs ? " transpose_rhs" : "") + " : " + x + ", " + w + "\n" +
-      "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
-      "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
-  return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body, {{"s", y}, {"g", y}});
+  std::string body = "    %m = kiln.matmul %x, %w" +
+                     std::string(transposeLhs ? " transpose_lhs" : "") +
+                     std::string(transposeRhs ? " transpose_rhs" : "") + " : " +
+                     x + ", " + w + "\n" +
+                     "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+                     "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  return fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, body,
+                      {{"s", y}, {"g", y}});
 }
 
 TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
@@ -802,14 +849,16 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
     bool tf32;
   };
   std::set<std::string> seen;
-  for (Case c : {Case{8192, 4096, 4096, "bf16", false}, Case{512, 1024, 4096, "bf16", false},
-                 Case{1024, 512, 512, "f16", false}, Case{256, 512, 512, "bf16", false},
-                 Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
-                 Case{64, 4096, 4096, "f32", true}, Case{4096, 32, 4096, "f32", false},
-                 Case{4096, 4096, 4096, "f32", false}, Case{1024, 512, 512, "f32", false},
-                 Case{64, 64, 64, "f32", false}, Case{96, 40, 1000, "f32", false},
-                 Case{64, 64, 128, "f32", false}, Case{1024, 1024, 64, "f32", false},
-                 Case{32768, 32, 256, "f32", false}})
+  for (Case c :
+       {Case{8192, 4096, 4096, "bf16", false},
+        Case{512, 1024, 4096, "bf16", false},
+        Case{1024, 512, 512, "f16", false}, Case{256, 512, 512, "bf16", false},
+        Case{8192, 4096, 4096, "f32", true}, Case{1024, 512, 512, "f32", true},
+        Case{64, 4096, 4096, "f32", true}, Case{4096, 32, 4096, "f32", false},
+        Case{4096, 4096, 4096, "f32", false},
+        Case{1024, 512, 512, "f32", false}, Case{64, 64, 64, "f32", false},
+        Case{96, 40, 1000, "f32", false}, Case{64, 64, 128, "f32", false},
+        Case{1024, 1024, 64, "f32", false}, Case{32768, 32, 256, "f32", false}})
     for (const char *arch : {"sm_90", "sm_80"})
       for (int transposes = 0; transposes < 4; ++transposes) {
         bool transposeLhs = transposes & 1, transposeRhs = transposes & 2;
@@ -828,7 +877,8 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
                     std::to_string(constant(kernel.source, "KG_BM")) + "x" +
                     std::to_string(constant(kernel.source, "KG_BN")) +
                     (slices > 1 ? "/" + std::to_string(slices) : ""));
-        std::string target = kernel.archSpecific ? archSpecificTarget(arch) : arch;
+        std::string target =
+            kernel.archSpecific ? archSpecificTarget(arch) : arch;
         CompiledKernel compiled;
         std::string error;
         ASSERT_TRUE(compileCuda(kernel.source, kernel.name, target, false,
@@ -837,16 +887,18 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
         std::string report = ptxasReport(compiled.ptx, target);
         SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
                      std::to_string(c.k) + " " + c.element + " " + arch +
-                     " transposes " + std::to_string(transposes) + "\n" + report);
+                     " transposes " + std::to_string(transposes) + "\n" +
+                     report);
         // sm_80 is a fallback target: its 128x256 mma.sync tile with the
         // element-wise epilogue spills 16 bytes for some layouts (254
         // registers); the sm_90 kernels must not spill at all.
-        bool noSpill = report.find(", 0 bytes spill stores") != std::string::npos;
+        bool noSpill =
+            report.find(", 0 bytes spill stores") != std::string::npos;
         if (std::string(arch) == "sm_90")
           EXPECT_TRUE(noSpill);
         else
-          EXPECT_TRUE(noSpill ||
-                      report.find(", 16 bytes spill stores") != std::string::npos);
+          EXPECT_TRUE(noSpill || report.find(", 16 bytes spill stores") !=
+                                     std::string::npos);
         // ptxas serialises wgmma (and says so) when the accumulators cannot
         // stay in registers across the asynchronous MMAs.
         EXPECT_EQ(report.find("wgmma"), std::string::npos);
@@ -854,9 +906,10 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
       }
   // Every tile size the kernels can choose is among them.
   for (const char *config :
-       {"bf16 wgmma 128x256", "bf16 wgmma 128x128", "bf16 128x256", "bf16 128x128",
-        "bf16 64x64", "f32/tf32 128x128", "f32/tf32 64x128", "f32/tf32 64x64",
-        "f32 128x128", "f32 64x64", "f32 32x32", "f32 32x32/4"})
+       {"bf16 wgmma 128x256", "bf16 wgmma 128x128", "bf16 128x256",
+        "bf16 128x128", "bf16 64x64", "f32/tf32 128x128", "f32/tf32 64x128",
+        "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32",
+        "f32 32x32/4"})
     EXPECT_TRUE(seen.count(config)) << config;
 }
 
@@ -866,17 +919,17 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
 
 TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
   std::string a = tensor({16, 8}, "f32"), b = tensor({8, 32}, "f32");
-  std::string y = tensor({16, 32}, "f32"), matmul =
-      "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n";
+  std::string y = tensor({16, 32}, "f32"),
+              matmul = "    %m = kiln.matmul %a, %b : " + a + ", " + b + "\n";
   std::vector<Arg> args = {{"a", a}, {"b", b}};
   // Wrong kind.
   EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}}, "pointwise")));
   // An op before the matmul (a prologue).
-  EXPECT_FALSE(matches(fusionModule(
-      args,
-      "    %e = kiln.exp %a : " + a + "\n    %m = kiln.matmul %e, %b : " + a +
-          ", " + b + "\n",
-      {{"m", y}})));
+  EXPECT_FALSE(matches(fusionModule(args,
+                                    "    %e = kiln.exp %a : " + a +
+                                        "\n    %m = kiln.matmul %e, %b : " + a +
+                                        ", " + b + "\n",
+                                    {{"m", y}})));
   // An op other than a sum that combines the products of two matmuls.
   EXPECT_FALSE(matches(fusionModule(
       args,
@@ -884,10 +937,11 @@ TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
           "    %s = kiln.mul %m, %m2 : " + y + ", " + y + "\n",
       {{"s", y}})));
   // Two matmuls of different shapes.
-  EXPECT_FALSE(matches(fusionModule(
-      {{"a", a}, {"b", b}, {"c", tensor({8, 4}, "f32")}},
-      matmul + "    %n = kiln.matmul %a, %c : " + a + ", " + tensor({8, 4}, "f32") + "\n",
-      {{"m", y}, {"n", tensor({16, 4}, "f32")}})));
+  EXPECT_FALSE(
+      matches(fusionModule({{"a", a}, {"b", b}, {"c", tensor({8, 4}, "f32")}},
+                           matmul + "    %n = kiln.matmul %a, %c : " + a +
+                               ", " + tensor({8, 4}, "f32") + "\n",
+                           {{"m", y}, {"n", tensor({16, 4}, "f32")}})));
   // A matmul whose product nothing yields.
   EXPECT_FALSE(matches(fusionModule(
       args, matmul + "    %m2 = kiln.matmul %a, %b : " + a + ", " + b + "\n",
@@ -901,36 +955,39 @@ TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
       args, matmul + "    %r = kiln.reduce_sum %m dims = [1] : " + y + "\n",
       {{"r", tensor({16}, "f32")}})));
   // Two matmuls.
-  EXPECT_FALSE(matches(fusionModule(
-      {{"a", a}, {"b", b}, {"c", tensor({32, 4}, "f32")}},
-      matmul + "    %n = kiln.matmul %m, %c : " + y + ", " +
-          tensor({32, 4}, "f32") + "\n",
-      {{"n", tensor({16, 4}, "f32")}})));
+  EXPECT_FALSE(
+      matches(fusionModule({{"a", a}, {"b", b}, {"c", tensor({32, 4}, "f32")}},
+                           matmul + "    %n = kiln.matmul %m, %c : " + y +
+                               ", " + tensor({32, 4}, "f32") + "\n",
+                           {{"n", tensor({16, 4}, "f32")}})));
   // No matmul.
   EXPECT_FALSE(matches(fusionModule(
       {{"c", y}}, "    %e = kiln.exp %c : " + y + "\n", {{"e", y}})));
   // An epilogue operand that widens the result (extra batch dim).
   std::string wide = tensor({2, 16, 32}, "f32");
-  EXPECT_FALSE(matches(fusionModule(
-      {{"a", a}, {"b", b}, {"c", wide}},
-      matmul + "    %s = kiln.add %m, %c : " + y + ", " + wide + "\n",
-      {{"s", wide}})));
+  EXPECT_FALSE(matches(fusionModule({{"a", a}, {"b", b}, {"c", wide}},
+                                    matmul + "    %s = kiln.add %m, %c : " + y +
+                                        ", " + wide + "\n",
+                                    {{"s", wide}})));
   // A comparison (i1 values) in the epilogue.
   EXPECT_FALSE(matches(fusionModule(
       {{"a", a}, {"b", b}, {"c", y}},
       matmul + "    %s = kiln.compare lt, %m, %c : " + y + ", " + y + "\n",
       {{"s", tensor({16, 32}, "i1")}})));
   // A cast to i32.
-  EXPECT_FALSE(matches(fusionModule(
-      args, matmul + "    %s = kiln.cast %m : " + y + " to " +
-                tensor({16, 32}, "i32") + "\n",
-      {{"s", tensor({16, 32}, "i32")}})));
+  EXPECT_FALSE(matches(fusionModule(args,
+                                    matmul + "    %s = kiln.cast %m : " + y +
+                                        " to " + tensor({16, 32}, "i32") + "\n",
+                                    {{"s", tensor({16, 32}, "i32")}})));
   // No results.
-  EXPECT_FALSE(matches(
-      "func.func @f(%f0: " + a + ", %f1: " + b + ") {\n"
-      "  kiln.fusion \"gemm\" (%f0, %f1) : (" + a + ", " + b + ") -> () {\n"
-      "  ^bb0(%a: " + a + ", %b: " + b + "):\n" + matmul +
-      "    kiln.yield\n  }\n  return\n}\n"));
+  EXPECT_FALSE(matches("func.func @f(%f0: " + a + ", %f1: " + b +
+                       ") {\n"
+                       "  kiln.fusion \"gemm\" (%f0, %f1) : (" +
+                       a + ", " + b +
+                       ") -> () {\n"
+                       "  ^bb0(%a: " +
+                       a + ", %b: " + b + "):\n" + matmul +
+                       "    kiln.yield\n  }\n  return\n}\n"));
   // Yielding an argument.
   EXPECT_FALSE(matches(fusionModule(args, matmul, {{"m", y}, {"a", a}})));
   // And the plain case is accepted.
@@ -938,7 +995,8 @@ TEST_F(GemmEmitterTest, RejectsWhatItDoesNotGenerate) {
 }
 
 TEST_F(GemmEmitterTest, RejectsOldArchitecturesWithADiagnostic) {
-  FusionOp fusion = parse(matmulModule({16, 16}, {16, 16}, "bf16", false, false, {16, 16}));
+  FusionOp fusion =
+      parse(matmulModule({16, 16}, {16, 16}, "bf16", false, false, {16, 16}));
   ASSERT_TRUE(fusion);
   CodegenOptions options;
   options.arch = "sm_75";
@@ -986,7 +1044,8 @@ struct Replay {
 };
 
 /// kg_tile.
-void tileOf(int64_t pid, int64_t tilesM, int64_t tilesN, int64_t &tm, int64_t &tn) {
+void tileOf(int64_t pid, int64_t tilesM, int64_t tilesN, int64_t &tm,
+            int64_t &tn) {
   const int64_t groupM = 8;
   int64_t group = pid / (groupM * tilesN), first = group * groupM;
   int64_t size = std::min(tilesM - first, groupM);
@@ -997,9 +1056,9 @@ void tileOf(int64_t pid, int64_t tilesM, int64_t tilesN, int64_t &tm, int64_t &t
 
 /// kg_load_tile: rows [r0, r0+R) x cols [c0, c0+C) of a GROWS x GCOLS matrix
 /// into s (leading dimension ld); every tile element written exactly once.
-void loadTile(std::vector<double> &s, const std::vector<double> &g, int R, int C,
-              int ld, int64_t growsTotal, int64_t gcols, int64_t r0, int64_t c0,
-              bool vec, int vecElements, int threads) {
+void loadTile(std::vector<double> &s, const std::vector<double> &g, int R,
+              int C, int ld, int64_t growsTotal, int64_t gcols, int64_t r0,
+              int64_t c0, bool vec, int vecElements, int threads) {
   std::vector<int> writes(R * C, 0);
   auto put = [&](int row, int col, double value) {
     ASSERT_LT(row, R);
@@ -1036,7 +1095,8 @@ void loadTile(std::vector<double> &s, const std::vector<double> &g, int R, int C
 /// ldmatrix.x4 (optionally .trans) given each lane's row address: reg[lane][i]
 /// holds the two b16 elements of matrix i that lane receives.
 void ldmatrix(const std::vector<double> &s, const std::array<int, 32> &address,
-              bool trans, std::array<std::array<std::array<double, 2>, 4>, 32> &reg) {
+              bool trans,
+              std::array<std::array<std::array<double, 2>, 4>, 32> &reg) {
   for (int lane = 0; lane < 32; ++lane)
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 2; ++j) {
@@ -1055,13 +1115,18 @@ std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
   const int threads = cfg.threads();
   const int wm = cfg.bm / cfg.warpsM, wn = cfg.bn / cfg.warpsN;
   const int mtN = wm / 16, ntN = wn / 8;
-  const int aRows = pr.aKMajor ? cfg.bm : cfg.bk, aCols = pr.aKMajor ? cfg.bk : cfg.bm;
+  const int aRows = pr.aKMajor ? cfg.bm : cfg.bk,
+            aCols = pr.aKMajor ? cfg.bk : cfg.bm;
   const int aLd = aCols + (pr.aKMajor ? padK : padMN);
-  const int bRows = pr.bKMajor ? cfg.bn : cfg.bk, bCols = pr.bKMajor ? cfg.bk : cfg.bn;
+  const int bRows = pr.bKMajor ? cfg.bn : cfg.bk,
+            bCols = pr.bKMajor ? cfg.bk : cfg.bn;
   const int bLd = bCols + (pr.bKMajor ? padK : padMN);
-  const int64_t aGRows = pr.aKMajor ? pr.rows : pr.k, aGCols = pr.aKMajor ? pr.k : pr.rows;
-  const int64_t bGRows = pr.bKMajor ? pr.n : pr.k, bGCols = pr.bKMajor ? pr.k : pr.n;
-  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm, tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
+  const int64_t aGRows = pr.aKMajor ? pr.rows : pr.k,
+                aGCols = pr.aKMajor ? pr.k : pr.rows;
+  const int64_t bGRows = pr.bKMajor ? pr.n : pr.k,
+                bGCols = pr.bKMajor ? pr.k : pr.n;
+  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm,
+                tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
   const int kt = static_cast<int>((pr.k + cfg.bk - 1) / cfg.bk);
   const double nan = std::numeric_limits<double>::quiet_NaN();
 
@@ -1087,18 +1152,24 @@ std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
         int64_t k0 = int64_t(ktBegin + i) * cfg.bk;
         std::vector<double> sA(aRows * aLd, nan), sB(bRows * bLd, nan);
         if (pr.aKMajor)
-          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, m0, k0, pr.aVec, vecElements, threads);
+          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, m0, k0, pr.aVec,
+                   vecElements, threads);
         else
-          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, k0, m0, pr.aVec, vecElements, threads);
+          loadTile(sA, a, aRows, aCols, aLd, aGRows, aGCols, k0, m0, pr.aVec,
+                   vecElements, threads);
         if (pr.bKMajor)
-          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, n0, k0, pr.bVec, vecElements, threads);
+          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, n0, k0, pr.bVec,
+                   vecElements, threads);
         else
-          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, k0, n0, pr.bVec, vecElements, threads);
+          loadTile(sB, b, bRows, bCols, bLd, bGRows, bGCols, k0, n0, pr.bVec,
+                   vecElements, threads);
         for (int kk = 0; kk < cfg.bk; kk += kstep)
           for (int warp = 0; warp < threads / 32; ++warp) {
             const int warpM = warp / cfg.warpsN, warpN = warp % cfg.warpsN;
-            // Fragments per lane: af[lane][mt][reg][pair], bf[lane][nt][reg][pair].
-            std::vector<std::array<std::array<std::array<double, 2>, 4>, 32>> af(mtN), bq(ntN / 2);
+            // Fragments per lane: af[lane][mt][reg][pair],
+            // bf[lane][nt][reg][pair].
+            std::vector<std::array<std::array<std::array<double, 2>, 4>, 32>>
+                af(mtN), bq(ntN / 2);
             for (int mt = 0; mt < mtN; ++mt) {
               int mBase = warpM * wm + mt * 16;
               if (cfg.tf32) {
@@ -1106,16 +1177,19 @@ std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
                   int g = lane >> 2, q = lane & 3;
                   for (int r = 0; r < 4; ++r) {
                     int m = mBase + g + (r & 1) * 8, k = kk + q + (r >> 1) * 4;
-                    af[mt][lane][r][0] = pr.aKMajor ? sA[m * aLd + k] : sA[k * aLd + m];
+                    af[mt][lane][r][0] =
+                        pr.aKMajor ? sA[m * aLd + k] : sA[k * aLd + m];
                   }
                 }
               } else {
                 std::array<int, 32> address;
                 for (int lane = 0; lane < 32; ++lane) {
                   int q = lane >> 3;
-                  address[lane] = pr.aKMajor
-                      ? (mBase + (lane & 15)) * aLd + kk + (lane >> 4) * 8
-                      : (kk + (q >> 1) * 8 + (lane & 7)) * aLd + mBase + (q & 1) * 8;
+                  address[lane] =
+                      pr.aKMajor
+                          ? (mBase + (lane & 15)) * aLd + kk + (lane >> 4) * 8
+                          : (kk + (q >> 1) * 8 + (lane & 7)) * aLd + mBase +
+                                (q & 1) * 8;
                 }
                 ldmatrix(sA, address, !pr.aKMajor, af[mt]);
               }
@@ -1136,9 +1210,11 @@ std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
                 std::array<int, 32> address;
                 for (int lane = 0; lane < 32; ++lane) {
                   int q = lane >> 3;
-                  address[lane] = pr.bKMajor
-                      ? (nBase + (q >> 1) * 8 + (lane & 7)) * bLd + kk + (q & 1) * 8
-                      : (kk + (q & 1) * 8 + (lane & 7)) * bLd + nBase + (q >> 1) * 8;
+                  address[lane] =
+                      pr.bKMajor ? (nBase + (q >> 1) * 8 + (lane & 7)) * bLd +
+                                       kk + (q & 1) * 8
+                                 : (kk + (q & 1) * 8 + (lane & 7)) * bLd +
+                                       nBase + (q >> 1) * 8;
                 }
                 ldmatrix(sB, address, !pr.bKMajor, bq[nt / 2]);
               }
@@ -1231,9 +1307,14 @@ std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
   const int ea = cfg.bm * cfg.bk / threads, eb = cfg.bn * cfg.bk / threads;
   EXPECT_EQ(ea * threads, cfg.bm * cfg.bk);
   EXPECT_EQ(eb * threads, cfg.bn * cfg.bk);
-  auto mOf = [&](int ty, int i) { return (i / 4) * (cfg.bm / (cfg.tm / 4)) + ty * 4 + i % 4; };
-  auto nOf = [&](int tx, int j) { return (j / 4) * (cfg.bn / (cfg.tn / 4)) + tx * 4 + j % 4; };
-  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm, tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
+  auto mOf = [&](int ty, int i) {
+    return (i / 4) * (cfg.bm / (cfg.tm / 4)) + ty * 4 + i % 4;
+  };
+  auto nOf = [&](int tx, int j) {
+    return (j / 4) * (cfg.bn / (cfg.tn / 4)) + tx * 4 + j % 4;
+  };
+  const int64_t tilesM = (pr.rows + cfg.bm - 1) / cfg.bm,
+                tilesN = (pr.n + cfg.bn - 1) / cfg.bn;
   const int kt = static_cast<int>((pr.k + cfg.bk - 1) / cfg.bk);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> partial(cfg.split * pr.rows * pr.n, nan);
@@ -1257,8 +1338,10 @@ std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
             int kl = pr.aKMajor ? e % cfg.bk : e / cfg.bm;
             int ml = pr.aKMajor ? e / cfg.bk : e % cfg.bm;
             int64_t gm = m0 + ml, gk = k0 + kl;
-            sA[kl * cfg.bm + ml] = gm < pr.rows && gk < pr.k
-                ? a[pr.aKMajor ? gm * pr.k + gk : gk * pr.rows + gm] : 0.0;
+            sA[kl * cfg.bm + ml] =
+                gm < pr.rows && gk < pr.k
+                    ? a[pr.aKMajor ? gm * pr.k + gk : gk * pr.rows + gm]
+                    : 0.0;
             wa[kl * cfg.bm + ml]++;
           }
           for (int x = 0; x < eb; ++x) {
@@ -1266,8 +1349,10 @@ std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
             int kl = pr.bKMajor ? e % cfg.bk : e / cfg.bn;
             int nl = pr.bKMajor ? e / cfg.bk : e % cfg.bn;
             int64_t gn = n0 + nl, gk = k0 + kl;
-            sB[kl * cfg.bn + nl] = gn < pr.n && gk < pr.k
-                ? b[pr.bKMajor ? gn * pr.k + gk : gk * pr.n + gn] : 0.0;
+            sB[kl * cfg.bn + nl] =
+                gn < pr.n && gk < pr.k
+                    ? b[pr.bKMajor ? gn * pr.k + gk : gk * pr.n + gn]
+                    : 0.0;
             wb[kl * cfg.bn + nl]++;
           }
         }
@@ -1281,13 +1366,15 @@ std::vector<double> replaySimt(const Replay &cfg, const Problem &pr,
             for (int u = 0; u < cfg.tm; ++u)
               for (int v = 0; v < cfg.tn; ++v)
                 acc[(tid * cfg.tm + u) * cfg.tn + v] +=
-                    sA[kk * cfg.bm + mOf(lt / tx, u)] * sB[kk * cfg.bn + nOf(lt % tx, v)];
+                    sA[kk * cfg.bm + mOf(lt / tx, u)] *
+                    sB[kk * cfg.bn + nOf(lt % tx, v)];
         }
       }
       // Slice 0 adds the other slices' sums in slice order and stores.
       for (int tid = sliceThreads; tid < threads; ++tid)
         for (int x = 0; x < cfg.tm * cfg.tn; ++x)
-          acc[(tid % sliceThreads) * cfg.tm * cfg.tn + x] += acc[tid * cfg.tm * cfg.tn + x];
+          acc[(tid % sliceThreads) * cfg.tm * cfg.tn + x] +=
+              acc[tid * cfg.tm * cfg.tn + x];
       for (int tid = 0; tid < sliceThreads; ++tid)
         for (int u = 0; u < cfg.tm; ++u) {
           int64_t row = m0 + mOf(tid / tx, u);
@@ -1328,9 +1415,14 @@ void checkReplay(const Replay &cfg, Problem pr, std::mt19937 &rng) {
     x = dist(rng);
   for (double &x : b)
     x = dist(rng);
-  auto at = [&](int64_t m, int64_t k) { return pr.aKMajor ? a[m * pr.k + k] : a[k * pr.rows + m]; };
-  auto bt = [&](int64_t k, int64_t n) { return pr.bKMajor ? b[n * pr.k + k] : b[k * pr.n + n]; };
-  std::vector<double> got = cfg.tm ? replaySimt(cfg, pr, a, b) : replayTensorCore(cfg, pr, a, b);
+  auto at = [&](int64_t m, int64_t k) {
+    return pr.aKMajor ? a[m * pr.k + k] : a[k * pr.rows + m];
+  };
+  auto bt = [&](int64_t k, int64_t n) {
+    return pr.bKMajor ? b[n * pr.k + k] : b[k * pr.n + n];
+  };
+  std::vector<double> got =
+      cfg.tm ? replaySimt(cfg, pr, a, b) : replayTensorCore(cfg, pr, a, b);
   int64_t wrong = 0;
   for (int64_t m = 0; m < pr.rows; ++m)
     for (int64_t n = 0; n < pr.n; ++n) {
@@ -1344,11 +1436,14 @@ void checkReplay(const Replay &cfg, Problem pr, std::mt19937 &rng) {
   EXPECT_EQ(wrong, 0);
 }
 
-
 TEST(GemmReplay, TensorCoreTilesEveryLayoutWithTails) {
   std::mt19937 rng(7);
-  struct Shape { int64_t rows, n, k; int split; };
-  // Exact tiles, ragged tails, several K tiles, split K with a short last split.
+  struct Shape {
+    int64_t rows, n, k;
+    int split;
+  };
+  // Exact tiles, ragged tails, several K tiles, split K with a short last
+  // split.
   for (Replay cfg : {Replay{128, 256, 32, 2, 4}, Replay{128, 128, 32, 2, 4},
                      Replay{64, 128, 32, 2, 2}, Replay{64, 64, 32, 2, 2},
                      Replay{128, 128, 64, 2, 4}})
@@ -1368,7 +1463,9 @@ TEST(GemmReplay, TensorCoreTilesEveryLayoutWithTails) {
                            << " rows=" << shape.rows << " n=" << shape.n
                            << " k=" << shape.k << " aK=" << aK << " bK=" << bK
                            << " vec=" << vec);
-              checkReplay(c, Problem{shape.rows, shape.n, shape.k, aK, bK, vec, vec}, rng);
+              checkReplay(
+                  c, Problem{shape.rows, shape.n, shape.k, aK, bK, vec, vec},
+                  rng);
             }
 }
 
@@ -1379,9 +1476,10 @@ TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
   mid.tm = mid.tn = small.tm = small.tn = sliced.tm = sliced.tn = 4;
   sliced.slices = 4;
   for (Replay cfg : {big, mid, small, sliced})
-    for (std::array<int64_t, 4> shape : {std::array<int64_t, 4>{128, 128, 16, 1},
-                                         std::array<int64_t, 4>{77, 45, 53, 1},
-                                         std::array<int64_t, 4>{150, 9, 70, 4}})
+    for (std::array<int64_t, 4> shape :
+         {std::array<int64_t, 4>{128, 128, 16, 1},
+          std::array<int64_t, 4>{77, 45, 53, 1},
+          std::array<int64_t, 4>{150, 9, 70, 4}})
       for (bool aK : {true, false})
         for (bool bK : {true, false}) {
           Replay c = cfg;
@@ -1390,7 +1488,9 @@ TEST(GemmReplay, SimtTilesEveryLayoutWithTails) {
           c.ktPerSplit = (kt + c.split - 1) / c.split;
           SCOPED_TRACE(testing::Message() << c.bm << " rows=" << shape[0]
                                           << " aK=" << aK << " bK=" << bK);
-          checkReplay(c, Problem{shape[0], shape[1], shape[2], aK, bK, false, false}, rng);
+          checkReplay(
+              c, Problem{shape[0], shape[1], shape[2], aK, bK, false, false},
+              rng);
         }
 }
 
@@ -1414,7 +1514,8 @@ TEST_F(GemmEmitterTest, WeightGradientsOverAllRowsSliceKInOneLaunch) {
     cfg.ktPerSplit = static_cast<int>(constant(source, "KG_KT_PER_SPLIT"));
     EXPECT_EQ(cfg.slices, 4);
     EXPECT_EQ(cfg.split, 1);
-    EXPECT_EQ(generated.launches[0].block[0], static_cast<uint32_t>(cfg.threads()));
+    EXPECT_EQ(generated.launches[0].block[0],
+              static_cast<uint32_t>(cfg.threads()));
     std::mt19937 rng(5);
     checkReplay(cfg, Problem{64, n, 128, false, false, false, false}, rng);
   }
@@ -1427,11 +1528,12 @@ TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
   options.arch = "sm_80";
   for (int64_t n : {40, 41})
     for (bool tr : {false, true}) {
-      GeneratedFusion generated = emitAndCompile(
-          matmulModule({96, 1000},
-                       tr ? std::vector<int64_t>{n, 1000} : std::vector<int64_t>{1000, n},
-                       "bf16", false, tr, {96, n}),
-          options);
+      GeneratedFusion generated =
+          emitAndCompile(matmulModule({96, 1000},
+                                      tr ? std::vector<int64_t>{n, 1000}
+                                         : std::vector<int64_t>{1000, n},
+                                      "bf16", false, tr, {96, n}),
+                         options);
       ASSERT_EQ(generated.kernels.size(), 2u);
       const std::string &source = generated.kernels[0].source;
       Replay cfg{static_cast<int>(constant(source, "KG_BM")),
@@ -1444,8 +1546,10 @@ TEST_F(GemmEmitterTest, ReplaysTheChosenSplitKConfiguration) {
       EXPECT_GT(cfg.split, 1);
       EXPECT_EQ(generated.launches[1].grid[0], n % 4 == 0 ? 4u : 16u);
       std::mt19937 rng(3);
-      checkReplay(cfg, Problem{96, n, 1000, true, tr, flag(source, "KG_A_VEC"),
-                               flag(source, "KG_B_VEC")}, rng);
+      checkReplay(cfg,
+                  Problem{96, n, 1000, true, tr, flag(source, "KG_A_VEC"),
+                          flag(source, "KG_B_VEC")},
+                  rng);
     }
 }
 

@@ -2,12 +2,12 @@
 
 #include "codegen/cuda/KernelCache.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -30,7 +30,8 @@ bool readU64(llvm::StringRef &in, uint64_t &value) {
     return false;
   value = 0;
   for (int i = 0; i < 8; ++i)
-    value |= static_cast<uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+    value |= static_cast<uint64_t>(static_cast<unsigned char>(in[i]))
+             << (8 * i);
   in = in.drop_front(8);
   return true;
 }
@@ -108,7 +109,8 @@ bool KernelCache::load(llvm::StringRef key, CompiledKernel &out) const {
   return true;
 }
 
-bool KernelCache::store(llvm::StringRef key, const CompiledKernel &kernel) const {
+bool KernelCache::store(llvm::StringRef key,
+                        const CompiledKernel &kernel) const {
   if (llvm::sys::fs::create_directories(directory))
     return false;
   std::string bytes(kMagic);

@@ -1,4 +1,5 @@
-//===- KernelCache.h - compiled kernels kept on disk --------------*- C++ -*-===//
+//===- KernelCache.h - compiled kernels kept on disk --------------*- C++
+//-*-===//
 //
 // Compiling a kernel with NVRTC and assembling it takes 0.1-1 s, so a model
 // with dozens of kernels recompiled on every kilnc run wastes most of the
@@ -28,7 +29,8 @@ class KernelCache {
 public:
   /// A cache in `directory`, created on the first store. Empty: disabled
   /// (every lookup misses, stores do nothing).
-  explicit KernelCache(std::string directory) : directory(std::move(directory)) {}
+  explicit KernelCache(std::string directory)
+      : directory(std::move(directory)) {}
 
   /// The directory kilnc uses unless told otherwise: $KILN_KERNEL_CACHE if set
   /// (an empty value disables the cache), else $XDG_CACHE_HOME/kiln/kernels,
@@ -36,8 +38,9 @@ public:
   static std::string defaultDirectory();
 
   /// Compiles like compileCuda, through the cache.
-  bool compile(llvm::StringRef source, llvm::StringRef name, llvm::StringRef arch,
-               bool withCubin, CompiledKernel &out, std::string &error);
+  bool compile(llvm::StringRef source, llvm::StringRef name,
+               llvm::StringRef arch, bool withCubin, CompiledKernel &out,
+               std::string &error);
 
   bool enabled() const { return !directory.empty(); }
   llvm::StringRef path() const { return directory; }

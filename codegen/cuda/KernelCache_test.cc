@@ -41,7 +41,8 @@ TEST(KernelCache, SecondCompilerFindsTheKernel) {
   CompiledKernel first, second;
   std::string error;
   KernelCache writer(directory);
-  ASSERT_TRUE(writer.compile(kSource, "scale", "sm_90", true, first, error)) << error;
+  ASSERT_TRUE(writer.compile(kSource, "scale", "sm_90", true, first, error))
+      << error;
   EXPECT_EQ(writer.hits(), 0u);
   EXPECT_EQ(writer.misses(), 1u);
   EXPECT_EQ(writer.failedStores(), 0u);
@@ -49,7 +50,8 @@ TEST(KernelCache, SecondCompilerFindsTheKernel) {
   EXPECT_TRUE(llvm::sys::fs::exists(writer.entryPath(key)));
 
   KernelCache reader(directory);
-  ASSERT_TRUE(reader.compile(kSource, "scale", "sm_90", true, second, error)) << error;
+  ASSERT_TRUE(reader.compile(kSource, "scale", "sm_90", true, second, error))
+      << error;
   EXPECT_EQ(reader.hits(), 1u);
   EXPECT_EQ(reader.misses(), 0u);
   EXPECT_EQ(second.ptx, first.ptx);
@@ -63,7 +65,8 @@ TEST(KernelCache, KeyCoversSourceNameArchAndCubin) {
   std::string key = KernelCache::keyOf(kSource, "scale", "sm_90", true);
   EXPECT_EQ(key.size(), 64u);
   EXPECT_EQ(key, KernelCache::keyOf(kSource, "scale", "sm_90", true));
-  EXPECT_NE(key, KernelCache::keyOf(std::string(kSource) + " ", "scale", "sm_90", true));
+  EXPECT_NE(key, KernelCache::keyOf(std::string(kSource) + " ", "scale",
+                                    "sm_90", true));
   EXPECT_NE(key, KernelCache::keyOf(kSource, "scale2", "sm_90", true));
   EXPECT_NE(key, KernelCache::keyOf(kSource, "scale", "sm_90a", true));
   EXPECT_NE(key, KernelCache::keyOf(kSource, "scale", "sm_90", false));
@@ -77,8 +80,10 @@ TEST(KernelCache, DamagedEntryIsRecompiledAndRewritten) {
   CompiledKernel kernel, again;
   std::string error;
   KernelCache cache(directory);
-  ASSERT_TRUE(cache.compile(kSource, "scale", "sm_90", true, kernel, error)) << error;
-  std::string path = cache.entryPath(KernelCache::keyOf(kSource, "scale", "sm_90", true));
+  ASSERT_TRUE(cache.compile(kSource, "scale", "sm_90", true, kernel, error))
+      << error;
+  std::string path =
+      cache.entryPath(KernelCache::keyOf(kSource, "scale", "sm_90", true));
   std::string bytes = readFile(path);
   ASSERT_GT(bytes.size(), 100u);
 
@@ -91,7 +96,8 @@ TEST(KernelCache, DamagedEntryIsRecompiledAndRewritten) {
       broken.resize(broken.size() / 3);
     std::ofstream(path, std::ios::binary | std::ios::trunc) << broken;
     KernelCache reader(directory);
-    ASSERT_TRUE(reader.compile(kSource, "scale", "sm_90", true, again, error)) << error;
+    ASSERT_TRUE(reader.compile(kSource, "scale", "sm_90", true, again, error))
+        << error;
     EXPECT_EQ(reader.hits(), 0u) << "damage " << damage;
     EXPECT_EQ(reader.misses(), 1u);
     EXPECT_EQ(again.cubin, kernel.cubin);
@@ -106,7 +112,8 @@ TEST(KernelCache, UnwritableDirectoryStillCompiles) {
   KernelCache cache(directory + "/kernels");
   CompiledKernel kernel;
   std::string error;
-  ASSERT_TRUE(cache.compile(kSource, "scale", "sm_90", false, kernel, error)) << error;
+  ASSERT_TRUE(cache.compile(kSource, "scale", "sm_90", false, kernel, error))
+      << error;
   EXPECT_EQ(cache.failedStores(), 1u);
   EXPECT_FALSE(kernel.ptx.empty());
 }
@@ -116,7 +123,8 @@ TEST(KernelCache, DisabledCacheWritesNothing) {
   EXPECT_FALSE(cache.enabled());
   CompiledKernel kernel;
   std::string error;
-  ASSERT_TRUE(cache.compile(kSource, "scale", "sm_90", false, kernel, error)) << error;
+  ASSERT_TRUE(cache.compile(kSource, "scale", "sm_90", false, kernel, error))
+      << error;
   EXPECT_EQ(cache.hits() + cache.misses(), 0u);
 }
 

@@ -1,4 +1,5 @@
-//===- KernelEmitter.cpp - emitter registry --------------------------------===//
+//===- KernelEmitter.cpp - emitter registry
+//--------------------------------===//
 
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -31,7 +32,8 @@ FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
   for (const auto &emitter : kernelEmitters())
     if (emitter->matches(fusion))
       return emitter->emit(fusion, options);
-  InFlightDiagnostic diag = fusion.emitOpError("no kernel emitter handles this fusion of ");
+  InFlightDiagnostic diag =
+      fusion.emitOpError("no kernel emitter handles this fusion of ");
   llvm::interleaveComma(fusion.getBody().front().without_terminator(), diag,
                         [&](Operation &op) { diag << op.getName(); });
   return failure();

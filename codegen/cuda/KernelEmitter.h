@@ -1,4 +1,5 @@
-//===- KernelEmitter.h - from one kiln.fusion to CUDA kernels ----*- C++ -*-===//
+//===- KernelEmitter.h - from one kiln.fusion to CUDA kernels ----*- C++
+//-*-===//
 //
 // The contract between the code generator's driver and the per-kind kernel
 // emitters. A fusion's operands and results live in dense row-major device
@@ -46,7 +47,9 @@ struct LaunchArg {
 
   static LaunchArg operand(int64_t i) { return {Kind::Operand, i, 0}; }
   static LaunchArg result(int64_t i) { return {Kind::Result, i, 0}; }
-  static LaunchArg scratch(int64_t offset) { return {Kind::Scratch, offset, 0}; }
+  static LaunchArg scratch(int64_t offset) {
+    return {Kind::Scratch, offset, 0};
+  }
   static LaunchArg i32(int32_t v) {
     return {Kind::I32, 0, static_cast<uint32_t>(v)};
   }
@@ -93,8 +96,8 @@ public:
   /// Whether this emitter handles `fusion` (by kind and contents).
   virtual bool matches(FusionOp fusion) const = 0;
   /// Generates the kernels; diagnostics go to `fusion`.
-  virtual FailureOr<GeneratedFusion> emit(FusionOp fusion,
-                                          const CodegenOptions &options) const = 0;
+  virtual FailureOr<GeneratedFusion>
+  emit(FusionOp fusion, const CodegenOptions &options) const = 0;
 };
 
 /// The emitters of every kind, tried in order.

@@ -52,10 +52,10 @@ bool overlap(const CompiledArg &a, const CompiledArg &b) {
 size_t paramBytes(const CompiledLaunch &launch) {
   size_t bytes = 0;
   for (const CompiledArg &arg : launch.args)
-    bytes += (arg.kind == LaunchArg::Kind::I32 ||
-              arg.kind == LaunchArg::Kind::F32)
-                 ? 4
-                 : 8;
+    bytes +=
+        (arg.kind == LaunchArg::Kind::I32 || arg.kind == LaunchArg::Kind::F32)
+            ? 4
+            : 8;
   return bytes;
 }
 
@@ -234,14 +234,14 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
   os << ") {\n  " << kWaitForPredecessor << "\n";
   for (auto [part, launch] : llvm::enumerate(launches)) {
     bool last = part + 1 == launches.size();
-    os << (last ? "  " : "  if (blockIdx.x < " + std::to_string(ends[part]) +
-                             "u) ")
+    os << (last ? "  "
+                : "  if (blockIdx.x < " + std::to_string(ends[part]) + "u) ")
        << "{\n";
     // A part of fewer threads than the block: its other warps exit.
     if (reshaped && threadCount(launch) < block[0])
       os << "    if (threadIdx.x >= " << threadCount(launch) << "u) return;\n";
-    os << "    kiln_part_" << part
-       << "::" << kernels[launch.kernel].name << "(";
+    os << "    kiln_part_" << part << "::" << kernels[launch.kernel].name
+       << "(";
     for (auto [index, arg] : llvm::enumerate(launch.args)) {
       std::string name = paramName(part, index);
       os << (index ? ", " : "")

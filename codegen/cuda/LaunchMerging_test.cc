@@ -54,29 +54,29 @@ TEST(LaunchMerging, IndependenceFollowsTheBytesWritten) {
   // Reading the same bytes is fine; writing what the other touches is not.
   EXPECT_TRUE(launchesIndependent(launch(0, {reads(0), writes(512)}),
                                   launch(0, {reads(0), writes(1024)})));
-  EXPECT_FALSE(launchesIndependent(launch(0, {writes(0)}),
-                                   launch(0, {reads(128)})));
-  EXPECT_FALSE(launchesIndependent(launch(0, {reads(0)}),
-                                   launch(0, {writes(255, 1)})));
-  EXPECT_FALSE(launchesIndependent(launch(0, {writes(0)}),
-                                   launch(0, {writes(0)})));
-  EXPECT_TRUE(launchesIndependent(launch(0, {writes(0)}),
-                                  launch(0, {writes(256)})));
+  EXPECT_FALSE(
+      launchesIndependent(launch(0, {writes(0)}), launch(0, {reads(128)})));
+  EXPECT_FALSE(
+      launchesIndependent(launch(0, {reads(0)}), launch(0, {writes(255, 1)})));
+  EXPECT_FALSE(
+      launchesIndependent(launch(0, {writes(0)}), launch(0, {writes(0)})));
+  EXPECT_TRUE(
+      launchesIndependent(launch(0, {writes(0)}), launch(0, {writes(256)})));
   // Resident buffers are told apart by name, not offset.
-  EXPECT_TRUE(launchesIndependent(
-      launch(0, {resident(LaunchArg::Kind::Result, "w")}),
-      launch(0, {resident(LaunchArg::Kind::Result, "b")})));
+  EXPECT_TRUE(
+      launchesIndependent(launch(0, {resident(LaunchArg::Kind::Result, "w")}),
+                          launch(0, {resident(LaunchArg::Kind::Result, "b")})));
   EXPECT_FALSE(launchesIndependent(
       launch(0, {resident(LaunchArg::Kind::Result, "w")}),
       launch(0, {resident(LaunchArg::Kind::Operand, "w")})));
   // Scratch has no size: two users of scratch always conflict, but scratch
   // (after the planned tensors) is apart from tensors below it.
   CompiledArg scratch = arena(LaunchArg::Kind::Scratch, 4096, 0);
-  EXPECT_FALSE(launchesIndependent(launch(0, {scratch}),
-                                   launch(0, {arena(LaunchArg::Kind::Scratch,
-                                                    8192, 0)})));
-  EXPECT_TRUE(launchesIndependent(launch(0, {scratch}),
-                                  launch(0, {writes(0, 4096)})));
+  EXPECT_FALSE(launchesIndependent(
+      launch(0, {scratch}),
+      launch(0, {arena(LaunchArg::Kind::Scratch, 8192, 0)})));
+  EXPECT_TRUE(
+      launchesIndependent(launch(0, {scratch}), launch(0, {writes(0, 4096)})));
   // Scalars touch no memory.
   CompiledArg scalar;
   scalar.kind = LaunchArg::Kind::I32;
@@ -100,12 +100,12 @@ TEST(LaunchMerging, LaunchesMoveUpOnlyPastWhatTheyDoNotTouch) {
   std::vector<CompiledKernelImage> ks = kernels(6, "sm_90");
   CompiledEntry entry;
   entry.launches = {
-      launch(0, {reads(0), writes(256)}),         // a
-      launch2d(1, {reads(0), writes(512)}),       // b: other block shape
-      launch(2, {reads(0), writes(768)}),         // c: joins a
-      launch(3, {reads(256), writes(1024)}),      // d: needs a
-      launch2d(4, {reads(0), writes(1280)}),      // e: joins b
-      launch(5, {reads(1024), writes(1536)}),     // f: needs d
+      launch(0, {reads(0), writes(256)}),     // a
+      launch2d(1, {reads(0), writes(512)}),   // b: other block shape
+      launch(2, {reads(0), writes(768)}),     // c: joins a
+      launch(3, {reads(256), writes(1024)}),  // d: needs a
+      launch2d(4, {reads(0), writes(1280)}),  // e: joins b
+      launch(5, {reads(1024), writes(1536)}), // f: needs d
   };
   std::vector<std::string> sources;
   mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &source) {
@@ -195,8 +195,8 @@ TEST(LaunchMerging, ArchSpecificKernelsAndLargeSharedMemoryStayAlone) {
 // own block index and grid.
 TEST(LaunchMerging, MergedSourceCompiles) {
   auto part = [](const std::string &name, const std::string &value) {
-    return "// " + name +
-           "\n#include \"kiln_prelude.cuh\"\n#define SCALE " + value +
+    return "// " + name + "\n#include \"kiln_prelude.cuh\"\n#define SCALE " +
+           value +
            "\ntypedef float elem;\n__device__ __forceinline__ elem twice(elem "
            "x) { return 2 * x; }\nextern \"C\" __global__ void "
            "__launch_bounds__(256) " +

@@ -34,10 +34,9 @@ public:
         return failure();
     if (options.mergeLaunches)
       for (CompiledEntry &entry : result.entries)
-        mergeIndependentLaunches(entry, result.kernels, options.arch,
-                                 [&](const std::string &source) {
-                                   return addMergedKernel(source);
-                                 });
+        mergeIndependentLaunches(
+            entry, result.kernels, options.arch,
+            [&](const std::string &source) { return addMergedKernel(source); });
     dropUnlaunchedKernels();
     if (compile)
       for (CompiledKernelImage &kernel : result.kernels)
@@ -46,10 +45,12 @@ public:
           return failure();
     if (auto forward = module.lookupSymbol<func::FuncOp>("forward"))
       for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
-        if (auto init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName))
-          result.parameters.push_back(
-              {stringEntry(forward.getArgAttrDict(i), KilnDialect::kNameAttrName).str(),
-               forward.getArgumentTypes()[i], init, i});
+        if (auto init = forward.getArgAttrOfType<InitAttr>(
+                i, KilnDialect::kParamAttrName))
+          result.parameters.push_back({stringEntry(forward.getArgAttrDict(i),
+                                                   KilnDialect::kNameAttrName)
+                                           .str(),
+                                       forward.getArgumentTypes()[i], init, i});
     return success();
   }
 
@@ -71,7 +72,8 @@ private:
     entry.name = function.getSymName().str();
     auto arena = function->getAttrOfType<IntegerAttr>("kiln.arena_size");
     if (!arena)
-      return function.emitOpError("has no memory plan (run --kiln-plan-memory)");
+      return function.emitOpError(
+          "has no memory plan (run --kiln-plan-memory)");
     uint64_t planned = arena.getInt();
     uint64_t scratch = 0;
 
@@ -79,26 +81,29 @@ private:
       DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
       FailureOr<BufferSlot> slot = bufferOf(arg);
       if (failed(slot))
-        return function.emitOpError("argument ") << arg.getArgNumber()
-                                                 << " has no buffer",
+        return function.emitOpError("argument ")
+                   << arg.getArgNumber() << " has no buffer",
                failure();
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       noteResident(*slot, role, arg.getType());
-      entry.inputs.push_back({stringEntry(attrs, KilnDialect::kNameAttrName).str(),
-                              role.str(), arg.getType(), toRef(*slot)});
+      entry.inputs.push_back(
+          {stringEntry(attrs, KilnDialect::kNameAttrName).str(), role.str(),
+           arg.getType(), toRef(*slot)});
     }
     Operation *terminator = function.getBody().front().getTerminator();
     for (OpOperand &operand : terminator->getOpOperands()) {
-      DictionaryAttr attrs = function.getResultAttrDict(operand.getOperandNumber());
+      DictionaryAttr attrs =
+          function.getResultAttrDict(operand.getOperandNumber());
       FailureOr<BufferSlot> slot = bufferOf(operand.get());
       if (failed(slot))
-        return function.emitOpError("result ") << operand.getOperandNumber()
-                                               << " has no buffer",
+        return function.emitOpError("result ")
+                   << operand.getOperandNumber() << " has no buffer",
                failure();
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       noteResident(*slot, role, operand.get().getType());
-      entry.outputs.push_back({stringEntry(attrs, KilnDialect::kNameAttrName).str(),
-                               role.str(), operand.get().getType(), toRef(*slot)});
+      entry.outputs.push_back(
+          {stringEntry(attrs, KilnDialect::kNameAttrName).str(), role.str(),
+           operand.get().getType(), toRef(*slot)});
     }
 
     for (Operation &op : function.getBody().front()) {
@@ -135,7 +140,8 @@ private:
                               : fusion.getResult(arg.index);
             FailureOr<BufferSlot> slot = bufferOf(value);
             if (failed(slot))
-              return fusion.emitOpError("a kernel argument has no buffer"), failure();
+              return fusion.emitOpError("a kernel argument has no buffer"),
+                     failure();
             out.slot = toRef(*slot);
           } else if (arg.kind == LaunchArg::Kind::Scratch) {
             out.slot = SlotRef{false, "", alignScratch(planned) + arg.index, 0};
@@ -163,8 +169,8 @@ private:
     image.name = kernel.name;
     image.hash = hash;
     image.source = kernel.source;
-    image.arch = kernel.archSpecific ? archSpecificTarget(options.arch)
-                                     : options.arch;
+    image.arch =
+        kernel.archSpecific ? archSpecificTarget(options.arch) : options.arch;
     image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
     size_t id = result.kernels.size();
     result.kernels.push_back(std::move(image));
@@ -255,9 +261,8 @@ private:
 };
 } // namespace
 
-FailureOr<CompiledModule> generateModule(ModuleOp module,
-                                         const CodegenOptions &options,
-                                         bool compile) {
+FailureOr<CompiledModule>
+generateModule(ModuleOp module, const CodegenOptions &options, bool compile) {
   Generator generator(options, compile);
   if (failed(generator.run(module)))
     return failure();

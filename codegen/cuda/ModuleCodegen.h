@@ -1,4 +1,5 @@
-//===- ModuleCodegen.h - a planned module to kernels and launches -*- C++ -*-===//
+//===- ModuleCodegen.h - a planned module to kernels and launches -*- C++
+//-*-===//
 //
 // Generates every fusion of every entry of a fused, memory-planned module,
 // compiles the kernels (deduplicated by content), and resolves each launch

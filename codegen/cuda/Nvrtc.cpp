@@ -127,8 +127,10 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
     return false;
   }
   // PTX for the virtual architecture; the cubin is assembled from that PTX.
-  std::string archFlag = "--gpu-architecture=compute_" + arch.drop_front(3).str();
-  const char *options[] = {archFlag.c_str(), kNvrtcOptions[0], kNvrtcOptions[1]};
+  std::string archFlag =
+      "--gpu-architecture=compute_" + arch.drop_front(3).str();
+  const char *options[] = {archFlag.c_str(), kNvrtcOptions[0],
+                           kNvrtcOptions[1]};
   nvrtcResult result = nvrtcCompileProgram(program, 3, options);
   size_t logSize = 0;
   nvrtcGetProgramLogSize(program, &logSize);

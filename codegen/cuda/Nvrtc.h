@@ -1,4 +1,5 @@
-//===- Nvrtc.h - CUDA C++ to PTX and cubin with NVRTC ------------*- C++ -*-===//
+//===- Nvrtc.h - CUDA C++ to PTX and cubin with NVRTC ------------*- C++
+//-*-===//
 
 #ifndef KILN_CODEGEN_CUDA_NVRTC_H
 #define KILN_CODEGEN_CUDA_NVRTC_H

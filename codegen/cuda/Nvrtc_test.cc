@@ -28,8 +28,9 @@ extern "C" __global__ void fill_uniform(__nv_bfloat16 *out, int n) {
 TEST(Nvrtc, ReportsErrorsWithTheLog) {
   CompiledKernel kernel;
   std::string error;
-  EXPECT_FALSE(compileCuda("extern \"C\" __global__ void k() { undefined_thing; }",
-                           "broken", "sm_90", false, kernel, error));
+  EXPECT_FALSE(
+      compileCuda("extern \"C\" __global__ void k() { undefined_thing; }",
+                  "broken", "sm_90", false, kernel, error));
   EXPECT_NE(error.find("broken.cu"), std::string::npos) << error;
   EXPECT_NE(error.find("undefined_thing"), std::string::npos) << error;
 }

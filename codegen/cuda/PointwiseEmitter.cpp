@@ -1,4 +1,5 @@
-//===- PointwiseEmitter.cpp - pointwise and multi-tensor optimizer kernels -===//
+//===- PointwiseEmitter.cpp - pointwise and multi-tensor optimizer kernels
+//-===//
 //
 // Kinds "pointwise" and "optimizer".
 //
@@ -22,16 +23,17 @@
 // optimizer: a multi-tensor kernel for bodies made of independent pointwise
 // computations over tensors of different shapes (an optimizer's update of
 // every parameter). A pointwise fusion whose results share no root (two
-// independent computations merged into one launch) is emitted the same way. The results are partitioned by shape: group g holds
-// every result of shape S_g, and its computation is the pointwise one
-// above with root S_g (shared scalars are recomputed per group, once per
-// thread). Group g owns the contiguous block range [start_g, start_g+1) of
-// one launch, sized to its element count; the ranges are a constant table
-// in the kernel, and a block finds its group by binary search in it and
-// runs that group's grid-stride loop over its own blocks. Groups whose
-// pointers would exceed the kernel-parameter budget (kMaxPointerArgs) go to
-// further kernels (launched one after the other), and a group that alone
-// exceeds it is split into groups of fewer results of the same shape.
+// independent computations merged into one launch) is emitted the same way. The
+// results are partitioned by shape: group g holds every result of shape S_g,
+// and its computation is the pointwise one above with root S_g (shared scalars
+// are recomputed per group, once per thread). Group g owns the contiguous block
+// range [start_g, start_g+1) of one launch, sized to its element count; the
+// ranges are a constant table in the kernel, and a block finds its group by
+// binary search in it and runs that group's grid-stride loop over its own
+// blocks. Groups whose pointers would exceed the kernel-parameter budget
+// (kMaxPointerArgs) go to further kernels (launched one after the other), and a
+// group that alone exceeds it is split into groups of fewer results of the same
+// shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,7 +69,9 @@ constexpr int64_t kMaxBlocks = 4 * 8 * 132;
 /// than linearly with the size of one kernel).
 constexpr int64_t kMaxPointerArgs = 1024;
 
-RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
 ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
 
 SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
@@ -171,10 +175,12 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
   // Vector width: 16 bytes of the narrowest tensor moved at once.
   int64_t narrowest = 16;
   for (Value v : group.laneInputs)
-    narrowest = std::min(narrowest, storageBytes(tensorType(v).getElementType()));
+    narrowest =
+        std::min(narrowest, storageBytes(tensorType(v).getElementType()));
   for (unsigned r : group.results)
-    narrowest = std::min(narrowest, storageBytes(tensorType(yield.getValues()[r])
-                                                     .getElementType()));
+    narrowest = std::min(
+        narrowest,
+        storageBytes(tensorType(yield.getValues()[r]).getElementType()));
   group.width = group.vectorizable ? std::min<int64_t>(8, 16 / narrowest) : 1;
   if (group.elements < 2 * group.width)
     group.width = 1;
@@ -246,10 +252,11 @@ std::optional<Group> pointwiseGroup(FusionOp fusion, std::string *why) {
     }
   }
   for (auto [i, type] : llvm::enumerate(fusion.getResultTypes())) {
-    if (!isBroadcastableTo(cast<RankedTensorType>(type).getShape(), group.shape)) {
+    if (!isBroadcastableTo(cast<RankedTensorType>(type).getShape(),
+                           group.shape)) {
       if (why)
-        *why = "result #" + std::to_string(i) + " does not broadcast to the root " +
-               formatShape(group.shape);
+        *why = "result #" + std::to_string(i) +
+               " does not broadcast to the root " + formatShape(group.shape);
       return std::nullopt;
     }
     group.results.push_back(i);
@@ -293,7 +300,8 @@ public:
   FailureOr<GeneratedLaunch> write(std::string &source, std::string &name);
 
 private:
-  FailureOr<std::string> groupBody(const Group &group, unsigned index, int indent);
+  FailureOr<std::string> groupBody(const Group &group, unsigned index,
+                                   int indent);
   FailureOr<std::string> loopBody(ScalarEmitter &emitter, const Group &group,
                                   bool lanes, int indent, std::string &coords);
   std::string coordDecls(ScalarEmitter &emitter, const Group &group,
@@ -334,7 +342,8 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
   SmallVector<int64_t> starts = {0};
   for (const Group &g : groups) {
     int64_t units = (g.elements + g.width - 1) / g.width;
-    int64_t blocks = std::clamp<int64_t>((units + threads - 1) / threads, 1, kMaxBlocks);
+    int64_t blocks =
+        std::clamp<int64_t>((units + threads - 1) / threads, 1, kMaxBlocks);
     starts.push_back(starts.back() + blocks);
   }
 
@@ -358,9 +367,10 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
     launch.args.push_back(LaunchArg::operand(i));
   }
   for (unsigned i : results) {
-    Type t = cast<RankedTensorType>(fusion.getResult(i).getType()).getElementType();
-    params += std::string(params.empty() ? "" : ",\n    ") + storageCType(t).str() +
-              " *" + paramName(true, i);
+    Type t =
+        cast<RankedTensorType>(fusion.getResult(i).getType()).getElementType();
+    params += std::string(params.empty() ? "" : ",\n    ") +
+              storageCType(t).str() + " *" + paramName(true, i);
     launch.args.push_back(LaunchArg::result(i));
   }
 
@@ -381,8 +391,10 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
     for (auto [i, s] : llvm::enumerate(starts))
       globals += (i ? ", " : "") + std::to_string(s);
     globals += "};\n";
-    kernelBody += "  // The group of this block: the last one starting at or before it.\n";
-    kernelBody += "  unsigned lo = 0, hi = " + std::to_string(groups.size()) + ";\n";
+    kernelBody += "  // The group of this block: the last one starting at or "
+                  "before it.\n";
+    kernelBody +=
+        "  unsigned lo = 0, hi = " + std::to_string(groups.size()) + ";\n";
     kernelBody += "  while (hi - lo > 1) {\n"
                   "    const unsigned mid = (lo + hi) / 2;\n"
                   "    if (blockIdx.x >= kiln_group_start[mid])\n"
@@ -390,7 +402,8 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
                   "    else\n"
                   "      hi = mid;\n"
                   "  }\n";
-    kernelBody += "  const unsigned group_block = blockIdx.x - kiln_group_start[lo];\n";
+    kernelBody +=
+        "  const unsigned group_block = blockIdx.x - kiln_group_start[lo];\n";
     kernelBody += "  const unsigned group_blocks = kiln_group_start[lo + 1] - "
                   "kiln_group_start[lo];\n";
     kernelBody += "  switch (lo) {\n";
@@ -435,9 +448,9 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
   text += globals;
   if (!globals.empty())
     text += "\n";
-  text += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
-          ") KILN_KERNEL_NAME(\n    " + params + ") {\n  " +
-          kWaitForPredecessor.str() + "\n" + kernelBody + "}\n";
+  text += "extern \"C\" __global__ void __launch_bounds__(" +
+          std::to_string(threads) + ") KILN_KERNEL_NAME(\n    " + params +
+          ") {\n  " + kWaitForPredecessor.str() + "\n" + kernelBody + "}\n";
   // Equal fusions give equal sources and names; different ones differ.
   name = "kiln_" + kind.str() + "_" + hex16(contentHash(text));
   for (size_t at; (at = text.find("KILN_KERNEL_NAME")) != std::string::npos;)
@@ -467,7 +480,8 @@ std::string KernelWriter::coordDecls(ScalarEmitter &emitter, const Group &group,
       expr = "(" + expr + " / " + indexLiteral(stride) + ")";
     if (d > 0)
       expr += " % " + indexLiteral(group.shape[d]);
-    text += pad + "const kiln_index i" + std::to_string(d) + " = " + expr + ";\n";
+    text +=
+        pad + "const kiln_index i" + std::to_string(d) + " = " + expr + ";\n";
   }
   return text;
 }
@@ -508,7 +522,8 @@ FailureOr<std::string> KernelWriter::loopBody(ScalarEmitter &emitter,
         continue;
       extra[d] = true;
       if (d < offset || shape[d - offset] == 1)
-        guard += (guard.empty() ? "" : " && ") + ("i" + std::to_string(d)) + " == 0";
+        guard +=
+            (guard.empty() ? "" : " && ") + ("i" + std::to_string(d)) + " == 0";
     }
     for (size_t d = shape.size(); d-- > 0;) {
       if (shape[d] != 1) {
@@ -521,18 +536,19 @@ FailureOr<std::string> KernelWriter::loopBody(ScalarEmitter &emitter,
     }
     if (at.empty())
       at = "0";
-    stores += pad + (guard.empty() ? "" : "if (" + guard + ") ") + "kiln_store(" +
-              out + " + " + at + ", " + *expr + ");\n";
+    stores += pad + (guard.empty() ? "" : "if (" + guard + ") ") +
+              "kiln_store(" + out + " + " + at + ", " + *expr + ");\n";
   }
   coords = coordDecls(emitter, group, extra, indent, "idx");
   return statements + stores;
 }
 
-FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned index,
-                                               int indent) {
+FailureOr<std::string> KernelWriter::groupBody(const Group &group,
+                                               unsigned index, int indent) {
   Block &body = fusion.getBody().front();
   std::string pad(indent, ' ');
-  std::string prefix = groups.size() == 1 ? "" : "g" + std::to_string(index) + "_";
+  std::string prefix =
+      groups.size() == 1 ? "" : "g" + std::to_string(index) + "_";
   ScalarEmitter emitter(group.shape, prefix, "kiln_index");
   SmallVector<std::string> coordNames;
   for (size_t d = 0; d < group.shape.size(); ++d)
@@ -585,9 +601,11 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
   }
 
   text += pad + "const kiln_index n = " + indexLiteral(group.elements) + ";\n";
-  text += pad + "const kiln_index first = (kiln_index)group_block * blockDim.x + "
-                "threadIdx.x;\n";
-  text += pad + "const kiln_index stride = (kiln_index)group_blocks * blockDim.x;\n";
+  text += pad +
+          "const kiln_index first = (kiln_index)group_block * blockDim.x + "
+          "threadIdx.x;\n";
+  text += pad +
+          "const kiln_index stride = (kiln_index)group_blocks * blockDim.x;\n";
   auto yield = cast<YieldOp>(body.getTerminator());
   std::string scalarStart = "first";
   if (group.width > 1) {
@@ -600,11 +618,14 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
       if (group.laneInputs.count(body.getArgument(i)))
         laneInputs.push_back(body.getArgument(i));
     for (Value arg : laneInputs)
-      checks.push_back("kiln_vec_aligned<" + V + ">(" +
-                       paramName(false, cast<BlockArgument>(arg).getArgNumber()) + ")");
+      checks.push_back(
+          "kiln_vec_aligned<" + V + ">(" +
+          paramName(false, cast<BlockArgument>(arg).getArgNumber()) + ")");
     for (unsigned r : group.results)
-      checks.push_back("kiln_vec_aligned<" + V + ">(" + paramName(true, r) + ")");
-    text += pad + "// " + V + " elements per step with 16-byte accesses when aligned.\n";
+      checks.push_back("kiln_vec_aligned<" + V + ">(" + paramName(true, r) +
+                       ")");
+    text += pad + "// " + V +
+            " elements per step with 16-byte accesses when aligned.\n";
     text += pad + "const bool aligned = ";
     for (auto [k, c] : llvm::enumerate(checks))
       text += (k ? " &&\n" + pad + "    " : "") + c;
@@ -616,36 +637,43 @@ FailureOr<std::string> KernelWriter::groupBody(const Group &group, unsigned inde
     for (Value arg : laneInputs) {
       unsigned i = cast<BlockArgument>(arg).getArgNumber();
       std::string p = paramName(false, i);
-      text += in + "alignas(16) " + storageCType(tensorType(arg).getElementType()).str() +
-              " " + p + "_v[" + V + "];\n";
+      text += in + "alignas(16) " +
+              storageCType(tensorType(arg).getElementType()).str() + " " + p +
+              "_v[" + V + "];\n";
       text += in + "kiln_load_vec<" + V + ">(" + p + "_v, " + p + " + base);\n";
       emitter.bindBuffer(arg, p, "kiln_load(" + p + "_v[v])");
     }
     for (unsigned r : group.results) {
-      Type t = cast<RankedTensorType>(yield.getValues()[r].getType()).getElementType();
-      text += in + "alignas(16) " + storageCType(t).str() + " " + paramName(true, r) +
-              "_v[" + V + "];\n";
+      Type t = cast<RankedTensorType>(yield.getValues()[r].getType())
+                   .getElementType();
+      text += in + "alignas(16) " + storageCType(t).str() + " " +
+              paramName(true, r) + "_v[" + V + "];\n";
     }
     text += in + "#pragma unroll\n";
     text += in + "for (int v = 0; v < " + V + "; ++v) {\n";
     std::string coords;
-    FailureOr<std::string> lane = loopBody(emitter, group, true, indent + 4, coords);
+    FailureOr<std::string> lane =
+        loopBody(emitter, group, true, indent + 4, coords);
     if (failed(lane))
       return failure();
     bool needsIndex = emitter.usesFlat() || !coords.empty();
-    text += (needsIndex ? in + "  const kiln_index idx = base + v;\n" : "") + coords + *lane;
+    text += (needsIndex ? in + "  const kiln_index idx = base + v;\n" : "") +
+            coords + *lane;
     text += in + "}\n";
     for (unsigned r : group.results)
-      text += in + "kiln_store_vec<" + V + ">(" + paramName(true, r) + " + base, " +
-              paramName(true, r) + "_v);\n";
+      text += in + "kiln_store_vec<" + V + ">(" + paramName(true, r) +
+              " + base, " + paramName(true, r) + "_v);\n";
     text += pad + "}\n";
     for (Value arg : laneInputs)
-      emitter.bindBuffer(arg, paramName(false, cast<BlockArgument>(arg).getArgNumber()));
+      emitter.bindBuffer(
+          arg, paramName(false, cast<BlockArgument>(arg).getArgNumber()));
     scalarStart = "vectors * " + V + " + first";
   }
-  text += pad + "for (kiln_index idx = " + scalarStart + "; idx < n; idx += stride) {\n";
+  text += pad + "for (kiln_index idx = " + scalarStart +
+          "; idx < n; idx += stride) {\n";
   std::string coords;
-  FailureOr<std::string> element = loopBody(emitter, group, false, indent + 2, coords);
+  FailureOr<std::string> element =
+      loopBody(emitter, group, false, indent + 2, coords);
   if (failed(element))
     return failure();
   text += coords + *element + pad + "}\n";
@@ -686,7 +714,8 @@ std::optional<SmallVector<Group>> groupsOf(FusionOp fusion, std::string *why) {
   if (fusion.getKind() == "pointwise" || fusion.getKind() == "optimizer")
     return optimizerGroups(fusion, why);
   if (why)
-    *why = "kind \"" + fusion.getKind().str() + "\" is not pointwise or optimizer";
+    *why =
+        "kind \"" + fusion.getKind().str() + "\" is not pointwise or optimizer";
   return std::nullopt;
 }
 
@@ -696,8 +725,8 @@ public:
     return groupsOf(fusion, nullptr).has_value();
   }
 
-  FailureOr<GeneratedFusion> emit(FusionOp fusion,
-                                  const CodegenOptions &options) const override {
+  FailureOr<GeneratedFusion>
+  emit(FusionOp fusion, const CodegenOptions &options) const override {
     std::string why;
     SmallVector<Group> groups;
     if (std::optional<SmallVector<Group>> found = groupsOf(fusion, &why))
@@ -708,8 +737,10 @@ public:
     // A group that alone needs too many pointers is split by its results
     // (same shape, fewer tensors each).
     SmallVector<Group> fitted;
-    std::function<LogicalResult(Group &)> fit = [&](Group &group) -> LogicalResult {
-      if (int64_t(group.inputs.size() + group.results.size()) <= kMaxPointerArgs) {
+    std::function<LogicalResult(Group &)> fit =
+        [&](Group &group) -> LogicalResult {
+      if (int64_t(group.inputs.size() + group.results.size()) <=
+          kMaxPointerArgs) {
         fitted.push_back(std::move(group));
         return success();
       }
@@ -740,12 +771,14 @@ public:
     for (Group &group : fitted) {
       llvm::DenseSet<unsigned> moreInputs = inputs;
       moreInputs.insert(group.inputs.begin(), group.inputs.end());
-      size_t pointers = moreInputs.size() + results.size() + group.results.size();
+      size_t pointers =
+          moreInputs.size() + results.size() + group.results.size();
       if (pointers > kMaxPointerArgs && !kernels.back().empty()) {
         kernels.emplace_back();
         inputs.clear();
         results.clear();
-        moreInputs = llvm::DenseSet<unsigned>(group.inputs.begin(), group.inputs.end());
+        moreInputs =
+            llvm::DenseSet<unsigned>(group.inputs.begin(), group.inputs.end());
       }
       inputs = std::move(moreInputs);
       results.insert(group.results.begin(), group.results.end());
@@ -756,7 +789,8 @@ public:
     for (SmallVector<Group> &kernelGroups : kernels) {
       KernelWriter writer(fusion, kernelGroups, fusion.getKind());
       GeneratedKernel kernel;
-      FailureOr<GeneratedLaunch> launch = writer.write(kernel.source, kernel.name);
+      FailureOr<GeneratedLaunch> launch =
+          writer.write(kernel.source, kernel.name);
       if (failed(launch))
         return failure();
       launch->kernel = generated.kernels.size();

@@ -30,8 +30,10 @@ struct FusionSpec {
   std::vector<std::pair<std::string, std::string>> yields; // value, type
 };
 
-std::string moduleText(const FusionSpec &spec, const std::string &function = "f") {
-  std::string args, argTypes, fusionArgs, blockArgs, results, yields, yieldTypes;
+std::string moduleText(const FusionSpec &spec,
+                       const std::string &function = "f") {
+  std::string args, argTypes, fusionArgs, blockArgs, results, yields,
+      yieldTypes;
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     std::string sep = i ? ", " : "";
     args += sep + "%a" + std::to_string(i) + ": " + spec.inputs[i];
@@ -48,10 +50,10 @@ std::string moduleText(const FusionSpec &spec, const std::string &function = "f"
   }
   return "func.func @" + function + "(" + args + ") -> (" + results + ") {\n" +
          "  %r:" + std::to_string(spec.yields.size()) + " = kiln.fusion \"" +
-         spec.kind + "\" (" + fusionArgs + ") : (" + argTypes + ") -> (" + results +
-         ") {\n  ^bb0(" + blockArgs + "):\n" + spec.body + "    kiln.yield " +
-         yields + " : " + results + "\n  }\n  return " + returns + " : " + results +
-         "\n}\n";
+         spec.kind + "\" (" + fusionArgs + ") : (" + argTypes + ") -> (" +
+         results + ") {\n  ^bb0(" + blockArgs + "):\n" + spec.body +
+         "    kiln.yield " + yields + " : " + results + "\n  }\n  return " +
+         returns + " : " + results + "\n}\n";
 }
 
 class PointwiseEmitterTest : public ::testing::Test {
@@ -87,7 +89,8 @@ protected:
     if (!fusion)
       return {};
     EXPECT_TRUE(emitter->matches(fusion)) << diagnostics;
-    FailureOr<GeneratedFusion> generated = emitter->emit(fusion, CodegenOptions());
+    FailureOr<GeneratedFusion> generated =
+        emitter->emit(fusion, CodegenOptions());
     EXPECT_TRUE(succeeded(generated)) << diagnostics;
     if (failed(generated))
       return {};
@@ -102,10 +105,13 @@ protected:
       EXPECT_EQ(kernel.name, again->kernels[k].name);
       CompiledKernel compiled;
       std::string error;
-      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true, compiled, error))
-          << error << "\n" << numbered(kernel.source);
+      EXPECT_TRUE(compileCuda(kernel.source, kernel.name, "sm_90", true,
+                              compiled, error))
+          << error << "\n"
+          << numbered(kernel.source);
       EXPECT_EQ(compiled.log.find("warning"), std::string::npos)
-          << compiled.log << "\n" << numbered(kernel.source);
+          << compiled.log << "\n"
+          << numbered(kernel.source);
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
       EXPECT_GT(compiled.cubin.size(), 16u);
     }
@@ -130,7 +136,8 @@ protected:
       size_t end = source.find('\n', start);
       if (end == std::string::npos)
         end = source.size();
-      out += std::to_string(line++) + ": " + source.substr(start, end - start) + "\n";
+      out += std::to_string(line++) + ": " + source.substr(start, end - start) +
+             "\n";
       start = end + 1;
     }
     return out;
@@ -154,14 +161,22 @@ const char *kFloatTypes[] = {"f32", "bf16", "f16"};
 
 TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
   const std::vector<std::pair<std::string, std::string>> ops = {
-      {"exp", "expf("},          {"log", "logf("},
-      {"sqrt", "sqrtf("},        {"rsqrt", "1.0f / sqrtf("},
-      {"sin", "sinf("},          {"cos", "cosf("},
-      {"tanh", "tanhf("},        {"sigmoid", "kiln_sigmoid("},
-      {"silu", "kiln_silu("},    {"gelu", "kiln_gelu("},
-      {"floor", "floorf("},      {"ceil", "ceilf("},
-      {"round", "kiln_round_half_even("}, {"neg", "= -"},
-      {"abs", "fabsf("},         {"sign", "kiln_sign("},
+      {"exp", "expf("},
+      {"log", "logf("},
+      {"sqrt", "sqrtf("},
+      {"rsqrt", "1.0f / sqrtf("},
+      {"sin", "sinf("},
+      {"cos", "cosf("},
+      {"tanh", "tanhf("},
+      {"sigmoid", "kiln_sigmoid("},
+      {"silu", "kiln_silu("},
+      {"gelu", "kiln_gelu("},
+      {"floor", "floorf("},
+      {"ceil", "ceilf("},
+      {"round", "kiln_round_half_even("},
+      {"neg", "= -"},
+      {"abs", "fabsf("},
+      {"sign", "kiln_sign("},
       {"relu", "kiln_relu("}};
   for (const char *t : kFloatTypes) {
     std::string type = std::string("tensor<7x33x") + t + ">";
@@ -173,7 +188,8 @@ TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
       spec.yields.push_back({"%" + std::to_string(i), type});
     }
     spec.body += "    %g = kiln.gelu %x0 approximate = tanh : " + type + "\n";
-    spec.body += "    %l = kiln.leaky_relu %x0 alpha = 2.000000e-01 : " + type + "\n";
+    spec.body +=
+        "    %l = kiln.leaky_relu %x0 alpha = 2.000000e-01 : " + type + "\n";
     spec.yields.push_back({"%g", type});
     spec.yields.push_back({"%l", type});
     GeneratedFusion g = emitAndCompile(spec);
@@ -190,14 +206,16 @@ TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
     EXPECT_EQ(contains(src, "kiln_round_f16(expf("), std::string(t) == "f16");
     EXPECT_FALSE(contains(src, "kiln_round_bf16(floorf(")); // exact
     // Same-shaped contiguous tensors: vector path, 16 bytes of the narrowest.
-    EXPECT_TRUE(contains(src, narrow ? "kiln_load_vec<8>" : "kiln_load_vec<4>")) << src;
+    EXPECT_TRUE(contains(src, narrow ? "kiln_load_vec<8>" : "kiln_load_vec<4>"))
+        << src;
     EXPECT_EQ(g.launches[0].args.size(), 1u + spec.yields.size());
   }
 }
 
 TEST_F(PointwiseEmitterTest, NumericUnaryAndBinaryOpsInI32) {
   FusionSpec spec;
-  std::string a = "tensor<5x1x7xi32>", b = "tensor<3x1xi32>", r = "tensor<5x3x7xi32>";
+  std::string a = "tensor<5x1x7xi32>", b = "tensor<3x1xi32>",
+              r = "tensor<5x3x7xi32>";
   spec.inputs = {a, b};
   spec.body = "    %0 = kiln.neg %x0 : " + a + "\n" +
               "    %1 = kiln.abs %x0 : " + a + "\n" +
@@ -216,13 +234,14 @@ TEST_F(PointwiseEmitterTest, NumericUnaryAndBinaryOpsInI32) {
   GeneratedFusion g = emitAndCompile(spec);
   ASSERT_EQ(g.kernels.size(), 1u);
   const std::string &src = g.kernels[0].source;
-  for (const char *fn : {"kiln_neg_i32(", "kiln_abs_i32(", "kiln_sign(", "kiln_relu(",
-                         "kiln_add_i32(", "kiln_sub_i32(", "kiln_mul_i32(",
-                         "kiln_div_i32("})
+  for (const char *fn :
+       {"kiln_neg_i32(", "kiln_abs_i32(", "kiln_sign(", "kiln_relu(",
+        "kiln_add_i32(", "kiln_sub_i32(", "kiln_mul_i32(", "kiln_div_i32("})
     EXPECT_TRUE(contains(src, fn)) << fn << "\n" << src;
   // Root [5, 3, 7]; the [5, 1, 7] results are stored by the i1 == 0 threads,
   // the [3, 1] operand is read at (i1).
-  EXPECT_TRUE(contains(src, "if (i1 == 0) kiln_store(r0 + i0 * 7 + i2,")) << src;
+  EXPECT_TRUE(contains(src, "if (i1 == 0) kiln_store(r0 + i0 * 7 + i2,"))
+      << src;
   EXPECT_TRUE(contains(src, "kiln_load(a1[i1])")) << src;
   EXPECT_FALSE(contains(src, "kiln_load_vec")) << src;
   EXPECT_EQ(g.launches[0].args.size(), 12u);
@@ -237,8 +256,8 @@ TEST_F(PointwiseEmitterTest, BinaryOpsBroadcastInEveryFloatType) {
     spec.inputs = {a, b};
     int i = 0;
     for (const char *op : {"add", "sub", "mul", "div", "pow", "max", "min"}) {
-      spec.body += "    %" + std::to_string(i) + " = kiln." + op + " %x0, %x1 : " +
-                   a + ", " + b + "\n";
+      spec.body += "    %" + std::to_string(i) + " = kiln." + op +
+                   " %x0, %x1 : " + a + ", " + b + "\n";
       spec.yields.push_back({"%" + std::to_string(i++), r});
     }
     GeneratedFusion g = emitAndCompile(spec);
@@ -264,12 +283,14 @@ TEST_F(PointwiseEmitterTest, CompareAndSelectInEveryType) {
     spec.inputs = {a, b};
     int i = 0;
     for (const char *p : {"eq", "ne", "lt", "le", "gt", "ge"}) {
-      spec.body += "    %" + std::to_string(i) + " = kiln.compare " + p + ", %x0, %x1 : " +
-                   a + ", " + b + "\n";
+      spec.body += "    %" + std::to_string(i) + " = kiln.compare " + p +
+                   ", %x0, %x1 : " + a + ", " + b + "\n";
       spec.yields.push_back({"%" + std::to_string(i++), m});
     }
-    spec.body += "    %s = kiln.select %0, %x0, %x1 : " + m + ", " + a + ", " + b + "\n";
-    spec.body += "    %sm = kiln.select %2, %1, %3 : " + m + ", " + m + ", " + m + "\n";
+    spec.body +=
+        "    %s = kiln.select %0, %x0, %x1 : " + m + ", " + a + ", " + b + "\n";
+    spec.body +=
+        "    %sm = kiln.select %2, %1, %3 : " + m + ", " + m + ", " + m + "\n";
     spec.yields.push_back({"%s", a});
     spec.yields.push_back({"%sm", m});
     GeneratedFusion g = emitAndCompile(spec);
@@ -290,8 +311,8 @@ TEST_F(PointwiseEmitterTest, CastBetweenEveryPairOfTypes) {
     int i = 0;
     for (const char *to : types) {
       std::string out = std::string("tensor<3x17x") + to + ">";
-      spec.body += "    %" + std::to_string(i) + " = kiln.cast %x0 : " + in + " to " +
-                   out + "\n";
+      spec.body += "    %" + std::to_string(i) + " = kiln.cast %x0 : " + in +
+                   " to " + out + "\n";
       spec.yields.push_back({"%" + std::to_string(i++), out});
     }
     GeneratedFusion g = emitAndCompile(spec);
@@ -315,8 +336,9 @@ TEST_F(PointwiseEmitterTest, ConstantsAndIota) {
   for (const char *t : {"f32", "bf16", "f16", "i32"}) {
     std::string type = std::string("tensor<2x3x") + t + ">";
     bool isInt = std::string(t) == "i32";
-    std::string dense = isInt ? "dense<[[1, -2, 3], [4, 5, -2147483648]]>"
-                              : "dense<[[1.5, -2.0, 0.1], [4.0, 0x7F800000, -0.0]]>";
+    std::string dense =
+        isInt ? "dense<[[1, -2, 3], [4, 5, -2147483648]]>"
+              : "dense<[[1.5, -2.0, 0.1], [4.0, 0x7F800000, -0.0]]>";
     if (std::string(t) == "bf16" && !isInt)
       dense = "dense<[[1.5, -2.0, 0.1], [4.0, 0x7F80, -0.0]]>";
     if (std::string(t) == "f16")
@@ -324,10 +346,11 @@ TEST_F(PointwiseEmitterTest, ConstantsAndIota) {
     FusionSpec spec;
     spec.inputs = {};
     spec.body = "    %c = kiln.constant " + dense + " : " + type + "\n" +
-                "    %s = kiln.constant dense<" + (isInt ? "7" : "0.25") + "> : " + type +
-                "\n" + "    %i = kiln.iota dim = 1 : " + type + "\n" +
-                "    %0 = kiln.add %c, %s : " + type + ", " + type + "\n" +
-                "    %1 = kiln.mul %0, %i : " + type + ", " + type + "\n";
+                "    %s = kiln.constant dense<" + (isInt ? "7" : "0.25") +
+                "> : " + type + "\n" + "    %i = kiln.iota dim = 1 : " + type +
+                "\n" + "    %0 = kiln.add %c, %s : " + type + ", " + type +
+                "\n" + "    %1 = kiln.mul %0, %i : " + type + ", " + type +
+                "\n";
     spec.yields = {{"%1", type}, {"%c", type}};
     GeneratedFusion g = emitAndCompile(spec);
     ASSERT_EQ(g.kernels.size(), 1u);
@@ -345,9 +368,11 @@ TEST_F(PointwiseEmitterTest, ConstantsAndIota) {
   }
   // i1 constants.
   FusionSpec spec;
-  spec.body = "    %c = kiln.constant dense<[true, false, true]> : tensor<3xi1>\n"
-              "    %s = kiln.constant dense<true> : tensor<3xi1>\n"
-              "    %0 = kiln.select %c, %s, %c : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>\n";
+  spec.body =
+      "    %c = kiln.constant dense<[true, false, true]> : tensor<3xi1>\n"
+      "    %s = kiln.constant dense<true> : tensor<3xi1>\n"
+      "    %0 = kiln.select %c, %s, %c : tensor<3xi1>, tensor<3xi1>, "
+      "tensor<3xi1>\n";
   spec.yields = {{"%0", "tensor<3xi1>"}};
   emitAndCompile(spec);
 }
@@ -358,22 +383,27 @@ TEST_F(PointwiseEmitterTest, RandomOpsIndexTheirOwnElements) {
     std::string row = std::string("tensor<13x") + t + ">";
     FusionSpec spec;
     spec.inputs = {"tensor<i32>", big};
-    spec.body = "    %u = kiln.random_uniform seed = -3 stream = 7 offset = %x0 low = -2.0 "
-                "high = 3.0 : " + row + "\n" +
-                "    %n = kiln.random_normal seed = 42 stream = 1 mean = 0.5 std = 2.0 : " +
-                big + "\n" + "    %s = kiln.add %x1, %u : " + big + ", " + row + "\n" +
-                "    %t = kiln.add %s, %n : " + big + ", " + big + "\n";
+    spec.body = "    %u = kiln.random_uniform seed = -3 stream = 7 offset = "
+                "%x0 low = -2.0 "
+                "high = 3.0 : " +
+                row + "\n" +
+                "    %n = kiln.random_normal seed = 42 stream = 1 mean = 0.5 "
+                "std = 2.0 : " +
+                big + "\n" + "    %s = kiln.add %x1, %u : " + big + ", " + row +
+                "\n" + "    %t = kiln.add %s, %n : " + big + ", " + big + "\n";
     spec.yields = {{"%t", big}, {"%u", row}};
     GeneratedFusion g = emitAndCompile(spec);
     ASSERT_EQ(g.kernels.size(), 1u);
     const std::string &src = g.kernels[0].source;
     // Seed read as unsigned 64 bits; the offset from its buffer (hoisted);
     // the [13] tensor indexed by its own flat index (i1), not the root's.
-    EXPECT_TRUE(contains(src, "kiln_random_uniform(0xfffffffffffffffdULL, 7u, (unsigned)(in_0), "
-                              "(unsigned long long)(i1), -2.0f, 3.0f)"))
+    EXPECT_TRUE(contains(
+        src, "kiln_random_uniform(0xfffffffffffffffdULL, 7u, (unsigned)(in_0), "
+             "(unsigned long long)(i1), -2.0f, 3.0f)"))
         << src;
-    EXPECT_TRUE(contains(src, "kiln_random_normal(0x000000000000002aULL, 1u, 0u, "
-                              "(unsigned long long)(idx), 0.5, 2.0)"))
+    EXPECT_TRUE(contains(src,
+                         "kiln_random_normal(0x000000000000002aULL, 1u, 0u, "
+                         "(unsigned long long)(idx), 0.5, 2.0)"))
         << src;
     EXPECT_TRUE(contains(src, "const int in_0 = kiln_load(a0[0]);")) << src;
     EXPECT_TRUE(contains(src, "if (i0 == 0) kiln_store(r1 + i1,")) << src;
@@ -389,23 +419,28 @@ TEST_F(PointwiseEmitterTest, IndexRemappingOpsReadFusionInputs) {
     };
     bool isFloat = std::string(t)[0] == 'f' || std::string(t) == "bf16";
     FusionSpec spec;
-    spec.inputs = {ty("3x5x4"), ty("4x5x3"), ty("7x10x4"), ty("3x5x1"), ty("60"),
-                   ty("3x5x2")};
+    spec.inputs = {ty("3x5x4"), ty("4x5x3"), ty("7x10x4"),
+                   ty("3x5x1"), ty("60"),    ty("3x5x2")};
     spec.body =
-        "    %tr = kiln.transpose %x1 perm = [2, 1, 0] : " + ty("4x5x3") + "\n" +
-        "    %sl = kiln.slice %x2 start = [1, 0, 0] limit = [7, 10, 4] step = [2, 2, 1] : " +
-        ty("7x10x4") + "\n" + "    %fl = kiln.flip %x0 dims = [0, 2] : " + ty("3x5x4") +
-        "\n" + "    %pd = kiln.pad %x3 low = [0, 0, 1] high = [0, 0, 2] value = " +
+        "    %tr = kiln.transpose %x1 perm = [2, 1, 0] : " + ty("4x5x3") +
+        "\n" +
+        "    %sl = kiln.slice %x2 start = [1, 0, 0] limit = [7, 10, 4] step = "
+        "[2, 2, 1] : " +
+        ty("7x10x4") + "\n" +
+        "    %fl = kiln.flip %x0 dims = [0, 2] : " + ty("3x5x4") + "\n" +
+        "    %pd = kiln.pad %x3 low = [0, 0, 1] high = [0, 0, 2] value = " +
         (isFloat ? "-1.5" : "1.0") + " : " + ty("3x5x1") + "\n" +
         "    %cc = kiln.concat %x3, %x5, %x3 dim = 2 : " + ty("3x5x1") + ", " +
         ty("3x5x2") + ", " + ty("3x5x1") + "\n" +
-        "    %rs = kiln.reshape %x4 : " + ty("60") + " -> " + ty("3x5x4") + "\n" +
-        "    %tu = kiln.triu %tr diagonal = 1 : " + ty("3x5x4") + "\n" +
+        "    %rs = kiln.reshape %x4 : " + ty("60") + " -> " + ty("3x5x4") +
+        "\n" + "    %tu = kiln.triu %tr diagonal = 1 : " + ty("3x5x4") + "\n" +
         "    %tl = kiln.tril %x0 diagonal = -1 : " + ty("3x5x4") + "\n" +
-        "    %bc = kiln.broadcast_to %x3 : " + ty("3x5x1") + " -> " + ty("2x3x5x4") + "\n";
-    spec.yields = {{"%tr", ty("3x5x4")}, {"%sl", ty("3x5x4")}, {"%fl", ty("3x5x4")},
-                   {"%pd", ty("3x5x4")}, {"%cc", ty("3x5x4")}, {"%rs", ty("3x5x4")},
-                   {"%tu", ty("3x5x4")}, {"%tl", ty("3x5x4")}, {"%bc", ty("2x3x5x4")}};
+        "    %bc = kiln.broadcast_to %x3 : " + ty("3x5x1") + " -> " +
+        ty("2x3x5x4") + "\n";
+    spec.yields = {
+        {"%tr", ty("3x5x4")}, {"%sl", ty("3x5x4")}, {"%fl", ty("3x5x4")},
+        {"%pd", ty("3x5x4")}, {"%cc", ty("3x5x4")}, {"%rs", ty("3x5x4")},
+        {"%tu", ty("3x5x4")}, {"%tl", ty("3x5x4")}, {"%bc", ty("2x3x5x4")}};
     GeneratedFusion g = emitAndCompile(spec);
     ASSERT_EQ(g.kernels.size(), 1u) << t << diagnostics;
     const std::string &src = g.kernels[0].source;
@@ -419,12 +454,17 @@ TEST_F(PointwiseEmitterTest, RemappedIndicesAreTheOpsDefinitions) {
   FusionSpec spec;
   spec.inputs = {"tensor<4x6xf32>", "tensor<9x8xf32>", "tensor<2x3xf32>"};
   spec.body = "    %tr = kiln.transpose %x0 perm = [1, 0] : tensor<4x6xf32>\n"
-              "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = [1, 1] : tensor<9x8xf32>\n"
+              "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = "
+              "[1, 1] : tensor<9x8xf32>\n"
               "    %fl = kiln.flip %x0 dims = [1] : tensor<4x6xf32>\n"
-              "    %pd = kiln.pad %x2 low = [1, 0] high = [0, 1] value = 2.5 : tensor<2x3xf32>\n"
-              "    %cc = kiln.concat %x2, %x2 dim = 0 : tensor<2x3xf32>, tensor<2x3xf32>\n";
-  spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"},
-                 {"%fl", "tensor<4x6xf32>"}, {"%pd", "tensor<3x4xf32>"},
+              "    %pd = kiln.pad %x2 low = [1, 0] high = [0, 1] value = 2.5 : "
+              "tensor<2x3xf32>\n"
+              "    %cc = kiln.concat %x2, %x2 dim = 0 : tensor<2x3xf32>, "
+              "tensor<2x3xf32>\n";
+  spec.yields = {{"%tr", "tensor<6x4xf32>"},
+                 {"%sl", "tensor<6x4xf32>"},
+                 {"%fl", "tensor<4x6xf32>"},
+                 {"%pd", "tensor<3x4xf32>"},
                  {"%cc", "tensor<4x3xf32>"}};
   // Results of different shapes that do not broadcast to one another: one
   // launch with a loop per shape.
@@ -436,19 +476,25 @@ TEST_F(PointwiseEmitterTest, RemappedIndicesAreTheOpsDefinitions) {
   // Same root for all: check the index formulas.
   spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"}};
   spec.body += "    %f2 = kiln.flip %x1 dims = [0, 1] : tensor<9x8xf32>\n"
-               "    %s2 = kiln.pad %f2 low = [0, 0] high = [1, 0] value = 0.0 : tensor<9x8xf32>\n";
-  EXPECT_FALSE(emitter->matches(parse(spec))) << "unused ops still must be supported";
+               "    %s2 = kiln.pad %f2 low = [0, 0] high = [1, 0] value = 0.0 "
+               ": tensor<9x8xf32>\n";
+  EXPECT_FALSE(emitter->matches(parse(spec)))
+      << "unused ops still must be supported";
   spec.body = "    %tr = kiln.transpose %x0 perm = [1, 0] : tensor<4x6xf32>\n"
-              "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = [1, 1] : tensor<9x8xf32>\n"
-              "    %pd = kiln.pad %x2 low = [4, 0] high = [0, 1] value = 2.5 : tensor<2x3xf32>\n";
-  spec.yields = {{"%tr", "tensor<6x4xf32>"}, {"%sl", "tensor<6x4xf32>"},
+              "    %sl = kiln.slice %x1 start = [1, 2] limit = [7, 6] step = "
+              "[1, 1] : tensor<9x8xf32>\n"
+              "    %pd = kiln.pad %x2 low = [4, 0] high = [0, 1] value = 2.5 : "
+              "tensor<2x3xf32>\n";
+  spec.yields = {{"%tr", "tensor<6x4xf32>"},
+                 {"%sl", "tensor<6x4xf32>"},
                  {"%pd", "tensor<6x4xf32>"}};
   GeneratedFusion g = emitAndCompile(spec);
   ASSERT_EQ(g.kernels.size(), 1u);
   const std::string &src = g.kernels[0].source;
   EXPECT_TRUE(contains(src, "kiln_load(a0[(i1) * 6 + i0])")) << src;
   EXPECT_TRUE(contains(src, "kiln_load(a1[((i0 + 1)) * 8 + (i1 + 2)])")) << src;
-  EXPECT_TRUE(contains(src, "(((i0 - 4)) >= 0 && (i1) < 3) ? kiln_load(a2[((i0 - 4)) * 3 + i1]) : 2.5f)"))
+  EXPECT_TRUE(contains(src, "(((i0 - 4)) >= 0 && (i1) < 3) ? kiln_load(a2[((i0 "
+                            "- 4)) * 3 + i1]) : 2.5f)"))
       << src;
 }
 
@@ -458,22 +504,30 @@ TEST_F(PointwiseEmitterTest, RopeEmbeddingAndDropout) {
       return "tensor<" + shape + "x" + t + ">";
     };
     FusionSpec spec;
-    spec.inputs = {ty("2x5x3x8"), ty("11x8"), "tensor<2x5x3xi32>", "tensor<i32>"};
-    spec.body = "    %q = kiln.rope %x0 theta = 5.000000e+05 position_offset = 3 : " +
-                ty("2x5x3x8") + "\n" +
-                "    %e = kiln.embedding %x1, %x2 : " + ty("11x8") + ", tensor<2x5x3xi32>\n" +
-                "    %s = kiln.add %q, %e : " + ty("2x5x3x8") + ", " + ty("2x5x3x8") + "\n" +
-                "    %d = kiln.dropout %s, %x3 rate = 2.500000e-01 seed = 9 stream = 4 : " +
-                ty("2x5x3x8") + "\n";
+    spec.inputs = {ty("2x5x3x8"), ty("11x8"), "tensor<2x5x3xi32>",
+                   "tensor<i32>"};
+    spec.body =
+        "    %q = kiln.rope %x0 theta = 5.000000e+05 position_offset = 3 : " +
+        ty("2x5x3x8") + "\n" +
+        "    %e = kiln.embedding %x1, %x2 : " + ty("11x8") +
+        ", tensor<2x5x3xi32>\n" +
+        "    %s = kiln.add %q, %e : " + ty("2x5x3x8") + ", " + ty("2x5x3x8") +
+        "\n" +
+        "    %d = kiln.dropout %s, %x3 rate = 2.500000e-01 seed = 9 stream = 4 "
+        ": " +
+        ty("2x5x3x8") + "\n";
     spec.yields = {{"%d", ty("2x5x3x8")}, {"%q", ty("2x5x3x8")}};
     GeneratedFusion g = emitAndCompile(spec);
     ASSERT_EQ(g.kernels.size(), 1u);
     const std::string &src = g.kernels[0].source;
-    EXPECT_TRUE(contains(src, "static __device__ const double rope_freq_0[4] = {")) << src;
+    EXPECT_TRUE(
+        contains(src, "static __device__ const double rope_freq_0[4] = {"))
+        << src;
     EXPECT_TRUE(contains(src, "kiln_rope_sincos((long long)(i1) + 3LL")) << src;
     EXPECT_TRUE(contains(src, " < 11) ? kiln_load(a1[")) << src;
-    EXPECT_TRUE(contains(src, "kiln_dropout_keep(0x0000000000000009ULL, 4u, (unsigned)(in_0), "
-                              "(unsigned long long)(idx), 0.25)"))
+    EXPECT_TRUE(contains(
+        src, "kiln_dropout_keep(0x0000000000000009ULL, 4u, (unsigned)(in_0), "
+             "(unsigned long long)(idx), 0.25)"))
         << src;
     EXPECT_TRUE(contains(src, "1.3333333333333333")) << src;
   }
@@ -490,39 +544,47 @@ TEST_F(PointwiseEmitterTest, LayoutChainsComputeOperandsAtRemappedPositions) {
     };
     FusionSpec spec;
     spec.inputs = {ty("2x8x4x16"), ty("16"), ty("6x4"), ty("8x6")};
-    spec.body =
-        "    %s = kiln.mul %x0, %x1 : " + ty("2x8x4x16") + ", " + ty("16") + "\n" +
-        "    %r = kiln.rope %s : " + ty("2x8x4x16") + "\n" +
-        "    %g = kiln.mul %r, %x1 : " + ty("2x8x4x16") + ", " + ty("16") + "\n" +
-        "    %e = kiln.exp %x2 : " + ty("6x4") + "\n" +
-        "    %tr = kiln.transpose %e perm = [1, 0] : " + ty("6x4") + "\n" +
-        "    %n = kiln.neg %x3 : " + ty("8x6") + "\n" +
-        "    %fl = kiln.flip %n dims = [1] : " + ty("8x6") + "\n" +
-        "    %sl = kiln.slice %fl start = [0, 1] limit = [8, 5] step = [2, 1] : " +
-        ty("8x6") + "\n" +
-        "    %rs = kiln.reshape %sl : " + ty("4x4") + " -> " + ty("16") + "\n" +
-        "    %b = kiln.add %g, %rs : " + ty("2x8x4x16") + ", " + ty("16") + "\n";
+    spec.body = "    %s = kiln.mul %x0, %x1 : " + ty("2x8x4x16") + ", " +
+                ty("16") + "\n" + "    %r = kiln.rope %s : " + ty("2x8x4x16") +
+                "\n" + "    %g = kiln.mul %r, %x1 : " + ty("2x8x4x16") + ", " +
+                ty("16") + "\n" + "    %e = kiln.exp %x2 : " + ty("6x4") +
+                "\n" +
+                "    %tr = kiln.transpose %e perm = [1, 0] : " + ty("6x4") +
+                "\n" + "    %n = kiln.neg %x3 : " + ty("8x6") + "\n" +
+                "    %fl = kiln.flip %n dims = [1] : " + ty("8x6") + "\n" +
+                "    %sl = kiln.slice %fl start = [0, 1] limit = [8, 5] step = "
+                "[2, 1] : " +
+                ty("8x6") + "\n" + "    %rs = kiln.reshape %sl : " + ty("4x4") +
+                " -> " + ty("16") + "\n" +
+                "    %b = kiln.add %g, %rs : " + ty("2x8x4x16") + ", " +
+                ty("16") + "\n";
     spec.yields = {{"%b", ty("2x8x4x16")}};
     GeneratedFusion g = emitAndCompile(spec);
     ASSERT_EQ(g.kernels.size(), 1u) << diagnostics;
     const std::string &src = g.kernels[0].source;
     // The rope's element and its partner, each scaled where it is read.
     EXPECT_TRUE(contains(src, "at0_mul_")) << src;
-    EXPECT_TRUE(contains(src, "kiln_load(a0[(i0) * 512 + (i1) * 64 + (i2) * 16 + rope_1_i])"))
+    EXPECT_TRUE(contains(
+        src, "kiln_load(a0[(i0) * 512 + (i1) * 64 + (i2) * 16 + rope_1_i])"))
         << src;
-    EXPECT_TRUE(contains(src, "kiln_load(a0[(i0) * 512 + (i1) * 64 + (i2) * 16 + (rope_1_i + 8)])"))
+    EXPECT_TRUE(contains(
+        src,
+        "kiln_load(a0[(i0) * 512 + (i1) * 64 + (i2) * 16 + (rope_1_i + 8)])"))
         << src;
     // The reshape's flat position (i3) as coordinates of the slice, then of
     // the flip, then of the negated input.
-    EXPECT_TRUE(contains(src, "kiln_load(a3[((((i3) / 4)) * 2) * 6 + 5 - ((((i3) % 4) + 1))])"))
+    EXPECT_TRUE(contains(
+        src, "kiln_load(a3[((((i3) / 4)) * 2) * 6 + 5 - ((((i3) % 4) + 1))])"))
         << src;
     EXPECT_FALSE(contains(src, "const float *a2")) << src;
     spec.yields = {{"%tr", ty("4x6")}};
     GeneratedFusion transposed = emitAndCompile(spec);
     ASSERT_EQ(transposed.kernels.size(), 1u) << diagnostics;
-    EXPECT_TRUE(contains(transposed.kernels[0].source, "kiln_load(a2[(i1) * 4 + i0])"))
+    EXPECT_TRUE(
+        contains(transposed.kernels[0].source, "kiln_load(a2[(i1) * 4 + i0])"))
         << transposed.kernels[0].source;
-    EXPECT_TRUE(contains(transposed.kernels[0].source, "expf(")) << transposed.kernels[0].source;
+    EXPECT_TRUE(contains(transposed.kernels[0].source, "expf("))
+        << transposed.kernels[0].source;
   }
 }
 
@@ -538,7 +600,8 @@ TEST_F(PointwiseEmitterTest, RankZeroAndZeroElements) {
   ASSERT_EQ(g.launches.size(), 1u);
   EXPECT_EQ(g.launches[0].grid[0], 1u);
   EXPECT_EQ(g.launches[0].block[0], 32u);
-  EXPECT_TRUE(contains(g.kernels[0].source, "kiln_store(r0 + idx,")) << g.kernels[0].source;
+  EXPECT_TRUE(contains(g.kernels[0].source, "kiln_store(r0 + idx,"))
+      << g.kernels[0].source;
 
   FusionSpec empty;
   empty.inputs = {"tensor<0x8xf32>"};
@@ -555,13 +618,16 @@ TEST_F(PointwiseEmitterTest, MultiOutputWithBroadcastResultsAndCopies) {
               "    %0 = kiln.add %c, %x1 : tensor<4x8xf32>, tensor<8xf32>\n"
               "    %1 = kiln.mul %x1, %x2 : tensor<8xf32>, tensor<f32>\n"
               "    %2 = kiln.sqrt %x2 : tensor<f32>\n";
-  spec.yields = {{"%0", "tensor<4x8xf32>"}, {"%1", "tensor<8xf32>"},
-                 {"%2", "tensor<f32>"}, {"%x0", "tensor<4x8xbf16>"}};
+  spec.yields = {{"%0", "tensor<4x8xf32>"},
+                 {"%1", "tensor<8xf32>"},
+                 {"%2", "tensor<f32>"},
+                 {"%x0", "tensor<4x8xbf16>"}};
   GeneratedFusion g = emitAndCompile(spec);
   ASSERT_EQ(g.kernels.size(), 1u);
   const std::string &src = g.kernels[0].source;
   EXPECT_TRUE(contains(src, "if (i0 == 0) kiln_store(r1 + i1,")) << src;
-  EXPECT_TRUE(contains(src, "if (i0 == 0 && i1 == 0) kiln_store(r2 + 0,")) << src;
+  EXPECT_TRUE(contains(src, "if (i0 == 0 && i1 == 0) kiln_store(r2 + 0,"))
+      << src;
   EXPECT_TRUE(contains(src, "kiln_store(r3 + idx,")) << src;
   // The scalars are computed once per thread.
   EXPECT_TRUE(contains(src, "// Scalars, once per thread.")) << src;
@@ -574,9 +640,12 @@ TEST_F(PointwiseEmitterTest, MultiOutputWithBroadcastResultsAndCopies) {
 TEST_F(PointwiseEmitterTest, LaunchGeometryAndVectorWidth) {
   FusionSpec spec;
   spec.inputs = {"tensor<1024x1024xbf16>", "tensor<1024x1024xf32>"};
-  spec.body = "    %c = kiln.cast %x0 : tensor<1024x1024xbf16> to tensor<1024x1024xf32>\n"
-              "    %0 = kiln.add %c, %x1 : tensor<1024x1024xf32>, tensor<1024x1024xf32>\n"
-              "    %1 = kiln.cast %0 : tensor<1024x1024xf32> to tensor<1024x1024xbf16>\n";
+  spec.body = "    %c = kiln.cast %x0 : tensor<1024x1024xbf16> to "
+              "tensor<1024x1024xf32>\n"
+              "    %0 = kiln.add %c, %x1 : tensor<1024x1024xf32>, "
+              "tensor<1024x1024xf32>\n"
+              "    %1 = kiln.cast %0 : tensor<1024x1024xf32> to "
+              "tensor<1024x1024xbf16>\n";
   spec.yields = {{"%1", "tensor<1024x1024xbf16>"}};
   GeneratedFusion g = emitAndCompile(spec);
   ASSERT_EQ(g.launches.size(), 1u);
@@ -621,7 +690,9 @@ TEST_F(PointwiseEmitterTest, EqualFusionsGiveEqualKernelsAndOthersDiffer) {
   EXPECT_NE(generated[0].kernels[0].name, generated[2].kernels[0].name);
   EXPECT_EQ(generated[0].kernels[0].name.rfind("kiln_pointwise_", 0), 0u);
   // A readable header names the fused ops.
-  EXPECT_EQ(generated[2].kernels[0].source.rfind("// kiln fusion \"pointwise\": log\n", 0), 0u)
+  EXPECT_EQ(generated[2].kernels[0].source.rfind(
+                "// kiln fusion \"pointwise\": log\n", 0),
+            0u)
       << generated[2].kernels[0].source;
 }
 
@@ -657,7 +728,8 @@ TEST_F(PointwiseEmitterTest, MatchesRejectsWhatItCannotEmit) {
 
   FusionSpec matmul;
   matmul.inputs = {"tensor<4x8xf32>", "tensor<8x2xf32>"};
-  matmul.body = "    %0 = kiln.matmul %x0, %x1 : tensor<4x8xf32>, tensor<8x2xf32>\n";
+  matmul.body =
+      "    %0 = kiln.matmul %x0, %x1 : tensor<4x8xf32>, tensor<8x2xf32>\n";
   matmul.yields = {{"%0", "tensor<4x2xf32>"}};
   rejects(matmul, "a matmul");
 
@@ -670,21 +742,25 @@ TEST_F(PointwiseEmitterTest, MatchesRejectsWhatItCannotEmit) {
   FusionSpec computedPad;
   computedPad.inputs = {"tensor<4x8xf32>"};
   computedPad.body = "    %0 = kiln.exp %x0 : tensor<4x8xf32>\n"
-                     "    %1 = kiln.pad %0 low = [1, 0] high = [0, 0] value = 0.0 : tensor<4x8xf32>\n";
+                     "    %1 = kiln.pad %0 low = [1, 0] high = [0, 0] value = "
+                     "0.0 : tensor<4x8xf32>\n";
   computedPad.yields = {{"%1", "tensor<5x8xf32>"}};
-  rejects(computedPad, "pad of a computed value (positions outside the operand)");
+  rejects(computedPad,
+          "pad of a computed value (positions outside the operand)");
 
   FusionSpec computedGather;
   computedGather.inputs = {"tensor<10x4xf32>", "tensor<3xi32>"};
-  computedGather.body = "    %0 = kiln.abs %x1 : tensor<3xi32>\n"
-                        "    %1 = kiln.embedding %x0, %0 : tensor<10x4xf32>, tensor<3xi32>\n";
+  computedGather.body =
+      "    %0 = kiln.abs %x1 : tensor<3xi32>\n"
+      "    %1 = kiln.embedding %x0, %0 : tensor<10x4xf32>, tensor<3xi32>\n";
   computedGather.yields = {{"%1", "tensor<3x4xf32>"}};
   rejects(computedGather, "embedding of computed indices");
 
   FusionSpec computedConcat;
   computedConcat.inputs = {"tensor<2x3xf32>"};
   computedConcat.body = "    %0 = kiln.neg %x0 : tensor<2x3xf32>\n"
-                        "    %1 = kiln.concat %0, %x0 dim = 0 : tensor<2x3xf32>, tensor<2x3xf32>\n";
+                        "    %1 = kiln.concat %0, %x0 dim = 0 : "
+                        "tensor<2x3xf32>, tensor<2x3xf32>\n";
   computedConcat.yields = {{"%1", "tensor<4x3xf32>"}};
   rejects(computedConcat, "concat of a computed value");
 
@@ -714,18 +790,20 @@ FusionOp wrapInFusion(func::FuncOp function, StringRef kind) {
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   OpBuilder builder(function.getContext());
   builder.setInsertionPointToStart(&entry);
-  auto fusion = builder.create<FusionOp>(function.getLoc(), ret.getOperandTypes(),
-                                         kind, entry.getArguments());
+  auto fusion = builder.create<FusionOp>(
+      function.getLoc(), ret.getOperandTypes(), kind, entry.getArguments());
   Block *body = new Block();
   fusion.getBody().push_back(body);
   for (BlockArgument arg : entry.getArguments())
     body->addArgument(arg.getType(), arg.getLoc());
   body->getOperations().splice(body->end(), entry.getOperations(),
-                               std::next(fusion->getIterator()), ret->getIterator());
+                               std::next(fusion->getIterator()),
+                               ret->getIterator());
   for (BlockArgument arg : entry.getArguments())
-    arg.replaceUsesWithIf(body->getArgument(arg.getArgNumber()), [&](OpOperand &use) {
-      return fusion->isProperAncestor(use.getOwner());
-    });
+    arg.replaceUsesWithIf(body->getArgument(arg.getArgNumber()),
+                          [&](OpOperand &use) {
+                            return fusion->isProperAncestor(use.getOwner());
+                          });
   builder.setInsertionPointToEnd(body);
   builder.create<YieldOp>(function.getLoc(), ret.getOperands());
   ret->setOperands(fusion.getResults());
@@ -751,9 +829,11 @@ func.func @loss(
 }
 )mlir";
 
-TEST_F(PointwiseEmitterTest, AdamWUpdateOfFourParametersIsOneMultiTensorKernel) {
+TEST_F(PointwiseEmitterTest,
+       AdamWUpdateOfFourParametersIsOneMultiTensorKernel) {
   for (OptimizerKind kind : {OptimizerKind::AdamW, OptimizerKind::SGD}) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kModel, &context);
     ASSERT_TRUE(module) << diagnostics;
     TrainStepOptions options;
     options.optimizer.kind = kind;
@@ -761,7 +841,8 @@ TEST_F(PointwiseEmitterTest, AdamWUpdateOfFourParametersIsOneMultiTensorKernel) 
     options.optimizer.weightDecay = 0.01;
     options.transforms.clipValue = 1.0;
     options.transforms.noiseScale = 0.01;
-    ASSERT_TRUE(succeeded(buildTrainingEntries(*module, options))) << diagnostics;
+    ASSERT_TRUE(succeeded(buildTrainingEntries(*module, options)))
+        << diagnostics;
     auto update = module->lookupSymbol<func::FuncOp>("apply_update");
     ASSERT_TRUE(update);
     FusionOp fusion = wrapInFusion(update, "optimizer");
@@ -778,11 +859,13 @@ TEST_F(PointwiseEmitterTest, AdamWUpdateOfFourParametersIsOneMultiTensorKernel) 
     const std::string &src = g.kernels[0].source;
     // Groups by shape: [8, 64] (w1 and its master and moments), [64], [64, 3]
     // and [] (the scalar parameter), each with its block range.
-    EXPECT_TRUE(contains(src, "// group 0: shape [8, 64], 512 elements")) << src;
+    EXPECT_TRUE(contains(src, "// group 0: shape [8, 64], 512 elements"))
+        << src;
     EXPECT_TRUE(contains(src, "shape [64], 64 elements")) << src;
     EXPECT_TRUE(contains(src, "shape [64, 3], 192 elements")) << src;
     EXPECT_TRUE(contains(src, "shape [], 1 elements")) << src;
-    EXPECT_TRUE(contains(src, "static __device__ const unsigned kiln_group_start[5] = {0, 1, 2, 3, 4};"))
+    EXPECT_TRUE(contains(src, "static __device__ const unsigned "
+                              "kiln_group_start[5] = {0, 1, 2, 3, 4};"))
         << src;
     EXPECT_TRUE(contains(src, "switch (lo) {")) << src;
     EXPECT_TRUE(contains(src, "kiln_random_normal(")) << src; // gradient noise
@@ -803,23 +886,31 @@ TEST_F(PointwiseEmitterTest, AdamWUpdateOfFourParametersIsOneMultiTensorKernel) 
 TEST_F(PointwiseEmitterTest, OptimizerGroupsGetBlocksByTheirSize) {
   FusionSpec spec;
   spec.kind = "optimizer";
-  spec.inputs = {"tensor<f32>", "tensor<1000x1000xf32>", "tensor<1000x1000xf32>",
-                 "tensor<333xbf16>", "tensor<333xbf16>", "tensor<7x5x3xf16>"};
-  spec.body = "    %0 = kiln.mul %x1, %x0 : tensor<1000x1000xf32>, tensor<f32>\n"
-              "    %1 = kiln.sub %x2, %0 : tensor<1000x1000xf32>, tensor<1000x1000xf32>\n"
-              "    %2 = kiln.cast %x0 : tensor<f32> to tensor<bf16>\n"
-              "    %3 = kiln.mul %x3, %2 : tensor<333xbf16>, tensor<bf16>\n"
-              "    %4 = kiln.sub %x4, %3 : tensor<333xbf16>, tensor<333xbf16>\n"
-              "    %5 = kiln.neg %x5 : tensor<7x5x3xf16>\n";
-  spec.yields = {{"%1", "tensor<1000x1000xf32>"}, {"%4", "tensor<333xbf16>"},
-                 {"%5", "tensor<7x5x3xf16>"}, {"%0", "tensor<1000x1000xf32>"}};
+  spec.inputs = {"tensor<f32>",           "tensor<1000x1000xf32>",
+                 "tensor<1000x1000xf32>", "tensor<333xbf16>",
+                 "tensor<333xbf16>",      "tensor<7x5x3xf16>"};
+  spec.body =
+      "    %0 = kiln.mul %x1, %x0 : tensor<1000x1000xf32>, tensor<f32>\n"
+      "    %1 = kiln.sub %x2, %0 : tensor<1000x1000xf32>, "
+      "tensor<1000x1000xf32>\n"
+      "    %2 = kiln.cast %x0 : tensor<f32> to tensor<bf16>\n"
+      "    %3 = kiln.mul %x3, %2 : tensor<333xbf16>, tensor<bf16>\n"
+      "    %4 = kiln.sub %x4, %3 : tensor<333xbf16>, tensor<333xbf16>\n"
+      "    %5 = kiln.neg %x5 : tensor<7x5x3xf16>\n";
+  spec.yields = {{"%1", "tensor<1000x1000xf32>"},
+                 {"%4", "tensor<333xbf16>"},
+                 {"%5", "tensor<7x5x3xf16>"},
+                 {"%0", "tensor<1000x1000xf32>"}};
   GeneratedFusion g = emitAndCompile(spec);
   ASSERT_EQ(g.launches.size(), 1u);
   const std::string &src = g.kernels[0].source;
   // 10^6 f32 elements, 4 per step: 977 blocks of 256; 333 bf16: 1 block.
-  EXPECT_TRUE(contains(src, "kiln_group_start[4] = {0, 977, 978, 979};")) << src;
+  EXPECT_TRUE(contains(src, "kiln_group_start[4] = {0, 977, 978, 979};"))
+      << src;
   EXPECT_EQ(g.launches[0].grid[0], 979u);
-  EXPECT_TRUE(contains(src, "// group 0: shape [1000, 1000], 1000000 elements, results #0 #3")) << src;
+  EXPECT_TRUE(contains(
+      src, "// group 0: shape [1000, 1000], 1000000 elements, results #0 #3"))
+      << src;
 }
 
 TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
@@ -831,11 +922,12 @@ TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
   spec.inputs = {"tensor<f32>"};
   for (int i = 0; i < 700; ++i) {
     std::string type = i % 2 ? "tensor<5xf32>" : "tensor<4x3xf32>";
-    std::string p = "%x" + std::to_string(1 + 2 * i), g = "%x" + std::to_string(2 + 2 * i);
+    std::string p = "%x" + std::to_string(1 + 2 * i),
+                g = "%x" + std::to_string(2 + 2 * i);
     spec.inputs.push_back(type);
     spec.inputs.push_back(type);
-    spec.body += "    %m" + std::to_string(i) + " = kiln.mul " + g + ", %x0 : " + type +
-                 ", tensor<f32>\n";
+    spec.body += "    %m" + std::to_string(i) + " = kiln.mul " + g +
+                 ", %x0 : " + type + ", tensor<f32>\n";
     spec.body += "    %u" + std::to_string(i) + " = kiln.sub " + p + ", %m" +
                  std::to_string(i) + " : " + type + ", " + type + "\n";
     spec.yields.push_back({"%u" + std::to_string(i), type});
@@ -851,7 +943,8 @@ TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
       results += arg.kind == LaunchArg::Kind::Result;
   }
   EXPECT_EQ(results, 700u); // every result exactly once
-  EXPECT_TRUE(contains(g.kernels[0].source, "// kiln fusion \"optimizer\": mul x700, sub x700\n"))
+  EXPECT_TRUE(contains(g.kernels[0].source,
+                       "// kiln fusion \"optimizer\": mul x700, sub x700\n"))
       << g.kernels[0].source.substr(0, 200);
 }
 
@@ -863,8 +956,9 @@ TEST_F(PointwiseEmitterTest, ScalarEmitterEmitsAnEpilogueAroundARegister) {
   FusionSpec spec;
   spec.kind = "gemm";
   spec.inputs = {"tensor<16x32xbf16>", "tensor<32xbf16>"};
-  spec.body = "    %0 = kiln.add %x0, %x1 : tensor<16x32xbf16>, tensor<32xbf16>\n"
-              "    %1 = kiln.gelu %0 approximate = tanh : tensor<16x32xbf16>\n";
+  spec.body =
+      "    %0 = kiln.add %x0, %x1 : tensor<16x32xbf16>, tensor<32xbf16>\n"
+      "    %1 = kiln.gelu %0 approximate = tanh : tensor<16x32xbf16>\n";
   spec.yields = {{"%1", "tensor<16x32xbf16>"}};
   FusionOp fusion = parse(spec);
   ASSERT_TRUE(fusion);
@@ -874,27 +968,29 @@ TEST_F(PointwiseEmitterTest, ScalarEmitterEmitsAnEpilogueAroundARegister) {
   scalar.bindValue(body.getArgument(0), "acc"); // an accumulator register
   scalar.bindBuffer(body.getArgument(1), "bias");
   std::string statements;
-  FailureOr<std::string> value =
-      scalar.emit(cast<YieldOp>(body.getTerminator()).getValues()[0], statements, 4);
+  FailureOr<std::string> value = scalar.emit(
+      cast<YieldOp>(body.getTerminator()).getValues()[0], statements, 4);
   ASSERT_TRUE(succeeded(value)) << diagnostics;
   EXPECT_TRUE(scalar.usesCoord(1));
   EXPECT_FALSE(scalar.usesCoord(0));
   EXPECT_TRUE(contains(statements, "kiln_load(bias[col])")) << statements;
-  EXPECT_TRUE(contains(statements, "kiln_round_bf16(acc + ep_in_0)")) << statements;
-  std::string source = "#include \"kiln_prelude.cuh\"\n"
-                       "extern \"C\" __global__ void epilogue(const __nv_bfloat16 *bias,\n"
-                       "    __nv_bfloat16 *out) {\n"
-                       "  const int row = blockIdx.x, col = threadIdx.x;\n"
-                       "  const float acc = 1.0f;\n" +
-                       statements + "  kiln_store(out + row * 32 + col, " + *value +
-                       ");\n}\n";
+  EXPECT_TRUE(contains(statements, "kiln_round_bf16(acc + ep_in_0)"))
+      << statements;
+  std::string source =
+      "#include \"kiln_prelude.cuh\"\n"
+      "extern \"C\" __global__ void epilogue(const __nv_bfloat16 *bias,\n"
+      "    __nv_bfloat16 *out) {\n"
+      "  const int row = blockIdx.x, col = threadIdx.x;\n"
+      "  const float acc = 1.0f;\n" +
+      statements + "  kiln_store(out + row * 32 + col, " + *value + ");\n}\n";
   CompiledKernel compiled;
   std::string error;
   EXPECT_TRUE(compileCuda(source, "epilogue", "sm_90", true, compiled, error))
       << error << source;
   // A value it cannot compute names the op.
-  spec.body = "    %0 = kiln.softmax %x0 dim = 1 : tensor<16x32xbf16>\n"
-              "    %1 = kiln.add %0, %x1 : tensor<16x32xbf16>, tensor<32xbf16>\n";
+  spec.body =
+      "    %0 = kiln.softmax %x0 dim = 1 : tensor<16x32xbf16>\n"
+      "    %1 = kiln.add %0, %x1 : tensor<16x32xbf16>, tensor<32xbf16>\n";
   fusion = parse(spec);
   ScalarEmitter other({16, 32}, "", "int");
   other.setIndex({"row", "col"});
@@ -902,7 +998,8 @@ TEST_F(PointwiseEmitterTest, ScalarEmitterEmitsAnEpilogueAroundARegister) {
   other.bindBuffer(fusion.getBody().front().getArgument(1), "bias");
   diagnostics.clear();
   EXPECT_TRUE(failed(other.emit(
-      cast<YieldOp>(fusion.getBody().front().getTerminator()).getValues()[0], statements, 0)));
+      cast<YieldOp>(fusion.getBody().front().getTerminator()).getValues()[0],
+      statements, 0)));
   EXPECT_TRUE(contains(diagnostics, "kiln.softmax")) << diagnostics;
 }
 

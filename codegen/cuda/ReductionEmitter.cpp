@@ -153,9 +153,10 @@ LogicalResult emitElementLoss(Emission &e, llvm::StringRef term,
   ReduceSpec spec;
   spec.prefix = "kiln_" + e.op()->getName().stripDialect().str();
   spec.accs.push_back({"float", "0.f", "kiln_sum_op", term.str(), 4});
-  std::string finish = reduction == Reduction::mean
-                           ? "acc / " + floatLiteral(double(type.getNumElements()))
-                           : "acc";
+  std::string finish =
+      reduction == Reduction::mean
+          ? "acc / " + floatLiteral(double(type.getNumElements()))
+          : "acc";
   e.addInput(spec.elementParams, 0, "a");
   e.addInput(spec.elementParams, 1, "b");
   e.addOutput(spec.finishParams, 0, "out");
@@ -233,10 +234,11 @@ LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
 )",
       columnTiles, inner, size);
   body += combineOf("mx", "kiln_max_op()");
-  body += llvm::formatv("  float s = 0.f;\n  for (idx_t d = threadIdx.y; d < {0}; "
-                        "d += 8) s += expf(kiln_load(x_col[d * {1}]) - mx);\n",
-                        size, inner)
-              .str();
+  body +=
+      llvm::formatv("  float s = 0.f;\n  for (idx_t d = threadIdx.y; d < {0}; "
+                    "d += 8) s += expf(kiln_load(x_col[d * {1}]) - mx);\n",
+                    size, inner)
+          .str();
   body += combineOf("s", "kiln_sum_op()");
   body += finishStats + "  if (!active) return;\n";
   std::string w = write;
@@ -246,8 +248,8 @@ LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
                         "    {2}\n  }\n",
                         size, inner, w)
               .str();
-  e.kernel(prefix + "_strided", "", params, body,
-           dim3Of(columnTiles * outer), dim3Of(32, 8));
+  e.kernel(prefix + "_strided", "", params, body, dim3Of(columnTiles * outer),
+           dim3Of(32, 8));
   return success();
 }
 
@@ -267,7 +269,8 @@ void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
   int64_t splits = 1;
   if (columnTiles < kTargetBlocks)
     splits = std::clamp<int64_t>(
-        std::min(ceilDiv(kTargetBlocks, columnTiles), ceilDiv(rows, 1024)), 1, 1024);
+        std::min(ceilDiv(kTargetBlocks, columnTiles), ceilDiv(rows, 1024)), 1,
+        1024);
   int64_t chunk = ceilDiv(std::max<int64_t>(rows, 1), splits);
   splits = ceilDiv(std::max<int64_t>(rows, 1), chunk);
   bool bias = biasResult >= 0;
@@ -318,7 +321,8 @@ void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
   }
 )",
       m, chunk, rows);
-  std::string target = splits == 1 ? "j" : "(idx_t)blockIdx.y * " + str(m) + " + j";
+  std::string target =
+      splits == 1 ? "j" : "(idx_t)blockIdx.y * " + str(m) + " + j";
   if (weight)
     body += "  kiln_store(dw + " + target + ", aw);\n";
   if (bias)
@@ -328,17 +332,21 @@ void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
   if (splits == 1)
     return;
   Params final;
-  std::string finalBody = "  const idx_t j = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
-                          "  if (j >= " + str(m) + ") return;\n";
+  std::string finalBody =
+      "  const idx_t j = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
+      "  if (j >= " +
+      str(m) + ") return;\n";
   for (auto [present, partialOffset, result, name] :
        {std::tuple{weight, partialW, weightResult, std::string("w")},
         std::tuple{bias, partialB, biasResult, std::string("b")}}) {
     if (!present)
       continue;
-    final.add("const float *__restrict__ p" + name, LaunchArg::scratch(partialOffset));
+    final.add("const float *__restrict__ p" + name,
+              LaunchArg::scratch(partialOffset));
     e.addOutput(final, result, "d" + name);
     finalBody += llvm::formatv("  {{\n    float acc = p{0}[j];\n"
-                               "    for (int s = 1; s < {1}; ++s) acc += p{0}[(idx_t)s * {2} + j];\n"
+                               "    for (int s = 1; s < {1}; ++s) acc += "
+                               "p{0}[(idx_t)s * {2} + j];\n"
                                "    kiln_store(d{0} + j, acc);\n  }\n",
                                name, splits, m)
                      .str();
@@ -417,30 +425,35 @@ LogicalResult emitNorm(Emission &e) {
             "  const float mean = s / " + M + ";\n";
     body += "  float q = 0.f;\n" + row.loop("q += kiln_square(x - mean);") +
             row.reduce("q", "kiln_sum_op", "0.f") +
-            "  const float rstd = 1.f / sqrtf(q / " + M + " + " + epsText + ");\n";
+            "  const float rstd = 1.f / sqrtf(q / " + M + " + " + epsText +
+            ");\n";
   } else {
     body += "  const float mean = 0.f;\n  float q = 0.f;\n" +
             row.loop("q += x * x;") + row.reduce("q", "kiln_sum_op", "0.f") +
-            "  const float rstd = 1.f / sqrtf(q / " + M + " + " + epsText + ");\n";
+            "  const float rstd = 1.f / sqrtf(q / " + M + " + " + epsText +
+            ");\n";
   }
   std::string w = weight ? " * kiln_load(weight[j])" : "";
   if (!backward) {
     std::string b = bias ? " + kiln_load(bias[j])" : "";
-    body += "  if (!active) return;\n" +
-            row.loop("kiln_store(out_row + j, (x - mean) * rstd" + w + b + ");");
+    body +=
+        "  if (!active) return;\n" +
+        row.loop("kiln_store(out_row + j, (x - mean) * rstd" + w + b + ");");
   } else {
     // dx = rstd * (gy - mean(gy) - xh * mean(gy * xh)), gy = grad * weight
     // (rms_norm: without the mean(gy) term).
     if (layer)
       body += "  float sg = 0.f;\n" + row.loop("sg += g" + w + ";") +
               row.reduce("sg", "kiln_sum_op", "0.f");
-    body += "  float sgx = 0.f;\n" + row.loop("sgx += g" + w + " * ((x - mean) * rstd);") +
+    body += "  float sgx = 0.f;\n" +
+            row.loop("sgx += g" + w + " * ((x - mean) * rstd);") +
             row.reduce("sgx", "kiln_sum_op", "0.f");
     body += "  const float meanGyXh = sgx / " + M + ";\n";
     body += layer ? "  const float meanGy = sg / " + M + ";\n"
                   : "  const float meanGy = 0.f;\n";
     if (paramGrads)
-      body += "  if (active && lid == 0) stats[row] = make_float2(mean, rstd);\n";
+      body +=
+          "  if (active && lid == 0) stats[row] = make_float2(mean, rstd);\n";
     if (writeOut)
       body += "  if (!active) return;\n" +
               row.loop("kiln_store(out_row + j, rstd * (g" + w +
@@ -452,14 +465,17 @@ LogicalResult emitNorm(Emission &e) {
     if (rows == 0) {
       // No rows: the parameter gradients are zeros.
       Params zero;
-      std::string zbody = "  const idx_t j = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
-                          "  if (j >= " + str(m) + ") return;\n";
+      std::string zbody =
+          "  const idx_t j = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
+          "  if (j >= " +
+          str(m) + ") return;\n";
       for (unsigned r = 1; r < op->getNumResults(); ++r)
         if (e.yields(r)) {
           e.addOutput(zero, r, "d" + str(r));
           zbody += "  kiln_store(d" + str(r) + " + j, 0.f);\n";
         }
-      e.kernel("kiln_zero", "", zero, zbody, dim3Of(ceilDiv(m, 256)), dim3Of(256));
+      e.kernel("kiln_zero", "", zero, zbody, dim3Of(ceilDiv(m, 256)),
+               dim3Of(256));
     } else {
       emitNormParamGrads(e, rows, m, stats, e.yields(1) ? 1 : -1,
                          layer && e.yields(2) ? 2 : -1);
@@ -476,7 +492,8 @@ LogicalResult emitNorm(Emission &e) {
 std::string logSumExp(const RowKernel &row) {
   return "  float mx = -KILN_INF;\n" + row.loop("mx = kiln_max(mx, x);") +
          row.reduce("mx", "kiln_max_op", "-KILN_INF") + "  float s = 0.f;\n" +
-         row.loop("s += expf(x - mx);") + row.reduce("s", "kiln_sum_op", "0.f") +
+         row.loop("s += expf(x - mx);") +
+         row.reduce("s", "kiln_sum_op", "0.f") +
          "  const float lse = mx + logf(s);\n";
 }
 
@@ -495,17 +512,20 @@ LogicalResult emitCrossEntropy(Emission &e) {
     params.add("float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
     std::string body = row.prologue() + logSumExp(row);
     body += "  const int label = labels[row];\n"
-            "  const float picked = label >= 0 && label < " + str(c) +
+            "  const float picked = label >= 0 && label < " +
+            str(c) +
             " ? kiln_load(x_row[label]) - lse : KILN_NAN;\n"
-            "  float l = -" + floatLiteral(1 - eps) + " * picked;\n";
+            "  float l = -" +
+            floatLiteral(1 - eps) + " * picked;\n";
     if (eps != 0) {
       // -eps/C * sum_c log_softmax
       body += "  float sl = 0.f;\n" + row.loop("sl += x - lse;") +
-              row.reduce("sl", "kiln_sum_op", "0.f") + "  l -= " +
-              floatLiteral(eps / double(c)) + " * sl;\n";
+              row.reduce("sl", "kiln_sum_op", "0.f") +
+              "  l -= " + floatLiteral(eps / double(c)) + " * sl;\n";
     }
     body += "  if (active && lid == 0) row_loss[row] = l;\n";
-    e.kernel("kiln_cross_entropy_rows", "", params, body, row.grid(), row.block());
+    e.kernel("kiln_cross_entropy_rows", "", params, body, row.grid(),
+             row.block());
   }
   // One block adds the row losses in a fixed order.
   Params final;
@@ -514,13 +534,14 @@ LogicalResult emitCrossEntropy(Emission &e) {
   std::string scale = loss.getReduction() == Reduction::mean
                           ? " / " + floatLiteral(double(n))
                           : "";
-  std::string body = llvm::formatv(R"(  __shared__ float kiln_scratch[32];
+  std::string body =
+      llvm::formatv(R"(  __shared__ float kiln_scratch[32];
   float s = 0.f;
   for (idx_t i = threadIdx.x; i < {0}; i += 256) s += {1};
   s = kiln_group_reduce<256>(s, kiln_sum_op(), 0.f, kiln_scratch);
   if (threadIdx.x == 0) kiln_store(out, s{2});
 )",
-                                   n, c > 0 ? "row_loss[i]" : "KILN_NAN", scale);
+                    n, c > 0 ? "row_loss[i]" : "KILN_NAN", scale);
   e.kernel("kiln_cross_entropy_total", "", final, body, dim3Of(1), dim3Of(256));
   return success();
 }
@@ -532,7 +553,8 @@ LogicalResult emitCrossEntropyBackward(Emission &e) {
   if (n * c == 0)
     return success();
   double eps = loss.getLabelSmoothing().convertToDouble();
-  double reductionScale = loss.getReduction() == Reduction::mean ? 1.0 / n : 1.0;
+  double reductionScale =
+      loss.getReduction() == Reduction::mean ? 1.0 / n : 1.0;
   RowKernel row(n, c);
   row.addRowInput("x", "logits");
   Params params;
@@ -542,15 +564,22 @@ LogicalResult emitCrossEntropyBackward(Emission &e) {
   e.addOutput(params, 0, "out");
   std::string body = row.prologue({"out"}) + logSumExp(row);
   body += "  const float scale = kiln_load(grad[0]) * " +
-          floatLiteral(reductionScale) + ";\n"
+          floatLiteral(reductionScale) +
+          ";\n"
           "  const int label = labels[row];\n"
-          "  const bool valid = label >= 0 && label < " + str(c) + ";\n"
+          "  const bool valid = label >= 0 && label < " +
+          str(c) +
+          ";\n"
           "  if (!active) return;\n";
   body += row.loop("float v = scale * (expf(x - lse) - " +
-                   floatLiteral(eps / double(c)) + ");\n"
-                   "if (j == label) v -= scale * " + floatLiteral(1 - eps) + ";\n"
+                   floatLiteral(eps / double(c)) +
+                   ");\n"
+                   "if (j == label) v -= scale * " +
+                   floatLiteral(1 - eps) +
+                   ";\n"
                    "kiln_store(out_row + j, valid ? v : KILN_NAN);");
-  e.kernel("kiln_cross_entropy_backward", "", params, body, row.grid(), row.block());
+  e.kernel("kiln_cross_entropy_backward", "", params, body, row.grid(),
+           row.block());
   return success();
 }
 
@@ -559,7 +588,8 @@ LogicalResult emitBinaryCrossEntropyBackward(Emission &e) {
   int64_t n = numElementsOf(loss.getLogits());
   if (n == 0)
     return success();
-  double reductionScale = loss.getReduction() == Reduction::mean ? 1.0 / n : 1.0;
+  double reductionScale =
+      loss.getReduction() == Reduction::mean ? 1.0 / n : 1.0;
   Params params;
   e.addInput(params, 0, "grad");
   e.addInput(params, 1, "logits");
@@ -572,8 +602,8 @@ LogicalResult emitBinaryCrossEntropyBackward(Emission &e) {
     kiln_store(out + i, scale * (kiln_sigmoid(kiln_load(logits[i])) - kiln_load(target[i])));
 )",
       floatLiteral(reductionScale), n, blocks);
-  e.kernel("kiln_binary_cross_entropy_backward", "", params, body, dim3Of(blocks),
-           dim3Of(256));
+  e.kernel("kiln_binary_cross_entropy_backward", "", params, body,
+           dim3Of(blocks), dim3Of(256));
   return success();
 }
 
@@ -598,7 +628,8 @@ bool isSingleOpFusion(FusionOp fusion) {
   // Every result must be yielded, except the parameter gradients of the
   // norm backward ops (skipped when unused).
   Operation *op = single->op;
-  return isa<LayerNormBackwardOp, RmsNormBackwardOp>(op) || single->resultOf[0] >= 0;
+  return isa<LayerNormBackwardOp, RmsNormBackwardOp>(op) ||
+         single->resultOf[0] >= 0;
 }
 
 class ReductionEmitter : public KernelEmitter {
@@ -609,8 +640,8 @@ public:
     return isSingleOpFusion(fusion) || succeeded(planReduction(fusion));
   }
 
-  FailureOr<GeneratedFusion> emit(FusionOp fusion,
-                                  const CodegenOptions &options) const override {
+  FailureOr<GeneratedFusion>
+  emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (fusion.getKind() != "reduction")
       return fusion.emitOpError("is not a reduction fusion");
     if (!isSingleOpFusion(fusion)) {
@@ -629,14 +660,17 @@ public:
       result = emitSoftmax(e, s.getDim(), /*log=*/false);
     else if (auto s = dyn_cast<LogSoftmaxOp>(op))
       result = emitSoftmax(e, s.getDim(), /*log=*/true);
-    else if (isa<LayerNormOp, RmsNormOp, LayerNormBackwardOp, RmsNormBackwardOp>(op))
+    else if (isa<LayerNormOp, RmsNormOp, LayerNormBackwardOp,
+                 RmsNormBackwardOp>(op))
       result = emitNorm(e);
     else if (auto l = dyn_cast<MseLossOp>(op))
-      result = emitElementLoss(e, "kiln_square(kiln_load(a[off]) - kiln_load(b[off]))",
-                               l.getReduction());
+      result = emitElementLoss(
+          e, "kiln_square(kiln_load(a[off]) - kiln_load(b[off]))",
+          l.getReduction());
     else if (auto l = dyn_cast<BinaryCrossEntropyOp>(op))
-      result = emitElementLoss(e, "kiln_bce(kiln_load(a[off]), kiln_load(b[off]))",
-                               l.getReduction());
+      result =
+          emitElementLoss(e, "kiln_bce(kiln_load(a[off]), kiln_load(b[off]))",
+                          l.getReduction());
     else if (isa<CrossEntropyOp>(op))
       result = emitCrossEntropy(e);
     else if (isa<CrossEntropyBackwardOp>(op))

@@ -34,8 +34,9 @@ protected:
 };
 
 TEST_F(ReductionEmitterTest, ReduceSumTrailingDim) {
-  GeneratedFusion g = emit("kiln.reduce_sum %arg0 dims = [2] : tensor<4x8x3xf32>",
-                           "tensor<4x8x3xf32>", "tensor<4x8xf32>");
+  GeneratedFusion g =
+      emit("kiln.reduce_sum %arg0 dims = [2] : tensor<4x8x3xf32>",
+           "tensor<4x8x3xf32>", "tensor<4x8xf32>");
   ASSERT_EQ(g.launches.size(), 1u);
   EXPECT_EQ(g.scratchBytes, 0u);
   // Three elements per row: one thread per row, 128 rows per block.
@@ -54,8 +55,9 @@ TEST_F(ReductionEmitterTest, ReduceSumOuterAndInnerDimsKeepdim) {
 }
 
 TEST_F(ReductionEmitterTest, ReduceOverLeadingDimIsColumnReduction) {
-  GeneratedFusion g = emit("kiln.reduce_max %arg0 dims = [0] : tensor<37x5x70xf16>",
-                           "tensor<37x5x70xf16>", "tensor<5x70xf16>");
+  GeneratedFusion g =
+      emit("kiln.reduce_max %arg0 dims = [0] : tensor<37x5x70xf16>",
+           "tensor<37x5x70xf16>", "tensor<5x70xf16>");
   ASSERT_GE(g.launches.size(), 1u);
   EXPECT_EQ(g.launches[0].block[0], 32u);
   EXPECT_EQ(g.launches[0].block[1], 8u);
@@ -63,16 +65,18 @@ TEST_F(ReductionEmitterTest, ReduceOverLeadingDimIsColumnReduction) {
 }
 
 TEST_F(ReductionEmitterTest, ColumnReductionSplitsLongColumns) {
-  GeneratedFusion g = emit("kiln.reduce_sum %arg0 dims = [0] : tensor<100000x3xf32>",
-                           "tensor<100000x3xf32>", "tensor<3xf32>");
+  GeneratedFusion g =
+      emit("kiln.reduce_sum %arg0 dims = [0] : tensor<100000x3xf32>",
+           "tensor<100000x3xf32>", "tensor<3xf32>");
   ASSERT_EQ(g.launches.size(), 2u);
   EXPECT_GT(g.launches[0].grid[1], 1u);
   EXPECT_GT(g.scratchBytes, 0u);
 }
 
 TEST_F(ReductionEmitterTest, SumAllIsDeterministicTwoPass) {
-  GeneratedFusion g = emit("kiln.reduce_sum %arg0 dims = [0, 1] : tensor<1000x1001xbf16>",
-                           "tensor<1000x1001xbf16>", "tensor<bf16>");
+  GeneratedFusion g =
+      emit("kiln.reduce_sum %arg0 dims = [0, 1] : tensor<1000x1001xbf16>",
+           "tensor<1000x1001xbf16>", "tensor<bf16>");
   ASSERT_EQ(g.launches.size(), 2u);
   const GeneratedLaunch &first = g.launches[0], &second = g.launches[1];
   EXPECT_GT(first.grid[1], 100u);
@@ -86,10 +90,12 @@ TEST_F(ReductionEmitterTest, SumAllIsDeterministicTwoPass) {
 }
 
 TEST_F(ReductionEmitterTest, ReduceMeanAndMin) {
-  GeneratedFusion g = emit("kiln.reduce_mean %arg0 dims = [1] : tensor<3x2000000xbf16>",
-                           "tensor<3x2000000xbf16>", "tensor<3xbf16>");
+  GeneratedFusion g =
+      emit("kiln.reduce_mean %arg0 dims = [1] : tensor<3x2000000xbf16>",
+           "tensor<3x2000000xbf16>", "tensor<3xbf16>");
   EXPECT_EQ(g.launches.size(), 2u);
-  EXPECT_NE(g.kernels.back().source.find("acc / 2000000.0f"), std::string::npos);
+  EXPECT_NE(g.kernels.back().source.find("acc / 2000000.0f"),
+            std::string::npos);
   emit("kiln.reduce_min %arg0 dims = [1, 3] : tensor<2x9x4x5xf32>",
        "tensor<2x9x4x5xf32>", "tensor<2x4xf32>");
   emit("kiln.reduce_mean %arg0 dims = [0, 1, 2] : tensor<1x1x1xf16>",
@@ -97,24 +103,26 @@ TEST_F(ReductionEmitterTest, ReduceMeanAndMin) {
 }
 
 TEST_F(ReductionEmitterTest, IntegerReductionsWrap) {
-  GeneratedFusion g = emit("kiln.reduce_sum %arg0 dims = [1] : tensor<6x1000xi32>",
-                           "tensor<6x1000xi32>", "tensor<6xi32>");
+  GeneratedFusion g =
+      emit("kiln.reduce_sum %arg0 dims = [1] : tensor<6x1000xi32>",
+           "tensor<6x1000xi32>", "tensor<6xi32>");
   EXPECT_NE(g.kernels[0].source.find("unsigned acc"), std::string::npos);
-  emit("kiln.reduce_max %arg0 dims = [0] : tensor<6x17xi32>", "tensor<6x17xi32>",
-       "tensor<17xi32>");
-  emit("kiln.reduce_min %arg0 dims = [1] : tensor<6x17xi32>", "tensor<6x17xi32>",
-       "tensor<6xi32>");
+  emit("kiln.reduce_max %arg0 dims = [0] : tensor<6x17xi32>",
+       "tensor<6x17xi32>", "tensor<17xi32>");
+  emit("kiln.reduce_min %arg0 dims = [1] : tensor<6x17xi32>",
+       "tensor<6x17xi32>", "tensor<6xi32>");
 }
 
 TEST_F(ReductionEmitterTest, Argmax) {
   GeneratedFusion g = emit("kiln.argmax %arg0 dim = 1 : tensor<4x10xf32>",
                            "tensor<4x10xf32>", "tensor<4xi32>");
   EXPECT_NE(g.kernels[0].source.find("kiln_argmax_op"), std::string::npos);
-  emit("kiln.argmax %arg0 dim = 0 keepdim : tensor<300x7xbf16>", "tensor<300x7xbf16>",
-       "tensor<1x7xi32>");
-  emit("kiln.argmax %arg0 dim = 2 : tensor<2x3x50000xf16>", "tensor<2x3x50000xf16>",
-       "tensor<2x3xi32>");
-  emit("kiln.argmax %arg0 dim = 0 : tensor<9xi32>", "tensor<9xi32>", "tensor<i32>");
+  emit("kiln.argmax %arg0 dim = 0 keepdim : tensor<300x7xbf16>",
+       "tensor<300x7xbf16>", "tensor<1x7xi32>");
+  emit("kiln.argmax %arg0 dim = 2 : tensor<2x3x50000xf16>",
+       "tensor<2x3x50000xf16>", "tensor<2x3xi32>");
+  emit("kiln.argmax %arg0 dim = 0 : tensor<9xi32>", "tensor<9xi32>",
+       "tensor<i32>");
 }
 
 TEST_F(ReductionEmitterTest, SoftmaxRowsOfSineBlockAttention) {
@@ -130,13 +138,14 @@ TEST_F(ReductionEmitterTest, SoftmaxAlongAnyDim) {
   GeneratedFusion g = emit("kiln.softmax %arg0 dim = 1 : tensor<3x10x7xbf16>",
                            "tensor<3x10x7xbf16>", "tensor<3x10x7xbf16>");
   EXPECT_NE(g.kernels[0].name.find("strided"), std::string::npos);
-  emit("kiln.log_softmax %arg0 dim = 0 : tensor<1000x65xf16>", "tensor<1000x65xf16>",
-       "tensor<1000x65xf16>");
+  emit("kiln.log_softmax %arg0 dim = 0 : tensor<1000x65xf16>",
+       "tensor<1000x65xf16>", "tensor<1000x65xf16>");
   emit("kiln.log_softmax %arg0 dim = 1 : tensor<5x1xf32>", "tensor<5x1xf32>",
        "tensor<5x1xf32>");
   // Rows too long for registers are re-read.
-  GeneratedFusion longRows = emit("kiln.log_softmax %arg0 dim = 1 : tensor<2x50001xf32>",
-                                  "tensor<2x50001xf32>", "tensor<2x50001xf32>");
+  GeneratedFusion longRows =
+      emit("kiln.log_softmax %arg0 dim = 1 : tensor<2x50001xf32>",
+           "tensor<2x50001xf32>", "tensor<2x50001xf32>");
   EXPECT_EQ(longRows.launches[0].block[0], 1024u);
   EXPECT_EQ(longRows.kernels[0].source.find("x_v["), std::string::npos);
 }
@@ -144,20 +153,24 @@ TEST_F(ReductionEmitterTest, SoftmaxAlongAnyDim) {
 TEST_F(ReductionEmitterTest, LayerNorm) {
   emit("kiln.layer_norm %arg0, %arg1, %arg2 dims = 2 eps = 1.0e-06 : "
        "tensor<2x7x4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>",
-       "tensor<2x7x4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>", "tensor<2x7x4x6xf32>");
-  emit("kiln.layer_norm %arg0 : tensor<3x5xf16>", "tensor<3x5xf16>", "tensor<3x5xf16>");
-  GeneratedFusion g = emit("kiln.layer_norm %arg0, %arg1 : tensor<8x1024x1024xbf16>, "
-                           "tensor<1024xbf16>",
-                           "tensor<8x1024x1024xbf16>, tensor<1024xbf16>",
-                           "tensor<8x1024x1024xbf16>");
+       "tensor<2x7x4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>",
+       "tensor<2x7x4x6xf32>");
+  emit("kiln.layer_norm %arg0 : tensor<3x5xf16>", "tensor<3x5xf16>",
+       "tensor<3x5xf16>");
+  GeneratedFusion g =
+      emit("kiln.layer_norm %arg0, %arg1 : tensor<8x1024x1024xbf16>, "
+           "tensor<1024xbf16>",
+           "tensor<8x1024x1024xbf16>, tensor<1024xbf16>",
+           "tensor<8x1024x1024xbf16>");
   EXPECT_EQ(g.launches[0].block[0], 128u);
   EXPECT_EQ(g.launches[0].grid[0], 8192u);
 }
 
 TEST_F(ReductionEmitterTest, RmsNormOfSineBlock) {
-  GeneratedFusion g = emit("kiln.rms_norm %arg0, %arg1 eps = 1.0e-05 : "
-                           "tensor<4x32x64xf32>, tensor<64xf32>",
-                           "tensor<4x32x64xf32>, tensor<64xf32>", "tensor<4x32x64xf32>");
+  GeneratedFusion g =
+      emit("kiln.rms_norm %arg0, %arg1 eps = 1.0e-05 : "
+           "tensor<4x32x64xf32>, tensor<64xf32>",
+           "tensor<4x32x64xf32>, tensor<64xf32>", "tensor<4x32x64xf32>");
   ASSERT_EQ(g.launches.size(), 1u);
   EXPECT_EQ(g.launches[0].args.size(), 3u);
   emit("kiln.rms_norm %arg0 : tensor<7x3000xbf16>", "tensor<7x3000xbf16>",
@@ -167,10 +180,11 @@ TEST_F(ReductionEmitterTest, RmsNormOfSineBlock) {
 }
 
 TEST_F(ReductionEmitterTest, RmsNormBackwardOfSineBlock) {
-  GeneratedFusion g = emit("kiln.rms_norm_backward %arg0, %arg1, %arg2 : "
-                           "tensor<4x32x64xf32>, tensor<64xf32>",
-                           "tensor<4x32x64xf32>, tensor<4x32x64xf32>, tensor<64xf32>",
-                           "tensor<4x32x64xf32>, tensor<64xf32>");
+  GeneratedFusion g =
+      emit("kiln.rms_norm_backward %arg0, %arg1, %arg2 : "
+           "tensor<4x32x64xf32>, tensor<64xf32>",
+           "tensor<4x32x64xf32>, tensor<4x32x64xf32>, tensor<64xf32>",
+           "tensor<4x32x64xf32>, tensor<64xf32>");
   // dx (leaving row statistics), then the weight gradient: 128 rows are one
   // launch, not a split over rows and a combining launch.
   ASSERT_EQ(g.launches.size(), 2u);
@@ -179,13 +193,15 @@ TEST_F(ReductionEmitterTest, RmsNormBackwardOfSineBlock) {
 }
 
 TEST_F(ReductionEmitterTest, LayerNormBackwardLargeIsTwoPass) {
-  GeneratedFusion g = emit("kiln.layer_norm_backward %arg0, %arg1, %arg2 : "
-                           "tensor<8192x1024xbf16>, tensor<1024xbf16>",
-                           "tensor<8192x1024xbf16>, tensor<8192x1024xbf16>, tensor<1024xbf16>",
-                           "tensor<8192x1024xbf16>, tensor<1024xbf16>, tensor<1024xbf16>");
+  GeneratedFusion g =
+      emit("kiln.layer_norm_backward %arg0, %arg1, %arg2 : "
+           "tensor<8192x1024xbf16>, tensor<1024xbf16>",
+           "tensor<8192x1024xbf16>, tensor<8192x1024xbf16>, tensor<1024xbf16>",
+           "tensor<8192x1024xbf16>, tensor<1024xbf16>, tensor<1024xbf16>");
   ASSERT_EQ(g.launches.size(), 3u);
   EXPECT_GT(g.launches[1].grid[1], 1u);
-  emit("kiln.layer_norm_backward %arg0, %arg1 dims = 2 eps = 1.0e-06 : tensor<2x7x4x6xf16>",
+  emit("kiln.layer_norm_backward %arg0, %arg1 dims = 2 eps = 1.0e-06 : "
+       "tensor<2x7x4x6xf16>",
        "tensor<2x7x4x6xf16>, tensor<2x7x4x6xf16>",
        "tensor<2x7x4x6xf16>, tensor<4x6xf16>, tensor<4x6xf16>");
 }
@@ -207,37 +223,44 @@ TEST_F(ReductionEmitterTest, NormBackwardWithOnlyInputGradYielded) {
 }
 
 TEST_F(ReductionEmitterTest, MseLossOfSineBlockAndRankZero) {
-  GeneratedFusion g = emit("kiln.mse_loss %arg0, %arg1 reduction = mean : tensor<4x32x1xf32>",
-                           "tensor<4x32x1xf32>, tensor<4x32x1xf32>", "tensor<f32>");
+  GeneratedFusion g =
+      emit("kiln.mse_loss %arg0, %arg1 reduction = mean : tensor<4x32x1xf32>",
+           "tensor<4x32x1xf32>, tensor<4x32x1xf32>", "tensor<f32>");
   ASSERT_EQ(g.launches.size(), 1u);
   EXPECT_NE(g.kernels[0].source.find("acc / 128.0f"), std::string::npos);
-  emit("kiln.mse_loss %arg0, %arg1 : tensor<f32>", "tensor<f32>, tensor<f32>", "tensor<f32>");
-  GeneratedFusion big = emit("kiln.mse_loss %arg0, %arg1 reduction = sum : tensor<4096x4097xbf16>",
-                             "tensor<4096x4097xbf16>, tensor<4096x4097xbf16>", "tensor<bf16>");
+  emit("kiln.mse_loss %arg0, %arg1 : tensor<f32>", "tensor<f32>, tensor<f32>",
+       "tensor<f32>");
+  GeneratedFusion big = emit(
+      "kiln.mse_loss %arg0, %arg1 reduction = sum : tensor<4096x4097xbf16>",
+      "tensor<4096x4097xbf16>, tensor<4096x4097xbf16>", "tensor<bf16>");
   EXPECT_EQ(big.launches.size(), 2u);
 }
 
 TEST_F(ReductionEmitterTest, CrossEntropy) {
-  GeneratedFusion g = emit("kiln.cross_entropy %arg0, %arg1 label_smoothing = 1.000000e-01 : "
-                           "tensor<32x10xf32>, tensor<32xi32>",
-                           "tensor<32x10xf32>, tensor<32xi32>", "tensor<f32>");
+  GeneratedFusion g =
+      emit("kiln.cross_entropy %arg0, %arg1 label_smoothing = 1.000000e-01 : "
+           "tensor<32x10xf32>, tensor<32xi32>",
+           "tensor<32x10xf32>, tensor<32xi32>", "tensor<f32>");
   ASSERT_EQ(g.launches.size(), 2u);
   EXPECT_NE(g.kernels[0].source.find("sl += x - lse"), std::string::npos);
-  GeneratedFusion sum = emit("kiln.cross_entropy %arg0, %arg1 reduction = sum : "
-                             "tensor<64x50257xbf16>, tensor<64xi32>",
-                             "tensor<64x50257xbf16>, tensor<64xi32>", "tensor<bf16>");
+  GeneratedFusion sum =
+      emit("kiln.cross_entropy %arg0, %arg1 reduction = sum : "
+           "tensor<64x50257xbf16>, tensor<64xi32>",
+           "tensor<64x50257xbf16>, tensor<64xi32>", "tensor<bf16>");
   EXPECT_EQ(sum.kernels[0].source.find("sl +="), std::string::npos);
   emit("kiln.cross_entropy %arg0, %arg1 : tensor<3x3xf16>, tensor<3xi32>",
        "tensor<3x3xf16>, tensor<3xi32>", "tensor<f16>");
 }
 
 TEST_F(ReductionEmitterTest, CrossEntropyBackward) {
-  emit("kiln.cross_entropy_backward %arg0, %arg1, %arg2 label_smoothing = 1.000000e-01 : "
+  emit("kiln.cross_entropy_backward %arg0, %arg1, %arg2 label_smoothing = "
+       "1.000000e-01 : "
        "tensor<32x10xf32>, tensor<32xi32>",
        "tensor<f32>, tensor<32x10xf32>, tensor<32xi32>", "tensor<32x10xf32>");
   emit("kiln.cross_entropy_backward %arg0, %arg1, %arg2 reduction = sum : "
        "tensor<16x32001xbf16>, tensor<16xi32>",
-       "tensor<bf16>, tensor<16x32001xbf16>, tensor<16xi32>", "tensor<16x32001xbf16>");
+       "tensor<bf16>, tensor<16x32001xbf16>, tensor<16xi32>",
+       "tensor<16x32001xbf16>");
 }
 
 TEST_F(ReductionEmitterTest, BinaryCrossEntropy) {
@@ -245,10 +268,14 @@ TEST_F(ReductionEmitterTest, BinaryCrossEntropy) {
        "tensor<32x1xf32>, tensor<32x1xf32>", "tensor<f32>");
   emit("kiln.binary_cross_entropy %arg0, %arg1 reduction = sum : tensor<f16>",
        "tensor<f16>, tensor<f16>", "tensor<f16>");
-  emit("kiln.binary_cross_entropy_backward %arg0, %arg1, %arg2 : tensor<32x1xbf16>",
-       "tensor<bf16>, tensor<32x1xbf16>, tensor<32x1xbf16>", "tensor<32x1xbf16>");
-  emit("kiln.binary_cross_entropy_backward %arg0, %arg1, %arg2 reduction = sum : tensor<3000000xf32>",
-       "tensor<f32>, tensor<3000000xf32>, tensor<3000000xf32>", "tensor<3000000xf32>");
+  emit("kiln.binary_cross_entropy_backward %arg0, %arg1, %arg2 : "
+       "tensor<32x1xbf16>",
+       "tensor<bf16>, tensor<32x1xbf16>, tensor<32x1xbf16>",
+       "tensor<32x1xbf16>");
+  emit("kiln.binary_cross_entropy_backward %arg0, %arg1, %arg2 reduction = sum "
+       ": tensor<3000000xf32>",
+       "tensor<f32>, tensor<3000000xf32>, tensor<3000000xf32>",
+       "tensor<3000000xf32>");
 }
 
 TEST_F(ReductionEmitterTest, SameOperandTwice) {
@@ -281,12 +308,13 @@ TEST_F(ReductionEmitterTest, IdenticalFusionsGiveIdenticalKernels) {
 
 TEST_F(ReductionEmitterTest, RejectsWhatItDoesNotSupport) {
   // Wrong kind.
-  EXPECT_FALSE(emitter->matches(fusionOf("pointwise",
-                                         "kiln.reduce_sum %arg0 dims = [0] : tensor<4xf32>",
-                                         "tensor<4xf32>", "tensor<f32>")));
-  // Not a reduction op.
   EXPECT_FALSE(emitter->matches(
-      fusionOf("reduction", "kiln.exp %arg0 : tensor<4xf32>", "tensor<4xf32>", "tensor<4xf32>")));
+      fusionOf("pointwise", "kiln.reduce_sum %arg0 dims = [0] : tensor<4xf32>",
+               "tensor<4xf32>", "tensor<f32>")));
+  // Not a reduction op.
+  EXPECT_FALSE(
+      emitter->matches(fusionOf("reduction", "kiln.exp %arg0 : tensor<4xf32>",
+                                "tensor<4xf32>", "tensor<4xf32>")));
   // A prologue (ComposedReduction_test.cc covers composed fusions).
   FusionOp twoOps = parseFusion(R"mlir(
     func.func @f(%x: tensor<4x8xf32>) {
@@ -313,15 +341,18 @@ TEST_F(ReductionEmitterTest, RejectsWhatItDoesNotSupport) {
   ASSERT_TRUE(passThrough);
   EXPECT_FALSE(emitter->matches(passThrough));
   // Batch norm belongs to another kernel family.
-  EXPECT_FALSE(emitter->matches(fusionOf(
-      "reduction", "kiln.batch_norm %arg0, %arg1, %arg2 : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>",
-      "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>",
-      "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>")));
+  EXPECT_FALSE(emitter->matches(
+      fusionOf("reduction",
+               "kiln.batch_norm %arg0, %arg1, %arg2 : tensor<4x3xf32>, "
+               "tensor<3xf32>, tensor<3xf32>",
+               "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>",
+               "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>")));
 }
 
 TEST_F(ReductionEmitterTest, RegistryDispatchesReductions) {
-  FusionOp fusion = fusionOf("reduction", "kiln.reduce_sum %arg0 dims = [1] : tensor<4x8xf32>",
-                             "tensor<4x8xf32>", "tensor<4xf32>");
+  FusionOp fusion = fusionOf(
+      "reduction", "kiln.reduce_sum %arg0 dims = [1] : tensor<4x8xf32>",
+      "tensor<4x8xf32>", "tensor<4xf32>");
   ASSERT_TRUE(fusion);
   FailureOr<GeneratedFusion> g = emitFusion(fusion, CodegenOptions());
   ASSERT_TRUE(succeeded(g)) << diagnostics;

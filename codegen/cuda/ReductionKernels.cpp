@@ -94,7 +94,8 @@ std::string indent(llvm::StringRef body, int spaces) {
   return s;
 }
 
-KernelSet::KernelSet(std::string header, FusionOp fusion) : builder(std::move(header)) {
+KernelSet::KernelSet(std::string header, FusionOp fusion)
+    : builder(std::move(header)) {
   int64_t largest = 0;
   for (Type t : fusion->getOperandTypes())
     largest = std::max(largest, cast<ShapedType>(t).getNumElements());
@@ -105,8 +106,10 @@ KernelSet::KernelSet(std::string header, FusionOp fusion) : builder(std::move(he
 
 void KernelSet::kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
                        const Params &params, llvm::StringRef body,
-                       std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block) {
-  std::string helpers = "typedef " + idx + " idx_t;\n" + kHelpers + extraHelpers.str();
+                       std::array<uint32_t, 3> grid,
+                       std::array<uint32_t, 3> block) {
+  std::string helpers =
+      "typedef " + idx + " idx_t;\n" + kHelpers + extraHelpers.str();
   builder.kernel(prefix, helpers, params, body, grid, block);
 }
 
@@ -132,15 +135,16 @@ std::string RowKernel::stepLoads(llvm::StringRef suffix, llvm::StringRef at,
     s += pad + "  alignas(16) " + in.type + " " + in.value + "_t[" + W + "];\n";
     s += pad + "  kiln_load_vec<" + W + ">(" + in.value + "_t, " + in.value +
          "_row + j0);\n";
-    s += pad + "#pragma unroll\n" + pad + "  for (int v = 0; v < " + W + "; ++v) " +
-         in.value + suffix.str() + "[" + at.str() + "] = kiln_load(" + in.value +
-         "_t[v]);\n";
+    s += pad + "#pragma unroll\n" + pad + "  for (int v = 0; v < " + W +
+         "; ++v) " + in.value + suffix.str() + "[" + at.str() +
+         "] = kiln_load(" + in.value + "_t[v]);\n";
   }
-  s += pad + "} else {\n" + pad + "#pragma unroll\n" + pad + "  for (int v = 0; v < " +
-       W + "; ++v) {\n";
+  s += pad + "} else {\n" + pad + "#pragma unroll\n" + pad +
+       "  for (int v = 0; v < " + W + "; ++v) {\n";
   for (const RowInput &in : rowInputs)
-    s += pad + "    " + in.value + suffix.str() + "[" + at.str() + "] = j0 + v < " +
-         str(m) + " ? kiln_load(" + in.value + "_row[j0 + v]) : 0.f;\n";
+    s += pad + "    " + in.value + suffix.str() + "[" + at.str() +
+         "] = j0 + v < " + str(m) + " ? kiln_load(" + in.value +
+         "_row[j0 + v]) : 0.f;\n";
   s += pad + "  }\n" + pad + "}\n";
   return s;
 }
@@ -150,16 +154,17 @@ std::string RowKernel::prologue(llvm::ArrayRef<std::string> outputs) const {
   llvm::raw_string_ostream os(s);
   os << "  __shared__ float kiln_scratch[32];\n"
      << "  const int lid = threadIdx.x % " << group << ";\n"
-     << "  idx_t row = (idx_t)blockIdx.x * " << rowsPerBlock << " + threadIdx.x / "
-     << group << ";\n"
+     << "  idx_t row = (idx_t)blockIdx.x * " << rowsPerBlock
+     << " + threadIdx.x / " << group << ";\n"
      << "  const bool active = row < " << rows << ";\n"
      << "  if (!active) row = " << rows - 1
      << ";  // idle threads still take part in shuffles\n";
   for (const RowInput &in : rowInputs)
-    os << "  const auto *" << in.value << "_row = " << in.pointer << " + row * (idx_t)"
-       << m << ";\n";
+    os << "  const auto *" << in.value << "_row = " << in.pointer
+       << " + row * (idx_t)" << m << ";\n";
   for (const std::string &out : outputs)
-    os << "  auto *" << out << "_row = " << out << " + row * (idx_t)" << m << ";\n";
+    os << "  auto *" << out << "_row = " << out << " + row * (idx_t)" << m
+       << ";\n";
   if (width > 1) {
     os << "  const bool aligned = true";
     for (const RowInput &in : rowInputs)
@@ -174,10 +179,11 @@ std::string RowKernel::prologue(llvm::ArrayRef<std::string> outputs) const {
   if (width == 1) {
     os << "    const idx_t j = lid + (idx_t)k * " << group << ";\n";
     for (const RowInput &in : rowInputs)
-      os << "    " << in.value << "_v[k] = j < " << m << " ? kiln_load(" << in.value
-         << "_row[j]) : 0.f;\n";
+      os << "    " << in.value << "_v[k] = j < " << m << " ? kiln_load("
+         << in.value << "_row[j]) : 0.f;\n";
   } else {
-    os << "    const idx_t j0 = (lid + (idx_t)k * " << group << ") * " << width << ";\n"
+    os << "    const idx_t j0 = (lid + (idx_t)k * " << group << ") * " << width
+       << ";\n"
        << stepLoads("_v", "k * " + str(width) + " + v", 4);
   }
   os << "  }\n";
@@ -206,8 +212,10 @@ std::string RowKernel::loop(llvm::StringRef body, llvm::StringRef stepBegin,
     os << indent(body, 4) << "  }\n";
   } else {
     if (cached)
-      os << "#pragma unroll\n  for (int k = 0; k < " << perThread << "; ++k) {\n"
-         << "    const idx_t j0 = (lid + (idx_t)k * " << group << ") * " << W << ";\n";
+      os << "#pragma unroll\n  for (int k = 0; k < " << perThread
+         << "; ++k) {\n"
+         << "    const idx_t j0 = (lid + (idx_t)k * " << group << ") * " << W
+         << ";\n";
     else
       os << "  for (idx_t j0 = (idx_t)lid * " << W << "; j0 < " << m
          << "; j0 += " << group * width << ") {\n";
@@ -216,20 +224,24 @@ std::string RowKernel::loop(llvm::StringRef body, llvm::StringRef stepBegin,
         os << "    float " << in.value << "_s[" << W << "];\n";
       os << stepLoads("_s", "v", 4);
     }
-    os << indent(stepBegin, 4) << "#pragma unroll\n    for (int v = 0; v < " << W
-       << "; ++v) {\n      const idx_t j = j0 + v;\n      if (j < " << m << ") {\n";
+    os << indent(stepBegin, 4) << "#pragma unroll\n    for (int v = 0; v < "
+       << W << "; ++v) {\n      const idx_t j = j0 + v;\n      if (j < " << m
+       << ") {\n";
     for (const RowInput &in : rowInputs)
       os << "        const float " << in.value << " = " << in.value
          << (cached ? "_v[k * " + W + " + v]" : "_s[v]") << ";\n";
-    os << indent(body, 8) << "      }\n    }\n" << indent(stepEnd, 4) << "  }\n";
+    os << indent(body, 8) << "      }\n    }\n"
+       << indent(stepEnd, 4) << "  }\n";
   }
   return s;
 }
 
 std::string RowKernel::reduce(llvm::StringRef var, llvm::StringRef op,
-                              llvm::StringRef identity, llvm::StringRef scratch) const {
-  return llvm::formatv("  {0} = kiln_group_reduce<{1}>({0}, {2}(), {3}, {4});\n", var,
-                       group, op, identity, scratch)
+                              llvm::StringRef identity,
+                              llvm::StringRef scratch) const {
+  return llvm::formatv(
+             "  {0} = kiln_group_reduce<{1}>({0}, {2}(), {3}, {4});\n", var,
+             group, op, identity, scratch)
       .str();
 }
 
@@ -237,7 +249,8 @@ std::string RowKernel::reduce(llvm::StringRef var, llvm::StringRef op,
 // Generic reductions
 //===----------------------------------------------------------------------===//
 
-ReduceLayout::ReduceLayout(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> dims) {
+ReduceLayout::ReduceLayout(llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<int64_t> dims) {
   int64_t rank = shape.size();
   std::vector<int64_t> strides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
@@ -267,7 +280,8 @@ namespace {
 
 /// `idx_t name(idx_t q)`: the offset of linear index `q` over `groups`
 /// (row-major, outermost first).
-std::string offsetFunction(llvm::StringRef name, llvm::ArrayRef<DimGroup> groups) {
+std::string offsetFunction(llvm::StringRef name,
+                           llvm::ArrayRef<DimGroup> groups) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "__device__ __forceinline__ idx_t " << name << "(idx_t q) {\n";
@@ -294,7 +308,8 @@ Params unite(const Params &a, const Params &b) {
 
 } // namespace
 
-void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &layout) {
+void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
+                const ReduceLayout &layout) {
   int64_t rows = layout.rows, length = layout.length;
   if (rows == 0)
     return;
@@ -310,7 +325,8 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
     if (blocks >= kTargetBlocks || length <= minChunk)
       return;
     splits = std::clamp<int64_t>(
-        std::min(ceilDiv(kTargetBlocks, blocks), ceilDiv(length, minChunk)), 1, 1024);
+        std::min(ceilDiv(kTargetBlocks, blocks), ceilDiv(length, minChunk)), 1,
+        1024);
     chunk = ceilDiv(length, splits);
     splits = ceilDiv(length, chunk);
   };
@@ -318,19 +334,21 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
   auto accumulate = [&](int spaces, llvm::StringRef guard) {
     std::string s = indent(spec.elementCode, spaces);
     if (!spec.elementStores.empty())
-      s += guard.empty() ? indent(spec.elementStores, spaces)
-                         : std::string(spaces, ' ') + "if (" + guard.str() + ") {\n" +
-                               indent(spec.elementStores, spaces + 2) +
-                               std::string(spaces, ' ') + "}\n";
+      s += guard.empty()
+               ? indent(spec.elementStores, spaces)
+               : std::string(spaces, ' ') + "if (" + guard.str() + ") {\n" +
+                     indent(spec.elementStores, spaces + 2) +
+                     std::string(spaces, ' ') + "}\n";
     for (size_t k = 0; k < n; ++k)
-      s += std::string(spaces, ' ') + acc(k) + " = " + spec.accs[k].combiner + "()(" +
-           acc(k) + ", " + spec.accs[k].element + ");\n";
+      s += std::string(spaces, ' ') + acc(k) + " = " + spec.accs[k].combiner +
+           "()(" + acc(k) + ", " + spec.accs[k].element + ");\n";
     return s;
   };
 
   std::string offsets;
   if (layout.rowMode) {
-    int64_t group = std::clamp<int64_t>(nextPowerOf2(ceilDiv(length, 8)), 1, 512);
+    int64_t group =
+        std::clamp<int64_t>(nextPowerOf2(ceilDiv(length, 8)), 1, 512);
     int64_t rowsPerBlock = group > 32 ? 1 : 128 / group;
     int64_t blocks = ceilDiv(rows, rowsPerBlock);
     chooseSplits(blocks, 4096);
@@ -342,24 +360,25 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
       os << "  __shared__ " << spec.accs[k].type << " kiln_scratch" << suffix(k)
          << "[32];\n";
     os << "  const int lid = threadIdx.x % " << group << ";\n"
-       << "  idx_t o = (idx_t)blockIdx.x * " << rowsPerBlock << " + threadIdx.x / "
-       << group << ";\n"
+       << "  idx_t o = (idx_t)blockIdx.x * " << rowsPerBlock
+       << " + threadIdx.x / " << group << ";\n"
        << "  const bool active = o < " << rows << ";\n"
        << "  if (!active) o = " << rows - 1
        << ";  // idle threads still take part in shuffles\n"
        << "  const idx_t base = kiln_base(o);\n"
        << "  const idx_t r0 = (idx_t)blockIdx.y * " << chunk << ";\n"
-       << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk << ");\n";
+       << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk
+       << ");\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  " << spec.accs[k].type << " " << acc(k) << " = " << spec.accs[k].identity
-         << ";\n";
+      os << "  " << spec.accs[k].type << " " << acc(k) << " = "
+         << spec.accs[k].identity << ";\n";
     os << "  for (idx_t r = r0 + lid; r < r1; r += " << group << ") {\n"
        << "    const idx_t off = base + kiln_reduced(r);\n"
        << accumulate(4, "active") << "  }\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  " << acc(k) << " = kiln_group_reduce<" << group << ">(" << acc(k) << ", "
-         << spec.accs[k].combiner << "(), " << spec.accs[k].identity << ", kiln_scratch"
-         << suffix(k) << ");\n";
+      os << "  " << acc(k) << " = kiln_group_reduce<" << group << ">(" << acc(k)
+         << ", " << spec.accs[k].combiner << "(), " << spec.accs[k].identity
+         << ", kiln_scratch" << suffix(k) << ");\n";
     os << "  if (!active || lid != 0) return;\n";
     grid = dim3Of(blocks, splits);
     block = dim3Of(group * rowsPerBlock);
@@ -370,8 +389,9 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
     int64_t columnTiles = ceilDiv(inner, 32);
     int64_t blocks = columnTiles * (rows / inner);
     chooseSplits(blocks, 256);
-    offsets = offsetFunction("kiln_base", llvm::ArrayRef(layout.kept).drop_back()) +
-              offsetFunction("kiln_reduced", layout.reduced);
+    offsets =
+        offsetFunction("kiln_base", llvm::ArrayRef(layout.kept).drop_back()) +
+        offsetFunction("kiln_reduced", layout.reduced);
     for (size_t k = 0; k < n; ++k)
       os << "  __shared__ " << spec.accs[k].type << " kiln_tile" << suffix(k)
          << "[8][33];\n";
@@ -382,24 +402,25 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
        << "  const idx_t o = outer * " << inner << " + c;\n"
        << "  const idx_t base = kiln_base(outer) + c;\n"
        << "  const idx_t r0 = (idx_t)blockIdx.y * " << chunk << ";\n"
-       << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk << ");\n";
+       << "  const idx_t r1 = min((idx_t)" << length << ", r0 + " << chunk
+       << ");\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  " << spec.accs[k].type << " " << acc(k) << " = " << spec.accs[k].identity
-         << ";\n";
+      os << "  " << spec.accs[k].type << " " << acc(k) << " = "
+         << spec.accs[k].identity << ";\n";
     os << "  if (active)\n"
        << "    for (idx_t r = r0 + threadIdx.y; r < r1; r += 8) {\n"
        << "      const idx_t off = base + kiln_reduced(r);\n"
        << accumulate(6, "") << "    }\n";
     for (size_t k = 0; k < n; ++k)
-      os << "  kiln_tile" << suffix(k) << "[threadIdx.y][threadIdx.x] = " << acc(k)
-         << ";\n";
+      os << "  kiln_tile" << suffix(k)
+         << "[threadIdx.y][threadIdx.x] = " << acc(k) << ";\n";
     os << "  __syncthreads();\n"
        << "  if (threadIdx.y != 0 || !active) return;\n"
        << "#pragma unroll\n"
        << "  for (int t = 1; t < 8; ++t) {\n";
     for (size_t k = 0; k < n; ++k)
-      os << "    " << acc(k) << " = " << spec.accs[k].combiner << "()(" << acc(k)
-         << ", kiln_tile" << suffix(k) << "[t][threadIdx.x]);\n";
+      os << "    " << acc(k) << " = " << spec.accs[k].combiner << "()("
+         << acc(k) << ", kiln_tile" << suffix(k) << "[t][threadIdx.x]);\n";
     os << "  }\n";
     grid = dim3Of(blocks, splits);
     block = dim3Of(32, 8);
@@ -412,7 +433,8 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
     os << indent(spec.finish, 2);
   } else {
     for (size_t k = 0; k < n; ++k) {
-      partials.push_back(kernels.builder.scratch(splits * rows * spec.accs[k].bytes));
+      partials.push_back(
+          kernels.builder.scratch(splits * rows * spec.accs[k].bytes));
       params.add(spec.accs[k].type + " *__restrict__ partial" + suffix(k),
                  LaunchArg::scratch(partials.back()));
       os << "  partial" << suffix(k) << "[(idx_t)blockIdx.y * " << rows
@@ -420,26 +442,30 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &
     }
   }
   os.flush();
-  kernels.kernel(spec.prefix, offsets + spec.helpers, params, body, grid, block);
+  kernels.kernel(spec.prefix, offsets + spec.helpers, params, body, grid,
+                 block);
   if (splits == 1)
     return;
 
   // Second pass: each output combines its partials in split order.
   Params final;
   for (size_t k = 0; k < n; ++k)
-    final.add("const " + spec.accs[k].type + " *__restrict__ partial" + suffix(k),
+    final.add("const " + spec.accs[k].type + " *__restrict__ partial" +
+                  suffix(k),
               LaunchArg::scratch(partials[k]));
   final = unite(final, spec.finishParams);
-  std::string finalBody = "  const idx_t o = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
-                          "  if (o >= " +
-                          str(rows) + ") return;\n";
+  std::string finalBody =
+      "  const idx_t o = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
+      "  if (o >= " +
+      str(rows) + ") return;\n";
   for (size_t k = 0; k < n; ++k)
-    finalBody += llvm::formatv("  {0} {1} = partial{2}[o];\n"
-                               "  for (int s = 1; s < {3}; ++s)\n"
-                               "    {1} = {4}()({1}, partial{2}[(idx_t)s * {5} + o]);\n",
-                               spec.accs[k].type, acc(k), suffix(k), splits,
-                               spec.accs[k].combiner, rows)
-                     .str();
+    finalBody +=
+        llvm::formatv("  {0} {1} = partial{2}[o];\n"
+                      "  for (int s = 1; s < {3}; ++s)\n"
+                      "    {1} = {4}()({1}, partial{2}[(idx_t)s * {5} + o]);\n",
+                      spec.accs[k].type, acc(k), suffix(k), splits,
+                      spec.accs[k].combiner, rows)
+            .str();
   finalBody += indent(spec.finish, 2);
   kernels.kernel(spec.prefix + "_final", spec.helpers, final, finalBody,
                  dim3Of(ceilDiv(rows, 256)), dim3Of(256));

@@ -1,4 +1,5 @@
-//===- ReductionKernels.h - building blocks of reduction kernels -*- C++ -*-===//
+//===- ReductionKernels.h - building blocks of reduction kernels -*- C++
+//-*-===//
 //
 // The pieces the "reduction" fusion kind is emitted from (see
 // ReductionEmitter.cpp): the device helpers (combiners, the group
@@ -46,9 +47,9 @@ class KernelSet {
 public:
   KernelSet(std::string header, FusionOp fusion);
 
-  void kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers, const Params &params,
-              llvm::StringRef body, std::array<uint32_t, 3> grid,
-              std::array<uint32_t, 3> block);
+  void kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
+              const Params &params, llvm::StringRef body,
+              std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block);
 
   FusionBuilder builder;
   /// "int" or "long long".
@@ -74,8 +75,10 @@ struct RowKernel {
 
   RowKernel(int64_t rows, int64_t m, int64_t width = 1);
 
-  void addRowInput(std::string value, std::string pointer, std::string type = "float") {
-    rowInputs.push_back({std::move(value), std::move(pointer), std::move(type)});
+  void addRowInput(std::string value, std::string pointer,
+                   std::string type = "float") {
+    rowInputs.push_back(
+        {std::move(value), std::move(pointer), std::move(type)});
   }
 
   /// Row index, row pointers and register caches. `outputs` are pointer
@@ -89,7 +92,8 @@ struct RowKernel {
                    llvm::StringRef stepEnd = "") const;
   /// Combines `var` over the row's threads; `scratch` is a 32-entry shared
   /// array of its type (the prologue declares the float `kiln_scratch`).
-  std::string reduce(llvm::StringRef var, llvm::StringRef op, llvm::StringRef identity,
+  std::string reduce(llvm::StringRef var, llvm::StringRef op,
+                     llvm::StringRef identity,
                      llvm::StringRef scratch = "kiln_scratch") const;
 
   std::array<uint32_t, 3> grid() const { return dim3Of(blocks); }
@@ -98,7 +102,8 @@ struct RowKernel {
 private:
   /// Loads of step `j0` of every row input into `<value><suffix>[...]` at
   /// index `at(v)`.
-  std::string stepLoads(llvm::StringRef suffix, llvm::StringRef at, int spaces) const;
+  std::string stepLoads(llvm::StringRef suffix, llvm::StringRef at,
+                        int spaces) const;
 };
 
 /// A run of adjacent input dims that are all kept or all reduced.
@@ -156,7 +161,8 @@ struct ReduceSpec {
 /// Emits the generic reduction: rows of contiguous reduced elements (row
 /// mode) or coalesced columns (column mode), split over blocks with a
 /// second, fixed-order pass when the outputs alone do not fill the GPU.
-void emitReduce(KernelSet &kernels, const ReduceSpec &spec, const ReduceLayout &layout);
+void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
+                const ReduceLayout &layout);
 
 /// Emits a composed reduction fusion (anything but a single reduction op
 /// with its operands): the generic reduction with prologue and epilogue, a

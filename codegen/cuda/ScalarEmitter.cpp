@@ -63,7 +63,8 @@ std::string floatLiteral(float value) {
   if (std::isnan(value))
     return "__int_as_float(0x7fc00000)";
   if (std::isinf(value))
-    return value > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    return value > 0 ? "__int_as_float(0x7f800000)"
+                     : "__int_as_float(0xff800000)";
   std::string text;
   llvm::raw_string_ostream(text) << llvm::format("%.9g", value);
   if (text.find_first_of(".e") == std::string::npos)
@@ -119,10 +120,11 @@ static float roundedToType(double value, Type t) {
     return f;
   llvm::APFloat number(f);
   bool losesInfo = false;
-  number.convert(t.isBF16() ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf(),
+  number.convert(t.isBF16() ? llvm::APFloat::BFloat()
+                            : llvm::APFloat::IEEEhalf(),
                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  number.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
-                 &losesInfo);
+  number.convert(llvm::APFloat::IEEEsingle(),
+                 llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   return number.convertToFloat();
 }
 
@@ -152,13 +154,13 @@ bool ScalarEmitter::supportsOp(Operation *op, std::string *why) {
       *why = reason;
     return false;
   };
-  bool known = isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp, NegOp,
-                   AbsOp, SignOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp,
-                   CosOp, TanhOp, SigmoidOp, SiluOp, GeluOp, LeakyReluOp,
-                   FloorOp, CeilOp, RoundOp, CastOp, AddOp, SubOp, MulOp, DivOp,
-                   PowOp, MaxOp, MinOp, CompareOp, SelectOp, BroadcastToOp,
-                   ReshapeOp, TransposeOp, SliceOp, FlipOp, PadOp, ConcatOp,
-                   TriuOp, TrilOp, RopeOp, EmbeddingOp, DropoutOp>(op);
+  bool known =
+      isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp, NegOp, AbsOp,
+          SignOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp,
+          SigmoidOp, SiluOp, GeluOp, LeakyReluOp, FloorOp, CeilOp, RoundOp,
+          CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp,
+          SelectOp, BroadcastToOp, ReshapeOp, TransposeOp, SliceOp, FlipOp,
+          PadOp, ConcatOp, TriuOp, TrilOp, RopeOp, EmbeddingOp, DropoutOp>(op);
   if (!known)
     return fail("'" + op->getName().getStringRef().str() +
                 "' is not a pointwise or index-remapping op");
@@ -166,7 +168,8 @@ bool ScalarEmitter::supportsOp(Operation *op, std::string *why) {
   llvm::append_range(types, op->getResultTypes());
   for (Type t : types) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || !tensor.hasStaticShape() || !isKilnType(tensor.getElementType()))
+    if (!tensor || !tensor.hasStaticShape() ||
+        !isKilnType(tensor.getElementType()))
       return fail("'" + op->getName().getStringRef().str() +
                   "' has a type that is not a static kiln tensor");
   }
@@ -192,7 +195,8 @@ ScalarEmitter::ScalarEmitter(ArrayRef<int64_t> rootShape, std::string prefix,
     : rootShape(rootShape), prefix(std::move(prefix)),
       indexType(std::move(indexType)), coordUsed(rootShape.size(), false) {}
 
-void ScalarEmitter::setIndex(ArrayRef<std::string> newCoords, std::string newFlat) {
+void ScalarEmitter::setIndex(ArrayRef<std::string> newCoords,
+                             std::string newFlat) {
   assert(newCoords.size() == rootShape.size() && "one coordinate per root dim");
   coords.assign(newCoords.begin(), newCoords.end());
   flat = std::move(newFlat);
@@ -217,8 +221,9 @@ static std::string flatFromCoords(ArrayRef<int64_t> shape,
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     if (shape[d] != 1 && coords[d] != "0") {
-      std::string term = stride == 1 ? coords[d]
-                                     : "(" + coords[d] + ") * " + indexLiteral(stride);
+      std::string term = stride == 1
+                             ? coords[d]
+                             : "(" + coords[d] + ") * " + indexLiteral(stride);
       text = text.empty() ? term : term + " + " + text;
     }
     stride *= shape[d];
@@ -295,8 +300,9 @@ static SmallVector<std::string> coordsFromFlat(ArrayRef<int64_t> shape,
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     if (shape[d] != 1) {
-      std::string c = stride == 1 ? "(" + flat + ")"
-                                  : "((" + flat + ") / " + indexLiteral(stride) + ")";
+      std::string c = stride == 1
+                          ? "(" + flat + ")"
+                          : "((" + flat + ") / " + indexLiteral(stride) + ")";
       if (d > 0)
         c = "(" + c + " % " + indexLiteral(shape[d]) + ")";
       coords[d] = c;
@@ -311,8 +317,8 @@ FailureOr<std::string> ScalarEmitter::valueAt(Value operand, const Index &index,
   if (buffers.count(operand))
     return load(operand, index);
   ArrayRef<int64_t> shape = tensorType(operand).getShape();
-  ScalarEmitter nested(shape, prefix + "at" + std::to_string(nestedCounter++) + "_",
-                       indexType);
+  ScalarEmitter nested(
+      shape, prefix + "at" + std::to_string(nestedCounter++) + "_", indexType);
   nested.setIndex(index.coords.empty() ? coordsFromFlat(shape, index.flat)
                                        : index.coords,
                   index.flat);
@@ -335,7 +341,8 @@ FailureOr<std::string> ScalarEmitter::valueAt(Value operand, const Index &index,
 // Bindings and scopes
 //===----------------------------------------------------------------------===//
 
-void ScalarEmitter::bindBuffer(Value value, std::string pointer, std::string lane) {
+void ScalarEmitter::bindBuffer(Value value, std::string pointer,
+                               std::string lane) {
   buffers[value] = Buffer{std::move(pointer), std::move(lane)};
 }
 
@@ -414,7 +421,8 @@ FailureOr<std::string> ScalarEmitter::emit(Value value, std::string &out,
   }
   std::string pad(indent, ' ');
   llvm::sort(arguments, [](Value a, Value b) {
-    return cast<BlockArgument>(a).getArgNumber() < cast<BlockArgument>(b).getArgNumber();
+    return cast<BlockArgument>(a).getArgNumber() <
+           cast<BlockArgument>(b).getArgNumber();
   });
   for (Value argument : arguments) {
     std::string name = freshName(nullptr);
@@ -474,7 +482,8 @@ static std::string plus(const std::string &a, int64_t b) {
     return a;
   if (a == "0")
     return indexLiteral(b);
-  return "(" + a + (b < 0 ? " - " + indexLiteral(-b) : " + " + indexLiteral(b)) + ")";
+  return "(" + a +
+         (b < 0 ? " - " + indexLiteral(-b) : " + " + indexLiteral(b)) + ")";
 }
 
 /// The Philox arguments (seed, stream, offset, index) of a random op.
@@ -580,25 +589,26 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
           return "(int)(" + c + ")";
         if (type.isF32())
           return "kiln_i64_to_f32((long long)(" + c + "))";
-        return std::string(type.isBF16() ? "kiln_i64_to_bf16" : "kiln_i64_to_f16") +
+        return std::string(type.isBF16() ? "kiln_i64_to_bf16"
+                                         : "kiln_i64_to_f16") +
                "((long long)(" + c + "))";
       })
       .Case([&](RandomUniformOp r) -> FailureOr<std::string> {
         float lo = static_cast<float>(r.getLow().convertToDouble());
         float hi = static_cast<float>(r.getHigh().convertToDouble());
         std::string offset = r.getOffset() ? x(0) : "";
-        return rounded("kiln_random_uniform(" +
-                       philoxArguments(r.getSeed(), r.getStream(), offset,
-                                       flatAt()) +
-                       ", " + floatLiteral(lo) + ", " + floatLiteral(hi) + ")");
+        return rounded(
+            "kiln_random_uniform(" +
+            philoxArguments(r.getSeed(), r.getStream(), offset, flatAt()) +
+            ", " + floatLiteral(lo) + ", " + floatLiteral(hi) + ")");
       })
       .Case([&](RandomNormalOp r) -> FailureOr<std::string> {
         std::string offset = r.getOffset() ? x(0) : "";
-        std::string v = "kiln_random_normal(" +
-                        philoxArguments(r.getSeed(), r.getStream(), offset,
-                                        flatAt()) +
-                        ", " + doubleLiteral(r.getMean().convertToDouble()) +
-                        ", " + doubleLiteral(r.getStd().convertToDouble()) + ")";
+        std::string v =
+            "kiln_random_normal(" +
+            philoxArguments(r.getSeed(), r.getStream(), offset, flatAt()) +
+            ", " + doubleLiteral(r.getMean().convertToDouble()) + ", " +
+            doubleLiteral(r.getStd().convertToDouble()) + ")";
         // One rounding from f64 to the element type.
         if (type.isF32())
           return "__double2float_rn(" + v + ")";
@@ -615,19 +625,33 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
       })
       .Case([&](SignOp) -> FailureOr<std::string> { return call("kiln_sign"); })
       .Case([&](ReluOp) -> FailureOr<std::string> { return call("kiln_relu"); })
-      .Case([&](ExpOp) -> FailureOr<std::string> { return rounded(call("expf")); })
-      .Case([&](LogOp) -> FailureOr<std::string> { return rounded(call("logf")); })
-      .Case([&](SqrtOp) -> FailureOr<std::string> { return rounded(call("sqrtf")); })
+      .Case([&](ExpOp) -> FailureOr<std::string> {
+        return rounded(call("expf"));
+      })
+      .Case([&](LogOp) -> FailureOr<std::string> {
+        return rounded(call("logf"));
+      })
+      .Case([&](SqrtOp) -> FailureOr<std::string> {
+        return rounded(call("sqrtf"));
+      })
       .Case([&](RsqrtOp) -> FailureOr<std::string> {
         return rounded("1.0f / sqrtf(" + x(0) + ")");
       })
-      .Case([&](SinOp) -> FailureOr<std::string> { return rounded(call("sinf")); })
-      .Case([&](CosOp) -> FailureOr<std::string> { return rounded(call("cosf")); })
-      .Case([&](TanhOp) -> FailureOr<std::string> { return rounded(call("tanhf")); })
+      .Case([&](SinOp) -> FailureOr<std::string> {
+        return rounded(call("sinf"));
+      })
+      .Case([&](CosOp) -> FailureOr<std::string> {
+        return rounded(call("cosf"));
+      })
+      .Case([&](TanhOp) -> FailureOr<std::string> {
+        return rounded(call("tanhf"));
+      })
       .Case([&](SigmoidOp) -> FailureOr<std::string> {
         return rounded(call("kiln_sigmoid"));
       })
-      .Case([&](SiluOp) -> FailureOr<std::string> { return rounded(call("kiln_silu")); })
+      .Case([&](SiluOp) -> FailureOr<std::string> {
+        return rounded(call("kiln_silu"));
+      })
       .Case([&](GeluOp g) -> FailureOr<std::string> {
         return rounded(call(g.getApproximate() == GeluApproximation::tanh
                                 ? "kiln_gelu_tanh"
@@ -636,7 +660,8 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
       .Case([&](LeakyReluOp l) -> FailureOr<std::string> {
         // alpha is rounded to f32 before use.
         float alpha = static_cast<float>(l.getAlpha().convertToDouble());
-        return rounded("kiln_leaky_relu(" + x(0) + ", " + floatLiteral(alpha) + ")");
+        return rounded("kiln_leaky_relu(" + x(0) + ", " + floatLiteral(alpha) +
+                       ")");
       })
       // floor, ceil and round of a bf16/f16 value are representable in it.
       .Case([&](FloorOp) -> FailureOr<std::string> { return call("floorf"); })
@@ -663,10 +688,18 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         return rounded(v); // float to float: one rounding
       })
       // Binary.
-      .Case([&](AddOp) -> FailureOr<std::string> { return binary("+", "kiln_add_i32"); })
-      .Case([&](SubOp) -> FailureOr<std::string> { return binary("-", "kiln_sub_i32"); })
-      .Case([&](MulOp) -> FailureOr<std::string> { return binary("*", "kiln_mul_i32"); })
-      .Case([&](DivOp) -> FailureOr<std::string> { return binary("/", "kiln_div_i32"); })
+      .Case([&](AddOp) -> FailureOr<std::string> {
+        return binary("+", "kiln_add_i32");
+      })
+      .Case([&](SubOp) -> FailureOr<std::string> {
+        return binary("-", "kiln_sub_i32");
+      })
+      .Case([&](MulOp) -> FailureOr<std::string> {
+        return binary("*", "kiln_mul_i32");
+      })
+      .Case([&](DivOp) -> FailureOr<std::string> {
+        return binary("/", "kiln_div_i32");
+      })
       .Case([&](PowOp) -> FailureOr<std::string> {
         return rounded("powf(" + x(0) + ", " + x(1) + ")");
       })
@@ -681,7 +714,8 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         return "kiln_min(" + x(0) + ", " + x(1) + ")";
       })
       .Case([&](CompareOp c) -> FailureOr<std::string> {
-        return "(" + x(0) + " " + comparison(c.getPredicate()) + " " + x(1) + ")";
+        return "(" + x(0) + " " + comparison(c.getPredicate()) + " " + x(1) +
+               ")";
       })
       .Case([&](SelectOp) -> FailureOr<std::string> {
         return "(" + x(0) + " ? " + x(1) + " : " + x(2) + ")";
@@ -693,11 +727,11 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         double scale = 1.0 / (1.0 - rate);
         std::string offset = d.getOffset() ? x(1) : "";
         // The product in f64, rounded once (as the reference does).
-        return rounded("(kiln_dropout_keep(" +
-                       philoxArguments(d.getSeed(), d.getStream(), offset,
-                                       flatAt()) +
-                       ", " + doubleLiteral(rate) + ") ? (float)((double)" +
-                       x(0) + " * " + doubleLiteral(scale) + ") : 0.0f)");
+        return rounded(
+            "(kiln_dropout_keep(" +
+            philoxArguments(d.getSeed(), d.getStream(), offset, flatAt()) +
+            ", " + doubleLiteral(rate) + ") ? (float)((double)" + x(0) + " * " +
+            doubleLiteral(scale) + ") : 0.0f)");
       })
       .Case<TriuOp, TrilOp>([&](auto t) -> FailureOr<std::string> {
         size_t rank = shape.size();
@@ -705,7 +739,8 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         int64_t diagonal = t.getDiagonal();
         bool upper = isa<TriuOp>(op);
         return "(((" + j + ") - (" + i + ") " + (upper ? ">= " : "<= ") +
-               indexLiteral(diagonal) + ") ? " + x(0) + " : " + zeroOf(type) + ")";
+               indexLiteral(diagonal) + ") ? " + x(0) + " : " + zeroOf(type) +
+               ")";
       })
       // Index remapping: loads of the buffer operands.
       .Case([&](ReshapeOp) -> FailureOr<std::string> {
@@ -726,9 +761,8 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         for (size_t d = 0; d < shape.size(); ++d) {
           std::string j = at.coords()[d];
           int64_t step = s.getStep()[d];
-          std::string scaled = step == 1 || j == "0"
-                                   ? j
-                                   : "(" + j + ") * " + indexLiteral(step);
+          std::string scaled =
+              step == 1 || j == "0" ? j : "(" + j + ") * " + indexLiteral(step);
           in.coords.push_back(plus(scaled, s.getStart()[d]));
         }
         return valueAt(op->getOperand(0), in, out, indent);
@@ -737,7 +771,8 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
         Index in{at.coords(), ""};
         for (int64_t d : f.getDims())
           if (shape[d] != 1)
-            in.coords[d] = indexLiteral(shape[d] - 1) + " - (" + at.coords()[d] + ")";
+            in.coords[d] =
+                indexLiteral(shape[d] - 1) + " - (" + at.coords()[d] + ")";
         return valueAt(op->getOperand(0), in, out, indent);
       })
       .Case([&](PadOp p) -> FailureOr<std::string> {
@@ -758,10 +793,9 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
             also("(" + c + ") < " + indexLiteral(inShape[d]));
         }
         double v = p.getValue().convertToDouble();
-        std::string value =
-            isFloat ? floatLiteral(roundedToType(v, type))
-            : isInt ? intLiteral(static_cast<int64_t>(v))
-                    : (v != 0 ? "true" : "false");
+        std::string value = isFloat ? floatLiteral(roundedToType(v, type))
+                            : isInt ? intLiteral(static_cast<int64_t>(v))
+                                    : (v != 0 ? "true" : "false");
         if (inside.empty())
           return load(input, in);
         return "((" + inside + ") ? " + load(input, in) + " : " + value + ")";
@@ -786,8 +820,8 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
             text = value;
             continue;
           }
-          text = "((" + j + ") < " + indexLiteral(offsets[n + 1]) + " ? " + value +
-                 " : " + text + ")";
+          text = "((" + j + ") < " + indexLiteral(offsets[n + 1]) + " ? " +
+                 value + " : " + text + ")";
         }
         return text;
       })
@@ -799,16 +833,18 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
                                                 at.coords().end() - 1),
                        ""};
         std::string row = name + "_row";
-        out += pad + "const int " + row + " = " + load(indices, rowIndex) + ";\n";
+        out +=
+            pad + "const int " + row + " = " + load(indices, rowIndex) + ";\n";
         std::string column = at.coords().back();
-        std::string element =
-            width == 1 ? "(" + indexType + ")" + row
-                       : "(" + indexType + ")" + row + " * " + indexLiteral(width) +
-                             (column == "0" ? "" : " + " + column);
+        std::string element = width == 1
+                                  ? "(" + indexType + ")" + row
+                                  : "(" + indexType + ")" + row + " * " +
+                                        indexLiteral(width) +
+                                        (column == "0" ? "" : " + " + column);
         // Out-of-range rows read nothing and give NaN (as the reference).
         return "((" + row + " >= 0 && " + row + " < " + std::to_string(rows) +
-               ") ? " + loadAtFlat(table, element) + " : " +
-               floatLiteral(NAN) + ")";
+               ") ? " + loadAtFlat(table, element) + " : " + floatLiteral(NAN) +
+               ")";
       })
       .Case([&](RopeOp r) -> FailureOr<std::string> {
         Value input = op->getOperand(0);
@@ -822,17 +858,21 @@ FailureOr<std::string> ScalarEmitter::expression(Operation *op,
                              std::to_string(half) + "] = {";
           for (int64_t i = 0; i < half; ++i)
             text += std::string(i % 4 == 0 ? "\n    " : " ") +
-                    doubleLiteral(std::pow(theta, -2.0 * double(i) / double(width))) +
+                    doubleLiteral(
+                        std::pow(theta, -2.0 * double(i) / double(width))) +
                     ",";
           globalText += text + "\n};\n";
         }
         std::string d = at.coords()[3];
-        std::string lower = name + "_lower", i = name + "_i", base = name + "_base";
+        std::string lower = name + "_lower", i = name + "_i",
+                    base = name + "_base";
         std::string s = name + "_sin", cosine = name + "_cos";
-        Index rowStart{{at.coords()[0], at.coords()[1], at.coords()[2], "0"}, ""};
-        out += pad + "const bool " + lower + " = (" + d + ") < " + indexLiteral(half) + ";\n";
-        out += pad + "const " + indexType + " " + i + " = " + lower + " ? (" + d +
-               ") : (" + d + ") - " + indexLiteral(half) + ";\n";
+        Index rowStart{{at.coords()[0], at.coords()[1], at.coords()[2], "0"},
+                       ""};
+        out += pad + "const bool " + lower + " = (" + d + ") < " +
+               indexLiteral(half) + ";\n";
+        out += pad + "const " + indexType + " " + i + " = " + lower + " ? (" +
+               d + ") : (" + d + ") - " + indexLiteral(half) + ";\n";
         out += pad + "float " + s + ", " + cosine + ";\n";
         out += pad + "kiln_rope_sincos((long long)(" + at.coords()[1] + ") + " +
                indexLiteral(r.getPositionOffset()) + "LL, " + table + "[" + i +

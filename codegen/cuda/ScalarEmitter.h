@@ -1,4 +1,5 @@
-//===- ScalarEmitter.h - C statements for pointwise kiln ops -----*- C++ -*-===//
+//===- ScalarEmitter.h - C statements for pointwise kiln ops -----*- C++
+//-*-===//
 //
 // Turns the pointwise ops of a region into CUDA C statements that compute one
 // element of each value: the building block of the pointwise and optimizer

@@ -70,8 +70,7 @@ private:
 /// gradient rules may build values that end up not being needed.
 static void eraseDeadOps(Block &body) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (!op.hasTrait<OpTrait::IsTerminator>() && op.use_empty() &&
-        isPure(&op))
+    if (!op.hasTrait<OpTrait::IsTerminator>() && op.use_empty() && isPure(&op))
       op.erase();
 }
 
@@ -169,9 +168,9 @@ FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
   SmallVector<Value> results = {loss};
   for (BlockArgument source : sources) {
     Value grad = grads.lookup(source);
-    results.push_back(grad ? grad
-                           : splatLike(builder, terminator.getLoc(),
-                                       source.getType(), 0.0));
+    results.push_back(
+        grad ? grad
+             : splatLike(builder, terminator.getLoc(), source.getType(), 0.0));
   }
   builder.create<func::ReturnOp>(terminator.getLoc(), results);
   terminator.erase();
@@ -180,20 +179,20 @@ FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  gradient.setFunctionType(
-      FunctionType::get(function.getContext(), function.getArgumentTypes(),
-                        resultTypes));
+  gradient.setFunctionType(FunctionType::get(
+      function.getContext(), function.getArgumentTypes(), resultTypes));
   MLIRContext *context = function.getContext();
   SmallVector<DictionaryAttr> resultAttrs;
   resultAttrs.push_back(DictionaryAttr::get(
-      context, {NamedAttribute(StringAttr::get(context, KilnDialect::kNameAttrName),
-                               StringAttr::get(context, "loss"))}));
+      context,
+      {NamedAttribute(StringAttr::get(context, KilnDialect::kNameAttrName),
+                      StringAttr::get(context, "loss"))}));
   for (unsigned index : wrt)
     resultAttrs.push_back(DictionaryAttr::get(
-        context,
-        {NamedAttribute(StringAttr::get(context, KilnDialect::kNameAttrName),
-                        StringAttr::get(context, "grad." +
-                                                     argumentName(function, index)))}));
+        context, {NamedAttribute(
+                     StringAttr::get(context, KilnDialect::kNameAttrName),
+                     StringAttr::get(
+                         context, "grad." + argumentName(function, index)))}));
   gradient.setAllResultAttrs(resultAttrs);
   return gradient;
 }

@@ -1,4 +1,5 @@
-//===- Autodiff.h - symbolic reverse-mode differentiation --------*- C++ -*-===//
+//===- Autodiff.h - symbolic reverse-mode differentiation --------*- C++
+//-*-===//
 
 #ifndef KILN_COMPILER_AUTODIFF_AUTODIFF_H
 #define KILN_COMPILER_AUTODIFF_AUTODIFF_H

@@ -35,7 +35,8 @@ TEST_F(AutodiffTest, UnusedArgumentGetsZeros) {
                     %b: tensor<3xf32> {kiln.param = #kiln.init<zeros>}) -> tensor<f32> {
       %0 = kiln.reduce_sum %a dims = [0] : tensor<3xf32>
       return %0 : tensor<f32>
-    })mlir", &context);
+    })mlir",
+                                                             &context);
   ASSERT_TRUE(module) << diagnostics;
   func::FuncOp f = *module->getOps<func::FuncOp>().begin();
   EXPECT_EQ(parameterPositions(f), (SmallVector<unsigned>{0, 1}));
@@ -53,7 +54,8 @@ TEST_F(AutodiffTest, RejectsNonScalarLoss) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
     func.func @loss(%a: tensor<3xf32>) -> tensor<3xf32> {
       return %a : tensor<3xf32>
-    })mlir", &context);
+    })mlir",
+                                                             &context);
   ASSERT_TRUE(module);
   func::FuncOp f = *module->getOps<func::FuncOp>().begin();
   EXPECT_TRUE(failed(buildGradientFunction(f, {0}, "g")));

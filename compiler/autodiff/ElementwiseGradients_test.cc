@@ -17,10 +17,17 @@ protected:
   static std::string unaryLoss(const std::string &op, const std::string &type,
                                const std::string &attrs = "") {
     std::string t = "tensor<" + type + ">";
-    return "func.func @loss(%x: " + t + ", %w: " + t + ") -> tensor<f32> {\n"
-           "  %y = kiln." + op + " %x " + attrs + " : " + t + "\n"
-           "  %p = kiln.mul %y, %w : " + t + ", " + t + "\n"
-           "  %l = kiln.reduce_sum %p dims = [0, 1, 2] : " + t + "\n"
+    return "func.func @loss(%x: " + t + ", %w: " + t +
+           ") -> tensor<f32> {\n"
+           "  %y = kiln." +
+           op + " %x " + attrs + " : " + t +
+           "\n"
+           "  %p = kiln.mul %y, %w : " +
+           t + ", " + t +
+           "\n"
+           "  %l = kiln.reduce_sum %p dims = [0, 1, 2] : " +
+           t +
+           "\n"
            "  return %l : tensor<f32>\n}";
   }
 
@@ -33,7 +40,8 @@ protected:
       func.func @loss(%x: tensor<4x3x5xf32>, %w: tensor<4x3x5xf32>) -> tensor<f32> {
         %s = kiln.constant dense<[1.0, -1.0, -1.0, 1.0, -1.0]> : tensor<5xf32>
         %m = kiln.mul %x, %s : tensor<4x3x5xf32>, tensor<5xf32>
-        %y = kiln.)mlir" + op + " %m " + attrs + R"mlir( : tensor<4x3x5xf32>
+        %y = kiln.)mlir" +
+           op + " %m " + attrs + R"mlir( : tensor<4x3x5xf32>
         %p = kiln.mul %y, %w : tensor<4x3x5xf32>, tensor<4x3x5xf32>
         %l = kiln.reduce_sum %p dims = [0, 1, 2] : tensor<4x3x5xf32>
         return %l : tensor<f32>
@@ -50,9 +58,15 @@ protected:
                 o = "tensor<" + out + ">";
     return "func.func @loss(%a: " + a + ", %b: " + b + ", %w: " + o +
            ") -> tensor<f32> {\n"
-           "  %y = kiln." + op + " %a, %b : " + a + ", " + b + "\n"
-           "  %p = kiln.mul %y, %w : " + o + ", " + o + "\n"
-           "  %l = kiln.reduce_sum %p dims = [0, 1, 2] : " + o + "\n"
+           "  %y = kiln." +
+           op + " %a, %b : " + a + ", " + b +
+           "\n"
+           "  %p = kiln.mul %y, %w : " +
+           o + ", " + o +
+           "\n"
+           "  %l = kiln.reduce_sum %p dims = [0, 1, 2] : " +
+           o +
+           "\n"
            "  return %l : tensor<f32>\n}";
   }
 
@@ -61,7 +75,8 @@ protected:
   std::vector<ref::Tensor> gradientsAt(llvm::StringRef source,
                                        std::vector<unsigned> wrt,
                                        std::vector<ref::Tensor> inputs) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module) << diagnostics;
     if (!module)
       return {};
@@ -79,7 +94,8 @@ protected:
     return std::vector<ref::Tensor>(results->begin() + 1, results->end());
   }
 
-  static ref::Tensor tensor(llvm::ArrayRef<int64_t> shape, std::vector<double> data) {
+  static ref::Tensor tensor(llvm::ArrayRef<int64_t> shape,
+                            std::vector<double> data) {
     ref::Tensor t(shape, ref::ElementKind::F32);
     t.data = std::move(data);
     return t;
@@ -107,11 +123,13 @@ TEST_F(ElementwiseGradientTest, Log) {
 }
 
 TEST_F(ElementwiseGradientTest, Sqrt) {
-  expectGradientsMatch(unaryLoss("sqrt", "4x3x5xf32"), {0}, InputSpec{0.3, 2.5});
+  expectGradientsMatch(unaryLoss("sqrt", "4x3x5xf32"), {0},
+                       InputSpec{0.3, 2.5});
 }
 
 TEST_F(ElementwiseGradientTest, Rsqrt) {
-  expectGradientsMatch(unaryLoss("rsqrt", "4x3x5xf32"), {0}, InputSpec{0.3, 2.5});
+  expectGradientsMatch(unaryLoss("rsqrt", "4x3x5xf32"), {0},
+                       InputSpec{0.3, 2.5});
 }
 
 TEST_F(ElementwiseGradientTest, Sin) {
@@ -127,7 +145,8 @@ TEST_F(ElementwiseGradientTest, Tanh) {
 }
 
 TEST_F(ElementwiseGradientTest, Sigmoid) {
-  expectGradientsMatch(unaryLoss("sigmoid", "4x3x5xf32"), {0}, InputSpec{-4, 4});
+  expectGradientsMatch(unaryLoss("sigmoid", "4x3x5xf32"), {0},
+                       InputSpec{-4, 4});
 }
 
 TEST_F(ElementwiseGradientTest, ReluAwayFromZero) {
@@ -143,12 +162,13 @@ TEST_F(ElementwiseGradientTest, GeluExact) {
 }
 
 TEST_F(ElementwiseGradientTest, GeluTanh) {
-  expectGradientsMatch(unaryLoss("gelu", "4x3x5xf32", "approximate = tanh"), {0},
-                       InputSpec{-4, 4});
+  expectGradientsMatch(unaryLoss("gelu", "4x3x5xf32", "approximate = tanh"),
+                       {0}, InputSpec{-4, 4});
 }
 
 TEST_F(ElementwiseGradientTest, LeakyReluDefaultAlpha) {
-  expectGradientsMatch(unaryLossMixedSigns("leaky_relu"), {0}, InputSpec{0.2, 1.5});
+  expectGradientsMatch(unaryLossMixedSigns("leaky_relu"), {0},
+                       InputSpec{0.2, 1.5});
 }
 
 TEST_F(ElementwiseGradientTest, LeakyReluAlpha) {
@@ -211,12 +231,14 @@ TEST_F(ElementwiseGradientTest, AddBroadcast) {
 
 TEST_F(ElementwiseGradientTest, SubBroadcast) {
   expectGradientsMatch(binaryLoss("sub"), {0, 1});
-  expectGradientsMatch(binaryLoss("sub", "3x1xf32", "2x1x5xf32", "2x3x5xf32"), {0, 1});
+  expectGradientsMatch(binaryLoss("sub", "3x1xf32", "2x1x5xf32", "2x3x5xf32"),
+                       {0, 1});
 }
 
 TEST_F(ElementwiseGradientTest, MulBroadcast) {
   expectGradientsMatch(binaryLoss("mul"), {0, 1});
-  expectGradientsMatch(binaryLoss("mul", "f32", "2x3x5xf32", "2x3x5xf32"), {0, 1});
+  expectGradientsMatch(binaryLoss("mul", "f32", "2x3x5xf32", "2x3x5xf32"),
+                       {0, 1});
 }
 
 TEST_F(ElementwiseGradientTest, DivBroadcast) {
@@ -225,8 +247,8 @@ TEST_F(ElementwiseGradientTest, DivBroadcast) {
   expectGradientsMatch(binaryLoss("div"), {0, 1}, spec);
   InputSpec negative;
   negative.ranges[0] = {-2.0, -0.5};
-  expectGradientsMatch(binaryLoss("div", "3x1xf32", "2x1x5xf32", "2x3x5xf32"), {0, 1},
-                       negative);
+  expectGradientsMatch(binaryLoss("div", "3x1xf32", "2x1x5xf32", "2x3x5xf32"),
+                       {0, 1}, negative);
 }
 
 TEST_F(ElementwiseGradientTest, PowBroadcastBaseAndExponent) {
@@ -234,8 +256,8 @@ TEST_F(ElementwiseGradientTest, PowBroadcastBaseAndExponent) {
   spec.ranges[0] = {0.3, 2.0}; // base > 0
   spec.ranges[1] = {-1.5, 2.5};
   expectGradientsMatch(binaryLoss("pow"), {0, 1}, spec);
-  expectGradientsMatch(binaryLoss("pow", "3x1xf32", "2x1x5xf32", "2x3x5xf32"), {0, 1},
-                       spec);
+  expectGradientsMatch(binaryLoss("pow", "3x1xf32", "2x1x5xf32", "2x3x5xf32"),
+                       {0, 1}, spec);
 }
 
 TEST_F(ElementwiseGradientTest, MaxBroadcast) {
@@ -243,7 +265,8 @@ TEST_F(ElementwiseGradientTest, MaxBroadcast) {
 }
 
 TEST_F(ElementwiseGradientTest, MinBroadcast) {
-  expectGradientsMatch(binaryLoss("min", "3x1xf32", "2x1x5xf32", "2x3x5xf32"), {0, 1});
+  expectGradientsMatch(binaryLoss("min", "3x1xf32", "2x1x5xf32", "2x3x5xf32"),
+                       {0, 1});
 }
 
 TEST_F(ElementwiseGradientTest, SelectBothValuesBroadcast) {
@@ -281,11 +304,11 @@ TEST_F(ElementwiseGradientTest, ChainOfEveryBinaryOpInBf16) {
 
 TEST_F(ElementwiseGradientTest, MaxMinSplitTiesEvenly) {
   for (const char *op : {"max", "min"}) {
-    std::vector<ref::Tensor> grads =
-        gradientsAt(binaryLoss(op, "1x1x4xf32", "1x1x4xf32", "1x1x4xf32"), {0, 1},
-                    {tensor({1, 1, 4}, {1.0, 2.0, -3.0, 0.5}),
-                     tensor({1, 1, 4}, {1.0, 1.0, 4.0, 0.5}),
-                     tensor({1, 1, 4}, {2.0, 3.0, 5.0, -7.0})});
+    std::vector<ref::Tensor> grads = gradientsAt(
+        binaryLoss(op, "1x1x4xf32", "1x1x4xf32", "1x1x4xf32"), {0, 1},
+        {tensor({1, 1, 4}, {1.0, 2.0, -3.0, 0.5}),
+         tensor({1, 1, 4}, {1.0, 1.0, 4.0, 0.5}),
+         tensor({1, 1, 4}, {2.0, 3.0, 5.0, -7.0})});
     ASSERT_EQ(grads.size(), 2u) << op;
     bool isMax = std::string(op) == "max";
     // Ties at elements 0 and 3 split the weight in halves.
@@ -315,7 +338,8 @@ TEST_F(ElementwiseGradientTest, KinksAndSingularPoints) {
       return %l : tensor<f32>
     })mlir";
   std::vector<ref::Tensor> grads = gradientsAt(
-      source, {0}, {tensor({3}, {0.0, 1e-12, -1e-12}), tensor({3}, {2.0, 4.0, 8.0})});
+      source, {0},
+      {tensor({3}, {0.0, 1e-12, -1e-12}), tensor({3}, {2.0, 4.0, 8.0})});
   ASSERT_EQ(grads.size(), 1u);
   // x = 0: relu 0, leaky 0.25, abs 0, gelu 0.5.
   EXPECT_DOUBLE_EQ(grads[0].data[0], 2.0 * 0.75);
@@ -325,10 +349,10 @@ TEST_F(ElementwiseGradientTest, KinksAndSingularPoints) {
 }
 
 TEST_F(ElementwiseGradientTest, PowExponentGradientAtZeroBase) {
-  std::vector<ref::Tensor> grads =
-      gradientsAt(binaryLoss("pow", "1x1x3xf32", "1x1x3xf32", "1x1x3xf32"), {0, 1},
-                  {tensor({1, 1, 3}, {0.0, 0.0, 2.0}), tensor({1, 1, 3}, {2.0, 1.0, 3.0}),
-                   tensor({1, 1, 3}, {1.0, 1.0, 1.0})});
+  std::vector<ref::Tensor> grads = gradientsAt(
+      binaryLoss("pow", "1x1x3xf32", "1x1x3xf32", "1x1x3xf32"), {0, 1},
+      {tensor({1, 1, 3}, {0.0, 0.0, 2.0}), tensor({1, 1, 3}, {2.0, 1.0, 3.0}),
+       tensor({1, 1, 3}, {1.0, 1.0, 1.0})});
   ASSERT_EQ(grads.size(), 2u);
   EXPECT_EQ(grads[0].data, (std::vector<double>{0.0, 1.0, 12.0}));
   EXPECT_EQ(grads[1].data[0], 0.0);

@@ -19,7 +19,8 @@ checkGradients(func::FuncOp function, llvm::ArrayRef<ref::Tensor> inputs,
   if (failed(gradient))
     return failure();
   ref::Interpreter interpreter(ref::Precision::F64);
-  FailureOr<std::vector<ref::Tensor>> analytic = interpreter.run(*gradient, inputs);
+  FailureOr<std::vector<ref::Tensor>> analytic =
+      interpreter.run(*gradient, inputs);
   gradient->erase();
   if (failed(analytic))
     return failure();

@@ -1,9 +1,11 @@
-//===- GradientTestUtils.h - fixture for gradient-check tests ----*- C++ -*-===//
+//===- GradientTestUtils.h - fixture for gradient-check tests ----*- C++
+//-*-===//
 //
 // Parses a loss function, draws fresh random inputs from its argument types,
 // and checks its gradients against finite differences:
 //
-//   EXPECT_GRADIENTS_MATCH(R"mlir(func.func @loss(...) -> tensor<f32> {...})mlir",
+//   EXPECT_GRADIENTS_MATCH(R"mlir(func.func @loss(...) -> tensor<f32>
+//   {...})mlir",
 //                          /*wrt=*/{0, 1});
 //
 //===----------------------------------------------------------------------===//
@@ -42,13 +44,14 @@ struct InputSpec {
 
 class GradientCheckTest : public ::testing::Test, protected KilnTestContext {
 protected:
-
   /// Parses `source` and checks the gradients of its first function with
   /// respect to `wrt` against central finite differences (relative error
   /// below `tolerance`), on fresh random inputs.
   void expectGradientsMatch(llvm::StringRef source, std::vector<unsigned> wrt,
-                            const InputSpec &spec = {}, double tolerance = 1e-6) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+                            const InputSpec &spec = {},
+                            double tolerance = 1e-6) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     ASSERT_TRUE(module) << diagnostics;
     func::FuncOp function = *module->getOps<func::FuncOp>().begin();
     std::vector<ref::Tensor> inputs;
@@ -63,7 +66,8 @@ protected:
         x = ref::isFloatKind(t.kind) ? real(rng) : double(integer(rng));
       inputs.push_back(std::move(t));
     }
-    FailureOr<GradientCheckReport> report = checkGradients(function, inputs, wrt);
+    FailureOr<GradientCheckReport> report =
+        checkGradients(function, inputs, wrt);
     ASSERT_TRUE(succeeded(report)) << diagnostics;
     EXPECT_LT(report->maxRelativeError, tolerance) << report->details;
   }

@@ -144,7 +144,8 @@ TEST_F(NNGradientTest, BatchNormStatisticsOnly) {
 }
 
 TEST_F(NNGradientTest, Conv2dNchwGroupsStrideDilationPadding) {
-  // OH = (9 + 1 + 2 - 2*2 - 1) / 2 + 1 = 4, OW = (8 + 0 + 1 - 4 - 1) / 2 + 1 = 3.
+  // OH = (9 + 1 + 2 - 2*2 - 1) / 2 + 1 = 4, OW = (8 + 0 + 1 - 4 - 1) / 2 + 1
+  // = 3.
   expectGradientsMatch(R"mlir(
     func.func @loss(%x: tensor<2x4x9x8xf32>, %f: tensor<6x2x3x3xf32>, %b: tensor<6xf32>,
                     %w: tensor<2x6x4x3xf32>) -> tensor<f32> {

@@ -37,10 +37,10 @@ protected:
     std::string q = typeOf({b, h, tq, d}), k = typeOf({b, h, tk, d}),
                 v = typeOf({b, h, tk, dv}), o = typeOf({b, h, tq, dv});
     std::string source =
-        "func.func @loss(%q: " + q + ", %k: " + k + ", %v: " + v + ", %w: " +
-        o + ") -> tensor<f32> {\n" + "  %o = kiln.attention %q, %k, %v" +
-        attrs + " : " + q + ", " + k + ", " + v + "\n" +
-        "  %p = kiln.add %o, %w : " + o + ", " + o + "\n" +
+        "func.func @loss(%q: " + q + ", %k: " + k + ", %v: " + v +
+        ", %w: " + o + ") -> tensor<f32> {\n" +
+        "  %o = kiln.attention %q, %k, %v" + attrs + " : " + q + ", " + k +
+        ", " + v + "\n" + "  %p = kiln.add %o, %w : " + o + ", " + o + "\n" +
         "  %e = kiln.exp %p : " + o + "\n" +
         "  %l = kiln.reduce_sum %e dims = [0, 1, 2, 3] : " + o + "\n" +
         "  return %l : tensor<f32>\n}";
@@ -94,8 +94,8 @@ protected:
 
 TEST_F(SequenceGradientsTest, AttentionNonCausal) {
   checkAttention(2, 3, 4, 4, 3, 5, "");
-  checkAttention(1, 2, 3, 6, 4, 2, "");  // Tq < Tk
-  checkAttention(2, 1, 5, 2, 3, 3, "");  // Tq > Tk
+  checkAttention(1, 2, 3, 6, 4, 2, ""); // Tq < Tk
+  checkAttention(2, 1, 5, 2, 3, 3, ""); // Tq > Tk
 }
 
 TEST_F(SequenceGradientsTest, AttentionCausal) {

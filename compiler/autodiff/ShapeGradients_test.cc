@@ -205,8 +205,9 @@ TEST_F(ShapeGradientsTest, ReduceMaxSplitsTiesEvenly) {
     })mlir",
                                              {0}, {x, w});
   ASSERT_EQ(out.size(), 2u);
-  std::vector<double> expected = {0.25, 0, 0.25, 0, /**/ -0.5, -0.5, -0.5, 0,
-                                  /**/ 2.0, 0, 0, 0};
+  std::vector<double> expected = {0.25,      0,    0.25, 0,
+                                  /**/ -0.5, -0.5, -0.5, 0,
+                                  /**/ 2.0,  0,    0,    0};
   for (size_t i = 0; i < expected.size(); ++i)
     EXPECT_DOUBLE_EQ(out[1].data[i], expected[i]) << i;
 }
@@ -237,12 +238,16 @@ std::string matmulLoss(const std::string &lhs, const std::string &rhs,
                        const std::string &out, const std::string &flags,
                        const std::string &allDims) {
   return "func.func @loss(%a: tensor<" + lhs + "xf32>, %b: tensor<" + rhs +
-         "xf32>, %w: tensor<" + out + "xf32>) -> tensor<f32> {\n"
-         "  %y = kiln.matmul %a, %b" + flags + " : tensor<" + lhs +
-         "xf32>, tensor<" + rhs + "xf32>\n"
-         "  %p = kiln.mul %y, %w : tensor<" + out + "xf32>, tensor<" + out +
+         "xf32>, %w: tensor<" + out +
+         "xf32>) -> tensor<f32> {\n"
+         "  %y = kiln.matmul %a, %b" +
+         flags + " : tensor<" + lhs + "xf32>, tensor<" + rhs +
          "xf32>\n"
-         "  %l = kiln.reduce_sum %p dims = [" + allDims + "] : tensor<" + out +
+         "  %p = kiln.mul %y, %w : tensor<" +
+         out + "xf32>, tensor<" + out +
+         "xf32>\n"
+         "  %l = kiln.reduce_sum %p dims = [" +
+         allDims + "] : tensor<" + out +
          "xf32>\n"
          "  return %l : tensor<f32>\n}";
 }
@@ -287,8 +292,8 @@ TEST_F(ShapeGradientsTest, MatmulWeightSharedByEveryBatchRow) {
 }
 
 TEST_F(ShapeGradientsTest, MatmulRank2TransposeRhs) {
-  expectGradientsMatch(matmulLoss("4x9", "5x9", "4x5", " transpose_rhs", "0, 1"),
-                       {0, 1});
+  expectGradientsMatch(
+      matmulLoss("4x9", "5x9", "4x5", " transpose_rhs", "0, 1"), {0, 1});
 }
 
 TEST_F(ShapeGradientsTest, MatmulRandomShapes) {
@@ -313,11 +318,11 @@ TEST_F(ShapeGradientsTest, MatmulRandomShapes) {
     if (lhs.size() == 2)
       out.erase(out.begin());
     std::string all = out.size() == 4 ? "0, 1, 2, 3" : "0, 1, 2";
-    std::string flags = std::string(tl ? " transpose_lhs" : "") +
-                        (tr ? " transpose_rhs" : "");
+    std::string flags =
+        std::string(tl ? " transpose_lhs" : "") + (tr ? " transpose_rhs" : "");
     SCOPED_TRACE(dims(lhs) + " @ " + dims(rhs) + flags);
-    expectGradientsMatch(matmulLoss(dims(lhs), dims(rhs), dims(out), flags, all),
-                         {0, 1});
+    expectGradientsMatch(
+        matmulLoss(dims(lhs), dims(rhs), dims(out), flags, all), {0, 1});
   }
 }
 

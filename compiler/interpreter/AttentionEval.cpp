@@ -93,15 +93,13 @@ static LogicalResult evalAttention(Operation *op,
   return success();
 }
 
-static LogicalResult evalAttentionBackward(
-    Operation *op, llvm::ArrayRef<const Tensor *> operands,
-    llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+static LogicalResult
+evalAttentionBackward(Operation *op, llvm::ArrayRef<const Tensor *> operands,
+                      llvm::MutableArrayRef<Tensor> results, EvalContext &) {
   auto backward = cast<AttentionBackwardOp>(op);
   const Tensor &query = *operands[0], &key = *operands[1],
-               &value = *operands[2], &out = *operands[3],
-               &dOut = *operands[4];
-  AttentionShape shape(query, value, backward.getCausal(),
-                       backward.getScale());
+               &value = *operands[2], &out = *operands[3], &dOut = *operands[4];
+  AttentionShape shape(query, value, backward.getCausal(), backward.getScale());
   int64_t tq = shape.tq, tk = shape.tk, d = shape.d, dv = shape.dv;
   std::vector<double> p(tk);
   for (int64_t bh = 0; bh < shape.batchHeads; ++bh) {

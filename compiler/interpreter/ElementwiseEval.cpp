@@ -56,16 +56,15 @@ static double roundOnce(double value, ElementKind kind) {
 
 /// An i32 value from a 64-bit integer, wrapping modulo 2^32.
 static double wrapInt32(int64_t value) {
-  return static_cast<double>(
-      static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(value))));
+  return static_cast<double>(static_cast<int32_t>(
+      static_cast<uint32_t>(static_cast<uint64_t>(value))));
 }
 
 /// Picks the integer or the float version of an evaluator by operand 0's kind.
 static Evaluator byKind(Evaluator floatEvaluator, Evaluator intEvaluator) {
-  return [floatEvaluator, intEvaluator](Operation *op,
-                                        llvm::ArrayRef<const Tensor *> operands,
-                                        llvm::MutableArrayRef<Tensor> results,
-                                        EvalContext &context) {
+  return [floatEvaluator, intEvaluator](
+             Operation *op, llvm::ArrayRef<const Tensor *> operands,
+             llvm::MutableArrayRef<Tensor> results, EvalContext &context) {
     return operands[0]->kind == ElementKind::I32
                ? intEvaluator(op, operands, results, context)
                : floatEvaluator(op, operands, results, context);
@@ -152,7 +151,8 @@ static LogicalResult evalRandomUniform(Operation *op,
   float low = static_cast<float>(random.getLow().convertToDouble());
   float high = static_cast<float>(random.getHigh().convertToDouble());
   float span = high - low;
-  float belowHigh = std::nextafter(high, -std::numeric_limits<float>::infinity());
+  float belowHigh =
+      std::nextafter(high, -std::numeric_limits<float>::infinity());
   forEachPhiloxBlock(
       random.getSeed(), random.getStream(), counterOffset(operands), out.size(),
       [&](const ::kiln::PhiloxBlock &block, int64_t first, int64_t count) {
@@ -186,9 +186,10 @@ static LogicalResult evalRandomNormal(Operation *op,
           double u2 = double(block[2 * pair + 1] >> 8) * 0x1p-24;
           double radius = std::sqrt(-2.0 * std::log(u1));
           double angle = 6.283185307179586 * u2;
-          for (int64_t lane = 2 * pair; lane < std::min<int64_t>(count, 2 * pair + 2);
-               ++lane) {
-            double z = radius * (lane % 2 == 0 ? std::cos(angle) : std::sin(angle));
+          for (int64_t lane = 2 * pair;
+               lane < std::min<int64_t>(count, 2 * pair + 2); ++lane) {
+            double z =
+                radius * (lane % 2 == 0 ? std::cos(angle) : std::sin(angle));
             double spread = stddev * z; // separate statements: no FMA
             out.data[first + lane] = roundOnce(mean + spread, out.kind);
           }
@@ -201,14 +202,17 @@ static LogicalResult evalRandomNormal(Operation *op,
 // Unary
 //===----------------------------------------------------------------------===//
 
-static double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
+static double gelu(double x) {
+  return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2));
+}
 
 static double geluTanh(double x) {
   const double k = std::sqrt(2.0 / M_PI);
   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
 }
 
-static LogicalResult evalGelu(Operation *op, llvm::ArrayRef<const Tensor *> operands,
+static LogicalResult evalGelu(Operation *op,
+                              llvm::ArrayRef<const Tensor *> operands,
                               llvm::MutableArrayRef<Tensor> results,
                               EvalContext &context) {
   static const Evaluator exact = unaryEvaluator(gelu);
@@ -222,7 +226,8 @@ static LogicalResult evalLeakyRelu(Operation *op,
                                    llvm::MutableArrayRef<Tensor> results,
                                    EvalContext &) {
   // alpha is rounded to f32 before use, per the op description.
-  double alpha = static_cast<float>(cast<LeakyReluOp>(op).getAlpha().convertToDouble());
+  double alpha =
+      static_cast<float>(cast<LeakyReluOp>(op).getAlpha().convertToDouble());
   const std::vector<double> &in = operands[0]->data;
   std::vector<double> &out = results[0].data;
   for (size_t i = 0, e = out.size(); i < e; ++i)
@@ -235,7 +240,8 @@ static double relu(double x) { return x > 0 || std::isnan(x) ? x : 0.0; }
 
 static double sign(double x) { return x < 0 ? -1.0 : x > 0 ? 1.0 : x; }
 
-static LogicalResult evalCast(Operation *, llvm::ArrayRef<const Tensor *> operands,
+static LogicalResult evalCast(Operation *,
+                              llvm::ArrayRef<const Tensor *> operands,
                               llvm::MutableArrayRef<Tensor> results,
                               EvalContext &context) {
   const Tensor &in = *operands[0];
@@ -304,7 +310,8 @@ static LogicalResult evalCompare(Operation *op,
   return evaluators[predicate](op, operands, results, context);
 }
 
-static LogicalResult evalSelect(Operation *, llvm::ArrayRef<const Tensor *> operands,
+static LogicalResult evalSelect(Operation *,
+                                llvm::ArrayRef<const Tensor *> operands,
                                 llvm::MutableArrayRef<Tensor> results,
                                 EvalContext &) {
   const Tensor &condition = *operands[0], &onTrue = *operands[1],
@@ -313,12 +320,11 @@ static LogicalResult evalSelect(Operation *, llvm::ArrayRef<const Tensor *> oper
   std::array<Shape, 3> strides = {broadcastStrides(condition.shape, out.shape),
                                   broadcastStrides(onTrue.shape, out.shape),
                                   broadcastStrides(onFalse.shape, out.shape)};
-  forEachStrided<3>(out.shape, strides,
-                    [&](int64_t i, const std::array<int64_t, 3> &in) {
-                      out.data[i] = condition.data[in[0]] != 0
-                                        ? onTrue.data[in[1]]
-                                        : onFalse.data[in[2]];
-                    });
+  forEachStrided<3>(
+      out.shape, strides, [&](int64_t i, const std::array<int64_t, 3> &in) {
+        out.data[i] = condition.data[in[0]] != 0 ? onTrue.data[in[1]]
+                                                 : onFalse.data[in[2]];
+      });
   return success();
 }
 
@@ -329,14 +335,15 @@ void registerElementwiseEvaluators(EvaluatorRegistry &registry) {
   registry.add<RandomNormalOp>(evalRandomNormal);
 
   // Unary on f32, bf16, f16 and i32 (i32 wraps where the float op would not).
-  registry.add<NegOp>(byKind(
-      unaryEvaluator([](double x) { return -x; }),
-      unaryEvaluator([](double x) { return wrapInt32(-static_cast<int64_t>(x)); })));
-  registry.add<AbsOp>(byKind(
-      unaryEvaluator([](double x) { return std::fabs(x); }),
-      unaryEvaluator([](double x) {
-        return wrapInt32(std::llabs(static_cast<int64_t>(x)));
-      })));
+  registry.add<NegOp>(byKind(unaryEvaluator([](double x) { return -x; }),
+                             unaryEvaluator([](double x) {
+                               return wrapInt32(-static_cast<int64_t>(x));
+                             })));
+  registry.add<AbsOp>(
+      byKind(unaryEvaluator([](double x) { return std::fabs(x); }),
+             unaryEvaluator([](double x) {
+               return wrapInt32(std::llabs(static_cast<int64_t>(x)));
+             })));
   registry.add<SignOp>(unaryEvaluator(sign));
   registry.add<ReluOp>(unaryEvaluator(relu));
 
@@ -358,7 +365,8 @@ void registerElementwiseEvaluators(EvaluatorRegistry &registry) {
   registry.add<FloorOp>(unaryEvaluator([](double x) { return std::floor(x); }));
   registry.add<CeilOp>(unaryEvaluator([](double x) { return std::ceil(x); }));
   // nearbyint in the default rounding mode rounds half to even.
-  registry.add<RoundOp>(unaryEvaluator([](double x) { return std::nearbyint(x); }));
+  registry.add<RoundOp>(
+      unaryEvaluator([](double x) { return std::nearbyint(x); }));
   registry.add<CastOp>(evalCast);
 
   // Binary; i32 results wrap modulo 2^32 (exact 64-bit arithmetic first).

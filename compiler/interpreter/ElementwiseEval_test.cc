@@ -33,7 +33,9 @@ double toHalfType(double value, const llvm::fltSemantics &semantics) {
   x.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   return x.convertToDouble();
 }
-double toBf16(double value) { return toHalfType(value, llvm::APFloat::BFloat()); }
+double toBf16(double value) {
+  return toHalfType(value, llvm::APFloat::BFloat());
+}
 
 /// Expects `actual` to be `expected` up to a relative `tolerance`; NaN must
 /// match NaN and infinities must match exactly.
@@ -102,10 +104,10 @@ protected:
 //===----------------------------------------------------------------------===//
 
 struct UnaryCase {
-  std::string op;       // mnemonic
-  std::string attrs;    // text after the operand, e.g. "alpha = 0.2"
+  std::string op;    // mnemonic
+  std::string attrs; // text after the operand, e.g. "alpha = 0.2"
   std::function<double(double)> reference;
-  double low, high;     // input range
+  double low, high; // input range
 };
 
 TEST_F(ElementwiseEvalTest, UnaryFloatOpsMatchFormulas) {
@@ -116,37 +118,45 @@ TEST_F(ElementwiseEvalTest, UnaryFloatOpsMatchFormulas) {
       {"sign", "", [](double x) { return x < 0 ? -1.0 : 1.0; }, -3, 3},
       {"relu", "", [](double x) { return x < 0 ? 0.0 : x; }, -3, 3},
       {"exp", "", [](double x) { return std::pow(M_E, x); }, -3, 3},
-      {"log", "", [](double x) { return std::log2(x) / std::log2(M_E); }, 0.01, 5},
+      {"log", "", [](double x) { return std::log2(x) / std::log2(M_E); }, 0.01,
+       5},
       {"sqrt", "", [](double x) { return std::pow(x, 0.5); }, 0.01, 5},
       {"rsqrt", "", [](double x) { return std::pow(x, -0.5); }, 0.01, 5},
       {"sin", "", [](double x) { return std::cos(x - M_PI / 2); }, -6, 6},
       {"cos", "", [](double x) { return std::sin(x + M_PI / 2); }, -6, 6},
       {"tanh", "",
-       [](double x) { return (std::exp(2 * x) - 1) / (std::exp(2 * x) + 1); }, -4, 4},
-      {"sigmoid", "", [](double x) { return std::exp(x) / (std::exp(x) + 1); }, -8, 8},
-      {"silu", "", [](double x) { return x * std::exp(x) / (std::exp(x) + 1); }, -8, 8},
+       [](double x) { return (std::exp(2 * x) - 1) / (std::exp(2 * x) + 1); },
+       -4, 4},
+      {"sigmoid", "", [](double x) { return std::exp(x) / (std::exp(x) + 1); },
+       -8, 8},
+      {"silu", "", [](double x) { return x * std::exp(x) / (std::exp(x) + 1); },
+       -8, 8},
       {"gelu", "",
-       [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, -4, 4},
+       [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, -4,
+       4},
       {"gelu", "approximate = tanh",
        [k](double x) {
          double u = k * (x + 0.044715 * x * x * x);
          return x * std::exp(u) / (std::exp(u) + std::exp(-u));
        },
        -4, 4},
-      {"leaky_relu", "",
-       [](double x) { return x > 0 ? x : double(0.01f) * x; }, -3, 3},
+      {"leaky_relu", "", [](double x) { return x > 0 ? x : double(0.01f) * x; },
+       -3, 3},
       {"leaky_relu", "alpha = 0.3",
        [](double x) { return x > 0 ? x : double(0.3f) * x; }, -3, 3},
-      {"floor", "", [](double x) { return x - std::fmod(x, 1.0) - (std::fmod(x, 1.0) < 0); },
+      {"floor", "",
+       [](double x) { return x - std::fmod(x, 1.0) - (std::fmod(x, 1.0) < 0); },
        -5, 5},
       {"ceil", "", [](double x) { return -std::floor(-x); }, -5, 5},
       {"round", "", [](double x) { return std::floor(x + 0.5); }, -5, 5},
   };
   for (const UnaryCase &c : cases) {
-    std::string source = "func.func @f(%x: tensor<3x5x7xf32>) -> tensor<3x5x7xf32> {\n"
-                         "  %y = kiln." + c.op + " %x " + c.attrs +
-                         " : tensor<3x5x7xf32>\n"
-                         "  return %y : tensor<3x5x7xf32>\n}";
+    std::string source =
+        "func.func @f(%x: tensor<3x5x7xf32>) -> tensor<3x5x7xf32> {\n"
+        "  %y = kiln." +
+        c.op + " %x " + c.attrs +
+        " : tensor<3x5x7xf32>\n"
+        "  return %y : tensor<3x5x7xf32>\n}";
     Tensor x = random({3, 5, 7}, c.low, c.high);
     std::vector<Tensor> out = run(source, {x});
     ASSERT_EQ(out.size(), 1u) << c.op;
@@ -160,10 +170,10 @@ TEST_F(ElementwiseEvalTest, UnaryEdgeCases) {
   auto apply = [&](const std::string &op, std::vector<double> in) {
     std::string n = std::to_string(in.size());
     std::string type = "tensor<" + n + "xf32>";
-    std::vector<Tensor> out = run("func.func @f(%x: " + type + ") -> " + type +
-                                      " {\n  %y = kiln." + op + " %x : " + type +
-                                      "\n  return %y : " + type + "\n}",
-                                  {values({int64_t(in.size())}, in)});
+    std::vector<Tensor> out =
+        run("func.func @f(%x: " + type + ") -> " + type + " {\n  %y = kiln." +
+                op + " %x : " + type + "\n  return %y : " + type + "\n}",
+            {values({int64_t(in.size())}, in)});
     return out.empty() ? std::vector<double>{} : out[0].data;
   };
   // round: half to even, -0.5 -> -0.
@@ -228,11 +238,14 @@ TEST_F(ElementwiseEvalTest, IntegerUnaryOpsWrap) {
       %s = kiln.sign %x : tensor<5xi32>
       return %n, %a, %r, %s : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
     })mlir";
-  std::vector<Tensor> out = run(
-      source, {values({5}, {-2147483648.0, 2147483647.0, -17, 0, 5}, ElementKind::I32)});
+  std::vector<Tensor> out =
+      run(source, {values({5}, {-2147483648.0, 2147483647.0, -17, 0, 5},
+                          ElementKind::I32)});
   ASSERT_EQ(out.size(), 4u);
-  EXPECT_EQ(out[0].data, (std::vector<double>{-2147483648.0, -2147483647.0, 17, 0, -5}));
-  EXPECT_EQ(out[1].data, (std::vector<double>{-2147483648.0, 2147483647.0, 17, 0, 5}));
+  EXPECT_EQ(out[0].data,
+            (std::vector<double>{-2147483648.0, -2147483647.0, 17, 0, -5}));
+  EXPECT_EQ(out[1].data,
+            (std::vector<double>{-2147483648.0, 2147483647.0, 17, 0, 5}));
   EXPECT_EQ(out[2].data, (std::vector<double>{0, 2147483647.0, 0, 0, 5}));
   EXPECT_EQ(out[3].data, (std::vector<double>{-1, 1, -1, 0, 1}));
 }
@@ -274,19 +287,22 @@ std::vector<BroadcastIndex> broadcastIndices() {
 }
 
 TEST_F(ElementwiseEvalTest, BinaryFloatOpsBroadcast) {
-  std::vector<std::pair<std::string, std::function<double(double, double)>>> cases = {
-      {"add", [](double a, double b) { return a + b; }},
-      {"sub", [](double a, double b) { return a + -b; }},
-      {"mul", [](double a, double b) { return a * b; }},
-      {"div", [](double a, double b) { return a * (1.0 / b); }},
-      {"pow", [](double a, double b) { return std::exp(b * std::log(a)); }},
-      {"max", [](double a, double b) { return std::fmax(a, b); }},
-      {"min", [](double a, double b) { return std::fmin(a, b); }},
-  };
+  std::vector<std::pair<std::string, std::function<double(double, double)>>>
+      cases = {
+          {"add", [](double a, double b) { return a + b; }},
+          {"sub", [](double a, double b) { return a + -b; }},
+          {"mul", [](double a, double b) { return a * b; }},
+          {"div", [](double a, double b) { return a * (1.0 / b); }},
+          {"pow", [](double a, double b) { return std::exp(b * std::log(a)); }},
+          {"max", [](double a, double b) { return std::fmax(a, b); }},
+          {"min", [](double a, double b) { return std::fmin(a, b); }},
+      };
   for (const auto &[op, reference] : cases) {
     std::string source = R"mlir(
       func.func @f(%a: tensor<4x1x5xf32>, %b: tensor<3x1xf32>) -> tensor<4x3x5xf32> {
-        %z = kiln.)mlir" + op + R"mlir( %a, %b : tensor<4x1x5xf32>, tensor<3x1xf32>
+        %z = kiln.)mlir" +
+                         op +
+                         R"mlir( %a, %b : tensor<4x1x5xf32>, tensor<3x1xf32>
         return %z : tensor<4x3x5xf32>
       })mlir";
     Tensor a = random({4, 1, 5}, 0.2, 3), b = random({3, 1}, -2, 2);
@@ -361,14 +377,17 @@ TEST_F(ElementwiseEvalTest, IntegerBinaryOpsWrapAndDivideByRule) {
   EXPECT_EQ(out[0].data[0], -2147483648.0); // INT_MAX + 1 wraps
   EXPECT_EQ(out[2].data[6], 0.0);           // 2^32 wraps to 0
   // Truncation toward zero, x / 0 = 0, -2^31 / -1 = -2^31.
-  EXPECT_EQ(out[3].data, (std::vector<double>{2147483647.0, -2147483648.0, 3, -3,
-                                              -3, 0, 1, 0}));
+  EXPECT_EQ(out[3].data, (std::vector<double>{2147483647.0, -2147483648.0, 3,
+                                              -3, -3, 0, 1, 0}));
 }
 
 TEST_F(ElementwiseEvalTest, CompareAllPredicatesWithNaNAndBroadcast) {
   const std::vector<std::pair<std::string, std::function<bool(double, double)>>>
       predicates = {
-          {"eq", [](double a, double b) { return !(a < b) && !(b < a) && a == a && b == b; }},
+          {"eq",
+           [](double a, double b) {
+             return !(a < b) && !(b < a) && a == a && b == b;
+           }},
           {"ne", [](double a, double b) { return !(a == b); }},
           {"lt", [](double a, double b) { return b - a > 0; }},
           {"le", [](double a, double b) { return a < b || a == b; }},
@@ -378,7 +397,9 @@ TEST_F(ElementwiseEvalTest, CompareAllPredicatesWithNaNAndBroadcast) {
   for (const auto &[name, reference] : predicates) {
     std::string source = R"mlir(
       func.func @f(%a: tensor<4x1x5xf32>, %b: tensor<3x1xf32>) -> tensor<4x3x5xi1> {
-        %m = kiln.compare )mlir" + name + R"mlir(, %a, %b : tensor<4x1x5xf32>, tensor<3x1xf32>
+        %m = kiln.compare )mlir" +
+                         name +
+                         R"mlir(, %a, %b : tensor<4x1x5xf32>, tensor<3x1xf32>
         return %m : tensor<4x3x5xi1>
       })mlir";
     // Small integers make ties likely; a NaN in each operand.
@@ -433,11 +454,13 @@ TEST_F(ElementwiseEvalTest, CastFloatToIntegerAndMask) {
       %m = kiln.cast %x : tensor<9xf32> to tensor<9xi1>
       return %i, %m : tensor<9xi32>, tensor<9xi1>
     })mlir";
-  std::vector<Tensor> out = run(
-      source, {values({9}, {2.9, -2.9, kNaN, 3e9, -3e9, kInf, -kInf, -0.0, 0.25})});
+  std::vector<Tensor> out =
+      run(source,
+          {values({9}, {2.9, -2.9, kNaN, 3e9, -3e9, kInf, -kInf, -0.0, 0.25})});
   ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0].data, (std::vector<double>{2, -2, 0, 2147483647.0, -2147483648.0,
-                                              2147483647.0, -2147483648.0, 0, 0}));
+  EXPECT_EQ(out[0].data,
+            (std::vector<double>{2, -2, 0, 2147483647.0, -2147483648.0,
+                                 2147483647.0, -2147483648.0, 0, 0}));
   EXPECT_EQ(out[1].data, (std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0, 1}));
 }
 
@@ -459,7 +482,8 @@ TEST_F(ElementwiseEvalTest, CastIntegerAndMaskToFloat) {
            values({4}, {1, 0, 1, 0}, ElementKind::I1)},
           Precision::F32);
   ASSERT_EQ(out.size(), 4u);
-  EXPECT_EQ(out[0].data, (std::vector<double>{16777216.0 + 131072.0, -3, 256, 0}));
+  EXPECT_EQ(out[0].data,
+            (std::vector<double>{16777216.0 + 131072.0, -3, 256, 0}));
   EXPECT_EQ(out[1].data, (std::vector<double>{1, 0, 1, 0}));
   EXPECT_EQ(out[2].data, (std::vector<double>{1, 0, 1, 0}));
   EXPECT_EQ(out[3].data, (std::vector<double>{1, 1, 1, 0}));
@@ -475,9 +499,9 @@ TEST_F(ElementwiseEvalTest, CastBetweenFloatsRoundsToNearestEven) {
   Tensor x = random({32}, -100, 100);
   for (double &v : x.data)
     v = double(float(v));
-  x.data[0] = 1.0 + 1.0 / 256;      // bf16 tie: to even (1.0)
-  x.data[1] = 1.0 + 3.0 / 256;      // bf16 tie: to even (1 + 4/256)
-  x.data[2] = 70000.0;              // f16 overflow: inf
+  x.data[0] = 1.0 + 1.0 / 256; // bf16 tie: to even (1.0)
+  x.data[1] = 1.0 + 3.0 / 256; // bf16 tie: to even (1 + 4/256)
+  x.data[2] = 70000.0;         // f16 overflow: inf
   x.data[3] = kNaN;
   std::vector<Tensor> f32 = run(source, {x}, Precision::F32);
   ASSERT_EQ(f32.size(), 2u);
@@ -515,7 +539,8 @@ TEST_F(ElementwiseEvalTest, ConstantAndIota) {
   for (Precision precision : {Precision::F64, Precision::F32}) {
     std::vector<Tensor> out = run(source, {}, precision);
     ASSERT_EQ(out.size(), 4u);
-    EXPECT_EQ(out[0].data, (std::vector<double>{1.5, -2.0, 3.25, 0.0, 7.0, -0.125}));
+    EXPECT_EQ(out[0].data,
+              (std::vector<double>{1.5, -2.0, 3.25, 0.0, 7.0, -0.125}));
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 4; ++j)
         for (int k = 0; k < 2; ++k)
@@ -523,9 +548,9 @@ TEST_F(ElementwiseEvalTest, ConstantAndIota) {
     for (int r = 0; r < 2; ++r)
       for (int j = 0; j < 300; ++j)
         EXPECT_EQ(out[2].data[r * 300 + j], toBf16(j)) << j;
-    EXPECT_EQ(out[2].data[257], 256);  // tie to even
-    EXPECT_EQ(out[2].data[259], 260);  // tie to even
-    EXPECT_EQ(out[2].data[299], 300);  // 299 -> nearest bf16 is 300
+    EXPECT_EQ(out[2].data[257], 256); // tie to even
+    EXPECT_EQ(out[2].data[259], 260); // tie to even
+    EXPECT_EQ(out[2].data[299], 300); // 299 -> nearest bf16 is 300
     EXPECT_EQ(out[3].data, (std::vector<double>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}));
   }
 }
@@ -577,7 +602,8 @@ TEST_F(ElementwiseEvalTest, RandomUniformBoundsSeedStreamOffset) {
     })mlir";
   std::uniform_int_distribution<int32_t> steps(-1000000, 1000000);
   int32_t step = steps(rng);
-  std::vector<Tensor> out = run(source, {values({}, {double(step)}, ElementKind::I32)});
+  std::vector<Tensor> out =
+      run(source, {values({}, {double(step)}, ElementKind::I32)});
   ASSERT_EQ(out.size(), 6u);
   ::kiln::RandomStream a{42, 3, uint32_t(step)}, c{43, 3, uint32_t(step)},
       d{42, 4, uint32_t(step)}, e{uint64_t(int64_t(-7)), 0xFFFFFFFFu, 0};
@@ -587,7 +613,8 @@ TEST_F(ElementwiseEvalTest, RandomUniformBoundsSeedStreamOffset) {
     EXPECT_EQ(out[2].data[i], uniformReference(c.Word(i), -1.5, 2.25)) << i;
     EXPECT_EQ(out[3].data[i], uniformReference(d.Word(i), -1.5, 2.25)) << i;
     EXPECT_EQ(out[4].data[i], uniformReference(e.Word(i), -1.5, 2.25)) << i;
-    EXPECT_EQ(out[5].data[i], toBf16(uniformReference(a.Word(i), -1.5, 2.25))) << i;
+    EXPECT_EQ(out[5].data[i], toBf16(uniformReference(a.Word(i), -1.5, 2.25)))
+        << i;
     EXPECT_GE(out[0].data[i], -1.5);
     EXPECT_LT(out[0].data[i], 2.25);
   }
@@ -638,7 +665,8 @@ TEST_F(ElementwiseEvalTest, RandomNormalMatchesPhilox) {
       return %a, %b, %c, %d, %e, %f : tensor<7x9xf32>, tensor<7x9xf32>, tensor<7x9xbf16>, tensor<7x9xf32>, tensor<7x9xf32>, tensor<7x9xf16>
     })mlir";
   int32_t step = std::uniform_int_distribution<int32_t>(0, 1 << 30)(rng);
-  std::vector<Tensor> out = run(source, {values({}, {double(step)}, ElementKind::I32)});
+  std::vector<Tensor> out =
+      run(source, {values({}, {double(step)}, ElementKind::I32)});
   ASSERT_EQ(out.size(), 6u);
   ::kiln::RandomStream stream{1234, 2, uint32_t(step)}, other{99, 0, 0};
   for (size_t i = 0; i < 63; ++i) {
@@ -648,19 +676,21 @@ TEST_F(ElementwiseEvalTest, RandomNormalMatchesPhilox) {
     EXPECT_EQ(out[2].data[i], toBf16(-1.0 + 0.02 * z)) << i;
     EXPECT_EQ(out[3].data[i], 2.5) << i;
     EXPECT_EQ(out[4].data[i], out[0].data[i]) << "not deterministic at " << i;
-    EXPECT_EQ(out[5].data[i],
-              toHalfType(1.0 + 2.0 * other.Normal(i), llvm::APFloat::IEEEhalf()))
+    EXPECT_EQ(out[5].data[i], toHalfType(1.0 + 2.0 * other.Normal(i),
+                                         llvm::APFloat::IEEEhalf()))
         << i;
   }
   // Box-Muller by hand for the first block: lanes 0/1 share (x0, x1).
-  ::kiln::PhiloxBlock block = ::kiln::Philox4x32_10({0, 2, uint32_t(step), 0}, {1234, 0});
-  double u1 = ((block[0] >> 8) + 1) / 16777216.0, u2 = (block[1] >> 8) / 16777216.0;
+  ::kiln::PhiloxBlock block =
+      ::kiln::Philox4x32_10({0, 2, uint32_t(step), 0}, {1234, 0});
+  double u1 = ((block[0] >> 8) + 1) / 16777216.0,
+         u2 = (block[1] >> 8) / 16777216.0;
   double r = std::sqrt(-2 * std::log(u1));
   EXPECT_EQ(out[0].data[0], double(float(r * std::cos(2 * M_PI * u2))));
   EXPECT_EQ(out[0].data[1], double(float(r * std::sin(2 * M_PI * u2))));
   // The values are those of the element type already: F32 mode agrees.
-  std::vector<Tensor> stored =
-      run(source, {values({}, {double(step)}, ElementKind::I32)}, Precision::F32);
+  std::vector<Tensor> stored = run(
+      source, {values({}, {double(step)}, ElementKind::I32)}, Precision::F32);
   ASSERT_EQ(stored.size(), 6u);
   for (size_t k = 0; k < 6; ++k)
     EXPECT_EQ(stored[k].data, out[k].data) << "result " << k;

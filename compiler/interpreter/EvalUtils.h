@@ -1,4 +1,5 @@
-//===- EvalUtils.h - building blocks of the op evaluators --------*- C++ -*-===//
+//===- EvalUtils.h - building blocks of the op evaluators --------*- C++
+//-*-===//
 
 #ifndef KILN_COMPILER_INTERPRETER_EVALUTILS_H
 #define KILN_COMPILER_INTERPRETER_EVALUTILS_H
@@ -44,8 +45,8 @@ template <typename Fn> Evaluator binaryEvaluator(Fn fn) {
 /// reduced dims), folding each group with `combine` from `init`; `finish`
 /// maps (accumulator, group size) to the stored value.
 template <typename Combine, typename Finish>
-void reduceOver(const Tensor &input, llvm::ArrayRef<int64_t> dims, Tensor &output,
-                double init, Combine combine, Finish finish) {
+void reduceOver(const Tensor &input, llvm::ArrayRef<int64_t> dims,
+                Tensor &output, double init, Combine combine, Finish finish) {
   // View the output as the input's shape with reduced dims of size 1, and walk
   // the input once, accumulating into the output element it maps to.
   Shape kept(input.shape);
@@ -56,11 +57,10 @@ void reduceOver(const Tensor &input, llvm::ArrayRef<int64_t> dims, Tensor &outpu
   }
   std::vector<double> accumulators(output.data.size(), init);
   std::array<Shape, 1> strides = {broadcastStrides(kept, input.shape)};
-  forEachStrided<1>(input.shape, strides,
-                    [&](int64_t i, const std::array<int64_t, 1> &out) {
-                      accumulators[out[0]] =
-                          combine(accumulators[out[0]], input.data[i]);
-                    });
+  forEachStrided<1>(
+      input.shape, strides, [&](int64_t i, const std::array<int64_t, 1> &out) {
+        accumulators[out[0]] = combine(accumulators[out[0]], input.data[i]);
+      });
   for (size_t i = 0; i < accumulators.size(); ++i)
     output.data[i] = finish(accumulators[i], groupSize);
 }

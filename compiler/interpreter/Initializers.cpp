@@ -18,9 +18,9 @@ static_assert(int(::kiln::InitKind::kZeros) == int(InitKind::zeros) &&
 std::vector<double> initialValues(InitAttr init, llvm::ArrayRef<int64_t> shape,
                                   uint64_t seed, uint32_t stream) {
   auto kind = static_cast<::kiln::InitKind>(init.getKind());
-  return ::kiln::InitialValues(kind, init.getFirstValue(), init.getSecondValue(),
-                               std::vector<int64_t>(shape.begin(), shape.end()),
-                               seed, stream);
+  return ::kiln::InitialValues(
+      kind, init.getFirstValue(), init.getSecondValue(),
+      std::vector<int64_t>(shape.begin(), shape.end()), seed, stream);
 }
 
 } // namespace mlir::kiln::ref

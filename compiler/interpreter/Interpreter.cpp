@@ -143,7 +143,8 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp function,
 }
 
 FailureOr<std::vector<Tensor>>
-Interpreter::runRegion(Region &region, llvm::ArrayRef<const Tensor *> arguments) {
+Interpreter::runRegion(Region &region,
+                       llvm::ArrayRef<const Tensor *> arguments) {
   return runBlock(region.front(), arguments, *this);
 }
 

@@ -1,4 +1,5 @@
-//===- Interpreter.h - the CPU reference executor of kiln IR -----*- C++ -*-===//
+//===- Interpreter.h - the CPU reference executor of kiln IR -----*- C++
+//-*-===//
 //
 // Runs a verified kiln function on the CPU, op by op in program order. Each op
 // family registers an evaluator (a function from operand tensors to result
@@ -68,8 +69,8 @@ public:
 
   /// Runs the single block of `region` with `arguments` bound to its block
   /// arguments and returns the operands of its terminator.
-  FailureOr<std::vector<Tensor>> runRegion(Region &region,
-                                           llvm::ArrayRef<const Tensor *> arguments);
+  FailureOr<std::vector<Tensor>>
+  runRegion(Region &region, llvm::ArrayRef<const Tensor *> arguments);
 
   Precision getPrecision() const { return precision; }
 

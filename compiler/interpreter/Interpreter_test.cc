@@ -33,7 +33,8 @@ protected:
     return module ? *module->getOps<func::FuncOp>().begin() : func::FuncOp();
   }
 
-  Tensor random(llvm::ArrayRef<int64_t> shape, ElementKind kind = ElementKind::F32) {
+  Tensor random(llvm::ArrayRef<int64_t> shape,
+                ElementKind kind = ElementKind::F32) {
     Tensor t(shape, kind);
     std::uniform_real_distribution<double> dist(-2.0, 2.0);
     for (double &x : t.data)
@@ -78,7 +79,8 @@ TEST_F(InterpreterTest, F32ModeRoundsBf16Storage) {
       %0 = kiln.add %a, %b : tensor<64xbf16>, tensor<64xbf16>
       return %0 : tensor<64xbf16>
     })mlir");
-  Tensor a = random({64}, ElementKind::BF16), b = random({64}, ElementKind::BF16);
+  Tensor a = random({64}, ElementKind::BF16),
+         b = random({64}, ElementKind::BF16);
   for (Tensor *t : {&a, &b})
     for (double &x : t->data)
       x = roundToStorage(x, ElementKind::BF16, Precision::F32);
@@ -90,7 +92,8 @@ TEST_F(InterpreterTest, F32ModeRoundsBf16Storage) {
     double stored = (*results)[0].data[i];
     // bf16 keeps 8 significant bits: rounding error at most 2^-8 relative.
     EXPECT_LE(std::abs(stored - exact), std::ldexp(std::abs(exact), -8));
-    EXPECT_EQ(stored, roundToStorage(stored, ElementKind::BF16, Precision::F32));
+    EXPECT_EQ(stored,
+              roundToStorage(stored, ElementKind::BF16, Precision::F32));
   }
 }
 
@@ -102,8 +105,9 @@ TEST_F(InterpreterTest, RejectsMisshapedInput) {
     })mlir");
   Interpreter interpreter(Precision::F64);
   EXPECT_TRUE(failed(interpreter.run(f, {random({5})})));
-  EXPECT_NE(diagnostics.find("input 0: expected 'tensor<4xf32>', got tensor<5xf32>"),
-            std::string::npos)
+  EXPECT_NE(
+      diagnostics.find("input 0: expected 'tensor<4xf32>', got tensor<5xf32>"),
+      std::string::npos)
       << diagnostics;
   diagnostics.clear();
   EXPECT_TRUE(failed(interpreter.run(f, {})));
@@ -112,11 +116,14 @@ TEST_F(InterpreterTest, RejectsMisshapedInput) {
 }
 
 TEST(RoundToStorage, KnownValues) {
-  EXPECT_EQ(roundToStorage(1.0 + 1.0 / 256, ElementKind::BF16, Precision::F32), 1.0);
+  EXPECT_EQ(roundToStorage(1.0 + 1.0 / 256, ElementKind::BF16, Precision::F32),
+            1.0);
   EXPECT_EQ(roundToStorage(1.0 + 3.0 / 256, ElementKind::BF16, Precision::F32),
             1.0 + 4.0 / 256);
-  EXPECT_EQ(roundToStorage(65520.0, ElementKind::F16, Precision::F32), INFINITY);
-  EXPECT_EQ(roundToStorage(0.1, ElementKind::F32, Precision::F32), double(0.1f));
+  EXPECT_EQ(roundToStorage(65520.0, ElementKind::F16, Precision::F32),
+            INFINITY);
+  EXPECT_EQ(roundToStorage(0.1, ElementKind::F32, Precision::F32),
+            double(0.1f));
   EXPECT_EQ(roundToStorage(0.1, ElementKind::F32, Precision::F64), 0.1);
   EXPECT_EQ(roundToStorage(-3.7, ElementKind::I32, Precision::F64), -3.0);
   EXPECT_EQ(roundToStorage(0.5, ElementKind::I1, Precision::F64), 1.0);
@@ -130,13 +137,21 @@ TEST(RoundToStorage, BF16MatchesAPFloat) {
     bool losesInfo = false;
     number.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
                    &losesInfo);
-    number.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-                   &losesInfo);
+    number.convert(llvm::APFloat::IEEEdouble(),
+                   llvm::APFloat::rmNearestTiesToEven, &losesInfo);
     return number.convertToDouble();
   };
-  std::vector<double> values = {0.0, -0.0, INFINITY, -INFINITY, 3.3895313892515355e38,
-                                3.4028234663852886e38, 1.0 + 1.0 / 256, 1.0 + 3.0 / 256,
-                                1e-40, -1e-45, 1.1754943508222875e-38};
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                INFINITY,
+                                -INFINITY,
+                                3.3895313892515355e38,
+                                3.4028234663852886e38,
+                                1.0 + 1.0 / 256,
+                                1.0 + 3.0 / 256,
+                                1e-40,
+                                -1e-45,
+                                1.1754943508222875e-38};
   std::mt19937 rng(20261130);
   for (int i = 0; i < 200000; ++i) {
     uint32_t bits = rng();
@@ -150,7 +165,8 @@ TEST(RoundToStorage, BF16MatchesAPFloat) {
     ASSERT_EQ(rounded, viaAPFloat(value)) << value;
     ASSERT_EQ(std::signbit(rounded), std::signbit(viaAPFloat(value))) << value;
   }
-  EXPECT_TRUE(std::isnan(roundToStorage(NAN, ElementKind::BF16, Precision::F32)));
+  EXPECT_TRUE(
+      std::isnan(roundToStorage(NAN, ElementKind::BF16, Precision::F32)));
 }
 
 } // namespace

@@ -39,7 +39,8 @@ std::vector<double> toChannelsFirst(const std::vector<double> &in,
 /// The inverse of toChannelsFirst: `in` is [a, d, b, c] for a tensor whose
 /// own (channels-last) shape is `shape` = [a, b, c, d].
 void fromChannelsFirst(const std::vector<double> &in,
-                       llvm::ArrayRef<int64_t> shape, std::vector<double> &out) {
+                       llvm::ArrayRef<int64_t> shape,
+                       std::vector<double> &out) {
   int64_t a = shape[0], b = shape[1], c = shape[2], d = shape[3];
   double *dst = out.data();
   for (int64_t i = 0; i < a; ++i) {
@@ -66,15 +67,16 @@ void storeChannelsFirst(std::vector<double> &&data, Tensor &t, bool nhwc) {
 
 /// Sizes of one convolution or pooling, channels-first.
 struct Geometry {
-  int64_t n, c, h, w;   // input
-  int64_t o, oh, ow;    // output
-  int64_t kh, kw;       // window
+  int64_t n, c, h, w; // input
+  int64_t o, oh, ow;  // output
+  int64_t kh, kw;     // window
   int64_t sh, sw, top, left, dh, dw, groups;
 
   /// Dims of an activation shape in `layout` as (n, c, h, w).
   static std::array<int64_t, 4> nchw(llvm::ArrayRef<int64_t> shape, bool nhwc) {
-    return nhwc ? std::array<int64_t, 4>{shape[0], shape[3], shape[1], shape[2]}
-                : std::array<int64_t, 4>{shape[0], shape[1], shape[2], shape[3]};
+    return nhwc
+               ? std::array<int64_t, 4>{shape[0], shape[3], shape[1], shape[2]}
+               : std::array<int64_t, 4>{shape[0], shape[1], shape[2], shape[3]};
   }
 
   Geometry(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> output,
@@ -169,7 +171,8 @@ LogicalResult evalConv2d(Operation *op, llvm::ArrayRef<const Tensor *> operands,
   Tensor &result = results[0];
   auto [kh, kw] = filterWindow(filter.shape, nhwc);
   Geometry g(input.shape, result.shape, nhwc, kh, kw, conv.getStride(),
-             conv.getPadding(), conv.getDilation(), conv.getGroupsAttr().getInt());
+             conv.getPadding(), conv.getDilation(),
+             conv.getGroupsAttr().getInt());
   std::vector<double> x = channelsFirst(input, nhwc);
   std::vector<double> f = channelsFirst(filter, nhwc);
   std::vector<double> y(result.data.size(), 0.0);
@@ -195,7 +198,8 @@ LogicalResult evalConv2dBackwardInput(Operation *op,
   Tensor &result = results[0];
   auto [kh, kw] = filterWindow(filter.shape, nhwc);
   Geometry g(result.shape, grad.shape, nhwc, kh, kw, conv.getStride(),
-             conv.getPadding(), conv.getDilation(), conv.getGroupsAttr().getInt());
+             conv.getPadding(), conv.getDilation(),
+             conv.getGroupsAttr().getInt());
   std::vector<double> y = channelsFirst(grad, nhwc);
   std::vector<double> f = channelsFirst(filter, nhwc);
   std::vector<double> x(result.data.size(), 0.0);
@@ -214,7 +218,8 @@ LogicalResult evalConv2dBackwardFilter(Operation *op,
   Tensor &result = results[0];
   auto [kh, kw] = filterWindow(result.shape, nhwc);
   Geometry g(input.shape, grad.shape, nhwc, kh, kw, conv.getStride(),
-             conv.getPadding(), conv.getDilation(), conv.getGroupsAttr().getInt());
+             conv.getPadding(), conv.getDilation(),
+             conv.getGroupsAttr().getInt());
   std::vector<double> y = channelsFirst(grad, nhwc);
   std::vector<double> x = channelsFirst(input, nhwc);
   std::vector<double> f(result.data.size(), 0.0);
@@ -273,8 +278,10 @@ int64_t argmaxOf(const double *plane, int64_t width, int64_t rowLo,
   return best;
 }
 
-LogicalResult evalMaxPool2d(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                            llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalMaxPool2d(Operation *op,
+                            llvm::ArrayRef<const Tensor *> operands,
+                            llvm::MutableArrayRef<Tensor> results,
+                            EvalContext &) {
   auto pool = cast<MaxPool2dOp>(op);
   bool nhwc = pool.getLayout() == ConvLayout::nhwc;
   Geometry g = poolGeometry(pool, operands[0]->shape, results[0].shape);
@@ -310,8 +317,10 @@ LogicalResult evalMaxPool2dBackward(Operation *op,
   return success();
 }
 
-LogicalResult evalAvgPool2d(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                            llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalAvgPool2d(Operation *op,
+                            llvm::ArrayRef<const Tensor *> operands,
+                            llvm::MutableArrayRef<Tensor> results,
+                            EvalContext &) {
   auto pool = cast<AvgPool2dOp>(op);
   bool nhwc = pool.getLayout() == ConvLayout::nhwc;
   bool includePad = pool.getCountIncludePad();

@@ -45,8 +45,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// softmax or log_softmax along `dim`: slices are strided by `inner`, so the
 /// loops keep per-column maxima and sums and sweep rows contiguously.
 template <bool Log>
-LogicalResult evalSoftmax(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                          llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult
+evalSoftmax(Operation *op, llvm::ArrayRef<const Tensor *> operands,
+            llvm::MutableArrayRef<Tensor> results, EvalContext &) {
   int64_t dim = Log ? cast<LogSoftmaxOp>(op).getDimAttr().getInt()
                     : cast<SoftmaxOp>(op).getDimAttr().getInt();
   const Tensor &x = *operands[0];
@@ -103,8 +104,10 @@ std::pair<double, double> meanAndRstd(const double *x, int64_t count,
   return {mean, 1.0 / std::sqrt(sq / count + eps)};
 }
 
-LogicalResult evalLayerNorm(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                            llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalLayerNorm(Operation *op,
+                            llvm::ArrayRef<const Tensor *> operands,
+                            llvm::MutableArrayRef<Tensor> results,
+                            EvalContext &) {
   auto norm = cast<LayerNormOp>(op);
   const Tensor &x = *operands[0];
   const Tensor *weight = norm.getWeight() ? operands[1] : nullptr;
@@ -113,7 +116,8 @@ LogicalResult evalLayerNorm(Operation *op, llvm::ArrayRef<const Tensor *> operan
       llvm::ArrayRef<int64_t>(x.shape).take_back(norm.getNumNormalizedDims()));
   double eps = norm.getEps().convertToDouble();
   Tensor &y = results[0];
-  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows; ++row) {
+  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows;
+       ++row) {
     const double *in = x.data.data() + row * count;
     double *out = y.data.data() + row * count;
     auto [mean, rstd] = meanAndRstd(in, count, eps);
@@ -140,7 +144,8 @@ LogicalResult evalLayerNormBackward(Operation *op,
   int64_t count = dw.size();
   double eps = norm.getEps().convertToDouble();
   std::vector<double> xh(count), gy(count);
-  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows; ++row) {
+  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows;
+       ++row) {
     const double *in = x.data.data() + row * count;
     const double *grad = g.data.data() + row * count;
     double *out = dx.data.data() + row * count;
@@ -169,14 +174,17 @@ double rmsRstd(const double *x, int64_t count, double eps) {
   return 1.0 / std::sqrt(sq / count + eps);
 }
 
-LogicalResult evalRmsNorm(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                          llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalRmsNorm(Operation *op,
+                          llvm::ArrayRef<const Tensor *> operands,
+                          llvm::MutableArrayRef<Tensor> results,
+                          EvalContext &) {
   auto norm = cast<RmsNormOp>(op);
   const Tensor &x = *operands[0];
   const Tensor *weight = norm.getWeight() ? operands[1] : nullptr;
   int64_t count = x.shape.back();
   double eps = norm.getEps().convertToDouble();
-  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows; ++row) {
+  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows;
+       ++row) {
     const double *in = x.data.data() + row * count;
     double *out = results[0].data.data() + row * count;
     double rstd = rmsRstd(in, count, eps);
@@ -196,7 +204,8 @@ LogicalResult evalRmsNormBackward(Operation *op,
   Tensor &dx = results[0], &dw = results[1];
   int64_t count = x.shape.back();
   double eps = norm.getEps().convertToDouble();
-  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows; ++row) {
+  for (int64_t row = 0, rows = count ? x.size() / count : 0; row < rows;
+       ++row) {
     const double *in = x.data.data() + row * count;
     const double *grad = g.data.data() + row * count;
     double *out = dx.data.data() + row * count;
@@ -244,8 +253,10 @@ void channelStats(const Tensor &x, const Slices &s, double eps,
   }
 }
 
-LogicalResult evalBatchNorm(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                            llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalBatchNorm(Operation *op,
+                            llvm::ArrayRef<const Tensor *> operands,
+                            llvm::MutableArrayRef<Tensor> results,
+                            EvalContext &) {
   auto norm = cast<BatchNormOp>(op);
   const Tensor &x = *operands[0], &gamma = *operands[1], &beta = *operands[2];
   Slices s = slicesAround(x.shape, norm.getDimAttr().getInt());
@@ -286,8 +297,8 @@ LogicalResult evalBatchNormBackward(Operation *op,
   grad = g.data.data();
   double *out = results[0].data.data();
   for (int64_t o = 0; o < s.outer; ++o)
-    for (int64_t c = 0; c < s.size; ++c, in += s.inner, grad += s.inner,
-                 out += s.inner) {
+    for (int64_t c = 0; c < s.size;
+         ++c, in += s.inner, grad += s.inner, out += s.inner) {
       double meanG = sumG[c] / count, meanGXh = sumGXh[c] / count;
       double scale = gamma.data[c] * rstd[c];
       for (int64_t i = 0; i < s.inner; ++i) {
@@ -302,8 +313,10 @@ LogicalResult evalBatchNormBackward(Operation *op,
 // Embedding and rope
 //===----------------------------------------------------------------------===//
 
-LogicalResult evalEmbedding(Operation *, llvm::ArrayRef<const Tensor *> operands,
-                            llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalEmbedding(Operation *,
+                            llvm::ArrayRef<const Tensor *> operands,
+                            llvm::MutableArrayRef<Tensor> results,
+                            EvalContext &) {
   const Tensor &table = *operands[0], &indices = *operands[1];
   int64_t rows = table.shape[0], width = table.shape[1];
   double *out = results[0].data.data();
@@ -362,7 +375,8 @@ LogicalResult evalRope(Operation *op, llvm::ArrayRef<const Tensor *> operands,
   double *out = results[0].data.data();
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t t = 0; t < positions; ++t) {
-      const double *c = cosines.data() + t * half, *sn = sines.data() + t * half;
+      const double *c = cosines.data() + t * half,
+                   *sn = sines.data() + t * half;
       for (int64_t h = 0; h < heads; ++h, in += width, out += width)
         for (int64_t i = 0; i < half; ++i) {
           double lo = in[i], hi = in[i + half];
@@ -377,8 +391,10 @@ LogicalResult evalRope(Operation *op, llvm::ArrayRef<const Tensor *> operands,
 // Dropout
 //===----------------------------------------------------------------------===//
 
-LogicalResult evalDropout(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                          llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalDropout(Operation *op,
+                          llvm::ArrayRef<const Tensor *> operands,
+                          llvm::MutableArrayRef<Tensor> results,
+                          EvalContext &) {
   auto dropout = cast<DropoutOp>(op);
   ::kiln::RandomStream stream;
   // Two's complement: a negative seed is read as an unsigned 64-bit word and
@@ -405,8 +421,10 @@ double reductionScale(Reduction reduction, int64_t count) {
   return reduction == Reduction::mean ? 1.0 / double(count) : 1.0;
 }
 
-LogicalResult evalMseLoss(Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                          llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+LogicalResult evalMseLoss(Operation *op,
+                          llvm::ArrayRef<const Tensor *> operands,
+                          llvm::MutableArrayRef<Tensor> results,
+                          EvalContext &) {
   const std::vector<double> &p = operands[0]->data, &t = operands[1]->data;
   double sum = 0;
   for (size_t i = 0, e = p.size(); i < e; ++i)
@@ -442,7 +460,8 @@ LogicalResult evalCrossEntropy(Operation *op,
     const double *x = logits.data.data() + n * classes;
     double lse = logSumExp(x, classes);
     double label = labels.data[n];
-    double picked = label >= 0 && label < classes ? x[int64_t(label)] - lse : kNaN;
+    double picked =
+        label >= 0 && label < classes ? x[int64_t(label)] - lse : kNaN;
     double sum = 0;
     for (int64_t c = 0; c < classes; ++c)
       sum += x[c] - lse;
@@ -465,7 +484,8 @@ LogicalResult evalCrossEntropyBackward(Operation *op,
   const Tensor &logits = *operands[1], &labels = *operands[2];
   int64_t rows = logits.shape[0], classes = logits.shape[1];
   double eps = loss.getLabelSmoothing().convertToDouble();
-  double scale = operands[0]->data[0] * reductionScale(loss.getReduction(), rows);
+  double scale =
+      operands[0]->data[0] * reductionScale(loss.getReduction(), rows);
   double uniform = eps / double(classes);
   for (int64_t n = 0; n < rows; ++n) {
     const double *x = logits.data.data() + n * classes;
@@ -489,7 +509,8 @@ LogicalResult evalBinaryCrossEntropy(Operation *op,
   const std::vector<double> &x = operands[0]->data, &t = operands[1]->data;
   double sum = 0;
   for (size_t i = 0, e = x.size(); i < e; ++i)
-    sum += std::max(x[i], 0.0) - x[i] * t[i] + std::log1p(std::exp(-std::abs(x[i])));
+    sum += std::max(x[i], 0.0) - x[i] * t[i] +
+           std::log1p(std::exp(-std::abs(x[i])));
   if (cast<BinaryCrossEntropyOp>(op).getReduction() == Reduction::mean)
     sum /= double(x.size());
   results[0].data[0] = sum;
@@ -500,9 +521,10 @@ LogicalResult evalBinaryCrossEntropyBackward(
     Operation *op, llvm::ArrayRef<const Tensor *> operands,
     llvm::MutableArrayRef<Tensor> results, EvalContext &) {
   const std::vector<double> &x = operands[1]->data, &t = operands[2]->data;
-  double scale = operands[0]->data[0] *
-                 reductionScale(cast<BinaryCrossEntropyBackwardOp>(op).getReduction(),
-                                x.size());
+  double scale =
+      operands[0]->data[0] *
+      reductionScale(cast<BinaryCrossEntropyBackwardOp>(op).getReduction(),
+                     x.size());
   std::vector<double> &out = results[0].data;
   for (size_t i = 0, e = x.size(); i < e; ++i) {
     // sigmoid without overflow: exp of a non-positive number only.

@@ -62,7 +62,8 @@ protected:
     return t;
   }
 
-  static void expectClose(const Tensor &actual, const std::vector<double> &expected,
+  static void expectClose(const Tensor &actual,
+                          const std::vector<double> &expected,
                           double tolerance = 1e-12) {
     ASSERT_EQ(actual.data.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i)
@@ -174,8 +175,9 @@ TEST_F(NNEvalTest, LayerNormTwoDimsWeightBias) {
     for (int j = 0; j < 20; ++j)
       var += std::pow(x.data[a * 20 + j] - mean, 2) / 20;
     for (int j = 0; j < 20; ++j)
-      y[a * 20 + j] = (x.data[a * 20 + j] - mean) / std::sqrt(var + 1e-3) *
-                          w.data[j] + b.data[j];
+      y[a * 20 + j] =
+          (x.data[a * 20 + j] - mean) / std::sqrt(var + 1e-3) * w.data[j] +
+          b.data[j];
   }
   for (int row = 0; row < 12; ++row) {
     double mean = 0, var = 0;
@@ -232,7 +234,8 @@ TEST_F(NNEvalTest, BatchNormChannelsLast) {
     var[i % 5] += std::pow(x.data[i] - mean[i % 5], 2) / 24;
   for (int i = 0; i < 120; ++i)
     y[i] = (x.data[i] - mean[i % 5]) / std::sqrt(var[i % 5] + 1e-3) *
-               g.data[i % 5] + b.data[i % 5];
+               g.data[i % 5] +
+           b.data[i % 5];
   expectClose(r[0], y, 1e-11);
   expectClose(r[1], mean);
   expectClose(r[2], var);
@@ -259,7 +262,8 @@ TEST_F(NNEvalTest, BatchNormRank3) {
     for (int n = 0; n < 4; ++n)
       for (int l = 0; l < 5; ++l) {
         int i = (n * 3 + c) * 5 + l;
-        y[i] = (x.data[i] - mean) / std::sqrt(var + 1e-5) * g.data[c] + b.data[c];
+        y[i] =
+            (x.data[i] - mean) / std::sqrt(var + 1e-5) * g.data[c] + b.data[c];
       }
   }
   expectClose(r[0], y, 1e-11);
@@ -277,7 +281,8 @@ struct ConvCase {
 
 /// Straightforward conv2d over NCHW index names, whatever the storage layout.
 std::vector<double> naiveConv(const ConvCase &k, const Tensor &x,
-                              const Tensor &f, const Tensor *b, int oh, int ow) {
+                              const Tensor &f, const Tensor *b, int oh,
+                              int ow) {
   auto xAt = [&](int n, int c, int h, int w) {
     return k.nhwc ? x.data[((n * k.h + h) * k.w + w) * k.c + c]
                   : x.data[((n * k.c + c) * k.h + h) * k.w + w];
@@ -336,12 +341,14 @@ TEST_P(NNConvEvalTest, MatchesDirectFormula) {
   std::string source =
       "func.func @f(%x: " + shapeType(xs) + ", %w: " + shapeType(fs) +
       ", %b: tensor<" + std::to_string(k.o) + "xf32>) -> " + shapeType(ys) +
-      " {\n  %y = kiln.conv2d %x, %w" + (k.bias ? ", %b" : "") + " layout = " +
-      (k.nhwc ? "nhwc" : "nchw") + " stride = " + list({k.sh, k.sw}) +
+      " {\n  %y = kiln.conv2d %x, %w" + (k.bias ? ", %b" : "") +
+      " layout = " + (k.nhwc ? "nhwc" : "nchw") +
+      " stride = " + list({k.sh, k.sw}) +
       " padding = " + list({k.top, k.bottom, k.left, k.right}) +
       " dilation = " + list({k.dh, k.dw}) +
       " groups = " + std::to_string(k.groups) + " : " + shapeType(xs) + ", " +
-      shapeType(fs) + (k.bias ? ", tensor<" + std::to_string(k.o) + "xf32>" : "") +
+      shapeType(fs) +
+      (k.bias ? ", tensor<" + std::to_string(k.o) + "xf32>" : "") +
       "\n  return %y : " + shapeType(ys) + "\n}";
   auto r = run(source, {x, f, b});
   ASSERT_EQ(r.size(), 1u) << source;
@@ -351,7 +358,8 @@ TEST_P(NNConvEvalTest, MatchesDirectFormula) {
 INSTANTIATE_TEST_SUITE_P(
     Layouts, NNConvEvalTest,
     ::testing::Values(
-        // nhwc, n, c, h, w, o, kh, kw, sh, sw, top, bottom, left, right, dh, dw, groups, bias
+        // nhwc, n, c, h, w, o, kh, kw, sh, sw, top, bottom, left, right, dh,
+        // dw, groups, bias
         ConvCase{false, 2, 3, 7, 6, 4, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, true},
         ConvCase{true, 2, 3, 7, 6, 4, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, false},
         ConvCase{false, 2, 6, 11, 10, 4, 3, 2, 2, 3, 1, 2, 0, 1, 1, 1, 2, true},
@@ -363,7 +371,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(NNEvalTest, ConvBackwardOpsAreAdjointsOfConv) {
   // <conv(x, f), g> = <x, backward_input(g, f)> = <f, backward_filter(g, x)>.
-  Tensor x = random({2, 9, 8, 4}), f = random({6, 3, 3, 2}), g = random({2, 4, 3, 6});
+  Tensor x = random({2, 9, 8, 4}), f = random({6, 3, 3, 2}),
+         g = random({2, 4, 3, 6});
   auto r = run(R"mlir(
     func.func @f(%x: tensor<2x9x8x4xf32>, %w: tensor<6x3x3x2xf32>, %g: tensor<2x4x3x6xf32>)
         -> (tensor<2x4x3x6xf32>, tensor<2x9x8x4xf32>, tensor<6x3x3x2xf32>) {
@@ -386,8 +395,10 @@ TEST_F(NNEvalTest, ConvBackwardOpsAreAdjointsOfConv) {
     return s;
   };
   double reference = dot(r[0].data, g.data);
-  EXPECT_NEAR(dot(x.data, r[1].data), reference, 1e-10 * std::abs(reference) + 1e-12);
-  EXPECT_NEAR(dot(f.data, r[2].data), reference, 1e-10 * std::abs(reference) + 1e-12);
+  EXPECT_NEAR(dot(x.data, r[1].data), reference,
+              1e-10 * std::abs(reference) + 1e-12);
+  EXPECT_NEAR(dot(f.data, r[2].data), reference,
+              1e-10 * std::abs(reference) + 1e-12);
 }
 
 //===----------------------------------------------------------------------===//
@@ -403,7 +414,8 @@ TEST_F(NNEvalTest, PoolsWithPaddingNchwAndNhwc) {
     for (int c = 0; c < 3; ++c)
       for (int h = 0; h < 7; ++h)
         for (int w = 0; w < 6; ++w)
-          xt.data[((n * 7 + h) * 6 + w) * 3 + c] = x.data[((n * 3 + c) * 7 + h) * 6 + w];
+          xt.data[((n * 7 + h) * 6 + w) * 3 + c] =
+              x.data[((n * 3 + c) * 7 + h) * 6 + w];
   auto r = run(R"mlir(
     func.func @f(%x: tensor<2x3x7x6xf32>, %xt: tensor<2x7x6x3xf32>)
         -> (tensor<2x3x4x3xf32>, tensor<2x3x4x3xf32>, tensor<2x3x4x3xf32>,
@@ -657,7 +669,8 @@ TEST_F(NNEvalTest, CrossEntropyBackwardClosedForm) {
       z += std::exp(logits.data[n * 4 + c]);
     for (int c = 0; c < 4; ++c) {
       double target = (c == int(labels.data[n]) ? 0.9 : 0.0) + 0.1 / 4;
-      expected[n * 4 + c] = 1.7 / 3 * (std::exp(logits.data[n * 4 + c]) / z - target);
+      expected[n * 4 + c] =
+          1.7 / 3 * (std::exp(logits.data[n * 4 + c]) / z - target);
     }
   }
   expectClose(r[0], expected);
@@ -665,7 +678,7 @@ TEST_F(NNEvalTest, CrossEntropyBackwardClosedForm) {
 
 TEST_F(NNEvalTest, BinaryCrossEntropyStableForm) {
   Tensor x = random({5, 3}, -3, 3), t = random({5, 3}, 0, 1);
-  x.data[0] = 60;  // log(1 + exp(-60)) underflows gracefully
+  x.data[0] = 60; // log(1 + exp(-60)) underflows gracefully
   x.data[1] = -60;
   auto r = run(R"mlir(
     func.func @f(%x: tensor<5x3xf32>, %t: tensor<5x3xf32>) -> (tensor<f32>, tensor<f32>, tensor<5x3xf32>) {

@@ -283,8 +283,7 @@ static LogicalResult evalRnnBackward(Operation *op,
                                      llvm::MutableArrayRef<Tensor> results,
                                      EvalContext &) {
   RnnLayout layout(cast<RnnBackwardOp>(op).getFunction(), operands);
-  const Tensor &all = *operands[4], &dAll = *operands[5],
-               &dLast = *operands[6];
+  const Tensor &all = *operands[4], &dAll = *operands[5], &dLast = *operands[6];
   Tensor &dInput = results[0], &dRecurrent = results[1], &dBias = results[2],
          &dStates0 = results[3];
   int64_t hd = layout.hd, nh = layout.nh, d = layout.d;

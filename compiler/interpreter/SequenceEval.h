@@ -1,4 +1,5 @@
-//===- SequenceEval.h - evaluators of attention, rnn and fusion --*- C++ -*-===//
+//===- SequenceEval.h - evaluators of attention, rnn and fusion --*- C++
+//-*-===//
 //
 // registerSequenceEvaluators (Interpreter.h) registers the family's
 // evaluators, which live in one file per op group.

@@ -122,12 +122,12 @@ std::vector<double> referenceAttention(const AttentionCase &c, const Tensor &q,
 
 TEST_F(SequenceEvalTest, AttentionMatchesReference) {
   AttentionCase cases[] = {
-      {2, 3, 5, 5, 4, 6, false, 0},  // multi-head, default scale
-      {2, 3, 5, 5, 4, 6, true, 0},   // causal lower triangle
-      {1, 2, 3, 7, 5, 2, true, 0.3}, // Tq < Tk: ends aligned, custom scale
+      {2, 3, 5, 5, 4, 6, false, 0},   // multi-head, default scale
+      {2, 3, 5, 5, 4, 6, true, 0},    // causal lower triangle
+      {1, 2, 3, 7, 5, 2, true, 0.3},  // Tq < Tk: ends aligned, custom scale
       {3, 1, 4, 2, 3, 3, false, 0.7}, // Tq > Tk
-      {2, 2, 1, 6, 4, 3, true, 0},   // one query sees the whole cache
-      {1, 1, 1, 1, 2, 2, true, 0},   // a single key
+      {2, 2, 1, 6, 4, 3, true, 0},    // one query sees the whole cache
+      {1, 1, 1, 1, 2, 2, true, 0},    // a single key
   };
   for (const AttentionCase &c : cases) {
     std::vector<int64_t> qs = {c.b, c.h, c.tq, c.d}, ks = {c.b, c.h, c.tk, c.d},
@@ -136,12 +136,12 @@ TEST_F(SequenceEvalTest, AttentionMatchesReference) {
     std::string attrs = c.causal ? " causal" : "";
     if (c.scale > 0)
       attrs += " scale = " + std::to_string(c.scale);
-    func::FuncOp f = parse("func.func @f(%q: " + typeOf(qs) + ", %k: " +
-                           typeOf(ks) + ", %v: " + typeOf(vs) + ") -> " +
-                           typeOf(os) + " {\n  %0 = kiln.attention %q, %k, %v" +
-                           attrs + " : " + typeOf(qs) + ", " + typeOf(ks) +
-                           ", " + typeOf(vs) + "\n  return %0 : " + typeOf(os) +
-                           "\n}");
+    func::FuncOp f =
+        parse("func.func @f(%q: " + typeOf(qs) + ", %k: " + typeOf(ks) +
+              ", %v: " + typeOf(vs) + ") -> " + typeOf(os) +
+              " {\n  %0 = kiln.attention %q, %k, %v" + attrs + " : " +
+              typeOf(qs) + ", " + typeOf(ks) + ", " + typeOf(vs) +
+              "\n  return %0 : " + typeOf(os) + "\n}");
     ASSERT_TRUE(f);
     Tensor q = random(qs), k = random(ks), v = random(vs);
     std::vector<Tensor> out = run(f, {q, k, v});
@@ -189,9 +189,9 @@ TEST_F(SequenceEvalTest, AttentionRoundsBf16InF32Mode) {
   std::vector<Tensor> rounded = run(f, {q, k, v}, Precision::F32);
   ASSERT_EQ(rounded.size(), 1u);
   for (size_t i = 0; i < exact[0].data.size(); ++i)
-    EXPECT_EQ(rounded[0].data[i], roundToStorage(exact[0].data[i],
-                                                 ElementKind::BF16,
-                                                 Precision::F32));
+    EXPECT_EQ(
+        rounded[0].data[i],
+        roundToStorage(exact[0].data[i], ElementKind::BF16, Precision::F32));
 }
 
 //===----------------------------------------------------------------------===//
@@ -286,7 +286,8 @@ std::vector<double> referenceRnn(const RnnCase &c, const Tensor &wx,
             next[0][n][d] =
                 zz * state[0][n][d] + (1 - zz) * std::tanh(nn + rr * g0);
           } else {
-            next[0][n][d] = std::tanh(Rh[0] + WX(b, t, 0, n, d) + BIAS(0, n, d));
+            next[0][n][d] =
+                std::tanh(Rh[0] + WX(b, t, 0, n, d) + BIAS(0, n, d));
           }
         }
       state = next;
@@ -310,14 +311,15 @@ protected:
                          rs = {z.gr, c.nh, c.d, c.d}, bs = {z.gb, c.nh, c.d},
                          ss = {z.s, c.b, c.nh, c.d},
                          as = {z.s, c.b, c.t, c.nh, c.d};
-    std::string operandTypes = typeOf(xs) + ", " + typeOf(rs) + ", " +
-                               typeOf(bs) + ", " + typeOf(ss);
-    func::FuncOp f = parse(
-        "func.func @f(%x: " + typeOf(xs) + ", %r: " + typeOf(rs) + ", %b: " +
-        typeOf(bs) + ", %s: " + typeOf(ss) + ") -> (" + typeOf(as) + ", " +
-        typeOf(ss) + ") {\n  %all, %last = kiln.rnn %x, %r, %b, %s function = " +
-        c.function + " : " + operandTypes + "\n  return %all, %last : " +
-        typeOf(as) + ", " + typeOf(ss) + "\n}");
+    std::string operandTypes =
+        typeOf(xs) + ", " + typeOf(rs) + ", " + typeOf(bs) + ", " + typeOf(ss);
+    func::FuncOp f =
+        parse("func.func @f(%x: " + typeOf(xs) + ", %r: " + typeOf(rs) +
+              ", %b: " + typeOf(bs) + ", %s: " + typeOf(ss) + ") -> (" +
+              typeOf(as) + ", " + typeOf(ss) +
+              ") {\n  %all, %last = kiln.rnn %x, %r, %b, %s function = " +
+              c.function + " : " + operandTypes + "\n  return %all, %last : " +
+              typeOf(as) + ", " + typeOf(ss) + "\n}");
     ASSERT_TRUE(f);
     Tensor x = random(xs), r = random(rs, -0.8, 0.8), b = random(bs),
            s0 = random(ss);
@@ -373,8 +375,9 @@ TEST_F(SequenceEvalTest, SlstmStabiliserTakesEitherBranch) {
       %all, %last = kiln.rnn %x, %r, %b, %s function = slstm : tensor<1x2x4x1x1xf32>, tensor<4x1x1x1xf32>, tensor<4x1x1xf32>, tensor<4x1x1x1xf32>
       return %all : tensor<4x1x2x1x1xf32>
     })mlir");
-  Tensor x({1, 2, 4, 1, 1}, ElementKind::F32), r({4, 1, 1, 1}, ElementKind::F32),
-      b({4, 1, 1}, ElementKind::F32), s0({4, 1, 1, 1}, ElementKind::F32);
+  Tensor x({1, 2, 4, 1, 1}, ElementKind::F32),
+      r({4, 1, 1, 1}, ElementKind::F32), b({4, 1, 1}, ElementKind::F32),
+      s0({4, 1, 1, 1}, ElementKind::F32);
   x.data = {2.0, 0.0, 0.5, 1.0, /*step 1*/ -3.0, 1.0, -0.25, -1.0};
   s0.data = {0.0, 0.3, 1.0, 0.0}; // h, c, n, m
   std::vector<Tensor> out = run(f, {x, r, b, s0});

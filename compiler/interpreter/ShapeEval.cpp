@@ -18,7 +18,8 @@
 namespace mlir::kiln::ref {
 
 /// Reshape is a copy of the row-major data under another shape.
-static LogicalResult evalReshape(Operation *, llvm::ArrayRef<const Tensor *> operands,
+static LogicalResult evalReshape(Operation *,
+                                 llvm::ArrayRef<const Tensor *> operands,
                                  llvm::MutableArrayRef<Tensor> results,
                                  EvalContext &) {
   results[0].data = operands[0]->data;
@@ -128,7 +129,8 @@ static LogicalResult evalConcat(Operation *op,
 
 /// Fills the result with `value` (converted to the element type, as the op
 /// documents) and copies the input to offset `low`.
-static LogicalResult evalPad(Operation *op, llvm::ArrayRef<const Tensor *> operands,
+static LogicalResult evalPad(Operation *op,
+                             llvm::ArrayRef<const Tensor *> operands,
                              llvm::MutableArrayRef<Tensor> results,
                              EvalContext &) {
   auto pad = cast<PadOp>(op);
@@ -224,10 +226,9 @@ static LogicalResult evalArgmax(Operation *op,
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("O3")))
 #endif
-static void multiplyAccumulate(const double *__restrict a,
-                               const double *__restrict b,
-                               double *__restrict c, int64_t m, int64_t k,
-                               int64_t n) {
+static void
+multiplyAccumulate(const double *__restrict a, const double *__restrict b,
+                   double *__restrict c, int64_t m, int64_t k, int64_t n) {
   for (int64_t i = 0; i < m; ++i) {
     double *cRow = c + i * n;
     const double *aRow = a + i * k;
@@ -263,40 +264,43 @@ static LogicalResult evalMatmul(Operation *op,
     return success();
 
   // Batch positions, counted in matrices.
-  llvm::ArrayRef<int64_t> outBatch = llvm::ArrayRef<int64_t>(out.shape).drop_back(2);
+  llvm::ArrayRef<int64_t> outBatch =
+      llvm::ArrayRef<int64_t>(out.shape).drop_back(2);
   std::array<Shape, 2> batchStrides = {
-      broadcastStrides(llvm::ArrayRef<int64_t>(lhs.shape).drop_back(2), outBatch),
-      broadcastStrides(llvm::ArrayRef<int64_t>(rhs.shape).drop_back(2), outBatch)};
+      broadcastStrides(llvm::ArrayRef<int64_t>(lhs.shape).drop_back(2),
+                       outBatch),
+      broadcastStrides(llvm::ArrayRef<int64_t>(rhs.shape).drop_back(2),
+                       outBatch)};
 
   std::vector<double> packedA, packedB;
   int64_t packedAIndex = -1, packedBIndex = -1;
-  forEachStrided<2>(
-      outBatch, batchStrides,
-      [&](int64_t batch, const std::array<int64_t, 2> &from) {
-        const double *a = lhs.data.data() + from[0] * m * k;
-        if (transposeLhs) { // stored [K, M]
-          if (packedAIndex != from[0]) {
-            packedA.resize(m * k);
-            for (int64_t p = 0; p < k; ++p)
-              for (int64_t i = 0; i < m; ++i)
-                packedA[i * k + p] = a[p * m + i];
-            packedAIndex = from[0];
-          }
-          a = packedA.data();
-        }
-        const double *b = rhs.data.data() + from[1] * k * n;
-        if (transposeRhs) { // stored [N, K]
-          if (packedBIndex != from[1]) {
-            packedB.resize(k * n);
-            for (int64_t j = 0; j < n; ++j)
-              for (int64_t p = 0; p < k; ++p)
-                packedB[p * n + j] = b[j * k + p];
-            packedBIndex = from[1];
-          }
-          b = packedB.data();
-        }
-        multiplyAccumulate(a, b, out.data.data() + batch * m * n, m, k, n);
-      });
+  forEachStrided<2>(outBatch, batchStrides,
+                    [&](int64_t batch, const std::array<int64_t, 2> &from) {
+                      const double *a = lhs.data.data() + from[0] * m * k;
+                      if (transposeLhs) { // stored [K, M]
+                        if (packedAIndex != from[0]) {
+                          packedA.resize(m * k);
+                          for (int64_t p = 0; p < k; ++p)
+                            for (int64_t i = 0; i < m; ++i)
+                              packedA[i * k + p] = a[p * m + i];
+                          packedAIndex = from[0];
+                        }
+                        a = packedA.data();
+                      }
+                      const double *b = rhs.data.data() + from[1] * k * n;
+                      if (transposeRhs) { // stored [N, K]
+                        if (packedBIndex != from[1]) {
+                          packedB.resize(k * n);
+                          for (int64_t j = 0; j < n; ++j)
+                            for (int64_t p = 0; p < k; ++p)
+                              packedB[p * n + j] = b[j * k + p];
+                          packedBIndex = from[1];
+                        }
+                        b = packedB.data();
+                      }
+                      multiplyAccumulate(a, b, out.data.data() + batch * m * n,
+                                         m, k, n);
+                    });
   return success();
 }
 
@@ -308,55 +312,58 @@ void registerShapeEvaluators(EvaluatorRegistry &registry) {
   registry.add<ConcatOp>(evalConcat);
   registry.add<PadOp>(evalPad);
   registry.add<FlipOp>(evalFlip);
-  registry.add<TriuOp>([](Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                          llvm::MutableArrayRef<Tensor> results, EvalContext &) {
-    int64_t diagonal = cast<TriuOp>(op).getDiagonal();
-    return evalTriangular(operands, results,
-                          [diagonal](int64_t d) { return d >= diagonal; });
-  });
-  registry.add<TrilOp>([](Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                          llvm::MutableArrayRef<Tensor> results, EvalContext &) {
-    int64_t diagonal = cast<TrilOp>(op).getDiagonal();
-    return evalTriangular(operands, results,
-                          [diagonal](int64_t d) { return d <= diagonal; });
-  });
-  registry.add<ReduceSumOp>([](Operation *op, llvm::ArrayRef<const Tensor *> operands,
-                               llvm::MutableArrayRef<Tensor> results,
-                               EvalContext &) {
-    reduceOver(*operands[0], cast<ReduceSumOp>(op).getDims(), results[0], 0.0,
-               [](double acc, double x) { return acc + x; },
-               [](double acc, int64_t) { return acc; });
-    return success();
-  });
-  registry.add<ReduceMeanOp>([](Operation *op,
-                                llvm::ArrayRef<const Tensor *> operands,
-                                llvm::MutableArrayRef<Tensor> results,
-                                EvalContext &) {
-    reduceOver(*operands[0], cast<ReduceMeanOp>(op).getDims(), results[0], 0.0,
-               [](double acc, double x) { return acc + x; },
-               [](double acc, int64_t size) { return acc / double(size); });
-    return success();
-  });
-  registry.add<ReduceMaxOp>([](Operation *op,
-                               llvm::ArrayRef<const Tensor *> operands,
-                               llvm::MutableArrayRef<Tensor> results,
-                               EvalContext &) {
-    reduceOver(*operands[0], cast<ReduceMaxOp>(op).getDims(), results[0],
-               -std::numeric_limits<double>::infinity(),
-               nanPropagating([](double a, double b) { return std::max(a, b); }),
-               [](double acc, int64_t) { return acc; });
-    return success();
-  });
-  registry.add<ReduceMinOp>([](Operation *op,
-                               llvm::ArrayRef<const Tensor *> operands,
-                               llvm::MutableArrayRef<Tensor> results,
-                               EvalContext &) {
-    reduceOver(*operands[0], cast<ReduceMinOp>(op).getDims(), results[0],
-               std::numeric_limits<double>::infinity(),
-               nanPropagating([](double a, double b) { return std::min(a, b); }),
-               [](double acc, int64_t) { return acc; });
-    return success();
-  });
+  registry.add<TriuOp>(
+      [](Operation *op, llvm::ArrayRef<const Tensor *> operands,
+         llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+        int64_t diagonal = cast<TriuOp>(op).getDiagonal();
+        return evalTriangular(operands, results,
+                              [diagonal](int64_t d) { return d >= diagonal; });
+      });
+  registry.add<TrilOp>(
+      [](Operation *op, llvm::ArrayRef<const Tensor *> operands,
+         llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+        int64_t diagonal = cast<TrilOp>(op).getDiagonal();
+        return evalTriangular(operands, results,
+                              [diagonal](int64_t d) { return d <= diagonal; });
+      });
+  registry.add<ReduceSumOp>(
+      [](Operation *op, llvm::ArrayRef<const Tensor *> operands,
+         llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+        reduceOver(
+            *operands[0], cast<ReduceSumOp>(op).getDims(), results[0], 0.0,
+            [](double acc, double x) { return acc + x; },
+            [](double acc, int64_t) { return acc; });
+        return success();
+      });
+  registry.add<ReduceMeanOp>(
+      [](Operation *op, llvm::ArrayRef<const Tensor *> operands,
+         llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+        reduceOver(
+            *operands[0], cast<ReduceMeanOp>(op).getDims(), results[0], 0.0,
+            [](double acc, double x) { return acc + x; },
+            [](double acc, int64_t size) { return acc / double(size); });
+        return success();
+      });
+  registry.add<ReduceMaxOp>(
+      [](Operation *op, llvm::ArrayRef<const Tensor *> operands,
+         llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+        reduceOver(
+            *operands[0], cast<ReduceMaxOp>(op).getDims(), results[0],
+            -std::numeric_limits<double>::infinity(),
+            nanPropagating([](double a, double b) { return std::max(a, b); }),
+            [](double acc, int64_t) { return acc; });
+        return success();
+      });
+  registry.add<ReduceMinOp>(
+      [](Operation *op, llvm::ArrayRef<const Tensor *> operands,
+         llvm::MutableArrayRef<Tensor> results, EvalContext &) {
+        reduceOver(
+            *operands[0], cast<ReduceMinOp>(op).getDims(), results[0],
+            std::numeric_limits<double>::infinity(),
+            nanPropagating([](double a, double b) { return std::min(a, b); }),
+            [](double acc, int64_t) { return acc; });
+        return success();
+      });
   registry.add<ArgmaxOp>(evalArgmax);
   registry.add<MatmulOp>(evalMatmul);
 }

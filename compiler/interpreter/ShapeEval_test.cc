@@ -66,7 +66,8 @@ protected:
     return succeeded(results) ? (*results)[0] : Tensor();
   }
 
-  Tensor random(llvm::ArrayRef<int64_t> shape, ElementKind kind = ElementKind::F32) {
+  Tensor random(llvm::ArrayRef<int64_t> shape,
+                ElementKind kind = ElementKind::F32) {
     Tensor t(shape, kind);
     std::uniform_real_distribution<double> dist(-2.0, 2.0);
     for (double &x : t.data)
@@ -96,14 +97,16 @@ TEST_F(ShapeEvalTest, ReshapeAndBroadcastTo) {
     func.func @f(%x: tensor<3x1x5xf32>) -> tensor<5x3xf32> {
       %0 = kiln.reshape %x : tensor<3x1x5xf32> -> tensor<5x3xf32>
       return %0 : tensor<5x3xf32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   EXPECT_EQ(r.shape, (Shape{5, 3}));
   EXPECT_EQ(r.data, x.data);
   Tensor b = run(R"mlir(
     func.func @f(%x: tensor<3x1x5xf32>) -> tensor<2x3x4x5xf32> {
       %0 = kiln.broadcast_to %x : tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
       return %0 : tensor<2x3x4x5xf32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   ASSERT_EQ(b.size(), 2 * 3 * 4 * 5);
   for (int64_t i = 0; i < b.size(); ++i) {
     Index j = unravel(i, b.shape);
@@ -117,7 +120,8 @@ TEST_F(ShapeEvalTest, Transpose) {
     func.func @f(%x: tensor<2x3x5x7xf32>) -> tensor<5x2x7x3xf32> {
       %0 = kiln.transpose %x perm = [2, 0, 3, 1] : tensor<2x3x5x7xf32>
       return %0 : tensor<5x2x7x3xf32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   ASSERT_EQ(y.shape, (Shape{5, 2, 7, 3}));
   for (int64_t i = 0; i < y.size(); ++i) {
     Index j = unravel(i, y.shape);
@@ -132,7 +136,8 @@ TEST_F(ShapeEvalTest, StridedSlice) {
     func.func @f(%x: tensor<5x9x4xf32>) -> tensor<2x3x4xf32> {
       %0 = kiln.slice %x start = [1, 2, 0] limit = [5, 9, 4] step = [2, 3, 1] : tensor<5x9x4xf32>
       return %0 : tensor<2x3x4xf32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   ASSERT_EQ(y.shape, (Shape{2, 3, 4}));
   for (int64_t i = 0; i < y.size(); ++i) {
     Index j = unravel(i, y.shape);
@@ -145,7 +150,8 @@ TEST_F(ShapeEvalTest, EmptySlice) {
     func.func @f(%x: tensor<3x4xf32>) -> tensor<3x0xf32> {
       %0 = kiln.slice %x start = [0, 2] limit = [3, 2] step = [1, 1] : tensor<3x4xf32>
       return %0 : tensor<3x0xf32>
-    })mlir", {random({3, 4})});
+    })mlir",
+                 {random({3, 4})});
   EXPECT_EQ(y.shape, (Shape{3, 0}));
   EXPECT_EQ(y.size(), 0);
 }
@@ -156,7 +162,8 @@ TEST_F(ShapeEvalTest, Concat) {
     func.func @f(%a: tensor<2x3x5xf32>, %b: tensor<2x1x5xf32>, %c: tensor<2x4x5xf32>) -> tensor<2x8x5xf32> {
       %0 = kiln.concat %a, %b, %c dim = 1 : tensor<2x3x5xf32>, tensor<2x1x5xf32>, tensor<2x4x5xf32>
       return %0 : tensor<2x8x5xf32>
-    })mlir", {a, b, c});
+    })mlir",
+                 {a, b, c});
   ASSERT_EQ(y.shape, (Shape{2, 8, 5}));
   for (int64_t i = 0; i < y.size(); ++i) {
     Index j = unravel(i, y.shape);
@@ -173,7 +180,8 @@ TEST_F(ShapeEvalTest, PadRoundsValueToElementType) {
     func.func @f(%x: tensor<3x2xf32>) -> tensor<4x6xf32> {
       %0 = kiln.pad %x low = [1, 3] high = [0, 1] value = 0.1 : tensor<3x2xf32>
       return %0 : tensor<4x6xf32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   ASSERT_EQ(y.shape, (Shape{4, 6}));
   for (int64_t i = 0; i < y.size(); ++i) {
     Index j = unravel(i, y.shape);
@@ -186,7 +194,8 @@ TEST_F(ShapeEvalTest, PadRoundsValueToElementType) {
     func.func @f(%x: tensor<2x3xi32>) -> tensor<2x5xi32> {
       %0 = kiln.pad %x low = [0, 2] high = [0, 0] value = -7.0 : tensor<2x3xi32>
       return %0 : tensor<2x5xi32>
-    })mlir", {n});
+    })mlir",
+                 {n});
   for (int64_t i = 0; i < m.size(); ++i) {
     Index j = unravel(i, m.shape);
     EXPECT_EQ(m.data[i], j[1] < 2 ? -7.0 : at(n, {j[0], j[1] - 2}));
@@ -199,7 +208,8 @@ TEST_F(ShapeEvalTest, Flip) {
     func.func @f(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
       %0 = kiln.flip %x dims = [0, 2] : tensor<2x3x5xf32>
       return %0 : tensor<2x3x5xf32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   for (int64_t i = 0; i < y.size(); ++i) {
     Index j = unravel(i, y.shape);
     EXPECT_EQ(y.data[i], at(x, {1 - j[0], j[1], 4 - j[2]}));
@@ -208,7 +218,8 @@ TEST_F(ShapeEvalTest, Flip) {
     func.func @f(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
       %0 = kiln.flip %x dims = [] : tensor<2x3x5xf32>
       return %0 : tensor<2x3x5xf32>
-    })mlir", {x});
+    })mlir",
+                    {x});
   EXPECT_EQ(same.data, x.data);
 }
 
@@ -218,14 +229,18 @@ TEST_F(ShapeEvalTest, TriuAndTril) {
     std::string attr = "diagonal = " + std::to_string(diagonal);
     Tensor u = run(R"mlir(
       func.func @f(%x: tensor<3x4x6xf32>) -> tensor<3x4x6xf32> {
-        %0 = kiln.triu %x )mlir" + attr + R"mlir( : tensor<3x4x6xf32>
+        %0 = kiln.triu %x )mlir" +
+                       attr + R"mlir( : tensor<3x4x6xf32>
         return %0 : tensor<3x4x6xf32>
-      })mlir", {x});
+      })mlir",
+                   {x});
     Tensor l = run(R"mlir(
       func.func @f(%x: tensor<3x4x6xf32>) -> tensor<3x4x6xf32> {
-        %0 = kiln.tril %x )mlir" + attr + R"mlir( : tensor<3x4x6xf32>
+        %0 = kiln.tril %x )mlir" +
+                       attr + R"mlir( : tensor<3x4x6xf32>
         return %0 : tensor<3x4x6xf32>
-      })mlir", {x});
+      })mlir",
+                   {x});
     for (int64_t i = 0; i < x.size(); ++i) {
       Index j = unravel(i, x.shape);
       int64_t offset = j[2] - j[1];
@@ -256,19 +271,19 @@ TEST_F(ShapeEvalTest, ReductionsOverTwoDims) {
            " : tensor<3x5x4xf32>\n return %0 : " + type + "\n}";
   };
   Tensor sum = run(source("reduce_sum", "", "tensor<5xf32>"), {x});
-  Tensor mean = run(source("reduce_mean", " keepdim", "tensor<1x5x1xf32>"), {x});
+  Tensor mean =
+      run(source("reduce_mean", " keepdim", "tensor<1x5x1xf32>"), {x});
   Tensor max = run(source("reduce_max", "", "tensor<5xf32>"), {x});
   Tensor min = run(source("reduce_min", " keepdim", "tensor<1x5x1xf32>"), {x});
   EXPECT_EQ(mean.shape, (Shape{1, 5, 1}));
-  std::vector<double> s = reduce02(x, 0.0, [](double a, double b) { return a + b; });
-  std::vector<double> hi =
-      reduce02(x, -INFINITY, [](double a, double b) {
-        return std::isnan(a) || std::isnan(b) ? NAN : (b > a ? b : a);
-      });
-  std::vector<double> lo =
-      reduce02(x, INFINITY, [](double a, double b) {
-        return std::isnan(a) || std::isnan(b) ? NAN : (b < a ? b : a);
-      });
+  std::vector<double> s =
+      reduce02(x, 0.0, [](double a, double b) { return a + b; });
+  std::vector<double> hi = reduce02(x, -INFINITY, [](double a, double b) {
+    return std::isnan(a) || std::isnan(b) ? NAN : (b > a ? b : a);
+  });
+  std::vector<double> lo = reduce02(x, INFINITY, [](double a, double b) {
+    return std::isnan(a) || std::isnan(b) ? NAN : (b < a ? b : a);
+  });
   for (int b = 0; b < 5; ++b) {
     if (b == 2) {
       EXPECT_TRUE(std::isnan(sum.data[b]));
@@ -291,14 +306,16 @@ TEST_F(ShapeEvalTest, ReduceAllToScalarAndNegativeValues) {
     func.func @f(%x: tensor<7x3xf32>) -> tensor<f32> {
       %0 = kiln.reduce_max %x dims = [1, 0] : tensor<7x3xf32>
       return %0 : tensor<f32>
-    })mlir", {x});
+    })mlir",
+                   {x});
   EXPECT_EQ(max.shape, Shape{});
   EXPECT_EQ(max.data[0], *std::max_element(x.data.begin(), x.data.end()));
   Tensor mean = run(R"mlir(
     func.func @f(%x: tensor<7x3xf32>) -> tensor<f32> {
       %0 = kiln.reduce_mean %x dims = [0, 1] : tensor<7x3xf32>
       return %0 : tensor<f32>
-    })mlir", {x});
+    })mlir",
+                    {x});
   double total = 0;
   for (double v : x.data)
     total += v;
@@ -311,7 +328,8 @@ TEST_F(ShapeEvalTest, ReduceMaxOfI32) {
     func.func @f(%x: tensor<4x6xi32>) -> tensor<4xi32> {
       %0 = kiln.reduce_max %x dims = [1] : tensor<4x6xi32>
       return %0 : tensor<4xi32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   for (int r = 0; r < 4; ++r)
     EXPECT_EQ(y.data[r], *std::max_element(x.data.begin() + 6 * r,
                                            x.data.begin() + 6 * r + 6));
@@ -326,7 +344,8 @@ TEST_F(ShapeEvalTest, ArgmaxFirstIndexOnTiesAndNaN) {
     func.func @f(%x: tensor<3x7x5xf32>) -> tensor<3x1x5xi32> {
       %0 = kiln.argmax %x dim = 1 keepdim : tensor<3x7x5xf32>
       return %0 : tensor<3x1x5xi32>
-    })mlir", {x});
+    })mlir",
+                 {x});
   ASSERT_EQ(y.shape, (Shape{3, 1, 5}));
   for (int64_t a = 0; a < 3; ++a)
     for (int64_t c = 0; c < 5; ++c) {
@@ -340,14 +359,16 @@ TEST_F(ShapeEvalTest, ArgmaxFirstIndexOnTiesAndNaN) {
         if (v > at(x, {a, best, c}))
           best = k;
       }
-      EXPECT_EQ(y.data[ravel({a, 0, c}, y.shape)], double(best)) << a << "," << c;
+      EXPECT_EQ(y.data[ravel({a, 0, c}, y.shape)], double(best))
+          << a << "," << c;
     }
   EXPECT_EQ(y.data[ravel({0, 0, 1}, y.shape)], 4.0);
   Tensor last = run(R"mlir(
     func.func @f(%x: tensor<3x7x5xf32>) -> tensor<3x7xi32> {
       %0 = kiln.argmax %x dim = 2 : tensor<3x7x5xf32>
       return %0 : tensor<3x7xi32>
-    })mlir", {x});
+    })mlir",
+                    {x});
   for (int64_t a = 0; a < 3; ++a)
     for (int64_t b = 0; b < 7; ++b) {
       int64_t best = 0;
@@ -411,10 +432,10 @@ TEST_F(ShapeEvalTest, MatmulEveryTransposeWithBatchBroadcast) {
                           (tr ? " transpose_rhs" : "");
       std::string source = "func.func @f(%a: " + typeString(lhsShape) +
                            ", %b: " + typeString(rhsShape) + ") -> " +
-                           typeString(outShape) + " {\n %0 = kiln.matmul %a, %b" +
-                           flags + " : " + typeString(lhsShape) + ", " +
-                           typeString(rhsShape) + "\n return %0 : " +
-                           typeString(outShape) + "\n}";
+                           typeString(outShape) +
+                           " {\n %0 = kiln.matmul %a, %b" + flags + " : " +
+                           typeString(lhsShape) + ", " + typeString(rhsShape) +
+                           "\n return %0 : " + typeString(outShape) + "\n}";
       Tensor y = run(source, {lhs, rhs});
       Tensor expected = naiveMatmul(lhs, rhs, tl, tr, outShape);
       ASSERT_EQ(y.shape, outShape) << flags;
@@ -435,14 +456,14 @@ TEST_F(ShapeEvalTest, MatmulRandomShapes) {
     Shape rhsShape = {b0, lhsBroadcast ? b1 : 1, tr ? n : k, tr ? k : n};
     Shape outShape = {b0, b1, m, n};
     Tensor lhs = random(lhsShape), rhs = random(rhsShape);
-    std::string flags = std::string(tl ? " transpose_lhs" : "") +
-                        (tr ? " transpose_rhs" : "");
+    std::string flags =
+        std::string(tl ? " transpose_lhs" : "") + (tr ? " transpose_rhs" : "");
     std::string source = "func.func @f(%a: " + typeString(lhsShape) +
                          ", %b: " + typeString(rhsShape) + ") -> " +
                          typeString(outShape) + " {\n %0 = kiln.matmul %a, %b" +
                          flags + " : " + typeString(lhsShape) + ", " +
-                         typeString(rhsShape) + "\n return %0 : " +
-                         typeString(outShape) + "\n}";
+                         typeString(rhsShape) +
+                         "\n return %0 : " + typeString(outShape) + "\n}";
     SCOPED_TRACE(source);
     Tensor y = run(source, {lhs, rhs});
     Tensor expected = naiveMatmul(lhs, rhs, tl, tr, outShape);
@@ -459,7 +480,8 @@ TEST_F(ShapeEvalTest, MatmulRank2AndRhsOnlyBatch) {
     func.func @f(%a: tensor<4x9xf32>, %b: tensor<2x3x6x9xf32>) -> tensor<2x3x4x6xf32> {
       %0 = kiln.matmul %a, %b transpose_rhs : tensor<4x9xf32>, tensor<2x3x6x9xf32>
       return %0 : tensor<2x3x4x6xf32>
-    })mlir", {lhs, rhs});
+    })mlir",
+                 {lhs, rhs});
   Tensor expected = naiveMatmul(lhs, rhs, false, true, {2, 3, 4, 6});
   ASSERT_EQ(y.shape, expected.shape);
   for (int64_t i = 0; i < y.size(); ++i)
@@ -467,7 +489,8 @@ TEST_F(ShapeEvalTest, MatmulRank2AndRhsOnlyBatch) {
 }
 
 TEST_F(ShapeEvalTest, MatmulBf16RoundsOnceInF32Mode) {
-  Tensor lhs = random({3, 17}, ElementKind::BF16), rhs = random({17, 5}, ElementKind::BF16);
+  Tensor lhs = random({3, 17}, ElementKind::BF16),
+         rhs = random({17, 5}, ElementKind::BF16);
   for (Tensor *t : {&lhs, &rhs})
     for (double &x : t->data)
       x = roundToStorage(x, ElementKind::BF16, Precision::F32);
@@ -475,12 +498,13 @@ TEST_F(ShapeEvalTest, MatmulBf16RoundsOnceInF32Mode) {
     func.func @f(%a: tensor<3x17xbf16>, %b: tensor<17x5xbf16>) -> tensor<3x5xbf16> {
       %0 = kiln.matmul %a, %b : tensor<3x17xbf16>, tensor<17x5xbf16>
       return %0 : tensor<3x5xbf16>
-    })mlir", {lhs, rhs}, Precision::F32);
+    })mlir",
+                 {lhs, rhs}, Precision::F32);
   Tensor exact = naiveMatmul(lhs, rhs, false, false, {3, 5});
   for (int64_t i = 0; i < y.size(); ++i) {
     // Stored as bf16, within bf16's rounding of the exact sum.
-    EXPECT_EQ(y.data[i], roundToStorage(y.data[i], ElementKind::BF16,
-                                        Precision::F32));
+    EXPECT_EQ(y.data[i],
+              roundToStorage(y.data[i], ElementKind::BF16, Precision::F32));
     EXPECT_LE(std::abs(y.data[i] - exact.data[i]),
               std::ldexp(std::abs(exact.data[i]), -8))
         << i;
@@ -499,9 +523,11 @@ TEST_F(ShapeEvalTest, MatmulOfTrainingSizeIsFast) {
       func.func @f(%a: tensor<128x64xf32>, %b: tensor<256x64xf32>) -> tensor<128x256xf32> {
         %0 = kiln.matmul %a, %b transpose_rhs : tensor<128x64xf32>, tensor<256x64xf32>
         return %0 : tensor<128x256xf32>
-      })mlir", {lhs, rhs});
+      })mlir",
+            {lhs, rhs});
   double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   EXPECT_LT(seconds, 5.0);
   // Spot-check a few elements.
   for (int64_t i : {0, 77, 127})

@@ -81,13 +81,11 @@ double roundToStorage(double value, ElementKind kind, Precision precision) {
   case ElementKind::I1:
     return value != 0 ? 1 : 0;
   case ElementKind::F32:
-    return precision == Precision::F64 ? value
-                                       : static_cast<double>(
-                                             static_cast<float>(value));
-  case ElementKind::BF16:
     return precision == Precision::F64
                ? value
-               : roundThroughFloatToBF16(value);
+               : static_cast<double>(static_cast<float>(value));
+  case ElementKind::BF16:
+    return precision == Precision::F64 ? value : roundThroughFloatToBF16(value);
   case ElementKind::F16:
     return precision == Precision::F64
                ? value
@@ -119,7 +117,8 @@ std::string Tensor::typeString() const {
   return text;
 }
 
-Shape broadcastStrides(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
+Shape broadcastStrides(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to) {
   Shape own = rowMajorStrides(from);
   Shape result(to.size(), 0);
   size_t offset = to.size() - from.size();

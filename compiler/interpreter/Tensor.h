@@ -1,4 +1,5 @@
-//===- Tensor.h - host tensors of the reference interpreter ------*- C++ -*-===//
+//===- Tensor.h - host tensors of the reference interpreter ------*- C++
+//-*-===//
 //
 // A dense row-major tensor whose elements are held as doubles whatever their
 // kiln element type (i32 and i1 values are exact in a double). The element
@@ -64,7 +65,8 @@ Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
 /// Strides that read a tensor of shape `from` as if broadcast to `to` (numpy
 /// rules, `from` must be broadcastable): 0 along broadcast dimensions.
-Shape broadcastStrides(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+Shape broadcastStrides(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to);
 
 /// Calls `body(outIndex, inIndex[0..n))` for every element of `outShape` in
 /// row-major order, where inIndex[k] advances by `inStrides[k]`. The loop is

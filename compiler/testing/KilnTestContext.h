@@ -1,4 +1,5 @@
-//===- KilnTestContext.h - an MLIR context for kiln tests --------*- C++ -*-===//
+//===- KilnTestContext.h - an MLIR context for kiln tests --------*- C++
+//-*-===//
 
 #ifndef KILN_COMPILER_TESTING_KILNTESTCONTEXT_H
 #define KILN_COMPILER_TESTING_KILNTESTCONTEXT_H

@@ -13,22 +13,26 @@ namespace mlir::kiln {
 FailureOr<std::unique_ptr<ReferenceTrainer>>
 ReferenceTrainer::create(ModuleOp module, uint64_t seed,
                          ref::Precision precision) {
-  for (StringRef entry : {"forward", "forward_backward", "apply_update", "train_step"})
+  for (StringRef entry :
+       {"forward", "forward_backward", "apply_update", "train_step"})
     if (!module.lookupSymbol<func::FuncOp>(entry))
       return module.emitError("the reference trainer needs the entry '")
                  << entry << "' (run --kiln-make-train-step)",
              failure();
-  std::unique_ptr<ReferenceTrainer> trainer(new ReferenceTrainer(module, precision));
+  std::unique_ptr<ReferenceTrainer> trainer(
+      new ReferenceTrainer(module, precision));
 
   // Parameters from their initialisers, streams by position in forward.
   auto forward = module.lookupSymbol<func::FuncOp>("forward");
   llvm::StringMap<std::vector<double>> initial;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    auto init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
+    auto init =
+        forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
     if (!init)
       continue;
     auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
-    StringRef name = stringEntry(forward.getArgAttrDict(i), KilnDialect::kNameAttrName);
+    StringRef name =
+        stringEntry(forward.getArgAttrDict(i), KilnDialect::kNameAttrName);
     initial[name] = ref::initialValues(init, type.getShape(), seed, i);
   }
   // State buffers come from train_step's signature.
@@ -37,16 +41,18 @@ ReferenceTrainer::create(ModuleOp module, uint64_t seed,
     DictionaryAttr attrs = trainStep.getArgAttrDict(i);
     StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
     StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
-    ref::Tensor tensor =
-        ref::Tensor::ofType(cast<RankedTensorType>(trainStep.getArgumentTypes()[i]));
+    ref::Tensor tensor = ref::Tensor::ofType(
+        cast<RankedTensorType>(trainStep.getArgumentTypes()[i]));
     if (role == "param" || role == "master_weight") {
-      StringRef paramName = role == "param" ? name : name.drop_front(strlen("master."));
+      StringRef paramName =
+          role == "param" ? name : name.drop_front(strlen("master."));
       auto it = initial.find(paramName);
       if (it == initial.end())
         return trainStep.emitOpError("no initialiser for '") << name << "'",
                failure();
       for (size_t k = 0; k < tensor.data.size(); ++k)
-        tensor.data[k] = ref::roundToStorage(it->second[k], tensor.kind, precision);
+        tensor.data[k] =
+            ref::roundToStorage(it->second[k], tensor.kind, precision);
     } else if (role != "optimizer_state") {
       continue;
     }
@@ -67,9 +73,10 @@ LogicalResult ReferenceTrainer::run(StringRef name, const NamedTensors &inputs,
     auto type = cast<RankedTensorType>(function.getArgumentTypes()[i]);
     if (role == "learning_rate" || role == "step") {
       ref::Tensor scalar = ref::Tensor::ofType(type);
-      scalar.data[0] = role == "step" ? double(steps + 1)
-                                      : ref::roundToStorage(learningRate, scalar.kind,
-                                                            interpreter.getPrecision());
+      scalar.data[0] = role == "step"
+                           ? double(steps + 1)
+                           : ref::roundToStorage(learningRate, scalar.kind,
+                                                 interpreter.getPrecision());
       arguments.push_back(std::move(scalar));
       continue;
     }
@@ -82,7 +89,8 @@ LogicalResult ReferenceTrainer::run(StringRef name, const NamedTensors &inputs,
              << "'";
     arguments.push_back(it->second);
   }
-  FailureOr<std::vector<ref::Tensor>> results = interpreter.run(function, arguments);
+  FailureOr<std::vector<ref::Tensor>> results =
+      interpreter.run(function, arguments);
   if (failed(results))
     return failure();
   std::vector<double> newStatistics;

@@ -1,4 +1,5 @@
-//===- ReferenceTrainer.h - training on the CPU reference --------*- C++ -*-===//
+//===- ReferenceTrainer.h - training on the CPU reference --------*- C++
+//-*-===//
 //
 // Holds parameters and optimizer state on the host and runs the training
 // entries (see TrainStep.h) with the reference interpreter: the CPU oracle a

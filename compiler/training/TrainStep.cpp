@@ -120,7 +120,8 @@ static SmallVector<StateSlot> stateSlots(ArrayRef<Parameter> params,
 }
 
 static constexpr StringLiteral kStatisticNames[] = {
-    "grad_stats.global_norm", "grad_stats.max_abs", "grad_stats.nonfinite_count"};
+    "grad_stats.global_norm", "grad_stats.max_abs",
+    "grad_stats.nonfinite_count"};
 
 /// Builds apply_update(params..., state..., grads..., lr, step).
 static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
@@ -196,15 +197,16 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
     for (Value &g : grads)
       g = kb.scale(g, tf.scale);
   if (tf.clipValue > 0) {
-    Value high = kb.scalar(tf.clipValue, f32), low = kb.scalar(-tf.clipValue, f32);
+    Value high = kb.scalar(tf.clipValue, f32),
+          low = kb.scalar(-tf.clipValue, f32);
     for (Value &g : grads)
       g = kb.min(kb.max(g, low), high);
   }
   if (tf.clipNorm > 0) {
     Value norm = kb.sqrt(sumOfSquares(grads));
-    Value factor = kb.min(
-        kb.scalar(1.0, f32),
-        kb.div(kb.scalar(tf.clipNorm, f32), kb.add(norm, kb.scalar(1e-6, f32))));
+    Value factor =
+        kb.min(kb.scalar(1.0, f32), kb.div(kb.scalar(tf.clipNorm, f32),
+                                           kb.add(norm, kb.scalar(1e-6, f32))));
     for (Value &g : grads)
       g = kb.mul(g, factor);
   }
@@ -244,8 +246,8 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
         Value buffer = kb.add(kb.scale(arg(n + slot), opt.momentum), g);
         buffers.push_back(buffer);
         slot++;
-        update = opt.nesterov ? kb.add(g, kb.scale(buffer, opt.momentum))
-                              : buffer;
+        update =
+            opt.nesterov ? kb.add(g, kb.scale(buffer, opt.momentum)) : buffer;
       }
       break;
     }
@@ -350,8 +352,8 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
 static void markArgumentRoles(func::FuncOp function) {
   Builder b(function.getContext());
   for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
-    bool isParam = static_cast<bool>(
-        function.getArgAttr(i, KilnDialect::kParamAttrName));
+    bool isParam =
+        static_cast<bool>(function.getArgAttr(i, KilnDialect::kParamAttrName));
     function.setArgAttr(i, KilnDialect::kRoleAttrName,
                         b.getStringAttr(isParam ? "param" : "input"));
     if (!function.getArgAttr(i, KilnDialect::kNameAttrName))

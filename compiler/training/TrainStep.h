@@ -1,4 +1,5 @@
-//===- TrainStep.h - the training-step builder -------------------*- C++ -*-===//
+//===- TrainStep.h - the training-step builder -------------------*- C++
+//-*-===//
 //
 // Turns a loss function into the four entries of a training artifact:
 //
@@ -7,7 +8,8 @@
 //   apply_update(params..., state..., grads..., lr, step)
 //                                       -> (params'..., state'..., [stats])
 //   train_step(params..., state..., inputs..., lr, step)
-//                                       -> (loss, params'..., state'..., [stats])
+//                                       -> (loss, params'..., state'...,
+//                                       [stats])
 //
 // `args` are the loss function's arguments in their order (parameters and
 // inputs, told apart by kiln.param). Gradients are named outputs of

@@ -32,13 +32,15 @@ constexpr const char *kModel = R"mlir(
 class TrainStepTest : public ::testing::Test, protected KilnTestContext {
 protected:
   /// Parses the model with element type `type` and builds the entries.
-  ModuleOp build(const TrainStepOptions &options, llvm::StringRef type = "f32") {
+  ModuleOp build(const TrainStepOptions &options,
+                 llvm::StringRef type = "f32") {
     std::string source = kModel;
     for (size_t at; (at = source.find("{T}")) != std::string::npos;)
       source.replace(at, 3, type.str());
     module = parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module) << diagnostics;
-    EXPECT_TRUE(succeeded(buildTrainingEntries(*module, options))) << diagnostics;
+    EXPECT_TRUE(succeeded(buildTrainingEntries(*module, options)))
+        << diagnostics;
     EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
     return *module;
   }
@@ -66,8 +68,8 @@ protected:
     return g;
   }
 
-  std::unique_ptr<ReferenceTrainer> trainer(ModuleOp m,
-                                            ref::Precision p = ref::Precision::F64) {
+  std::unique_ptr<ReferenceTrainer>
+  trainer(ModuleOp m, ref::Precision p = ref::Precision::F64) {
     auto t = ReferenceTrainer::create(m, /*seed=*/7, p);
     EXPECT_TRUE(succeeded(t)) << diagnostics;
     return std::move(*t);
@@ -100,7 +102,8 @@ TEST_F(TrainStepTest, AdamWMatchesHandWrittenUpdate) {
       w[j] -= lr * (mHat / (std::sqrt(vHat) + eps) + wd * w[j]);
     }
     for (int j = 0; j < 3; ++j) {
-      EXPECT_NEAR(t->state().lookup("w").data[j], w[j], 1e-12) << "step " << step;
+      EXPECT_NEAR(t->state().lookup("w").data[j], w[j], 1e-12)
+          << "step " << step;
       EXPECT_NEAR(t->state().lookup("adam_m.w").data[j], m[j], 1e-12);
       EXPECT_NEAR(t->state().lookup("adam_v.w").data[j], v[j], 1e-12);
     }
@@ -159,8 +162,9 @@ TEST_F(TrainStepTest, Bf16ParametersKeepF32MasterWeights) {
     EXPECT_EQ(w.kind, ref::ElementKind::BF16);
     EXPECT_EQ(master.kind, ref::ElementKind::F32);
     for (int j = 0; j < 3; ++j)
-      EXPECT_EQ(w.data[j], ref::roundToStorage(master.data[j], ref::ElementKind::BF16,
-                                               ref::Precision::F32));
+      EXPECT_EQ(w.data[j],
+                ref::roundToStorage(master.data[j], ref::ElementKind::BF16,
+                                    ref::Precision::F32));
   }
   // Small updates accumulate in the master copy even when bf16 cannot see them.
   EXPECT_NE(t->state().lookup("master.w").data, t->state().lookup("w").data);
@@ -194,7 +198,8 @@ TEST_F(TrainStepTest, GradientTransformsAndStatistics) {
     x = std::clamp(x * 0.5, -f32(0.8), f32(0.8));
     clippedNorm += x * x;
   }
-  double factor = std::min(1.0, f32(0.3) / (std::sqrt(clippedNorm) + f32(1e-6)));
+  double factor =
+      std::min(1.0, f32(0.3) / (std::sqrt(clippedNorm) + f32(1e-6)));
   for (int j = 0; j < 3; ++j)
     EXPECT_NEAR(t->state().lookup("w").data[j], w[j] - f32(0.1) * g[j] * factor,
                 1e-12);
@@ -241,7 +246,8 @@ TEST_F(TrainStepTest, SplitEntriesEqualTrainStep) {
   options.optimizer.weightDecay = 0.01;
   options.transforms.clipNorm = 1.0;
   ModuleOp m = build(options);
-  auto whole = trainer(m, ref::Precision::F32), split = trainer(m, ref::Precision::F32);
+  auto whole = trainer(m, ref::Precision::F32),
+       split = trainer(m, ref::Precision::F32);
   for (int step = 0; step < 5; ++step) {
     NamedTensors in = randomInputs();
     double lr = 1e-2 / (step + 1);

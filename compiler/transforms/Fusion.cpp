@@ -64,14 +64,15 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
     int64_t fanOut = 1;
     while (!worklist.empty()) {
       auto [member, remapped] = worklist.pop_back_val();
-      bool remaps = classify(member) == OpClass::Gather || isa<ReshapeOp>(member);
+      bool remaps =
+          classify(member) == OpClass::Gather || isa<ReshapeOp>(member);
       for (Value operand : member->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || grouping.of(producer) || isa<ConstantOp>(producer))
           continue;
         OpClass producerClass = classify(producer);
-        if (producerClass != OpClass::Pointwise && producerClass != OpClass::Gather &&
-            producerClass != OpClass::View)
+        if (producerClass != OpClass::Pointwise &&
+            producerClass != OpClass::Gather && producerClass != OpClass::View)
           continue;
         if (remaps || remapped) {
           if (!canComputeAtRemappedPositions(producer, member, *group, fanOut))
@@ -135,7 +136,8 @@ static void formOptimizerGroup(func::FuncOp function, Grouping &grouping) {
 /// Replaces the ops of `group` by one kiln.fusion at its last op.
 static void materialize(const Group &group) {
   SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   Operation *last = ops.back();
   llvm::SetVector<Value> inputs, outputs;
   llvm::SetVector<Operation *> constants;
@@ -179,9 +181,9 @@ static void materialize(const Group &group) {
   inner.create<YieldOp>(last->getLoc(), yielded);
 
   for (auto [index, original] : llvm::enumerate(outputs))
-    Value(original).replaceUsesWithIf(fusion.getResult(index), [&](OpOperand &use) {
-      return !group.ops.contains(use.getOwner());
-    });
+    Value(original).replaceUsesWithIf(
+        fusion.getResult(index),
+        [&](OpOperand &use) { return !group.ops.contains(use.getOwner()); });
   for (Operation *op : llvm::reverse(ops))
     op->erase();
 }
@@ -198,8 +200,10 @@ LogicalResult fuseFunction(func::FuncOp function) {
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);
-  for (llvm::ArrayRef<Operation *> ops : formReductionGroups(
-           function, [&](Operation *op) { return grouping.of(op) != nullptr; })) {
+  for (llvm::ArrayRef<Operation *> ops :
+       formReductionGroups(function, [&](Operation *op) {
+         return grouping.of(op) != nullptr;
+       })) {
     Group *group = grouping.create("reduction", ops.front());
     for (Operation *op : ops.drop_front())
       grouping.add(group, op);

@@ -1,4 +1,5 @@
-//===- Fusion.h - grouping ops into kernels ----------------------*- C++ -*-===//
+//===- Fusion.h - grouping ops into kernels ----------------------*- C++
+//-*-===//
 
 #ifndef KILN_COMPILER_TRANSFORMS_FUSION_H
 #define KILN_COMPILER_TRANSFORMS_FUSION_H

@@ -1,8 +1,9 @@
 // Fusion only regroups ops (and moves data through exact layout rewrites):
 // the fused functions compute exactly what the unfused ones do, checked in
 // the f64 reference on fresh random inputs, for the training entries of both
-// samples (f32 and bf16 storage) and for reductions written from primitives. Every composed reduction fusion has a plan, so the code
-// generator can emit it.
+// samples (f32 and bf16 storage) and for reductions written from primitives.
+// Every composed reduction fusion has a plan, so the code generator can emit
+// it.
 
 #include "compiler/transforms/Fusion.h"
 #include "compiler/transforms/MixedPrecision.h"
@@ -51,7 +52,8 @@ protected:
     ASSERT_TRUE(succeeded(expected) && succeeded(actual)) << diagnostics;
     ASSERT_EQ(expected->size(), actual->size());
     for (size_t i = 0; i < expected->size(); ++i)
-      EXPECT_EQ((*expected)[i].data, (*actual)[i].data) << entry.str() << " result " << i;
+      EXPECT_EQ((*expected)[i].data, (*actual)[i].data)
+          << entry.str() << " result " << i;
   }
 
   /// Fusions of each kind in `function`.
@@ -107,7 +109,8 @@ protected:
       if (fusion.getKind() != "reduction")
         continue;
       FailureOr<ReductionPlan> plan = planReduction(fusion);
-      multiTensor += succeeded(plan) && plan->form == ReductionPlan::Form::MultiTensor;
+      multiTensor +=
+          succeeded(plan) && plan->form == ReductionPlan::Form::MultiTensor;
     }
     EXPECT_EQ(multiTensor, 1);
   }
@@ -120,12 +123,14 @@ struct Sample {
   bool bf16;
 };
 
-class FusionTest : public ::testing::TestWithParam<Sample>, protected FusionCheck {
+class FusionTest : public ::testing::TestWithParam<Sample>,
+                   protected FusionCheck {
 protected:
   /// The sample's module, with bf16 storage where the parameter asks for it;
   /// null (with diagnostics) if it does not parse or narrow.
   OwningOpRef<ModuleOp> loadSample() {
-    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(GetParam().path, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(GetParam().path, &context);
     if (module && GetParam().bf16 &&
         failed(narrowStorage(module->lookupSymbol<func::FuncOp>("loss"),
                              FloatType::getBF16(&context))))
@@ -165,7 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Sample{"samples/mlp.mlir", false},
                       Sample{"samples/mlp.mlir", true}),
     [](const ::testing::TestParamInfo<Sample> &info) {
-      std::string name = llvm::StringRef(info.param.path).rsplit('/').second.str();
+      std::string name =
+          llvm::StringRef(info.param.path).rsplit('/').second.str();
       name = name.substr(0, name.find('.'));
       return name + (info.param.bf16 ? "_bf16" : "_f32");
     });
@@ -263,7 +269,8 @@ func.func @global_norm(%a: tensor<8x64xf32>, %b: tensor<64xf32>, %c: tensor<f32>
 class PrimitiveReductionTest : public ::testing::Test, protected FusionCheck {};
 
 TEST_F(PrimitiveReductionTest, EachPatternIsOneKernelComputingTheSame) {
-  OwningOpRef<ModuleOp> plain = parseSourceString<ModuleOp>(kPrimitives, &context);
+  OwningOpRef<ModuleOp> plain =
+      parseSourceString<ModuleOp>(kPrimitives, &context);
   ASSERT_TRUE(plain) << diagnostics;
   OwningOpRef<ModuleOp> fused = plain->clone();
   for (auto function : fused->getOps<func::FuncOp>())

@@ -39,7 +39,6 @@ bool isFloat(Type type) {
   return type.isF32() || type.isBF16() || type.isF16();
 }
 
-
 /// The ops that compute `value` element-wise and that only `group` (with
 /// the ops found so far) uses, in no particular order: the epilogue can
 /// compute them per element. Values of other shapes must broadcast to

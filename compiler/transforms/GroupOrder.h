@@ -1,4 +1,5 @@
-//===- GroupOrder.h - where a group of ops can become one kernel -*- C++ -*-===//
+//===- GroupOrder.h - where a group of ops can become one kernel -*- C++
+//-*-===//
 //
 // A group of ops of one block becomes a kiln.fusion placed at its last op.
 // That is only valid when nothing outside the group reads a member's result

@@ -40,7 +40,8 @@ static uint64_t alignUp(uint64_t x) {
 static DictionaryAttr encode(MLIRContext *context, const BufferSlot &slot) {
   Builder b(context);
   return b.getDictionaryAttr(
-      {b.getNamedAttr("buffer", b.getStringAttr(slot.resident ? slot.name : "arena")),
+      {b.getNamedAttr("buffer",
+                      b.getStringAttr(slot.resident ? slot.name : "arena")),
        b.getNamedAttr("offset", b.getI64IntegerAttr(slot.offset)),
        b.getNamedAttr("size", b.getI64IntegerAttr(slot.size))});
 }
@@ -134,12 +135,14 @@ private:
       StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
       if (role == "param" || role == "optimizer_state" ||
           role == "master_weight" || role == "gradient") {
-        resident[arg] = BufferSlot{true, name.str(), 0, tensorBytes(arg.getType())};
+        resident[arg] =
+            BufferSlot{true, name.str(), 0, tensorBytes(arg.getType())};
         continue;
       }
       // Inputs, learning rate and step: written by the runtime before the
       // first kernel, so live from the start.
-      intervals.push_back({arg, -1, lastUse(arg), tensorBytes(arg.getType()), 0});
+      intervals.push_back(
+          {arg, -1, lastUse(arg), tensorBytes(arg.getType()), 0});
     }
     return success();
   }
@@ -151,28 +154,30 @@ private:
       DictionaryAttr attrs = function.getResultAttrDict(i);
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
-      auto updates = attrs ? attrs.getAs<IntegerAttr>(KilnDialect::kUpdatesAttrName)
-                           : IntegerAttr();
+      auto updates =
+          attrs ? attrs.getAs<IntegerAttr>(KilnDialect::kUpdatesAttrName)
+                : IntegerAttr();
       Operation *producer = v.getDefiningOp();
       if (updates || role == "gradient") {
         if (!producer || !isa<FusionOp>(producer) || resident.count(v))
           return function.emitOpError("result ")
-                 << i << " ('" << name
-                 << "') must be computed by a kernel to be stored in its "
-                    "resident buffer",
+                     << i << " ('" << name
+                     << "') must be computed by a kernel to be stored in its "
+                        "resident buffer",
                  failure();
         if (updates) {
           BlockArgument target = function.getArgument(updates.getInt());
           // In place only if nothing reads the old value afterwards.
           if (lastUse(target) > index.lookup(producer))
             return function.emitOpError("result ")
-                   << i << " ('" << name << "') cannot update argument "
-                   << updates.getInt() << " in place: it is read after "
-                   << "the update is computed",
+                       << i << " ('" << name << "') cannot update argument "
+                       << updates.getInt() << " in place: it is read after "
+                       << "the update is computed",
                    failure();
           resident[v] = resident.lookup(target);
         } else {
-          resident[v] = BufferSlot{true, name.str(), 0, tensorBytes(v.getType())};
+          resident[v] =
+              BufferSlot{true, name.str(), 0, tensorBytes(v.getType())};
         }
         continue;
       }
@@ -231,8 +236,8 @@ private:
       for (Value result : fusion.getResults()) {
         if (resident.count(result))
           continue;
-        int64_t end = returned.contains(result) ? int64_t(order.size())
-                                                : lastUse(result);
+        int64_t end =
+            returned.contains(result) ? int64_t(order.size()) : lastUse(result);
         // Reuse a dying operand's bytes: extend its interval instead.
         bool reused = false;
         for (Value input : fusion.getInputs()) {
@@ -250,8 +255,8 @@ private:
         if (reused)
           continue;
         intervalOf[result] = intervals.size();
-        intervals.push_back({result, index.lookup(op), end,
-                             tensorBytes(result.getType()), 0});
+        intervals.push_back(
+            {result, index.lookup(op), end, tensorBytes(result.getType()), 0});
       }
     }
   }
@@ -318,7 +323,8 @@ private:
     auto span = [&](size_t i) { return intervals[i].end - intervals[i].start; };
     std::vector<std::vector<size_t>> orders;
     orders.push_back(ids);
-    llvm::stable_sort(orders.back(), [&](size_t a, size_t b) { return bytes(a) > bytes(b); });
+    llvm::stable_sort(orders.back(),
+                      [&](size_t a, size_t b) { return bytes(a) > bytes(b); });
     orders.push_back(ids);
     llvm::stable_sort(orders.back(), [&](size_t a, size_t b) {
       return bytes(a) * span(a) > bytes(b) * span(b);
@@ -328,7 +334,8 @@ private:
       return intervals[a].start < intervals[b].start;
     });
     orders.push_back(ids);
-    llvm::stable_sort(orders.back(), [&](size_t a, size_t b) { return span(a) > span(b); });
+    llvm::stable_sort(orders.back(),
+                      [&](size_t a, size_t b) { return span(a) > span(b); });
     arenaSize = UINT64_MAX;
     std::vector<uint64_t> offsets;
     for (const std::vector<size_t> &sequence : orders)
@@ -348,8 +355,10 @@ private:
       std::vector<size_t> sequence = orders.front();
       for (size_t k = 0; k + 1 < sequence.size(); ++k)
         if (rng() % 3 == 0)
-          std::swap(sequence[k], sequence[k + 1 + rng() % std::min<size_t>(
-                                                       4, sequence.size() - k - 1)]);
+          std::swap(
+              sequence[k],
+              sequence[k + 1 +
+                       rng() % std::min<size_t>(4, sequence.size() - k - 1)]);
       for (bool bestFit : {false, true}) {
         uint64_t size = place(sequence, bestFit, offsets);
         if (size < arenaSize) {
@@ -383,8 +392,8 @@ private:
     for (auto &[value, slot] : resident)
       slots[value] = slot;
     for (const Interval &interval : intervals)
-      slots[interval.root] =
-          BufferSlot{false, "", interval.offset, tensorBytes(interval.root.getType())};
+      slots[interval.root] = BufferSlot{false, "", interval.offset,
+                                        tensorBytes(interval.root.getType())};
     // A result may reuse an operand that itself reused another: follow the
     // chain to the interval's root.
     for (auto &[value, input] : aliasOf) {
@@ -405,7 +414,8 @@ private:
     for (BlockArgument arg : function.getArguments()) {
       FailureOr<BufferSlot> slot = slotOf(arg);
       if (succeeded(slot))
-        function.setArgAttr(arg.getArgNumber(), kBufferAttr, encode(context, *slot));
+        function.setArgAttr(arg.getArgNumber(), kBufferAttr,
+                            encode(context, *slot));
     }
     for (Operation *op : order) {
       if (!isa<FusionOp, ReshapeOp>(op))

@@ -1,4 +1,5 @@
-//===- MemoryPlan.h - device buffers of an entry -----------------*- C++ -*-===//
+//===- MemoryPlan.h - device buffers of an entry -----------------*- C++
+//-*-===//
 
 #ifndef KILN_COMPILER_TRANSFORMS_MEMORYPLAN_H
 #define KILN_COMPILER_TRANSFORMS_MEMORYPLAN_H

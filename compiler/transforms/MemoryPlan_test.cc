@@ -6,9 +6,9 @@
 #include "compiler/transforms/MemoryPlan.h"
 
 #include "compiler/interpreter/Interpreter.h"
+#include "compiler/testing/KilnTestContext.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
-#include "compiler/testing/KilnTestContext.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/Verifier.h"
@@ -58,7 +58,7 @@ public:
 };
 
 class MemoryPlanTest : public ::testing::TestWithParam<const char *>,
-                              protected KilnTestContext {};
+                       protected KilnTestContext {};
 
 TEST_P(MemoryPlanTest, PlannedProgramComputesTheReferenceResults) {
   OwningOpRef<ModuleOp> plain = parseSourceFile<ModuleOp>(GetParam(), &context);
@@ -90,13 +90,15 @@ TEST_P(MemoryPlanTest, PlannedProgramComputesTheReferenceResults) {
         x = t.kind == ref::ElementKind::I32 ? 2 : dist(rng);
       inputs.push_back(std::move(t));
     }
-    auto expected = interpreter.run(plain->lookupSymbol<func::FuncOp>(entry), inputs);
+    auto expected =
+        interpreter.run(plain->lookupSymbol<func::FuncOp>(entry), inputs);
     ASSERT_TRUE(succeeded(expected)) << diagnostics;
 
     SimulatedMemory memory(arena.getInt());
     for (BlockArgument arg : function.getArguments()) {
       FailureOr<BufferSlot> slot = bufferOf(arg);
-      ASSERT_TRUE(succeeded(slot)) << entry << " argument " << arg.getArgNumber();
+      ASSERT_TRUE(succeeded(slot))
+          << entry << " argument " << arg.getArgNumber();
       memory.write(*slot, inputs[arg.getArgNumber()]);
     }
     std::vector<ref::Tensor> actual;
@@ -122,7 +124,8 @@ TEST_P(MemoryPlanTest, PlannedProgramComputesTheReferenceResults) {
     }
     ASSERT_EQ(actual.size(), expected->size());
     for (size_t i = 0; i < actual.size(); ++i)
-      EXPECT_EQ(actual[i].data, (*expected)[i].data) << entry << " result " << i;
+      EXPECT_EQ(actual[i].data, (*expected)[i].data)
+          << entry << " result " << i;
   }
 }
 

@@ -81,11 +81,12 @@ LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
     Type original = function.getResultTypes()[operand.getOperandNumber()];
     if (!isF32Tensor(original))
       continue;
-    operand.set(builder.create<CastOp>(terminator->getLoc(), original,
-                                       operand.get()));
+    operand.set(
+        builder.create<CastOp>(terminator->getLoc(), original, operand.get()));
   }
-  function.setFunctionType(FunctionType::get(
-      function.getContext(), body.getArgumentTypes(), function.getResultTypes()));
+  function.setFunctionType(FunctionType::get(function.getContext(),
+                                             body.getArgumentTypes(),
+                                             function.getResultTypes()));
   return success();
 }
 

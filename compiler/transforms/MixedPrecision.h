@@ -1,4 +1,5 @@
-//===- MixedPrecision.h - narrow storage, f32 compute ------------*- C++ -*-===//
+//===- MixedPrecision.h - narrow storage, f32 compute ------------*- C++
+//-*-===//
 
 #ifndef KILN_COMPILER_TRANSFORMS_MIXEDPRECISION_H
 #define KILN_COMPILER_TRANSFORMS_MIXEDPRECISION_H

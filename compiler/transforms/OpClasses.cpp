@@ -11,8 +11,8 @@ OpClass classify(Operation *op) {
           CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp,
           SelectOp, BroadcastToOp>(op))
     return OpClass::Pointwise;
-  if (isa<TransposeOp, SliceOp, FlipOp, PadOp, ConcatOp, TriuOp, TrilOp,
-          RopeOp, EmbeddingOp, DropoutOp>(op))
+  if (isa<TransposeOp, SliceOp, FlipOp, PadOp, ConcatOp, TriuOp, TrilOp, RopeOp,
+          EmbeddingOp, DropoutOp>(op))
     return OpClass::Gather;
   if (isa<ReshapeOp>(op))
     return OpClass::View;

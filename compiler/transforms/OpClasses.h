@@ -1,4 +1,5 @@
-//===- OpClasses.h - how kiln ops map onto kernels ---------------*- C++ -*-===//
+//===- OpClasses.h - how kiln ops map onto kernels ---------------*- C++
+//-*-===//
 //
 // The classification the fusion pass and the code generator share: which ops
 // compute each element independently (and so fuse into one loop), which read

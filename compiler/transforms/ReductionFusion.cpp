@@ -32,7 +32,8 @@ using Members = llvm::SetVector<Operation *>;
 
 class ReductionGrouper {
 public:
-  ReductionGrouper(func::FuncOp function, llvm::function_ref<bool(Operation *)> claimed)
+  ReductionGrouper(func::FuncOp function,
+                   llvm::function_ref<bool(Operation *)> claimed)
       : function(function), claimed(claimed) {
     markOptimizerOps();
   }
@@ -63,7 +64,9 @@ public:
       if (group.empty())
         continue;
       llvm::SmallVector<Operation *> ops(group.begin(), group.end());
-      llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      llvm::sort(ops, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
       result.push_back(std::move(ops));
     }
     // Block order of the groups' first ops, so the output is deterministic
@@ -76,12 +79,14 @@ public:
 
 private:
   static Operation *firstOf(const Members &group) {
-    return *llvm::min_element(
-        group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return *llvm::min_element(group, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
   }
   static Operation *lastOf(const Members &group) {
-    return *llvm::max_element(
-        group, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return *llvm::max_element(group, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
   }
 
   /// The element-wise ops that compute updated parameters and optimizer
@@ -90,7 +95,9 @@ private:
   /// them.
   void markOptimizerOps() { optimizerOps = optimizerUpdateOps(function); }
 
-  bool available(Operation *op) const { return !taken.contains(op) && !claimed(op); }
+  bool available(Operation *op) const {
+    return !taken.contains(op) && !claimed(op);
+  }
 
   /// Whether `op` may join a reduction group: a reduction or an element-wise
   /// op (not a constant: constants are copied in). The optimizer's ops may
@@ -109,9 +116,9 @@ private:
     if (producer || !optimizerOps.contains(op))
       return true;
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    return type.getNumElements() == 1 && llvm::all_of(op->getOperands(), [](Value v) {
-             return v.getDefiningOp() != nullptr;
-           });
+    return type.getNumElements() == 1 &&
+           llvm::all_of(op->getOperands(),
+                        [](Value v) { return v.getDefiningOp() != nullptr; });
   }
 
   /// The plan of `group` (its ops in block order, its values used outside
@@ -119,14 +126,16 @@ private:
   /// last op.
   static FailureOr<ReductionPlan> planOf(const Members &group, bool placed) {
     llvm::SmallVector<Operation *> ops(group.begin(), group.end());
-    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     llvm::SetVector<Value> outputs;
     for (Operation *op : ops) {
       if (placed && !usersOutsideComeAfter(op, group, ops.back()))
         return failure();
       for (Value result : op->getResults())
-        if (llvm::any_of(result.getUsers(),
-                         [&](Operation *user) { return !group.contains(user); }))
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !group.contains(user);
+            }))
           outputs.insert(result);
     }
     return planReduction(ops, outputs.getArrayRef());
@@ -147,9 +156,11 @@ private:
   }
   /// The same for several ops at once, each with whether it comes as a
   /// producer.
-  bool tryAdd(Members &group, llvm::ArrayRef<std::pair<Operation *, bool>> ops) {
+  bool tryAdd(Members &group,
+              llvm::ArrayRef<std::pair<Operation *, bool>> ops) {
     Members trial = group;
-    llvm::SmallVector<std::pair<Operation *, bool>> pending(ops.begin(), ops.end());
+    llvm::SmallVector<std::pair<Operation *, bool>> pending(ops.begin(),
+                                                            ops.end());
     while (!pending.empty()) {
       auto [next, asProducer] = pending.pop_back_val();
       if (trial.contains(next))
@@ -201,11 +212,13 @@ private:
   /// Values of `group` that use a reduction's result.
   static llvm::DenseSet<Value> reductionDependent(const Members &group) {
     llvm::SmallVector<Operation *> ops(group.begin(), group.end());
-    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     llvm::DenseSet<Value> dependent;
     for (Operation *op : ops)
       if (isPrimitiveReduction(op) ||
-          llvm::any_of(op->getOperands(), [&](Value v) { return dependent.contains(v); }))
+          llvm::any_of(op->getOperands(),
+                       [&](Value v) { return dependent.contains(v); }))
         dependent.insert(op->getResult(0));
     return dependent;
   }
@@ -214,7 +227,8 @@ private:
   /// (checked before planning, which costs more).
   static bool mayShareAPlan(const Members &group, Operation *r) {
     return llvm::all_of(group, [&](Operation *member) {
-      return !isPrimitiveReduction(member) || reductionsMayShareAPlan(member, r);
+      return !isPrimitiveReduction(member) ||
+             reductionsMayShareAPlan(member, r);
     });
   }
 
@@ -239,8 +253,8 @@ private:
         for (Value operand : member->getOperands())
           if (Operation *producer = operand.getDefiningOp())
             consider(producer, /*producer=*/true);
-        bool prologue =
-            !dependent.contains(member->getResult(0)) && !isPrimitiveReduction(member);
+        bool prologue = !dependent.contains(member->getResult(0)) &&
+                        !isPrimitiveReduction(member);
         for (Operation *user : member->getUsers())
           // Users of prologue values: only further reductions (siblings
           // reading the same elements), not unrelated element-wise work.
@@ -263,7 +277,8 @@ private:
         // Every candidate found so far together first (siblings such as the
         // max |g| of every gradient come in at once), then one by one, each
         // with everything before it, else alone.
-        std::vector<std::pair<Operation *, bool>> generation(queue.begin(), queue.end());
+        std::vector<std::pair<Operation *, bool>> generation(queue.begin(),
+                                                             queue.end());
         queue.clear();
         llvm::SmallVector<std::pair<Operation *, bool>> all;
         for (auto [op, producer] : generation)
@@ -275,8 +290,9 @@ private:
         }
         for (auto [op, producer] : generation) {
           size = group.size();
-          if (group.contains(op) || (!tryAdd(group, withProducers(group, op, producer)) &&
-                                     !tryAdd(group, op, producer)))
+          if (group.contains(op) ||
+              (!tryAdd(group, withProducers(group, op, producer)) &&
+               !tryAdd(group, op, producer)))
             continue;
           joined(size);
         }

@@ -1,4 +1,5 @@
-//===- ReductionFusion.h - reductions with prologue and epilogue -*- C++ -*-===//
+//===- ReductionFusion.h - reductions with prologue and epilogue -*- C++
+//-*-===//
 //
 // The "reduction" groups of --kiln-fuse: each primitive reduction
 // (reduce_sum/mean/max/min) takes
@@ -33,7 +34,8 @@ namespace mlir::kiln {
 /// kernel), among the ops `claimed` does not reject (ops of groups formed
 /// earlier).
 std::vector<llvm::SmallVector<Operation *>>
-formReductionGroups(func::FuncOp function, llvm::function_ref<bool(Operation *)> claimed);
+formReductionGroups(func::FuncOp function,
+                    llvm::function_ref<bool(Operation *)> claimed);
 
 } // namespace mlir::kiln
 

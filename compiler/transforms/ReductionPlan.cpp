@@ -87,7 +87,8 @@ static llvm::SmallVector<int64_t> normalizedDims(Operation *op) {
 }
 
 bool isWholeTensorReduction(Operation *op) {
-  return isPrimitiveReduction(op) && numElements(shapeOf(op->getResult(0))) == 1;
+  return isPrimitiveReduction(op) &&
+         numElements(shapeOf(op->getResult(0))) == 1;
 }
 
 bool reductionsMayShareAPlan(Operation *a, Operation *b) {
@@ -116,7 +117,8 @@ const ReductionSpace &ReductionPlan::spaceOf(Operation *reduction) const {
 /// the value of the element's own row: numpy broadcasting maps every
 /// element of a row onto it (it is 1 along the reduced dims) and different
 /// rows onto their own entries.
-static bool broadcastsAlongRows(llvm::ArrayRef<int64_t> v, const ReductionSpace &space) {
+static bool broadcastsAlongRows(llvm::ArrayRef<int64_t> v,
+                                const ReductionSpace &space) {
   int64_t rank = space.shape.size(), offset = rank - int64_t(v.size());
   if (offset < 0)
     return false;
@@ -143,7 +145,8 @@ public:
 
   FailureOr<ReductionPlan> run() {
     if (failed(checkOps()) || failed(checkInputs()) || failed(formSpaces()) ||
-        failed(placeOutputs()) || failed(placeValues()) || failed(checkKernelShape()))
+        failed(placeOutputs()) || failed(placeValues()) ||
+        failed(checkKernelShape()))
       return failure();
     return std::move(plan);
   }
@@ -171,7 +174,8 @@ private:
         return fail("'" + op->getName().getStringRef() +
                     "' is neither a primitive reduction nor element-wise");
       if (op->getNumResults() != 1 || op->getNumRegions() != 0)
-        return fail("'" + op->getName().getStringRef() + "' has several results");
+        return fail("'" + op->getName().getStringRef() +
+                    "' has several results");
       unsigned in = 0;
       for (Value operand : op->getOperands())
         in = std::max(in, level.lookup(operand));
@@ -204,7 +208,8 @@ private:
         if (!isMember(operand))
           inputs.insert(operand);
     if (inputs.size() + outputs.size() > kMaxTensors)
-      return fail("more than " + llvm::Twine(kMaxTensors) + " input and output tensors");
+      return fail("more than " + llvm::Twine(kMaxTensors) +
+                  " input and output tensors");
     return success();
   }
 
@@ -253,7 +258,8 @@ private:
       std::function<unsigned(unsigned)> find = [&](unsigned i) {
         return parent[i] == i ? i : parent[i] = find(parent[i]);
       };
-      llvm::DenseMap<Value, unsigned> owner; // a value of a prologue, first reader
+      llvm::DenseMap<Value, unsigned>
+          owner; // a value of a prologue, first reader
       for (auto [i, r] : llvm::enumerate(space.reductions)) {
         llvm::SmallVector<Value> stack = {r->getOperand(0)};
         llvm::DenseSet<Value> seen;
@@ -366,7 +372,8 @@ private:
         // These read their own coordinates, which a per-row evaluation of a
         // differently shaped value does not provide.
         if (isa<IotaOp, TriuOp, TrilOp>(op))
-          return fail("'" + op->getName().getStringRef() + "' evaluated once per row");
+          return fail("'" + op->getName().getStringRef() +
+                      "' evaluated once per row");
         for (Value operand : op->getOperands())
           push(operand, kRow);
         continue;
@@ -427,7 +434,8 @@ private:
 } // namespace
 
 FailureOr<ReductionPlan> planReduction(llvm::ArrayRef<Operation *> ops,
-                                       llvm::ArrayRef<Value> outputs, std::string *why) {
+                                       llvm::ArrayRef<Value> outputs,
+                                       std::string *why) {
   return Planner(ops, outputs, why).run();
 }
 

@@ -1,4 +1,5 @@
-//===- ReductionPlan.h - how the ops of a reduction fusion compose -*- C++ -*-===//
+//===- ReductionPlan.h - how the ops of a reduction fusion compose -*- C++
+//-*-===//
 //
 // A composed reduction fusion holds primitive reductions (reduce_sum,
 // reduce_mean, reduce_max, reduce_min) with the element-wise ops that feed
@@ -112,7 +113,8 @@ FailureOr<ReductionPlan> planReduction(llvm::ArrayRef<Operation *> ops,
                                        std::string *why = nullptr);
 
 /// Plans the body of a "reduction" fusion (its yielded values as outputs).
-FailureOr<ReductionPlan> planReduction(FusionOp fusion, std::string *why = nullptr);
+FailureOr<ReductionPlan> planReduction(FusionOp fusion,
+                                       std::string *why = nullptr);
 
 } // namespace mlir::kiln
 

@@ -49,8 +49,7 @@ bool IsArchSpecific(absl::string_view arch) {
   return ArchNumber(arch) != 0 && !arch.empty() && arch.back() == 'a';
 }
 
-bool ImageServesTarget(absl::string_view image_arch,
-                       absl::string_view target) {
+bool ImageServesTarget(absl::string_view image_arch, absl::string_view target) {
   if (image_arch == target) return true;
   return IsArchSpecific(image_arch) && !IsArchSpecific(target) &&
          image_arch.substr(0, image_arch.size() - 1) == target;

@@ -513,9 +513,9 @@ TEST(ArtifactTest, ExampleMessageFromTheDesign) {
 // Every initialiser and dtype survives the file with the numbers of
 // kiln::InitKind and kiln::DType; a value outside either enum is rejected.
 TEST(ArtifactTest, InitKindsAndDTypesRoundTrip) {
-  const InitKind kinds[] = {InitKind::kZeros,   InitKind::kOnes,
+  const InitKind kinds[] = {InitKind::kZeros,    InitKind::kOnes,
                             InitKind::kConstant, InitKind::kNormal,
-                            InitKind::kUniform, InitKind::kXavier,
+                            InitKind::kUniform,  InitKind::kXavier,
                             InitKind::kKaiming};
   const DType dtypes[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
                           DType::kI1};

@@ -195,8 +195,7 @@ class Validator {
         return Invalid(ipath + ".arch", "duplicate '", image.arch, "'");
       }
       if (image.waits_for_predecessor && ArchNumber(image.arch) < 90) {
-        return Invalid(ipath + ".waits_for_predecessor", "set for ",
-                       image.arch,
+        return Invalid(ipath + ".waits_for_predecessor", "set for ", image.arch,
                        ", which has no grid dependency control (sm_90 and "
                        "newer)");
       }

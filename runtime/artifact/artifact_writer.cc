@@ -34,8 +34,7 @@ Offset<fb::TensorBinding> Binding(FlatBufferBuilder& b,
   auto name = b.CreateString(t.name);
   auto shape = Shape(b, t.shape);
   const fb::BufferRef ref = ToFb(t.buffer);
-  return fb::CreateTensorBinding(b, name, DTypeToFb(t.dtype),
-                                 shape, &ref);
+  return fb::CreateTensorBinding(b, name, DTypeToFb(t.dtype), shape, &ref);
 }
 
 Offset<Vector<Offset<fb::TensorBinding>>> Bindings(
@@ -129,10 +128,9 @@ std::string SerializePayload(const Artifact& a) {
   for (const Parameter& p : a.parameters) {
     auto name = b.CreateString(p.name);
     auto shape = Shape(b, p.shape);
-    params.push_back(
-        fb::CreateParameter(b, name, shape, DTypeToFb(p.dtype),
-                            InitKindToFb(p.init), p.init_a,
-                            p.init_b, p.seed_stream, p.buffer));
+    params.push_back(fb::CreateParameter(b, name, shape, DTypeToFb(p.dtype),
+                                         InitKindToFb(p.init), p.init_a,
+                                         p.init_b, p.seed_stream, p.buffer));
   }
   auto params_vec = b.CreateVector(params);
 

@@ -49,14 +49,13 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
     launch.hStream = stream.handle();
     launch.attrs = &attribute;
     launch.numAttrs = 1;
-    status = KILN_CU(driver_, cuLaunchKernelEx, &launch, function_, args,
-                     nullptr);
+    status =
+        KILN_CU(driver_, cuLaunchKernelEx, &launch, function_, args, nullptr);
   } else {
     status = KILN_CU(driver_, cuLaunchKernel, function_, config.grid.x,
                      config.grid.y, config.grid.z, config.block.x,
-                     config.block.y, config.block.z,
-                     config.shared_memory_bytes, stream.handle(), args,
-                     nullptr);
+                     config.block.y, config.block.z, config.shared_memory_bytes,
+                     stream.handle(), args, nullptr);
   }
   if (!status.ok()) {
     return Annotate(
@@ -120,7 +119,9 @@ absl::StatusOr<std::unique_ptr<CudaModule>> CudaModule::Load(
   return LoadImage(device, images.ptx, /*is_ptx=*/true);
 }
 
-CudaModule::~CudaModule() { (void)device_->driver().api().cuModuleUnload(module_); }
+CudaModule::~CudaModule() {
+  (void)device_->driver().api().cuModuleUnload(module_);
+}
 
 absl::StatusOr<Kernel> CudaModule::GetKernel(const std::string& name) const {
   CUfunction function = nullptr;

@@ -18,8 +18,8 @@
 //               [0, 48) followed by the layout bytes
 //   56      8   u64 reserved = 0
 //   64      layout_bytes: field_count fields, each
-//                 u16 name length, name (UTF-8), u8 dtype (io::DatasetDTypeCode),
-//                 u8 rank, rank x u64 extents
+//                 u16 name length, name (UTF-8), u8 dtype
+//                 (io::DatasetDTypeCode), u8 rank, rank x u64 extents
 //   data_offset: record_count records of record_bytes bytes. A record is its
 //               fields' row-major bytes packed in order, without padding, so
 //               record_bytes is the sum of the fields' sizes (with no fields,

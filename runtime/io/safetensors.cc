@@ -65,10 +65,11 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
   // Data order: larger elements first, then by name (the map's order).
   std::vector<const std::pair<const std::string, HostTensor>*> order;
   for (const auto& kv : st.tensors) order.push_back(&kv);
-  std::stable_sort(
-      order.begin(), order.end(), [](const auto* a, const auto* b) {
-        return ::kiln::DTypeSize(a->second.dtype) > ::kiln::DTypeSize(b->second.dtype);
-      });
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) {
+                     return ::kiln::DTypeSize(a->second.dtype) >
+                            ::kiln::DTypeSize(b->second.dtype);
+                   });
 
   std::string header = "{";
   bool first = true;
@@ -101,11 +102,12 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
     if (!bytes.ok()) return Invalid(*quoted, ": ", bytes.status().message());
     if (*bytes != t.data.size()) {
       return Invalid(*quoted, ": ", t.data.size(), " data bytes, but ",
-                     SafetensorsDTypeName(t.dtype), ShapeString(t.shape), " needs ",
-                     *bytes);
+                     SafetensorsDTypeName(t.dtype), ShapeString(t.shape),
+                     " needs ", *bytes);
     }
     absl::StrAppend(&header, first ? "" : ",", *quoted, ":{\"dtype\":\"",
-                    SafetensorsDTypeName(t.dtype), "\",\"shape\":", ShapeString(t.shape),
+                    SafetensorsDTypeName(t.dtype),
+                    "\",\"shape\":", ShapeString(t.shape),
                     ",\"data_offsets\":[", offset, ",", offset + *bytes, "]}");
     first = false;
     offset += *bytes;

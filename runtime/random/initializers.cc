@@ -46,7 +46,8 @@ std::vector<double> InitialValues(InitKind kind, double a, double b,
       for (size_t i = 0; i < n; ++i) values[i] = a + b * random.Normal(i);
       break;
     case InitKind::kUniform:
-      for (size_t i = 0; i < n; ++i) values[i] = a + (b - a) * random.Uniform(i);
+      for (size_t i = 0; i < n; ++i)
+        values[i] = a + (b - a) * random.Uniform(i);
       break;
     case InitKind::kXavier: {
       double bound = a * std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));

@@ -24,7 +24,8 @@ TEST(InitialValues, ConstantKinds) {
 }
 
 TEST(InitialValues, XavierBoundAndSpread) {
-  std::vector<double> v = InitialValues(InitKind::kXavier, 1.0, 0, {64, 256}, 9, 3);
+  std::vector<double> v =
+      InitialValues(InitKind::kXavier, 1.0, 0, {64, 256}, 9, 3);
   double bound = std::sqrt(6.0 / 320.0), sum_sq = 0;
   for (double x : v) {
     ASSERT_LE(std::abs(x), bound);
@@ -35,11 +36,13 @@ TEST(InitialValues, XavierBoundAndSpread) {
 }
 
 TEST(InitialValues, KaimingAndNormalMoments) {
-  std::vector<double> k = InitialValues(InitKind::kKaiming, 2.0, 0, {100, 400}, 5, 1);
+  std::vector<double> k =
+      InitialValues(InitKind::kKaiming, 2.0, 0, {100, 400}, 5, 1);
   double sum_sq = 0;
   for (double x : k) sum_sq += x * x;
   EXPECT_NEAR(sum_sq / k.size(), 4.0 / 100, 0.002);
-  std::vector<double> n = InitialValues(InitKind::kNormal, 3.0, 0.5, {20000}, 5, 2);
+  std::vector<double> n =
+      InitialValues(InitKind::kNormal, 3.0, 0.5, {20000}, 5, 2);
   double sum = 0;
   for (double x : n) sum += x;
   EXPECT_NEAR(sum / n.size(), 3.0, 0.02);

@@ -14,14 +14,16 @@ TEST(Philox, KnownAnswerZeros) {
 }
 
 TEST(Philox, KnownAnswerOnes) {
-  PhiloxBlock out = Philox4x32_10(
-      {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff});
+  PhiloxBlock out =
+      Philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+                    {0xffffffff, 0xffffffff});
   EXPECT_EQ(out, (PhiloxBlock{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
 }
 
 TEST(Philox, KnownAnswerPi) {
-  PhiloxBlock out = Philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
-                                  {0xa4093822, 0x299f31d0});
+  PhiloxBlock out =
+      Philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+                    {0xa4093822, 0x299f31d0});
   EXPECT_EQ(out, (PhiloxBlock{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 

@@ -57,8 +57,8 @@ absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
           names.push_back(g.name);
         }
         return absl::InvalidArgumentError(
-            absl::StrCat("the dataset has no field '", name, "' (fields: ",
-                         absl::StrJoin(names, ", "), ")"));
+            absl::StrCat("the dataset has no field '", name,
+                         "' (fields: ", absl::StrJoin(names, ", "), ")"));
       }
       loader->fields_.push_back(*f);
     }
@@ -116,9 +116,9 @@ absl::Status DeviceBatchLoader::FetchAndUpload() {
     copy.dstPitch = field.bytes;
     copy.WidthInBytes = field.bytes;
     copy.Height = batch->num_records;
-    KILN_RETURN_IF_ERROR(Annotate(
-        KILN_CU(driver, cuMemcpy2DAsync, &copy, copy_->handle()),
-        absl::StrCat("uploading field '", field.name, "'")));
+    KILN_RETURN_IF_ERROR(
+        Annotate(KILN_CU(driver, cuMemcpy2DAsync, &copy, copy_->handle()),
+                 absl::StrCat("uploading field '", field.name, "'")));
   }
   KILN_RETURN_IF_ERROR(slot.uploaded->Record(*copy_));
   pending_.batch = std::move(*batch);

@@ -107,12 +107,11 @@ absl::StatusOr<const GradKernels*> RuntimeState::GetGradKernels() {
       auto k = std::make_unique<GradKernels>();
       KILN_ASSIGN_OR_RETURN(
           k->module,
-          CudaModule::LoadImage(
-              *device,
-              absl::string_view(
-                  reinterpret_cast<const char*>(embedded::kGradToolsPtx),
-                  embedded::kGradToolsPtx_size),
-              /*is_ptx=*/true));
+          CudaModule::LoadImage(*device,
+                                absl::string_view(reinterpret_cast<const char*>(
+                                                      embedded::kGradToolsPtx),
+                                                  embedded::kGradToolsPtx_size),
+                                /*is_ptx=*/true));
       KILN_ASSIGN_OR_RETURN(k->partials,
                             k->module->GetKernel("kiln_grad_partials_f32"));
       KILN_ASSIGN_OR_RETURN(k->scale,
@@ -161,10 +160,10 @@ absl::Status Executor::Init() {
   // Grid dependency control arrived with sm_90; graphs capture programmatic
   // launches from CUDA 12.3 on.
   constexpr int kProgrammaticCaptureDriver = 12030;
-  programmatic_launch_ = options_.programmatic_launch &&
-                         rt.device->compute_capability().sm() >= 90 &&
-                         rt.device->driver().version() >=
-                             kProgrammaticCaptureDriver;
+  programmatic_launch_ =
+      options_.programmatic_launch &&
+      rt.device->compute_capability().sm() >= 90 &&
+      rt.device->driver().version() >= kProgrammaticCaptureDriver;
   const artifact::Artifact& a = artifact();
   const StreamId sid = StreamIdOf(*stream_);
 
@@ -180,14 +179,14 @@ absl::Status Executor::Init() {
     const artifact::ResidentBuffer& rb = a.resident_buffers[p.buffer];
     const size_t size = DTypeSize(p.dtype);
     std::vector<uint8_t>& out = host[p.buffer];
-    for (size_t j = 0; j < values.size() && (j + 1) * size <= out.size();
-         ++j) {
+    for (size_t j = 0; j < values.size() && (j + 1) * size <= out.size(); ++j) {
       StoreAs(p.dtype, values[j], &out[j * size]);
     }
     // The f32 master copy starts from the same doubles.
     const int master = FindResident("master." + p.name);
-    if (master >= 0 && a.resident_buffers[master].role ==
-                           artifact::BufferRole::kMasterWeight &&
+    if (master >= 0 &&
+        a.resident_buffers[master].role ==
+            artifact::BufferRole::kMasterWeight &&
         a.resident_buffers[master].dtype == DType::kF32) {
       std::vector<uint8_t>& m = host[master];
       for (size_t j = 0; j < values.size() && (j + 1) * 4 <= m.size(); ++j) {
@@ -206,8 +205,8 @@ absl::Status Executor::Init() {
         DeviceBuffer buffer,
         rt.pool->Allocate(a.resident_buffers[i].byte_size, sid));
     if (!host[i].empty()) {
-      KILN_RETURN_IF_ERROR(stream_->CopyToDevice(buffer.data(), host[i].data(),
-                                                 host[i].size()));
+      KILN_RETURN_IF_ERROR(
+          stream_->CopyToDevice(buffer.data(), host[i].data(), host[i].size()));
     }
     residents_.push_back(std::move(buffer));
   }
@@ -220,9 +219,9 @@ absl::StatusOr<const artifact::Entry*> Executor::GetEntry(
   if (e == nullptr) {
     std::vector<std::string> names;
     for (const artifact::Entry& x : artifact().entries) names.push_back(x.name);
-    return absl::NotFoundError(absl::StrCat("the artifact has no entry '", name,
-                                            "' (entries: ",
-                                            absl::StrJoin(names, ", "), ")"));
+    return absl::NotFoundError(
+        absl::StrCat("the artifact has no entry '", name,
+                     "' (entries: ", absl::StrJoin(names, ", "), ")"));
   }
   return e;
 }
@@ -241,9 +240,9 @@ absl::Status Executor::Validate(const artifact::Entry& entry,
       if (b.name == name) binding = &b;
     }
     if (binding == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "entry '", entry.name, "' has no input '", name,
-          "' (it takes: ", absl::StrJoin(expected, ", "), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("entry '", entry.name, "' has no input '", name,
+                       "' (it takes: ", absl::StrJoin(expected, ", "), ")"));
     }
     if (SourceOf(*binding) != InputSource::kCaller) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -256,7 +255,8 @@ absl::Status Executor::Validate(const artifact::Entry& entry,
           "input '", name, "' of entry '", entry.name, "' must be ",
           BindingString(*binding), ", got ", InputString(input)));
     }
-    const size_t bytes = NumElements(binding->shape) * DTypeSize(binding->dtype);
+    const size_t bytes =
+        NumElements(binding->shape) * DTypeSize(binding->dtype);
     if (input.on_device()) {
       if (!input.device_tensor().IsContiguous()) {
         return absl::InvalidArgumentError(
@@ -266,10 +266,10 @@ absl::Status Executor::Validate(const artifact::Entry& entry,
       }
     } else {
       if (input.host_bytes() != SIZE_MAX && input.host_bytes() != bytes) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input '", name, "' of entry '", entry.name, "' has ",
-            input.host_bytes(), " bytes of host data, but ",
-            BindingString(*binding), " needs ", bytes));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input '", name, "' of entry '", entry.name, "' has ",
+                         input.host_bytes(), " bytes of host data, but ",
+                         BindingString(*binding), " needs ", bytes));
       }
       if (input.host_data() == nullptr && bytes > 0) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -305,9 +305,9 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
                      entry.arena_alignment, " (the pool gives 256)"));
   }
   EntryState state;
-  KILN_ASSIGN_OR_RETURN(state.arena,
-                        runtime().pool->Allocate(entry.arena_size,
-                                                 StreamIdOf(*stream_)));
+  KILN_ASSIGN_OR_RETURN(
+      state.arena,
+      runtime().pool->Allocate(entry.arena_size, StreamIdOf(*stream_)));
   for (const artifact::Launch& launch : entry.launches) {
     const Kernel& kernel = module_->kernels[launch.kernel];
     const uint32_t shared =
@@ -400,9 +400,9 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
   }
   if (options_.use_graphs) {
     if (state->graph == nullptr) {
-      KILN_ASSIGN_OR_RETURN(
-          state->graph,
-          Graph::Capture(*stream_, [&] { return LaunchAll(entry, *state); }));
+      KILN_ASSIGN_OR_RETURN(state->graph, Graph::Capture(*stream_, [&] {
+                              return LaunchAll(entry, *state);
+                            }));
       ++stats_.graph_captures;
     }
     KILN_RETURN_IF_ERROR(state->graph->Launch(*stream_));
@@ -411,8 +411,8 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
     KILN_RETURN_IF_ERROR(LaunchAll(entry, *state));
     stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
   }
-  KILN_RETURN_IF_ERROR(
-      Annotate(stream_->Synchronize(), absl::StrCat("entry '", entry.name, "'")));
+  KILN_RETURN_IF_ERROR(Annotate(stream_->Synchronize(),
+                                absl::StrCat("entry '", entry.name, "'")));
   ++stats_.calls;
   return absl::OkStatus();
 }
@@ -426,9 +426,9 @@ absl::StatusOr<Outputs> Executor::CollectOutputs(const artifact::Entry& entry) {
   Outputs out;
   for (const artifact::TensorBinding& b : entry.outputs) {
     if (b.buffer.space != artifact::MemorySpace::kArena) continue;
-    KILN_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*runtime().pool, b.dtype,
-                                                     b.shape,
-                                                     runtime().stream_id()));
+    KILN_ASSIGN_OR_RETURN(Tensor t,
+                          Tensor::Allocate(*runtime().pool, b.dtype, b.shape,
+                                           runtime().stream_id()));
     if (t.size_bytes() > 0) {
       KILN_RETURN_IF_ERROR(stream_->CopyDeviceToDevice(
           t.data(), Address(it->second, b.buffer), t.size_bytes()));
@@ -460,9 +460,8 @@ absl::StatusOr<float> Executor::ReadScalar(const artifact::Entry& entry,
   }
   if (found == nullptr || found->dtype != DType::kF32 ||
       !found->shape.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("entry '", entry.name, "' has no f32 scalar output '",
-                     name, "'"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "entry '", entry.name, "' has no f32 scalar output '", name, "'"));
   }
   float value = 0;
   KILN_RETURN_IF_ERROR(
@@ -536,9 +535,8 @@ absl::StatusOr<HostTensor> Executor::DownloadResident(int index) {
   t.shape = rb.shape;
   t.data.resize(NumElements(rb.shape) * DTypeSize(rb.dtype));
   if (!t.data.empty()) {
-    KILN_RETURN_IF_ERROR(
-        stream_->CopyToHost(t.data.data(), residents_[index].data(),
-                            t.data.size()));
+    KILN_RETURN_IF_ERROR(stream_->CopyToHost(
+        t.data.data(), residents_[index].data(), t.data.size()));
     KILN_RETURN_IF_ERROR(stream_->Synchronize());
   }
   return t;
@@ -562,20 +560,25 @@ absl::StatusOr<GradientStats> Executor::Stats(const std::vector<int>& buffers) {
   config.grid.x = kPartialBlocks;
   config.block.x = kToolThreads;
   for (size_t t = 0; t < buffers.size(); ++t) {
-    const long long n = NumElements(artifact().resident_buffers[buffers[t]].shape);
+    const long long n =
+        NumElements(artifact().resident_buffers[buffers[t]].shape);
     const CUdeviceptr g = residents_[buffers[t]].data();
     const CUdeviceptr s = sums.data() + t * kPartialBlocks * 8;
     const CUdeviceptr m = maxes.data() + t * kPartialBlocks * 4;
     const CUdeviceptr b = bad.data() + t * kPartialBlocks * 4;
-    KILN_RETURN_IF_ERROR(k->partials.LaunchWith(*stream_, config, g, n, s, m, b));
+    KILN_RETURN_IF_ERROR(
+        k->partials.LaunchWith(*stream_, config, g, n, s, m, b));
     ++stats_.kernel_launches;
   }
   std::vector<double> host_sums(parts);
   std::vector<float> host_maxes(parts);
   std::vector<uint32_t> host_bad(parts);
-  KILN_RETURN_IF_ERROR(stream_->CopyToHost(host_sums.data(), sums.data(), parts * 8));
-  KILN_RETURN_IF_ERROR(stream_->CopyToHost(host_maxes.data(), maxes.data(), parts * 4));
-  KILN_RETURN_IF_ERROR(stream_->CopyToHost(host_bad.data(), bad.data(), parts * 4));
+  KILN_RETURN_IF_ERROR(
+      stream_->CopyToHost(host_sums.data(), sums.data(), parts * 8));
+  KILN_RETURN_IF_ERROR(
+      stream_->CopyToHost(host_maxes.data(), maxes.data(), parts * 4));
+  KILN_RETURN_IF_ERROR(
+      stream_->CopyToHost(host_bad.data(), bad.data(), parts * 4));
   KILN_RETURN_IF_ERROR(stream_->Synchronize());
   double sum = 0;
   float mx = 0;
@@ -597,14 +600,14 @@ absl::Status Executor::Scale(const std::vector<int>& buffers, float scale) {
     const long long n = NumElements(artifact().resident_buffers[i].shape);
     if (n == 0) continue;
     const CUdeviceptr g = residents_[i].data();
-    KILN_RETURN_IF_ERROR(k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale));
+    KILN_RETURN_IF_ERROR(
+        k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale));
     ++stats_.kernel_launches;
   }
   return stream_->Synchronize();
 }
 
-absl::Status Executor::ClipValue(const std::vector<int>& buffers,
-                                 float value) {
+absl::Status Executor::ClipValue(const std::vector<int>& buffers, float value) {
   KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
   for (int i : buffers) {
     const long long n = NumElements(artifact().resident_buffers[i].shape);

@@ -50,8 +50,7 @@ extern "C" __global__ void kiln_grad_partials_f32(const float* g, long long n,
 }
 
 // g *= s
-extern "C" __global__ void kiln_grad_scale_f32(float* g, long long n,
-                                               float s) {
+extern "C" __global__ void kiln_grad_scale_f32(float* g, long long n, float s) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     g[i] = g[i] * s;
@@ -110,7 +109,8 @@ extern "C" __global__ void kiln_grad_noise_f32(float* g, long long n,
     const double u2 = (double)(c[2 * pair + 1] >> 8) * kInv24;
     const double radius = sqrt(-2.0 * log(u1));
     const double angle = 2.0 * 3.14159265358979323846 * u2;
-    const double normal = (i % 2 == 0) ? radius * cos(angle) : radius * sin(angle);
+    const double normal =
+        (i % 2 == 0) ? radius * cos(angle) : radius * sin(angle);
     g[i] = g[i] + (float)((double)stddev * normal);
   }
 }

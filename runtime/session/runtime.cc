@@ -138,9 +138,9 @@ absl::StatusOr<Tensor> Runtime::Upload(const HostTensor& host) const {
         "Upload: ", host.data.size(), " bytes for ", DTypeName(host.dtype),
         ShapeString(host.shape), " (needs ", bytes, ")"));
   }
-  KILN_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*state_->pool, host.dtype,
-                                                   host.shape,
-                                                   state_->stream_id()));
+  KILN_ASSIGN_OR_RETURN(Tensor t,
+                        Tensor::Allocate(*state_->pool, host.dtype, host.shape,
+                                         state_->stream_id()));
   if (bytes > 0) {
     KILN_RETURN_IF_ERROR(
         state_->stream->CopyToDevice(t.data(), host.data.data(), bytes));
@@ -151,8 +151,8 @@ absl::StatusOr<Tensor> Runtime::Upload(const HostTensor& host) const {
 
 absl::StatusOr<HostTensor> Runtime::Download(const Tensor& tensor) const {
   if (!tensor.IsContiguous()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Download: ", tensor.DebugString(), " is not contiguous"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Download: ", tensor.DebugString(), " is not contiguous"));
   }
   HostTensor host;
   host.dtype = tensor.dtype();
@@ -179,8 +179,8 @@ absl::Status Runtime::CopyInto(const Tensor& dst, const HostTensor& src) const {
         ShapeString(src.shape), " with ", src.data.size(), " bytes"));
   }
   if (!src.data.empty()) {
-    KILN_RETURN_IF_ERROR(
-        state_->stream->CopyToDevice(dst.data(), src.data.data(), src.data.size()));
+    KILN_RETURN_IF_ERROR(state_->stream->CopyToDevice(
+        dst.data(), src.data.data(), src.data.size()));
   }
   return state_->stream->Synchronize();
 }
@@ -241,10 +241,10 @@ absl::Status CheckLoadable(const std::string& path,
                            const artifact::ResidentBuffer& rb,
                            const HostTensor& t) {
   if (t.dtype != rb.dtype || t.shape != rb.shape) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": tensor '", rb.name, "' is ", DTypeName(t.dtype),
-        ShapeString(t.shape), " but the model's is ", DTypeName(rb.dtype),
-        ShapeString(rb.shape)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": tensor '", rb.name, "' is ", DTypeName(t.dtype),
+                     ShapeString(t.shape), " but the model's is ",
+                     DTypeName(rb.dtype), ShapeString(rb.shape)));
   }
   return absl::OkStatus();
 }
@@ -379,8 +379,8 @@ absl::StatusOr<Tensor> Trainer::Gradient(const std::string& name) const {
     }
   }
   return absl::NotFoundError(absl::StrCat(
-      "no gradient '", name, "' (gradients: ",
-      absl::StrJoin(gradient_names(), ", "), ")"));
+      "no gradient '", name,
+      "' (gradients: ", absl::StrJoin(gradient_names(), ", "), ")"));
 }
 
 absl::StatusOr<Tensor> Trainer::Parameter(const std::string& name) const {
@@ -388,8 +388,8 @@ absl::StatusOr<Tensor> Trainer::Parameter(const std::string& name) const {
   if (i < 0 || executor_->artifact().resident_buffers[i].role !=
                    artifact::BufferRole::kParameter) {
     return absl::NotFoundError(absl::StrCat(
-        "no parameter '", name, "' (parameters: ",
-        absl::StrJoin(parameter_names(), ", "), ")"));
+        "no parameter '", name,
+        "' (parameters: ", absl::StrJoin(parameter_names(), ", "), ")"));
   }
   return executor_->ResidentTensor(i);
 }
@@ -434,9 +434,9 @@ absl::StatusOr<std::vector<int>> Trainer::GradientBuffers() const {
     const artifact::ResidentBuffer& rb =
         executor_->artifact().resident_buffers[i];
     if (rb.dtype != DType::kF32) {
-      return absl::UnimplementedError(absl::StrCat(
-          "gradient tools work on f32 gradients; '", rb.name, "' is ",
-          DTypeName(rb.dtype)));
+      return absl::UnimplementedError(
+          absl::StrCat("gradient tools work on f32 gradients; '", rb.name,
+                       "' is ", DTypeName(rb.dtype)));
     }
   }
   return grads;
@@ -444,8 +444,8 @@ absl::StatusOr<std::vector<int>> Trainer::GradientBuffers() const {
 
 absl::StatusOr<double> Trainer::ClipGradNorm(double max_norm) {
   if (!(max_norm > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ClipGradNorm: max_norm must be positive, got ", max_norm));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ClipGradNorm: max_norm must be positive, got ", max_norm));
   }
   KILN_ASSIGN_OR_RETURN(std::vector<int> grads, GradientBuffers());
   KILN_ASSIGN_OR_RETURN(GradientStats stats, executor_->Stats(grads));
@@ -507,9 +507,10 @@ absl::Status Trainer::Restore(const std::string& path) {
   auto it = st.metadata.find("step");
   if (it == st.metadata.end() || !absl::SimpleAtoi(it->second, &step) ||
       step < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": __metadata__ has no valid \"step\" (a kiln checkpoint "
-              "stores the update count there)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": __metadata__ has no valid \"step\" (a kiln checkpoint "
+                     "stores the update count there)"));
   }
   const auto& rbs = executor_->artifact().resident_buffers;
   std::set<std::string> known;
@@ -527,9 +528,10 @@ absl::Status Trainer::Restore(const std::string& path) {
   }
   for (const auto& [name, t] : st.tensors) {
     if (known.count(name) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": tensor '", name, "' is not a parameter, optimizer state or "
-          "master weight of this model"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": tensor '", name,
+                       "' is not a parameter, optimizer state or "
+                       "master weight of this model"));
     }
   }
   for (const auto& [index, t] : loads) {

@@ -45,7 +45,8 @@ artifact::Kernel MakeKernel(const std::string& name,
   }
   k.images.push_back(std::move(image));
   uint64_t hash = 1469598103934665603ull;
-  for (char c : name) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  for (char c : name)
+    hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
   k.content_hash = hash;
   return k;
 }
@@ -87,10 +88,11 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   const BufferRef rb = BufferRef::Resident(pb, 0, fb);
 
   using A = ArgKind;
-  const uint32_t k_fwd = w.AddKernel(MakeKernel(
-      "linreg_forward",
-      {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kI32, A::kI32, A::kI32},
-      o));
+  const uint32_t k_fwd =
+      w.AddKernel(MakeKernel("linreg_forward",
+                             {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
+                              A::kI32, A::kI32, A::kI32},
+                             o));
 
   // Arena: x, y, pred, dpred, loss, lr, step.
   const uint64_t ox = 0, oy = Align(ox + fx), op = Align(oy + fy),
@@ -125,10 +127,10 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   const BufferRef rgw = BufferRef::Resident(gw, 0, fw);
   const BufferRef rgb = BufferRef::Resident(gb, 0, fb);
 
-  const uint32_t k_loss = w.AddKernel(MakeKernel(
-      "mse_loss", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
-  const uint32_t k_mse_grad = w.AddKernel(MakeKernel(
-      "mse_grad", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
+  const uint32_t k_loss = w.AddKernel(
+      MakeKernel("mse_loss", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
+  const uint32_t k_mse_grad = w.AddKernel(
+      MakeKernel("mse_grad", {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32}, o));
   const uint32_t k_gw = w.AddKernel(MakeKernel(
       "linreg_grad_w",
       {A::kBuffer, A::kBuffer, A::kBuffer, A::kI32, A::kI32, A::kI32}, o));
@@ -161,35 +163,36 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
         k_sgd, out, 128,
         {Arg::Buffer(rb), Arg::Buffer(rgb), Arg::Buffer(alr), Arg::I32(out)}));
   } else {
-    const uint32_t k_adam = w.AddKernel(MakeKernel(
-        "adam_update",
-        {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
-         A::kBuffer, A::kF32, A::kF32, A::kF32, A::kI32},
-        o));
+    const uint32_t k_adam = w.AddKernel(
+        MakeKernel("adam_update",
+                   {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
+                    A::kBuffer, A::kF32, A::kF32, A::kF32, A::kI32},
+                   o));
     struct P {
       std::string name;
       std::vector<int64_t> shape;
       uint64_t bytes;
       BufferRef param, grad;
     };
-    for (const P& p : {P{"w", {in, out}, fw, rw, rgw}, P{"b", {out}, fb, rb, rgb}}) {
-      const uint32_t m = w.AddBuffer("adam_m." + p.name,
-                                     BufferRole::kOptimizerState, DType::kF32,
-                                     p.shape);
-      const uint32_t v = w.AddBuffer("adam_v." + p.name,
-                                     BufferRole::kOptimizerState, DType::kF32,
-                                     p.shape);
+    for (const P& p :
+         {P{"w", {in, out}, fw, rw, rgw}, P{"b", {out}, fb, rb, rgb}}) {
+      const uint32_t m =
+          w.AddBuffer("adam_m." + p.name, BufferRole::kOptimizerState,
+                      DType::kF32, p.shape);
+      const uint32_t v =
+          w.AddBuffer("adam_v." + p.name, BufferRole::kOptimizerState,
+                      DType::kF32, p.shape);
       const BufferRef rm = BufferRef::Resident(m, 0, p.bytes);
       const BufferRef rv = BufferRef::Resident(v, 0, p.bytes);
       state_in.push_back(Bind("adam_m." + p.name, DType::kF32, p.shape, rm));
       state_in.push_back(Bind("adam_v." + p.name, DType::kF32, p.shape, rv));
       const int32_t count = static_cast<int32_t>(p.bytes / 4);
-      updates.push_back(MakeLaunch(
-          k_adam, count, 128,
-          {Arg::Buffer(p.param), Arg::Buffer(rm), Arg::Buffer(rv),
-           Arg::Buffer(p.grad), Arg::Buffer(alr), Arg::Buffer(astep),
-           Arg::F32(o.beta1), Arg::F32(o.beta2), Arg::F32(o.epsilon),
-           Arg::I32(count)}));
+      updates.push_back(
+          MakeLaunch(k_adam, count, 128,
+                     {Arg::Buffer(p.param), Arg::Buffer(rm), Arg::Buffer(rv),
+                      Arg::Buffer(p.grad), Arg::Buffer(alr), Arg::Buffer(astep),
+                      Arg::F32(o.beta1), Arg::F32(o.beta2), Arg::F32(o.epsilon),
+                      Arg::I32(count)}));
     }
   }
 

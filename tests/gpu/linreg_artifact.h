@@ -49,8 +49,7 @@ struct LinRegData {
   std::vector<float> x;  // [rows, in]
   std::vector<float> y;  // [rows, out]
 };
-LinRegData MakeLinRegData(int64_t rows, int32_t in, int32_t out,
-                          uint64_t seed);
+LinRegData MakeLinRegData(int64_t rows, int32_t in, int32_t out, uint64_t seed);
 
 }  // namespace testing
 }  // namespace kiln

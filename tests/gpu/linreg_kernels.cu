@@ -81,8 +81,8 @@ extern "C" __global__ void linreg_grad_b(const float* dpred, float* gb, int n,
 }
 
 // p -= lr * g
-extern "C" __global__ void sgd_update(float* p, const float* g,
-                                      const float* lr, int count) {
+extern "C" __global__ void sgd_update(float* p, const float* g, const float* lr,
+                                      int count) {
   wait_for_predecessor();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) p[i] = p[i] - lr[0] * g[i];

@@ -41,7 +41,8 @@ int Main(int argc, char** argv) {
   if (!s.ok()) return Fail(s);
 
   const int64_t rows = o.batch * 20;
-  const testing::LinRegData data = testing::MakeLinRegData(rows, o.in, o.out, 1);
+  const testing::LinRegData data =
+      testing::MakeLinRegData(rows, o.in, o.out, 1);
   auto writer = io::DatasetWriter::Create(
       dir + "/linreg.kilndata",
       {{"x", DType::kF32, {o.in}}, {"y", DType::kF32, {o.out}}});

@@ -188,8 +188,8 @@ TEST_F(GpuTest, DeviceProperties) {
 }
 
 TEST_F(GpuTest, ModuleFromPtx) {
-  ASSERT_OK_AND_ASSIGN(auto module,
-                       CudaModule::LoadImage(device(), gpu().ptx, /*is_ptx=*/true));
+  ASSERT_OK_AND_ASSIGN(
+      auto module, CudaModule::LoadImage(device(), gpu().ptx, /*is_ptx=*/true));
   EXPECT_FALSE(module->loaded_cubin());
   ASSERT_OK_AND_ASSIGN(Kernel fill, module->GetKernel("fill_f32"));
   EXPECT_EQ(fill.name(), "fill_f32");

@@ -108,8 +108,10 @@ class SessionGpuTest : public ::testing::Test {
   // Batch `i` of `data` as inputs x, y.
   static Inputs Batch(const LinRegData& data, const LinRegOptions& o, int i) {
     const size_t nx = size_t(o.batch) * o.in, ny = size_t(o.batch) * o.out;
-    std::vector<float> x(data.x.begin() + i * nx, data.x.begin() + (i + 1) * nx);
-    std::vector<float> y(data.y.begin() + i * ny, data.y.begin() + (i + 1) * ny);
+    std::vector<float> x(data.x.begin() + i * nx,
+                         data.x.begin() + (i + 1) * nx);
+    std::vector<float> y(data.y.begin() + i * ny,
+                         data.y.begin() + (i + 1) * ny);
     return {{"x", Input::F32({o.batch, o.in}, x)},
             {"y", Input::F32({o.batch, o.out}, y)}};
   }
@@ -188,11 +190,13 @@ TEST_F(SessionGpuTest, StepReducesTheLoss) {
     auto module = LoadLinReg(o);
     ASSERT_NE(module, nullptr);
     ASSERT_OK_AND_ASSIGN(auto trainer, module->NewTrainer({.seed = 1}));
-    const LinRegData data = testing::MakeLinRegData(o.batch * 8, o.in, o.out, 3);
+    const LinRegData data =
+        testing::MakeLinRegData(o.batch * 8, o.in, o.out, 3);
     const float lr = opt == LinRegOptimizer::kAdam ? 0.05f : 0.1f;
     float first = 0, last = 0;
     for (int i = 0; i < 300; ++i) {
-      ASSERT_OK_AND_ASSIGN(float loss, trainer->Step(Batch(data, o, i % 8), lr));
+      ASSERT_OK_AND_ASSIGN(float loss,
+                           trainer->Step(Batch(data, o, i % 8), lr));
       ASSERT_TRUE(std::isfinite(loss));
       if (i == 0) first = loss;
       last = loss;
@@ -213,7 +217,8 @@ TEST_F(SessionGpuTest, SplitEntriesEqualTrainStep) {
   for (int i = 0; i < 6; ++i) {
     const float lr = 0.01f * (i + 1);
     ASSERT_OK_AND_ASSIGN(float a, fused->Step(Batch(data, o, i % 4), lr));
-    ASSERT_OK_AND_ASSIGN(float b, split->ForwardBackward(Batch(data, o, i % 4)));
+    ASSERT_OK_AND_ASSIGN(float b,
+                         split->ForwardBackward(Batch(data, o, i % 4)));
     ASSERT_OK(split->ApplyUpdate(lr));
     EXPECT_EQ(a, b) << "step " << i;
   }
@@ -234,7 +239,8 @@ TEST_F(SessionGpuTest, SplitEntriesEqualTrainStep) {
 // Host reference of the gradients of the MSE loss at the trainer's current
 // parameters.
 void ReferenceGradients(const LinRegOptions& o, const std::vector<float>& x,
-                        const std::vector<float>& y, const std::vector<float>& w,
+                        const std::vector<float>& y,
+                        const std::vector<float>& w,
                         const std::vector<float>& b, std::vector<double>* gw,
                         std::vector<double>* gb) {
   const int n = o.batch, in = o.in, out = o.out;
@@ -243,7 +249,8 @@ void ReferenceGradients(const LinRegOptions& o, const std::vector<float>& x,
   for (int i = 0; i < n; ++i) {
     for (int k = 0; k < out; ++k) {
       double pred = b[k];
-      for (int j = 0; j < in; ++j) pred += double(x[i * in + j]) * w[j * out + k];
+      for (int j = 0; j < in; ++j)
+        pred += double(x[i * in + j]) * w[j * out + k];
       const double d = 2.0 * (pred - y[i * out + k]) / (n * out);
       (*gb)[k] += d;
       for (int j = 0; j < in; ++j) (*gw)[j * out + k] += x[i * in + j] * d;
@@ -267,8 +274,10 @@ TEST_F(SessionGpuTest, GradientsCanBeReadAndEditedBeforeTheUpdate) {
   const std::vector<float> got_w = Download(trainer->Gradient("w"));
   const std::vector<float> got_b = Download(trainer->Gradient("grad.b"));
   ASSERT_EQ(got_w.size(), gw.size());
-  for (size_t i = 0; i < gw.size(); ++i) EXPECT_NEAR(got_w[i], gw[i], 1e-4) << i;
-  for (size_t i = 0; i < gb.size(); ++i) EXPECT_NEAR(got_b[i], gb[i], 1e-4) << i;
+  for (size_t i = 0; i < gw.size(); ++i)
+    EXPECT_NEAR(got_w[i], gw[i], 1e-4) << i;
+  for (size_t i = 0; i < gb.size(); ++i)
+    EXPECT_NEAR(got_b[i], gb[i], 1e-4) << i;
 
   // Zero the gradient of w, halve that of b: SGD then leaves w alone and
   // moves b by lr * g / 2.
@@ -373,7 +382,8 @@ TEST_F(SessionGpuTest, CheckpointRestoreContinuesBitIdentically) {
   ASSERT_NE(module, nullptr);
   const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 6);
   ASSERT_OK_AND_ASSIGN(auto a, module->NewTrainer({.seed = 11}));
-  for (int i = 0; i < 5; ++i) ASSERT_OK(a->Step(Batch(data, o, i % 4), 0.02f).status());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_OK(a->Step(Batch(data, o, i % 4), 0.02f).status());
   const std::string path = TempPath("linreg_ckpt.safetensors");
   ASSERT_OK(a->Save(path));
   std::vector<float> losses_a;
@@ -393,8 +403,8 @@ TEST_F(SessionGpuTest, CheckpointRestoreContinuesBitIdentically) {
   }
   EXPECT_EQ(losses_a, losses_b);
   EXPECT_EQ(b->step(), 10);
-  for (const char* name : {"w", "b", "adam_m.w", "adam_v.w", "adam_m.b",
-                           "adam_v.b"}) {
+  for (const char* name :
+       {"w", "b", "adam_m.w", "adam_v.w", "adam_m.b", "adam_v.b"}) {
     EXPECT_EQ(Download(a->Buffer(name)), Download(b->Buffer(name))) << name;
   }
 
@@ -430,12 +440,14 @@ TEST_F(SessionGpuTest, GraphsAreCapturedOnceAndReplayed) {
   ASSERT_NE(module, nullptr);
   const LinRegData data = testing::MakeLinRegData(o.batch * 3, o.in, o.out, 8);
   ASSERT_OK_AND_ASSIGN(auto graphs, module->NewTrainer({.seed = 4}));
-  ASSERT_OK_AND_ASSIGN(auto direct, module->NewTrainer(
-                                        {.seed = 4, .use_graphs = false}));
+  ASSERT_OK_AND_ASSIGN(auto direct,
+                       module->NewTrainer({.seed = 4, .use_graphs = false}));
   for (int i = 0; i < 3; ++i) {
     // A different lr each step: the replayed graph reads it from its buffer.
-    ASSERT_OK_AND_ASSIGN(float a, graphs->Step(Batch(data, o, i), 0.01f * (i + 1)));
-    ASSERT_OK_AND_ASSIGN(float b, direct->Step(Batch(data, o, i), 0.01f * (i + 1)));
+    ASSERT_OK_AND_ASSIGN(float a,
+                         graphs->Step(Batch(data, o, i), 0.01f * (i + 1)));
+    ASSERT_OK_AND_ASSIGN(float b,
+                         direct->Step(Batch(data, o, i), 0.01f * (i + 1)));
     EXPECT_EQ(a, b);
   }
   EXPECT_EQ(Download(graphs->Parameter("w")), Download(direct->Parameter("w")));
@@ -458,11 +470,12 @@ TEST_F(SessionGpuTest, ProgrammaticLaunchesGiveIdenticalResults) {
   auto module = LoadLinReg(o);
   ASSERT_NE(module, nullptr);
   const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 6);
-  ASSERT_OK_AND_ASSIGN(auto serial, module->NewTrainer(
-                                        {.seed = 2, .programmatic_launch = false}));
+  ASSERT_OK_AND_ASSIGN(
+      auto serial,
+      module->NewTrainer({.seed = 2, .programmatic_launch = false}));
   ASSERT_OK_AND_ASSIGN(auto graphs, module->NewTrainer({.seed = 2}));
-  ASSERT_OK_AND_ASSIGN(auto direct, module->NewTrainer(
-                                        {.seed = 2, .use_graphs = false}));
+  ASSERT_OK_AND_ASSIGN(auto direct,
+                       module->NewTrainer({.seed = 2, .use_graphs = false}));
   const int launches_before = FakeDriverProgrammaticLaunches();
   if (std::getenv("KILN_LIBCUDA_PATH") != nullptr) {
     ASSERT_GE(launches_before, 0) << "the stand-in driver has no counter";
@@ -527,12 +540,14 @@ TEST_F(SessionGpuTest, WrongInputsAreRejectedBeforeAnythingRuns) {
   shape.erase("x");
   shape.emplace("x", Input::F32({o.batch, o.in + 1},
                                 std::vector<float>(o.batch * (o.in + 1))));
-  expect(shape, "input 'x' of entry 'train_step' must be f32[16, 5], got "
-                "f32[16, 6]");
+  expect(shape,
+         "input 'x' of entry 'train_step' must be f32[16, 5], got "
+         "f32[16, 6]");
   Inputs dtype = good;
   dtype.erase("x");
-  dtype.emplace("x", Input(HostTensor::I32({o.batch, o.in},
-                                           std::vector<int32_t>(o.batch * o.in))));
+  dtype.emplace("x",
+                Input(HostTensor::I32({o.batch, o.in},
+                                      std::vector<int32_t>(o.batch * o.in))));
   expect(dtype, "must be f32[16, 5], got i32[16, 5]");
   Inputs param = good;
   param.emplace("w", Input::F32({o.in, o.out}, w));
@@ -567,15 +582,18 @@ TEST_F(SessionGpuTest, DeviceTensorInputsEqualHostInputs) {
   const LinRegData data = testing::MakeLinRegData(o.batch, o.in, o.out, 10);
   ASSERT_OK_AND_ASSIGN(auto host, module->NewTrainer({.seed = 4}));
   ASSERT_OK_AND_ASSIGN(auto device, module->NewTrainer({.seed = 4}));
-  ASSERT_OK_AND_ASSIGN(Tensor x, rt().Upload(HostTensor::F32({o.batch, o.in}, data.x)));
-  ASSERT_OK_AND_ASSIGN(Tensor y, rt().Upload(HostTensor::F32({o.batch, o.out}, data.y)));
+  ASSERT_OK_AND_ASSIGN(Tensor x,
+                       rt().Upload(HostTensor::F32({o.batch, o.in}, data.x)));
+  ASSERT_OK_AND_ASSIGN(Tensor y,
+                       rt().Upload(HostTensor::F32({o.batch, o.out}, data.y)));
   for (int i = 0; i < 3; ++i) {
     ASSERT_OK_AND_ASSIGN(float a, host->Step(Batch(data, o, 0), 0.05f));
     ASSERT_OK_AND_ASSIGN(float b, device->Step({{"x", x}, {"y", y}}, 0.05f));
     EXPECT_EQ(a, b);
   }
   // A transposed view of the right shape is not contiguous: rejected.
-  ASSERT_OK_AND_ASSIGN(Tensor xt, rt().Upload(HostTensor::F32({o.in, o.batch}, data.x)));
+  ASSERT_OK_AND_ASSIGN(Tensor xt,
+                       rt().Upload(HostTensor::F32({o.in, o.batch}, data.x)));
   ASSERT_OK_AND_ASSIGN(Tensor view, xt.Transpose({1, 0}));
   auto result = device->Step({{"x", view}, {"y", y}}, 0.05f);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
@@ -589,7 +607,8 @@ TEST_F(SessionGpuTest, InferenceSessionAndParametersFromACheckpoint) {
   ASSERT_NE(trainable, nullptr);
   ASSERT_OK_AND_ASSIGN(auto trainer, trainable->NewTrainer({.seed = 21}));
   const LinRegData data = testing::MakeLinRegData(o.batch, o.in, o.out, 12);
-  for (int i = 0; i < 3; ++i) ASSERT_OK(trainer->Step(Batch(data, o, 0), 0.05f).status());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_OK(trainer->Step(Batch(data, o, 0), 0.05f).status());
   const std::string path = TempPath("for_inference.safetensors");
   ASSERT_OK(trainer->Save(path));
 
@@ -599,9 +618,11 @@ TEST_F(SessionGpuTest, InferenceSessionAndParametersFromACheckpoint) {
   ASSERT_NE(model, nullptr);
   ASSERT_OK_AND_ASSIGN(auto session, model->NewSession());
   ASSERT_OK(session->LoadParameters(path));
-  EXPECT_EQ(Download(session->Parameter("w")), Download(trainer->Parameter("w")));
-  ASSERT_OK_AND_ASSIGN(Outputs out,
-                       session->Run("predict", {{"x", Input::F32({o.batch, o.in}, data.x)}}));
+  EXPECT_EQ(Download(session->Parameter("w")),
+            Download(trainer->Parameter("w")));
+  ASSERT_OK_AND_ASSIGN(
+      Outputs out,
+      session->Run("predict", {{"x", Input::F32({o.batch, o.in}, data.x)}}));
   ASSERT_EQ(out.count("pred"), 1u);
   const std::vector<float> pred = Download(out.at("pred"));
   const std::vector<float> w = Download(trainer->Parameter("w"));
@@ -609,12 +630,15 @@ TEST_F(SessionGpuTest, InferenceSessionAndParametersFromACheckpoint) {
   for (int i = 0; i < o.batch; ++i) {
     for (int k = 0; k < o.out; ++k) {
       double acc = b[k];
-      for (int j = 0; j < o.in; ++j) acc += double(data.x[i * o.in + j]) * w[j * o.out + k];
+      for (int j = 0; j < o.in; ++j)
+        acc += double(data.x[i * o.in + j]) * w[j * o.out + k];
       EXPECT_NEAR(pred[i * o.out + k], acc, 1e-5) << i << "," << k;
     }
   }
-  ASSERT_OK_AND_ASSIGN(std::vector<float> ms,
-                       session->Benchmark("predict", {{"x", Input::F32({o.batch, o.in}, data.x)}}, 2, 5));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<float> ms,
+      session->Benchmark("predict",
+                         {{"x", Input::F32({o.batch, o.in}, data.x)}}, 2, 5));
   EXPECT_EQ(ms.size(), 5u);
   for (float t : ms) EXPECT_GE(t, 0.0f);
   EXPECT_EQ(session->stats().graph_captures, 1);
@@ -658,15 +682,16 @@ TEST_F(SessionGpuTest, DeviceBatchLoaderUploadsBatchesInOrder) {
   options.batch.shuffle = false;
   options.batch.num_epochs = 1;
   options.fields = {"x", "y"};
-  ASSERT_OK_AND_ASSIGN(
-      auto loader, DeviceBatchLoader::Create(rt(), dataset.get(), options,
-                                             with_loader->stream()));
+  ASSERT_OK_AND_ASSIGN(auto loader,
+                       DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                                 with_loader->stream()));
   for (int i = 0; i < batches; ++i) {
     ASSERT_OK_AND_ASSIGN(DeviceBatch batch, loader->Next());
     EXPECT_EQ(batch.sequence, static_cast<uint64_t>(i));
     EXPECT_EQ(batch.num_records, static_cast<uint64_t>(o.batch));
     // Batch i + 1 is on its way while batch i is used.
-    EXPECT_EQ(loader->uploads(), static_cast<uint64_t>(std::min(i + 2, batches)));
+    EXPECT_EQ(loader->uploads(),
+              static_cast<uint64_t>(std::min(i + 2, batches)));
     ASSERT_EQ(batch.fields.at("x").shape(), (Shape{o.batch, o.in}));
     const std::vector<float> x = Download(batch.fields.at("x"));
     const std::vector<float> y = Download(batch.fields.at("y"));
@@ -686,9 +711,9 @@ TEST_F(SessionGpuTest, DeviceBatchLoaderUploadsBatchesInOrder) {
   // Shuffled: each batch holds the records of the epoch's permutation.
   options.batch.shuffle = true;
   options.batch.seed = 77;
-  ASSERT_OK_AND_ASSIGN(
-      auto shuffled, DeviceBatchLoader::Create(rt(), dataset.get(), options,
-                                               with_loader->stream()));
+  ASSERT_OK_AND_ASSIGN(auto shuffled,
+                       DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                                 with_loader->stream()));
   const std::vector<uint64_t> order =
       io::BatchSampler::EpochPermutation(o.batch * batches, 77, 0);
   for (int i = 0; i < batches; ++i) {
@@ -717,8 +742,8 @@ TEST_F(SessionGpuTest, MasterWeightsAndConstantsStartRight) {
   w.AddParameter("e", DType::kBF16, {7, 9}, InitKind::kNormal, 0.5f, 2.0f, 3);
   w.AddBuffer("master.e", artifact::BufferRole::kMasterWeight, DType::kF32,
               {7, 9});
-  w.AddBuffer("momentum.e", artifact::BufferRole::kOptimizerState,
-              DType::kF32, {7, 9});
+  w.AddBuffer("momentum.e", artifact::BufferRole::kOptimizerState, DType::kF32,
+              {7, 9});
   std::vector<uint8_t> bytes(4 * 3);
   const float c[3] = {1.5f, -2.0f, 0.25f};
   std::memcpy(bytes.data(), c, sizeof(c));

@@ -1,4 +1,5 @@
-//===- kiln-opt.cpp - the kiln pass driver ---------------------------------===//
+//===- kiln-opt.cpp - the kiln pass driver
+//---------------------------------===//
 //
 // mlir-opt for kiln: parses, verifies, runs pass pipelines and prints IR. The
 // lit tests drive every pass and diagnostic through it.

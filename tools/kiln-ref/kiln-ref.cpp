@@ -1,4 +1,5 @@
-//===- kiln-ref.cpp - run a kiln function on the CPU reference -------------===//
+//===- kiln-ref.cpp - run a kiln function on the CPU reference
+//-------------===//
 //
 // The oracle of every GPU check: runs one function of a model on the CPU
 // reference interpreter, with inputs and outputs in safetensors.
@@ -71,33 +72,38 @@ static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
 static cl::opt<std::string> functionName("fn", cl::desc("the function to run"),
                                          cl::Required, cl::cat(category));
 static cl::opt<std::string>
-    inputsPath("inputs", cl::desc("safetensors file with the arguments by name"), cl::cat(category));
+    inputsPath("inputs",
+               cl::desc("safetensors file with the arguments by name"),
+               cl::cat(category));
 static cl::opt<uint64_t> randomSeed(
     "random-seed",
-    cl::desc("draw arguments missing from --inputs from Philox under this seed"), cl::cat(category));
+    cl::desc(
+        "draw arguments missing from --inputs from Philox under this seed"),
+    cl::cat(category));
 static cl::opt<int64_t>
     intRange("int-range",
              cl::desc("random i32 arguments are uniform in [0, N) (default 4)"),
              cl::init(4), cl::cat(category));
-static cl::opt<bool> initParams(
-    "init-params",
-    cl::desc("with --random-seed, kiln.param arguments take their "
-             "#kiln.init values under the seed"),
-    cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    initParams("init-params",
+               cl::desc("with --random-seed, kiln.param arguments take their "
+                        "#kiln.init values under the seed"),
+               cl::init(false), cl::cat(category));
 static cl::opt<std::string> precisionName(
     "precision", cl::desc("f32 (storage rounding, the default) or f64 (exact)"),
     cl::init("f32"), cl::cat(category));
-static cl::opt<std::string> outputPath("o",
-                                       cl::desc("output safetensors file"),
-                                       cl::value_desc("filename"), cl::cat(category));
+static cl::opt<std::string> outputPath("o", cl::desc("output safetensors file"),
+                                       cl::value_desc("filename"),
+                                       cl::cat(category));
 static cl::opt<std::string> saveInputsPath(
     "save-inputs",
     cl::desc("also write every argument as used (file and drawn) to this "
              "safetensors file, e.g. to feed the same inputs to kiln-run"),
     cl::value_desc("path"), cl::init(""), cl::cat(category));
-static cl::opt<bool> printOutputs(
-    "print", cl::desc("print each output's name, type and first values"),
-    cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    printOutputs("print",
+                 cl::desc("print each output's name, type and first values"),
+                 cl::init(false), cl::cat(category));
 static cl::opt<unsigned> printCount("print-count",
                                     cl::desc("values --print shows per output"),
                                     cl::init(8), cl::cat(category));
@@ -324,8 +330,8 @@ int main(int argc, char **argv) {
                     describe(file.dtype, file.shape));
       decode(file, tensor);
     } else if (random) {
-      auto init = function.getArgAttrOfType<InitAttr>(
-          i, KilnDialect::kParamAttrName);
+      auto init =
+          function.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
       if (initParams && init) {
         std::vector<double> values =
             ref::initialValues(init, type.getShape(), randomSeed, i);
@@ -341,8 +347,8 @@ int main(int argc, char **argv) {
       return fail("missing input '" + name + "' of '" + functionName +
                   "' (give --inputs or --random-seed)");
     } else {
-      return fail("missing input '" + name + "' of '" + functionName +
-                  "' in " + inputsPath);
+      return fail("missing input '" + name + "' of '" + functionName + "' in " +
+                  inputsPath);
     }
     inputs.push_back(std::move(tensor));
   }

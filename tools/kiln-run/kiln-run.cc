@@ -135,10 +135,10 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       continue;
     }
     static const std::set<std::string> kValued = {
-        "entry", "inputs", "params", "output", "check", "rtol", "atol",
-        "warmup", "iters", "steps", "dataset", "batch-fields", "lr",
-        "schedule", "schedule-steps", "seed", "checkpoint", "resume", "device",
-        "log-every"};
+        "entry",   "inputs",       "params", "output",   "check",
+        "rtol",    "atol",         "warmup", "iters",    "steps",
+        "dataset", "batch-fields", "lr",     "schedule", "schedule-steps",
+        "seed",    "checkpoint",   "resume", "device",   "log-every"};
     if (kValued.count(name) == 0) {
       return bad(absl::StrCat("unknown flag --", name));
     }
@@ -148,7 +148,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
     auto integer = [&](int64_t* out) -> absl::Status {
       if (!absl::SimpleAtoi(value, out)) {
-        return bad(absl::StrCat("--", name, ": '", value, "' is not an integer"));
+        return bad(
+            absl::StrCat("--", name, ": '", value, "' is not an integer"));
       }
       return absl::OkStatus();
     };
@@ -217,20 +218,22 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
   }
   if (positional.size() != 1) {
-    return bad(positional.empty() ? "no model given"
-                                  : absl::StrCat("one model expected, got ",
-                                                 positional.size(),
-                                                 " arguments"));
+    return bad(positional.empty()
+                   ? "no model given"
+                   : absl::StrCat("one model expected, got ", positional.size(),
+                                  " arguments"));
   }
   f.model = positional[0];
   if (f.steps) {
     if (!f.entry.empty() || f.bench || !f.output.empty() || !f.params.empty()) {
-      return bad("--entry, --bench, --output and --params are for inference; "
-                 "training (--steps) uses train_step");
+      return bad(
+          "--entry, --bench, --output and --params are for inference; "
+          "training (--steps) uses train_step");
     }
     if (f.dataset.empty() == f.inputs.empty()) {
-      return bad("training needs either --dataset (with --batch-fields) or "
-                 "--inputs (one fixed batch)");
+      return bad(
+          "training needs either --dataset (with --batch-fields) or "
+          "--inputs (one fixed batch)");
     }
     if (!f.dataset.empty() && f.batch_fields.empty()) {
       return bad("--dataset needs --batch-fields");
@@ -238,8 +241,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   } else {
     if (!f.dataset.empty() || !f.checkpoint.empty() || !f.resume.empty() ||
         !f.batch_fields.empty()) {
-      return bad("--dataset, --batch-fields, --checkpoint and --resume need "
-                 "--steps");
+      return bad(
+          "--dataset, --batch-fields, --checkpoint and --resume need "
+          "--steps");
     }
     if (f.entry.empty()) f.entry = "forward";
   }
@@ -325,8 +329,9 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
       }
     }
     if (bad == 0) {
-      std::printf("check %s: ok (%zu elements, max abs err %.3g, max rel err %.3g)\n",
-                  name.c_str(), a.size(), max_abs, max_rel);
+      std::printf(
+          "check %s: ok (%zu elements, max abs err %.3g, max rel err %.3g)\n",
+          name.c_str(), a.size(), max_abs, max_rel);
     } else {
       std::printf(
           "check %s: MISMATCH %lld of %zu elements (%lld NaN); first at %lld: "
@@ -352,7 +357,8 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
       auto session,
       module.NewSession(
           {.seed = f.seed, .programmatic_launch = !f.serial_launches}));
-  if (!f.params.empty()) KILN_RETURN_IF_ERROR(session->LoadParameters(f.params));
+  if (!f.params.empty())
+    KILN_RETURN_IF_ERROR(session->LoadParameters(f.params));
   Inputs inputs;
   if (!f.inputs.empty()) {
     KILN_ASSIGN_OR_RETURN(inputs, ReadInputs(f.inputs));
@@ -364,7 +370,8 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
   }
   std::printf("ran %s: %zu output(s)", f.entry.c_str(), host.size());
   for (const auto& [name, t] : host) {
-    std::printf(" %s %s%s", name.c_str(), std::string(DTypeName(t.dtype)).c_str(),
+    std::printf(" %s %s%s", name.c_str(),
+                std::string(DTypeName(t.dtype)).c_str(),
                 ShapeString(t.shape).c_str());
   }
   std::printf("\n");
@@ -381,22 +388,24 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
     if (!ok) status = 1;
   }
   if (f.bench) {
-    KILN_ASSIGN_OR_RETURN(std::vector<float> ms,
-                          session->Benchmark(f.entry, inputs,
-                                             static_cast<int>(f.warmup.value_or(10)),
-                                             static_cast<int>(f.iters)));
+    KILN_ASSIGN_OR_RETURN(
+        std::vector<float> ms,
+        session->Benchmark(f.entry, inputs,
+                           static_cast<int>(f.warmup.value_or(10)),
+                           static_cast<int>(f.iters)));
     std::vector<float> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
     double mean = 0;
     for (float t : ms) mean += t;
     mean /= ms.size();
-    std::printf("bench %s: median %.4f ms, min %.4f ms, mean %.4f ms over %zu "
-                "replays (%lld warm-up calls; %lld of %zu launches "
-                "programmatic)\n",
-                f.entry.c_str(), sorted[sorted.size() / 2], sorted.front(), mean,
-                ms.size(), static_cast<long long>(f.warmup.value_or(10)),
-                static_cast<long long>(session->stats().programmatic_launches),
-                module.artifact().FindEntry(f.entry)->launches.size());
+    std::printf(
+        "bench %s: median %.4f ms, min %.4f ms, mean %.4f ms over %zu "
+        "replays (%lld warm-up calls; %lld of %zu launches "
+        "programmatic)\n",
+        f.entry.c_str(), sorted[sorted.size() / 2], sorted.front(), mean,
+        ms.size(), static_cast<long long>(f.warmup.value_or(10)),
+        static_cast<long long>(session->stats().programmatic_launches),
+        module.artifact().FindEntry(f.entry)->launches.size());
   }
   return status;
 }
@@ -459,9 +468,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     options.batch.seed = f.seed;
     options.batch.drop_last = true;
     options.fields = f.batch_fields;
-    KILN_ASSIGN_OR_RETURN(loader, DeviceBatchLoader::Create(
-                                      rt, dataset.get(), options,
-                                      trainer->stream()));
+    KILN_ASSIGN_OR_RETURN(loader,
+                          DeviceBatchLoader::Create(rt, dataset.get(), options,
+                                                    trainer->stream()));
     // Resumed: the batches of the steps already done are skipped, so the data
     // order continues where the checkpoint left it.
     for (int64_t i = 0; i < start; ++i) {
@@ -470,8 +479,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   }
 
   const bool tty = isatty(fileno(stdout));
-  const int64_t log_every =
-      f.log_every > 0 ? f.log_every : std::max<int64_t>(1, (total - start) / 20);
+  const int64_t log_every = f.log_every > 0
+                                ? f.log_every
+                                : std::max<int64_t>(1, (total - start) / 20);
   const auto t0 = std::chrono::steady_clock::now();
   auto last_print = t0;
   float loss = NAN, first_loss = NAN;
@@ -502,24 +512,27 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     const double rate = (step + 1 - start) / std::max(elapsed, 1e-9);
     const bool last = step + 1 == total;
     const bool due =
-        tty ? (std::chrono::duration<double>(now - last_print).count() > 0.1 || last)
+        tty ? (std::chrono::duration<double>(now - last_print).count() > 0.1 ||
+               last)
             : ((step + 1 - start) % log_every == 0 || last);
     if (due) {
       last_print = now;
-      std::printf("%sstep %lld/%lld  loss %.6g  lr %.3g  %.1f steps/s  ETA %s%s",
-                  tty ? "\r" : "", static_cast<long long>(step + 1),
-                  static_cast<long long>(total), loss, lr, rate,
-                  Duration((total - step - 1) / rate).c_str(),
-                  tty ? "\033[K" : "\n");
+      std::printf(
+          "%sstep %lld/%lld  loss %.6g  lr %.3g  %.1f steps/s  ETA %s%s",
+          tty ? "\r" : "", static_cast<long long>(step + 1),
+          static_cast<long long>(total), loss, lr, rate,
+          Duration((total - step - 1) / rate).c_str(), tty ? "\033[K" : "\n");
       std::fflush(stdout);
     }
   }
   if (tty) std::printf("\n");
   const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("trained steps %lld..%lld in %s: first loss %.6g, final loss %.6g\n",
-              static_cast<long long>(start + 1), static_cast<long long>(total),
-              Duration(elapsed).c_str(), first_loss, loss);
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  std::printf(
+      "trained steps %lld..%lld in %s: first loss %.6g, final loss %.6g\n",
+      static_cast<long long>(start + 1), static_cast<long long>(total),
+      Duration(elapsed).c_str(), first_loss, loss);
   if (!f.checkpoint.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
     std::printf("wrote checkpoint %s (step %lld)\n", f.checkpoint.c_str(),

@@ -1,4 +1,5 @@
-//===- kilnc.cpp - the kiln compiler ----------------------------------------===//
+//===- kilnc.cpp - the kiln compiler
+//----------------------------------------===//
 //
 //   kilnc model.mlir -o model.kiln [--train=adamw|adam|sgd] [options]
 //
@@ -43,37 +44,43 @@ static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.mlir>"),
 static cl::opt<std::string> outputPath("o", cl::desc("output file"),
                                        cl::value_desc("path"), cl::init("-"),
                                        cl::cat(category));
-static cl::opt<std::string> train("train", cl::desc("optimizer: adamw, adam or sgd"),
+static cl::opt<std::string> train("train",
+                                  cl::desc("optimizer: adamw, adam or sgd"),
                                   cl::init("adamw"), cl::cat(category));
 static cl::opt<bool> inference("inference",
                                cl::desc("compile only the forward entry"),
                                cl::cat(category));
-static cl::opt<std::string> lossFunction("function", cl::desc("loss function name"),
+static cl::opt<std::string> lossFunction("function",
+                                         cl::desc("loss function name"),
                                          cl::init("loss"), cl::cat(category));
-static cl::opt<double> momentum("momentum", cl::desc("SGD momentum"), cl::init(0.0),
-                                cl::cat(category));
+static cl::opt<double> momentum("momentum", cl::desc("SGD momentum"),
+                                cl::init(0.0), cl::cat(category));
 static cl::opt<bool> nesterov("nesterov", cl::desc("SGD Nesterov momentum"),
                               cl::cat(category));
 static cl::opt<double> beta1("beta1", cl::init(0.9), cl::desc("Adam(W) beta1"),
                              cl::cat(category));
-static cl::opt<double> beta2("beta2", cl::init(0.999), cl::desc("Adam(W) beta2"),
-                             cl::cat(category));
-static cl::opt<double> epsilon("epsilon", cl::init(1e-8), cl::desc("Adam(W) epsilon"),
-                               cl::cat(category));
-static cl::opt<double> weightDecay(
-    "weight-decay", cl::init(-1.0),
-    cl::desc("weight decay (default 0.01 for adamw, 0 otherwise)"), cl::cat(category));
-static cl::opt<double> clipNorm("clip-norm", cl::init(0.0),
-                                cl::desc("clip the global gradient norm (0: off)"),
-                                cl::cat(category));
+static cl::opt<double> beta2("beta2", cl::init(0.999),
+                             cl::desc("Adam(W) beta2"), cl::cat(category));
+static cl::opt<double> epsilon("epsilon", cl::init(1e-8),
+                               cl::desc("Adam(W) epsilon"), cl::cat(category));
+static cl::opt<double>
+    weightDecay("weight-decay", cl::init(-1.0),
+                cl::desc("weight decay (default 0.01 for adamw, 0 otherwise)"),
+                cl::cat(category));
+static cl::opt<double>
+    clipNorm("clip-norm", cl::init(0.0),
+             cl::desc("clip the global gradient norm (0: off)"),
+             cl::cat(category));
 static cl::opt<double> clipValue("clip-value", cl::init(0.0),
                                  cl::desc("clip gradient elements (0: off)"),
                                  cl::cat(category));
 static cl::opt<double> gradScale("grad-scale", cl::init(1.0),
-                                 cl::desc("scale gradients"), cl::cat(category));
-static cl::opt<double> gradNoise("grad-noise", cl::init(0.0),
-                                 cl::desc("std of Gaussian gradient noise (0: off)"),
+                                 cl::desc("scale gradients"),
                                  cl::cat(category));
+static cl::opt<double>
+    gradNoise("grad-noise", cl::init(0.0),
+              cl::desc("std of Gaussian gradient noise (0: off)"),
+              cl::cat(category));
 static cl::opt<uint64_t> gradNoiseSeed("grad-noise-seed", cl::init(0),
                                        cl::desc("seed of the gradient noise"),
                                        cl::cat(category));
@@ -84,7 +91,7 @@ static cl::opt<std::string> precision(
     "precision",
     cl::desc("storage of parameters and activations: f32, bf16 or f16 "
              "(compute stays f32; bf16/f16 keep f32 master weights)"),
-                                      cl::init("f32"), cl::cat(category));
+    cl::init("f32"), cl::cat(category));
 static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
                                  cl::init("sm_90"), cl::cat(category));
 static cl::opt<std::string> kernelCache(
@@ -103,9 +110,9 @@ static cl::opt<bool> noKernelCache("no-kernel-cache",
                                    cl::cat(category));
 static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
                           cl::cat(category));
-static cl::opt<std::string> emit("emit",
-                                 cl::desc("mlir, cuda, ptx or artifact (default)"),
-                                 cl::init("artifact"), cl::cat(category));
+static cl::opt<std::string>
+    emit("emit", cl::desc("mlir, cuda, ptx or artifact (default)"),
+         cl::init("artifact"), cl::cat(category));
 // `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
 // and prints its kernels, launches (per kernel family) and memory per entry.
 
@@ -123,9 +130,9 @@ static void printStats(const codegen::CompiledModule &module) {
         return kernel.waitsForPredecessor;
       });
   llvm::errs() << "kernels: " << module.kernels.size() << " distinct ("
-               << module.kernelsCompiled << " compiled, " << module.kernelCacheHits
-               << " from the kernel cache; " << waiting
-               << " may launch before their predecessor ends)\n";
+               << module.kernelsCompiled << " compiled, "
+               << module.kernelCacheHits << " from the kernel cache; "
+               << waiting << " may launch before their predecessor ends)\n";
   if (module.mergesKeptApart)
     llvm::errs() << "launch groups kept apart (merged kernel did not compile): "
                  << module.mergesKeptApart << "\n";
@@ -154,7 +161,8 @@ int main(int argc, char **argv) {
   // Keep LLVM's --stats visible: it asks for kilnc's statistics too.
   if (auto *option = cl::getRegisteredOptions().lookup("stats"))
     option->setHiddenFlag(cl::NotHidden), option->addCategory(category);
-  cl::ParseCommandLineOptions(argc, argv, "kiln ahead-of-time training compiler\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "kiln ahead-of-time training compiler\n");
 
   TrainStepOptions options;
   options.function = lossFunction;
@@ -167,9 +175,11 @@ int main(int argc, char **argv) {
   else
     return fail("--train must be adamw, adam or sgd, got '" + train + "'");
   if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact")
-    return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit + "'");
+    return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit +
+                "'");
   if (precision != "f32" && precision != "bf16" && precision != "f16")
-    return fail("--precision must be f32, bf16 or f16, got '" + precision + "'");
+    return fail("--precision must be f32, bf16 or f16, got '" + precision +
+                "'");
   if (nesterov && momentum <= 0)
     return fail("--nesterov needs --momentum > 0");
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
@@ -180,8 +190,9 @@ int main(int argc, char **argv) {
   options.optimizer.beta2 = beta2;
   options.optimizer.epsilon = epsilon;
   options.optimizer.weightDecay =
-      weightDecay >= 0 ? double(weightDecay)
-                       : (options.optimizer.kind == OptimizerKind::AdamW ? 0.01 : 0.0);
+      weightDecay >= 0
+          ? double(weightDecay)
+          : (options.optimizer.kind == OptimizerKind::AdamW ? 0.01 : 0.0);
   options.transforms.statistics = gradStats;
   options.transforms.scale = gradScale;
   options.transforms.clipNorm = clipNorm;
@@ -223,12 +234,14 @@ int main(int argc, char **argv) {
     loss.setSymName("forward");
     Builder b(&context);
     for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i) {
-      bool isParam = static_cast<bool>(loss.getArgAttr(i, KilnDialect::kParamAttrName));
+      bool isParam =
+          static_cast<bool>(loss.getArgAttr(i, KilnDialect::kParamAttrName));
       loss.setArgAttr(i, KilnDialect::kRoleAttrName,
                       b.getStringAttr(isParam ? "param" : "input"));
     }
     for (unsigned i = 0, e = loss.getNumResults(); i < e; ++i)
-      loss.setResultAttr(i, KilnDialect::kRoleAttrName, b.getStringAttr("output"));
+      loss.setResultAttr(i, KilnDialect::kRoleAttrName,
+                         b.getStringAttr("output"));
   } else if (failed(buildTrainingEntries(*module, options))) {
     return 1;
   }
@@ -236,7 +249,8 @@ int main(int argc, char **argv) {
     // Launch merging runs a kernel beside its predecessor only when it does
     // not write over what the predecessor reads: keep freed bytes one kernel.
     if (failed(fuseFunction(function)) ||
-        failed(planMemory(function, {/*reuseDelay=*/noMergeLaunches ? 0u : 1u})))
+        failed(
+            planMemory(function, {/*reuseDelay=*/noMergeLaunches ? 0u : 1u})))
       return 1;
   if (failed(verify(*module)))
     return 1;
@@ -257,10 +271,11 @@ int main(int argc, char **argv) {
   codegenOptions.mergeLaunches = !noMergeLaunches;
   if (!noKernelCache)
     codegenOptions.kernelCacheDirectory =
-        kernelCache.getNumOccurrences() ? std::string(kernelCache)
-                                        : codegen::KernelCache::defaultDirectory();
-  FailureOr<codegen::CompiledModule> compiled =
-      codegen::generateModule(*module, codegenOptions, /*compile=*/emit != "cuda");
+        kernelCache.getNumOccurrences()
+            ? std::string(kernelCache)
+            : codegen::KernelCache::defaultDirectory();
+  FailureOr<codegen::CompiledModule> compiled = codegen::generateModule(
+      *module, codegenOptions, /*compile=*/emit != "cuda");
   if (failed(compiled))
     return 1;
   if (llvm::AreStatisticsEnabled())
@@ -268,7 +283,8 @@ int main(int argc, char **argv) {
   if (emit == "cuda" || emit == "ptx") {
     for (const codegen::CompiledKernelImage &kernel : compiled->kernels)
       output->os() << "// ===== " << kernel.name << " =====\n"
-                   << (emit == "cuda" ? kernel.source : kernel.binary.ptx) << "\n";
+                   << (emit == "cuda" ? kernel.source : kernel.binary.ptx)
+                   << "\n";
     output->keep();
     return 0;
   }

@@ -22,7 +22,8 @@ namespace {
 /// A rule for a one-operand op: `Derived::gradient(kb, op, g)` returns the
 /// operand gradient for a non-null result gradient `g` (or null for none).
 template <typename Derived, typename OpTy>
-struct UnaryGradient : public GradientOpInterface::ExternalModel<Derived, OpTy> {
+struct UnaryGradient
+    : public GradientOpInterface::ExternalModel<Derived, OpTy> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -41,7 +42,8 @@ struct UnaryGradient : public GradientOpInterface::ExternalModel<Derived, OpTy> 
 /// returns both gradients at the broadcast shape; they are then summed back
 /// to the operands' shapes.
 template <typename Derived, typename OpTy>
-struct BinaryGradient : public GradientOpInterface::ExternalModel<Derived, OpTy> {
+struct BinaryGradient
+    : public GradientOpInterface::ExternalModel<Derived, OpTy> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -182,8 +184,9 @@ struct GeluGradient : UnaryGradient<GeluGradient, GeluOp> {
       Value t = kb.tanh(kb.scale(inner, k));
       Value innerSlope = kb.add(one(kb, x), kb.scale(xx, 3 * c));
       Value sech2 = kb.sub(one(kb, t), kb.mul(t, t));
-      derivative = kb.add(kb.scale(kb.add(one(kb, t), t), 0.5),
-                          kb.mul(kb.scale(x, 0.5 * k), kb.mul(sech2, innerSlope)));
+      derivative =
+          kb.add(kb.scale(kb.add(one(kb, t), t), 0.5),
+                 kb.mul(kb.scale(x, 0.5 * k), kb.mul(sech2, innerSlope)));
     } else {
       Value nearZero = kb.compare(CmpPredicate::le, kb.abs(x),
                                   kb.scalar(std::ldexp(1.0, -30), f32));
@@ -232,7 +235,9 @@ using GradientPair = std::pair<Value, Value>;
 
 /// d(a + b) = (g, g).
 struct AddGradient : BinaryGradient<AddGradient, AddOp> {
-  static GradientPair gradients(KilnBuilder &, AddOp, Value g) { return {g, g}; }
+  static GradientPair gradients(KilnBuilder &, AddOp, Value g) {
+    return {g, g};
+  }
 };
 
 /// d(a - b) = (g, -g).
@@ -285,10 +290,12 @@ struct ExtremumGradient : BinaryGradient<Derived, OpTy> {
             kb.select(kb.compare(rhsWins, a, b), g, tie)};
   }
 };
-struct MaxGradient : ExtremumGradient<MaxGradient, MaxOp, CmpPredicate::gt,
-                                      CmpPredicate::lt> {};
-struct MinGradient : ExtremumGradient<MinGradient, MinOp, CmpPredicate::lt,
-                                      CmpPredicate::gt> {};
+struct MaxGradient
+    : ExtremumGradient<MaxGradient, MaxOp, CmpPredicate::gt, CmpPredicate::lt> {
+};
+struct MinGradient
+    : ExtremumGradient<MinGradient, MinOp, CmpPredicate::lt, CmpPredicate::gt> {
+};
 
 /// d(c ? t : f) = (none, g where c, g where !c), each summed back to its
 /// operand's shape.

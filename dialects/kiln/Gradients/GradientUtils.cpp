@@ -27,7 +27,8 @@ Value sumToShape(OpBuilder &builder, Location loc, Value grad,
     SmallVector<int64_t> leadingDims;
     for (size_t d = 0; d < leading; ++d)
       leadingDims.push_back(d);
-    grad = builder.create<ReduceSumOp>(loc, grad, leadingDims, /*keepdim=*/false);
+    grad =
+        builder.create<ReduceSumOp>(loc, grad, leadingDims, /*keepdim=*/false);
   }
   return grad;
 }

@@ -1,4 +1,5 @@
-//===- GradientUtils.h - helpers for writing gradient rules ------*- C++ -*-===//
+//===- GradientUtils.h - helpers for writing gradient rules ------*- C++
+//-*-===//
 
 #ifndef KILN_DIALECTS_KILN_GRADIENTS_GRADIENTUTILS_H
 #define KILN_DIALECTS_KILN_GRADIENTS_GRADIENTUTILS_H

@@ -65,7 +65,8 @@ struct LogSoftmaxGradient
 //===----------------------------------------------------------------------===//
 
 struct LayerNormGradient
-    : public GradientOpInterface::ExternalModel<LayerNormGradient, LayerNormOp> {
+    : public GradientOpInterface::ExternalModel<LayerNormGradient,
+                                                LayerNormOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -104,7 +105,8 @@ struct RmsNormGradient
 /// dm / M + dv * 2 (x - m) / M to the input's gradient, M elements per
 /// channel.
 struct BatchNormGradient
-    : public GradientOpInterface::ExternalModel<BatchNormGradient, BatchNormOp> {
+    : public GradientOpInterface::ExternalModel<BatchNormGradient,
+                                                BatchNormOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -177,7 +179,8 @@ struct Conv2dGradient
 };
 
 struct MaxPool2dGradient
-    : public GradientOpInterface::ExternalModel<MaxPool2dGradient, MaxPool2dOp> {
+    : public GradientOpInterface::ExternalModel<MaxPool2dGradient,
+                                                MaxPool2dOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -193,7 +196,8 @@ struct MaxPool2dGradient
 };
 
 struct AvgPool2dGradient
-    : public GradientOpInterface::ExternalModel<AvgPool2dGradient, AvgPool2dOp> {
+    : public GradientOpInterface::ExternalModel<AvgPool2dGradient,
+                                                AvgPool2dOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -211,7 +215,8 @@ struct AvgPool2dGradient
 //===----------------------------------------------------------------------===//
 
 struct EmbeddingGradient
-    : public GradientOpInterface::ExternalModel<EmbeddingGradient, EmbeddingOp> {
+    : public GradientOpInterface::ExternalModel<EmbeddingGradient,
+                                                EmbeddingOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -239,13 +244,13 @@ struct RopeGradient
     auto signType = RankedTensorType::get({width}, type.getElementType());
     SmallVector<Attribute> signs;
     for (int64_t i = 0; i < width; ++i)
-      signs.push_back(
-          builder.getFloatAttr(type.getElementType(), i < width / 2 ? 1.0 : -1.0));
-    Value s = builder.create<ConstantOp>(op->getLoc(),
-                                         DenseElementsAttr::get(signType, signs));
-    Value rotated = builder.create<RopeOp>(op->getLoc(), kb.mul(resultGrads[0], s),
-                                           rope.getThetaAttr(),
-                                           rope.getPositionOffsetAttr());
+      signs.push_back(builder.getFloatAttr(type.getElementType(),
+                                           i < width / 2 ? 1.0 : -1.0));
+    Value s = builder.create<ConstantOp>(
+        op->getLoc(), DenseElementsAttr::get(signType, signs));
+    Value rotated = builder.create<RopeOp>(
+        op->getLoc(), kb.mul(resultGrads[0], s), rope.getThetaAttr(),
+        rope.getPositionOffsetAttr());
     operandGrads.push_back(kb.mul(rotated, s));
     return success();
   }
@@ -260,8 +265,8 @@ struct DropoutGradient
                                SmallVectorImpl<Value> &operandGrads) const {
     auto dropout = cast<DropoutOp>(op);
     operandGrads.push_back(builder.create<DropoutOp>(
-        op->getLoc(), resultGrads[0], dropout.getOffset(), dropout.getRateAttr(),
-        dropout.getSeedAttr(), dropout.getStreamAttr()));
+        op->getLoc(), resultGrads[0], dropout.getOffset(),
+        dropout.getRateAttr(), dropout.getSeedAttr(), dropout.getStreamAttr()));
     if (dropout.getOffset())
       operandGrads.push_back(Value()); // the counter is an integer
     return success();
@@ -281,8 +286,9 @@ struct MseLossGradient
     auto loss = cast<MseLossOp>(op);
     KilnBuilder kb(builder, op->getLoc());
     Value p = loss.getPrediction(), t = loss.getTarget();
-    double scale = 2.0 * reductionScale(loss.getReduction(),
-                                        KilnBuilder::typeOf(p).getNumElements());
+    double scale =
+        2.0 * reductionScale(loss.getReduction(),
+                             KilnBuilder::typeOf(p).getNumElements());
     Value difference = kb.add(p, negated(kb, t));
     Value dp = kb.mul(difference, kb.scale(resultGrads[0], scale));
     operandGrads.push_back(dp);

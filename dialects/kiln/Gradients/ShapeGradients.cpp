@@ -77,7 +77,8 @@ struct BroadcastToGradient
 
 /// d(transpose x perm) = transpose g by the inverse permutation.
 struct TransposeGradient
-    : public GradientOpInterface::ExternalModel<TransposeGradient, TransposeOp> {
+    : public GradientOpInterface::ExternalModel<TransposeGradient,
+                                                TransposeOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -223,7 +224,8 @@ struct FlipGradient
 /// triu and tril are masks: the gradient is g with the same mask applied.
 template <typename OpTy>
 struct TriangularGradient
-    : public GradientOpInterface::ExternalModel<TriangularGradient<OpTy>, OpTy> {
+    : public GradientOpInterface::ExternalModel<TriangularGradient<OpTy>,
+                                                OpTy> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -237,7 +239,8 @@ struct TriangularGradient
 
 /// d(reduce_sum x) = g broadcast back over the reduced dims.
 struct ReduceSumGradient
-    : public GradientOpInterface::ExternalModel<ReduceSumGradient, ReduceSumOp> {
+    : public GradientOpInterface::ExternalModel<ReduceSumGradient,
+                                                ReduceSumOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
@@ -336,7 +339,8 @@ Value flatRhsGradient(KilnBuilder &kb, MatmulOp matmul, Value g) {
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
   auto outType = cast<RankedTensorType>(g.getType());
-  ArrayRef<int64_t> lhsShape = lhsType.getShape(), rhsShape = rhsType.getShape();
+  ArrayRef<int64_t> lhsShape = lhsType.getShape(),
+                    rhsShape = rhsType.getShape();
   if (matmul.getTransposeLhs() || lhsShape.size() <= 2)
     return Value();
   // Every batch dim of the result comes from the lhs, none from the rhs.
@@ -370,7 +374,8 @@ struct MatmulGradient
     bool tl = matmul.getTransposeLhs(), tr = matmul.getTransposeRhs();
 
     // G B^T = matmul(G, rhs, -, !tr); B G^T = matmul(rhs, G, tr, true).
-    Value dLhs = tl ? kb.matmul(rhs, g, tr, true) : kb.matmul(g, rhs, false, !tr);
+    Value dLhs =
+        tl ? kb.matmul(rhs, g, tr, true) : kb.matmul(g, rhs, false, !tr);
     Value dRhs = flatRhsGradient(kb, matmul, g);
     // A^T G = matmul(lhs, G, !tl, -); G^T A = matmul(G, lhs, true, tl).
     if (!dRhs)

@@ -31,7 +31,8 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
                                            SmallVectorImpl<Type> &results) {
   // Read the raw property: the attribute may be missing or of another kind in
   // the generic form, and inference runs before the op is verified.
-  auto value = llvm::dyn_cast_or_null<ElementsAttr>(adaptor.getProperties().value);
+  auto value =
+      llvm::dyn_cast_or_null<ElementsAttr>(adaptor.getProperties().value);
   if (!value)
     return inferenceError(location, "'value' must be an elements attribute");
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
@@ -41,7 +42,8 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
                           value.getType());
   if (!isKilnElementType(type.getElementType()))
     return inferenceError(
-        location, "'value' element type must be f32, bf16, f16, i32 or i1, got ",
+        location,
+        "'value' element type must be f32, bf16, f16, i32 or i1, got ",
         type.getElementType());
   results.push_back(type);
   return success();
@@ -123,9 +125,9 @@ static LogicalResult inferBroadcastBinary(std::optional<Location> location,
   if (!lhsType || !rhsType)
     return inferenceError(location, "operands must be ranked tensors");
   if (lhsType.getElementType() != rhsType.getElementType())
-    return inferenceError(location, "operand element types differ: ",
-                          lhsType.getElementType(), " vs ",
-                          rhsType.getElementType());
+    return inferenceError(
+        location, "operand element types differ: ", lhsType.getElementType(),
+        " vs ", rhsType.getElementType());
   ShapeOrError shape = broadcastShapes(lhsType.getShape(), rhsType.getShape());
   if (!shape.ok())
     return inferenceError(location, shape.message());
@@ -177,8 +179,8 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
   ShapeOrError values =
       broadcastShapes(trueType.getShape(), falseType.getShape());
   if (!values.ok())
-    return inferenceError(location, "'true_value' and 'false_value': ",
-                          values.message());
+    return inferenceError(location,
+                          "'true_value' and 'false_value': ", values.message());
   ShapeOrError shape = broadcastShapes(condType.getShape(), values.shape());
   if (!shape.ok())
     return inferenceError(

@@ -108,9 +108,9 @@ Attribute InitAttr::parse(AsmParser &parser, Type) {
     return {};
   std::optional<InitKind> kind = symbolizeInitKind(kindName);
   if (!kind) {
-    parser.emitError(kindLoc)
-        << "unknown initialiser '" << kindName
-        << "'; expected zeros, ones, constant, normal, uniform, xavier or kaiming";
+    parser.emitError(kindLoc) << "unknown initialiser '" << kindName
+                              << "'; expected zeros, ones, constant, normal, "
+                                 "uniform, xavier or kaiming";
     return {};
   }
   auto [firstKey, secondKey] = keyNames(*kind);
@@ -131,8 +131,8 @@ Attribute InitAttr::parse(AsmParser &parser, Type) {
       if (firstKey.empty())
         diag << "; it takes no values";
       else
-        diag << "; expected " << firstKey
-             << (secondKey.empty() ? "" : " or ") << secondKey;
+        diag << "; expected " << firstKey << (secondKey.empty() ? "" : " or ")
+             << secondKey;
       return {};
     }
     if (seen) {
@@ -143,7 +143,8 @@ Attribute InitAttr::parse(AsmParser &parser, Type) {
     (key == firstKey ? first : second) = value;
   }
   if (*kind == InitKind::constant && !sawFirst) {
-    parser.emitError(kindLoc) << "the 'constant' initialiser needs 'value = ...'";
+    parser.emitError(kindLoc)
+        << "the 'constant' initialiser needs 'value = ...'";
     return {};
   }
   if (parser.parseGreater())

@@ -1,4 +1,5 @@
-//===- KilnBuilder.h - terse construction of kiln IR -------------*- C++ -*-===//
+//===- KilnBuilder.h - terse construction of kiln IR -------------*- C++
+//-*-===//
 //
 // A thin wrapper over OpBuilder with one call per common kiln op, for code
 // that builds a lot of IR: gradient rules, the training-step builder,
@@ -96,8 +97,8 @@ public:
   Value reshape(Value x, ArrayRef<int64_t> shape) {
     if (typeOf(x).getShape() == shape)
       return x;
-    return b.create<ReshapeOp>(
-        loc, RankedTensorType::get(shape, elementOf(x)), x);
+    return b.create<ReshapeOp>(loc, RankedTensorType::get(shape, elementOf(x)),
+                               x);
   }
   Value broadcastTo(Value x, RankedTensorType type) {
     if (typeOf(x) == type)

@@ -31,9 +31,9 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
     auto tensor = dyn_cast<RankedTensorType>(valueType);
     if (!tensor || !tensor.hasStaticShape() ||
         !isa<FloatType>(tensor.getElementType()))
-      return op->emitError() << "'" << name << "' marks an argument of type "
-                             << valueType
-                             << "; parameters must be static float tensors";
+      return op->emitError()
+             << "'" << name << "' marks an argument of type " << valueType
+             << "; parameters must be static float tensors";
     return success();
   }
   if (name == KilnDialect::kNameAttrName) {
@@ -45,8 +45,9 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
   if (name == KilnDialect::kRoleAttrName) {
     auto text = dyn_cast<StringAttr>(attribute.getValue());
     static constexpr llvm::StringLiteral kRoles[] = {
-        "param",    "optimizer_state", "master_weight", "input", "gradient",
-        "learning_rate", "step",       "loss",          "statistic", "output"};
+        "param",     "optimizer_state", "master_weight", "input",
+        "gradient",  "learning_rate",   "step",          "loss",
+        "statistic", "output"};
     if (!text || !llvm::is_contained(kRoles, text.getValue()))
       return op->emitError()
              << "'" << name << "' must be one of param, optimizer_state, "
@@ -70,8 +71,8 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
     auto func = dyn_cast<func::FuncOp>(op);
     if (!index || !func || index.getInt() < 0 ||
         index.getInt() >= func.getNumArguments())
-      return op->emitError() << "'" << name
-                             << "' must be the index of a function argument";
+      return op->emitError()
+             << "'" << name << "' must be the index of a function argument";
     if (func.getArgumentTypes()[index.getInt()] != valueType)
       return op->emitError()
              << "'" << name << "' result of type " << valueType
@@ -97,9 +98,10 @@ LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
   return verifyValueAttribute(op, type, attribute, "argument");
 }
 
-LogicalResult KilnDialect::verifyRegionResultAttribute(
-    Operation *op, unsigned regionIndex, unsigned resultIndex,
-    NamedAttribute attribute) {
+LogicalResult
+KilnDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+                                         unsigned resultIndex,
+                                         NamedAttribute attribute) {
   Type type;
   if (auto func = dyn_cast<func::FuncOp>(op))
     type = func.getResultTypes()[resultIndex];

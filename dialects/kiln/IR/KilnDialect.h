@@ -1,4 +1,5 @@
-//===- KilnDialect.h - the kiln dialect --------------------------*- C++ -*-===//
+//===- KilnDialect.h - the kiln dialect --------------------------*- C++
+//-*-===//
 //
 // The one header users of the dialect include: dialect, attributes, enums,
 // interfaces and ops.

@@ -1,4 +1,5 @@
-//===- KilnNaming.h - host-visible names of arguments and results -*- C++ -*-===//
+//===- KilnNaming.h - host-visible names of arguments and results -*- C++
+//-*-===//
 //
 // The naming convention of the kiln dialect's functions: an argument or
 // result is named by its `kiln.name`, else by its position ("arg3",

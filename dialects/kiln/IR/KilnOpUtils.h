@@ -1,4 +1,5 @@
-//===- KilnOpUtils.h - helpers shared by kiln op definitions -----*- C++ -*-===//
+//===- KilnOpUtils.h - helpers shared by kiln op definitions -----*- C++
+//-*-===//
 //
 // Small helpers for result-type inference and verifiers, so every op reports
 // problems the same way: a located diagnostic naming expected vs. actual.

@@ -73,11 +73,10 @@ LogicalResult LayerNormBackwardOp::verify() {
     return failure();
   if (Value weight = getWeight()) {
     auto type = cast<RankedTensorType>(getInput().getType());
-    return checkOperand(*this, "weight", weight,
-                        type.getShape().take_back(
-                            getNumNormalizedDimsAttr().getInt()),
-                        type.getElementType(),
-                        "the normalized dims of 'input'");
+    return checkOperand(
+        *this, "weight", weight,
+        type.getShape().take_back(getNumNormalizedDimsAttr().getInt()),
+        type.getElementType(), "the normalized dims of 'input'");
   }
   return success();
 }
@@ -165,10 +164,9 @@ static LogicalResult checkList(Operation *op, StringRef name,
     return op->emitOpError() << "'" << name << "' must have " << size
                              << " values, got " << formatShape(values);
   if (llvm::any_of(values, [&](int64_t v) { return v < minimum; }))
-    return op->emitOpError()
-           << "'" << name << "' values must be "
-           << (minimum == 0 ? "non-negative" : "positive") << ", got "
-           << formatShape(values);
+    return op->emitOpError() << "'" << name << "' values must be "
+                             << (minimum == 0 ? "non-negative" : "positive")
+                             << ", got " << formatShape(values);
   return success();
 }
 
@@ -200,7 +198,8 @@ windowedShape(ArrayRef<int64_t> input, Layout layout, int64_t channels,
   shape[layout.channel] = channels;
   int64_t dims[] = {layout.height, layout.width};
   for (int axis = 0; axis < 2; ++axis) {
-    int64_t padded = input[dims[axis]] + padding[2 * axis] + padding[2 * axis + 1];
+    int64_t padded =
+        input[dims[axis]] + padding[2 * axis] + padding[2 * axis + 1];
     int64_t window = dilation[axis] * (kernel[axis] - 1) + 1;
     if (padded < window)
       return std::nullopt;
@@ -232,8 +231,9 @@ static LogicalResult checkGradShape(Operation *op, Value grad,
 /// The rules of conv2d for the forward `input` and `filter` types, one of
 /// which is the backward op's result, and `grad` the forward result's.
 template <typename OpTy>
-static LogicalResult verifyConvBackward(OpTy op, Value input, StringRef inputName,
-                                        Value filter, StringRef filterName) {
+static LogicalResult verifyConvBackward(OpTy op, Value input,
+                                        StringRef inputName, Value filter,
+                                        StringRef filterName) {
   Operation *raw = op.getOperation();
   StringRef activation = activationLayout(op.getLayout());
   StringRef filterLayout = op.getLayout() == ConvLayout::nhwc
@@ -263,9 +263,9 @@ static LogicalResult verifyConvBackward(OpTy op, Value input, StringRef inputNam
     return op.emitOpError() << "input channels " << channels
                             << " must be divisible by 'groups' = " << groups;
   if (outChannels % groups != 0)
-    return op.emitOpError() << "output channels " << outChannels
-                            << " (dim 0 of '" << filterName
-                            << "') must be divisible by 'groups' = " << groups;
+    return op.emitOpError()
+           << "output channels " << outChannels << " (dim 0 of '" << filterName
+           << "') must be divisible by 'groups' = " << groups;
   if (filterType.getDimSize(layout.channel) != channels / groups)
     return op.emitOpError()
            << "'" << filterName << "' " << shapeString(filterType)
@@ -299,8 +299,8 @@ static LogicalResult verifyPoolBackward(OpTy op, Value input,
   if (failed(checkRank4(raw, "grad", op.getGrad(), activation)) ||
       failed(checkRank4(raw, inputName, input, activation)))
     return failure();
-  if (failed(checkSameElementType(
-          raw, inputName, input, op.getGrad().getType().getElementType())))
+  if (failed(checkSameElementType(raw, inputName, input,
+                                  op.getGrad().getType().getElementType())))
     return failure();
   ArrayRef<int64_t> kernel = op.getKernel(), padding = op.getPadding();
   if (failed(checkList(raw, "kernel", kernel, 2, 1)) ||
@@ -311,21 +311,20 @@ static LogicalResult verifyPoolBackward(OpTy op, Value input,
   for (int i = 0; i < 4; ++i) {
     int64_t k = kernel[i / 2];
     if (padding[i] > k / 2)
-      return op.emitOpError()
-             << "'padding' " << sides[i] << " = " << padding[i]
-             << " must be at most half the kernel "
-             << (i < 2 ? "height" : "width") << " " << k << " (" << k / 2
-             << ")";
+      return op.emitOpError() << "'padding' " << sides[i] << " = " << padding[i]
+                              << " must be at most half the kernel "
+                              << (i < 2 ? "height" : "width") << " " << k
+                              << " (" << k / 2 << ")";
   }
   Layout layout = layoutOf(op.getLayout());
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t dilation[] = {1, 1};
-  return checkGradShape(
-      raw, op.getGrad(), inputType, inputName,
-      windowedShape(inputType.getShape(), layout,
-                    inputType.getDimSize(layout.channel), kernel,
-                    op.getStride(), padding, dilation),
-      "pooling");
+  return checkGradShape(raw, op.getGrad(), inputType, inputName,
+                        windowedShape(inputType.getShape(), layout,
+                                      inputType.getDimSize(layout.channel),
+                                      kernel, op.getStride(), padding,
+                                      dilation),
+                        "pooling");
 }
 
 LogicalResult MaxPool2dBackwardOp::verify() {
@@ -370,8 +369,7 @@ LogicalResult CrossEntropyBackwardOp::verify() {
                          << shapeString(logits);
   auto labels = cast<RankedTensorType>(getLabels().getType());
   if (labels.getShape() != logits.getShape().take_front())
-    return emitOpError() << "'labels' must have shape ["
-                         << logits.getDimSize(0)
+    return emitOpError() << "'labels' must have shape [" << logits.getDimSize(0)
                          << "] (the rows of 'logits'), got "
                          << shapeString(labels);
   double smoothing = getLabelSmoothing().convertToDouble();

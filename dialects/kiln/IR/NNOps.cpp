@@ -181,8 +181,9 @@ LogicalResult RopeOp::verify() {
 // Attention
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::kiln::checkAttentionOperandRanks(std::optional<Location> location,
-                                                      Value query, Value key, Value value) {
+LogicalResult
+mlir::kiln::checkAttentionOperandRanks(std::optional<Location> location,
+                                       Value query, Value key, Value value) {
   std::pair<StringRef, Value> operands[] = {
       {"query", query}, {"key", key}, {"value", value}};
   StringRef layouts[] = {"[B, H, Tq, D]", "[B, H, Tk, D]", "[B, H, Tk, Dv]"};

@@ -42,7 +42,8 @@ LogicalResult AttentionBackwardOp::inferReturnTypes(
   if (failed(checkAttentionOperandRanks(location, adaptor.getQuery(),
                                         adaptor.getKey(), adaptor.getValue())))
     return failure();
-  for (Value operand : {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
+  for (Value operand :
+       {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
     results.push_back(operand.getType());
   return success();
 }
@@ -54,16 +55,15 @@ LogicalResult AttentionBackwardOp::verify() {
   ArrayRef<int64_t> q = query.getShape();
   int64_t tk = key.getDimSize(2), dv = value.getDimSize(3);
   Type element = query.getElementType();
-  if (failed(checkShapeAndElement(*this, "key", getKey(), {q[0], q[1], tk, q[3]},
-                                  "(B, H and D of 'query')", element,
-                                  "query")) ||
-      failed(checkShapeAndElement(*this, "value", getValue(),
-                                  {q[0], q[1], tk, dv},
-                                  "(B and H of 'query', Tk of 'key')", element,
-                                  "query")) ||
-      failed(checkShapeAndElement(*this, "out", getOut(), {q[0], q[1], q[2], dv},
-                                  "(B, H, Tq of 'query' and Dv of 'value')",
-                                  element, "query")))
+  if (failed(
+          checkShapeAndElement(*this, "key", getKey(), {q[0], q[1], tk, q[3]},
+                               "(B, H and D of 'query')", element, "query")) ||
+      failed(checkShapeAndElement(
+          *this, "value", getValue(), {q[0], q[1], tk, dv},
+          "(B and H of 'query', Tk of 'key')", element, "query")) ||
+      failed(checkShapeAndElement(
+          *this, "out", getOut(), {q[0], q[1], q[2], dv},
+          "(B, H, Tq of 'query' and Dv of 'value')", element, "query")))
     return failure();
   if (std::optional<APFloat> scale = getScale();
       scale && !(scale->convertToDouble() > 0))
@@ -80,9 +80,10 @@ LogicalResult AttentionBackwardOp::verify() {
 // Recurrent backward
 //===----------------------------------------------------------------------===//
 
-LogicalResult RnnBackwardOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult RnnBackwardOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> location,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
   std::pair<StringRef, Value> operands[] = {
       {"input", adaptor.getInput()},
       {"recurrent", adaptor.getRecurrent()},

@@ -15,9 +15,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   if (!lhsType || !rhsType)
     return inferenceError(location, "operands must be ranked tensors");
   if (lhsType.getElementType() != rhsType.getElementType())
-    return inferenceError(location, "operand element types differ: ",
-                          lhsType.getElementType(), " vs ",
-                          rhsType.getElementType());
+    return inferenceError(
+        location, "operand element types differ: ", lhsType.getElementType(),
+        " vs ", rhsType.getElementType());
   ShapeOrError shape =
       matmulShape(lhsType.getShape(), rhsType.getShape(),
                   adaptor.getTransposeLhs(), adaptor.getTransposeRhs());

@@ -55,8 +55,8 @@ static LogicalResult verifySameElementType(Operation *op, Type input,
 LogicalResult ReshapeOp::verify() {
   if (failed(verifySameElementType(*this, getInput().getType(), getType())))
     return failure();
-  std::string error = checkReshape(getInput().getType().getShape(),
-                                   getType().getShape());
+  std::string error =
+      checkReshape(getInput().getType().getShape(), getType().getShape());
   if (!error.empty())
     return emitOpError(error);
   return success();
@@ -65,8 +65,8 @@ LogicalResult ReshapeOp::verify() {
 LogicalResult BroadcastToOp::verify() {
   if (failed(verifySameElementType(*this, getInput().getType(), getType())))
     return failure();
-  std::string error = checkBroadcastTo(getInput().getType().getShape(),
-                                       getType().getShape());
+  std::string error =
+      checkBroadcastTo(getInput().getType().getShape(), getType().getShape());
   if (!error.empty())
     return emitOpError(error);
   return success();
@@ -125,9 +125,8 @@ LogicalResult PadOp::verify() {
            << text << " cannot be stored in element type " << element
            << " (expected 0.0 or 1.0)";
   // The bounds are exactly representable doubles, so the comparison is exact.
-  if (element.isInteger(32) &&
-      (std::trunc(value) != value || value < -2147483648.0 ||
-       value > 2147483647.0))
+  if (element.isInteger(32) && (std::trunc(value) != value ||
+                                value < -2147483648.0 || value > 2147483647.0))
     return emitOpError("'value' ")
            << text << " cannot be stored in element type " << element
            << " (expected an integer in the i32 range)";
@@ -153,9 +152,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                             elementType);
     shapes.push_back(type.getShape());
   }
-  return inferFromShape(location,
-                        concatShape(shapes, static_cast<int64_t>(adaptor.getDim())),
-                        elementType, results);
+  return inferFromShape(
+      location, concatShape(shapes, static_cast<int64_t>(adaptor.getDim())),
+      elementType, results);
 }
 
 //===----------------------------------------------------------------------===//

@@ -51,7 +51,6 @@ LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   int64_t dim = static_cast<int64_t>(adaptor.getDim());
-  return inferReduction(location, adaptor.getInput(), dim,
-                        adaptor.getKeepdim(), IntegerType::get(context, 32),
-                        "dim", results);
+  return inferReduction(location, adaptor.getInput(), dim, adaptor.getKeepdim(),
+                        IntegerType::get(context, 32), "dim", results);
 }

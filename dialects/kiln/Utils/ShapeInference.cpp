@@ -36,7 +36,8 @@ ShapeOrError broadcastShapes(llvm::ArrayRef<int64_t> lhs,
   return result;
 }
 
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to) {
   if (from.size() > to.size())
     return false;
   size_t offset = to.size() - from.size();
@@ -75,8 +76,9 @@ ShapeOrError reducedShape(llvm::ArrayRef<int64_t> shape,
   return result;
 }
 
-ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
-                         bool transposeLhs, bool transposeRhs) {
+ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs,
+                         llvm::ArrayRef<int64_t> rhs, bool transposeLhs,
+                         bool transposeRhs) {
   if (lhs.size() < 2 || rhs.size() < 2)
     return ShapeOrError::error("operands must have rank >= 2, got " +
                                formatShape(lhs) + " and " + formatShape(rhs));
@@ -87,10 +89,10 @@ ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rh
   if (kl != kr)
     return ShapeOrError::error(
         "contraction dimensions differ: lhs " + formatShape(lhs) +
-        (transposeLhs ? " (transposed)" : "") + " has K = " +
-        std::to_string(kl) + " but rhs " + formatShape(rhs) +
-        (transposeRhs ? " (transposed)" : "") + " has K = " +
-        std::to_string(kr));
+        (transposeLhs ? " (transposed)" : "") +
+        " has K = " + std::to_string(kl) + " but rhs " + formatShape(rhs) +
+        (transposeRhs ? " (transposed)" : "") +
+        " has K = " + std::to_string(kr));
   ShapeOrError batch = broadcastShapes(lhs.drop_back(2), rhs.drop_back(2));
   if (!batch.ok())
     return ShapeOrError::error("batch dimensions: " + batch.message());
@@ -182,8 +184,9 @@ ShapeOrError sliceShape(llvm::ArrayRef<int64_t> shape,
                         llvm::ArrayRef<int64_t> start,
                         llvm::ArrayRef<int64_t> limit,
                         llvm::ArrayRef<int64_t> step) {
-  for (auto [name, list] : {std::pair{"start", start}, std::pair{"limit", limit},
-                            std::pair{"step", step}}) {
+  for (auto [name, list] :
+       {std::pair{"start", start}, std::pair{"limit", limit},
+        std::pair{"step", step}}) {
     std::string error = checkPerDimList(name, list, shape.size());
     if (!error.empty())
       return ShapeOrError::error(error);
@@ -192,8 +195,7 @@ ShapeOrError sliceShape(llvm::ArrayRef<int64_t> shape,
   for (size_t i = 0; i < shape.size(); ++i) {
     if (step[i] < 1)
       return ShapeOrError::error("'step' is " + str(step[i]) +
-                                 " at dimension " + str(i) +
-                                 ", expected >= 1");
+                                 " at dimension " + str(i) + ", expected >= 1");
     if (start[i] < 0 || start[i] > limit[i] || limit[i] > shape[i])
       return ShapeOrError::error(
           "dimension " + str(i) + " (size " + str(shape[i]) + ") has start " +
@@ -236,7 +238,8 @@ ShapeOrError concatShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
   return result;
 }
 
-ShapeOrError padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> low,
+ShapeOrError padShape(llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<int64_t> low,
                       llvm::ArrayRef<int64_t> high) {
   for (auto [name, list] : {std::pair{"low", low}, std::pair{"high", high}}) {
     std::string error = checkPerDimList(name, list, shape.size());
@@ -245,7 +248,8 @@ ShapeOrError padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> low
   }
   Shape result;
   for (size_t i = 0; i < shape.size(); ++i) {
-    for (auto [name, amount] : {std::pair{"low", low[i]}, std::pair{"high", high[i]}})
+    for (auto [name, amount] :
+         {std::pair{"low", low[i]}, std::pair{"high", high[i]}})
       if (amount < 0)
         return ShapeOrError::error("'" + std::string(name) + "' is " +
                                    str(amount) + " at dimension " + str(i) +

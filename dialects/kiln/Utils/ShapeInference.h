@@ -1,4 +1,5 @@
-//===- ShapeInference.h - shape rules shared by kiln ops ---------*- C++ -*-===//
+//===- ShapeInference.h - shape rules shared by kiln ops ---------*- C++
+//-*-===//
 //
 // Pure shape arithmetic (no MLIR types) behind result-type inference: numpy
 // broadcasting, reductions over dims, batched matmul. Each rule returns the
@@ -46,7 +47,8 @@ ShapeOrError broadcastShapes(llvm::ArrayRef<int64_t> lhs,
                              llvm::ArrayRef<int64_t> rhs);
 
 /// Whether `from` can be broadcast to exactly `to` (as kiln.broadcast_to).
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to);
 
 /// Checks reduction dims against `rank`: each in [0, rank) and none repeated.
 /// Returns an empty string when valid, else the message.
@@ -59,15 +61,17 @@ ShapeOrError reducedShape(llvm::ArrayRef<int64_t> shape,
 /// Batched matmul: operands of rank >= 2, the last two dims are the matrix
 /// (transposed first when asked), leading dims broadcast like numpy.
 /// Rank-1 operands are not accepted (reshape explicitly).
-ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
-                         bool transposeLhs, bool transposeRhs);
+ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs,
+                         llvm::ArrayRef<int64_t> rhs, bool transposeLhs,
+                         bool transposeRhs);
 
 /// Number of elements; 1 for rank 0.
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
 
 /// Reshape: `from` and `to` must hold the same number of elements. Returns an
 /// empty string when valid, else the message (both shapes and counts).
-std::string checkReshape(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+std::string checkReshape(llvm::ArrayRef<int64_t> from,
+                         llvm::ArrayRef<int64_t> to);
 
 /// Why `from` cannot be broadcast to `to` (numpy rule, as isBroadcastableTo),
 /// naming the offending dimension; empty exactly when isBroadcastableTo holds.
@@ -94,7 +98,8 @@ ShapeOrError concatShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 
 /// Constant padding: `low` and `high` give one non-negative amount per dim,
 /// added before and after it.
-ShapeOrError padShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> low,
+ShapeOrError padShape(llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<int64_t> low,
                       llvm::ArrayRef<int64_t> high);
 
 } // namespace mlir::kiln

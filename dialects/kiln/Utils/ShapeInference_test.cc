@@ -28,8 +28,9 @@ TEST(BroadcastShapes, ScalarBroadcastsToAnything) {
 TEST(BroadcastShapes, IncompatibleNamesTheDimension) {
   auto r = broadcastShapes({2, 3}, {4, 3});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.message(), "shapes [2, 3] and [4, 3] are not broadcast-compatible: "
-                         "dimension 0 of the broadcast result is 2 vs 4");
+  EXPECT_EQ(r.message(),
+            "shapes [2, 3] and [4, 3] are not broadcast-compatible: "
+            "dimension 0 of the broadcast result is 2 vs 4");
 }
 
 TEST(BroadcastShapes, IsSymmetric) {
@@ -117,8 +118,9 @@ TEST(CheckReshape, EqualCountsPass) {
 }
 
 TEST(CheckReshape, CountMismatchNamesShapesAndCounts) {
-  EXPECT_EQ(checkReshape({4, 8}, {2, 15}),
-            "input shape [4, 8] has 32 elements but result shape [2, 15] has 30");
+  EXPECT_EQ(
+      checkReshape({4, 8}, {2, 15}),
+      "input shape [4, 8] has 32 elements but result shape [2, 15] has 30");
 }
 
 TEST(CheckBroadcastTo, AgreesWithIsBroadcastableTo) {
@@ -187,9 +189,10 @@ TEST(SliceShape, BadBounds) {
   EXPECT_EQ(sliceShape({4, 8}, {0, 0}, {5, 8}, {1, 1}).message(),
             "dimension 0 (size 4) has start 0 and limit 5, expected 0 <= start "
             "<= limit <= 4");
-  EXPECT_EQ(sliceShape({4, 8}, {-1, 0}, {4, 8}, {1, 1}).message(),
-            "dimension 0 (size 4) has start -1 and limit 4, expected 0 <= start "
-            "<= limit <= 4");
+  EXPECT_EQ(
+      sliceShape({4, 8}, {-1, 0}, {4, 8}, {1, 1}).message(),
+      "dimension 0 (size 4) has start -1 and limit 4, expected 0 <= start "
+      "<= limit <= 4");
 }
 
 TEST(ConcatShape, SumsTheConcatenationDim) {

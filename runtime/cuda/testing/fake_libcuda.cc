@@ -454,7 +454,8 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
     auto count = Arg<int>(args, 3);
     return Enqueue(stream, [=] {
       float sum = 0;
-      for (int i = 0; i < count; ++i) sum += (pred[i] - y[i]) * (pred[i] - y[i]);
+      for (int i = 0; i < count; ++i)
+        sum += (pred[i] - y[i]) * (pred[i] - y[i]);
       *loss = sum / count;
     });
   }
@@ -464,7 +465,8 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
     auto dpred = Arg<float*>(args, 2);
     auto count = Arg<int>(args, 3);
     return Enqueue(stream, [=] {
-      for (int i = 0; i < count; ++i) dpred[i] = 2.0f * (pred[i] - y[i]) / count;
+      for (int i = 0; i < count; ++i)
+        dpred[i] = 2.0f * (pred[i] - y[i]) / count;
     });
   }
   if (name == "linreg_grad_w") {

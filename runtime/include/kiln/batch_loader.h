@@ -1,8 +1,9 @@
 // Datasets on the device: batches of a memory-mapped dataset uploaded ahead
 // of the compute that uses them.
 //
-//   KILN_ASSIGN_OR_RETURN(auto data, io::MappedDataset::Open("train.kilndata"));
-//   KILN_ASSIGN_OR_RETURN(auto loader, DeviceBatchLoader::Create(
+//   KILN_ASSIGN_OR_RETURN(auto data,
+//   io::MappedDataset::Open("train.kilndata")); KILN_ASSIGN_OR_RETURN(auto
+//   loader, DeviceBatchLoader::Create(
 //       *rt, data.get(), {.batch = {.batch_size = 64}, .fields = {"x", "y"}},
 //       trainer->stream()));
 //   while (true) {

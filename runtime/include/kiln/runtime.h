@@ -168,10 +168,10 @@ using TrainerOptions = SessionOptions;
 
 // Counters of a Session or Trainer (for tests and tools).
 struct ExecutionStats {
-  int64_t calls = 0;           // entry calls that ran
-  int64_t graph_captures = 0;  // graphs captured (once per entry)
-  int64_t graph_replays = 0;   // graph launches
-  int64_t kernel_launches = 0; // launches outside graphs (incl. tools)
+  int64_t calls = 0;            // entry calls that ran
+  int64_t graph_captures = 0;   // graphs captured (once per entry)
+  int64_t graph_replays = 0;    // graph launches
+  int64_t kernel_launches = 0;  // launches outside graphs (incl. tools)
   // Launches issued (directly or into a graph being captured) with
   // programmatic stream serialization (SessionOptions::programmatic_launch).
   int64_t programmatic_launches = 0;
@@ -201,8 +201,8 @@ class Session {
   // timed with events; returns the milliseconds of each replay. Inputs are
   // copied once.
   absl::StatusOr<std::vector<float>> Benchmark(absl::string_view entry,
-                                               const Inputs& inputs,
-                                               int warmup, int iterations);
+                                               const Inputs& inputs, int warmup,
+                                               int iterations);
   ExecutionStats stats() const;
 
  private:
@@ -212,8 +212,8 @@ class Session {
 };
 
 struct GradientStats {
-  double global_norm = 0;       // sqrt of the sum of squares (NaN/Inf propagate)
-  float max_abs = 0;            // largest |g| (NaN ignored)
+  double global_norm = 0;  // sqrt of the sum of squares (NaN/Inf propagate)
+  float max_abs = 0;       // largest |g| (NaN ignored)
   int64_t nonfinite_count = 0;  // NaN and Inf elements
 };
 
