@@ -86,6 +86,12 @@ must_print missing_input_name "missing input 'x'"
 expect 0 bench "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
     --bench --warmup 3 --iters 20
 must_print bench "bench predict: median"
+# The stand-in driver and the H200 (sm_90, CUDA 12.3+) launch early.
+must_print bench "(3 warm-up calls; 1 of 1 launches programmatic)"
+expect 0 bench_serial "${kiln_run}" predict.kiln --entry predict \
+    --inputs predict_in.safetensors --bench --warmup 3 --iters 20 \
+    --serial-launches
+must_print bench_serial "(3 warm-up calls; 0 of 1 launches programmatic)"
 
 # Training from the dataset, with warm-up and cosine decay.
 expect 0 train "${kiln_run}" linreg.kiln --steps 200 --dataset linreg.kilndata --batch-fields x,y \

@@ -31,6 +31,8 @@ int Main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   testing::LinRegOptions o;
+  // The kernels wait for their predecessor: kiln-run may launch them early.
+  o.waits_for_predecessor = true;
   absl::Status s = artifact::WriteArtifactFile(testing::LinRegArtifact(o),
                                                dir + "/linreg.kiln");
   if (!s.ok()) return Fail(s);
