@@ -310,10 +310,12 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
       runtime().pool->Allocate(entry.arena_size, StreamIdOf(*stream_)));
   for (const artifact::Launch& launch : entry.launches) {
     const Kernel& kernel = module_->kernels[launch.kernel];
-    const uint32_t shared =
-        launch.dynamic_shared_bytes +
-        artifact().kernels[launch.kernel].static_shared_bytes;
-    if (launch.dynamic_shared_bytes > 0 && shared > 48 * 1024) {
+    // Static and dynamic shared memory together may pass 48 KiB only up to
+    // the kernel's opt-in limit. Always opting in to the launch's dynamic
+    // bytes covers kernels whose static use the artifact does not record
+    // (e.g. launches merged into one kernel); the driver still refuses what
+    // the block cannot hold.
+    if (launch.dynamic_shared_bytes > 0) {
       KILN_RETURN_IF_ERROR(kernel.SetMaxDynamicSharedMemory(
           static_cast<int>(launch.dynamic_shared_bytes)));
     }
