@@ -13,8 +13,10 @@
 namespace mlir::kiln::codegen {
 namespace {
 
-/// Kernel parameters of a merged launch: well inside CUDA's 4 KiB.
+/// Kernel parameters of a merged launch: well inside CUDA's 4 KiB and the
+/// artifact's 512 parameters.
 constexpr size_t kMaxMergedParamBytes = 4000;
+constexpr size_t kMaxMergedParams = 256;
 /// Merged kernels share their parts' dynamic shared memory (the largest part's
 /// size) and add up their static shared memory (at most 48 KiB): with at most
 /// this much dynamic memory per part they stay within a block's 227 KiB.
@@ -272,13 +274,15 @@ void mergeIndependentLaunches(
         if (!independent)
           break;
         const CompiledLaunch &head = group.front();
-        size_t bytes = paramBytes(launch), blocks = blockCount(launch);
+        size_t bytes = paramBytes(launch), params = launch.args.size();
+        uint64_t blocks = blockCount(launch);
         for (const CompiledLaunch &m : group) {
           bytes += paramBytes(m);
+          params += m.args.size();
           blocks += blockCount(m);
         }
         if (mergeable(head, kernels, arch) && sameBlocks(group, launch) &&
-            bytes <= kMaxMergedParamBytes &&
+            bytes <= kMaxMergedParamBytes && params <= kMaxMergedParams &&
             blocks <= uint64_t{std::numeric_limits<int32_t>::max()}) {
           target = g;
           break;
