@@ -7,22 +7,24 @@
 //   -> RMSNorm -> Linear 64->1 -> MSE(prediction, clean signal)
 //
 // Initialisers: PyTorch's Linear (weights and biases U(+-1/sqrt(fan_in))),
-// except that the embedding weight is narrower than its bias (U(+-0.5) vs.
-// U(+-1)) so that the first RMSNorm stays close to linear in the input,
-// and the residual branches' output projections and the read-out start at
-// zero (the block starts as the identity).
+// except that the embedding weight is narrower than its bias (U(+-0.25) vs.
+// U(+-1)) so that the first RMSNorm stays close to linear in the input, and
+// the read-out weight starts at zero. The residual branches' output
+// projections keep their random start: with them at zero the attention and
+// MLP weights got no gradient until those projections had grown, and over
+// 1000 steps the held-out error came out higher and more spread over seeds.
 func.func @loss(
-    %w_in: tensor<1x64xf32> {kiln.param = #kiln.init<uniform, low = -0.5, high = 0.5>, kiln.name = "w_in"},
+    %w_in: tensor<1x64xf32> {kiln.param = #kiln.init<uniform, low = -0.25, high = 0.25>, kiln.name = "w_in"},
     %b_in: tensor<64xf32> {kiln.param = #kiln.init<uniform, low = -1.0, high = 1.0>, kiln.name = "b_in"},
     %g_attn: tensor<64xf32> {kiln.param = #kiln.init<ones>, kiln.name = "norm_attn"},
     %w_q: tensor<64x64xf32> {kiln.param = #kiln.init<uniform, low = -0.125, high = 0.125>, kiln.name = "w_q"},
     %w_k: tensor<64x64xf32> {kiln.param = #kiln.init<uniform, low = -0.125, high = 0.125>, kiln.name = "w_k"},
     %w_v: tensor<64x64xf32> {kiln.param = #kiln.init<uniform, low = -0.125, high = 0.125>, kiln.name = "w_v"},
-    %w_o: tensor<64x64xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w_o"},
+    %w_o: tensor<64x64xf32> {kiln.param = #kiln.init<uniform, low = -0.125, high = 0.125>, kiln.name = "w_o"},
     %g_mlp: tensor<64xf32> {kiln.param = #kiln.init<ones>, kiln.name = "norm_mlp"},
     %w_up: tensor<64x256xf32> {kiln.param = #kiln.init<uniform, low = -0.125, high = 0.125>, kiln.name = "w_up"},
     %b_up: tensor<256xf32> {kiln.param = #kiln.init<uniform, low = -0.125, high = 0.125>, kiln.name = "b_up"},
-    %w_down: tensor<256x64xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w_down"},
+    %w_down: tensor<256x64xf32> {kiln.param = #kiln.init<uniform, low = -0.0625, high = 0.0625>, kiln.name = "w_down"},
     %b_down: tensor<64xf32> {kiln.param = #kiln.init<uniform, low = -0.0625, high = 0.0625>, kiln.name = "b_down"},
     %g_out: tensor<64xf32> {kiln.param = #kiln.init<ones>, kiln.name = "norm_out"},
     %w_out: tensor<64x1xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w_out"},
