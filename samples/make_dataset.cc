@@ -30,10 +30,14 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--task") task = argv[i + 1];
-    else if (flag == "--records") records = std::atol(argv[i + 1]);
-    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--out") out = argv[i + 1];
+    if (flag == "--task")
+      task = argv[i + 1];
+    else if (flag == "--records")
+      records = std::atol(argv[i + 1]);
+    else if (flag == "--seed")
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--out")
+      out = argv[i + 1];
     else {
       std::fprintf(stderr, "error: unknown flag %s\n", flag.c_str());
       return 2;
@@ -60,11 +64,13 @@ int main(int argc, char** argv) {
   for (long n = 0; n < records; ++n) {
     record.clear();
     if (sine) {
-      kiln::samples::SineBatch b = kiln::samples::MakeSineBatch(rng, 1, kLength);
+      kiln::samples::SineBatch b =
+          kiln::samples::MakeSineBatch(rng, 1, kLength);
       record.insert(record.end(), b.noisy.begin(), b.noisy.end());
       record.insert(record.end(), b.clean.begin(), b.clean.end());
     } else {
-      kiln::samples::RegressionBatch b = kiln::samples::MakeRegressionBatch(rng, 1);
+      kiln::samples::RegressionBatch b =
+          kiln::samples::MakeRegressionBatch(rng, 1);
       record.insert(record.end(), b.x.begin(), b.x.end());
       record.insert(record.end(), b.y.begin(), b.y.end());
     }
@@ -74,6 +80,7 @@ int main(int argc, char** argv) {
   }
   absl::Status finished = (*writer)->Finish();
   if (!finished.ok()) return Fail(finished);
-  std::printf("wrote %ld %s records to %s\n", records, task.c_str(), out.c_str());
+  std::printf("wrote %ld %s records to %s\n", records, task.c_str(),
+              out.c_str());
   return 0;
 }

@@ -44,27 +44,37 @@ bool ParseFlags(int argc, char** argv, Flags& flags) {
       }
       return argv[++i];
     };
-    if (arg == "--model") flags.model = value();
-    else if (arg == "--task") flags.task = value();
-    else if (arg == "--steps") flags.steps = std::atoi(value());
-    else if (arg == "--seed") flags.seed = std::strtoull(value(), nullptr, 10);
-    else if (arg == "--lr") flags.lr = std::atof(value());
-    else if (arg == "--warmup") flags.warmup = std::atoi(value());
-    else if (arg == "--final-lr-fraction") flags.final_fraction = std::atof(value());
-    else if (arg == "--expect-mse-below") flags.expect_below = std::atof(value());
+    if (arg == "--model")
+      flags.model = value();
+    else if (arg == "--task")
+      flags.task = value();
+    else if (arg == "--steps")
+      flags.steps = std::atoi(value());
+    else if (arg == "--seed")
+      flags.seed = std::strtoull(value(), nullptr, 10);
+    else if (arg == "--lr")
+      flags.lr = std::atof(value());
+    else if (arg == "--warmup")
+      flags.warmup = std::atoi(value());
+    else if (arg == "--final-lr-fraction")
+      flags.final_fraction = std::atof(value());
+    else if (arg == "--expect-mse-below")
+      flags.expect_below = std::atof(value());
     else {
       std::fprintf(stderr, "error: unknown flag %s\n", arg.c_str());
       return false;
     }
   }
-  if (flags.model.empty() || (flags.task != "sine" && flags.task != "regression")) {
+  if (flags.model.empty() ||
+      (flags.task != "sine" && flags.task != "regression")) {
     std::fprintf(stderr,
                  "usage: train_gpu --model FILE.kiln --task sine|regression "
                  "[--steps N] [--seed S] [--lr LR] [--warmup N] "
                  "[--expect-mse-below X]\n");
     return false;
   }
-  if (flags.lr <= 0) flags.lr = kiln::samples::DefaultPeakLearningRate(flags.task);
+  if (flags.lr <= 0)
+    flags.lr = kiln::samples::DefaultPeakLearningRate(flags.task);
   return true;
 }
 
@@ -115,11 +125,13 @@ int main(int argc, char** argv) {
     if (binding.name == "y") y_shape = binding.shape;
   }
   if (x_shape.empty() || y_shape.empty()) {
-    std::fprintf(stderr, "error: the model's train_step needs inputs x and y\n");
+    std::fprintf(stderr,
+                 "error: the model's train_step needs inputs x and y\n");
     return 1;
   }
 
-  std::mt19937_64 train_rng(flags.seed * 7919 + 1), eval_rng(flags.seed * 104729 + 2);
+  std::mt19937_64 train_rng(flags.seed * 7919 + 1),
+      eval_rng(flags.seed * 104729 + 2);
   std::vector<kiln::Inputs> held_out;
   for (int64_t n = 0; n < 64; n += x_shape[0])
     held_out.push_back(MakeBatch(eval_rng, flags.task, x_shape, y_shape));
@@ -130,17 +142,21 @@ int main(int argc, char** argv) {
   float loss = NAN;
   for (int step = 0; step < flags.steps; ++step) {
     double lr = kiln::samples::CosineLearningRate(
-        step, flags.steps, flags.lr, flags.lr * flags.final_fraction, flags.warmup);
-    auto result = (*trainer)->Step(MakeBatch(train_rng, flags.task, x_shape, y_shape),
-                                   static_cast<float>(lr));
+        step, flags.steps, flags.lr, flags.lr * flags.final_fraction,
+        flags.warmup);
+    auto result =
+        (*trainer)->Step(MakeBatch(train_rng, flags.task, x_shape, y_shape),
+                         static_cast<float>(lr));
     if (!result.ok()) return Fail(result.status());
     loss = *result;
     if ((step + 1) % 50 == 0 || step + 1 == flags.steps) {
       double elapsed = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start).count();
+                           std::chrono::steady_clock::now() - start)
+                           .count();
       double rate = (step + 1) / elapsed;
-      std::printf("\rstep %5d/%d  loss %.5f  lr %.2e  %.0f steps/s  ETA %.1fs", step + 1,
-                  flags.steps, loss, lr, rate, (flags.steps - step - 1) / rate);
+      std::printf("\rstep %5d/%d  loss %.5f  lr %.2e  %.0f steps/s  ETA %.1fs",
+                  step + 1, flags.steps, loss, lr, rate,
+                  (flags.steps - step - 1) / rate);
       std::fflush(stdout);
     }
   }
@@ -158,8 +174,8 @@ int main(int argc, char** argv) {
   std::printf("\nheld-out MSE over 64 samples: %.5f\n", mse);
   if (flags.expect_below > 0) {
     bool ok = mse < flags.expect_below;
-    std::printf("%s: held-out MSE %s %g\n", ok ? "PASS" : "FAIL", ok ? "<" : ">=",
-                flags.expect_below);
+    std::printf("%s: held-out MSE %s %g\n", ok ? "PASS" : "FAIL",
+                ok ? "<" : ">=", flags.expect_below);
     return ok ? 0 : 1;
   }
   return std::isfinite(mse) ? 0 : 1;

@@ -23,25 +23,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/transforms/MixedPrecision.h"
-#include "compiler/training/ReferenceTrainer.h"
-#include "compiler/training/TrainStep.h"
-#include "dialects/kiln/Gradients/GradientUtils.h"
-#include "dialects/kiln/IR/KilnDialect.h"
-#include "samples/data/sine_task.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <chrono>
 #include <cmath>
 #include <random>
+
+#include "compiler/training/ReferenceTrainer.h"
+#include "compiler/training/TrainStep.h"
+#include "compiler/transforms/MixedPrecision.h"
+#include "dialects/kiln/Gradients/GradientUtils.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "samples/data/sine_task.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -52,32 +51,41 @@ static cl::opt<std::string> modelPath("model", cl::desc("model .mlir"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> task("task", cl::desc("sine or regression"),
                                  cl::init("sine"), cl::cat(category));
-static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000), cl::cat(category));
-static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1), cl::cat(category));
+static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000),
+                          cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1),
+                              cl::cat(category));
 static cl::opt<double> peakLrFlag(
-    "lr", cl::desc("peak learning rate (default: 3e-3 for sine, 1e-2 for regression)"),
+    "lr",
+    cl::desc(
+        "peak learning rate (default: 3e-3 for sine, 1e-2 for regression)"),
     cl::init(0.0), cl::cat(category));
-static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9), cl::cat(category));
-static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.99), cl::cat(category));
-static cl::opt<double> weightDecay("weight-decay", cl::desc("AdamW weight decay"),
+static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9),
+                             cl::cat(category));
+static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.99),
+                             cl::cat(category));
+static cl::opt<double> weightDecay("weight-decay",
+                                   cl::desc("AdamW weight decay"),
                                    cl::init(0.0), cl::cat(category));
 static cl::opt<double> epsilon("epsilon", cl::desc("AdamW epsilon"),
                                cl::init(1e-8), cl::cat(category));
-static cl::opt<int> warmup("warmup", cl::desc("linear warm-up steps (-1: steps/20)"),
+static cl::opt<int> warmup("warmup",
+                           cl::desc("linear warm-up steps (-1: steps/20)"),
                            cl::init(-1), cl::cat(category));
 static cl::opt<double> finalLrFraction(
     "final-lr-fraction",
     cl::desc("the cosine schedule ends at this fraction of the peak rate"),
     cl::init(0.0), cl::cat(category));
-static cl::opt<double> clipNorm("clip-norm",
-                                cl::desc("clip gradients to this global norm (0: off)"),
-                                cl::init(1.0), cl::cat(category));
+static cl::opt<double> clipNorm(
+    "clip-norm", cl::desc("clip gradients to this global norm (0: off)"),
+    cl::init(1.0), cl::cat(category));
 static cl::opt<int> evalSamples(
     "eval-samples",
     cl::desc("held-out samples (sequences for the sine task) to evaluate on"),
     cl::init(64), cl::cat(category));
 static cl::opt<int> evalEvery(
-    "eval-every", cl::desc("print the held-out MSE every N steps (0: only at the end)"),
+    "eval-every",
+    cl::desc("print the held-out MSE every N steps (0: only at the end)"),
     cl::init(0), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
@@ -95,13 +103,16 @@ namespace {
 NamedTensors makeBatch(std::mt19937_64 &rng, llvm::ArrayRef<int64_t> xShape,
                        llvm::ArrayRef<int64_t> yShape) {
   NamedTensors batch;
-  ref::Tensor x(xShape, ref::ElementKind::F32), y(yShape, ref::ElementKind::F32);
+  ref::Tensor x(xShape, ref::ElementKind::F32),
+      y(yShape, ref::ElementKind::F32);
   if (task == "sine") {
-    ::kiln::samples::SineBatch data = ::kiln::samples::MakeSineBatch(rng, xShape[0], xShape[1]);
+    ::kiln::samples::SineBatch data =
+        ::kiln::samples::MakeSineBatch(rng, xShape[0], xShape[1]);
     x.data.assign(data.noisy.begin(), data.noisy.end());
     y.data.assign(data.clean.begin(), data.clean.end());
   } else {
-    ::kiln::samples::RegressionBatch data = ::kiln::samples::MakeRegressionBatch(rng, xShape[0]);
+    ::kiln::samples::RegressionBatch data =
+        ::kiln::samples::MakeRegressionBatch(rng, xShape[0]);
     x.data.assign(data.x.begin(), data.x.end());
     y.data.assign(data.y.begin(), data.y.end());
   }
@@ -110,16 +121,18 @@ NamedTensors makeBatch(std::mt19937_64 &rng, llvm::ArrayRef<int64_t> xShape,
   return batch;
 }
 
-llvm::SmallVector<int64_t> shapeOf(func::FuncOp function, llvm::StringRef name) {
+llvm::SmallVector<int64_t> shapeOf(func::FuncOp function,
+                                   llvm::StringRef name) {
   for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
-    if (auto n = function.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName))
+    if (auto n = function.getArgAttrOfType<StringAttr>(
+            i, KilnDialect::kNameAttrName))
       if (n.getValue() == name)
         return llvm::SmallVector<int64_t>(
             cast<RankedTensorType>(function.getArgumentTypes()[i]).getShape());
   return {};
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -150,9 +163,9 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(modelPath, sourceMgr, &context);
-  if (!module)
-    return 1;
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(modelPath, sourceMgr, &context);
+  if (!module) return 1;
   if (precision == "bf16" || precision == "f16") {
     auto loss = module->lookupSymbol<func::FuncOp>("loss");
     if (!loss) {
@@ -161,24 +174,23 @@ int main(int argc, char **argv) {
     }
     FloatType storage = precision == "bf16" ? FloatType::getBF16(&context)
                                             : FloatType::getF16(&context);
-    if (failed(narrowStorage(loss, storage)))
-      return 1;
+    if (failed(narrowStorage(loss, storage))) return 1;
   }
-  TrainStepOptions options; // AdamW
+  TrainStepOptions options;  // AdamW
   options.optimizer.beta1 = beta1;
   options.optimizer.beta2 = beta2;
   options.optimizer.weightDecay = weightDecay;
   options.optimizer.epsilon = epsilon;
   options.transforms.clipNorm = clipNorm;
-  if (failed(buildTrainingEntries(*module, options)))
-    return 1;
+  if (failed(buildTrainingEntries(*module, options))) return 1;
   auto trainer = ReferenceTrainer::create(
-      *module, seed, precision == "f64" ? ref::Precision::F64 : ref::Precision::F32);
-  if (failed(trainer))
-    return 1;
+      *module, seed,
+      precision == "f64" ? ref::Precision::F64 : ref::Precision::F32);
+  if (failed(trainer)) return 1;
 
   auto forward = module->lookupSymbol<func::FuncOp>("forward");
-  llvm::SmallVector<int64_t> xShape = shapeOf(forward, "x"), yShape = shapeOf(forward, "y");
+  llvm::SmallVector<int64_t> xShape = shapeOf(forward, "x"),
+                             yShape = shapeOf(forward, "y");
   if (xShape.empty() || yShape.empty()) {
     llvm::errs() << "error: the model needs inputs named 'x' and 'y'\n";
     return 1;
@@ -193,8 +205,7 @@ int main(int argc, char **argv) {
     double sum = 0;
     for (const NamedTensors &batch : heldOut) {
       FailureOr<double> loss = (*trainer)->evaluate(batch);
-      if (failed(loss))
-        return NAN;
+      if (failed(loss)) return NAN;
       sum += *loss;
     }
     return sum / heldOut.size();
@@ -208,9 +219,9 @@ int main(int argc, char **argv) {
     double lr = ::kiln::samples::CosineLearningRate(
         step, steps, peakLr, peakLr * finalLrFraction,
         warmup >= 0 ? int(warmup) : steps / 20);
-    FailureOr<double> result = (*trainer)->step(makeBatch(trainRng, xShape, yShape), lr);
-    if (failed(result))
-      return 1;
+    FailureOr<double> result =
+        (*trainer)->step(makeBatch(trainRng, xShape, yShape), lr);
+    if (failed(result)) return 1;
     loss = *result;
     if (evalEvery > 0 && (step + 1) % evalEvery == 0 && step + 1 != steps)
       llvm::outs() << llvm::format("\nstep %5d  held-out MSE %.5f\n", step + 1,
@@ -221,15 +232,15 @@ int main(int argc, char **argv) {
                            .count();
       double rate = (step + 1) / elapsed;
       llvm::outs() << llvm::format(
-          "\rstep %5d/%d  loss %.5f  lr %.2e  %.1f steps/s  ETA %.0fs", step + 1,
-          int(steps), loss, lr, rate, (steps - step - 1) / rate);
+          "\rstep %5d/%d  loss %.5f  lr %.2e  %.1f steps/s  ETA %.0fs",
+          step + 1, int(steps), loss, lr, rate, (steps - step - 1) / rate);
       llvm::outs().flush();
     }
   }
   double mse = evaluate();
-  llvm::outs() << llvm::format("\nheld-out MSE over %lld samples: %.5f\n",
-                               static_cast<long long>(heldOut.size() * xShape[0]),
-                               mse);
+  llvm::outs() << llvm::format(
+      "\nheld-out MSE over %lld samples: %.5f\n",
+      static_cast<long long>(heldOut.size() * xShape[0]), mse);
   if (expectBelow > 0) {
     bool ok = mse < expectBelow;
     llvm::outs() << (ok ? "PASS" : "FAIL") << ": held-out MSE "

@@ -30,10 +30,10 @@ SineBatch MakeSineBatch(std::mt19937_64& rng, int batch, int length) {
 }
 
 RegressionBatch MakeRegressionBatch(std::mt19937_64& rng, int batch) {
-  static constexpr double kU[kRegressionFeatures] = {0.9, -0.4, 0.3, 0.7,
-                                                     -0.8, 0.2, -0.5, 0.6};
-  static constexpr double kV[kRegressionFeatures] = {-0.3, 0.8, 0.5, -0.6,
-                                                     0.4, -0.9, 0.7, 0.1};
+  static constexpr double kU[kRegressionFeatures] = {0.9,  -0.4, 0.3,  0.7,
+                                                     -0.8, 0.2,  -0.5, 0.6};
+  static constexpr double kV[kRegressionFeatures] = {-0.3, 0.8,  0.5, -0.6,
+                                                     0.4,  -0.9, 0.7, 0.1};
   std::uniform_real_distribution<double> feature(-1.0, 1.0);
   RegressionBatch out;
   out.x.resize(static_cast<size_t>(batch) * kRegressionFeatures);
@@ -62,7 +62,8 @@ double CosineLearningRate(int step, int total, double peak, double floor,
   double progress =
       static_cast<double>(step - warmup) / std::max(1, total - warmup);
   if (progress > 1) progress = 1;
-  return floor + 0.5 * (peak - floor) * (1 + std::cos(3.141592653589793 * progress));
+  return floor +
+         0.5 * (peak - floor) * (1 + std::cos(3.141592653589793 * progress));
 }
 
 }  // namespace kiln::samples
