@@ -64,8 +64,7 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
     int64_t fanOut = 1;
     while (!worklist.empty()) {
       auto [member, remapped] = worklist.pop_back_val();
-      bool remaps =
-          classify(member) == OpClass::Gather || isa<ReshapeOp>(member);
+      bool remaps = remapsOperands(member);
       for (Value operand : member->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || grouping.of(producer) || isa<ConstantOp>(producer))

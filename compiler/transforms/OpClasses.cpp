@@ -5,29 +5,18 @@
 namespace mlir::kiln {
 
 OpClass classify(Operation *op) {
-  if (isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp, NegOp, AbsOp,
-          SignOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp,
-          SigmoidOp, SiluOp, GeluOp, LeakyReluOp, FloorOp, CeilOp, RoundOp,
-          CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp,
-          SelectOp, BroadcastToOp>(op))
+  namespace traits = OpTrait::kiln;
+  if (op->hasTrait<traits::Pointwise>())
     return OpClass::Pointwise;
-  if (isa<TransposeOp, SliceOp, FlipOp, PadOp, ConcatOp, TriuOp, TrilOp, RopeOp,
-          EmbeddingOp, DropoutOp>(op))
+  if (op->hasTrait<traits::Layout>())
     return OpClass::Gather;
-  if (isa<ReshapeOp>(op))
+  if (op->hasTrait<traits::View>())
     return OpClass::View;
-  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ArgmaxOp,
-          SoftmaxOp, LogSoftmaxOp, RmsNormOp, LayerNormOp, RmsNormBackwardOp,
-          LayerNormBackwardOp, MseLossOp, CrossEntropyOp,
-          CrossEntropyBackwardOp, BinaryCrossEntropyOp,
-          BinaryCrossEntropyBackwardOp>(op))
+  if (op->hasTrait<traits::Reduces>())
     return OpClass::Reduction;
-  if (isa<MatmulOp>(op))
+  if (op->hasTrait<traits::Gemm>())
     return OpClass::Gemm;
-  if (isa<AttentionOp, AttentionBackwardOp, RnnOp, RnnBackwardOp, Conv2dOp,
-          Conv2dBackwardInputOp, Conv2dBackwardFilterOp, MaxPool2dOp,
-          AvgPool2dOp, MaxPool2dBackwardOp, AvgPool2dBackwardOp, BatchNormOp,
-          BatchNormBackwardOp, EmbeddingBackwardOp>(op))
+  if (op->hasTrait<traits::DedicatedKernel>())
     return OpClass::Dedicated;
   return OpClass::Other;
 }
@@ -43,25 +32,25 @@ llvm::StringRef fusionKindOf(Operation *op) {
   case OpClass::Gemm:
     return "gemm";
   case OpClass::Dedicated:
-    if (isa<AttentionOp, AttentionBackwardOp>(op))
-      return "attention";
-    if (isa<RnnOp, RnnBackwardOp>(op))
-      return "rnn";
-    // Convolutions, pooling, batch norm and embedding gradients share the
-    // family of kernels that walk images and tables.
-    return "conv";
+    return cast<DedicatedKernelOpInterface>(op).getFusionKind();
   case OpClass::Other:
     break;
   }
   return "pointwise";
 }
 
+bool remapsOperands(Operation *op) {
+  return isa<RemapsOperandsOpInterface>(op);
+}
+
 bool remapsWithinOperands(Operation *op) {
-  return isa<TransposeOp, SliceOp, FlipOp, RopeOp, ReshapeOp>(op);
+  auto remapping = dyn_cast<RemapsOperandsOpInterface>(op);
+  return remapping && remapping.remapsWithinOperands();
 }
 
 int64_t remappedReadsPerElement(Operation *op) {
-  return isa<RopeOp>(op) ? 2 : 1;
+  auto remapping = dyn_cast<RemapsOperandsOpInterface>(op);
+  return remapping ? remapping.getRemappedReadsPerElement() : 1;
 }
 
 llvm::DenseSet<Operation *> optimizerUpdateOps(func::FuncOp function) {

@@ -1,10 +1,11 @@
-//===- OpClasses.h - how kiln ops map onto kernels ---------------*- C++
-//-*-===//
+//===- OpClasses.h - how kiln ops map onto kernels --------------*- C++ -*-===//
 //
 // The classification the fusion pass and the code generator share: which ops
 // compute each element independently (and so fuse into one loop), which read
 // their data operands at remapped indices, which reduce, and which need a
-// dedicated kernel of their own.
+// dedicated kernel of their own. The ops carry it as traits and interfaces
+// (the op classes of dialects/kiln/IR/KilnBase.td); these functions read
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,28 +22,39 @@ namespace mlir::kiln {
 
 enum class OpClass {
   /// Element i of the result needs only element i (numpy-broadcast) of each
-  /// operand: elementwise ops, constants, iota, random ops, broadcast_to.
+  /// operand: elementwise ops, constants, iota, random ops, broadcast_to,
+  /// dropout, triu, tril (trait Kiln_Pointwise).
   Pointwise,
   /// Pointwise over the result, but data operands are read at remapped
-  /// indices, so they must be materialised buffers (transpose, slice, rope...).
+  /// indices, so they must be materialised buffers or computed there
+  /// (transpose, slice, rope...; trait Kiln_Layout).
   Gather,
-  /// Changes only the shape of a contiguous buffer: no kernel, an alias.
+  /// Changes only the shape of a contiguous buffer: no kernel, an alias
+  /// (reshape; trait Kiln_View).
   View,
-  /// Reduces over dims or rows: reductions, softmax, norms, losses.
+  /// Reduces over dims or rows: reductions, softmax, norms, losses (trait
+  /// Kiln_Reduces).
   Reduction,
-  /// A matmul, whose element-wise consumers can be fused as an epilogue.
+  /// A matmul, whose element-wise consumers can be fused as an epilogue
+  /// (trait Kiln_Gemm).
   Gemm,
-  /// Ops with a kernel family of their own (attention, rnn, conv, pooling).
+  /// Ops with a kernel family of their own: attention, rnn, conv, pooling,
+  /// batch norm, embedding gradient (trait Kiln_DedicatedKernel).
   Dedicated,
-  /// Not a kiln compute op (func.return, kiln.fusion, ...).
+  /// Not a kiln compute op (func.return, kiln.fusion, kiln.yield, ...).
   Other,
 };
 
 OpClass classify(Operation *op);
 
-/// The fusion kind ("pointwise", "reduction", "gemm", "attention", "rnn",
-/// "conv", "optimizer") of an op that becomes a kernel by itself.
+/// The fusion kind of an op that becomes a kernel by itself: "pointwise",
+/// "reduction", "gemm", or the kind a dedicated op names ("attention",
+/// "rnn", "conv", "pool", "batch_norm", "embedding").
 llvm::StringRef fusionKindOf(Operation *op);
+
+/// Whether `op` reads its data operands at remapped positions (layout ops
+/// and reshape: RemapsOperandsOpInterface).
+bool remapsOperands(Operation *op);
 
 /// Whether `op` reads its data operands at remapped positions that always
 /// lie inside them (transpose, slice, flip, rope, reshape): a kernel can then
@@ -53,7 +65,7 @@ bool remapsWithinOperands(Operation *op);
 
 /// Positions of its data operand that `op` reads per result element (rope
 /// reads two: each element and its rotation partner; the other remapping
-/// ops one).
+/// ops one; 1 for ops that do not remap).
 int64_t remappedReadsPerElement(Operation *op);
 
 /// The element-wise ops that the updated parameters and optimizer state of a

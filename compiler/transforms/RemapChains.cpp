@@ -20,27 +20,23 @@ namespace mlir::kiln {
 /// far cheaper than a launch, but not without bound.
 static constexpr int64_t kMaxFanOut = 4;
 
-static bool remaps(Operation *op) {
-  return classify(op) == OpClass::Gather || isa<ReshapeOp>(op);
-}
-
 bool canComputeAtRemappedPositions(Operation *producer, Operation *reader,
                                    const Group &group, int64_t &fanOut) {
-  if (remaps(reader) && !remapsWithinOperands(reader))
+  if (remapsOperands(reader) && !remapsWithinOperands(reader))
     return false;
   // Computed at remapped positions, it cannot also be stored as a result.
   for (Operation *user : producer->getUsers())
     if (user != reader && !group.ops.contains(user))
       return false;
   // A reshape (a view) only joins to reach the ops that compute its operand.
-  if (isa<ReshapeOp>(producer)) {
+  if (classify(producer) == OpClass::View) {
     Operation *source = producer->getOperand(0).getDefiningOp();
     if (!source || isa<ConstantOp>(source) ||
         (classify(source) != OpClass::Pointwise &&
          classify(source) != OpClass::Gather))
       return false;
   }
-  int64_t reads = remaps(reader) ? remappedReadsPerElement(reader) : 1;
+  int64_t reads = remappedReadsPerElement(reader);
   if (fanOut * reads > kMaxFanOut)
     return false;
   fanOut *= reads;

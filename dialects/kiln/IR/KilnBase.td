@@ -72,6 +72,66 @@ def Kiln_MaskTensor : StaticShapeTensorOf<[I1]>;
 def Kiln_NonDifferentiable : NativeOpTrait<"kiln::NonDifferentiable">;
 
 //===----------------------------------------------------------------------===//
+// Op classes
+//===----------------------------------------------------------------------===//
+//
+// How an op maps onto kernels, read by the fusion pass and the code
+// generator (compiler/transforms/OpClasses.h). Every kiln op has exactly one
+// class; OpClasses_test checks that over the registered dialect.
+
+/// Element i of the result reads only element i (numpy-broadcast) of each
+/// operand, and possibly its own position (iota, random ops, dropout, triu,
+/// tril): such ops fuse into one loop.
+def Kiln_Pointwise : NativeOpTrait<"kiln::Pointwise">;
+
+/// Reads its operands at positions computed from the result element's:
+/// `withinOperands` when every position read lies inside the operands (a
+/// kernel may then compute an operand there instead of reading a buffer),
+/// `readsPerElement` positions of an operand per result element.
+class Kiln_RemapsOperands<bit withinOperands, int readsPerElement = 1>
+    : TraitList<[
+        NativeOpTrait<"kiln::RemapsOperands", [],
+          "static bool remapsWithinOperands() { return "
+          # !if(withinOperands, "true", "false") # "; }\n"
+          # "static int64_t getRemappedReadsPerElement() { return "
+          # readsPerElement # "; }">,
+        Kiln_RemapsOperandsOpInterface]>;
+
+/// Layout op: pointwise over the result, but its operands are read at
+/// remapped positions (transpose, slice, flip, pad, concat, rope,
+/// embedding), so they are buffers unless `withinOperands`.
+class Kiln_Layout<bit withinOperands, int readsPerElement = 1>
+    : TraitList<[NativeOpTrait<"kiln::Layout">,
+                 Kiln_RemapsOperands<withinOperands, readsPerElement>]>;
+
+/// Changes only the shape of a contiguous buffer: an alias, no kernel.
+def Kiln_View : NativeOpTrait<"kiln::View">;
+
+/// Reduces over dims or rows: reductions, softmax, norms, losses.
+def Kiln_Reduces : NativeOpTrait<"kiln::Reduces">;
+
+/// A matrix product: its element-wise consumers fuse as an epilogue.
+def Kiln_Gemm : NativeOpTrait<"kiln::Gemm">;
+
+/// Has a kernel family of its own: the op alone becomes a `kiln.fusion` of
+/// kind `kind`.
+class Kiln_DedicatedKernel<string kind>
+    : TraitList<[
+        NativeOpTrait<"kiln::DedicatedKernel", [],
+          "static ::llvm::StringRef getFusionKind() { return \""
+          # kind # "\"; }">,
+        Kiln_DedicatedKernelOpInterface]>;
+
+/// No computation of its own: kiln.fusion and its terminator.
+def Kiln_Structural : NativeOpTrait<"kiln::Structural">;
+
+/// Not a class but a capability: the ScalarEmitter computes one element of
+/// the result from elements of the operands (every pointwise and layout op,
+/// and reshape), so the op can live in pointwise kernels and in the fused
+/// prologues and epilogues of the others.
+def Kiln_ScalarForm : NativeOpTrait<"kiln::ScalarForm">;
+
+//===----------------------------------------------------------------------===//
 // Base op
 //===----------------------------------------------------------------------===//
 

@@ -16,7 +16,8 @@ include "dialects/kiln/IR/KilnAttrs.td"
 //===----------------------------------------------------------------------===//
 
 def Kiln_ConstantOp
-    : Kiln_Op<"constant", [InferTypeOpAdaptor, Kiln_NonDifferentiable]> {
+    : Kiln_Op<"constant", [InferTypeOpAdaptor, Kiln_NonDifferentiable,
+                           Kiln_Pointwise, Kiln_ScalarForm]> {
   let summary = "a constant tensor";
   let description = [{
     Materialises `value`, an elements attribute (`dense<...>`; written as a
@@ -35,7 +36,8 @@ def Kiln_ConstantOp
   let assemblyFormat = "$value attr-dict";
 }
 
-def Kiln_IotaOp : Kiln_Op<"iota", [Kiln_NonDifferentiable]> {
+def Kiln_IotaOp : Kiln_Op<"iota", [Kiln_NonDifferentiable, Kiln_Pointwise,
+                                   Kiln_ScalarForm]> {
   let summary = "indices counting along one dimension";
   let description = [{
     Each element is its own index along `dim`: for a result of shape
@@ -63,7 +65,8 @@ def Kiln_CounterTensor
 /// offset select the Philox stream; the two distribution parameters follow.
 class Kiln_RandomOp<string mnemonic, string firstName, string firstDefault,
                     string secondName, string secondDefault>
-    : Kiln_Op<mnemonic, [Kiln_NonDifferentiable]> {
+    : Kiln_Op<mnemonic, [Kiln_NonDifferentiable, Kiln_Pointwise,
+                         Kiln_ScalarForm]> {
   let arguments = !con(
       (ins I64Attr:$seed, I64Attr:$stream, Optional<Kiln_CounterTensor>:$offset),
       !dag(ins, [DefaultValuedAttr<F64Attr, firstDefault>,
@@ -176,7 +179,9 @@ def Kiln_RandomNormalOp
 class Kiln_UnaryOpBase<string mnemonic, string formula, string notes,
                        TypeConstraint tensor, string kind,
                        string exampleElement, list<Trait> traits>
-    : Kiln_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+    : Kiln_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
+                                             Elementwise, Kiln_Pointwise,
+                                             Kiln_ScalarForm])> {
   let summary = "elementwise " # formula;
   let description = "Computes `" # formula # "` for every element `x` of "
     # kind # " tensor; the result has the operand's type. " # notes
@@ -262,7 +267,7 @@ def Kiln_RoundOp : Kiln_UnaryFloatOp<"round", "round(x)",
     # "roundToIntegralTiesToEven and numpy.round): 0.5 -> 0, 1.5 -> 2, "
     # "2.5 -> 2, -0.5 -> -0. Not differentiable.", [Kiln_NonDifferentiable]>;
 
-def Kiln_CastOp : Kiln_Op<"cast"> {
+def Kiln_CastOp : Kiln_Op<"cast", [Kiln_Pointwise, Kiln_ScalarForm]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts every element to the result's element type; the shapes must be
@@ -297,7 +302,9 @@ def Kiln_CastOp : Kiln_Op<"cast"> {
 class Kiln_BinaryOp<string mnemonic, string formula, string notes = "",
                     list<Trait> traits = [],
                     TypeConstraint tensor = Kiln_NumericTensor>
-    : Kiln_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+    : Kiln_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor,
+                                             Kiln_Pointwise,
+                                             Kiln_ScalarForm])> {
   let summary = "elementwise " # formula # " with numpy broadcasting";
   let description = "Computes `" # formula # "` elementwise. The operands "
     # "must have the same element type; their shapes broadcast like numpy "
@@ -329,7 +336,8 @@ def Kiln_MinOp : Kiln_BinaryOp<"min", "min(lhs, rhs)",
     "A NaN in either operand gives NaN.", [Commutative]>;
 
 def Kiln_CompareOp
-    : Kiln_Op<"compare", [InferTypeOpAdaptor, Kiln_NonDifferentiable]> {
+    : Kiln_Op<"compare", [InferTypeOpAdaptor, Kiln_NonDifferentiable,
+                          Kiln_Pointwise, Kiln_ScalarForm]> {
   let summary = "elementwise comparison with numpy broadcasting";
   let description = [{
     Compares `lhs` with `rhs` elementwise under `predicate` (eq, ne, lt, le,
@@ -349,7 +357,8 @@ def Kiln_CompareOp
                        "type($lhs) `,` type($rhs)";
 }
 
-def Kiln_SelectOp : Kiln_Op<"select", [InferTypeOpAdaptor]> {
+def Kiln_SelectOp
+    : Kiln_Op<"select", [InferTypeOpAdaptor, Kiln_Pointwise, Kiln_ScalarForm]> {
   let summary = "elementwise choice between two tensors by a mask";
   let description = [{
     `result = condition ? true_value : false_value` elementwise. `condition`

@@ -42,4 +42,47 @@ def Kiln_GradientOpInterface : OpInterface<"GradientOpInterface"> {
   ];
 }
 
+def Kiln_RemapsOperandsOpInterface : OpInterface<"RemapsOperandsOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    An op whose result element reads its operands at positions computed from
+    the element's own (transpose, slice, flip, pad, concat, reshape, rope,
+    embedding) rather than at the element itself. Ops get it, with its
+    parameters, from the `Kiln_RemapsOperands` trait list (KilnBase.td).
+  }];
+  let methods = [
+    StaticInterfaceMethod<[{
+        Whether every position read lies inside the operands (transpose,
+        slice, flip, reshape, rope), so that a kernel may compute an
+        operand at those positions instead of reading a buffer. Ops that
+        choose among positions that may lie outside (pad, concat,
+        embedding) return false: their operands stay buffers.
+      }],
+      "bool", "remapsWithinOperands", (ins)>,
+    StaticInterfaceMethod<[{
+        Positions of an operand read per result element (rope reads two:
+        the element and its rotation partner).
+      }],
+      "int64_t", "getRemappedReadsPerElement", (ins)>,
+  ];
+}
+
+def Kiln_DedicatedKernelOpInterface
+    : OpInterface<"DedicatedKernelOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    An op with a kernel family of its own (attention, rnn, convolution,
+    pooling, batch norm, embedding gradient): it becomes a `kiln.fusion` of
+    that kind by itself. Ops get it from the `Kiln_DedicatedKernel` trait
+    list (KilnBase.td), which names the kind.
+  }];
+  let methods = [
+    StaticInterfaceMethod<[{
+        The `kind` of the op's `kiln.fusion` (one of
+        FusionOp::knownKinds()).
+      }],
+      "::llvm::StringRef", "getFusionKind", (ins)>,
+  ];
+}
+
 #endif // KILN_INTERFACES_TD

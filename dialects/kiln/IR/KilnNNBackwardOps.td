@@ -20,7 +20,7 @@ include "dialects/kiln/IR/KilnAttrs.td"
 //===----------------------------------------------------------------------===//
 
 def Kiln_LayerNormBackwardOp : Kiln_Op<"layer_norm_backward",
-    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>]> {
+    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>, Kiln_Reduces]> {
   let summary = "gradients of kiln.layer_norm";
   let description = [{
     Gradients of `kiln.layer_norm` (same `num_normalized_dims`, default 1,
@@ -58,7 +58,7 @@ def Kiln_LayerNormBackwardOp : Kiln_Op<"layer_norm_backward",
 }
 
 def Kiln_RmsNormBackwardOp : Kiln_Op<"rms_norm_backward",
-    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>]> {
+    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>, Kiln_Reduces]> {
   let summary = "gradients of kiln.rms_norm";
   let description = [{
     Gradients of `kiln.rms_norm` (same `eps`, default 1e-5, positive) for
@@ -90,7 +90,8 @@ def Kiln_RmsNormBackwardOp : Kiln_Op<"rms_norm_backward",
 }
 
 def Kiln_BatchNormBackwardOp : Kiln_Op<"batch_norm_backward",
-    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>]> {
+    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>,
+     Kiln_DedicatedKernel<"batch_norm">]> {
   let summary = "gradients of kiln.batch_norm through its normalised result";
   let description = [{
     Gradients of the first result `y` of `kiln.batch_norm` (same `dim`,
@@ -130,7 +131,7 @@ def Kiln_BatchNormBackwardOp : Kiln_Op<"batch_norm_backward",
 /// The attributes of kiln.conv2d, with its defaults.
 class Kiln_ConvBackwardOp<string mnemonic, string other, string summaryText,
                           string doc>
-    : Kiln_Op<mnemonic> {
+    : Kiln_Op<mnemonic, [Kiln_DedicatedKernel<"conv">]> {
   let summary = summaryText;
   let description = doc;
   let arguments = !con((ins Kiln_FloatTensor:$grad),
@@ -195,7 +196,7 @@ def Kiln_Conv2dBackwardFilterOp : Kiln_ConvBackwardOp<"conv2d_backward_filter",
   }]>;
 
 def Kiln_MaxPool2dBackwardOp : Kiln_Op<"max_pool2d_backward",
-    [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>, Kiln_DedicatedKernel<"pool">]> {
   let summary = "gradient of kiln.max_pool2d";
   let description = [{
     Routes `grad` (the gradient of a `kiln.max_pool2d` result, same
@@ -226,7 +227,8 @@ def Kiln_MaxPool2dBackwardOp : Kiln_Op<"max_pool2d_backward",
   let hasVerifier = 1;
 }
 
-def Kiln_AvgPool2dBackwardOp : Kiln_Op<"avg_pool2d_backward"> {
+def Kiln_AvgPool2dBackwardOp : Kiln_Op<"avg_pool2d_backward",
+    [Kiln_DedicatedKernel<"pool">]> {
   let summary = "gradient of kiln.avg_pool2d";
   let description = [{
     Spreads `grad` (the gradient of a `kiln.avg_pool2d` result, same
@@ -261,7 +263,8 @@ def Kiln_AvgPool2dBackwardOp : Kiln_Op<"avg_pool2d_backward"> {
 // Embedding
 //===----------------------------------------------------------------------===//
 
-def Kiln_EmbeddingBackwardOp : Kiln_Op<"embedding_backward"> {
+def Kiln_EmbeddingBackwardOp : Kiln_Op<"embedding_backward",
+    [Kiln_DedicatedKernel<"embedding">]> {
   let summary = "gradient of kiln.embedding: scatter-add of rows";
   let description = [{
     `result[v, :] = sum over i... with indices[i...] == v of grad[i..., :]`:
@@ -298,7 +301,8 @@ class Kiln_ScalarGradOf<string operand>
                      "::llvm::cast<::mlir::ShapedType>($_self).getElementType())">;
 
 def Kiln_CrossEntropyBackwardOp : Kiln_Op<"cross_entropy_backward",
-    [AllTypesMatch<["logits", "result"]>, Kiln_ScalarGradOf<"logits">]> {
+    [AllTypesMatch<["logits", "result"]>, Kiln_ScalarGradOf<"logits">,
+     Kiln_Reduces]> {
   let summary = "gradient of kiln.cross_entropy with respect to the logits";
   let description = [{
     For `grad`, the rank-0 gradient of a `kiln.cross_entropy` loss (same
@@ -333,7 +337,7 @@ def Kiln_CrossEntropyBackwardOp : Kiln_Op<"cross_entropy_backward",
 def Kiln_BinaryCrossEntropyBackwardOp
     : Kiln_Op<"binary_cross_entropy_backward",
               [AllTypesMatch<["logits", "target", "result"]>,
-               Kiln_ScalarGradOf<"logits">]> {
+               Kiln_ScalarGradOf<"logits">, Kiln_Reduces]> {
   let summary = "gradient of kiln.binary_cross_entropy with respect to the logits";
   let description = [{
     For `grad`, the rank-0 gradient of a `kiln.binary_cross_entropy` loss

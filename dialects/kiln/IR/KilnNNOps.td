@@ -28,7 +28,7 @@ def Kiln_I32Scalar : Type<And<[StaticShapeTensorOf<[I32]>.predicate,
 //===----------------------------------------------------------------------===//
 
 class Kiln_SoftmaxLikeOp<string mnemonic, string formula>
-    : Kiln_Op<mnemonic, [SameOperandsAndResultType]> {
+    : Kiln_Op<mnemonic, [SameOperandsAndResultType, Kiln_Reduces]> {
   let summary = formula # " along one dimension";
   let description = "Computes `" # formula # "` along dimension `dim` (in "
     # "[0, rank)), i.e. independently for every slice along `dim`. The "
@@ -51,7 +51,8 @@ def Kiln_LogSoftmaxOp
 //===----------------------------------------------------------------------===//
 
 def Kiln_LayerNormOp : Kiln_Op<"layer_norm",
-    [AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    [AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+     Kiln_Reduces]> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     Normalises `input` over its trailing `num_normalized_dims` dimensions
@@ -87,7 +88,8 @@ def Kiln_LayerNormOp : Kiln_Op<"layer_norm",
   let hasVerifier = 1;
 }
 
-def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
+def Kiln_RmsNormOp : Kiln_Op<"rms_norm",
+    [AllTypesMatch<["input", "result"]>, Kiln_Reduces]> {
   let summary = "RMS normalisation over the last dimension";
   let description = [{
     Normalises `input` (rank >= 1) over its last dimension of size `D` by the
@@ -114,7 +116,8 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [InferTypeOpAdaptor]> {
+def Kiln_BatchNormOp : Kiln_Op<"batch_norm",
+    [InferTypeOpAdaptor, Kiln_DedicatedKernel<"batch_norm">]> {
   let summary = "batch normalisation in training mode";
   let description = [{
     Training-mode batch normalisation. `dim` (default 1) is the channel
@@ -157,7 +160,8 @@ def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [InferTypeOpAdaptor]> {
 // Convolution and pooling
 //===----------------------------------------------------------------------===//
 
-def Kiln_Conv2dOp : Kiln_Op<"conv2d", [InferTypeOpAdaptor]> {
+def Kiln_Conv2dOp : Kiln_Op<"conv2d",
+    [InferTypeOpAdaptor, Kiln_DedicatedKernel<"conv">]> {
   let summary = "2-D convolution (cross-correlation), NCHW or NHWC";
   let description = [{
     2-D cross-correlation (no kernel flip, like PyTorch) with stride,
@@ -209,7 +213,7 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d", [InferTypeOpAdaptor]> {
 
 class Kiln_Pool2dOp<string mnemonic, string what, dag extraArgs,
                     string extraDoc, string extraFormat>
-    : Kiln_Op<mnemonic, [InferTypeOpAdaptor]> {
+    : Kiln_Op<mnemonic, [InferTypeOpAdaptor, Kiln_DedicatedKernel<"pool">]> {
   let summary = "2-D " # what # " pooling, NCHW or NHWC";
   let description = "Slides a `kernel = [kh, kw]` window with `stride = "
     # "[sh, sw]` (default `[1, 1]`) over the spatial dims of `input` "
@@ -249,7 +253,8 @@ def Kiln_AvgPool2dOp : Kiln_Pool2dOp<"avg_pool2d", "average",
 // Embedding and rotary position embedding
 //===----------------------------------------------------------------------===//
 
-def Kiln_EmbeddingOp : Kiln_Op<"embedding", [InferTypeOpAdaptor]> {
+def Kiln_EmbeddingOp : Kiln_Op<"embedding",
+    [InferTypeOpAdaptor, Kiln_Layout</*within=*/0>, Kiln_ScalarForm]> {
   let summary = "gathers rows of an embedding table";
   let description = [{
     `result[i..., :] = table[indices[i...], :]` for a float `table` `[V, D]`
@@ -269,7 +274,8 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding", [InferTypeOpAdaptor]> {
       "$table `,` $indices attr-dict `:` type($table) `,` type($indices)";
 }
 
-def Kiln_RopeOp : Kiln_Op<"rope", [SameOperandsAndResultType]> {
+def Kiln_RopeOp : Kiln_Op<"rope", [SameOperandsAndResultType,
+    Kiln_Layout</*within=*/1, /*readsPerElement=*/2>, Kiln_ScalarForm]> {
   let summary = "rotary position embedding (rotate-half pairing)";
   let description = [{
     Rotary position embedding of `input` laid out `[B, T, H, D]` (batch,
@@ -304,7 +310,8 @@ def Kiln_RopeOp : Kiln_Op<"rope", [SameOperandsAndResultType]> {
 // Attention
 //===----------------------------------------------------------------------===//
 
-def Kiln_AttentionOp : Kiln_Op<"attention", [InferTypeOpAdaptor]> {
+def Kiln_AttentionOp : Kiln_Op<"attention",
+    [InferTypeOpAdaptor, Kiln_DedicatedKernel<"attention">]> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(q @ k^T * scale + mask) @ v` per batch and head, with
@@ -339,7 +346,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 def Kiln_DropoutOp : Kiln_Op<"dropout",
-    [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>, Kiln_Pointwise, Kiln_ScalarForm]> {
   let summary = "inverted dropout with a counter-based Philox mask";
   let description = [{
     Keeps element `i` (row-major linear index) of `input` when its uniform
@@ -375,7 +382,8 @@ def Kiln_DropoutOp : Kiln_Op<"dropout",
 //===----------------------------------------------------------------------===//
 
 def Kiln_MseLossOp : Kiln_Op<"mse_loss",
-    [InferTypeOpAdaptor, AllTypesMatch<["prediction", "target"]>]> {
+    [InferTypeOpAdaptor, AllTypesMatch<["prediction", "target"]>,
+     Kiln_Reduces]> {
   let summary = "mean squared error";
   let description = [{
     `(prediction - target)^2` elementwise, then reduced over all elements by
@@ -395,7 +403,8 @@ def Kiln_MseLossOp : Kiln_Op<"mse_loss",
   }];
 }
 
-def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [InferTypeOpAdaptor]> {
+def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy",
+    [InferTypeOpAdaptor, Kiln_Reduces]> {
   let summary = "softmax cross entropy of logits and integer labels";
   let description = [{
     For float `logits` `[N, C]` and i32 `labels` `[N]` (each in `[0, C)`;
@@ -428,7 +437,8 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [InferTypeOpAdaptor]> {
 }
 
 def Kiln_BinaryCrossEntropyOp : Kiln_Op<"binary_cross_entropy",
-    [InferTypeOpAdaptor, AllTypesMatch<["logits", "target"]>]> {
+    [InferTypeOpAdaptor, AllTypesMatch<["logits", "target"]>,
+     Kiln_Reduces]> {
   let summary = "binary cross entropy with logits";
   let description = [{
     Binary cross entropy of `sigmoid(logits)` against `target` (probabilities
@@ -458,7 +468,8 @@ def Kiln_BinaryCrossEntropyOp : Kiln_Op<"binary_cross_entropy",
 // Recurrence
 //===----------------------------------------------------------------------===//
 
-def Kiln_RnnOp : Kiln_Op<"rnn", [InferTypeOpAdaptor]> {
+def Kiln_RnnOp : Kiln_Op<"rnn",
+    [InferTypeOpAdaptor, Kiln_DedicatedKernel<"rnn">]> {
   let summary = "multi-head recurrent layer: lstm, gru, elman or slstm";
   let description = [{
     Runs a recurrent cell over `T` time steps, with FlashRNN's conventions.
@@ -530,7 +541,7 @@ def Kiln_RnnOp : Kiln_Op<"rnn", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 def Kiln_FusionOp : Kiln_Op<"fusion",
-    [IsolatedFromAbove, SingleBlock]> {
+    [IsolatedFromAbove, SingleBlock, Kiln_Structural]> {
   let summary = "a region of kiln ops that becomes one kernel";
   let description = [{
     Produced by `--kiln-fuse`: the ops of the single-block region are
@@ -539,8 +550,8 @@ def Kiln_FusionOp : Kiln_Op<"fusion",
     bound to the op's operands in order (same count and types). The block
     ends in `kiln.yield`, whose operand types are the op's result types.
     `kind` tells the code generator which template family applies: one of
-    `pointwise`, `reduction`, `gemm`, `attention`, `rnn`, `conv`,
-    `optimizer`.
+    `pointwise`, `reduction`, `gemm`, `attention`, `rnn`, `conv`, `pool`,
+    `batch_norm`, `embedding` (the gradient of an embedding), `optimizer`.
 
     ```mlir
     %r = kiln.fusion "pointwise" (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
@@ -568,7 +579,7 @@ def Kiln_FusionOp : Kiln_Op<"fusion",
 
 // Not a Kiln_Op: a terminator has no gradient rule of its own.
 def Kiln_YieldOp : Op<Kiln_Dialect, "yield",
-    [Pure, HasParent<"FusionOp">, Terminator]> {
+    [Pure, HasParent<"FusionOp">, Terminator, Kiln_Structural]> {
   let summary = "returns the values of a kiln.fusion region";
   let description = [{
     Terminates the body of `kiln.fusion`; its operands become the fusion's

@@ -16,7 +16,8 @@ include "dialects/kiln/IR/KilnAttrs.td"
 //===----------------------------------------------------------------------===//
 
 def Kiln_AttentionBackwardOp : Kiln_Op<"attention_backward",
-    [InferTypeOpAdaptor, AllTypesMatch<["out", "d_out"]>]> {
+    [InferTypeOpAdaptor, AllTypesMatch<["out", "d_out"]>,
+     Kiln_DedicatedKernel<"attention">]> {
   let summary = "gradients of scaled dot-product attention";
   let description = [{
     The backward pass of `kiln.attention` with the same `causal` and `scale`
@@ -64,7 +65,8 @@ def Kiln_AttentionBackwardOp : Kiln_Op<"attention_backward",
 
 def Kiln_RnnBackwardOp : Kiln_Op<"rnn_backward",
     [InferTypeOpAdaptor, AllTypesMatch<["states", "d_states"]>,
-     AllTypesMatch<["states0", "d_last_states"]>]> {
+     AllTypesMatch<["states0", "d_last_states"]>,
+     Kiln_DedicatedKernel<"rnn">]> {
   let summary = "backpropagation through time of kiln.rnn";
   let description = [{
     The backward pass of `kiln.rnn` with the same `function`. Operands (all

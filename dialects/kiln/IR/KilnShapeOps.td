@@ -21,7 +21,10 @@ class Kiln_ExplicitShapeOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Kiln_ReshapeOp : Kiln_ExplicitShapeOp<"reshape"> {
+def Kiln_ReshapeOp
+    : Kiln_ExplicitShapeOp<"reshape", [Kiln_View,
+                                       Kiln_RemapsOperands</*within=*/1>,
+                                       Kiln_ScalarForm]> {
   let summary = "reinterprets a tensor with another shape of the same size";
   let description = [{
     Gives the elements of `input`, taken in row-major order, the shape of the
@@ -39,7 +42,8 @@ def Kiln_ReshapeOp : Kiln_ExplicitShapeOp<"reshape"> {
   }];
 }
 
-def Kiln_BroadcastToOp : Kiln_ExplicitShapeOp<"broadcast_to"> {
+def Kiln_BroadcastToOp
+    : Kiln_ExplicitShapeOp<"broadcast_to", [Kiln_Pointwise, Kiln_ScalarForm]> {
   let summary = "broadcasts a tensor to a given shape (numpy rule)";
   let description = [{
     Broadcasts `input` to the result shape written after `->`, with numpy's
@@ -62,7 +66,8 @@ def Kiln_BroadcastToOp : Kiln_ExplicitShapeOp<"broadcast_to"> {
 // Layout ops with an inferred result: transpose, slice, concat, pad
 //===----------------------------------------------------------------------===//
 
-def Kiln_TransposeOp : Kiln_Op<"transpose", [InferTypeOpAdaptor]> {
+def Kiln_TransposeOp : Kiln_Op<"transpose",
+    [InferTypeOpAdaptor, Kiln_Layout</*within=*/1>, Kiln_ScalarForm]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `k` is input dimension `perm[k]` (as `numpy.transpose`):
@@ -82,7 +87,8 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$input `perm` `=` $perm attr-dict `:` type($input)";
 }
 
-def Kiln_SliceOp : Kiln_Op<"slice", [InferTypeOpAdaptor]> {
+def Kiln_SliceOp : Kiln_Op<"slice",
+    [InferTypeOpAdaptor, Kiln_Layout</*within=*/1>, Kiln_ScalarForm]> {
   let summary = "strided slice with static bounds";
   let description = [{
     Takes, in every dimension `d`, the indices `start[d], start[d] + step[d],
@@ -107,7 +113,8 @@ def Kiln_SliceOp : Kiln_Op<"slice", [InferTypeOpAdaptor]> {
                        "`step` `=` $step attr-dict `:` type($input)";
 }
 
-def Kiln_ConcatOp : Kiln_Op<"concat", [InferTypeOpAdaptor]> {
+def Kiln_ConcatOp : Kiln_Op<"concat",
+    [InferTypeOpAdaptor, Kiln_Layout</*within=*/0>, Kiln_ScalarForm]> {
   let summary = "joins tensors along one dimension";
   let description = [{
     Places the `inputs` one after another, in operand order, along dimension
@@ -128,7 +135,8 @@ def Kiln_ConcatOp : Kiln_Op<"concat", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$inputs `dim` `=` $dim attr-dict `:` type($inputs)";
 }
 
-def Kiln_PadOp : Kiln_Op<"pad", [InferTypeOpAdaptor]> {
+def Kiln_PadOp : Kiln_Op<"pad",
+    [InferTypeOpAdaptor, Kiln_Layout</*within=*/0>, Kiln_ScalarForm]> {
   let summary = "pads a tensor with a constant";
   let description = [{
     Adds `low[d]` elements before and `high[d]` elements after dimension `d`,
@@ -160,7 +168,8 @@ def Kiln_PadOp : Kiln_Op<"pad", [InferTypeOpAdaptor]> {
 // Ops that keep the operand's type: flip, triu, tril
 //===----------------------------------------------------------------------===//
 
-def Kiln_FlipOp : Kiln_Op<"flip", [SameOperandsAndResultType]> {
+def Kiln_FlipOp : Kiln_Op<"flip",
+    [SameOperandsAndResultType, Kiln_Layout</*within=*/1>, Kiln_ScalarForm]> {
   let summary = "reverses a tensor along the given dimensions";
   let description = [{
     Reverses the order of the elements along each dimension in `dims` (each
@@ -182,7 +191,8 @@ def Kiln_FlipOp : Kiln_Op<"flip", [SameOperandsAndResultType]> {
 /// dimensions, zero the rest.
 class Kiln_TriangularOp<string mnemonic, string triangle, string side,
                         string keep>
-    : Kiln_Op<mnemonic, [SameOperandsAndResultType]> {
+    : Kiln_Op<mnemonic, [SameOperandsAndResultType, Kiln_Pointwise,
+                         Kiln_ScalarForm]> {
   let summary = "keeps the " # triangle # " triangle of the last two dimensions";
   let description = "Treats the last two dimensions of `input` (rank >= 2) as "
     # "matrices, the leading ones as batch dimensions, and keeps the elements "
@@ -211,7 +221,7 @@ def Kiln_TrilOp
 
 class Kiln_ReduceOp<string mnemonic, string what, string allName,
                     Type tensor, string detail = "">
-    : Kiln_Op<mnemonic, [InferTypeOpAdaptor]> {
+    : Kiln_Op<mnemonic, [InferTypeOpAdaptor, Kiln_Reduces]> {
   let summary = what # " over the given dimensions";
   let description = "Reduces the dimensions listed in `dims` (at least one, "
     # "each in [0, rank), no repeats) to their " # what # ". " # detail
@@ -243,7 +253,8 @@ def Kiln_ReduceMinOp
                     "A NaN among the reduced elements makes the result NaN. ">;
 
 def Kiln_ArgmaxOp
-    : Kiln_Op<"argmax", [InferTypeOpAdaptor, Kiln_NonDifferentiable]> {
+    : Kiln_Op<"argmax", [InferTypeOpAdaptor, Kiln_NonDifferentiable,
+                         Kiln_Reduces]> {
   let summary = "index of the largest element along one dimension";
   let description = [{
     For every position of the other dimensions, gives the index along `dim`
@@ -268,7 +279,7 @@ def Kiln_ArgmaxOp
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Kiln_MatmulOp : Kiln_Op<"matmul", [InferTypeOpAdaptor]> {
+def Kiln_MatmulOp : Kiln_Op<"matmul", [InferTypeOpAdaptor, Kiln_Gemm]> {
   let summary = "batched matrix product with broadcasting batch dimensions";
   let description = [{
     Multiplies the matrices in the last two dimensions of `lhs` and `rhs`

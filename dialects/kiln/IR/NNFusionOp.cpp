@@ -9,9 +9,9 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 ArrayRef<StringLiteral> FusionOp::knownKinds() {
-  static constexpr StringLiteral kinds[] = {"pointwise", "reduction", "gemm",
-                                            "attention", "rnn",       "conv",
-                                            "optimizer"};
+  static constexpr StringLiteral kinds[] = {
+      "pointwise", "reduction", "gemm",       "attention", "rnn",
+      "conv",      "pool",      "batch_norm", "embedding", "optimizer"};
   return kinds;
 }
 
