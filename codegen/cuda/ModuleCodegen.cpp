@@ -172,6 +172,9 @@ private:
     image.arch =
         kernel.archSpecific ? archSpecificTarget(options.arch) : options.arch;
     image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
+    image.templateName = kernel.templateName;
+    image.configuration = kernel.configuration;
+    image.part = kernel.part;
     size_t id = result.kernels.size();
     result.kernels.push_back(std::move(image));
     kernelByHash[hash] = id;
@@ -213,6 +216,7 @@ private:
     image.source = std::move(named);
     image.arch = options.arch;
     image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
+    image.templateName = "merged";
     if (compile) {
       std::string error;
       if (!cache.compile(image.source, image.name, image.arch,
