@@ -139,7 +139,7 @@ protected:
         continue;
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
       EXPECT_GT(compiled.cubin.size(), 4u);
-      EXPECT_EQ(kernel.source.find("kiln_prelude.cuh") != std::string::npos,
+      EXPECT_EQ(kernel.source.find("kiln/prelude.cuh") != std::string::npos,
                 true);
     }
     for (const GeneratedLaunch &launch : generated->launches) {

@@ -83,7 +83,7 @@ void FusionBuilder::kernel(llvm::StringRef prefix, llvm::StringRef helpers,
   const char *placeholder = "KILN_KERNEL_NAME";
   std::string source;
   llvm::raw_string_ostream os(source);
-  os << header << "#include \"kiln_prelude.cuh\"\n" << helpers << "\n";
+  os << header << "#include \"kiln/prelude.cuh\"\n" << helpers << "\n";
   uint32_t threads = block[0] * block[1] * block[2];
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") "
      << placeholder << "(";
@@ -98,20 +98,40 @@ void FusionBuilder::kernel(llvm::StringRef prefix, llvm::StringRef helpers,
   size_t at = source.find(placeholder);
   source.replace(at, std::strlen(placeholder), name);
 
-  // Identical kernels within one fusion (a second launch of the same
-  // source) share the entry.
+  GeneratedKernel generatedKernel;
+  generatedKernel.name = std::move(name);
+  generatedKernel.source = std::move(source);
+  addLaunch(std::move(generatedKernel), grid, block, dynamicSharedBytes,
+            params.args);
+}
+
+void FusionBuilder::kernel(KernelSpec spec) {
+  if (spec.header.empty())
+    spec.header = header;
+  std::vector<LaunchArg> args;
+  for (const KernelParam &param : spec.params)
+    args.push_back(param.arg);
+  addLaunch(renderKernel(spec), spec.grid, spec.block,
+            spec.dynamicSharedBytes, std::move(args));
+}
+
+void FusionBuilder::addLaunch(GeneratedKernel kernel,
+                              std::array<uint32_t, 3> grid,
+                              std::array<uint32_t, 3> block,
+                              uint32_t dynamicSharedBytes,
+                              std::vector<LaunchArg> args) {
   size_t index = generated.kernels.size();
   for (size_t i = 0; i < generated.kernels.size(); ++i)
-    if (generated.kernels[i].name == name)
+    if (generated.kernels[i].name == kernel.name)
       index = i;
   if (index == generated.kernels.size())
-    generated.kernels.push_back({name, source});
+    generated.kernels.push_back(std::move(kernel));
   GeneratedLaunch launch;
   launch.kernel = index;
   launch.grid = grid;
   launch.block = block;
   launch.dynamicSharedBytes = dynamicSharedBytes;
-  launch.args = params.args;
+  launch.args = std::move(args);
   generated.launches.push_back(std::move(launch));
 }
 

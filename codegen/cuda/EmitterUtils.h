@@ -13,6 +13,7 @@
 #define KILN_CODEGEN_CUDA_EMITTERUTILS_H
 
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/KernelRenderer.h"
 
 #include <string>
 #include <vector>
@@ -79,9 +80,19 @@ public:
               std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block,
               uint32_t dynamicSharedBytes = 0);
 
+  /// Adds the kernel of `spec` (headed by this builder's header unless the
+  /// spec has its own) and one launch of it.
+  void kernel(KernelSpec spec);
+
   GeneratedFusion take() { return std::move(generated); }
 
 private:
+  /// Adds `kernel` unless the fusion has it already (a second launch of the
+  /// same source), and a launch of it.
+  void addLaunch(GeneratedKernel kernel, std::array<uint32_t, 3> grid,
+                 std::array<uint32_t, 3> block, uint32_t dynamicSharedBytes,
+                 std::vector<LaunchArg> args);
+
   std::string header;
   GeneratedFusion generated;
 };

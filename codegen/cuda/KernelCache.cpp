@@ -2,11 +2,13 @@
 
 #include "codegen/cuda/KernelCache.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -165,6 +167,21 @@ bool KernelCache::compile(llvm::StringRef source, llvm::StringRef name,
   if (!store(key, out))
     ++failedStoreCount;
   return true;
+}
+
+void KernelCache::compileAll(llvm::MutableArrayRef<Job> jobs) {
+  auto run = [this](Job &job) {
+    job.compiled = compile(job.source, job.name, job.arch, job.withCubin,
+                           job.out, job.error);
+  };
+  if (jobs.size() < 2) {
+    llvm::for_each(jobs, run);
+    return;
+  }
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+  for (Job &job : jobs)
+    pool.async([&run, &job] { run(job); });
+  pool.wait();
 }
 
 } // namespace mlir::kiln::codegen

@@ -19,8 +19,10 @@
 
 #include "codegen/cuda/Nvrtc.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <atomic>
 #include <string>
 
 namespace mlir::kiln::codegen {
@@ -42,6 +44,20 @@ public:
                llvm::StringRef arch, bool withCubin, CompiledKernel &out,
                std::string &error);
 
+  /// One kernel of a batch: its inputs, and where its result goes.
+  struct Job {
+    std::string source, name, arch;
+    bool withCubin = true;
+    CompiledKernel out;
+    std::string error;
+    bool compiled = false;
+  };
+  /// Compiles every job like compile, on a pool of the machine's hardware
+  /// threads (NVRTC and nvJitLink compile independent programs
+  /// concurrently). Each job's result lands in the job, so the outcome does
+  /// not depend on the order in which they finish.
+  void compileAll(llvm::MutableArrayRef<Job> jobs);
+
   bool enabled() const { return !directory.empty(); }
   llvm::StringRef path() const { return directory; }
   /// Kernels found in the cache, and kernels compiled (and stored).
@@ -62,7 +78,7 @@ private:
   bool store(llvm::StringRef key, const CompiledKernel &kernel) const;
 
   std::string directory;
-  unsigned hitCount = 0, missCount = 0, failedStoreCount = 0;
+  std::atomic<unsigned> hitCount{0}, missCount{0}, failedStoreCount{0};
 };
 
 } // namespace mlir::kiln::codegen

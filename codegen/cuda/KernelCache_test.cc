@@ -13,7 +13,7 @@ namespace mlir::kiln::codegen {
 namespace {
 
 constexpr const char *kSource = R"cuda(
-#include "kiln_prelude.cuh"
+#include "kiln/prelude.cuh"
 extern "C" __global__ void scale(float *out, const float *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)

@@ -12,6 +12,7 @@
 #ifndef KILN_CODEGEN_CUDA_KERNELEMITTER_H
 #define KILN_CODEGEN_CUDA_KERNELEMITTER_H
 
+#include "codegen/cuda/GpuTarget.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include <array>
@@ -33,6 +34,14 @@ struct CodegenOptions {
   /// Runs launches of an entry that may run at once as one kernel
   /// (LaunchMerging.h).
   bool mergeLaunches = true;
+
+  /// The resources of `arch` that planners size kernels for; the oldest
+  /// known target for an older or malformed architecture (which kilnc
+  /// rejects before code generation).
+  const GpuTarget &target() const {
+    const GpuTarget *known = GpuTarget::forArch(arch);
+    return known ? *known : GpuTarget::oldest();
+  }
 };
 
 /// What a launch argument refers to.
@@ -59,10 +68,25 @@ struct LaunchArg {
   static LaunchArg f32(float v);
 };
 
+/// A kernel's body as a device function of a launch context
+/// (kiln::launch_ctx, kernels/prelude.cuh), so that it can run alone or as
+/// one part of a merged kernel (kernels/merged.cuh).
+struct KernelPart {
+  /// The templates it includes besides the prelude ("kiln/gemm_mma.cuh").
+  std::vector<std::string> templates;
+  /// Device code defining `run(const kiln::launch_ctx &ctx, <params>)` and
+  /// what it uses; placed in a namespace of its own.
+  std::string code;
+  /// The kernel's parameter types, in order (their names are the part's
+  /// own).
+  std::vector<std::string> paramTypes;
+};
+
 /// One CUDA C++ kernel: `source` defines `extern "C" __global__ void
 /// <name>(...)` whose parameters match the launches' argument lists (device
 /// pointers for Operand/Result/Scratch, then int/long long/float scalars).
-/// Sources include "kiln_prelude.cuh" for shared device helpers.
+/// Sources include "kiln/prelude.cuh" (codegen/cuda/kernels/) for shared
+/// device helpers.
 struct GeneratedKernel {
   std::string name;
   std::string source;
@@ -70,6 +94,12 @@ struct GeneratedKernel {
   /// wgmma): compiled for archSpecificTarget(arch), so its code runs only on
   /// that exact architecture.
   bool archSpecific = false;
+  /// The kernel template it instantiates and that template's configuration
+  /// (tiles, stages, warps...), for --stats.
+  std::string templateName, configuration;
+  /// The kernel as one part of a merged kernel (KernelRenderer.h); empty
+  /// code for a kernel that cannot be one.
+  KernelPart part;
 };
 
 struct GeneratedLaunch {
@@ -115,7 +145,7 @@ std::unique_ptr<KernelEmitter> createGemmEmitter();
 std::unique_ptr<KernelEmitter> createAttentionEmitter();
 
 /// The first statement of every generated kernel (defined in
-/// kiln_prelude.cuh): compiled for sm_90 or newer it waits for the previous
+/// kiln/prelude.cuh): compiled for sm_90 or newer it waits for the previous
 /// kernel on the stream before any memory access, so the runtime may launch
 /// the kernel with programmatic stream serialization.
 inline constexpr llvm::StringLiteral kWaitForPredecessor =
@@ -125,11 +155,6 @@ inline constexpr llvm::StringLiteral kWaitForPredecessor =
 /// predecessor itself: `arch` is sm_90 or newer and the source calls
 /// kWaitForPredecessor.
 bool waitsForPredecessor(llvm::StringRef source, llvm::StringRef arch);
-
-/// The device helpers every kernel may use (kiln_prelude.cuh): bf16/f16
-/// conversions, NaN-propagating max/min, Philox4x32-10 as in
-/// runtime/random/philox.h, ...
-llvm::StringRef kernelPrelude();
 
 } // namespace mlir::kiln::codegen
 

@@ -2,9 +2,10 @@
 
 #include "codegen/cuda/LaunchMerging.h"
 
+#include "codegen/cuda/KernelRenderer.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -108,51 +109,9 @@ std::array<uint32_t, 3> mergedBlock(llvm::ArrayRef<CompiledLaunch> launches) {
 bool mergeable(const CompiledLaunch &launch,
                const std::vector<CompiledKernelImage> &kernels,
                llvm::StringRef arch) {
+  const CompiledKernelImage &kernel = kernels[launch.kernel];
   return launch.dynamicSharedBytes <= kMaxMergedDynamicShared &&
-         kernels[launch.kernel].arch == arch;
-}
-
-/// The merged kernel's parameter for argument `index` of part `part`.
-std::string paramName(size_t part, size_t index) {
-  return "p" + std::to_string(part) + "_" + std::to_string(index);
-}
-
-std::string paramDecl(const CompiledArg &arg, size_t part, size_t index) {
-  std::string name = paramName(part, index);
-  switch (arg.kind) {
-  case LaunchArg::Kind::I32:
-    return "int " + name;
-  case LaunchArg::Kind::I64:
-    return "long long " + name;
-  case LaunchArg::Kind::F32:
-    return "float " + name;
-  default:
-    return "void *" + name;
-  }
-}
-
-/// `source` as the body of namespace `space`: the prelude include dropped
-/// (the merged source includes it once, outside), the kernel turned into a
-/// device function of the same name, and every macro it defines undefined
-/// after it.
-std::string partSource(llvm::StringRef source, llvm::StringRef space) {
-  std::string body, undefs;
-  static const llvm::Regex kernelHead(
-      "extern \"C\" __global__ void __launch_bounds__\\([^)]*\\) *");
-  llvm::SmallVector<llvm::StringRef> lines;
-  source.split(lines, '\n');
-  for (llvm::StringRef line : lines) {
-    if (line.trim() == "#include \"kiln_prelude.cuh\"")
-      continue;
-    if (line.starts_with("#define ")) {
-      llvm::StringRef macro = line.drop_front(8).ltrim();
-      macro = macro.take_until([](char c) { return c == ' ' || c == '('; });
-      undefs += "#undef " + macro.str() + "\n";
-    }
-    body += kernelHead.sub("__device__ __forceinline__ void ", line) + "\n";
-  }
-  return "namespace " + space.str() + " {\n" + body + "} // namespace " +
-         space.str() + "\n" + undefs;
+         kernel.arch == arch && !kernel.part.code.empty();
 }
 
 } // namespace
@@ -170,89 +129,10 @@ bool launchesIndependent(const CompiledLaunch &a, const CompiledLaunch &b) {
 
 std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
                                llvm::ArrayRef<CompiledLaunch> launches) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "// " << launches.size()
-     << " independent launches as one kernel: each block runs one of them.\n"
-     << "#include \"kiln_prelude.cuh\"\n\n"
-     << "// Converts to the pointer type of a part's parameter.\n"
-     << "struct kiln_any_pointer {\n"
-     << "  void *p;\n"
-     << "  template <typename T> __device__ operator T *() const {\n"
-     << "    return static_cast<T *>(p);\n"
-     << "  }\n"
-     << "};\n\n";
-  // Parts of different block shapes run in one-dimensional blocks, each on
-  // the first threads of the block with its own block shape and thread index.
-  const bool reshaped = !allSameBlock(launches);
-  const std::array<uint32_t, 3> block = mergedBlock(launches);
-  uint64_t start = 0;
-  std::vector<uint64_t> ends;
-  for (auto [part, launch] : llvm::enumerate(launches)) {
-    std::string space = "kiln_part_" + std::to_string(part);
-    const auto &g = launch.grid;
-    // The part's own block index and grid, from its range of the flat grid.
-    os << "namespace " << space << " {\n"
-       << "__device__ __forceinline__ uint3 kiln_block_index() {\n"
-       << "  const unsigned v = blockIdx.x - " << start << "u;\n"
-       << "  return make_uint3(v % " << g[0] << "u, v / " << g[0] << "u % "
-       << g[1] << "u, v / " << uint64_t{g[0]} * g[1] << "u);\n"
-       << "}\n"
-       << "__device__ __forceinline__ dim3 kiln_grid() { return dim3(" << g[0]
-       << ", " << g[1] << ", " << g[2] << "); }\n";
-    if (reshaped) {
-      // Its own block shape over the merged block's first threads.
-      const auto &b = launch.block;
-      os << "__device__ __forceinline__ dim3 kiln_block() { return dim3("
-         << b[0] << ", " << b[1] << ", " << b[2] << "); }\n"
-         << "__device__ __forceinline__ uint3 kiln_thread_index() {\n"
-         << "  const unsigned t = threadIdx.x;\n"
-         << "  return make_uint3(t % " << b[0] << "u, t / " << b[0] << "u % "
-         << b[1] << "u, t / " << b[0] * b[1] << "u);\n"
-         << "}\n";
-    }
-    os << "} // namespace " << space << "\n"
-       << "#define blockIdx (" << space << "::kiln_block_index())\n"
-       << "#define gridDim (" << space << "::kiln_grid())\n";
-    if (reshaped)
-      os << "#define blockDim (" << space << "::kiln_block())\n"
-         << "#define threadIdx (" << space << "::kiln_thread_index())\n";
-    os << partSource(kernels[launch.kernel].source, space)
-       << "#undef blockIdx\n#undef gridDim\n";
-    if (reshaped)
-      os << "#undef blockDim\n#undef threadIdx\n";
-    os << "\n";
-    start += blockCount(launch);
-    ends.push_back(start);
-  }
-  os << "extern \"C\" __global__ void __launch_bounds__("
-     << block[0] * block[1] * block[2] << ") KILN_KERNEL_NAME(";
-  bool first = true;
-  for (auto [part, launch] : llvm::enumerate(launches))
-    for (auto [index, arg] : llvm::enumerate(launch.args)) {
-      os << (first ? "\n    " : ",\n    ") << paramDecl(arg, part, index);
-      first = false;
-    }
-  os << ") {\n  " << kWaitForPredecessor << "\n";
-  for (auto [part, launch] : llvm::enumerate(launches)) {
-    bool last = part + 1 == launches.size();
-    os << (last ? "  "
-                : "  if (blockIdx.x < " + std::to_string(ends[part]) + "u) ")
-       << "{\n";
-    // A part of fewer threads than the block: its other warps exit.
-    if (reshaped && threadCount(launch) < block[0])
-      os << "    if (threadIdx.x >= " << threadCount(launch) << "u) return;\n";
-    os << "    kiln_part_" << part << "::" << kernels[launch.kernel].name
-       << "(";
-    for (auto [index, arg] : llvm::enumerate(launch.args)) {
-      std::string name = paramName(part, index);
-      os << (index ? ", " : "")
-         << (hasSlot(arg) ? "kiln_any_pointer{" + name + "}" : name);
-    }
-    os << ");\n    return;\n  }\n";
-  }
-  os << "}\n";
-  return text;
+  std::vector<MergedPart> parts;
+  for (const CompiledLaunch &launch : launches)
+    parts.push_back({&kernels[launch.kernel].part, launch.grid, launch.block});
+  return renderMergedKernel(parts, mergedBlock(launches), "KILN_KERNEL_NAME");
 }
 
 void mergeIndependentLaunches(

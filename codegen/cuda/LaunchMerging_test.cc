@@ -1,5 +1,6 @@
 #include "codegen/cuda/LaunchMerging.h"
 
+#include "codegen/cuda/KernelRenderer.h"
 #include "codegen/cuda/Nvrtc.h"
 
 #include <gtest/gtest.h>
@@ -84,14 +85,25 @@ TEST(LaunchMerging, IndependenceFollowsTheBytesWritten) {
                                   launch(0, {scalar, writes(256)})));
 }
 
+/// A kernel of one result that runs as a part of merged kernels.
+CompiledKernelImage image(const KernelSpec &spec, const std::string &arch) {
+  GeneratedKernel kernel = renderKernel(spec);
+  CompiledKernelImage out;
+  out.name = kernel.name;
+  out.arch = arch;
+  out.source = kernel.source;
+  out.part = kernel.part;
+  return out;
+}
+
 std::vector<CompiledKernelImage> kernels(size_t n, const std::string &arch) {
-  std::vector<CompiledKernelImage> out(n);
+  std::vector<CompiledKernelImage> out;
   for (size_t i = 0; i < n; ++i) {
-    out[i].name = "k" + std::to_string(i);
-    out[i].arch = arch;
-    out[i].source = "#include \"kiln_prelude.cuh\"\nextern \"C\" __global__ "
-                    "void __launch_bounds__(256) k" +
-                    std::to_string(i) + "(float *p) {}\n";
+    KernelSpec spec;
+    spec.prefix = "k" + std::to_string(i);
+    spec.addParam("float *", "p", LaunchArg::result(0));
+    spec.block = {256, 1, 1};
+    out.push_back(image(spec, arch));
   }
   return out;
 }
@@ -125,8 +137,11 @@ TEST(LaunchMerging, LaunchesMoveUpOnlyPastWhatTheyDoNotTouch) {
   EXPECT_EQ(entry.launches[2].kernel, 3u);
   EXPECT_EQ(entry.launches[3].kernel, 5u);
   ASSERT_EQ(sources.size(), 2u);
-  EXPECT_NE(sources[0].find("kiln_part_0::k0("), std::string::npos);
-  EXPECT_NE(sources[0].find("kiln_part_1::k2("), std::string::npos);
+  EXPECT_NE(sources[0].find("kiln_part0::run(ctx, p0_0)"), std::string::npos);
+  EXPECT_NE(sources[0].find("kiln_part1::run(ctx, p1_0)"), std::string::npos);
+  EXPECT_NE(sources[0].find("kiln::part<2, 2, 1, 1, 256, 1, 1>"),
+            std::string::npos)
+      << sources[0];
 }
 
 TEST(LaunchMerging, AGroupKeptApartStaysInAValidOrder) {
@@ -162,10 +177,12 @@ TEST(LaunchMerging, BlocksOfWholeWarpsShareTheLargestBlock) {
   EXPECT_EQ(entry.launches[0].grid, (std::array<uint32_t, 3>{7, 1, 1}));
   EXPECT_EQ(entry.launches[0].dynamicSharedBytes, 4096u);
   EXPECT_NE(source.find("__launch_bounds__(256)"), std::string::npos);
-  EXPECT_NE(source.find("if (threadIdx.x >= 128u) return;"), std::string::npos);
-  EXPECT_NE(source.find("if (threadIdx.x >= 96u) return;"), std::string::npos);
-  // Each part sees its own block size.
-  EXPECT_NE(source.find("return dim3(96, 1, 1);"), std::string::npos);
+  // Each part sees its own block size (merged.cuh leaves the others' threads
+  // out).
+  EXPECT_NE(source.find("kiln::part<0, 3, 1, 1, 128, 1, 1>"),
+            std::string::npos);
+  EXPECT_NE(source.find("kiln::part<5, 2, 1, 1, 96, 1, 1>"),
+            std::string::npos);
   // Blocks of whole warps only: 100 threads would leave a partial warp.
   entry.launches = {launch(0, {writes(0)}, 128), launch(1, {writes(256)}, 100)};
   mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &) {
@@ -174,12 +191,13 @@ TEST(LaunchMerging, BlocksOfWholeWarpsShareTheLargestBlock) {
   EXPECT_EQ(entry.launches.size(), 2u);
 }
 
-TEST(LaunchMerging, ArchSpecificKernelsAndLargeSharedMemoryStayAlone) {
-  std::vector<CompiledKernelImage> ks = kernels(3, "sm_90");
+TEST(LaunchMerging, ArchSpecificKernelsLargeSharedMemoryAndNoPartStayAlone) {
+  std::vector<CompiledKernelImage> ks = kernels(4, "sm_90");
   ks[1].arch = "sm_90a";
+  ks[3].part = KernelPart();
   CompiledEntry entry;
   entry.launches = {launch(0, {writes(0)}), launch(1, {writes(256)}),
-                    launch(2, {writes(512)})};
+                    launch(2, {writes(512)}), launch(3, {writes(768)})};
   entry.launches[2].dynamicSharedBytes = 200 * 1024;
   int calls = 0;
   mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &) {
@@ -187,58 +205,52 @@ TEST(LaunchMerging, ArchSpecificKernelsAndLargeSharedMemoryStayAlone) {
     return std::optional<size_t>(7);
   });
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(entry.launches.size(), 3u);
+  EXPECT_EQ(entry.launches.size(), 4u);
 }
 
-// Two kernels that each define the same macros, types and helpers and use
-// a 2-D grid: their merged source must compile, and each part must see its
-// own block index and grid.
+// Two kernels that each define the same helpers and use a 2-D grid: their
+// merged source must compile, and each part must see its own block index,
+// grid and (in a larger one-dimensional block) thread index.
 TEST(LaunchMerging, MergedSourceCompiles) {
-  auto part = [](const std::string &name, const std::string &value) {
-    return "// " + name + "\n#include \"kiln_prelude.cuh\"\n#define SCALE " +
-           value +
-           "\ntypedef float elem;\n__device__ __forceinline__ elem twice(elem "
-           "x) { return 2 * x; }\nextern \"C\" __global__ void "
-           "__launch_bounds__(256) " +
-           name +
-           "(const elem *__restrict__ in, elem *__restrict__ out, int n) {\n"
-           "  kiln_wait_for_predecessor();\n"
-           "  __shared__ elem tile[256];\n"
-           "  const int i = (blockIdx.y * gridDim.x + blockIdx.x) * "
-           "blockDim.x + threadIdx.x;\n"
-           "  tile[threadIdx.x] = i < n ? in[i] : 0;\n"
-           "  __syncthreads();\n"
-           "  if (i < n) out[i] = SCALE * twice(tile[blockDim.x - 1 - "
-           "threadIdx.x]);\n"
-           "}\n";
+  auto part = [](const std::string &name, const std::string &scale) {
+    KernelSpec spec;
+    spec.prefix = name;
+    spec.functors = "typedef float elem;\n"
+                    "__device__ __forceinline__ elem twice(elem x) { return "
+                    "2 * x; }\n";
+    spec.addParam("const elem *__restrict__", "in", LaunchArg::operand(0));
+    spec.addParam("elem *__restrict__", "out", LaunchArg::result(0));
+    spec.addParam("int", "n", LaunchArg::i32(0));
+    spec.body = "  __shared__ elem tile[256];\n"
+                "  const unsigned t = ctx.thread_rank();\n"
+                "  const int i = (ctx.block.y * ctx.grid.x + ctx.block.x) * "
+                "ctx.block_threads() + t;\n"
+                "  tile[t] = i < n ? in[i] : 0;\n"
+                "  __syncthreads();\n"
+                "  if (i < n) out[i] = " +
+                scale + " * twice(tile[ctx.block_threads() - 1 - t]);\n";
+    spec.block = {256, 1, 1};
+    return image(spec, "sm_90");
   };
-  std::vector<CompiledKernelImage> ks(2);
-  ks[0].name = "first";
-  ks[0].source = part("first", "3.0f");
-  ks[1].name = "second";
-  ks[1].source = part("second", "5.0f");
+  std::vector<CompiledKernelImage> ks = {part("first", "3.0f"),
+                                         part("second", "5.0f")};
   CompiledArg n;
   n.kind = LaunchArg::Kind::I32;
   // The second part (64 x 2 threads) runs in the first's 256-thread blocks;
-  // half its warps exit, the others see their 2-D thread index.
+  // half its warps take no part, the others see their 2-D thread index.
   std::vector<CompiledLaunch> launches = {
       launch(0, {reads(0), writes(4096), n}, 256, 4),
       launch(1, {reads(0), writes(8192), n}, 128, 3)};
   launches[1].block = {64, 2, 1};
   launches[0].grid = {2, 2, 1};
   std::string source = mergedKernelSource(ks, launches);
-  EXPECT_NE(source.find("if (blockIdx.x < 4u)"), std::string::npos) << source;
-  EXPECT_NE(source.find("return make_uint3(v % 2u, v / 2u % 2u, v / 4u)"),
+  EXPECT_NE(source.find("kiln::part<0, 2, 2, 1, 256, 1, 1>"),
             std::string::npos)
       << source;
-  EXPECT_NE(source.find("const unsigned v = blockIdx.x - 4u"),
+  EXPECT_NE(source.find("kiln::part<4, 3, 1, 1, 64, 2, 1>"),
             std::string::npos)
       << source;
-  EXPECT_NE(source.find("return make_uint3(t % 64u, t / 64u % 2u, t / 128u)"),
-            std::string::npos)
-      << source;
-  EXPECT_NE(source.find("if (threadIdx.x >= 128u) return;"), std::string::npos)
-      << source;
+  EXPECT_EQ(source.find("#define"), std::string::npos) << source;
   size_t at = source.find("KILN_KERNEL_NAME");
   ASSERT_NE(at, std::string::npos);
   source.replace(at, strlen("KILN_KERNEL_NAME"), "merged");

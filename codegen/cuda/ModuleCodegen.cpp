@@ -33,16 +33,10 @@ public:
       if (failed(addEntry(function)))
         return failure();
     if (options.mergeLaunches)
-      for (CompiledEntry &entry : result.entries)
-        mergeIndependentLaunches(
-            entry, result.kernels, options.arch,
-            [&](const std::string &source) { return addMergedKernel(source); });
+      mergeLaunches();
     dropUnlaunchedKernels();
-    if (compile)
-      for (CompiledKernelImage &kernel : result.kernels)
-        if (kernel.binary.ptx.empty() &&
-            failed(compileKernel(kernel, module.getLoc())))
-          return failure();
+    if (compile && failed(compileKernels(module.getLoc())))
+      return failure();
     if (auto forward = module.lookupSymbol<func::FuncOp>("forward"))
       for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
         if (auto init = forward.getArgAttrOfType<InitAttr>(
@@ -172,6 +166,9 @@ private:
     image.arch =
         kernel.archSpecific ? archSpecificTarget(options.arch) : options.arch;
     image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
+    image.templateName = kernel.templateName;
+    image.configuration = kernel.configuration;
+    image.part = kernel.part;
     size_t id = result.kernels.size();
     result.kernels.push_back(std::move(image));
     kernelByHash[hash] = id;
@@ -179,48 +176,100 @@ private:
     return id;
   }
 
-  /// Compiles `kernel`; a diagnostic at its fusion (or `loc` for merged
-  /// kernels) when it does not compile.
-  LogicalResult compileKernel(CompiledKernelImage &kernel, Location loc) {
-    std::string error;
-    if (cache.compile(kernel.source, kernel.name, kernel.arch,
-                      /*withCubin=*/true, kernel.binary, error))
-      return success();
-    FusionOp fusion = fusionByHash.lookup(kernel.hash);
-    InFlightDiagnostic diag =
-        fusion ? fusion.emitOpError() : mlir::emitError(loc);
-    diag << "generated kernel '" << kernel.name
-         << "' does not compile: " << error;
-    return failure();
+  /// Compiles every kernel not compiled yet, in parallel; a diagnostic at
+  /// the fusion of the first (in kernel order) that does not compile, or at
+  /// `loc` for a merged kernel.
+  LogicalResult compileKernels(Location loc) {
+    std::vector<KernelCache::Job> jobs;
+    std::vector<size_t> kernelOfJob;
+    for (auto [i, kernel] : llvm::enumerate(result.kernels)) {
+      if (!kernel.binary.ptx.empty())
+        continue;
+      jobs.push_back({kernel.source, kernel.name, kernel.arch});
+      kernelOfJob.push_back(i);
+    }
+    cache.compileAll(jobs);
+    for (auto [job, i] : llvm::zip(jobs, kernelOfJob)) {
+      CompiledKernelImage &kernel = result.kernels[i];
+      if (job.compiled) {
+        kernel.binary = std::move(job.out);
+        continue;
+      }
+      FusionOp fusion = fusionByHash.lookup(kernel.hash);
+      InFlightDiagnostic diag =
+          fusion ? fusion.emitOpError() : mlir::emitError(loc);
+      diag << "generated kernel '" << kernel.name
+           << "' does not compile: " << job.error;
+      return failure();
+    }
+    return success();
   }
 
-  /// The kernel of merged launches: compiled now, so that a merge that does
-  /// not compile (e.g. more static shared memory than a block may have)
-  /// leaves its launches apart instead of failing.
-  std::optional<size_t> addMergedKernel(const std::string &source) {
+  /// A merged kernel's source with its name, `kiln_merged_<hash>`, in place.
+  static std::pair<std::string, std::string>
+  nameMergedKernel(const std::string &source) {
     std::string named = source;
     std::string name = "kiln_merged_" + llvm::utohexstr(contentHash(source),
                                                         /*LowerCase=*/true)
                                             .substr(0, 12);
     named.replace(named.find("KILN_KERNEL_NAME"), strlen("KILN_KERNEL_NAME"),
                   name);
+    return {std::move(name), std::move(named)};
+  }
+
+  /// Merges the launches of every entry that may run at once. A merge whose
+  /// kernel does not compile (e.g. more static shared memory than a block
+  /// may have) leaves its launches apart, so merged kernels are compiled
+  /// while merging; which launches form a group does not depend on that
+  /// outcome, so a first pass collects every group's kernel and compiles them
+  /// all at once, in parallel.
+  void mergeLaunches() {
+    if (compile) {
+      std::vector<KernelCache::Job> jobs;
+      for (const CompiledEntry &entry : result.entries) {
+        CompiledEntry trial = entry;
+        mergeIndependentLaunches(
+            trial, result.kernels, options.arch,
+            [&](const std::string &source) -> std::optional<size_t> {
+              auto [name, named] = nameMergedKernel(source);
+              if (!mergedJobs.count(named)) {
+                mergedJobs[named] = jobs.size();
+                jobs.push_back({named, name, options.arch});
+              }
+              return std::nullopt;
+            });
+      }
+      cache.compileAll(jobs);
+      mergedResults = std::move(jobs);
+    }
+    for (CompiledEntry &entry : result.entries)
+      mergeIndependentLaunches(
+          entry, result.kernels, options.arch,
+          [&](const std::string &source) { return addMergedKernel(source); });
+  }
+
+  /// The kernel of merged launches, compiled by mergeLaunches; nothing when
+  /// it did not compile.
+  std::optional<size_t> addMergedKernel(const std::string &source) {
+    auto [name, named] = nameMergedKernel(source);
     uint64_t hash = contentHash(named);
     if (auto it = kernelByHash.find(hash); it != kernelByHash.end())
       return it->second;
     CompiledKernelImage image;
+    if (compile) {
+      KernelCache::Job &job = mergedResults[mergedJobs.at(named)];
+      if (!job.compiled) {
+        ++result.mergesKeptApart;
+        return std::nullopt;
+      }
+      image.binary = job.out;
+    }
     image.name = name;
     image.hash = hash;
     image.source = std::move(named);
     image.arch = options.arch;
     image.waitsForPredecessor = waitsForPredecessor(image.source, image.arch);
-    if (compile) {
-      std::string error;
-      if (!cache.compile(image.source, image.name, image.arch,
-                         /*withCubin=*/true, image.binary, error)) {
-        ++result.mergesKeptApart;
-        return std::nullopt;
-      }
-    }
+    image.templateName = "merged";
     size_t id = result.kernels.size();
     result.kernels.push_back(std::move(image));
     kernelByHash[hash] = id;
@@ -258,6 +307,9 @@ private:
   /// The fusion each kernel was generated for (none for merged kernels).
   llvm::DenseMap<uint64_t, FusionOp> fusionByHash;
   llvm::StringSet<> residentNames;
+  /// Merged kernels compiled by mergeLaunches, by source.
+  std::map<std::string, size_t> mergedJobs;
+  std::vector<KernelCache::Job> mergedResults;
 };
 } // namespace
 

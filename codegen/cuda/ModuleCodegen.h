@@ -67,6 +67,11 @@ struct CompiledKernelImage {
   std::vector<LaunchArg::Kind> params;
   /// The kernel waits for its predecessor itself (waitsForPredecessor).
   bool waitsForPredecessor = false;
+  /// The template and configuration it instantiates ("merged" for merged
+  /// launches), for --stats.
+  std::string templateName, configuration;
+  /// Its part, for merging it with others (KernelRenderer.h).
+  KernelPart part;
 };
 
 /// A resident buffer: parameter, master weight, optimizer state, gradient.

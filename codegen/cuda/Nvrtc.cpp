@@ -3,6 +3,7 @@
 #include "codegen/cuda/Nvrtc.h"
 
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/KernelTemplates.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <nvJitLink.h>
@@ -22,18 +23,6 @@ uint64_t contentHash(llvm::StringRef text) {
   return hash;
 }
 
-std::string archSpecificTarget(llvm::StringRef arch) {
-  return arch.ends_with("a") ? arch.str() : arch.str() + "a";
-}
-
-unsigned archNumber(llvm::StringRef arch) {
-  unsigned number = 0;
-  if (!arch.consume_front("sm_") ||
-      arch.take_while(llvm::isDigit).getAsInteger(10, number))
-    return 0;
-  return number;
-}
-
 /// NVRTC's options besides the architecture. No fast math: kernels must match
 /// the reference's IEEE semantics.
 static const char *const kNvrtcOptions[] = {
@@ -50,7 +39,14 @@ std::string compilerIdentity() {
                          std::to_string(linkMinor) + " options";
   for (const char *option : kNvrtcOptions)
     identity += std::string(" ") + option;
-  return identity + "\n" + kernelPrelude().str();
+  identity += "\n";
+  for (const KernelTemplate &header : kernelTemplates())
+    identity += header.name.str() + "\n" + header.text.str();
+  return identity;
+}
+
+bool waitsForPredecessor(llvm::StringRef source, llvm::StringRef arch) {
+  return archNumber(arch) >= 90 && source.contains(kWaitForPredecessor);
 }
 
 namespace {
@@ -116,13 +112,20 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
     error = "architecture must look like sm_90, got '" + arch.str() + "'";
     return false;
   }
-  std::string prelude = kernelPrelude().str();
-  const char *headers[] = {prelude.c_str()};
-  const char *headerNames[] = {"kiln_prelude.cuh"};
+  // Every template is offered; NVRTC reads only those the kernel includes.
+  static const auto [headers, headerNames] = [] {
+    std::vector<const char *> texts, names;
+    for (const KernelTemplate &header : kernelTemplates()) {
+      texts.push_back(header.text.data());
+      names.push_back(header.name.data());
+    }
+    return std::make_pair(texts, names);
+  }();
   nvrtcProgram program;
   std::string sourceText = source.str(), fileName = name.str() + ".cu";
-  if (nvrtcCreateProgram(&program, sourceText.c_str(), fileName.c_str(), 1,
-                         headers, headerNames) != NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&program, sourceText.c_str(), fileName.c_str(),
+                         static_cast<int>(headers.size()), headers.data(),
+                         headerNames.data()) != NVRTC_SUCCESS) {
     error = "nvrtcCreateProgram failed";
     return false;
   }

@@ -4,6 +4,7 @@
 #ifndef KILN_CODEGEN_CUDA_NVRTC_H
 #define KILN_CODEGEN_CUDA_NVRTC_H
 
+#include "codegen/cuda/GpuTarget.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -20,7 +21,8 @@ struct CompiledKernel {
   std::string log;
 };
 
-/// Compiles `source` (which may include "kiln_prelude.cuh") for `arch`
+/// Compiles `source` (which may include the templates of KernelTemplates.h,
+/// e.g. "kiln/prelude.cuh") for `arch`
 /// ("sm_90"): PTX for compute_XX and, when `withCubin`, a cubin for sm_XX.
 /// On failure returns false and puts NVRTC's log (with line numbers of the
 /// source) in `error`.
@@ -28,18 +30,9 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
                  llvm::StringRef arch, bool withCubin, CompiledKernel &out,
                  std::string &error);
 
-/// The arch-specific target of `arch` ("sm_90" -> "sm_90a"; "sm_90a" stays):
-/// what kernels that use its arch-specific instructions (wgmma) are compiled
-/// for. Their code runs only on that exact architecture.
-std::string archSpecificTarget(llvm::StringRef arch);
-
-/// The number of an architecture name ("sm_90" and "sm_90a" -> 90); 0 when
-/// `arch` does not look like sm_<digits>.
-unsigned archNumber(llvm::StringRef arch);
-
 /// Everything besides a kernel's source, name and architecture that decides
 /// what compileCuda produces: the NVRTC and nvJitLink versions, NVRTC's
-/// options and the kernel prelude.
+/// options and the text of every kernel template.
 std::string compilerIdentity();
 
 /// Content hash (FNV-1a 64) used to deduplicate and cache kernels.

@@ -7,7 +7,7 @@ namespace {
 
 TEST(Nvrtc, CompilesPreludeUsingKernelToPtxAndCubin) {
   const char *source = R"cuda(
-#include "kiln_prelude.cuh"
+#include "kiln/prelude.cuh"
 extern "C" __global__ void fill_uniform(__nv_bfloat16 *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)

@@ -977,7 +977,7 @@ TEST_F(PointwiseEmitterTest, ScalarEmitterEmitsAnEpilogueAroundARegister) {
   EXPECT_TRUE(contains(statements, "kiln_round_bf16(acc + ep_in_0)"))
       << statements;
   std::string source =
-      "#include \"kiln_prelude.cuh\"\n"
+      "#include \"kiln/prelude.cuh\"\n"
       "extern \"C\" __global__ void epilogue(const __nv_bfloat16 *bias,\n"
       "    __nv_bfloat16 *out) {\n"
       "  const int row = blockIdx.x, col = threadIdx.x;\n"

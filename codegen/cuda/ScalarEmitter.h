@@ -27,7 +27,7 @@
 // Compute types: float for f32/bf16/f16 (an op with a bf16 or f16 result
 // rounds its f32 value once to that type, as the reference interpreter
 // does), int for i32 (wrapping), bool for i1. Helpers come from
-// kiln_prelude.cuh.
+// kiln/prelude.cuh.
 //
 //===----------------------------------------------------------------------===//
 

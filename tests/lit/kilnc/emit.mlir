@@ -10,7 +10,7 @@
 // MLIR: kiln.fusion "pointwise"
 // MLIR-SAME: kiln.buffers = [{buffer = "arena"
 
-// CUDA: #include "kiln_prelude.cuh"
+// CUDA: #include "kiln/prelude.cuh"
 // CUDA: extern "C" __global__ void
 // Every kernel waits for its predecessor before touching memory (so the
 // runtime may launch it early on sm_90 and newer).

@@ -1,20 +1,42 @@
-//===- KernelPrelude.cpp - device helpers shared by generated kernels -----===//
-
-#include "codegen/cuda/KernelEmitter.h"
-#include "codegen/cuda/Nvrtc.h"
-
-namespace mlir::kiln::codegen {
-
-bool waitsForPredecessor(llvm::StringRef source, llvm::StringRef arch) {
-  return archNumber(arch) >= 90 && source.contains(kWaitForPredecessor);
-}
-
-llvm::StringRef kernelPrelude() {
-  return R"cuda(
-// kiln_prelude.cuh: device helpers of kiln's generated kernels.
+//===- prelude.cuh - device helpers of every kiln kernel ------------------===//
+//
+// Included first by every generated kernel and every kernel template:
+// the launch context, waiting for the predecessor kernel, storage <-> compute
+// conversions, NaN-propagating max/min, Philox4x32-10 as in
+// runtime/random/philox.h, activations and 16-byte vector access.
+//
+//===----------------------------------------------------------------------===//
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+namespace kiln {
+
+// Where a thread runs: its block's index in the grid, the grid, its index in
+// the block and the block's size. Kernel templates take their position from a
+// context instead of CUDA's built-in variables, so that one kernel can run
+// several of them side by side, each in its own part of the grid
+// (merged.cuh). this_launch() is the context of a kernel that runs alone.
+struct launch_ctx {
+  uint3 block;
+  uint3 grid;
+  uint3 thread;
+  uint3 block_dim;
+
+  __device__ __forceinline__ unsigned thread_rank() const {
+    return (thread.z * block_dim.y + thread.y) * block_dim.x + thread.x;
+  }
+  __device__ __forceinline__ unsigned block_threads() const {
+    return block_dim.x * block_dim.y * block_dim.z;
+  }
+};
+
+__device__ __forceinline__ launch_ctx this_launch() {
+  return launch_ctx{blockIdx, make_uint3(gridDim.x, gridDim.y, gridDim.z), threadIdx,
+                    make_uint3(blockDim.x, blockDim.y, blockDim.z)};
+}
+
+} // namespace kiln
 
 // The first statement of every kernel. The runtime may launch a kernel with
 // programmatic stream serialization (sm_90 and newer), which schedules it
@@ -212,7 +234,3 @@ template <int V, typename T>
 __device__ __forceinline__ bool kiln_vec_aligned(const T *p) {
   return ((unsigned long long)p % kiln_vec_traits<V, T>::chunk) == 0;
 }
-)cuda";
-}
-
-} // namespace mlir::kiln::codegen

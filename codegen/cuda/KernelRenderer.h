@@ -1,0 +1,84 @@
+//===- KernelRenderer.h - kernel specs to CUDA sources ------------*- C++ -*-===//
+//
+// Emitters plan; this renders. A planner turns a fusion and the GpuTarget into
+// a KernelSpec: which template the kernel instantiates (a header under
+// codegen/cuda/kernels/) with which configuration, the small functors it
+// generates (element prologue, epilogue, scalar ops, parameter structs), the
+// kernel's parameters and its launch geometry. The renderer writes the one
+// instantiation stub NVRTC compiles: the includes, the functors and the
+// part's `run` function in a namespace of its own, and the `__global__`
+// entry that calls it with the launch's context. The same part, placed in a
+// merged kernel, runs with the context of its block range instead.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_KERNELRENDERER_H
+#define KILN_CODEGEN_CUDA_KERNELRENDERER_H
+
+#include "codegen/cuda/KernelEmitter.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::kiln::codegen {
+
+/// A kernel parameter: its CUDA type, its name in the part's code, and the
+/// launch argument bound to it.
+struct KernelParam {
+  std::string type;
+  std::string name;
+  LaunchArg arg;
+};
+
+struct KernelSpec {
+  /// The kernel's name is the prefix and a hash of its whole source.
+  std::string prefix;
+  /// Comment lines that head the source (the fused ops).
+  std::string header;
+  /// The kernel template (for --stats, e.g. "gemm_mma") and the headers it
+  /// includes besides the prelude ("kiln/gemm_mma.cuh").
+  std::string templateName;
+  std::vector<std::string> templates;
+  /// The template's configuration, one line for --stats.
+  std::string configuration;
+  /// Generated device code the body uses: configuration structs, functors.
+  std::string functors;
+  std::vector<KernelParam> params;
+  /// Statements of `run(const kiln::launch_ctx &ctx, <params>)`; they take
+  /// the block and thread position from `ctx`, never from CUDA's built-ins.
+  std::string body;
+  /// __launch_bounds__' second argument; 0 leaves it out.
+  unsigned minBlocksPerSm = 0;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t dynamicSharedBytes = 0;
+  /// Needs the arch-specific target (sm_90a).
+  bool archSpecific = false;
+
+  void addParam(std::string type, std::string name, LaunchArg arg) {
+    params.push_back({std::move(type), std::move(name), arg});
+  }
+};
+
+/// The kernel of `spec`, named `<prefix>_<12 hex digits of its hash>`.
+GeneratedKernel renderKernel(const KernelSpec &spec);
+
+/// One part of a merged kernel: a kernel's part and the geometry of the
+/// launch it replaces.
+struct MergedPart {
+  const KernelPart *part = nullptr;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+};
+
+/// The source of a kernel that runs `parts` side by side in a
+/// one-dimensional grid of their blocks, in order, with blocks of
+/// `mergedBlock` threads; its parameters are the parts' in order. The
+/// kernel is named `name`.
+std::string renderMergedKernel(llvm::ArrayRef<MergedPart> parts,
+                               std::array<uint32_t, 3> mergedBlock,
+                               llvm::StringRef name);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_KERNELRENDERER_H

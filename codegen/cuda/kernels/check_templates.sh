@@ -1,0 +1,70 @@
+#!/bin/bash
+# Compiles every kernel template instance the planners may choose with nvcc,
+# for each architecture the instance lists, and fails on a compile error or,
+# on sm_90/sm_90a, on any register spill that ptxas reports.
+#
+#   check_templates.sh KILN_TEMPLATE_INSTANCES TEMPLATE.cuh...
+#
+# The templates are laid out as include/kiln/<file>, the names kernels
+# include them by, as NVRTC sees them inside the compiler.
+set -uo pipefail
+
+instances_tool=$1
+shift
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [[ ! -x ${nvcc} ]]; then
+  echo "check_templates: nvcc not found at ${nvcc}" >&2
+  exit 1
+fi
+
+work=${TEST_TMPDIR:-$(mktemp -d)}/templates
+rm -rf "${work}"
+mkdir -p "${work}/include/kiln" "${work}/instances" "${work}/logs"
+cp "$@" "${work}/include/kiln/"
+
+# Templates take their position from a kiln::launch_ctx, never from CUDA's
+# built-in variables, so that they can run as parts of a merged kernel; only
+# the prelude's this_launch() reads those.
+builtins=$(grep -nwE 'blockIdx|threadIdx|blockDim|gridDim' "$@" |
+  grep -v '/prelude.cuh:')
+if [[ -n ${builtins} ]]; then
+  echo "check_templates: templates must take block and thread positions from" \
+    "their kiln::launch_ctx:" >&2
+  echo "${builtins}" >&2
+  exit 1
+fi
+
+"${instances_tool}" "${work}/instances" || exit 1
+
+compile() {
+  local name=$1 arch=$2
+  local log="${work}/logs/${name}.${arch}.log"
+  if ! "${nvcc}" -std=c++17 -I"${work}/include" -arch="${arch}" -cubin \
+    -Xptxas -v -o "${work}/logs/${name}.${arch}.cubin" \
+    "${work}/instances/${name}.cu" >"${log}" 2>&1; then
+    echo "FAIL ${name} ${arch}: does not compile"
+    cat "${log}"
+    return 1
+  fi
+  if [[ ${arch} == sm_90* ]] &&
+    grep -E '[1-9][0-9]* bytes spill (stores|loads)' "${log}" >/dev/null; then
+    echo "FAIL ${name} ${arch}: registers spill"
+    grep -E 'Compiling entry|spill' "${log}"
+    return 1
+  fi
+  echo "ok   ${name} ${arch}"
+}
+export -f compile
+export nvcc work
+
+jobs=$(nproc 2>/dev/null || echo 2)
+while read -r name arches; do
+  for arch in ${arches}; do echo "${name} ${arch}"; done
+done <"${work}/instances/instances.txt" |
+  xargs -P "${jobs}" -L 1 bash -c 'compile "$0" "$1"' >"${work}/results.txt"
+cat "${work}/results.txt"
+
+passed=$(grep -c '^ok ' "${work}/results.txt")
+failed=$(grep -c '^FAIL ' "${work}/results.txt")
+echo "check_templates: ${passed} compiled, ${failed} failed"
+[[ ${failed} -eq 0 && ${passed} -gt 0 ]]
