@@ -115,7 +115,7 @@ TEST_F(ComposedReductionTest, LongWholeTensorReductionIsTwoPassWithEpilogue) {
   ASSERT_EQ(g[0].launches.size(), 2u);
   EXPECT_GT(g[0].launches[0].grid[1], 100u);
   // The epilogue runs where the partials are combined.
-  EXPECT_NE(g[0].kernels[1].source.find("sqrtf"), std::string::npos);
+  EXPECT_NE(g[0].kernels[1].source.find("kiln::op::sqrt("), std::string::npos);
   for (const GeneratedKernel &k : g[0].kernels)
     EXPECT_EQ(k.source.find("atomic"), std::string::npos);
 }
@@ -140,7 +140,7 @@ TEST_F(ComposedReductionTest, MeanOfRowsAndColumnsWithPrologueOutput) {
   // The column reduction (innermost dim kept) is coalesced, with its
   // epilogue after the shared-memory combine.
   EXPECT_TRUE(contains(g[1], "kiln_tile"));
-  EXPECT_TRUE(contains(g[1], "expf"));
+  EXPECT_TRUE(contains(g[1], "kiln::op::exp("));
 }
 
 TEST_F(ComposedReductionTest, IntegerSumAndMaxWithPrologue) {

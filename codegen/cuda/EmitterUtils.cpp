@@ -83,7 +83,10 @@ void FusionBuilder::kernel(llvm::StringRef prefix, llvm::StringRef helpers,
   const char *placeholder = "KILN_KERNEL_NAME";
   std::string source;
   llvm::raw_string_ostream os(source);
-  os << header << "#include \"kiln/prelude.cuh\"\n" << helpers << "\n";
+  // Prologues and epilogues of the ScalarEmitter call kiln/scalar_ops.cuh.
+  os << header << "#include \"kiln/prelude.cuh\"\n"
+     << "#include \"kiln/scalar_ops.cuh\"\n"
+     << helpers << "\n";
   uint32_t threads = block[0] * block[1] * block[2];
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") "
      << placeholder << "(";

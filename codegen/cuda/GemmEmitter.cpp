@@ -1293,7 +1293,8 @@ public:
     os << "\n// yields:";
     for (Value value : body.getTerminator()->getOperands())
       os << " " << value.getType();
-    os << "\n#include \"kiln/prelude.cuh\"\n";
+    os << "\n#include \"kiln/prelude.cuh\"\n#include \"" << kScalarOpsHeader
+       << "\"\n";
     os << "// Not every size below is used by every kernel.\n"
           "#pragma nv_diag_suppress 177\n\n";
     os << "typedef " << cudaType(plan.elementType) << " kg_t;\n";

@@ -229,7 +229,7 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       EXPECT_NE(kernel.source.find(std::string("p, 1, 1, 0, ") +
                                    (transposeRhs ? "0" : "1") + ";"),
                 std::string::npos);
-      EXPECT_NE(kernel.source.find("kiln_gelu_tanh"), std::string::npos);
+      EXPECT_NE(kernel.source.find("kiln::op::gelu_tanh("), std::string::npos);
       EXPECT_EQ(constant(kernel.source, "KG_BM"), 128);
       EXPECT_EQ(constant(kernel.source, "KG_BN"), 256);
       EXPECT_EQ(constant(kernel.source, "KG_BK"), 64);
@@ -260,7 +260,7 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigMmaSyncTilesElsewhere) {
     EXPECT_NE(
         source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
         std::string::npos);
-    EXPECT_NE(source.find("kiln_gelu_tanh"), std::string::npos);
+    EXPECT_NE(source.find("kiln::op::gelu_tanh("), std::string::npos);
     EXPECT_EQ(constant(source, "KG_BM"), 128);
     EXPECT_EQ(constant(source, "KG_BN"), 256);
     EXPECT_EQ(constant(source, "KG_SPLIT"), 1);
@@ -383,7 +383,7 @@ TEST_F(GemmEmitterTest, SineSampleShapesFoldTheBatch) {
     const std::string &source = generated.kernels[0].source;
     EXPECT_EQ(constant(source, "KG_ROWS"), 128);
     EXPECT_EQ(constant(source, "KG_GEMM_BATCH"), 1);
-    EXPECT_NE(source.find("kiln_gelu("), std::string::npos);
+    EXPECT_NE(source.find("kiln::op::gelu("), std::string::npos);
     EXPECT_EQ(source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32") !=
                   std::string::npos,
               tf32);
@@ -511,28 +511,28 @@ TEST_F(GemmEmitterTest, EveryEpilogueOp) {
   std::string a = tensor({40, 24}, "bf16"), b = tensor({24, 56}, "bf16");
   std::string y = tensor({40, 56}, "bf16"), row = tensor({56}, "bf16");
   std::vector<std::pair<std::string, std::string>> ops = {
-      {"kiln.add %m, %v : " + y + ", " + row, "(v0 + kg_e0_in_0)"},
-      {"kiln.sub %m, %v : " + y + ", " + row, "(v0 - kg_e0_in_0)"},
-      {"kiln.mul %v, %m : " + row + ", " + y, "(kg_e0_in_0 * v0)"},
-      {"kiln.div %m, %v : " + y + ", " + row, "(v0 / kg_e0_in_0)"},
-      {"kiln.max %m, %v : " + y + ", " + row, "kiln_max(v0, kg_e0_in_0)"},
-      {"kiln.min %m, %v : " + y + ", " + row, "kiln_min(v0, kg_e0_in_0)"},
-      {"kiln.neg %m : " + y, "-v0"},
-      {"kiln.abs %m : " + y, "fabsf(v0)"},
-      {"kiln.relu %m : " + y, "kiln_relu(v0)"},
-      {"kiln.exp %m : " + y, "expf(v0)"},
-      {"kiln.log %m : " + y, "logf(v0)"},
-      {"kiln.sqrt %m : " + y, "sqrtf(v0)"},
-      {"kiln.rsqrt %m : " + y, "1.0f / sqrtf(v0)"},
-      {"kiln.sin %m : " + y, "sinf(v0)"},
-      {"kiln.cos %m : " + y, "cosf(v0)"},
-      {"kiln.tanh %m : " + y, "tanhf(v0)"},
-      {"kiln.sigmoid %m : " + y, "kiln_sigmoid(v0)"},
-      {"kiln.silu %m : " + y, "kiln_silu(v0)"},
-      {"kiln.gelu %m : " + y, "kiln_gelu(v0)"},
-      {"kiln.gelu %m approximate = tanh : " + y, "kiln_gelu_tanh(v0)"},
+      {"kiln.add %m, %v : " + y + ", " + row, "kiln::op::add(v0, kg_e0_in_0)"},
+      {"kiln.sub %m, %v : " + y + ", " + row, "kiln::op::sub(v0, kg_e0_in_0)"},
+      {"kiln.mul %v, %m : " + row + ", " + y, "kiln::op::mul(kg_e0_in_0, v0)"},
+      {"kiln.div %m, %v : " + y + ", " + row, "kiln::op::div(v0, kg_e0_in_0)"},
+      {"kiln.max %m, %v : " + y + ", " + row, "kiln::op::max(v0, kg_e0_in_0)"},
+      {"kiln.min %m, %v : " + y + ", " + row, "kiln::op::min(v0, kg_e0_in_0)"},
+      {"kiln.neg %m : " + y, "kiln::op::neg(v0)"},
+      {"kiln.abs %m : " + y, "kiln::op::abs(v0)"},
+      {"kiln.relu %m : " + y, "kiln::op::relu(v0)"},
+      {"kiln.exp %m : " + y, "kiln::op::exp(v0)"},
+      {"kiln.log %m : " + y, "kiln::op::log(v0)"},
+      {"kiln.sqrt %m : " + y, "kiln::op::sqrt(v0)"},
+      {"kiln.rsqrt %m : " + y, "kiln::op::rsqrt(v0)"},
+      {"kiln.sin %m : " + y, "kiln::op::sin(v0)"},
+      {"kiln.cos %m : " + y, "kiln::op::cos(v0)"},
+      {"kiln.tanh %m : " + y, "kiln::op::tanh(v0)"},
+      {"kiln.sigmoid %m : " + y, "kiln::op::sigmoid(v0)"},
+      {"kiln.silu %m : " + y, "kiln::op::silu(v0)"},
+      {"kiln.gelu %m : " + y, "kiln::op::gelu(v0)"},
+      {"kiln.gelu %m approximate = tanh : " + y, "kiln::op::gelu_tanh(v0)"},
       {"kiln.leaky_relu %m alpha = 2.000000e-01 : " + y,
-       "kiln_leaky_relu(v0, 0.200000003f)"},
+       "kiln::op::leaky_relu(v0, 0.200000003f)"},
   };
   for (const auto &[op, expected] : ops) {
     SCOPED_TRACE(op);
@@ -579,7 +579,8 @@ TEST_F(GemmEmitterTest, MultiResultEpilogueWithCasts) {
       << source;
   // The pre-activation rounded to f16, the activation's widening cast
   // exact, the product itself.
-  EXPECT_NE(source.find("kiln_round_f16(v0 + kg_e0_in_0)"), std::string::npos)
+  EXPECT_NE(source.find("kiln_round_f16(kiln::op::add(v0, kg_e0_in_0))"),
+            std::string::npos)
       << source;
   EXPECT_NE(source.find("const float kg_e0_cast_3 = kg_e0_gelu_2;"),
             std::string::npos);
@@ -627,8 +628,8 @@ TEST_F(GemmEmitterTest, SideValuesAndConstantsInTheEpilogue) {
       {{"x", x}, {"w", w}, {"b", b}, {"y", p}}, body, {{"p", p}, {"h", p}}));
   ASSERT_EQ(generated.kernels.size(), 1u);
   const std::string &source = generated.kernels[0].source;
-  EXPECT_NE(source.find("* -1.0f"), std::string::npos) << source;
-  EXPECT_NE(source.find("* 0.015625f"), std::string::npos);
+  EXPECT_NE(source.find(", -1.0f)"), std::string::npos) << source;
+  EXPECT_NE(source.find(", 0.015625f)"), std::string::npos);
   EXPECT_NE(source.find("static __device__ const float kg_e0_const_0[4] = {"),
             std::string::npos);
   // The target at the output's own element; the table along the batch.

@@ -443,7 +443,8 @@ FailureOr<GeneratedLaunch> KernelWriter::write(std::string &source,
     os << "\n";
   }
 
-  std::string text = header + "#include \"kiln/prelude.cuh\"\n\n";
+  std::string text = header + "#include \"kiln/prelude.cuh\"\n#include \"" +
+                     kScalarOpsHeader.str() + "\"\n\n";
   text += "typedef " + indexType + " kiln_index;\n\n";
   text += globals;
   if (!globals.empty())

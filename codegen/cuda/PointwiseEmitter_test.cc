@@ -161,23 +161,15 @@ const char *kFloatTypes[] = {"f32", "bf16", "f16"};
 
 TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
   const std::vector<std::pair<std::string, std::string>> ops = {
-      {"exp", "expf("},
-      {"log", "logf("},
-      {"sqrt", "sqrtf("},
-      {"rsqrt", "1.0f / sqrtf("},
-      {"sin", "sinf("},
-      {"cos", "cosf("},
-      {"tanh", "tanhf("},
-      {"sigmoid", "kiln_sigmoid("},
-      {"silu", "kiln_silu("},
-      {"gelu", "kiln_gelu("},
-      {"floor", "floorf("},
-      {"ceil", "ceilf("},
-      {"round", "kiln_round_half_even("},
-      {"neg", "= -"},
-      {"abs", "fabsf("},
-      {"sign", "kiln_sign("},
-      {"relu", "kiln_relu("}};
+      {"exp", "kiln::op::exp("},     {"log", "kiln::op::log("},
+      {"sqrt", "kiln::op::sqrt("},   {"rsqrt", "kiln::op::rsqrt("},
+      {"sin", "kiln::op::sin("},     {"cos", "kiln::op::cos("},
+      {"tanh", "kiln::op::tanh("},   {"sigmoid", "kiln::op::sigmoid("},
+      {"silu", "kiln::op::silu("},   {"gelu", "kiln::op::gelu("},
+      {"floor", "kiln::op::floor("}, {"ceil", "kiln::op::ceil("},
+      {"round", "kiln::op::round("}, {"neg", "kiln::op::neg("},
+      {"abs", "kiln::op::abs("},     {"sign", "kiln::op::sign("},
+      {"relu", "kiln::op::relu("}};
   for (const char *t : kFloatTypes) {
     std::string type = std::string("tensor<7x33x") + t + ">";
     FusionSpec spec;
@@ -197,14 +189,16 @@ TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
     const std::string &src = g.kernels[0].source;
     for (const auto &[op, formula] : ops)
       EXPECT_TRUE(contains(src, formula)) << op << " in " << t << "\n" << src;
-    EXPECT_TRUE(contains(src, "kiln_gelu_tanh("));
-    EXPECT_TRUE(contains(src, "kiln_leaky_relu(")) << src;
+    EXPECT_TRUE(contains(src, "kiln::op::gelu_tanh("));
+    EXPECT_TRUE(contains(src, "kiln::op::leaky_relu(")) << src;
     EXPECT_TRUE(contains(src, "0.200000003f")) << src; // alpha rounded to f32
     // bf16/f16 results round once per op; f32 never.
     bool narrow = std::string(t) != "f32";
-    EXPECT_EQ(contains(src, "kiln_round_bf16(expf("), std::string(t) == "bf16");
-    EXPECT_EQ(contains(src, "kiln_round_f16(expf("), std::string(t) == "f16");
-    EXPECT_FALSE(contains(src, "kiln_round_bf16(floorf(")); // exact
+    EXPECT_EQ(contains(src, "kiln_round_bf16(kiln::op::exp("),
+              std::string(t) == "bf16");
+    EXPECT_EQ(contains(src, "kiln_round_f16(kiln::op::exp("),
+              std::string(t) == "f16");
+    EXPECT_FALSE(contains(src, "kiln_round_bf16(kiln::op::floor(")); // exact
     // Same-shaped contiguous tensors: vector path, 16 bytes of the narrowest.
     EXPECT_TRUE(contains(src, narrow ? "kiln_load_vec<8>" : "kiln_load_vec<4>"))
         << src;
@@ -235,8 +229,9 @@ TEST_F(PointwiseEmitterTest, NumericUnaryAndBinaryOpsInI32) {
   ASSERT_EQ(g.kernels.size(), 1u);
   const std::string &src = g.kernels[0].source;
   for (const char *fn :
-       {"kiln_neg_i32(", "kiln_abs_i32(", "kiln_sign(", "kiln_relu(",
-        "kiln_add_i32(", "kiln_sub_i32(", "kiln_mul_i32(", "kiln_div_i32("})
+       {"kiln::op::neg(", "kiln::op::abs(", "kiln::op::sign(",
+        "kiln::op::relu(", "kiln::op::add(", "kiln::op::sub(", "kiln::op::mul(",
+        "kiln::op::div(", "kiln::op::max(", "kiln::op::min("})
     EXPECT_TRUE(contains(src, fn)) << fn << "\n" << src;
   // Root [5, 3, 7]; the [5, 1, 7] results are stored by the i1 == 0 threads,
   // the [3, 1] operand is read at (i1).
@@ -263,9 +258,9 @@ TEST_F(PointwiseEmitterTest, BinaryOpsBroadcastInEveryFloatType) {
     GeneratedFusion g = emitAndCompile(spec);
     ASSERT_EQ(g.kernels.size(), 1u);
     const std::string &src = g.kernels[0].source;
-    EXPECT_TRUE(contains(src, "powf(")) << src;
-    EXPECT_TRUE(contains(src, "kiln_max(")) << src;
-    EXPECT_TRUE(contains(src, "kiln_min(")) << src;
+    EXPECT_TRUE(contains(src, "kiln::op::pow(")) << src;
+    EXPECT_TRUE(contains(src, "kiln::op::max(")) << src;
+    EXPECT_TRUE(contains(src, "kiln::op::min(")) << src;
     // Root coordinates from the flat index, only those used.
     EXPECT_TRUE(contains(src, "const kiln_index i0 = (idx / 27);")) << src;
     EXPECT_TRUE(contains(src, "const kiln_index i1 = (idx / 9) % 3;")) << src;
@@ -525,9 +520,9 @@ TEST_F(PointwiseEmitterTest, RopeEmbeddingAndDropout) {
         << src;
     EXPECT_TRUE(contains(src, "kiln_rope_sincos((long long)(i1) + 3LL")) << src;
     EXPECT_TRUE(contains(src, " < 11) ? kiln_load(a1[")) << src;
-    EXPECT_TRUE(contains(
-        src, "kiln_dropout_keep(0x0000000000000009ULL, 4u, (unsigned)(in_0), "
-             "(unsigned long long)(idx), 0.25)"))
+    EXPECT_TRUE(
+        contains(src, "0x0000000000000009ULL, 4u, (unsigned)(in_0), "
+                      "(unsigned long long)(idx), 0.25, 1.3333333333333333)"))
         << src;
     EXPECT_TRUE(contains(src, "1.3333333333333333")) << src;
   }
@@ -583,7 +578,7 @@ TEST_F(PointwiseEmitterTest, LayoutChainsComputeOperandsAtRemappedPositions) {
     EXPECT_TRUE(
         contains(transposed.kernels[0].source, "kiln_load(a2[(i1) * 4 + i0])"))
         << transposed.kernels[0].source;
-    EXPECT_TRUE(contains(transposed.kernels[0].source, "expf("))
+    EXPECT_TRUE(contains(transposed.kernels[0].source, "kiln::op::exp("))
         << transposed.kernels[0].source;
   }
 }
@@ -704,7 +699,7 @@ TEST_F(PointwiseEmitterTest, RegistryPicksThisEmitter) {
   FusionOp fusion = parse(spec);
   FailureOr<GeneratedFusion> generated = emitFusion(fusion, CodegenOptions());
   ASSERT_TRUE(succeeded(generated)) << diagnostics;
-  EXPECT_TRUE(contains(generated->kernels[0].source, "tanhf("));
+  EXPECT_TRUE(contains(generated->kernels[0].source, "kiln::op::tanh("));
 }
 
 //===----------------------------------------------------------------------===//
@@ -877,7 +872,7 @@ TEST_F(PointwiseEmitterTest,
       results += arg.kind == LaunchArg::Kind::Result;
     EXPECT_EQ(results, fusion.getNumResults());
     if (kind == OptimizerKind::AdamW) {
-      EXPECT_TRUE(contains(src, "powf(")) << src; // bias corrections
+      EXPECT_TRUE(contains(src, "kiln::op::pow(")) << src; // bias corrections
       EXPECT_TRUE(contains(src, "// Scalars, once per thread.")) << src;
     }
   }
@@ -974,10 +969,12 @@ TEST_F(PointwiseEmitterTest, ScalarEmitterEmitsAnEpilogueAroundARegister) {
   EXPECT_TRUE(scalar.usesCoord(1));
   EXPECT_FALSE(scalar.usesCoord(0));
   EXPECT_TRUE(contains(statements, "kiln_load(bias[col])")) << statements;
-  EXPECT_TRUE(contains(statements, "kiln_round_bf16(acc + ep_in_0)"))
+  EXPECT_TRUE(
+      contains(statements, "kiln_round_bf16(kiln::op::add(acc, ep_in_0))"))
       << statements;
   std::string source =
       "#include \"kiln/prelude.cuh\"\n"
+      "#include \"kiln/scalar_ops.cuh\"\n"
       "extern \"C\" __global__ void epilogue(const __nv_bfloat16 *bias,\n"
       "    __nv_bfloat16 *out) {\n"
       "  const int row = blockIdx.x, col = threadIdx.x;\n"

@@ -2,9 +2,12 @@
 //
 // Each supported op becomes one `const <type> name = <expression>;` (a few
 // more statements for the gathers), computed at the element the op's result
-// is evaluated at. The formulas follow the ops' ODS descriptions and the
-// reference evaluators in compiler/interpreter (ElementwiseEval.cpp,
-// ShapeEval.cpp, NNEval.cpp).
+// is evaluated at. Most ops are one call of a device function of
+// kernels/scalar_ops.cuh (the table of device functions); the others, which
+// need structure (constants, position-dependent sources, cast, compare,
+// select, the index remapping of layout ops), have a case each. The formulas
+// follow the ops' ODS descriptions and the reference evaluators in
+// compiler/interpreter (ElementwiseEval.cpp, ShapeEval.cpp, NNEval.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,14 +157,7 @@ bool ScalarEmitter::supportsOp(Operation *op, std::string *why) {
       *why = reason;
     return false;
   };
-  bool known =
-      isa<ConstantOp, IotaOp, RandomUniformOp, RandomNormalOp, NegOp, AbsOp,
-          SignOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp,
-          SigmoidOp, SiluOp, GeluOp, LeakyReluOp, FloorOp, CeilOp, RoundOp,
-          CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp,
-          SelectOp, BroadcastToOp, ReshapeOp, TransposeOp, SliceOp, FlipOp,
-          PadOp, ConcatOp, TriuOp, TrilOp, RopeOp, EmbeddingOp, DropoutOp>(op);
-  if (!known)
+  if (!op->hasTrait<OpTrait::kiln::ScalarForm>())
     return fail("'" + op->getName().getStringRef().str() +
                 "' is not a pointwise or index-remapping op");
   SmallVector<Type> types(op->getOperandTypes());
@@ -180,8 +176,7 @@ bool ScalarEmitter::supportsOp(Operation *op, std::string *why) {
 }
 
 SmallVector<Value> ScalarEmitter::bufferOperands(Operation *op) {
-  if (isa<TransposeOp, SliceOp, FlipOp, PadOp, ConcatOp, ReshapeOp, RopeOp,
-          EmbeddingOp>(op))
+  if (remapsOperands(op))
     return SmallVector<Value>(op->getOperands());
   return {};
 }
@@ -499,415 +494,525 @@ static std::string philoxArguments(int64_t seed, int64_t stream,
   return text;
 }
 
+//===----------------------------------------------------------------------===//
+// The table of device functions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// An op whose element is one call of a device function of
+/// kiln/scalar_ops.cuh on the elements of its operands, in operand order.
+struct DeviceFunction {
+  /// The function (overloaded for float and, where the op takes i32, int).
+  const char *name;
+  /// Whether a bf16/f16 result is rounded once after the call (not where
+  /// the result is always representable in the operands' type).
+  bool rounded;
+  /// Arguments after the operands, from the op's attributes (C literals).
+  std::string (*attributes)(Operation *op) = nullptr;
+  /// The function, where an attribute chooses it (overrides `name`).
+  const char *(*chosen)(Operation *op) = nullptr;
+};
+
+} // namespace
+
+static const llvm::DenseMap<TypeID, DeviceFunction> &deviceFunctions() {
+  static const auto *table = new llvm::DenseMap<TypeID, DeviceFunction>{
+      {TypeID::get<NegOp>(), {"kiln::op::neg", false}},
+      {TypeID::get<AbsOp>(), {"kiln::op::abs", false}},
+      {TypeID::get<SignOp>(), {"kiln::op::sign", false}},
+      {TypeID::get<ReluOp>(), {"kiln::op::relu", false}},
+      {TypeID::get<ExpOp>(), {"kiln::op::exp", true}},
+      {TypeID::get<LogOp>(), {"kiln::op::log", true}},
+      {TypeID::get<SqrtOp>(), {"kiln::op::sqrt", true}},
+      {TypeID::get<RsqrtOp>(), {"kiln::op::rsqrt", true}},
+      {TypeID::get<SinOp>(), {"kiln::op::sin", true}},
+      {TypeID::get<CosOp>(), {"kiln::op::cos", true}},
+      {TypeID::get<TanhOp>(), {"kiln::op::tanh", true}},
+      {TypeID::get<SigmoidOp>(), {"kiln::op::sigmoid", true}},
+      {TypeID::get<SiluOp>(), {"kiln::op::silu", true}},
+      {TypeID::get<GeluOp>(),
+       {"kiln::op::gelu", true, nullptr,
+        [](Operation *op) {
+          return cast<GeluOp>(op).getApproximate() == GeluApproximation::tanh
+                     ? "kiln::op::gelu_tanh"
+                     : "kiln::op::gelu";
+        }}},
+      {TypeID::get<LeakyReluOp>(),
+       {"kiln::op::leaky_relu", true,
+        [](Operation *op) {
+          // alpha is rounded to f32 before use.
+          return floatLiteral(static_cast<float>(
+              cast<LeakyReluOp>(op).getAlpha().convertToDouble()));
+        }}},
+      // floor, ceil and round of a bf16/f16 value are representable in it.
+      {TypeID::get<FloorOp>(), {"kiln::op::floor", false}},
+      {TypeID::get<CeilOp>(), {"kiln::op::ceil", false}},
+      {TypeID::get<RoundOp>(), {"kiln::op::round", false}},
+      // Binary (an i32 result is never rounded).
+      {TypeID::get<AddOp>(), {"kiln::op::add", true}},
+      {TypeID::get<SubOp>(), {"kiln::op::sub", true}},
+      {TypeID::get<MulOp>(), {"kiln::op::mul", true}},
+      {TypeID::get<DivOp>(), {"kiln::op::div", true}},
+      {TypeID::get<PowOp>(), {"kiln::op::pow", true}},
+      {TypeID::get<MaxOp>(), {"kiln::op::max", false}},
+      {TypeID::get<MinOp>(), {"kiln::op::min", false}},
+  };
+  return *table;
+}
+
+//===----------------------------------------------------------------------===//
+// The op being emitted
+//===----------------------------------------------------------------------===//
+
+/// The op whose expression is being written, and what its cases read.
+struct ScalarEmitter::OpEmission {
+  OpEmission(ScalarEmitter &self, Operation *op, const std::string &name,
+             std::string &out, int indent)
+      : self(self), op(op), name(name), out(out), indent(indent),
+        pad(indent, ' '), result(op->getResult(0)), type(elementType(result)),
+        shape(tensorType(result).getShape()), isFloat(isFloatType(type)),
+        isInt(type.isInteger(32)) {}
+
+  ScalarEmitter &self;
+  Operation *op;
+  const std::string &name;
+  /// Where statements before the expression go, each line indented by
+  /// `indent` (`pad`).
+  std::string &out;
+  int indent;
+  std::string pad;
+  Value result;
+  Type type;
+  ArrayRef<int64_t> shape;
+  bool isFloat, isInt;
+
+  /// The expression of operand `i` at the current index.
+  std::string x(unsigned i) { return self.operandExpr(op->getOperand(i)); }
+  /// `e` rounded once to the result's element type.
+  std::string rounded(const std::string &e) { return roundTo(type, e); }
+  /// The result's own position, computed (and its root coordinates marked
+  /// as used) only by the cases that need it. One coordinate marks only
+  /// that root dimension as used.
+  std::string coord(size_t dim) {
+    if (haveCoords)
+      return coordsCache[dim];
+    size_t offset = self.rootShape.size() - shape.size();
+    return shape[dim] == 1 ? std::string("0") : self.rootCoord(offset + dim);
+  }
+  const SmallVector<std::string> &coords() {
+    if (!haveCoords) {
+      coordsCache = self.projectedCoords(result);
+      haveCoords = true;
+    }
+    return coordsCache;
+  }
+  std::string flat() { return self.projectedFlat(result); }
+
+private:
+  SmallVector<std::string> coordsCache;
+  bool haveCoords = false;
+};
+
+//===----------------------------------------------------------------------===//
+// Ops that need more than a call
+//===----------------------------------------------------------------------===//
+
+/// One function per op whose expression needs structure of its own: the
+/// constant tables, the sources that read their position (iota, random
+/// ops, dropout, triu, tril), cast, compare, select, and the index
+/// remapping of the layout ops and reshape.
+struct ScalarCases {
+  using OpEmission = ScalarEmitter::OpEmission;
+  using Index = ScalarEmitter::Index;
+  using Result = FailureOr<std::string>;
+  using Case = Result (*)(OpEmission &);
+
+  static Result constant(OpEmission &e);
+  static Result iota(OpEmission &e);
+  static Result randomUniform(OpEmission &e);
+  static Result randomNormal(OpEmission &e);
+  static Result castOp(OpEmission &e);
+  static Result compare(OpEmission &e);
+  static Result select(OpEmission &e);
+  static Result broadcastTo(OpEmission &e);
+  static Result dropout(OpEmission &e);
+  static Result triangular(OpEmission &e);
+  static Result reshape(OpEmission &e);
+  static Result transpose(OpEmission &e);
+  static Result slice(OpEmission &e);
+  static Result flip(OpEmission &e);
+  static Result pad(OpEmission &e);
+  static Result concat(OpEmission &e);
+  static Result embedding(OpEmission &e);
+  static Result rope(OpEmission &e);
+
+  static const llvm::DenseMap<TypeID, Case> &table() {
+    static const auto *cases = new llvm::DenseMap<TypeID, Case>{
+        {TypeID::get<ConstantOp>(), constant},
+        {TypeID::get<IotaOp>(), iota},
+        {TypeID::get<RandomUniformOp>(), randomUniform},
+        {TypeID::get<RandomNormalOp>(), randomNormal},
+        {TypeID::get<CastOp>(), castOp},
+        {TypeID::get<CompareOp>(), compare},
+        {TypeID::get<SelectOp>(), select},
+        {TypeID::get<BroadcastToOp>(), broadcastTo},
+        {TypeID::get<DropoutOp>(), dropout},
+        {TypeID::get<TriuOp>(), triangular},
+        {TypeID::get<TrilOp>(), triangular},
+        {TypeID::get<ReshapeOp>(), reshape},
+        {TypeID::get<TransposeOp>(), transpose},
+        {TypeID::get<SliceOp>(), slice},
+        {TypeID::get<FlipOp>(), flip},
+        {TypeID::get<PadOp>(), pad},
+        {TypeID::get<ConcatOp>(), concat},
+        {TypeID::get<EmbeddingOp>(), embedding},
+        {TypeID::get<RopeOp>(), rope},
+    };
+    return *cases;
+  }
+};
+
+bool ScalarEmitter::hasScalarLowering(OperationName name) {
+  TypeID id = name.getTypeID();
+  return deviceFunctions().count(id) || ScalarCases::table().count(id);
+}
+
 FailureOr<std::string> ScalarEmitter::expression(Operation *op,
                                                  const std::string &name,
                                                  std::string &out, int indent) {
-  std::string pad(indent, ' ');
-  Value result = op->getResult(0);
-  // The result's own position, computed (and its root coordinates marked as
-  // used) only by the ops that need it.
-  struct {
-    ScalarEmitter *self;
-    Value result;
-    SmallVector<std::string> coordsCache;
-    bool haveCoords = false;
-    /// One coordinate, marking only that root dimension as used.
-    std::string coord(size_t dim) {
-      if (haveCoords)
-        return coordsCache[dim];
-      ArrayRef<int64_t> shape = tensorType(result).getShape();
-      size_t offset = self->rootShape.size() - shape.size();
-      return shape[dim] == 1 ? std::string("0") : self->rootCoord(offset + dim);
-    }
-    const SmallVector<std::string> &coords() {
-      if (!haveCoords) {
-        coordsCache = self->projectedCoords(result);
-        haveCoords = true;
-      }
-      return coordsCache;
-    }
-  } at{this, result, {}, false};
-  auto flatAt = [&] { return projectedFlat(result); };
-  Type type = elementType(result);
-  ArrayRef<int64_t> shape = tensorType(result).getShape();
-  bool isFloat = isFloatType(type);
-  bool isInt = type.isInteger(32);
-  auto x = [&](unsigned i) { return operandExpr(op->getOperand(i)); };
-  auto rounded = [&](const std::string &e) { return roundTo(type, e); };
-  auto call = [&](const char *fn, unsigned i = 0) {
-    return std::string(fn) + "(" + x(i) + ")";
-  };
-  auto binary = [&](const char *floatOp, const char *intFn) -> std::string {
-    if (isInt)
-      return std::string(intFn) + "(" + x(0) + ", " + x(1) + ")";
-    return rounded(x(0) + " " + floatOp + " " + x(1));
-  };
+  OpEmission e(*this, op, name, out, indent);
+  TypeID id = op->getName().getTypeID();
+  if (auto it = deviceFunctions().find(id); it != deviceFunctions().end()) {
+    const DeviceFunction &function = it->second;
+    std::string call = function.chosen ? function.chosen(op) : function.name;
+    call += "(";
+    for (unsigned i = 0, n = op->getNumOperands(); i < n; ++i)
+      call += (i ? ", " : "") + e.x(i);
+    if (function.attributes)
+      call += ", " + function.attributes(op);
+    call += ")";
+    return function.rounded ? e.rounded(call) : call;
+  }
+  if (auto it = ScalarCases::table().find(id); it != ScalarCases::table().end())
+    return it->second(e);
+  op->emitOpError("codegen: not a pointwise op");
+  return failure();
+}
 
-  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
-      // Constants and index-dependent sources.
-      .Case([&](ConstantOp c) -> FailureOr<std::string> {
-        auto dense = cast<DenseElementsAttr>(c.getValue());
-        // Tables with inf or NaN hold bit patterns: a static initialiser
-        // must be a constant expression, and CUDA C has no literal for them.
-        bool bits = false;
-        if (isFloat)
-          for (const APFloat &v : dense.getValues<APFloat>())
-            bits |= !v.isFinite();
-        std::string &table = globalNames[op];
-        if (table.empty()) {
-          table = prefix + "const_" + std::to_string(globalCounter++);
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          os << "static __device__ const "
-             << (bits ? llvm::StringRef("unsigned") : computeCType(type)) << " "
-             << table << "[" << dense.getNumElements() << "] = {";
-          int64_t i = 0;
-          for (Attribute element : dense.getValues<Attribute>()) {
-            os << (i % 8 == 0 ? "\n    " : " ");
-            if (bits) {
-              float f = static_cast<float>(
-                  cast<FloatAttr>(element).getValueAsDouble());
-              uint32_t word;
-              std::memcpy(&word, &f, sizeof word);
-              os << llvm::format("0x%08x", word) << "u";
-            } else {
-              os << elementLiteral(element, type);
-            }
-            os << ",";
-            ++i;
-          }
-          os << "\n};\n";
-          globalText += text;
-        }
-        if (bits)
-          return "__uint_as_float(" + table + "[" + flatAt() + "])";
-        return table + "[" + flatAt() + "]";
-      })
-      .Case([&](IotaOp iota) -> FailureOr<std::string> {
-        std::string c = at.coord(iota.getDim());
-        if (isInt)
-          return "(int)(" + c + ")";
-        if (type.isF32())
-          return "kiln_i64_to_f32((long long)(" + c + "))";
-        return std::string(type.isBF16() ? "kiln_i64_to_bf16"
+// Constants and sources that read their position.
+
+FailureOr<std::string> ScalarCases::constant(OpEmission &e) {
+  ScalarEmitter &self = e.self;
+  auto dense = cast<DenseElementsAttr>(cast<ConstantOp>(e.op).getValue());
+  // Tables with inf or NaN hold bit patterns: a static initialiser must be a
+  // constant expression, and CUDA C has no literal for them.
+  bool bits = false;
+  if (e.isFloat)
+    for (const APFloat &v : dense.getValues<APFloat>())
+      bits |= !v.isFinite();
+  std::string &table = self.globalNames[e.op];
+  if (table.empty()) {
+    table = self.prefix + "const_" + std::to_string(self.globalCounter++);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "static __device__ const "
+       << (bits ? llvm::StringRef("unsigned") : computeCType(e.type)) << " "
+       << table << "[" << dense.getNumElements() << "] = {";
+    int64_t i = 0;
+    for (Attribute element : dense.getValues<Attribute>()) {
+      os << (i % 8 == 0 ? "\n    " : " ");
+      if (bits) {
+        float f =
+            static_cast<float>(cast<FloatAttr>(element).getValueAsDouble());
+        uint32_t word;
+        std::memcpy(&word, &f, sizeof word);
+        os << llvm::format("0x%08x", word) << "u";
+      } else {
+        os << elementLiteral(element, e.type);
+      }
+      os << ",";
+      ++i;
+    }
+    os << "\n};\n";
+    self.globalText += text;
+  }
+  if (bits)
+    return "__uint_as_float(" + table + "[" + e.flat() + "])";
+  return table + "[" + e.flat() + "]";
+}
+
+FailureOr<std::string> ScalarCases::iota(OpEmission &e) {
+  std::string c = e.coord(cast<IotaOp>(e.op).getDim());
+  if (e.isInt)
+    return "(int)(" + c + ")";
+  if (e.type.isF32())
+    return "kiln_i64_to_f32((long long)(" + c + "))";
+  return std::string(e.type.isBF16() ? "kiln_i64_to_bf16" : "kiln_i64_to_f16") +
+         "((long long)(" + c + "))";
+}
+
+FailureOr<std::string> ScalarCases::randomUniform(OpEmission &e) {
+  auto r = cast<RandomUniformOp>(e.op);
+  float lo = static_cast<float>(r.getLow().convertToDouble());
+  float hi = static_cast<float>(r.getHigh().convertToDouble());
+  std::string offset = r.getOffset() ? e.x(0) : "";
+  return e.rounded(
+      "kiln_random_uniform(" +
+      philoxArguments(r.getSeed(), r.getStream(), offset, e.flat()) + ", " +
+      floatLiteral(lo) + ", " + floatLiteral(hi) + ")");
+}
+
+FailureOr<std::string> ScalarCases::randomNormal(OpEmission &e) {
+  auto r = cast<RandomNormalOp>(e.op);
+  std::string offset = r.getOffset() ? e.x(0) : "";
+  std::string v =
+      "kiln_random_normal(" +
+      philoxArguments(r.getSeed(), r.getStream(), offset, e.flat()) + ", " +
+      doubleLiteral(r.getMean().convertToDouble()) + ", " +
+      doubleLiteral(r.getStd().convertToDouble()) + ")";
+  // One rounding from f64 to the element type.
+  if (e.type.isF32())
+    return "__double2float_rn(" + v + ")";
+  if (e.type.isBF16())
+    return "__bfloat162float(__double2bfloat16(" + v + "))";
+  return "__half2float(__double2half(" + v + "))";
+}
+
+FailureOr<std::string> ScalarCases::dropout(OpEmission &e) {
+  auto d = cast<DropoutOp>(e.op);
+  double rate = d.getRate().convertToDouble();
+  double scale = 1.0 / (1.0 - rate);
+  std::string offset = d.getOffset() ? e.x(1) : "";
+  return e.rounded(
+      "kiln::op::dropout(" + e.x(0) + ", " +
+      philoxArguments(d.getSeed(), d.getStream(), offset, e.flat()) + ", " +
+      doubleLiteral(rate) + ", " + doubleLiteral(scale) + ")");
+}
+
+/// triu and tril keep the elements on one side of a diagonal of the last two
+/// dimensions.
+FailureOr<std::string> ScalarCases::triangular(OpEmission &e) {
+  size_t rank = e.shape.size();
+  std::string i = e.coord(rank - 2), j = e.coord(rank - 1);
+  bool upper = isa<TriuOp>(e.op);
+  int64_t diagonal = upper ? cast<TriuOp>(e.op).getDiagonal()
+                           : cast<TrilOp>(e.op).getDiagonal();
+  return "(((" + j + ") - (" + i + ") " + (upper ? ">= " : "<= ") +
+         indexLiteral(diagonal) + ") ? " + e.x(0) + " : " + zeroOf(e.type) +
+         ")";
+}
+
+// Element-wise ops with a structure of their own.
+
+FailureOr<std::string> ScalarCases::castOp(OpEmission &e) {
+  Type from = elementType(e.op->getOperand(0));
+  std::string v = e.x(0);
+  if (from == e.type)
+    return v;
+  if (e.type.isInteger(1))
+    return "(" + v + (isFloatType(from) ? " != 0.0f)" : " != 0)");
+  if (from.isInteger(1))
+    return "(" + v + (e.isFloat ? " ? 1.0f : 0.0f)" : " ? 1 : 0)");
+  if (e.isInt) // from a float
+    return "kiln_float_to_i32(" + v + ")";
+  if (from.isInteger(32))
+    return std::string(e.type.isF32()    ? "kiln_i64_to_f32"
+                       : e.type.isBF16() ? "kiln_i64_to_bf16"
                                          : "kiln_i64_to_f16") +
-               "((long long)(" + c + "))";
-      })
-      .Case([&](RandomUniformOp r) -> FailureOr<std::string> {
-        float lo = static_cast<float>(r.getLow().convertToDouble());
-        float hi = static_cast<float>(r.getHigh().convertToDouble());
-        std::string offset = r.getOffset() ? x(0) : "";
-        return rounded(
-            "kiln_random_uniform(" +
-            philoxArguments(r.getSeed(), r.getStream(), offset, flatAt()) +
-            ", " + floatLiteral(lo) + ", " + floatLiteral(hi) + ")");
-      })
-      .Case([&](RandomNormalOp r) -> FailureOr<std::string> {
-        std::string offset = r.getOffset() ? x(0) : "";
-        std::string v =
-            "kiln_random_normal(" +
-            philoxArguments(r.getSeed(), r.getStream(), offset, flatAt()) +
-            ", " + doubleLiteral(r.getMean().convertToDouble()) + ", " +
-            doubleLiteral(r.getStd().convertToDouble()) + ")";
-        // One rounding from f64 to the element type.
-        if (type.isF32())
-          return "__double2float_rn(" + v + ")";
-        if (type.isBF16())
-          return "__bfloat162float(__double2bfloat16(" + v + "))";
-        return "__half2float(__double2half(" + v + "))";
-      })
-      // Unary.
-      .Case([&](NegOp) -> FailureOr<std::string> {
-        return isInt ? call("kiln_neg_i32") : "-" + x(0);
-      })
-      .Case([&](AbsOp) -> FailureOr<std::string> {
-        return isInt ? call("kiln_abs_i32") : call("fabsf");
-      })
-      .Case([&](SignOp) -> FailureOr<std::string> { return call("kiln_sign"); })
-      .Case([&](ReluOp) -> FailureOr<std::string> { return call("kiln_relu"); })
-      .Case([&](ExpOp) -> FailureOr<std::string> {
-        return rounded(call("expf"));
-      })
-      .Case([&](LogOp) -> FailureOr<std::string> {
-        return rounded(call("logf"));
-      })
-      .Case([&](SqrtOp) -> FailureOr<std::string> {
-        return rounded(call("sqrtf"));
-      })
-      .Case([&](RsqrtOp) -> FailureOr<std::string> {
-        return rounded("1.0f / sqrtf(" + x(0) + ")");
-      })
-      .Case([&](SinOp) -> FailureOr<std::string> {
-        return rounded(call("sinf"));
-      })
-      .Case([&](CosOp) -> FailureOr<std::string> {
-        return rounded(call("cosf"));
-      })
-      .Case([&](TanhOp) -> FailureOr<std::string> {
-        return rounded(call("tanhf"));
-      })
-      .Case([&](SigmoidOp) -> FailureOr<std::string> {
-        return rounded(call("kiln_sigmoid"));
-      })
-      .Case([&](SiluOp) -> FailureOr<std::string> {
-        return rounded(call("kiln_silu"));
-      })
-      .Case([&](GeluOp g) -> FailureOr<std::string> {
-        return rounded(call(g.getApproximate() == GeluApproximation::tanh
-                                ? "kiln_gelu_tanh"
-                                : "kiln_gelu"));
-      })
-      .Case([&](LeakyReluOp l) -> FailureOr<std::string> {
-        // alpha is rounded to f32 before use.
-        float alpha = static_cast<float>(l.getAlpha().convertToDouble());
-        return rounded("kiln_leaky_relu(" + x(0) + ", " + floatLiteral(alpha) +
-                       ")");
-      })
-      // floor, ceil and round of a bf16/f16 value are representable in it.
-      .Case([&](FloorOp) -> FailureOr<std::string> { return call("floorf"); })
-      .Case([&](CeilOp) -> FailureOr<std::string> { return call("ceilf"); })
-      .Case([&](RoundOp) -> FailureOr<std::string> {
-        return call("kiln_round_half_even");
-      })
-      .Case([&](CastOp) -> FailureOr<std::string> {
-        Type from = elementType(op->getOperand(0));
-        std::string v = x(0);
-        if (from == type)
-          return v;
-        if (type.isInteger(1))
-          return "(" + v + (isFloatType(from) ? " != 0.0f)" : " != 0)");
-        if (from.isInteger(1))
-          return "(" + v + (isFloat ? " ? 1.0f : 0.0f)" : " ? 1 : 0)");
-        if (isInt) // from a float
-          return "kiln_float_to_i32(" + v + ")";
-        if (from.isInteger(32))
-          return std::string(type.isF32()    ? "kiln_i64_to_f32"
-                             : type.isBF16() ? "kiln_i64_to_bf16"
-                                             : "kiln_i64_to_f16") +
-                 "(" + v + ")";
-        return rounded(v); // float to float: one rounding
-      })
-      // Binary.
-      .Case([&](AddOp) -> FailureOr<std::string> {
-        return binary("+", "kiln_add_i32");
-      })
-      .Case([&](SubOp) -> FailureOr<std::string> {
-        return binary("-", "kiln_sub_i32");
-      })
-      .Case([&](MulOp) -> FailureOr<std::string> {
-        return binary("*", "kiln_mul_i32");
-      })
-      .Case([&](DivOp) -> FailureOr<std::string> {
-        return binary("/", "kiln_div_i32");
-      })
-      .Case([&](PowOp) -> FailureOr<std::string> {
-        return rounded("powf(" + x(0) + ", " + x(1) + ")");
-      })
-      .Case([&](MaxOp) -> FailureOr<std::string> {
-        if (isInt)
-          return "(" + x(0) + " > " + x(1) + " ? " + x(0) + " : " + x(1) + ")";
-        return "kiln_max(" + x(0) + ", " + x(1) + ")";
-      })
-      .Case([&](MinOp) -> FailureOr<std::string> {
-        if (isInt)
-          return "(" + x(0) + " < " + x(1) + " ? " + x(0) + " : " + x(1) + ")";
-        return "kiln_min(" + x(0) + ", " + x(1) + ")";
-      })
-      .Case([&](CompareOp c) -> FailureOr<std::string> {
-        return "(" + x(0) + " " + comparison(c.getPredicate()) + " " + x(1) +
-               ")";
-      })
-      .Case([&](SelectOp) -> FailureOr<std::string> {
-        return "(" + x(0) + " ? " + x(1) + " : " + x(2) + ")";
-      })
-      .Case([&](BroadcastToOp) -> FailureOr<std::string> { return x(0); })
-      // Ops that keep the element's position.
-      .Case([&](DropoutOp d) -> FailureOr<std::string> {
-        double rate = d.getRate().convertToDouble();
-        double scale = 1.0 / (1.0 - rate);
-        std::string offset = d.getOffset() ? x(1) : "";
-        // The product in f64, rounded once (as the reference does).
-        return rounded(
-            "(kiln_dropout_keep(" +
-            philoxArguments(d.getSeed(), d.getStream(), offset, flatAt()) +
-            ", " + doubleLiteral(rate) + ") ? (float)((double)" + x(0) + " * " +
-            doubleLiteral(scale) + ") : 0.0f)");
-      })
-      .Case<TriuOp, TrilOp>([&](auto t) -> FailureOr<std::string> {
-        size_t rank = shape.size();
-        std::string i = at.coord(rank - 2), j = at.coord(rank - 1);
-        int64_t diagonal = t.getDiagonal();
-        bool upper = isa<TriuOp>(op);
-        return "(((" + j + ") - (" + i + ") " + (upper ? ">= " : "<= ") +
-               indexLiteral(diagonal) + ") ? " + x(0) + " : " + zeroOf(type) +
-               ")";
-      })
-      // Index remapping: loads of the buffer operands.
-      .Case([&](ReshapeOp) -> FailureOr<std::string> {
-        Value input = op->getOperand(0);
-        if (buffers.count(input))
-          return loadProjected(input, result);
-        return valueAt(input, Index{{}, projectedFlat(result)}, out, indent);
-      })
-      .Case([&](TransposeOp t) -> FailureOr<std::string> {
-        Index in;
-        in.coords.resize(shape.size());
-        for (auto [k, p] : llvm::enumerate(t.getPerm()))
-          in.coords[p] = at.coords()[k];
-        return valueAt(op->getOperand(0), in, out, indent);
-      })
-      .Case([&](SliceOp s) -> FailureOr<std::string> {
-        Index in;
-        for (size_t d = 0; d < shape.size(); ++d) {
-          std::string j = at.coords()[d];
-          int64_t step = s.getStep()[d];
-          std::string scaled =
-              step == 1 || j == "0" ? j : "(" + j + ") * " + indexLiteral(step);
-          in.coords.push_back(plus(scaled, s.getStart()[d]));
-        }
-        return valueAt(op->getOperand(0), in, out, indent);
-      })
-      .Case([&](FlipOp f) -> FailureOr<std::string> {
-        Index in{at.coords(), ""};
-        for (int64_t d : f.getDims())
-          if (shape[d] != 1)
-            in.coords[d] =
-                indexLiteral(shape[d] - 1) + " - (" + at.coords()[d] + ")";
-        return valueAt(op->getOperand(0), in, out, indent);
-      })
-      .Case([&](PadOp p) -> FailureOr<std::string> {
-        Value input = op->getOperand(0);
-        ArrayRef<int64_t> inShape = tensorType(input).getShape();
-        Index in;
-        std::string inside;
-        for (size_t d = 0; d < shape.size(); ++d) {
-          int64_t low = p.getLow()[d], high = p.getHigh()[d];
-          std::string c = plus(at.coords()[d], -low);
-          in.coords.push_back(c);
-          auto also = [&](const std::string &cond) {
-            inside += (inside.empty() ? "" : " && ") + cond;
-          };
-          if (low > 0)
-            also("(" + c + ") >= 0");
-          if (high > 0 || inShape[d] == 0)
-            also("(" + c + ") < " + indexLiteral(inShape[d]));
-        }
-        double v = p.getValue().convertToDouble();
-        std::string value = isFloat ? floatLiteral(roundedToType(v, type))
-                            : isInt ? intLiteral(static_cast<int64_t>(v))
-                                    : (v != 0 ? "true" : "false");
-        if (inside.empty())
-          return load(input, in);
-        return "((" + inside + ") ? " + load(input, in) + " : " + value + ")";
-      })
-      .Case([&](ConcatOp c) -> FailureOr<std::string> {
-        int64_t dim = c.getDim();
-        std::string j = at.coords()[dim];
-        // Innermost first: the last input is the final else.
-        SmallVector<int64_t> offsets;
-        int64_t offset = 0;
-        for (Value input : c.getInputs()) {
-          offsets.push_back(offset);
-          offset += tensorType(input).getShape()[dim];
-        }
-        std::string text;
-        for (size_t n = c.getInputs().size(); n-- > 0;) {
-          Value input = c.getInputs()[n];
-          Index in{at.coords(), ""};
-          in.coords[dim] = plus(j, -offsets[n]);
-          std::string value = load(input, in);
-          if (text.empty()) {
-            text = value;
-            continue;
-          }
-          text = "((" + j + ") < " + indexLiteral(offsets[n + 1]) + " ? " +
-                 value + " : " + text + ")";
-        }
-        return text;
-      })
-      .Case([&](EmbeddingOp e) -> FailureOr<std::string> {
-        Value table = e.getTable(), indices = e.getIndices();
-        int64_t rows = tensorType(table).getShape()[0];
-        int64_t width = tensorType(table).getShape()[1];
-        Index rowIndex{SmallVector<std::string>(at.coords().begin(),
-                                                at.coords().end() - 1),
-                       ""};
-        std::string row = name + "_row";
-        out +=
-            pad + "const int " + row + " = " + load(indices, rowIndex) + ";\n";
-        std::string column = at.coords().back();
-        std::string element = width == 1
-                                  ? "(" + indexType + ")" + row
-                                  : "(" + indexType + ")" + row + " * " +
-                                        indexLiteral(width) +
-                                        (column == "0" ? "" : " + " + column);
-        // Out-of-range rows read nothing and give NaN (as the reference).
-        return "((" + row + " >= 0 && " + row + " < " + std::to_string(rows) +
-               ") ? " + loadAtFlat(table, element) + " : " + floatLiteral(NAN) +
-               ")";
-      })
-      .Case([&](RopeOp r) -> FailureOr<std::string> {
-        Value input = op->getOperand(0);
-        int64_t width = shape[3], half = width / 2;
-        std::string &table = globalNames[op];
-        if (table.empty()) {
-          // theta^(-2i/D) in f64, as the reference computes it.
-          table = prefix + "rope_freq_" + std::to_string(globalCounter++);
-          double theta = r.getTheta().convertToDouble();
-          std::string text = "static __device__ const double " + table + "[" +
-                             std::to_string(half) + "] = {";
-          for (int64_t i = 0; i < half; ++i)
-            text += std::string(i % 4 == 0 ? "\n    " : " ") +
-                    doubleLiteral(
-                        std::pow(theta, -2.0 * double(i) / double(width))) +
-                    ",";
-          globalText += text + "\n};\n";
-        }
-        std::string d = at.coords()[3];
-        std::string lower = name + "_lower", i = name + "_i",
-                    base = name + "_base";
-        std::string s = name + "_sin", cosine = name + "_cos";
-        Index rowStart{{at.coords()[0], at.coords()[1], at.coords()[2], "0"},
-                       ""};
-        out += pad + "const bool " + lower + " = (" + d + ") < " +
-               indexLiteral(half) + ";\n";
-        out += pad + "const " + indexType + " " + i + " = " + lower + " ? (" +
-               d + ") : (" + d + ") - " + indexLiteral(half) + ";\n";
-        out += pad + "float " + s + ", " + cosine + ";\n";
-        out += pad + "kiln_rope_sincos((long long)(" + at.coords()[1] + ") + " +
-               indexLiteral(r.getPositionOffset()) + "LL, " + table + "[" + i +
-               "], &" + s + ", &" + cosine + ");\n";
-        std::string x0, x1;
-        if (buffers.count(input)) {
-          out += pad + "const " + indexType + " " + base + " = " +
-                 flatFromCoords(shape, rowStart.coords) + ";\n";
-          x0 = loadAtFlat(input, base + " + " + i);
-          x1 = loadAtFlat(input, base + " + " + i + " + " + indexLiteral(half));
-        } else {
-          // The element and its rotation partner, each computed there.
-          Index first{{at.coords()[0], at.coords()[1], at.coords()[2], i}, ""};
-          Index second{{at.coords()[0], at.coords()[1], at.coords()[2],
-                        "(" + i + " + " + indexLiteral(half) + ")"},
-                       ""};
-          FailureOr<std::string> e0 = valueAt(input, first, out, indent);
-          if (failed(e0))
-            return failure();
-          FailureOr<std::string> e1 = valueAt(input, second, out, indent);
-          if (failed(e1))
-            return failure();
-          x0 = *e0;
-          x1 = *e1;
-        }
-        out += pad + "const float " + name + "_x0 = " + x0 + ";\n";
-        out += pad + "const float " + name + "_x1 = " + x1 + ";\n";
-        return rounded("(" + lower + " ? " + name + "_x0 * " + cosine + " - " +
-                       name + "_x1 * " + s + " : " + name + "_x1 * " + cosine +
-                       " + " + name + "_x0 * " + s + ")");
-      })
-      .Default([&](Operation *) -> FailureOr<std::string> {
-        op->emitOpError("codegen: not a pointwise op");
-        return failure();
-      });
+           "(" + v + ")";
+  return e.rounded(v); // float to float: one rounding
+}
+
+FailureOr<std::string> ScalarCases::compare(OpEmission &e) {
+  return "(" + e.x(0) + " " + comparison(cast<CompareOp>(e.op).getPredicate()) +
+         " " + e.x(1) + ")";
+}
+
+FailureOr<std::string> ScalarCases::select(OpEmission &e) {
+  return "(" + e.x(0) + " ? " + e.x(1) + " : " + e.x(2) + ")";
+}
+
+FailureOr<std::string> ScalarCases::broadcastTo(OpEmission &e) {
+  return e.x(0);
+}
+
+// Index remapping: loads of the buffer operands, or their computation at the
+// remapped positions.
+
+FailureOr<std::string> ScalarCases::reshape(OpEmission &e) {
+  ScalarEmitter &self = e.self;
+  Value input = e.op->getOperand(0);
+  if (self.buffers.count(input))
+    return self.loadProjected(input, e.result);
+  return self.valueAt(input, Index{{}, self.projectedFlat(e.result)}, e.out,
+                      e.indent);
+}
+
+FailureOr<std::string> ScalarCases::transpose(OpEmission &e) {
+  Index in;
+  in.coords.resize(e.shape.size());
+  for (auto [k, p] : llvm::enumerate(cast<TransposeOp>(e.op).getPerm()))
+    in.coords[p] = e.coords()[k];
+  return e.self.valueAt(e.op->getOperand(0), in, e.out, e.indent);
+}
+
+FailureOr<std::string> ScalarCases::slice(OpEmission &e) {
+  auto s = cast<SliceOp>(e.op);
+  Index in;
+  for (size_t d = 0; d < e.shape.size(); ++d) {
+    std::string j = e.coords()[d];
+    int64_t step = s.getStep()[d];
+    std::string scaled =
+        step == 1 || j == "0" ? j : "(" + j + ") * " + indexLiteral(step);
+    in.coords.push_back(plus(scaled, s.getStart()[d]));
+  }
+  return e.self.valueAt(e.op->getOperand(0), in, e.out, e.indent);
+}
+
+FailureOr<std::string> ScalarCases::flip(OpEmission &e) {
+  Index in{e.coords(), ""};
+  for (int64_t d : cast<FlipOp>(e.op).getDims())
+    if (e.shape[d] != 1)
+      in.coords[d] =
+          indexLiteral(e.shape[d] - 1) + " - (" + e.coords()[d] + ")";
+  return e.self.valueAt(e.op->getOperand(0), in, e.out, e.indent);
+}
+
+FailureOr<std::string> ScalarCases::pad(OpEmission &e) {
+  auto p = cast<PadOp>(e.op);
+  Value input = p.getInput();
+  ArrayRef<int64_t> inShape = tensorType(input).getShape();
+  Index in;
+  std::string inside;
+  for (size_t d = 0; d < e.shape.size(); ++d) {
+    int64_t low = p.getLow()[d], high = p.getHigh()[d];
+    std::string c = plus(e.coords()[d], -low);
+    in.coords.push_back(c);
+    auto also = [&](const std::string &cond) {
+      inside += (inside.empty() ? "" : " && ") + cond;
+    };
+    if (low > 0)
+      also("(" + c + ") >= 0");
+    if (high > 0 || inShape[d] == 0)
+      also("(" + c + ") < " + indexLiteral(inShape[d]));
+  }
+  double v = p.getValue().convertToDouble();
+  std::string value = e.isFloat ? floatLiteral(roundedToType(v, e.type))
+                      : e.isInt ? intLiteral(static_cast<int64_t>(v))
+                                : (v != 0 ? "true" : "false");
+  std::string element = e.self.load(input, in);
+  if (inside.empty())
+    return element;
+  return "((" + inside + ") ? " + element + " : " + value + ")";
+}
+
+FailureOr<std::string> ScalarCases::concat(OpEmission &e) {
+  auto c = cast<ConcatOp>(e.op);
+  int64_t dim = c.getDim();
+  std::string j = e.coords()[dim];
+  // Innermost first: the last input is the final else.
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (Value input : c.getInputs()) {
+    offsets.push_back(offset);
+    offset += tensorType(input).getShape()[dim];
+  }
+  std::string text;
+  for (size_t n = c.getInputs().size(); n-- > 0;) {
+    Index in{e.coords(), ""};
+    in.coords[dim] = plus(j, -offsets[n]);
+    std::string value = e.self.load(c.getInputs()[n], in);
+    if (text.empty()) {
+      text = value;
+      continue;
+    }
+    text = "((" + j + ") < " + indexLiteral(offsets[n + 1]) + " ? " + value +
+           " : " + text + ")";
+  }
+  return text;
+}
+
+FailureOr<std::string> ScalarCases::embedding(OpEmission &e) {
+  ScalarEmitter &self = e.self;
+  auto op = cast<EmbeddingOp>(e.op);
+  Value table = op.getTable(), indices = op.getIndices();
+  int64_t rows = tensorType(table).getShape()[0];
+  int64_t width = tensorType(table).getShape()[1];
+  const SmallVector<std::string> &at = e.coords();
+  Index rowIndex{SmallVector<std::string>(at.begin(), at.end() - 1), ""};
+  std::string row = e.name + "_row";
+  e.out +=
+      e.pad + "const int " + row + " = " + self.load(indices, rowIndex) + ";\n";
+  std::string column = at.back();
+  std::string index = "(" + self.indexType + ")" + row;
+  std::string element = width == 1 ? index
+                                   : index + " * " + indexLiteral(width) +
+                                         (column == "0" ? "" : " + " + column);
+  // Out-of-range rows read nothing and give NaN (as the reference).
+  return "((" + row + " >= 0 && " + row + " < " + std::to_string(rows) +
+         ") ? " + self.loadAtFlat(table, element) + " : " + floatLiteral(NAN) +
+         ")";
+}
+
+FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
+  ScalarEmitter &self = e.self;
+  auto r = cast<RopeOp>(e.op);
+  Value input = r.getInput();
+  const std::string &name = e.name, &pad = e.pad;
+  std::string &out = e.out;
+  const SmallVector<std::string> &at = e.coords();
+  int64_t width = e.shape[3], half = width / 2;
+  std::string &table = self.globalNames[e.op];
+  if (table.empty()) {
+    // theta^(-2i/D) in f64, as the reference computes it.
+    table = self.prefix + "rope_freq_" + std::to_string(self.globalCounter++);
+    double theta = r.getTheta().convertToDouble();
+    std::string text = "static __device__ const double " + table + "[" +
+                       std::to_string(half) + "] = {";
+    for (int64_t i = 0; i < half; ++i)
+      text += std::string(i % 4 == 0 ? "\n    " : " ") +
+              doubleLiteral(std::pow(theta, -2.0 * double(i) / double(width))) +
+              ",";
+    self.globalText += text + "\n};\n";
+  }
+  std::string d = at[3];
+  std::string lower = name + "_lower", i = name + "_i", base = name + "_base";
+  std::string s = name + "_sin", cosine = name + "_cos";
+  out += pad + "const bool " + lower + " = (" + d + ") < " +
+         indexLiteral(half) + ";\n";
+  out += pad + "const " + self.indexType + " " + i + " = " + lower + " ? (" +
+         d + ") : (" + d + ") - " + indexLiteral(half) + ";\n";
+  out += pad + "float " + s + ", " + cosine + ";\n";
+  out += pad + "kiln_rope_sincos((long long)(" + at[1] + ") + " +
+         indexLiteral(r.getPositionOffset()) + "LL, " + table + "[" + i +
+         "], &" + s + ", &" + cosine + ");\n";
+  std::string x0, x1;
+  if (self.buffers.count(input)) {
+    Index rowStart{{at[0], at[1], at[2], "0"}, ""};
+    out += pad + "const " + self.indexType + " " + base + " = " +
+           flatFromCoords(e.shape, rowStart.coords) + ";\n";
+    x0 = self.loadAtFlat(input, base + " + " + i);
+    x1 = self.loadAtFlat(input, base + " + " + i + " + " + indexLiteral(half));
+  } else {
+    // The element and its rotation partner, each computed there.
+    Index first{{at[0], at[1], at[2], i}, ""};
+    Index second{
+        {at[0], at[1], at[2], "(" + i + " + " + indexLiteral(half) + ")"}, ""};
+    FailureOr<std::string> e0 = self.valueAt(input, first, out, e.indent);
+    if (failed(e0))
+      return failure();
+    FailureOr<std::string> e1 = self.valueAt(input, second, out, e.indent);
+    if (failed(e1))
+      return failure();
+    x0 = *e0;
+    x1 = *e1;
+  }
+  out += pad + "const float " + name + "_x0 = " + x0 + ";\n";
+  out += pad + "const float " + name + "_x1 = " + x1 + ";\n";
+  return e.rounded("(" + lower + " ? " + name + "_x0 * " + cosine + " - " +
+                   name + "_x1 * " + s + " : " + name + "_x1 * " + cosine +
+                   " + " + name + "_x0 * " + s + ")");
 }
 
 } // namespace mlir::kiln::codegen

@@ -27,7 +27,8 @@
 // Compute types: float for f32/bf16/f16 (an op with a bf16 or f16 result
 // rounds its f32 value once to that type, as the reference interpreter
 // does), int for i32 (wrapping), bool for i1. Helpers come from
-// kiln/prelude.cuh.
+// kiln/prelude.cuh, the ops' device functions from kiln/scalar_ops.cuh
+// (kScalarOpsHeader), which kernels using the emitter include.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +44,11 @@
 #include <string>
 
 namespace mlir::kiln::codegen {
+
+/// The header of the device functions the statements call
+/// (codegen/cuda/kernels/scalar_ops.cuh): a kernel that holds them includes
+/// it after kiln/prelude.cuh.
+inline constexpr llvm::StringLiteral kScalarOpsHeader = "kiln/scalar_ops.cuh";
 
 /// C type of an element in memory: float, __nv_bfloat16, __half, int, bool.
 llvm::StringRef storageCType(Type elementType);
@@ -78,9 +84,14 @@ public:
   void bindValue(Value value, std::string expr);
   bool isBound(Value value) const;
 
-  /// Whether the emitter knows `op` (kind and element types), ignoring where
-  /// its operands come from; `why` gets a reason when not.
+  /// Whether the emitter knows `op` (an op with a scalar form, and its
+  /// element types), ignoring where its operands come from; `why` gets a
+  /// reason when not.
   static bool supportsOp(Operation *op, std::string *why = nullptr);
+  /// Whether emit() has a lowering for the ops named `name`: an entry of
+  /// the table of device functions (kernels/scalar_ops.cuh) or a case of
+  /// its own. Every op with the ScalarForm trait has one.
+  static bool hasScalarLowering(OperationName name);
   /// The operands of `op` it reads at remapped indices (the data operands of
   /// index-remapping ops); all others are evaluated at the projected index.
   /// They must be buffers unless remapsWithinOperands(op).
@@ -107,6 +118,8 @@ public:
   void clearUsage();
 
 private:
+  friend struct ScalarCases;
+  struct OpEmission;
   struct Index {
     llvm::SmallVector<std::string> coords;
     std::string flat; // empty: from coords
