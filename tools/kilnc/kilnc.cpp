@@ -15,6 +15,7 @@
 
 #include "codegen/artifact/ArtifactEmitter.h"
 #include "codegen/cuda/KernelCache.h"
+#include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/transforms/MemoryPlan.h"
@@ -117,6 +118,11 @@ static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
 static cl::opt<std::string>
     emit("emit", cl::desc("mlir, cuda, ptx or artifact (default)"),
          cl::init("artifact"), cl::cat(category));
+static cl::opt<bool> emitTemplates(
+    "emit-templates",
+    cl::desc("with --emit=cuda, also print the kernel templates the kernels "
+             "include, so that the output is self-contained"),
+    cl::cat(category));
 // `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
 // and prints its kernels, launches (per kernel family) and memory per entry.
 
@@ -142,6 +148,16 @@ static void printStats(const codegen::CompiledModule &module) {
                  << module.mergesKeptApart << "\n";
   llvm::errs() << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
+  for (const codegen::CompiledKernelImage &kernel : module.kernels) {
+    llvm::errs() << "kernel " << kernel.name << " (" << kernel.arch << "): ";
+    if (kernel.templateName.empty())
+      llvm::errs() << "no template";
+    else
+      llvm::errs() << kernel.templateName;
+    if (!kernel.configuration.empty())
+      llvm::errs() << " [" << kernel.configuration << "]";
+    llvm::errs() << "\n";
+  }
   for (const codegen::CompiledEntry &entry : module.entries) {
     llvm::errs() << "entry " << entry.name << ": " << entry.launches.size()
                  << " launches, arena " << entry.arenaBytes << " bytes\n";
@@ -182,6 +198,8 @@ int main(int argc, char **argv) {
 
   if (train != "sgd" && train != "adam" && train != "adamw")
     return fail("--train must be adamw, adam or sgd, got '" + train + "'");
+  if (emitTemplates && emit != "cuda")
+    return fail("--emit-templates needs --emit=cuda");
   if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact")
     return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit +
                 "'");
@@ -284,6 +302,14 @@ int main(int argc, char **argv) {
       output->os() << "// ===== " << kernel.name << " =====\n"
                    << (emit == "cuda" ? kernel.source : kernel.binary.ptx)
                    << "\n";
+    if (emit == "cuda" && emitTemplates) {
+      std::string sources;
+      for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
+        sources += kernel.source;
+      for (llvm::StringRef name : codegen::includedTemplates(sources))
+        output->os() << "// ===== template " << name << " =====\n"
+                     << codegen::kernelTemplate(name) << "\n";
+    }
     output->keep();
     return 0;
   }
