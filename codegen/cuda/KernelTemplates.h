@@ -14,6 +14,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <vector>
+
 namespace mlir::kiln::codegen {
 
 struct KernelTemplate {
@@ -27,6 +29,11 @@ llvm::ArrayRef<KernelTemplate> kernelTemplates();
 
 /// The text of the template included as `name`; empty when there is none.
 llvm::StringRef kernelTemplate(llvm::StringRef name);
+
+/// The templates `source` includes, directly or through other templates,
+/// each once, every one after the templates it includes (the order a
+/// self-contained listing needs).
+std::vector<llvm::StringRef> includedTemplates(llvm::StringRef source);
 
 } // namespace mlir::kiln::codegen
 

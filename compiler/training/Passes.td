@@ -1,4 +1,4 @@
-//===- Passes.td - the training-step builder pass -----------------*- tablegen -*-===//
+//===- Passes.td - the training-entry passes ---------------*- tablegen -*-===//
 
 #ifndef KILN_TRAINING_PASSES_TD
 #define KILN_TRAINING_PASSES_TD
@@ -38,6 +38,21 @@ def KilnMakeTrainStep : Pass<"kiln-make-train-step", "mlir::ModuleOp"> {
            "Standard deviation of Gaussian gradient noise (0 = off)">,
     Option<"noiseSeed", "grad-noise-seed", "uint64_t", "0",
            "Seed of the gradient noise">,
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnMakeForward : Pass<"kiln-make-forward", "mlir::ModuleOp"> {
+  let summary = "Makes the loss function the inference entry `forward`";
+  let description = [{
+    For an inference artifact (kilnc --inference): renames the function to
+    `forward` and marks its arguments (`param` where `kiln.param`, `input`
+    otherwise) and results (`output`) with their `kiln.role`. Nothing is
+    differentiated and no other entry is built.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
+           "Name of the function">,
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

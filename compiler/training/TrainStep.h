@@ -31,6 +31,8 @@
 #ifndef KILN_COMPILER_TRAINING_TRAINSTEP_H
 #define KILN_COMPILER_TRAINING_TRAINSTEP_H
 
+#include "compiler/training/ForwardEntry.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -86,6 +88,7 @@ LogicalResult buildTrainingEntries(ModuleOp module,
 #define GEN_PASS_DECL_KILNMAKETRAINSTEP
 #include "compiler/training/Passes.h.inc"
 
+// Registers kiln-make-forward (ForwardEntry.h) too.
 #define GEN_PASS_REGISTRATION
 #include "compiler/training/Passes.h.inc"
 

@@ -2,13 +2,12 @@
 //---------------------------------===//
 //
 // mlir-opt for kiln: parses, verifies, runs pass pipelines and prints IR. The
-// lit tests drive every pass and diagnostic through it.
+// lit tests drive every pass and diagnostic through it. Every kiln pass and
+// the whole compiler, --kiln-pipeline (compiler/pipeline), are registered.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/autodiff/Autodiff.h"
-#include "compiler/training/TrainStep.h"
-#include "compiler/transforms/Fusion.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -20,9 +19,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
-  mlir::kiln::registerAutodiffPasses();
-  mlir::kiln::registerTrainingPasses();
-  mlir::kiln::registerTransformsPasses();
+  mlir::kiln::registerKilnPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

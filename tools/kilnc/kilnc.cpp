@@ -3,28 +3,33 @@
 //
 //   kilnc model.mlir -o model.kiln [--train=adamw|adam|sgd] [options]
 //
-// Parses and verifies the model, builds the training entries (or, with
-// --inference, only `forward`), fuses, plans memory, generates CUDA kernels,
-// compiles them with NVRTC to PTX and a cubin for --arch, and writes the
-// artifact. --emit stops early and prints the IR, the CUDA sources or the PTX.
+// Parses and verifies the model, then runs the kiln pass pipeline
+// (compiler/pipeline): builds the training entries (or, with --inference,
+// only `forward`), fuses, plans memory, generates CUDA kernels and compiles
+// them with NVRTC to PTX and a cubin for --arch; writes the artifact. --emit
+// stops early and prints the IR, the CUDA sources or the PTX. MLIR's
+// pass-manager flags (--mlir-print-ir-after-all, --mlir-timing,
+// --mlir-pass-pipeline-crash-reproducer, ...) apply to the pipeline.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/artifact/ArtifactEmitter.h"
 #include "codegen/cuda/KernelCache.h"
+#include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
-#include "compiler/training/TrainStep.h"
-#include "compiler/transforms/Fusion.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "compiler/transforms/MemoryPlan.h"
-#include "compiler/transforms/MixedPrecision.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Verifier.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -113,6 +118,11 @@ static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
 static cl::opt<std::string>
     emit("emit", cl::desc("mlir, cuda, ptx or artifact (default)"),
          cl::init("artifact"), cl::cat(category));
+static cl::opt<bool> emitTemplates(
+    "emit-templates",
+    cl::desc("with --emit=cuda, also print the kernel templates the kernels "
+             "include, so that the output is self-contained"),
+    cl::cat(category));
 // `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
 // and prints its kernels, launches (per kernel family) and memory per entry.
 
@@ -138,6 +148,16 @@ static void printStats(const codegen::CompiledModule &module) {
                  << module.mergesKeptApart << "\n";
   llvm::errs() << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
+  for (const codegen::CompiledKernelImage &kernel : module.kernels) {
+    llvm::errs() << "kernel " << kernel.name << " (" << kernel.arch << "): ";
+    if (kernel.templateName.empty())
+      llvm::errs() << "no template";
+    else
+      llvm::errs() << kernel.templateName;
+    if (!kernel.configuration.empty())
+      llvm::errs() << " [" << kernel.configuration << "]";
+    llvm::errs() << "\n";
+  }
   for (const codegen::CompiledEntry &entry : module.entries) {
     llvm::errs() << "entry " << entry.name << ": " << entry.launches.size()
                  << " launches, arena " << entry.arenaBytes << " bytes\n";
@@ -157,23 +177,29 @@ static void printStats(const codegen::CompiledModule &module) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  // MLIR's printing, context, pass-manager and timing flags, as mlir-opt
+  // has them. The passes come first: --mlir-print-ir-after=PASS and the
+  // like accept the passes registered when they are.
+  registerKilnPasses();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  static cl::OptionCategory mlirCategory("pipeline options (MLIR)");
+  for (auto &option : cl::getRegisteredOptions())
+    if (option.getKey().starts_with("mlir-"))
+      option.getValue()->addCategory(mlirCategory);
+  cl::HideUnrelatedOptions({&category, &mlirCategory});
   // Keep LLVM's --stats visible: it asks for kilnc's statistics too.
   if (auto *option = cl::getRegisteredOptions().lookup("stats"))
     option->setHiddenFlag(cl::NotHidden), option->addCategory(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln ahead-of-time training compiler\n");
 
-  TrainStepOptions options;
-  options.function = lossFunction;
-  if (train == "sgd")
-    options.optimizer.kind = OptimizerKind::SGD;
-  else if (train == "adam")
-    options.optimizer.kind = OptimizerKind::Adam;
-  else if (train == "adamw")
-    options.optimizer.kind = OptimizerKind::AdamW;
-  else
+  if (train != "sgd" && train != "adam" && train != "adamw")
     return fail("--train must be adamw, adam or sgd, got '" + train + "'");
+  if (emitTemplates && emit != "cuda")
+    return fail("--emit-templates needs --emit=cuda");
   if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact")
     return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit +
                 "'");
@@ -184,21 +210,39 @@ int main(int argc, char **argv) {
     return fail("--nesterov needs --momentum > 0");
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
     return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
-  options.optimizer.momentum = momentum;
-  options.optimizer.nesterov = nesterov;
-  options.optimizer.beta1 = beta1;
-  options.optimizer.beta2 = beta2;
-  options.optimizer.epsilon = epsilon;
-  options.optimizer.weightDecay =
-      weightDecay >= 0
-          ? double(weightDecay)
-          : (options.optimizer.kind == OptimizerKind::AdamW ? 0.01 : 0.0);
-  options.transforms.statistics = gradStats;
-  options.transforms.scale = gradScale;
-  options.transforms.clipNorm = clipNorm;
-  options.transforms.clipValue = clipValue;
-  options.transforms.noiseScale = gradNoise;
-  options.transforms.noiseSeed = gradNoiseSeed;
+
+  PipelineOptions options;
+  options.function = lossFunction.getValue();
+  options.train = inference ? std::string("none") : train.getValue();
+  options.momentum = momentum.getValue();
+  options.nesterov = nesterov.getValue();
+  options.beta1 = beta1.getValue();
+  options.beta2 = beta2.getValue();
+  options.epsilon = epsilon.getValue();
+  options.weightDecay = weightDecay.getValue();
+  options.gradStats = gradStats.getValue();
+  options.gradScale = gradScale.getValue();
+  options.clipNorm = clipNorm.getValue();
+  options.clipValue = clipValue.getValue();
+  options.gradNoise = gradNoise.getValue();
+  options.gradNoiseSeed = gradNoiseSeed.getValue();
+  options.precision = precision.getValue();
+  // Launch merging runs a kernel beside its predecessor only when it does
+  // not write over what the predecessor reads: keep freed bytes one kernel.
+  options.reuseDelay = noMergeLaunches ? 0u : 1u;
+  options.codegen = emit != "mlir";
+  options.arch = arch.getValue();
+  options.tf32 = tf32.getValue();
+  options.mergeLaunches = !noMergeLaunches;
+  if (!noKernelCache)
+    options.kernelCache = kernelCache.getNumOccurrences()
+                              ? std::string(kernelCache)
+                              : codegen::KernelCache::defaultDirectory();
+  options.compile = emit != "cuda";
+
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
 
   DialectRegistry registry;
   registry.insert<KilnDialect, func::FuncDialect>();
@@ -213,48 +257,34 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(openError);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  TimingScope parserTiming = timing.nest("Parser");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  parserTiming.stop();
 
-  if (precision != "f32") {
-    auto loss = module->lookupSymbol<func::FuncOp>(lossFunction);
-    if (!loss)
-      return fail("no function named '" + lossFunction + "'");
-    FloatType storage = precision == "bf16" ? FloatType::getBF16(&context)
-                                            : FloatType::getF16(&context);
-    if (failed(narrowStorage(loss, storage)))
-      return 1;
-  }
+  // With --precision or --inference a missing function is kilnc's error
+  // (for training, kiln-make-train-step reports it).
+  if ((precision != "f32" || inference) &&
+      !module->lookupSymbol<func::FuncOp>(lossFunction))
+    return fail("no function named '" + lossFunction + "'");
 
-  if (inference) {
-    auto loss = module->lookupSymbol<func::FuncOp>(lossFunction);
-    if (!loss)
-      return fail("no function named '" + lossFunction + "'");
-    loss.setSymName("forward");
-    Builder b(&context);
-    for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i) {
-      bool isParam =
-          static_cast<bool>(loss.getArgAttr(i, KilnDialect::kParamAttrName));
-      loss.setArgAttr(i, KilnDialect::kRoleAttrName,
-                      b.getStringAttr(isParam ? "param" : "input"));
-    }
-    for (unsigned i = 0, e = loss.getNumResults(); i < e; ++i)
-      loss.setResultAttr(i, KilnDialect::kRoleAttrName,
-                         b.getStringAttr("output"));
-  } else if (failed(buildTrainingEntries(*module, options))) {
+  // A local reproducer needs a single-threaded pass manager; the pipeline
+  // runs module passes only, so that costs nothing but parallel verification.
+  if (cl::getRegisteredOptions()
+          .lookup("mlir-pass-pipeline-local-reproducer")
+          ->getNumOccurrences())
+    context.disableMultithreading();
+  codegen::CompiledModule compiled;
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
     return 1;
-  }
-  for (auto function : module->getOps<func::FuncOp>())
-    // Launch merging runs a kernel beside its predecessor only when it does
-    // not write over what the predecessor reads: keep freed bytes one kernel.
-    if (failed(fuseFunction(function)) ||
-        failed(
-            planMemory(function, {/*reuseDelay=*/noMergeLaunches ? 0u : 1u})))
-      return 1;
-  if (failed(verify(*module)))
+  pm.enableTiming(timing);
+  buildKilnPipeline(pm, options, &compiled);
+  if (failed(pm.run(*module)))
     return 1;
 
+  TimingScope outputTiming = timing.nest("Output");
   std::string error;
   auto output = openOutputFile(outputPath, &error);
   if (!output)
@@ -265,31 +295,26 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  codegen::CodegenOptions codegenOptions;
-  codegenOptions.arch = arch;
-  codegenOptions.allowTf32 = tf32;
-  codegenOptions.mergeLaunches = !noMergeLaunches;
-  if (!noKernelCache)
-    codegenOptions.kernelCacheDirectory =
-        kernelCache.getNumOccurrences()
-            ? std::string(kernelCache)
-            : codegen::KernelCache::defaultDirectory();
-  FailureOr<codegen::CompiledModule> compiled = codegen::generateModule(
-      *module, codegenOptions, /*compile=*/emit != "cuda");
-  if (failed(compiled))
-    return 1;
   if (llvm::AreStatisticsEnabled())
-    printStats(*compiled);
+    printStats(compiled);
   if (emit == "cuda" || emit == "ptx") {
-    for (const codegen::CompiledKernelImage &kernel : compiled->kernels)
+    for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
       output->os() << "// ===== " << kernel.name << " =====\n"
                    << (emit == "cuda" ? kernel.source : kernel.binary.ptx)
                    << "\n";
+    if (emit == "cuda" && emitTemplates) {
+      std::string sources;
+      for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
+        sources += kernel.source;
+      for (llvm::StringRef name : codegen::includedTemplates(sources))
+        output->os() << "// ===== template " << name << " =====\n"
+                     << codegen::kernelTemplate(name) << "\n";
+    }
     output->keep();
     return 0;
   }
   std::string bytes;
-  if (!codegen::writeArtifact(*compiled, bytes, error))
+  if (!codegen::writeArtifact(compiled, bytes, error))
     return fail("invalid artifact: " + error);
   output->os() << bytes;
   output->keep();

@@ -1,6 +1,8 @@
 // kilnc stops after any stage and shows it.
 // RUN: kilnc %s --inference --function f --emit=mlir | FileCheck %s --check-prefix=MLIR
 // RUN: kilnc %s --inference --function f --emit=cuda | FileCheck %s --check-prefix=CUDA
+// RUN: kilnc %s --inference --function f --emit=cuda --emit-templates | FileCheck %s --check-prefix=TEMPLATES
+// RUN: not kilnc %s --inference --function f --emit-templates -o %t.none 2>&1 | FileCheck %s --check-prefix=NOCUDA
 // RUN: kilnc %s --inference --function f --emit=ptx | FileCheck %s --check-prefix=PTX
 // RUN: kilnc %s --inference --function f -o %t.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: kilnc %s --inference --function f --arch=sm_80 -o %t80.kiln --stats 2>&1 | FileCheck %s --check-prefix=STATS80
@@ -17,11 +19,18 @@
 // CUDA: ) {
 // CUDA-NEXT: kiln_wait_for_predecessor();
 
+// The templates the stubs include follow them, each after those it includes.
+// TEMPLATES: extern "C" __global__ void
+// TEMPLATES: // ===== template kiln/prelude.cuh =====
+// TEMPLATES: struct launch_ctx {
+// NOCUDA: kilnc: error: --emit-templates needs --emit=cuda
+
 // PTX: .target sm_90
 // PTX: .visible .entry
 
 // STATS: kernels: 1 distinct ({{.*}}; 1 may launch before their predecessor ends)
 // STATS80: kernels: 1 distinct ({{.*}}; 0 may launch before their predecessor ends)
+// STATS: kernel kiln_{{[a-z_]+}}_{{[0-9a-f]+}} (sm_90):
 // STATS: entry forward: 1 launches, arena {{[0-9]+}} bytes
 func.func @f(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}) {

@@ -1,0 +1,42 @@
+//===- CodegenPass.cpp - code generation as a pass ------------------------===//
+
+#include "compiler/pipeline/CodegenPass.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DEF_KILNCODEGEN
+#include "compiler/pipeline/Passes.h.inc"
+
+namespace {
+struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
+  using KilnCodegenBase::KilnCodegenBase;
+  CodegenPass(const KilnCodegenOptions &options,
+              codegen::CompiledModule *result)
+      : KilnCodegenBase(options), result(result) {}
+
+  void runOnOperation() override {
+    codegen::CodegenOptions options;
+    options.arch = arch;
+    options.allowTf32 = tf32;
+    options.mergeLaunches = mergeLaunches;
+    options.kernelCacheDirectory = kernelCache;
+    FailureOr<codegen::CompiledModule> compiled =
+        codegen::generateModule(getOperation(), options, compile);
+    if (failed(compiled))
+      return signalPassFailure();
+    if (result)
+      *result = std::move(*compiled);
+    markAllAnalysesPreserved();
+  }
+
+  /// Where the generated module goes (may be null).
+  codegen::CompiledModule *result = nullptr;
+};
+} // namespace
+
+std::unique_ptr<Pass> createKilnCodegenPass(const KilnCodegenOptions &options,
+                                            codegen::CompiledModule *result) {
+  return std::make_unique<CodegenPass>(options, result);
+}
+
+} // namespace mlir::kiln

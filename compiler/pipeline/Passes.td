@@ -1,0 +1,34 @@
+//===- Passes.td - code generation as a pass ---------------*- tablegen -*-===//
+
+#ifndef KILN_PIPELINE_PASSES_TD
+#define KILN_PIPELINE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
+  let summary = "Generates (and compiles) the CUDA kernels of a planned module";
+  let description = [{
+    The last stage of the kiln pipeline, after --kiln-fuse and
+    --kiln-plan-memory: runs the code generator on the module (every fusion
+    of every entry to CUDA C++, NVRTC to PTX, nvJitLink to a cubin for
+    `arch`) and hands the result, the kernels, launches and buffers an
+    artifact holds, to whoever built the pass (kilnc writes it as CUDA, PTX
+    or an artifact). The IR is not changed. Created from a textual pipeline
+    (kiln-opt, a reproducer) the pass has no one to hand the result to: it
+    generates and compiles the kernels as a check and drops them.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
+           "Target architecture">,
+    Option<"tf32", "tf32", "bool", "false",
+           "f32 matmuls on TF32 tensor cores">,
+    Option<"mergeLaunches", "merge-launches", "bool", "true",
+           "Run launches of an entry that may run at once as one kernel">,
+    Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
+           "Directory of compiled kernels kept between runs (empty: none)">,
+    Option<"compile", "compile", "bool", "true",
+           "Compile the kernels (false: generate CUDA C++ only)">,
+  ];
+}
+
+#endif // KILN_PIPELINE_PASSES_TD

@@ -1,0 +1,134 @@
+//===- Pipeline.h - the kiln pass pipeline ----------------------*- C++ -*-===//
+//
+// The one pass pipeline of the compiler, which kilnc runs and kiln-opt
+// registers as --kiln-pipeline:
+//
+//   [kiln-mixed-precision]                      precision=bf16|f16
+//   kiln-make-train-step | kiln-make-forward    train=adamw|adam|sgd | none
+//                                               (autodiff runs inside
+//                                               kiln-make-train-step)
+//   kiln-fuse
+//   kiln-plan-memory                            reuse-delay
+//   [kiln-codegen]                              codegen=true
+//
+// The options are kilnc's flags, with their names and defaults (train=none
+// is kilnc --inference; kilnc --no-merge-launches is reuse-delay=0
+// merge-launches=false).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
+#define KILN_COMPILER_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::kiln {
+namespace codegen {
+struct CompiledModule;
+} // namespace codegen
+
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> function{*this, "function",
+                               llvm::cl::desc("Name of the loss function"),
+                               llvm::cl::init("loss")};
+  Option<std::string> train{
+      *this, "train",
+      llvm::cl::desc("adamw, adam or sgd: the training entries with that "
+                     "optimizer; none: only the forward entry (inference)"),
+      llvm::cl::init("adamw")};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(0.0)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("SGD Nesterov momentum"),
+                        llvm::cl::init(false)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("Adam(W) beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("Adam(W) beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> epsilon{*this, "epsilon", llvm::cl::desc("Adam(W) epsilon"),
+                         llvm::cl::init(1e-8)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay (negative: 0.01 for adamw, 0 otherwise)"),
+      llvm::cl::init(-1.0)};
+  Option<double> clipNorm{
+      *this, "clip-norm",
+      llvm::cl::desc("Clip the global gradient norm (0: off)"),
+      llvm::cl::init(0.0)};
+  Option<double> clipValue{*this, "clip-value",
+                           llvm::cl::desc("Clip gradient elements (0: off)"),
+                           llvm::cl::init(0.0)};
+  Option<double> gradScale{*this, "grad-scale",
+                           llvm::cl::desc("Scale gradients"),
+                           llvm::cl::init(1.0)};
+  Option<double> gradNoise{
+      *this, "grad-noise",
+      llvm::cl::desc("Std of Gaussian gradient noise (0: off)"),
+      llvm::cl::init(0.0)};
+  Option<uint64_t> gradNoiseSeed{*this, "grad-noise-seed",
+                                 llvm::cl::desc("Seed of the gradient noise"),
+                                 llvm::cl::init(0)};
+  Option<bool> gradStats{*this, "grad-stats",
+                         llvm::cl::desc("Emit gradient statistics outputs"),
+                         llvm::cl::init(false)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Storage of parameters and activations: f32, bf16 or "
+                     "f16 (compute stays f32)"),
+      llvm::cl::init("f32")};
+  Option<unsigned> reuseDelay{
+      *this, "reuse-delay",
+      llvm::cl::desc("Kernels after a tensor's last use before its bytes are "
+                     "reused (1 leaves room for launch merging)"),
+      llvm::cl::init(1)};
+  Option<bool> codegen{
+      *this, "codegen",
+      llvm::cl::desc("End with kiln-codegen (kilnc does unless --emit=mlir; "
+                     "in kiln-opt it only checks that code generation "
+                     "succeeds)"),
+      llvm::cl::init(false)};
+  Option<std::string> arch{*this, "arch",
+                           llvm::cl::desc("Target architecture (codegen)"),
+                           llvm::cl::init("sm_90")};
+  Option<bool> tf32{
+      *this, "tf32",
+      llvm::cl::desc("f32 matmuls on TF32 tensor cores (codegen)"),
+      llvm::cl::init(false)};
+  Option<bool> mergeLaunches{
+      *this, "merge-launches",
+      llvm::cl::desc("Launches that may run at once run as one kernel "
+                     "(codegen)"),
+      llvm::cl::init(true)};
+  Option<std::string> kernelCache{
+      *this, "kernel-cache",
+      llvm::cl::desc("Directory of compiled kernels kept between runs "
+                     "(codegen; empty: none)"),
+      llvm::cl::init("")};
+  Option<bool> compile{
+      *this, "compile",
+      llvm::cl::desc("Compile the kernels (codegen; false: CUDA C++ only)"),
+      llvm::cl::init(true)};
+};
+
+/// Checks the options the pipeline's shape depends on (train, precision);
+/// the passes check the rest.
+LogicalResult
+verifyPipelineOptions(const PipelineOptions &options,
+                      function_ref<LogicalResult(const Twine &)> emitError);
+
+/// Adds the kiln pipeline to `pm` (anchored on builtin.module). With
+/// options.codegen, kiln-codegen ends it and moves the generated module into
+/// `*compiled` when that is not null.
+void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
+                       codegen::CompiledModule *compiled = nullptr);
+
+/// Registers every kiln pass and the pipeline as `kiln-pipeline` (once).
+void registerKilnPasses();
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_PIPELINE_PIPELINE_H

@@ -1,0 +1,24 @@
+// kiln-opt --kiln-pipeline: the pipeline's options are checked when it is
+// built; it ends before code generation unless codegen=true, which
+// generates (here without compiling) the kernels as a check and leaves the
+// IR as it is.
+// RUN: kiln-opt %s --kiln-pipeline="train=none" | FileCheck %s
+// RUN: kiln-opt %s --kiln-pipeline="train=none codegen=true compile=false" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-make-forward,kiln-fuse,kiln-plan-memory,kiln-codegen{compile=false})" | FileCheck %s
+// RUN: not kiln-opt %s --kiln-pipeline="train=lion" 2>&1 | FileCheck %s --check-prefix=TRAIN
+// RUN: not kiln-opt %s --kiln-pipeline="precision=fp8" 2>&1 | FileCheck %s --check-prefix=PRECISION
+// RUN: not kiln-opt %s --kiln-codegen 2>&1 | FileCheck %s --check-prefix=UNPLANNED
+
+// CHECK: func.func @forward
+// CHECK-SAME: kiln.arena_size
+// CHECK: kiln.fusion "pointwise"
+
+// TRAIN: error: kiln-pipeline: train must be adamw, adam, sgd or none, got 'lion'
+// PRECISION: error: kiln-pipeline: precision must be f32, bf16 or f16, got 'fp8'
+// UNPLANNED: error: 'func.func' op has no memory plan (run --kiln-plan-memory)
+func.func @loss(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
+    -> (tensor<4x8xf32> {kiln.name = "y"}) {
+  %0 = kiln.add %a, %b : tensor<4x8xf32>, tensor<8xf32>
+  %1 = kiln.tanh %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
