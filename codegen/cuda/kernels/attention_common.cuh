@@ -53,8 +53,7 @@ template <class C> struct dims {
 
 // Key kj is visible to query qi (causal mask aligned to the ends: key j is
 // visible to query i when j <= i + Tk - Tq).
-template <class C>
-__device__ __forceinline__ bool visible(int qi, int kj) {
+template <class C> __device__ __forceinline__ bool visible(int qi, int kj) {
   return kj < C::tk && (!C::causal || kj <= qi + (C::tk - C::tq));
 }
 
@@ -68,14 +67,16 @@ __device__ __forceinline__ float *shared_floats() {
 // into shared [ROWS][LD] as f32 times `mul`; zeros beyond t rows and W
 // columns (up to WP).
 template <class C, int ROWS, int W, int WP, int LD, long long RS>
-__device__ __forceinline__ void load_tile(const launch_ctx &ctx, float *dst,
-                                          const typename C::elem_t *__restrict__ src,
-                                          int row0, int t, float mul) {
+__device__ __forceinline__ void
+load_tile(const launch_ctx &ctx, float *dst,
+          const typename C::elem_t *__restrict__ src, int row0, int t,
+          float mul) {
   typedef typename C::idx_t idx_t;
   for (int idx = ctx.thread.x; idx < ROWS * WP; idx += kThreads) {
     const int r = idx / WP, e = idx % WP;
     float v = 0.f;
-    if (row0 + r < t && e < W) v = kiln_load(src[(idx_t)(row0 + r) * RS + e]) * mul;
+    if (row0 + r < t && e < W)
+      v = kiln_load(src[(idx_t)(row0 + r) * RS + e]) * mul;
     dst[r * LD + e] = v;
   }
 }
@@ -87,34 +88,39 @@ __device__ __forceinline__ void tile_mma(float (&acc)[RI][RJ], A a, B b) {
   for (int k = 0; k < K; ++k) {
     float av[RI], bv[RJ];
 #pragma unroll
-    for (int i = 0; i < RI; ++i) av[i] = a(i, k);
+    for (int i = 0; i < RI; ++i)
+      av[i] = a(i, k);
 #pragma unroll
-    for (int j = 0; j < RJ; ++j) bv[j] = b(j, k);
+    for (int j = 0; j < RJ; ++j)
+      bv[j] = b(j, k);
 #pragma unroll
     for (int i = 0; i < RI; ++i)
 #pragma unroll
-      for (int j = 0; j < RJ; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      for (int j = 0; j < RJ; ++j)
+        acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
   }
 }
 
 // Max and sum over the 16 threads (tx) that share a row.
 __device__ __forceinline__ float row_max(float v) {
 #pragma unroll
-  for (int o = 8; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  for (int o = 8; o > 0; o /= 2)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 __device__ __forceinline__ float row_sum(float v) {
 #pragma unroll
-  for (int o = 8; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  for (int o = 8; o > 0; o /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
 
-template <int R, int N>
-__device__ __forceinline__ void zero(float (&a)[R][N]) {
+template <int R, int N> __device__ __forceinline__ void zero(float (&a)[R][N]) {
 #pragma unroll
   for (int i = 0; i < R; ++i)
 #pragma unroll
-    for (int j = 0; j < N; ++j) a[i][j] = 0.f;
+    for (int j = 0; j < N; ++j)
+      a[i][j] = 0.f;
 }
 
 // This thread's scores of a query tile against a key tile in shared memory:
@@ -123,8 +129,9 @@ template <int RM, int RN, int DP, int LQ, int LK>
 __device__ __forceinline__ void scores(float (&s)[RM][RN], const float *sQ,
                                        const float *sK, int ty, int tx) {
   zero(s);
-  tile_mma<RM, RN, DP>(s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
-                       [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
+  tile_mma<RM, RN, DP>(
+      s, [&](int i, int e) { return sQ[(ty + 16 * i) * LQ + e]; },
+      [&](int j, int e) { return sK[(tx + 16 * j) * LK + e]; });
 }
 
 // Masks the scores of the key tile at k0 and advances the online softmax of
@@ -141,7 +148,8 @@ __device__ __forceinline__ void online_max(float (&s)[RM][RN], float (&m)[RM],
     float mt = m[i];
 #pragma unroll
     for (int j = 0; j < RN; ++j) {
-      if (!visible<C>(qi, k0 + tx + 16 * j)) s[i][j] = -inf();
+      if (!visible<C>(qi, k0 + tx + 16 * j))
+        s[i][j] = -inf();
       mt = fmaxf(mt, s[i][j]);
     }
     mt = row_max(mt);

@@ -18,16 +18,18 @@ namespace kiln {
 namespace attention {
 
 template <class C>
-__device__ __forceinline__ void forward(const launch_ctx &ctx,
-                                        const typename C::elem_t *__restrict__ q,
-                                        const typename C::elem_t *__restrict__ k,
-                                        const typename C::elem_t *__restrict__ v,
-                                        typename C::elem_t *__restrict__ out) {
+__device__ __forceinline__ void
+forward(const launch_ctx &ctx, const typename C::elem_t *__restrict__ q,
+        const typename C::elem_t *__restrict__ k,
+        const typename C::elem_t *__restrict__ v,
+        typename C::elem_t *__restrict__ out) {
   typedef typename C::elem_t elem_t;
   typedef typename C::idx_t idx_t;
   typedef dims<C> T;
-  constexpr int TQ = T::TQ, TK = T::TK, D = T::D, DV = T::DV, DP = T::DP, DVP = T::DVP;
-  constexpr int BM = T::BM, BN = T::BN, QT = T::QT, RM = T::RM, RN = T::RN, DVJ = T::DVJ;
+  constexpr int TQ = T::TQ, TK = T::TK, D = T::D, DV = T::DV, DP = T::DP,
+                DVP = T::DVP;
+  constexpr int BM = T::BM, BN = T::BN, QT = T::QT, RM = T::RM, RN = T::RN,
+                DVJ = T::DVJ;
   constexpr int LQ = T::LQ, LK = T::LK, LV = T::LV, LP = T::LP;
   constexpr smem_layout L = forward_smem(BM, DP, DVP);
   float *smem = shared_floats();
@@ -41,7 +43,8 @@ __device__ __forceinline__ void forward(const launch_ctx &ctx,
   load_tile<C, BM, D, DP, LQ, C::q_layout::row>(ctx, sQ, qb, q0, TQ, C::qscale);
   float m[RM], l[RM], o[RM][DVJ];
 #pragma unroll
-  for (int i = 0; i < RM; ++i) m[i] = -inf(), l[i] = 0.f;
+  for (int i = 0; i < RM; ++i)
+    m[i] = -inf(), l[i] = 0.f;
   zero(o);
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   for (int k0 = 0; k0 < kEnd; k0 += BN) {
@@ -56,7 +59,8 @@ __device__ __forceinline__ void forward(const launch_ctx &ctx,
     for (int i = 0; i < RM; ++i) {
       const float mt = m[i];
 #pragma unroll
-      for (int jj = 0; jj < DVJ; ++jj) o[i][jj] *= alpha[i];
+      for (int jj = 0; jj < DVJ; ++jj)
+        o[i][jj] *= alpha[i];
 #pragma unroll
       for (int j = 0; j < RN; ++j) {
         const float p = mt == -inf() ? 0.f : exp2f(s[i][j] - mt);
@@ -65,20 +69,23 @@ __device__ __forceinline__ void forward(const launch_ctx &ctx,
       }
     }
     __syncthreads();
-    tile_mma<RM, DVJ, BN>(o, [&](int i, int c) { return sP[(ty + 16 * i) * LP + c]; },
-                          [&](int jj, int c) { return sV[c * LV + tx + 16 * jj]; });
+    tile_mma<RM, DVJ, BN>(
+        o, [&](int i, int c) { return sP[(ty + 16 * i) * LP + c]; },
+        [&](int jj, int c) { return sV[c * LV + tx + 16 * jj]; });
   }
 #pragma unroll
   for (int i = 0; i < RM; ++i) {
     const float total = row_sum(l[i]);
     const int qi = q0 + ty + 16 * i;
-    if (qi >= TQ) continue;
+    if (qi >= TQ)
+      continue;
     const float inv = total > 0.f ? 1.f / total : 0.f;
 #pragma unroll
     for (int jj = 0; jj < DVJ; ++jj) {
       const int e = tx + 16 * jj;
       if (e < DV)
-        kiln_store(out + C::out_layout::base(bh) + (idx_t)qi * C::out_layout::row + e,
+        kiln_store(out + C::out_layout::base(bh) +
+                       (idx_t)qi * C::out_layout::row + e,
                    o[i][jj] * inv);
     }
   }

@@ -39,9 +39,8 @@ struct smem_layout {
 };
 
 // Forward: Q [tile][dp], K [tile][dp], V [tile][dvp], P [tile][tile].
-__host__ __device__ constexpr smem_layout forward_smem(long long tile,
-                                                      long long dp,
-                                                      long long dvp) {
+__host__ __device__ constexpr smem_layout
+forward_smem(long long tile, long long dp, long long dvp) {
   smem_layout l;
   l.q = 0;
   l.k = l.q + tile * head_ld(dp);
@@ -52,9 +51,8 @@ __host__ __device__ constexpr smem_layout forward_smem(long long tile,
 }
 
 // dq: Q and dO of the query tile, K and V of a key tile, dS.
-__host__ __device__ constexpr smem_layout backward_dq_smem(long long tile,
-                                                          long long dp,
-                                                          long long dvp) {
+__host__ __device__ constexpr smem_layout
+backward_dq_smem(long long tile, long long dp, long long dvp) {
   smem_layout l;
   l.q = 0;
   l.o = l.q + tile * head_ld(dp);
@@ -67,9 +65,8 @@ __host__ __device__ constexpr smem_layout backward_dq_smem(long long tile,
 
 // dk/dv: K and V of the key tile, Q and dO of a query tile, P, dS and the
 // tile's row statistics.
-__host__ __device__ constexpr smem_layout backward_dkdv_smem(long long tile,
-                                                            long long dp,
-                                                            long long dvp) {
+__host__ __device__ constexpr smem_layout
+backward_dkdv_smem(long long tile, long long dp, long long dvp) {
   smem_layout l;
   l.k = 0;
   l.v = l.k + tile * head_ld(dp);
