@@ -1,9 +1,8 @@
-//===- AttentionEmitter.h - kernels of "attention" fusions -------*- C++
-//-*-===//
+//===- AttentionEmitter.h - kernels of "attention" fusions ------*- C++ -*-===//
 //
 // kiln.attention as a flash-attention forward kernel and
-// kiln.attention_backward as three deterministic kernels (row statistics,
-// dk/dv over key tiles, dq over query tiles).
+// kiln.attention_backward as two deterministic kernels (row statistics and
+// dq over query tiles, dk/dv over key tiles).
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,12 +3,14 @@
 // Flash-attention forward and the two backward kernels for the sine block
 // (B4 H4 T32 D16, causal), the attention targets (B8 H16 T2048 D128 causal,
 // D64 non-causal, bf16), Tq != Tk with tails, f16/f32, large head dims on
-// smaller tiles, and what the emitter rejects. Every kernel is compiled to
-// PTX and an sm_90 cubin.
+// smaller tiles (chosen by the target's shared memory), and what the emitter
+// rejects. Every kernel is compiled to PTX and an sm_90 cubin.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/cuda/AttentionFusion.h"
+#include "codegen/cuda/AttentionPlanner.h"
 #include "codegen/cuda/EmitterTestUtils.h"
 
 namespace mlir::kiln::codegen {
@@ -61,16 +63,25 @@ TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
   // 32 queries: one 32-row tile per (batch, head).
   EXPECT_EQ(f.launches[0].grid[0], 16u);
   EXPECT_EQ(f.launches[0].block[0], 256u);
-  EXPECT_NE(f.kernels[0].source.find("constexpr bool CAUSAL = true"),
+  EXPECT_NE(f.kernels[0].source.find("static constexpr bool causal = true;"),
             std::string::npos);
-  EXPECT_NE(f.kernels[0].source.find("SCALE = 0.25f"), std::string::npos);
+  EXPECT_NE(f.kernels[0].source.find("scale = 0.25f;"), std::string::npos);
+  EXPECT_NE(f.kernels[0].source.find("static constexpr int tile = 32;"),
+            std::string::npos);
+  EXPECT_EQ(f.kernels[0].templateName, "attention_fwd");
   GeneratedFusion b = backward("4x4x32x16", "4x4x32x16", "4x4x32x16",
                                "4x4x32x16", "f32", "causal");
   ASSERT_EQ(b.launches.size(), 2u);
   // Row statistics travel through scratch from the dq kernel to dk/dv.
   EXPECT_GE(b.scratchBytes, 2u * 4 * 4 * 32 * 4);
-  for (const GeneratedKernel &k : b.kernels)
+  EXPECT_EQ(b.kernels[0].templateName, "attention_bwd_dq");
+  EXPECT_EQ(b.kernels[1].templateName, "attention_bwd_dkdv");
+  for (const GeneratedKernel &k : b.kernels) {
     EXPECT_EQ(k.source.find("atomic"), std::string::npos);
+    // Rendered from a KernelSpec: launch merging may place it in a part.
+    EXPECT_FALSE(k.part.code.empty());
+    EXPECT_FALSE(k.configuration.empty());
+  }
 }
 
 TEST_F(AttentionEmitterTest, TargetD128CausalBf16) {
@@ -97,7 +108,7 @@ TEST_F(AttentionEmitterTest, TailsAndDifferentLengthsF16) {
   GeneratedFusion f =
       forward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
               "causal scale = 1.250000e-01");
-  EXPECT_NE(f.kernels[0].source.find("SCALE = 0.125f"), std::string::npos);
+  EXPECT_NE(f.kernels[0].source.find("scale = 0.125f;"), std::string::npos);
   backward("2x3x17x40", "2x3x50x40", "2x3x50x24", "2x3x17x24", "f16",
            "causal scale = 1.250000e-01");
   forward("1x2x33x8", "1x2x7x8", "1x2x7x72", "1x2x33x72", "f32", "");
@@ -106,12 +117,64 @@ TEST_F(AttentionEmitterTest, TailsAndDifferentLengthsF16) {
 }
 
 TEST_F(AttentionEmitterTest, LargeHeadDimsUseSmallerTiles) {
-  GeneratedFusion f = forward("2x2x100x256", "2x2x100x256", "2x2x100x256",
-                              "2x2x100x256", "bf16", "causal");
-  EXPECT_NE(f.kernels[0].source.find("BM = 32"), std::string::npos);
+  const GpuTarget &target = CodegenOptions().target();
+  GeneratedFusion f = forward("2x2x100x320", "2x2x100x320", "2x2x100x320",
+                              "2x2x100x320", "bf16", "causal");
+  ASSERT_EQ(f.launches.size(), 1u);
+  EXPECT_NE(f.kernels[0].source.find("static constexpr int tile = 32;"),
+            std::string::npos);
+  EXPECT_EQ(f.launches[0].grid[0], 4u * 4);
+  // 64-row tiles would not fit in a block's shared memory; 32-row ones do,
+  // and the launch asks for exactly what the kernel's buffers take.
+  AttentionProblem p;
+  p.d = p.dv = 320;
+  EXPECT_GT(attentionForwardSharedBytes(p, 64), target.sharedBytesPerBlock);
+  EXPECT_EQ(f.launches[0].dynamicSharedBytes,
+            attentionForwardSharedBytes(p, 32));
+
   GeneratedFusion b = backward("1x2x40x512", "1x2x40x512", "1x2x40x512",
                                "1x2x40x512", "f32", "");
-  EXPECT_NE(b.kernels[0].source.find("BM = 16"), std::string::npos);
+  ASSERT_EQ(b.launches.size(), 2u);
+  EXPECT_NE(b.kernels[0].source.find("static constexpr int tile = 16;"),
+            std::string::npos);
+  p.backward = true;
+  p.d = p.dv = 512;
+  EXPECT_GT(attentionBackwardDkDvSharedBytes(p, 32),
+            target.sharedBytesPerBlock);
+  EXPECT_EQ(b.launches[0].dynamicSharedBytes,
+            attentionBackwardDqSharedBytes(p, 16));
+  EXPECT_EQ(b.launches[1].dynamicSharedBytes,
+            attentionBackwardDkDvSharedBytes(p, 16));
+}
+
+TEST_F(AttentionEmitterTest, TilesFollowTheTargetsSharedMemory) {
+  // d = 224 takes 64-row tiles within sm_90's shared memory per block, but
+  // not within sm_80's.
+  std::string types = t("1x2x256x224", "bf16") + ", " +
+                      t("1x2x256x224", "bf16") + ", " +
+                      t("1x2x256x224", "bf16");
+  FusionOp fusion =
+      fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + types,
+               types, t("1x2x256x224", "bf16"));
+  ASSERT_TRUE(fusion);
+  FailureOr<AttentionFusion> single = analyzeAttentionFusion(fusion);
+  ASSERT_TRUE(succeeded(single));
+  for (auto [arch, tile] : {std::pair{"sm_90", 64}, std::pair{"sm_80", 32}}) {
+    CodegenOptions options;
+    options.arch = arch;
+    const GpuTarget &target = options.target();
+    EXPECT_EQ(*chooseAttentionTile(single->problem, target), tile) << arch;
+    EXPECT_LE(attentionForwardSharedBytes(single->problem, tile),
+              target.sharedBytesPerBlock);
+    FailureOr<GeneratedFusion> g = emitter->emit(fusion, options);
+    ASSERT_TRUE(succeeded(g)) << diagnostics;
+    EXPECT_NE(g->kernels[0].source.find(
+                  "static constexpr int tile = " + std::to_string(tile) + ";"),
+              std::string::npos)
+        << arch;
+    EXPECT_EQ(g->launches[0].dynamicSharedBytes,
+              attentionForwardSharedBytes(single->problem, tile));
+  }
 }
 
 TEST_F(AttentionEmitterTest, BackwardWithOnlySomeGradients) {
@@ -134,8 +197,11 @@ TEST_F(AttentionEmitterTest, BackwardWithOnlySomeGradients) {
   GeneratedFusion g = emitAndCompile(*emitter, fusion);
   ASSERT_EQ(g.launches.size(), 2u);
   EXPECT_EQ(g.kernels[0].source.find("d_query"), std::string::npos);
-  EXPECT_EQ(g.kernels[1].source.find("d_key +"), std::string::npos);
-  EXPECT_NE(g.kernels[1].source.find("d_value"), std::string::npos);
+  EXPECT_NE(g.kernels[0].source.find("has_dq = false"), std::string::npos);
+  EXPECT_EQ(g.kernels[1].source.find("d_key"), std::string::npos);
+  EXPECT_NE(g.kernels[1].source.find("has_dk = false, has_dv = true"),
+            std::string::npos);
+  EXPECT_NE(g.kernels[1].source.find("d_value_layout"), std::string::npos);
 }
 
 TEST_F(AttentionEmitterTest, ReadsAndWritesThroughHeadDimKeepingTransposes) {
@@ -159,13 +225,14 @@ TEST_F(AttentionEmitterTest, ReadsAndWritesThroughHeadDimKeepingTransposes) {
   GeneratedFusion f = emitAndCompile(*emitter, forward);
   ASSERT_EQ(f.kernels.size(), 1u);
   const std::string &fs = f.kernels[0].source;
-  EXPECT_NE(fs.find("Q_ST = 64;"), std::string::npos) << fs;
-  EXPECT_NE(fs.find("(idx_t)(bh / 4) * 2048 + (idx_t)(bh % 4) * 16"),
+  // Heads, batch, head and row strides: q rows are H * D apart, heads D.
+  EXPECT_NE(fs.find("strided<idx_t, 4, 2048, 16, 64> q_layout;"),
+            std::string::npos)
+      << fs;
+  EXPECT_NE(fs.find("strided<idx_t, 4, 2048, 512, 16> v_layout;"),
             std::string::npos);
-  EXPECT_NE(fs.find("V_ST = 16;"), std::string::npos);
-  EXPECT_NE(fs.find("V_BASE(int bh) { return (idx_t)bh * 512; }"),
+  EXPECT_NE(fs.find("strided<idx_t, 4, 2048, 16, 64> out_layout;"),
             std::string::npos);
-  EXPECT_NE(fs.find("OUT_ST = 64;"), std::string::npos);
   // One block per (batch, head) of the op's [4, 4, 32, 16] view.
   EXPECT_EQ(f.launches[0].grid[0], 16u);
 
@@ -196,10 +263,16 @@ TEST_F(AttentionEmitterTest, ReadsAndWritesThroughHeadDimKeepingTransposes) {
   ASSERT_EQ(b.launches.size(), 2u);
   expectWritesEveryResult(backward, b);
   const std::string &bs = b.kernels[1].source;
-  for (const char *name : {"Q", "K", "V", "OUT", "D_OUT", "D_VALUE"})
-    EXPECT_NE(bs.find(std::string(name) + "_ST = 64;"), std::string::npos)
+  for (const char *name : {"q", "k", "v", "d_out", "d_value"})
+    EXPECT_NE(bs.find(std::string("strided<idx_t, 4, 2048, 16, 64> ") + name +
+                      "_layout;"),
+              std::string::npos)
         << name;
-  EXPECT_NE(bs.find("D_KEY_ST = 16;"), std::string::npos);
+  EXPECT_NE(bs.find("strided<idx_t, 4, 2048, 512, 16> d_key_layout;"),
+            std::string::npos);
+  EXPECT_NE(
+      b.kernels[0].source.find("strided<idx_t, 4, 2048, 16, 64> out_layout;"),
+      std::string::npos);
 }
 
 TEST_F(AttentionEmitterTest, Rejects) {

@@ -31,6 +31,10 @@ struct TemplateInstance {
 /// The merged-launch dispatcher over parts of different block shapes.
 std::vector<TemplateInstance> mergedTemplateInstances();
 
+/// The flash-attention forward and backward kernels
+/// (AttentionTemplateInstances.cpp).
+std::vector<TemplateInstance> attentionTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 

@@ -1,0 +1,103 @@
+//===- AttentionTemplateInstances.cpp - attention kernels to check --------===//
+//
+// Every tile the attention planner chooses, with the largest head dim it
+// chooses that tile for on sm_90 (the most registers per thread), causal or
+// not, in each storage type; each kernel rendered by the planner itself.
+// bf16 instances read [B, T, H, D] buffers (the strided head addressing),
+// f32 ones use 64-bit offsets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/AttentionPlanner.h"
+#include "codegen/cuda/TemplateInstances.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+constexpr int64_t kBatch = 2, kHeads = 4, kTq = 1000, kTk = 1090;
+
+AttentionTensor tensor(bool interleaved, int64_t rows, int64_t dim,
+                       LaunchArg arg) {
+  if (!interleaved)
+    return AttentionTensor::dense(kHeads, rows, dim, arg);
+  return {kHeads, rows * kHeads * dim, dim, kHeads * dim, arg};
+}
+
+AttentionProblem problem(bool backward, int64_t dim, bool causal,
+                         llvm::StringRef elem) {
+  AttentionProblem p;
+  p.backward = backward;
+  p.batchHeads = kBatch * kHeads;
+  p.tq = kTq;
+  p.tk = kTk;
+  p.d = p.dv = dim;
+  p.scale = 1.0 / std::sqrt(double(dim));
+  p.causal = causal;
+  p.elem = elem.str();
+  p.wideIndex = elem == "float";
+  bool interleaved = elem == "__nv_bfloat16";
+  int64_t next = 0;
+  auto operand = [&](int64_t rows) {
+    p.operands.push_back(
+        tensor(interleaved, rows, dim, LaunchArg::operand(next++)));
+  };
+  operand(kTq);
+  operand(kTk);
+  operand(kTk);
+  if (backward) {
+    operand(kTq);
+    operand(kTq);
+    p.results = {tensor(interleaved, kTq, dim, LaunchArg::result(0)),
+                 tensor(interleaved, kTk, dim, LaunchArg::result(1)),
+                 tensor(interleaved, kTk, dim, LaunchArg::result(2))};
+  } else {
+    p.results = {tensor(interleaved, kTq, dim, LaunchArg::result(0))};
+  }
+  return p;
+}
+
+/// The largest head dim (a multiple of 16) for which the planner chooses
+/// `tile` on sm_90.
+int64_t largestHeadDim(bool backward, int64_t tile) {
+  const GpuTarget &target = *GpuTarget::forArch("sm_90");
+  int64_t largest = 0;
+  for (int64_t dim = 16; dim <= 4096; dim += 16) {
+    FailureOr<int64_t> chosen =
+        chooseAttentionTile(problem(backward, dim, false, "float"), target);
+    if (succeeded(chosen) && *chosen == tile)
+      largest = dim;
+  }
+  return largest;
+}
+
+} // namespace
+
+std::vector<TemplateInstance> attentionTemplateInstances() {
+  static const std::pair<const char *, const char *> elems[] = {
+      {"float", "f32"}, {"__nv_bfloat16", "bf16"}, {"__half", "f16"}};
+  std::vector<TemplateInstance> instances;
+  for (bool backward : {false, true})
+    for (int64_t tile : kAttentionTiles) {
+      int64_t dim = largestHeadDim(backward, tile);
+      for (bool causal : {false, true})
+        for (auto [elem, short_] : elems) {
+          FusionBuilder builder("// attention template instance\n");
+          planAttention(problem(backward, dim, causal, elem), tile, builder);
+          GeneratedFusion fusion = builder.take();
+          for (const GeneratedKernel &kernel : fusion.kernels)
+            instances.push_back(
+                {llvm::formatv("{0}_{1}_t{2}_d{3}{4}", kernel.templateName,
+                               short_, tile, dim, causal ? "_causal" : "")
+                     .str(),
+                 kernel.source,
+                 {"sm_90", "sm_80"}});
+        }
+    }
+  return instances;
+}
+
+} // namespace mlir::kiln::codegen
