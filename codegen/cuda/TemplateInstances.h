@@ -31,6 +31,9 @@ struct TemplateInstance {
 /// The merged-launch dispatcher over parts of different block shapes.
 std::vector<TemplateInstance> mergedTemplateInstances();
 
+/// Every GEMM tile configuration (GemmTemplateInstances.cpp).
+std::vector<TemplateInstance> gemmTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 
