@@ -1277,7 +1277,7 @@ std::vector<double> replayTensorCore(const Replay &cfg, const Problem &pr,
               }
           }
       }
-      // Epilogue: kg_emit_pair per accumulator pair.
+      // Epilogue: emit_pair per accumulator pair.
       for (int warp = 0; warp < threads / 32; ++warp)
         for (int lane = 0; lane < 32; ++lane) {
           const int warpM = warp / cfg.warpsN, warpN = warp % cfg.warpsN;

@@ -92,7 +92,7 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
   const int perSplit = (kt + pr.split - 1) / pr.split;
 
   std::vector<double> smem((sB + stages * bBytes) / 2, nan);
-  // KgTileCopy: every chunk of the tile written exactly once; a thread's
+  // wgmma_tile_copy: every chunk of the tile written exactly once; a thread's
   // chunks are STEP rows apart and share the first one's swizzle.
   auto load = [&](unsigned s, int mn, bool kMajor, const std::vector<double> &g,
                   int64_t gRows, int64_t gCols, int64_t mn0, int64_t k0) {
@@ -125,18 +125,18 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
 
   std::vector<double> partial(pr.split * pr.rows * pr.n, nan);
   std::vector<int> stores(partial.size(), 0);
-  // The persistent blocks' walk over the work items (kg_work, kg_tile).
+  // The persistent blocks' walk over the work items (wgmma_work).
   const int64_t tilesM = (pr.rows + bm - 1) / bm, tilesN = (pr.n + bn - 1) / bn;
   const int64_t work = pr.split * tilesM * tilesN,
-                grid = std::min<int64_t>(work, 132);
+                grid = std::min<int64_t>(work,
+                                         GpuTarget::forArch("sm_90")->smCount);
   std::vector<std::pair<int64_t, int>> items;
   for (int64_t block = 0; block < grid; ++block)
     for (int64_t w = block; w < work; w += grid) {
-      int64_t tile = w % (tilesM * tilesN), group = tile / (8 * tilesN);
-      int64_t first = group * 8, size = std::min<int64_t>(tilesM - first, 8);
-      int64_t local = tile % (8 * tilesN);
-      items.push_back({(first + local % size) * tilesN + local / size,
-                       int(w / (tilesM * tilesN))});
+      int64_t tm = 0, tn = 0;
+      ::kiln::gemm::grouped_tile<int64_t>(w % (tilesM * tilesN), tilesM, tilesN,
+                                          8, tm, tn);
+      items.push_back({tm * tilesN + tn, int(w / (tilesM * tilesN))});
     }
   EXPECT_EQ(int64_t(items.size()), work);
   for (auto [tile, split] : items) {
@@ -172,7 +172,7 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
             }
         }
     }
-    // The kernel's epilogue: kg_emit_pair(r, c, acc[4j + 2h], acc[4j + 2h +
+    // The kernel's epilogue: emit_pair(r, c, acc[4j + 2h], acc[4j + 2h +
     // 1]).
     for (int tid = 0; tid < threads; ++tid) {
       const int wg = tid >> 7, lane = tid & 31, warp = (tid >> 5) & 3;
