@@ -93,16 +93,8 @@ int64_t attentionBackwardDkDvSharedBytes(const AttentionProblem &p,
   return layout::backward_dkdv_smem(tile, padded(p.d), padded(p.dv)).bytes();
 }
 
-/// The most shared memory one attention block takes: the target's limit, but
-/// at most 200 KiB, the budget the tiles were measured with on sm_90; a larger
-/// tile at head dims near 256 would double the block's registers and shared
-/// memory and halve the blocks resident per SM.
-constexpr int64_t kMaxAttentionSharedBytes = 200 * 1024;
-
 FailureOr<int64_t> chooseAttentionTile(const AttentionProblem &p,
                                        const GpuTarget &target) {
-  const int64_t budget = std::min<int64_t>(target.sharedBytesPerBlock,
-                                           kMaxAttentionSharedBytes);
   int64_t longest = padded(std::max(p.tq, p.tk));
   for (int64_t tile : kAttentionTiles) {
     if (tile > longest && tile != 16)
@@ -111,7 +103,7 @@ FailureOr<int64_t> chooseAttentionTile(const AttentionProblem &p,
                        ? std::max(attentionBackwardDqSharedBytes(p, tile),
                                   attentionBackwardDkDvSharedBytes(p, tile))
                        : attentionForwardSharedBytes(p, tile);
-    if (need <= budget)
+    if (need <= int64_t(target.sharedBytesPerBlock))
       return tile;
   }
   return failure();

@@ -1,13 +1,15 @@
 // The wgmma GEMM kernel's index math replayed on the host: the swizzled tile
 // loader, the shared-memory matrix descriptors and the accumulator layout of
-// the kernel template in GemmWgmma.cpp (formulas copied from it), against
-// the hardware's side taken from the PTX ISA: the canonical 128-byte-swizzled
+// kernels/gemm_wgmma.cuh (its layout functions are the ones of
+// kernels/gemm_layout.cuh, called here), against the hardware's side taken
+// from the PTX ISA: the canonical 128-byte-swizzled
 // K-major and M/N-major layouts a descriptor denotes, and the register layout
 // of wgmma's f32 accumulators. Small integer matrices, so the replayed
 // product must equal the direct one exactly; shared memory starts as NaN, so
 // a descriptor that reads an unwritten byte shows up.
 
-#include "codegen/cuda/GemmWgmma.h"
+#include "codegen/cuda/GpuTarget.h"
+#include "kiln/gemm_layout.cuh"
 
 #include <gtest/gtest.h>
 
@@ -21,23 +23,20 @@
 namespace mlir::kiln::codegen {
 namespace {
 
-constexpr int kBlockK = kWgmmaBlockK;
+// --- The kernel's side (kernels/gemm_layout.cuh) --------------------------
 
-// --- The kernel's side (copied from the template) -------------------------
+using ::kiln::gemm::wgmma_block_k;
+constexpr int kBlockK = wgmma_block_k;
 
-unsigned swizzleK(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+unsigned swizzleK(int r, int c) { return ::kiln::gemm::wgmma_swizzle_k(r, c); }
 unsigned swizzleMn(int k, int c) {
-  return (c >> 3) * (kBlockK * 128) + k * 128 + (((c & 7) ^ (k & 7)) << 4);
-}
-uint64_t descriptor(unsigned addr, unsigned lbo, unsigned sbo) {
-  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t(lbo >> 4) << 16) |
-         (uint64_t(sbo >> 4) << 32) | (1ull << 62);
+  return ::kiln::gemm::wgmma_swizzle_mn(k, c);
 }
 uint64_t operand(bool kMajor, unsigned s, int mn, int j) {
-  if (kMajor)
-    return descriptor(s + mn * 128 + j * 32, 16, 1024);
-  return descriptor(s + (mn >> 6) * (kBlockK * 128) + j * 2048, kBlockK * 128,
-                    1024);
+  return ::kiln::gemm::wgmma_operand(kMajor, s, mn, j);
+}
+unsigned wgmmaSharedBytes(int bm, int bn, int stages) {
+  return ::kiln::gemm::wgmma_shared_bytes(bm, bn, stages);
 }
 
 // --- The hardware's side (PTX ISA) -----------------------------------------
@@ -80,7 +79,8 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
                            bool bK, const std::vector<double> &a,
                            const std::vector<double> &b) {
   const int threads = bm / 64 * 128;
-  const int aBytes = bm * kBlockK * 2, bBytes = bn * kBlockK * 2;
+  const int aBytes = ::kiln::gemm::wgmma_tile_bytes(bm),
+            bBytes = ::kiln::gemm::wgmma_tile_bytes(bn);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // The dynamic shared window starts at an offset; the kernel aligns it up.
   const unsigned window = 48;
@@ -92,7 +92,7 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
   const int perSplit = (kt + pr.split - 1) / pr.split;
 
   std::vector<double> smem((sB + stages * bBytes) / 2, nan);
-  // KgTileCopy: every chunk of the tile written exactly once; a thread's
+  // wgmma_tile_copy: every chunk of the tile written exactly once; a thread's
   // chunks are STEP rows apart and share the first one's swizzle.
   auto load = [&](unsigned s, int mn, bool kMajor, const std::vector<double> &g,
                   int64_t gRows, int64_t gCols, int64_t mn0, int64_t k0) {
@@ -125,18 +125,18 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
 
   std::vector<double> partial(pr.split * pr.rows * pr.n, nan);
   std::vector<int> stores(partial.size(), 0);
-  // The persistent blocks' walk over the work items (kg_work, kg_tile).
+  // The persistent blocks' walk over the work items (wgmma_work).
   const int64_t tilesM = (pr.rows + bm - 1) / bm, tilesN = (pr.n + bn - 1) / bn;
   const int64_t work = pr.split * tilesM * tilesN,
-                grid = std::min<int64_t>(work, 132);
+                grid = std::min<int64_t>(work,
+                                         GpuTarget::forArch("sm_90")->smCount);
   std::vector<std::pair<int64_t, int>> items;
   for (int64_t block = 0; block < grid; ++block)
     for (int64_t w = block; w < work; w += grid) {
-      int64_t tile = w % (tilesM * tilesN), group = tile / (8 * tilesN);
-      int64_t first = group * 8, size = std::min<int64_t>(tilesM - first, 8);
-      int64_t local = tile % (8 * tilesN);
-      items.push_back({(first + local % size) * tilesN + local / size,
-                       int(w / (tilesM * tilesN))});
+      int64_t tm = 0, tn = 0;
+      ::kiln::gemm::grouped_tile<int64_t>(w % (tilesM * tilesN), tilesM, tilesN,
+                                          8, tm, tn);
+      items.push_back({tm * tilesN + tn, int(w / (tilesM * tilesN))});
     }
   EXPECT_EQ(int64_t(items.size()), work);
   for (auto [tile, split] : items) {
@@ -172,7 +172,7 @@ std::vector<double> replay(int bm, int bn, int stages, const Shape &pr, bool aK,
             }
         }
     }
-    // The kernel's epilogue: kg_emit_pair(r, c, acc[4j + 2h], acc[4j + 2h +
+    // The kernel's epilogue: emit_pair(r, c, acc[4j + 2h], acc[4j + 2h +
     // 1]).
     for (int tid = 0; tid < threads; ++tid) {
       const int wg = tid >> 7, lane = tid & 31, warp = (tid >> 5) & 3;
@@ -246,22 +246,10 @@ TEST(WgmmaReplay, TilesEveryLayoutWithTails) {
 
 TEST(WgmmaReplay, SharedMemoryFitsOneBlock) {
   EXPECT_EQ(wgmmaSharedBytes(128, 256, 4), 4u * (128 + 256) * 64 * 2 + 1024);
-  EXPECT_LE(wgmmaSharedBytes(128, 256, 4), 227u * 1024);
-  EXPECT_LE(wgmmaSharedBytes(128, 128, 6), 227u * 1024);
-}
-
-TEST(WgmmaSource, InstructionMatchesTypesAndLayouts) {
-  std::string bf16 = wgmmaKernelSource(256, false, false, true);
-  EXPECT_NE(
-      bf16.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0, "),
-      std::string::npos);
-  EXPECT_NE(bf16.find("%127}, %128, %129, p, 1, 1, 0, 1;"), std::string::npos);
-  EXPECT_NE(bf16.find("\"+f\"(acc[127])"), std::string::npos);
-  EXPECT_EQ(bf16.find("\"+f\"(acc[128])"), std::string::npos);
-  std::string f16 = wgmmaKernelSource(128, true, true, false);
-  EXPECT_NE(f16.find("m64n128k16.f32.f16.f16"), std::string::npos);
-  EXPECT_NE(f16.find("%63}, %64, %65, p, 1, 1, 1, 0;"), std::string::npos);
-  EXPECT_NE(f16.find("setp.ne.b32 p, %66, 0;"), std::string::npos);
+  const GpuTarget *sm90 = GpuTarget::forArch("sm_90");
+  ASSERT_TRUE(sm90);
+  EXPECT_LE(wgmmaSharedBytes(128, 256, 4), sm90->sharedBytesPerBlock);
+  EXPECT_LE(wgmmaSharedBytes(128, 128, 6), sm90->sharedBytesPerBlock);
 }
 
 } // namespace

@@ -45,7 +45,8 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
 
 std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
-  for (auto family : {mergedTemplateInstances, attentionTemplateInstances})
+  for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
+                      gemmTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

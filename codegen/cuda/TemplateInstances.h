@@ -35,6 +35,9 @@ std::vector<TemplateInstance> mergedTemplateInstances();
 /// (AttentionTemplateInstances.cpp).
 std::vector<TemplateInstance> attentionTemplateInstances();
 
+/// Every GEMM tile configuration (GemmTemplateInstances.cpp).
+std::vector<TemplateInstance> gemmTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 

@@ -1,9 +1,9 @@
-//===- host_device.cuh - CUDA qualifiers for headers the host includes ----===//
+//===- host_device.cuh - CUDA function qualifiers for host compilers ------===//
 //
-// Layout arithmetic is written once, as constexpr functions that both the
-// kernel templates (compiled by NVRTC/nvcc) and the host-side planners
-// (compiled by the host compiler) include; the host compiler knows no CUDA
-// qualifiers.
+// Layout helpers are `__host__ __device__ constexpr` functions that kernel
+// templates and host-side planners share. CUDA compilers (nvcc, NVRTC)
+// define __CUDACC__ and know the qualifiers; a host C++ compiler gets them
+// as nothing, so the same header compiles on both sides.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -14,5 +14,8 @@
 #endif
 #ifndef __device__
 #define __device__
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline
 #endif
 #endif

@@ -1,0 +1,168 @@
+//===- GemmEpilogue.cpp - the fused epilogue functor of gemm kernels ------===//
+
+#include "codegen/cuda/GemmEpilogue.h"
+
+#include "codegen/cuda/ScalarEmitter.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::kiln::codegen {
+namespace {
+
+constexpr const char *kFn = "  static __device__ __forceinline__ void ";
+
+/// `value` (an f32 expression) rounded to a float element type.
+std::string roundTo(Type type, const std::string &value) {
+  if (type.isBF16())
+    return "kiln_load(__float2bfloat16_rn(" + value + "))";
+  if (type.isF16())
+    return "kiln_load(__float2half_rn(" + value + "))";
+  return value;
+}
+
+class EpilogueWriter {
+public:
+  EpilogueWriter(const GemmPlan &plan, FusionOp fusion)
+      : plan(plan), fusion(fusion) {}
+
+  FailureOr<std::string> write() {
+    std::string globals, text;
+    // One epilogue per problem, or one after the sum of the products.
+    size_t problems = plan.sum ? 1 : plan.problems.size();
+    for (size_t g = 0; g < problems; ++g) {
+      FailureOr<std::string> functions = writeProblem(g, globals);
+      if (failed(functions))
+        return failure();
+      text += *functions;
+    }
+    if (problems > 1) {
+      // Dispatch on the problem of a stacked row.
+      auto dispatch = [&](const char *name, const char *params,
+                          const char *args) {
+        std::string t = std::string(kFn) + name +
+                        "(const Params &p, idx r, idx c, " + params + ") {\n" +
+                        "    const idx g = r / Config::OUT_ROWS;\n" +
+                        "    r -= g * Config::OUT_ROWS;\n    switch (g) {\n";
+        for (size_t g = 0; g < problems; ++g)
+          t += "    case " + std::to_string(g) + ": " + name +
+               std::to_string(g) + "(p, r, c, " + args + "); break;\n";
+        return t + "    }\n  }\n";
+      };
+      text += dispatch("store", "float acc", "acc");
+      text += dispatch("store_pair", "float acc0, float acc1", "acc0, acc1");
+      text += dispatch("store_pair_in", "float acc0, float acc1", "acc0, acc1");
+    }
+    return globals + "struct Epilogue {\n" + text + "};\n";
+  }
+
+private:
+  /// The functions of problem `g` (suffixed with g when there are several);
+  /// tables the statements use go to `globals`.
+  FailureOr<std::string> writeProblem(size_t g, std::string &globals) {
+    const GemmProblem &problem = plan.problems[g];
+    Block &body = fusion.getBody().front();
+    std::string suffix =
+        plan.sum || plan.problems.size() == 1 ? "" : std::to_string(g);
+    ScalarEmitter emitter(plan.outShape, "kg_e" + std::to_string(g) + "_",
+                          "idx");
+    // Coordinates of the element from its row r and column c.
+    SmallVector<std::string> coords;
+    size_t rank = plan.outShape.size();
+    int64_t stride = 1;
+    SmallVector<int64_t> rowStrides(rank - 1);
+    for (size_t d = rank - 1; d-- > 0;) {
+      rowStrides[d] = stride;
+      stride *= plan.outShape[d];
+    }
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      std::string c = rowStrides[d] == 1
+                          ? std::string("r")
+                          : "(r / " + std::to_string(rowStrides[d]) + ")";
+      if (d > 0)
+        c = "(" + c + " % " + std::to_string(plan.outShape[d]) + ")";
+      coords.push_back(c);
+    }
+    coords.push_back("c");
+    emitter.setIndex(coords, "(r * Config::N + c)");
+    emitter.bindValue(
+        plan.sum ? plan.sum : MatmulOp(problem.matmul).getResult(), "v0");
+    for (BlockArgument argument : body.getArguments())
+      emitter.bindBuffer(argument,
+                         "p.in" + std::to_string(argument.getArgNumber()));
+
+    std::string statements;
+    SmallVector<std::string> values;
+    Operation *yield = body.getTerminator();
+    for (unsigned result : problem.results) {
+      FailureOr<std::string> expr =
+          emitter.emit(yield->getOperand(result), statements, 4);
+      if (failed(expr))
+        return failure();
+      values.push_back(*expr);
+    }
+    globals += emitter.globals();
+
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    size_t count = problem.results.size();
+    os << kFn << "values" << suffix
+       << "(const Params &p, idx r, idx c, float acc, float (&res)[" << count
+       << "]) {\n";
+    os << "    // " << (plan.sum ? "the sum of the products" : "kiln.matmul")
+       << ", rounded once to its element type\n";
+    os << "    const float v0 = " << roundTo(plan.elementType, "acc") << ";\n";
+    os << statements;
+    for (auto [i, value] : llvm::enumerate(values))
+      os << "    res[" << i << "] = " << value << ";\n";
+    os << "  }\n";
+
+    os << kFn << "store" << suffix
+       << "(const Params &p, idx r, idx c, float acc) {\n"
+       << "    float res[" << count << "];\n"
+       << "    values" << suffix << "(p, r, c, acc, res);\n";
+    for (auto [i, result] : llvm::enumerate(problem.results))
+      os << "    kiln_store(p.out" << result << " + r * Config::N + c, res["
+         << i << "]);\n";
+    os << "  }\n";
+    os << "  // Columns c and c + 1 (c even), both inside the output.\n"
+       << kFn << "store_pair_in" << suffix
+       << "(const Params &p, idx r, idx c, float acc0, float acc1) {\n"
+       << "    float res0[" << count << "], res1[" << count << "];\n"
+       << "    values" << suffix << "(p, r, c, acc0, res0);\n"
+       << "    values" << suffix << "(p, r, c + 1, acc1, res1);\n";
+    for (auto [i, result] : llvm::enumerate(problem.results)) {
+      std::string at =
+          "p.out" + std::to_string(result) + " + r * Config::N + c";
+      std::string r0 = "res0[" + std::to_string(i) + "]";
+      std::string r1 = "res1[" + std::to_string(i) + "]";
+      if (plan.n % 2 == 0)
+        os << "    kiln::gemm::store2(" << at << ", " << r0 << ", " << r1
+           << ");\n";
+      else
+        os << "    kiln_store(" << at << ", " << r0 << ");\n"
+           << "    kiln_store(" << at << " + 1, " << r1 << ");\n";
+    }
+    os << "  }\n";
+    os << "  // Columns c and c + 1 (c even); c + 1 may be past the end.\n"
+       << kFn << "store_pair" << suffix
+       << "(const Params &p, idx r, idx c, float acc0, float acc1) {\n"
+       << "    if (c + 1 < Config::N)\n"
+       << "      store_pair_in" << suffix << "(p, r, c, acc0, acc1);\n"
+       << "    else if (c < Config::N)\n"
+       << "      store" << suffix << "(p, r, c, acc0);\n"
+       << "  }\n";
+    return text;
+  }
+
+  const GemmPlan &plan;
+  FusionOp fusion;
+};
+
+} // namespace
+
+FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan,
+                                         FusionOp fusion) {
+  return EpilogueWriter(plan, fusion).write();
+}
+
+} // namespace mlir::kiln::codegen

@@ -1,0 +1,44 @@
+//===- GemmEpilogue.h - the fused epilogue of gemm kernels ------*- C++ -*-===//
+//
+// The epilogue of a gemm fusion as a generated functor the kernel templates
+// call (kernels/gemm_common.cuh), written by the ScalarEmitter that the
+// pointwise kernels use, evaluating each op at output element (row, col)
+// from the product's register: every intermediate rounded to its tensor's
+// element type as the reference does.
+//
+//   struct Epilogue {
+//     // The values problem g yields at row r (= batch * M + m), column c,
+//     // given its f32 product acc.
+//     static void values<g>(const Params &, idx r, idx c, float acc,
+//                           float (&res)[results]);
+//     static void store<g>(const Params &, idx r, idx c, float acc);
+//     // Columns c and c + 1 (c even), with one vector store when legal;
+//     // _in: both known to lie inside the output (no column test).
+//     static void store_pair<g>(..., float acc0, float acc1);
+//     static void store_pair_in<g>(..., float acc0, float acc1);
+//   };
+//
+// With several problems, rows are stacked problem after problem (r =
+// g * OUT_ROWS + row of problem g): store, store_pair and store_pair_in
+// dispatch on g to the problem's functions (suffixed with g).
+//
+// It uses the generated `Config` (N, OUT_ROWS), `Params` (in<i>, out<i>)
+// and `idx` (the index type) of the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_GEMMEPILOGUE_H
+#define KILN_CODEGEN_CUDA_GEMMEPILOGUE_H
+
+#include "codegen/cuda/GemmPlan.h"
+
+#include <string>
+
+namespace mlir::kiln::codegen {
+
+/// The file-scope tables the epilogue uses, then `struct Epilogue`.
+FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_GEMMEPILOGUE_H

@@ -1,0 +1,230 @@
+//===- GemmKernelSpec.cpp - GEMM configurations to kernel specs -----------===//
+
+#include "codegen/cuda/GemmKernelSpec.h"
+
+#include "codegen/cuda/ScalarEmitter.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+const char *boolText(bool value) { return value ? "true" : "false"; }
+
+const char *elementName(GemmElement element) {
+  switch (element) {
+  case GemmElement::Bf16:
+    return "bf16";
+  case GemmElement::F16:
+    return "f16";
+  case GemmElement::F32:
+    return "f32";
+  }
+  return "f32";
+}
+
+const char *cudaElement(GemmElement element) {
+  switch (element) {
+  case GemmElement::Bf16:
+    return "__nv_bfloat16";
+  case GemmElement::F16:
+    return "__half";
+  case GemmElement::F32:
+    return "float";
+  }
+  return "float";
+}
+
+/// The parameters of both kernels: every buffer, then the split-K scratch.
+void addParams(KernelSpec &spec, const GemmKernelConfig &config,
+               llvm::ArrayRef<GemmBuffer> buffers) {
+  std::string names;
+  for (const GemmBuffer &buffer : buffers) {
+    spec.addParam((buffer.input ? "const " : "") + buffer.type +
+                      " *__restrict__",
+                  buffer.name, buffer.arg);
+    names += buffer.name + ", ";
+  }
+  // The f32 partial products of split-K (absent without a split).
+  if (config.choice.split > 1) {
+    spec.addParam("float *__restrict__", "scratch", LaunchArg::scratch(0));
+    names += "scratch";
+  } else {
+    names += "nullptr";
+  }
+  spec.body = "  const Params p{" + names + "};\n";
+}
+
+/// The tile, its kernel's own parameters and the split, for --stats.
+std::string describe(const GemmKernelConfig &config) {
+  const GemmTileConfig &tile = config.choice.config;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << elementName(config.element) << (config.tf32 ? "/tf32" : "") << " "
+     << tile.bm << "x" << tile.bn << "x" << tile.bk;
+  switch (tile.path) {
+  case GemmPath::Wgmma:
+    os << " warpgroups " << tile.bm / 64 << " stages " << tile.stages;
+    break;
+  case GemmPath::MmaSync:
+  case GemmPath::Tf32:
+    os << " warps " << tile.warpsM << "x" << tile.warpsN << " stages "
+       << tile.stages;
+    break;
+  case GemmPath::Simt:
+    os << " thread " << tile.tm << "x" << tile.tn << " slices " << tile.slices;
+    break;
+  }
+  os << " blocks/SM " << tile.occupancy << " split " << config.choice.split;
+  os << " lhs " << (config.aKMajor ? "K" : "M") << "-major"
+     << (config.aVec ? "" : " (scalar loads)") << " rhs "
+     << (config.bKMajor ? "K" : "N") << "-major"
+     << (config.bVec ? "" : " (scalar loads)");
+  if (config.groups > 1)
+    os << " problems " << config.groups;
+  if (config.ksums > 1)
+    os << " summed " << config.ksums;
+  return text;
+}
+
+} // namespace
+
+std::string gemmConfigFunctors(const GemmKernelConfig &config,
+                               llvm::ArrayRef<GemmBuffer> buffers) {
+  const GemmTileConfig &tile = config.choice.config;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "// Element offsets and indices.\n"
+     << "typedef " << (config.narrowIndex ? "int" : "long long") << " idx;\n";
+  os << "struct Config {\n"
+     << "  typedef " << cudaElement(config.element) << " element;\n"
+     << "  typedef idx index;\n";
+  int kind = config.element == GemmElement::Bf16  ? 0
+             : config.element == GemmElement::F16 ? 1
+                                                  : 2;
+  os << "  static constexpr int KIND = " << kind
+     << "; // 0 bf16, 1 f16, 2 tf32/f32\n";
+  os << "  static constexpr bool TF32 = " << boolText(config.tf32) << ";\n";
+  os << "  static constexpr idx M = " << config.m << ";\n";
+  os << "  static constexpr idx N = " << config.n << ";\n";
+  os << "  static constexpr idx K = " << config.k << ";\n";
+  os << "  static constexpr idx BATCH = " << config.batch << ";\n";
+  os << "  // The GEMM's batch and rows (the batch is folded into the rows "
+        "when the rhs is shared).\n";
+  os << "  static constexpr idx GEMM_BATCH = " << config.gemmBatch << ";\n";
+  os << "  static constexpr idx ROWS = " << config.rows << ";\n";
+  os << "  static constexpr idx OUT_ROWS = " << config.outRows
+     << "; // rows of every output, r = batch * M + m\n";
+  os << "  static constexpr idx GROUPS = " << config.groups
+     << "; // problems of one shape in this launch, outputs stacked\n";
+  os << "  static constexpr int KSUMS = " << config.ksums
+     << "; // problems whose products are summed over their concatenated K\n";
+  os << "  static constexpr bool A_KMAJOR = " << boolText(config.aKMajor)
+     << "; // lhs stored [M][K]\n";
+  os << "  static constexpr bool B_KMAJOR = " << boolText(config.bKMajor)
+     << "; // rhs stored [N][K]\n";
+  os << "  static constexpr bool A_VEC = " << boolText(config.aVec) << ";\n";
+  os << "  static constexpr bool B_VEC = " << boolText(config.bVec) << ";\n";
+  os << "  static constexpr int BM = " << tile.bm << ", BN = " << tile.bn
+     << ", BK = " << tile.bk << ";\n";
+  if (tile.path == GemmPath::Simt)
+    os << "  static constexpr int TM = " << tile.tm << ", TN = " << tile.tn
+       << ", SLICES = " << tile.slices << ";\n";
+  else if (tile.path == GemmPath::Wgmma)
+    os << "  static constexpr int STAGES = " << tile.stages << ";\n";
+  else
+    os << "  static constexpr int WARPS_M = " << tile.warpsM
+       << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages
+       << ";\n";
+  os << "  static constexpr int MIN_BLOCKS = " << tile.occupancy << ";\n";
+  os << "  static constexpr int SPLIT = " << config.choice.split
+     << ", KT_PER_SPLIT = " << config.choice.ktPerSplit << ";\n";
+  os << "  static constexpr int GROUP_M = 8;\n";
+  os << "};\n";
+  os << "struct Params {\n";
+  for (const GemmBuffer &buffer : buffers)
+    os << "  " << (buffer.input ? "const " : "") << buffer.type << " *"
+       << buffer.name << ";\n";
+  os << "  float *scratch;\n};\n";
+  return text;
+}
+
+KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
+                          llvm::ArrayRef<GemmBuffer> buffers,
+                          std::string functors, std::string header,
+                          const GpuTarget &target) {
+  const GemmTileConfig &tile = config.choice.config;
+  KernelSpec spec;
+  spec.prefix = "kiln_gemm";
+  spec.header = std::move(header);
+  spec.functors = std::move(functors);
+  spec.configuration = describe(config);
+  addParams(spec, config, buffers);
+  const char *function = nullptr;
+  switch (tile.path) {
+  case GemmPath::Wgmma:
+    spec.templateName = "gemm_wgmma";
+    function = "wgmma_gemm";
+    break;
+  case GemmPath::MmaSync:
+  case GemmPath::Tf32:
+    spec.templateName = "gemm_mma";
+    function = "mma_gemm";
+    break;
+  case GemmPath::Simt:
+    spec.templateName = "gemm_simt";
+    function = "simt_gemm";
+    break;
+  }
+  // The epilogue's scalar statements call kiln/scalar_ops.cuh.
+  spec.templates = {"kiln/" + spec.templateName + ".cuh",
+                    kScalarOpsHeader.str()};
+  spec.body += std::string("  kiln::gemm::") + function +
+               "<Config, Operands, Epilogue>(ctx, p);\n";
+  spec.minBlocksPerSm = tile.occupancy;
+  spec.archSpecific = tile.path == GemmPath::Wgmma;
+
+  int64_t tiles = ((config.rows + tile.bm - 1) / tile.bm) *
+                  ((config.n + tile.bn - 1) / tile.bn);
+  int64_t split = config.choice.split;
+  spec.block = {static_cast<uint32_t>(tile.threads()), 1, 1};
+  if (tile.path == GemmPath::Wgmma)
+    // Persistent: one block per SM walks every (tile, batch, split).
+    spec.grid = {static_cast<uint32_t>(std::min<int64_t>(
+                     tiles * config.gemmBatch * split, target.smCount)),
+                 1, 1};
+  else
+    spec.grid = {static_cast<uint32_t>(tiles), 1,
+                 static_cast<uint32_t>(std::min<int64_t>(
+                     config.groups * config.gemmBatch * split, 65535))};
+  spec.dynamicSharedBytes =
+      tile.sharedBytes(config.aKMajor, config.bKMajor, config.elementBytes());
+  return spec;
+}
+
+KernelSpec gemmSplitReduceSpec(const GemmKernelConfig &config,
+                               llvm::ArrayRef<GemmBuffer> buffers,
+                               std::string functors, std::string header,
+                               const GpuTarget &target) {
+  KernelSpec spec;
+  spec.prefix = "kiln_gemm_splitk";
+  spec.header = std::move(header);
+  spec.functors = std::move(functors);
+  spec.templateName = "gemm_splitk";
+  spec.templates = {"kiln/gemm_splitk.cuh", kScalarOpsHeader.str()};
+  spec.configuration = "split " + std::to_string(config.choice.split) + " of " +
+                       describe(config);
+  addParams(spec, config, buffers);
+  spec.body += "  kiln::gemm::splitk_reduce<Config, Epilogue>(ctx, p);\n";
+  int64_t perThread = config.n % 4 == 0 ? 4 : 1;
+  spec.grid = {static_cast<uint32_t>(std::min<int64_t>(
+                   (config.outElements() / perThread + 255) / 256,
+                   int64_t{target.smCount} * 16)),
+               1, 1};
+  spec.block = {256, 1, 1};
+  return spec;
+}
+
+} // namespace mlir::kiln::codegen

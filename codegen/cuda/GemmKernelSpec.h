@@ -1,0 +1,80 @@
+//===- GemmKernelSpec.h - GEMM configurations to kernel specs ---*- C++ -*-===//
+//
+// The one place a GEMM kernel's spec is assembled, for the emitter and for
+// the template instances the nvcc check compiles: the generated
+// configuration struct (the problem's shapes and the chosen tile as static
+// constexpr members, kernels/gemm_common.cuh says which), the parameter
+// struct, the kernel's parameters and body, and its launch geometry.
+// Callers add the problem's functors (`Operands`, `Epilogue`) after the
+// configuration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_GEMMKERNELSPEC_H
+#define KILN_CODEGEN_CUDA_GEMMKERNELSPEC_H
+
+#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/KernelRenderer.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+
+namespace mlir::kiln::codegen {
+
+enum class GemmElement { Bf16, F16, F32 };
+
+/// What a GEMM kernel's configuration struct holds.
+struct GemmKernelConfig {
+  GemmElement element = GemmElement::Bf16;
+  /// f32 operands on tensor cores (tf32).
+  bool tf32 = false;
+  /// 32-bit index math (every buffer, the scratch and the tile overhang far
+  /// below 2^31 elements).
+  bool narrowIndex = true;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  /// The GEMM's batch and rows (the batch is folded into the rows when the
+  /// rhs is shared); rows of every output (r = batch * M + m).
+  int64_t gemmBatch = 1, rows = 0, outRows = 0;
+  /// Problems of one shape with outputs of their own (stacked), and
+  /// problems whose products are summed over their concatenated K.
+  int64_t groups = 1, ksums = 1;
+  /// lhs stored [M][K], rhs stored [N][K]; 16-byte copies are legal.
+  bool aKMajor = true, bKMajor = false, aVec = true, bVec = true;
+  GemmChoice choice;
+
+  int64_t outElements() const { return groups * batch * m * n; }
+  int elementBytes() const { return element == GemmElement::F32 ? 4 : 2; }
+};
+
+/// A pointer parameter of the kernel: its element's CUDA type, whether the
+/// kernel only reads it, its name (a field of `Params` too) and its argument.
+struct GemmBuffer {
+  std::string type;
+  bool input = true;
+  std::string name;
+  LaunchArg arg;
+};
+
+/// `typedef idx`, `struct Config` and `struct Params` (the buffers, then
+/// the split-K scratch).
+std::string gemmConfigFunctors(const GemmKernelConfig &config,
+                               llvm::ArrayRef<GemmBuffer> buffers);
+
+/// The GEMM kernel of `config` on `target`; `functors` are the configuration
+/// functors followed by `Operands` and `Epilogue`.
+KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
+                          llvm::ArrayRef<GemmBuffer> buffers,
+                          std::string functors, std::string header,
+                          const GpuTarget &target);
+
+/// The split-K reduce kernel (config.choice.split > 1) with the same
+/// functors.
+KernelSpec gemmSplitReduceSpec(const GemmKernelConfig &config,
+                               llvm::ArrayRef<GemmBuffer> buffers,
+                               std::string functors, std::string header,
+                               const GpuTarget &target);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_GEMMKERNELSPEC_H
