@@ -30,7 +30,8 @@
 // loop over its own blocks. Groups whose pointers would exceed the
 // kernel-parameter budget (kMaxPointerArgs) go to further kernels (launched
 // one after the other), and a group that alone exceeds it is split into
-// groups of fewer results of the same shape.
+// groups of fewer results of the same shape, as is a group whose vector
+// path would hold more than kMaxLaneRegisters registers of tensor elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,12 @@ int64_t maxGroupBlocks(const GpuTarget &target) {
 /// update becomes several kernels of bounded size (NVRTC's time grows faster
 /// than linearly with the size of one kernel).
 constexpr int64_t kMaxPointerArgs = 1024;
+/// Registers the vector path of one group may hold its tensors' V elements
+/// in (a quarter of what a thread may have): a group of many tensors of one
+/// shape (an optimizer's moments of many parameters) is split into groups
+/// of fewer results, each with a block range of its own, instead of
+/// spilling its registers.
+constexpr int64_t kMaxLaneRegisters = 128;
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
@@ -167,6 +174,20 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
   group.width = ::kiln::pointwise::vector_width(group.vectorizable, narrowest,
                                                 group.elements);
   return true;
+}
+
+/// The 32-bit registers that hold V elements of every tensor the vector
+/// path of `group` moves.
+int64_t laneRegisters(FusionOp fusion, const Group &group) {
+  if (group.width == 1)
+    return 0;
+  int64_t bytes = 0;
+  for (Value v : group.laneInputs)
+    bytes += group.width * storageBytes(tensorType(v).getElementType());
+  for (unsigned r : group.results)
+    bytes += group.width *
+             storageBytes(tensorType(fusion.getResult(r)).getElementType());
+  return bytes / 4;
 }
 
 /// Every op of the body is one the ScalarEmitter knows, and index-remapping
@@ -316,8 +337,10 @@ FailureOr<std::vector<KernelPlan>> planKernels(FusionOp fusion,
   SmallVector<Group> fitted;
   std::function<LogicalResult(Group &)> fit =
       [&](Group &group) -> LogicalResult {
-    if (int64_t(group.inputs.size() + group.results.size()) <=
-        kMaxPointerArgs) {
+    bool fewPointers =
+        int64_t(group.inputs.size() + group.results.size()) <= kMaxPointerArgs;
+    if (fewPointers && (group.results.size() == 1 ||
+                        laneRegisters(fusion, group) <= kMaxLaneRegisters)) {
       fitted.push_back(std::move(group));
       return success();
     }

@@ -31,6 +31,10 @@ struct TemplateInstance {
 /// The merged-launch dispatcher over parts of different block shapes.
 std::vector<TemplateInstance> mergedTemplateInstances();
 
+/// Pointwise and multi-tensor optimizer kernels
+/// (PointwiseTemplateInstances.cpp).
+std::vector<TemplateInstance> pointwiseTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 
