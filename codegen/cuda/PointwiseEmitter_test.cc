@@ -6,6 +6,7 @@
 // must have.
 
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/KernelRenderer.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
@@ -995,6 +996,43 @@ TEST_F(PointwiseEmitterTest, ManyTensorsOfOneShapeSplitToStayInRegisters) {
   EXPECT_TRUE(contains(src, "block_ranges<0, 1, 2> ranges;")) << src;
   EXPECT_TRUE(contains(src, "results #0 #1 #2 #3 #4 #5; blocks [0, 1)")) << src;
   EXPECT_EQ(g.launches[0].grid[0], 2u);
+}
+
+TEST_F(PointwiseEmitterTest, PointwiseAndOptimizerKernelsMergeAsParts) {
+  // A vector-path kernel, a broadcast kernel and a multi-tensor kernel run
+  // side by side as parts of one merged kernel (LaunchMerging.h).
+  FusionSpec vector;
+  vector.inputs = {"tensor<4096xbf16>"};
+  vector.body = "    %0 = kiln.silu %x0 : tensor<4096xbf16>\n";
+  vector.yields = {{"%0", "tensor<4096xbf16>"}};
+  FusionSpec broadcast;
+  broadcast.inputs = {"tensor<4x8xf32>", "tensor<f32>"};
+  broadcast.body = "    %0 = kiln.mul %x0, %x1 : tensor<4x8xf32>, tensor<f32>\n"
+                   "    %1 = kiln.exp %x1 : tensor<f32>\n";
+  broadcast.yields = {{"%0", "tensor<4x8xf32>"}, {"%1", "tensor<f32>"}};
+  FusionSpec groups;
+  groups.kind = "optimizer";
+  groups.inputs = {"tensor<64xf32>", "tensor<3x5xf16>"};
+  groups.body = "    %0 = kiln.neg %x0 : tensor<64xf32>\n"
+                "    %1 = kiln.abs %x1 : tensor<3x5xf16>\n";
+  groups.yields = {{"%0", "tensor<64xf32>"}, {"%1", "tensor<3x5xf16>"}};
+  std::vector<GeneratedFusion> generated = {emitAndCompile(vector),
+                                            emitAndCompile(broadcast),
+                                            emitAndCompile(groups)};
+  std::vector<MergedPart> parts;
+  for (const GeneratedFusion &g : generated) {
+    ASSERT_EQ(g.launches.size(), 1u);
+    parts.push_back(
+        {&g.kernels[0].part, g.launches[0].grid, g.launches[0].block});
+  }
+  std::string source = renderMergedKernel(parts, {256, 1, 1}, "merged");
+  CompiledKernel compiled;
+  std::string error;
+  ASSERT_TRUE(compileCuda(source, "merged", "sm_90", true, compiled, error))
+      << error << "\n"
+      << numbered(source);
+  EXPECT_NE(compiled.ptx.find(".entry merged"), std::string::npos);
+  EXPECT_NE(source.find("kiln_part2::run(ctx"), std::string::npos) << source;
 }
 
 //===----------------------------------------------------------------------===//
