@@ -1,9 +1,12 @@
 // Tests of the pointwise/optimizer emitter and the ScalarEmitter: fusions are
 // parsed from MLIR text (or built from a real apply_update), emitted, and
 // every generated kernel is compiled to PTX and an sm_90 cubin. Sources are
-// checked for the formulas and launch geometry they must have.
+// checked for the formulas, the template configurations and functors
+// (kernels/pointwise.cuh, kernels/optimizer.cuh) and the launch geometry they
+// must have.
 
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/KernelRenderer.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
@@ -114,6 +117,8 @@ protected:
           << numbered(kernel.source);
       EXPECT_NE(compiled.ptx.find(".entry " + kernel.name), std::string::npos);
       EXPECT_GT(compiled.cubin.size(), 16u);
+      // Rendered from a KernelSpec: launch merging may run it as a part.
+      EXPECT_FALSE(kernel.part.code.empty());
     }
     for (const GeneratedLaunch &launch : generated->launches) {
       EXPECT_LT(launch.kernel, generated->kernels.size());
@@ -200,8 +205,10 @@ TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
               std::string(t) == "f16");
     EXPECT_FALSE(contains(src, "kiln_round_bf16(kiln::op::floor(")); // exact
     // Same-shaped contiguous tensors: vector path, 16 bytes of the narrowest.
-    EXPECT_TRUE(contains(src, narrow ? "kiln_load_vec<8>" : "kiln_load_vec<4>"))
+    EXPECT_TRUE(contains(src, narrow ? "config<kiln_index, 231, 8>"
+                                     : "config<kiln_index, 231, 4>"))
         << src;
+    EXPECT_TRUE(contains(src, "template <int V> struct lanes {")) << src;
     EXPECT_EQ(g.launches[0].args.size(), 1u + spec.yields.size());
   }
 }
@@ -393,8 +400,9 @@ TEST_F(PointwiseEmitterTest, RandomOpsIndexTheirOwnElements) {
     // Seed read as unsigned 64 bits; the offset from its buffer (hoisted);
     // the [13] tensor indexed by its own flat index (i1), not the root's.
     EXPECT_TRUE(contains(
-        src, "kiln_random_uniform(0xfffffffffffffffdULL, 7u, (unsigned)(in_0), "
-             "(unsigned long long)(i1), -2.0f, 3.0f)"))
+        src,
+        "kiln_random_uniform(0xfffffffffffffffdULL, 7u, (unsigned)(s.in_0), "
+        "(unsigned long long)(i1), -2.0f, 3.0f)"))
         << src;
     EXPECT_TRUE(contains(src,
                          "kiln_random_normal(0x000000000000002aULL, 1u, 0u, "
@@ -465,7 +473,8 @@ TEST_F(PointwiseEmitterTest, RemappedIndicesAreTheOpsDefinitions) {
   // launch with a loop per shape.
   GeneratedFusion shapes = emitAndCompile(spec);
   ASSERT_EQ(shapes.kernels.size(), 1u);
-  EXPECT_TRUE(contains(shapes.kernels[0].source, "switch (lo)"));
+  EXPECT_TRUE(contains(shapes.kernels[0].source,
+                       "kiln::pointwise::multi_tensor<ranges>("));
   EXPECT_TRUE(contains(shapes.kernels[0].source, "// group 3: shape [4, 3]"))
       << shapes.kernels[0].source;
   // Same root for all: check the index formulas.
@@ -521,7 +530,7 @@ TEST_F(PointwiseEmitterTest, RopeEmbeddingAndDropout) {
     EXPECT_TRUE(contains(src, "kiln_rope_sincos((long long)(i1) + 3LL")) << src;
     EXPECT_TRUE(contains(src, " < 11) ? kiln_load(a1[")) << src;
     EXPECT_TRUE(
-        contains(src, "0x0000000000000009ULL, 4u, (unsigned)(in_0), "
+        contains(src, "0x0000000000000009ULL, 4u, (unsigned)(s.in_0), "
                       "(unsigned long long)(idx), 0.25, 1.3333333333333333)"))
         << src;
     EXPECT_TRUE(contains(src, "1.3333333333333333")) << src;
@@ -625,7 +634,9 @@ TEST_F(PointwiseEmitterTest, MultiOutputWithBroadcastResultsAndCopies) {
       << src;
   EXPECT_TRUE(contains(src, "kiln_store(r3 + idx,")) << src;
   // The scalars are computed once per thread.
-  EXPECT_TRUE(contains(src, "// Scalars, once per thread.")) << src;
+  EXPECT_TRUE(
+      contains(src, "// Values with one element, computed once per thread."))
+      << src;
   ASSERT_EQ(g.launches[0].args.size(), 7u);
   EXPECT_EQ(g.launches[0].args[0].kind, LaunchArg::Kind::Operand);
   EXPECT_EQ(g.launches[0].args[3].kind, LaunchArg::Kind::Result);
@@ -648,8 +659,16 @@ TEST_F(PointwiseEmitterTest, LaunchGeometryAndVectorWidth) {
   EXPECT_EQ(g.launches[0].block[0], 256u);
   EXPECT_EQ(g.launches[0].grid[0], 512u);
   const std::string &src = g.kernels[0].source;
-  EXPECT_TRUE(contains(src, "kiln_load_vec<8>(a1_v, a1 + base);")) << src;
-  EXPECT_TRUE(contains(src, "kiln_store_vec<8>(r0 + base, r0_v);")) << src;
+  EXPECT_TRUE(contains(src, "config<kiln_index, 1048576, 8> config;")) << src;
+  EXPECT_TRUE(contains(src, "    f(&lanes<V>::a0, a0);\n"
+                            "    f(&lanes<V>::a1, a1);\n  }\n"))
+      << src;
+  EXPECT_TRUE(contains(src, "    f(&lanes<V>::r0, r0);\n  }\n")) << src;
+  EXPECT_TRUE(contains(src, "kiln_load(l.a1[v]);")) << src;
+  EXPECT_TRUE(contains(src, "kiln_store(&l.r0[v], ")) << src;
+  EXPECT_EQ(g.kernels[0].templateName, "pointwise");
+  EXPECT_EQ(g.kernels[0].configuration,
+            "1048576 elements, width 8, 512 blocks of 256 threads, index int");
   EXPECT_TRUE(contains(src, "typedef int kiln_index;")) << src;
 
   // Odd size: a tail; huge: 64-bit indices and a capped grid.
@@ -859,10 +878,11 @@ TEST_F(PointwiseEmitterTest,
     EXPECT_TRUE(contains(src, "shape [64], 64 elements")) << src;
     EXPECT_TRUE(contains(src, "shape [64, 3], 192 elements")) << src;
     EXPECT_TRUE(contains(src, "shape [], 1 elements")) << src;
-    EXPECT_TRUE(contains(src, "static __device__ const unsigned "
-                              "kiln_group_start[5] = {0, 1, 2, 3, 4};"))
+    EXPECT_TRUE(contains(src, "typedef kiln::pointwise::block_ranges<0, 1, 2, "
+                              "3, 4> ranges;"))
         << src;
-    EXPECT_TRUE(contains(src, "switch (lo) {")) << src;
+    EXPECT_TRUE(contains(src, "kiln::pointwise::multi_tensor<ranges>(")) << src;
+    EXPECT_EQ(g.kernels[0].templateName, "optimizer");
     EXPECT_TRUE(contains(src, "kiln_random_normal(")) << src; // gradient noise
     EXPECT_EQ(g.launches[0].grid[0], 4u);
     EXPECT_EQ(g.kernels[0].name.rfind("kiln_optimizer_", 0), 0u);
@@ -873,7 +893,9 @@ TEST_F(PointwiseEmitterTest,
     EXPECT_EQ(results, fusion.getNumResults());
     if (kind == OptimizerKind::AdamW) {
       EXPECT_TRUE(contains(src, "kiln::op::pow(")) << src; // bias corrections
-      EXPECT_TRUE(contains(src, "// Scalars, once per thread.")) << src;
+      EXPECT_TRUE(contains(
+          src, "// Values with one element, computed once per thread."))
+          << src;
     }
   }
 }
@@ -900,8 +922,9 @@ TEST_F(PointwiseEmitterTest, OptimizerGroupsGetBlocksByTheirSize) {
   ASSERT_EQ(g.launches.size(), 1u);
   const std::string &src = g.kernels[0].source;
   // 10^6 f32 elements, 4 per step: 977 blocks of 256; 333 bf16: 1 block.
-  EXPECT_TRUE(contains(src, "kiln_group_start[4] = {0, 977, 978, 979};"))
-      << src;
+  EXPECT_TRUE(contains(src, "block_ranges<0, 977, 978, 979> ranges;")) << src;
+  EXPECT_EQ(g.kernels[0].configuration,
+            "3 groups, widths 4,8,8, 979 blocks of 256 threads, index int");
   EXPECT_EQ(g.launches[0].grid[0], 979u);
   EXPECT_TRUE(contains(
       src, "// group 0: shape [1000, 1000], 1000000 elements, results #0 #3"))
@@ -911,7 +934,8 @@ TEST_F(PointwiseEmitterTest, OptimizerGroupsGetBlocksByTheirSize) {
 TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
   // 700 parameters in two shapes, p' = p - lr * g: 1 + 3 * 350 pointers per
   // shape group, over the budget of 1024, so each group is halved and the
-  // halves go to kernels of their own.
+  // halves go to kernels of their own (the [4, 3] halves are split further,
+  // to keep their vector path in registers).
   FusionSpec spec;
   spec.kind = "optimizer";
   spec.inputs = {"tensor<f32>"};
@@ -928,8 +952,8 @@ TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
     spec.yields.push_back({"%u" + std::to_string(i), type});
   }
   GeneratedFusion g = emitAndCompile(spec);
-  ASSERT_EQ(g.kernels.size(), 4u);
-  ASSERT_EQ(g.launches.size(), 4u);
+  ASSERT_GT(g.kernels.size(), 1u);
+  ASSERT_EQ(g.launches.size(), g.kernels.size());
   size_t results = 0;
   for (auto [k, launch] : llvm::enumerate(g.launches)) {
     EXPECT_EQ(launch.kernel, k);
@@ -941,6 +965,69 @@ TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
   EXPECT_TRUE(contains(g.kernels[0].source,
                        "// kiln fusion \"optimizer\": mul x700, sub x700\n"))
       << g.kernels[0].source.substr(0, 200);
+}
+
+TEST_F(PointwiseEmitterTest, ManyTensorsOfOneShapeSplitToStayInRegisters) {
+  // 12 f32 parameters of one shape: the vector path of one group would hold
+  // 12 * 3 tensors of 4 elements (144 registers), so it is two groups of 6,
+  // each with a block range of its own, in one kernel.
+  FusionSpec spec;
+  spec.kind = "optimizer";
+  spec.inputs = {"tensor<f32>"};
+  std::string type = "tensor<1024xf32>";
+  for (int i = 0; i < 12; ++i) {
+    std::string p = "%x" + std::to_string(1 + 2 * i),
+                g = "%x" + std::to_string(2 + 2 * i), k = std::to_string(i);
+    spec.inputs.push_back(type);
+    spec.inputs.push_back(type);
+    spec.body += "    %m" + k + " = kiln.mul " + g + ", %x0 : " + type +
+                 ", tensor<f32>\n    %u" + k + " = kiln.sub " + p + ", %m" + k +
+                 " : " + type + ", " + type + "\n";
+    spec.yields.push_back({"%u" + k, type});
+  }
+  GeneratedFusion g = emitAndCompile(spec);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string &src = g.kernels[0].source;
+  EXPECT_TRUE(contains(src, "block_ranges<0, 1, 2> ranges;")) << src;
+  EXPECT_TRUE(contains(src, "results #0 #1 #2 #3 #4 #5; blocks [0, 1)")) << src;
+  EXPECT_EQ(g.launches[0].grid[0], 2u);
+}
+
+TEST_F(PointwiseEmitterTest, PointwiseAndOptimizerKernelsMergeAsParts) {
+  // A vector-path kernel, a broadcast kernel and a multi-tensor kernel run
+  // side by side as parts of one merged kernel (LaunchMerging.h).
+  FusionSpec vector;
+  vector.inputs = {"tensor<4096xbf16>"};
+  vector.body = "    %0 = kiln.silu %x0 : tensor<4096xbf16>\n";
+  vector.yields = {{"%0", "tensor<4096xbf16>"}};
+  FusionSpec broadcast;
+  broadcast.inputs = {"tensor<4x8xf32>", "tensor<f32>"};
+  broadcast.body = "    %0 = kiln.mul %x0, %x1 : tensor<4x8xf32>, tensor<f32>\n"
+                   "    %1 = kiln.exp %x1 : tensor<f32>\n";
+  broadcast.yields = {{"%0", "tensor<4x8xf32>"}, {"%1", "tensor<f32>"}};
+  FusionSpec groups;
+  groups.kind = "optimizer";
+  groups.inputs = {"tensor<64xf32>", "tensor<3x5xf16>"};
+  groups.body = "    %0 = kiln.neg %x0 : tensor<64xf32>\n"
+                "    %1 = kiln.abs %x1 : tensor<3x5xf16>\n";
+  groups.yields = {{"%0", "tensor<64xf32>"}, {"%1", "tensor<3x5xf16>"}};
+  std::vector<GeneratedFusion> generated = {emitAndCompile(vector),
+                                            emitAndCompile(broadcast),
+                                            emitAndCompile(groups)};
+  std::vector<MergedPart> parts;
+  for (const GeneratedFusion &g : generated) {
+    ASSERT_EQ(g.launches.size(), 1u);
+    parts.push_back(
+        {&g.kernels[0].part, g.launches[0].grid, g.launches[0].block});
+  }
+  std::string source = renderMergedKernel(parts, {256, 1, 1}, "merged");
+  CompiledKernel compiled;
+  std::string error;
+  ASSERT_TRUE(compileCuda(source, "merged", "sm_90", true, compiled, error))
+      << error << "\n"
+      << numbered(source);
+  EXPECT_NE(compiled.ptx.find(".entry merged"), std::string::npos);
+  EXPECT_NE(source.find("kiln_part2::run(ctx"), std::string::npos) << source;
 }
 
 //===----------------------------------------------------------------------===//

@@ -46,7 +46,8 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
 std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
-                      gemmTemplateInstances})
+                      gemmTemplateInstances,
+                      pointwiseTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

@@ -38,6 +38,10 @@ std::vector<TemplateInstance> attentionTemplateInstances();
 /// Every GEMM tile configuration (GemmTemplateInstances.cpp).
 std::vector<TemplateInstance> gemmTemplateInstances();
 
+/// Pointwise and multi-tensor optimizer kernels
+/// (PointwiseTemplateInstances.cpp).
+std::vector<TemplateInstance> pointwiseTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 
