@@ -32,6 +32,8 @@
 
 #include "dialects/kiln/Utils/ShapeInference.h"
 
+#include "kiln/reduce_layout.cuh"
+
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -45,12 +47,11 @@
 namespace mlir::kiln::codegen::reduction {
 namespace {
 
-/// Threads of multi-tensor blocks.
-constexpr int64_t kThreads = 256;
-/// Elements one multi-tensor block reduces at least.
-constexpr int64_t kMinChunk = 2048;
-/// Up to this many elements in all, one block does everything.
-constexpr int64_t kSingleBlockElements = 8192;
+/// Threads of multi-tensor blocks; up to kSingleBlockElements elements in
+/// all, one block does everything (kiln/reduce_layout.cuh).
+constexpr int64_t kThreads = ::kiln::reduce::kMultiThreads;
+constexpr int64_t kSingleBlockElements =
+    ::kiln::reduce::kMultiSingleBlockElements;
 
 llvm::ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
@@ -108,9 +109,9 @@ public:
 
 class Composer {
 public:
-  Composer(FusionOp fusion, const ReductionPlan &plan)
+  Composer(FusionOp fusion, const ReductionPlan &plan, const GpuTarget &target)
       : fusion(fusion), plan(plan), body(fusion.getBody().front()),
-        kernels(header(fusion), fusion) {
+        kernels(header(fusion), fusion, target) {
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       resultIndices[v].push_back(i);
     findCopies();
@@ -225,9 +226,9 @@ private:
       return {"float", "0.f", "kiln_sum_op", element, 4};
     }
     if (isa<ReduceMaxOp>(r))
-      return {i32 ? "int" : "float", i32 ? "(-2147483647 - 1)" : "-KILN_INF",
+      return {i32 ? "int" : "float", i32 ? "(-2147483647 - 1)" : "-kiln_inf()",
               "kiln_max_op", element, 4};
-    return {i32 ? "int" : "float", i32 ? "2147483647" : "KILN_INF",
+    return {i32 ? "int" : "float", i32 ? "2147483647" : "kiln_inf()",
             "kiln_min_op", element, 4};
   }
 
@@ -549,7 +550,7 @@ private:
         return failure();
       text += "  if (!active) return;\n";
       element.reset();
-      std::string code, elementStores, stepBegin, stepEnd;
+      std::string code, elementStores, lanesDecls, stepEnd;
       for (auto [n, v] : llvm::enumerate(space.elementOutputs)) {
         FailureOr<std::string> expr = element.emitter.emit(v, code, 0);
         if (failed(expr))
@@ -561,30 +562,33 @@ private:
         // Collected per step, then stored like the rows were loaded.
         std::string lanes = "o" + std::to_string(n);
         std::string W = str(width);
-        stepBegin +=
-            "alignas(16) " + cudaType(v) + " " + lanes + "[" + W + "];\n";
-        elementStores += "kiln_store(&" + lanes + "[v], " + *expr + ");\n";
-        for (unsigned r : resultIndices.lookup(v)) {
-          std::string at = outName(r) + " + row * (idx_t)" + str(m) + " + j0";
-          stepEnd += "if (kiln_vec_aligned<" + W + ">(" + outName(r) +
-                     ") && j0 + " + W + " <= " + str(m) +
-                     ") {\n  kiln_store_vec<" + W + ">(" + at + ", " + lanes +
-                     ");\n} else {\n  for (int v = 0; v < " + W +
-                     " && j0 + v < " + str(m) + "; ++v) (" + at +
-                     ")[v] = " + lanes + "[v];\n}\n";
-        }
+        lanesDecls +=
+            "  alignas(16) " + cudaType(v) + " " + lanes + "[" + W + "];\n";
+        elementStores += "kiln_store(&" + lanes + "[e], " + *expr + ");\n";
+        for (unsigned r : resultIndices.lookup(v))
+          stepEnd += "kiln::reduce::store_step<row_cfg>(" + outName(r) +
+                     ", row, j0, " + lanes + ");\n";
       }
-      text += rowKernel.loop(loopHead + element.coordinates(0) + code +
-                                 elementStores,
-                             stepBegin, stepEnd);
+      text += lanesDecls + rowKernel.loop(loopHead + element.coordinates(0) +
+                                              code + elementStores,
+                                          stepEnd);
     }
     // The row's coordinates (for the row values) come right after the row
     // index is known.
     std::string bodyText = scratchDecls(allAccs, /*withFloat=*/false) +
                            rowKernel.prologue() + row.coordinates(2) + text;
-    kernels.kernel("kiln_fused_rows",
-                   element.emitter.globals() + row.emitter.globals(), params,
-                   bodyText, rowKernel.grid(), rowKernel.block());
+    KernelSpec spec;
+    spec.prefix = "kiln_fused_rows";
+    spec.templates = {"kiln/reduce_row.cuh"};
+    spec.templateName = "fused_rows";
+    spec.configuration =
+        rowKernel.configuration() + " stages=" + std::to_string(plan.numStages);
+    spec.functors = element.emitter.globals() + row.emitter.globals() +
+                    "using row_cfg = " + rowKernel.config() + ";\n";
+    spec.body = std::move(bodyText);
+    spec.grid = rowKernel.grid();
+    spec.block = rowKernel.block();
+    kernels.kernel(std::move(spec), params);
     return success();
   }
 
@@ -691,19 +695,21 @@ private:
     std::string perElement = "const idx_t f = f0 + v;\n" +
                              element.coordinates(0) + statements + step;
     std::string begin = "(idx_t)b * " + str(chunk);
-    std::string text =
-        declarations + "const idx_t end = min((idx_t)n, " + begin + " + " +
-        str(chunk) + ");\n" + "for (idx_t f0 = " + begin + " + threadIdx.x * " +
-        V + "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" +
-        indent(loads, 2) + "#pragma unroll\n  for (int v = 0; v < " + V +
-        "; ++v) {\n    if (f0 + v >= end) break;\n" + indent(perElement, 4) +
-        "  }\n}\n";
+    std::string text = declarations + "const idx_t end = min((idx_t)n, " +
+                       begin + " + " + str(chunk) + ");\n" +
+                       "for (idx_t f0 = " + begin + " + ctx.thread.x * " + V +
+                       "; f0 < end; f0 += " + str(kThreads * width) + ") {\n" +
+                       indent(loads, 2) +
+                       "#pragma unroll\n  for (int v = 0; v < " + V +
+                       "; ++v) {\n    if (f0 + v >= end) break;\n" +
+                       indent(perElement, 4) + "  }\n}\n";
     // The block's accumulators, then its partials (thread 0).
     llvm::StringMap<unsigned> ofType;
     std::string partials;
     for (auto [k, a] : llvm::enumerate(code.accs)) {
       text += llvm::formatv(
-                  "acc{0} = kiln_group_reduce<{1}>(acc{0}, {2}(), {3}, {4});\n",
+                  "acc{0} = kiln_group_reduce<{1}>(ctx, acc{0}, {2}(), {3}, "
+                  "{4});\n",
                   k, kThreads, a.combiner, a.identity, scratchOf(a.type))
                   .str();
       std::string t = typeLetter(a.type);
@@ -711,7 +717,7 @@ private:
                   str(ofType[a.type]++) + " * blocks + b] = acc" + str(k) +
                   ";\n";
     }
-    code.body = text + "if (threadIdx.x == 0) {\n" + partials + "}\n";
+    code.body = text + "if (ctx.thread.x == 0) {\n" + partials + "}\n";
     code.globals = element.emitter.globals();
     return code;
   }
@@ -738,7 +744,7 @@ private:
       rowStores += stores(v, *expr, "0", 4);
     }
     globals += row.emitter.globals();
-    return text + "  if (threadIdx.x == 0) {\n" + rowStores + "  }\n";
+    return text + "  if (ctx.thread.x == 0) {\n" + rowStores + "  }\n";
   }
 
   /// A table `static __device__ const unsigned name[] = {...};`.
@@ -759,8 +765,7 @@ private:
     // Blocks of a fixed chunk each, the same for every segment; one block
     // for everything when the tensors are small.
     bool single = total <= kSingleBlockElements;
-    int64_t chunk = std::max(kMinChunk, ceilDiv(total, kTargetBlocks));
-    chunk = ceilDiv(chunk, kThreads * 8) * kThreads * 8;
+    int64_t chunk = ::kiln::reduce::multi_chunk(total, kernels.targetBlocks);
     if (single)
       for (const ReductionSpace &space : plan.spaces)
         chunk = std::max(chunk, space.elements());
@@ -820,15 +825,13 @@ private:
           finish += "  const " + a.type + " acc" + str(global) + " = " + p +
                     "[" + str(at) + "];\n";
         else
-          finish += llvm::formatv(
-                        "  {0} acc{1} = {2};\n"
-                        "  for (int i = threadIdx.x; i < {3}; i += {4})\n"
-                        "    acc{1} = {5}()(acc{1}, {6}[{7} + i]);\n"
-                        "  acc{1} = kiln_group_reduce<{4}>(acc{1}, {5}(), {2}, "
-                        "{8});\n",
-                        a.type, global, a.identity, blocks, kThreads,
-                        a.combiner, p, at, scratchOf(a.type))
-                        .str();
+          finish +=
+              llvm::formatv("  const {0} acc{1} = "
+                            "kiln::reduce::combine_partials<{4}>(\n"
+                            "      ctx, {6} + {7}, {3}, {5}(), {2}, {8});\n",
+                            a.type, global, a.identity, blocks, kThreads,
+                            a.combiner, p, at, scratchOf(a.type))
+                  .str();
         ++global;
       }
       for (auto &entry : ofType)
@@ -856,7 +859,7 @@ private:
     for (const ReductionSpace &space : plan.spaces)
       for (Value v : space.elementOutputs)
         addOutputs(elementParams, v);
-    std::string text = "  switch (kiln_segment_class[lo]) {\n";
+    std::string text = "  switch (kiln_segment_class[kiln_seg.index]) {\n";
     for (auto [c, code] : llvm::enumerate(codes)) {
       text += "  case " + str(c) + ": {\n";
       // The segment's pointers, from the kernel's parameters.
@@ -884,17 +887,17 @@ private:
     }
     text += "  }\n";
     Params partials;
-    std::string segmentHead = "  const unsigned t = kiln_segment_slot[lo];\n"
-                              "  const idx_t n = kiln_segment_elements[lo];\n"
-                              "  const unsigned blocks = kiln_space_start[lo + "
-                              "1] - kiln_space_start[lo];\n";
+    std::string segmentHead = "  const unsigned t = kiln_seg.slot;\n"
+                              "  const idx_t n = kiln_seg.elements;\n"
+                              "  const unsigned blocks = kiln_seg.blocks;\n"
+                              "  const unsigned b = kiln_seg.block;\n";
     for (llvm::StringRef type : {"float", "unsigned", "int"}) {
       if (!used.count(type) || used[type] == 0)
         continue;
       std::string t = typeLetter(type);
       globals += table("kiln_partial_base_" + t, base[type]);
       segmentHead += "  const unsigned pbase_" + t + " = kiln_partial_base_" +
-                     t + "[lo];\n";
+                     t + "[kiln_seg.index];\n";
       uint64_t offset = kernels.builder.scratch(used[type] * 4);
       partials.add(type.str() + " *__restrict__ partial_" + t,
                    LaunchArg::scratch(offset));
@@ -921,41 +924,75 @@ private:
       final.add(rowParams.decls[i], rowParams.args[i]);
     for (size_t i = 0; i < partials.decls.size(); ++i)
       elementParams.add(partials.decls[i], partials.args[i]);
+    // The segments' tables for the template, the segment step and the
+    // finish as functors over the kernel's parameters.
+    globals += "struct segment_tables {\n  static constexpr unsigned count = " +
+               str(segments) +
+               ";\n"
+               "  static __device__ __forceinline__ unsigned start(unsigned t) "
+               "{ return kiln_space_start[t]; }\n"
+               "  static __device__ __forceinline__ unsigned slot(unsigned t) "
+               "{ return kiln_segment_slot[t]; }\n"
+               "  static __device__ __forceinline__ unsigned elements(unsigned "
+               "t) { return kiln_segment_elements[t]; }\n};\n";
+    globals +=
+        "struct segments_fn {\n" + paramMembers(elementParams) +
+        "  __device__ __forceinline__ void operator()(const "
+        "kiln::launch_ctx &ctx, const kiln::reduce::segment &kiln_seg) const "
+        "{\n" +
+        indent(scratch + segmentHead + text, 2) + "  }\n};\n";
+    finalGlobals += "struct final_fn {\n" + paramMembers(final) +
+                    "  __device__ __forceinline__ void operator()(const "
+                    "kiln::launch_ctx &ctx) const {\n" +
+                    indent(scratch + finish + *epilogue, 2) + "  }\n};\n";
+    std::string configuration = "segments=" + str(segments) +
+                                " classes=" + str(codes.size()) +
+                                " chunk=" + str(chunk);
+    auto multiKernel = [&](llvm::StringRef prefix, llvm::StringRef name,
+                           std::string functors, std::string body,
+                           int64_t blocks) {
+      KernelSpec spec;
+      spec.prefix = prefix.str();
+      spec.templates = {"kiln/reduce_multi_tensor.cuh"};
+      spec.templateName = name.str();
+      spec.configuration = configuration;
+      spec.functors = std::move(functors);
+      spec.body = std::move(body);
+      spec.grid = dim3Of(blocks);
+      spec.block = dim3Of(kThreads);
+      return spec;
+    };
     if (single) {
-      // One block walks every segment, then combines and finishes (its
-      // partials, written before the barrier, are visible to it after).
       Params params = elementParams;
       for (size_t i = 0; i < rowParams.decls.size(); ++i)
         if (!llvm::is_contained(params.decls, rowParams.decls[i]))
           params.add(rowParams.decls[i], rowParams.args[i]);
-      std::string loop = "  for (unsigned lo = 0; lo < " + str(segments) +
-                         "; ++lo) {\n    const unsigned b = 0;\n" +
-                         indent(segmentHead + text, 2) +
-                         "  }\n  __syncthreads();\n";
-      kernels.kernel("kiln_multi_reduce", globals + finalGlobals, params,
-                     scratch + loop + finish + *epilogue, dim3Of(1),
-                     dim3Of(kThreads));
+      kernels.kernel(
+          multiKernel("kiln_multi_reduce", "multi_reduce_single",
+                      globals + finalGlobals,
+                      "  kiln::reduce::multi_reduce_single<segment_tables>(\n"
+                      "      ctx, segments_fn" +
+                          paramInit(elementParams) + ", final_fn" +
+                          paramInit(final) + ");\n",
+                      1),
+          params);
       return success();
     }
-    std::string search =
-        "  // The segment of this block: the last one starting at or before "
-        "it.\n"
-        "  unsigned lo = 0, hi = " +
-        str(segments) +
-        ";\n"
-        "  while (hi - lo > 1) {\n"
-        "    const unsigned mid = (lo + hi) / 2;\n"
-        "    if (blockIdx.x >= kiln_space_start[mid])\n"
-        "      lo = mid;\n"
-        "    else\n"
-        "      hi = mid;\n"
-        "  }\n"
-        "  const unsigned b = blockIdx.x - kiln_space_start[lo];\n";
-    kernels.kernel("kiln_multi_reduce_partial", globals, elementParams,
-                   scratch + search + segmentHead + text, dim3Of(starts.back()),
-                   dim3Of(kThreads));
-    kernels.kernel("kiln_multi_reduce_final", finalGlobals, final,
-                   scratch + finish + *epilogue, dim3Of(1), dim3Of(kThreads));
+    kernels.kernel(
+        multiKernel("kiln_multi_reduce_partial", "multi_reduce_partial",
+                    globals,
+                    "  kiln::reduce::multi_reduce_partial<segment_tables>(\n"
+                    "      ctx, segments_fn" +
+                        paramInit(elementParams) + ");\n",
+                    starts.back()),
+        elementParams);
+    kernels.kernel(multiKernel("kiln_multi_reduce_final", "multi_reduce_final",
+                               finalGlobals,
+                               "  kiln::reduce::multi_reduce_final(ctx, "
+                               "final_fn" +
+                                   paramInit(final) + ");\n",
+                               1),
+                   final);
     return success();
   }
 
@@ -971,8 +1008,9 @@ private:
 } // namespace
 
 FailureOr<GeneratedFusion> emitComposedReduction(FusionOp fusion,
-                                                 const ReductionPlan &plan) {
-  return Composer(fusion, plan).run();
+                                                 const ReductionPlan &plan,
+                                                 const GpuTarget &target) {
+  return Composer(fusion, plan, target).run();
 }
 
 } // namespace mlir::kiln::codegen::reduction
