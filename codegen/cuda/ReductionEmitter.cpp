@@ -414,6 +414,12 @@ LogicalResult emitNorm(Emission &e) {
     spec.body = "  kiln::reduce::" + call + "(ctx" + args + ");\n";
     spec.grid = row.grid();
     spec.block = row.block();
+    // A re-read backward row of 1024 threads is allocated 32 registers
+    // either way; saying that two blocks share an SM lets ptxas schedule the
+    // f32 divisions' slow path within them instead of spilling around it.
+    // (Cached rows need their registers.)
+    if (backward && row.threads == 1024 && !row.cached)
+      spec.minBlocksPerSm = 2;
     e.kernel(std::move(spec), params);
   }
   if (paramGrads && m > 0) {

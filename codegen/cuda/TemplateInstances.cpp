@@ -45,7 +45,7 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
 
 std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
-  for (auto family : {mergedTemplateInstances})
+  for (auto family : {mergedTemplateInstances, reductionTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

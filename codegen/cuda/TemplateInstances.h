@@ -31,6 +31,9 @@ struct TemplateInstance {
 /// The merged-launch dispatcher over parts of different block shapes.
 std::vector<TemplateInstance> mergedTemplateInstances();
 
+/// The reduction kernels (ReductionTemplateInstances.cpp).
+std::vector<TemplateInstance> reductionTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 
