@@ -52,8 +52,21 @@ template <class Cfg> struct row_position {
   }
 };
 
+// V elements of a row input through the read-only (non-coherent) path, as
+// the compiler loads a kernel's __restrict__ inputs; 16 bytes at a time
+// (`src` aligned to the chunk).
+template <int V, typename T>
+__device__ __forceinline__ void load_vec_nc(T (&dst)[V], const T *src) {
+  typedef kiln_vec_traits<V, T> traits;
+#pragma unroll
+  for (int k = 0; k < traits::bytes / traits::chunk; ++k)
+    reinterpret_cast<typename traits::type *>(dst)[k] =
+        __ldg(reinterpret_cast<const typename traits::type *>(src) + k);
+}
+
 // One [rows, M] input of storage type T: its row, and this thread's
-// elements of it in f32 (all of them when cached, else one step's).
+// elements of it in f32 (all of them when cached, else one step's). Inputs
+// are read only while the kernel runs (its parameters are __restrict__).
 template <class Cfg, class T> struct row_input {
   using idx_t = typename Cfg::idx_t;
   static constexpr int W = Cfg::width;
@@ -71,14 +84,14 @@ template <class Cfg, class T> struct row_input {
   __device__ __forceinline__ void load_step(idx_t j0, bool aligned, int at) {
     if (aligned && j0 + W <= (idx_t)Cfg::m) {
       alignas(16) T t[W];
-      kiln_load_vec<W>(t, row + j0);
+      load_vec_nc<W>(t, row + j0);
 #pragma unroll
       for (int e = 0; e < W; ++e)
         v[at + e] = kiln_load(t[e]);
     } else {
 #pragma unroll
       for (int e = 0; e < W; ++e)
-        v[at + e] = j0 + e < (idx_t)Cfg::m ? kiln_load(row[j0 + e]) : 0.f;
+        v[at + e] = j0 + e < (idx_t)Cfg::m ? kiln_load(__ldg(row + j0 + e)) : 0.f;
     }
   }
 
@@ -89,7 +102,7 @@ template <class Cfg, class T> struct row_input {
       for (int k = 0; k < Cfg::steps; ++k) {
         if constexpr (W == 1) {
           const idx_t j = lid + (idx_t)k * Cfg::group;
-          v[k] = j < (idx_t)Cfg::m ? kiln_load(row[j]) : 0.f;
+          v[k] = j < (idx_t)Cfg::m ? kiln_load(__ldg(row + j)) : 0.f;
         } else {
           load_step((lid + (idx_t)k * Cfg::group) * W, aligned, k * W);
         }
@@ -108,7 +121,7 @@ template <class Cfg, class T> struct row_input {
     if constexpr (Cfg::cached)
       return v[k * W + e];
     else if constexpr (W == 1)
-      return kiln_load(row[j]);
+      return kiln_load(__ldg(row + j));
     else
       return v[e];
   }
