@@ -13,6 +13,7 @@
 #include "codegen/cuda/EmitterTestUtils.h"
 #include "compiler/transforms/Fusion.h"
 #include "compiler/transforms/ReductionPlan.h"
+#include "kiln/reduce_layout.cuh"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -136,10 +137,10 @@ TEST_F(ComposedReductionTest, MeanOfRowsAndColumnsWithPrologueOutput) {
   // The product is stored while it is reduced (an element output).
   ReductionPlan rows = planOf(0);
   EXPECT_EQ(rows.spaces.front().elementOutputs.size(), 1u);
-  EXPECT_TRUE(contains(g[0], "if (active)"));
+  EXPECT_TRUE(contains(g[0], "if (owner)"));
   // The column reduction (innermost dim kept) is coalesced, with its
   // epilogue after the shared-memory combine.
-  EXPECT_TRUE(contains(g[1], "kiln_tile"));
+  EXPECT_TRUE(contains(g[1], "kiln::reduce::reduce_columns<"));
   EXPECT_TRUE(contains(g[1], "kiln::op::exp("));
 }
 
@@ -179,7 +180,10 @@ TEST_F(ComposedReductionTest, SoftmaxAndLogSoftmaxFromPrimitives) {
     EXPECT_TRUE(named(g[0], "kiln_fused_rows"));
     EXPECT_EQ(planOf(0).numStages, 2u);
     // 37 elements per row stay in registers between the passes.
-    EXPECT_TRUE(contains(g[0], "x0_v["));
+    EXPECT_TRUE(
+        ::kiln::reduce::row_cached(37, 1, ::kiln::reduce::row_group(37)));
+    EXPECT_TRUE(contains(g[0], "row_config<idx_t, 6, 37, 1>"));
+    EXPECT_TRUE(contains(g[0], "x0_in.cache(lid)"));
     fusions.clear();
   }
 }
@@ -196,7 +200,9 @@ TEST_F(ComposedReductionTest, RowsTooLongForRegistersAreReRead) {
     })mlir");
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0].launches[0].block[0], 1024u);
-  EXPECT_FALSE(contains(g[0], "x0_v["));
+  EXPECT_FALSE(
+      ::kiln::reduce::row_cached(50001, 1, ::kiln::reduce::row_group(50001)));
+  EXPECT_TRUE(contains(g[0], "row_config<idx_t, 2, 50001, 1>"));
 }
 
 TEST_F(ComposedReductionTest, RmsAndLayerNormFromPrimitives) {
@@ -254,11 +260,21 @@ TEST_F(ComposedReductionTest, RowKernelsMoveRowsIn16ByteSteps) {
         source.replace(at, 1, m.str());
       std::vector<GeneratedFusion> g = fuseAndEmit(source);
       ASSERT_EQ(g.size(), 1u) << type.str() << " " << m.str();
-      std::string width = type == "f32" ? "4" : "8";
-      EXPECT_TRUE(contains(g[0], "kiln_load_vec<" + width + ">"));
-      EXPECT_TRUE(contains(g[0], "kiln_store_vec<" + width + ">"));
+      int width = type == "f32" ? 4 : 8;
+      // W elements per step: the row inputs move through row_input's
+      // vector steps, the output through store_step.
+      EXPECT_TRUE(contains(g[0], "row_config<idx_t, 8, " + m.str() + ", " +
+                                     std::to_string(width) + ">"));
+      EXPECT_TRUE(contains(g[0], "x0_in.step(j0, aligned)"));
+      EXPECT_TRUE(contains(g[0], "kiln::reduce::store_step<row_cfg>"));
       // The row stays in registers only when short.
-      EXPECT_EQ(contains(g[0], "x0_v["), m == "64");
+      int64_t length = std::stoll(m.str());
+      EXPECT_EQ(::kiln::reduce::row_cached(length, width,
+                                           ::kiln::reduce::row_group(length)),
+                m == "64");
+      EXPECT_EQ(g[0].kernels[0].configuration.find("cached") !=
+                    std::string::npos,
+                m == "64");
       fusions.clear();
     }
   }

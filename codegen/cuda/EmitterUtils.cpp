@@ -75,39 +75,6 @@ uint64_t FusionBuilder::scratch(uint64_t bytes) {
   return offset;
 }
 
-void FusionBuilder::kernel(llvm::StringRef prefix, llvm::StringRef helpers,
-                           const Params &params, llvm::StringRef body,
-                           std::array<uint32_t, 3> grid,
-                           std::array<uint32_t, 3> block,
-                           uint32_t dynamicSharedBytes) {
-  const char *placeholder = "KILN_KERNEL_NAME";
-  std::string source;
-  llvm::raw_string_ostream os(source);
-  // Prologues and epilogues of the ScalarEmitter call kiln/scalar_ops.cuh.
-  os << header << "#include \"kiln/prelude.cuh\"\n"
-     << "#include \"kiln/scalar_ops.cuh\"\n"
-     << helpers << "\n";
-  uint32_t threads = block[0] * block[1] * block[2];
-  os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") "
-     << placeholder << "(";
-  for (auto [i, decl] : llvm::enumerate(params.decls))
-    os << (i ? ",\n    " : "\n    ") << decl;
-  os << ") {\n  " << kWaitForPredecessor << "\n" << body << "}\n";
-  os.flush();
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(contentHash(source)));
-  std::string name = prefix.str() + "_" + std::string(hash, 12);
-  size_t at = source.find(placeholder);
-  source.replace(at, std::strlen(placeholder), name);
-
-  GeneratedKernel generatedKernel;
-  generatedKernel.name = std::move(name);
-  generatedKernel.source = std::move(source);
-  addLaunch(std::move(generatedKernel), grid, block, dynamicSharedBytes,
-            params.args);
-}
-
 void FusionBuilder::kernel(KernelSpec spec) {
   if (spec.header.empty())
     spec.header = header;

@@ -71,15 +71,6 @@ public:
   /// Reserves `bytes` of scratch (256-byte aligned); returns the offset.
   uint64_t scratch(uint64_t bytes);
 
-  /// Adds a kernel `extern "C" __global__ void <prefix>_<hash>(params)` with
-  /// `body` (indented statements) after the shared `helpers`, and one launch
-  /// of it. The name hashes the whole source, so identical fusions give
-  /// byte-identical sources and different sources different names.
-  void kernel(llvm::StringRef prefix, llvm::StringRef helpers,
-              const Params &params, llvm::StringRef body,
-              std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block,
-              uint32_t dynamicSharedBytes = 0);
-
   /// Adds the kernel of `spec` (headed by this builder's header unless the
   /// spec has its own) and one launch of it.
   void kernel(KernelSpec spec);

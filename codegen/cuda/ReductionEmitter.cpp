@@ -37,6 +37,8 @@
 #include "codegen/cuda/ReductionKernels.h"
 #include "compiler/transforms/ReductionPlan.h"
 
+#include "kiln/reduce_layout.cuh"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -55,8 +57,9 @@ using namespace reduction;
 struct Emission : KernelSet {
   SingleOpFusion single;
 
-  Emission(SingleOpFusion s, FusionOp fusion)
-      : KernelSet("// kiln reduction fusion of\n" + describeOp(s.op), fusion),
+  Emission(SingleOpFusion s, FusionOp fusion, const GpuTarget &target)
+      : KernelSet("// kiln reduction fusion of\n" + describeOp(s.op), fusion,
+                  target),
         single(std::move(s)) {}
 
   Operation *op() const { return single.op; }
@@ -103,7 +106,7 @@ LogicalResult emitReduceOp(Emission &e) {
     dims.push_back(int64_t(argmax.getDim()));
     acc.type = "kiln_arg<" + value + ">";
     acc.identity = acc.type + (isInt ? "{(-2147483647 - 1), 2147483647}"
-                                     : "{-KILN_INF, 2147483647}");
+                                     : "{-kiln_inf(), 2147483647}");
     acc.combiner = "kiln_argmax_op";
     acc.element = acc.type + "{" + load + ", (int)r}";
     acc.bytes = 8;
@@ -124,10 +127,10 @@ LogicalResult emitReduceOp(Emission &e) {
       }
     } else if (isa<ReduceMaxOp>(op)) {
       acc.combiner = "kiln_max_op";
-      acc.identity = isInt ? "(-2147483647 - 1)" : "-KILN_INF";
+      acc.identity = isInt ? "(-2147483647 - 1)" : "-kiln_inf()";
     } else {
       acc.combiner = "kiln_min_op";
-      acc.identity = isInt ? "2147483647" : "KILN_INF";
+      acc.identity = isInt ? "2147483647" : "kiln_inf()";
     }
   }
   ReduceLayout layout(inType.getShape(), dims);
@@ -169,6 +172,42 @@ LogicalResult emitElementLoss(Emission &e, llvm::StringRef term,
 // Softmax and log_softmax
 //===----------------------------------------------------------------------===//
 
+/// A kernel of one of the single-op templates: its functors define `cfg`
+/// (`config`, extended by `members` when given) and its body calls
+/// `kiln::reduce::<call>` with the context and `args`.
+KernelSpec templateKernel(llvm::StringRef prefix, llvm::StringRef file,
+                          llvm::StringRef name, std::string configuration,
+                          llvm::StringRef config, llvm::StringRef members,
+                          llvm::StringRef call, const Params &args) {
+  KernelSpec spec;
+  spec.prefix = prefix.str();
+  spec.templates = {("kiln/" + file).str()};
+  spec.templateName = name.str();
+  spec.configuration = std::move(configuration);
+  spec.functors = members.empty() ? "using cfg = " + config.str() + ";\n"
+                                  : "struct cfg : " + config.str() + " {\n" +
+                                        members.str() + "};\n";
+  std::string list;
+  for (const std::string &decl : args.decls)
+    list += ", " + splitDecl(decl).second;
+  spec.body = "  kiln::reduce::" + call.str() + "(ctx" + list + ");\n";
+  return spec;
+}
+
+/// A `static constexpr float` member of a configuration.
+std::string floatMember(llvm::StringRef name, double value) {
+  return "  static constexpr float " + name.str() + " = " +
+         floatLiteral(value) + ";\n";
+}
+
+/// `kiln::reduce::row_config<idx_t, rows, m>` and its --stats line.
+std::string rowConfig(llvm::StringRef name, int64_t rows, int64_t m,
+                      llvm::StringRef extra = "") {
+  return llvm::formatv("kiln::reduce::{0}<idx_t, {1}, {2}{3}>", name, rows, m,
+                       extra)
+      .str();
+}
+
 LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
   auto type = cast<ShapedType>(e.op()->getOperand(0).getType());
   llvm::ArrayRef<int64_t> shape = type.getShape();
@@ -180,76 +219,35 @@ LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
   if (outer * size * inner == 0)
     return success();
   std::string prefix = log ? "kiln_log_softmax" : "kiln_softmax";
+  std::string types =
+      cudaType(e.op()->getOperand(0)) + ", " + cudaType(e.op()->getResult(0));
+  std::string logArg = log ? "true" : "false";
   Params params;
   e.addInput(params, 0, "in");
   e.addOutput(params, 0, "out");
-  // exp(x - max) / sum, or x - (max + log(sum)), as the reference.
-  std::string write = log ? "kiln_store(out_row + J, x - lse);"
-                          : "kiln_store(out_row + J, expf(x - mx) * inv);";
-  std::string finishStats = log ? "  const float lse = mx + logf(s);\n"
-                                : "  const float inv = 1.f / s;\n";
   if (inner == 1) {
     RowKernel row(outer, size);
-    row.addRowInput("x", "in");
-    std::string body = row.prologue({"out"});
-    body += "  float mx = -KILN_INF;\n" + row.loop("mx = kiln_max(mx, x);") +
-            row.reduce("mx", "kiln_max_op", "-KILN_INF");
-    body += "  float s = 0.f;\n" + row.loop("s += expf(x - mx);") +
-            row.reduce("s", "kiln_sum_op", "0.f");
-    body += finishStats + "  if (!active) return;\n";
-    std::string w = write;
-    w.replace(w.find("J"), 1, "j");
-    body += row.loop(w);
-    e.kernel(prefix, "", params, body, row.grid(), row.block());
+    KernelSpec spec = templateKernel(
+        prefix, "softmax.cuh", "softmax_rows", row.configuration(),
+        rowConfig("row_config", outer, size), "",
+        "softmax_rows<cfg, " + logArg + ", " + types + ">", params);
+    spec.grid = row.grid();
+    spec.block = row.block();
+    e.kernel(std::move(spec), params);
     return success();
   }
-  // Strided slices: 32 consecutive columns per block (coalesced), the
-  // softmax dim split 8 ways over threadIdx.y and combined in shared memory
-  // in a fixed order.
-  int64_t columnTiles = ceilDiv(inner, 32);
-  std::string combine = R"(  tile[threadIdx.y][threadIdx.x] = V;
-  __syncthreads();
-  V = tile[0][threadIdx.x];
-#pragma unroll
-  for (int t = 1; t < 8; ++t) V = OP(V, tile[t][threadIdx.x]);
-  __syncthreads();
-)";
-  auto combineOf = [&](llvm::StringRef v, llvm::StringRef op) {
-    std::string s = combine;
-    for (size_t at; (at = s.find('V')) != std::string::npos;)
-      s.replace(at, 1, v.str());
-    s.replace(s.find("OP"), 2, op.str());
-    return s;
-  };
-  std::string body = llvm::formatv(
-      R"(  __shared__ float tile[8][33];
-  const idx_t outer = blockIdx.x / {0};
-  const idx_t c = (idx_t)(blockIdx.x % {0}) * 32 + threadIdx.x;
-  const bool active = c < {1};
-  const idx_t base = outer * {2} * {1} + (active ? c : 0);
-  const auto *x_col = in + base;
-  auto *out_row = out + base;
-  float mx = -KILN_INF;
-  for (idx_t d = threadIdx.y; d < {2}; d += 8) mx = kiln_max(mx, kiln_load(x_col[d * {1}]));
-)",
-      columnTiles, inner, size);
-  body += combineOf("mx", "kiln_max_op()");
-  body +=
-      llvm::formatv("  float s = 0.f;\n  for (idx_t d = threadIdx.y; d < {0}; "
-                    "d += 8) s += expf(kiln_load(x_col[d * {1}]) - mx);\n",
+  int64_t tiles = ::kiln::reduce::ceil_div(inner, ::kiln::reduce::kColumnTile);
+  KernelSpec spec = templateKernel(
+      prefix + "_strided", "softmax.cuh", "softmax_strided",
+      llvm::formatv("outer={0} size={1} inner={2}", outer, size, inner),
+      llvm::formatv("kiln::reduce::strided_config<idx_t, {0}, {1}, {2}>", outer,
                     size, inner)
-          .str();
-  body += combineOf("s", "kiln_sum_op()");
-  body += finishStats + "  if (!active) return;\n";
-  std::string w = write;
-  w.replace(w.find("J"), 1, "d * " + str(inner));
-  body += llvm::formatv("  for (idx_t d = threadIdx.y; d < {0}; d += 8) {{\n"
-                        "    const float x = kiln_load(x_col[d * {1}]);\n"
-                        "    {2}\n  }\n",
-                        size, inner, w)
-              .str();
-  e.kernel(prefix + "_strided", "", params, body, dim3Of(columnTiles * outer),
-           dim3Of(32, 8));
+          .str(),
+      "", "softmax_strided<cfg, " + logArg + ", " + types + ">", params);
+  spec.grid = dim3Of(tiles * outer);
+  spec.block =
+      dim3Of(::kiln::reduce::kColumnTile, ::kiln::reduce::kColumnSplit);
+  e.kernel(std::move(spec), params);
   return success();
 }
 
@@ -265,22 +263,24 @@ LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
 /// norm (a few hundred rows) is one launch: its step is launch-bound.
 void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
                         int weightResult, int biasResult) {
-  int64_t columnTiles = ceilDiv(m, 32);
-  int64_t splits = 1;
-  if (columnTiles < kTargetBlocks)
-    splits = std::clamp<int64_t>(
-        std::min(ceilDiv(kTargetBlocks, columnTiles), ceilDiv(rows, 1024)), 1,
-        1024);
-  int64_t chunk = ceilDiv(std::max<int64_t>(rows, 1), splits);
-  splits = ceilDiv(std::max<int64_t>(rows, 1), chunk);
+  namespace layout = ::kiln::reduce;
+  int64_t chunk = layout::norm_param_chunk(rows, m, e.targetBlocks);
+  int64_t splits = layout::split_count(rows, chunk);
   bool bias = biasResult >= 0;
   bool weight = weightResult >= 0;
+  std::string config = llvm::formatv(
+      "kiln::reduce::norm_param_config<idx_t, {0}, {1}, {2}, {3}, {4}>", rows,
+      m, chunk, weight ? "true" : "false", bias ? "true" : "false");
+  std::string configuration =
+      llvm::formatv("rows={0} m={1} splits={2}{3}{4}", rows, m, splits,
+                    weight ? " weight" : "", bias ? " bias" : "");
 
   Params params;
   e.addInput(params, 0, "grad");
   e.addInput(params, 1, "input");
   params.add("const float2 *__restrict__ stats", LaunchArg::scratch(stats));
   uint64_t partialW = 0, partialB = 0;
+  std::string outTypes, outArgs;
   if (splits == 1) {
     if (weight)
       e.addOutput(params, weightResult, "dw");
@@ -296,63 +296,40 @@ void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
       params.add("float *__restrict__ db", LaunchArg::scratch(partialB));
     }
   }
-  std::string body = llvm::formatv(
-      R"(  __shared__ float tw[8][33], tb[8][33];
-  const idx_t j = (idx_t)blockIdx.x * 32 + threadIdx.x;
-  const bool active = j < {0};
-  const idx_t r0 = (idx_t)blockIdx.y * {1};
-  const idx_t r1 = min((idx_t){2}, r0 + {1});
-  float aw = 0.f, ab = 0.f;
-  if (active)
-    for (idx_t r = r0 + threadIdx.y; r < r1; r += 8) {{
-      const float g = kiln_load(grad[r * {0} + j]);
-      const float2 st = stats[r];
-      aw += g * ((kiln_load(input[r * {0} + j]) - st.x) * st.y);
-      ab += g;
-    }
-  tw[threadIdx.y][threadIdx.x] = aw;
-  tb[threadIdx.y][threadIdx.x] = ab;
-  __syncthreads();
-  if (threadIdx.y != 0 || !active) return;
-#pragma unroll
-  for (int t = 1; t < 8; ++t) {{
-    aw += tw[t][threadIdx.x];
-    ab += tb[t][threadIdx.x];
-  }
-)",
-      m, chunk, rows);
-  std::string target =
-      splits == 1 ? "j" : "(idx_t)blockIdx.y * " + str(m) + " + j";
-  if (weight)
-    body += "  kiln_store(dw + " + target + ", aw);\n";
-  if (bias)
-    body += "  kiln_store(db + " + target + ", ab);\n";
-  e.kernel("kiln_norm_param_grad", "", params, body,
-           dim3Of(columnTiles, splits), dim3Of(32, 8));
+  std::string args = ", grad, input, stats, " +
+                     std::string(weight ? "dw" : "(float *)nullptr") + ", " +
+                     (bias ? "db" : "(float *)nullptr");
+  KernelSpec spec =
+      templateKernel("kiln_norm_param_grad", "norm.cuh", "norm_param_grad",
+                     configuration, config, "", "", {});
+  spec.body = "  kiln::reduce::norm_param_grad<cfg>(ctx" + args + ");\n";
+  spec.grid = dim3Of(layout::ceil_div(m, layout::kColumnTile), splits);
+  spec.block = dim3Of(layout::kColumnTile, layout::kColumnSplit);
+  e.kernel(std::move(spec), params);
   if (splits == 1)
     return;
   Params final;
-  std::string finalBody =
-      "  const idx_t j = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
-      "  if (j >= " +
-      str(m) + ") return;\n";
+  std::string finalArgs;
   for (auto [present, partialOffset, result, name] :
        {std::tuple{weight, partialW, weightResult, std::string("w")},
         std::tuple{bias, partialB, biasResult, std::string("b")}}) {
-    if (!present)
+    if (!present) {
+      finalArgs += ", (const float *)nullptr, (float *)nullptr";
       continue;
+    }
     final.add("const float *__restrict__ p" + name,
               LaunchArg::scratch(partialOffset));
     e.addOutput(final, result, "d" + name);
-    finalBody += llvm::formatv("  {{\n    float acc = p{0}[j];\n"
-                               "    for (int s = 1; s < {1}; ++s) acc += "
-                               "p{0}[(idx_t)s * {2} + j];\n"
-                               "    kiln_store(d{0} + j, acc);\n  }\n",
-                               name, splits, m)
-                     .str();
+    finalArgs += ", p" + name + ", d" + name;
   }
-  e.kernel("kiln_norm_param_grad_final", "", final, finalBody,
-           dim3Of(ceilDiv(m, 256)), dim3Of(256));
+  KernelSpec finalSpec = templateKernel("kiln_norm_param_grad_final",
+                                        "norm.cuh", "norm_param_grad_final",
+                                        configuration, config, "", "", {});
+  finalSpec.body =
+      "  kiln::reduce::norm_param_grad_final<cfg>(ctx" + finalArgs + ");\n";
+  finalSpec.grid = dim3Of(layout::ceil_div(m, layout::kFinalThreads));
+  finalSpec.block = dim3Of(layout::kFinalThreads);
+  e.kernel(std::move(finalSpec), final);
 }
 
 /// layer_norm, rms_norm and their backward ops.
@@ -388,26 +365,19 @@ LogicalResult emitNorm(Emission &e) {
   int64_t rows = m ? type.getNumElements() / m : 0;
   std::string prefix = "kiln_" + op->getName().stripDialect().str();
   unsigned weightOperand = backward ? 2 : 1;
-  std::string M = floatLiteral(double(m));
 
   RowKernel row(rows, m);
   Params params;
-  if (backward) {
+  if (backward)
     e.addInput(params, 0, "grad");
-    row.addRowInput("g", "grad");
-  }
   e.addInput(params, backward ? 1 : 0, "in");
-  row.addRowInput("x", "in");
   if (weight)
     e.addInput(params, weightOperand, "weight");
   if (bias)
     e.addInput(params, 2, "bias");
   bool writeOut = e.yields(0);
-  std::vector<std::string> outputs;
-  if (writeOut) {
+  if (writeOut)
     e.addOutput(params, 0, "out");
-    outputs.push_back("out");
-  }
   // Backward ops leave each row's statistics for the parameter gradients.
   bool paramGrads = backward && (e.yields(1) || (layer && e.yields(2)));
   uint64_t stats = 0;
@@ -416,66 +386,58 @@ LogicalResult emitNorm(Emission &e) {
     params.add("float2 *__restrict__ stats", LaunchArg::scratch(stats));
   }
 
-  std::string body = row.prologue(outputs);
-  std::string epsText = floatLiteral(eps);
-  if (layer) {
-    // Two passes for the variance, like the reference: no cancellation.
-    body += "  float s = 0.f;\n" + row.loop("s += x;") +
-            row.reduce("s", "kiln_sum_op", "0.f") +
-            "  const float mean = s / " + M + ";\n";
-    body += "  float q = 0.f;\n" + row.loop("q += kiln_square(x - mean);") +
-            row.reduce("q", "kiln_sum_op", "0.f") +
-            "  const float rstd = 1.f / sqrtf(q / " + M + " + " + epsText +
-            ");\n";
-  } else {
-    body += "  const float mean = 0.f;\n  float q = 0.f;\n" +
-            row.loop("q += x * x;") + row.reduce("q", "kiln_sum_op", "0.f") +
-            "  const float rstd = 1.f / sqrtf(q / " + M + " + " + epsText +
-            ");\n";
-  }
-  std::string w = weight ? " * kiln_load(weight[j])" : "";
+  auto flag = [](bool b) { return b ? "true" : "false"; };
+  std::string config =
+      rowConfig("norm_config", rows, m,
+                llvm::formatv(", {0}, {1}, {2}", flag(layer),
+                              flag(bool(weight)), flag(bool(bias)))
+                    .str());
+  std::string weightArg = weight ? "weight" : "(const float *)nullptr";
+  std::string call, args;
   if (!backward) {
-    std::string b = bias ? " + kiln_load(bias[j])" : "";
-    body +=
-        "  if (!active) return;\n" +
-        row.loop("kiln_store(out_row + j, (x - mean) * rstd" + w + b + ");");
+    call = "norm_forward<cfg>";
+    args = ", in, " + weightArg + ", " +
+           (bias ? "bias" : "(const float *)nullptr") + ", out";
   } else {
-    // dx = rstd * (gy - mean(gy) - xh * mean(gy * xh)), gy = grad * weight
-    // (rms_norm: without the mean(gy) term).
-    if (layer)
-      body += "  float sg = 0.f;\n" + row.loop("sg += g" + w + ";") +
-              row.reduce("sg", "kiln_sum_op", "0.f");
-    body += "  float sgx = 0.f;\n" +
-            row.loop("sgx += g" + w + " * ((x - mean) * rstd);") +
-            row.reduce("sgx", "kiln_sum_op", "0.f");
-    body += "  const float meanGyXh = sgx / " + M + ";\n";
-    body += layer ? "  const float meanGy = sg / " + M + ";\n"
-                  : "  const float meanGy = 0.f;\n";
-    if (paramGrads)
-      body +=
-          "  if (active && lid == 0) stats[row] = make_float2(mean, rstd);\n";
-    if (writeOut)
-      body += "  if (!active) return;\n" +
-              row.loop("kiln_store(out_row + j, rstd * (g" + w +
-                       " - meanGy - (x - mean) * rstd * meanGyXh));");
+    call = llvm::formatv("norm_backward<cfg, {0}, {1}>", flag(writeOut),
+                         flag(paramGrads))
+               .str();
+    args = ", grad, in, " + weightArg + ", " +
+           (writeOut ? "out" : "(float *)nullptr") + ", " +
+           (paramGrads ? "stats" : "(float2 *)nullptr");
   }
-  if (rows > 0 && m > 0)
-    e.kernel(prefix, "", params, body, row.grid(), row.block());
+  if (rows > 0 && m > 0) {
+    KernelSpec spec = templateKernel(
+        prefix, "norm.cuh", backward ? "norm_backward" : "norm_forward",
+        row.configuration() + (layer ? " layer" : " rms"), config,
+        floatMember("eps", eps), "", {});
+    spec.body = "  kiln::reduce::" + call + "(ctx" + args + ");\n";
+    spec.grid = row.grid();
+    spec.block = row.block();
+    // A re-read backward row of 1024 threads is allocated 32 registers
+    // either way; saying that two blocks share an SM lets ptxas schedule the
+    // f32 divisions' slow path within them instead of spilling around it.
+    // (Cached rows need their registers.)
+    if (backward && row.threads == 1024 && !row.cached)
+      spec.minBlocksPerSm = 2;
+    e.kernel(std::move(spec), params);
+  }
   if (paramGrads && m > 0) {
     if (rows == 0) {
       // No rows: the parameter gradients are zeros.
       Params zero;
-      std::string zbody =
-          "  const idx_t j = (idx_t)blockIdx.x * 256 + threadIdx.x;\n"
-          "  if (j >= " +
-          str(m) + ") return;\n";
+      KernelSpec spec = templateKernel("kiln_zero", "norm.cuh", "zero_columns",
+                                       "m=" + str(m), "idx_t", "", "", {});
+      spec.functors.clear();
       for (unsigned r = 1; r < op->getNumResults(); ++r)
         if (e.yields(r)) {
           e.addOutput(zero, r, "d" + str(r));
-          zbody += "  kiln_store(d" + str(r) + " + j, 0.f);\n";
+          spec.body += "  kiln::reduce::zero_columns<idx_t, " + str(m) +
+                       ">(ctx, d" + str(r) + ");\n";
         }
-      e.kernel("kiln_zero", "", zero, zbody, dim3Of(ceilDiv(m, 256)),
-               dim3Of(256));
+      spec.grid = dim3Of(::kiln::reduce::ceil_div(m, 256));
+      spec.block = dim3Of(256);
+      e.kernel(std::move(spec), zero);
     } else {
       emitNormParamGrads(e, rows, m, stats, e.yields(1) ? 1 : -1,
                          layer && e.yields(2) ? 2 : -1);
@@ -488,13 +450,12 @@ LogicalResult emitNorm(Emission &e) {
 // Cross entropy
 //===----------------------------------------------------------------------===//
 
-/// The row statistics of logits [N, C]: max `mx` and `lse`.
-std::string logSumExp(const RowKernel &row) {
-  return "  float mx = -KILN_INF;\n" + row.loop("mx = kiln_max(mx, x);") +
-         row.reduce("mx", "kiln_max_op", "-KILN_INF") + "  float s = 0.f;\n" +
-         row.loop("s += expf(x - mx);") +
-         row.reduce("s", "kiln_sum_op", "0.f") +
-         "  const float lse = mx + logf(s);\n";
+/// The configuration members of cross entropy with `eps` label smoothing
+/// over C classes.
+std::string smoothingMembers(double eps, int64_t c) {
+  return floatMember("keep", 1 - eps) + floatMember("smooth", eps / double(c)) +
+         "  static constexpr bool smoothing = " +
+         (eps != 0 ? "true" : "false") + ";\n";
 }
 
 LogicalResult emitCrossEntropy(Emission &e) {
@@ -505,44 +466,34 @@ LogicalResult emitCrossEntropy(Emission &e) {
   uint64_t rowLoss = e.builder.scratch(std::max<int64_t>(n, 1) * 4);
   if (n > 0 && c > 0) {
     RowKernel row(n, c);
-    row.addRowInput("x", "logits");
     Params params;
     e.addInput(params, 0, "logits");
     e.addInput(params, 1, "labels");
     params.add("float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
-    std::string body = row.prologue() + logSumExp(row);
-    body += "  const int label = labels[row];\n"
-            "  const float picked = label >= 0 && label < " +
-            str(c) +
-            " ? kiln_load(x_row[label]) - lse : KILN_NAN;\n"
-            "  float l = -" +
-            floatLiteral(1 - eps) + " * picked;\n";
-    if (eps != 0) {
-      // -eps/C * sum_c log_softmax
-      body += "  float sl = 0.f;\n" + row.loop("sl += x - lse;") +
-              row.reduce("sl", "kiln_sum_op", "0.f") +
-              "  l -= " + floatLiteral(eps / double(c)) + " * sl;\n";
-    }
-    body += "  if (active && lid == 0) row_loss[row] = l;\n";
-    e.kernel("kiln_cross_entropy_rows", "", params, body, row.grid(),
-             row.block());
+    KernelSpec spec = templateKernel(
+        "kiln_cross_entropy_rows", "cross_entropy.cuh", "cross_entropy_rows",
+        row.configuration() + (eps != 0 ? " smoothing" : ""),
+        rowConfig("cross_entropy_config", n, c), smoothingMembers(eps, c),
+        "cross_entropy_rows<cfg>", params);
+    spec.grid = row.grid();
+    spec.block = row.block();
+    e.kernel(std::move(spec), params);
   }
   // One block adds the row losses in a fixed order.
   Params final;
   final.add("const float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
   e.addOutput(final, 0, "out");
-  std::string scale = loss.getReduction() == Reduction::mean
-                          ? " / " + floatLiteral(double(n))
-                          : "";
-  std::string body =
-      llvm::formatv(R"(  __shared__ float kiln_scratch[32];
-  float s = 0.f;
-  for (idx_t i = threadIdx.x; i < {0}; i += 256) s += {1};
-  s = kiln_group_reduce<256>(s, kiln_sum_op(), 0.f, kiln_scratch);
-  if (threadIdx.x == 0) kiln_store(out, s{2});
-)",
-                    n, c > 0 ? "row_loss[i]" : "KILN_NAN", scale);
-  e.kernel("kiln_cross_entropy_total", "", final, body, dim3Of(1), dim3Of(256));
+  bool mean = loss.getReduction() == Reduction::mean;
+  KernelSpec spec = templateKernel(
+      "kiln_cross_entropy_total", "cross_entropy.cuh", "cross_entropy_total",
+      "n=" + str(n) + (mean ? " mean" : " sum"),
+      llvm::formatv("kiln::reduce::loss_total_config<idx_t, {0}, {1}, {2}>", n,
+                    c > 0 ? "true" : "false", mean ? "true" : "false")
+          .str(),
+      "", "cross_entropy_total<cfg>", final);
+  spec.grid = dim3Of(1);
+  spec.block = dim3Of(256);
+  e.kernel(std::move(spec), final);
   return success();
 }
 
@@ -556,30 +507,20 @@ LogicalResult emitCrossEntropyBackward(Emission &e) {
   double reductionScale =
       loss.getReduction() == Reduction::mean ? 1.0 / n : 1.0;
   RowKernel row(n, c);
-  row.addRowInput("x", "logits");
   Params params;
   e.addInput(params, 0, "grad");
   e.addInput(params, 1, "logits");
   e.addInput(params, 2, "labels");
   e.addOutput(params, 0, "out");
-  std::string body = row.prologue({"out"}) + logSumExp(row);
-  body += "  const float scale = kiln_load(grad[0]) * " +
-          floatLiteral(reductionScale) +
-          ";\n"
-          "  const int label = labels[row];\n"
-          "  const bool valid = label >= 0 && label < " +
-          str(c) +
-          ";\n"
-          "  if (!active) return;\n";
-  body += row.loop("float v = scale * (expf(x - lse) - " +
-                   floatLiteral(eps / double(c)) +
-                   ");\n"
-                   "if (j == label) v -= scale * " +
-                   floatLiteral(1 - eps) +
-                   ";\n"
-                   "kiln_store(out_row + j, valid ? v : KILN_NAN);");
-  e.kernel("kiln_cross_entropy_backward", "", params, body, row.grid(),
-           row.block());
+  KernelSpec spec = templateKernel(
+      "kiln_cross_entropy_backward", "cross_entropy.cuh",
+      "cross_entropy_backward", row.configuration(),
+      rowConfig("cross_entropy_config", n, c),
+      smoothingMembers(eps, c) + floatMember("scale", reductionScale),
+      "cross_entropy_backward<cfg>", params);
+  spec.grid = row.grid();
+  spec.block = row.block();
+  e.kernel(std::move(spec), params);
   return success();
 }
 
@@ -595,15 +536,17 @@ LogicalResult emitBinaryCrossEntropyBackward(Emission &e) {
   e.addInput(params, 1, "logits");
   e.addInput(params, 2, "target");
   e.addOutput(params, 0, "out");
-  int64_t blocks = std::min<int64_t>(ceilDiv(n, 256), 8 * kTargetBlocks);
-  std::string body = llvm::formatv(
-      R"(  const float scale = kiln_load(grad[0]) * {0};
-  for (idx_t i = (idx_t)blockIdx.x * 256 + threadIdx.x; i < {1}; i += (idx_t){2} * 256)
-    kiln_store(out + i, scale * (kiln_sigmoid(kiln_load(logits[i])) - kiln_load(target[i])));
-)",
-      floatLiteral(reductionScale), n, blocks);
-  e.kernel("kiln_binary_cross_entropy_backward", "", params, body,
-           dim3Of(blocks), dim3Of(256));
+  int64_t blocks = ::kiln::reduce::element_blocks(n, e.targetBlocks);
+  KernelSpec spec = templateKernel(
+      "kiln_binary_cross_entropy_backward", "cross_entropy.cuh",
+      "binary_cross_entropy_backward", "n=" + str(n) + " blocks=" + str(blocks),
+      llvm::formatv("kiln::reduce::element_config<idx_t, {0}, {1}>", n, blocks)
+          .str(),
+      floatMember("scale", reductionScale),
+      "binary_cross_entropy_backward<cfg>", params);
+  spec.grid = dim3Of(blocks);
+  spec.block = dim3Of(::kiln::reduce::kElementThreads);
+  e.kernel(std::move(spec), params);
   return success();
 }
 
@@ -649,9 +592,9 @@ public:
       FailureOr<ReductionPlan> plan = planReduction(fusion, &why);
       if (failed(plan))
         return fusion.emitOpError("reduction codegen: ") << why;
-      return emitComposedReduction(fusion, *plan);
+      return emitComposedReduction(fusion, *plan, options.target());
     }
-    Emission e(*SingleOpFusion::get(fusion), fusion);
+    Emission e(*SingleOpFusion::get(fusion), fusion, options.target());
     Operation *op = e.op();
     LogicalResult result = success();
     if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ArgmaxOp>(op))

@@ -1,14 +1,16 @@
-//===- ReductionKernels.h - building blocks of reduction kernels -*- C++
+//===- ReductionKernels.h - planning reduction kernels -----------*- C++
 //-*-===//
 //
-// The pieces the "reduction" fusion kind is emitted from (see
-// ReductionEmitter.cpp): the device helpers (combiners, the group
-// reduction), the row kernel (a group of threads per contiguous row), the
-// generic reduction over any dims (row or column mode, split over blocks
-// with a fixed-order second pass), and the kernels of composed reduction
-// fusions (prologue, epilogue, row and multi-tensor forms of ReductionPlan).
-// Every kernel accumulates in f32 (i32 sums wrap) with fixed reduction
-// trees: results are deterministic run to run, and no atomics are used.
+// The pieces the "reduction" fusion kind is planned from (see
+// ReductionEmitter.cpp). The kernels are the templates of
+// codegen/cuda/kernels/ (reduce_common.cuh: combiners and the group
+// reduction; reduce_row.cuh: a group of threads per contiguous row;
+// reduce_dims.cuh: the generic reduction over any dims, row or column mode,
+// split over blocks with a fixed-order second pass; reduce_multi_tensor.cuh;
+// softmax.cuh, norm.cuh, cross_entropy.cuh); their layout arithmetic is
+// reduce_layout.cuh's, which these planners include too. Every kernel
+// accumulates in f32 (i32 sums wrap) with fixed reduction trees: results are
+// deterministic run to run, and no atomics are used.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #define KILN_CODEGEN_CUDA_REDUCTIONKERNELS_H
 
 #include "codegen/cuda/EmitterUtils.h"
+#include "codegen/cuda/GpuTarget.h"
 #include "compiler/transforms/ReductionPlan.h"
 
 #include <array>
@@ -24,13 +27,6 @@
 #include <vector>
 
 namespace mlir::kiln::codegen::reduction {
-
-/// Blocks that keep every SM of an H200 (132) busy about twice over.
-constexpr int64_t kTargetBlocks = 264;
-
-/// Device helpers of reduction kernels: shuffles and combiners for every
-/// accumulator type, and the group reduction `kiln_group_reduce<GROUP>`.
-llvm::StringRef deviceHelpers();
 
 using Params = FusionBuilder::Params;
 
@@ -42,26 +38,31 @@ inline std::array<uint32_t, 3> dim3Of(int64_t x, int64_t y = 1, int64_t z = 1) {
 std::string indent(llvm::StringRef body, int spaces);
 
 /// The kernels of one reduction fusion: the index type (`idx_t`, int when
-/// every tensor is small enough) and the helpers every kernel starts with.
+/// every tensor is small enough) and the blocks that fill the target GPU.
 class KernelSet {
 public:
-  KernelSet(std::string header, FusionOp fusion);
+  KernelSet(std::string header, FusionOp fusion, const GpuTarget &target);
 
-  void kernel(llvm::StringRef prefix, llvm::StringRef extraHelpers,
-              const Params &params, llvm::StringRef body,
-              std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block);
+  /// Adds the kernel of `spec` with `params` (declarations "type name"):
+  /// its functors start with the `idx_t` typedef, and it includes
+  /// kiln/reduce_common.cuh besides its own templates.
+  void kernel(KernelSpec spec, const Params &params);
 
   FusionBuilder builder;
   /// "int" or "long long".
   std::string idx;
+  /// Blocks that keep every SM busy about twice over.
+  int64_t targetBlocks;
 };
 
-/// GROUP threads per row of M contiguous elements; the per-row tensors are
-/// read into registers when at most 16 elements fall to each thread. With a
-/// vector width W > 1 each thread takes W consecutive elements per step,
-/// moved with 16-byte accesses when the row is aligned and one by one
-/// otherwise (the same elements per thread either way, so results do not
-/// depend on alignment).
+/// GROUP threads per row of M contiguous elements (kiln/reduce_row.cuh); the
+/// per-row tensors are read into registers when at most 16 elements fall to
+/// each thread. With a vector width W > 1 each thread takes W consecutive
+/// elements per step, moved with 16-byte accesses when the row is aligned
+/// and one by one otherwise (the same elements per thread either way, so
+/// results do not depend on alignment). This writes the statements of a row
+/// kernel's body that use the template's pieces; the layout is
+/// kiln::reduce::row_config's.
 struct RowKernel {
   int64_t rows, m, group, rowsPerBlock, perThread, threads, blocks;
   int64_t width;
@@ -81,15 +82,21 @@ struct RowKernel {
         {std::move(value), std::move(pointer), std::move(type)});
   }
 
-  /// Row index, row pointers and register caches. `outputs` are pointer
-  /// parameters of [rows, M] results that get a `<name>_row` pointer. With
-  /// W > 1, `aligned` says whether every row input is.
+  /// `kiln::reduce::row_config<idx_t, rows, M, W>`.
+  std::string config() const;
+  /// The line of --stats.
+  std::string configuration() const;
+
+  /// Row index (`row`, `lid`, `active`), row inputs `<value>_in` (read into
+  /// registers when cached) and the float scratch `kiln_scratch`.
+  /// `outputs` are pointer parameters of [rows, M] results that get a
+  /// `<name>_row` pointer. With W > 1, `aligned` says whether every row
+  /// input is.
   std::string prologue(llvm::ArrayRef<std::string> outputs = {}) const;
   /// A loop over the row's elements binding `j` and each row input's value.
-  /// With W > 1, `stepBegin` and `stepEnd` run around the W elements of a
-  /// step starting at `j0` (`v` indexes them in `body`).
-  std::string loop(llvm::StringRef body, llvm::StringRef stepBegin = "",
-                   llvm::StringRef stepEnd = "") const;
+  /// With W > 1, `stepEnd` runs after the W elements of a step starting at
+  /// `j0` (`e` indexes them in `body`).
+  std::string loop(llvm::StringRef body, llvm::StringRef stepEnd = "") const;
   /// Combines `var` over the row's threads; `scratch` is a 32-entry shared
   /// array of its type (the prologue declares the float `kiln_scratch`).
   std::string reduce(llvm::StringRef var, llvm::StringRef op,
@@ -98,12 +105,6 @@ struct RowKernel {
 
   std::array<uint32_t, 3> grid() const { return dim3Of(blocks); }
   std::array<uint32_t, 3> block() const { return dim3Of(threads); }
-
-private:
-  /// Loads of step `j0` of every row input into `<value><suffix>[...]` at
-  /// index `at(v)`.
-  std::string stepLoads(llvm::StringRef suffix, llvm::StringRef at,
-                        int spaces) const;
 };
 
 /// A run of adjacent input dims that are all kept or all reduced.
@@ -149,7 +150,7 @@ struct ReduceSpec {
   std::string finish;
   /// Parameters the finish reads or writes.
   Params finishParams;
-  /// File-scope definitions the statements use (constant tables).
+  /// Namespace-scope definitions the statements use (constant tables).
   std::string helpers;
 
   /// The variable of accumulator `k`.
@@ -168,7 +169,16 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
 /// with its operands): the generic reduction with prologue and epilogue, a
 /// row kernel, or a multi-tensor reduction, as `plan` says.
 FailureOr<GeneratedFusion> emitComposedReduction(FusionOp fusion,
-                                                 const ReductionPlan &plan);
+                                                 const ReductionPlan &plan,
+                                                 const GpuTarget &target);
+
+/// The type and name of a parameter declaration "type name".
+std::pair<std::string, std::string> splitDecl(llvm::StringRef decl);
+
+/// `struct name { <decls>; };` members of `params`, and the braced
+/// initializer of such a struct from the parameters of the same names.
+std::string paramMembers(const Params &params);
+std::string paramInit(const Params &params);
 
 } // namespace mlir::kiln::codegen::reduction
 

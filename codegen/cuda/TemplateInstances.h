@@ -42,6 +42,9 @@ std::vector<TemplateInstance> gemmTemplateInstances();
 /// (PointwiseTemplateInstances.cpp).
 std::vector<TemplateInstance> pointwiseTemplateInstances();
 
+/// The reduction kernels (ReductionTemplateInstances.cpp).
+std::vector<TemplateInstance> reductionTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 

@@ -23,6 +23,7 @@
 // TEMPLATES: extern "C" __global__ void
 // TEMPLATES: // ===== template kiln/prelude.cuh =====
 // TEMPLATES: struct launch_ctx {
+// TEMPLATES: // ===== template kiln/pointwise.cuh =====
 // NOCUDA: kilnc: error: --emit-templates needs --emit=cuda
 
 // PTX: .target sm_90
@@ -30,7 +31,7 @@
 
 // STATS: kernels: 1 distinct ({{.*}}; 1 may launch before their predecessor ends)
 // STATS80: kernels: 1 distinct ({{.*}}; 0 may launch before their predecessor ends)
-// STATS: kernel kiln_{{[a-z_]+}}_{{[0-9a-f]+}} (sm_90):
+// STATS: kernel kiln_pointwise_{{[0-9a-f]+}} (sm_90): pointwise [32 elements, width {{[0-9]}}
 // STATS: entry forward: 1 launches, arena {{[0-9]+}} bytes
 func.func @f(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}) {

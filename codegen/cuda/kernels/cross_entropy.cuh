@@ -1,0 +1,141 @@
+//===- cross_entropy.cuh - cross entropy losses and their gradients -------===//
+//
+// Cross entropy over logits [N, C] with integer labels: a row kernel
+// (reduce_row.cuh) leaves each row's loss in scratch and one block adds
+// them in a fixed order; the backward is a row kernel. A label outside
+// [0, C) makes its row's loss and gradient NaN. Binary cross entropy's
+// gradient is element-wise.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+#include "kiln/reduce_row.cuh"
+
+namespace kiln {
+namespace reduce {
+
+// Rows of logits; `keep` is 1 - label_smoothing and `smooth`
+// label_smoothing / C, as f32, from the planner's configuration (a derived
+// struct), with `smoothing` whether label_smoothing is not 0.
+template <class Idx, long long N, long long C>
+struct cross_entropy_config : row_config<Idx, N, C> {};
+
+// The row's max and log-sum-exp.
+template <class Cfg, class X>
+__device__ __forceinline__ float2 log_sum_exp(const launch_ctx &ctx, int lid,
+                                              const X &x, float *scratch) {
+  using idx_t = typename Cfg::idx_t;
+  float mx = -kiln_inf();
+  row_loop<Cfg>(lid,
+                [&](int k, int e, idx_t j) { mx = kiln_max(mx, x.at(k, e, j)); });
+  mx = row_reduce<Cfg>(ctx, mx, kiln_max_op(), -kiln_inf(), scratch);
+  float s = 0.f;
+  row_loop<Cfg>(lid,
+                [&](int k, int e, idx_t j) { s += expf(x.at(k, e, j) - mx); });
+  s = row_reduce<Cfg>(ctx, s, kiln_sum_op(), 0.f, scratch);
+  return make_float2(mx, mx + logf(s));
+}
+
+template <class Cfg, class L>
+__device__ __forceinline__ void
+cross_entropy_rows(const launch_ctx &ctx, const L *__restrict__ logits,
+                   const int *__restrict__ labels,
+                   float *__restrict__ row_loss) {
+  using idx_t = typename Cfg::idx_t;
+  __shared__ float scratch[32];
+  const row_position<Cfg> p(ctx);
+  row_input<Cfg, L> x(logits, p.row);
+  x.cache(p.lid);
+  const float lse = log_sum_exp<Cfg>(ctx, p.lid, x, scratch).y;
+  const int label = labels[p.row];
+  const float picked = label >= 0 && label < Cfg::m
+                           ? kiln_load(x.row[label]) - lse
+                           : kiln_nan();
+  float l = -Cfg::keep * picked;
+  if constexpr (Cfg::smoothing) {
+    // -eps/C * sum_c log_softmax
+    float sl = 0.f;
+    row_loop<Cfg>(p.lid,
+                  [&](int k, int e, idx_t j) { sl += x.at(k, e, j) - lse; });
+    sl = row_reduce<Cfg>(ctx, sl, kiln_sum_op(), 0.f, scratch);
+    l -= Cfg::smooth * sl;
+  }
+  if (p.active && p.lid == 0)
+    row_loss[p.row] = l;
+}
+
+// The loss: one block of 256 threads adds the N row losses (NaN without
+// classes), divided by N for the mean.
+template <class Idx, long long N, bool Classes, bool Mean> struct loss_total_config {
+  using idx_t = Idx;
+  static constexpr long long n = N;
+  static constexpr bool classes = Classes, mean = Mean;
+  static constexpr float nf = (float)N;
+};
+
+template <class Cfg, class Out>
+__device__ __forceinline__ void
+cross_entropy_total(const launch_ctx &ctx, const float *__restrict__ row_loss,
+                    Out *__restrict__ out) {
+  using idx_t = typename Cfg::idx_t;
+  __shared__ float scratch[32];
+  float s = 0.f;
+  for (idx_t i = ctx.thread.x; i < (idx_t)Cfg::n; i += 256)
+    s += Cfg::classes ? row_loss[i] : kiln_nan();
+  s = kiln_group_reduce<256>(ctx, s, kiln_sum_op(), 0.f, scratch);
+  if (ctx.thread.x == 0) {
+    if constexpr (Cfg::mean)
+      kiln_store(out, s / Cfg::nf);
+    else
+      kiln_store(out, s);
+  }
+}
+
+// d logits = scale * (softmax - eps/C - (1 - eps) [j == label]), scale the
+// incoming gradient times `scale` of the configuration (1/N for the mean).
+template <class Cfg, class G, class L, class Out>
+__device__ __forceinline__ void
+cross_entropy_backward(const launch_ctx &ctx, const G *__restrict__ grad,
+                       const L *__restrict__ logits,
+                       const int *__restrict__ labels, Out *__restrict__ out) {
+  using idx_t = typename Cfg::idx_t;
+  __shared__ float scratch[32];
+  const row_position<Cfg> p(ctx);
+  row_input<Cfg, L> x(logits, p.row);
+  Out *out_row = out + p.row * (idx_t)Cfg::m;
+  x.cache(p.lid);
+  const float lse = log_sum_exp<Cfg>(ctx, p.lid, x, scratch).y;
+  const float scale = kiln_load(grad[0]) * Cfg::scale;
+  const int label = labels[p.row];
+  const bool valid = label >= 0 && label < Cfg::m;
+  if (!p.active)
+    return;
+  row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
+    float v = scale * (expf(x.at(k, e, j) - lse) - Cfg::smooth);
+    if (j == label)
+      v -= scale * Cfg::keep;
+    kiln_store(out_row + j, valid ? v : kiln_nan());
+  });
+}
+
+// Binary cross entropy with logits, backward: scale * (sigmoid(x) - t)
+// over N elements, grid-stride over `Blocks` blocks of 256 threads.
+template <class Idx, long long N, long long Blocks> struct element_config {
+  using idx_t = Idx;
+  static constexpr long long n = N, blocks = Blocks;
+};
+
+template <class Cfg, class G, class L, class T, class Out>
+__device__ __forceinline__ void binary_cross_entropy_backward(
+    const launch_ctx &ctx, const G *__restrict__ grad,
+    const L *__restrict__ logits, const T *__restrict__ target,
+    Out *__restrict__ out) {
+  using idx_t = typename Cfg::idx_t;
+  const float scale = kiln_load(grad[0]) * Cfg::scale;
+  for (idx_t i = (idx_t)ctx.block.x * 256 + ctx.thread.x; i < (idx_t)Cfg::n;
+       i += (idx_t)Cfg::blocks * 256)
+    kiln_store(out + i, scale * (kiln_sigmoid(kiln_load(logits[i])) -
+                                 kiln_load(target[i])));
+}
+
+} // namespace reduce
+} // namespace kiln
