@@ -1,11 +1,10 @@
 //===- EmitterUtils.h - helpers shared by the CUDA kernel emitters -*- C++
 //-*-===//
 //
-// Small pieces the reduction and attention emitters share: CUDA spellings of
-// element types, float literals, the mapping between a single-op fusion's
-// block arguments/yield and the fusion's operands/results, and the assembly
-// of one kernel (parameter list, name derived from a hash of its source,
-// launch).
+// Small pieces the emitters share: CUDA spellings of element types, float
+// literals, the mapping between a single-op fusion's block arguments/yield
+// and the fusion's operands/results, and the FusionBuilder that adds each
+// rendered KernelSpec (KernelRenderer.h) and its launch to a fusion.
 //
 //===----------------------------------------------------------------------===//
 
