@@ -3,6 +3,7 @@
 #include "compiler/training/ForwardEntry.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/KilnNaming.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -23,10 +24,16 @@ LogicalResult buildForwardEntry(ModuleOp module, StringRef function) {
         static_cast<bool>(forward.getArgAttr(i, KilnDialect::kParamAttrName));
     forward.setArgAttr(i, KilnDialect::kRoleAttrName,
                        b.getStringAttr(isParam ? "param" : "input"));
+    // The host binds tensors by name: unnamed ones get the default names.
+    forward.setArgAttr(i, KilnDialect::kNameAttrName,
+                       b.getStringAttr(argumentName(forward, i)));
   }
-  for (unsigned i = 0, e = forward.getNumResults(); i < e; ++i)
+  for (unsigned i = 0, e = forward.getNumResults(); i < e; ++i) {
     forward.setResultAttr(i, KilnDialect::kRoleAttrName,
                           b.getStringAttr("output"));
+    forward.setResultAttr(i, KilnDialect::kNameAttrName,
+                          b.getStringAttr(resultName(forward, i)));
+  }
   return success();
 }
 

@@ -2,11 +2,11 @@
 // RUN: not kiln-opt %s --kiln-make-forward 2>&1 | FileCheck %s --check-prefix=FN
 
 // The function becomes the only entry, `forward`; arguments and results get
-// their roles and nothing else changes.
+// their roles, unnamed ones their default names, and nothing else changes.
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: %{{.*}}: tensor<8xf32> {kiln.name = "w", kiln.param = #kiln.init<zeros>, kiln.role = "param"}
 // CHECK-SAME: %{{.*}}: tensor<4x8xf32> {kiln.name = "x", kiln.role = "input"}
-// CHECK-SAME: -> (tensor<4x8xf32> {kiln.name = "y", kiln.role = "output"}, tensor<f32> {kiln.role = "output"})
+// CHECK-SAME: -> (tensor<4x8xf32> {kiln.name = "y", kiln.role = "output"}, tensor<f32> {kiln.name = "result1", kiln.role = "output"})
 // CHECK-NEXT: kiln.add
 // CHECK-NEXT: kiln.reduce_sum
 // CHECK-NEXT: return
