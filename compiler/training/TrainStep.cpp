@@ -379,6 +379,13 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   llvm::StringSet<> names;
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i) {
     std::string name = argumentName(loss, i);
+    // The training entries take the learning rate and the step number as
+    // inputs of these names.
+    if (name == "lr" || name == "step")
+      return mlir::emitError(loss.getArgument(i).getLoc())
+             << "argument '" << name << "' of @" << loss.getSymName()
+             << ": 'lr' and 'step' are reserved for the training entries' "
+                "learning rate and step number; rename it (kiln.name)";
     if (!names.insert(name).second)
       return loss.emitOpError("has two arguments named '") << name << "'";
     if (!loss.getArgAttr(i, KilnDialect::kParamAttrName))
