@@ -236,9 +236,7 @@ std::vector<Case> cases() {
   // Multi-tensor: the norm of several tensors and a max, one block when
   // small, partials and a final pass when large.
   const char *multi = R"mlir(
-    func.func @f(%a: tensor<MxT>, %b: tensor<3001xf32>, %c: tensor<77x5xbf16>,
-                 %k: tensor<300xi32>)
-        -> (tensor<f32>, tensor<f32>, tensor<i32>) {
+    func.func @f(%a: tensor<MxT>, %b: tensor<3001xf32>, %c: tensor<77x5xbf16>, %k: tensor<300xi32>) -> (tensor<f32>, tensor<f32>, tensor<i32>) {
       %af = kiln.cast %a : tensor<MxT> to tensor<Mxf32>
       %a2 = kiln.mul %af, %af : tensor<Mxf32>, tensor<Mxf32>
       %sa = kiln.reduce_sum %a2 dims = [0] : tensor<Mxf32>
