@@ -5,6 +5,8 @@
 
 #include "codegen/cuda/AttentionEmitter.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include <cstring>
 
 namespace mlir::kiln::codegen {
@@ -32,10 +34,49 @@ FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
   for (const auto &emitter : kernelEmitters())
     if (emitter->matches(fusion))
       return emitter->emit(fusion, options);
-  InFlightDiagnostic diag =
-      fusion.emitOpError("no kernel emitter handles this fusion of ");
-  llvm::interleaveComma(fusion.getBody().front().without_terminator(), diag,
-                        [&](Operation &op) { diag << op.getName(); });
+  return reportUnsupportedFusion(fusion);
+}
+
+/// What kind of kernel a fusion of `kind` needs, in a user's words.
+static StringRef kernelKindDescription(StringRef kind) {
+  return llvm::StringSwitch<StringRef>(kind)
+      .Case("pointwise", "an element-wise kernel")
+      .Case("reduction", "a reduction kernel")
+      .Case("gemm", "a matrix-multiply kernel")
+      .Case("attention", "an attention kernel")
+      .Case("rnn", "a recurrent kernel")
+      .Case("conv", "a convolution kernel")
+      .Case("pool", "a pooling kernel")
+      .Case("batch_norm", "a batch-norm kernel")
+      .Case("embedding", "an embedding-gradient kernel")
+      .Default("a kernel");
+}
+
+/// The op a user wrote that `op` comes from: the forward op of a gradient op
+/// autodiff introduced (kiln.conv2d_backward_input -> kiln.conv2d).
+static std::string userFacingName(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  size_t backward = name.find("_backward");
+  if (backward == StringRef::npos)
+    return ("'" + name + "'").str();
+  return ("the gradient of '" + name.take_front(backward) + "'").str();
+}
+
+LogicalResult reportUnsupportedFusion(FusionOp fusion) {
+  // Blame the op that needs the missing kernel: the first one that is not a
+  // constant (which kernels copy in), at its own location.
+  SmallVector<Operation *> ops;
+  for (Operation &op : fusion.getBody().front().without_terminator())
+    if (!isa<ConstantOp>(op))
+      ops.push_back(&op);
+  Operation *culprit = ops.empty() ? fusion.getOperation() : ops.front();
+  InFlightDiagnostic diag = culprit->emitError()
+                            << "no GPU kernel for " << userFacingName(culprit)
+                            << " yet: it needs "
+                            << kernelKindDescription(fusion.getKind());
+  for (Operation *op : llvm::drop_begin(ops))
+    diag.attachNote(op->getLoc())
+        << "in one kernel with " << userFacingName(op) << " from here";
   return failure();
 }
 

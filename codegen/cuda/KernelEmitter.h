@@ -138,6 +138,11 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters();
 FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
                                       const CodegenOptions &options);
 
+/// Reports that no emitter handles `fusion`: an error at the op that needs
+/// the missing kernel (the user's own op, or the op whose gradient it is),
+/// naming the kind of kernel, with a note at each op fused with it.
+LogicalResult reportUnsupportedFusion(FusionOp fusion);
+
 // Factories of the emitters (one file each).
 std::unique_ptr<KernelEmitter> createPointwiseEmitter();
 std::unique_ptr<KernelEmitter> createReductionEmitter();

@@ -78,11 +78,14 @@ private:
         return function.emitOpError("argument ")
                    << arg.getArgNumber() << " has no buffer",
                failure();
+      // Functions the training and forward entries did not build keep the
+      // naming convention's defaults (KilnNaming.h) for what they leave out.
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+      if (role.empty())
+        role = "input";
       noteResident(*slot, role, arg.getType());
-      entry.inputs.push_back(
-          {stringEntry(attrs, KilnDialect::kNameAttrName).str(), role.str(),
-           arg.getType(), toRef(*slot)});
+      entry.inputs.push_back({argumentName(function, arg.getArgNumber()),
+                              role.str(), arg.getType(), toRef(*slot)});
     }
     Operation *terminator = function.getBody().front().getTerminator();
     for (OpOperand &operand : terminator->getOpOperands()) {
@@ -94,9 +97,11 @@ private:
                    << operand.getOperandNumber() << " has no buffer",
                failure();
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
+      if (role.empty())
+        role = "output";
       noteResident(*slot, role, operand.get().getType());
       entry.outputs.push_back(
-          {stringEntry(attrs, KilnDialect::kNameAttrName).str(), role.str(),
+          {resultName(function, operand.getOperandNumber()), role.str(),
            operand.get().getType(), toRef(*slot)});
     }
 

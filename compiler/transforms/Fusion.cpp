@@ -14,7 +14,9 @@
 //     uses them is in the group or comes after the root (then the value
 //     becomes an extra result of the fusion), and the producers of what
 //     index-remapping ops read when nothing else uses them
-//     (RemapChains.cpp);
+//     (RemapChains.cpp); a constant that some kernel must read from memory,
+//     and a view returned as a gradient or update (results with buffers of
+//     their own), root groups too;
 //  3. in the training entries, the pointwise groups that produce the updated
 //     parameters and optimizer state, and the scalar groups that only feed
 //     them, merge into one multi-tensor optimizer kernel;
@@ -38,6 +40,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace mlir::kiln {
@@ -45,18 +48,55 @@ namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNFUSE
 #include "compiler/transforms/Passes.h.inc"
 
+/// Whether a kernel of `group` evaluates a constant operand of `user` in
+/// place (element-wise code and composed reductions do), so that the fusion
+/// takes a copy of the constant instead of reading it from a buffer.
+static bool inlinesConstant(Operation *user, const Group *group) {
+  if (!group)
+    return false;
+  OpClass userClass = classify(user);
+  return userClass == OpClass::Pointwise || userClass == OpClass::Gather ||
+         (userClass == OpClass::Reduction && group->ops.size() > 1);
+}
+
+/// Whether the function returns `op`'s result as one that lives in a buffer
+/// of its own: a gradient or an update of a parameter or of state.
+static bool isReturnedToOwnBuffer(Operation &op) {
+  auto function = op.getParentOfType<func::FuncOp>();
+  for (OpOperand &use : op.getUses()) {
+    if (!isa<func::ReturnOp>(use.getOwner()))
+      continue;
+    unsigned i = use.getOperandNumber();
+    auto role =
+        function.getResultAttrOfType<StringAttr>(i, KilnDialect::kRoleAttrName);
+    if ((role && role.getValue() == "gradient") ||
+        function.getResultAttr(i, KilnDialect::kUpdatesAttrName))
+      return true;
+  }
+  return false;
+}
+
 /// Step 2: pointwise trees and single-op groups, walking backwards.
 static void formRemainingGroups(Block &body, Grouping &grouping) {
   for (Operation &op : llvm::reverse(body)) {
     OpClass opClass = classify(&op);
-    if (grouping.of(&op) || opClass == OpClass::View ||
-        opClass == OpClass::Other || op.use_empty())
+    if (grouping.of(&op) || opClass == OpClass::Other || op.use_empty())
       continue;
-    // Constants are copied into the regions that use them.
-    if (isa<ConstantOp>(op))
+    // A view is an alias of its operand, unless the function returns it as
+    // a gradient or an update, which live in buffers of their own: then a
+    // kernel computes it there.
+    if (opClass == OpClass::View && !isReturnedToOwnBuffer(op))
+      continue;
+    // Constants are copied into the regions that use them. One that a
+    // kernel reads from memory (a loss gradient's seed, the zero gradient of
+    // a parameter the loss does not use) is filled by a kernel of its own.
+    if (isa<ConstantOp>(op) && llvm::all_of(op.getUsers(), [&](Operation *u) {
+          return inlinesConstant(u, grouping.of(u));
+        }))
       continue;
     Group *group = grouping.create(fusionKindOf(&op), &op);
-    if (opClass != OpClass::Pointwise && opClass != OpClass::Gather)
+    if (opClass != OpClass::Pointwise && opClass != OpClass::Gather &&
+        opClass != OpClass::View)
       continue;
     // (member, whether the kernel evaluates it at remapped positions: below
     // an index-remapping op, where it cannot also be a result).
@@ -145,7 +185,8 @@ static void materialize(const Group &group) {
       Operation *producer = operand.getDefiningOp();
       if (producer && group.ops.contains(producer))
         continue;
-      if (producer && isa<ConstantOp>(producer))
+      if (producer && isa<ConstantOp>(producer) &&
+          inlinesConstant(op, &group))
         constants.insert(producer);
       else
         inputs.insert(operand);
@@ -210,7 +251,14 @@ LogicalResult fuseFunction(func::FuncOp function) {
   formRemainingGroups(body, grouping);
   formOptimizerGroup(function, grouping);
   mergeHorizontalGroups(function, grouping);
-  for (Group *group : grouping.all())
+  // Constants that fill a buffer of their own go last, so that the kernels
+  // that inline them still find the constant op.
+  std::vector<Group *> groups = grouping.all();
+  std::stable_partition(groups.begin(), groups.end(), [](Group *group) {
+    return !llvm::all_of(group->ops,
+                         [](Operation *op) { return isa<ConstantOp>(op); });
+  });
+  for (Group *group : groups)
     materialize(*group);
   // Constants now copied into every region that used them.
   for (Operation &op : llvm::make_early_inc_range(body))

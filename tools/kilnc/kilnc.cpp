@@ -249,6 +249,11 @@ int main(int argc, char **argv) {
   registerGradientRules(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point into the user's file; the generic form of the op they
+  // are about (compiler-internal IR) only with --mlir-print-op-on-diagnostic.
+  if (cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
+          ->getNumOccurrences() == 0)
+    context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
