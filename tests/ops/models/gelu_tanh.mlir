@@ -1,0 +1,8 @@
+// kiln.gelu (tanh approximation) on a parameter.
+func.func @loss(
+    %p: tensor<6x33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "p"},
+    %t: tensor<6x33xf32> {kiln.name = "t"}) -> tensor<f32> {
+  %y = kiln.gelu %p approximate = tanh : tensor<6x33xf32>
+  %loss = kiln.mse_loss %y, %t reduction = mean : tensor<6x33xf32>
+  return %loss : tensor<f32>
+}

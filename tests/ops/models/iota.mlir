@@ -1,0 +1,9 @@
+// kiln.iota as a per-column scale of a parameter.
+func.func @loss(
+    %p: tensor<6x33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "p"},
+    %t: tensor<6x33xf32> {kiln.name = "t"}) -> tensor<f32> {
+  %i = kiln.iota dim = 1 : tensor<6x33xf32>
+  %y = kiln.mul %p, %i : tensor<6x33xf32>, tensor<6x33xf32>
+  %loss = kiln.mse_loss %y, %t reduction = mean : tensor<6x33xf32>
+  return %loss : tensor<f32>
+}

@@ -1,0 +1,10 @@
+// kiln.pow of a positive base to a parameter exponent.
+func.func @loss(
+    %p: tensor<6x33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "p"},
+    %q: tensor<6x33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "q"},
+    %t: tensor<6x33xf32> {kiln.name = "t"}) -> tensor<f32> {
+  %e = kiln.exp %p : tensor<6x33xf32>
+  %y = kiln.pow %e, %q : tensor<6x33xf32>, tensor<6x33xf32>
+  %loss = kiln.mse_loss %y, %t reduction = mean : tensor<6x33xf32>
+  return %loss : tensor<f32>
+}

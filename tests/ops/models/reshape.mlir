@@ -1,0 +1,8 @@
+// kiln.reshape of a parameter.
+func.func @loss(
+    %p: tensor<6x33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "p"},
+    %t: tensor<3x2x33xf32> {kiln.name = "t"}) -> tensor<f32> {
+  %y = kiln.reshape %p : tensor<6x33xf32> -> tensor<3x2x33xf32>
+  %loss = kiln.mse_loss %y, %t reduction = mean : tensor<3x2x33xf32>
+  return %loss : tensor<f32>
+}

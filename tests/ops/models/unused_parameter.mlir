@@ -1,0 +1,9 @@
+// A parameter the loss does not use gets a zero gradient.
+func.func @loss(
+    %p: tensor<6x33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "p"},
+    %unused: tensor<33xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "unused"},
+    %t: tensor<6x33xf32> {kiln.name = "t"}) -> tensor<f32> {
+  %y = kiln.tanh %p : tensor<6x33xf32>
+  %loss = kiln.mse_loss %y, %t reduction = mean : tensor<6x33xf32>
+  return %loss : tensor<f32>
+}
