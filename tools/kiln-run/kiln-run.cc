@@ -50,7 +50,8 @@ Inference (any entry, default forward):
   --params FILE             load parameters from a checkpoint (safetensors)
   --seed S                  seed of the parameters' initialisers (default 0)
   --output FILE             write the entry's outputs (safetensors)
-  --check FILE              compare outputs with FILE's tensors by name:
+  --check FILE              compare outputs, and resident buffers the entry
+                            writes (gradients), with FILE's tensors by name:
                             |out - expected| <= atol + rtol * |expected|;
                             a mismatch or NaN exits with status 1
   --rtol R --atol A         tolerances of --check (default 1e-5, 1e-6)
@@ -384,6 +385,16 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
   }
   int status = 0;
   if (!f.check.empty()) {
+    // Outputs that live in resident buffers (forward_backward's gradients)
+    // are not returned by Run: compare those by the buffer's name.
+    KILN_ASSIGN_OR_RETURN(io::Safetensors expected,
+                          io::ReadSafetensorsFile(f.check));
+    for (const auto& [name, unused] : expected.tensors) {
+      if (host.count(name)) continue;
+      absl::StatusOr<Tensor> resident = session->Buffer(name);
+      if (!resident.ok()) continue;
+      KILN_ASSIGN_OR_RETURN(host[name], rt.Download(*resident));
+    }
     KILN_ASSIGN_OR_RETURN(bool ok, Check(host, f.check, f.rtol, f.atol));
     if (!ok) status = 1;
   }

@@ -4,6 +4,7 @@
 #  - for every model in tests/gpu/codegen: its artifact (kilnc --inference),
 #    fresh random inputs and the f64 reference outputs (kiln-ref);
 #  - the sine block and the MLP compiled for training (kilnc);
+#  - every op-coverage model of tests/ops in three modes (make_gpu_cases.sh);
 #  - kiln-run and train_gpu (static binaries that run there).
 # Then, on the GPU machine: DIR/run.sh LOGDIR.
 set -euo pipefail
@@ -59,6 +60,9 @@ update_case mlp_adamw_noise mlp 4 0.01 --train=adamw --grad-noise=0.1 --grad-noi
 update_case sine_block_adamw sine_block 12 0.003 --train=adamw --beta2=0.99 --clip-norm=1
 update_case sine_block_adamw_bf16 sine_block 12 0.003 --train=adamw --beta2=0.99 --clip-norm=1 --precision=bf16
 cp tests/gpu/codegen/safetensors_lite.py tests/gpu/codegen/compare_checkpoint.py "${out}/"
+# The op-coverage models: each op's forward and gradients in three modes.
+tests/ops/make_gpu_cases.sh "${out}/ops" "${seed}" "${bin}/tools/kilnc/kilnc" \
+  "${bin}/tools/kiln-ref/kiln-ref"
 
 bazel build //samples:make_dataset >/dev/null
 # 1000 steps of fresh data: 4000 sequences (batch 4), 64000 samples (batch 64).

@@ -66,5 +66,13 @@ for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
     record "kiln-run train:$1:seed${seed}" $?
   done
 done
+# Every op's forward and every parameter's gradient in three modes against
+# f64 (tests/ops: the op-coverage models, inputs drawn under the bundle's seed).
+while read -r status name rest; do
+  case "${status}" in
+    PASS) record "${name}" 0 ;;
+    FAIL) record "${name} ${rest}" 1 ;;
+  esac
+done < <(KILN_RUN="${PWD}/kiln-run" ops/run_gpu_cases.sh ops "${logs}/ops")
 echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"
 [[ ${failed} -eq 0 ]]
