@@ -65,11 +65,12 @@ void callWith(KernelSpec &spec, llvm::StringRef call,
 void emitEmbeddingBackward(const EmbeddingProblem &p, FusionBuilder &builder) {
   const int64_t n = p.lookups;
   const std::string in = "const int *__restrict__", type = p.elementType;
-  const std::string sortStats =
-      llvm::formatv("n={0} v={1} passes={2} tiles={3} items={4}", n, p.rows,
-                    layout::radix_passes(p.rows), layout::sort_tiles(n),
-                    layout::sort_items(n))
-          .str();
+  auto sortStats = [&](int pass) {
+    return llvm::formatv("n={0} v={1} pass={2}/{3} tiles={4} items={5}", n,
+                         p.rows, pass + 1, layout::radix_passes(p.rows),
+                         layout::sort_tiles(n), layout::sort_items(n))
+        .str();
+  };
   KernelSpec rows = p.kernel(
       "kiln_embedding_rows", "embedding_table_rows",
       llvm::formatv("v={0} d={1} w={2} group={3} steps={4}{5}", p.rows,
@@ -105,7 +106,7 @@ void emitEmbeddingBackward(const EmbeddingProblem &p, FusionBuilder &builder) {
     const LaunchArg keysIn = pass == 0 ? LaunchArg::operand(p.indicesOperand)
                                        : LaunchArg::scratch(keys[(pass + 1) % 2]);
     KernelSpec count = p.kernel("kiln_embedding_histogram",
-                                "embedding_radix_histogram", sortStats);
+                                "embedding_radix_histogram", sortStats(pass));
     count.addParam(in, "keys", keysIn);
     count.addParam("unsigned *__restrict__", "histogram",
                    LaunchArg::scratch(histogram));
@@ -118,7 +119,7 @@ void emitEmbeddingBackward(const EmbeddingProblem &p, FusionBuilder &builder) {
     builder.kernel(std::move(count));
 
     KernelSpec scatter = p.kernel("kiln_embedding_scatter",
-                                  "embedding_radix_scatter", sortStats);
+                                  "embedding_radix_scatter", sortStats(pass));
     scatter.addParam(in, "keys_in", keysIn);
     if (pass > 0)
       scatter.addParam(in, "lookups_in",

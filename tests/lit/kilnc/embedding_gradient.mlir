@@ -12,7 +12,7 @@
 // RUN: bash %S/Inputs/assemble_each.sh %t.argmax.ptx | FileCheck %s --check-prefix=PTX
 
 // One radix pass for a 4-row table, then the runs and the rows.
-// SGD: embedding_radix_scatter [n=35 v=4 passes=1 tiles=1 items=4]
+// SGD: embedding_radix_scatter [n=35 v=4 pass=1/1 tiles=1 items=4]
 // SGD: embedding_segment_heads [n=35 d=24 w=4 chunks=2]
 // SGD: embedding_table_rows [v=4 d=24 w=4 group=2 steps=3 cached]
 // SGD: entry forward_backward:
