@@ -148,6 +148,16 @@ __device__ __forceinline__ bool lanes_aligned(const T *...p) {
     return (kiln_vec_aligned<V>(p) && ...);
 }
 
+// x / d for a window's element count d (a small positive integer), as
+// div.rn.f32 rounds it save where the exact quotient lies within about 2^-21
+// ulp of a rounding boundary: an approximate quotient corrected by its exact
+// (FMA) residual. div.rn.f32 would call a slow-path subroutine, and around
+// that call ptxas keeps registers of the gather loops on the stack.
+__device__ __forceinline__ float divide_by_count(float x, float d) {
+  const float q = __fdividef(x, d);
+  return isfinite(q) ? q + __fdividef(fmaf(-q, d, x), d) : q;
+}
+
 // Whether v replaces the window's maximum so far: a larger value, or the
 // first NaN (which then stays), as the reference decides.
 __device__ __forceinline__ bool takes_max(float v, float best) {
@@ -357,7 +367,7 @@ __device__ __forceinline__ void avg_pool_forward(const launch_ctx &ctx,
     const float divisor = win.divisor();
 #pragma unroll
     for (int k = 0; k < V; ++k)
-      sum[k] /= divisor;
+      sum[k] = divide_by_count(sum[k], divisor);
     store_lanes<V>(y + t * V, sum, aligned);
   });
 }
@@ -385,7 +395,7 @@ __device__ __forceinline__ void avg_pool_backward(const launch_ctx &ctx,
       load_lanes<V>(gv, g + oy * Cfg::out_h + ox * Cfg::out_w, aligned);
 #pragma unroll
       for (int k = 0; k < V; ++k)
-        acc[k] += gv[k] / divisor;
+        acc[k] += divide_by_count(gv[k], divisor);
     });
     store_lanes<V>(dx + t * V, acc, aligned);
   });
