@@ -47,7 +47,8 @@ std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
                       embeddingTemplateInstances, gemmTemplateInstances,
-                      pointwiseTemplateInstances, reductionTemplateInstances})
+                      pointwiseTemplateInstances, poolTemplateInstances,
+                      reductionTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

@@ -45,6 +45,9 @@ std::vector<TemplateInstance> gemmTemplateInstances();
 /// (PointwiseTemplateInstances.cpp).
 std::vector<TemplateInstance> pointwiseTemplateInstances();
 
+/// The pooling kernels (PoolTemplateInstances.cpp).
+std::vector<TemplateInstance> poolTemplateInstances();
+
 /// The reduction kernels (ReductionTemplateInstances.cpp).
 std::vector<TemplateInstance> reductionTemplateInstances();
 
