@@ -1,5 +1,4 @@
 // kiln.avg_pool2d, NHWC, 3x3 stride 2 padding 1 not counting the padding.
-// expect-error: no GPU kernel for 'kiln.avg_pool2d' yet: it needs a pooling kernel
 func.func @loss(
     %x: tensor<2x9x11x3xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "x"},
     %t: tensor<2x5x6x3xf32> {kiln.name = "t"}) -> tensor<f32> {

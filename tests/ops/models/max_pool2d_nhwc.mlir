@@ -1,5 +1,4 @@
 // kiln.max_pool2d, NHWC, 2x3 stride [2, 3], no padding.
-// expect-error: no GPU kernel for 'kiln.max_pool2d' yet: it needs a pooling kernel
 func.func @loss(
     %x: tensor<2x9x11x3xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "x"},
     %t: tensor<2x4x3x3xf32> {kiln.name = "t"}) -> tensor<f32> {
