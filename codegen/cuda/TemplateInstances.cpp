@@ -47,7 +47,7 @@ std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
                       gemmTemplateInstances, pointwiseTemplateInstances,
-                      reductionTemplateInstances})
+                      reductionTemplateInstances, batchNormTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }
