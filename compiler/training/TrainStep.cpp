@@ -126,19 +126,23 @@ static LogicalResult checkStateUse(func::FuncOp loss, const ModelState &state) {
   auto error = [&]() {
     return mlir::emitError(arg.getLoc())
            << "state argument '" << state.name << "' of @" << loss.getSymName()
-           << " ";
+           << " must be used only as the running mean or variance of one "
+              "kiln.batch_norm (the training step updates it in place), ";
   };
-  if (arg.use_empty())
-    return success();
-  size_t uses = std::distance(arg.use_begin(), arg.use_end());
-  OpOperand &use = *arg.use_begin();
-  auto norm = dyn_cast<BatchNormOp>(use.getOwner());
-  if (uses != 1 || !norm || use.getOperandNumber() < 3)
-    return error() << "must be the running mean or variance of exactly one "
-                      "kiln.batch_norm and have no other use (the training "
-                      "step updates it in place); it has "
-                   << uses << (uses == 1 ? " use, in '" : " uses, one in '")
-                   << use.getOwner()->getName() << "'";
+  size_t norms = 0;
+  for (OpOperand &use : arg.getUses()) {
+    auto norm = dyn_cast<BatchNormOp>(use.getOwner());
+    if (!norm || use.getOperandNumber() < 3) {
+      InFlightDiagnostic diag = error() << "but '"
+                                        << use.getOwner()->getName()
+                                        << "' uses it";
+      diag.attachNote(use.getOwner()->getLoc()) << "used here";
+      return diag;
+    }
+    ++norms;
+  }
+  if (norms > 1)
+    return error() << "but it is " << norms << " running-statistic operands";
   return success();
 }
 
