@@ -38,6 +38,8 @@ static art::BufferRole roleOf(llvm::StringRef role) {
     return art::BufferRole::kMasterWeight;
   if (role == "gradient")
     return art::BufferRole::kGradient;
+  if (role == "state")
+    return art::BufferRole::kState;
   return art::BufferRole::kParameter;
 }
 

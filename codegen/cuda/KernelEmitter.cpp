@@ -25,6 +25,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     list->push_back(createAttentionEmitter());
     list->push_back(createEmbeddingEmitter());
     list->push_back(createPoolEmitter());
+    list->push_back(createBatchNormEmitter());
     list->push_back(createPointwiseEmitter());
     return list;
   }();

@@ -150,6 +150,7 @@ std::unique_ptr<KernelEmitter> createGemmEmitter();
 std::unique_ptr<KernelEmitter> createAttentionEmitter();
 std::unique_ptr<KernelEmitter> createEmbeddingEmitter();
 std::unique_ptr<KernelEmitter> createPoolEmitter();
+std::unique_ptr<KernelEmitter> createBatchNormEmitter();
 
 /// The first statement of every generated kernel (defined in
 /// kiln/prelude.cuh): compiled for sm_90 or newer it waits for the previous

@@ -37,14 +37,20 @@ public:
     dropUnlaunchedKernels();
     if (compile && failed(compileKernels(module.getLoc())))
       return failure();
+    // Parameters and model state start from their initialisers.
     if (auto forward = module.lookupSymbol<func::FuncOp>("forward"))
-      for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
-        if (auto init = forward.getArgAttrOfType<InitAttr>(
-                i, KilnDialect::kParamAttrName))
+      for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
+        auto init = forward.getArgAttrOfType<InitAttr>(
+            i, KilnDialect::kParamAttrName);
+        if (!init)
+          init = forward.getArgAttrOfType<InitAttr>(
+              i, KilnDialect::kStateAttrName);
+        if (init)
           result.parameters.push_back({stringEntry(forward.getArgAttrDict(i),
                                                    KilnDialect::kNameAttrName)
                                            .str(),
                                        forward.getArgumentTypes()[i], init, i});
+      }
     return success();
   }
 

@@ -74,14 +74,16 @@ struct CompiledKernelImage {
   KernelPart part;
 };
 
-/// A resident buffer: parameter, master weight, optimizer state, gradient.
+/// A resident buffer: parameter, model state, master weight, optimizer state,
+/// gradient.
 struct ResidentInfo {
   std::string name;
   std::string role;
   Type type;
 };
 
-/// A parameter's initialiser: `stream` is its position in forward.
+/// The initialiser of a parameter or of model state (kiln.state): `stream`
+/// is its position in forward.
 struct ParameterInfo {
   std::string name;
   Type type;

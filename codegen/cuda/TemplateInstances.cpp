@@ -46,9 +46,9 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
 std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
-                      embeddingTemplateInstances, gemmTemplateInstances,
-                      pointwiseTemplateInstances, poolTemplateInstances,
-                      reductionTemplateInstances})
+                      batchNormTemplateInstances, embeddingTemplateInstances,
+                      gemmTemplateInstances, pointwiseTemplateInstances,
+                      poolTemplateInstances, reductionTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

@@ -51,6 +51,9 @@ std::vector<TemplateInstance> poolTemplateInstances();
 /// The reduction kernels (ReductionTemplateInstances.cpp).
 std::vector<TemplateInstance> reductionTemplateInstances();
 
+/// The batch norm kernels (BatchNormTemplateInstances.cpp).
+std::vector<TemplateInstance> batchNormTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 

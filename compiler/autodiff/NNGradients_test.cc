@@ -143,6 +143,45 @@ TEST_F(NNGradientTest, BatchNormStatisticsOnly) {
                        {0});
 }
 
+TEST_F(NNGradientTest, BatchNormRunningStatisticsUpdates) {
+  // The updated running statistics feed the loss too: their gradients reach
+  // the batch statistics (momentum, and n / (n - 1) for the variance) and
+  // the running operands (1 - momentum).
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<4x3x2xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>,
+                    %rm: tensor<3xf32>, %rv: tensor<3xf32>, %w: tensor<4x3x2xf32>,
+                    %wm: tensor<3xf32>, %wv: tensor<3xf32>) -> tensor<f32> {
+      %y, %m, %v, %rm1, %rv1 = kiln.batch_norm %x, %g, %b running %rm, %rv momentum = 0.3
+          : tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<4x3x2xf32>
+      %lm = kiln.mse_loss %rm1, %wm reduction = sum : tensor<3xf32>
+      %lv = kiln.mse_loss %rv1, %wv reduction = sum : tensor<3xf32>
+      %s = kiln.add %lm, %lv : tensor<f32>, tensor<f32>
+      %t = kiln.add %l, %s : tensor<f32>, tensor<f32>
+      return %t : tensor<f32>
+    })mlir",
+                       {0, 1, 2, 3, 4}, InputSpec{-1.5, 1.5, 4, {{4, {0.5, 2.0}}}});
+}
+
+TEST_F(NNGradientTest, BatchNormEvalForm) {
+  // Normalised with the running statistics (channels last), which are also
+  // the mean and variance results.
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<3x2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>,
+                    %rm: tensor<4xf32>, %rv: tensor<4xf32>, %w: tensor<3x2x4xf32>,
+                    %wm: tensor<4xf32>, %wv: tensor<4xf32>) -> tensor<f32> {
+      %y, %m, %v, %rm1, %rv1 = kiln.batch_norm %x, %g, %b running %rm, %rv eval dim = 2
+          : tensor<3x2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<3x2x4xf32>
+      %lm = kiln.mse_loss %m, %wm reduction = sum : tensor<4xf32>
+      %lv = kiln.mse_loss %rv1, %wv reduction = sum : tensor<4xf32>
+      %s = kiln.add %lm, %lv : tensor<f32>, tensor<f32>
+      %t = kiln.add %l, %s : tensor<f32>, tensor<f32>
+      return %t : tensor<f32>
+    })mlir",
+                       {0, 1, 2, 3, 4}, InputSpec{-1.5, 1.5, 4, {{4, {0.5, 2.0}}}});
+}
+
 TEST_F(NNGradientTest, Conv2dNchwGroupsStrideDilationPadding) {
   // OH = (9 + 1 + 2 - 2*2 - 1) / 2 + 1 = 4, OW = (8 + 0 + 1 - 4 - 1) / 2 + 1
   // = 3.

@@ -260,8 +260,19 @@ LogicalResult evalBatchNorm(Operation *op,
   auto norm = cast<BatchNormOp>(op);
   const Tensor &x = *operands[0], &gamma = *operands[1], &beta = *operands[2];
   Slices s = slicesAround(x.shape, norm.getDimAttr().getInt());
+  double eps = norm.getEps().convertToDouble();
   std::vector<double> mean, variance, rstd;
-  channelStats(x, s, norm.getEps().convertToDouble(), mean, variance, rstd);
+  bool running = norm.hasRunningStats();
+  if (norm.getEval()) {
+    // Normalised with the running statistics, which are also the mean and
+    // variance results; nothing is updated.
+    mean = operands[3]->data;
+    variance = operands[4]->data;
+    for (double v : variance)
+      rstd.push_back(1.0 / std::sqrt(v + eps));
+  } else {
+    channelStats(x, s, eps, mean, variance, rstd);
+  }
   const double *in = x.data.data();
   double *out = results[0].data.data();
   for (int64_t o = 0; o < s.outer; ++o)
@@ -272,6 +283,22 @@ LogicalResult evalBatchNorm(Operation *op,
     }
   results[1].data = mean;
   results[2].data = variance;
+  if (!running)
+    return success();
+  if (norm.getEval()) {
+    results[3].data = operands[3]->data;
+    results[4].data = operands[4]->data;
+    return success();
+  }
+  // PyTorch's update: the running variance follows the unbiased variance.
+  double momentum = norm.getMomentumValue();
+  double count = double(s.outer * s.inner);
+  for (int64_t c = 0; c < s.size; ++c) {
+    results[3].data[c] =
+        (1 - momentum) * operands[3]->data[c] + momentum * mean[c];
+    results[4].data[c] = (1 - momentum) * operands[4]->data[c] +
+                         momentum * variance[c] * count / (count - 1);
+  }
   return success();
 }
 

@@ -269,6 +269,73 @@ TEST_F(NNEvalTest, BatchNormRank3) {
   expectClose(r[0], y, 1e-11);
 }
 
+TEST_F(NNEvalTest, BatchNormUpdatesRunningStatistics) {
+  Tensor x = random({4, 3, 5}), g = random({3}), b = random({3}),
+         rm = random({3}), rv = random({3}, 0.5, 2.0);
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<4x3x5xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>,
+                 %rm: tensor<3xf32>, %rv: tensor<3xf32>)
+        -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+      %y, %m, %v, %rm1, %rv1 = kiln.batch_norm %x, %g, %b running %rm, %rv momentum = 0.3
+          : tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+      return %y, %v, %rm1, %rv1 : tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+    })mlir",
+               {x, g, b, rm, rv});
+  ASSERT_EQ(r.size(), 4u);
+  std::vector<double> y(60), var(3), newMean(3), newVar(3);
+  for (int c = 0; c < 3; ++c) {
+    double mean = 0, m2 = 0;
+    for (int n = 0; n < 4; ++n)
+      for (int l = 0; l < 5; ++l)
+        mean += x.data[(n * 3 + c) * 5 + l] / 20;
+    for (int n = 0; n < 4; ++n)
+      for (int l = 0; l < 5; ++l)
+        m2 += std::pow(x.data[(n * 3 + c) * 5 + l] - mean, 2);
+    // The batch is normalised with the biased variance; the running
+    // variance follows the unbiased one (PyTorch).
+    var[c] = m2 / 20;
+    newMean[c] = 0.7 * rm.data[c] + 0.3 * mean;
+    newVar[c] = 0.7 * rv.data[c] + 0.3 * m2 / 19;
+    for (int n = 0; n < 4; ++n)
+      for (int l = 0; l < 5; ++l) {
+        int i = (n * 3 + c) * 5 + l;
+        y[i] = (x.data[i] - mean) / std::sqrt(var[c] + 1e-5) * g.data[c] +
+               b.data[c];
+      }
+  }
+  expectClose(r[0], y, 1e-11);
+  expectClose(r[1], var);
+  expectClose(r[2], newMean);
+  expectClose(r[3], newVar);
+}
+
+TEST_F(NNEvalTest, BatchNormEvalNormalisesWithRunningStatistics) {
+  Tensor x = random({3, 2, 4}), g = random({4}), b = random({4}),
+         rm = random({4}), rv = random({4}, 0.5, 2.0);
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<3x2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>,
+                 %rm: tensor<4xf32>, %rv: tensor<4xf32>)
+        -> (tensor<3x2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+      %y:5 = kiln.batch_norm %x, %g, %b running %rm, %rv eval dim = 2 eps = 1.0e-03
+          : tensor<3x2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+      return %y#0, %y#1, %y#2, %y#3, %y#4
+          : tensor<3x2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    })mlir",
+               {x, g, b, rm, rv});
+  ASSERT_EQ(r.size(), 5u);
+  std::vector<double> y(24);
+  for (int i = 0; i < 24; ++i)
+    y[i] = (x.data[i] - rm.data[i % 4]) / std::sqrt(rv.data[i % 4] + 1e-3) *
+               g.data[i % 4] +
+           b.data[i % 4];
+  expectClose(r[0], y, 1e-11);
+  // Nothing is updated: the statistics used are the running ones.
+  for (int k : {1, 3})
+    expectClose(r[k], rm.data);
+  for (int k : {2, 4})
+    expectClose(r[k], rv.data);
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//

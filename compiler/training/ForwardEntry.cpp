@@ -12,6 +12,21 @@ namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNMAKEFORWARD
 #include "compiler/training/Passes.h.inc"
 
+StringRef argumentRole(func::FuncOp function, unsigned index) {
+  if (function.getArgAttr(index, KilnDialect::kParamAttrName))
+    return "param";
+  if (function.getArgAttr(index, KilnDialect::kStateAttrName))
+    return "state";
+  return "input";
+}
+
+void useRunningStatistics(func::FuncOp function) {
+  function.walk([](BatchNormOp norm) {
+    if (norm.hasRunningStats())
+      norm.setEval(true);
+  });
+}
+
 LogicalResult buildForwardEntry(ModuleOp module, StringRef function) {
   auto forward = module.lookupSymbol<func::FuncOp>(function);
   if (!forward)
@@ -20,10 +35,8 @@ LogicalResult buildForwardEntry(ModuleOp module, StringRef function) {
   forward.setSymName("forward");
   Builder b(module.getContext());
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    bool isParam =
-        static_cast<bool>(forward.getArgAttr(i, KilnDialect::kParamAttrName));
     forward.setArgAttr(i, KilnDialect::kRoleAttrName,
-                       b.getStringAttr(isParam ? "param" : "input"));
+                       b.getStringAttr(argumentRole(forward, i)));
     // The host binds tensors by name: unnamed ones get the default names.
     forward.setArgAttr(i, KilnDialect::kNameAttrName,
                        b.getStringAttr(argumentName(forward, i)));
@@ -34,6 +47,7 @@ LogicalResult buildForwardEntry(ModuleOp module, StringRef function) {
     forward.setResultAttr(i, KilnDialect::kNameAttrName,
                           b.getStringAttr(resultName(forward, i)));
   }
+  useRunningStatistics(forward);
   return success();
 }
 

@@ -13,7 +13,10 @@ def KilnMakeTrainStep : Pass<"kiln-make-train-step", "mlir::ModuleOp"> {
     update with gradients as inputs (after the optional gradient transforms),
     and the whole step in one function. Parameters and optimizer state are
     updated in place (`kiln.updates`); the learning rate (tensor<f32>) and the
-    step number (tensor<i32>, from 1) are run-time inputs.
+    step number (tensor<i32>, from 1) are run-time inputs. `kiln.state`
+    arguments (batch norm running statistics) are not differentiated:
+    forward_backward and train_step write the updated statistics of their
+    kiln.batch_norm back to them, and `forward` evaluates in eval form.
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"loss\"",
@@ -46,8 +49,10 @@ def KilnMakeForward : Pass<"kiln-make-forward", "mlir::ModuleOp"> {
   let summary = "Makes the loss function the inference entry `forward`";
   let description = [{
     For an inference artifact (kilnc --inference): renames the function to
-    `forward` and marks its arguments (`param` where `kiln.param`, `input`
-    otherwise) and results (`output`) with their `kiln.role`. Nothing is
+    `forward` and marks its arguments (`param` where `kiln.param`, `state`
+    where `kiln.state`, `input` otherwise) and results (`output`) with their
+    `kiln.role`; every kiln.batch_norm with running statistics gets `eval`
+    (it normalises with them, as PyTorch's model.eval()). Nothing is
     differentiated and no other entry is built.
   }];
   let options = [

@@ -22,12 +22,15 @@ ReferenceTrainer::create(ModuleOp module, uint64_t seed,
   std::unique_ptr<ReferenceTrainer> trainer(
       new ReferenceTrainer(module, precision));
 
-  // Parameters from their initialisers, streams by position in forward.
+  // Parameters and model state from their initialisers, streams by
+  // position in forward.
   auto forward = module.lookupSymbol<func::FuncOp>("forward");
   llvm::StringMap<std::vector<double>> initial;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
     auto init =
         forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
+    if (!init)
+      init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kStateAttrName);
     if (!init)
       continue;
     auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
@@ -43,9 +46,10 @@ ReferenceTrainer::create(ModuleOp module, uint64_t seed,
     StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
     ref::Tensor tensor = ref::Tensor::ofType(
         cast<RankedTensorType>(trainStep.getArgumentTypes()[i]));
-    if (role == "param" || role == "master_weight") {
-      StringRef paramName =
-          role == "param" ? name : name.drop_front(strlen("master."));
+    if (role == "param" || role == "master_weight" || role == "state") {
+      StringRef paramName = role == "master_weight"
+                                ? name.drop_front(strlen("master."))
+                                : name;
       auto it = initial.find(paramName);
       if (it == initial.end())
         return trainStep.emitOpError("no initialiser for '") << name << "'",

@@ -25,8 +25,9 @@ using NamedTensors = llvm::StringMap<ref::Tensor>;
 class ReferenceTrainer {
 public:
   /// `module` holds forward, forward_backward, apply_update and train_step.
-  /// Parameters start from their initialisers under `seed`; optimizer state
-  /// starts at zero and master weights at the f32 initial values.
+  /// Parameters and model state (kiln.state) start from their initialisers
+  /// under `seed`; optimizer state starts at zero and master weights at the
+  /// f32 initial values.
   static FailureOr<std::unique_ptr<ReferenceTrainer>>
   create(ModuleOp module, uint64_t seed, ref::Precision precision);
 
@@ -40,7 +41,7 @@ public:
   /// apply_update with `gradients` by parameter name (possibly edited).
   LogicalResult applyUpdate(const NamedTensors &gradients, double learningRate);
 
-  /// Parameters, master weights and optimizer state by name.
+  /// Parameters, model state, master weights and optimizer state by name.
   const NamedTensors &state() const { return values; }
   NamedTensors &mutableState() { return values; }
   /// Gradient statistics of the last update (global norm, max |g|,

@@ -29,6 +29,14 @@ struct Parameter {
   bool hasMaster;
 };
 
+/// One non-trainable state argument of the loss function (kiln.state): a
+/// batch norm running statistic.
+struct ModelState {
+  unsigned argIndex;
+  std::string name;
+  RankedTensorType type;
+};
+
 /// One optimizer-state tensor.
 struct StateSlot {
   std::string name;
@@ -94,6 +102,48 @@ static SmallVector<Value> inlineBody(OpBuilder &builder, func::FuncOp function,
   for (Value value : body.getTerminator()->getOperands())
     results.push_back(mapping.lookupOrDefault(value));
   return results;
+}
+
+/// The kiln.batch_norm of `function` that updates state argument `index`
+/// (takes it as a running statistic and is not in eval form) and the
+/// position of the statistic among its running operands; null when none.
+static std::pair<BatchNormOp, unsigned> updatingNorm(func::FuncOp function,
+                                                     unsigned index) {
+  for (OpOperand &use : function.getArgument(index).getUses()) {
+    auto norm = dyn_cast<BatchNormOp>(use.getOwner());
+    if (norm && norm.hasRunningStats() && !norm.getEval() &&
+        use.getOperandNumber() >= 3)
+      return {norm, use.getOperandNumber() - 3};
+  }
+  return {BatchNormOp(), 0};
+}
+
+/// Checks that state argument `state` of the loss function is used only as
+/// a running statistic of one kiln.batch_norm, so that the training entries
+/// can write that op's updated statistic back to its buffer in place.
+static LogicalResult checkStateUse(func::FuncOp loss, const ModelState &state) {
+  BlockArgument arg = loss.getArgument(state.argIndex);
+  auto error = [&]() {
+    return mlir::emitError(arg.getLoc())
+           << "state argument '" << state.name << "' of @" << loss.getSymName()
+           << " must be used only as the running mean or variance of one "
+              "kiln.batch_norm (the training step updates it in place), ";
+  };
+  size_t norms = 0;
+  for (OpOperand &use : arg.getUses()) {
+    auto norm = dyn_cast<BatchNormOp>(use.getOwner());
+    if (!norm || use.getOperandNumber() < 3) {
+      InFlightDiagnostic diag = error() << "but '"
+                                        << use.getOwner()->getName()
+                                        << "' uses it";
+      diag.attachNote(use.getOwner()->getLoc()) << "used here";
+      return diag;
+    }
+    ++norms;
+  }
+  if (norms > 1)
+    return error() << "but it is " << norms << " running-statistic operands";
+  return success();
 }
 
 static SmallVector<StateSlot> stateSlots(ArrayRef<Parameter> params,
@@ -289,17 +339,21 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
 
 /// Builds train_step(params..., state..., inputs..., lr, step) from the two
 /// halves, so that it computes exactly what they compute one after the other.
+/// `updated` lists, for each updated state that forward_backward returns
+/// after the gradients, its index in `states`.
 static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
                                    func::FuncOp forwardBackward,
                                    func::FuncOp applyUpdate,
                                    ArrayRef<Parameter> params,
                                    ArrayRef<StateSlot> slots,
+                                   ArrayRef<ModelState> states,
+                                   ArrayRef<size_t> updated,
                                    const GradientTransformOptions &tf) {
   MLIRContext *context = moduleBuilder.getContext();
   size_t n = params.size();
   SmallVector<unsigned> inputPositions;
   for (unsigned i = 0, e = forwardBackward.getNumArguments(); i < e; ++i)
-    if (!forwardBackward.getArgAttr(i, KilnDialect::kParamAttrName))
+    if (argumentRole(forwardBackward, i) == "input")
       inputPositions.push_back(i);
 
   Signature signature(context);
@@ -307,6 +361,8 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
     signature.addArg(p.type, p.name, "param");
   for (const StateSlot &s : slots)
     signature.addArg(s.type, s.name, s.role);
+  for (const ModelState &s : states)
+    signature.addArg(s.type, s.name, "state");
   for (unsigned i : inputPositions)
     signature.addArg(forwardBackward.getArgumentTypes()[i],
                      argumentName(forwardBackward, i), "input");
@@ -319,6 +375,10 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
     signature.addResult(p.type, p.name, "param", i);
   for (auto [i, s] : llvm::enumerate(slots))
     signature.addResult(s.type, s.name, s.role, n + i);
+  size_t firstState = n + slots.size();
+  for (size_t k : updated)
+    signature.addResult(states[k].type, states[k].name, "state",
+                        firstState + k);
   if (tf.statistics)
     for (StringRef name : kStatisticNames)
       signature.addResult(scalarF32, name, "statistic");
@@ -330,32 +390,40 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
   SmallVector<Value> lossArguments(forwardBackward.getNumArguments());
   for (auto [i, p] : llvm::enumerate(params))
     lossArguments[p.argIndex] = body.getArgument(i);
+  for (auto [k, s] : llvm::enumerate(states))
+    lossArguments[s.argIndex] = body.getArgument(firstState + k);
+  size_t firstInput = firstState + states.size();
   for (auto [k, position] : llvm::enumerate(inputPositions))
-    lossArguments[position] = body.getArgument(n + slots.size() + k);
+    lossArguments[position] = body.getArgument(firstInput + k);
+  // (loss, gradients..., updated state...)
   SmallVector<Value> lossAndGrads =
       inlineBody(builder, forwardBackward, lossArguments);
 
   SmallVector<Value> updateArguments;
   for (size_t i = 0; i < n + slots.size(); ++i)
     updateArguments.push_back(body.getArgument(i));
-  updateArguments.append(lossAndGrads.begin() + 1, lossAndGrads.end());
-  size_t lrIndex = n + slots.size() + inputPositions.size();
+  updateArguments.append(lossAndGrads.begin() + 1,
+                         lossAndGrads.begin() + 1 + n);
+  size_t lrIndex = firstInput + inputPositions.size();
   updateArguments.push_back(body.getArgument(lrIndex));
   updateArguments.push_back(body.getArgument(lrIndex + 1));
+  SmallVector<Value> update = inlineBody(builder, applyUpdate, updateArguments);
+  // (loss, params', optimizer state', model state', statistics)
   SmallVector<Value> results = {lossAndGrads[0]};
-  results.append(inlineBody(builder, applyUpdate, updateArguments));
+  results.append(update.begin(), update.begin() + n + slots.size());
+  results.append(lossAndGrads.begin() + 1 + n, lossAndGrads.end());
+  results.append(update.begin() + n + slots.size(), update.end());
   builder.create<func::ReturnOp>(loc, results);
   return function;
 }
 
-/// Sets each argument's role (param or input) on the loss-shaped entries.
+/// Sets each argument's role (param, state or input) on the loss-shaped
+/// entries.
 static void markArgumentRoles(func::FuncOp function) {
   Builder b(function.getContext());
   for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
-    bool isParam =
-        static_cast<bool>(function.getArgAttr(i, KilnDialect::kParamAttrName));
     function.setArgAttr(i, KilnDialect::kRoleAttrName,
-                        b.getStringAttr(isParam ? "param" : "input"));
+                        b.getStringAttr(argumentRole(function, i)));
     if (!function.getArgAttr(i, KilnDialect::kNameAttrName))
       function.setArgAttr(i, KilnDialect::kNameAttrName,
                           b.getStringAttr(argumentName(function, i)));
@@ -376,6 +444,7 @@ LogicalResult buildTrainingEntries(ModuleOp module,
              << entry << "'";
 
   SmallVector<Parameter> params;
+  SmallVector<ModelState> states;
   llvm::StringSet<> names;
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i) {
     std::string name = argumentName(loss, i);
@@ -388,9 +457,14 @@ LogicalResult buildTrainingEntries(ModuleOp module,
                 "learning rate and step number; rename it (kiln.name)";
     if (!names.insert(name).second)
       return loss.emitOpError("has two arguments named '") << name << "'";
+    auto type = cast<RankedTensorType>(loss.getArgumentTypes()[i]);
+    if (loss.getArgAttr(i, KilnDialect::kStateAttrName)) {
+      states.push_back({i, name, type});
+      if (failed(checkStateUse(loss, states.back())))
+        return failure();
+    }
     if (!loss.getArgAttr(i, KilnDialect::kParamAttrName))
       continue;
-    auto type = cast<RankedTensorType>(loss.getArgumentTypes()[i]);
     params.push_back({i, name, type, !type.getElementType().isF32()});
   }
   if (params.empty())
@@ -410,7 +484,30 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   for (size_t i = 1; i <= params.size(); ++i)
     forwardBackward->setResultAttr(i, KilnDialect::kRoleAttrName,
                                    b.getStringAttr("gradient"));
+  // The forward pass of training updates the running statistics: their new
+  // values follow the gradients and replace the state arguments in place.
+  SmallVector<size_t> updated;
+  Operation *terminator = forwardBackward->getBody().front().getTerminator();
+  for (auto [k, state] : llvm::enumerate(states)) {
+    auto [norm, which] = updatingNorm(*forwardBackward, state.argIndex);
+    if (!norm)
+      continue;
+    Value value = norm.getUpdatedRunning()[which];
+    unsigned index = forwardBackward->getNumResults();
+    terminator->insertOperands(terminator->getNumOperands(), value);
+    forwardBackward->insertResult(
+        index, value.getType(),
+        b.getDictionaryAttr(
+            {b.getNamedAttr(KilnDialect::kNameAttrName,
+                            b.getStringAttr(state.name)),
+             b.getNamedAttr(KilnDialect::kRoleAttrName,
+                            b.getStringAttr("state")),
+             b.getNamedAttr(KilnDialect::kUpdatesAttrName,
+                            b.getI64IntegerAttr(state.argIndex))}));
+    updated.push_back(k);
+  }
   loss.setSymName("forward");
+  useRunningStatistics(loss);
   loss.setResultAttr(0, KilnDialect::kRoleAttrName, b.getStringAttr("loss"));
   if (!loss.getResultAttr(0, KilnDialect::kNameAttrName))
     loss.setResultAttr(0, KilnDialect::kNameAttrName, b.getStringAttr("loss"));
@@ -420,7 +517,7 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   func::FuncOp applyUpdate =
       buildApplyUpdate(moduleBuilder, loss.getLoc(), params, slots, options);
   buildTrainStep(moduleBuilder, loss.getLoc(), *forwardBackward, applyUpdate,
-                 params, slots, options.transforms);
+                 params, slots, states, updated, options.transforms);
   return success();
 }
 

@@ -4,27 +4,37 @@
 // Turns a loss function into the four entries of a training artifact:
 //
 //   forward(args...)                    -> (loss, ...)      the loss function
-//   forward_backward(args...)           -> (loss, grads...)
+//   forward_backward(args...)           -> (loss, grads..., model state'...)
 //   apply_update(params..., state..., grads..., lr, step)
 //                                       -> (params'..., state'..., [stats])
-//   train_step(params..., state..., inputs..., lr, step)
+//   train_step(params..., state..., model state..., inputs..., lr, step)
 //                                       -> (loss, params'..., state'...,
-//                                       [stats])
+//                                           model state'..., [stats])
 //
-// `args` are the loss function's arguments in their order (parameters and
-// inputs, told apart by kiln.param). Gradients are named outputs of
-// forward_backward and inputs of apply_update, so host code can edit them in
-// between; train_step is both in one, with identical results when the edit is
-// the identity. lr is a tensor<f32> and step a tensor<i32> counting updates
-// from 1, both run-time inputs so schedules live on the host. Results that
-// replace an argument carry `kiln.updates = <argument index>` so the runtime
-// updates those buffers in place.
+// `args` are the loss function's arguments in their order (parameters, model
+// state and inputs, told apart by kiln.param and kiln.state). Gradients are
+// named outputs of forward_backward and inputs of apply_update, so host code
+// can edit them in between; train_step is both in one, with identical
+// results when the edit is the identity. lr is a tensor<f32> and step a
+// tensor<i32> counting updates from 1, both run-time inputs so schedules
+// live on the host. Results that replace an argument carry
+// `kiln.updates = <argument index>` so the runtime updates those buffers in
+// place.
+//
+// Model state (kiln.state, role "state") is non-trainable: batch norm
+// running statistics. Each state argument is a running statistic of one
+// kiln.batch_norm and nothing else; it gets no gradient, forward_backward
+// and train_step return that op's updated statistic in its place (the
+// forward pass of training updates it, as in PyTorch), and `forward`
+// evaluates every batch norm with running statistics in eval form
+// (normalising with them, updating nothing).
 //
 // Optimizer state per parameter p, in this order: `master.p` (an f32 copy,
 // only when p is bf16 or f16: the update runs on it and p is its rounded
 // copy), then `momentum.p` (SGD with momentum) or `adam_m.p`, `adam_v.p`
 // (Adam, AdamW). State starts at zero; a master weight starts as the f32
-// value of p's initialiser.
+// value of p's initialiser; model state starts from its kiln.state
+// initialiser.
 //
 //===----------------------------------------------------------------------===//
 

@@ -275,5 +275,172 @@ TEST_F(TrainStepTest, ParametersStartFromTheirInitialiser) {
   EXPECT_NE(w[0], w[1]);
 }
 
+// Batch norm with running statistics as model state (kiln.state).
+constexpr const char *kBatchNormModel = R"mlir(
+  func.func @loss(%x: tensor<4x3x2xf32> {kiln.name = "x"},
+                  %g: tensor<3xf32> {kiln.param = #kiln.init<ones>, kiln.name = "g"},
+                  %b: tensor<3xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "b"},
+                  %rm: tensor<3xf32> {kiln.state = #kiln.init<zeros>, kiln.name = "rm"},
+                  %rv: tensor<3xf32> {kiln.state = #kiln.init<ones>, kiln.name = "rv"},
+                  %t: tensor<4x3x2xf32> {kiln.name = "t"}) -> tensor<f32> {
+    %y, %m, %v, %rm1, %rv1 = kiln.batch_norm %x, %g, %b running %rm, %rv momentum = 0.2
+        : tensor<4x3x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+    %l = kiln.mse_loss %y, %t reduction = mean : tensor<4x3x2xf32>
+    return %l : tensor<f32>
+  })mlir";
+
+class BatchNormStateTest : public TrainStepTest {
+protected:
+  ModuleOp buildBatchNorm(const TrainStepOptions &options) {
+    module = parseSourceString<ModuleOp>(kBatchNormModel, &context);
+    EXPECT_TRUE(module) << diagnostics;
+    EXPECT_TRUE(succeeded(buildTrainingEntries(*module, options)))
+        << diagnostics;
+    EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
+    return *module;
+  }
+
+  NamedTensors batch() {
+    NamedTensors inputs;
+    std::uniform_real_distribution<double> dist(-2.0, 2.0);
+    for (const char *name : {"x", "t"}) {
+      ref::Tensor t({4, 3, 2}, ref::ElementKind::F32);
+      for (double &v : t.data)
+        v = dist(rng);
+      inputs[name] = std::move(t);
+    }
+    return inputs;
+  }
+
+  /// Channel c's batch mean and sum of squared deviations of x.
+  static std::pair<double, double> moments(const ref::Tensor &x, int c) {
+    double mean = 0, m2 = 0;
+    for (int n = 0; n < 4; ++n)
+      for (int l = 0; l < 2; ++l)
+        mean += x.data[(n * 3 + c) * 2 + l] / 8;
+    for (int n = 0; n < 4; ++n)
+      for (int l = 0; l < 2; ++l)
+        m2 += std::pow(x.data[(n * 3 + c) * 2 + l] - mean, 2);
+    return {mean, m2};
+  }
+};
+
+TEST_F(BatchNormStateTest, TrainingUpdatesRunningStatisticsLikePyTorch) {
+  TrainStepOptions options;
+  options.optimizer.kind = OptimizerKind::SGD;
+  auto t = trainer(buildBatchNorm(options));
+  std::vector<double> rm(3, 0.0), rv(3, 1.0);
+  EXPECT_EQ(t->state().lookup("rm").data, rm);
+  EXPECT_EQ(t->state().lookup("rv").data, rv);
+  for (int step = 0; step < 3; ++step) {
+    NamedTensors in = batch();
+    ASSERT_TRUE(succeeded(t->step(in, 0.1))) << diagnostics;
+    for (int c = 0; c < 3; ++c) {
+      auto [mean, m2] = moments(in.lookup("x"), c);
+      rm[c] = 0.8 * rm[c] + 0.2 * mean;
+      rv[c] = 0.8 * rv[c] + 0.2 * m2 / 7; // unbiased
+      EXPECT_NEAR(t->state().lookup("rm").data[c], rm[c], 1e-12);
+      EXPECT_NEAR(t->state().lookup("rv").data[c], rv[c], 1e-12);
+    }
+  }
+  // No gradients or optimizer state for model state.
+  NamedTensors gradients;
+  ASSERT_TRUE(succeeded(t->forwardBackward(batch(), gradients)));
+  EXPECT_EQ(gradients.size(), 2u);
+  EXPECT_TRUE(gradients.count("grad.g") && gradients.count("grad.b"));
+
+  // forward (evaluation) normalises with the running statistics and leaves
+  // them alone.
+  NamedTensors in = batch();
+  std::vector<double> before = t->state().lookup("rm").data;
+  FailureOr<double> loss = t->evaluate(in);
+  ASSERT_TRUE(succeeded(loss)) << diagnostics;
+  EXPECT_EQ(t->state().lookup("rm").data, before);
+  const std::vector<double> &g = t->state().lookup("g").data,
+                            &b = t->state().lookup("b").data,
+                            &m = t->state().lookup("rm").data,
+                            &v = t->state().lookup("rv").data;
+  double expected = 0;
+  for (int i = 0; i < 24; ++i) {
+    int c = (i / 2) % 3;
+    double y = (in.lookup("x").data[i] - m[c]) / std::sqrt(v[c] + 1e-5) * g[c] +
+               b[c];
+    expected += std::pow(y - in.lookup("t").data[i], 2) / 24;
+  }
+  EXPECT_NEAR(*loss, expected, 1e-12);
+}
+
+TEST_F(BatchNormStateTest, SplitEntriesEqualTrainStep) {
+  TrainStepOptions options;
+  ModuleOp m = buildBatchNorm(options);
+  auto whole = trainer(m, ref::Precision::F32),
+       split = trainer(m, ref::Precision::F32);
+  for (int step = 0; step < 3; ++step) {
+    NamedTensors in = batch();
+    ASSERT_TRUE(succeeded(whole->step(in, 0.05))) << diagnostics;
+    NamedTensors gradients;
+    ASSERT_TRUE(succeeded(split->forwardBackward(in, gradients)));
+    ASSERT_TRUE(succeeded(split->applyUpdate(gradients, 0.05)));
+    for (const auto &entry : whole->state())
+      EXPECT_EQ(entry.second.data, split->state().lookup(entry.first()).data)
+          << entry.first().str() << " at step " << step;
+  }
+  EXPECT_TRUE(whole->state().count("rm") && whole->state().count("rv"));
+}
+
+TEST_F(BatchNormStateTest, EntriesBindStateInPlace) {
+  ModuleOp m = buildBatchNorm({});
+  auto forward = m.lookupSymbol<func::FuncOp>("forward");
+  auto forwardBackward = m.lookupSymbol<func::FuncOp>("forward_backward");
+  auto trainStep = m.lookupSymbol<func::FuncOp>("train_step");
+  auto role = [](func::FuncOp f, unsigned i) {
+    return f.getArgAttrOfType<StringAttr>(i, KilnDialect::kRoleAttrName)
+        .getValue();
+  };
+  EXPECT_EQ(role(forward, 3), "state");
+  bool eval = false;
+  forward.walk([&](BatchNormOp norm) { eval = norm.getEval(); });
+  EXPECT_TRUE(eval);
+  // forward_backward: loss, grad.g, grad.b, then rm and rv in place.
+  ASSERT_EQ(forwardBackward.getNumResults(), 5u);
+  for (unsigned r : {3u, 4u}) {
+    auto updates = forwardBackward.getResultAttrOfType<IntegerAttr>(
+        r, KilnDialect::kUpdatesAttrName);
+    ASSERT_TRUE(updates);
+    EXPECT_EQ(updates.getInt(), r);
+    EXPECT_EQ(role(forwardBackward, r), "state");
+  }
+  // train_step: g, b, adam_m/v of each, rm, rv, x, t, lr, step.
+  ASSERT_EQ(trainStep.getNumArguments(), 12u);
+  EXPECT_EQ(role(trainStep, 6), "state");
+  EXPECT_EQ(role(trainStep, 7), "state");
+  EXPECT_EQ(role(trainStep, 8), "input");
+  auto updates = trainStep.getResultAttrOfType<IntegerAttr>(
+      7, KilnDialect::kUpdatesAttrName);
+  ASSERT_TRUE(updates);
+  EXPECT_EQ(updates.getInt(), 6);
+}
+
+TEST_F(BatchNormStateTest, StateWithAnotherUseIsAnError) {
+  module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @loss(%x: tensor<4x3xf32>, %g: tensor<3xf32> {kiln.param = #kiln.init<ones>},
+                    %rm: tensor<3xf32> {kiln.state = #kiln.init<zeros>, kiln.name = "rm"},
+                    %rv: tensor<3xf32> {kiln.state = #kiln.init<ones>}) -> tensor<f32> {
+      %y:5 = kiln.batch_norm %x, %g, %g running %rm, %rv
+          : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+      %s = kiln.add %y#0, %rm : tensor<4x3xf32>, tensor<3xf32>
+      %l = kiln.reduce_sum %s dims = [0, 1] : tensor<4x3xf32>
+      return %l : tensor<f32>
+    })mlir",
+                                       &context);
+  ASSERT_TRUE(module) << diagnostics;
+  EXPECT_TRUE(failed(buildTrainingEntries(*module, {})));
+  EXPECT_NE(diagnostics.find("state argument 'rm' of @loss must be used only as "
+                             "the running mean or variance of one "
+                             "kiln.batch_norm"),
+            std::string::npos)
+      << diagnostics;
+}
+
 } // namespace
 } // namespace mlir::kiln

@@ -133,7 +133,7 @@ private:
       DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
-      if (role == "param" || role == "optimizer_state" ||
+      if (role == "param" || role == "state" || role == "optimizer_state" ||
           role == "master_weight" || role == "gradient") {
         resident[arg] =
             BufferSlot{true, name.str(), 0, tensorBytes(arg.getType())};

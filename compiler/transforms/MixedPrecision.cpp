@@ -36,19 +36,30 @@ LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
   OpBuilder builder = OpBuilder::atBlockBegin(&body);
 
   // Parameters are stored narrow; data inputs stay f32 for the host and are
-  // converted once on entry.
+  // converted once on entry. Model state (batch norm running statistics)
+  // stays f32, as PyTorch's autocast keeps it: small momentum updates would
+  // round away in bf16. Batch norm reads it as it is; other ops get it
+  // converted.
   for (BlockArgument arg : function.getArguments()) {
     if (!isF32Tensor(arg.getType()))
       continue;
-    bool isParam = static_cast<bool>(
-        function.getArgAttr(arg.getArgNumber(), KilnDialect::kParamAttrName));
-    if (isParam) {
+    unsigned index = arg.getArgNumber();
+    if (function.getArgAttr(index, KilnDialect::kParamAttrName)) {
       arg.setType(narrowed(arg.getType(), storage));
       continue;
     }
+    bool isState =
+        static_cast<bool>(function.getArgAttr(index, KilnDialect::kStateAttrName));
     Value converted = builder.create<CastOp>(
         arg.getLoc(), narrowed(arg.getType(), storage), arg);
-    arg.replaceAllUsesExcept(converted, converted.getDefiningOp());
+    arg.replaceUsesWithIf(converted, [&](OpOperand &use) {
+      if (use.getOwner() == converted.getDefiningOp())
+        return false;
+      return !(isState && isa<BatchNormOp>(use.getOwner()) &&
+               use.getOperandNumber() >= 3);
+    });
+    if (converted.use_empty())
+      converted.getDefiningOp()->erase();
   }
 
   for (Operation &op : body.without_terminator()) {
@@ -72,6 +83,11 @@ LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
     for (Value result : op.getResults())
       if (isF32Tensor(result.getType()))
         result.setType(narrowed(result.getType(), storage));
+    // Updated running statistics keep the type of the running ones.
+    if (auto norm = dyn_cast<BatchNormOp>(op))
+      for (auto [running, updated] :
+           llvm::zip(norm.getRunning(), norm.getUpdatedRunning()))
+        updated.setType(running.getType());
   }
 
   // The host reads the results in f32.
@@ -79,7 +95,7 @@ LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
   builder.setInsertionPoint(terminator);
   for (OpOperand &operand : terminator->getOpOperands()) {
     Type original = function.getResultTypes()[operand.getOperandNumber()];
-    if (!isF32Tensor(original))
+    if (!isF32Tensor(original) || operand.get().getType() == original)
       continue;
     operand.set(
         builder.create<CastOp>(terminator->getLoc(), original, operand.get()));

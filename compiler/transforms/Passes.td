@@ -83,7 +83,10 @@ def KilnMixedPrecision : Pass<"kiln-mixed-precision", "mlir::ModuleOp"> {
     (bf16 or f16). Kernels still compute in f32 (they load, compute and round
     once on store), and the training step then keeps f32 master weights and
     f32 optimizer state for the narrow parameters. Data inputs stay f32 for
-    the host and are converted on entry; the loss is returned in f32.
+    the host and are converted on entry; the loss is returned in f32. Model
+    state (`kiln.state`, batch norm running statistics) stays f32, and so do
+    the updated statistics of kiln.batch_norm: small momentum updates would
+    round away in bf16.
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"loss\"",

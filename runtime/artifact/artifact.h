@@ -44,6 +44,10 @@ enum class BufferRole : uint8_t {
   kGradient = 3,
   kMasterWeight = 4,
   kConstant = 5,
+  // Non-trainable model state (batch norm running statistics): initialised
+  // like a parameter, updated in place by the training entries, saved in
+  // checkpoints; no gradient and no optimizer state.
+  kState = 6,
 };
 enum class ArgKind : uint8_t {
   kBuffer = 1,

@@ -67,6 +67,26 @@ TEST(ArtifactTest, WriterBuildsParametersAndConstants) {
             BufferRole::kConstant);
 }
 
+TEST(ArtifactTest, ModelStateIsInitialisedLikeAParameter) {
+  ArtifactWriter w({"sm_90"});
+  const uint32_t p = w.AddParameter("gamma", DType::kF32, {4}, InitKind::kOnes,
+                                    0.0f, 0.0f, 0);
+  const uint32_t s = w.AddState("running_var", DType::kF32, {4},
+                                InitKind::kOnes, 0.0f, 0.0f, 1);
+  const Artifact& a = w.artifact();
+  ASSERT_EQ(a.parameters.size(), 2u);
+  EXPECT_EQ(a.parameters[1].buffer, s);
+  EXPECT_EQ(a.resident_buffers[p].role, BufferRole::kParameter);
+  EXPECT_EQ(a.resident_buffers[s].role, BufferRole::kState);
+  EXPECT_TRUE(a.resident_buffers[s].in_place);
+  absl::StatusOr<std::string> bytes = w.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<Artifact> loaded = LoadArtifact(*bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->resident_buffers[s].role, BufferRole::kState);
+  EXPECT_EQ(loaded->parameters[1].name, "running_var");
+}
+
 TEST(ArtifactTest, FileRoundTrip) {
   const std::string path =
       std::string(std::getenv("TEST_TMPDIR")) + "/model.kiln";
@@ -373,17 +393,17 @@ std::vector<SemanticCase> SemanticCases() {
       {"unknown role",
        [] {
          return Mutated(TrainingArtifact(), [](Artifact& a) {
-           a.resident_buffers[2].role = static_cast<BufferRole>(6);
+           a.resident_buffers[2].role = static_cast<BufferRole>(7);
          });
        },
-       "resident_buffers[2].role: unknown role 6"},
+       "resident_buffers[2].role: unknown role 7"},
       {"parameter role",
        [] {
          return Mutated(TrainingArtifact(),
                         [](Artifact& a) { a.parameters[1].buffer = 2; });
        },
        "parameters[1].buffer: resident buffer 2 'grad/w' has role 3, not "
-       "parameter"},
+       "parameter or state"},
       {"parameter shape",
        [] {
          return Mutated(TrainingArtifact(), [](Artifact& a) {

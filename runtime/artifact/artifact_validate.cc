@@ -135,7 +135,7 @@ class Validator {
       return Invalid(path + ".name", "duplicate '", b.name, "'");
     }
     const uint8_t role = static_cast<uint8_t>(b.role);
-    if (role < 1 || role > 5) {
+    if (role < 1 || role > 6) {
       return Invalid(path + ".role", "unknown role ", static_cast<int>(role));
     }
     uint64_t bytes = 0;
@@ -390,10 +390,10 @@ class Validator {
                        " resident buffers)");
       }
       const ResidentBuffer& b = a_.resident_buffers[p.buffer];
-      if (b.role != BufferRole::kParameter) {
+      if (b.role != BufferRole::kParameter && b.role != BufferRole::kState) {
         return Invalid(path + ".buffer", "resident buffer ", p.buffer, " '",
                        b.name, "' has role ", static_cast<int>(b.role),
-                       ", not parameter");
+                       ", not parameter or state");
       }
       if (!buffers.insert(p.buffer).second) {
         return Invalid(path + ".buffer", "resident buffer ", p.buffer,

@@ -211,6 +211,7 @@ uint32_t ArtifactWriter::AddBuffer(std::string name, BufferRole role,
   b.byte_size = bytes;
   b.shape = std::move(shape);
   b.in_place = role == BufferRole::kParameter ||
+               role == BufferRole::kState ||
                role == BufferRole::kOptimizerState ||
                role == BufferRole::kMasterWeight;
   return AddResidentBuffer(std::move(b));
@@ -220,6 +221,22 @@ uint32_t ArtifactWriter::AddParameter(std::string name, DType dtype,
                                       std::vector<int64_t> shape, InitKind init,
                                       float init_a, float init_b,
                                       uint64_t seed_stream) {
+  return AddInitialized(BufferRole::kParameter, std::move(name), dtype,
+                        std::move(shape), init, init_a, init_b, seed_stream);
+}
+
+uint32_t ArtifactWriter::AddState(std::string name, DType dtype,
+                                  std::vector<int64_t> shape, InitKind init,
+                                  float init_a, float init_b,
+                                  uint64_t seed_stream) {
+  return AddInitialized(BufferRole::kState, std::move(name), dtype,
+                        std::move(shape), init, init_a, init_b, seed_stream);
+}
+
+uint32_t ArtifactWriter::AddInitialized(BufferRole role, std::string name,
+                                        DType dtype, std::vector<int64_t> shape,
+                                        InitKind init, float init_a,
+                                        float init_b, uint64_t seed_stream) {
   Parameter p;
   p.name = name;
   p.shape = shape;
@@ -228,8 +245,7 @@ uint32_t ArtifactWriter::AddParameter(std::string name, DType dtype,
   p.init_a = init_a;
   p.init_b = init_b;
   p.seed_stream = seed_stream;
-  p.buffer = AddBuffer(std::move(name), BufferRole::kParameter, dtype,
-                       std::move(shape));
+  p.buffer = AddBuffer(std::move(name), role, dtype, std::move(shape));
   artifact_.parameters.push_back(std::move(p));
   return artifact_.parameters.back().buffer;
 }

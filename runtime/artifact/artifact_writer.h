@@ -52,6 +52,11 @@ class ArtifactWriter {
   uint32_t AddParameter(std::string name, DType dtype,
                         std::vector<int64_t> shape, InitKind init, float init_a,
                         float init_b, uint64_t seed_stream);
+  // The same for model state (role kState, e.g. batch norm running
+  // statistics).
+  uint32_t AddState(std::string name, DType dtype, std::vector<int64_t> shape,
+                    InitKind init, float init_a, float init_b,
+                    uint64_t seed_stream);
   // A resident buffer of role constant holding `data`; returns its index.
   uint32_t AddConstant(std::string name, DType dtype,
                        std::vector<int64_t> shape, std::vector<uint8_t> data);
@@ -67,6 +72,10 @@ class ArtifactWriter {
   absl::StatusOr<std::string> Finish() const;
 
  private:
+  uint32_t AddInitialized(BufferRole role, std::string name, DType dtype,
+                          std::vector<int64_t> shape, InitKind init,
+                          float init_a, float init_b, uint64_t seed_stream);
+
   Artifact artifact_;
 };
 

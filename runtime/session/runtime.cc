@@ -232,6 +232,7 @@ absl::StatusOr<std::vector<artifact::TensorBinding>> CallerInputs(
 
 bool IsCheckpointed(artifact::BufferRole role) {
   return role == artifact::BufferRole::kParameter ||
+         role == artifact::BufferRole::kState ||
          role == artifact::BufferRole::kOptimizerState ||
          role == artifact::BufferRole::kMasterWeight;
 }
@@ -274,13 +275,17 @@ absl::Status Session::LoadParameters(const std::string& path) {
   std::vector<std::pair<int, const HostTensor*>> loads;
   for (size_t i = 0; i < rbs.size(); ++i) {
     const bool param = rbs[i].role == artifact::BufferRole::kParameter;
+    const bool state = rbs[i].role == artifact::BufferRole::kState;
     const bool master = rbs[i].role == artifact::BufferRole::kMasterWeight;
-    if (!param && !master) continue;
+    if (!param && !state && !master) continue;
     auto it = st.tensors.find(rbs[i].name);
     if (it == st.tensors.end()) {
       if (master) continue;
+      // Inference with running statistics left at their initial values
+      // would be silently wrong: model state is required like parameters.
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ": no tensor for parameter '", rbs[i].name, "'"));
+          absl::StrCat(path, ": no tensor for ", param ? "parameter" : "state",
+                       " '", rbs[i].name, "'"));
     }
     KILN_RETURN_IF_ERROR(CheckLoadable(path, rbs[i], it->second));
     loads.emplace_back(static_cast<int>(i), &it->second);
@@ -530,8 +535,8 @@ absl::Status Trainer::Restore(const std::string& path) {
     if (known.count(name) == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": tensor '", name,
-                       "' is not a parameter, optimizer state or "
-                       "master weight of this model"));
+                       "' is not a parameter, model state, optimizer state "
+                       "or master weight of this model"));
     }
   }
   for (const auto& [index, t] : loads) {

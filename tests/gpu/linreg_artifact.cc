@@ -196,6 +196,23 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
     }
   }
 
+  // Model state: forward reads it, the training entries update it in place.
+  std::vector<TensorBinding> model_state;
+  std::vector<Launch> state_updates;
+  if (o.running_mean) {
+    const uint32_t s = w.AddState("running_mean.pred", DType::kF32, {out},
+                                  InitKind::kOnes, 0.0f, 0.0f, 2);
+    const BufferRef rs = BufferRef::Resident(s, 0, fb);
+    model_state.push_back(Bind("running_mean.pred", DType::kF32, {out}, rs));
+    const uint32_t k_running = w.AddKernel(MakeKernel(
+        "running_mean_update",
+        {A::kBuffer, A::kBuffer, A::kF32, A::kI32, A::kI32}, o));
+    state_updates.push_back(
+        MakeLaunch(k_running, out, 128,
+                   {Arg::Buffer(ap), Arg::Buffer(rs), Arg::F32(o.momentum),
+                    Arg::I32(n), Arg::I32(out)}));
+  }
+
   const TensorBinding bx = Bind("x", DType::kF32, {n, in}, ax);
   const TensorBinding by = Bind("y", DType::kF32, {n, out}, ay);
   const TensorBinding bw = Bind("w", DType::kF32, {in, out}, rw);
@@ -210,6 +227,8 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   forward.name = "forward";
   forward.arena_size = arena;
   forward.inputs = {bw, bb, bx, by};
+  forward.inputs.insert(forward.inputs.end(), model_state.begin(),
+                        model_state.end());
   forward.outputs = {bloss, Bind("pred", DType::kF32, {n, out}, ap)};
   forward.launches = {fwd, loss};
   w.AddEntry(std::move(forward));
@@ -218,8 +237,14 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   fb_entry.name = "forward_backward";
   fb_entry.arena_size = arena;
   fb_entry.inputs = {bw, bb, bx, by};
+  fb_entry.inputs.insert(fb_entry.inputs.end(), model_state.begin(),
+                         model_state.end());
   fb_entry.outputs = {bloss, bgw, bgb};
+  fb_entry.outputs.insert(fb_entry.outputs.end(), model_state.begin(),
+                          model_state.end());
   fb_entry.launches = {fwd, loss, mse_grad, grad_w, grad_b};
+  fb_entry.launches.insert(fb_entry.launches.end(), state_updates.begin(),
+                           state_updates.end());
   w.AddEntry(std::move(fb_entry));
 
   std::vector<TensorBinding> params_and_state = {bw, bb};
@@ -242,6 +267,8 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   step.name = "train_step";
   step.arena_size = arena;
   step.inputs = params_and_state;
+  step.inputs.insert(step.inputs.end(), model_state.begin(),
+                     model_state.end());
   step.inputs.push_back(bx);
   step.inputs.push_back(by);
   step.inputs.push_back(blr);
@@ -249,7 +276,11 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   step.outputs = {bloss};
   step.outputs.insert(step.outputs.end(), params_and_state.begin(),
                       params_and_state.end());
+  step.outputs.insert(step.outputs.end(), model_state.begin(),
+                      model_state.end());
   step.launches = {fwd, loss, mse_grad, grad_w, grad_b};
+  step.launches.insert(step.launches.end(), state_updates.begin(),
+                       state_updates.end());
   step.launches.insert(step.launches.end(), updates.begin(), updates.end());
   w.AddEntry(std::move(step));
   return w.artifact();

@@ -32,6 +32,11 @@ struct LinRegOptions {
   // Only an entry "predict" (x -> pred) and the parameters: an inference
   // model.
   bool inference_only = false;
+  // Model state as batch norm keeps it: "running_mean.pred" [out], initialised
+  // to ones, which forward_backward and train_step update in place with the
+  // batch mean of pred (momentum `momentum`), like running statistics.
+  bool running_mean = false;
+  float momentum = 0.25f;
 };
 
 // Parameters: w [in, out] (xavier, gain 1, stream 0), b [out] (uniform in

@@ -80,6 +80,19 @@ extern "C" __global__ void linreg_grad_b(const float* dpred, float* gb, int n,
   gb[o] = acc;
 }
 
+// running[o] = (1 - momentum) running[o] + momentum * mean_i pred[i, o]: model
+// state updated in place, like batch norm's running statistics.
+extern "C" __global__ void running_mean_update(const float* pred,
+                                               float* running, float momentum,
+                                               int n, int out) {
+  wait_for_predecessor();
+  const int o = blockIdx.x * blockDim.x + threadIdx.x;
+  if (o >= out) return;
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) acc += pred[i * out + o];
+  running[o] = (1.0f - momentum) * running[o] + momentum * (acc / n);
+}
+
 // p -= lr * g
 extern "C" __global__ void sgd_update(float* p, const float* g, const float* lr,
                                       int count) {

@@ -434,6 +434,70 @@ TEST_F(SessionGpuTest, CheckpointRestoreContinuesBitIdentically) {
             absl::StatusCode::kNotFound);
 }
 
+TEST_F(SessionGpuTest, ModelStateIsUpdatedCheckpointedAndRestored) {
+  LinRegOptions o;
+  o.running_mean = true;
+  auto module = LoadLinReg(o);
+  ASSERT_NE(module, nullptr);
+  const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 16);
+  ASSERT_OK_AND_ASSIGN(auto a, module->NewTrainer({.seed = 11}));
+  const char* kState = "running_mean.pred";
+  // The state starts from its initialiser; the runtime binds it, the caller
+  // never passes it, and it is not a parameter.
+  EXPECT_EQ(Download(a->Buffer(kState)), std::vector<float>(o.out, 1.0f));
+  EXPECT_EQ(a->parameter_names().size(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto inputs, a->InputsOf("train_step"));
+  for (const artifact::TensorBinding& b : inputs) EXPECT_NE(b.name, kState);
+
+  // forward reads it and leaves it; a step updates it from the batch.
+  ASSERT_OK_AND_ASSIGN(Outputs out, a->Forward(Batch(data, o, 0)));
+  EXPECT_EQ(Download(a->Buffer(kState)), std::vector<float>(o.out, 1.0f));
+  const std::vector<float> pred = Download(out.at("pred"));
+  ASSERT_OK(a->Step(Batch(data, o, 0), 0.02f).status());
+  const std::vector<float> running = Download(a->Buffer(kState));
+  for (int k = 0; k < o.out; ++k) {
+    double mean = 0;
+    for (int i = 0; i < o.batch; ++i) mean += pred[i * o.out + k];
+    mean /= o.batch;
+    EXPECT_NEAR(running[k], (1 - o.momentum) * 1.0 + o.momentum * mean, 1e-5)
+        << k;
+  }
+
+  for (int i = 1; i < 5; ++i)
+    ASSERT_OK(a->Step(Batch(data, o, i % 4), 0.02f).status());
+  const std::string path = TempPath("linreg_state.safetensors");
+  ASSERT_OK(a->Save(path));
+  ASSERT_OK_AND_ASSIGN(io::Safetensors st, io::ReadSafetensorsFile(path));
+  ASSERT_EQ(st.tensors.count(kState), 1u);
+  EXPECT_EQ(Floats(st.tensors.at(kState)), Download(a->Buffer(kState)));
+  for (int i = 5; i < 8; ++i)
+    ASSERT_OK(a->Step(Batch(data, o, i % 4), 0.02f).status());
+
+  // A resumed trainer continues with the saved statistics.
+  ASSERT_OK_AND_ASSIGN(auto b, module->NewTrainer({.seed = 12}));
+  ASSERT_OK(b->Restore(path));
+  EXPECT_EQ(Floats(st.tensors.at(kState)), Download(b->Buffer(kState)));
+  for (int i = 5; i < 8; ++i)
+    ASSERT_OK(b->Step(Batch(data, o, i % 4), 0.02f).status());
+  EXPECT_EQ(Download(a->Buffer(kState)), Download(b->Buffer(kState)));
+  EXPECT_EQ(Download(a->Parameter("w")), Download(b->Parameter("w")));
+
+  // A checkpoint without the state does not restore, and does not load into
+  // a session either (inference would normalise with initial statistics).
+  io::Safetensors without = st;
+  without.tensors.erase(kState);
+  ASSERT_OK(io::WriteSafetensorsFile(TempPath("nostate.safetensors"), without));
+  auto status = b->Restore(TempPath("nostate.safetensors"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr(kState));
+  ASSERT_OK_AND_ASSIGN(auto session, module->NewSession());
+  status = session->LoadParameters(TempPath("nostate.safetensors"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("no tensor for state"));
+  ASSERT_OK(session->LoadParameters(path));
+  EXPECT_EQ(Download(session->Buffer(kState)), Floats(st.tensors.at(kState)));
+}
+
 TEST_F(SessionGpuTest, GraphsAreCapturedOnceAndReplayed) {
   LinRegOptions o;
   auto module = LoadLinReg(o);

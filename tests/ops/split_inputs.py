@@ -4,7 +4,8 @@
     split_inputs.py MODULE.mlir ENTRY DRAWN.safetensors PARAMS.safetensors INPUTS.safetensors
 
 MODULE is kilnc's --emit=mlir output. Arguments whose kiln.role is "param"
-(resident buffers the runtime owns, loaded with kiln-run --params) go to
+or "state" (resident buffers the runtime owns, loaded with kiln-run --params)
+go to
 PARAMS, the caller's inputs (kiln-run --inputs) to INPUTS. A file that would
 be empty is not written."""
 import re
@@ -49,7 +50,7 @@ def main():
     tensors, _ = st.load(drawn)
     params, inputs = {}, {}
     for name, role in arguments:
-        (params if role == "param" else inputs)[name] = tensors[name]
+        (params if role in ("param", "state") else inputs)[name] = tensors[name]
     if params:
         st.save(params_path, params)
     if inputs:

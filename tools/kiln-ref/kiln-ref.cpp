@@ -17,9 +17,11 @@
 // N (the argument's position) of seed S: floats uniform in [-1, 1), i32
 // uniform in [0, --int-range) (default 4), i1 0 or 1 with equal odds; with
 // --init-params, kiln.param arguments take their #kiln.init values under S
-// instead (what the trainers start from). Without --random-seed every
-// argument must be in --inputs. A tensor in --inputs that names no argument
-// is an error.
+// instead (what the trainers start from). kiln.state arguments (batch norm
+// running statistics) always take their #kiln.init values, as the runtime's
+// state buffers do: a random running variance would be meaningless. Without
+// --random-seed every argument must be in --inputs. A tensor in --inputs that
+// names no argument is an error.
 //
 // --precision f32 (the default) rounds every op's results to their storage
 // type as the GPU does; f64 keeps every value exact in double. Outputs are
@@ -332,7 +334,11 @@ int main(int argc, char **argv) {
     } else if (random) {
       auto init =
           function.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
-      if (initParams && init) {
+      auto state =
+          function.getArgAttrOfType<InitAttr>(i, KilnDialect::kStateAttrName);
+      if (state || (initParams && init)) {
+        if (state)
+          init = state;
         std::vector<double> values =
             ref::initialValues(init, type.getShape(), randomSeed, i);
         tensor.data = std::move(values);

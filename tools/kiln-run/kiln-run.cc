@@ -74,7 +74,7 @@ Training (given --steps):
                             give the full run's when training in parts)
   --seed S                  parameter initialisation and data order
   --no-shuffle              dataset records in file order
-  --checkpoint FILE         save parameters and optimizer state at the end
+  --checkpoint FILE         save parameters, model and optimizer state at the end
   --resume FILE             start from a checkpoint (its step is kept)
   --check FILE              compare the final parameters with FILE's tensors
   --log-every N             progress lines when not on a terminal (default:

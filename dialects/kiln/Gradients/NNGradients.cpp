@@ -99,11 +99,14 @@ struct RmsNormGradient
   }
 };
 
-/// batch_norm has three results. The normalised result goes through
-/// batch_norm_backward; gradients of the batch mean m and variance v (used,
-/// say, for running statistics that feed the loss) add
-/// dm / M + dv * 2 (x - m) / M to the input's gradient, M elements per
-/// channel.
+/// batch_norm has three results (five with running statistics). The
+/// normalised result goes through batch_norm_backward; gradients of the
+/// batch mean m and variance v add dm / M + dv * 2 (x - m) / M to the
+/// input's gradient, M elements per channel. The updated running statistics
+/// rm' = (1 - p) rm + p m and rv' = (1 - p) rv + p v M / (M - 1) pass their
+/// gradients on to m and v and to the running operands (which are usually
+/// kiln.state and not differentiated). The eval form is an affine map per
+/// channel, differentiated with elementwise ops and reductions.
 struct BatchNormGradient
     : public GradientOpInterface::ExternalModel<BatchNormGradient,
                                                 BatchNormOp> {
@@ -114,11 +117,63 @@ struct BatchNormGradient
     KilnBuilder kb(builder, op->getLoc());
     Value x = norm.getInput();
     RankedTensorType type = KilnBuilder::typeOf(x);
+    Type element = type.getElementType();
     int64_t dim = norm.getDimAttr().getInt();
     int64_t perChannel = type.getNumElements() / type.getDimSize(dim);
     // [C] statistics as [1, .., C, .., 1] so they broadcast along `dim`.
     SmallVector<int64_t> statShape(type.getRank(), 1);
     statShape[dim] = type.getDimSize(dim);
+    auto channelwise = [&](Value v) { return kb.reshape(v, statShape); };
+    SmallVector<int64_t> otherDims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != dim)
+        otherDims.push_back(d);
+    auto addTo = [&](Value sum, Value term) {
+      return sum ? kb.add(sum, term) : term;
+    };
+
+    bool running = norm.hasRunningStats();
+    double momentum = running ? norm.getMomentumValue() : 0.0;
+    Value gRunningMean = running ? resultGrads[3] : Value();
+    Value gRunningVar = running ? resultGrads[4] : Value();
+    Value gm = resultGrads[1], gv = resultGrads[2];
+
+    if (norm.getEval()) {
+      // y = (x - rm) r gamma + beta, r = 1 / sqrt(rv + eps); the mean and
+      // variance results and the updated statistics are rm and rv.
+      Value rm = norm.getRunningMean(), rv = norm.getRunningVar();
+      Value rvE = kb.cast(rv, element);
+      Value r = kb.rsqrt(
+          kb.add(rvE, kb.scalar(norm.getEps().convertToDouble(), element)));
+      Value gamma = norm.getGamma();
+      Value dx, dgamma, dbeta, drm, drv;
+      if (Value gy = resultGrads[0]) {
+        dx = kb.mul(gy, channelwise(kb.mul(gamma, r)));
+        Value centred =
+            kb.add(x, negated(kb, channelwise(kb.cast(rm, element))));
+        dgamma = kb.reduceSum(kb.mul(gy, kb.mul(centred, channelwise(r))),
+                              otherDims);
+        dbeta = kb.reduceSum(gy, otherDims);
+        drm = negated(kb, kb.mul(dbeta, kb.mul(gamma, r)));
+        // d r / d rv = -r^3 / 2.
+        Value r3 = kb.mul(r, kb.mul(r, r));
+        drv = kb.mul(kb.reduceSum(kb.mul(gy, centred), otherDims),
+                     kb.scale(kb.mul(gamma, r3), -0.5));
+      }
+      Type runningElement = KilnBuilder::elementOf(rm);
+      for (auto [sum, direct, updated] :
+           {std::tuple{&drm, gm, gRunningMean},
+            std::tuple{&drv, gv, gRunningVar}}) {
+        if (direct)
+          *sum = addTo(*sum, direct);
+        if (*sum)
+          *sum = kb.cast(*sum, runningElement);
+        if (updated)
+          *sum = addTo(*sum, updated);
+      }
+      operandGrads.append({dx, dgamma, dbeta, drm, drv});
+      return success();
+    }
 
     Value dx, dgamma, dbeta;
     if (Value gy = resultGrads[0]) {
@@ -129,20 +184,30 @@ struct BatchNormGradient
       dgamma = backward.getGammaGrad();
       dbeta = backward.getBetaGrad();
     }
+    // The batch statistics also reach the loss through the updates.
+    if (gRunningMean)
+      gm = addTo(gm, kb.scale(kb.cast(gRunningMean, element), momentum));
+    if (gRunningVar)
+      gv = addTo(gv, kb.scale(kb.cast(gRunningVar, element),
+                              momentum * double(perChannel) /
+                                  double(perChannel - 1)));
     auto accumulate = [&](Value term) {
-      term = kb.broadcastTo(term, type);
-      dx = dx ? kb.add(dx, term) : term;
+      dx = addTo(dx, kb.broadcastTo(term, type));
     };
-    if (Value gm = resultGrads[1])
-      accumulate(kb.reshape(kb.scale(gm, 1.0 / double(perChannel)), statShape));
-    if (Value gv = resultGrads[2]) {
-      Value mean = kb.reshape(norm.getMean(), statShape);
-      Value centred = kb.add(x, negated(kb, mean));
-      Value factor =
-          kb.reshape(kb.scale(gv, 2.0 / double(perChannel)), statShape);
+    if (gm)
+      accumulate(channelwise(kb.scale(gm, 1.0 / double(perChannel))));
+    if (gv) {
+      Value centred = kb.add(x, negated(kb, channelwise(norm.getMean())));
+      Value factor = channelwise(kb.scale(gv, 2.0 / double(perChannel)));
       accumulate(kb.mul(centred, factor));
     }
     operandGrads.append({dx, dgamma, dbeta});
+    if (running) {
+      auto decayed = [&](Value g) {
+        return g ? kb.scale(g, 1.0 - momentum) : Value();
+      };
+      operandGrads.append({decayed(gRunningMean), decayed(gRunningVar)});
+    }
     return success();
   }
 };

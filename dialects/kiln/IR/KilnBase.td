@@ -24,7 +24,9 @@ def Kiln_Dialect : Dialect {
     bf16, f16 (floating point), i32 (indices and labels) and i1 (masks).
     Binary elementwise ops broadcast like numpy. Model parameters are function
     arguments carrying a `kiln.param` attribute whose value is an initialiser
-    (`#kiln.init<...>`); `kiln.name` names an argument or result for the host.
+    (`#kiln.init<...>`); non-trainable state (batch norm running statistics)
+    carries `kiln.state` with an initialiser instead; `kiln.name` names an
+    argument or result for the host.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
@@ -32,11 +34,15 @@ def Kiln_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the function-argument attribute that marks a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "kiln.param";
+    /// Name of the function-argument attribute that marks non-trainable
+    /// state (batch norm running statistics): an initialiser, like
+    /// kiln.param, but no gradient and no optimizer update.
+    static constexpr ::llvm::StringLiteral kStateAttrName = "kiln.state";
     /// Name of the argument/result attribute that gives it a host-visible name.
     static constexpr ::llvm::StringLiteral kNameAttrName = "kiln.name";
-    /// What an argument or result is to the runtime (param, optimizer_state,
-    /// master_weight, input, gradient, learning_rate, step, loss, statistic,
-    /// output).
+    /// What an argument or result is to the runtime (param, state,
+    /// optimizer_state, master_weight, input, gradient, learning_rate, step,
+    /// loss, statistic, output).
     static constexpr ::llvm::StringLiteral kRoleAttrName = "kiln.role";
     /// On a result: the index of the argument it replaces, so the runtime can
     /// update that buffer in place.

@@ -20,20 +20,24 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
                                           NamedAttribute attribute,
                                           StringRef where) {
   StringRef name = attribute.getName().strref();
-  if (name == KilnDialect::kParamAttrName) {
+  if (name == KilnDialect::kParamAttrName ||
+      name == KilnDialect::kStateAttrName) {
+    bool state = name == KilnDialect::kStateAttrName;
     if (where != "argument")
       return op->emitError() << "'" << name << "' may only mark a function "
                              << "argument, not a " << where;
     if (!isa<InitAttr>(attribute.getValue()))
       return op->emitError()
              << "'" << name << "' must be an initialiser such as "
-             << "#kiln.init<normal, std = 0.02>, got " << attribute.getValue();
+             << (state ? "#kiln.init<zeros>" : "#kiln.init<normal, std = 0.02>")
+             << ", got " << attribute.getValue();
     auto tensor = dyn_cast<RankedTensorType>(valueType);
     if (!tensor || !tensor.hasStaticShape() ||
         !isa<FloatType>(tensor.getElementType()))
       return op->emitError()
              << "'" << name << "' marks an argument of type " << valueType
-             << "; parameters must be static float tensors";
+             << "; " << (state ? "state tensors" : "parameters")
+             << " must be static float tensors";
     return success();
   }
   if (name == KilnDialect::kNameAttrName) {
@@ -45,14 +49,15 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
   if (name == KilnDialect::kRoleAttrName) {
     auto text = dyn_cast<StringAttr>(attribute.getValue());
     static constexpr llvm::StringLiteral kRoles[] = {
-        "param",     "optimizer_state", "master_weight", "input",
-        "gradient",  "learning_rate",   "step",          "loss",
-        "statistic", "output"};
+        "param",    "state",         "optimizer_state", "master_weight",
+        "input",    "gradient",      "learning_rate",   "step",
+        "loss",     "statistic",     "output"};
     if (!text || !llvm::is_contained(kRoles, text.getValue()))
       return op->emitError()
-             << "'" << name << "' must be one of param, optimizer_state, "
-             << "master_weight, input, gradient, learning_rate, step, loss, "
-             << "statistic, output; got " << attribute.getValue();
+             << "'" << name << "' must be one of param, state, "
+             << "optimizer_state, master_weight, input, gradient, "
+             << "learning_rate, step, loss, statistic, output; got "
+             << attribute.getValue();
     return success();
   }
   if (name == "kiln.buffer") {
@@ -88,6 +93,13 @@ LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attribute) {
+  if (attribute.getName() == kStateAttrName)
+    if (auto func = dyn_cast<func::FuncOp>(op))
+      if (func.getArgAttr(argIndex, kParamAttrName))
+        return op->emitError()
+               << "argument " << argIndex << " is marked both '"
+               << kParamAttrName << "' and '" << kStateAttrName
+               << "': state is not trained";
   Type type;
   if (op->getNumRegions() > regionIndex &&
       !op->getRegion(regionIndex).empty() &&

@@ -118,13 +118,13 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm",
 
 def Kiln_BatchNormOp : Kiln_Op<"batch_norm",
     [InferTypeOpAdaptor, Kiln_DedicatedKernel<"batch_norm">]> {
-  let summary = "batch normalisation in training mode";
+  let summary = "batch normalisation, with optional running statistics";
   let description = [{
     Training-mode batch normalisation. `dim` (default 1) is the channel
     dimension of `input` (rank >= 2), of size `C`: NCHW activations use
     `dim = 1`, NHWC activations `dim = 3`, `[N, C]` and `[N, C, L]` inputs
     `dim = 1`. For every channel `c`, the mean `m[c]` and the biased variance
-    `v[c]` (divided by the number of reduced elements, not that minus one)
+    `v[c]` (divided by the number `n` of reduced elements, not `n - 1`)
     are taken over all other dimensions, and
 
     `y = (x - m[c]) / sqrt(v[c] + eps) * gamma[c] + beta[c]`
@@ -133,25 +133,74 @@ def Kiln_BatchNormOp : Kiln_Op<"batch_norm",
     (default 1e-5) must be positive.
 
     Results: `y` (the input's type), the batch mean `[C]` and the batch
-    variance `[C]` (biased), both of the input's element type. The op keeps
-    no running statistics: host or training code updates them from the
-    last two results (PyTorch's update multiplies the variance by n/(n-1)
-    first), and inference uses them through plain elementwise ops.
+    variance `[C]` (biased), both of the input's element type.
+
+    Running statistics (PyTorch's `running_mean` / `running_var`): with
+    `running %rm, %rv` (two `[C]` float tensors of one type, which may differ
+    from the input's, e.g. f32 statistics of bf16 activations) the op has two
+    more results of that type, the updated statistics
+
+    `rm' = (1 - momentum) * rm + momentum * m`,
+    `rv' = (1 - momentum) * rv + momentum * v * n / (n - 1)`
+
+    (the unbiased variance, as PyTorch keeps it; `momentum` in [0, 1],
+    default 0.1; so `n` must exceed 1). With `eval` (what `model.eval()`
+    does) the op normalises with the running statistics instead,
+    `y = (x - rm[c]) / sqrt(rv[c] + eps) * gamma[c] + beta[c]`; its mean and
+    variance results are then `rm` and `rv`, and the updated statistics
+    equal them. The training entries write the updated statistics of
+    `kiln.state` arguments back to their buffers; the forward entry
+    evaluates every op of this form with `eval`.
 
     ```mlir
     %y, %mean, %var = kiln.batch_norm %x, %gamma, %beta dim = 3
         : tensor<8x5x5x16xf32>, tensor<16xf32>, tensor<16xf32>
+    %y, %m, %v, %rm1, %rv1 = kiln.batch_norm %x, %gamma, %beta
+        running %rm, %rv momentum = 1.0e-01
+        : tensor<8x16x5x5xbf16>, tensor<16xbf16>, tensor<16xbf16>,
+          tensor<16xf32>, tensor<16xf32>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$gamma,
                        Kiln_FloatTensor:$beta,
+                       Variadic<Kiln_FloatTensor>:$running,
                        DefaultValuedAttr<I64Attr, "1">:$dim,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
+                       OptionalAttr<F64Attr>:$momentum,
+                       UnitAttr:$eval);
   let results = (outs Kiln_FloatTensor:$result, Kiln_FloatTensor:$mean,
-                      Kiln_FloatTensor:$variance);
+                      Kiln_FloatTensor:$variance,
+                      Variadic<Kiln_FloatTensor>:$updated_running);
   let assemblyFormat = [{
-    $input `,` $gamma `,` $beta (`dim` `=` $dim^)? (`eps` `=` $eps^)?
+    $input `,` $gamma `,` $beta (`running` $running^)?
+    (`momentum` `=` $momentum^)? (`eval` $eval^)?
+    (`dim` `=` $dim^)? (`eps` `=` $eps^)?
     attr-dict `:` type($input) `,` type($gamma) `,` type($beta)
+    (`,` type($running)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// PyTorch's default momentum of the running statistics.
+    static constexpr double kDefaultMomentum = 0.1;
+    bool hasRunningStats() { return getRunning().size() == 2; }
+    /// The running statistics and their updates (null without them).
+    ::mlir::Value getRunningMean() {
+      return hasRunningStats() ? getRunning()[0] : ::mlir::Value();
+    }
+    ::mlir::Value getRunningVar() {
+      return hasRunningStats() ? getRunning()[1] : ::mlir::Value();
+    }
+    ::mlir::Value getUpdatedRunningMean() {
+      return getUpdatedRunning().size() == 2 ? getUpdatedRunning()[0]
+                                             : ::mlir::Value();
+    }
+    ::mlir::Value getUpdatedRunningVar() {
+      return getUpdatedRunning().size() == 2 ? getUpdatedRunning()[1]
+                                             : ::mlir::Value();
+    }
+    double getMomentumValue() {
+      auto momentum = getMomentum();
+      return momentum ? momentum->convertToDouble() : kDefaultMomentum;
+    }
   }];
   let hasVerifier = 1;
 }

@@ -122,6 +122,9 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   auto stats =
       RankedTensorType::get({type.getDimSize(dim)}, type.getElementType());
   results.append({type, stats, stats});
+  // The updated running statistics have the types of the running ones.
+  for (Value running : adaptor.getRunning())
+    results.push_back(running.getType());
   return success();
 }
 
@@ -133,10 +136,41 @@ LogicalResult BatchNormOp::verify() {
   std::string why = "the channel dim " + std::to_string(dim) + " of 'input'";
   int64_t channels[] = {type.getDimSize(dim)};
   if (failed(checkOperand(*this, "gamma", getGamma(), channels,
+                          type.getElementType(), why, "input")) ||
+      failed(checkOperand(*this, "beta", getBeta(), channels,
                           type.getElementType(), why, "input")))
     return failure();
-  return checkOperand(*this, "beta", getBeta(), channels, type.getElementType(),
-                      why, "input");
+
+  size_t running = getRunning().size();
+  if (running != 0 && running != 2)
+    return emitOpError() << "'running' takes two operands (the running mean "
+                            "and the running variance), got "
+                         << running;
+  if (running == 0) {
+    if (getMomentum())
+      return emitOpError() << "'momentum' updates running statistics: it "
+                              "needs 'running %mean, %var'";
+    if (getEval())
+      return emitOpError() << "'eval' normalises with running statistics: it "
+                              "needs 'running %mean, %var'";
+    return success();
+  }
+  auto meanType = cast<RankedTensorType>(getRunningMean().getType());
+  if (failed(checkOperand(*this, "running mean", getRunningMean(), channels,
+                          meanType.getElementType(), why, "running mean")) ||
+      failed(checkOperand(*this, "running variance", getRunningVar(), channels,
+                          meanType.getElementType(), why, "running mean")))
+    return failure();
+  double momentum = getMomentumValue();
+  if (!(momentum >= 0 && momentum <= 1))
+    return emitOpError() << "'momentum' must be in [0, 1], got " << momentum;
+  int64_t perChannel = channels[0] ? type.getNumElements() / channels[0] : 0;
+  if (!getEval() && perChannel < 2)
+    return emitOpError()
+           << "updating running statistics needs more than one value per "
+              "channel (the unbiased variance divides by n - 1), got "
+           << perChannel;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,8 +7,8 @@
 // once, and modules are accepted when their image names the requested
 // kernels. cuLaunchKernel runs CPU versions of the test kernels of
 // tests/gpu/kernels.cu (fill_f32, saxpy, reduce_sum_f32, gather_f32) and
-// tests/gpu/linreg_kernels.cu (linear regression, SGD, Adam), and of the
-// runtime's gradient tools (runtime/session/grad_tools.cu).
+// tests/gpu/linreg_kernels.cu (linear regression, SGD, Adam, a running mean),
+// and of the runtime's gradient tools (runtime/session/grad_tools.cu).
 // Not a simulator of anything else: unknown kernels fail to launch.
 #include <cuda.h>
 
@@ -481,6 +481,19 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
           for (int i = 0; i < n; ++i) acc += x[i * in + k] * dpred[i * out + o];
           gw[k * out + o] = acc;
         }
+      }
+    });
+  }
+  if (name == "running_mean_update") {
+    auto pred = Arg<const float*>(args, 0);
+    auto running = Arg<float*>(args, 1);
+    auto momentum = Arg<float>(args, 2);
+    auto n = Arg<int>(args, 3), out = Arg<int>(args, 4);
+    return Enqueue(stream, [=] {
+      for (int o = 0; o < out; ++o) {
+        float acc = 0.0f;
+        for (int i = 0; i < n; ++i) acc += pred[i * out + o];
+        running[o] = (1.0f - momentum) * running[o] + momentum * (acc / n);
       }
     });
   }

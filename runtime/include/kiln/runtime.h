@@ -12,9 +12,9 @@
 //
 // How an artifact's entries are bound (see compiler/training/TrainStep.h for
 // the entries the compiler emits):
-// - An entry input bound to a resident buffer (parameter, optimizer state,
-//   master weight, gradient, constant) is supplied by the runtime; callers
-//   never pass it.
+// - An entry input bound to a resident buffer (parameter, model state such
+//   as batch norm running statistics, optimizer state, master weight,
+//   gradient, constant) is supplied by the runtime; callers never pass it.
 // - An arena input named "lr" (f32, rank 0) is the learning rate argument,
 //   one named "step" (i32, rank 0) the update number: step() + 1, counting
 //   from 1.
@@ -189,9 +189,10 @@ class Session {
   // Names, dtypes and shapes of the caller's inputs of `entry`.
   absl::StatusOr<std::vector<artifact::TensorBinding>> InputsOf(
       absl::string_view entry) const;
-  // Loads parameters (and master weights) by name from a safetensors file
-  // (e.g. a Trainer checkpoint); every parameter must be present. Other
-  // tensors are ignored.
+  // Loads parameters, model state (batch norm running statistics) and master
+  // weights by name from a safetensors file (e.g. a Trainer checkpoint);
+  // every parameter and state tensor must be present. Other tensors are
+  // ignored.
   absl::Status LoadParameters(const std::string& path);
   absl::StatusOr<Tensor> Parameter(const std::string& name) const;
   // Any resident buffer by name (e.g. "master.w", a constant).
@@ -266,8 +267,9 @@ class Trainer {
   absl::Status AddGradNoise(float stddev, uint64_t seed);
   absl::StatusOr<GradientStats> GradStats();
 
-  // Checkpoints in safetensors: every parameter, optimizer state buffer and
-  // master weight by its name, and {"step": "<n>", "format": "kiln"} in
+  // Checkpoints in safetensors: every parameter, model state buffer (batch
+  // norm running statistics), optimizer state buffer and master weight by
+  // its name, and {"step": "<n>", "format": "kiln"} in
   // __metadata__; written atomically. Restore checks every tensor (present,
   // same dtype and shape) and the step before it changes anything; then the
   // trainer continues exactly as the saved one would have.

@@ -39,3 +39,29 @@ func.func @batch_norm(%x: tensor<8x5x5x16xf32>, %g: tensor<16xf32>, %b: tensor<1
   %y1:3 = kiln.batch_norm %x1, %g1, %g1 : tensor<4x3x11xf16>, tensor<3xf16>, tensor<3xf16>
   return %mean, %var, %y1#0 : tensor<16xf32>, tensor<16xf32>, tensor<4x3x11xf16>
 }
+
+// Running statistics: two more results of the statistics' type (f32 here,
+// beside bf16 activations); `eval` normalises with them.
+// CHECK-LABEL: func.func @batch_norm_running
+// CHECK: %[[U:[a-z_0-9]+]]:2 = kiln.batch_norm %{{.*}}, %{{.*}}, %{{.*}} running %{{.*}}, %{{.*}} : tensor<8x16x5x5xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>
+// CHECK: %[[E:[a-z_0-9]+]], %{{.*}} = kiln.batch_norm %{{.*}}, %{{.*}}, %{{.*}} running %{{.*}}, %{{.*}} momentum = 2.500000e-01 eval dim = 3 eps = 1.000000e-03 : tensor<8x5x5x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+// CHECK: return %[[U]]#0, %[[U]]#1, %[[E]] : tensor<16xf32>, tensor<16xf32>, tensor<8x5x5x16xf32>
+func.func @batch_norm_running(%x: tensor<8x16x5x5xbf16>, %g: tensor<16xbf16>,
+                              %rm: tensor<16xf32>, %rv: tensor<16xf32>,
+                              %x1: tensor<8x5x5x16xf32>, %g1: tensor<16xf32>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<8x5x5x16xf32>) {
+  %y, %m, %v, %rm1, %rv1 = kiln.batch_norm %x, %g, %g running %rm, %rv
+      : tensor<8x16x5x5xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>
+  %e:5 = kiln.batch_norm %x1, %g1, %g1 running %rm, %rv momentum = 0.25 eval dim = 3 eps = 1.0e-03
+      : tensor<8x5x5x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+  return %rm1, %rv1, %e#0 : tensor<16xf32>, tensor<16xf32>, tensor<8x5x5x16xf32>
+}
+
+// Model state is a function argument with an initialiser, like a parameter.
+// CHECK-LABEL: func.func @state_arguments
+// CHECK-SAME: kiln.state = #kiln.init<zeros>
+// CHECK-SAME: kiln.state = #kiln.init<ones>
+func.func @state_arguments(%rm: tensor<16xf32> {kiln.state = #kiln.init<zeros>},
+                           %rv: tensor<16xf32> {kiln.state = #kiln.init<ones>}) {
+  return
+}

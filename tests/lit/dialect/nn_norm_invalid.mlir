@@ -161,3 +161,90 @@ func.func @batch_norm_wrong_result(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>)
       : (tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16x5x5xf32>, tensor<8xf32>, tensor<16xf32>)
   return
 }
+
+// -----
+
+func.func @batch_norm_one_running(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'running' takes two operands (the running mean and the running variance), got 1}}
+  %y:4 = kiln.batch_norm %x, %g, %g running %g : tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_running_shape(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>, %r: tensor<5xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'running mean' must have shape [16] (the channel dim 1 of 'input'), got [5]}}
+  %y:5 = kiln.batch_norm %x, %g, %g running %r, %g : tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>, tensor<5xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_running_types(%x: tensor<8x16x5x5xbf16>, %g: tensor<16xbf16>, %rm: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'running variance' must have element type 'f32' like 'running mean', got 'bf16'}}
+  %y:5 = kiln.batch_norm %x, %g, %g running %rm, %g : tensor<8x16x5x5xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>, tensor<16xbf16>
+  return
+}
+
+// -----
+
+func.func @batch_norm_momentum_without_running(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'momentum' updates running statistics: it needs 'running %mean, %var'}}
+  %y:3 = kiln.batch_norm %x, %g, %g momentum = 0.1 : tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_eval_without_running(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'eval' normalises with running statistics: it needs 'running %mean, %var'}}
+  %y:3 = kiln.batch_norm %x, %g, %g eval : tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_momentum_range(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'momentum' must be in [0, 1], got 1.5}}
+  %y:5 = kiln.batch_norm %x, %g, %g running %g, %g momentum = 1.5 : tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_one_value_per_channel(%x: tensor<1x16xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op updating running statistics needs more than one value per channel (the unbiased variance divides by n - 1), got 1}}
+  %y:5 = kiln.batch_norm %x, %g, %g running %g, %g : tensor<1x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_running_result_type(%x: tensor<8x16xbf16>, %g: tensor<16xbf16>, %r: tensor<16xf32>) {
+  // expected-error @+2 {{'kiln.batch_norm' op inferred type(s) 'tensor<8x16xbf16>', 'tensor<16xbf16>', 'tensor<16xbf16>', 'tensor<16xf32>', 'tensor<16xf32>' are incompatible with return type(s) of operation 'tensor<8x16xbf16>', 'tensor<16xbf16>', 'tensor<16xbf16>', 'tensor<16xbf16>', 'tensor<16xbf16>'}}
+  // expected-error @+1 {{'kiln.batch_norm' op failed to infer returned types}}
+  %y:5 = "kiln.batch_norm"(%x, %g, %g, %r, %r) <{dim = 1 : i64, eps = 1.0e-05 : f64}>
+      : (tensor<8x16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 is marked both 'kiln.param' and 'kiln.state': state is not trained}}
+func.func @param_and_state(%r: tensor<16xf32> {kiln.param = #kiln.init<zeros>, kiln.state = #kiln.init<zeros>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kiln.state' must be an initialiser such as #kiln.init<zeros>, got 1.000000e+00 : f32}}
+func.func @state_not_init(%r: tensor<16xf32> {kiln.state = 1.0 : f32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kiln.state' marks an argument of type 'tensor<16xi32>'; state tensors must be static float tensors}}
+func.func @state_int(%r: tensor<16xi32> {kiln.state = #kiln.init<zeros>}) {
+  return
+}

@@ -1,5 +1,4 @@
 // kiln.batch_norm over the channels of NHWC (dim 3).
-// expect-error: no GPU kernel for 'kiln.batch_norm' yet: it needs a batch-norm kernel
 func.func @loss(
     %x: tensor<4x5x7x6xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "x"},
     %g: tensor<6xf32> {kiln.param = #kiln.init<ones>, kiln.name = "g"},
