@@ -4,7 +4,7 @@
 //   make_dataset --task sine|regression|order --records N --seed S --out FILE
 //   make_dataset --task text --text FILE --out TRAIN --heldout-out HELDOUT
 //                [--length 128] [--stride 64] [--heldout-fraction 0.1]
-//                [--seed S]
+//                [--seed S] [--records N]
 //
 // sine, regression: one record per sequence (sine: x, y of shape [32, 1]) or
 // per sample (regression: x [8], y [1]), each drawn fresh, so one epoch of N
@@ -22,7 +22,7 @@
 // that start there, one after another (stride = length, so every held-out
 // byte after the first is predicted once); TRAIN gets the windows at
 // --stride that end before it, in a random order under --seed (so file order
-// is already shuffled). Fields: tokens [length] i32 (bytes p .. p+length-1),
+// is already shuffled; --records keeps the first N of them). Fields: tokens [length] i32 (bytes p .. p+length-1),
 // targets [length] i32 (bytes p+1 .. p+length).
 //
 // Both token tasks also write dropout_offset [] i32, the record's index: the
@@ -60,7 +60,7 @@ uint64_t Below(std::mt19937_64& rng, uint64_t n) {
 struct Flags {
   std::string task = "sine";
   std::string out;
-  long records = 4000;
+  long records = 0;  // 0: the task's default
   uint64_t seed = 1;
   std::string text;
   std::string heldout_out;
@@ -74,7 +74,7 @@ constexpr char kUsage[] =
     "--out FILE\n"
     "       make_dataset --task text --text FILE --out TRAIN --heldout-out "
     "HELDOUT [--length 128] [--stride 64] [--heldout-fraction 0.1] "
-    "[--seed S]\n";
+    "[--seed S] [--records N]\n";
 
 bool ParseFlags(int argc, char** argv, Flags& f) {
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -107,13 +107,13 @@ bool ParseFlags(int argc, char** argv, Flags& f) {
     std::fprintf(stderr, "error: %s needs a value\n", argv[argc - 1]);
     return false;
   }
-  if (f.out.empty()) return false;
+  if (f.out.empty() || f.records < 0) return false;
   if (f.task == "text") {
     return !f.text.empty() && !f.heldout_out.empty() && f.length > 0 &&
            f.stride > 0 && f.heldout_fraction > 0 && f.heldout_fraction < 1;
   }
-  return f.records > 0 &&
-         (f.task == "sine" || f.task == "regression" || f.task == "order");
+  if (f.records == 0) f.records = 4000;
+  return f.task == "sine" || f.task == "regression" || f.task == "order";
 }
 
 int WriteSineOrRegression(const Flags& flags) {
@@ -238,6 +238,8 @@ int WriteText(const Flags& flags) {
   std::mt19937_64 rng(flags.seed);
   for (size_t i = train.size() - 1; i > 0; --i)
     std::swap(train[i], train[Below(rng, i + 1)]);
+  if (flags.records > 0 && train.size() > static_cast<size_t>(flags.records))
+    train.resize(flags.records);
   if (int status = WriteWindows(flags.out, text, train, flags.length))
     return status;
   if (int status =
