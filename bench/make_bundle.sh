@@ -3,8 +3,9 @@
 # .gpu-bundle/bench, git-ignored):
 #  - kiln-run (static; the CUDA driver is loaded at run time);
 #  - the artifacts: the training steps of samples/sine_block.mlir and
-#    samples/mlp.mlir (kilnc, AdamW) and the bf16 GEMM + bias + GELU(tanh)
-#    models of bench/models (kilnc --inference --function f);
+#    samples/mlp.mlir (kilnc, AdamW), the bf16 GEMM + bias + GELU(tanh)
+#    models and the embedding-gradient model of bench/models (kilnc
+#    --inference --function f);
 #  - inputs drawn by kiln-ref under --random-seed 1, uniform in [-1, 1):
 #      NAME.inputs.safetensors   the caller's inputs of the entry that is timed
 #                                (x, y for train_step: lr and step are supplied
@@ -14,8 +15,9 @@
 #                                that both time the same numbers (never zeros);
 #      NAME.expected.safetensors the samples' loss at those parameters (kiln-ref,
 #                                f64), which run.py checks the PyTorch models by;
-#    the inputs of the 8192x4096x4096 GEMM (96 MiB) are drawn on the GPU
-#    machine by run.py instead, unless FULL_INPUTS=1 (about 30 s more here);
+#    the inputs of the 8192x4096x4096 GEMM (96 MiB) and of the embedding
+#    gradient (32 MiB) are drawn on the GPU machine by run.py instead,
+#    unless FULL_INPUTS=1 (about 30 s more here);
 #  - COMMIT (the kiln commit the bundle was built from) and run.py.
 # Then, on the GPU machine, from inside DIR: python3 run.py RESULTS.md
 set -euo pipefail
@@ -34,7 +36,9 @@ trap 'rm -rf "${tmp}"' EXIT
 
 # Writes a function `inputs` that takes the named arguments ("name:type" ...)
 # and returns nothing: kiln-ref --save-inputs then draws them without running
-# any of the model's arithmetic.
+# any of the model's arithmetic. i32 arguments are uniform in
+# [0, ${int_range}).
+int_range=4
 draw_inputs() { # FILE NAME:TYPE...
   local file="$1" args="" sep=""
   shift
@@ -46,7 +50,7 @@ draw_inputs() { # FILE NAME:TYPE...
   return
 }" >"${tmp}/inputs.mlir"
   "${kilnref}" "${tmp}/inputs.mlir" --fn inputs --random-seed "${seed}" \
-    --save-inputs "${file}" -o /dev/null
+    --int-range "${int_range}" --save-inputs "${file}" -o /dev/null
 }
 
 # Training steps of the samples: x, y drawn first, then the parameters under
@@ -74,6 +78,20 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
   fi
   draw_inputs "${out}/${name}.inputs.safetensors" x:tensor\<${m}x${k}xbf16\> \
     w:tensor\<${k}x${n}xbf16\> b:tensor\<${n}xbf16\>
+done
+
+# The gradient of an embedding table, named V x D _ B x T (lookups): g
+# uniform in [-1, 1), tokens uniform over the table's rows.
+for model in bench/models/embedding_backward_*.mlir; do
+  name="$(basename "${model}" .mlir)"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
+    --stats 2>"${out}/${name}.stats"
+  [[ "${FULL_INPUTS:-0}" == 1 ]] || continue  # drawn on the GPU machine by run.py
+  dims="${name#embedding_backward_}"
+  IFS=x read -r v d <<<"${dims%%_*}"
+  IFS=x read -r b t <<<"${dims#*_}"
+  int_range="${v}" draw_inputs "${out}/${name}.inputs.safetensors" \
+    g:tensor\<${b}x${t}x${d}xbf16\> tokens:tensor\<${b}x${t}xi32\>
 done
 
 cp "${bin}/tools/kiln-run/kiln-run" bench/run.py "${out}/"

@@ -514,6 +514,117 @@ def run_gemm(args, title, name, m, k, n):
     return rows, [how, check if ok else "**" + check + "**"]
 
 
+def embedding_inputs(name, b, t, v, d, workdir):
+    """The bundle's inputs, else drawn here (seed 1: g uniform in [-1, 1) in
+    bf16, tokens uniform in [0, v)) and written for kiln-run."""
+    import torch
+    path = os.path.join(HERE, f"{name}.inputs.safetensors")
+    if os.path.exists(path):
+        return path, "inputs drawn by kiln-ref (seed 1)"
+    path = os.path.join(workdir, f"{name}.inputs.safetensors")
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    g = (torch.rand([b, t, d], generator=gen, device="cuda") * 2 - 1).bfloat16()
+    tokens = torch.randint(0, v, [b, t], generator=gen, device="cuda",
+                           dtype=torch.int32)
+    tensors = {}
+    for arg, dtype, value in (("g", "BF16", g), ("tokens", "I32", tokens)):
+        raw = value.cpu().contiguous()
+        tensors[arg] = (dtype, list(raw.shape), ctypes.string_at(
+            raw.data_ptr(), raw.numel() * raw.element_size()))
+    write_safetensors(path, tensors, {"kiln.function": "f"})
+    return path, "inputs drawn by torch on the GPU (seed 1)"
+
+
+def torch_embedding_backward(data, v, mode):
+    """The table's gradient as autograd computes it for F.embedding
+    (aten.embedding_dense_backward: no padding index, no frequency
+    scaling), on the same int32 tokens."""
+    import torch
+    g, tokens = data["g"], data["tokens"]
+
+    def f(g, tokens):
+        return torch.ops.aten.embedding_dense_backward(g, tokens, v, -1, False)
+    if mode is not None:
+        torch._dynamo.reset()
+        f = torch.compile(f, mode=mode)
+    graphs = mode == "reduce-overhead"
+
+    def call():
+        if graphs:
+            torch.compiler.cudagraph_mark_step_begin()
+        with torch.no_grad():
+            return f(g, tokens)
+    return call
+
+
+def embedding_check_note(rel_l2, nonfinite, identical, limit=1e-2):
+    """(ok, note) of kiln's table gradient against the f64 reference:
+    relative L2 error under `limit` (bf16 outputs), every element finite,
+    and two runs bit for bit the same."""
+    ok = nonfinite == 0 and rel_l2 < limit and identical
+    note = (f"kiln's dtable vs the same sums in f64 (torch, on the GPU): "
+            f"rel L2 err {rel_l2:.2e}, {nonfinite} non-finite; two runs "
+            f"{'bitwise identical' if identical else 'DIFFER'}: "
+            f"{'ok' if ok else 'FAILED'}")
+    return ok, note
+
+
+def check_embedding(artifact, inputs, data, v, workdir):
+    """Runs the artifact twice (kiln-run --output), requires the same bits,
+    and compares dtable with index_add of g into a zero table in f64."""
+    import torch
+    outputs = []
+    for run in range(2):
+        out = os.path.join(workdir, f"kiln_embedding_output{run}.safetensors")
+        cmd = [os.path.join(HERE, "kiln-run"), artifact, "--entry", "forward",
+               "--inputs", inputs, "--output", out]
+        proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = " ".join((proc.stdout + proc.stderr).strip().splitlines()[-1:])[:160]
+            return False, f"kiln-run --output exit {proc.returncode}: {tail}"
+        outputs.append(read_safetensors(out)["dtable"])
+        os.remove(out)
+    identical = outputs[0][2] == outputs[1][2]
+    dtype, shape, raw = outputs[0]
+    y = torch.frombuffer(bytearray(raw), dtype=getattr(torch, TORCH_DTYPES[dtype]))
+    y = y.reshape(shape).cuda().double()
+    g, tokens = data["g"], data["tokens"]
+    ref = torch.zeros([v, g.shape[-1]], dtype=torch.float64, device="cuda")
+    ref.index_add_(0, tokens.reshape(-1).long(), g.reshape(-1, g.shape[-1]).double())
+    nonfinite = int((~torch.isfinite(y)).sum())
+    diff = torch.nan_to_num(y - ref, nan=float("inf"))
+    rel = float(diff.norm() / ref.norm())
+    return embedding_check_note(rel, nonfinite, identical)
+
+
+def run_embedding(args, title, name, b, t, v, d):
+    import torch
+    inputs, how = embedding_inputs(name, b, t, v, d, args.workdir)
+    artifact = os.path.join(HERE, f"{name}.kiln")
+    data = load_torch(inputs)
+    ok, check = check_embedding(artifact, inputs, data, v, args.workdir)
+    print(check, flush=True)
+    ms, note = time_kiln(artifact, "forward", inputs, None, args.warmup,
+                         args.iters)
+    rows = [Row("kiln", ms, note, torch=False)]
+    # The bytes any implementation moves: g read once, every table row
+    # written (the tokens are negligible).
+    moved = 2.0 * b * t * d + 2.0 * v * d
+    for label, mode in MODES:
+        try:
+            fn = torch_embedding_backward(data, v, mode)
+            t_ms = time_events(fn, max(args.warmup, 3), args.iters)
+            rows.append(Row(label, t_ms, f"{moved / t_ms / 1e9:.0f} GB/s"))
+        except Exception as e:
+            traceback.print_exc()
+            rows.append(Row(label, None, f"failed: {type(e).__name__}"))
+        torch.cuda.synchronize()
+        print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
+    if rows[0].ms:
+        rows[0].note += f"; {moved / rows[0].ms / 1e9:.0f} GB/s"
+    return rows, [how, check if ok else "**" + check + "**"]
+
+
 WORKLOADS = [
     ("sine_block", "train step, sine-denoising block (B4 T32 C64 H4, f32, AdamW)",
      "≤ 0.10 ms (≥ 12x the best torch.compile)",
@@ -528,6 +639,11 @@ WORKLOADS = [
      "≥ 1.0x eager",
      lambda a, t: run_gemm(a, t, "gemm_bias_gelu_512x1024x4096",
                               512, 1024, 4096)),
+    ("embedding_backward",
+     "embedding backward, table [32768, 1024] bf16, 16384 lookups (B8 T2048)",
+     "≥ 0.9x the best torch",
+     lambda a, t: run_embedding(a, t, "embedding_backward_32768x1024_8x2048",
+                                8, 2048, 32768, 1024)),
 ]
 
 
@@ -659,6 +775,11 @@ def self_test():
     assert not gemm_check_note(0.2, 1.0, 0)[0]
     assert not gemm_check_note(1e-3, 1e-3, 5)[0]
     assert not gemm_check_note(float("nan"), 1.0, 0)[0]
+    ok, note = embedding_check_note(2e-3, 0, True)
+    assert ok and note.endswith(": ok") and "bitwise identical" in note, note
+    assert not embedding_check_note(2e-3, 0, False)[0]
+    assert not embedding_check_note(2e-3, 3, True)[0]
+    assert not embedding_check_note(float("nan"), 0, True)[0]
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "t.safetensors")

@@ -23,6 +23,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     list->push_back(createGemmEmitter());
     list->push_back(createReductionEmitter());
     list->push_back(createAttentionEmitter());
+    list->push_back(createEmbeddingEmitter());
     list->push_back(createPointwiseEmitter());
     return list;
   }();

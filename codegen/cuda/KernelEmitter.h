@@ -148,6 +148,7 @@ std::unique_ptr<KernelEmitter> createPointwiseEmitter();
 std::unique_ptr<KernelEmitter> createReductionEmitter();
 std::unique_ptr<KernelEmitter> createGemmEmitter();
 std::unique_ptr<KernelEmitter> createAttentionEmitter();
+std::unique_ptr<KernelEmitter> createEmbeddingEmitter();
 
 /// The first statement of every generated kernel (defined in
 /// kiln/prelude.cuh): compiled for sm_90 or newer it waits for the previous

@@ -458,6 +458,23 @@ std::string smoothingMembers(double eps, int64_t c) {
          (eps != 0 ? "true" : "false") + ";\n";
 }
 
+/// One block adds the row losses (scratch) in a fixed order into the loss;
+/// `params` binds `row_loss` and `out`.
+void emitCrossEntropyTotal(KernelSet &kernels, const Params &params, int64_t n,
+                           int64_t c, Reduction reduction) {
+  bool mean = reduction == Reduction::mean;
+  KernelSpec spec = templateKernel(
+      "kiln_cross_entropy_total", "cross_entropy.cuh", "cross_entropy_total",
+      "n=" + str(n) + (mean ? " mean" : " sum"),
+      llvm::formatv("kiln::reduce::loss_total_config<idx_t, {0}, {1}, {2}>", n,
+                    c > 0 ? "true" : "false", mean ? "true" : "false")
+          .str(),
+      "", "cross_entropy_total<cfg>", params);
+  spec.grid = dim3Of(1);
+  spec.block = dim3Of(256);
+  kernels.kernel(std::move(spec), params);
+}
+
 LogicalResult emitCrossEntropy(Emission &e) {
   auto loss = cast<CrossEntropyOp>(e.op());
   auto type = cast<ShapedType>(loss.getLogits().getType());
@@ -479,21 +496,10 @@ LogicalResult emitCrossEntropy(Emission &e) {
     spec.block = row.block();
     e.kernel(std::move(spec), params);
   }
-  // One block adds the row losses in a fixed order.
   Params final;
   final.add("const float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
   e.addOutput(final, 0, "out");
-  bool mean = loss.getReduction() == Reduction::mean;
-  KernelSpec spec = templateKernel(
-      "kiln_cross_entropy_total", "cross_entropy.cuh", "cross_entropy_total",
-      "n=" + str(n) + (mean ? " mean" : " sum"),
-      llvm::formatv("kiln::reduce::loss_total_config<idx_t, {0}, {1}, {2}>", n,
-                    c > 0 ? "true" : "false", mean ? "true" : "false")
-          .str(),
-      "", "cross_entropy_total<cfg>", final);
-  spec.grid = dim3Of(1);
-  spec.block = dim3Of(256);
-  e.kernel(std::move(spec), final);
+  emitCrossEntropyTotal(e, final, n, c, loss.getReduction());
   return success();
 }
 
@@ -550,6 +556,130 @@ LogicalResult emitBinaryCrossEntropyBackward(Emission &e) {
   return success();
 }
 
+/// A cross entropy and its gradient of the same logits in one fusion
+/// (compiler/transforms/LossGradients.cpp), reading fusion operands; the
+/// incoming gradient is a fusion operand or a constant of the fusion.
+struct CrossEntropyPair {
+  CrossEntropyOp forward;
+  CrossEntropyBackwardOp backward;
+  int64_t logits = -1, labels = -1, grad = -1; // fusion operands
+  std::optional<double> seed; // the incoming gradient when it is constant
+  int64_t loss = -1, gradient = -1; // fusion results (-1: not yielded)
+};
+
+FailureOr<CrossEntropyPair> matchCrossEntropyPair(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  CrossEntropyPair pair;
+  for (Operation &op : body.without_terminator()) {
+    if (auto f = dyn_cast<CrossEntropyOp>(op))
+      pair.forward = f;
+    else if (auto b = dyn_cast<CrossEntropyBackwardOp>(op))
+      pair.backward = b;
+    else if (!isa<ConstantOp>(op))
+      return failure();
+  }
+  if (!pair.forward || !pair.backward)
+    return failure();
+  auto argumentOf = [&](Value v) -> int64_t {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body ? int64_t(arg.getArgNumber()) : -1;
+  };
+  pair.logits = argumentOf(pair.forward.getLogits());
+  pair.labels = argumentOf(pair.forward.getLabels());
+  if (pair.logits < 0 || pair.labels < 0 ||
+      pair.backward.getLogits() != pair.forward.getLogits() ||
+      pair.backward.getLabels() != pair.forward.getLabels())
+    return failure();
+  pair.grad = argumentOf(pair.backward.getGrad());
+  if (pair.grad < 0) {
+    auto constant = pair.backward.getGrad().getDefiningOp<ConstantOp>();
+    auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                          : DenseElementsAttr();
+    if (!dense || !dense.isSplat() ||
+        !isa<FloatType>(dense.getElementType()))
+      return failure();
+    pair.seed = dense.getSplatValue<APFloat>().convertToDouble();
+  }
+  for (auto [index, value] :
+       llvm::enumerate(body.getTerminator()->getOperands())) {
+    if (value == pair.forward.getResult())
+      pair.loss = index;
+    else if (value == pair.backward.getResult())
+      pair.gradient = index;
+    else
+      return failure();
+  }
+  if (pair.gradient < 0)
+    return failure();
+  return pair;
+}
+
+/// Loss and gradient in one pass over each row (cross_entropy_fused), then
+/// the loss total when the fusion yields the loss.
+FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
+                                                CrossEntropyPair pair,
+                                                const GpuTarget &target) {
+  KernelSet kernels("// kiln reduction fusion of\n" +
+                        describeOp(pair.forward) + describeOp(pair.backward),
+                    fusion, target);
+  auto type = cast<ShapedType>(pair.forward.getLogits().getType());
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  double eps = pair.forward.getLabelSmoothing().convertToDouble();
+  Reduction reduction = pair.forward.getReduction();
+  uint64_t rowLoss = kernels.builder.scratch(std::max<int64_t>(n, 1) * 4);
+  std::string logitsType = cudaType(pair.forward.getLogits());
+  if (n > 0 && c > 0) {
+    // 16-byte steps when every row starts aligned.
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    int64_t width = c % (16 / bytes) == 0 ? 16 / bytes : 1;
+    RowKernel row(n, c, width);
+    Params params;
+    if (!pair.seed)
+      params.add("const " + cudaType(pair.backward.getGrad()) +
+                     " *__restrict__ grad",
+                 LaunchArg::operand(pair.grad));
+    params.add("const " + logitsType + " *__restrict__ logits",
+               LaunchArg::operand(pair.logits));
+    params.add("const int *__restrict__ labels",
+               LaunchArg::operand(pair.labels));
+    params.add("float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
+    params.add(cudaType(pair.backward.getResult()) + " *__restrict__ out",
+               LaunchArg::result(pair.gradient));
+    double scale = reduction == Reduction::mean ? 1.0 / n : 1.0;
+    bool cached = ::kiln::reduce::ceil_div(::kiln::reduce::ceil_div(c, width),
+                                           row.group) *
+                      width <=
+                  32;
+    KernelSpec spec = templateKernel(
+        "kiln_cross_entropy_fused", "cross_entropy.cuh", "cross_entropy_fused",
+        llvm::formatv("rows={0} m={1} group={2} rows_per_block={3} width={4}"
+                      "{5}{6}",
+                      n, c, row.group, row.rowsPerBlock, width,
+                      cached ? " cached" : "", eps != 0 ? " smoothing" : "")
+            .str(),
+        rowConfig("cross_entropy_fused_config", n, c, ", " + str(width)),
+        smoothingMembers(eps, c) + floatMember("scale", scale) +
+            floatMember("seed", pair.seed.value_or(0.0)),
+        "cross_entropy_fused<cfg>", params);
+    // A constant incoming gradient is the configuration's `seed`.
+    if (pair.seed)
+      spec.body = "  kiln::reduce::cross_entropy_fused<cfg>(ctx, (const float "
+                  "*)nullptr, logits, labels, row_loss, out);\n";
+    spec.grid = row.grid();
+    spec.block = row.block();
+    kernels.kernel(std::move(spec), params);
+  }
+  if (pair.loss >= 0) {
+    Params final;
+    final.add("const float *__restrict__ row_loss",
+              LaunchArg::scratch(rowLoss));
+    final.add(cudaType(pair.forward.getResult()) + " *__restrict__ out",
+              LaunchArg::result(pair.loss));
+    emitCrossEntropyTotal(kernels, final, n, c, reduction);
+  }
+  return kernels.builder.take();
+}
+
 //===----------------------------------------------------------------------===//
 // The emitter
 //===----------------------------------------------------------------------===//
@@ -580,13 +710,18 @@ public:
   bool matches(FusionOp fusion) const override {
     if (fusion.getKind() != "reduction")
       return false;
-    return isSingleOpFusion(fusion) || succeeded(planReduction(fusion));
+    return isSingleOpFusion(fusion) ||
+           succeeded(matchCrossEntropyPair(fusion)) ||
+           succeeded(planReduction(fusion));
   }
 
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (fusion.getKind() != "reduction")
       return fusion.emitOpError("is not a reduction fusion");
+    if (FailureOr<CrossEntropyPair> pair = matchCrossEntropyPair(fusion);
+        succeeded(pair))
+      return emitCrossEntropyPair(fusion, *pair, options.target());
     if (!isSingleOpFusion(fusion)) {
       std::string why;
       FailureOr<ReductionPlan> plan = planReduction(fusion, &why);

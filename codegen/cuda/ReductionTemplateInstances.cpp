@@ -155,6 +155,28 @@ std::vector<Case> cases() {
                  l + ", tensor<32xi32>",
              {g, l, "tensor<32xi32>"}, {l});
     }
+    // Loss and gradient in one kernel: a constant seed (the training step's)
+    // or one read from memory; cached, re-read and odd-length rows.
+    for (llvm::StringRef c : {"10", "1000", "32768", "50257"}) {
+      std::string l = tensor("32x" + c.str(), type);
+      for (bool constantSeed : {true, false}) {
+        std::string seed = constantSeed ? "%s" : "%seed";
+        all.push_back(
+            {("cross_entropy_fused_" + type + "_c" + c +
+              (constantSeed ? "_constant_seed" : "_seed"))
+                 .str(),
+             "func.func @f(%l: " + l + ", %y: tensor<32xi32>, %seed: " + g +
+                 ") -> (" + g + ", " + l + ") {\n" +
+                 "  %loss = kiln.cross_entropy %l, %y label_smoothing = 0.1 : " +
+                 l + ", tensor<32xi32>\n" +
+                 "  %s = kiln.constant dense<1.0> : " + g + "\n" +
+                 "  %g = kiln.cross_entropy_backward " + seed +
+                 ", %l, %y label_smoothing = 0.1 : " + l +
+                 ", tensor<32xi32>\n" + "  return %loss, %g : " + g + ", " + l +
+                 "\n}\n",
+             /*fuse=*/true});
+      }
+    }
     std::string e = tensor("3000000", type);
     single(("binary_cross_entropy_backward_" + type).str(),
            "kiln.binary_cross_entropy_backward %arg0, %arg1, %arg2 : " + e,

@@ -46,8 +46,8 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
 std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
-                      gemmTemplateInstances, pointwiseTemplateInstances,
-                      reductionTemplateInstances})
+                      embeddingTemplateInstances, gemmTemplateInstances,
+                      pointwiseTemplateInstances, reductionTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

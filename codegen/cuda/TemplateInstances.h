@@ -35,6 +35,9 @@ std::vector<TemplateInstance> mergedTemplateInstances();
 /// (AttentionTemplateInstances.cpp).
 std::vector<TemplateInstance> attentionTemplateInstances();
 
+/// The embedding gradient's kernels (EmbeddingTemplateInstances.cpp).
+std::vector<TemplateInstance> embeddingTemplateInstances();
+
 /// Every GEMM tile configuration (GemmTemplateInstances.cpp).
 std::vector<TemplateInstance> gemmTemplateInstances();
 

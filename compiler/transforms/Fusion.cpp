@@ -6,7 +6,8 @@
 //  1. every matmul takes the chain of same-shaped element-wise ops that
 //     consume its result as an epilogue, with the element-wise side
 //     computations only they need (GemmEpilogues.cpp);
-//  1b. primitive reductions take their prologue and epilogue element-wise
+//  1b. a cross entropy and its gradient of the same logits share one
+//     kernel (LossGradients.cpp); primitive reductions take their prologue and epilogue element-wise
 //     ops, and independent whole-tensor reductions share one kernel
 //     (ReductionFusion.cpp);
 //  2. walking backwards, every remaining compute op roots a group; a
@@ -240,6 +241,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);
+  formLossGradientGroups(body, grouping);
   for (llvm::ArrayRef<Operation *> ops :
        formReductionGroups(function, [&](Operation *op) {
          return grouping.of(op) != nullptr;

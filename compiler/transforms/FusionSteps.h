@@ -31,6 +31,13 @@ void formAttentionGroups(Block &body, Grouping &grouping);
 /// its epilogue below it when nothing before needs them.
 void formGemmGroups(func::FuncOp function, Grouping &grouping);
 
+/// Groups each cross_entropy with the cross_entropy_backward of the same
+/// logits, labels and attributes (LossGradients.cpp) when the backward's
+/// incoming gradient does not depend on the loss and everything that uses
+/// the loss comes after the backward: one kernel computes both from one read
+/// of each row.
+void formLossGradientGroups(Block &body, Grouping &grouping);
+
 /// Whether `op` adds products of matmuls (or sums of them): a gemm group
 /// holding one computes one product over the concatenated K of its matmuls.
 bool isSumOfProducts(Operation *op);

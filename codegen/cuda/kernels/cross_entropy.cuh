@@ -2,7 +2,8 @@
 //
 // Cross entropy over logits [N, C] with integer labels: a row kernel
 // (reduce_row.cuh) leaves each row's loss in scratch and one block adds
-// them in a fixed order; the backward is a row kernel. A label outside
+// them in a fixed order; the backward is a row kernel, and a forward and
+// backward of the same logits can be one (cross_entropy_fused). A label outside
 // [0, C) makes its row's loss and gradient NaN. Binary cross entropy's
 // gradient is element-wise.
 //
@@ -115,6 +116,83 @@ cross_entropy_backward(const launch_ctx &ctx, const G *__restrict__ grad,
       v -= scale * Cfg::keep;
     kiln_store(out_row + j, valid ? v : kiln_nan());
   });
+}
+
+// Cross entropy's loss and gradient in one pass over each row (a training
+// step's forward and backward, when the incoming gradient does not depend on
+// the loss): row losses to scratch for cross_entropy_total, d logits to
+// `out`, with no [N, C] temporary. W elements per step move with 16-byte
+// accesses; up to 32 of a thread's elements stay in registers, so the
+// logits are read from memory once (longer rows are re-read from L2).
+template <class Idx, long long N, long long C, int W>
+struct cross_entropy_fused_config : row_config<Idx, N, C, W> {
+  static constexpr bool cached =
+      row_config<Idx, N, C, W>::steps * W <= 32;
+};
+
+// The derived configuration adds keep/smooth/smoothing and `scale` as
+// cross_entropy_backward's, plus `seed`, the incoming gradient when it is a
+// compile-time constant (`grad` is then null).
+template <class Cfg, class G, class L, class Out>
+__device__ __forceinline__ void
+cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
+                    const L *__restrict__ logits,
+                    const int *__restrict__ labels,
+                    float *__restrict__ row_loss, Out *__restrict__ out) {
+  using idx_t = typename Cfg::idx_t;
+  constexpr int W = Cfg::width;
+  __shared__ float scratch[32];
+  const row_position<Cfg> p(ctx);
+  row_input<Cfg, L> x(logits, p.row);
+  const bool aligned = x.aligned() && kiln_vec_aligned<W>(out);
+  x.cache(p.lid, aligned);
+  auto load = [&](idx_t j0) { x.step(j0, aligned); };
+
+  float mx = -kiln_inf();
+  row_loop<Cfg>(
+      p.lid, [&](int k, int e, idx_t j) { mx = kiln_max(mx, x.at(k, e, j)); },
+      load);
+  mx = row_reduce<Cfg>(ctx, mx, kiln_max_op(), -kiln_inf(), scratch);
+  float s = 0.f, sx = 0.f;
+  row_loop<Cfg>(
+      p.lid,
+      [&](int k, int e, idx_t j) {
+        const float v = x.at(k, e, j);
+        s += expf(v - mx);
+        if constexpr (Cfg::smoothing)
+          sx += v;
+      },
+      load);
+  s = row_reduce<Cfg>(ctx, s, kiln_sum_op(), 0.f, scratch);
+  const float lse = mx + logf(s);
+  const int label = labels[p.row];
+  const bool valid = label >= 0 && label < Cfg::m;
+  float l = valid ? -Cfg::keep * (kiln_load(x.row[label]) - lse) : kiln_nan();
+  if constexpr (Cfg::smoothing) {
+    // -eps/C * sum_c log_softmax = -eps/C * (sum_c x - C lse)
+    sx = row_reduce<Cfg>(ctx, sx, kiln_sum_op(), 0.f, scratch);
+    l -= Cfg::smooth * (sx - (float)Cfg::m * lse);
+  }
+  if (!p.active)
+    return;
+  if (p.lid == 0)
+    row_loss[p.row] = l;
+
+  const float scale = (grad ? kiln_load(grad[0]) : Cfg::seed) * Cfg::scale;
+  Out *out_row = out + p.row * (idx_t)Cfg::m;
+  alignas(16) Out lanes[W];
+  row_loop<Cfg>(
+      p.lid,
+      [&](int k, int e, idx_t j) {
+        float v = scale * (expf(x.at(k, e, j) - lse) - Cfg::smooth);
+        if (j == label)
+          v -= scale * Cfg::keep;
+        if constexpr (W == 1)
+          kiln_store(out_row + j, valid ? v : kiln_nan());
+        else
+          kiln_store(&lanes[e], valid ? v : kiln_nan());
+      },
+      load, [&](idx_t j0) { store_step<Cfg>(out, p.row, j0, lanes); });
 }
 
 // Binary cross entropy with logits, backward: scale * (sigmoid(x) - t)
