@@ -12,6 +12,9 @@
 #  - NAME.params.safetensors: the initial parameters under seed SEED (default
 #    1) drawn by kiln-ref --init-params, with random inputs, and
 #    NAME.expected.safetensors the f64 loss of NAME_nodrop.mlir there;
+#  - NAME.reference.log: the first 3 steps of NAME_nodrop.mlir trained by the
+#    CPU reference (train_reference, f32) as the comparison trains it on the
+#    GPU (same parameters, batches, AdamW settings and learning rates);
 #  - the data (make_dataset): classifier_{train,heldout}.kilndata (--task
 #    order, 32768 and 2048 sequences, seeds 1 and 2) and lm_{train,heldout}
 #    .kilndata (--task text on the files of /usr/share/common-licenses
@@ -29,7 +32,7 @@ licenses=/usr/share/common-licenses
 rm -rf "${out}"
 mkdir -p "${out}"
 targets=(//tools/kilnc //tools/kiln-ref //tools/kiln-run //samples:make_dataset
-  //samples:train_transformer)
+  //samples:train_transformer //samples:train_reference)
 bazel build "${targets[@]}" >/dev/null 2>&1 || bazel build "${targets[@]}"
 bin="$(bazel info bazel-bin 2>/dev/null)"
 kilnc="${bin}/tools/kilnc/kilnc"
@@ -46,6 +49,10 @@ cat "${texts[@]}" >"${tmp}/licenses.txt"
   --heldout-out "${out}/lm_heldout.kilndata" | tee "${out}/lm_data.txt"
 echo "text: ${texts[*]}" >>"${out}/lm_data.txt"
 
+# Peak learning rates and schedule lengths of run.sh (the first 3 steps are
+# in the warm-up of 100 steps, so only the peak matters here).
+declare -A peak=([transformer_classifier]=1e-3 [byte_lm]=2e-3)
+declare -A data=([transformer_classifier]=classifier [byte_lm]=lm)
 for sample in transformer_classifier byte_lm; do
   nodrop="${out}/${sample}_nodrop.mlir"
   sed -E 's/(kiln\.dropout .* rate = )[0-9.e+-]+/\10.0/' "samples/${sample}.mlir" >"${nodrop}"
@@ -62,6 +69,11 @@ for sample in transformer_classifier byte_lm; do
     --init-params --int-range "${range}" --precision f64 \
     --save-inputs "${out}/${sample}.params.safetensors" \
     -o "${out}/${sample}.expected.safetensors"
+  "${bin}/samples/train_reference" --model "${nodrop}" \
+    --dataset "${out}/${data[${sample}]}_train.kilndata" --steps 3 --warmup 100 \
+    --lr "${peak[${sample}]}" --beta1 0.9 --beta2 0.999 --epsilon 1e-8 \
+    --weight-decay 0.01 --clip-norm 0 --seed "${seed}" --log-every 1 \
+    >"${out}/${sample}.reference.log"
 done
 echo "${seed}" >"${out}/SEED"
 

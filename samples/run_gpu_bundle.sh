@@ -10,7 +10,8 @@
 #  2. train_transformer (the runtime API) does the same in one program;
 #  3. compare_losses.py trains the dropout-free model for 50 steps in kiln
 #     (f32 and bf16) and in PyTorch from the same parameters on the same
-#     batches and bounds the per-step relative difference (f32) by 1e-3.
+#     batches and bounds the per-step relative difference (f32) by 1e-3,
+#     also against the first 3 steps of the CPU reference (train_reference).
 # Prints one PASS/FAIL line per run and a summary; exits non-zero if any
 # failed. Every run's output is in LOGDIR.
 set -uo pipefail
@@ -91,11 +92,12 @@ for run in "${runs[@]}"; do
   python3 compare_losses.py --model "${sample}_nodrop.mlir" --artifact "${sample}_nodrop.kiln" \
     --bf16-artifact "${sample}_nodrop_bf16.kiln" --data "${data}_train.kilndata" \
     --params "${sample}.params.safetensors" --expected "${sample}.expected.safetensors" \
+    --reference-log "${sample}.reference.log" \
     --workdir "${logs}/${sample}_compare" --kiln-run ./kiln-run --steps 50 --lr "${lr}" \
     --warmup "${warmup}" --schedule-steps "${steps}" --seed "${seed}" --tolerance 1e-3 \
     >"${log}" 2>&1
   status=$?
-  grep -E '^(PASS|FAIL|forward check)' "${log}"
+  grep -E '^(PASS|FAIL|forward check|step [0-9]+: kiln-run)' "${log}"
   record "compare_torch:${sample}" "${status}"
 done
 echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"

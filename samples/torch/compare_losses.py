@@ -5,7 +5,7 @@
         --params PARAMS.safetensors --workdir DIR [--kiln-run ./kiln-run]
         [--steps 50] [--lr 1e-3] [--warmup 100] [--schedule-steps 1500]
         [--seed 1] [--tolerance 1e-3] [--bf16-artifact MODEL_BF16.kiln]
-        [--expected EXPECTED.safetensors]
+        [--expected EXPECTED.safetensors] [--reference-log REFERENCE.log]
 
 MODEL.mlir is samples/transformer_classifier.mlir or samples/byte_lm.mlir with
 every dropout rate set to 0, and MODEL.kiln its training artifact (kilnc with
@@ -35,7 +35,10 @@ numbers, so with dropout the two runs would train different functions.
 5. A table of the per-step losses: |kiln - torch| / |torch| must stay within
    --tolerance at every step, else the exit status is 1. With
    --bf16-artifact, kiln's bf16 run (the same model compiled with
-   --precision=bf16) is shown beside it, without a bound.
+   --precision=bf16) is shown beside it, without a bound. With
+   --reference-log (train_reference's log of its first steps on the CPU
+   reference, from the same start), kiln-run's losses must also agree with
+   those within --tolerance.
 
     python3 compare_losses.py --self-test
 
@@ -308,6 +311,7 @@ def main(argv):
     p.add_argument("--data")
     p.add_argument("--params")
     p.add_argument("--expected")
+    p.add_argument("--reference-log")
     p.add_argument("--workdir")
     p.add_argument("--kiln-run", default="./kiln-run")
     p.add_argument("--steps", type=int, default=50)
@@ -367,6 +371,20 @@ def main(argv):
     if args.expected:
         failures += check_forward(cfg, drawn, args.expected)
     torch_losses, torch_params = train_torch(cfg, started, data, args, batch_size)
+
+    reference = {}
+    if args.reference_log:
+        with open(args.reference_log) as f:
+            reference = parse_kiln_run_losses(f.read())
+        if not reference:
+            failures.append(f"no losses in {args.reference_log}")
+        for step, value in sorted(reference.items()):
+            err = relative(kiln.get(step, float("inf")), value)
+            ok = err <= args.tolerance
+            print(f"step {step}: kiln-run {kiln.get(step)}, CPU reference {value}: "
+                  f"rel err {err:.2e} {'ok' if ok else 'FAIL'}")
+            if not ok:
+                failures.append(f"kiln-run against the CPU reference at step {step}")
 
     header = "| step | lr | kiln f32 | torch f32 | rel err |" + (" kiln bf16 | rel err |" if bf16 else "")
     lines = [header, "|---:|---:|---:|---:|---:|" + ("---:|---:|" if bf16 else "")]
