@@ -22,8 +22,9 @@
 // that start there, one after another (stride = length, so every held-out
 // byte after the first is predicted once); TRAIN gets the windows at
 // --stride that end before it, in a random order under --seed (so file order
-// is already shuffled; --records keeps the first N of them). Fields: tokens [length] i32 (bytes p .. p+length-1),
-// targets [length] i32 (bytes p+1 .. p+length).
+// is already shuffled; --records keeps the first N of them). Fields: tokens
+// [length] i32 (bytes p .. p+length-1), targets [length] i32 (bytes p+1 ..
+// p+length).
 //
 // Both token tasks also write dropout_offset [] i32, the record's index: the
 // models take the first record's value of a batch as the counter offset of
@@ -53,8 +54,8 @@ int Fail(const absl::Status& status) {
 // Uniform in [0, n), from the raw 64-bit draws of the engine (which the C++
 // standard fixes), so the files are the same whatever the standard library.
 uint64_t Below(std::mt19937_64& rng, uint64_t n) {
-  return static_cast<uint64_t>(
-      (static_cast<unsigned __int128>(rng()) * n) >> 64);
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(rng()) * n) >>
+                               64);
 }
 
 struct Flags {
@@ -148,8 +149,8 @@ int WriteSineOrRegression(const Flags& flags) {
   }
   absl::Status finished = (*writer)->Finish();
   if (!finished.ok()) return Fail(finished);
-  std::printf("wrote %ld %s records to %s\n", flags.records,
-              flags.task.c_str(), flags.out.c_str());
+  std::printf("wrote %ld %s records to %s\n", flags.records, flags.task.c_str(),
+              flags.out.c_str());
   return 0;
 }
 
@@ -231,7 +232,8 @@ int WriteText(const Flags& flags) {
   for (size_t p = split; p + window <= text.size(); p += flags.length)
     heldout.push_back(p);
   if (train.empty() || heldout.empty()) {
-    std::fprintf(stderr, "error: %s (%zu bytes) is too short for windows of %d\n",
+    std::fprintf(stderr,
+                 "error: %s (%zu bytes) is too short for windows of %d\n",
                  flags.text.c_str(), text.size(), flags.length);
     return 1;
   }
@@ -242,8 +244,7 @@ int WriteText(const Flags& flags) {
     train.resize(flags.records);
   if (int status = WriteWindows(flags.out, text, train, flags.length))
     return status;
-  if (int status =
-          WriteWindows(flags.heldout_out, text, heldout, flags.length))
+  if (int status = WriteWindows(flags.heldout_out, text, heldout, flags.length))
     return status;
   std::printf(
       "%s: %zu bytes, held out from byte %zu; wrote %zu training windows of "

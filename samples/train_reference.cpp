@@ -37,7 +37,6 @@
 #include <random>
 
 #include "compiler/training/ReferenceTrainer.h"
-#include "runtime/io/dataset.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/MixedPrecision.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
@@ -50,6 +49,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "runtime/io/dataset.h"
 #include "samples/data/sine_task.h"
 
 using namespace mlir;
@@ -67,9 +67,8 @@ static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1),
                               cl::cat(category));
 static cl::opt<double> peakLrFlag(
     "lr",
-    cl::desc(
-        "peak learning rate (default: 3e-3 for sine, 1e-2 for regression, "
-        "1e-3 with --dataset)"),
+    cl::desc("peak learning rate (default: 3e-3 for sine, 1e-2 for regression, "
+             "1e-3 with --dataset)"),
     cl::init(0.0), cl::cat(category));
 static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9),
                              cl::cat(category));
@@ -164,8 +163,7 @@ FailureOr<NamedTensors> datasetBatch(::kiln::io::MappedDataset &data,
   NamedTensors batch;
   std::vector<uint8_t> records;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    if (forward.getArgAttr(i, KilnDialect::kParamAttrName))
-      continue;
+    if (forward.getArgAttr(i, KilnDialect::kParamAttrName)) continue;
     auto name =
         forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
     auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
@@ -189,8 +187,7 @@ FailureOr<NamedTensors> datasetBatch(::kiln::io::MappedDataset &data,
     }
     if (records.empty()) {
       records.resize(size * data.record_bytes());
-      absl::Status read =
-          data.ReadRange(index * size, size, records.data());
+      absl::Status read = data.ReadRange(index * size, size, records.data());
       if (!read.ok()) {
         llvm::errs() << "error: " << std::string(read.message()) << "\n";
         return failure();
@@ -222,7 +219,8 @@ uint64_t wholeBatches(::kiln::io::MappedDataset &data, func::FuncOp forward) {
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
     if (!forward.getArgAttr(i, KilnDialect::kParamAttrName))
       return data.record_count() /
-             cast<RankedTensorType>(forward.getArgumentTypes()[i]).getShape()[0];
+             cast<RankedTensorType>(forward.getArgumentTypes()[i])
+                 .getShape()[0];
   return 0;
 }
 
@@ -233,62 +231,55 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
       -> std::unique_ptr<::kiln::io::MappedDataset> {
     auto data = ::kiln::io::MappedDataset::Open(path);
     if (!data.ok()) {
-      llvm::errs() << "error: " << std::string(data.status().message())
-                   << "\n";
+      llvm::errs() << "error: " << std::string(data.status().message()) << "\n";
       return nullptr;
     }
     return std::move(*data);
   };
   std::unique_ptr<::kiln::io::MappedDataset> data = open(datasetPath);
-  if (!data)
-    return 1;
+  if (!data) return 1;
   const uint64_t batches = wholeBatches(*data, forward);
   if (batches == 0) {
     llvm::errs() << "error: " << datasetPath << " holds less than one batch\n";
     return 1;
   }
-  llvm::outs() << "training " << modelPath << " on the CPU reference, "
-               << steps << " steps on " << datasetPath << " (" << batches
+  llvm::outs() << "training " << modelPath << " on the CPU reference, " << steps
+               << " steps on " << datasetPath << " (" << batches
                << " batches, in file order), AdamW, cosine schedule\n";
   auto start = std::chrono::steady_clock::now();
   for (int step = 0; step < steps; ++step) {
     double lr = ::kiln::samples::CosineLearningRate(
         step, steps, peakLr, peakLr * finalLrFraction,
         warmup >= 0 ? int(warmup) : steps / 20);
-    FailureOr<NamedTensors> batch = datasetBatch(*data, forward, step % batches);
-    if (failed(batch))
-      return 1;
+    FailureOr<NamedTensors> batch =
+        datasetBatch(*data, forward, step % batches);
+    if (failed(batch)) return 1;
     FailureOr<double> loss = trainer.step(*batch, lr);
-    if (failed(loss))
-      return 1;
+    if (failed(loss)) return 1;
     if (!std::isfinite(*loss)) {
-      llvm::errs() << "error: the loss is " << *loss << " at step "
-                   << step + 1 << "\n";
+      llvm::errs() << "error: the loss is " << *loss << " at step " << step + 1
+                   << "\n";
       return 1;
     }
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (logEvery > 0 ? (step + 1) % logEvery == 0 || step + 1 == steps
                      : (step + 1) % 50 == 0 || step + 1 == steps)
-      llvm::outs() << llvm::format("step %d/%d  loss %.6g  lr %.3g  %.2f s/step\n",
-                                   step + 1, int(steps), *loss, lr,
-                                   elapsed / (step + 1));
+      llvm::outs() << llvm::format(
+          "step %d/%d  loss %.6g  lr %.3g  %.2f s/step\n", step + 1, int(steps),
+          *loss, lr, elapsed / (step + 1));
   }
-  if (heldoutPath.empty())
-    return 0;
+  if (heldoutPath.empty()) return 0;
   std::unique_ptr<::kiln::io::MappedDataset> heldout = open(heldoutPath);
-  if (!heldout)
-    return 1;
+  if (!heldout) return 1;
   const uint64_t heldoutBatches = wholeBatches(*heldout, forward);
   double sum = 0;
   for (uint64_t b = 0; b < heldoutBatches; ++b) {
     FailureOr<NamedTensors> batch = datasetBatch(*heldout, forward, b);
-    if (failed(batch))
-      return 1;
+    if (failed(batch)) return 1;
     FailureOr<double> loss = trainer.evaluate(*batch);
-    if (failed(loss))
-      return 1;
+    if (failed(loss)) return 1;
     sum += *loss;
   }
   double mean = heldoutBatches ? sum / heldoutBatches : NAN;
@@ -319,11 +310,10 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  const double peakLr =
-      peakLrFlag > 0 ? double(peakLrFlag)
-      : datasetPath.empty()
-          ? ::kiln::samples::DefaultPeakLearningRate(task)
-          : 1e-3;
+  const double peakLr = peakLrFlag > 0 ? double(peakLrFlag)
+                        : datasetPath.empty()
+                            ? ::kiln::samples::DefaultPeakLearningRate(task)
+                            : 1e-3;
 
   DialectRegistry registry;
   registry.insert<KilnDialect, func::FuncDialect>();
@@ -358,8 +348,7 @@ int main(int argc, char **argv) {
   if (failed(trainer)) return 1;
 
   auto forward = module->lookupSymbol<func::FuncOp>("forward");
-  if (!datasetPath.empty())
-    return trainOnDataset(**trainer, forward, peakLr);
+  if (!datasetPath.empty()) return trainOnDataset(**trainer, forward, peakLr);
   llvm::SmallVector<int64_t> xShape = shapeOf(forward, "x"),
                              yShape = shapeOf(forward, "y");
   if (xShape.empty() || yShape.empty()) {

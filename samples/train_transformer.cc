@@ -112,8 +112,7 @@ absl::StatusOr<kiln::Inputs> ReadBatch(kiln::io::MappedDataset& dataset,
                                        const std::vector<std::string>& names,
                                        uint64_t index, uint64_t size) {
   std::vector<uint8_t> records(size * dataset.record_bytes());
-  absl::Status read =
-      dataset.ReadRange(index * size, size, records.data());
+  absl::Status read = dataset.ReadRange(index * size, size, records.data());
   if (!read.ok()) return read;
   kiln::Inputs inputs;
   for (const std::string& name : names) {
@@ -158,18 +157,21 @@ int main(int argc, char** argv) {
   auto train_data = kiln::io::MappedDataset::Open(flags.train);
   if (!train_data.ok()) return Fail(train_data.status());
   kiln::DeviceBatchLoaderOptions options;
-  options.batch = {.batch_size = batch_size, .shuffle = true,
-                   .seed = flags.seed, .drop_last = true};
+  options.batch = {.batch_size = batch_size,
+                   .shuffle = true,
+                   .seed = flags.seed,
+                   .drop_last = true};
   options.fields = fields;
-  auto loader = kiln::DeviceBatchLoader::Create(
-      **runtime, train_data->get(), options, (*trainer)->stream());
+  auto loader = kiln::DeviceBatchLoader::Create(**runtime, train_data->get(),
+                                                options, (*trainer)->stream());
   if (!loader.ok()) return Fail(loader.status());
 
-  std::printf("training %s on the GPU: %d steps of %llu records of %s, "
-              "AdamW, peak lr %g, warm-up %d, cosine schedule\n",
-              flags.model.c_str(), flags.steps,
-              static_cast<unsigned long long>(batch_size), flags.train.c_str(),
-              flags.lr, flags.warmup);
+  std::printf(
+      "training %s on the GPU: %d steps of %llu records of %s, "
+      "AdamW, peak lr %g, warm-up %d, cosine schedule\n",
+      flags.model.c_str(), flags.steps,
+      static_cast<unsigned long long>(batch_size), flags.train.c_str(),
+      flags.lr, flags.warmup);
   const auto start = std::chrono::steady_clock::now();
   float loss = NAN;
   for (int step = 0; step < flags.steps; ++step) {

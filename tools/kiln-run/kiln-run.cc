@@ -408,10 +408,10 @@ absl::StatusOr<int> RunEvaluation(const Flags& f, Runtime& rt,
       t.shape.insert(t.shape.end(), field->shape.begin(), field->shape.end());
       t.data.resize(batch_size * field->bytes);
       for (uint64_t r = 0; r < batch_size; ++r) {
-        std::memcpy(t.data.data() + r * field->bytes,
-                    records.data() + r * dataset->record_bytes() +
-                        field->offset,
-                    field->bytes);
+        std::memcpy(
+            t.data.data() + r * field->bytes,
+            records.data() + r * dataset->record_bytes() + field->offset,
+            field->bytes);
       }
       inputs.emplace(field->name, Input(std::move(t)));
     }
