@@ -1,15 +1,44 @@
 // Writes a sample task's data as a memory-mapped KILNDATA file for
-// `kiln-run --dataset`: one record per sequence (sine: x, y of shape [32, 1])
-// or per sample (regression: x [8], y [1]), each drawn fresh, so one epoch of
-// N records gives N / batch steps that never see the same noise twice.
+// `kiln-run --dataset`.
 //
-//   make_dataset --task sine|regression --records N --seed S --out FILE
+//   make_dataset --task sine|regression|order --records N --seed S --out FILE
+//   make_dataset --task text --text FILE --out TRAIN --heldout-out HELDOUT
+//                [--length 128] [--stride 64] [--heldout-fraction 0.1]
+//                [--seed S] [--records N]
+//
+// sine, regression: one record per sequence (sine: x, y of shape [32, 1]) or
+// per sample (regression: x [8], y [1]), each drawn fresh, so one epoch of N
+// records gives N / batch steps that never see the same noise twice.
+//
+// order (samples/transformer_classifier.mlir): 64 bytes of random lowercase
+// letters in which the markers 'A', 'B' and 'C' each appear once, at random
+// positions; the label (0-5) is the order in which they appear (ABC, ACB,
+// BAC, BCA, CAB, CBA). Every class has the same distribution of byte counts,
+// so a model of the bag of bytes cannot beat chance (1/6): the label is in
+// the positions alone. Fields: tokens [64] i32, labels [] i32.
+//
+// text (samples/byte_lm.mlir): next-byte prediction windows of a text. The
+// last --heldout-fraction of its bytes is held out: HELDOUT gets the windows
+// that start there, one after another (stride = length, so every held-out
+// byte after the first is predicted once); TRAIN gets the windows at
+// --stride that end before it, in a random order under --seed (so file order
+// is already shuffled; --records keeps the first N of them). Fields: tokens
+// [length] i32 (bytes p .. p+length-1), targets [length] i32 (bytes p+1 ..
+// p+length).
+//
+// Both token tasks also write dropout_offset [] i32, the record's index: the
+// models take the first record's value of a batch as the counter offset of
+// their dropout masks, so that every batch draws fresh masks.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/io/dataset.h"
@@ -22,46 +51,86 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-}  // namespace
+// Uniform in [0, n), from the raw 64-bit draws of the engine (which the C++
+// standard fixes), so the files are the same whatever the standard library.
+uint64_t Below(std::mt19937_64& rng, uint64_t n) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(rng()) * n) >>
+                               64);
+}
 
-int main(int argc, char** argv) {
-  std::string task = "sine", out;
-  long records = 4000;
+struct Flags {
+  std::string task = "sine";
+  std::string out;
+  long records = 0;  // 0: the task's default
   uint64_t seed = 1;
+  std::string text;
+  std::string heldout_out;
+  int length = 128;
+  int stride = 64;
+  double heldout_fraction = 0.1;
+};
+
+constexpr char kUsage[] =
+    "usage: make_dataset --task sine|regression|order --records N --seed S "
+    "--out FILE\n"
+    "       make_dataset --task text --text FILE --out TRAIN --heldout-out "
+    "HELDOUT [--length 128] [--stride 64] [--heldout-fraction 0.1] "
+    "[--seed S] [--records N]\n";
+
+bool ParseFlags(int argc, char** argv, Flags& f) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--task")
-      task = argv[i + 1];
-    else if (flag == "--records")
-      records = std::atol(argv[i + 1]);
-    else if (flag == "--seed")
-      seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--out")
-      out = argv[i + 1];
-    else {
+    const char* value = argv[i + 1];
+    if (flag == "--task") {
+      f.task = value;
+    } else if (flag == "--records") {
+      f.records = std::atol(value);
+    } else if (flag == "--seed") {
+      f.seed = std::strtoull(value, nullptr, 10);
+    } else if (flag == "--out") {
+      f.out = value;
+    } else if (flag == "--text") {
+      f.text = value;
+    } else if (flag == "--heldout-out") {
+      f.heldout_out = value;
+    } else if (flag == "--length") {
+      f.length = std::atoi(value);
+    } else if (flag == "--stride") {
+      f.stride = std::atoi(value);
+    } else if (flag == "--heldout-fraction") {
+      f.heldout_fraction = std::atof(value);
+    } else {
       std::fprintf(stderr, "error: unknown flag %s\n", flag.c_str());
-      return 2;
+      return false;
     }
   }
-  if (out.empty() || records <= 0 || (task != "sine" && task != "regression")) {
-    std::fprintf(stderr,
-                 "usage: make_dataset --task sine|regression --records N "
-                 "--seed S --out FILE\n");
-    return 2;
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "error: %s needs a value\n", argv[argc - 1]);
+    return false;
   }
+  if (f.out.empty() || f.records < 0) return false;
+  if (f.task == "text") {
+    return !f.text.empty() && !f.heldout_out.empty() && f.length > 0 &&
+           f.stride > 0 && f.heldout_fraction > 0 && f.heldout_fraction < 1;
+  }
+  if (f.records == 0) f.records = 4000;
+  return f.task == "sine" || f.task == "regression" || f.task == "order";
+}
+
+int WriteSineOrRegression(const Flags& flags) {
   constexpr int kLength = 32;
-  const bool sine = task == "sine";
+  const bool sine = flags.task == "sine";
   std::vector<kiln::io::DatasetField> fields = {
       {"x", kiln::DType::kF32,
        sine ? std::vector<int64_t>{kLength, 1}
             : std::vector<int64_t>{kiln::samples::kRegressionFeatures}},
       {"y", kiln::DType::kF32,
        sine ? std::vector<int64_t>{kLength, 1} : std::vector<int64_t>{1}}};
-  auto writer = kiln::io::DatasetWriter::Create(out, fields);
+  auto writer = kiln::io::DatasetWriter::Create(flags.out, fields);
   if (!writer.ok()) return Fail(writer.status());
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(flags.seed);
   std::vector<float> record;
-  for (long n = 0; n < records; ++n) {
+  for (long n = 0; n < flags.records; ++n) {
     record.clear();
     if (sine) {
       kiln::samples::SineBatch b =
@@ -80,7 +149,122 @@ int main(int argc, char** argv) {
   }
   absl::Status finished = (*writer)->Finish();
   if (!finished.ok()) return Fail(finished);
-  std::printf("wrote %ld %s records to %s\n", records, task.c_str(),
-              out.c_str());
+  std::printf("wrote %ld %s records to %s\n", flags.records, flags.task.c_str(),
+              flags.out.c_str());
   return 0;
+}
+
+int WriteOrder(const Flags& flags) {
+  constexpr int kLength = 64;
+  // The orders of appearance, label by label.
+  static constexpr char kOrders[6][3] = {{'A', 'B', 'C'}, {'A', 'C', 'B'},
+                                         {'B', 'A', 'C'}, {'B', 'C', 'A'},
+                                         {'C', 'A', 'B'}, {'C', 'B', 'A'}};
+  auto writer = kiln::io::DatasetWriter::Create(
+      flags.out, {{"tokens", kiln::DType::kI32, {kLength}},
+                  {"labels", kiln::DType::kI32, {}},
+                  {"dropout_offset", kiln::DType::kI32, {}}});
+  if (!writer.ok()) return Fail(writer.status());
+  std::mt19937_64 rng(flags.seed);
+  std::vector<int32_t> record(kLength + 2);
+  std::vector<int> positions(kLength);
+  std::vector<long> per_class(6);
+  for (long n = 0; n < flags.records; ++n) {
+    for (int t = 0; t < kLength; ++t) record[t] = 'a' + Below(rng, 26);
+    // Three distinct positions (a partial Fisher-Yates shuffle), in order.
+    for (int t = 0; t < kLength; ++t) positions[t] = t;
+    for (int j = 0; j < 3; ++j)
+      std::swap(positions[j], positions[j + Below(rng, kLength - j)]);
+    std::sort(positions.begin(), positions.begin() + 3);
+    const int label = static_cast<int>(Below(rng, 6));
+    for (int j = 0; j < 3; ++j) record[positions[j]] = kOrders[label][j];
+    record[kLength] = label;
+    record[kLength + 1] = static_cast<int32_t>(n);
+    ++per_class[label];
+    absl::Status appended =
+        (*writer)->Append(record.data(), record.size() * sizeof(int32_t));
+    if (!appended.ok()) return Fail(appended);
+  }
+  absl::Status finished = (*writer)->Finish();
+  if (!finished.ok()) return Fail(finished);
+  std::printf("wrote %ld order records (64 bytes, 6 classes:", flags.records);
+  for (long count : per_class) std::printf(" %ld", count);
+  std::printf(") to %s\n", flags.out.c_str());
+  return 0;
+}
+
+// Writes the windows starting at `starts` of `text` (each length + 1 bytes).
+int WriteWindows(const std::string& path, const std::string& text,
+                 const std::vector<size_t>& starts, int length) {
+  auto writer = kiln::io::DatasetWriter::Create(
+      path, {{"tokens", kiln::DType::kI32, {length}},
+             {"targets", kiln::DType::kI32, {length}},
+             {"dropout_offset", kiln::DType::kI32, {}}});
+  if (!writer.ok()) return Fail(writer.status());
+  std::vector<int32_t> record(2 * length + 1);
+  for (size_t n = 0; n < starts.size(); ++n) {
+    for (int t = 0; t < length; ++t) {
+      record[t] = static_cast<unsigned char>(text[starts[n] + t]);
+      record[length + t] = static_cast<unsigned char>(text[starts[n] + t + 1]);
+    }
+    record[2 * length] = static_cast<int32_t>(n);
+    absl::Status appended =
+        (*writer)->Append(record.data(), record.size() * sizeof(int32_t));
+    if (!appended.ok()) return Fail(appended);
+  }
+  absl::Status finished = (*writer)->Finish();
+  return finished.ok() ? 0 : Fail(finished);
+}
+
+int WriteText(const Flags& flags) {
+  std::ifstream in(flags.text, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "error: cannot read %s\n", flags.text.c_str());
+    return 1;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  const size_t split =
+      static_cast<size_t>(text.size() * (1 - flags.heldout_fraction));
+  const size_t window = static_cast<size_t>(flags.length) + 1;
+  std::vector<size_t> train, heldout;
+  for (size_t p = 0; p + window <= split; p += flags.stride) train.push_back(p);
+  for (size_t p = split; p + window <= text.size(); p += flags.length)
+    heldout.push_back(p);
+  if (train.empty() || heldout.empty()) {
+    std::fprintf(stderr,
+                 "error: %s (%zu bytes) is too short for windows of %d\n",
+                 flags.text.c_str(), text.size(), flags.length);
+    return 1;
+  }
+  std::mt19937_64 rng(flags.seed);
+  for (size_t i = train.size() - 1; i > 0; --i)
+    std::swap(train[i], train[Below(rng, i + 1)]);
+  if (flags.records > 0 && train.size() > static_cast<size_t>(flags.records))
+    train.resize(flags.records);
+  if (int status = WriteWindows(flags.out, text, train, flags.length))
+    return status;
+  if (int status = WriteWindows(flags.heldout_out, text, heldout, flags.length))
+    return status;
+  std::printf(
+      "%s: %zu bytes, held out from byte %zu; wrote %zu training windows of "
+      "%d (stride %d) to %s and %zu held-out windows (%zu predicted bytes) "
+      "to %s\n",
+      flags.text.c_str(), text.size(), split, train.size(), flags.length,
+      flags.stride, flags.out.c_str(), heldout.size(),
+      heldout.size() * flags.length, flags.heldout_out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (!ParseFlags(argc, argv, flags)) {
+    std::fprintf(stderr, "%s", kUsage);
+    return 2;
+  }
+  if (flags.task == "order") return WriteOrder(flags);
+  if (flags.task == "text") return WriteText(flags);
+  return WriteSineOrRegression(flags);
 }

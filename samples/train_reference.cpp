@@ -11,6 +11,8 @@
 //                   [--warmup steps/20] [--final-lr-fraction 0]
 //                   [--precision f32|f64|bf16|f16] [--eval-every N]
 //                   [--eval-samples 64] [--expect-mse-below 0.04]
+//   train_reference --model samples/byte_lm.mlir --dataset train.kilndata
+//                   [--heldout heldout.kilndata] [--log-every 1] [...]
 //
 // The defaults are the settings the end-to-end tests train with (tuned on the
 // sine-denoising block, see tests/e2e/BUILD): AdamW with beta2 0.99 and no
@@ -20,6 +22,13 @@
 // std::mt19937_64 streams derived from it, the training batches and the
 // held-out samples (64 by default; a larger --eval-samples keeps those 64 as
 // its first ones).
+//
+// With --dataset the batches are records of a KILNDATA file instead (the
+// token samples' data from make_dataset --task order|text): every input of
+// the model is the field of its name, batch k holds records k*B ... k*B+B-1,
+// and whole batches are taken in file order, starting again at the end, so a
+// file of one batch trains on that batch at every step. --heldout evaluates
+// the loss function on every whole batch of a second file at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +49,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "runtime/io/dataset.h"
 #include "samples/data/sine_task.h"
 
 using namespace mlir;
@@ -57,8 +67,8 @@ static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1),
                               cl::cat(category));
 static cl::opt<double> peakLrFlag(
     "lr",
-    cl::desc(
-        "peak learning rate (default: 3e-3 for sine, 1e-2 for regression)"),
+    cl::desc("peak learning rate (default: 3e-3 for sine, 1e-2 for regression, "
+             "1e-3 with --dataset)"),
     cl::init(0.0), cl::cat(category));
 static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9),
                              cl::cat(category));
@@ -92,6 +102,20 @@ static cl::opt<std::string> precision(
     cl::desc("f32 or f64 arithmetic, or bf16/f16 storage with f32 arithmetic "
              "(what kilnc --precision=bf16|f16 compiles for the GPU)"),
     cl::init("f32"), cl::cat(category));
+static cl::opt<std::string> datasetPath(
+    "dataset",
+    cl::desc("train on the records of this KILNDATA file (fields named as "
+             "the model's inputs) instead of --task"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string> heldoutPath(
+    "heldout",
+    cl::desc("with --dataset: evaluate the loss on this KILNDATA file"),
+    cl::init(""), cl::cat(category));
+static cl::opt<int> logEvery(
+    "log-every",
+    cl::desc("print the loss of every N-th step on a line of its own (0: a "
+             "progress line every 50 steps)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<double> expectBelow(
     "expect-mse-below",
     cl::desc("exit with status 1 unless the held-out MSE ends below this"),
@@ -132,13 +156,147 @@ llvm::SmallVector<int64_t> shapeOf(func::FuncOp function,
   return {};
 }
 
+/// Batch `index` of `data` (records index*B ... in file order) as the
+/// non-parameter inputs of `forward`, by name.
+FailureOr<NamedTensors> datasetBatch(::kiln::io::MappedDataset &data,
+                                     func::FuncOp forward, uint64_t index) {
+  NamedTensors batch;
+  std::vector<uint8_t> records;
+  for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
+    if (forward.getArgAttr(i, KilnDialect::kParamAttrName)) continue;
+    auto name =
+        forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
+    auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
+    const ::kiln::io::DatasetField *field =
+        name ? data.FindField(name.getValue().str()) : nullptr;
+    if (!field) {
+      llvm::errs() << "error: the dataset has no field for input " << i
+                   << (name ? " '" + name.getValue().str() + "'" : "") << "\n";
+      return failure();
+    }
+    ref::Tensor t(type.getShape(), *ref::elementKindOf(type.getElementType()));
+    const uint64_t size = type.getShape()[0];
+    const bool isF32 = t.kind == ref::ElementKind::F32;
+    if ((!isF32 && t.kind != ref::ElementKind::I32) ||
+        field->dtype != (isF32 ? ::kiln::DType::kF32 : ::kiln::DType::kI32) ||
+        llvm::ArrayRef<int64_t>(field->shape) != type.getShape().drop_front()) {
+      llvm::errs() << "error: field '" << field->name
+                   << "' does not hold records of input " << t.typeString()
+                   << "\n";
+      return failure();
+    }
+    if (records.empty()) {
+      records.resize(size * data.record_bytes());
+      absl::Status read = data.ReadRange(index * size, size, records.data());
+      if (!read.ok()) {
+        llvm::errs() << "error: " << std::string(read.message()) << "\n";
+        return failure();
+      }
+    }
+    const uint64_t perRecord = field->bytes / 4;
+    for (uint64_t r = 0; r < size; ++r)
+      for (uint64_t j = 0; j < perRecord; ++j) {
+        const uint8_t *p =
+            records.data() + r * data.record_bytes() + field->offset + 4 * j;
+        double &out = t.data[r * perRecord + j];
+        if (isF32) {
+          float v;
+          std::memcpy(&v, p, 4);
+          out = v;
+        } else {
+          int32_t v;
+          std::memcpy(&v, p, 4);
+          out = v;
+        }
+      }
+    batch[name.getValue()] = std::move(t);
+  }
+  return batch;
+}
+
+/// The number of whole batches of `forward`'s batch size in `data`.
+uint64_t wholeBatches(::kiln::io::MappedDataset &data, func::FuncOp forward) {
+  for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
+    if (!forward.getArgAttr(i, KilnDialect::kParamAttrName))
+      return data.record_count() /
+             cast<RankedTensorType>(forward.getArgumentTypes()[i])
+                 .getShape()[0];
+  return 0;
+}
+
+/// Trains on the records of --dataset; see the file comment.
+int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
+                   double peakLr) {
+  auto open = [](const std::string &path)
+      -> std::unique_ptr<::kiln::io::MappedDataset> {
+    auto data = ::kiln::io::MappedDataset::Open(path);
+    if (!data.ok()) {
+      llvm::errs() << "error: " << std::string(data.status().message()) << "\n";
+      return nullptr;
+    }
+    return std::move(*data);
+  };
+  std::unique_ptr<::kiln::io::MappedDataset> data = open(datasetPath);
+  if (!data) return 1;
+  const uint64_t batches = wholeBatches(*data, forward);
+  if (batches == 0) {
+    llvm::errs() << "error: " << datasetPath << " holds less than one batch\n";
+    return 1;
+  }
+  llvm::outs() << "training " << modelPath << " on the CPU reference, " << steps
+               << " steps on " << datasetPath << " (" << batches
+               << " batches, in file order), AdamW, cosine schedule\n";
+  auto start = std::chrono::steady_clock::now();
+  for (int step = 0; step < steps; ++step) {
+    double lr = ::kiln::samples::CosineLearningRate(
+        step, steps, peakLr, peakLr * finalLrFraction,
+        warmup >= 0 ? int(warmup) : steps / 20);
+    FailureOr<NamedTensors> batch =
+        datasetBatch(*data, forward, step % batches);
+    if (failed(batch)) return 1;
+    FailureOr<double> loss = trainer.step(*batch, lr);
+    if (failed(loss)) return 1;
+    if (!std::isfinite(*loss)) {
+      llvm::errs() << "error: the loss is " << *loss << " at step " << step + 1
+                   << "\n";
+      return 1;
+    }
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (logEvery > 0 ? (step + 1) % logEvery == 0 || step + 1 == steps
+                     : (step + 1) % 50 == 0 || step + 1 == steps)
+      llvm::outs() << llvm::format(
+          "step %d/%d  loss %.6g  lr %.3g  %.2f s/step\n", step + 1, int(steps),
+          *loss, lr, elapsed / (step + 1));
+  }
+  if (heldoutPath.empty()) return 0;
+  std::unique_ptr<::kiln::io::MappedDataset> heldout = open(heldoutPath);
+  if (!heldout) return 1;
+  const uint64_t heldoutBatches = wholeBatches(*heldout, forward);
+  double sum = 0;
+  for (uint64_t b = 0; b < heldoutBatches; ++b) {
+    FailureOr<NamedTensors> batch = datasetBatch(*heldout, forward, b);
+    if (failed(batch)) return 1;
+    FailureOr<double> loss = trainer.evaluate(*batch);
+    if (failed(loss)) return 1;
+    sum += *loss;
+  }
+  double mean = heldoutBatches ? sum / heldoutBatches : NAN;
+  llvm::outs() << llvm::format(
+      "held-out loss over %llu batches: %.5f nats = %.5f bits\n",
+      static_cast<unsigned long long>(heldoutBatches), mean,
+      mean / std::log(2.0));
+  return std::isfinite(mean) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "kiln CPU reference trainer\n");
-  if (task != "sine" && task != "regression") {
+  if (datasetPath.empty() && task != "sine" && task != "regression") {
     llvm::errs() << "error: --task must be sine or regression\n";
     return 2;
   }
@@ -152,9 +310,10 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  const double peakLr = peakLrFlag > 0
-                            ? double(peakLrFlag)
-                            : ::kiln::samples::DefaultPeakLearningRate(task);
+  const double peakLr = peakLrFlag > 0 ? double(peakLrFlag)
+                        : datasetPath.empty()
+                            ? ::kiln::samples::DefaultPeakLearningRate(task)
+                            : 1e-3;
 
   DialectRegistry registry;
   registry.insert<KilnDialect, func::FuncDialect>();
@@ -189,6 +348,7 @@ int main(int argc, char **argv) {
   if (failed(trainer)) return 1;
 
   auto forward = module->lookupSymbol<func::FuncOp>("forward");
+  if (!datasetPath.empty()) return trainOnDataset(**trainer, forward, peakLr);
   llvm::SmallVector<int64_t> xShape = shapeOf(forward, "x"),
                              yShape = shapeOf(forward, "y");
   if (xShape.empty() || yShape.empty()) {

@@ -51,6 +51,11 @@ expect 2 bad_number "${kiln_run}" linreg.kiln --steps five --inputs batch.safete
 must_print bad_number "--steps: 'five' is not an integer"
 expect 2 dataset_needs_fields "${kiln_run}" linreg.kiln --steps 5 --dataset linreg.kilndata
 must_print dataset_needs_fields "--dataset needs --batch-fields"
+expect 2 eval_needs_fields "${kiln_run}" linreg.kiln --dataset linreg.kilndata
+must_print eval_needs_fields "--dataset and --batch-fields go together"
+expect 2 eval_no_inputs "${kiln_run}" linreg.kiln --dataset linreg.kilndata --batch-fields x,y \
+    --inputs batch.safetensors
+must_print eval_no_inputs "does not go with --inputs"
 expect 0 help "${kiln_run}" --help
 
 # Without a driver: a clear error, status 1.
@@ -105,6 +110,17 @@ if ! awk -v a="${first}" -v b="${final}" 'BEGIN { exit !(b < a / 20) }'; then
   echo "FAIL train: the loss went from ${first} to ${final}"
   failures=$((failures + 1))
 fi
+# The trained parameters evaluated on every batch of the dataset (forward).
+expect 0 evaluate "${kiln_run}" linreg.kiln --params full.safetensors --dataset linreg.kilndata \
+    --batch-fields x,y
+must_print evaluate "evaluated forward on "
+mean=$(grep -oE ' loss [0-9.e+-]+$' evaluate.log | grep -oE '[0-9.e+-]+$')
+if ! awk -v a="${first}" -v b="${mean}" 'BEGIN { exit !(b != "" && b < a / 20) }'; then
+  echo "FAIL evaluate: mean loss '${mean}' after training, first training loss ${first}"
+  failures=$((failures + 1))
+fi
+expect 1 evaluate_bad_field "${kiln_run}" linreg.kiln --dataset linreg.kilndata --batch-fields x,z
+must_print evaluate_bad_field "no field 'z'"
 # Stopping at 120 and resuming gives the same checkpoint, byte for byte.
 expect 0 train_part1 "${kiln_run}" linreg.kiln --steps 120 --dataset linreg.kilndata --batch-fields x,y \
     --lr 0.05 --schedule cosine --schedule-steps 200 --warmup 10 --seed 3 --checkpoint part.safetensors

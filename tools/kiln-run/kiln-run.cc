@@ -7,6 +7,8 @@
 //   kiln-run model.kiln --steps 1000 --dataset data.kilndata \
 //       --batch-fields x,y --lr 3e-3 --schedule cosine --warmup 100 \
 //       --seed 0 --checkpoint out.safetensors [--resume in.safetensors]
+//   kiln-run model.kiln --params ckpt.safetensors --dataset heldout.kilndata \
+//       --batch-fields x,y
 //
 // Exit status: 0 on success, 1 when running failed or --check found a
 // mismatch (or NaN), 2 for bad command lines.
@@ -57,6 +59,10 @@ Inference (any entry, default forward):
   --rtol R --atol A         tolerances of --check (default 1e-5, 1e-6)
   --bench                   time the entry: --warmup N calls, then the median
   --warmup N --iters N      of --iters event-timed graph replays (10, 100)
+  --dataset FILE            instead of --inputs: run the entry on every whole
+  --batch-fields A,B        batch of the KILNDATA file (in file order; fields
+                            named as the entry's inputs) and print the mean of
+                            each scalar output over the batches
   --serial-launches         launch each kernel only when the previous one has
                             ended (by default, on sm_90 and newer, kernels
                             that wait for their predecessor themselves are
@@ -240,11 +246,17 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       return bad("--dataset needs --batch-fields");
     }
   } else {
-    if (!f.dataset.empty() || !f.checkpoint.empty() || !f.resume.empty() ||
-        !f.batch_fields.empty()) {
+    if (!f.checkpoint.empty() || !f.resume.empty()) {
+      return bad("--checkpoint and --resume need --steps");
+    }
+    if (f.dataset.empty() != f.batch_fields.empty()) {
+      return bad("--dataset and --batch-fields go together");
+    }
+    if (!f.dataset.empty() && (!f.inputs.empty() || f.bench ||
+                               !f.output.empty() || !f.check.empty())) {
       return bad(
-          "--dataset, --batch-fields, --checkpoint and --resume need "
-          "--steps");
+          "--dataset evaluates the entry batch by batch; it does not go with "
+          "--inputs, --bench, --output or --check");
     }
     if (f.entry.empty()) f.entry = "forward";
   }
@@ -353,6 +365,76 @@ absl::StatusOr<Inputs> ReadInputs(const std::string& path) {
   return inputs;
 }
 
+// Runs the entry on every whole batch of the dataset, in file order, and
+// prints the mean of each scalar output (e.g. a held-out loss and accuracy).
+// Batches are gathered on the host: evaluation is not worth an upload
+// pipeline, and the session's calls copy host inputs in order anyway.
+absl::StatusOr<int> RunEvaluation(const Flags& f, Runtime& rt,
+                                  Session& session) {
+  KILN_ASSIGN_OR_RETURN(std::vector<artifact::TensorBinding> wanted,
+                        session.InputsOf(f.entry));
+  if (wanted.empty() || wanted[0].shape.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("entry ", f.entry, " has no batched input"));
+  }
+  const uint64_t batch_size = static_cast<uint64_t>(wanted[0].shape[0]);
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<io::MappedDataset> dataset,
+                        io::MappedDataset::Open(f.dataset));
+  std::vector<const io::DatasetField*> fields;
+  for (const std::string& name : f.batch_fields) {
+    const io::DatasetField* field = dataset->FindField(name);
+    if (field == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(f.dataset, " has no field '", name, "'"));
+    }
+    fields.push_back(field);
+  }
+  const uint64_t batches = dataset->record_count() / batch_size;
+  if (batches == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(f.dataset, " has ", dataset->record_count(),
+                     " records, fewer than one batch of ", batch_size));
+  }
+  std::vector<uint8_t> records(batch_size * dataset->record_bytes());
+  std::map<std::string, double> sums;
+  for (uint64_t b = 0; b < batches; ++b) {
+    KILN_RETURN_IF_ERROR(
+        dataset->ReadRange(b * batch_size, batch_size, records.data()));
+    Inputs inputs;
+    for (const io::DatasetField* field : fields) {
+      HostTensor t;
+      t.dtype = field->dtype;
+      t.shape = {static_cast<int64_t>(batch_size)};
+      t.shape.insert(t.shape.end(), field->shape.begin(), field->shape.end());
+      t.data.resize(batch_size * field->bytes);
+      for (uint64_t r = 0; r < batch_size; ++r) {
+        std::memcpy(
+            t.data.data() + r * field->bytes,
+            records.data() + r * dataset->record_bytes() + field->offset,
+            field->bytes);
+      }
+      inputs.emplace(field->name, Input(std::move(t)));
+    }
+    KILN_ASSIGN_OR_RETURN(Outputs outputs, session.Run(f.entry, inputs));
+    for (const auto& [name, tensor] : outputs) {
+      KILN_ASSIGN_OR_RETURN(HostTensor host, rt.Download(tensor));
+      if (!host.shape.empty()) continue;
+      sums[name] += AsDoubles(host)[0];
+    }
+  }
+  std::printf("evaluated %s on %llu batches of %llu records of %s:",
+              f.entry.c_str(), static_cast<unsigned long long>(batches),
+              static_cast<unsigned long long>(batch_size), f.dataset.c_str());
+  bool finite = true;
+  for (const auto& [name, sum] : sums) {
+    const double mean = sum / static_cast<double>(batches);
+    finite = finite && std::isfinite(mean);
+    std::printf(" %s %.6g", name.c_str(), mean);
+  }
+  std::printf("\n");
+  return finite ? 0 : 1;
+}
+
 absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
   KILN_ASSIGN_OR_RETURN(
       auto session,
@@ -360,6 +442,7 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
           {.seed = f.seed, .programmatic_launch = !f.serial_launches}));
   if (!f.params.empty())
     KILN_RETURN_IF_ERROR(session->LoadParameters(f.params));
+  if (!f.dataset.empty()) return RunEvaluation(f, rt, *session);
   Inputs inputs;
   if (!f.inputs.empty()) {
     KILN_ASSIGN_OR_RETURN(inputs, ReadInputs(f.inputs));

@@ -1,0 +1,89 @@
+#!/bin/bash
+# Builds, on this machine, the GPU runs of the token samples
+# (samples/transformer_classifier.mlir, samples/byte_lm.mlir) into DIR
+# (default .gpu-bundle/samples, git-ignored):
+#  - per sample NAME, the training artifacts (kilnc, its default AdamW):
+#      NAME.kiln               the model as written (dropout 0.1), f32
+#      NAME_bf16.kiln          the same with --precision=bf16
+#      NAME_nodrop.kiln        every dropout rate set to 0 (NAME_nodrop.mlir):
+#      NAME_nodrop_bf16.kiln   the held-out evaluation (forward entry) and the
+#                              comparison with PyTorch
+#    and NAME.stats (kilnc --stats of NAME.kiln);
+#  - NAME.params.safetensors: the initial parameters under seed SEED (default
+#    1) drawn by kiln-ref --init-params, with random inputs, and
+#    NAME.expected.safetensors the f64 loss of NAME_nodrop.mlir there;
+#  - NAME.reference.log: the first 3 steps of NAME_nodrop.mlir trained by the
+#    CPU reference (train_reference, f32) as the comparison trains it on the
+#    GPU (same parameters, batches, AdamW settings and learning rates);
+#  - the data (make_dataset): classifier_{train,heldout}.kilndata (--task
+#    order, 32768 and 2048 sequences, seeds 1 and 2) and lm_{train,heldout}
+#    .kilndata (--task text on the files of /usr/share/common-licenses
+#    concatenated in sorted order, the last 10% held out);
+#  - kiln-run and train_transformer (static; the driver is loaded at run
+#    time), compare_losses.py, run.sh and COMMIT.
+# Artifacts and data are stored gzip-compressed (run.sh unpacks them), which
+# keeps the bundle near 25 MB instead of 60.
+# Then, on the GPU machine: DIR/run.sh LOGDIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-.gpu-bundle/samples}"
+seed="${SEED:-1}"
+licenses=/usr/share/common-licenses
+rm -rf "${out}"
+mkdir -p "${out}"
+targets=(//tools/kilnc //tools/kiln-ref //tools/kiln-run //samples:make_dataset
+  //samples:train_transformer //samples:train_reference)
+bazel build "${targets[@]}" >/dev/null 2>&1 || bazel build "${targets[@]}"
+bin="$(bazel info bazel-bin 2>/dev/null)"
+kilnc="${bin}/tools/kilnc/kilnc"
+tmp="$(mktemp -d)"
+trap 'rm -rf "${tmp}"' EXIT
+
+make_dataset="${bin}/samples/make_dataset"
+"${make_dataset}" --task order --records 32768 --seed 1 --out "${out}/classifier_train.kilndata"
+"${make_dataset}" --task order --records 2048 --seed 2 --out "${out}/classifier_heldout.kilndata"
+mapfile -t texts < <(find "${licenses}/" -mindepth 1 -maxdepth 1 | LC_ALL=C sort)
+cat "${texts[@]}" >"${tmp}/licenses.txt"
+"${make_dataset}" --task text --text "${tmp}/licenses.txt" --length 128 --stride 64 \
+  --heldout-fraction 0.1 --seed 1 --out "${out}/lm_train.kilndata" \
+  --heldout-out "${out}/lm_heldout.kilndata" | tee "${out}/lm_data.txt"
+echo "text: ${texts[*]}" >>"${out}/lm_data.txt"
+
+# Peak learning rates and schedule lengths of run.sh (the first 3 steps are
+# in the warm-up of 100 steps, so only the peak matters here).
+declare -A peak=([transformer_classifier]=1e-3 [byte_lm]=2e-3)
+declare -A data=([transformer_classifier]=classifier [byte_lm]=lm)
+for sample in transformer_classifier byte_lm; do
+  nodrop="${out}/${sample}_nodrop.mlir"
+  sed -E 's/(kiln\.dropout .* rate = )[0-9.e+-]+/\10.0/' "samples/${sample}.mlir" >"${nodrop}"
+  grep -q 'rate = 0.0 ' "${nodrop}"
+  "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}.kiln" --stats 2>"${out}/${sample}.stats"
+  "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}_bf16.kiln" --precision=bf16
+  "${kilnc}" "${nodrop}" -o "${out}/${sample}_nodrop.kiln"
+  "${kilnc}" "${nodrop}" -o "${out}/${sample}_nodrop_bf16.kiln" --precision=bf16
+  # Tokens and labels uniform in [0, classes): valid for the embedding and
+  # the loss alike.
+  range=256
+  [[ "${sample}" == transformer_classifier ]] && range=6
+  "${bin}/tools/kiln-ref/kiln-ref" "${nodrop}" --fn loss --random-seed "${seed}" \
+    --init-params --int-range "${range}" --precision f64 \
+    --save-inputs "${out}/${sample}.params.safetensors" \
+    -o "${out}/${sample}.expected.safetensors"
+  "${bin}/samples/train_reference" --model "${nodrop}" \
+    --dataset "${out}/${data[${sample}]}_train.kilndata" --steps 3 --warmup 100 \
+    --lr "${peak[${sample}]}" --beta1 0.9 --beta2 0.999 --epsilon 1e-8 \
+    --weight-decay 0.01 --clip-norm 0 --seed "${seed}" --log-every 1 \
+    >"${out}/${sample}.reference.log"
+done
+echo "${seed}" >"${out}/SEED"
+
+cp "${bin}/tools/kiln-run/kiln-run" "${bin}/samples/train_transformer" "${out}/"
+cp samples/torch/compare_losses.py "${out}/"
+cp samples/run_gpu_bundle.sh "${out}/run.sh"
+gzip -9 "${out}"/*.kiln "${out}"/*.kilndata
+commit="$(git rev-parse HEAD)"
+if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then
+  commit+="-dirty"
+fi
+echo "${commit}" >"${out}/COMMIT"
+echo "bundle in ${out} ($(du -sh "${out}" | cut -f1), commit ${commit}, seed ${seed})"
