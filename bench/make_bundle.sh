@@ -94,6 +94,18 @@ for model in bench/models/embedding_backward_*.mlir; do
     g:tensor\<${b}x${t}x${d}xbf16\> tokens:tensor\<${b}x${t}xi32\>
 done
 
+# Cross entropy: the training step's forward_backward (loss and gradient);
+# the logits are the parameter, drawn on the GPU by kiln-run's initialiser,
+# the labels uniform over the vocabulary. NAME.stats has the entries' arena.
+for model in bench/models/cross_entropy_*.mlir; do
+  name="$(basename "${model}" .mlir)"
+  "${kilnc}" --train=sgd "${model}" -o "${out}/${name}.kiln" \
+    --stats 2>"${out}/${name}.stats"
+  dims="${name#cross_entropy_}"
+  IFS=x read -r n v <<<"${dims}"
+  int_range="${v}" draw_inputs "${out}/${name}.inputs.safetensors" labels:tensor\<${n}xi32\>
+done
+
 cp "${bin}/tools/kiln-run/kiln-run" bench/run.py "${out}/"
 commit="$(git rev-parse HEAD)"
 if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then
