@@ -153,14 +153,19 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
       p.lid, [&](int k, int e, idx_t j) { mx = kiln_max(mx, x.at(k, e, j)); },
       load);
   mx = row_reduce<Cfg>(ctx, mx, kiln_max_op(), -kiln_inf(), scratch);
+  // A cached row keeps exp(x - max) in place of x for the gradient, so
+  // that each element's exponential is taken once.
   float s = 0.f, sx = 0.f;
   row_loop<Cfg>(
       p.lid,
       [&](int k, int e, idx_t j) {
         const float v = x.at(k, e, j);
-        s += expf(v - mx);
+        const float ev = expf(v - mx);
+        s += ev;
         if constexpr (Cfg::smoothing)
           sx += v;
+        if constexpr (Cfg::cached)
+          x.v[k * W + e] = ev;
       },
       load);
   s = row_reduce<Cfg>(ctx, s, kiln_sum_op(), 0.f, scratch);
@@ -179,12 +184,17 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
     row_loss[p.row] = l;
 
   const float scale = (grad ? kiln_load(grad[0]) : Cfg::seed) * Cfg::scale;
+  const float scale_by_sum = scale / s;
   Out *out_row = out + p.row * (idx_t)Cfg::m;
   alignas(16) Out lanes[W];
   row_loop<Cfg>(
       p.lid,
       [&](int k, int e, idx_t j) {
-        float v = scale * (expf(x.at(k, e, j) - lse) - Cfg::smooth);
+        float v;
+        if constexpr (Cfg::cached)
+          v = scale_by_sum * x.at(k, e, j) - scale * Cfg::smooth;
+        else
+          v = scale * (expf(x.at(k, e, j) - lse) - Cfg::smooth);
         if (j == label)
           v -= scale * Cfg::keep;
         if constexpr (W == 1)
