@@ -9,6 +9,8 @@
 # Then, on the GPU machine: DIR/run_gpu_cases.sh DIR LOGDIR.
 set -euo pipefail
 out="$1" seed="$2" kilnc="$3" kilnref="$4"
+mkdir -p "${out}"
+out="$(cd "${out}" && pwd)"
 here="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p "${out}"
 cp "${here}/split_inputs.py" "${here}/run_gpu_cases.sh" "${here}/../gpu/codegen/safetensors_lite.py" "${out}/"
