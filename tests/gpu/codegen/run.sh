@@ -68,6 +68,7 @@ for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
 done
 # Every op's forward and every parameter's gradient in three modes against
 # f64 (tests/ops: the op-coverage models, inputs drawn under the bundle's seed).
+echo "ops: inputs drawn with seed $(cat ops/SEED)"
 while read -r status name rest; do
   case "${status}" in
     PASS) record "${name}" 0 ;;
