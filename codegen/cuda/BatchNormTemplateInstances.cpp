@@ -16,23 +16,10 @@
 #include "codegen/cuda/KernelEmitter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <map>
-
 namespace mlir::kiln::codegen {
 namespace {
 
-struct Case {
-  std::string label;
-  std::string source;
-};
+using Case = InstanceCase;
 
 /// A function with one "batch_norm" fusion of `op` over operands of
 /// `operandTypes`, with `results` results of which `yields` are yielded (of
@@ -121,54 +108,8 @@ std::vector<Case> cases() {
 } // namespace
 
 std::vector<TemplateInstance> batchNormTemplateInstances() {
-  DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   std::unique_ptr<KernelEmitter> emitter = createBatchNormEmitter();
-
-  std::vector<TemplateInstance> instances;
-  // One instance per distinct source, for every architecture that gets it.
-  std::map<std::string, size_t> bySource;
-  llvm::StringMap<unsigned> names;
-  for (const Case &c : cases()) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(c.source, &context);
-    if (!module) {
-      llvm::errs() << "batch norm instance " << c.label << " does not parse\n";
-      continue;
-    }
-    llvm::SmallVector<FusionOp> fusions;
-    module->walk([&](FusionOp fusion) { fusions.push_back(fusion); });
-    for (llvm::StringRef arch : {"sm_90", "sm_80"}) {
-      CodegenOptions options;
-      options.arch = arch.str();
-      for (FusionOp fusion : fusions) {
-        FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
-        if (failed(generated)) {
-          llvm::errs() << "batch norm instance " << c.label
-                       << " does not emit\n";
-          continue;
-        }
-        for (GeneratedKernel &kernel : generated->kernels) {
-          auto [it, inserted] =
-              bySource.try_emplace(kernel.source, instances.size());
-          if (!inserted) {
-            std::vector<std::string> &arches = instances[it->second].arches;
-            if (!llvm::is_contained(arches, arch.str()))
-              arches.push_back(arch.str());
-            continue;
-          }
-          std::string name = "bn_" + c.label + "_" + kernel.templateName;
-          unsigned n = names[name]++;
-          if (n)
-            name += "_" + std::to_string(n);
-          instances.push_back({name, std::move(kernel.source), {arch.str()}});
-        }
-      }
-    }
-  }
-  return instances;
+  return emitTemplateInstances("bn", "batch norm", *emitter, cases());
 }
 
 } // namespace mlir::kiln::codegen

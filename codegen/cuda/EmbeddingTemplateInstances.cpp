@@ -14,22 +14,13 @@
 #include "codegen/cuda/KernelEmitter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <map>
 
 namespace mlir::kiln::codegen {
 namespace {
 
-struct Case {
+struct Shape {
   const char *label;
   const char *indices; // the shape of the indices, "" for rank 0
   int64_t rows, width;
@@ -37,7 +28,7 @@ struct Case {
 };
 
 // label, indices, V, D, element type.
-const Case kCases[] = {
+const Shape kShapes[] = {
     {"small_f32", "5x7", 4, 24, "f32"},
     {"bench_bf16", "16384", 32768, 1024, "bf16"},
     {"three_passes_f16", "4x300", 70000, 64, "f16"},
@@ -50,7 +41,7 @@ const Case kCases[] = {
     {"no_lookups_f32", "0x3", 6, 16, "f32"},
 };
 
-std::string fusionSource(const Case &c) {
+std::string fusionSource(const Shape &c) {
   std::string indices =
       llvm::formatv("tensor<{0}{1}i32>", c.indices, *c.indices ? "x" : "");
   std::string grad = llvm::formatv("tensor<{0}{1}{2}x{3}>", c.indices,
@@ -69,54 +60,18 @@ std::string fusionSource(const Case &c) {
                        grad, indices, table);
 }
 
+std::vector<InstanceCase> cases() {
+  std::vector<InstanceCase> all;
+  for (const Shape &shape : kShapes)
+    all.push_back({shape.label, fusionSource(shape)});
+  return all;
+}
+
 } // namespace
 
 std::vector<TemplateInstance> embeddingTemplateInstances() {
-  DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   std::unique_ptr<KernelEmitter> emitter = createEmbeddingEmitter();
-
-  std::vector<TemplateInstance> instances;
-  // One instance per distinct source, for every architecture that gets it.
-  std::map<std::string, size_t> bySource;
-  llvm::StringMap<unsigned> names;
-  for (const Case &c : kCases) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(fusionSource(c), &context);
-    if (!module) {
-      llvm::errs() << "embedding instance " << c.label << " does not parse\n";
-      continue;
-    }
-    FusionOp fusion;
-    module->walk([&](FusionOp f) { fusion = f; });
-    for (llvm::StringRef arch : {"sm_90", "sm_80"}) {
-      CodegenOptions options;
-      options.arch = arch.str();
-      FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
-      if (failed(generated)) {
-        llvm::errs() << "embedding instance " << c.label << " does not emit\n";
-        continue;
-      }
-      for (GeneratedKernel &kernel : generated->kernels) {
-        auto [it, inserted] =
-            bySource.try_emplace(kernel.source, instances.size());
-        if (!inserted) {
-          std::vector<std::string> &arches = instances[it->second].arches;
-          if (!llvm::is_contained(arches, arch.str()))
-            arches.push_back(arch.str());
-          continue;
-        }
-        std::string name =
-            "embedding_" + std::string(c.label) + "_" + kernel.templateName;
-        if (unsigned n = names[name]++)
-          name += "_" + std::to_string(n);
-        instances.push_back({name, std::move(kernel.source), {arch.str()}});
-      }
-    }
-  }
-  return instances;
+  return emitTemplateInstances("embedding", "embedding", *emitter, cases());
 }
 
 } // namespace mlir::kiln::codegen

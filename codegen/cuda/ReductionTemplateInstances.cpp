@@ -15,19 +15,9 @@
 #include "codegen/cuda/TemplateInstances.h"
 
 #include "codegen/cuda/KernelEmitter.h"
-#include "compiler/transforms/Fusion.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <map>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -67,12 +57,7 @@ std::string singleOp(llvm::StringRef op, llvm::ArrayRef<std::string> operands,
          "\n  }\n  return\n}\n";
 }
 
-struct Case {
-  std::string label;
-  std::string source;
-  /// Whether `source` is a function of primitives to fuse first.
-  bool fuse = false;
-};
+using Case = InstanceCase;
 
 std::vector<Case> cases() {
   std::vector<Case> all;
@@ -283,60 +268,8 @@ std::vector<Case> cases() {
 } // namespace
 
 std::vector<TemplateInstance> reductionTemplateInstances() {
-  DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   std::unique_ptr<KernelEmitter> emitter = createReductionEmitter();
-
-  std::vector<TemplateInstance> instances;
-  // One instance per distinct source, for every architecture that gets it.
-  std::map<std::string, size_t> bySource;
-  llvm::StringMap<unsigned> names;
-  for (const Case &c : cases()) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(c.source, &context);
-    if (!module) {
-      llvm::errs() << "reduction instance " << c.label << " does not parse\n";
-      continue;
-    }
-    if (c.fuse)
-      for (auto function : module->getOps<func::FuncOp>())
-        (void)fuseFunction(function);
-    llvm::SmallVector<FusionOp> fusions;
-    module->walk([&](FusionOp fusion) {
-      if (emitter->matches(fusion))
-        fusions.push_back(fusion);
-    });
-    for (llvm::StringRef arch : {"sm_90", "sm_80"}) {
-      CodegenOptions options;
-      options.arch = arch.str();
-      for (FusionOp fusion : fusions) {
-        FailureOr<GeneratedFusion> generated = emitter->emit(fusion, options);
-        if (failed(generated)) {
-          llvm::errs() << "reduction instance " << c.label
-                       << " does not emit\n";
-          continue;
-        }
-        for (GeneratedKernel &kernel : generated->kernels) {
-          auto [it, inserted] =
-              bySource.try_emplace(kernel.source, instances.size());
-          if (!inserted) {
-            std::vector<std::string> &arches = instances[it->second].arches;
-            if (!llvm::is_contained(arches, arch.str()))
-              arches.push_back(arch.str());
-            continue;
-          }
-          std::string name = "reduce_" + c.label + "_" + kernel.templateName;
-          unsigned n = names[name]++;
-          if (n)
-            name += "_" + std::to_string(n);
-          instances.push_back({name, std::move(kernel.source), {arch.str()}});
-        }
-      }
-    }
-  }
-  return instances;
+  return emitTemplateInstances("reduce", "reduction", *emitter, cases());
 }
 
 } // namespace mlir::kiln::codegen

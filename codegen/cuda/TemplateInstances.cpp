@@ -2,11 +2,82 @@
 
 #include "codegen/cuda/TemplateInstances.h"
 
+#include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/KernelRenderer.h"
+#include "compiler/transforms/Fusion.h"
+#include "dialects/kiln/IR/KilnDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 namespace mlir::kiln::codegen {
+
+std::vector<TemplateInstance>
+emitTemplateInstances(llvm::StringRef prefix, llvm::StringRef family,
+                      const KernelEmitter &emitter,
+                      llvm::ArrayRef<InstanceCase> cases) {
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::vector<TemplateInstance> instances;
+  std::map<std::string, size_t> bySource;
+  llvm::StringMap<unsigned> names;
+  for (const InstanceCase &c : cases) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(c.source, &context);
+    if (!module) {
+      llvm::errs() << family << " instance " << c.label << " does not parse\n";
+      continue;
+    }
+    if (c.fuse)
+      for (auto function : module->getOps<func::FuncOp>())
+        (void)fuseFunction(function);
+    llvm::SmallVector<FusionOp> fusions;
+    module->walk([&](FusionOp fusion) {
+      if (emitter.matches(fusion))
+        fusions.push_back(fusion);
+    });
+    if (fusions.empty())
+      llvm::errs() << family << " instance " << c.label << " has no "
+                   << family << " fusion\n";
+    for (llvm::StringRef arch : {"sm_90", "sm_80"}) {
+      CodegenOptions options;
+      options.arch = arch.str();
+      for (FusionOp fusion : fusions) {
+        FailureOr<GeneratedFusion> generated = emitter.emit(fusion, options);
+        if (failed(generated)) {
+          llvm::errs() << family << " instance " << c.label
+                       << " does not emit\n";
+          continue;
+        }
+        for (GeneratedKernel &kernel : generated->kernels) {
+          auto [it, inserted] =
+              bySource.try_emplace(kernel.source, instances.size());
+          if (!inserted) {
+            std::vector<std::string> &arches = instances[it->second].arches;
+            if (!llvm::is_contained(arches, arch.str()))
+              arches.push_back(arch.str());
+            continue;
+          }
+          std::string name =
+              (prefix + "_" + c.label + "_" + kernel.templateName).str();
+          if (unsigned n = names[name]++)
+            name += "_" + std::to_string(n);
+          instances.push_back({name, std::move(kernel.source), {arch.str()}});
+        }
+      }
+    }
+  }
+  return instances;
+}
 
 std::vector<TemplateInstance> mergedTemplateInstances() {
   // Two parts of different block shapes, one with a barrier: the dispatcher

@@ -13,10 +13,15 @@
 #ifndef KILN_CODEGEN_CUDA_TEMPLATEINSTANCES_H
 #define KILN_CODEGEN_CUDA_TEMPLATEINSTANCES_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 #include <vector>
 
 namespace mlir::kiln::codegen {
+
+class KernelEmitter;
 
 struct TemplateInstance {
   /// A file stem naming the template and configuration, unique over all
@@ -27,6 +32,25 @@ struct TemplateInstance {
   /// Architectures to compile it for ("sm_90a", "sm_90", "sm_80").
   std::vector<std::string> arches;
 };
+
+/// One planner input of a family's instances: a module with kiln.fusion ops
+/// (or, with `fuse`, functions of primitives that --kiln-fuse groups first).
+struct InstanceCase {
+  std::string label;
+  std::string source;
+  bool fuse = false;
+};
+
+/// Plans every fusion of each case that `emitter` matches, for sm_90 and
+/// sm_80, exactly as kilnc does, keeping one instance per distinct source
+/// (named "<prefix>_<label>_<template>", numbered when a case yields a
+/// template twice) with every architecture that produces it. A case that
+/// does not parse, has no fusion of the family or does not emit is reported
+/// on stderr, naming `family`.
+std::vector<TemplateInstance>
+emitTemplateInstances(llvm::StringRef prefix, llvm::StringRef family,
+                      const KernelEmitter &emitter,
+                      llvm::ArrayRef<InstanceCase> cases);
 
 /// The merged-launch dispatcher over parts of different block shapes.
 std::vector<TemplateInstance> mergedTemplateInstances();
