@@ -370,12 +370,17 @@ def torch_train_step(factory, params, data, mode, optimizer, lr=1e-3):
 
 
 def torch_gemm(data, mode):
-    import torch
     import torch.nn.functional as F
-    x, w, b = data["x"], data["w"], data["b"]
 
     def f(x, w, b):
         return F.gelu(F.linear(x, w.t(), b), approximate="tanh")
+    return torch_inference_call(f, mode, data["x"], data["w"], data["b"])
+
+
+def torch_inference_call(f, mode, *args):
+    """f(*args) without autograd as a callable, compiled unless mode is None
+    (eager); "reduce-overhead" replays CUDA graphs."""
+    import torch
     if mode is not None:
         torch._dynamo.reset()
         f = torch.compile(f, mode=mode)
@@ -385,7 +390,7 @@ def torch_gemm(data, mode):
         if graphs:
             torch.compiler.cudagraph_mark_step_begin()
         with torch.no_grad():
-            return f(x, w, b)
+            return f(*args)
     return call
 
 
@@ -540,21 +545,10 @@ def torch_embedding_backward(data, v, mode):
     (aten.embedding_dense_backward: no padding index, no frequency
     scaling), on the same int32 tokens."""
     import torch
-    g, tokens = data["g"], data["tokens"]
 
     def f(g, tokens):
         return torch.ops.aten.embedding_dense_backward(g, tokens, v, -1, False)
-    if mode is not None:
-        torch._dynamo.reset()
-        f = torch.compile(f, mode=mode)
-    graphs = mode == "reduce-overhead"
-
-    def call():
-        if graphs:
-            torch.compiler.cudagraph_mark_step_begin()
-        with torch.no_grad():
-            return f(g, tokens)
-    return call
+    return torch_inference_call(f, mode, data["g"], data["tokens"])
 
 
 def embedding_check_note(rel_l2, nonfinite, identical, limit=1e-2):

@@ -21,19 +21,9 @@
 namespace kiln {
 namespace embedding {
 
-__host__ __device__ constexpr long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-__host__ __device__ constexpr long long next_pow2(long long v) {
-  long long p = 1;
-  while (p < v)
-    p *= 2;
-  return p;
-}
-__host__ __device__ constexpr long long clamp(long long v, long long lo,
-                                              long long hi) {
-  return v < lo ? lo : v > hi ? hi : v;
-}
+using ::kiln::ceil_div;
+using ::kiln::clamp;
+using ::kiln::next_pow2;
 
 // Radix sort: 256 threads per block, one thread per bin of an 8-bit digit.
 constexpr long long kSortThreads = 256;

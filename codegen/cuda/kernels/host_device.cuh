@@ -3,7 +3,8 @@
 // Layout helpers are `__host__ __device__ constexpr` functions that kernel
 // templates and host-side planners share. CUDA compilers (nvcc, NVRTC)
 // define __CUDACC__ and know the qualifiers; a host C++ compiler gets them
-// as nothing, so the same header compiles on both sides.
+// as nothing, so the same header compiles on both sides. The integer helpers
+// below are the ones every family's layout arithmetic uses.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -19,3 +20,21 @@
 #define __forceinline__ inline
 #endif
 #endif
+
+namespace kiln {
+
+__host__ __device__ constexpr long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+__host__ __device__ constexpr long long next_pow2(long long v) {
+  long long p = 1;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+__host__ __device__ constexpr long long clamp(long long v, long long lo,
+                                              long long hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+} // namespace kiln

@@ -13,19 +13,9 @@
 namespace kiln {
 namespace reduce {
 
-__host__ __device__ constexpr long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-__host__ __device__ constexpr long long next_pow2(long long v) {
-  long long p = 1;
-  while (p < v)
-    p *= 2;
-  return p;
-}
-__host__ __device__ constexpr long long clamp(long long v, long long lo,
-                                              long long hi) {
-  return v < lo ? lo : v > hi ? hi : v;
-}
+using ::kiln::ceil_div;
+using ::kiln::clamp;
+using ::kiln::next_pow2;
 __host__ __device__ constexpr long long min_of(long long a, long long b) {
   return a < b ? a : b;
 }
