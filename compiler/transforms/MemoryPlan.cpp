@@ -190,13 +190,42 @@ private:
   /// an element-wise kernel where element i of the result reads only element
   /// i of the operand, same byte size, and the operand dies here.
   bool mayReuse(FusionOp fusion, Value input, Value result) {
-    if (fusion.getKind() != "pointwise" || input.getType() != result.getType())
+    if (input.getType() != result.getType())
       return false;
     if (lastUse(input) != index.lookup(fusion) || returned.contains(input))
       return false;
     auto arg = fusion.getBody().getArgument(
         llvm::find(fusion.getInputs(), input) - fusion.getInputs().begin());
-    return readsOnlyOwnElements(arg);
+    if (fusion.getKind() == "reduction")
+      return isLossGradientOver(fusion, arg, result);
+    return fusion.getKind() == "pointwise" && readsOnlyOwnElements(arg);
+  }
+
+  /// Whether `result` is the gradient that a cross entropy's loss-and-gradient
+  /// kernel (a fusion of only cross_entropy, its backward and constants)
+  /// computes from the logits `arg`: each thread reads its own elements of a
+  /// row before writing them, and the one other element (the label's) before
+  /// the row's first reduction (cross_entropy.cuh), so the gradient may be
+  /// written over the logits.
+  static bool isLossGradientOver(FusionOp fusion, BlockArgument arg,
+                                 Value result) {
+    Block &body = fusion.getBody().front();
+    bool forward = false;
+    CrossEntropyBackwardOp backward;
+    for (Operation &op : body.without_terminator()) {
+      if (isa<CrossEntropyOp>(op))
+        forward = true;
+      else if (auto b = dyn_cast<CrossEntropyBackwardOp>(op))
+        backward = b;
+      else if (!isa<ConstantOp>(op))
+        return false;
+    }
+    if (!forward || !backward || backward.getLogits() != arg)
+      return false;
+    auto yielded = llvm::find(body.getTerminator()->getOperands(),
+                              backward.getResult());
+    return yielded != body.getTerminator()->getOperands().end() &&
+           fusion.getResult(yielded.getIndex()) == result;
   }
 
   /// Whether every element of `arg` is read only while its own position is

@@ -147,6 +147,13 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
   const bool aligned = x.aligned() && kiln_vec_aligned<W>(out);
   x.cache(p.lid, aligned);
   auto load = [&](idx_t j0) { x.step(j0, aligned); };
+  // The label's logit is the one element a thread reads that another thread
+  // writes: read it before the row's first reduction, so that the gradient
+  // may be written over the logits (the memory plan lets it when they die
+  // here).
+  const int label = labels[p.row];
+  const bool valid = label >= 0 && label < Cfg::m;
+  const float picked = valid ? kiln_load(x.row[label]) : 0.f;
 
   float mx = -kiln_inf();
   row_loop<Cfg>(
@@ -170,14 +177,16 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
       load);
   s = row_reduce<Cfg>(ctx, s, kiln_sum_op(), 0.f, scratch);
   const float lse = mx + logf(s);
-  const int label = labels[p.row];
-  const bool valid = label >= 0 && label < Cfg::m;
-  float l = valid ? -Cfg::keep * (kiln_load(x.row[label]) - lse) : kiln_nan();
+  float l = valid ? -Cfg::keep * (picked - lse) : kiln_nan();
   if constexpr (Cfg::smoothing) {
     // -eps/C * sum_c log_softmax = -eps/C * (sum_c x - C lse)
     sx = row_reduce<Cfg>(ctx, sx, kiln_sum_op(), 0.f, scratch);
     l -= Cfg::smooth * (sx - (float)Cfg::m * lse);
   }
+  // A row of at most a warp reduces with shuffles, which do not order memory:
+  // the label's logit is read by the whole row before anyone writes.
+  if constexpr (Cfg::group <= 32)
+    __syncwarp();
   if (!p.active)
     return;
   if (p.lid == 0)
