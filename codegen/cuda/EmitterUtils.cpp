@@ -81,8 +81,13 @@ void FusionBuilder::kernel(KernelSpec spec) {
   std::vector<LaunchArg> args;
   for (const KernelParam &param : spec.params)
     args.push_back(param.arg);
-  addLaunch(renderKernel(spec), spec.grid, spec.block,
-            spec.dynamicSharedBytes, std::move(args));
+  GeneratedKernel kernel = renderKernel(spec);
+  if (spec.cooperative || spec.cluster != std::array<uint32_t, 3>{1, 1, 1})
+    kernel.part = KernelPart();
+  addLaunch(std::move(kernel), spec.grid, spec.block, spec.dynamicSharedBytes,
+            std::move(args));
+  generated.launches.back().cluster = spec.cluster;
+  generated.launches.back().cooperative = spec.cooperative;
 }
 
 void FusionBuilder::addLaunch(GeneratedKernel kernel,

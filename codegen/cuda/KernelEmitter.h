@@ -108,6 +108,14 @@ struct GeneratedLaunch {
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t dynamicSharedBytes = 0;
+  /// Blocks per thread-block cluster ({1, 1, 1}: no cluster); each grid
+  /// dimension is a multiple of the cluster's. Launched with the cluster
+  /// dimension attribute (sm_90+), past 8 blocks as a non-portable size.
+  std::array<uint32_t, 3> cluster = {1, 1, 1};
+  /// Every block must be resident at once (the kernel synchronises the whole
+  /// grid): launched cooperatively, which fails cleanly when the grid does
+  /// not fit the device.
+  bool cooperative = false;
   std::vector<LaunchArg> args;
 };
 

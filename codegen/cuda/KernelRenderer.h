@@ -52,6 +52,10 @@ struct KernelSpec {
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t dynamicSharedBytes = 0;
+  /// The launch's thread-block cluster and whether it is cooperative
+  /// (GeneratedLaunch); such a kernel is never part of a merged one.
+  std::array<uint32_t, 3> cluster = {1, 1, 1};
+  bool cooperative = false;
   /// Needs the arch-specific target (sm_90a).
   bool archSpecific = false;
 
