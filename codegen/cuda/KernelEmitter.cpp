@@ -26,6 +26,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     list->push_back(createEmbeddingEmitter());
     list->push_back(createPoolEmitter());
     list->push_back(createBatchNormEmitter());
+    list->push_back(createRnnEmitter());
     list->push_back(createPointwiseEmitter());
     return list;
   }();

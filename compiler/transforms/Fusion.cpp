@@ -52,9 +52,25 @@ namespace mlir::kiln {
 /// Whether a kernel of `group` evaluates a constant operand of `user` in
 /// place (element-wise code and composed reductions do), so that the fusion
 /// takes a copy of the constant instead of reading it from a buffer.
-static bool inlinesConstant(Operation *user, const Group *group) {
+static bool inlinesConstant(Operation *user, const Group *group,
+                            Operation *constant) {
   if (!group)
     return false;
+  // The recurrent kernels take a splat initial state and a zero gradient of
+  // a result the loss does not use as values, not as memory.
+  if (isa<RnnOp, RnnBackwardOp>(user)) {
+    auto value =
+        dyn_cast<DenseElementsAttr>(cast<ConstantOp>(constant).getValue());
+    if (!value || !value.isSplat() || !isa<FloatType>(value.getElementType()))
+      return false;
+    bool zero = value.getSplatValue<APFloat>().isZero();
+    return llvm::all_of(user->getOpOperands(), [&](OpOperand &use) {
+      if (use.get().getDefiningOp() != constant)
+        return true;
+      unsigned i = use.getOperandNumber();
+      return i == 3 || (isa<RnnBackwardOp>(user) && (i == 5 || i == 6) && zero);
+    });
+  }
   OpClass userClass = classify(user);
   return userClass == OpClass::Pointwise || userClass == OpClass::Gather ||
          (userClass == OpClass::Reduction && group->ops.size() > 1);
@@ -92,7 +108,7 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
     // kernel reads from memory (a loss gradient's seed, the zero gradient of
     // a parameter the loss does not use) is filled by a kernel of its own.
     if (isa<ConstantOp>(op) && llvm::all_of(op.getUsers(), [&](Operation *u) {
-          return inlinesConstant(u, grouping.of(u));
+          return inlinesConstant(u, grouping.of(u), &op);
         }))
       continue;
     Group *group = grouping.create(fusionKindOf(&op), &op);
@@ -187,7 +203,7 @@ static void materialize(const Group &group) {
       if (producer && group.ops.contains(producer))
         continue;
       if (producer && isa<ConstantOp>(producer) &&
-          inlinesConstant(op, &group))
+          inlinesConstant(op, &group, producer))
         constants.insert(producer);
       else
         inputs.insert(operand);

@@ -5,10 +5,12 @@
 # f64 reference outputs of the entry it checks (kiln-ref on the module kilnc
 # compiled): `forward` for inference (the op's forward), `forward_backward`
 # for the training modes (the loss and every parameter's gradient).
-#   make_gpu_cases.sh DIR SEED KILNC KILN_REF
+#   make_gpu_cases.sh DIR SEED KILNC KILN_REF [MODELS_DIR]
+# (MODELS_DIR defaults to the op-coverage models next to this script.)
 # Then, on the GPU machine: DIR/run_gpu_cases.sh DIR LOGDIR.
 set -euo pipefail
 out="$1" seed="$2" kilnc="$3" kilnref="$4"
+models="${5:-$(cd "$(dirname "$0")" && pwd)/models}"
 mkdir -p "${out}"
 out="$(cd "${out}" && pwd)"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -18,7 +20,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT
 declare -A flags=([inference]="--inference" [f32_sgd]="--train=sgd"
                   [bf16_adamw]="--train=adamw --precision=bf16")
-for model in "${here}"/models/*.mlir; do
+for model in "${models}"/*.mlir; do
   name="$(basename "${model}" .mlir)"
   for mode in inference f32_sgd bf16_adamw; do
     # Ops without a GPU kernel yet (the suite checks their diagnostic).

@@ -1,5 +1,5 @@
 // kiln.rnn (LSTM) with recurrent and bias parameters.
-// expect-error: no GPU kernel for 'kiln.rnn' yet: it needs a recurrent kernel
+// gpu-tolerance: 1e-3 1e-4
 func.func @loss(
     %wx: tensor<2x5x4x1x8xf32> {kiln.name = "wx"},
     %r: tensor<4x1x8x8xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "r"},

@@ -1,0 +1,58 @@
+//===- RnnPlan.h - how a recurrent layer is laid onto the GPU ----*- C++ -*-===//
+//
+// The configuration of the persistent recurrent kernels (kernels/rnn.cuh)
+// for one kiln.rnn or kiln.rnn_backward: batch rows per group, units per
+// block, blocks per group and how they meet, splits of the reduction,
+// chosen by a small search over the GpuTarget's registers, shared memory,
+// SM count and cluster size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_RNNPLAN_H
+#define KILN_CODEGEN_CUDA_RNNPLAN_H
+
+#include "codegen/cuda/GpuTarget.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir::kiln::codegen {
+
+struct RnnProblem {
+  int function = 0; // kiln::rnn::function_kind
+  int64_t batch = 0, steps = 0, heads = 0, units = 0;
+  int kind = 0; // kiln::rnn::mma_kind
+  bool backward = false;
+};
+
+struct RnnPlan {
+  int batchTile = 16;   // BT
+  int unitsPerBlock = 8; // U
+  int blocksPerGroup = 1; // K
+  int splits = 1;        // KS
+  int sync = 0;          // kiln::rnn::sync_kind
+  int64_t groups = 0;    // heads x batch tiles
+  int64_t groupsPerLaunch = 0;
+  int threads = 0;
+  int64_t sharedBytes = 0;
+  /// The estimated registers per thread and cycles per step the search
+  /// compared.
+  int registers = 0;
+  double stepCycles = 0;
+
+  int64_t launches() const {
+    return (groups + groupsPerLaunch - 1) / groupsPerLaunch;
+  }
+  /// One line for --stats.
+  std::string describe() const;
+};
+
+/// The fastest feasible plan for `problem` on `target`; none when no
+/// configuration fits (a head too large for the whole GPU).
+std::optional<RnnPlan> planRnn(const RnnProblem &problem,
+                               const GpuTarget &target);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_RNNPLAN_H

@@ -1,0 +1,886 @@
+//===- rnn.cuh - persistent fused kernels of kiln.rnn and its backward ----===//
+//
+// Forward: one launch runs all T steps. Each block keeps its units' rows of
+// every gate's R in registers as mma fragments (loaded once), the biases
+// and the cell states of the units it owns in registers, and the whole
+// previous h of its batch tile in shared memory; per step it forms
+// R_g h for its units on tensor cores, adds Wx_t (read once, one step
+// ahead) and the bias, runs the cell in the thread that holds the
+// accumulators, stores the states and passes the new h to the group's
+// blocks (rnn_layout.cuh: block, cluster or grid group).
+//
+// Backward (backpropagation through time): one launch walks the steps
+// back. Per step each block recomputes its units' recurrent products from
+// the stored states (the same fragments), applies the cell's chain rule,
+// stores d(Wx) (and for gru the gradient of R_0 h), and multiplies its
+// gate gradients by R^T with a second set of fragments: a partial
+// dh_prev over all units of the head, which the group sums in a fixed
+// order (deterministic). dR and db follow as a GEMM and column sums over
+// B * T with f32 partials summed in order (no floating-point atomics).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+#include "kiln/prelude.cuh"
+#include "kiln/rnn_cells.cuh"
+#include "kiln/rnn_layout.cuh"
+#include "kiln/rnn_mma.cuh"
+
+namespace kiln {
+namespace rnn {
+
+// One recurrent layer: function F, storage type T, mma kind, B batch rows,
+// TN steps, NH heads of D units; BT batch rows per group, U units per
+// block, K blocks per group, KS splits of the reduction, the group's sync.
+// SPLAT0: the initial states are one value (a launch argument); D_STATES,
+// D_LAST: the backward pass reads the gradient of every state / of the
+// last states (else they are zero).
+template <int F, class T, int KIND, long long B, long long TN, int NH, int D,
+          int BT, int U, int K, int KS, int SYNC, bool SPLAT0, bool D_STATES,
+          bool D_LAST>
+struct rnn_config {
+  typedef T element;
+  typedef typename operand_of<KIND>::type operand;
+  static constexpr int f = F, kind = KIND, nh = NH, d = D, bt = BT, u = U,
+                       k = K, ks = KS, sync = SYNC;
+  static constexpr long long b = B, t = TN;
+  static constexpr bool splat0 = SPLAT0, d_states = D_STATES, d_last = D_LAST;
+  static constexpr int G = gates_r(F), GW = gates_w(F), GB = gates_b(F),
+                       S = num_states(F);
+  static constexpr int KSTEP = mma_k(KIND);
+  static constexpr long long DP = padded(D);
+  static constexpr int KSW = ksteps_per_warp(D, KIND, KS);
+  static constexpr int UG = unit_groups(U);
+  static constexpr int WARPS = warps(U, KS);
+  static constexpr int THREADS = WARPS * 32;
+  static constexpr int MT = BT / kMmaRows;
+  static constexpr long long H_PITCH = row_pitch(DP, KIND);
+  static constexpr long long A_PITCH = row_pitch(padded(G * U), KIND);
+  static constexpr int TKS = transposed_ksteps(F, U, KIND);
+  static constexpr int NTW = transposed_ntiles(D, U, KS);
+  static constexpr long long HD = (long long)NH * D;
+  static constexpr long long ROWS = B * TN;
+  static_assert(U % kUnitGroup == 0 && BT % kMmaRows == 0, "rnn tile");
+  static_assert((long long)K * U >= D, "the group covers the head");
+  static_assert(THREADS <= 1024, "rnn block");
+};
+
+// ---------------------------------------------------------------------------
+// Group synchronisation.
+
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+#else
+  __trap();
+#endif
+}
+
+// Stores `v` at the same shared offset as `local` in block `rank` of the
+// cluster.
+template <class O>
+__device__ __forceinline__ void store_to_rank(O *local, unsigned rank,
+                                              float v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned addr = (unsigned)__cvta_generic_to_shared(local);
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(addr), "r"(rank));
+  if constexpr (sizeof(O) == 4) {
+    asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(remote), "f"(v)
+                 : "memory");
+  } else {
+    O x;
+    kiln_store(&x, v);
+    asm volatile("st.shared::cluster.b16 [%0], %1;\n" ::"r"(remote),
+                 "h"(bits16(x))
+                 : "memory");
+  }
+#else
+  __trap();
+#endif
+}
+
+// A grid group's barrier: every block adds one to the group's counter and
+// waits until all K have arrived `target / K` times. Release and acquire at
+// GPU scope order the blocks' global stores and loads around it.
+__device__ __forceinline__ void group_barrier(unsigned *counter,
+                                              unsigned target,
+                                              unsigned thread) {
+  __syncthreads();
+  if (thread == 0) {
+    __threadfence();
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(counter)
+                 : "memory");
+    unsigned seen;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                   : "=r"(seen)
+                   : "l"(counter)
+                   : "memory");
+    } while (seen < target);
+  }
+  __syncthreads();
+}
+
+// Loads what another block may have stored in this launch (not from L1).
+template <class T> __device__ __forceinline__ float load_shared_global(const T *p) {
+  return kiln_load(__ldcg(p));
+}
+
+// ---------------------------------------------------------------------------
+// Where a thread works.
+
+template <class C> struct place {
+  int lane, warp, gid, tig, ug, split, rank, head, unit0;
+  long long group, row0;
+
+  __device__ __forceinline__ place(const launch_ctx &ctx, int group_offset) {
+    const int tid = (int)ctx.thread.x;
+    lane = tid % 32;
+    warp = tid / 32;
+    gid = lane / 4;
+    tig = lane % 4;
+    ug = warp % C::UG;
+    split = warp / C::UG;
+    rank = (int)ctx.block.x;
+    group = (long long)ctx.block.y + group_offset;
+    head = (int)(group % C::nh);
+    row0 = (group / C::nh) * C::bt;
+    unit0 = rank * C::u;
+  }
+  // The batch row (within the tile) and unit (within the block) of owned
+  // cell i of m-tile mt: the accumulator c[i] of the thread.
+  __device__ __forceinline__ int cell_row(int mt, int i) const {
+    return mt * kMmaRows + gid + 8 * (i >> 1);
+  }
+  __device__ __forceinline__ int cell_unit(int i) const {
+    return ug * kUnitGroup + 2 * tig + (i & 1);
+  }
+  __device__ __forceinline__ bool valid(int mt, int i) const {
+    return row0 + cell_row(mt, i) < C::b && unit0 + cell_unit(i) < C::d;
+  }
+};
+
+// The forward fragments of the block's rows of R: gate g, the warp's
+// k-steps.
+template <class C>
+__device__ __forceinline__ void
+load_forward_fragments(unsigned (&rf)[C::G][C::KSW][2],
+                       const typename C::element *__restrict__ r,
+                       const place<C> &at) {
+#pragma unroll
+  for (int g = 0; g < C::G; ++g)
+#pragma unroll
+    for (int j = 0; j < C::KSW; ++j) {
+      const long long k0 = (long long)(at.split * C::KSW + j) * C::KSTEP;
+      load_b<C::kind>(rf[g][j], at.lane, [&](int kq, int n) -> float {
+        const int dd = at.unit0 + at.ug * kUnitGroup + n;
+        const long long p = k0 + kq;
+        return dd < C::d && p < C::d
+                   ? kiln_load(r[((long long)(g * C::nh + at.head) * C::d + dd) *
+                                     C::d +
+                                 p])
+                   : 0.f;
+      });
+    }
+}
+
+// acc[mt][g] = the block's R_g rows times the h rows in `h`, over the
+// warp's k-steps; with KS > 1 the split warps' partials are added into the
+// first split's accumulators through `part`.
+template <class C>
+__device__ __forceinline__ void
+recurrent_products(float (&acc)[C::MT][C::G][4],
+                   const unsigned (&rf)[C::G][C::KSW][2],
+                   const typename C::operand *h, float *part,
+                   const place<C> &at) {
+#pragma unroll
+  for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+    for (int g = 0; g < C::G; ++g)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        acc[mt][g][i] = 0.f;
+#pragma unroll
+  for (int j = 0; j < C::KSW; ++j) {
+    const int k0 = (at.split * C::KSW + j) * C::KSTEP;
+    if (k0 < C::DP) {
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt) {
+        unsigned a[4];
+        load_a<C::kind>(a, h, C::H_PITCH, mt * kMmaRows, k0, at.lane);
+#pragma unroll
+        for (int g = 0; g < C::G; ++g)
+          mma<C::kind>(acc[mt][g], a, rf[g][j]);
+      }
+    }
+  }
+  if constexpr (C::ks > 1) {
+    auto slot = [&](int split, int mt, int g, int i) {
+      return ((((split - 1) * C::UG + at.ug) * C::MT + mt) * C::G + g) * 4 *
+                 32 +
+             i * 32 + at.lane;
+    };
+    if (at.split > 0) {
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+        for (int g = 0; g < C::G; ++g)
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            part[slot(at.split, mt, g, i)] = acc[mt][g][i];
+    }
+    __syncthreads();
+    if (at.split == 0) {
+      for (int s = 1; s < C::ks; ++s)
+#pragma unroll
+        for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+          for (int g = 0; g < C::G; ++g)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+              acc[mt][g][i] += part[slot(s, mt, g, i)];
+    }
+  }
+}
+
+// Offsets into the [S, B, T, NH, D] states, [S, B, NH, D] initial/last
+// states and [B, T, Gw, NH, D] input.
+template <class C>
+__device__ __forceinline__ long long all_at(int s, long long b, long long t,
+                                            int head, long long d) {
+  return ((s * C::b + b) * C::t + t) * C::HD + head * (long long)C::d + d;
+}
+template <class C>
+__device__ __forceinline__ long long last_at(int s, long long b, int head,
+                                             long long d) {
+  return (s * C::b + b) * C::HD + head * (long long)C::d + d;
+}
+template <class C>
+__device__ __forceinline__ long long input_at(long long b, long long t, int g,
+                                              int head, long long d) {
+  return ((b * C::t + t) * C::GW + g) * C::HD + head * (long long)C::d + d;
+}
+
+// State s of row b before step t (t = 0: the initial states).
+template <class C>
+__device__ __forceinline__ float
+state_before(const typename C::element *__restrict__ states,
+             const typename C::element *__restrict__ s0, float s0_splat, int s,
+             long long b, long long t, int head, long long d) {
+  if (t > 0)
+    return kiln_load(states[all_at<C>(s, b, t - 1, head, d)]);
+  if constexpr (C::splat0)
+    return s0_splat;
+  else
+    return kiln_load(s0[last_at<C>(s, b, head, d)]);
+}
+
+// Zero `n` shared elements of type O, cooperatively.
+template <class O>
+__device__ __forceinline__ void zero_shared(O *p, long long n, int thread,
+                                            int threads) {
+  for (long long i = thread; i < n; i += threads)
+    kiln_store(p + i, 0.f);
+}
+
+// ---------------------------------------------------------------------------
+// Forward.
+
+template <class C>
+__device__ __forceinline__ void
+forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
+        const typename C::element *__restrict__ r,
+        const typename C::element *__restrict__ bias,
+        const typename C::element *__restrict__ s0, float s0_splat,
+        typename C::element *__restrict__ states,
+        typename C::element *__restrict__ last, unsigned *__restrict__ counters,
+        int group_offset) {
+  typedef typename C::operand O;
+  extern __shared__ __align__(16) unsigned char kiln_rnn_smem[];
+  O *hbuf = reinterpret_cast<O *>(kiln_rnn_smem);
+  float *part = reinterpret_cast<float *>(hbuf + 2 * C::bt * C::H_PITCH);
+  const place<C> at(ctx, group_offset);
+  const int tid = (int)ctx.thread.x;
+
+  unsigned rf[C::G][C::KSW][2];
+  load_forward_fragments<C>(rf, r, at);
+
+  // Biases and states of the owned cells; h before step 0 in buffer 0.
+  float bv[C::GB][2];
+#pragma unroll
+  for (int g = 0; g < C::GB; ++g)
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int dd = at.unit0 + at.cell_unit(j);
+      bv[g][j] = dd < C::d ? kiln_load(bias[g * C::HD + at.head * C::d + dd])
+                           : 0.f;
+    }
+  float st[C::MT][4][C::S];
+#pragma unroll
+  for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int s = 0; s < C::S; ++s)
+        st[mt][i][s] =
+            at.valid(mt, i)
+                ? state_before<C>(states, s0, s0_splat, s,
+                                  at.row0 + at.cell_row(mt, i), 0, at.head,
+                                  at.unit0 + at.cell_unit(i))
+                : 0.f;
+  zero_shared(hbuf, 2 * C::bt * C::H_PITCH, tid, C::THREADS);
+  __syncthreads();
+  for (long long e = tid; e < (long long)C::bt * C::d; e += C::THREADS) {
+    const int row = (int)(e / C::d), p = (int)(e % C::d);
+    if (at.row0 + row < C::b)
+      kiln_store(hbuf + row * C::H_PITCH + p,
+                 state_before<C>(states, s0, s0_splat, 0, at.row0 + row, 0,
+                                 at.head, p));
+  }
+  if constexpr (C::sync == kSyncCluster)
+    cluster_sync();
+  else
+    __syncthreads();
+
+  auto load_input = [&](long long t, float (&x)[C::MT][4][C::GW]) {
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int g = 0; g < C::GW; ++g)
+          x[mt][i][g] = at.valid(mt, i)
+                            ? kiln_load(wx[input_at<C>(
+                                  at.row0 + at.cell_row(mt, i), t, g, at.head,
+                                  at.unit0 + at.cell_unit(i))])
+                            : 0.f;
+  };
+  float xn[C::MT][4][C::GW];
+  if (at.split == 0)
+    load_input(0, xn);
+
+  for (long long t = 0; t < C::t; ++t) {
+    const O *hc = hbuf + (t & 1) * C::bt * C::H_PITCH;
+    O *hn = hbuf + ((t + 1) & 1) * C::bt * C::H_PITCH;
+    float x[C::MT][4][C::GW];
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int g = 0; g < C::GW; ++g)
+          x[mt][i][g] = xn[mt][i][g];
+    if (at.split == 0 && t + 1 < C::t)
+      load_input(t + 1, xn);
+
+    float acc[C::MT][C::G][4];
+    recurrent_products<C>(acc, rf, hc, part, at);
+
+    if (at.split == 0) {
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          float rh[C::G];
+#pragma unroll
+          for (int g = 0; g < C::G; ++g)
+            rh[g] = acc[mt][g][i];
+          float bc[C::GB];
+#pragma unroll
+          for (int g = 0; g < C::GB; ++g)
+            bc[g] = bv[g][i & 1];
+          cell_forward<C::f>(x[mt][i], rh, bc, st[mt][i]);
+          if (!at.valid(mt, i))
+            continue;
+          const int row = at.cell_row(mt, i);
+          const long long b = at.row0 + row;
+          const int dd = at.unit0 + at.cell_unit(i);
+#pragma unroll
+          for (int s = 0; s < C::S; ++s)
+            kiln_store(states + all_at<C>(s, b, t, at.head, dd), st[mt][i][s]);
+          if constexpr (C::sync == kSyncBlock) {
+            kiln_store(hn + row * C::H_PITCH + dd, st[mt][i][0]);
+          } else if constexpr (C::sync == kSyncCluster) {
+            for (int q = 0; q < C::k; ++q)
+              store_to_rank(hn + row * C::H_PITCH + dd, (unsigned)q,
+                            st[mt][i][0]);
+          }
+        }
+    }
+
+    if constexpr (C::sync == kSyncBlock) {
+      __syncthreads();
+    } else if constexpr (C::sync == kSyncCluster) {
+      cluster_sync();
+    } else if (t + 1 < C::t) {
+      group_barrier(counters + at.group, (unsigned)((t + 1) * C::k),
+                    (unsigned)tid);
+      for (long long e = tid; e < (long long)C::bt * C::d; e += C::THREADS) {
+        const int row = (int)(e / C::d), p = (int)(e % C::d);
+        if (at.row0 + row < C::b)
+          kiln_store(hn + row * C::H_PITCH + p,
+                     load_shared_global(
+                         states + all_at<C>(0, at.row0 + row, t, at.head, p)));
+      }
+      __syncthreads();
+    }
+  }
+
+  if (at.split == 0 && last) {
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        if (at.valid(mt, i))
+#pragma unroll
+          for (int s = 0; s < C::S; ++s)
+            kiln_store(last + last_at<C>(s, at.row0 + at.cell_row(mt, i),
+                                         at.head, at.unit0 + at.cell_unit(i)),
+                       st[mt][i][s]);
+  }
+  // No block of a cluster leaves while a peer may still store into it.
+  if constexpr (C::sync == kSyncCluster)
+    cluster_sync();
+}
+
+// ---------------------------------------------------------------------------
+// Backward.
+
+template <class C>
+__device__ __forceinline__ void
+backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
+         const typename C::element *__restrict__ r,
+         const typename C::element *__restrict__ bias,
+         const typename C::element *__restrict__ s0, float s0_splat,
+         const typename C::element *__restrict__ states,
+         const typename C::element *__restrict__ d_states,
+         const typename C::element *__restrict__ d_last,
+         typename C::element *__restrict__ d_input,
+         typename C::element *__restrict__ d_rh0,
+         typename C::element *__restrict__ d_states0,
+         float *__restrict__ partials, unsigned *__restrict__ counters,
+         int group_offset) {
+  typedef typename C::operand O;
+  extern __shared__ __align__(16) unsigned char kiln_rnn_smem[];
+  O *hbuf = reinterpret_cast<O *>(kiln_rnn_smem);
+  O *abuf = hbuf + C::bt * C::H_PITCH;
+  float *part = reinterpret_cast<float *>(abuf + C::bt * C::A_PITCH);
+  float *incoming = part + (C::ks - 1) * C::bt * C::G * C::u;
+  const place<C> at(ctx, group_offset);
+  const int tid = (int)ctx.thread.x;
+
+  unsigned rf[C::G][C::KSW][2];
+  load_forward_fragments<C>(rf, r, at);
+  // rt[nt][kk]: k = (gate, unit of the block) rows, n = units p of the head;
+  // n-tile nt of warp w is w + nt * WARPS.
+  unsigned rt[C::NTW][C::TKS][2];
+#pragma unroll
+  for (int nt = 0; nt < C::NTW; ++nt)
+#pragma unroll
+    for (int kk = 0; kk < C::TKS; ++kk) {
+      const int p0 = (at.warp + nt * C::WARPS) * 8;
+      load_b<C::kind>(rt[nt][kk], at.lane, [&](int kq, int n) -> float {
+        const int k = kk * C::KSTEP + kq, p = p0 + n;
+        if (k >= C::G * C::u || p >= C::d)
+          return 0.f;
+        const int g = k / C::u, dd = at.unit0 + k % C::u;
+        return dd < C::d
+                   ? kiln_load(r[((long long)(g * C::nh + at.head) * C::d + dd) *
+                                     C::d +
+                                 p])
+                   : 0.f;
+      });
+    }
+
+  float bv[C::GB][2];
+#pragma unroll
+  for (int g = 0; g < C::GB; ++g)
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int dd = at.unit0 + at.cell_unit(j);
+      bv[g][j] = dd < C::d ? kiln_load(bias[g * C::HD + at.head * C::d + dd])
+                           : 0.f;
+    }
+
+  // carried: the gradient of the states before the step just done, without
+  // the path through R h, which arrives in dh (the group's sum).
+  float carried[C::MT][4][C::S], dh[C::MT][4];
+#pragma unroll
+  for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      dh[mt][i] = 0.f;
+#pragma unroll
+      for (int s = 0; s < C::S; ++s)
+        carried[mt][i][s] = 0.f;
+    }
+  zero_shared(hbuf, C::bt * C::H_PITCH, tid, C::THREADS);
+  zero_shared(abuf, C::bt * C::A_PITCH, tid, C::THREADS);
+  if constexpr (C::sync == kSyncCluster)
+    zero_shared(incoming, 2LL * C::k * C::bt * C::u, tid, C::THREADS);
+  if constexpr (C::sync == kSyncCluster)
+    cluster_sync();
+  else
+    __syncthreads();
+
+  for (long long t = C::t - 1; t >= 0; --t) {
+    const int parity = (int)(t & 1);
+    // h before the step, for the recomputed products.
+    for (long long e = tid; e < (long long)C::bt * C::d; e += C::THREADS) {
+      const int row = (int)(e / C::d), p = (int)(e % C::d);
+      if (at.row0 + row < C::b)
+        kiln_store(hbuf + row * C::H_PITCH + p,
+                   state_before<C>(states, s0, s0_splat, 0, at.row0 + row, t,
+                                   at.head, p));
+    }
+    __syncthreads();
+    float acc[C::MT][C::G][4];
+    recurrent_products<C>(acc, rf, hbuf, part, at);
+
+    if (at.split == 0) {
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int row = at.cell_row(mt, i), ul = at.cell_unit(i);
+          const long long b = at.row0 + row;
+          const int dd = at.unit0 + ul;
+          const bool valid = at.valid(mt, i);
+          float x[C::GW], rh[C::G], bc[C::GB], prev[C::S], d_next[C::S];
+#pragma unroll
+          for (int g = 0; g < C::GW; ++g)
+            x[g] = valid ? kiln_load(wx[input_at<C>(b, t, g, at.head, dd)])
+                         : 0.f;
+#pragma unroll
+          for (int g = 0; g < C::G; ++g)
+            rh[g] = acc[mt][g][i];
+#pragma unroll
+          for (int g = 0; g < C::GB; ++g)
+            bc[g] = bv[g][i & 1];
+#pragma unroll
+          for (int s = 0; s < C::S; ++s) {
+            prev[s] = valid ? state_before<C>(states, s0, s0_splat, s, b, t,
+                                              at.head, dd)
+                            : 0.f;
+            float g = carried[mt][i][s] + (s == 0 ? dh[mt][i] : 0.f);
+            if constexpr (C::d_states)
+              g += valid ? kiln_load(d_states[all_at<C>(s, b, t, at.head, dd)])
+                         : 0.f;
+            if constexpr (C::d_last)
+              g += valid && t == C::t - 1
+                       ? kiln_load(d_last[last_at<C>(s, b, at.head, dd)])
+                       : 0.f;
+            d_next[s] = g;
+          }
+          float gx[C::GW], grh[C::G], gprev[C::S];
+          cell_backward<C::f>(x, rh, bc, prev, d_next, gx, grh, gprev);
+          if (valid) {
+#pragma unroll
+            for (int g = 0; g < C::GW; ++g)
+              kiln_store(d_input + input_at<C>(b, t, g, at.head, dd), gx[g]);
+            if constexpr (C::f == kGru)
+              kiln_store(d_rh0 + (b * C::t + t) * C::HD + at.head * C::d + dd,
+                         grh[0]);
+          }
+#pragma unroll
+          for (int g = 0; g < C::G; ++g)
+            kiln_store(abuf + row * C::A_PITCH + g * C::u + ul,
+                       valid ? grh[g] : 0.f);
+#pragma unroll
+          for (int s = 0; s < C::S; ++s)
+            carried[mt][i][s] = valid ? gprev[s] : 0.f;
+        }
+    }
+    __syncthreads();
+
+    // The block's share of dh_prev = sum over its (gate, unit) rows.
+    float dacc[C::MT][C::NTW][4];
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < C::NTW; ++nt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          dacc[mt][nt][i] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < C::TKS; ++kk)
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt) {
+        unsigned a[4];
+        load_a<C::kind>(a, abuf, C::A_PITCH, mt * kMmaRows, kk * C::KSTEP,
+                        at.lane);
+#pragma unroll
+        for (int nt = 0; nt < C::NTW; ++nt)
+          mma<C::kind>(dacc[mt][nt], a, rt[nt][kk]);
+      }
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < C::NTW; ++nt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int row = mt * kMmaRows + at.gid + 8 * (i >> 1);
+          const int p = (at.warp + nt * C::WARPS) * 8 + 2 * at.tig + (i & 1);
+          if (p >= C::d)
+            continue;
+          if constexpr (C::sync == kSyncBlock) {
+            incoming[row * C::DP + p] = dacc[mt][nt][i];
+          } else if constexpr (C::sync == kSyncCluster) {
+            store_to_rank(incoming + ((parity * C::k + at.rank) * C::bt + row) *
+                                         C::u +
+                              p % C::u,
+                          (unsigned)(p / C::u), dacc[mt][nt][i]);
+          } else {
+            partials[(((at.group * 2 + parity) * C::k + at.rank) * C::bt + row) *
+                         C::DP +
+                     p] = dacc[mt][nt][i];
+          }
+        }
+    if constexpr (C::sync == kSyncBlock)
+      __syncthreads();
+    else if constexpr (C::sync == kSyncCluster)
+      cluster_sync();
+    else
+      group_barrier(counters + at.group, (unsigned)((C::t - t) * C::k),
+                    (unsigned)tid);
+
+    if (at.split == 0) {
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int row = at.cell_row(mt, i), ul = at.cell_unit(i);
+          float sum = 0.f;
+          if (at.valid(mt, i)) {
+            if constexpr (C::sync == kSyncBlock) {
+              sum = incoming[row * C::DP + at.unit0 + ul];
+            } else if constexpr (C::sync == kSyncCluster) {
+              for (int q = 0; q < C::k; ++q)
+                sum += incoming[((parity * C::k + q) * C::bt + row) * C::u + ul];
+            } else {
+              for (int q = 0; q < C::k; ++q)
+                sum += __ldcg(partials +
+                              (((at.group * 2 + parity) * C::k + q) * C::bt +
+                               row) *
+                                  C::DP +
+                              at.unit0 + ul);
+            }
+          }
+          dh[mt][i] = sum;
+        }
+    }
+  }
+
+  if (at.split == 0 && d_states0) {
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        if (at.valid(mt, i))
+#pragma unroll
+          for (int s = 0; s < C::S; ++s)
+            kiln_store(d_states0 + last_at<C>(s, at.row0 + at.cell_row(mt, i),
+                                              at.head,
+                                              at.unit0 + at.cell_unit(i)),
+                       carried[mt][i][s] + (s == 0 ? dh[mt][i] : 0.f));
+  }
+  if constexpr (C::sync == kSyncCluster)
+    cluster_sync();
+}
+
+// ---------------------------------------------------------------------------
+// Weight and bias gradients.
+
+// The gradient of R_g h (gate g) at (row kr = b * T + t, unit hd of all
+// heads): the input gradient of the same gate, except gru's gate 0 (its own
+// buffer) and its gates 1 and 2 (the input gradients of gates 0 and 1).
+template <class C>
+__device__ __forceinline__ float
+recurrent_grad(const typename C::element *__restrict__ d_input,
+               const typename C::element *__restrict__ d_rh0, int g,
+               long long kr, long long hd) {
+  if constexpr (C::f == kGru) {
+    if (g == 0)
+      return kiln_load(d_rh0[kr * C::HD + hd]);
+    return kiln_load(d_input[(kr * C::GW + g - 1) * C::HD + hd]);
+  } else {
+    return kiln_load(d_input[(kr * C::GW + g) * C::HD + hd]);
+  }
+}
+// The gradient of the term bias gate g is added to.
+template <class C>
+__device__ __forceinline__ float
+bias_grad(const typename C::element *__restrict__ d_input,
+          const typename C::element *__restrict__ d_rh0, int g, long long kr,
+          long long hd) {
+  return recurrent_grad<C>(d_input, d_rh0, g, kr, hd);
+}
+
+// B fragment of n-tile rows [n0, n0 + 8) of [n][k] shared rows.
+template <int Kind>
+__device__ __forceinline__ void
+load_b_rows(unsigned (&b)[2], const typename operand_of<Kind>::type *rows,
+            long long pitch, int n0, int k0, int lane) {
+  const int gid = lane / 4, tig = lane % 4;
+  if constexpr (Kind < kTf32) {
+    const auto *p = rows + (long long)(n0 + gid) * pitch + k0 + 2 * tig;
+    b[0] = *reinterpret_cast<const unsigned *>(p);
+    b[1] = *reinterpret_cast<const unsigned *>(p + 8);
+  } else {
+    const float *p = rows + (long long)(n0 + gid) * pitch + k0 + tig;
+    b[0] = Kind == kTf32 ? gemm::to_tf32(p[0]) : __float_as_uint(p[0]);
+    b[1] = Kind == kTf32 ? gemm::to_tf32(p[4]) : __float_as_uint(p[4]);
+  }
+}
+
+// dR partials: block (tile of d, tile of p) x (gate, head) x split writes
+// f32 partial[split][g][head][d][p] = sum over its rows of
+// a_g[row, d] h_prev[row, p]. 128 threads.
+template <class C>
+__device__ __forceinline__ void
+weight_gradient(const launch_ctx &ctx,
+                const typename C::element *__restrict__ d_input,
+                const typename C::element *__restrict__ d_rh0,
+                const typename C::element *__restrict__ states,
+                const typename C::element *__restrict__ s0, float s0_splat,
+                float *__restrict__ partial, long long split_rows) {
+  typedef typename C::operand O;
+  constexpr long long P = row_pitch(kWeightChunk, C::kind);
+  __shared__ __align__(16) O as[kWeightTile * P];
+  __shared__ __align__(16) O bs[kWeightTile * P];
+  constexpr long long tiles = weight_tiles(C::d);
+  const int tid = (int)ctx.thread.x, lane = tid % 32, warp = tid / 32;
+  const long long tile_d = ctx.block.x / tiles, tile_p = ctx.block.x % tiles;
+  const int g = (int)(ctx.block.y / C::nh), head = (int)(ctx.block.y % C::nh);
+  const long long begin = (long long)ctx.block.z * split_rows;
+  long long end = begin + split_rows;
+  if (end > C::ROWS)
+    end = C::ROWS;
+  // Thread's share of a chunk: row kq, 16 consecutive d (and p).
+  const int kq = tid / 4, m0 = (tid % 4) * 16;
+  float va[16], vb[16];
+  auto fetch = [&](long long chunk) {
+    const long long kr = chunk + kq;
+    const bool in = kr < end;
+    const long long b = in ? kr / C::t : 0, t = in ? kr % C::t : 0;
+#pragma unroll
+    for (int e = 0; e < 16; ++e) {
+      const long long dd = tile_d * kWeightTile + m0 + e;
+      const long long p = tile_p * kWeightTile + m0 + e;
+      va[e] = in && dd < C::d
+                  ? recurrent_grad<C>(d_input, d_rh0, g, kr,
+                                      head * (long long)C::d + dd)
+                  : 0.f;
+      vb[e] = in && p < C::d
+                  ? state_before<C>(states, s0, s0_splat, 0, b, t, head, p)
+                  : 0.f;
+    }
+  };
+  float acc[2][4][4];
+#pragma unroll
+  for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        acc[mi][ni][i] = 0.f;
+  const int wm = warp / 2, wn = warp % 2;
+  if (begin < end)
+    fetch(begin);
+  for (long long chunk = begin; chunk < end; chunk += kWeightChunk) {
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < 16; ++e) {
+      kiln_store(as + (m0 + e) * P + kq, va[e]);
+      kiln_store(bs + (m0 + e) * P + kq, vb[e]);
+    }
+    __syncthreads();
+    if (chunk + kWeightChunk < end)
+      fetch(chunk + kWeightChunk);
+#pragma unroll
+    for (int k0 = 0; k0 < kWeightChunk; k0 += C::KSTEP) {
+      unsigned a[2][4], bf[4][2];
+#pragma unroll
+      for (int mi = 0; mi < 2; ++mi)
+        load_a<C::kind>(a[mi], as, P, wm * 32 + mi * 16, k0, lane);
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni)
+        load_b_rows<C::kind>(bf[ni], bs, P, wn * 32 + ni * 8, k0, lane);
+#pragma unroll
+      for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni)
+          mma<C::kind>(acc[mi][ni], a[mi], bf[ni]);
+    }
+  }
+  const int gid = lane / 4, tig = lane % 4;
+  float *out = partial + ((ctx.block.z * C::G + g) * C::nh + head) *
+                             (long long)C::d * C::d;
+#pragma unroll
+  for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const long long dd =
+            tile_d * kWeightTile + wm * 32 + mi * 16 + gid + 8 * (i >> 1);
+        const long long p =
+            tile_p * kWeightTile + wn * 32 + ni * 8 + 2 * tig + (i & 1);
+        if (dd < C::d && p < C::d)
+          out[dd * C::d + p] = acc[mi][ni][i];
+      }
+}
+
+// db partials: column c of [Gb, NH, D] summed over chunk blockIdx.y of the
+// B * T rows into partial[chunk][c]. kBiasThreads threads.
+template <class C>
+__device__ __forceinline__ void
+bias_partials(const launch_ctx &ctx,
+              const typename C::element *__restrict__ d_input,
+              const typename C::element *__restrict__ d_rh0,
+              float *__restrict__ partial) {
+  const long long c = (long long)ctx.block.x * kBiasThreads + ctx.thread.x;
+  constexpr long long columns = (long long)C::GB * C::HD;
+  if (c >= columns)
+    return;
+  const int g = (int)(c / C::HD);
+  const long long hd = c % C::HD;
+  const long long begin = (long long)ctx.block.y * kBiasChunk;
+  const long long end =
+      begin + kBiasChunk < C::ROWS ? begin + kBiasChunk : C::ROWS;
+  float sum = 0.f;
+  for (long long kr = begin; kr < end; ++kr)
+    sum += bias_grad<C>(d_input, d_rh0, g, kr, hd);
+  partial[ctx.block.y * columns + c] = sum;
+}
+
+// out[i] = sum over j < parts of partial[j * n + i], in order.
+template <class T>
+__device__ __forceinline__ void sum_partials(const launch_ctx &ctx,
+                                             const float *__restrict__ partial,
+                                             long long n, int parts,
+                                             T *__restrict__ out) {
+  const long long i = (long long)ctx.block.x * kSumThreads + ctx.thread.x;
+  if (i >= n)
+    return;
+  float sum = 0.f;
+  for (int j = 0; j < parts; ++j)
+    sum += partial[j * n + i];
+  kiln_store(out + i, sum);
+}
+
+// Zeroes the grid groups' counters before a launch that uses them.
+__device__ __forceinline__ void zero_counters(const launch_ctx &ctx,
+                                              unsigned *__restrict__ counters,
+                                              long long n) {
+  const long long i = (long long)ctx.block.x * kSumThreads + ctx.thread.x;
+  if (i < n)
+    counters[i] = 0u;
+}
+
+} // namespace rnn
+} // namespace kiln

@@ -1,0 +1,182 @@
+//===- rnn_layout.cuh - shapes and resources of the recurrent kernels -----===//
+//
+// Shared by the planner (RnnEmitter.cpp), the kernel template (rnn.cuh) and
+// the tests. A recurrent layer of NH heads of D units runs as persistent
+// kernels: the (head, batch tile) pairs are independent "groups", and each
+// group is K blocks that split the head's units, U per block, each block
+// holding its units' rows of every gate's R in registers as tensor-core
+// fragments for all T steps. Per step a block multiplies the whole previous
+// h of its batch tile (shared memory) by its rows, and each unit's cell
+// runs in the thread that holds the unit's accumulators. The K blocks of a
+// group meet once per step:
+//
+// - kSyncBlock: K = 1, the block owns the head; a block barrier.
+// - kSyncCluster: the group is a thread-block cluster (sm_90); h (forward)
+//   and the partial R^T products (backward) go straight into the peers'
+//   shared memory, then a cluster barrier.
+// - kSyncGrid: the group spans SMs beyond a cluster; h and the partials go
+//   through global memory (L2) and the blocks meet at a counter in global
+//   memory, in a cooperative launch (every block resident). Groups that do
+//   not fit the GPU at once run as several such launches.
+//
+// Warps: U / 8 unit groups of 8 units (one mma n-tile per gate) times KS
+// splits of the D reduction.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+#include "kiln/host_device.cuh"
+
+namespace kiln {
+namespace rnn {
+
+using ::kiln::ceil_div;
+
+// kiln.rnn's functions, in the dialect's order.
+enum function_kind { kLstm = 0, kGru = 1, kElman = 2, kSlstm = 3 };
+
+__host__ __device__ constexpr int gates_w(int f) {
+  return f == kElman ? 1 : f == kGru ? 3 : 4;
+}
+__host__ __device__ constexpr int gates_r(int f) { return gates_w(f); }
+__host__ __device__ constexpr int gates_b(int f) { return f == kElman ? 1 : 4; }
+__host__ __device__ constexpr int num_states(int f) {
+  return f == kLstm ? 2 : f == kSlstm ? 4 : 1;
+}
+
+enum sync_kind { kSyncBlock = 0, kSyncCluster = 1, kSyncGrid = 2 };
+
+// Tensor-core operand kinds: bf16 and f16 m16n8k16; f32 as tf32 m16n8k8,
+// once (kTf32) or split into a high and a low part that recover f32's
+// accuracy (kTf32x3: three products).
+enum mma_kind { kBf16 = 0, kF16 = 1, kTf32 = 2, kTf32x3 = 3 };
+
+__host__ __device__ constexpr int mma_k(int kind) { return kind < 2 ? 16 : 8; }
+__host__ __device__ constexpr int element_bytes(int kind) {
+  return kind < 2 ? 2 : 4;
+}
+
+// The reduction dimension padded to whole mma k-steps (16 for every kind,
+// so that both kinds tile the same shared rows).
+__host__ __device__ constexpr long long padded(long long d) {
+  return ceil_div(d, 16) * 16;
+}
+
+// Units per block must be a multiple of the 8 columns of an mma n-tile.
+constexpr int kUnitGroup = 8;
+constexpr int kMmaRows = 16;
+
+__host__ __device__ constexpr int unit_groups(int u) { return u / kUnitGroup; }
+__host__ __device__ constexpr int warps(int u, int ks) {
+  return unit_groups(u) * ks;
+}
+// k-steps of the D reduction that one of KS warps takes.
+__host__ __device__ constexpr int ksteps_per_warp(long long d, int kind,
+                                                  int ks) {
+  return (int)ceil_div(padded(d) / mma_k(kind), ks);
+}
+
+// Registers (32-bit) per thread that hold the forward fragments of R: per
+// gate, per k-step, two (the n-tile's b0..b3 of 16-bit kinds, b0 b1 of tf32).
+__host__ __device__ constexpr int forward_fragment_registers(int f, long long d,
+                                                             int kind, int ks) {
+  return gates_r(f) * ksteps_per_warp(d, kind, ks) * 2;
+}
+
+// Backward: the transposed product dh_prev[b, p] += sum over the block's
+// (gate, unit) rows a[b, (g, u)] R[g, d, p] runs over every p of the head:
+// n-tiles of 8 p split over the block's warps, k-steps over its G * U rows.
+__host__ __device__ constexpr int transposed_k(int f, int u) {
+  return gates_r(f) * u;
+}
+__host__ __device__ constexpr int transposed_ksteps(int f, int u, int kind) {
+  return (int)ceil_div(transposed_k(f, u), mma_k(kind));
+}
+__host__ __device__ constexpr int transposed_ntiles(long long d, int u, int ks) {
+  return (int)ceil_div(padded(d) / 8, warps(u, ks));
+}
+__host__ __device__ constexpr int transposed_fragment_registers(int f,
+                                                                long long d,
+                                                                int u, int ks,
+                                                                int kind) {
+  return transposed_ntiles(d, u, ks) * transposed_ksteps(f, u, kind) * 2;
+}
+
+// Shared rows: 16-bit rows padded by 8 elements and f32 rows by 4, so that
+// the 32-bit fragment loads of one mma hit 32 distinct banks.
+__host__ __device__ constexpr long long row_pitch(long long columns, int kind) {
+  return columns + (element_bytes(kind) == 2 ? 8 : 4);
+}
+
+// Shared memory of a forward block: two h buffers [BT][pitch], and the f32
+// partial accumulators of the KS - 1 split warps [KS - 1][BT][G * U].
+__host__ __device__ constexpr long long forward_shared_bytes(int f, long long d,
+                                                             int bt, int u,
+                                                             int ks, int kind) {
+  return 2LL * bt * row_pitch(padded(d), kind) * element_bytes(kind) +
+         (ks - 1LL) * bt * gates_r(f) * u * 4;
+}
+
+// Backward block: one h buffer, the gate gradients a [BT][pitch(G*U)], the
+// split partials, and the incoming partial sums of dh_prev for its units:
+// [2 parities][K][BT][U] f32 in a cluster, [BT][padded D] f32 in a single
+// block, none in a grid group (they are in global memory).
+__host__ __device__ constexpr long long backward_shared_bytes(
+    int f, long long d, int bt, int u, int k, int ks, int kind, int sync) {
+  return 1LL * bt * row_pitch(padded(d), kind) * element_bytes(kind) +
+         1LL * bt * row_pitch(padded(transposed_k(f, u)), kind) *
+             element_bytes(kind) +
+         (ks - 1LL) * bt * gates_r(f) * u * 4 +
+         (sync == kSyncCluster ? 2LL * k * bt * u * 4
+          : sync == kSyncBlock ? 1LL * bt * padded(d) * 4
+                               : 0LL);
+}
+
+// Global scratch of a grid group: one arrival counter per group (zeroed
+// before the launch), and in the backward pass the partial sums
+// [groups][2 parities][K][BT][padded D] f32.
+__host__ __device__ constexpr long long counter_bytes(long long groups) {
+  return groups * 4;
+}
+__host__ __device__ constexpr long long partial_bytes(long long groups, int k,
+                                                      int bt, long long d) {
+  return groups * 2LL * k * bt * padded(d) * 4;
+}
+
+// The weight gradient dR[g, n] = sum over (b, t) of a_g[b, t]^T h_{t-1}[b]
+// as a GEMM per (gate, head): 64 x 64 output tiles of (d, p), 4 warps of
+// 32 x 32, the (b, t) reduction in chunks of 32 rows, split over
+// `weight_splits` blocks whose f32 partials a second kernel sums in order.
+constexpr int kWeightTile = 64;
+constexpr int kWeightChunk = 32;
+constexpr int kWeightThreads = 128;
+__host__ __device__ constexpr long long weight_tiles(long long d) {
+  return ceil_div(d, kWeightTile);
+}
+// Splits of the B * T rows: enough blocks to fill `sms` SMs about twice,
+// each split at least 512 rows.
+__host__ __device__ constexpr int weight_splits(long long rows, long long tiles,
+                                                int sms) {
+  long long want = ceil_div(2LL * sms, tiles);
+  long long most = ceil_div(rows, 512);
+  long long s = want < most ? want : most;
+  return (int)(s < 1 ? 1 : s > 64 ? 64 : s);
+}
+__host__ __device__ constexpr long long weight_split_rows(long long rows,
+                                                          int splits) {
+  return ceil_div(ceil_div(rows, splits), kWeightChunk) * kWeightChunk;
+}
+
+// The bias gradient: column sums over the B * T rows in chunks of
+// kBiasChunk rows (f32 partials), then summed in order.
+constexpr int kBiasChunk = 256;
+constexpr int kBiasThreads = 128;
+__host__ __device__ constexpr long long bias_chunks(long long rows) {
+  return ceil_div(rows, kBiasChunk);
+}
+
+// Partial sums: a second kernel adds `parts` f32 slices of `n` elements in
+// order and stores the sum in the result type.
+constexpr int kSumThreads = 256;
+
+} // namespace rnn
+} // namespace kiln
