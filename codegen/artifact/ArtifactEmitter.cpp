@@ -135,6 +135,8 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
       l.grid = {launch.grid[0], launch.grid[1], launch.grid[2]};
       l.block = {launch.block[0], launch.block[1], launch.block[2]};
       l.dynamic_shared_bytes = launch.dynamicSharedBytes;
+      l.cluster = {launch.cluster[0], launch.cluster[1], launch.cluster[2]};
+      l.cooperative = launch.cooperative;
       for (const CompiledArg &arg : launch.args) {
         switch (arg.kind) {
         case LaunchArg::Kind::I32:

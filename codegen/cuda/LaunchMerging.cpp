@@ -110,8 +110,11 @@ bool mergeable(const CompiledLaunch &launch,
                const std::vector<CompiledKernelImage> &kernels,
                llvm::StringRef arch) {
   const CompiledKernelImage &kernel = kernels[launch.kernel];
+  // A merged launch is one plain grid: it has no cluster shape and no
+  // grid-wide barrier to offer its parts.
   return launch.dynamicSharedBytes <= kMaxMergedDynamicShared &&
-         kernel.arch == arch && !kernel.part.code.empty();
+         !launch.clustered() && !launch.cooperative && kernel.arch == arch &&
+         !kernel.part.code.empty();
 }
 
 } // namespace

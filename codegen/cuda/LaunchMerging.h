@@ -36,8 +36,8 @@ std::string mergedKernelSource(llvm::ArrayRef<CompiledKernelImage> kernels,
 /// one merged launch. Only launches with the same block shape (or
 /// one-dimensional blocks of whole warps: the merged block is the largest and
 /// a smaller part's other warps exit), at most 96 KiB of dynamic shared memory
-/// (parts share it) and kernels for the plain target (not arch-specific) are
-/// merged, and only kernels that can be parts of another (rendered from a
+/// (parts share it), neither clustered nor cooperative, and kernels for the
+/// plain target (not arch-specific) are merged, and only kernels that can be parts of another (rendered from a
 /// KernelSpec); `arch` is that target. `addKernel` is given each merged source and
 /// returns the new kernel's index, or nothing to keep those launches apart
 /// (e.g. when the merged kernel does not compile).

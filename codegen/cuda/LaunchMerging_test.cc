@@ -208,6 +208,26 @@ TEST(LaunchMerging, ArchSpecificKernelsLargeSharedMemoryAndNoPartStayAlone) {
   EXPECT_EQ(entry.launches.size(), 4u);
 }
 
+TEST(LaunchMerging, ClusteredAndCooperativeLaunchesStayAlone) {
+  // Their kernels may have parts (a launch shape is not a property of the
+  // code): the launches alone keep them apart.
+  std::vector<CompiledKernelImage> ks = kernels(3, "sm_90");
+  CompiledEntry entry;
+  entry.launches = {launch(0, {writes(0)}), launch(1, {writes(256)}),
+                    launch(2, {writes(512)})};
+  entry.launches[0].cluster = {2, 1, 1};
+  entry.launches[2].cooperative = true;
+  int calls = 0;
+  mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &) {
+    ++calls;
+    return std::optional<size_t>(7);
+  });
+  EXPECT_EQ(calls, 0);
+  ASSERT_EQ(entry.launches.size(), 3u);
+  EXPECT_EQ(entry.launches[0].cluster, (std::array<uint32_t, 3>{2, 1, 1}));
+  EXPECT_TRUE(entry.launches[2].cooperative);
+}
+
 // Two kernels that each define the same helpers and use a 2-D grid: their
 // merged source must compile, and each part must see its own block index,
 // grid and (in a larger one-dimensional block) thread index.

@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
 #include <optional>
@@ -134,6 +135,8 @@ private:
         compiled.grid = launch.grid;
         compiled.block = launch.block;
         compiled.dynamicSharedBytes = launch.dynamicSharedBytes;
+        compiled.cluster = launch.cluster;
+        compiled.cooperative = launch.cooperative;
         for (const LaunchArg &arg : launch.args) {
           CompiledArg out;
           out.kind = arg.kind;
@@ -340,6 +343,16 @@ generateModule(ModuleOp module, const CodegenOptions &options, bool compile) {
         kernel.params.push_back(arg.kind);
     }
   return compiled;
+}
+
+std::string describeLaunchShape(const CompiledLaunch &launch) {
+  if (launch.cooperative)
+    return "cooperative";
+  if (!launch.clustered())
+    return "";
+  return llvm::formatv("cluster {0}x{1}x{2}", launch.cluster[0],
+                       launch.cluster[1], launch.cluster[2])
+      .str();
 }
 
 } // namespace mlir::kiln::codegen

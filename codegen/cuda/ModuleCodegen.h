@@ -37,8 +37,18 @@ struct CompiledLaunch {
   size_t kernel = 0;
   std::array<uint32_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   uint32_t dynamicSharedBytes = 0;
+  /// Thread-block cluster and cooperative launch, as GeneratedLaunch has
+  /// them.
+  std::array<uint32_t, 3> cluster = {1, 1, 1};
+  bool cooperative = false;
   std::vector<CompiledArg> args;
+
+  bool clustered() const { return cluster != std::array<uint32_t, 3>{1, 1, 1}; }
 };
+
+/// How a launch is shaped beyond its grid and block, for --stats: "cluster
+/// 2x1x1", "cooperative", or empty for a plain launch.
+std::string describeLaunchShape(const CompiledLaunch &launch);
 
 /// A tensor the host reads or writes: an entry input or output.
 struct TensorRef {

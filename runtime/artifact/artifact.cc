@@ -132,8 +132,10 @@ bool operator==(const Dim3& a, const Dim3& b) {
   return std::tie(a.x, a.y, a.z) == std::tie(b.x, b.y, b.z);
 }
 bool operator==(const Launch& a, const Launch& b) {
-  return std::tie(a.kernel, a.grid, a.block, a.dynamic_shared_bytes, a.args) ==
-         std::tie(b.kernel, b.grid, b.block, b.dynamic_shared_bytes, b.args);
+  return std::tie(a.kernel, a.grid, a.block, a.dynamic_shared_bytes, a.args,
+                  a.cluster, a.cooperative) ==
+         std::tie(b.kernel, b.grid, b.block, b.dynamic_shared_bytes, b.args,
+                  b.cluster, b.cooperative);
 }
 bool operator==(const Entry& a, const Entry& b) {
   return std::tie(a.name, a.inputs, a.outputs, a.arena_size, a.arena_alignment,

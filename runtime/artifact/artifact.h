@@ -128,12 +128,29 @@ struct Dim3 {
   uint32_t z = 1;
 };
 
+// The most blocks a thread-block cluster may have: 8 portably, 16 where the
+// kernel opts in to a non-portable size (sm_90).
+inline constexpr uint32_t kMaxPortableClusterBlocks = 8;
+inline constexpr uint32_t kMaxClusterBlocks = 16;
+
 struct Launch {
   uint32_t kernel = 0;
   Dim3 grid;
   Dim3 block;
   uint32_t dynamic_shared_bytes = 0;
   std::vector<Arg> args;
+  // Blocks per thread-block cluster; 1 x 1 x 1 is no cluster. Each grid
+  // dimension is a multiple of the cluster's.
+  Dim3 cluster;
+  // All blocks resident at once (the kernel synchronises the grid).
+  bool cooperative = false;
+
+  bool clustered() const {
+    return cluster.x != 1 || cluster.y != 1 || cluster.z != 1;
+  }
+  uint64_t cluster_blocks() const {
+    return uint64_t{cluster.x} * cluster.y * cluster.z;
+  }
 };
 
 struct Entry {
@@ -241,7 +258,9 @@ inline bool operator!=(const Artifact& a, const Artifact& b) {
 // elements * dtype size; every buffer range inside its arena or resident
 // buffer; kernel indices in range and argument lists matching the kernel's
 // parameters; launch geometry non-zero and within CUDA's limits; shared memory
-// within kMaxSharedBytes; unique names; parameters and constants tied to
+// within kMaxSharedBytes; cluster shapes of at most kMaxClusterBlocks that
+// divide the grid, only for sm_90+ targets and never on a cooperative
+// launch; unique names; parameters and constants tied to
 // resident buffers of the right role, shape and size. Errors are
 // InvalidArgument and start with the field path, e.g.
 //   "entries[1].launches[3].args[2]: offset 4096 + 256 bytes exceeds arena size

@@ -82,11 +82,6 @@ BufferRef Ref(const fb::BufferRef* r) {
                    r->offset(), r->size()};
 }
 
-Dim3 Dims(const fb::Dim3* d) {
-  if (d == nullptr) return Dim3{0, 0, 0};
-  return Dim3{d->x(), d->y(), d->z()};
-}
-
 std::vector<TensorBinding> Bindings(
     const flatbuffers::Vector<flatbuffers::Offset<fb::TensorBinding>>* v) {
   std::vector<TensorBinding> out;
@@ -123,9 +118,11 @@ Artifact Convert(const fb::Artifact& a) {
         for (const fb::Launch* l : *e->launches()) {
           Launch launch;
           launch.kernel = l->kernel();
-          launch.grid = Dims(l->grid());
-          launch.block = Dims(l->block());
+          launch.grid = Dim3FromFb(l->grid(), Dim3{0, 0, 0});
+          launch.block = Dim3FromFb(l->block(), Dim3{0, 0, 0});
           launch.dynamic_shared_bytes = l->dynamic_shared_bytes();
+          launch.cluster = Dim3FromFb(l->cluster(), Dim3{1, 1, 1});
+          launch.cooperative = l->cooperative();
           if (l->args() != nullptr) {
             for (const fb::Arg* arg : *l->args()) {
               Arg x;

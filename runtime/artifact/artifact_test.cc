@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "runtime/artifact/artifact_writer.h"
 #include "runtime/artifact/checksum.h"
+#include "runtime/artifact/kiln_artifact_generated.h"
 #include "runtime/artifact/test_artifacts.h"
 
 namespace kiln {
@@ -149,6 +150,7 @@ Artifact Mutated(Artifact a, const std::function<void(Artifact&)>& f) {
 
 std::vector<SemanticCase> SemanticCases() {
   using testing::MinimalArtifact;
+  using testing::MixedPrecisionArtifact;
   using testing::TrainingArtifact;
   return {
       {"arg beyond arena",
@@ -442,6 +444,53 @@ std::vector<SemanticCase> SemanticCases() {
                         [](Artifact& a) { a.kernels[0].max_threads = 0; });
        },
        "kernels[0].max_threads: 0 is outside [1, 1024]"},
+      {"cluster dimension zero",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[1].cluster = {0, 2, 1};
+         });
+       },
+       "entries[0].launches[1].cluster: (0, 2, 1) has a dimension below 1"},
+      {"cluster too large",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[1].cluster = {4, 4, 2};
+         });
+       },
+       "entries[0].launches[1].cluster: (4, 4, 2) has 32 blocks, more than "
+       "16"},
+      {"cluster dimension huge",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[1].cluster = {1u << 31, 1u << 31, 4};
+         });
+       },
+       "entries[0].launches[1].cluster: (2147483648, 2147483648, 4) has more "
+       "than 16 blocks"},
+      {"grid not a multiple of the cluster",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[1].cluster = {8, 1, 1};
+         });
+       },
+       "entries[0].launches[1].cluster: grid (132, 2, 1) is not a multiple "
+       "of cluster (8, 1, 1)"},
+      {"cooperative cluster",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[1].cooperative = true;
+         });
+       },
+       "entries[0].launches[1].cooperative: set together with cluster (4, 2, "
+       "1) (a launch is either cooperative or clustered)"},
+      {"cluster before sm_90",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].cluster = {1, 2, 1};
+         });
+       },
+       "entries[0].launches[0].cluster: (1, 2, 1) for target architecture "
+       "sm_80, which has no thread-block clusters (sm_90 and newer)"},
   };
 }
 
@@ -528,6 +577,41 @@ TEST(ArtifactTest, ExampleMessageFromTheDesign) {
   ExpectInvalid(LoadArtifact(SerializeArtifact(a)),
                 "entries[1].launches[3].args[2]: offset 4096 + 256 bytes "
                 "exceeds arena size 4096");
+}
+
+// Cluster shapes and the cooperative flag survive the file; a launch without
+// them writes neither field, so files without clusters keep their bytes and
+// files from before clusters (no field) read as 1 x 1 x 1.
+TEST(ArtifactTest, ClusterAndCooperativeRoundTrip) {
+  const std::string bytes = *WriteArtifact(testing::MixedPrecisionArtifact());
+  const fb::Envelope* env = fb::GetEnvelope(bytes.data());
+  const fb::Artifact* payload = flatbuffers::GetRoot<fb::Artifact>(env->payload()->data());
+  const auto* launches = payload->entries()->Get(0)->launches();
+  ASSERT_EQ(launches->size(), 4u);
+  EXPECT_EQ(launches->Get(0)->cluster(), nullptr);
+  EXPECT_FALSE(launches->Get(0)->cooperative());
+  ASSERT_NE(launches->Get(1)->cluster(), nullptr);
+  EXPECT_EQ(launches->Get(1)->cluster()->x(), 4u);
+  EXPECT_EQ(launches->Get(3)->cluster(), nullptr);
+  EXPECT_TRUE(launches->Get(3)->cooperative());
+
+  absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const std::vector<Launch>& l = loaded->entries[0].launches;
+  EXPECT_EQ(l[0].cluster, (Dim3{1, 1, 1}));
+  EXPECT_FALSE(l[0].clustered());
+  EXPECT_EQ(l[1].cluster, (Dim3{4, 2, 1}));
+  EXPECT_EQ(l[1].cluster_blocks(), 8u);
+  EXPECT_EQ(l[2].cluster, (Dim3{16, 1, 1}));
+  EXPECT_FALSE(l[1].cooperative);
+  EXPECT_TRUE(l[3].cooperative);
+  EXPECT_FALSE(l[3].clustered());
+
+  // 1 x 1 x 1 is no cluster: not written.
+  Artifact minimal = testing::MinimalArtifact();
+  minimal.entries[0].launches[0].cluster = {1, 1, 1};
+  EXPECT_EQ(SerializeArtifact(minimal),
+            SerializeArtifact(testing::MinimalArtifact()));
 }
 
 // Every initialiser and dtype survives the file with the numbers of

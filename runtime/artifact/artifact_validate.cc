@@ -275,6 +275,44 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // The cluster shape and the cooperative flag of a launch whose grid is
+  // already known to be valid.
+  absl::Status CheckCluster(const std::string& path, const Launch& launch) {
+    if (!launch.clustered()) return absl::OkStatus();
+    const Dim3& c = launch.cluster;
+    const Dim3& g = launch.grid;
+    const std::string shape = absl::StrCat("(", c.x, ", ", c.y, ", ", c.z, ")");
+    if (c.x < 1 || c.y < 1 || c.z < 1) {
+      return Invalid(path + ".cluster", shape, " has a dimension below 1");
+    }
+    // Each dimension first: their product may overflow.
+    if (c.x > kMaxClusterBlocks || c.y > kMaxClusterBlocks ||
+        c.z > kMaxClusterBlocks) {
+      return Invalid(path + ".cluster", shape, " has more than ",
+                     kMaxClusterBlocks, " blocks");
+    }
+    if (launch.cluster_blocks() > kMaxClusterBlocks) {
+      return Invalid(path + ".cluster", shape, " has ", launch.cluster_blocks(),
+                     " blocks, more than ", kMaxClusterBlocks);
+    }
+    if (g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0) {
+      return Invalid(path + ".cluster", "grid (", g.x, ", ", g.y, ", ", g.z,
+                     ") is not a multiple of cluster ", shape);
+    }
+    if (launch.cooperative) {
+      return Invalid(path + ".cooperative", "set together with cluster ", shape,
+                     " (a launch is either cooperative or clustered)");
+    }
+    for (const std::string& t : a_.target_archs) {
+      if (ArchNumber(t) < 90) {
+        return Invalid(path + ".cluster", shape, " for target architecture ", t,
+                       ", which has no thread-block clusters (sm_90 and "
+                       "newer)");
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckLaunch(const std::string& path, const Launch& launch,
                            const Entry& entry) {
     if (launch.kernel >= a_.kernels.size()) {
@@ -302,6 +340,7 @@ class Validator {
                      " threads exceed the kernel's max_threads ",
                      kernel.max_threads);
     }
+    KILN_RETURN_IF_ERROR(CheckCluster(path, launch));
     const uint64_t shared =
         uint64_t{launch.dynamic_shared_bytes} + kernel.static_shared_bytes;
     if (shared > kMaxSharedBytes) {

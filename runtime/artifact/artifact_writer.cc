@@ -22,8 +22,6 @@ fb::BufferRef ToFb(const BufferRef& r) {
                        r.size);
 }
 
-fb::Dim3 ToFb(const Dim3& d) { return fb::Dim3(d.x, d.y, d.z); }
-
 Offset<Vector<int64_t>> Shape(FlatBufferBuilder& b,
                               const std::vector<int64_t>& shape) {
   return b.CreateVector(shape);
@@ -56,10 +54,13 @@ Offset<fb::Launch> LaunchFb(FlatBufferBuilder& b, const Launch& l) {
                                  has_ref ? &ref : nullptr, a.scalar));
   }
   auto args_vec = b.CreateVector(args);
-  const fb::Dim3 grid = ToFb(l.grid);
-  const fb::Dim3 block = ToFb(l.block);
+  const fb::Dim3 grid = Dim3ToFb(l.grid);
+  const fb::Dim3 block = Dim3ToFb(l.block);
+  // No cluster is left out, so files without clusters stay as they were.
+  const fb::Dim3 cluster = Dim3ToFb(l.cluster);
   return fb::CreateLaunch(b, l.kernel, &grid, &block, l.dynamic_shared_bytes,
-                          args_vec);
+                          args_vec, l.clustered() ? &cluster : nullptr,
+                          l.cooperative);
 }
 
 Offset<fb::Entry> EntryFb(FlatBufferBuilder& b, const Entry& e) {
@@ -210,8 +211,7 @@ uint32_t ArtifactWriter::AddBuffer(std::string name, BufferRole role,
   for (int64_t d : shape) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
   b.byte_size = bytes;
   b.shape = std::move(shape);
-  b.in_place = role == BufferRole::kParameter ||
-               role == BufferRole::kState ||
+  b.in_place = role == BufferRole::kParameter || role == BufferRole::kState ||
                role == BufferRole::kOptimizerState ||
                role == BufferRole::kMasterWeight;
   return AddResidentBuffer(std::move(b));

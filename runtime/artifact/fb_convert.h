@@ -1,15 +1,17 @@
 #ifndef KILN_RUNTIME_ARTIFACT_FB_CONVERT_H_
 #define KILN_RUNTIME_ARTIFACT_FB_CONVERT_H_
 
-// Conversions between the schema's enums (kiln::fb) and the runtime's, shared
-// by the writer and the loader. The schema keeps 0 as INVALID for dtypes, so
-// fb::DType = kiln::DType + 1; initialisers carry the same numbers on both
-// sides. The conversions are bijections on all 256 byte values, so a value
-// outside an enum survives a round trip and is rejected by ValidateArtifact.
+// Conversions between the schema's enums and structs (kiln::fb) and the
+// runtime's, shared by the writer and the loader. The schema keeps 0 as INVALID
+// for dtypes, so fb::DType = kiln::DType + 1; initialisers carry the same
+// numbers on both sides. The conversions are bijections on all 256 byte values,
+// so a value outside an enum survives a round trip and is rejected by
+// ValidateArtifact.
 
 #include <cstdint>
 
 #include "kiln/dtype.h"
+#include "runtime/artifact/artifact.h"
 #include "runtime/artifact/kiln_artifact_generated.h"
 #include "runtime/random/initializers.h"
 
@@ -67,6 +69,15 @@ inline fb::InitKind InitKindToFb(InitKind init) {
 }
 inline InitKind InitKindFromFb(fb::InitKind init) {
   return static_cast<InitKind>(static_cast<uint8_t>(init));
+}
+
+inline fb::Dim3 Dim3ToFb(const Dim3& d) { return fb::Dim3(d.x, d.y, d.z); }
+// `absent` stands for a field the file leaves out: 0 x 0 x 0 for a grid or a
+// block (which ValidateArtifact rejects), 1 x 1 x 1 for a cluster (files from
+// before clusters have none).
+inline Dim3 Dim3FromFb(const fb::Dim3* d, Dim3 absent) {
+  if (d == nullptr) return absent;
+  return Dim3{d->x(), d->y(), d->z()};
 }
 
 }  // namespace artifact

@@ -18,7 +18,8 @@ Artifact MinimalArtifact();
 // apply_update and train_step; kernels for sm_80 and sm_90, some with cubin;
 // scalar arguments of every kind.
 Artifact TrainingArtifact();
-// bf16 parameters with f32 master weights and Adam state, donated inputs.
+// bf16 parameters with f32 master weights and Adam state, donated inputs;
+// clustered (8 and 16 blocks) and cooperative launches.
 Artifact MixedPrecisionArtifact();
 
 // All of the above.

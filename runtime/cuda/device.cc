@@ -42,6 +42,13 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(int ordinal) {
   KILN_RETURN_IF_ERROR(
       attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                 &device->max_smem_optin_));
+  int cluster_launch = 0, cooperative_launch = 0;
+  KILN_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, &cluster_launch));
+  KILN_RETURN_IF_ERROR(
+      attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &cooperative_launch));
+  device->cluster_launch_ = cluster_launch != 0;
+  device->cooperative_launch_ = cooperative_launch != 0;
   KILN_RETURN_IF_ERROR(KILN_CU(driver, cuDeviceTotalMem, &device->total_memory_,
                                device->device_));
 

@@ -51,6 +51,10 @@ class Device {
   size_t total_memory() const { return total_memory_; }
   // The largest dynamic shared memory a kernel may opt in to, per block.
   int max_shared_memory_per_block_optin() const { return max_smem_optin_; }
+  // Thread-block clusters (compute capability 9.0 and newer).
+  bool supports_clusters() const { return cluster_launch_; }
+  // Cooperative launches (all blocks resident at once).
+  bool supports_cooperative_launch() const { return cooperative_launch_; }
 
   CUdevice handle() const { return device_; }
   CUcontext context() const { return context_; }
@@ -78,6 +82,8 @@ class Device {
   int sm_count_ = 0;
   size_t total_memory_ = 0;
   int max_smem_optin_ = 0;
+  bool cluster_launch_ = false;
+  bool cooperative_launch_ = false;
 };
 
 }  // namespace kiln

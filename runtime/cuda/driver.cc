@@ -32,8 +32,10 @@ void* Resolve(void* handle, const char* versioned, const char* plain) {
 absl::StatusCode CodeFor(CUresult result) {
   switch (result) {
     case CUDA_ERROR_OUT_OF_MEMORY:
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
       return absl::StatusCode::kResourceExhausted;
     case CUDA_ERROR_INVALID_VALUE:
+    case CUDA_ERROR_INVALID_CLUSTER_SIZE:
     case CUDA_ERROR_INVALID_HANDLE:
     case CUDA_ERROR_INVALID_IMAGE:
     case CUDA_ERROR_INVALID_PTX:

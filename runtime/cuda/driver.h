@@ -20,52 +20,54 @@ namespace kiln {
 // resolved by that versioned symbol name.
 struct CudaApi {
 #define KILN_CUDA_API_MEMBER(name) decltype(&::name) name = nullptr;
-#define KILN_CUDA_API_LIST(X)  \
-  X(cuGetErrorName)            \
-  X(cuGetErrorString)          \
-  X(cuInit)                    \
-  X(cuDriverGetVersion)        \
-  X(cuDeviceGetCount)          \
-  X(cuDeviceGet)               \
-  X(cuDeviceGetAttribute)      \
-  X(cuDeviceGetName)           \
-  X(cuDeviceTotalMem)          \
-  X(cuDevicePrimaryCtxRetain)  \
-  X(cuDevicePrimaryCtxRelease) \
-  X(cuCtxSetCurrent)           \
-  X(cuCtxSynchronize)          \
-  X(cuStreamCreate)            \
-  X(cuStreamDestroy)           \
-  X(cuStreamSynchronize)       \
-  X(cuStreamWaitEvent)         \
-  X(cuEventCreate)             \
-  X(cuEventRecord)             \
-  X(cuEventQuery)              \
-  X(cuEventSynchronize)        \
-  X(cuEventElapsedTime)        \
-  X(cuEventDestroy)            \
-  X(cuMemAlloc)                \
-  X(cuMemFree)                 \
-  X(cuMemcpyHtoDAsync)         \
-  X(cuMemcpyDtoHAsync)         \
-  X(cuMemcpyDtoDAsync)         \
-  X(cuMemcpy2DAsync)           \
-  X(cuMemsetD8Async)           \
-  X(cuMemAllocHost)            \
-  X(cuMemFreeHost)             \
-  X(cuMemGetInfo)              \
-  X(cuModuleLoadDataEx)        \
-  X(cuModuleGetFunction)       \
-  X(cuModuleUnload)            \
-  X(cuLaunchKernel)            \
-  X(cuLaunchKernelEx)          \
-  X(cuFuncSetAttribute)        \
-  X(cuFuncGetAttribute)        \
-  X(cuStreamBeginCapture)      \
-  X(cuStreamEndCapture)        \
-  X(cuGraphInstantiate)        \
-  X(cuGraphLaunch)             \
-  X(cuGraphExecDestroy)        \
+#define KILN_CUDA_API_LIST(X)                    \
+  X(cuGetErrorName)                              \
+  X(cuGetErrorString)                            \
+  X(cuInit)                                      \
+  X(cuDriverGetVersion)                          \
+  X(cuDeviceGetCount)                            \
+  X(cuDeviceGet)                                 \
+  X(cuDeviceGetAttribute)                        \
+  X(cuDeviceGetName)                             \
+  X(cuDeviceTotalMem)                            \
+  X(cuDevicePrimaryCtxRetain)                    \
+  X(cuDevicePrimaryCtxRelease)                   \
+  X(cuCtxSetCurrent)                             \
+  X(cuCtxSynchronize)                            \
+  X(cuStreamCreate)                              \
+  X(cuStreamDestroy)                             \
+  X(cuStreamSynchronize)                         \
+  X(cuStreamWaitEvent)                           \
+  X(cuEventCreate)                               \
+  X(cuEventRecord)                               \
+  X(cuEventQuery)                                \
+  X(cuEventSynchronize)                          \
+  X(cuEventElapsedTime)                          \
+  X(cuEventDestroy)                              \
+  X(cuMemAlloc)                                  \
+  X(cuMemFree)                                   \
+  X(cuMemcpyHtoDAsync)                           \
+  X(cuMemcpyDtoHAsync)                           \
+  X(cuMemcpyDtoDAsync)                           \
+  X(cuMemcpy2DAsync)                             \
+  X(cuMemsetD8Async)                             \
+  X(cuMemAllocHost)                              \
+  X(cuMemFreeHost)                               \
+  X(cuMemGetInfo)                                \
+  X(cuModuleLoadDataEx)                          \
+  X(cuModuleGetFunction)                         \
+  X(cuModuleUnload)                              \
+  X(cuLaunchKernel)                              \
+  X(cuLaunchKernelEx)                            \
+  X(cuFuncSetAttribute)                          \
+  X(cuFuncGetAttribute)                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  X(cuOccupancyMaxActiveClusters)                \
+  X(cuStreamBeginCapture)                        \
+  X(cuStreamEndCapture)                          \
+  X(cuGraphInstantiate)                          \
+  X(cuGraphLaunch)                               \
+  X(cuGraphExecDestroy)                          \
   X(cuGraphDestroy)
   KILN_CUDA_API_LIST(KILN_CUDA_API_MEMBER)
 #undef KILN_CUDA_API_MEMBER
@@ -92,8 +94,10 @@ class CudaDriver {
 
   // OK for CUDA_SUCCESS; otherwise a Status naming the call and the result:
   // "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)". Out of
-  // memory maps to ResourceExhausted, invalid arguments to InvalidArgument,
-  // a missing kernel to NotFound, everything else to Internal.
+  // memory and a cooperative grid too large for the device map to
+  // ResourceExhausted, invalid arguments (a cluster size among them) to
+  // InvalidArgument, a missing kernel to NotFound, everything else to
+  // Internal.
   absl::Status Check(CUresult result, absl::string_view call) const;
 
  private:

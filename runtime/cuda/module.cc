@@ -1,6 +1,7 @@
 #include "runtime/cuda/module.h"
 
 #include <cstdint>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "kiln/status.h"
@@ -28,16 +29,125 @@ absl::Status Kernel::SetMaxDynamicSharedMemory(int bytes) const {
       absl::StrCat("kernel ", name_));
 }
 
+absl::Status Kernel::AllowNonPortableClusterSize() const {
+  return Annotate(
+      KILN_CU(driver_, cuFuncSetAttribute, function_,
+              CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+      absl::StrCat("kernel ", name_));
+}
+
+namespace {
+
+std::string DimString(const Dim3& d) {
+  return absl::StrCat("(", d.x, ",", d.y, ",", d.z, ")");
+}
+
+uint64_t Blocks(const Dim3& d) { return uint64_t{d.x} * d.y * d.z; }
+
+}  // namespace
+
+absl::Status Kernel::CheckDevice(const LaunchConfig& config) const {
+  if (config.clustered() && !device_->supports_clusters()) {
+    const ComputeCapability cc = device_->compute_capability();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kernel ", name_, " is launched in clusters of ",
+        DimString(config.cluster), " blocks, but ", device_->name(),
+        " (compute capability ", cc.major, ".", cc.minor,
+        ") has no thread-block clusters (9.0 and newer)"));
+  }
+  if (config.cooperative && !device_->supports_cooperative_launch()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("kernel ", name_, " is launched cooperatively, but ",
+                     device_->name(), " has no cooperative launches"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Kernel::CheckLaunchable(const LaunchConfig& config) const {
+  if (function_ == nullptr) {
+    return absl::FailedPreconditionError("checking an empty Kernel");
+  }
+  KILN_RETURN_IF_ERROR(CheckDevice(config));
+  const uint64_t threads = Blocks(config.block);
+  if (config.cooperative) {
+    int per_sm = 0;
+    KILN_RETURN_IF_ERROR(
+        Annotate(KILN_CU(driver_, cuOccupancyMaxActiveBlocksPerMultiprocessor,
+                         &per_sm, function_, static_cast<int>(threads),
+                         config.shared_memory_bytes),
+                 absl::StrCat("kernel ", name_)));
+    const uint64_t resident = uint64_t(per_sm) * device_->sm_count();
+    if (Blocks(config.grid) > resident) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "kernel ", name_, " is launched cooperatively with grid ",
+          DimString(config.grid), " = ", Blocks(config.grid),
+          " blocks, but only ", resident, " blocks of ", threads,
+          " threads with ", config.shared_memory_bytes,
+          " bytes of dynamic shared memory fit on ", device_->name(),
+          " at once (", per_sm, " per SM x ", device_->sm_count(), " SMs)"));
+    }
+  }
+  if (config.clustered()) {
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = config.cluster.x;
+    attribute.value.clusterDim.y = config.cluster.y;
+    attribute.value.clusterDim.z = config.cluster.z;
+    CUlaunchConfig launch = {};
+    launch.gridDimX = config.grid.x;
+    launch.gridDimY = config.grid.y;
+    launch.gridDimZ = config.grid.z;
+    launch.blockDimX = config.block.x;
+    launch.blockDimY = config.block.y;
+    launch.blockDimZ = config.block.z;
+    launch.sharedMemBytes = config.shared_memory_bytes;
+    launch.attrs = &attribute;
+    launch.numAttrs = 1;
+    int clusters = 0;
+    KILN_RETURN_IF_ERROR(Annotate(
+        KILN_CU(driver_, cuOccupancyMaxActiveClusters, &clusters, function_,
+                &launch),
+        absl::StrCat("kernel ", name_, " cluster ", DimString(config.cluster),
+                     " block ", DimString(config.block))));
+    if (clusters < 1) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "kernel ", name_, ": not one cluster of ", DimString(config.cluster),
+          " blocks of ", threads, " threads with ", config.shared_memory_bytes,
+          " bytes of dynamic shared memory fits on ", device_->name()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
                             void** args) const {
   if (function_ == nullptr) {
     return absl::FailedPreconditionError("launching an empty Kernel");
   }
-  absl::Status status;
+  KILN_RETURN_IF_ERROR(CheckDevice(config));
+  // Every attribute the launch asks for, at most one of each kind.
+  CUlaunchAttribute attributes[3] = {};
+  unsigned int count = 0;
   if (config.programmatic_serialization) {
-    CUlaunchAttribute attribute = {};
-    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attribute.value.programmaticStreamSerializationAllowed = 1;
+    attributes[count].id =
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count].value.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  if (config.clustered()) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = config.cluster.x;
+    attributes[count].value.clusterDim.y = config.cluster.y;
+    attributes[count].value.clusterDim.z = config.cluster.z;
+    ++count;
+  }
+  if (config.cooperative) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  absl::Status status;
+  if (count > 0) {
     CUlaunchConfig launch = {};
     launch.gridDimX = config.grid.x;
     launch.gridDimY = config.grid.y;
@@ -47,8 +157,8 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
     launch.blockDimZ = config.block.z;
     launch.sharedMemBytes = config.shared_memory_bytes;
     launch.hStream = stream.handle();
-    launch.attrs = &attribute;
-    launch.numAttrs = 1;
+    launch.attrs = attributes;
+    launch.numAttrs = count;
     status =
         KILN_CU(driver_, cuLaunchKernelEx, &launch, function_, args, nullptr);
   } else {
@@ -60,10 +170,11 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
   if (!status.ok()) {
     return Annotate(
         status,
-        absl::StrCat("kernel ", name_, " grid (", config.grid.x, ",",
-                     config.grid.y, ",", config.grid.z, ") block (",
-                     config.block.x, ",", config.block.y, ",", config.block.z,
-                     ") shared ", config.shared_memory_bytes));
+        absl::StrCat(
+            "kernel ", name_, " grid ", DimString(config.grid), " block ",
+            DimString(config.block), " shared ", config.shared_memory_bytes,
+            config.clustered() ? " cluster " + DimString(config.cluster) : "",
+            config.cooperative ? " cooperative" : ""));
   }
   return status;
 }
@@ -130,7 +241,7 @@ absl::StatusOr<Kernel> CudaModule::GetKernel(const std::string& name) const {
   if (!status.ok()) {
     return Annotate(status, absl::StrCat("kernel '", name, "'"));
   }
-  return Kernel(&device_->driver(), function, name);
+  return Kernel(device_, function, name);
 }
 
 }  // namespace kiln

@@ -45,6 +45,17 @@ struct LaunchConfig {
   // for their predecessor themselves (griddepcontrol.wait) before they touch
   // memory; on devices of compute capability 9.0 and newer.
   bool programmatic_serialization = false;
+  // Blocks per thread-block cluster (1 x 1 x 1: none); each grid dimension
+  // must be a multiple of it. Devices of compute capability 9.0 and newer;
+  // past 8 blocks only after Kernel::AllowNonPortableClusterSize.
+  Dim3 cluster;
+  // Every block resident at once, for kernels that synchronise the whole
+  // grid: the driver refuses a grid that does not fit the device.
+  bool cooperative = false;
+
+  bool clustered() const {
+    return cluster.x != 1 || cluster.y != 1 || cluster.z != 1;
+  }
 };
 
 // Kernel arguments assembled at run time (e.g. from an artifact's argument
@@ -81,8 +92,20 @@ class Kernel {
   // Allows launches with up to `bytes` of dynamic shared memory (needed
   // above 48 KiB).
   absl::Status SetMaxDynamicSharedMemory(int bytes) const;
+  // Allows clusters of more than the portable 8 blocks (up to 16 on sm_90).
+  absl::Status AllowNonPortableClusterSize() const;
+
+  // OK when the device can run `config` at all: clusters need compute
+  // capability 9.0, a cooperative grid must fit on the device at once and a
+  // cluster must fit its blocks on one GPC. FailedPrecondition or
+  // ResourceExhausted naming the kernel otherwise. Launch reports the same
+  // only through the driver's error, and inside a graph capture maybe not
+  // until the graph is instantiated; call this first (outside a capture).
+  absl::Status CheckLaunchable(const LaunchConfig& config) const;
 
   // Launches on `stream`; `args` points to one pointer per kernel parameter.
+  // With a cluster, cooperatively or with programmatic serialization through
+  // cuLaunchKernelEx and its launch attributes (kept by graph capture).
   absl::Status Launch(const Stream& stream, const LaunchConfig& config,
                       void** args) const;
   absl::Status Launch(const Stream& stream, const LaunchConfig& config,
@@ -101,9 +124,16 @@ class Kernel {
 
  private:
   friend class CudaModule;
-  Kernel(const CudaDriver* driver, CUfunction function, std::string name)
-      : driver_(driver), function_(function), name_(std::move(name)) {}
+  Kernel(const Device* device, CUfunction function, std::string name)
+      : device_(device),
+        driver_(&device->driver()),
+        function_(function),
+        name_(std::move(name)) {}
 
+  // The device checks of CheckLaunchable, without the driver's.
+  absl::Status CheckDevice(const LaunchConfig& config) const;
+
+  const Device* device_ = nullptr;
   const CudaDriver* driver_ = nullptr;
   CUfunction function_ = nullptr;
   std::string name_;

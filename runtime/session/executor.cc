@@ -295,6 +295,18 @@ DevicePtr Executor::Address(const EntryState& state,
   return base + ref.offset;
 }
 
+LaunchConfig Executor::ConfigOf(const artifact::Launch& l) const {
+  LaunchConfig config;
+  config.grid = {l.grid.x, l.grid.y, l.grid.z};
+  config.block = {l.block.x, l.block.y, l.block.z};
+  config.shared_memory_bytes = l.dynamic_shared_bytes;
+  config.programmatic_serialization =
+      programmatic_launch_ && module_->waits_for_predecessor[l.kernel];
+  config.cluster = {l.cluster.x, l.cluster.y, l.cluster.z};
+  config.cooperative = l.cooperative;
+  return config;
+}
+
 absl::StatusOr<Executor::EntryState*> Executor::Prepare(
     const artifact::Entry& entry) {
   auto it = entries_.find(entry.name);
@@ -308,7 +320,8 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
   KILN_ASSIGN_OR_RETURN(
       state.arena,
       runtime().pool->Allocate(entry.arena_size, StreamIdOf(*stream_)));
-  for (const artifact::Launch& launch : entry.launches) {
+  for (size_t i = 0; i < entry.launches.size(); ++i) {
+    const artifact::Launch& launch = entry.launches[i];
     const Kernel& kernel = module_->kernels[launch.kernel];
     // Static and dynamic shared memory together may pass 48 KiB only up to
     // the kernel's opt-in limit. Always opting in to the launch's dynamic
@@ -318,6 +331,14 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
     if (launch.dynamic_shared_bytes > 0) {
       KILN_RETURN_IF_ERROR(kernel.SetMaxDynamicSharedMemory(
           static_cast<int>(launch.dynamic_shared_bytes)));
+    }
+    // A cooperative grid or a cluster that cannot fit is refused here, by
+    // name, rather than by the driver during a graph capture (where the
+    // error may only surface when the graph is instantiated).
+    if (launch.cooperative || launch.clustered()) {
+      KILN_RETURN_IF_ERROR(
+          Annotate(kernel.CheckLaunchable(ConfigOf(launch)),
+                   absl::StrCat("entry '", entry.name, "' launch ", i)));
     }
     KernelArgs args;
     for (const artifact::Arg& arg : launch.args) {
@@ -355,13 +376,10 @@ absl::Status Executor::LaunchAll(const artifact::Entry& entry,
                                  EntryState& state) {
   for (size_t i = 0; i < entry.launches.size(); ++i) {
     const artifact::Launch& l = entry.launches[i];
-    LaunchConfig config;
-    config.grid = {l.grid.x, l.grid.y, l.grid.z};
-    config.block = {l.block.x, l.block.y, l.block.z};
-    config.shared_memory_bytes = l.dynamic_shared_bytes;
-    config.programmatic_serialization =
-        programmatic_launch_ && module_->waits_for_predecessor[l.kernel];
+    const LaunchConfig config = ConfigOf(l);
     stats_.programmatic_launches += config.programmatic_serialization ? 1 : 0;
+    stats_.cluster_launches += config.clustered() ? 1 : 0;
+    stats_.cooperative_launches += config.cooperative ? 1 : 0;
     KILN_RETURN_IF_ERROR(Annotate(
         module_->kernels[l.kernel].Launch(*stream_, config, state.args[i]),
         absl::StrCat("entry '", entry.name, "' launch ", i)));

@@ -130,6 +130,8 @@ class Executor {
       : module_(std::move(module)), options_(options) {}
   absl::Status Init();
   absl::StatusOr<EntryState*> Prepare(const artifact::Entry& entry);
+  // How `launch` is launched on this device.
+  LaunchConfig ConfigOf(const artifact::Launch& launch) const;
   DevicePtr Address(const EntryState& state,
                     const artifact::BufferRef& ref) const;
   absl::Status LaunchAll(const artifact::Entry& entry, EntryState& state);

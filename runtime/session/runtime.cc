@@ -75,6 +75,26 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::Load(const std::string& path) {
   return module;
 }
 
+namespace {
+
+// Lets `kernel` (artifact kernel `index`) run in clusters of more than the
+// portable 8 blocks where a launch asks for them: a property of the
+// function, set once when it is loaded.
+absl::Status AllowClusters(const artifact::Artifact& a, uint32_t index,
+                           const Kernel& kernel) {
+  for (const artifact::Entry& entry : a.entries) {
+    for (const artifact::Launch& launch : entry.launches) {
+      if (launch.kernel == index &&
+          launch.cluster_blocks() > artifact::kMaxPortableClusterBlocks) {
+        return kernel.AllowNonPortableClusterSize();
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
     absl::string_view bytes) {
   KILN_ASSIGN_OR_RETURN(artifact::Artifact a, artifact::LoadArtifact(bytes));
@@ -124,6 +144,9 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
     if (!kernel.ok()) {
       return Annotate(kernel.status(), absl::StrCat("kernels[", i, "]"));
     }
+    KILN_RETURN_IF_ERROR(
+        Annotate(AllowClusters(a, static_cast<uint32_t>(i), *kernel),
+                 absl::StrCat("kernels[", i, "] '", k.name, "'")));
     state->kernels.push_back(*kernel);
     state->modules.push_back(std::move(module));
   }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -421,6 +422,119 @@ TEST_F(GpuTest, GraphCaptureAndReplay) {
   EXPECT_EQ(failed.status().code(), absl::StatusCode::kInternal);
   ASSERT_OK(gpu().fill.LaunchWith(stream(), Config1D(n), y.data(), 1.0f, n));
   ASSERT_OK(stream().Synchronize());
+}
+
+// Clustered and cooperative launches run like any other, directly and in a
+// graph; what the device cannot run is refused with the kernel's name.
+TEST_F(GpuTest, ClusteredAndCooperativeLaunches) {
+  if (!device().supports_clusters()) {
+    GTEST_SKIP() << device().name() << " has no thread-block clusters";
+  }
+  // A module of its own: the non-portable opt-in below stays with it.
+  ModuleImages images;
+  images.ptx = gpu().ptx;
+  images.cubins.push_back({90, gpu().cubin});
+  ASSERT_OK_AND_ASSIGN(auto module, CudaModule::Load(device(), images));
+  ASSERT_OK_AND_ASSIGN(Kernel fill, module->GetKernel("fill_f32"));
+  ASSERT_OK_AND_ASSIGN(Kernel saxpy, module->GetKernel("saxpy"));
+  const int n = 4096;
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer x, pool().Allocate(n * 4, sid()));
+  ASSERT_OK_AND_ASSIGN(DeviceBuffer y, pool().Allocate(n * 4, sid()));
+
+  LaunchConfig clustered;
+  clustered.grid = {8, 2, 1};
+  clustered.block = {128, 1, 1};
+  clustered.cluster = {2, 2, 1};
+  LaunchConfig cooperative;
+  cooperative.grid = {4, 1, 1};
+  cooperative.block = {256, 1, 1};
+  cooperative.cooperative = true;
+  ASSERT_OK(fill.CheckLaunchable(clustered));
+  ASSERT_OK(fill.CheckLaunchable(cooperative));
+  ASSERT_OK(fill.LaunchWith(stream(), clustered, x.data(), 0.5f, n));
+  ASSERT_OK(fill.LaunchWith(stream(), cooperative, y.data(), 1.0f, n));
+  // Combined with programmatic serialization, and captured into a graph.
+  LaunchConfig both = clustered;
+  both.programmatic_serialization = true;
+  ASSERT_OK_AND_ASSIGN(
+      auto graph, Graph::Capture(stream(), [&]() -> absl::Status {
+        KILN_RETURN_IF_ERROR(
+            saxpy.LaunchWith(stream(), both, 2.0f, x.data(), y.data(), n));
+        return saxpy.LaunchWith(stream(), cooperative, 1.0f, x.data(),
+                                y.data(), n);
+      }));
+  ASSERT_OK(graph->Launch(stream()));
+  ASSERT_OK(graph->Launch(stream()));
+  ASSERT_OK_AND_ASSIGN(std::vector<float> host, Download(y.data(), n));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 1.0f + 2 * 1.5f) << i;
+
+  // More than 8 blocks only after the kernel opts in.
+  LaunchConfig wide;
+  wide.grid = {32, 1, 1};
+  wide.block = {128, 1, 1};
+  wide.cluster = {16, 1, 1};
+  absl::Status refused = fill.LaunchWith(stream(), wide, x.data(), 2.0f, n);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("kernel fill_f32"), std::string::npos)
+      << refused;
+  EXPECT_NE(refused.message().find("cluster (16,1,1)"), std::string::npos)
+      << refused;
+  ASSERT_OK(fill.AllowNonPortableClusterSize());
+  ASSERT_OK(fill.CheckLaunchable(wide));
+  ASSERT_OK(fill.LaunchWith(stream(), wide, x.data(), 2.0f, n));
+  ASSERT_OK_AND_ASSIGN(host, Download(x.data(), n));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 2.0f) << i;
+
+  // A cooperative grid larger than the device holds at once.
+  LaunchConfig huge = cooperative;
+  huge.grid = {1 << 20, 1, 1};
+  absl::Status too_large = fill.CheckLaunchable(huge);
+  EXPECT_EQ(too_large.code(), absl::StatusCode::kResourceExhausted)
+      << too_large;
+  EXPECT_NE(too_large.message().find("kernel fill_f32 is launched "
+                                     "cooperatively with grid (1048576,1,1)"),
+            std::string::npos)
+      << too_large;
+  absl::Status launched = fill.LaunchWith(stream(), huge, x.data(), 0.0f, n);
+  EXPECT_EQ(launched.code(), absl::StatusCode::kResourceExhausted) << launched;
+  EXPECT_NE(launched.message().find("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"),
+            std::string::npos)
+      << launched;
+  EXPECT_NE(launched.message().find("kernel fill_f32"), std::string::npos)
+      << launched;
+  ASSERT_OK(stream().Synchronize());
+}
+
+// On the stand-in driver posing as an sm_80 device: clusters are refused by
+// name before the driver sees them.
+TEST_F(GpuTest, ClustersNeedComputeCapability90) {
+  if (std::getenv("KILN_LIBCUDA_PATH") == nullptr) {
+    GTEST_SKIP() << "needs the stand-in driver to pose as an older device";
+  }
+  setenv("KILN_FAKE_CUDA_SM", "80", 1);
+  auto older = Device::Open(0);
+  unsetenv("KILN_FAKE_CUDA_SM");
+  ASSERT_OK(older.status());
+  ASSERT_EQ((*older)->compute_capability().sm(), 80);
+  EXPECT_FALSE((*older)->supports_clusters());
+  ModuleImages images;
+  images.ptx = gpu().ptx;
+  ASSERT_OK_AND_ASSIGN(auto module, CudaModule::Load(**older, images));
+  ASSERT_OK_AND_ASSIGN(Kernel fill, module->GetKernel("fill_f32"));
+  LaunchConfig clustered;
+  clustered.grid = {2, 1, 1};
+  clustered.block = {32, 1, 1};
+  clustered.cluster = {2, 1, 1};
+  for (const absl::Status& status :
+       {fill.CheckLaunchable(clustered),
+        fill.LaunchWith(stream(), clustered, CUdeviceptr{0}, 0.0f, 0)}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+    EXPECT_EQ(status.message(),
+              "kernel fill_f32 is launched in clusters of (2,1,1) blocks, but "
+              "Fake CPU H200 (compute capability 8.0) has no thread-block "
+              "clusters (9.0 and newer)");
+  }
+  ASSERT_OK(device().MakeCurrent());
 }
 
 TEST_F(GpuTest, TensorViewsOverDeviceMemory) {

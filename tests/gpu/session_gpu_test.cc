@@ -59,19 +59,24 @@ std::vector<float> Floats(const HostTensor& t) {
   return out;
 }
 
-// The CPU stand-in driver's count of launches with programmatic stream
-// serialization; -1 with a real driver (which has no such counter).
-int FakeDriverProgrammaticLaunches() {
+// A counter of the CPU stand-in driver (kiln_fake_<name>); -1 with a real
+// driver (which has no such counter).
+int FakeDriverCounter(const char* name) {
   const char* path = std::getenv("KILN_LIBCUDA_PATH");
   if (path == nullptr || *path == '\0') return -1;
   void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
   if (handle == nullptr) return -1;
   using Counter = int (*)();
   auto counter = reinterpret_cast<Counter>(
-      dlsym(handle, "kiln_fake_programmatic_launches"));
+      dlsym(handle, absl::StrCat("kiln_fake_", name).c_str()));
   const int count = counter != nullptr ? counter() : -1;
   dlclose(handle);
   return count;
+}
+
+// Launches with programmatic stream serialization.
+int FakeDriverProgrammaticLaunches() {
+  return FakeDriverCounter("programmatic_launches");
 }
 
 class SessionGpuTest : public ::testing::Test {
@@ -577,6 +582,108 @@ TEST_F(SessionGpuTest, ProgrammaticLaunchesGiveIdenticalResults) {
   ASSERT_OK_AND_ASSIGN(float loss, plain->Step(Batch(data, o, 0), 0.01f));
   EXPECT_TRUE(std::isfinite(loss));
   EXPECT_EQ(plain->stats().programmatic_launches, 0);
+}
+
+// The linear-regression artifact with some launches in thread-block clusters
+// (one of 16 blocks, past the portable 8) and one cooperative. The kernels
+// guard their index, so the larger grids change nothing but the launch.
+artifact::Artifact ClusteredLinReg(const LinRegOptions& o) {
+  artifact::Artifact a = testing::LinRegArtifact(o);
+  for (artifact::Entry& entry : a.entries) {
+    for (artifact::Launch& launch : entry.launches) {
+      const std::string& name = a.kernels[launch.kernel].name;
+      if (name == "mse_grad") {
+        launch.grid = {4, 2, 1};
+        launch.cluster = {2, 2, 1};
+      } else if (name == "adam_update") {
+        launch.grid = {32, 1, 1};
+        launch.cluster = {16, 1, 1};
+      } else if (name == "linreg_forward") {
+        launch.cooperative = true;
+      }
+    }
+  }
+  return a;
+}
+
+TEST_F(SessionGpuTest, ClusteredAndCooperativeLaunchesGiveIdenticalResults) {
+  if (!rt().device().supports_clusters()) {
+    GTEST_SKIP() << rt().device().name() << " has no thread-block clusters";
+  }
+  LinRegOptions o;
+  auto plain = LoadLinReg(o);
+  ASSERT_NE(plain, nullptr);
+  ASSERT_OK_AND_ASSIGN(std::string bytes,
+                       artifact::WriteArtifact(ClusteredLinReg(o)));
+  ASSERT_OK_AND_ASSIGN(auto shaped, rt().LoadFromMemory(bytes));
+  const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 9);
+  ASSERT_OK_AND_ASSIGN(auto reference, plain->NewTrainer({.seed = 3}));
+  ASSERT_OK_AND_ASSIGN(auto graphs, shaped->NewTrainer({.seed = 3}));
+  ASSERT_OK_AND_ASSIGN(auto direct,
+                       shaped->NewTrainer({.seed = 3, .use_graphs = false}));
+  const int clusters_before = FakeDriverCounter("cluster_launches");
+  const int cooperative_before = FakeDriverCounter("cooperative_launches");
+  constexpr int kSteps = 6;
+  for (int i = 0; i < kSteps; ++i) {
+    ASSERT_OK_AND_ASSIGN(float a, reference->Step(Batch(data, o, i % 4), 0.02f));
+    ASSERT_OK_AND_ASSIGN(float b, graphs->Step(Batch(data, o, i % 4), 0.02f));
+    ASSERT_OK_AND_ASSIGN(float c, direct->Step(Batch(data, o, i % 4), 0.02f));
+    EXPECT_EQ(a, b) << "step " << i;
+    EXPECT_EQ(a, c) << "step " << i;
+  }
+  for (const char* name : {"w", "b", "adam_m.w", "adam_v.b"}) {
+    const std::vector<float> expected = Download(reference->Buffer(name));
+    EXPECT_EQ(Download(graphs->Buffer(name)), expected) << name;
+    EXPECT_EQ(Download(direct->Buffer(name)), expected) << name;
+  }
+  // Per step: mse_grad and two Adam updates clustered, the forward pass
+  // cooperative; a graph is captured once.
+  EXPECT_EQ(reference->stats().cluster_launches, 0);
+  EXPECT_EQ(reference->stats().cooperative_launches, 0);
+  EXPECT_EQ(graphs->stats().cluster_launches, 3);
+  EXPECT_EQ(graphs->stats().cooperative_launches, 1);
+  EXPECT_EQ(direct->stats().cluster_launches, 3 * kSteps);
+  EXPECT_EQ(direct->stats().cooperative_launches, kSteps);
+  if (clusters_before >= 0) {
+    EXPECT_EQ(FakeDriverCounter("cluster_launches") - clusters_before,
+              3 + 3 * kSteps);
+    EXPECT_EQ(FakeDriverCounter("cooperative_launches") - cooperative_before,
+              1 + kSteps);
+  }
+}
+
+// A cooperative grid the device cannot hold at once fails the call before
+// anything runs (and before a graph is captured), naming the kernel.
+TEST_F(SessionGpuTest, CooperativeGridTooLargeIsAnError) {
+  LinRegOptions o;
+  artifact::Artifact a = testing::LinRegArtifact(o);
+  for (artifact::Entry& entry : a.entries) {
+    for (artifact::Launch& launch : entry.launches) {
+      if (a.kernels[launch.kernel].name == "mse_grad") {
+        launch.grid = {1 << 20, 1, 1};
+        launch.cooperative = true;
+      }
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(std::string bytes, artifact::WriteArtifact(a));
+  ASSERT_OK_AND_ASSIGN(auto module, rt().LoadFromMemory(bytes));
+  const LinRegData data = testing::MakeLinRegData(o.batch, o.in, o.out, 10);
+  for (bool use_graphs : {true, false}) {
+    ASSERT_OK_AND_ASSIGN(
+        auto trainer,
+        module->NewTrainer({.seed = 3, .use_graphs = use_graphs}));
+    const std::vector<float> w = Download(trainer->Parameter("w"));
+    auto loss = trainer->Step(Batch(data, o, 0), 0.1f);
+    EXPECT_EQ(loss.status().code(), absl::StatusCode::kResourceExhausted)
+        << loss.status();
+    EXPECT_THAT(std::string(loss.status().message()),
+                HasSubstr("kernel mse_grad is launched cooperatively with grid "
+                          "(1048576,1,1)"));
+    EXPECT_THAT(std::string(loss.status().message()),
+                HasSubstr("entry 'train_step' launch"));
+    EXPECT_EQ(Download(trainer->Parameter("w")), w);
+    EXPECT_EQ(trainer->stats().calls, 0);
+  }
 }
 
 TEST_F(SessionGpuTest, WrongInputsAreRejectedBeforeAnythingRuns) {

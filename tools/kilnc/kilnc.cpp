@@ -38,6 +38,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -148,7 +149,15 @@ static void printStats(const codegen::CompiledModule &module) {
                  << module.mergesKeptApart << "\n";
   llvm::errs() << "resident bytes: " << residentBytes << " in "
                << module.residents.size() << " buffers\n";
-  for (const codegen::CompiledKernelImage &kernel : module.kernels) {
+  // Clusters and cooperative launches belong to the launches, not to the
+  // code: each kernel lists the shapes its launches use.
+  std::vector<std::set<std::string>> shapes(module.kernels.size());
+  for (const codegen::CompiledEntry &entry : module.entries)
+    for (const codegen::CompiledLaunch &launch : entry.launches)
+      if (std::string shape = codegen::describeLaunchShape(launch);
+          !shape.empty())
+        shapes[launch.kernel].insert(shape);
+  for (auto [index, kernel] : llvm::enumerate(module.kernels)) {
     llvm::errs() << "kernel " << kernel.name << " (" << kernel.arch << "): ";
     if (kernel.templateName.empty())
       llvm::errs() << "no template";
@@ -156,6 +165,8 @@ static void printStats(const codegen::CompiledModule &module) {
       llvm::errs() << kernel.templateName;
     if (!kernel.configuration.empty())
       llvm::errs() << " [" << kernel.configuration << "]";
+    for (const std::string &shape : shapes[index])
+      llvm::errs() << ", " << shape;
     llvm::errs() << "\n";
   }
   for (const codegen::CompiledEntry &entry : module.entries) {

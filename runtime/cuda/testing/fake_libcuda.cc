@@ -9,9 +9,16 @@
 // tests/gpu/kernels.cu (fill_f32, saxpy, reduce_sum_f32, gather_f32) and
 // tests/gpu/linreg_kernels.cu (linear regression, SGD, Adam, a running mean),
 // and of the runtime's gradient tools (runtime/session/grad_tools.cu).
+// cuLaunchKernelEx takes programmatic serialization, clusters and
+// cooperative launches, checks them as the driver does (cluster sizes, the
+// grid a multiple of the cluster, a cooperative grid that fits the device)
+// and counts them for the tests (kiln_fake_* below); the work runs like any
+// other launch. KILN_FAKE_CUDA_SM (e.g. "80") changes the compute capability
+// the device reports, for devices without clusters.
 // Not a simulator of anything else: unknown kernels fail to launch.
 #include <cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -30,12 +37,28 @@ namespace {
 constexpr size_t kTotalMemory = size_t{1} << 30;
 constexpr int kMaxSharedOptin = 232448;  // H100/H200 value
 constexpr int kDefaultShared = 48 * 1024;
+constexpr int kSmCount = 132;
+constexpr int kMaxThreadsPerSm = 2048;
+constexpr int kMaxBlocksPerSm = 32;
+constexpr int kSharedPerSm = 233472;  // 228 KiB
+constexpr unsigned int kMaxPortableCluster = 8;
+constexpr unsigned int kMaxCluster = 16;
 
 std::mutex mu;
 size_t allocated = 0;
 std::map<CUdeviceptr, size_t> allocations;
 int context_token;
 int programmatic_launches = 0;
+int cluster_launches = 0;
+int cooperative_launches = 0;
+unsigned int last_cluster[3] = {0, 0, 0};
+
+// The compute capability as major * 10 + minor: 90 unless KILN_FAKE_CUDA_SM
+// says otherwise (read at each query, so a test may change it).
+int FakeSm() {
+  const char* sm = std::getenv("KILN_FAKE_CUDA_SM");
+  return sm != nullptr && *sm != '\0' ? std::atoi(sm) : 90;
+}
 
 struct FakeStream {
   bool capturing = false;
@@ -47,6 +70,7 @@ struct FakeEvent {
 struct FakeFunction {
   std::string name;
   int max_dynamic_shared = kDefaultShared;
+  bool non_portable_cluster = false;
 };
 struct FakeModule {
   std::string image;
@@ -109,6 +133,15 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
     case CUDA_ERROR_INVALID_DEVICE:
       *name = "CUDA_ERROR_INVALID_DEVICE";
       break;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *name = "CUDA_ERROR_NOT_SUPPORTED";
+      break;
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+      *name = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
+      break;
+    case CUDA_ERROR_INVALID_CLUSTER_SIZE:
+      *name = "CUDA_ERROR_INVALID_CLUSTER_SIZE";
+      break;
     default:
       *name = "CUDA_ERROR_UNKNOWN";
       return CUDA_ERROR_INVALID_VALUE;
@@ -129,6 +162,12 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
       break;
     case CUDA_ERROR_NOT_FOUND:
       *text = "named symbol not found";
+      break;
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+      *text = "too many blocks in cooperative launch";
+      break;
+    case CUDA_ERROR_INVALID_CLUSTER_SIZE:
+      *text = "invalid cluster size";
       break;
     default:
       *text = "fake driver error";
@@ -155,13 +194,19 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute,
                               CUdevice) {
   switch (attribute) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-      *value = 9;
+      *value = FakeSm() / 10;
       break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-      *value = 0;
+      *value = FakeSm() % 10;
       break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-      *value = 132;
+      *value = kSmCount;
+      break;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
+      *value = FakeSm() >= 90 ? 1 : 0;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+      *value = 1;
       break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
       *value = kMaxSharedOptin;
@@ -362,15 +407,96 @@ CUresult cuModuleUnload(CUmodule module) {
 }
 CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attr,
                             int value) {
+  auto* f = reinterpret_cast<FakeFunction*>(function);
+  if (attr == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) {
+    if (FakeSm() < 90 || (value != 0 && value != 1)) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    f->non_portable_cluster = value != 0;
+    return CUDA_SUCCESS;
+  }
   if (attr != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
       value > kMaxSharedOptin) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  reinterpret_cast<FakeFunction*>(function)->max_dynamic_shared = value;
+  f->max_dynamic_shared = value;
   return CUDA_SUCCESS;
 }
 CUresult cuFuncGetAttribute(int* value, CUfunction_attribute, CUfunction) {
   *value = 0;
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace {
+
+// Blocks of `threads` threads and `shared` bytes of dynamic shared memory
+// that fit on one SM at once (registers are not modelled).
+int BlocksPerSm(unsigned int threads, size_t shared) {
+  if (threads == 0 || threads > 1024) return 0;
+  int blocks = std::min<int>(kMaxBlocksPerSm, kMaxThreadsPerSm / threads);
+  if (shared > 0) {
+    blocks = std::min<int>(blocks, static_cast<int>(kSharedPerSm / shared));
+  }
+  return blocks;
+}
+
+// The cluster attribute of `config`, if any, checked as the driver checks
+// it: CUDA_ERROR_NOT_SUPPORTED before sm_90, CUDA_ERROR_INVALID_CLUSTER_SIZE
+// for a zero dimension, a grid that is not a multiple of it, more than 16
+// blocks, or more than 8 without the function's non-portable opt-in.
+CUresult CheckCluster(const CUlaunchConfig& config, const FakeFunction& f,
+                      const CUlaunchAttribute& attribute) {
+  if (FakeSm() < 90) return CUDA_ERROR_NOT_SUPPORTED;
+  const auto& c = attribute.value.clusterDim;
+  if (c.x == 0 || c.y == 0 || c.z == 0 || config.gridDimX % c.x != 0 ||
+      config.gridDimY % c.y != 0 || config.gridDimZ % c.z != 0) {
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  const uint64_t size = uint64_t{c.x} * c.y * c.z;
+  if (size > kMaxCluster ||
+      (size > kMaxPortableCluster && !f.non_portable_cluster)) {
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks,
+                                                     CUfunction function,
+                                                     int threads,
+                                                     size_t shared) {
+  if (blocks == nullptr || function == nullptr || threads <= 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *blocks = BlocksPerSm(static_cast<unsigned int>(threads), shared);
+  return CUDA_SUCCESS;
+}
+
+// Every SM of the fake may hold blocks of one cluster (there are no GPCs).
+CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction function,
+                                      const CUlaunchConfig* config) {
+  if (clusters == nullptr || function == nullptr || config == nullptr ||
+      (config->numAttrs > 0 && config->attrs == nullptr)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  const auto& f = *reinterpret_cast<FakeFunction*>(function);
+  uint64_t size = 1;
+  for (unsigned int i = 0; i < config->numAttrs; ++i) {
+    if (config->attrs[i].id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) continue;
+    const CUresult checked = CheckCluster(*config, f, config->attrs[i]);
+    if (checked != CUDA_SUCCESS) return checked;
+    const auto& c = config->attrs[i].value.clusterDim;
+    size = uint64_t{c.x} * c.y * c.z;
+  }
+  const int per_sm =
+      BlocksPerSm(config->blockDimX * config->blockDimY * config->blockDimZ,
+                  config->sharedMemBytes);
+  *clusters = static_cast<int>(uint64_t(kSmCount) * per_sm / size);
   return CUDA_SUCCESS;
 }
 
@@ -606,31 +732,78 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
   return CUDA_ERROR_LAUNCH_FAILED;
 }
 
-// Accepts only the attribute the runtime sets (programmatic stream
-// serialization) and runs the launch like cuLaunchKernel: the stand-in runs
-// kernels in order, which is one valid schedule of such launches.
+// Accepts the attributes the runtime sets (programmatic stream
+// serialization, cluster dimension, cooperative), checks them and runs the
+// launch like cuLaunchKernel: the stand-in runs kernels one after another,
+// which is one valid schedule of such launches (and its CPU kernels need no
+// grid-wide barrier).
 CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction function,
                           void** args, void** extra) {
-  if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) {
+  if (config == nullptr || function == nullptr ||
+      (config->numAttrs > 0 && config->attrs == nullptr)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
+  const auto& f = *reinterpret_cast<FakeFunction*>(function);
+  bool programmatic = false, cooperative = false;
+  const CUlaunchAttribute* cluster = nullptr;
   for (unsigned int i = 0; i < config->numAttrs; ++i) {
-    if (config->attrs[i].id !=
-        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) {
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    if (config->attrs[i].value.programmaticStreamSerializationAllowed != 0) {
-      ++programmatic_launches;
+    const CUlaunchAttribute& attribute = config->attrs[i];
+    switch (attribute.id) {
+      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+        programmatic |=
+            attribute.value.programmaticStreamSerializationAllowed != 0;
+        break;
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+        const CUresult checked = CheckCluster(*config, f, attribute);
+        if (checked != CUDA_SUCCESS) return checked;
+        cluster = &attribute;
+        break;
+      }
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+        cooperative |= attribute.value.cooperative != 0;
+        break;
+      default:
+        return CUDA_ERROR_NOT_SUPPORTED;
     }
   }
-  return cuLaunchKernel(function, config->gridDimX, config->gridDimY,
-                        config->gridDimZ, config->blockDimX, config->blockDimY,
-                        config->blockDimZ, config->sharedMemBytes,
-                        config->hStream, args, extra);
+  if (cooperative) {
+    const uint64_t blocks =
+        uint64_t{config->gridDimX} * config->gridDimY * config->gridDimZ;
+    const int per_sm =
+        BlocksPerSm(config->blockDimX * config->blockDimY * config->blockDimZ,
+                    config->sharedMemBytes);
+    if (blocks > uint64_t(kSmCount) * per_sm) {
+      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+  }
+  const CUresult launched = cuLaunchKernel(
+      function, config->gridDimX, config->gridDimY, config->gridDimZ,
+      config->blockDimX, config->blockDimY, config->blockDimZ,
+      config->sharedMemBytes, config->hStream, args, extra);
+  if (launched != CUDA_SUCCESS) return launched;
+  std::lock_guard<std::mutex> lock(mu);
+  programmatic_launches += programmatic ? 1 : 0;
+  cooperative_launches += cooperative ? 1 : 0;
+  if (cluster != nullptr) {
+    ++cluster_launches;
+    last_cluster[0] = cluster->value.clusterDim.x;
+    last_cluster[1] = cluster->value.clusterDim.y;
+    last_cluster[2] = cluster->value.clusterDim.z;
+  }
+  return CUDA_SUCCESS;
 }
 
-// Test hook: how many launches asked for programmatic stream serialization.
+// Test hooks: how many launches (or graph captures of a launch) asked for
+// programmatic stream serialization, a cluster, a cooperative launch; the
+// cluster shape of the latest clustered launch.
 int kiln_fake_programmatic_launches() { return programmatic_launches; }
+int kiln_fake_cluster_launches() { return cluster_launches; }
+int kiln_fake_cooperative_launches() { return cooperative_launches; }
+void kiln_fake_last_cluster(unsigned int* x, unsigned int* y, unsigned int* z) {
+  *x = last_cluster[0];
+  *y = last_cluster[1];
+  *z = last_cluster[2];
+}
 
 CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode) {
   auto* s = reinterpret_cast<FakeStream*>(stream);

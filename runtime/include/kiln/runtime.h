@@ -175,6 +175,10 @@ struct ExecutionStats {
   // Launches issued (directly or into a graph being captured) with
   // programmatic stream serialization (SessionOptions::programmatic_launch).
   int64_t programmatic_launches = 0;
+  // Launches issued (counted the same way) in thread-block clusters and
+  // cooperatively, as the artifact's launches ask.
+  int64_t cluster_launches = 0;
+  int64_t cooperative_launches = 0;
 };
 
 // Inference: runs any entry of the module with the parameters resident.

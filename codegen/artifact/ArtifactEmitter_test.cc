@@ -1,0 +1,74 @@
+//===- ArtifactEmitter_test.cc - launch shapes reach the artifact ---------===//
+
+#include "codegen/artifact/ArtifactEmitter.h"
+
+#include "runtime/artifact/artifact.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+namespace art = ::kiln::artifact;
+
+/// One kernel without parameters, launched three times by entry "forward":
+/// plainly, in clusters of 2 x 2 x 1 and cooperatively.
+CompiledModule shapedModule(const std::string &arch) {
+  CompiledModule module;
+  module.arch = arch;
+  CompiledKernelImage kernel;
+  kernel.name = "shaped_0";
+  kernel.arch = arch;
+  kernel.binary.ptx = ".version 8.0\n.target sm_90\n";
+  module.kernels.push_back(kernel);
+  CompiledEntry entry;
+  entry.name = "forward";
+  CompiledLaunch plain;
+  plain.grid = {8, 4, 1};
+  plain.block = {128, 1, 1};
+  CompiledLaunch clustered = plain;
+  clustered.cluster = {2, 2, 1};
+  CompiledLaunch cooperative = plain;
+  cooperative.cooperative = true;
+  entry.launches = {plain, clustered, cooperative};
+  module.entries.push_back(entry);
+  return module;
+}
+
+TEST(ArtifactEmitter, LaunchesKeepTheirClusterAndCooperativeFlag) {
+  std::string bytes, error;
+  ASSERT_TRUE(writeArtifact(shapedModule("sm_90"), bytes, error)) << error;
+  absl::StatusOr<art::Artifact> loaded = art::LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const std::vector<art::Launch> &launches = loaded->entries[0].launches;
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_FALSE(launches[0].clustered());
+  EXPECT_FALSE(launches[0].cooperative);
+  EXPECT_EQ(launches[1].cluster, (art::Dim3{2, 2, 1}));
+  EXPECT_FALSE(launches[1].cooperative);
+  EXPECT_FALSE(launches[2].clustered());
+  EXPECT_TRUE(launches[2].cooperative);
+}
+
+TEST(ArtifactEmitter, ClustersBeforeSm90AreRefusedByName) {
+  std::string bytes, error;
+  EXPECT_FALSE(writeArtifact(shapedModule("sm_80"), bytes, error));
+  EXPECT_EQ(error, "entries[0].launches[1].cluster: (2, 2, 1) for target "
+                   "architecture sm_80, which has no thread-block clusters "
+                   "(sm_90 and newer)");
+}
+
+TEST(ArtifactEmitter, LaunchShapesForStats) {
+  CompiledLaunch launch;
+  EXPECT_EQ(describeLaunchShape(launch), "");
+  launch.cluster = {4, 1, 2};
+  EXPECT_EQ(describeLaunchShape(launch), "cluster 4x1x2");
+  launch.cluster = {1, 1, 1};
+  launch.cooperative = true;
+  EXPECT_EQ(describeLaunchShape(launch), "cooperative");
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen
