@@ -109,14 +109,18 @@ struct Emission {
   std::string ptr, cptr; // "T *__restrict__", "const T *__restrict__"
   int smCount = 0;
 
+  /// A kernel of the template; `configured` ones see the layer's
+  /// configuration as `cfg` (the others, sums and counters, share one
+  /// source across layers).
   KernelSpec kernel(llvm::StringRef prefix, llvm::StringRef name,
-                    std::string configuration) const {
+                    std::string configuration, bool configured = true) const {
     KernelSpec spec;
     spec.prefix = prefix.str();
     spec.templates = {"kiln/rnn.cuh"};
     spec.templateName = name.str();
     spec.configuration = std::move(configuration);
-    spec.functors = "using cfg = " + config + ";\n";
+    if (configured)
+      spec.functors = "using cfg = " + config + ";\n";
     return spec;
   }
 };
@@ -147,7 +151,8 @@ std::optional<uint64_t> emitCounters(const Emission &e, FusionBuilder &builder) 
     return std::nullopt;
   const uint64_t counters = builder.scratch(layout::counter_bytes(e.plan.groups));
   KernelSpec zero = e.kernel("kiln_rnn_zero", "rnn_zero_counters",
-                             llvm::formatv("n={0}", e.plan.groups).str());
+                             llvm::formatv("n={0}", e.plan.groups).str(),
+                             /*configured=*/false);
   zero.addParam("unsigned *__restrict__", "counters",
                 LaunchArg::scratch(counters));
   zero.body = callOf("zero_counters", {"counters", std::to_string(e.plan.groups) + "LL"});
@@ -286,7 +291,8 @@ void emitBackward(const Emission &e, const RnnFusion &f,
                      int64_t result, llvm::StringRef what) {
     KernelSpec sum = e.kernel(
         "kiln_rnn_sum", "rnn_sum_partials",
-        llvm::formatv("{0}: n={1} parts={2}", what, n, parts).str());
+        llvm::formatv("{0}: n={1} parts={2}", what, n, parts).str(),
+        /*configured=*/false);
     sum.addParam("const float *__restrict__", "partial",
                  LaunchArg::scratch(partial));
     sum.addParam(e.ptr, "out", LaunchArg::result(result));

@@ -119,7 +119,8 @@ std::vector<TemplateInstance> allTemplateInstances() {
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
                       batchNormTemplateInstances, embeddingTemplateInstances,
                       gemmTemplateInstances, pointwiseTemplateInstances,
-                      poolTemplateInstances, reductionTemplateInstances})
+                      poolTemplateInstances, reductionTemplateInstances,
+                      rnnTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

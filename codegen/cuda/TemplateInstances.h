@@ -78,6 +78,9 @@ std::vector<TemplateInstance> reductionTemplateInstances();
 /// The batch norm kernels (BatchNormTemplateInstances.cpp).
 std::vector<TemplateInstance> batchNormTemplateInstances();
 
+/// The recurrent kernels (RnnTemplateInstances.cpp).
+std::vector<TemplateInstance> rnnTemplateInstances();
+
 /// Every family's instances.
 std::vector<TemplateInstance> allTemplateInstances();
 

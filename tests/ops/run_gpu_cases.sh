@@ -22,9 +22,14 @@ for artifact in "${dir}"/*.kiln; do
   mode="${name##*.}"
   tolerance="${rtol[$mode]} ${atol[$mode]}"
   [[ -f "${case}.tolerance" && "${mode}" != bf16_adamw ]] && tolerance="$(cat "${case}.tolerance")"
+  scaled=()
+  if [[ -f "${case}.bf16-tolerance" && "${mode}" == bf16_adamw ]]; then
+    tolerance="$(cat "${case}.bf16-tolerance")"
+    scaled=(--scaled-atol)
+  fi
   read -r case_rtol case_atol <<<"${tolerance}"
   args=(--entry "$(cat "${case}.entry")" --check "${case}.expected.safetensors"
-        --rtol "${case_rtol}" --atol "${case_atol}")
+        --rtol "${case_rtol}" --atol "${case_atol}" "${scaled[@]}")
   [[ -f "${case}.params.safetensors" ]] && args+=(--params "${case}.params.safetensors")
   [[ -f "${case}.inputs.safetensors" ]] && args+=(--inputs "${case}.inputs.safetensors")
   if "${kiln_run}" "${artifact}" "${args[@]}" >"${logs}/${name}.log" 2>&1; then

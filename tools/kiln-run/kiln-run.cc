@@ -57,6 +57,9 @@ Inference (any entry, default forward):
                             |out - expected| <= atol + rtol * |expected|;
                             a mismatch or NaN exits with status 1
   --rtol R --atol A         tolerances of --check (default 1e-5, 1e-6)
+  --scaled-atol             atol is relative to each tensor's largest
+                            |expected| (for storage types whose rounding
+                            scales with the tensor, bf16 over long chains)
   --bench                   time the entry: --warmup N calls, then the median
   --warmup N --iters N      of --iters event-timed graph replays (10, 100)
   --dataset FILE            instead of --inputs: run the entry on every whole
@@ -97,6 +100,7 @@ struct Flags {
   std::string check;
   double rtol = 1e-5;
   double atol = 1e-6;
+  bool scaled_atol = false;
   bool bench = false;
   bool serial_launches = false;
   std::optional<int64_t> warmup;
@@ -131,12 +135,13 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       name = name.substr(0, eq);
       has_value = true;
     }
-    static const std::set<std::string> kBool = {"bench", "no-shuffle",
+    static const std::set<std::string> kBool = {"bench", "no-shuffle", "scaled-atol",
                                                 "serial-launches", "help"};
     if (kBool.count(name)) {
       if (has_value) return bad(absl::StrCat("--", name, " takes no value"));
       if (name == "bench") f.bench = true;
       if (name == "no-shuffle") f.shuffle = false;
+      if (name == "scaled-atol") f.scaled_atol = true;
       if (name == "serial-launches") f.serial_launches = true;
       if (name == "help") return bad("help");
       continue;
@@ -306,7 +311,7 @@ std::vector<double> AsDoubles(const HostTensor& t) {
 // tensor. False on any mismatch.
 absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
                            const std::string& expected_path, double rtol,
-                           double atol) {
+                           double atol, bool scaled_atol) {
   KILN_ASSIGN_OR_RETURN(io::Safetensors expected,
                         io::ReadSafetensorsFile(expected_path));
   bool ok = true;
@@ -325,13 +330,17 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
       continue;
     }
     const std::vector<double> a = AsDoubles(it->second), x = AsDoubles(e);
+    double scale = 0;
+    for (double v : x)
+      if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+    const double abs_tol = scaled_atol ? atol * scale : atol;
     double max_abs = 0, max_rel = 0;
     int64_t bad = 0, nan = 0, first_bad = -1;
     for (size_t i = 0; i < a.size(); ++i) {
       const double d = std::fabs(a[i] - x[i]);
       if (std::isnan(a[i]) && !std::isnan(x[i])) ++nan;
       const bool fine = (std::isnan(a[i]) && std::isnan(x[i])) ||
-                        d <= atol + rtol * std::fabs(x[i]);
+                        d <= abs_tol + rtol * std::fabs(x[i]);
       if (!fine) {
         ++bad;
         if (first_bad < 0) first_bad = static_cast<int64_t>(i);
@@ -343,15 +352,19 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
     }
     if (bad == 0) {
       std::printf(
-          "check %s: ok (%zu elements, max abs err %.3g, max rel err %.3g)\n",
-          name.c_str(), a.size(), max_abs, max_rel);
+          "check %s: ok (%zu elements, max abs err %.3g, max rel err %.3g, "
+          "max err / max |expected| %.3g)\n",
+          name.c_str(), a.size(), max_abs, max_rel,
+          scale > 0 ? max_abs / scale : 0.0);
     } else {
       std::printf(
           "check %s: MISMATCH %lld of %zu elements (%lld NaN); first at %lld: "
-          "%.9g vs expected %.9g; max abs err %.3g, max rel err %.3g\n",
+          "%.9g vs expected %.9g; max abs err %.3g, max rel err %.3g, "
+          "max err / max |expected| %.3g\n",
           name.c_str(), static_cast<long long>(bad), a.size(),
           static_cast<long long>(nan), static_cast<long long>(first_bad),
-          a[first_bad], x[first_bad], max_abs, max_rel);
+          a[first_bad], x[first_bad], max_abs, max_rel,
+          scale > 0 ? max_abs / scale : 0.0);
       ok = false;
     }
   }
@@ -478,7 +491,7 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
       if (!resident.ok()) continue;
       KILN_ASSIGN_OR_RETURN(host[name], rt.Download(*resident));
     }
-    KILN_ASSIGN_OR_RETURN(bool ok, Check(host, f.check, f.rtol, f.atol));
+    KILN_ASSIGN_OR_RETURN(bool ok, Check(host, f.check, f.rtol, f.atol, f.scaled_atol));
     if (!ok) status = 1;
   }
   if (f.bench) {
@@ -638,7 +651,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
       KILN_ASSIGN_OR_RETURN(Tensor t, trainer->Parameter(name));
       KILN_ASSIGN_OR_RETURN(params[name], rt.Download(t));
     }
-    KILN_ASSIGN_OR_RETURN(bool ok, Check(params, f.check, f.rtol, f.atol));
+    KILN_ASSIGN_OR_RETURN(bool ok, Check(params, f.check, f.rtol, f.atol, f.scaled_atol));
     if (!ok) return 1;
   }
   return 0;

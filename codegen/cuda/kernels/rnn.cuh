@@ -287,6 +287,69 @@ __device__ __forceinline__ void zero_shared(O *p, long long n, int thread,
     kiln_store(p + i, 0.f);
 }
 
+// h of every unit of the tile's rows into shared rows: `row_at(b)` is the
+// first element of batch row b's D units (null: the splat `fill`). In 16-byte
+// pieces where the rows allow it; `coherent` loads bypass L1 (what other
+// blocks stored during this launch).
+template <class C, bool Coherent, class RowAt>
+__device__ __forceinline__ void load_h_rows(typename C::operand *h,
+                                            RowAt row_at, float fill,
+                                            long long row0, int thread) {
+  typedef typename C::element T;
+  constexpr int V = 16 / (int)sizeof(T);
+  constexpr bool vector = sizeof(T) == sizeof(typename C::operand) &&
+                          C::d % V == 0 && C::HD % V == 0 &&
+                          C::H_PITCH % V == 0;
+  if constexpr (vector) {
+    constexpr int pieces = C::d / V;
+    for (int e = thread; e < C::bt * pieces; e += C::THREADS) {
+      const int row = e / pieces, piece = e % pieces;
+      if (row0 + row >= C::b)
+        continue;
+      const T *src = row_at(row0 + row);
+      uint4 v;
+      if (src == nullptr) {
+        T x[V];
+#pragma unroll
+        for (int i = 0; i < V; ++i)
+          kiln_store(x + i, fill);
+        v = *reinterpret_cast<const uint4 *>(x);
+      } else if constexpr (Coherent) {
+        v = __ldcg(reinterpret_cast<const uint4 *>(src) + piece);
+      } else {
+        v = *(reinterpret_cast<const uint4 *>(src) + piece);
+      }
+      *reinterpret_cast<uint4 *>(h + row * C::H_PITCH + piece * V) = v;
+    }
+  } else {
+    for (long long e = thread; e < (long long)C::bt * C::d; e += C::THREADS) {
+      const int row = (int)(e / C::d), p = (int)(e % C::d);
+      if (row0 + row >= C::b)
+        continue;
+      const T *src = row_at(row0 + row);
+      float v = fill;
+      if (src != nullptr)
+        v = Coherent ? load_shared_global(src + p) : kiln_load(src[p]);
+      kiln_store(h + row * C::H_PITCH + p, v);
+    }
+  }
+}
+
+// Row b of h before step t: in the states, or the initial states (null when
+// they are a splat).
+template <class C>
+__device__ __forceinline__ const typename C::element *
+h_row_before(const typename C::element *states,
+             const typename C::element *s0, long long b, long long t,
+             int head) {
+  if (t > 0)
+    return states + all_at<C>(0, b, t - 1, head, 0);
+  if constexpr (C::splat0)
+    return nullptr;
+  else
+    return s0 + last_at<C>(0, b, head, 0);
+}
+
 // ---------------------------------------------------------------------------
 // Forward.
 
@@ -334,13 +397,10 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
                 : 0.f;
   zero_shared(hbuf, 2 * C::bt * C::H_PITCH, tid, C::THREADS);
   __syncthreads();
-  for (long long e = tid; e < (long long)C::bt * C::d; e += C::THREADS) {
-    const int row = (int)(e / C::d), p = (int)(e % C::d);
-    if (at.row0 + row < C::b)
-      kiln_store(hbuf + row * C::H_PITCH + p,
-                 state_before<C>(states, s0, s0_splat, 0, at.row0 + row, 0,
-                                 at.head, p));
-  }
+  load_h_rows<C, false>(
+      hbuf,
+      [&](long long b) { return h_row_before<C>(states, s0, b, 0, at.head); },
+      s0_splat, at.row0, tid);
   if constexpr (C::sync == kSyncCluster)
     cluster_sync();
   else
@@ -419,13 +479,12 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
     } else if (t + 1 < C::t) {
       group_barrier(counters + at.group, (unsigned)((t + 1) * C::k),
                     (unsigned)tid);
-      for (long long e = tid; e < (long long)C::bt * C::d; e += C::THREADS) {
-        const int row = (int)(e / C::d), p = (int)(e % C::d);
-        if (at.row0 + row < C::b)
-          kiln_store(hn + row * C::H_PITCH + p,
-                     load_shared_global(
-                         states + all_at<C>(0, at.row0 + row, t, at.head, p)));
-      }
+      load_h_rows<C, true>(
+          hn,
+          [&](long long b) {
+            return h_row_before<C>(states, s0, b, t + 1, at.head);
+          },
+          0.f, at.row0, tid);
       __syncthreads();
     }
   }
@@ -530,13 +589,10 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
   for (long long t = C::t - 1; t >= 0; --t) {
     const int parity = (int)(t & 1);
     // h before the step, for the recomputed products.
-    for (long long e = tid; e < (long long)C::bt * C::d; e += C::THREADS) {
-      const int row = (int)(e / C::d), p = (int)(e % C::d);
-      if (at.row0 + row < C::b)
-        kiln_store(hbuf + row * C::H_PITCH + p,
-                   state_before<C>(states, s0, s0_splat, 0, at.row0 + row, t,
-                                   at.head, p));
-    }
+    load_h_rows<C, false>(
+        hbuf,
+        [&](long long b) { return h_row_before<C>(states, s0, b, t, at.head); },
+        s0_splat, at.row0, tid);
     __syncthreads();
     float acc[C::MT][C::G][4];
     recurrent_products<C>(acc, rf, hbuf, part, at);

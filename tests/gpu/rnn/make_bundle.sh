@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds the GPU check of the recurrent kernels into DIR (default
-# .gpu-bundle/rnn): the models of gen_models.py in three modes (inference
-# forward, f32 sgd and bf16 adamw forward_backward), each against kiln-ref's
+# .gpu-bundle/rnn): the models of gen_models.py in two modes (f32 sgd and
+# bf16 adamw: the loss and every gradient of forward_backward), each against kiln-ref's
 # f64 outputs on fresh random arguments (tests/ops/make_gpu_cases.sh), and
 # kiln-run. On the GPU machine: DIR/run_gpu_cases.sh DIR LOGDIR.
 #   SEED=N tests/gpu/rnn/make_bundle.sh [DIR]
@@ -16,6 +16,6 @@ mkdir -p "${out}"
 models="$(mktemp -d)"
 trap 'rm -rf "${models}"' EXIT
 python3 tests/gpu/rnn/gen_models.py "${models}"
-tests/ops/make_gpu_cases.sh "${out}" "${seed}" "${bin}/tools/kilnc/kilnc" \
+MODES="f32_sgd bf16_adamw" tests/ops/make_gpu_cases.sh "${out}" "${seed}" "${bin}/tools/kilnc/kilnc" \
   "${bin}/tools/kiln-ref/kiln-ref" "${models}"
 cp "${bin}/tools/kiln-run/kiln-run" "${out}/"
