@@ -43,8 +43,9 @@ the other side otherwise, as the CPU reference's rnn_backward does.
     python3 kiln_rnn.py --self-test [--kiln-ref PATH] [--kiln-opt PATH]
 
 checks the module against a scalar loop written from the formulas in float64
-(forward), against finite differences (autograd's gradcheck, float64), the
-bf16 contract (f32 computation, one rounding at the end) and, where kiln-ref
+(forward; also on the GPU where there is one), against finite differences
+(autograd's gradcheck, float64), the bf16 contract (f32 computation, one
+rounding at the end) and, where kiln-ref
 (and kiln-opt, for the gradients) are found (the flags, $KILN_REF / $KILN_OPT,
 the repository's bazel-bin, or PATH), against the CPU reference's f64 forward
 and kiln.rnn_backward on the same random inputs.
@@ -403,6 +404,18 @@ def self_test(kiln_ref, kiln_opt):
                                       eps=1e-6, atol=1e-7, rtol=1e-5, raise_exception=False)
         report(f"{function}: autograd vs finite differences (f64)", 0.0 if ok else 1.0, 0.0,
                failures)
+        if torch.cuda.is_available():
+            # On the GPU (f32 without TF32, and bf16 inputs) against the loop.
+            tf32 = torch.backends.cuda.matmul.allow_tf32
+            torch.backends.cuda.matmul.allow_tf32 = False
+            sc, lc = rnn_forward(function, *[t.float().cuda() for t in ops])
+            sg, lg = rnn_forward(function, *[t.cuda() for t in bf])
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            report(f"{function}: f32 forward on the GPU vs the scalar loop",
+                   max(max_rel(sc.cpu(), want_states), max_rel(lc.cpu(), want_last)), 2e-5,
+                   failures)
+            report(f"{function}: bf16 forward on the GPU vs on the CPU",
+                   max(max_rel(sg.cpu(), sb), max_rel(lg.cpu(), lb)), 1e-2, failures)
     # Shape errors are reported.
     try:
         wx, r, b, s0 = random_operands("lstm", 1, 2, 1, 2, gen)
