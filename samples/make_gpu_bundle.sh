@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds, on this machine, the GPU runs of the token samples
-# (samples/transformer_classifier.mlir, samples/byte_lm.mlir) into DIR
+# (samples/transformer_classifier.mlir, samples/byte_lm.mlir,
+# samples/byte_lm_lstm.mlir, samples/byte_lm_slstm.mlir) into DIR
 # (default .gpu-bundle/samples, git-ignored):
 #  - per sample NAME, the training artifacts (kilnc, its default AdamW):
 #      NAME.kiln               the model as written (dropout 0.1), f32
@@ -19,8 +20,17 @@
 #    order, 32768 and 2048 sequences, seeds 1 and 2) and lm_{train,heldout}
 #    .kilndata (--task text on the files of /usr/share/common-licenses
 #    concatenated in sorted order, the last 10% held out);
+#  - the recurrent language models (samples/byte_lm_lstm.mlir,
+#    samples/byte_lm_slstm.mlir: no dropout, so one artifact serves training
+#    and evaluation): NAME.kiln, NAME_bf16.kiln, NAME.stats, NAME.mlir,
+#    NAME.params.safetensors, NAME.expected.safetensors (the f64 loss there)
+#    and NAME.reference.log (3 CPU reference steps) as above, on the lm data.
+#    Where kilnc refuses such a model (no GPU kernel for its ops yet), its
+#    diagnostic is written to NAME.skipped instead and run.sh reports the
+#    sample as skipped;
 #  - kiln-run and train_transformer (static; the driver is loaded at run
-#    time), compare_losses.py, run.sh and COMMIT.
+#    time), compare_losses.py, compare_rnn_lm.py, kiln_rnn.py, run.sh and
+#    COMMIT.
 # Artifacts and data are stored gzip-compressed (run.sh unpacks them), which
 # keeps the bundle near 25 MB instead of 60.
 # Then, on the GPU machine: DIR/run.sh LOGDIR
@@ -75,10 +85,34 @@ for sample in transformer_classifier byte_lm; do
     --weight-decay 0.01 --clip-norm 0 --seed "${seed}" --log-every 1 \
     >"${out}/${sample}.reference.log"
 done
+
+# The recurrent language models: peak learning rate and warm-up of run.sh.
+rnn_peak=3e-3
+rnn_warmup=50
+for sample in byte_lm_lstm byte_lm_slstm; do
+  if ! "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}.kiln" --stats \
+    2>"${out}/${sample}.stats"; then
+    mv "${out}/${sample}.stats" "${out}/${sample}.skipped"
+    rm -f "${out}/${sample}.kiln"
+    echo "${sample}: kilnc refused it, left out: $(grep -m1 error "${out}/${sample}.skipped")"
+    continue
+  fi
+  "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}_bf16.kiln" --precision=bf16
+  cp "samples/${sample}.mlir" "${out}/${sample}.mlir"
+  "${bin}/tools/kiln-ref/kiln-ref" "samples/${sample}.mlir" --fn loss --random-seed "${seed}" \
+    --init-params --int-range 256 --precision f64 \
+    --save-inputs "${out}/${sample}.params.safetensors" \
+    -o "${out}/${sample}.expected.safetensors"
+  "${bin}/samples/train_reference" --model "samples/${sample}.mlir" \
+    --dataset "${out}/lm_train.kilndata" --steps 3 --warmup "${rnn_warmup}" \
+    --lr "${rnn_peak}" --beta1 0.9 --beta2 0.999 --epsilon 1e-8 \
+    --weight-decay 0.01 --clip-norm 0 --seed "${seed}" --log-every 1 \
+    >"${out}/${sample}.reference.log"
+done
 echo "${seed}" >"${out}/SEED"
 
 cp "${bin}/tools/kiln-run/kiln-run" "${bin}/samples/train_transformer" "${out}/"
-cp samples/torch/compare_losses.py "${out}/"
+cp samples/torch/compare_losses.py samples/torch/compare_rnn_lm.py samples/torch/kiln_rnn.py "${out}/"
 cp samples/run_gpu_bundle.sh "${out}/run.sh"
 gzip -9 "${out}"/*.kiln "${out}"/*.kilndata
 commit="$(git rev-parse HEAD)"

@@ -2,7 +2,8 @@
 # Runs on the GPU machine, from inside the bundle that
 # samples/make_gpu_bundle.sh builds (it is copied there as run.sh):
 #   run.sh LOGDIR
-# For each token sample (the classifier, then the byte-level language model):
+# For each token sample (the classifier, the byte-level transformer language
+# model, then the recurrent language models byte_lm_lstm and byte_lm_slstm):
 #  1. kiln-run trains it from its dataset (f32, then bf16 storage), and
 #     kiln-run evaluates the checkpoint on the held-out data with the
 #     dropout-free artifact: the classifier's accuracy, the language model's
@@ -11,7 +12,14 @@
 #  3. compare_losses.py trains the dropout-free model for 50 steps in kiln
 #     (f32 and bf16) and in PyTorch from the same parameters on the same
 #     batches and bounds the per-step relative difference (f32) by 1e-3,
-#     also against the first 3 steps of the CPU reference (train_reference).
+#     also against the first 3 steps of the CPU reference (train_reference);
+#     for the recurrent models compare_rnn_lm.py instead trains kiln (f32 and
+#     bf16) and PyTorch (kiln_rnn.py's kiln.rnn) for the whole schedule in
+#     file order from the same parameters and bounds the relative difference
+#     of the held-out bits per byte (f32) by 2%.
+# The recurrent models have no dropout: their artifacts evaluate themselves.
+# A sample that make_gpu_bundle.sh left out (NAME.skipped: kilnc refused it)
+# is reported as SKIP with kilnc's diagnostic.
 # Prints one PASS/FAIL line per run and a summary; exits non-zero if any
 # failed. Every run's output is in LOGDIR.
 set -uo pipefail
@@ -21,6 +29,7 @@ mkdir -p "${logs}"
 logs="$(cd "${logs}" && pwd)"
 passed=0
 failed=0
+skipped=0
 record() { # name status
   if [[ $2 -eq 0 ]]; then passed=$((passed + 1)); echo "PASS $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
 }
@@ -40,9 +49,20 @@ metric() { # log name
 runs=(
   "transformer_classifier classifier tokens,labels,dropout_offset 1500 1e-3 100 accuracy 0.9"
   "byte_lm lm tokens,targets,dropout_offset 2000 2e-3 100 bits 3.0"
+  "byte_lm_lstm lm tokens,targets 600 3e-3 50 bits 2.6"
+  "byte_lm_slstm lm tokens,targets 600 3e-3 50 bits 2.6"
 )
 for run in "${runs[@]}"; do
   read -r sample data fields steps lr warmup what bound <<<"${run}"
+  if [[ -e "${sample}.skipped" ]]; then
+    skipped=$((skipped + 1))
+    echo "SKIP ${sample}: $(grep -m1 error "${sample}.skipped")"
+    cp "${sample}.skipped" "${logs}/"
+    continue
+  fi
+  # The evaluation artifact: the dropout-free copy where there is one.
+  nodrop=_nodrop
+  [[ -e "${sample}_nodrop.kiln" ]] || nodrop=""
   schedule=(--lr "${lr}" --schedule cosine --warmup "${warmup}" --seed "${seed}")
   for precision in f32 bf16; do
     suffix=""
@@ -51,7 +71,7 @@ for run in "${runs[@]}"; do
     ckpt="${logs}/${sample}_${precision}.safetensors"
     ./kiln-run "${sample}${suffix}.kiln" --steps "${steps}" --dataset "${data}_train.kilndata" \
       --batch-fields "${fields}" "${schedule[@]}" --checkpoint "${ckpt}" >"${log}" 2>&1 &&
-      ./kiln-run "${sample}_nodrop${suffix}.kiln" --params "${ckpt}" \
+      ./kiln-run "${sample}${nodrop}${suffix}.kiln" --params "${ckpt}" \
         --dataset "${data}_heldout.kilndata" --batch-fields "${fields}" >>"${log}" 2>&1
     status=$?
     loss="$(metric "${log}" loss)"
@@ -80,7 +100,7 @@ for run in "${runs[@]}"; do
     [[ "${precision}" == bf16 ]] && suffix=_bf16
     log="${logs}/${sample}_train_transformer_${precision}.log"
     ./train_transformer --model "${sample}${suffix}.kiln" \
-      --eval-model "${sample}_nodrop${suffix}.kiln" --train "${data}_train.kilndata" \
+      --eval-model "${sample}${nodrop}${suffix}.kiln" --train "${data}_train.kilndata" \
       --heldout "${data}_heldout.kilndata" --steps "${steps}" --lr "${lr}" \
       --warmup "${warmup}" --seed "${seed}" "${expect[@]}" >"${log}" 2>&1
     status=$?
@@ -89,6 +109,18 @@ for run in "${runs[@]}"; do
   done
 
   log="${logs}/${sample}_compare_torch.log"
+  if [[ -z "${nodrop}" ]]; then
+    python3 compare_rnn_lm.py --model "${sample}.mlir" --artifact "${sample}.kiln" \
+      --bf16-artifact "${sample}_bf16.kiln" --train "${data}_train.kilndata" \
+      --heldout "${data}_heldout.kilndata" --params "${sample}.params.safetensors" \
+      --expected "${sample}.expected.safetensors" --reference-log "${sample}.reference.log" \
+      --workdir "${logs}/${sample}_compare" --kiln-run ./kiln-run --steps "${steps}" \
+      --lr "${lr}" --warmup "${warmup}" --seed "${seed}" --tolerance 0.02 >"${log}" 2>&1
+    status=$?
+    grep -E '^(PASS|FAIL|forward check|step [0-9]+: kiln-run|  (torch|kiln) )' "${log}"
+    record "compare_torch:${sample}" "${status}"
+    continue
+  fi
   python3 compare_losses.py --model "${sample}_nodrop.mlir" --artifact "${sample}_nodrop.kiln" \
     --bf16-artifact "${sample}_nodrop_bf16.kiln" --data "${data}_train.kilndata" \
     --params "${sample}.params.safetensors" --expected "${sample}.expected.safetensors" \
@@ -100,5 +132,7 @@ for run in "${runs[@]}"; do
   grep -E '^(PASS|FAIL|forward check|step [0-9]+: kiln-run)' "${log}"
   record "compare_torch:${sample}" "${status}"
 done
-echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"
+summary="${passed} passed, ${failed} failed"
+[[ ${skipped} -gt 0 ]] && summary+=", ${skipped} skipped"
+echo "${summary}" | tee "${logs}/summary.txt"
 [[ ${failed} -eq 0 ]]
