@@ -917,24 +917,25 @@ def rnn_reference(rnn, function, tensors):
 
 def rnn_check_note(who, errors, torch_errors=None):
     """(ok, note) of `who`'s states against the f64 equations: every element
-    finite and a relative L2 error under 1e-2, or under twice that of torch
-    eager in bf16 (which rounds every step's intermediates) when larger."""
+    finite and a relative L2 error under 2e-2 (bf16 states over T steps), or
+    under twice that of torch eager on the bf16 inputs when larger."""
     max_err, rel, nonfinite = errors
-    limit = 1e-2
+    limit = 2e-2
     note = (f"{who}'s states vs the equations in f64 (kiln_rnn.py, on the same "
             f"inputs): max err {max_err:.2e} of max |states|, rel L2 err "
             f"{rel:.2e}, {nonfinite} non-finite")
     if torch_errors is not None:
         limit = max(limit, 2 * torch_errors[1])
-        note += (f"; torch eager bf16: max err {torch_errors[0]:.2e}, rel L2 "
-                 f"{torch_errors[1]:.2e}")
+        note += (f"; torch eager on the bf16 inputs: max err {torch_errors[0]:.2e}, "
+                 f"rel L2 {torch_errors[1]:.2e}")
     ok = nonfinite == 0 and rel < limit
     return ok, note + f": {'ok' if ok else 'FAILED'}"
 
 
 def check_rnn(artifact, inputs, tensors, function, rnn, workdir):
     """Runs the entry rnn once and compares its states with the equations in
-    f64 (and, for scale, torch eager's bf16 states with the same)."""
+    f64 (and, for scale, torch eager's states from the bf16 inputs: kiln_rnn.py
+    computes in f32 and rounds its results to bf16)."""
     outputs, error = kiln_outputs(artifact, "rnn", inputs, os.path.join(
         workdir, "kiln_rnn_output.safetensors"))
     if error:
@@ -982,6 +983,15 @@ def cudnn_calls(function, hidden, dtype, backward, b, t, device="cuda"):
         layer.zero_grad(set_to_none=True)
         projection().sum().backward()
     return call, proj
+
+
+def runs_cudnn_rnn(call):
+    """Whether one call dispatches to cuDNN's RNN (aten::_cudnn_rnn) rather
+    than to PyTorch's own LSTM/GRU kernels."""
+    import torch
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        call()
+    return any("_cudnn_rnn" in event.key for event in prof.key_averages())
 
 
 def rearrange_permutation(x, pattern, **sizes):
@@ -1232,14 +1242,15 @@ def run_rnn(args, title, function, nh, d, backward, goal_ms):
     # (b) cuDNN: one head, hidden 768 (the input projection included).
     if nh == 1 and function in ("lstm", "gru"):
         layer = "nn.LSTM" if function == "lstm" else "nn.GRU"
-        version = torch.backends.cudnn.version() if not args.dry_run else None
         for dtype in ("float16", "bfloat16"):
             dt = getattr(torch, dtype)
             short = "fp16" if dtype == "float16" else "bf16"
             try:
                 call, proj = cudnn_calls(function, d_run, dt, backward, b, t, device)
                 proj_ms, _ = time_rnn(proj, args)
-                note = (f"cuDNN {version}; includes the input projection "
+                how = (f"cuDNN {torch.backends.cudnn.version()} (aten::_cudnn_rnn)"
+                       if runs_cudnn_rnn(call) else "not cuDNN: PyTorch's own kernels")
+                note = (f"{how}; includes the input projection "
                         f"x @ W_ih^T ([{b * t}x{d_run}] x [{d_run}x{RNN_SIZES[function][0] * d_run}]), "
                         f"alone {fmt_ms(proj_ms)} ms")
                 timed(f"cuDNN {layer} {short}", lambda: call, note)
@@ -1258,6 +1269,10 @@ def run_rnn(args, title, function, nh, d, backward, goal_ms):
         print(f"{title}: {rows[-1].name}: {fmt_ms(rows[-1].ms)} ms {rows[-1].note}",
               flush=True)
 
+    if function == "slstm" and any(r.name.startswith("FlashRNN") for r in rows):
+        notes.append("FlashRNN's sLSTM bounds its normaliser, n' = max(f n + i, 1) "
+                     "(kiln.rnn: n' = f n + i): its states differ from these "
+                     "equations, its work is the same")
     if goal_ms is not None:
         kiln_ms = rows[0].ms
         status = ("kiln failed" if kiln_ms is None else
@@ -1573,8 +1588,8 @@ def self_test():
     assert short_error(ValueError("first\nsecond")) == "ValueError: first"
     assert short_error(KeyError()) == "KeyError"
     ok, note = rnn_check_note("kiln", (1e-2, 3e-3, 0), (2e-2, 8e-3))
-    assert ok and note.endswith(": ok") and "torch eager bf16" in note, note
-    ok, note = rnn_check_note("kiln", (1e-1, 3e-2, 0), (2e-2, 8e-3))
+    assert ok and note.endswith(": ok") and "torch eager on the bf16" in note, note
+    ok, note = rnn_check_note("kiln", (1e-1, 3e-2, 0), (2e-2, 1e-2))
     assert not ok and note.endswith("FAILED"), note
     assert rnn_check_note("kiln", (1e-1, 3e-2, 0), (2e-1, 5e-2))[0]
     assert not rnn_check_note("kiln", (1e-3, 1e-3, 2))[0]
