@@ -18,6 +18,14 @@
 #    the inputs of the 8192x4096x4096 GEMM (96 MiB) and of the embedding
 #    gradient (32 MiB) are drawn on the GPU machine by run.py instead,
 #    unless FULL_INPUTS=1 (about 30 s more here);
+#  - the recurrent layers of bench/models/rnn_*.mlir (kilnc --train=sgd: the
+#    entries rnn and forward_backward), whose inputs run.py draws on the GPU
+#    machine; a model kilnc cannot compile leaves NAME.kilnc-error (kilnc's
+#    message) instead of NAME.kiln, and run.py still times the others;
+#  - kiln_rnn.py (samples/torch/: the recurrences in PyTorch) when the
+#    checkout has it, and FlashRNN's source (flashrnn/, FLASHRNN_COMMIT) from
+#    its git directory FLASHRNN_GIT (default /work/.mirror/NX-AI+flashrnn/repo;
+#    FLASHRNN_REV, default HEAD), left out with a message when absent;
 #  - COMMIT (the kiln commit the bundle was built from) and run.py.
 # Then, on the GPU machine, from inside DIR: python3 run.py RESULTS.md
 set -euo pipefail
@@ -105,6 +113,36 @@ for model in bench/models/cross_entropy_*.mlir; do
   IFS=x read -r n v <<<"${dims}"
   int_range="${v}" draw_inputs "${out}/${name}.inputs.safetensors" labels:tensor\<${n}xi32\>
 done
+
+# Recurrent layers: the forward pass (entry rnn) and the loss's
+# forward_backward in one artifact per model.
+for model in bench/models/rnn_*.mlir; do
+  name="$(basename "${model}" .mlir)"
+  if ! "${kilnc}" --train=sgd "${model}" -o "${out}/${name}.kiln" \
+      --stats 2>"${out}/${name}.stats"; then
+    rm -f "${out}/${name}.kiln"
+    mv "${out}/${name}.stats" "${out}/${name}.kilnc-error"
+    echo "kilnc failed on ${model} (${out}/${name}.kilnc-error):" \
+      "$(grep -m1 'error' "${out}/${name}.kilnc-error")" >&2
+  fi
+done
+if [[ -f samples/torch/kiln_rnn.py ]]; then
+  cp samples/torch/kiln_rnn.py "${out}/"
+else
+  echo "samples/torch/kiln_rnn.py not found: run.py's recurrences in PyTorch will fail" >&2
+fi
+flashrnn_git="${FLASHRNN_GIT:-/work/.mirror/NX-AI+flashrnn/repo}"
+if git --git-dir="${flashrnn_git}" rev-parse --verify -q "${FLASHRNN_REV:-HEAD}^{commit}" >/dev/null; then
+  # The Python package (flashrnn/: its CUDA and Triton kernels, built on the
+  # GPU machine at first use) and its licence.
+  git --git-dir="${flashrnn_git}" archive --format=tar "${FLASHRNN_REV:-HEAD}" \
+    flashrnn/__init__.py flashrnn/flashrnn flashrnn/autotune LICENSE |
+    tar -x -C "${out}"
+  mv "${out}/LICENSE" "${out}/flashrnn/LICENSE"
+  git --git-dir="${flashrnn_git}" rev-parse "${FLASHRNN_REV:-HEAD}^{commit}" >"${out}/FLASHRNN_COMMIT"
+else
+  echo "no FlashRNN git directory at ${flashrnn_git}: run.py reports its rows as missing" >&2
+fi
 
 cp "${bin}/tools/kiln-run/kiln-run" bench/run.py "${out}/"
 commit="$(git rev-parse HEAD)"
