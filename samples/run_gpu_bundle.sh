@@ -21,7 +21,7 @@
 # A sample that make_gpu_bundle.sh left out (NAME.skipped: kilnc refused it)
 # is reported as SKIP with kilnc's diagnostic.
 # Prints one PASS/FAIL line per run and a summary; exits non-zero if any
-# failed. Every run's output is in LOGDIR.
+# failed. Every run's output is in LOGDIR. SAMPLES="a b" runs only those.
 set -uo pipefail
 cd "$(dirname "$0")"
 logs="${1:?usage: run.sh LOGDIR}"
@@ -54,6 +54,7 @@ runs=(
 )
 for run in "${runs[@]}"; do
   read -r sample data fields steps lr warmup what bound <<<"${run}"
+  [[ -n "${SAMPLES:-}" && " ${SAMPLES} " != *" ${sample} "* ]] && continue
   if [[ -e "${sample}.skipped" ]]; then
     skipped=$((skipped + 1))
     echo "SKIP ${sample}: $(grep -m1 error "${sample}.skipped")"

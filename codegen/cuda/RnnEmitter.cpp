@@ -239,7 +239,10 @@ void emitBackward(const Emission &e, const RnnFusion &f,
   std::optional<LaunchArg> partials;
   if (e.plan.sync == layout::kSyncGrid)
     partials = LaunchArg::scratch(builder.scratch(layout::partial_bytes(
-        e.plan.groups, e.plan.blocksPerGroup, e.plan.batchTile, p.units)));
+        e.plan.groups, e.plan.blocksPerGroup,
+        layout::transposed_groups(p.function, p.units, e.plan.unitsPerBlock,
+                                  e.plan.splits, p.kind),
+        e.plan.batchTile, p.units)));
 
   KernelSpec spec =
       e.kernel("kiln_rnn_backward", "rnn_backward", e.plan.describe());
@@ -402,10 +405,18 @@ public:
     if (p.batch * p.steps * p.heads * p.units == 0)
       return op->emitError("an empty recurrence has no GPU kernel");
     std::optional<RnnPlan> plan = planRnn(p, options.target());
-    if (!plan)
-      return op->emitError("a recurrent layer of ")
-             << p.heads << " heads of " << p.units
-             << " units does not fit one GPU of " << options.target().part;
+    if (!plan) {
+      InFlightDiagnostic diag =
+          op->emitError("a recurrent layer of ")
+          << p.heads << " heads of " << p.units
+          << " units does not fit one GPU of " << options.target().part;
+      if (p.kind >= layout::kTf32)
+        diag << ": in f32 the rows of R that one block keeps for the "
+             << (p.backward ? "backward pass" : "forward pass")
+             << " need more registers than it has; bf16 or f16 storage "
+                "(--precision=bf16) fits";
+      return diag;
+    }
     e.plan = *plan;
     e.smCount = int(options.target().smCount);
     e.type = cudaType(elementType);

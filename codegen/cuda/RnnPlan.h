@@ -40,6 +40,8 @@ struct RnnPlan {
   /// compared.
   int registers = 0;
   double stepCycles = 0;
+  /// No configuration fit with the registers' margin; this one may spill.
+  bool relaxed = false;
 
   int64_t launches() const {
     return (groups + groupsPerLaunch - 1) / groupsPerLaunch;

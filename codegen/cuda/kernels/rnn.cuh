@@ -55,8 +55,13 @@ struct rnn_config {
   static constexpr int MT = BT / kMmaRows;
   static constexpr long long H_PITCH = row_pitch(DP, KIND);
   static constexpr long long A_PITCH = row_pitch(padded(G * U), KIND);
-  static constexpr int TKS = transposed_ksteps(F, U, KIND);
+  static constexpr int CPT = cells_per_thread(BT, U, THREADS);
+  static constexpr long long UP = partial_pitch(U);
+  static constexpr int NT = ntiles(D);
+  static constexpr int TG = transposed_groups(F, D, U, KS, KIND);
   static constexpr int NTW = transposed_ntiles(D, U, KS);
+  static constexpr int TKSW = transposed_ksteps_per_warp(F, D, U, KS, KIND);
+  static constexpr bool fast = KIND < kTf32;
   static constexpr long long HD = (long long)NH * D;
   static constexpr long long ROWS = B * TN;
   static_assert(U % kUnitGroup == 0 && BT % kMmaRows == 0, "rnn tile");
@@ -134,15 +139,13 @@ template <class T> __device__ __forceinline__ float load_shared_global(const T *
 // Where a thread works.
 
 template <class C> struct place {
-  int lane, warp, gid, tig, ug, split, rank, head, unit0;
+  int tid, lane, warp, ug, split, rank, head, unit0;
   long long group, row0;
 
   __device__ __forceinline__ place(const launch_ctx &ctx, int group_offset) {
-    const int tid = (int)ctx.thread.x;
+    tid = (int)ctx.thread.x;
     lane = tid % 32;
     warp = tid / 32;
-    gid = lane / 4;
-    tig = lane % 4;
     ug = warp % C::UG;
     split = warp / C::UG;
     rank = (int)ctx.block.x;
@@ -151,16 +154,22 @@ template <class C> struct place {
     row0 = (group / C::nh) * C::bt;
     unit0 = rank * C::u;
   }
-  // The batch row (within the tile) and unit (within the block) of owned
-  // cell i of m-tile mt: the accumulator c[i] of the thread.
-  __device__ __forceinline__ int cell_row(int mt, int i) const {
-    return mt * kMmaRows + gid + 8 * (i >> 1);
+  // Cell j of the thread: its row in the tile and unit in the block.
+  __device__ __forceinline__ int cell(int j) const {
+    return tid + j * C::THREADS;
   }
-  __device__ __forceinline__ int cell_unit(int i) const {
-    return ug * kUnitGroup + 2 * tig + (i & 1);
+  __device__ __forceinline__ int cell_row(int j) const {
+    return cell(j) / C::u;
   }
-  __device__ __forceinline__ bool valid(int mt, int i) const {
-    return row0 + cell_row(mt, i) < C::b && unit0 + cell_unit(i) < C::d;
+  __device__ __forceinline__ int cell_unit(int j) const {
+    return cell(j) % C::u;
+  }
+  __device__ __forceinline__ bool has_cell(int j) const {
+    return cell(j) < C::bt * C::u;
+  }
+  __device__ __forceinline__ bool valid(int j) const {
+    return has_cell(j) && row0 + cell_row(j) < C::b &&
+           unit0 + cell_unit(j) < C::d;
   }
 };
 
@@ -176,7 +185,7 @@ load_forward_fragments(unsigned (&rf)[C::G][C::KSW][2],
 #pragma unroll
     for (int j = 0; j < C::KSW; ++j) {
       const long long k0 = (long long)(at.split * C::KSW + j) * C::KSTEP;
-      load_b<C::kind>(rf[g][j], at.lane, [&](int kq, int n) -> float {
+      load_b<C::kind>(rf[g][j], at.lane, [=](int kq, int n) -> float {
         const int dd = at.unit0 + at.ug * kUnitGroup + n;
         const long long p = k0 + kq;
         return dd < C::d && p < C::d
@@ -188,15 +197,14 @@ load_forward_fragments(unsigned (&rf)[C::G][C::KSW][2],
     }
 }
 
-// acc[mt][g] = the block's R_g rows times the h rows in `h`, over the
-// warp's k-steps; with KS > 1 the split warps' partials are added into the
-// first split's accumulators through `part`.
+// The warp's share of R_g h for the block's rows: the products over its
+// k-steps, stored as f32 partials [split][g][row][unit] for the cells to
+// add.
 template <class C>
 __device__ __forceinline__ void
-recurrent_products(float (&acc)[C::MT][C::G][4],
-                   const unsigned (&rf)[C::G][C::KSW][2],
-                   const typename C::operand *h, float *part,
-                   const place<C> &at) {
+recurrent_products(float *part, const unsigned (&rf)[C::G][C::KSW][2],
+                   const typename C::operand *h, const place<C> &at) {
+  float acc[C::MT][C::G][4];
 #pragma unroll
   for (int mt = 0; mt < C::MT; ++mt)
 #pragma unroll
@@ -218,32 +226,33 @@ recurrent_products(float (&acc)[C::MT][C::G][4],
       }
     }
   }
-  if constexpr (C::ks > 1) {
-    auto slot = [&](int split, int mt, int g, int i) {
-      return ((((split - 1) * C::UG + at.ug) * C::MT + mt) * C::G + g) * 4 *
-                 32 +
-             i * 32 + at.lane;
-    };
-    if (at.split > 0) {
+  const int gid = at.lane / 4, tig = at.lane % 4;
 #pragma unroll
-      for (int mt = 0; mt < C::MT; ++mt)
+  for (int mt = 0; mt < C::MT; ++mt)
 #pragma unroll
-        for (int g = 0; g < C::G; ++g)
+    for (int g = 0; g < C::G; ++g)
 #pragma unroll
-          for (int i = 0; i < 4; ++i)
-            part[slot(at.split, mt, g, i)] = acc[mt][g][i];
-    }
-    __syncthreads();
-    if (at.split == 0) {
-      for (int s = 1; s < C::ks; ++s)
+      for (int half = 0; half < 2; ++half) {
+        const int row = mt * kMmaRows + gid + 8 * half;
+        float *to = part + ((at.split * C::G + g) * C::bt + row) * C::UP +
+                    at.ug * kUnitGroup + 2 * tig;
+        *reinterpret_cast<float2 *>(to) =
+            make_float2(acc[mt][g][2 * half], acc[mt][g][2 * half + 1]);
+      }
+}
+
+// R_g h of cell j: the sum of the splits' partials, in order.
+template <class C>
+__device__ __forceinline__ void products_of(float (&rh)[C::G], const float *part,
+                                            const place<C> &at, int j) {
+  const int row = at.cell_row(j), u = at.cell_unit(j);
 #pragma unroll
-        for (int mt = 0; mt < C::MT; ++mt)
+  for (int g = 0; g < C::G; ++g) {
+    float sum = 0.f;
 #pragma unroll
-          for (int g = 0; g < C::G; ++g)
-#pragma unroll
-            for (int i = 0; i < 4; ++i)
-              acc[mt][g][i] += part[slot(s, mt, g, i)];
-    }
+    for (int s = 0; s < C::ks; ++s)
+      sum += part[((s * C::G + g) * C::bt + row) * C::UP + u];
+    rh[g] = sum;
   }
 }
 
@@ -367,34 +376,28 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
   O *hbuf = reinterpret_cast<O *>(kiln_rnn_smem);
   float *part = reinterpret_cast<float *>(hbuf + 2 * C::bt * C::H_PITCH);
   const place<C> at(ctx, group_offset);
-  const int tid = (int)ctx.thread.x;
+  const int tid = at.tid;
 
   unsigned rf[C::G][C::KSW][2];
   load_forward_fragments<C>(rf, r, at);
 
-  // Biases and states of the owned cells; h before step 0 in buffer 0.
-  float bv[C::GB][2];
+  // The biases and states of the thread's cells; h before step 0 in
+  // buffer 0.
+  float bv[C::CPT][C::GB], st[C::CPT][C::S];
 #pragma unroll
-  for (int g = 0; g < C::GB; ++g)
+  for (int j = 0; j < C::CPT; ++j) {
+    const int dd = at.unit0 + at.cell_unit(j);
+    const bool valid = at.valid(j);
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int dd = at.unit0 + at.cell_unit(j);
-      bv[g][j] = dd < C::d ? kiln_load(bias[g * C::HD + at.head * C::d + dd])
-                           : 0.f;
-    }
-  float st[C::MT][4][C::S];
+    for (int g = 0; g < C::GB; ++g)
+      bv[j][g] = valid ? kiln_load(bias[g * C::HD + at.head * C::d + dd]) : 0.f;
 #pragma unroll
-  for (int mt = 0; mt < C::MT; ++mt)
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-      for (int s = 0; s < C::S; ++s)
-        st[mt][i][s] =
-            at.valid(mt, i)
-                ? state_before<C>(states, s0, s0_splat, s,
-                                  at.row0 + at.cell_row(mt, i), 0, at.head,
-                                  at.unit0 + at.cell_unit(i))
-                : 0.f;
+    for (int s = 0; s < C::S; ++s)
+      st[j][s] = valid ? state_before<C>(states, s0, s0_splat, s,
+                                         at.row0 + at.cell_row(j), 0, at.head,
+                                         dd)
+                       : 0.f;
+  }
   zero_shared(hbuf, 2 * C::bt * C::H_PITCH, tid, C::THREADS);
   __syncthreads();
   load_h_rows<C, false>(
@@ -406,70 +409,55 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
   else
     __syncthreads();
 
-  auto load_input = [&](long long t, float (&x)[C::MT][4][C::GW]) {
+  auto load_input = [&](long long t, float (&x)[C::CPT][C::GW]) {
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt)
+    for (int j = 0; j < C::CPT; ++j)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int g = 0; g < C::GW; ++g)
-          x[mt][i][g] = at.valid(mt, i)
-                            ? kiln_load(wx[input_at<C>(
-                                  at.row0 + at.cell_row(mt, i), t, g, at.head,
-                                  at.unit0 + at.cell_unit(i))])
-                            : 0.f;
+      for (int g = 0; g < C::GW; ++g)
+        x[j][g] = at.valid(j) ? kiln_load(wx[input_at<C>(
+                                    at.row0 + at.cell_row(j), t, g, at.head,
+                                    at.unit0 + at.cell_unit(j))])
+                              : 0.f;
   };
-  float xn[C::MT][4][C::GW];
-  if (at.split == 0)
-    load_input(0, xn);
+  float xn[C::CPT][C::GW];
+  load_input(0, xn);
 
-  for (long long t = 0; t < C::t; ++t) {
+  for (int t = 0; t < (int)C::t; ++t) {
     const O *hc = hbuf + (t & 1) * C::bt * C::H_PITCH;
     O *hn = hbuf + ((t + 1) & 1) * C::bt * C::H_PITCH;
-    float x[C::MT][4][C::GW];
+    float x[C::CPT][C::GW];
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt)
+    for (int j = 0; j < C::CPT; ++j)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int g = 0; g < C::GW; ++g)
-          x[mt][i][g] = xn[mt][i][g];
-    if (at.split == 0 && t + 1 < C::t)
+      for (int g = 0; g < C::GW; ++g)
+        x[j][g] = xn[j][g];
+    if (t + 1 < C::t)
       load_input(t + 1, xn);
 
-    float acc[C::MT][C::G][4];
-    recurrent_products<C>(acc, rf, hc, part, at);
+    recurrent_products<C>(part, rf, hc, at);
+    __syncthreads();
 
-    if (at.split == 0) {
 #pragma unroll
-      for (int mt = 0; mt < C::MT; ++mt)
+    for (int j = 0; j < C::CPT; ++j) {
+      if (!at.has_cell(j))
+        continue;
+      float rh[C::G];
+      products_of<C>(rh, part, at, j);
+      cell_forward<C::f, C::fast>(x[j], rh, bv[j], st[j]);
+      if (!at.valid(j))
+        continue;
+      const int row = at.cell_row(j);
+      const long long b = at.row0 + row;
+      const int dd = at.unit0 + at.cell_unit(j);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          float rh[C::G];
-#pragma unroll
-          for (int g = 0; g < C::G; ++g)
-            rh[g] = acc[mt][g][i];
-          float bc[C::GB];
-#pragma unroll
-          for (int g = 0; g < C::GB; ++g)
-            bc[g] = bv[g][i & 1];
-          cell_forward<C::f>(x[mt][i], rh, bc, st[mt][i]);
-          if (!at.valid(mt, i))
-            continue;
-          const int row = at.cell_row(mt, i);
-          const long long b = at.row0 + row;
-          const int dd = at.unit0 + at.cell_unit(i);
-#pragma unroll
-          for (int s = 0; s < C::S; ++s)
-            kiln_store(states + all_at<C>(s, b, t, at.head, dd), st[mt][i][s]);
-          if constexpr (C::sync == kSyncBlock) {
-            kiln_store(hn + row * C::H_PITCH + dd, st[mt][i][0]);
-          } else if constexpr (C::sync == kSyncCluster) {
-            for (int q = 0; q < C::k; ++q)
-              store_to_rank(hn + row * C::H_PITCH + dd, (unsigned)q,
-                            st[mt][i][0]);
-          }
-        }
+      for (int s = 0; s < C::S; ++s)
+        kiln_store(states + all_at<C>(s, b, t, at.head, dd), st[j][s]);
+      if constexpr (C::sync == kSyncBlock) {
+        kiln_store(hn + row * C::H_PITCH + dd, st[j][0]);
+      } else if constexpr (C::sync == kSyncCluster) {
+        for (int q = 0; q < C::k; ++q)
+          store_to_rank(hn + row * C::H_PITCH + dd, (unsigned)q, st[j][0]);
+      }
     }
 
     if constexpr (C::sync == kSyncBlock) {
@@ -489,17 +477,15 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
     }
   }
 
-  if (at.split == 0 && last) {
+  if (last) {
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt)
+    for (int j = 0; j < C::CPT; ++j)
+      if (at.valid(j))
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        if (at.valid(mt, i))
-#pragma unroll
-          for (int s = 0; s < C::S; ++s)
-            kiln_store(last + last_at<C>(s, at.row0 + at.cell_row(mt, i),
-                                         at.head, at.unit0 + at.cell_unit(i)),
-                       st[mt][i][s]);
+        for (int s = 0; s < C::S; ++s)
+          kiln_store(last + last_at<C>(s, at.row0 + at.cell_row(j), at.head,
+                                       at.unit0 + at.cell_unit(j)),
+                     st[j][s]);
   }
   // No block of a cluster leaves while a peer may still store into it.
   if constexpr (C::sync == kSyncCluster)
@@ -528,23 +514,30 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
   O *hbuf = reinterpret_cast<O *>(kiln_rnn_smem);
   O *abuf = hbuf + C::bt * C::H_PITCH;
   float *part = reinterpret_cast<float *>(abuf + C::bt * C::A_PITCH);
-  float *incoming = part + (C::ks - 1) * C::bt * C::G * C::u;
+  float *incoming = part + C::ks * C::G * C::bt * C::UP;
   const place<C> at(ctx, group_offset);
-  const int tid = (int)ctx.thread.x;
+  const int tid = at.tid;
 
   unsigned rf[C::G][C::KSW][2];
   load_forward_fragments<C>(rf, r, at);
-  // rt[nt][kk]: k = (gate, unit of the block) rows, n = units p of the head;
-  // n-tile nt of warp w is w + nt * WARPS.
-  unsigned rt[C::NTW][C::TKS][2];
+  // The transposed product: k = (gate, unit of the block) rows, n = units p
+  // of the head. Warp w takes n-tiles tile(nt) and transposed group tg.
+  const int tg = C::TG > 1 ? at.warp / C::NT : 0;
+  const bool transposing = tg < C::TG;
+  auto tile = [&](int nt) {
+    return C::TG > 1 || C::NTW == 1 ? (C::TG > 1 ? at.warp % C::NT : at.warp)
+                                    : at.warp + nt * C::WARPS;
+  };
+  unsigned rt[C::NTW][C::TKSW][2];
 #pragma unroll
   for (int nt = 0; nt < C::NTW; ++nt)
 #pragma unroll
-    for (int kk = 0; kk < C::TKS; ++kk) {
-      const int p0 = (at.warp + nt * C::WARPS) * 8;
-      load_b<C::kind>(rt[nt][kk], at.lane, [&](int kq, int n) -> float {
-        const int k = kk * C::KSTEP + kq, p = p0 + n;
-        if (k >= C::G * C::u || p >= C::d)
+    for (int kk = 0; kk < C::TKSW; ++kk) {
+      const int p0 = tile(nt) * 8;
+      const int k0 = (tg * C::TKSW + kk) * C::KSTEP;
+      load_b<C::kind>(rt[nt][kk], at.lane, [=](int kq, int n) -> float {
+        const int k = k0 + kq, p = p0 + n;
+        if (!transposing || k >= C::G * C::u || p >= C::d)
           return 0.f;
         const int g = k / C::u, dd = at.unit0 + k % C::u;
         return dd < C::d
@@ -555,38 +548,36 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
       });
     }
 
-  float bv[C::GB][2];
+  float bv[C::CPT][C::GB];
 #pragma unroll
-  for (int g = 0; g < C::GB; ++g)
+  for (int j = 0; j < C::CPT; ++j) {
+    const int dd = at.unit0 + at.cell_unit(j);
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int dd = at.unit0 + at.cell_unit(j);
-      bv[g][j] = dd < C::d ? kiln_load(bias[g * C::HD + at.head * C::d + dd])
-                           : 0.f;
-    }
+    for (int g = 0; g < C::GB; ++g)
+      bv[j][g] = at.valid(j) ? kiln_load(bias[g * C::HD + at.head * C::d + dd])
+                             : 0.f;
+  }
 
   // carried: the gradient of the states before the step just done, without
   // the path through R h, which arrives in dh (the group's sum).
-  float carried[C::MT][4][C::S], dh[C::MT][4];
+  float carried[C::CPT][C::S], dh[C::CPT];
 #pragma unroll
-  for (int mt = 0; mt < C::MT; ++mt)
+  for (int j = 0; j < C::CPT; ++j) {
+    dh[j] = 0.f;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      dh[mt][i] = 0.f;
-#pragma unroll
-      for (int s = 0; s < C::S; ++s)
-        carried[mt][i][s] = 0.f;
-    }
+    for (int s = 0; s < C::S; ++s)
+      carried[j][s] = 0.f;
+  }
   zero_shared(hbuf, C::bt * C::H_PITCH, tid, C::THREADS);
   zero_shared(abuf, C::bt * C::A_PITCH, tid, C::THREADS);
-  if constexpr (C::sync == kSyncCluster)
-    zero_shared(incoming, 2LL * C::k * C::bt * C::u, tid, C::THREADS);
-  if constexpr (C::sync == kSyncCluster)
+  if constexpr (C::sync == kSyncCluster) {
+    zero_shared(incoming, 2LL * C::k * C::TG * C::bt * C::u, tid, C::THREADS);
     cluster_sync();
-  else
+  } else {
     __syncthreads();
+  }
 
-  for (long long t = C::t - 1; t >= 0; --t) {
+  for (int t = (int)C::t - 1; t >= 0; --t) {
     const int parity = (int)(t & 1);
     // h before the step, for the recomputed products.
     load_h_rows<C, false>(
@@ -594,108 +585,111 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
         [&](long long b) { return h_row_before<C>(states, s0, b, t, at.head); },
         s0_splat, at.row0, tid);
     __syncthreads();
-    float acc[C::MT][C::G][4];
-    recurrent_products<C>(acc, rf, hbuf, part, at);
+    recurrent_products<C>(part, rf, hbuf, at);
+    __syncthreads();
 
-    if (at.split == 0) {
 #pragma unroll
-      for (int mt = 0; mt < C::MT; ++mt)
+    for (int j = 0; j < C::CPT; ++j) {
+      if (!at.has_cell(j))
+        continue;
+      const int row = at.cell_row(j), u = at.cell_unit(j);
+      const long long b = at.row0 + row;
+      const int dd = at.unit0 + u;
+      const bool valid = at.valid(j);
+      float x[C::GW], rh[C::G], prev[C::S], d_next[C::S];
+      products_of<C>(rh, part, at, j);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int row = at.cell_row(mt, i), ul = at.cell_unit(i);
-          const long long b = at.row0 + row;
-          const int dd = at.unit0 + ul;
-          const bool valid = at.valid(mt, i);
-          float x[C::GW], rh[C::G], bc[C::GB], prev[C::S], d_next[C::S];
+      for (int g = 0; g < C::GW; ++g)
+        x[g] = valid ? kiln_load(wx[input_at<C>(b, t, g, at.head, dd)]) : 0.f;
 #pragma unroll
-          for (int g = 0; g < C::GW; ++g)
-            x[g] = valid ? kiln_load(wx[input_at<C>(b, t, g, at.head, dd)])
-                         : 0.f;
+      for (int s = 0; s < C::S; ++s) {
+        prev[s] = valid ? state_before<C>(states, s0, s0_splat, s, b, t,
+                                          at.head, dd)
+                        : 0.f;
+        float g = carried[j][s] + (s == 0 ? dh[j] : 0.f);
+        if constexpr (C::d_states)
+          g += valid ? kiln_load(d_states[all_at<C>(s, b, t, at.head, dd)])
+                     : 0.f;
+        if constexpr (C::d_last)
+          g += valid && t == C::t - 1
+                   ? kiln_load(d_last[last_at<C>(s, b, at.head, dd)])
+                   : 0.f;
+        d_next[s] = g;
+      }
+      float gx[C::GW], grh[C::G], gprev[C::S];
+      cell_backward<C::f, C::fast>(x, rh, bv[j], prev, d_next, gx, grh, gprev);
+      if (valid) {
 #pragma unroll
-          for (int g = 0; g < C::G; ++g)
-            rh[g] = acc[mt][g][i];
+        for (int g = 0; g < C::GW; ++g)
+          kiln_store(d_input + input_at<C>(b, t, g, at.head, dd), gx[g]);
+        if constexpr (C::f == kGru)
+          kiln_store(d_rh0 + (b * C::t + t) * C::HD + at.head * C::d + dd,
+                     grh[0]);
+      }
 #pragma unroll
-          for (int g = 0; g < C::GB; ++g)
-            bc[g] = bv[g][i & 1];
+      for (int g = 0; g < C::G; ++g)
+        kiln_store(abuf + row * C::A_PITCH + g * C::u + u, valid ? grh[g] : 0.f);
 #pragma unroll
-          for (int s = 0; s < C::S; ++s) {
-            prev[s] = valid ? state_before<C>(states, s0, s0_splat, s, b, t,
-                                              at.head, dd)
-                            : 0.f;
-            float g = carried[mt][i][s] + (s == 0 ? dh[mt][i] : 0.f);
-            if constexpr (C::d_states)
-              g += valid ? kiln_load(d_states[all_at<C>(s, b, t, at.head, dd)])
-                         : 0.f;
-            if constexpr (C::d_last)
-              g += valid && t == C::t - 1
-                       ? kiln_load(d_last[last_at<C>(s, b, at.head, dd)])
-                       : 0.f;
-            d_next[s] = g;
-          }
-          float gx[C::GW], grh[C::G], gprev[C::S];
-          cell_backward<C::f>(x, rh, bc, prev, d_next, gx, grh, gprev);
-          if (valid) {
-#pragma unroll
-            for (int g = 0; g < C::GW; ++g)
-              kiln_store(d_input + input_at<C>(b, t, g, at.head, dd), gx[g]);
-            if constexpr (C::f == kGru)
-              kiln_store(d_rh0 + (b * C::t + t) * C::HD + at.head * C::d + dd,
-                         grh[0]);
-          }
-#pragma unroll
-          for (int g = 0; g < C::G; ++g)
-            kiln_store(abuf + row * C::A_PITCH + g * C::u + ul,
-                       valid ? grh[g] : 0.f);
-#pragma unroll
-          for (int s = 0; s < C::S; ++s)
-            carried[mt][i][s] = valid ? gprev[s] : 0.f;
-        }
+      for (int s = 0; s < C::S; ++s)
+        carried[j][s] = valid ? gprev[s] : 0.f;
     }
     __syncthreads();
 
-    // The block's share of dh_prev = sum over its (gate, unit) rows.
-    float dacc[C::MT][C::NTW][4];
+    // The block's share of dh_prev = sum over its (gate, unit) rows, for
+    // the warp's n-tiles and k-steps.
+    if (transposing) {
+      float dacc[C::MT][C::NTW][4];
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt)
-#pragma unroll
-      for (int nt = 0; nt < C::NTW; ++nt)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          dacc[mt][nt][i] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < C::TKS; ++kk)
-#pragma unroll
-      for (int mt = 0; mt < C::MT; ++mt) {
-        unsigned a[4];
-        load_a<C::kind>(a, abuf, C::A_PITCH, mt * kMmaRows, kk * C::KSTEP,
-                        at.lane);
+      for (int mt = 0; mt < C::MT; ++mt)
 #pragma unroll
         for (int nt = 0; nt < C::NTW; ++nt)
-          mma<C::kind>(dacc[mt][nt], a, rt[nt][kk]);
-      }
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt)
+          for (int i = 0; i < 4; ++i)
+            dacc[mt][nt][i] = 0.f;
 #pragma unroll
-      for (int nt = 0; nt < C::NTW; ++nt)
+      for (int kk = 0; kk < C::TKSW; ++kk) {
+        const int k0 = (tg * C::TKSW + kk) * C::KSTEP;
+        if (k0 >= C::G * C::u)
+          continue;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int row = mt * kMmaRows + at.gid + 8 * (i >> 1);
-          const int p = (at.warp + nt * C::WARPS) * 8 + 2 * at.tig + (i & 1);
-          if (p >= C::d)
-            continue;
-          if constexpr (C::sync == kSyncBlock) {
-            incoming[row * C::DP + p] = dacc[mt][nt][i];
-          } else if constexpr (C::sync == kSyncCluster) {
-            store_to_rank(incoming + ((parity * C::k + at.rank) * C::bt + row) *
-                                         C::u +
-                              p % C::u,
-                          (unsigned)(p / C::u), dacc[mt][nt][i]);
-          } else {
-            partials[(((at.group * 2 + parity) * C::k + at.rank) * C::bt + row) *
-                         C::DP +
-                     p] = dacc[mt][nt][i];
-          }
+        for (int mt = 0; mt < C::MT; ++mt) {
+          unsigned a[4];
+          load_a<C::kind>(a, abuf, C::A_PITCH, mt * kMmaRows, k0, at.lane);
+#pragma unroll
+          for (int nt = 0; nt < C::NTW; ++nt)
+            mma<C::kind>(dacc[mt][nt], a, rt[nt][kk]);
         }
+      }
+      const int gid = at.lane / 4, tig = at.lane % 4;
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < C::NTW; ++nt)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const int row = mt * kMmaRows + gid + 8 * (i >> 1);
+            const int p = tile(nt) * 8 + 2 * tig + (i & 1);
+            if (p >= C::d)
+              continue;
+            if constexpr (C::sync == kSyncBlock) {
+              incoming[(tg * C::bt + row) * C::DP + p] = dacc[mt][nt][i];
+            } else if constexpr (C::sync == kSyncCluster) {
+              store_to_rank(
+                  incoming +
+                      (((parity * C::k + at.rank) * C::TG + tg) * C::bt + row) *
+                          C::u +
+                      p % C::u,
+                  (unsigned)(p / C::u), dacc[mt][nt][i]);
+            } else {
+              partials[((((at.group * 2 + parity) * C::k + at.rank) * C::TG +
+                         tg) *
+                            C::bt +
+                        row) *
+                           C::DP +
+                       p] = dacc[mt][nt][i];
+            }
+          }
+    }
     if constexpr (C::sync == kSyncBlock)
       __syncthreads();
     else if constexpr (C::sync == kSyncCluster)
@@ -704,45 +698,45 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
       group_barrier(counters + at.group, (unsigned)((C::t - t) * C::k),
                     (unsigned)tid);
 
-    if (at.split == 0) {
 #pragma unroll
-      for (int mt = 0; mt < C::MT; ++mt)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int row = at.cell_row(mt, i), ul = at.cell_unit(i);
-          float sum = 0.f;
-          if (at.valid(mt, i)) {
-            if constexpr (C::sync == kSyncBlock) {
-              sum = incoming[row * C::DP + at.unit0 + ul];
-            } else if constexpr (C::sync == kSyncCluster) {
-              for (int q = 0; q < C::k; ++q)
-                sum += incoming[((parity * C::k + q) * C::bt + row) * C::u + ul];
-            } else {
-              for (int q = 0; q < C::k; ++q)
-                sum += __ldcg(partials +
-                              (((at.group * 2 + parity) * C::k + q) * C::bt +
-                               row) *
-                                  C::DP +
-                              at.unit0 + ul);
-            }
-          }
-          dh[mt][i] = sum;
+    for (int j = 0; j < C::CPT; ++j) {
+      const int row = at.cell_row(j), u = at.cell_unit(j);
+      float sum = 0.f;
+      if (at.valid(j)) {
+        if constexpr (C::sync == kSyncBlock) {
+          for (int g = 0; g < C::TG; ++g)
+            sum += incoming[(g * C::bt + row) * C::DP + at.unit0 + u];
+        } else if constexpr (C::sync == kSyncCluster) {
+          for (int q = 0; q < C::k; ++q)
+            for (int g = 0; g < C::TG; ++g)
+              sum += incoming[(((parity * C::k + q) * C::TG + g) * C::bt + row) *
+                                  C::u +
+                              u];
+        } else {
+          for (int q = 0; q < C::k; ++q)
+            for (int g = 0; g < C::TG; ++g)
+              sum += __ldcg(partials +
+                            ((((at.group * 2 + parity) * C::k + q) * C::TG + g) *
+                                 C::bt +
+                             row) *
+                                C::DP +
+                            at.unit0 + u);
         }
+      }
+      dh[j] = sum;
     }
   }
 
-  if (at.split == 0 && d_states0) {
+  if (d_states0) {
 #pragma unroll
-    for (int mt = 0; mt < C::MT; ++mt)
+    for (int j = 0; j < C::CPT; ++j)
+      if (at.valid(j))
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-        if (at.valid(mt, i))
-#pragma unroll
-          for (int s = 0; s < C::S; ++s)
-            kiln_store(d_states0 + last_at<C>(s, at.row0 + at.cell_row(mt, i),
-                                              at.head,
-                                              at.unit0 + at.cell_unit(i)),
-                       carried[mt][i][s] + (s == 0 ? dh[mt][i] : 0.f));
+        for (int s = 0; s < C::S; ++s)
+          kiln_store(d_states0 + last_at<C>(s, at.row0 + at.cell_row(j),
+                                            at.head,
+                                            at.unit0 + at.cell_unit(j)),
+                     carried[j][s] + (s == 0 ? dh[j] : 0.f));
   }
   if constexpr (C::sync == kSyncCluster)
     cluster_sync();

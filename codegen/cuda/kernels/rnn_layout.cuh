@@ -30,6 +30,7 @@ namespace kiln {
 namespace rnn {
 
 using ::kiln::ceil_div;
+using ::kiln::clamp;
 
 // kiln.rnn's functions, in the dialect's order.
 enum function_kind { kLstm = 0, kGru = 1, kElman = 2, kSlstm = 3 };
@@ -82,23 +83,50 @@ __host__ __device__ constexpr int forward_fragment_registers(int f, long long d,
   return gates_r(f) * ksteps_per_warp(d, kind, ks) * 2;
 }
 
+// The cells (batch row, unit) of a block, spread over its threads for the
+// pointwise phase: cell c is taken by thread c % threads, row c / U, unit
+// c % U (consecutive threads, consecutive units: coalesced rows).
+__host__ __device__ constexpr int cells_per_thread(int bt, int u, int threads) {
+  return (int)ceil_div((long long)bt * u, threads);
+}
+
 // Backward: the transposed product dh_prev[b, p] += sum over the block's
-// (gate, unit) rows a[b, (g, u)] R[g, d, p] runs over every p of the head:
-// n-tiles of 8 p split over the block's warps, k-steps over its G * U rows.
+// (gate, unit) rows a[b, (g, u)] R[g, d, p] runs over every p of the head,
+// n-tiles of 8 p. With at least as many warps as n-tiles, each warp takes
+// one n-tile and one of `transposed_groups` ranges of the k-steps over the
+// block's G * U rows (partial sums that the cells add); with fewer, each
+// warp takes several n-tiles and every k-step.
 __host__ __device__ constexpr int transposed_k(int f, int u) {
   return gates_r(f) * u;
 }
 __host__ __device__ constexpr int transposed_ksteps(int f, int u, int kind) {
   return (int)ceil_div(transposed_k(f, u), mma_k(kind));
 }
+__host__ __device__ constexpr int ntiles(long long d) {
+  return (int)(padded(d) / 8);
+}
+__host__ __device__ constexpr int transposed_groups(int f, long long d, int u,
+                                                    int ks, int kind) {
+  return warps(u, ks) >= ntiles(d)
+             ? (int)clamp(warps(u, ks) / ntiles(d), 1,
+                          transposed_ksteps(f, u, kind))
+             : 1;
+}
 __host__ __device__ constexpr int transposed_ntiles(long long d, int u, int ks) {
-  return (int)ceil_div(padded(d) / 8, warps(u, ks));
+  return warps(u, ks) >= ntiles(d) ? 1 : (int)ceil_div(ntiles(d), warps(u, ks));
+}
+__host__ __device__ constexpr int transposed_ksteps_per_warp(int f, long long d,
+                                                             int u, int ks,
+                                                             int kind) {
+  return (int)ceil_div(transposed_ksteps(f, u, kind),
+                       transposed_groups(f, d, u, ks, kind));
 }
 __host__ __device__ constexpr int transposed_fragment_registers(int f,
                                                                 long long d,
                                                                 int u, int ks,
                                                                 int kind) {
-  return transposed_ntiles(d, u, ks) * transposed_ksteps(f, u, kind) * 2;
+  return transposed_ntiles(d, u, ks) *
+         transposed_ksteps_per_warp(f, d, u, ks, kind) * 2;
 }
 
 // Shared rows: 16-bit rows padded by 8 elements and f32 rows by 4, so that
@@ -106,40 +134,48 @@ __host__ __device__ constexpr int transposed_fragment_registers(int f,
 __host__ __device__ constexpr long long row_pitch(long long columns, int kind) {
   return columns + (element_bytes(kind) == 2 ? 8 : 4);
 }
+// The warps' f32 partial products [KS][G][BT][U + 8].
+__host__ __device__ constexpr long long partial_pitch(int u) { return u + 8; }
+__host__ __device__ constexpr long long products_bytes(int f, int bt, int u,
+                                                       int ks) {
+  return 4LL * ks * gates_r(f) * bt * partial_pitch(u);
+}
 
-// Shared memory of a forward block: two h buffers [BT][pitch], and the f32
-// partial accumulators of the KS - 1 split warps [KS - 1][BT][G * U].
+// Shared memory of a forward block: two h buffers [BT][pitch] and the
+// partial products.
 __host__ __device__ constexpr long long forward_shared_bytes(int f, long long d,
                                                              int bt, int u,
                                                              int ks, int kind) {
   return 2LL * bt * row_pitch(padded(d), kind) * element_bytes(kind) +
-         (ks - 1LL) * bt * gates_r(f) * u * 4;
+         products_bytes(f, bt, u, ks);
 }
 
 // Backward block: one h buffer, the gate gradients a [BT][pitch(G*U)], the
-// split partials, and the incoming partial sums of dh_prev for its units:
-// [2 parities][K][BT][U] f32 in a cluster, [BT][padded D] f32 in a single
-// block, none in a grid group (they are in global memory).
+// partial products, and the incoming partial sums of dh_prev for its units:
+// [2 parities][K][groups][BT][U] f32 in a cluster, [groups][BT][padded D]
+// f32 in a single block, none in a grid group (they are in global memory).
 __host__ __device__ constexpr long long backward_shared_bytes(
     int f, long long d, int bt, int u, int k, int ks, int kind, int sync) {
+  const long long tg = transposed_groups(f, d, u, ks, kind);
   return 1LL * bt * row_pitch(padded(d), kind) * element_bytes(kind) +
          1LL * bt * row_pitch(padded(transposed_k(f, u)), kind) *
              element_bytes(kind) +
-         (ks - 1LL) * bt * gates_r(f) * u * 4 +
-         (sync == kSyncCluster ? 2LL * k * bt * u * 4
-          : sync == kSyncBlock ? 1LL * bt * padded(d) * 4
+         products_bytes(f, bt, u, ks) +
+         (sync == kSyncCluster ? 2LL * k * tg * bt * u * 4
+          : sync == kSyncBlock ? tg * bt * padded(d) * 4
                                : 0LL);
 }
 
 // Global scratch of a grid group: one arrival counter per group (zeroed
 // before the launch), and in the backward pass the partial sums
-// [groups][2 parities][K][BT][padded D] f32.
+// [groups][2 parities][K][transposed groups][BT][padded D] f32.
 __host__ __device__ constexpr long long counter_bytes(long long groups) {
   return groups * 4;
 }
 __host__ __device__ constexpr long long partial_bytes(long long groups, int k,
-                                                      int bt, long long d) {
-  return groups * 2LL * k * bt * padded(d) * 4;
+                                                      int tg, int bt,
+                                                      long long d) {
+  return groups * 2LL * k * tg * bt * padded(d) * 4;
 }
 
 // The weight gradient dR[g, n] = sum over (b, t) of a_g[b, t]^T h_{t-1}[b]
