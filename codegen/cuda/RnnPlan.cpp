@@ -91,7 +91,8 @@ std::string RnnPlan::describe() const {
 }
 
 /// The search; `relaxed` counts the fragments of tf32 in three products
-/// once and leaves no margin (the compiler may then spill a few registers).
+/// once and admits configurations past the registers (they spill, at a
+/// cost the model counts): for heads that fit no other way.
 static std::optional<RnnPlan> search(const RnnProblem &p,
                                      const GpuTarget &target, bool relaxed) {
   std::optional<RnnPlan> best;
@@ -118,18 +119,21 @@ static std::optional<RnnPlan> search(const RnnProblem &p,
         const int warps = layout::warps(u, ks);
         if (warps > 32)
           break;
-        if (ks > 1 && layout::ksteps_per_warp(p.units, p.kind, ks) *
-                              (ks - 1) >=
+        // Every split gets k-steps.
+        if (ks > 1 && layout::ksteps_per_warp(p.units, p.kind, ks) * (ks - 1) >=
                           dp / mmaK)
-          break; // a split would have no k-steps
+          break;
         const int threads = warps * 32;
         // A block of `threads` gets at most registersPerSm / threads each;
         // the estimate counts arrays, and the compiler needs some more.
         const int regs = registersOf(p, bt, u, ks, relaxed);
         const int64_t cap = std::min<int64_t>(
             kMaxRegisters, int64_t(target.registersPerSm) / threads);
-        if (regs + (relaxed ? 0 : kRegisterMargin) > cap)
+        if (!relaxed && regs + kRegisterMargin > cap)
           continue;
+        // Relaxed, registers past the cap spill: each costs local memory
+        // traffic every step.
+        const double spillCycles = regs > cap ? 40.0 * (regs - cap) : 0.0;
         const int64_t shared =
             p.backward ? layout::backward_shared_bytes(p.function, p.units, bt,
                                                        u, int(k), ks, p.kind,
@@ -177,6 +181,7 @@ static std::optional<RnnPlan> search(const RnnProblem &p,
                                    4.0) +
                   60 + 4.0 * k * tg * cells + hLoad;
         }
+        step += spillCycles;
         step *= double(waves);
         if (!best || step < best->stepCycles) {
           RnnPlan plan;

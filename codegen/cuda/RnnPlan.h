@@ -40,7 +40,7 @@ struct RnnPlan {
   /// compared.
   int registers = 0;
   double stepCycles = 0;
-  /// No configuration fit with the registers' margin; this one may spill.
+  /// No configuration fit the registers with a margin; this one may spill.
   bool relaxed = false;
 
   int64_t launches() const {

@@ -2,7 +2,7 @@
 // of kernel it needs, and without compiler-internal IR.
 // RUN: not kilnc %s --train=sgd -o %t.kiln 2>&1 | FileCheck %s
 // RUN: not test -e %t.kiln
-// CHECK: unsupported_kernel.mlir:[[@LINE+8]]:8: error: no GPU kernel for 'kiln.conv2d' yet: it needs a convolution kernel
+// CHECK: unsupported_kernel.mlir:[[@LINE+7]]:8: error: no GPU kernel for 'kiln.conv2d' yet: it needs a convolution kernel
 // CHECK-NOT: UNKNOWN SSA VALUE
 // CHECK-NOT: see current operation
 // CHECK-NOT: kiln.fusion
