@@ -137,8 +137,26 @@ void addInput(KernelSpec &spec, const Emission &e, llvm::StringRef name,
   call.push_back(name.str());
 }
 
-std::string callOf(llvm::StringRef function,
-                   llvm::ArrayRef<std::string> args) {
+/// A pointer parameter bound to `arg`, or, without one, a typed null pointer
+/// in the call (`type` names the pointee).
+void addOptional(KernelSpec &spec, llvm::StringRef type, llvm::StringRef name,
+                 std::optional<LaunchArg> arg, std::vector<std::string> &call) {
+  if (!arg) {
+    call.push_back("(" + type.str() + " *)nullptr");
+    return;
+  }
+  spec.addParam(type.str() + " *__restrict__", name.str(), *arg);
+  call.push_back(name.str());
+}
+
+/// The launch argument of op result `i`, if the fusion yields it.
+std::optional<LaunchArg> resultArg(const RnnFusion &f, int i) {
+  if (f.resultOf[i] < 0)
+    return std::nullopt;
+  return LaunchArg::result(f.resultOf[i]);
+}
+
+std::string callOf(llvm::StringRef function, llvm::ArrayRef<std::string> args) {
   std::string list = "  kiln::rnn::" + function.str() + "(ctx";
   for (const std::string &arg : args)
     list += ", " + arg;
@@ -146,24 +164,28 @@ std::string callOf(llvm::StringRef function,
 }
 
 /// The zeroing of the grid groups' counters, when the plan has grid groups.
-std::optional<uint64_t> emitCounters(const Emission &e, FusionBuilder &builder) {
+std::optional<LaunchArg> emitCounters(const Emission &e,
+                                      FusionBuilder &builder) {
   if (e.plan.sync != layout::kSyncGrid)
     return std::nullopt;
-  const uint64_t counters = builder.scratch(layout::counter_bytes(e.plan.groups));
+  const uint64_t counters =
+      builder.scratch(layout::counter_bytes(e.plan.groups));
   KernelSpec zero = e.kernel("kiln_rnn_zero", "rnn_zero_counters",
                              llvm::formatv("n={0}", e.plan.groups).str(),
                              /*configured=*/false);
   zero.addParam("unsigned *__restrict__", "counters",
                 LaunchArg::scratch(counters));
-  zero.body = callOf("zero_counters", {"counters", std::to_string(e.plan.groups) + "LL"});
+  zero.body = callOf("zero_counters",
+                     {"counters", std::to_string(e.plan.groups) + "LL"});
   zero.grid = dim3Of(::kiln::ceil_div(e.plan.groups, layout::kSumThreads));
   zero.block = dim3Of(layout::kSumThreads);
   builder.kernel(std::move(zero));
-  return counters;
+  return LaunchArg::scratch(counters);
 }
 
 /// The persistent launches of `spec`, one per wave of groups.
-void emitPersistent(const Emission &e, KernelSpec spec, FusionBuilder &builder) {
+void emitPersistent(const Emission &e, KernelSpec spec,
+                    FusionBuilder &builder) {
   spec.block = dim3Of(e.plan.threads);
   spec.dynamicSharedBytes = uint32_t(e.plan.sharedBytes);
   if (e.plan.sync == layout::kSyncCluster)
@@ -179,11 +201,13 @@ void emitPersistent(const Emission &e, KernelSpec spec, FusionBuilder &builder) 
   }
 }
 
-void emitForward(const Emission &e, const RnnFusion &f, FusionBuilder &builder) {
+void emitForward(const Emission &e, const RnnFusion &f,
+                 FusionBuilder &builder) {
   const RnnProblem &p = e.problem;
   const int s = layout::num_states(p.function);
-  std::optional<uint64_t> counters = emitCounters(e, builder);
-  KernelSpec spec = e.kernel("kiln_rnn_forward", "rnn_forward", e.plan.describe());
+  std::optional<LaunchArg> counters = emitCounters(e, builder);
+  KernelSpec spec =
+      e.kernel("kiln_rnn_forward", "rnn_forward", e.plan.describe());
   std::vector<std::string> call;
   addInput(spec, e, "wx", f.inputs[0], call);
   addInput(spec, e, "r", f.inputs[1], call);
@@ -192,27 +216,15 @@ void emitForward(const Emission &e, const RnnFusion &f, FusionBuilder &builder) 
   spec.addParam("float", "s0_splat",
                 LaunchArg::f32(float(f.inputs[3].splat.value_or(0.0))));
   call.push_back("s0_splat");
-  LaunchArg states =
-      f.resultOf[0] >= 0
-          ? LaunchArg::result(f.resultOf[0])
-          : LaunchArg::scratch(builder.scratch(
-                uint64_t(s) * p.batch * p.steps * p.heads * p.units *
-                layout::element_bytes(p.kind)));
+  LaunchArg states = f.resultOf[0] >= 0
+                         ? LaunchArg::result(f.resultOf[0])
+                         : LaunchArg::scratch(builder.scratch(
+                               uint64_t(s) * p.batch * p.steps * p.heads *
+                               p.units * layout::element_bytes(p.kind)));
   spec.addParam(e.ptr, "states", states);
   call.push_back("states");
-  if (f.resultOf[1] >= 0) {
-    spec.addParam(e.ptr, "last", LaunchArg::result(f.resultOf[1]));
-    call.push_back("last");
-  } else {
-    call.push_back("(" + e.type + " *)nullptr");
-  }
-  if (counters) {
-    spec.addParam("unsigned *__restrict__", "counters",
-                  LaunchArg::scratch(*counters));
-    call.push_back("counters");
-  } else {
-    call.push_back("(unsigned *)nullptr");
-  }
+  addOptional(spec, e.type, "last", resultArg(f, 1), call);
+  addOptional(spec, "unsigned", "counters", counters, call);
   call.push_back("group_offset");
   spec.body = callOf("forward<cfg>", call);
   emitPersistent(e, std::move(spec), builder);
@@ -225,17 +237,18 @@ void emitBackward(const Emission &e, const RnnFusion &f,
   const int g = layout::gates_r(p.function), gb = layout::gates_b(p.function),
             gw = layout::gates_w(p.function);
   const int64_t rows = p.batch * p.steps, hd = p.heads * p.units;
-  std::optional<uint64_t> counters = emitCounters(e, builder);
+  std::optional<LaunchArg> counters = emitCounters(e, builder);
 
   // d(Wx) in its result or in scratch; gru's gradient of R_0 h in scratch.
   const bool needWeights = f.resultOf[1] >= 0 || f.resultOf[2] >= 0;
-  LaunchArg dInput =
-      f.resultOf[0] >= 0
-          ? LaunchArg::result(f.resultOf[0])
-          : LaunchArg::scratch(builder.scratch(uint64_t(rows) * gw * hd * elementBytes));
+  LaunchArg dInput = f.resultOf[0] >= 0
+                         ? LaunchArg::result(f.resultOf[0])
+                         : LaunchArg::scratch(builder.scratch(
+                               uint64_t(rows) * gw * hd * elementBytes));
   std::optional<LaunchArg> dRh0;
   if (p.function == layout::kGru)
-    dRh0 = LaunchArg::scratch(builder.scratch(uint64_t(rows) * hd * elementBytes));
+    dRh0 =
+        LaunchArg::scratch(builder.scratch(uint64_t(rows) * hd * elementBytes));
   std::optional<LaunchArg> partials;
   if (e.plan.sync == layout::kSyncGrid)
     partials = LaunchArg::scratch(builder.scratch(layout::partial_bytes(
@@ -259,43 +272,22 @@ void emitBackward(const Emission &e, const RnnFusion &f,
   addInput(spec, e, "d_last", f.inputs[6], call);
   spec.addParam(e.ptr, "d_input", dInput);
   call.push_back("d_input");
-  if (dRh0) {
-    spec.addParam(e.ptr, "d_rh0", *dRh0);
-    call.push_back("d_rh0");
-  } else {
-    call.push_back("(" + e.type + " *)nullptr");
-  }
-  if (f.resultOf[3] >= 0) {
-    spec.addParam(e.ptr, "d_states0", LaunchArg::result(f.resultOf[3]));
-    call.push_back("d_states0");
-  } else {
-    call.push_back("(" + e.type + " *)nullptr");
-  }
-  if (partials) {
-    spec.addParam("float *__restrict__", "partials", *partials);
-    call.push_back("partials");
-  } else {
-    call.push_back("(float *)nullptr");
-  }
-  if (counters) {
-    spec.addParam("unsigned *__restrict__", "counters",
-                  LaunchArg::scratch(*counters));
-    call.push_back("counters");
-  } else {
-    call.push_back("(unsigned *)nullptr");
-  }
+  addOptional(spec, e.type, "d_rh0", dRh0, call);
+  addOptional(spec, e.type, "d_states0", resultArg(f, 3), call);
+  addOptional(spec, "float", "partials", partials, call);
+  addOptional(spec, "unsigned", "counters", counters, call);
   call.push_back("group_offset");
   spec.body = callOf("backward<cfg>", call);
   emitPersistent(e, std::move(spec), builder);
   if (!needWeights)
     return;
 
-  auto sumInto = [&](uint64_t partial, int64_t n, int64_t parts,
-                     int64_t result, llvm::StringRef what) {
-    KernelSpec sum = e.kernel(
-        "kiln_rnn_sum", "rnn_sum_partials",
-        llvm::formatv("{0}: n={1} parts={2}", what, n, parts).str(),
-        /*configured=*/false);
+  auto sumInto = [&](uint64_t partial, int64_t n, int64_t parts, int64_t result,
+                     llvm::StringRef what) {
+    KernelSpec sum =
+        e.kernel("kiln_rnn_sum", "rnn_sum_partials",
+                 llvm::formatv("{0}: n={1} parts={2}", what, n, parts).str(),
+                 /*configured=*/false);
     sum.addParam("const float *__restrict__", "partial",
                  LaunchArg::scratch(partial));
     sum.addParam(e.ptr, "out", LaunchArg::result(result));
@@ -306,14 +298,8 @@ void emitBackward(const Emission &e, const RnnFusion &f,
     builder.kernel(std::move(sum));
   };
   auto addGradients = [&](KernelSpec &spec, std::vector<std::string> &call) {
-    spec.addParam(e.cptr, "d_input", dInput);
-    call.push_back("d_input");
-    if (dRh0) {
-      spec.addParam(e.cptr, "d_rh0", *dRh0);
-      call.push_back("d_rh0");
-    } else {
-      call.push_back("(const " + e.type + " *)nullptr");
-    }
+    addOptional(spec, "const " + e.type, "d_input", dInput, call);
+    addOptional(spec, "const " + e.type, "d_rh0", dRh0, call);
   };
 
   if (f.resultOf[1] >= 0) {
@@ -355,7 +341,8 @@ void emitBackward(const Emission &e, const RnnFusion &f,
         llvm::formatv("columns={0} chunks={1}", columns, chunks).str());
     std::vector<std::string> bcall;
     addGradients(bias, bcall);
-    bias.addParam("float *__restrict__", "partial", LaunchArg::scratch(partial));
+    bias.addParam("float *__restrict__", "partial",
+                  LaunchArg::scratch(partial));
     bcall.push_back("partial");
     bias.body = callOf("bias_partials<cfg>", bcall);
     bias.grid = dim3Of(::kiln::ceil_div(columns, layout::kBiasThreads), chunks);
@@ -382,16 +369,15 @@ public:
     Emission e;
     RnnProblem &p = e.problem;
     p.backward = isa<RnnBackwardOp>(f.op);
-    RnnFunction function = p.backward
-                               ? cast<RnnBackwardOp>(f.op).getFunction()
-                               : cast<RnnOp>(f.op).getFunction();
+    RnnFunction function = p.backward ? cast<RnnBackwardOp>(f.op).getFunction()
+                                      : cast<RnnOp>(f.op).getFunction();
     p.function = functionKind(function);
     p.batch = input.getDimSize(0);
     p.steps = input.getDimSize(1);
     p.heads = input.getDimSize(3);
     p.units = input.getDimSize(4);
     Type elementType = input.getElementType();
-    p.kind = elementType.isBF16()   ? layout::kBf16
+    p.kind = elementType.isBF16()  ? layout::kBf16
              : elementType.isF16() ? layout::kF16
              : options.allowTf32   ? layout::kTf32
                                    : layout::kTf32x3;
@@ -406,10 +392,10 @@ public:
       return op->emitError("an empty recurrence has no GPU kernel");
     std::optional<RnnPlan> plan = planRnn(p, options.target());
     if (!plan) {
-      InFlightDiagnostic diag =
-          op->emitError("a recurrent layer of ")
-          << p.heads << " heads of " << p.units
-          << " units does not fit one GPU of " << options.target().part;
+      InFlightDiagnostic diag = op->emitError("a recurrent layer of ")
+                                << p.heads << " heads of " << p.units
+                                << " units does not fit one GPU of "
+                                << options.target().part;
       if (p.kind >= layout::kTf32)
         diag << ": in f32 the rows of R that one block keeps for the "
              << (p.backward ? "backward pass" : "forward pass")
@@ -424,15 +410,15 @@ public:
     e.cptr = "const " + e.type + " *__restrict__";
     const bool dStates = p.backward && !f.inputs[5].splat;
     const bool dLast = p.backward && !f.inputs[6].splat;
-    e.config = llvm::formatv(
-                   "kiln::rnn::rnn_config<{0}, {1}, {2}, {3}LL, {4}LL, {5}, "
-                   "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}>",
-                   p.function, e.type, p.kind, p.batch, p.steps, p.heads,
-                   p.units, e.plan.batchTile, e.plan.unitsPerBlock,
-                   e.plan.blocksPerGroup, e.plan.splits, e.plan.sync,
-                   f.inputs[3].splat ? "true" : "false",
-                   dStates ? "true" : "false", dLast ? "true" : "false")
-                   .str();
+    e.config =
+        llvm::formatv("kiln::rnn::rnn_config<{0}, {1}, {2}, {3}LL, {4}LL, {5}, "
+                      "{6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}>",
+                      p.function, e.type, p.kind, p.batch, p.steps, p.heads,
+                      p.units, e.plan.batchTile, e.plan.unitsPerBlock,
+                      e.plan.blocksPerGroup, e.plan.splits, e.plan.sync,
+                      f.inputs[3].splat ? "true" : "false",
+                      dStates ? "true" : "false", dLast ? "true" : "false")
+            .str();
     FusionBuilder builder("// kiln rnn fusion of\n" + describeOp(op));
     if (p.backward)
       emitBackward(e, f, builder);

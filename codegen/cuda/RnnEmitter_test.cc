@@ -29,7 +29,7 @@ struct Layer {
   int64_t gw() const {
     return llvm::StringRef(function) == "elman" ? 1
            : llvm::StringRef(function) == "gru" ? 3
-                                                 : 4;
+                                                : 4;
   }
   int64_t gb() const { return llvm::StringRef(function) == "elman" ? 1 : 4; }
   int64_t s() const {
@@ -75,8 +75,8 @@ protected:
   return
 }
 )mlir",
-        l.wx(), l.r(), l.bias(), splat ? "" : ", %x3: " + l.states0(),
-        operands, types, l.all(), l.states0(), blockArgs, s0, l.function);
+        l.wx(), l.r(), l.bias(), splat ? "" : ", %x3: " + l.states0(), operands,
+        types, l.all(), l.states0(), blockArgs, s0, l.function);
     lastSource = source;
     return parseFusion(source);
   }
@@ -148,7 +148,8 @@ TEST_F(RnnEmitterTest, MidSizeHeadsRunAsClusters) {
   EXPECT_LE(launch.cluster[0], 8u);
   EXPECT_EQ(launch.grid[0], launch.cluster[0]);
   EXPECT_FALSE(launch.cooperative);
-  EXPECT_TRUE(g.kernels[0].part.code.empty()) << "never part of a merged kernel";
+  EXPECT_TRUE(g.kernels[0].part.code.empty())
+      << "never part of a merged kernel";
 }
 
 TEST_F(RnnEmitterTest, WideHeadsRunAsCooperativeGridGroups) {
@@ -231,13 +232,13 @@ TEST_F(RnnEmitterTest, WideF32BackwardFallsBackToARelaxedPlan) {
 
 TEST(RnnPlanTest, EveryHeadSizeFitsInSixteenBitStorage) {
   const GpuTarget &h100 = *GpuTarget::forArch("sm_90");
-  for (int function : {layout::kLstm, layout::kGru, layout::kElman,
-                       layout::kSlstm})
+  for (int function :
+       {layout::kLstm, layout::kGru, layout::kElman, layout::kSlstm})
     for (int kind : {layout::kBf16, layout::kF16})
       for (bool backward : {false, true})
         for (int64_t d = 16; d <= 768; d += 8) {
-          RnnProblem p{function, 13, 100, 768 / d > 4 ? 4 : 1, d, kind,
-                       backward};
+          RnnProblem p{function, 13,   100,     768 / d > 4 ? 4 : 1,
+                       d,        kind, backward};
           std::optional<RnnPlan> plan = planRnn(p, h100);
           ASSERT_TRUE(plan) << "function " << function << " D " << d
                             << (backward ? " backward" : " forward");

@@ -40,13 +40,14 @@ int registersOf(const RnnProblem &p, int bt, int u, int ks, bool relaxed) {
                                                         p.kind, ks) +
              mt * g * 4 /*partial products*/ +
              4 * mt * std::min(4, layout::ksteps_per_warp(p.units, p.kind, ks))
-             /*A fragments loaded ahead*/ +
-             cells * (gb + s) + kOtherRegisters;
+             /*A fragments loaded ahead*/
+             + cells * (gb + s) + kOtherRegisters;
   if (p.backward)
     regs += split * layout::transposed_fragment_registers(p.function, p.units,
                                                           u, ks, p.kind) +
-            4 * mt * std::min(4, layout::transposed_ksteps_per_warp(
-                                     p.function, p.units, u, ks, p.kind)) +
+            4 * mt *
+                std::min(4, layout::transposed_ksteps_per_warp(
+                                p.function, p.units, u, ks, p.kind)) +
             mt * layout::transposed_ntiles(p.units, u, ks) * 4 +
             cells * (s + 1) /*carried, dh*/ + gw + g + 3 * s /*one cell*/;
   else
@@ -58,7 +59,7 @@ int registersOf(const RnnProblem &p, int bt, int u, int ks, bool relaxed) {
 /// with the approximate transcendentals of 16-bit storage or exact f32 ones.
 double cellCycles(const RnnProblem &p) {
   double cycles = p.function == layout::kElman  ? 50
-                  : p.function == layout::kGru ? 110
+                  : p.function == layout::kGru  ? 110
                   : p.function == layout::kLstm ? 120
                                                 : 170;
   if (p.kind >= layout::kTf32)
@@ -98,9 +99,9 @@ static std::optional<RnnPlan> search(const RnnProblem &p,
   std::optional<RnnPlan> best;
   const int g = layout::gates_r(p.function);
   const int mmaK = layout::mma_k(p.kind);
-  const int mmaCost = p.kind == layout::kTf32x3 ? 3 : p.kind == layout::kTf32
-                                                           ? 2
-                                                           : 1;
+  const int mmaCost = p.kind == layout::kTf32x3 ? 3
+                      : p.kind == layout::kTf32 ? 2
+                                                : 1;
   const int64_t dp = layout::padded(p.units);
   for (int bt = 16; bt <= 64; bt *= 2) {
     if (bt > 16 && (bt / 2) >= p.batch)
@@ -135,11 +136,11 @@ static std::optional<RnnPlan> search(const RnnProblem &p,
         // traffic every step.
         const double spillCycles = regs > cap ? 40.0 * (regs - cap) : 0.0;
         const int64_t shared =
-            p.backward ? layout::backward_shared_bytes(p.function, p.units, bt,
-                                                       u, int(k), ks, p.kind,
-                                                       sync)
-                       : layout::forward_shared_bytes(p.function, p.units, bt,
-                                                      u, ks, p.kind);
+            p.backward
+                ? layout::backward_shared_bytes(p.function, p.units, bt, u,
+                                                int(k), ks, p.kind, sync)
+                : layout::forward_shared_bytes(p.function, p.units, bt, u, ks,
+                                               p.kind);
         if (shared > int64_t(target.sharedBytesPerBlock))
           continue;
         // Groups resident at once: one block per SM at these sizes.
@@ -156,10 +157,9 @@ static std::optional<RnnPlan> search(const RnnProblem &p,
             700 + 40.0 * ::kiln::ceil_div(int64_t(bt) * p.units *
                                               layout::element_bytes(p.kind),
                                           16 * threads);
-        double step =
-            layout::ksteps_per_warp(p.units, p.kind, ks) *
-                std::max(mmaLatency, g * mt * 4.0) +
-            50 + cells * cellCycles(p) + 4.0 * ks * g;
+        double step = layout::ksteps_per_warp(p.units, p.kind, ks) *
+                          std::max(mmaLatency, g * mt * 4.0) +
+                      50 + cells * cellCycles(p) + 4.0 * ks * g;
         switch (sync) {
         case layout::kSyncBlock:
           step += 50;
@@ -174,8 +174,8 @@ static std::optional<RnnPlan> search(const RnnProblem &p,
         if (p.backward) {
           const int tg =
               layout::transposed_groups(p.function, p.units, u, ks, p.kind);
-          step += layout::transposed_ksteps_per_warp(p.function, p.units, u,
-                                                     ks, p.kind) *
+          step += layout::transposed_ksteps_per_warp(p.function, p.units, u, ks,
+                                                     p.kind) *
                       std::max(mmaLatency,
                                layout::transposed_ntiles(p.units, u, ks) * mt *
                                    4.0) +

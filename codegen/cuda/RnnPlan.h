@@ -1,4 +1,5 @@
-//===- RnnPlan.h - how a recurrent layer is laid onto the GPU ----*- C++ -*-===//
+//===- RnnPlan.h - how a recurrent layer is laid onto the GPU ----*- C++
+//-*-===//
 //
 // The configuration of the persistent recurrent kernels (kernels/rnn.cuh)
 // for one kiln.rnn or kiln.rnn_backward: batch rows per group, units per
@@ -27,12 +28,12 @@ struct RnnProblem {
 };
 
 struct RnnPlan {
-  int batchTile = 16;   // BT
-  int unitsPerBlock = 8; // U
+  int batchTile = 16;     // BT
+  int unitsPerBlock = 8;  // U
   int blocksPerGroup = 1; // K
-  int splits = 1;        // KS
-  int sync = 0;          // kiln::rnn::sync_kind
-  int64_t groups = 0;    // heads x batch tiles
+  int splits = 1;         // KS
+  int sync = 0;           // kiln::rnn::sync_kind
+  int64_t groups = 0;     // heads x batch tiles
   int64_t groupsPerLaunch = 0;
   int threads = 0;
   int64_t sharedBytes = 0;

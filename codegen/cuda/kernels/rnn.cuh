@@ -111,9 +111,8 @@ __device__ __forceinline__ void store_to_rank(O *local, unsigned rank,
 // A grid group's barrier: every block adds one to the group's counter and
 // waits until all K have arrived `target / K` times. Release and acquire at
 // GPU scope order the blocks' global stores and loads around it.
-__device__ __forceinline__ void group_barrier(unsigned *counter,
-                                              unsigned target,
-                                              unsigned thread) {
+__device__ __forceinline__ void
+group_barrier(unsigned *counter, unsigned target, unsigned thread) {
   __syncthreads();
   if (thread == 0) {
     __threadfence();
@@ -131,7 +130,8 @@ __device__ __forceinline__ void group_barrier(unsigned *counter,
 }
 
 // Loads what another block may have stored in this launch (not from L1).
-template <class T> __device__ __forceinline__ float load_shared_global(const T *p) {
+template <class T>
+__device__ __forceinline__ float load_shared_global(const T *p) {
   return kiln_load(__ldcg(p));
 }
 
@@ -189,9 +189,10 @@ load_forward_fragments(unsigned (&rf)[C::G][C::KSW][2],
         const int dd = at.unit0 + at.ug * kUnitGroup + n;
         const long long p = k0 + kq;
         return dd < C::d && p < C::d
-                   ? kiln_load(r[((long long)(g * C::nh + at.head) * C::d + dd) *
-                                     C::d +
-                                 p])
+                   ? kiln_load(
+                         r[((long long)(g * C::nh + at.head) * C::d + dd) *
+                               C::d +
+                           p])
                    : 0.f;
       });
     }
@@ -243,8 +244,8 @@ recurrent_products(float *part, const unsigned (&rf)[C::G][C::KSW][2],
 
 // R_g h of cell j: the sum of the splits' partials, in order.
 template <class C>
-__device__ __forceinline__ void products_of(float (&rh)[C::G], const float *part,
-                                            const place<C> &at, int j) {
+__device__ __forceinline__ void
+products_of(float (&rh)[C::G], const float *part, const place<C> &at, int j) {
   const int row = at.cell_row(j), u = at.cell_unit(j);
 #pragma unroll
   for (int g = 0; g < C::G; ++g) {
@@ -348,9 +349,8 @@ __device__ __forceinline__ void load_h_rows(typename C::operand *h,
 // they are a splat).
 template <class C>
 __device__ __forceinline__ const typename C::element *
-h_row_before(const typename C::element *states,
-             const typename C::element *s0, long long b, long long t,
-             int head) {
+h_row_before(const typename C::element *states, const typename C::element *s0,
+             long long b, long long t, int head) {
   if (t > 0)
     return states + all_at<C>(0, b, t - 1, head, 0);
   if constexpr (C::splat0)
@@ -393,10 +393,10 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
       bv[j][g] = valid ? kiln_load(bias[g * C::HD + at.head * C::d + dd]) : 0.f;
 #pragma unroll
     for (int s = 0; s < C::S; ++s)
-      st[j][s] = valid ? state_before<C>(states, s0, s0_splat, s,
-                                         at.row0 + at.cell_row(j), 0, at.head,
-                                         dd)
-                       : 0.f;
+      st[j][s] = valid
+                     ? state_before<C>(states, s0, s0_splat, s,
+                                       at.row0 + at.cell_row(j), 0, at.head, dd)
+                     : 0.f;
   }
   zero_shared(hbuf, 2 * C::bt * C::H_PITCH, tid, C::THREADS);
   __syncthreads();
@@ -409,15 +409,17 @@ forward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
   else
     __syncthreads();
 
-  auto load_input = [&](long long t, float (&x)[C::CPT][C::GW]) {
+  auto load_input = [&](long long t, float(&x)[C::CPT][C::GW]) {
 #pragma unroll
     for (int j = 0; j < C::CPT; ++j)
 #pragma unroll
       for (int g = 0; g < C::GW; ++g)
-        x[j][g] = at.valid(j) ? kiln_load(wx[input_at<C>(
-                                    at.row0 + at.cell_row(j), t, g, at.head,
-                                    at.unit0 + at.cell_unit(j))])
-                              : 0.f;
+        x[j][g] =
+            at.valid(j)
+                ? kiln_load(
+                      wx[input_at<C>(at.row0 + at.cell_row(j), t, g, at.head,
+                                     at.unit0 + at.cell_unit(j))])
+                : 0.f;
   };
   float xn[C::CPT][C::GW];
   load_input(0, xn);
@@ -541,9 +543,10 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
           return 0.f;
         const int g = k / C::u, dd = at.unit0 + k % C::u;
         return dd < C::d
-                   ? kiln_load(r[((long long)(g * C::nh + at.head) * C::d + dd) *
-                                     C::d +
-                                 p])
+                   ? kiln_load(
+                         r[((long long)(g * C::nh + at.head) * C::d + dd) *
+                               C::d +
+                           p])
                    : 0.f;
       });
     }
@@ -554,8 +557,8 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
     const int dd = at.unit0 + at.cell_unit(j);
 #pragma unroll
     for (int g = 0; g < C::GB; ++g)
-      bv[j][g] = at.valid(j) ? kiln_load(bias[g * C::HD + at.head * C::d + dd])
-                             : 0.f;
+      bv[j][g] =
+          at.valid(j) ? kiln_load(bias[g * C::HD + at.head * C::d + dd]) : 0.f;
   }
 
   // carried: the gradient of the states before the step just done, without
@@ -603,9 +606,9 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
         x[g] = valid ? kiln_load(wx[input_at<C>(b, t, g, at.head, dd)]) : 0.f;
 #pragma unroll
       for (int s = 0; s < C::S; ++s) {
-        prev[s] = valid ? state_before<C>(states, s0, s0_splat, s, b, t,
-                                          at.head, dd)
-                        : 0.f;
+        prev[s] =
+            valid ? state_before<C>(states, s0, s0_splat, s, b, t, at.head, dd)
+                  : 0.f;
         float g = carried[j][s] + (s == 0 ? dh[j] : 0.f);
         if constexpr (C::d_states)
           g += valid ? kiln_load(d_states[all_at<C>(s, b, t, at.head, dd)])
@@ -628,7 +631,8 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
       }
 #pragma unroll
       for (int g = 0; g < C::G; ++g)
-        kiln_store(abuf + row * C::A_PITCH + g * C::u + u, valid ? grh[g] : 0.f);
+        kiln_store(abuf + row * C::A_PITCH + g * C::u + u,
+                   valid ? grh[g] : 0.f);
 #pragma unroll
       for (int s = 0; s < C::S; ++s)
         carried[j][s] = valid ? gprev[s] : 0.f;
@@ -709,18 +713,19 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
         } else if constexpr (C::sync == kSyncCluster) {
           for (int q = 0; q < C::k; ++q)
             for (int g = 0; g < C::TG; ++g)
-              sum += incoming[(((parity * C::k + q) * C::TG + g) * C::bt + row) *
-                                  C::u +
-                              u];
+              sum +=
+                  incoming[(((parity * C::k + q) * C::TG + g) * C::bt + row) *
+                               C::u +
+                           u];
         } else {
           for (int q = 0; q < C::k; ++q)
             for (int g = 0; g < C::TG; ++g)
-              sum += __ldcg(partials +
-                            ((((at.group * 2 + parity) * C::k + q) * C::TG + g) *
-                                 C::bt +
-                             row) *
-                                C::DP +
-                            at.unit0 + u);
+              sum += __ldcg(
+                  partials +
+                  ((((at.group * 2 + parity) * C::k + q) * C::TG + g) * C::bt +
+                   row) *
+                      C::DP +
+                  at.unit0 + u);
         }
       }
       dh[j] = sum;
@@ -770,23 +775,6 @@ bias_grad(const typename C::element *__restrict__ d_input,
   return recurrent_grad<C>(d_input, d_rh0, g, kr, hd);
 }
 
-// B fragment of n-tile rows [n0, n0 + 8) of [n][k] shared rows.
-template <int Kind>
-__device__ __forceinline__ void
-load_b_rows(unsigned (&b)[2], const typename operand_of<Kind>::type *rows,
-            long long pitch, int n0, int k0, int lane) {
-  const int gid = lane / 4, tig = lane % 4;
-  if constexpr (Kind < kTf32) {
-    const auto *p = rows + (long long)(n0 + gid) * pitch + k0 + 2 * tig;
-    b[0] = *reinterpret_cast<const unsigned *>(p);
-    b[1] = *reinterpret_cast<const unsigned *>(p + 8);
-  } else {
-    const float *p = rows + (long long)(n0 + gid) * pitch + k0 + tig;
-    b[0] = Kind == kTf32 ? gemm::to_tf32(p[0]) : __float_as_uint(p[0]);
-    b[1] = Kind == kTf32 ? gemm::to_tf32(p[4]) : __float_as_uint(p[4]);
-  }
-}
-
 // dR partials: block (tile of d, tile of p) x (gate, head) x split writes
 // f32 partial[split][g][head][d][p] = sum over its rows of
 // a_g[row, d] h_prev[row, p]. 128 threads.
@@ -821,10 +809,9 @@ weight_gradient(const launch_ctx &ctx,
     for (int e = 0; e < 16; ++e) {
       const long long dd = tile_d * kWeightTile + m0 + e;
       const long long p = tile_p * kWeightTile + m0 + e;
-      va[e] = in && dd < C::d
-                  ? recurrent_grad<C>(d_input, d_rh0, g, kr,
-                                      head * (long long)C::d + dd)
-                  : 0.f;
+      va[e] = in && dd < C::d ? recurrent_grad<C>(d_input, d_rh0, g, kr,
+                                                  head * (long long)C::d + dd)
+                              : 0.f;
       vb[e] = in && p < C::d
                   ? state_before<C>(states, s0, s0_splat, 0, b, t, head, p)
                   : 0.f;
@@ -910,10 +897,9 @@ bias_partials(const launch_ctx &ctx,
 
 // out[i] = sum over j < parts of partial[j * n + i], in order.
 template <class T>
-__device__ __forceinline__ void sum_partials(const launch_ctx &ctx,
-                                             const float *__restrict__ partial,
-                                             long long n, int parts,
-                                             T *__restrict__ out) {
+__device__ __forceinline__ void
+sum_partials(const launch_ctx &ctx, const float *__restrict__ partial,
+             long long n, int parts, T *__restrict__ out) {
   const long long i = (long long)ctx.block.x * kSumThreads + ctx.thread.x;
   if (i >= n)
     return;

@@ -100,10 +100,9 @@ __device__ __forceinline__ void cell_forward(const float *x, const float *rh,
 // to: drh[g] for lstm, slstm and elman; for gru b0 -> drh[0], b1 -> dx[0],
 // b2 -> dx[1], b3 -> dx[2].
 template <int F, bool FAST>
-__device__ __forceinline__ void cell_backward(const float *x, const float *rh,
-                                              const float *b, const float *s,
-                                              const float *d_next, float *dx,
-                                              float *drh, float *d_prev) {
+__device__ __forceinline__ void
+cell_backward(const float *x, const float *rh, const float *b, const float *s,
+              const float *d_next, float *dx, float *drh, float *d_prev) {
   typedef cell_math<FAST> M;
   if constexpr (F == kLstm) {
     const float gi = M::sigmoid(x[0] + rh[0] + b[0]);

@@ -107,24 +107,21 @@ __host__ __device__ constexpr int ntiles(long long d) {
 }
 __host__ __device__ constexpr int transposed_groups(int f, long long d, int u,
                                                     int ks, int kind) {
-  return warps(u, ks) >= ntiles(d)
-             ? (int)clamp(warps(u, ks) / ntiles(d), 1,
-                          transposed_ksteps(f, u, kind))
-             : 1;
+  return warps(u, ks) >= ntiles(d) ? (int)clamp(warps(u, ks) / ntiles(d), 1,
+                                                transposed_ksteps(f, u, kind))
+                                   : 1;
 }
-__host__ __device__ constexpr int transposed_ntiles(long long d, int u, int ks) {
+__host__ __device__ constexpr int transposed_ntiles(long long d, int u,
+                                                    int ks) {
   return warps(u, ks) >= ntiles(d) ? 1 : (int)ceil_div(ntiles(d), warps(u, ks));
 }
-__host__ __device__ constexpr int transposed_ksteps_per_warp(int f, long long d,
-                                                             int u, int ks,
-                                                             int kind) {
+__host__ __device__ constexpr int
+transposed_ksteps_per_warp(int f, long long d, int u, int ks, int kind) {
   return (int)ceil_div(transposed_ksteps(f, u, kind),
                        transposed_groups(f, d, u, ks, kind));
 }
-__host__ __device__ constexpr int transposed_fragment_registers(int f,
-                                                                long long d,
-                                                                int u, int ks,
-                                                                int kind) {
+__host__ __device__ constexpr int
+transposed_fragment_registers(int f, long long d, int u, int ks, int kind) {
   return transposed_ntiles(d, u, ks) *
          transposed_ksteps_per_warp(f, d, u, ks, kind) * 2;
 }
@@ -143,9 +140,8 @@ __host__ __device__ constexpr long long products_bytes(int f, int bt, int u,
 
 // Shared memory of a forward block: two h buffers [BT][pitch] and the
 // partial products.
-__host__ __device__ constexpr long long forward_shared_bytes(int f, long long d,
-                                                             int bt, int u,
-                                                             int ks, int kind) {
+__host__ __device__ constexpr long long
+forward_shared_bytes(int f, long long d, int bt, int u, int ks, int kind) {
   return 2LL * bt * row_pitch(padded(d), kind) * element_bytes(kind) +
          products_bytes(f, bt, u, ks);
 }
@@ -154,8 +150,9 @@ __host__ __device__ constexpr long long forward_shared_bytes(int f, long long d,
 // partial products, and the incoming partial sums of dh_prev for its units:
 // [2 parities][K][groups][BT][U] f32 in a cluster, [groups][BT][padded D]
 // f32 in a single block, none in a grid group (they are in global memory).
-__host__ __device__ constexpr long long backward_shared_bytes(
-    int f, long long d, int bt, int u, int k, int ks, int kind, int sync) {
+__host__ __device__ constexpr long long
+backward_shared_bytes(int f, long long d, int bt, int u, int k, int ks,
+                      int kind, int sync) {
   const long long tg = transposed_groups(f, d, u, ks, kind);
   return 1LL * bt * row_pitch(padded(d), kind) * element_bytes(kind) +
          1LL * bt * row_pitch(padded(transposed_k(f, u)), kind) *
@@ -172,9 +169,8 @@ __host__ __device__ constexpr long long backward_shared_bytes(
 __host__ __device__ constexpr long long counter_bytes(long long groups) {
   return groups * 4;
 }
-__host__ __device__ constexpr long long partial_bytes(long long groups, int k,
-                                                      int tg, int bt,
-                                                      long long d) {
+__host__ __device__ constexpr long long
+partial_bytes(long long groups, int k, int tg, int bt, long long d) {
   return groups * 2LL * k * tg * bt * padded(d) * 4;
 }
 

@@ -49,7 +49,8 @@ template <int Kind, class At>
 __device__ __forceinline__ void load_b(unsigned (&b)[2], int lane, At at) {
   const int gid = lane / 4, tig = lane % 4;
   if constexpr (Kind < kTf32) {
-    b[0] = pack16(to16<Kind>(at(2 * tig, gid)), to16<Kind>(at(2 * tig + 1, gid)));
+    b[0] =
+        pack16(to16<Kind>(at(2 * tig, gid)), to16<Kind>(at(2 * tig + 1, gid)));
     b[1] = pack16(to16<Kind>(at(2 * tig + 8, gid)),
                   to16<Kind>(at(2 * tig + 9, gid)));
   } else if constexpr (Kind == kTf32) {
@@ -80,6 +81,23 @@ load_a(unsigned (&a)[4], const typename operand_of<Kind>::type *rows,
     a[1] = __float_as_uint(p[8 * pitch]);
     a[2] = __float_as_uint(p[4]);
     a[3] = __float_as_uint(p[8 * pitch + 4]);
+  }
+}
+
+// B fragment of n-tile rows [n0, n0 + 8) of [n][k] shared rows.
+template <int Kind>
+__device__ __forceinline__ void
+load_b_rows(unsigned (&b)[2], const typename operand_of<Kind>::type *rows,
+            long long pitch, int n0, int k0, int lane) {
+  const int gid = lane / 4, tig = lane % 4;
+  if constexpr (Kind < kTf32) {
+    const auto *p = rows + (long long)(n0 + gid) * pitch + k0 + 2 * tig;
+    b[0] = *reinterpret_cast<const unsigned *>(p);
+    b[1] = *reinterpret_cast<const unsigned *>(p + 8);
+  } else {
+    const float *p = rows + (long long)(n0 + gid) * pitch + k0 + tig;
+    b[0] = Kind == kTf32 ? gemm::to_tf32(p[0]) : __float_as_uint(p[0]);
+    b[1] = Kind == kTf32 ? gemm::to_tf32(p[4]) : __float_as_uint(p[4]);
   }
 }
 
