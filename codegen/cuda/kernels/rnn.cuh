@@ -872,7 +872,7 @@ weight_gradient(const launch_ctx &ctx,
       }
 }
 
-// db partials: column c of [Gb, NH, D] summed over chunk blockIdx.y of the
+// db partials: column c of [Gb, NH, D] summed over chunk ctx.block.y of the
 // B * T rows into partial[chunk][c]. kBiasThreads threads.
 template <class C>
 __device__ __forceinline__ void
