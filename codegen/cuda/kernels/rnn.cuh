@@ -3,11 +3,12 @@
 // Forward: one launch runs all T steps. Each block keeps its units' rows of
 // every gate's R in registers as mma fragments (loaded once), the biases
 // and the cell states of the units it owns in registers, and the whole
-// previous h of its batch tile in shared memory; per step it forms
-// R_g h for its units on tensor cores, adds Wx_t (read once, one step
-// ahead) and the bias, runs the cell in the thread that holds the
-// accumulators, stores the states and passes the new h to the group's
-// blocks (rnn_layout.cuh: block, cluster or grid group).
+// previous h of its batch tile in shared memory; per step its warps form
+// partial products R_g h for its units on tensor cores (split over the D
+// reduction), then every thread takes its cells: adds the partials, Wx_t
+// (read once, one step ahead) and the bias, runs the cell, stores the
+// states and passes the new h to the group's blocks (rnn_layout.cuh:
+// block, cluster or grid group).
 //
 // Backward (backpropagation through time): one launch walks the steps
 // back. Per step each block recomputes its units' recurrent products from

@@ -5,10 +5,10 @@
 // kernels: the (head, batch tile) pairs are independent "groups", and each
 // group is K blocks that split the head's units, U per block, each block
 // holding its units' rows of every gate's R in registers as tensor-core
-// fragments for all T steps. Per step a block multiplies the whole previous
-// h of its batch tile (shared memory) by its rows, and each unit's cell
-// runs in the thread that holds the unit's accumulators. The K blocks of a
-// group meet once per step:
+// fragments for all T steps. Per step a block's warps multiply the whole
+// previous h of its batch tile (shared memory) by its rows into partial
+// products, and then every thread runs the cells it takes (cells_per_thread)
+// on their sums. The K blocks of a group meet once per step:
 //
 // - kSyncBlock: K = 1, the block owns the head; a block barrier.
 // - kSyncCluster: the group is a thread-block cluster (sm_90); h (forward)
