@@ -137,6 +137,19 @@ void addInput(KernelSpec &spec, const Emission &e, llvm::StringRef name,
   call.push_back(name.str());
 }
 
+/// The operands both passes read first: Wx, R, the bias, the initial states
+/// and their splat value.
+void addLayerInputs(KernelSpec &spec, const Emission &e, const RnnFusion &f,
+                    std::vector<std::string> &call) {
+  addInput(spec, e, "wx", f.inputs[0], call);
+  addInput(spec, e, "r", f.inputs[1], call);
+  addInput(spec, e, "bias", f.inputs[2], call);
+  addInput(spec, e, "s0", f.inputs[3], call);
+  spec.addParam("float", "s0_splat",
+                LaunchArg::f32(float(f.inputs[3].splat.value_or(0.0))));
+  call.push_back("s0_splat");
+}
+
 /// A pointer parameter bound to `arg`, or, without one, a typed null pointer
 /// in the call (`type` names the pointee).
 void addOptional(KernelSpec &spec, llvm::StringRef type, llvm::StringRef name,
@@ -209,13 +222,7 @@ void emitForward(const Emission &e, const RnnFusion &f,
   KernelSpec spec =
       e.kernel("kiln_rnn_forward", "rnn_forward", e.plan.describe());
   std::vector<std::string> call;
-  addInput(spec, e, "wx", f.inputs[0], call);
-  addInput(spec, e, "r", f.inputs[1], call);
-  addInput(spec, e, "bias", f.inputs[2], call);
-  addInput(spec, e, "s0", f.inputs[3], call);
-  spec.addParam("float", "s0_splat",
-                LaunchArg::f32(float(f.inputs[3].splat.value_or(0.0))));
-  call.push_back("s0_splat");
+  addLayerInputs(spec, e, f, call);
   LaunchArg states = f.resultOf[0] >= 0
                          ? LaunchArg::result(f.resultOf[0])
                          : LaunchArg::scratch(builder.scratch(
@@ -260,13 +267,7 @@ void emitBackward(const Emission &e, const RnnFusion &f,
   KernelSpec spec =
       e.kernel("kiln_rnn_backward", "rnn_backward", e.plan.describe());
   std::vector<std::string> call;
-  addInput(spec, e, "wx", f.inputs[0], call);
-  addInput(spec, e, "r", f.inputs[1], call);
-  addInput(spec, e, "bias", f.inputs[2], call);
-  addInput(spec, e, "s0", f.inputs[3], call);
-  spec.addParam("float", "s0_splat",
-                LaunchArg::f32(float(f.inputs[3].splat.value_or(0.0))));
-  call.push_back("s0_splat");
+  addLayerInputs(spec, e, f, call);
   addInput(spec, e, "states", f.inputs[4], call);
   addInput(spec, e, "d_states", f.inputs[5], call);
   addInput(spec, e, "d_last", f.inputs[6], call);

@@ -44,6 +44,24 @@ std::string DimString(const Dim3& d) {
 
 uint64_t Blocks(const Dim3& d) { return uint64_t{d.x} * d.y * d.z; }
 
+// The geometry of `config` with `count` launch attributes, for
+// cuLaunchKernelEx and the occupancy queries (the caller sets the stream).
+CUlaunchConfig ExtendedLaunch(const LaunchConfig& config,
+                              CUlaunchAttribute* attributes,
+                              unsigned int count) {
+  CUlaunchConfig launch = {};
+  launch.gridDimX = config.grid.x;
+  launch.gridDimY = config.grid.y;
+  launch.gridDimZ = config.grid.z;
+  launch.blockDimX = config.block.x;
+  launch.blockDimY = config.block.y;
+  launch.blockDimZ = config.block.z;
+  launch.sharedMemBytes = config.shared_memory_bytes;
+  launch.attrs = attributes;
+  launch.numAttrs = count;
+  return launch;
+}
+
 }  // namespace
 
 absl::Status Kernel::CheckDevice(const LaunchConfig& config) const {
@@ -93,16 +111,7 @@ absl::Status Kernel::CheckLaunchable(const LaunchConfig& config) const {
     attribute.value.clusterDim.x = config.cluster.x;
     attribute.value.clusterDim.y = config.cluster.y;
     attribute.value.clusterDim.z = config.cluster.z;
-    CUlaunchConfig launch = {};
-    launch.gridDimX = config.grid.x;
-    launch.gridDimY = config.grid.y;
-    launch.gridDimZ = config.grid.z;
-    launch.blockDimX = config.block.x;
-    launch.blockDimY = config.block.y;
-    launch.blockDimZ = config.block.z;
-    launch.sharedMemBytes = config.shared_memory_bytes;
-    launch.attrs = &attribute;
-    launch.numAttrs = 1;
+    CUlaunchConfig launch = ExtendedLaunch(config, &attribute, 1);
     int clusters = 0;
     KILN_RETURN_IF_ERROR(Annotate(
         KILN_CU(driver_, cuOccupancyMaxActiveClusters, &clusters, function_,
@@ -148,17 +157,8 @@ absl::Status Kernel::Launch(const Stream& stream, const LaunchConfig& config,
   }
   absl::Status status;
   if (count > 0) {
-    CUlaunchConfig launch = {};
-    launch.gridDimX = config.grid.x;
-    launch.gridDimY = config.grid.y;
-    launch.gridDimZ = config.grid.z;
-    launch.blockDimX = config.block.x;
-    launch.blockDimY = config.block.y;
-    launch.blockDimZ = config.block.z;
-    launch.sharedMemBytes = config.shared_memory_bytes;
+    CUlaunchConfig launch = ExtendedLaunch(config, attributes, count);
     launch.hStream = stream.handle();
-    launch.attrs = attributes;
-    launch.numAttrs = count;
     status =
         KILN_CU(driver_, cuLaunchKernelEx, &launch, function_, args, nullptr);
   } else {
