@@ -93,6 +93,8 @@ inline float __fsub_rn(float a, float b) { return a - b; }
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 template <class T> inline T __ldg(const T *p) { return *p; }
 
