@@ -303,27 +303,33 @@ def relative(a, b):
     return abs(a - b) / max(abs(b), 1e-30)
 
 
-def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_training_arguments(p, steps, lr, warmup, tolerance):
+    """The arguments every comparison of kiln with PyTorch takes: the model,
+    its artifacts and reference files, kiln-run, and AdamW's schedule."""
     p.add_argument("--model")
     p.add_argument("--artifact")
     p.add_argument("--bf16-artifact")
-    p.add_argument("--data")
     p.add_argument("--params")
     p.add_argument("--expected")
     p.add_argument("--reference-log")
     p.add_argument("--workdir")
     p.add_argument("--kiln-run", default="./kiln-run")
-    p.add_argument("--steps", type=int, default=50)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--warmup", type=int, default=100)
-    p.add_argument("--schedule-steps", type=int, default=1500)
+    p.add_argument("--steps", type=int, default=steps)
+    p.add_argument("--lr", type=float, default=lr)
+    p.add_argument("--warmup", type=int, default=warmup)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--beta1", type=float, default=0.9)
     p.add_argument("--beta2", type=float, default=0.999)
     p.add_argument("--epsilon", type=float, default=1e-8)
     p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--tolerance", type=float, default=1e-3)
+    p.add_argument("--tolerance", type=float, default=tolerance)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_training_arguments(p, steps=50, lr=1e-3, warmup=100, tolerance=1e-3)
+    p.add_argument("--data")
+    p.add_argument("--schedule-steps", type=int, default=1500)
     p.add_argument("--self-test", action="store_true")
     args = p.parse_args(argv)
     if args.self_test:

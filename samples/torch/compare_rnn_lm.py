@@ -55,8 +55,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_losses import (KilnData, parse_kiln_run_losses, read_safetensors,  # noqa: E402
-                            relative, scheduled_lr)
+from compare_losses import (KilnData, add_training_arguments,  # noqa: E402
+                            parse_kiln_run_losses, read_safetensors, relative,
+                            scheduled_lr)
 
 EVAL_LINE = re.compile(r"^evaluated .*?:(.*)$", re.M)
 FIELDS = ("tokens", "targets")
@@ -262,25 +263,9 @@ def bits(nats):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model")
-    p.add_argument("--artifact")
-    p.add_argument("--bf16-artifact")
+    add_training_arguments(p, steps=600, lr=2e-3, warmup=50, tolerance=0.02)
     p.add_argument("--train")
     p.add_argument("--heldout")
-    p.add_argument("--params")
-    p.add_argument("--expected")
-    p.add_argument("--reference-log")
-    p.add_argument("--workdir")
-    p.add_argument("--kiln-run", default="./kiln-run")
-    p.add_argument("--steps", type=int, default=600)
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=int, default=50)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--beta1", type=float, default=0.9)
-    p.add_argument("--beta2", type=float, default=0.999)
-    p.add_argument("--epsilon", type=float, default=1e-8)
-    p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--tolerance", type=float, default=0.02)
     p.add_argument("--table-steps", type=int, default=50,
                    help="steps shown in the loss table (all are in losses.md)")
     p.add_argument("--log-every", type=int, default=50)
