@@ -5,6 +5,8 @@
 //   make_dataset --task text --text FILE --out TRAIN --heldout-out HELDOUT
 //                [--length 128] [--stride 64] [--heldout-fraction 0.1]
 //                [--seed S] [--records N]
+//   make_dataset --task digits --csv FILE --out TRAIN --heldout-out HELDOUT
+//                [--heldout-fraction 0.1] [--seed S]
 //
 // sine, regression: one record per sequence (sine: x, y of shape [32, 1]) or
 // per sample (regression: x [8], y [1]), each drawn fresh, so one epoch of N
@@ -25,6 +27,12 @@
 // is already shuffled; --records keeps the first N of them). Fields: tokens
 // [length] i32 (bytes p .. p+length-1), targets [length] i32 (bytes p+1 ..
 // p+length).
+//
+// digits: the 8x8 handwritten digits that scikit-learn ships (Debian's
+// python3-sklearn: sklearn/datasets/data/digits.csv.gz, uncompressed), one
+// image per line as 64 pixel values 0-16 and the label 0-9. The images are
+// shuffled under --seed and the last --heldout-fraction of them held out.
+// Fields: images [1, 8, 8] f32 (pixel / 16, NCHW), labels [] i32.
 //
 // Both token tasks also write dropout_offset [] i32, the record's index: the
 // models take the first record's value of a batch as the counter offset of
@@ -64,6 +72,7 @@ struct Flags {
   long records = 0;  // 0: the task's default
   uint64_t seed = 1;
   std::string text;
+  std::string csv;
   std::string heldout_out;
   int length = 128;
   int stride = 64;
@@ -75,7 +84,9 @@ constexpr char kUsage[] =
     "--out FILE\n"
     "       make_dataset --task text --text FILE --out TRAIN --heldout-out "
     "HELDOUT [--length 128] [--stride 64] [--heldout-fraction 0.1] "
-    "[--seed S] [--records N]\n";
+    "[--seed S] [--records N]\n"
+    "       make_dataset --task digits --csv FILE --out TRAIN --heldout-out "
+    "HELDOUT [--heldout-fraction 0.1] [--seed S]\n";
 
 bool ParseFlags(int argc, char** argv, Flags& f) {
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -91,6 +102,8 @@ bool ParseFlags(int argc, char** argv, Flags& f) {
       f.out = value;
     } else if (flag == "--text") {
       f.text = value;
+    } else if (flag == "--csv") {
+      f.csv = value;
     } else if (flag == "--heldout-out") {
       f.heldout_out = value;
     } else if (flag == "--length") {
@@ -112,6 +125,10 @@ bool ParseFlags(int argc, char** argv, Flags& f) {
   if (f.task == "text") {
     return !f.text.empty() && !f.heldout_out.empty() && f.length > 0 &&
            f.stride > 0 && f.heldout_fraction > 0 && f.heldout_fraction < 1;
+  }
+  if (f.task == "digits") {
+    return !f.csv.empty() && !f.heldout_out.empty() &&
+           f.heldout_fraction > 0 && f.heldout_fraction < 1;
   }
   if (f.records == 0) f.records = 4000;
   return f.task == "sine" || f.task == "regression" || f.task == "order";
@@ -256,6 +273,85 @@ int WriteText(const Flags& flags) {
   return 0;
 }
 
+// One digit: 64 pixels and the label.
+struct Digit {
+  float pixels[64];
+  int32_t label;
+};
+
+// Writes `digits` in order as records of images [1, 8, 8] and labels [].
+int WriteDigits(const std::string& path, const std::vector<Digit>& digits) {
+  auto writer = kiln::io::DatasetWriter::Create(
+      path, {{"images", kiln::DType::kF32, {1, 8, 8}},
+             {"labels", kiln::DType::kI32, {}}});
+  if (!writer.ok()) return Fail(writer.status());
+  std::vector<unsigned char> record(64 * sizeof(float) + sizeof(int32_t));
+  for (const Digit& digit : digits) {
+    std::memcpy(record.data(), digit.pixels, 64 * sizeof(float));
+    std::memcpy(record.data() + 64 * sizeof(float), &digit.label,
+                sizeof(int32_t));
+    absl::Status appended = (*writer)->Append(record.data(), record.size());
+    if (!appended.ok()) return Fail(appended);
+  }
+  absl::Status finished = (*writer)->Finish();
+  return finished.ok() ? 0 : Fail(finished);
+}
+
+int WriteDigitsTask(const Flags& flags) {
+  std::ifstream in(flags.csv);
+  if (!in) {
+    std::fprintf(stderr, "error: cannot read %s\n", flags.csv.c_str());
+    return 1;
+  }
+  std::vector<Digit> digits;
+  std::string line;
+  for (long number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line == "\r") continue;
+    Digit digit;
+    const char* p = line.c_str();
+    int column = 0;
+    for (; column < 65; ++column) {
+      char* end = nullptr;
+      const long value = std::strtol(p, &end, 10);
+      const bool last = column == 64;
+      if (end == p || value < 0 || value > (last ? 9 : 16) ||
+          (*end != (last ? '\0' : ',') && !(last && *end == '\r'))) {
+        std::fprintf(stderr,
+                     "error: %s:%ld: column %d is not %s (want 64 pixels "
+                     "0-16 and a label 0-9, comma-separated)\n",
+                     flags.csv.c_str(), number, column + 1,
+                     last ? "a label 0-9" : "a pixel 0-16 followed by ','");
+        return 1;
+      }
+      if (last)
+        digit.label = static_cast<int32_t>(value);
+      else
+        digit.pixels[column] = static_cast<float>(value) / 16.0f;
+      p = end + 1;
+    }
+    digits.push_back(digit);
+  }
+  const size_t heldout = static_cast<size_t>(
+      static_cast<double>(digits.size()) * flags.heldout_fraction);
+  if (heldout == 0 || heldout == digits.size()) {
+    std::fprintf(stderr,
+                 "error: %s has %zu images, too few to hold out %.3g of\n",
+                 flags.csv.c_str(), digits.size(), flags.heldout_fraction);
+    return 1;
+  }
+  std::mt19937_64 rng(flags.seed);
+  for (size_t i = digits.size() - 1; i > 0; --i)
+    std::swap(digits[i], digits[Below(rng, i + 1)]);
+  const std::vector<Digit> train(digits.begin(), digits.end() - heldout);
+  const std::vector<Digit> held(digits.end() - heldout, digits.end());
+  if (int status = WriteDigits(flags.out, train)) return status;
+  if (int status = WriteDigits(flags.heldout_out, held)) return status;
+  std::printf("%s: %zu images; wrote %zu to %s and %zu held out to %s\n",
+              flags.csv.c_str(), digits.size(), train.size(),
+              flags.out.c_str(), held.size(), flags.heldout_out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -266,5 +362,6 @@ int main(int argc, char** argv) {
   }
   if (flags.task == "order") return WriteOrder(flags);
   if (flags.task == "text") return WriteText(flags);
+  if (flags.task == "digits") return WriteDigitsTask(flags);
   return WriteSineOrRegression(flags);
 }
