@@ -753,7 +753,9 @@ backward(const launch_ctx &ctx, const typename C::element *__restrict__ wx,
 
 // The gradient of R_g h (gate g) at (row kr = b * T + t, unit hd of all
 // heads): the input gradient of the same gate, except gru's gate 0 (its own
-// buffer) and its gates 1 and 2 (the input gradients of gates 0 and 1).
+// buffer) and its gates 1 and 2 (the input gradients of gates 0 and 1). It
+// is also the gradient of bias gate g's term: gru's bias gate 3 reads the
+// input gradient of gate 2.
 template <class C>
 __device__ __forceinline__ float
 recurrent_grad(const typename C::element *__restrict__ d_input,
@@ -766,14 +768,6 @@ recurrent_grad(const typename C::element *__restrict__ d_input,
   } else {
     return kiln_load(d_input[(kr * C::GW + g) * C::HD + hd]);
   }
-}
-// The gradient of the term bias gate g is added to.
-template <class C>
-__device__ __forceinline__ float
-bias_grad(const typename C::element *__restrict__ d_input,
-          const typename C::element *__restrict__ d_rh0, int g, long long kr,
-          long long hd) {
-  return recurrent_grad<C>(d_input, d_rh0, g, kr, hd);
 }
 
 // dR partials: block (tile of d, tile of p) x (gate, head) x split writes
@@ -892,7 +886,7 @@ bias_partials(const launch_ctx &ctx,
       begin + kBiasChunk < C::ROWS ? begin + kBiasChunk : C::ROWS;
   float sum = 0.f;
   for (long long kr = begin; kr < end; ++kr)
-    sum += bias_grad<C>(d_input, d_rh0, g, kr, hd);
+    sum += recurrent_grad<C>(d_input, d_rh0, g, kr, hd);
   partial[ctx.block.y * columns + c] = sum;
 }
 

@@ -134,10 +134,5 @@ __device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4],
   }
 }
 
-// Stores `v` rounded to the shared operand type.
-template <class S> __device__ __forceinline__ void put(S *p, float v) {
-  kiln_store(p, v);
-}
-
 } // namespace rnn
 } // namespace kiln
