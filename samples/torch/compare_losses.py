@@ -299,6 +299,28 @@ def run_kiln(args, artifact, fields, steps, log_name, checkpoint):
     return parse_kiln_run_losses(text)
 
 
+def compare_initial(drawn, started, names, reference):
+    """Prints and returns the largest difference (relative to the tensor's
+    max |value|) of kiln-run's initial parameters `started` from kiln-ref's
+    `drawn`, over the f32 tensors `names`, and the tensor where it is."""
+    worst, worst_name, identical = 0.0, None, 0
+    for name in names:
+        if drawn[name] == started[name]:
+            identical += 1
+            continue
+        a = struct.unpack(f"<{len(drawn[name][2]) // 4}f", drawn[name][2])
+        b = struct.unpack(f"<{len(started[name][2]) // 4}f", started[name][2])
+        scale = max(max(abs(v) for v in a), 1e-30)
+        err = max(abs(x - y) for x, y in zip(a, b)) / scale
+        if not err <= worst:  # NaN counts as the worst
+            worst, worst_name = err, name
+    print(f"kiln-run's initial parameters vs kiln-ref's ({reference}): "
+          f"{identical} of {len(names)} tensors bit for bit, largest "
+          f"difference {worst:.2e} of the tensor's max |value|"
+          + (f" ({worst_name})" if worst_name else ""))
+    return worst, worst_name
+
+
 def relative(a, b):
     return abs(a - b) / max(abs(b), 1e-30)
 
@@ -359,22 +381,9 @@ def main(argv):
     # same initialisers and seed; the transcendental functions of the two
     # may differ in the last bit. Both trainings below start from what
     # kiln-run drew (torch loads it), so this only guards the initialisers.
-    drawn, started = read_safetensors(args.params), read_safetensors(init)
-    worst, worst_name, identical = 0.0, None, 0
-    for name in cfg["params"]:
-        if drawn[name] == started[name]:
-            identical += 1
-            continue
-        a = struct.unpack(f"<{len(drawn[name][2]) // 4}f", drawn[name][2])
-        b = struct.unpack(f"<{len(started[name][2]) // 4}f", started[name][2])
-        scale = max(max(abs(v) for v in a), 1e-30)
-        err = max(abs(x - y) for x, y in zip(a, b)) / scale
-        if not err <= worst:  # NaN counts as the worst
-            worst, worst_name = err, name
-    print(f"kiln-run's initial parameters vs kiln-ref's ({args.params}): "
-          f"{identical} of {len(cfg['params'])} tensors bit for bit, largest "
-          f"difference {worst:.2e} of the tensor's max |value|"
-          + (f" ({worst_name})" if worst_name else ""))
+    worst, worst_name = compare_initial(read_safetensors(args.params),
+                                        read_safetensors(init), cfg["params"],
+                                        args.params)
     if not worst <= 1e-5:
         failures.append(f"kiln-run's initial parameters differ from {args.params} "
                         f"by up to {worst:.2e} ({worst_name})")

@@ -55,7 +55,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_losses import (KilnData, add_training_arguments,  # noqa: E402
+from compare_losses import (KilnData, add_training_arguments, compare_initial,  # noqa: E402
                             parse_kiln_run_losses, read_safetensors, relative,
                             scheduled_lr)
 
@@ -237,26 +237,6 @@ def train_kiln(args, artifact, steps, name):
     return parse_kiln_run_losses(open(log).read()), evaluated["loss"], checkpoint
 
 
-def compare_initial(drawn, started, cfg):
-    """Largest difference of kiln-run's initial parameters from kiln-ref's."""
-    import struct
-    worst, worst_name, identical = 0.0, None, 0
-    for name in cfg["params"]:
-        if drawn[name] == started[name]:
-            identical += 1
-            continue
-        a = struct.unpack(f"<{len(drawn[name][2]) // 4}f", drawn[name][2])
-        b = struct.unpack(f"<{len(started[name][2]) // 4}f", started[name][2])
-        scale = max(max(abs(v) for v in a), 1e-30)
-        err = max(abs(x - y) for x, y in zip(a, b)) / scale
-        if not err <= worst:
-            worst, worst_name = err, name
-    print(f"kiln-run's initial parameters vs kiln-ref's: {identical} of {len(cfg['params'])} "
-          f"tensors bit for bit, largest difference {worst:.2e} of the tensor's max |value|"
-          + (f" ({worst_name})" if worst_name else ""))
-    return worst, worst_name
-
-
 def bits(nats):
     return nats / math.log(2)
 
@@ -295,7 +275,8 @@ def main(argv):
     if not args.torch_only:
         _, _, init = train_kiln(args, args.artifact, 0, "kiln_init")
         if args.params:
-            worst, name = compare_initial(read_safetensors(args.params), read_safetensors(init), cfg)
+            worst, name = compare_initial(read_safetensors(args.params), read_safetensors(init),
+                                          cfg["params"], args.params)
             if not worst <= 1e-5:
                 failures.append(f"kiln-run's initial parameters differ from {args.params} "
                                 f"by up to {worst:.2e} ({name})")
