@@ -25,6 +25,14 @@ std::string cudaType(Type t) {
   return "int";
 }
 
+std::string roundedToElement(Type type, const std::string &value) {
+  if (type.isBF16())
+    return "kiln_load(__float2bfloat16_rn(" + value + "))";
+  if (type.isF16())
+    return "kiln_load(__float2half_rn(" + value + "))";
+  return value;
+}
+
 std::string floatLiteral(double value) {
   float f = static_cast<float>(value);
   if (std::isnan(f))

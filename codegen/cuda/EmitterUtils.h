@@ -29,6 +29,10 @@ inline std::string cudaType(Value v) {
 /// A float literal that reproduces `value` rounded to f32 (e.g. `1e-05f`).
 std::string floatLiteral(double value);
 
+/// `value`, an f32 C expression, rounded to a float element type (bf16 and
+/// f16 round to nearest even and back to f32).
+std::string roundedToElement(Type type, const std::string &value);
+
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t nextPowerOf2(int64_t v) {
   int64_t p = 1;

@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/GemmEpilogue.h"
 
+#include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -10,15 +11,6 @@ namespace mlir::kiln::codegen {
 namespace {
 
 constexpr const char *kFn = "  static __device__ __forceinline__ void ";
-
-/// `value` (an f32 expression) rounded to a float element type.
-std::string roundTo(Type type, const std::string &value) {
-  if (type.isBF16())
-    return "kiln_load(__float2bfloat16_rn(" + value + "))";
-  if (type.isF16())
-    return "kiln_load(__float2half_rn(" + value + "))";
-  return value;
-}
 
 class EpilogueWriter {
 public:
@@ -110,7 +102,7 @@ private:
        << "]) {\n";
     os << "    // " << (plan.sum ? "the sum of the products" : "kiln.matmul")
        << ", rounded once to its element type\n";
-    os << "    const float v0 = " << roundTo(plan.elementType, "acc") << ";\n";
+    os << "    const float v0 = " << roundedToElement(plan.elementType, "acc") << ";\n";
     os << statements;
     for (auto [i, value] : llvm::enumerate(values))
       os << "    res[" << i << "] = " << value << ";\n";

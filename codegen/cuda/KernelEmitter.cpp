@@ -27,6 +27,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     list->push_back(createPoolEmitter());
     list->push_back(createBatchNormEmitter());
     list->push_back(createRnnEmitter());
+    list->push_back(createConvEmitter());
     list->push_back(createPointwiseEmitter());
     return list;
   }();

@@ -160,6 +160,7 @@ std::unique_ptr<KernelEmitter> createEmbeddingEmitter();
 std::unique_ptr<KernelEmitter> createPoolEmitter();
 std::unique_ptr<KernelEmitter> createBatchNormEmitter();
 std::unique_ptr<KernelEmitter> createRnnEmitter();
+std::unique_ptr<KernelEmitter> createConvEmitter();
 
 /// The first statement of every generated kernel (defined in
 /// kiln/prelude.cuh): compiled for sm_90 or newer it waits for the previous

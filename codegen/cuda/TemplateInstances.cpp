@@ -46,8 +46,8 @@ emitTemplateInstances(llvm::StringRef prefix, llvm::StringRef family,
         fusions.push_back(fusion);
     });
     if (fusions.empty())
-      llvm::errs() << family << " instance " << c.label << " has no "
-                   << family << " fusion\n";
+      llvm::errs() << family << " instance " << c.label << " has no " << family
+                   << " fusion\n";
     for (llvm::StringRef arch : {"sm_90", "sm_80"}) {
       CodegenOptions options;
       options.arch = arch.str();
@@ -117,10 +117,10 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
 std::vector<TemplateInstance> allTemplateInstances() {
   std::vector<TemplateInstance> all;
   for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
-                      batchNormTemplateInstances, embeddingTemplateInstances,
-                      gemmTemplateInstances, pointwiseTemplateInstances,
-                      poolTemplateInstances, reductionTemplateInstances,
-                      rnnTemplateInstances})
+                      batchNormTemplateInstances, convTemplateInstances,
+                      embeddingTemplateInstances, gemmTemplateInstances,
+                      pointwiseTemplateInstances, poolTemplateInstances,
+                      reductionTemplateInstances, rnnTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

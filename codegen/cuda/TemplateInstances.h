@@ -75,6 +75,9 @@ std::vector<TemplateInstance> poolTemplateInstances();
 /// The reduction kernels (ReductionTemplateInstances.cpp).
 std::vector<TemplateInstance> reductionTemplateInstances();
 
+/// The convolution kernels (ConvTemplateInstances.cpp).
+std::vector<TemplateInstance> convTemplateInstances();
+
 /// The batch norm kernels (BatchNormTemplateInstances.cpp).
 std::vector<TemplateInstance> batchNormTemplateInstances();
 

@@ -3,9 +3,9 @@
 // Groups are formed in steps over each function's single block:
 //  0. every attention op takes the transposes between it and memory that
 //     keep the head dim innermost (AttentionLayouts.cpp);
-//  1. every matmul takes the chain of same-shaped element-wise ops that
-//     consume its result as an epilogue, with the element-wise side
-//     computations only they need (GemmEpilogues.cpp);
+//  1. every matmul, and every convolution, takes the chain of same-shaped
+//     element-wise ops that consume its result as an epilogue, with the
+//     element-wise side computations only they need (GemmEpilogues.cpp);
 //  1b. a cross entropy and its gradient of the same logits share one
 //     kernel (LossGradients.cpp); primitive reductions take their prologue and epilogue element-wise
 //     ops, and independent whole-tensor reductions share one kernel
@@ -257,6 +257,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);
+  formConvGroups(function, grouping);
   formLossGradientGroups(body, grouping);
   for (llvm::ArrayRef<Operation *> ops :
        formReductionGroups(function, [&](Operation *op) {

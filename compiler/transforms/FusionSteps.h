@@ -31,6 +31,10 @@ void formAttentionGroups(Block &body, Grouping &grouping);
 /// its epilogue below it when nothing before needs them.
 void formGemmGroups(func::FuncOp function, Grouping &grouping);
 
+/// Roots a conv group at every convolution (forward or either gradient) and
+/// extends it by its element-wise epilogue as formGemmGroups does.
+void formConvGroups(func::FuncOp function, Grouping &grouping);
+
 /// Groups each cross_entropy with the cross_entropy_backward of the same
 /// logits, labels and attributes (LossGradients.cpp) when the backward's
 /// incoming gradient does not depend on the loss and everything that uses

@@ -1,6 +1,7 @@
-//===- GemmEpilogues.cpp - matmuls with their element-wise consumers -----===//
+//===- GemmEpilogues.cpp - matmuls and convolutions with their epilogues -===//
 //
-// Every matmul roots a gemm group and takes, one after the other, the
+// Every matmul roots a gemm group, and every convolution (forward, input
+// or filter gradient) a conv group, and takes, one after the other, the
 // element-wise ops that consume its result (bias, activation, residual,
 // cast, a loss gradient) as its epilogue. An epilogue op's other operands
 // are read from buffers, or, when only the epilogue needs them, computed per
@@ -160,6 +161,31 @@ bool extendEpilogue(Group &group, Grouping &grouping, Operation *next,
   return true;
 }
 
+/// Extends `group`, rooted at `root`, by the chain of element-wise ops that
+/// consume its result (each keeping its shape and storing a float).
+void takeEpilogue(Group &group, Grouping &grouping, Operation *root,
+                  const llvm::DenseSet<Operation *> &update) {
+  Operation *tail = root;
+  ArrayRef<int64_t> shape = tensorType(root->getResult(0)).getShape();
+  while (true) {
+    // The first element-wise consumer of the tail that keeps the
+    // product's shape and stores a float.
+    Operation *next = nullptr;
+    for (Operation *user : tail->getResult(0).getUsers())
+      if (classify(user) == OpClass::Pointwise && !grouping.of(user) &&
+          user->getNumResults() == 1 &&
+          tensorType(user->getResult(0)).getShape() == shape &&
+          isFloat(tensorType(user->getResult(0)).getElementType()) &&
+          (!next || user->isBeforeInBlock(next)))
+        next = user;
+    if (!next || isa<IotaOp, RandomUniformOp, RandomNormalOp>(next) ||
+        update.contains(next) ||
+        !extendEpilogue(group, grouping, next, shape, update))
+      break;
+    tail = next;
+  }
+}
+
 } // namespace
 
 bool isSumOfProducts(Operation *op) {
@@ -198,26 +224,16 @@ void formGemmGroups(func::FuncOp function, Grouping &grouping) {
     } else {
       group = grouping.create("gemm", root);
     }
-    Operation *tail = root;
-    ArrayRef<int64_t> shape = tensorType(root->getResult(0)).getShape();
-    while (true) {
-      // The first element-wise consumer of the tail that keeps the
-      // product's shape and stores a float.
-      Operation *next = nullptr;
-      for (Operation *user : tail->getResult(0).getUsers())
-        if (classify(user) == OpClass::Pointwise && !grouping.of(user) &&
-            user->getNumResults() == 1 &&
-            tensorType(user->getResult(0)).getShape() == shape &&
-            isFloat(tensorType(user->getResult(0)).getElementType()) &&
-            (!next || user->isBeforeInBlock(next)))
-          next = user;
-      if (!next || isa<IotaOp, RandomUniformOp, RandomNormalOp>(next) ||
-          update.contains(next) ||
-          !extendEpilogue(*group, grouping, next, shape, update))
-        break;
-      tail = next;
-    }
+    takeEpilogue(*group, grouping, root, update);
   }
+}
+
+void formConvGroups(func::FuncOp function, Grouping &grouping) {
+  llvm::DenseSet<Operation *> update = optimizerUpdateOps(function);
+  for (Operation &op : function.getBody().front())
+    if (isa<Conv2dOp, Conv2dBackwardInputOp, Conv2dBackwardFilterOp>(op) &&
+        !grouping.of(&op))
+      takeEpilogue(*grouping.create("conv", &op), grouping, &op, update);
 }
 
 } // namespace mlir::kiln

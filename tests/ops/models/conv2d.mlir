@@ -1,5 +1,4 @@
 // kiln.conv2d, NCHW, with input, filter and bias parameters.
-// expect-error: no GPU kernel for 'kiln.conv2d' yet: it needs a convolution kernel
 func.func @loss(
     %x: tensor<2x3x9x9xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "x"},
     %f: tensor<4x3x3x3xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "f"},

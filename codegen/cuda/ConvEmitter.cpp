@@ -1,0 +1,457 @@
+//===- ConvEmitter.cpp - kiln.fusion "conv": convolution + epilogue -------===//
+//
+// Generates the kernels of a conv fusion (ConvPlan.h says what one is and
+// how it is configured): the configuration struct that instantiates
+// kernels/conv_igemm.cuh or kernels/conv_depthwise.cuh with the
+// convolution's geometry as constants, the parameters, and the fused
+// epilogue, written by the ScalarEmitter at the output element of group g,
+// GEMM row r and column c (the bias of kiln.conv2d is added to the f32 sum
+// before it is rounded once to the element type, as the reference does).
+// A split reduction adds a second kernel that sums the f32 partials in
+// split order and applies the epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/ConvEmitter.h"
+
+#include "codegen/cuda/ConvPlan.h"
+#include "codegen/cuda/EmitterUtils.h"
+#include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/KernelRenderer.h"
+#include "codegen/cuda/ScalarEmitter.h"
+
+#include "kiln/conv_layout.cuh"
+#include "kiln/gemm_layout.cuh"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+constexpr const char *kFn = "  static __device__ __forceinline__ ";
+
+const char *passName(int pass) {
+  switch (pass) {
+  case ::kiln::conv::kForward:
+    return "forward";
+  case ::kiln::conv::kBackwardInput:
+    return "backward_input";
+  default:
+    return "backward_filter";
+  }
+}
+
+const char *kindName(ConvKind kind) {
+  switch (kind) {
+  case ConvKind::Bf16:
+    return "bf16";
+  case ConvKind::F16:
+    return "f16";
+  case ConvKind::Tf32:
+    return "tf32";
+  case ConvKind::Tf32x3:
+    return "f32 (3xtf32)";
+  }
+  return "f32";
+}
+
+const char *boolText(bool value) { return value ? "true" : "false"; }
+
+/// The CUDA type of a fusion operand or result.
+std::string bufferType(Value value) {
+  Type element = cast<ShapedType>(value.getType()).getElementType();
+  if (element.isF32() || element.isBF16() || element.isF16())
+    return cudaType(element);
+  return element.isInteger(1) ? "bool" : "int";
+}
+
+/// Where the epilogue of group g, GEMM row r and column c stores: the
+/// output's coordinates (channels-first names: the first is the batch or,
+/// for the filter gradient, the output channel) and its flat index.
+struct OutputIndex {
+  SmallVector<std::string> coords;
+  std::string flat;
+  /// Columns c and c + 1 (c even) are adjacent, aligned elements.
+  bool pairs = false;
+};
+
+OutputIndex outputIndex(const ConvPlan &plan) {
+  const ConvGeometry &g = plan.geometry;
+  auto lit = [](int64_t v) { return indexLiteral(v); };
+  int64_t og = g.O / g.GROUPS, cg = g.C / g.GROUPS;
+  OutputIndex out;
+  if (g.PASS == ::kiln::conv::kBackwardFilter) {
+    std::string o = "(g * " + lit(og) + " + r)";
+    out.flat = o + " * " + lit(plan.cols) + " + c";
+    if (g.NHWC)
+      out.coords = {o, "c / " + lit(g.KW * cg),
+                    "(c / " + lit(cg) + ") % " + lit(g.KW), "c % " + lit(cg)};
+    else
+      out.coords = {o, "c / " + lit(g.KH * g.KW),
+                    "(c / " + lit(g.KW) + ") % " + lit(g.KH),
+                    "c % " + lit(g.KW)};
+    out.pairs = plan.cols % 2 == 0;
+    return out;
+  }
+  bool forward = g.PASS == ::kiln::conv::kForward;
+  // The activation the pass writes: channels, channels per group, pixels.
+  int64_t channels = forward ? g.O : g.C, perGroup = forward ? og : cg;
+  int64_t h = forward ? g.OH : g.H, w = forward ? g.OW : g.W;
+  if (g.NHWC) {
+    std::string ch = "(g * " + lit(perGroup) + " + c)";
+    out.coords = {"r / " + lit(h * w), "(r / " + lit(w) + ") % " + lit(h),
+                  "r % " + lit(w), ch};
+    out.flat = "r * " + lit(channels) + " + " + ch;
+    out.pairs = channels % 2 == 0 && perGroup % 2 == 0;
+  } else {
+    std::string ch = "(g * " + lit(perGroup) + " + r)";
+    std::string n = "(c / " + lit(h * w) + ")", p = "(c % " + lit(h * w) + ")";
+    out.coords = {n, ch, p + " / " + lit(w), p + " % " + lit(w)};
+    out.flat = "(" + n + " * " + lit(channels) + " + " + ch + ") * " +
+               lit(h * w) + " + " + p;
+    out.pairs = (h * w) % 2 == 0;
+  }
+  return out;
+}
+
+/// The file-scope tables of the epilogue's statements, then `struct
+/// Epilogue`.
+FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  OutputIndex index = outputIndex(plan);
+  ScalarEmitter emitter(plan.outShape, "ke_", "idx");
+  SmallVector<std::string> coordNames;
+  for (size_t d = 0; d < index.coords.size(); ++d)
+    coordNames.push_back("e_d" + std::to_string(d));
+  emitter.setIndex(coordNames, "e_flat");
+  emitter.bindValue(plan.conv->getResult(0), "v0");
+  for (BlockArgument argument : body.getArguments())
+    emitter.bindBuffer(argument,
+                       "p.in" + std::to_string(argument.getArgNumber()));
+  std::string statements;
+  SmallVector<std::string> values;
+  Operation *yield = body.getTerminator();
+  for (Value value : yield->getOperands()) {
+    FailureOr<std::string> expr = emitter.emit(value, statements, 4);
+    if (failed(expr))
+      return failure();
+    values.push_back(*expr);
+  }
+  size_t count = values.size();
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << emitter.globals() << "struct Epilogue {\n";
+  os << kFn << "idx flat(idx g, idx r, idx c) { return " << index.flat
+     << "; }\n";
+  os << kFn << "void values(const Params &p, idx g, idx r, idx c, float acc, "
+     << "float (&res)[" << count << "]) {\n";
+  os << "    const idx e_flat = flat(g, r, c);\n";
+  for (auto [d, coord] : llvm::enumerate(index.coords))
+    os << "    const idx " << coordNames[d] << " = " << coord << ";\n";
+  for (size_t d = 0; d < coordNames.size(); ++d)
+    os << "    (void)" << coordNames[d] << ";\n";
+  std::string sum = "acc";
+  if (plan.biasArg >= 0) {
+    // The channel the bias belongs to (the forward pass's output channel).
+    size_t channelDim = plan.geometry.NHWC ? 3 : 1;
+    sum = "acc + kiln_load(p.in" + std::to_string(plan.biasArg) + "[" +
+          coordNames[channelDim] + "])";
+  }
+  os << "    // " << plan.conv->getName().getStringRef()
+     << ", rounded once to its element type\n";
+  os << "    const float v0 = " << roundedToElement(plan.elementType, sum)
+     << ";\n";
+  os << statements;
+  for (auto [i, value] : llvm::enumerate(values))
+    os << "    res[" << i << "] = " << value << ";\n";
+  os << "  }\n";
+
+  os << kFn << "void store(const Params &p, idx g, idx r, idx c, float acc) {\n"
+     << "    float res[" << count << "];\n"
+     << "    values(p, g, r, c, acc, res);\n"
+     << "    const idx at = flat(g, r, c);\n";
+  for (size_t i = 0; i < count; ++i)
+    os << "    kiln_store(p.out" << i << " + at, res[" << i << "]);\n";
+  os << "  }\n";
+  os << "  // Columns c and c + 1 (c even); c + 1 may lie past the last.\n"
+     << kFn
+     << "void store_pair(const Params &p, idx g, idx r, idx c, float acc0, "
+        "float acc1) {\n"
+     << "    if (c + 1 >= " << indexLiteral(plan.cols) << ") {\n"
+     << "      if (c < " << indexLiteral(plan.cols) << ")\n"
+     << "        store(p, g, r, c, acc0);\n"
+     << "      return;\n    }\n";
+  if (index.pairs) {
+    os << "    float res0[" << count << "], res1[" << count << "];\n"
+       << "    values(p, g, r, c, acc0, res0);\n"
+       << "    values(p, g, r, c + 1, acc1, res1);\n"
+       << "    const idx at = flat(g, r, c);\n";
+    for (size_t i = 0; i < count; ++i)
+      os << "    kiln::gemm::store2(p.out" << i << " + at, res0[" << i
+         << "], res1[" << i << "]);\n";
+  } else {
+    os << "    store(p, g, r, c, acc0);\n"
+       << "    store(p, g, r, c + 1, acc1);\n";
+  }
+  os << "  }\n};\n";
+  return text;
+}
+
+/// The parameters of every kernel of the fusion: A's and B's tensors, the
+/// split partials, every operand and every result.
+struct Buffers {
+  std::vector<KernelParam> params;
+  std::string structText, initializer;
+};
+
+Buffers buffersOf(const ConvPlan &plan, FusionOp fusion, bool scratch) {
+  Buffers b;
+  std::string element = cudaType(plan.elementType);
+  b.structText = "struct Params {\n  const " + element + " *a;\n  const " +
+                 element + " *b;\n  float *scratch;\n";
+  b.initializer = "in" + std::to_string(plan.aArg) + ", in" +
+                  std::to_string(plan.bArg) + ", " +
+                  (scratch ? "scratch" : "nullptr");
+  for (auto [i, input] : llvm::enumerate(fusion.getInputs())) {
+    std::string name = "in" + std::to_string(i);
+    b.params.push_back({"const " + bufferType(input) + " *__restrict__", name,
+                        LaunchArg::operand(i)});
+    b.structText += "  const " + bufferType(input) + " *" + name + ";\n";
+    b.initializer += ", " + name;
+  }
+  for (auto [i, result] : llvm::enumerate(fusion.getResults())) {
+    std::string name = "out" + std::to_string(i);
+    b.params.push_back(
+        {bufferType(result) + " *__restrict__", name, LaunchArg::result(i)});
+    b.structText += "  " + bufferType(result) + " *" + name + ";\n";
+    b.initializer += ", " + name;
+  }
+  if (scratch)
+    b.params.push_back(
+        {"float *__restrict__", "scratch", LaunchArg::scratch(0)});
+  b.structText += "};\n";
+  return b;
+}
+
+std::string configText(const ConvPlan &plan) {
+  const ConvGeometry &g = plan.geometry;
+  const GemmTileConfig &tile = plan.choice.config;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "// Element offsets and indices.\n"
+     << "typedef " << (plan.narrowIndex ? "int" : "long long") << " idx;\n"
+     << "struct Config {\n"
+     << "  typedef " << cudaType(plan.elementType) << " element;\n"
+     << "  typedef idx index;\n"
+     << "  // The convolution, channels-first names (kiln/conv_layout.cuh).\n"
+     << llvm::formatv("  static constexpr idx N = {0}, C = {1}, H = {2}, W = "
+                      "{3}, O = {4}, OH = {5}, OW = {6};\n",
+                      g.N, g.C, g.H, g.W, g.O, g.OH, g.OW)
+            .str()
+     << llvm::formatv("  static constexpr idx KH = {0}, KW = {1}, SH = {2}, "
+                      "SW = {3}, PT = {4}, PL = {5}, DH = {6}, DW = {7}, "
+                      "GROUPS = {8};\n",
+                      g.KH, g.KW, g.SH, g.SW, g.PT, g.PL, g.DH, g.DW, g.GROUPS)
+            .str()
+     << "  static constexpr bool NHWC = " << boolText(g.NHWC) << ";\n"
+     << "  static constexpr int PASS = " << g.PASS << "; // "
+     << passName(g.PASS) << "\n";
+  if (!plan.depthwise) {
+    int kind = static_cast<int>(plan.kind);
+    os << "  static constexpr int KIND = " << kind
+       << "; // 0 bf16, 1 f16, 2 tf32, 3 tf32 in three products\n"
+       << "  static constexpr bool TF32 = " << boolText(kind >= 2) << ";\n"
+       << "  static constexpr int BM = " << tile.bm << ", BN = " << tile.bn
+       << ", BK = " << tile.bk << ";\n"
+       << "  static constexpr int WARPS_M = " << tile.warpsM
+       << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages << ";\n"
+       << "  static constexpr bool A_KMAJOR = " << boolText(plan.aKMajor)
+       << ", B_KMAJOR = " << boolText(plan.bKMajor) << ";\n"
+       << "  static constexpr bool A_VEC = " << boolText(plan.aVec)
+       << ", B_VEC = " << boolText(plan.bVec) << ";\n"
+       << "  static constexpr int SPLIT = " << plan.choice.split
+       << ", KT_PER_SPLIT = " << plan.choice.ktPerSplit << ";\n";
+  }
+  os << "};\n";
+  return text;
+}
+
+/// The configuration line of --stats.
+std::string describe(const ConvPlan &plan) {
+  const ConvGeometry &g = plan.geometry;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << passName(g.PASS) << " " << (g.NHWC ? "nhwc" : "nchw") << " ";
+  if (plan.depthwise) {
+    os << "depthwise " << cudaType(plan.elementType) << " " << g.C
+       << " channels " << g.KH << "x" << g.KW;
+    return text;
+  }
+  const GemmTileConfig &tile = plan.choice.config;
+  os << kindName(plan.kind) << " gemm " << plan.rows << "x" << plan.cols << "x"
+     << plan.k;
+  if (g.GROUPS > 1)
+    os << " groups " << g.GROUPS;
+  os << " tile " << tile.bm << "x" << tile.bn << "x" << tile.bk << " warps "
+     << tile.warpsM << "x" << tile.warpsN << " stages " << tile.stages
+     << " split " << plan.choice.split << " a " << (plan.aKMajor ? "K" : "M")
+     << "-major " << (plan.aVec ? "16-byte" : "gathered") << " b "
+     << (plan.bKMajor ? "K" : "N") << "-major "
+     << (plan.bVec ? "16-byte" : "gathered");
+  return text;
+}
+
+std::string describeFusion(const ConvPlan &plan, FusionOp fusion) {
+  std::string text = "// kiln conv fusion of\n" + describeOp(plan.conv);
+  for (Operation &op : fusion.getBody().front().without_terminator())
+    if (&op != plan.conv)
+      text += "// epilogue: " + op.getName().getStringRef().str() + "\n";
+  return text;
+}
+
+} // namespace
+
+FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
+                                    const CodegenOptions &options,
+                                    std::optional<GemmForcedChoice> forced) {
+  std::string why;
+  FailureOr<ConvPlan> analyzed = analyzeConv(fusion, why);
+  if (failed(analyzed))
+    return fusion.emitOpError("the conv emitter cannot generate this fusion: ")
+           << why;
+  ConvPlan &plan = *analyzed;
+  if (archNumber(options.arch) < 80)
+    return fusion.emitOpError("the convolution kernels need sm_80 or newer, "
+                              "got '")
+           << options.arch << "'";
+  const GpuTarget &target = options.target();
+  if (failed(configureConv(plan, target, options.allowTf32, why)))
+    return fusion.emitOpError(why);
+  if (forced && !plan.depthwise) {
+    int64_t kTiles = (plan.k + forced->config.bk - 1) / forced->config.bk;
+    int64_t perSplit =
+        kTiles ? (kTiles + forced->split - 1) / forced->split : 0;
+    plan.choice = {convTileFor(plan, forced->config), forced->split,
+                   static_cast<int>(perSplit)};
+  }
+  if (plan.outElements() == 0)
+    return GeneratedFusion{};
+
+  bool split = !plan.depthwise && plan.choice.split > 1;
+  bool depthwiseFilter =
+      plan.depthwise && plan.geometry.PASS == ::kiln::conv::kBackwardFilter;
+  Buffers buffers = buffersOf(plan, fusion, split || depthwiseFilter);
+  FailureOr<std::string> epilogue = writeEpilogue(plan, fusion);
+  if (failed(epilogue))
+    return failure();
+  std::string functors = configText(plan) + buffers.structText + *epilogue;
+  std::string header = describeFusion(plan, fusion);
+  FusionBuilder builder(header);
+
+  const char *templateName = plan.depthwise ? "conv_depthwise" : "conv_igemm";
+  auto spec = [&](const char *prefix, const char *function) {
+    KernelSpec s;
+    s.prefix = prefix;
+    s.header = header;
+    s.functors = functors;
+    s.params = buffers.params;
+    s.templates = {"kiln/" + std::string(templateName) + ".cuh",
+                   kScalarOpsHeader.str()};
+    s.templateName = templateName;
+    s.configuration = describe(plan);
+    s.body = "  const Params p{" + buffers.initializer + "};\n" +
+             "  kiln::conv::" + function + "<Config, Epilogue>(ctx, p);\n";
+    return s;
+  };
+  // A grid-stride launch of 256 threads over `items`.
+  int64_t maxBlocks = target.blocksForWaves(4, 8);
+  auto strided = [&](KernelSpec s, int64_t items) {
+    s.grid = {static_cast<uint32_t>(
+                  std::clamp<int64_t>((items + 255) / 256, 1, maxBlocks)),
+              1, 1};
+    s.block = {256, 1, 1};
+    return s;
+  };
+
+  if (plan.depthwise) {
+    const ConvGeometry &g = plan.geometry;
+    if (g.PASS == ::kiln::conv::kForward) {
+      builder.kernel(strided(spec("kiln_conv_depthwise", "depthwise_forward"),
+                             g.N * g.C * g.OH * g.OW));
+    } else if (g.PASS == ::kiln::conv::kBackwardInput) {
+      builder.kernel(
+          strided(spec("kiln_conv_depthwise", "depthwise_backward_input"),
+                  g.N * g.C * g.H * g.W));
+    } else {
+      int64_t slices = ::kiln::conv::depthwise_slices(g.N * g.OH * g.OW);
+      int64_t taps = g.KH * g.KW;
+      builder.scratch(4ull * slices * g.C * taps);
+      KernelSpec partials =
+          spec("kiln_conv_depthwise_partials", "depthwise_filter_partials");
+      // The partials take no epilogue.
+      partials.body = "  const Params p{" + buffers.initializer + "};\n" +
+                      "  kiln::conv::depthwise_filter_partials<Config>(ctx, "
+                      "p);\n";
+      partials.grid = {static_cast<uint32_t>(std::clamp<int64_t>(
+                           ::kiln::conv::depthwise_filter_blocks(slices, g.C),
+                           1, maxBlocks)),
+                       1, 1};
+      partials.block = {::kiln::conv::depthwise_threads, 1, 1};
+      builder.kernel(std::move(partials));
+      builder.kernel(strided(
+          spec("kiln_conv_depthwise_sum", "depthwise_filter_sum"), g.C * taps));
+    }
+    return builder.take();
+  }
+
+  const GemmTileConfig &tile = plan.choice.config;
+  if (split)
+    // The only scratch of the fusion: the partials start at offset 0.
+    builder.scratch(4ull * plan.choice.split * plan.outElements());
+  KernelSpec main = spec("kiln_conv", "igemm");
+  int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
+                  ((plan.cols + tile.bn - 1) / tile.bn);
+  if (tiles > std::numeric_limits<int32_t>::max())
+    return fusion.emitOpError("the convolution has too many tiles (")
+           << tiles << ") for one launch";
+  main.grid = {static_cast<uint32_t>(tiles), 1,
+               static_cast<uint32_t>(std::min<int64_t>(
+                   plan.geometry.GROUPS * plan.choice.split, 65535))};
+  main.block = {static_cast<uint32_t>(tile.threads()), 1, 1};
+  main.dynamicSharedBytes =
+      tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes());
+  main.minBlocksPerSm = tile.occupancy;
+  builder.kernel(std::move(main));
+  if (split)
+    builder.kernel(strided(spec("kiln_conv_split_sum", "igemm_split_sum"),
+                           (plan.outElements() + 1) / 2));
+  return builder.take();
+}
+
+namespace {
+
+class ConvEmitter final : public KernelEmitter {
+public:
+  bool matches(FusionOp fusion) const override {
+    std::string why;
+    return succeeded(analyzeConv(fusion, why));
+  }
+
+  FailureOr<GeneratedFusion>
+  emit(FusionOp fusion, const CodegenOptions &options) const override {
+    return emitConv(fusion, options);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelEmitter> createConvEmitter() {
+  return std::make_unique<ConvEmitter>();
+}
+
+} // namespace mlir::kiln::codegen

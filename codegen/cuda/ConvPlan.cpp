@@ -1,0 +1,243 @@
+//===- ConvPlan.cpp - conv fusions: analysis and configuration ------------===//
+
+#include "codegen/cuda/ConvPlan.h"
+
+#include "dialects/kiln/Utils/ShapeInference.h"
+
+#include "kiln/conv_layout.cuh"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
+namespace mlir::kiln::codegen {
+namespace {
+
+// Block tiles of the implicit GEMM (GemmTileConfig's fields: path, BM, BN,
+// BK, warps, stages, -, -, blocks per SM, efficiency). The gathers cost
+// registers beyond the GEMM's, so the largest tile is 128x128 (8 warps of
+// 64x32); the narrow tiles serve the channel counts of small layers.
+const GemmTileConfig kConvMmaConfigs[] = {
+    {GemmPath::MmaSync, 128, 128, 32, 2, 4, 4, 0, 0, 2, 0.90},
+    {GemmPath::MmaSync, 128, 64, 32, 2, 2, 4, 0, 0, 3, 0.75},
+    {GemmPath::MmaSync, 64, 128, 32, 2, 2, 4, 0, 0, 3, 0.75},
+    {GemmPath::MmaSync, 64, 64, 32, 2, 2, 4, 0, 0, 4, 0.55},
+};
+const GemmTileConfig kConvTf32Configs[] = {
+    {GemmPath::Tf32, 128, 128, 32, 2, 4, 3, 0, 0, 1, 1.00},
+    {GemmPath::Tf32, 64, 128, 32, 2, 2, 3, 0, 0, 2, 0.80},
+    {GemmPath::Tf32, 64, 64, 32, 2, 2, 3, 0, 0, 2, 0.60},
+};
+// f32 in three tf32 products holds high and low fragments: larger tiles
+// spill.
+const GemmTileConfig kConvTf32x3Configs[] = {
+    {GemmPath::Tf32, 64, 64, 32, 2, 2, 3, 0, 0, 2, 0.60},
+};
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// Fills the geometry from the shapes of the forward input, filter and
+/// output and the attributes every conv op shares.
+template <typename OpTy>
+ConvGeometry geometryOf(OpTy op, Value input, Value filter, Value output,
+                        int pass) {
+  ConvGeometry g;
+  g.NHWC = op.getLayout() == ConvLayout::nhwc;
+  g.PASS = pass;
+  ArrayRef<int64_t> x = shapeOf(input), w = shapeOf(filter),
+                    y = shapeOf(output);
+  int ch = g.NHWC ? 3 : 1, hd = g.NHWC ? 1 : 2, wd = g.NHWC ? 2 : 3;
+  g.N = x[0], g.C = x[ch], g.H = x[hd], g.W = x[wd];
+  g.O = y[ch], g.OH = y[hd], g.OW = y[wd];
+  g.KH = w[g.NHWC ? 1 : 2], g.KW = w[g.NHWC ? 2 : 3];
+  g.SH = op.getStride()[0], g.SW = op.getStride()[1];
+  g.PT = op.getPadding()[0], g.PL = op.getPadding()[2];
+  g.DH = op.getDilation()[0], g.DW = op.getDilation()[1];
+  g.GROUPS = op.getGroups();
+  return g;
+}
+
+bool isConvFloat(Type type) {
+  return type.isF32() || type.isBF16() || type.isF16();
+}
+
+} // namespace
+
+llvm::ArrayRef<GemmTileConfig> convMmaConfigs() { return kConvMmaConfigs; }
+llvm::ArrayRef<GemmTileConfig> convTf32Configs() { return kConvTf32Configs; }
+llvm::ArrayRef<GemmTileConfig> convTf32x3Configs() {
+  return kConvTf32x3Configs;
+}
+
+GemmTileConfig convTileFor(const ConvPlan &plan, GemmTileConfig tile) {
+  // The input gradient's gathers (dy at strided windows) and 16-bit
+  // element gathers need more than the 128 registers a thread that two
+  // blocks of 256 threads per SM leave: one such block per SM.
+  bool heavyGathers = plan.geometry.PASS == ::kiln::conv::kBackwardInput ||
+                      (plan.elementBytes() == 2 && !(plan.aVec && plan.bVec));
+  if (tile.threads() >= 256 && heavyGathers)
+    tile.occupancy = 1;
+  return tile;
+}
+
+FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why) {
+  if (fusion.getKind() != "conv") {
+    why = "not a conv fusion";
+    return failure();
+  }
+  Block &body = fusion.getBody().front();
+  ConvPlan plan;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<Conv2dOp, Conv2dBackwardInputOp, Conv2dBackwardFilterOp>(op)) {
+      if (plan.conv) {
+        why = "two convolutions";
+        return failure();
+      }
+      plan.conv = &op;
+    }
+  }
+  if (!plan.conv) {
+    why = "no convolution";
+    return failure();
+  }
+  // Which fusion argument an operand of the convolution is.
+  auto argOf = [&](Value value, unsigned &arg) {
+    auto block = dyn_cast<BlockArgument>(value);
+    if (!block || block.getOwner() != &body)
+      return false;
+    arg = block.getArgNumber();
+    return true;
+  };
+  // The tensors the GEMM's A and B gather from, by pass and layout
+  // (kernels/conv_layout.cuh).
+  Value a, b;
+  if (auto conv = dyn_cast<Conv2dOp>(plan.conv)) {
+    plan.geometry = geometryOf(conv, conv.getInput(), conv.getFilter(),
+                               conv.getResult(), ::kiln::conv::kForward);
+    bool nhwc = plan.geometry.NHWC;
+    a = nhwc ? conv.getInput() : conv.getFilter();
+    b = nhwc ? conv.getFilter() : conv.getInput();
+    if (Value bias = conv.getBias()) {
+      unsigned arg;
+      if (!argOf(bias, arg)) {
+        why = "the convolution's bias must be an argument of the fusion";
+        return failure();
+      }
+      plan.biasArg = arg;
+    }
+  } else if (auto conv = dyn_cast<Conv2dBackwardInputOp>(plan.conv)) {
+    plan.geometry = geometryOf(conv, conv.getResult(), conv.getFilter(),
+                               conv.getGrad(), ::kiln::conv::kBackwardInput);
+    bool nhwc = plan.geometry.NHWC;
+    a = nhwc ? conv.getGrad() : conv.getFilter();
+    b = nhwc ? conv.getFilter() : conv.getGrad();
+  } else {
+    auto filter = cast<Conv2dBackwardFilterOp>(plan.conv);
+    plan.geometry = geometryOf(filter, filter.getInput(), filter.getResult(),
+                               filter.getGrad(), ::kiln::conv::kBackwardFilter);
+    a = filter.getGrad();
+    b = filter.getInput();
+  }
+  if (!argOf(a, plan.aArg) || !argOf(b, plan.bArg)) {
+    why = "the convolution's operands must be arguments of the fusion";
+    return failure();
+  }
+  Value result = plan.conv->getResult(0);
+  plan.elementType = cast<ShapedType>(result.getType()).getElementType();
+  if (!isConvFloat(plan.elementType)) {
+    why = "the convolution must be f32, bf16 or f16";
+    return failure();
+  }
+  ArrayRef<int64_t> out = shapeOf(result);
+  plan.outShape.assign(out.begin(), out.end());
+  const ConvGeometry &g = plan.geometry;
+  plan.rows = ::kiln::conv::gemm_rows(g);
+  plan.cols = ::kiln::conv::gemm_cols(g);
+  plan.k = ::kiln::conv::gemm_k(g);
+  plan.depthwise = ::kiln::conv::depthwise(g);
+
+  // The epilogue: element-wise ops of values computed from the result,
+  // every one of them evaluated at an element of the result.
+  llvm::DenseSet<Value> fromResult = {result};
+  for (Operation &op : body.without_terminator()) {
+    if (&op == plan.conv)
+      continue;
+    if (op.getNumResults() != 1 ||
+        !isBroadcastableTo(shapeOf(op.getResult(0)), out)) {
+      why = "'" + op.getName().getStringRef().str() +
+            "' computes a value that does not broadcast to the convolution's "
+            "result";
+      return failure();
+    }
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return fromResult.contains(v); }))
+      fromResult.insert(op.getResult(0));
+  }
+  for (Value value : body.getTerminator()->getOperands()) {
+    if (!fromResult.contains(value)) {
+      why = "a yielded value is not computed from the convolution's result";
+      return failure();
+    }
+    if (shapeOf(value) != out ||
+        !isConvFloat(cast<ShapedType>(value.getType()).getElementType())) {
+      why = "a yielded value must be a float tensor of the convolution's "
+            "result shape";
+      return failure();
+    }
+  }
+  return plan;
+}
+
+LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
+                            bool allowTf32, std::string &why) {
+  const ConvGeometry &g = plan.geometry;
+  plan.kind = plan.elementType.isBF16()  ? ConvKind::Bf16
+              : plan.elementType.isF16() ? ConvKind::F16
+              : allowTf32                ? ConvKind::Tf32
+                                         : ConvKind::Tf32x3;
+  int vec = 16 / plan.elementBytes();
+  plan.aKMajor = ::kiln::conv::a_k_major(g);
+  plan.bKMajor = ::kiln::conv::b_k_major(g);
+  plan.aVec = ::kiln::conv::a_vector(g, vec);
+  plan.bVec = ::kiln::conv::b_vector(g, vec);
+
+  // 32-bit offsets when every tensor and the split partials stay below
+  // 2^31 elements (with room for the tiles' overhang).
+  auto elements = [](ArrayRef<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  };
+  int64_t largest =
+      std::max({g.N * g.C * g.H * g.W, g.N * g.O * g.OH * g.OW,
+                g.O * g.KH * g.KW * (g.C / g.GROUPS), elements(plan.outShape)});
+  if (plan.depthwise) {
+    plan.narrowIndex = largest <= (int64_t(1) << 30);
+    return success();
+  }
+
+  ArrayRef<GemmTileConfig> table =
+      plan.kind == ConvKind::Tf32x3 ? convTf32x3Configs()
+      : plan.kind == ConvKind::Tf32 ? convTf32Configs()
+                                    : convMmaConfigs();
+  SmallVector<GemmTileConfig> candidates;
+  for (const GemmTileConfig &tile : table)
+    if (tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes()) <=
+        target.sharedBytesPerBlock)
+      candidates.push_back(convTileFor(plan, tile));
+  if (candidates.empty()) {
+    why = "no convolution tile fits the shared memory of " + target.arch.str();
+    return failure();
+  }
+  plan.choice = chooseGemmConfig(candidates, target, g.GROUPS, plan.rows,
+                                 plan.cols, plan.k, 1, plan.outElements());
+  largest = std::max(largest, plan.choice.split * plan.outElements());
+  plan.narrowIndex = largest <= (int64_t(1) << 30);
+  return success();
+}
+
+} // namespace mlir::kiln::codegen

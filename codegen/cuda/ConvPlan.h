@@ -1,0 +1,98 @@
+//===- ConvPlan.h - a conv fusion taken apart and configured -----*- C++
+//-*-===//
+//
+// A "conv" fusion is one kiln.conv2d, kiln.conv2d_backward_input or
+// kiln.conv2d_backward_filter whose operands are block arguments, followed
+// by an optional epilogue: element-wise ops applied to its result element
+// by element, whose other operands broadcast to the result's shape (a
+// residual, a scale), constants, or element-wise values computed from
+// those. Every yielded value has the result's shape.
+//
+// The planner reads the convolution's geometry, maps the pass onto the
+// implicit GEMM of kernels/conv_layout.cuh, and picks the kernel and its
+// configuration for the GpuTarget:
+//  - depthwise convolutions (groups = channels = outputs) run the direct
+//    kernels of conv_depthwise.cuh;
+//  - every other convolution runs conv_igemm.cuh: mma.sync tiles chosen by
+//    the GEMM cost model (GemmConfig.h) from the tables below, with the
+//    reduction split across blocks where the output has too few tiles to
+//    fill the GPU (the filter gradient sums over every pixel of the batch).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_CUDA_CONVPLAN_H
+#define KILN_CODEGEN_CUDA_CONVPLAN_H
+
+#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/GpuTarget.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::kiln::codegen {
+
+/// A convolution's geometry with the member names the layout functions of
+/// kernels/conv_layout.cuh read (the kernels' configuration structs carry
+/// the same members as compile-time constants).
+struct ConvGeometry {
+  typedef int64_t index;
+  int64_t N = 0, C = 0, H = 0, W = 0, O = 0, OH = 0, OW = 0;
+  int64_t KH = 0, KW = 0, SH = 1, SW = 1, PT = 0, PL = 0, DH = 1, DW = 1;
+  int64_t GROUPS = 1;
+  bool NHWC = false;
+  int PASS = 0;
+};
+
+/// The element type the tensor cores multiply.
+enum class ConvKind { Bf16 = 0, F16 = 1, Tf32 = 2, Tf32x3 = 3 };
+
+struct ConvPlan {
+  Operation *conv = nullptr;
+  ConvGeometry geometry;
+  Type elementType;
+  /// Fusion arguments: what the GEMM's A and B gather from, and the bias
+  /// (kiln.conv2d's optional operand; -1 without).
+  unsigned aArg = 0, bArg = 0;
+  int biasArg = -1;
+  /// The shape of the convolution's result (and of every yielded value).
+  SmallVector<int64_t> outShape;
+
+  /// The implicit GEMM of one group.
+  int64_t rows = 0, cols = 0, k = 0;
+  bool depthwise = false;
+
+  // Configuration (implicit GEMM).
+  ConvKind kind = ConvKind::Bf16;
+  bool aKMajor = true, bKMajor = true, aVec = false, bVec = false;
+  GemmChoice choice;
+  /// 32-bit offsets.
+  bool narrowIndex = true;
+
+  int64_t outElements() const { return geometry.GROUPS * rows * cols; }
+  int elementBytes() const { return elementType.isF32() ? 4 : 2; }
+};
+
+/// Takes `fusion` apart; on failure says why in `why`.
+FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why);
+
+/// Chooses the kernel configuration of `plan` for `target` (`allowTf32`:
+/// f32 on tf32 tensor cores once instead of in three products). Fails with
+/// `why` when no tile fits the target.
+LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
+                            bool allowTf32, std::string &why);
+
+/// The tile tables of the implicit-GEMM kernel: bf16/f16, tf32 once, and
+/// f32 in three tf32 products.
+llvm::ArrayRef<GemmTileConfig> convMmaConfigs();
+llvm::ArrayRef<GemmTileConfig> convTf32Configs();
+llvm::ArrayRef<GemmTileConfig> convTf32x3Configs();
+
+/// `tile` as `plan`'s kernel runs it: tiles whose gathers need more
+/// registers than the table's blocks per SM leave run fewer blocks.
+GemmTileConfig convTileFor(const ConvPlan &plan, GemmTileConfig tile);
+
+} // namespace mlir::kiln::codegen
+
+#endif // KILN_CODEGEN_CUDA_CONVPLAN_H
