@@ -3,17 +3,22 @@
 #   run_gpu_cases.sh DIR LOGDIR
 # Each case's entry on the GPU against its f64 reference, element by element:
 # |out - expected| <= atol + rtol * |expected|, NaN never passes. Tolerances
-# per mode: f32 storage against f64, and bf16 storage (activations and
-# gradients rounded to 8 bits of mantissa) against f64 of the same module;
-# a model may name its own for the f32 modes (make_gpu_cases.sh).
+# per mode: f32 storage against f64; tf32 (f32 storage, products of operands
+# rounded to 10 bits of mantissa); bf16 and f16 storage (activations and
+# gradients rounded to 8 and 11 bits of mantissa) against f64 of the same
+# module. A model may name its own (make_gpu_cases.sh): `.tolerance` for the
+# f32 modes (absolute atol; for tf32, each component the larger of it and
+# the default), `.tf32-tolerance`, `.bf16-tolerance` and `.f16-tolerance`
+# (else the bf16 one) for theirs, with atol relative to each output's
+# largest magnitude (kiln-run --scaled-atol).
 # Prints PASS/FAIL per case and "N passed, N failed"; exits non-zero on any
 # failure.
 set -uo pipefail
 dir="$1" logs="$2"
 mkdir -p "${logs}"
 kiln_run="${KILN_RUN:-${dir}/kiln-run}"
-declare -A rtol=([inference]=1e-4 [f32_sgd]=1e-4 [bf16_adamw]=5e-2)
-declare -A atol=([inference]=1e-5 [f32_sgd]=1e-5 [bf16_adamw]=2e-2)
+declare -A rtol=([inference]=1e-4 [f32_sgd]=1e-4 [tf32_sgd]=5e-3 [bf16_adamw]=5e-2 [f16_adamw]=2e-2)
+declare -A atol=([inference]=1e-5 [f32_sgd]=1e-5 [tf32_sgd]=1e-3 [bf16_adamw]=2e-2 [f16_adamw]=1e-2)
 passed=0 failed=0
 echo "seed $(cat "${dir}/SEED")"
 for artifact in "${dir}"/*.kiln; do
@@ -21,12 +26,22 @@ for artifact in "${dir}"/*.kiln; do
   name="$(basename "${case}")"
   mode="${name##*.}"
   tolerance="${rtol[$mode]} ${atol[$mode]}"
-  [[ -f "${case}.tolerance" && "${mode}" != bf16_adamw ]] && tolerance="$(cat "${case}.tolerance")"
-  scaled=()
-  if [[ -f "${case}.bf16-tolerance" && "${mode}" == bf16_adamw ]]; then
-    tolerance="$(cat "${case}.bf16-tolerance")"
-    scaled=(--scaled-atol)
-  fi
+  scaled=() own=()
+  case "${mode}" in
+    inference|f32_sgd) [[ -f "${case}.tolerance" ]] && tolerance="$(cat "${case}.tolerance")" ;;
+    tf32_sgd) own=(tf32)
+      [[ -f "${case}.tolerance" ]] && tolerance="$(echo "${tolerance} $(cat "${case}.tolerance")" |
+        awk '{ print ($1 > $3 ? $1 : $3), ($2 > $4 ? $2 : $4) }')" ;;
+    bf16_adamw) own=(bf16) ;;
+    f16_adamw) own=(f16 bf16) ;;
+  esac
+  for kind in "${own[@]}"; do
+    if [[ -f "${case}.${kind}-tolerance" ]]; then
+      tolerance="$(cat "${case}.${kind}-tolerance")"
+      scaled=(--scaled-atol)
+      break
+    fi
+  done
   read -r case_rtol case_atol <<<"${tolerance}"
   args=(--entry "$(cat "${case}.entry")" --check "${case}.expected.safetensors"
         --rtol "${case_rtol}" --atol "${case_atol}" "${scaled[@]}")

@@ -1,10 +1,10 @@
-"""Reads and writes safetensors files (f32, bf16, i32) with the standard
+"""Reads and writes safetensors files (f32, bf16, f16, i32) with the standard
 library only, so the bundle can be built where numpy is not installed.
 Tensors are (dtype, shape, list of Python floats/ints)."""
 import json
 import struct
 
-_FORMATS = {"F32": ("f", 4), "I32": ("i", 4)}
+_FORMATS = {"F32": ("f", 4), "F16": ("e", 2), "I32": ("i", 4)}
 
 
 def _bf16_to_floats(raw):
