@@ -22,25 +22,69 @@
 #    entries rnn and forward_backward), whose inputs run.py draws on the GPU
 #    machine; a model kilnc cannot compile leaves NAME.kilnc-error (kilnc's
 #    message) instead of NAME.kiln, and run.py still times the others;
+#  - the convolutions of bench/models/conv_*.mlir (ResNet-50's layers, N32
+#    bf16, NHWC and NCHW: kilnc --inference --function f, the entries
+#    forward, fwdbwd and for the stem fwdbwd_nodx), whose inputs run.py
+#    draws on the GPU machine; NAME.kilnc-error where kilnc fails, as for the
+#    recurrent layers;
+#  - ResNet-18 (bench/models/resnet18_32.mlir, kilnc --train=adamw
+#    --precision=bf16; NAME.kilnc-error where kilnc fails): its batch x, y
+#    (kiln-ref, seed 1; its parameters are drawn on the GPU by kiln-run's
+#    initialisers) and, when it compiled, kiln-ref's f64 loss at the same
+#    initialisers (resnet18_32.expected.safetensors, about 2 minutes;
+#    RESNET_FULL_CHECK=0 leaves it out); the narrow copy
+#    bench/models/resnet18_32_check.mlir's inputs, parameters and f64 loss
+#    (kiln-ref, seconds), which run.py checks its PyTorch model by;
 #  - kiln_rnn.py (samples/torch/: the recurrences in PyTorch) when the
 #    checkout has it, and FlashRNN's source (flashrnn/, FLASHRNN_COMMIT) from
 #    its git directory FLASHRNN_GIT (default /work/.mirror/NX-AI+flashrnn/repo;
 #    FLASHRNN_REV, default HEAD), left out with a message when absent;
 #  - COMMIT (the kiln commit the bundle was built from) and run.py.
 # Then, on the GPU machine, from inside DIR: python3 run.py RESULTS.md
+#
+# KILN_BIN=DIR takes kilnc, kiln-ref and kiln-run from DIR instead of
+# building them with Bazel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-.gpu-bundle/bench}"
 seed=1
 rm -rf "${out}"
 mkdir -p "${out}"
-bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run >/dev/null 2>&1 ||
-  bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run
-bin="$(bazel info bazel-bin 2>/dev/null)"
-kilnc="${bin}/tools/kilnc/kilnc"
-kilnref="${bin}/tools/kiln-ref/kiln-ref"
+if [[ -n "${KILN_BIN:-}" ]]; then
+  kilnc="${KILN_BIN}/kilnc"
+  kilnref="${KILN_BIN}/kiln-ref"
+  kilnrun="${KILN_BIN}/kiln-run"
+else
+  bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run >/dev/null 2>&1 ||
+    bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run
+  bin="$(bazel info bazel-bin 2>/dev/null)"
+  kilnc="${bin}/tools/kilnc/kilnc"
+  kilnref="${bin}/tools/kiln-ref/kiln-ref"
+  kilnrun="${bin}/tools/kiln-run/kiln-run"
+fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT
+
+# The generated models must be what their scripts write.
+python3 bench/models/gen_conv.py --check
+python3 bench/models/gen_resnet18.py --check
+
+# Compiles MODEL into ${out}/NAME.kiln with kilnc's FLAGS (NAME.stats: its
+# --stats); where kilnc fails, leaves its message in NAME.kilnc-error
+# instead (run.py reports it in the kiln row and times the rest) and
+# returns 1.
+compile_or_note() { # MODEL NAME FLAGS...
+  local model="$1" name="$2"
+  shift 2
+  if ! "${kilnc}" "$@" "${model}" -o "${out}/${name}.kiln" \
+      --stats 2>"${out}/${name}.stats"; then
+    rm -f "${out}/${name}.kiln"
+    mv "${out}/${name}.stats" "${out}/${name}.kilnc-error"
+    echo "kilnc failed on ${model} (${out}/${name}.kilnc-error):" \
+      "$(grep -m1 'error' "${out}/${name}.kilnc-error")" >&2
+    return 1
+  fi
+}
 
 # Writes a function `inputs` that takes the named arguments ("name:type" ...)
 # and returns nothing: kiln-ref --save-inputs then draws them without running
@@ -117,15 +161,41 @@ done
 # Recurrent layers: the forward pass (entry rnn) and the loss's
 # forward_backward in one artifact per model.
 for model in bench/models/rnn_*.mlir; do
-  name="$(basename "${model}" .mlir)"
-  if ! "${kilnc}" --train=sgd "${model}" -o "${out}/${name}.kiln" \
-      --stats 2>"${out}/${name}.stats"; then
-    rm -f "${out}/${name}.kiln"
-    mv "${out}/${name}.stats" "${out}/${name}.kilnc-error"
-    echo "kilnc failed on ${model} (${out}/${name}.kilnc-error):" \
-      "$(grep -m1 'error' "${out}/${name}.kilnc-error")" >&2
-  fi
+  compile_or_note "${model}" "$(basename "${model}" .mlir)" --train=sgd || true
 done
+
+# Convolutions, named LAYOUT_KxK[s2]_IN_OUT_SIZE: one artifact per layer and
+# layout with the entries forward (the function f), fwdbwd and, for the
+# stem, fwdbwd_nodx; run.py draws x, w and g on the GPU machine.
+for model in bench/models/conv_*.mlir; do
+  compile_or_note "${model}" "$(basename "${model}" .mlir)" --inference --function f || true
+done
+
+# ResNet-18 at 32x32: the timed train_step (bf16 storage, f32 master
+# weights) on the batch x, y; kiln-run draws the parameters on the GPU
+# (run.py: --seed 1), so kiln-ref computes its f64 loss at the same
+# initialisers (--init-params) when there is an artifact to compare with.
+# Labels uniform over the 10 classes.
+name=resnet18_32
+int_range=10 draw_inputs "${out}/${name}.inputs.safetensors" \
+  x:tensor\<128x32x32x3xf32\> y:tensor\<128xi32\>
+if compile_or_note "bench/models/${name}.mlir" "${name}" --train=adamw --precision=bf16 &&
+    [[ "${RESNET_FULL_CHECK:-1}" != 0 ]]; then
+  start=${SECONDS}
+  "${kilnref}" "bench/models/${name}.mlir" --fn loss --random-seed "${seed}" --init-params \
+    --inputs "${out}/${name}.inputs.safetensors" --precision f64 \
+    -o "${out}/${name}.expected.safetensors"
+  echo "kiln-ref: ${name}'s f64 loss in $((SECONDS - start)) s" >&2
+fi
+# The same layers at an eighth of the width, B16: x, y, then the parameters
+# drawn around them (uniform in [-1, 1), none zero) and the f64 loss.
+name=resnet18_32_check
+int_range=10 draw_inputs "${out}/${name}.inputs.safetensors" \
+  x:tensor\<16x32x32x3xf32\> y:tensor\<16xi32\>
+"${kilnref}" "bench/models/${name}.mlir" --fn loss --random-seed "${seed}" \
+  --inputs "${out}/${name}.inputs.safetensors" --precision f64 \
+  --save-inputs "${out}/${name}.params.safetensors" \
+  -o "${out}/${name}.expected.safetensors"
 if [[ -f samples/torch/kiln_rnn.py ]]; then
   cp samples/torch/kiln_rnn.py "${out}/"
 else
@@ -144,7 +214,7 @@ else
   echo "no FlashRNN git directory at ${flashrnn_git}: run.py reports its rows as missing" >&2
 fi
 
-cp "${bin}/tools/kiln-run/kiln-run" bench/run.py "${out}/"
+cp "${kilnrun}" bench/run.py "${out}/"
 commit="$(git rev-parse HEAD)"
 if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then
   commit+="-dirty"

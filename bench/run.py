@@ -340,27 +340,22 @@ def mlp_module():
     return Mlp(), names
 
 
-def build_model(factory, params):
+def build_model(factory, params, device="cuda"):
     """A fresh model on the GPU with the kiln parameters (weights [in, out]
-    transposed into Linear's [out, in])."""
-    import torch
+    transposed into Linear's [out, in], NHWC filters permuted; build_into)."""
     model, names = factory()
-    model = model.cuda()
-    state = dict(model.named_parameters())
-    with torch.no_grad():
-        for kiln_name, (attr, linear) in names.items():
-            value = params[kiln_name]
-            state[attr].copy_(value.t() if linear else value)
+    model = model.to(device)
+    build_into(model, names, params)
     return model
 
 
-def check_loss(factory, params, data, expected_path):
+def check_loss(factory, params, data, expected_path, device="cuda"):
     """Compares the PyTorch model's loss (f32 and f64) with kiln-ref's f64
     loss of the .mlir model at the same parameters and batch."""
     import torch
-    expected = load_torch(expected_path)
+    expected = load_torch(expected_path, device)
     ref = float(next(iter(expected.values())).double().item())
-    model = build_model(factory, params)
+    model = build_model(factory, params, device)
     with torch.no_grad():
         f32 = float(model(data["x"], data["y"]).item())
         f64 = float(model.double()(data["x"].double(), data["y"].double()).item())
@@ -1335,6 +1330,799 @@ def rnn_workloads():
     return out
 
 
+# ---------------------------------------------------------------------------
+# Convolutions: ResNet-50's layers at N = 32 in bf16, NHWC and NCHW (the
+# conv2d anchors of TARGETS.md), kiln.conv2d and its two backward ops against
+# cuDNN through torch.nn.functional.conv2d.
+
+CONV_N = 32
+# (name, kernel, stride, in channels, out channels, input size, padding, the
+# anchors of TARGETS.md in ms on the H200: NHWC fwd, NHWC fwd+bwd, NCHW fwd,
+# NCHW fwd+bwd, and the layer as TARGETS.md names it). Padding as in
+# ResNet: 3 for 7x7, 1 for 3x3, 0 for 1x1.
+CONV_LAYERS = [
+    ("7x7s2_3_64_224", 7, 2, 3, 64, 224, 3, (0.229, 0.816, 0.327, 1.089),
+     "stem 7x7/2, 3->64, 224²"),
+    ("3x3_64_64_56", 3, 1, 64, 64, 56, 1, (0.0276, 0.170, 0.0565, 0.188),
+     "3x3, 64->64, 56²"),
+    ("1x1_64_256_56", 1, 1, 64, 256, 56, 0, (0.0264, 0.132, 0.0246, 0.139),
+     "1x1, 64->256, 56²"),
+    ("3x3s2_128_128_56", 3, 2, 128, 128, 56, 1, (0.0240, 0.127, 0.0565, 0.209),
+     "3x3/2, 128->128, 56²"),
+    ("3x3_256_256_14", 3, 1, 256, 256, 14, 1, (0.0216, 0.123, 0.0394, 0.206),
+     "3x3, 256->256, 14²"),
+    ("3x3_512_512_7", 3, 1, 512, 512, 7, 1, (0.0214, 0.236, 0.0457, 0.182),
+     "3x3, 512->512, 7²"),
+]
+CONV_LAYOUTS = ("nhwc", "nchw")
+# Direction -> (the artifact's entry, the gradients it computes). The stem
+# is the network's first layer: its input gradient is not needed in
+# training, so it is also timed without it (fwdbwd_nodx).
+CONV_DIRECTIONS = {"fwd": ("forward", ()), "fwdbwd": ("fwdbwd", ("dx", "dw")),
+                   "fwdbwd_nodx": ("fwdbwd_nodx", ("dw",))}
+CONV_DIRECTION_NAMES = {"fwd": "forward", "fwdbwd": "forward + backward",
+                        "fwdbwd_nodx": "forward + backward without dx"}
+CONV_TORCH_VARIANTS = {"eager": "torch eager (cuDNN)",
+                       "eager_graph": "torch eager, CUDA graph",
+                       "compile": "torch.compile",
+                       "compile_graph": "torch.compile reduce-overhead"}
+CONV_GOALS = {"nhwc": "≥ 1.0x cuDNN channels_last (speedup ≥ 1.0)",
+              "nchw": "≥ 1.5x cuDNN NCHW (speedup ≥ 1.5)"}
+
+
+def conv_layer(name):
+    """CONV_LAYERS' entry of `name` as a dict."""
+    for entry in CONV_LAYERS:
+        if entry[0] == name:
+            keys = ("name", "k", "stride", "cin", "cout", "hw", "pad", "anchors", "what")
+            return dict(zip(keys, entry))
+    raise KeyError(name)
+
+
+def conv_directions(layer):
+    """The directions timed for a layer: fwd, fwdbwd, and for the stem (3
+    input channels) fwdbwd_nodx."""
+    return ["fwd", "fwdbwd"] + (["fwdbwd_nodx"] if layer["cin"] == 3 else [])
+
+
+def conv_shapes(layer, layout, n=CONV_N):
+    """{x, w, y} shapes in kiln's layout (NHWC: x [N,H,W,C], w [O,KH,KW,C];
+    NCHW: x [N,C,H,W], w [O,C,KH,KW])."""
+    k, c, o, hw = layer["k"], layer["cin"], layer["cout"], layer["hw"]
+    out = (hw + 2 * layer["pad"] - k) // layer["stride"] + 1
+    if layout == "nhwc":
+        return {"x": [n, hw, hw, c], "w": [o, k, k, c], "y": [n, out, out, o]}
+    return {"x": [n, c, hw, hw], "w": [o, c, k, k], "y": [n, o, out, out]}
+
+
+def conv_run_size(args, layer):
+    """(the layer as run, N): the workload's, or for --dry-run N2 and at
+    most 16² (on the CPU)."""
+    if not args.dry_run:
+        return layer, CONV_N
+    return dict(layer, hw=min(layer["hw"], 16)), 2
+
+
+def conv_anchor(layer, layout, direction):
+    """TARGETS.md's anchor in ms (fwdbwd_nodx: the fwd+bwd one)."""
+    fwd, fwdbwd, nchw_fwd, nchw_fwdbwd = layer["anchors"]
+    if layout == "nhwc":
+        return fwd if direction == "fwd" else fwdbwd
+    return nchw_fwd if direction == "fwd" else nchw_fwdbwd
+
+
+def conv_flops(layer, layout, direction, n=CONV_N):
+    """Multiply-adds x 2 of the forward pass, and of each gradient taken."""
+    y = conv_shapes(layer, layout, n)["y"]
+    one = 2.0 * y[0] * y[1] * y[2] * y[3] * layer["cin"] * layer["k"] ** 2
+    return one * (1 + len(CONV_DIRECTIONS[direction][1]))
+
+
+def conv_key(layout, name, direction):
+    return f"conv_{layout}_{name}_{direction}"
+
+
+def conv_model_name(layout, name):
+    """bench/models' file (without .mlir) and the bundle's artifact."""
+    return f"conv_{layout}_{name}"
+
+
+def kiln_artifact_or_why(name, bundle=HERE):
+    """(path of NAME.kiln, None), or (None, why there is none: kilnc's
+    message from NAME.kilnc-error when kilnc failed on the model)."""
+    artifact = os.path.join(bundle, f"{name}.kiln")
+    if os.path.exists(artifact):
+        return artifact, None
+    failed = os.path.join(bundle, f"{name}.kilnc-error")
+    if os.path.exists(failed):
+        lines = [l for l in open(failed).read().splitlines() if "error" in l]
+        return None, "kilnc failed: " + (lines[0] if lines else f"see {name}.kilnc-error")[:200]
+    return None, f"no {name}.kiln in the bundle"
+
+
+def to_torch_layout(t, layout):
+    """A tensor in kiln's layout as the NCHW view torch's conv2d takes: for
+    NHWC a permuted view (channels_last strides, no copy)."""
+    return t.permute(0, 3, 1, 2) if layout == "nhwc" else t
+
+
+def from_torch_layout(t, layout):
+    """torch's NCHW-indexed tensor in kiln's layout."""
+    return t.permute(0, 2, 3, 1) if layout == "nhwc" else t
+
+
+def conv_data(args, layer, layout):
+    """x, w, g for a model (torch on the GPU, seed 1, uniform in [-1, 1),
+    bf16, in kiln's layout) and the inputs files of its entries: forward
+    takes x and w, fwdbwd and fwdbwd_nodx also g. Kept for the model's next
+    direction (one model at a time). --dry-run: on the CPU at
+    conv_run_size, no files."""
+    import torch
+    name = conv_model_name(layout, layer["name"])
+    cache = args.conv_cache
+    if cache.get("name") != name:
+        drop_conv_data(cache)
+        device = "cpu" if args.dry_run else "cuda"
+        if not args.dry_run:
+            torch.cuda.empty_cache()
+        run_layer, n = conv_run_size(args, layer)
+        shapes = conv_shapes(run_layer, layout, n)
+        gen = torch.Generator(device=device).manual_seed(1)
+        tensors = {}
+        for arg, shape in (("x", shapes["x"]), ("w", shapes["w"]), ("g", shapes["y"])):
+            tensors[arg] = (torch.rand(shape, generator=gen, device=device) * 2 - 1).bfloat16()
+        paths = {}
+        for entry, names in (("forward", ("x", "w")), ("fwdbwd", ("x", "w", "g"))):
+            if args.dry_run:
+                break
+            paths[entry] = os.path.join(args.workdir, f"{name}.{entry}.inputs.safetensors")
+            write_safetensors(paths[entry], {k: safetensors_entry(tensors[k]) for k in names},
+                              {"kiln.function": entry})
+        paths["fwdbwd_nodx"] = paths.get("fwdbwd")
+        cache.update(name=name, tensors=tensors, paths=paths, layer=run_layer)
+    return cache
+
+
+def drop_conv_data(cache):
+    """Forgets conv_data's tensors and removes its inputs files."""
+    for path in set(cache.get("paths", {}).values()):
+        if path and os.path.exists(path):
+            os.remove(path)
+    cache.clear()
+
+
+def output_check_note(what, errors, limit=1e-2, who="kiln"):
+    """(ok, note) of `who`'s outputs against a reference in f64: `errors` is
+    [(output, relative L2 error, non-finite count)]; each must stay under
+    `limit` (bf16 outputs) with every element finite."""
+    ok = all(nonfinite == 0 and rel < limit for _, rel, nonfinite in errors)
+    parts = [f"{out} rel L2 err {rel:.2e}" + (f", {nonfinite} non-finite" if nonfinite else "")
+             for out, rel, nonfinite in errors]
+    return ok, f"{who}'s outputs vs {what}: {'; '.join(parts)}: {'ok' if ok else 'FAILED'}"
+
+
+def rel_l2(y, ref):
+    """(relative L2 error of y against ref, non-finite count of y)."""
+    import torch
+    y = y.double()
+    nonfinite = int((~torch.isfinite(y)).sum())
+    diff = torch.nan_to_num(y - ref, nan=float("inf"))
+    return float(diff.norm() / max(float(ref.norm()), 1e-30)), nonfinite
+
+
+def conv_outputs(data, layout, direction, dtype):
+    """y (and dx, dw) of conv2d and its autograd on the data in `dtype`, in
+    kiln's layout."""
+    import torch.nn.functional as F
+    layer, t = data["layer"], data["tensors"]
+    grads = CONV_DIRECTIONS[direction][1]
+    x = to_torch_layout(t["x"], layout).to(dtype, copy=True).requires_grad_("dx" in grads)
+    w = to_torch_layout(t["w"], layout).to(dtype, copy=True).requires_grad_("dw" in grads)
+    y = F.conv2d(x, w, None, layer["stride"], layer["pad"])
+    out = {"y": y.detach()}
+    if grads:
+        y.backward(to_torch_layout(t["g"], layout).to(dtype))
+        out.update({"dx": x.grad, "dw": w.grad})
+    return {k: from_torch_layout(v, layout) for k, v in out.items()
+            if k == "y" or k in grads}
+
+
+def conv_check(outputs, data, layout, direction, who="kiln"):
+    """output_check_note of `outputs` ({y, dx, dw} in kiln's layout) against
+    conv2d and its autograd in f64 on the same data."""
+    import torch
+    refs = conv_outputs(data, layout, direction, torch.float64)
+    errors = [(k, *rel_l2(outputs[k], refs[k])) for k in refs]
+    where = "the CPU" if refs["y"].device.type == "cpu" else "the GPU"
+    return output_check_note(
+        "conv2d " + ("and its gradients " if len(refs) > 1 else "")
+        + f"in f64 (torch, on {where})", errors, who=who)
+
+
+def check_conv(args, artifact, layout, direction, data):
+    """Runs the direction's entry once (kiln-run --output) and compares y
+    (and dx, dw) with conv2d and its autograd in f64 on the GPU."""
+    entry = CONV_DIRECTIONS[direction][0]
+    outputs, error = kiln_outputs(artifact, entry, data["paths"][entry], os.path.join(
+        args.workdir, "kiln_conv_output.safetensors"))
+    if error:
+        return False, error
+    return conv_check({k: torch_tensor(v) for k, v in outputs.items()}, data, layout,
+                      direction)
+
+
+def time_calls(fn, args):
+    """time_events(fn) after max(--warmup, 3) calls; --dry-run: the median
+    of 3 calls on the CPU clock."""
+    if not args.dry_run:
+        return time_events(fn, max(args.warmup, 3), args.iters)
+    import time
+    fn()
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def torch_conv_call(data, layout, direction, variant):
+    """One call of F.conv2d on bf16 x, w (channels_last views for NHWC,
+    contiguous for NCHW): without autograd, or with autograd and y's
+    backward pass of the same g into w (and x, unless fwdbwd_nodx), the
+    previous gradients dropped first. `variant`: CONV_TORCH_VARIANTS."""
+    import torch
+    import torch.nn.functional as F
+    layer, t = data["layer"], data["tensors"]
+    x, w, g = (to_torch_layout(t[k], layout) for k in ("x", "w", "g"))
+    if layout == "nhwc":
+        assert x.is_contiguous(memory_format=torch.channels_last)
+    stride, pad = layer["stride"], layer["pad"]
+
+    def f(x, w):
+        return F.conv2d(x, w, None, stride, pad)
+    if variant.startswith("compile"):
+        torch._dynamo.reset()
+        f = torch.compile(f, mode="reduce-overhead" if variant == "compile_graph" else "default")
+    marks = variant == "compile_graph"
+    grads = CONV_DIRECTIONS[direction][1]
+    if not grads:
+        def call():
+            if marks:
+                torch.compiler.cudagraph_mark_step_begin()
+            with torch.no_grad():
+                return f(x, w)
+    else:
+        x = x.detach().requires_grad_("dx" in grads)
+        w = w.detach().requires_grad_(True)
+
+        def call():
+            if marks:
+                torch.compiler.cudagraph_mark_step_begin()
+            x.grad = w.grad = None
+            f(x, w).backward(g)
+    return cuda_graph_call(call) if variant == "eager_graph" else call
+
+
+def run_conv(args, title, layer, layout, direction):
+    import torch
+    torch.backends.cudnn.benchmark = True
+    name = conv_model_name(layout, layer["name"])
+    entry = CONV_DIRECTIONS[direction][0]
+    data = conv_data(args, layer, layout)
+    run_layer, n = conv_run_size(args, layer)
+    flops = conv_flops(run_layer, layout, direction, n)
+    notes = []
+    artifact, why = kiln_artifact_or_why(name)
+    if args.dry_run:
+        notes.append(f"dry run on the CPU at N{n} {run_layer['hw']}²: no kiln, no CUDA graphs")
+        # The check's code on torch eager's bf16 outputs.
+        ok, check = conv_check(conv_outputs(data, layout, direction, torch.bfloat16),
+                               data, layout, direction, who="torch eager")
+        notes.append(check if ok else "**" + check + "**")
+        ms, note = None, "not run (dry run)"
+    elif artifact is None:
+        ms, note = None, why
+    else:
+        ok, check = check_conv(args, artifact, layout, direction, data)
+        print(check, flush=True)
+        notes.append(check if ok else "**" + check + "**")
+        ms, note = time_kiln(artifact, entry, data["paths"][entry], None,
+                             args.warmup, args.iters)
+        if ms:
+            note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
+    rows = [Row("kiln", ms, note, torch=False)]
+    for variant in args.conv_torch:
+        label = CONV_TORCH_VARIANTS[variant]
+        if args.dry_run and variant.endswith("_graph"):
+            rows.append(Row(label, None, "not run (dry run: no CUDA)"))
+            continue
+        fn = None
+        try:
+            fn = torch_conv_call(data, layout, direction, variant)
+            t = time_calls(fn, args)
+            rows.append(Row(label, t, f"{flops / t / 1e9:.{1 if args.dry_run else 0}f} TFLOP/s"))
+        except Exception as e:
+            traceback.print_exc()
+            rows.append(Row(label, None, f"failed: {short_error(e)}"))
+        fn = None
+        if not args.dry_run:
+            torch.cuda.synchronize()
+        print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
+    memory = "channels_last" if layout == "nhwc" else "contiguous (NCHW)"
+    grads = CONV_DIRECTIONS[direction][1]
+    what = ("no autograd" if not grads else
+            "autograd: y's backward pass of the same g into "
+            + " and ".join({"dx": "x", "dw": "w"}[g] for g in grads)
+            + ("" if "dx" in grads else " (x.requires_grad False)"))
+    notes.append(f"x, w, g uniform in [-1, 1) in bf16 (torch, seed 1); "
+                 f"torch: F.conv2d, {memory}, cudnn.benchmark"
+                 + ("" if args.dry_run else f", cuDNN {torch.backends.cudnn.version()}")
+                 + f", {what}; kiln: entry {entry}. "
+                 f"Anchor (TARGETS.md, cuDNN on the H200): "
+                 f"{fmt_ms(conv_anchor(layer, layout, direction))} ms")
+    return rows, notes
+
+
+def conv_workloads():
+    """WORKLOADS entries conv_LAYOUT_LAYER_DIRECTION."""
+    out = []
+    for layout in CONV_LAYOUTS:
+        for entry in CONV_LAYERS:
+            layer = conv_layer(entry[0])
+            for direction in conv_directions(layer):
+                title = (f"conv2d {layout.upper()} {layer['what']}, N{CONV_N} bf16, "
+                         f"{CONV_DIRECTION_NAMES[direction]}")
+                anchor = conv_anchor(layer, layout, direction)
+                goal = (f"{CONV_GOALS[layout]}; anchor {fmt_ms(anchor)} ms "
+                        f"(cuDNN {'channels_last' if layout == 'nhwc' else 'NCHW'}, H200)")
+                out.append((conv_key(layout, layer["name"], direction), title, goal,
+                            lambda a, t, l=layer, lo=layout, d=direction:
+                            run_conv(a, t, l, lo, d)))
+    return out
+
+
+def conv_layout_tables(results):
+    """One table per layout over the conv workloads that ran (`results`:
+    {key: rows}): each layer's kiln, best torch and ratio per direction,
+    with TARGETS.md's anchor beside them."""
+    sections = []
+    for layout in CONV_LAYOUTS:
+        lines = []
+        for entry in CONV_LAYERS:
+            layer = conv_layer(entry[0])
+            for direction in conv_directions(layer):
+                rows = results.get(conv_key(layout, layer["name"], direction))
+                if rows is None:
+                    continue
+                kiln = next((r for r in rows if not r.torch), None)
+                best = best_torch(rows)
+                ratio, speedup = ratio_line(kiln.ms if kiln else None, best)
+                lines.append(
+                    f"| {layer['what']} | {CONV_DIRECTION_NAMES[direction]} "
+                    f"| {fmt_ms(kiln.ms if kiln else None)} "
+                    f"| {fmt_ms(best.ms) + ' (' + best.name + ')' if best else 'failed'} "
+                    f"| {'n/a' if ratio is None else f'{ratio:.3f}'} "
+                    f"| {'n/a' if speedup is None else f'{speedup:.2f}x'} "
+                    f"| {fmt_ms(conv_anchor(layer, layout, direction))} |")
+        if not lines:
+            continue
+        sections.append("\n".join(
+            [f"### conv2d {layout.upper()}, N{CONV_N} bf16 (goal: {CONV_GOALS[layout]})", "",
+             "| layer | pass | kiln ms | best torch ms | kiln / best torch | speedup "
+             "| anchor ms (TARGETS.md) |",
+             "|---|---|---:|---:|---:|---:|---:|"] + lines) + "\n")
+    return sections
+
+
+# ---------------------------------------------------------------------------
+# ResNet-18, CIFAR-style (32x32 input: a 3x3 stem, no max pool), bf16 NHWC:
+# kiln's train_step (kilnc --train=adamw --precision=bf16) against the same
+# network in PyTorch, channels_last, AdamW.
+
+RESNET_WIDTHS = (64, 128, 256, 512)
+RESNET_BATCH = 128
+RESNET_CLASSES = 10
+RESNET_SIZE = 32
+# The network the PyTorch model is checked by at kiln-ref's parameters
+# (bench/models/resnet18_32_check.mlir, kiln-ref in f64): the same layers at
+# an eighth of the width and batch 16, so that its parameters and its f64
+# loss are computed on the CPU in seconds and ship in the bundle.
+RESNET_CHECK_WIDTHS = (8, 16, 32, 64)
+RESNET_CHECK_BATCH = 16
+RESNET_PRECISIONS = {
+    "master": "bf16 params, f32 master",
+    "autocast": "autocast bf16, f32 params"}
+RESNET_TORCH_VARIANTS = {"eager": "torch eager",
+                         "eager_graph": "torch eager, CUDA graph",
+                         "compile": "torch.compile",
+                         "compile_graph": "torch.compile reduce-overhead"}
+
+
+def resnet18_convs(widths):
+    """Every convolution of the network in order, each followed by its batch
+    norm: (kiln name, torch conv, torch batch norm, in, out, kernel, stride,
+    padding). Stages 2-4 start with stride 2 and a 1x1 projection shortcut
+    (`_down`, stride 2, with its batch norm)."""
+    convs = [("conv1", "conv1", "bn1", 3, widths[0], 3, 1, 1)]
+    cin = widths[0]
+    for stage, cout in enumerate(widths, 1):
+        for i in range(2):
+            stride = 2 if stage > 1 and i == 0 else 1
+            kp, tp = f"layer{stage}_{i}", f"layer{stage}.{i}"
+            convs.append((f"{kp}_conv1", f"{tp}.conv1", f"{tp}.bn1", cin, cout, 3, stride, 1))
+            convs.append((f"{kp}_conv2", f"{tp}.conv2", f"{tp}.bn2", cout, cout, 3, 1, 1))
+            if stride != 1 or cin != cout:
+                convs.append((f"{kp}_down", f"{tp}.shortcut.0", f"{tp}.shortcut.1",
+                              cin, cout, 1, stride, 0))
+            cin = cout
+    return convs
+
+
+def resnet18_names(widths):
+    """kiln argument name -> (torch attribute, conversion): "conv" for NHWC
+    filters [O, KH, KW, C] (torch [O, C, KH, KW]), "linear" for x @ W
+    weights [in, out] (torch [out, in]), None for vectors; the batch norms'
+    running statistics (kiln.state) included."""
+    names = {}
+    for kname, tconv, tbn, *_ in resnet18_convs(widths):
+        names[f"{kname}_w"] = (f"{tconv}.weight", "conv")
+        for suffix, attr in (("g", "weight"), ("b", "bias"), ("rm", "running_mean"),
+                             ("rv", "running_var")):
+            names[f"{kname}_bn_{suffix}"] = (f"{tbn}.{attr}", None)
+    names["fc_w"] = ("fc.weight", "linear")
+    names["fc_b"] = ("fc.bias", None)
+    return names
+
+
+def resnet18_module(widths=RESNET_WIDTHS, classes=RESNET_CLASSES):
+    """bench/models/resnet18_32.mlir in PyTorch: (module, resnet18_names).
+    forward(x, y) takes kiln's NHWC batch x [N, H, W, 3] (a permuted view:
+    channels_last) and labels y, and returns the mean cross entropy in f32."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class BasicBlock(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.shortcut = nn.Sequential()
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                              nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            out = F.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return F.relu(out + self.shortcut(x))
+
+    class ResNet18(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, widths[0], 3, 1, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(widths[0])
+            cin = widths[0]
+            for stage, cout in enumerate(widths, 1):
+                stride = 1 if stage == 1 else 2
+                setattr(self, f"layer{stage}", nn.Sequential(
+                    BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)))
+                cin = cout
+            self.fc = nn.Linear(cin, classes)
+
+        def forward(self, x, y):
+            h = F.relu(self.bn1(self.conv1(x.permute(0, 3, 1, 2))))
+            h = self.layer4(self.layer3(self.layer2(self.layer1(h))))
+            logits = self.fc(F.adaptive_avg_pool2d(h, 1).flatten(1))
+            if logits.dtype in (torch.bfloat16, torch.float16):
+                logits = logits.float()  # the loss in f32, as kiln returns it
+            return F.cross_entropy(logits, y.long())
+
+    return ResNet18(), resnet18_names(widths)
+
+
+def resnet18_torch_init(model, seed=1):
+    """Without a kiln artifact to draw them: the model's initialisers
+    (bench/models/resnet18_32.mlir's #kiln.init) drawn by torch: filters
+    kaiming normal, N(0, sqrt(2 / fan_in)); fc N(0, 0.02) and zeros; batch
+    norms ones and zeros, running statistics zeros and ones."""
+    import torch
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.Conv2d):
+                w = module.weight
+                fan_in = w.shape[1] * w.shape[2] * w.shape[3]
+                w.copy_(torch.randn(w.shape, generator=gen) * (2.0 / fan_in) ** 0.5)
+            elif isinstance(module, torch.nn.Linear):
+                module.weight.copy_(torch.randn(module.weight.shape, generator=gen) * 0.02)
+                module.bias.zero_()
+            elif isinstance(module, torch.nn.BatchNorm2d):
+                module.reset_parameters()
+
+
+def kiln_named(model, names):
+    """The model's parameters and running statistics under their kiln names,
+    in kiln's layouts (the inverse of build_into)."""
+    state = dict(model.named_parameters())
+    state.update(model.named_buffers())
+    out = {}
+    for kiln_name, (attr, convert) in names.items():
+        value = state[attr].detach()
+        if convert == "conv":
+            value = value.permute(0, 2, 3, 1)
+        elif convert:
+            value = value.t()
+        out[kiln_name] = value.contiguous()
+    return out
+
+
+def kiln_initial_state(artifact, inputs, seed, workdir, names):
+    """The artifact's parameters `names` (their master weights, and model
+    state) as kiln-run's initialisers draw them on the GPU under `seed`
+    (kiln-run --steps 0 --checkpoint): (tensors, None) or (None, the error)."""
+    path = os.path.join(workdir, "kiln_resnet_init.safetensors")
+    cmd = [os.path.join(HERE, "kiln-run"), artifact, "--steps", "0", "--inputs", inputs,
+           "--seed", str(seed), "--checkpoint", path]
+    print("$", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
+    if proc.returncode != 0 or not os.path.exists(path):
+        tail = " ".join((proc.stdout + proc.stderr).strip().splitlines()[-1:])[:160]
+        return None, f"kiln-run --steps 0 exit {proc.returncode}: {tail}"
+    wanted = set(names) | {"master." + n for n in names}
+    state = {k: torch_tensor(v) for k, v in read_safetensors(path).items() if k in wanted}
+    os.remove(path)
+    return state, None
+
+
+def f32_values(state, names):
+    """The f32 value of every parameter and running statistic: the master
+    weight (master.NAME) of a bf16 parameter, else the tensor, in f32."""
+    return {n: state.get("master." + n, state[n]).float() for n in names if n in state}
+
+
+def resnet_train_step(params, data, precision, variant, optimizer, lr=1e-3,
+                      widths=RESNET_WIDTHS, device="cuda"):
+    """One training step of ResNet-18 as a callable (forward, backward,
+    AdamW, gradients dropped), built from f32 `params` (kiln names):
+     - precision "master" (kiln's --precision=bf16): the convolutions and fc
+       in bf16 (parameters, activations, gradients), f32 master weights
+       that AdamW updates (the bf16 gradients widened into them first, the
+       bf16 parameters rounded from them after); the batch norms' weights
+       and running statistics stay f32 (cuDNN's batch norm of bf16
+       activations takes f32 parameters);
+     - "autocast": f32 parameters under torch.autocast(bfloat16).
+    x goes in as f32 (kiln converts its f32 data inputs on entry). variant:
+    RESNET_TORCH_VARIANTS ("eager_graph": the whole step captured as one
+    CUDA graph, AdamW capturable)."""
+    import torch
+    model, names = resnet18_module(widths)
+    model = model.to(device)
+    build_into(model, names, params)
+    model = model.to(memory_format=torch.channels_last)
+    narrow = []
+    if precision == "master":
+        for module in model.modules():
+            if isinstance(module, (torch.nn.Conv2d, torch.nn.Linear)):
+                module.to(torch.bfloat16)
+        narrow = [p for p in model.parameters() if p.dtype == torch.bfloat16]
+    masters = [p.detach().float().clone().requires_grad_(True) for p in narrow]
+    for m in masters:
+        m.grad = torch.zeros_like(m)
+    wide = [p for p in model.parameters() if p.dtype == torch.float32]
+    kind = {optimizer: True}  # fused=True or foreach=True
+    if variant == "eager_graph":
+        kind["capturable"] = True
+    opt = torch.optim.AdamW(masters + wide, lr=lr, betas=(0.9, 0.999), eps=1e-8,
+                            weight_decay=0.01, **kind)
+    x, y = data["x"], data["y"]
+    master_grads = [m.grad for m in masters]
+
+    def copy(dst, src):  # with a dtype conversion
+        if hasattr(torch, "_foreach_copy_"):
+            torch._foreach_copy_(dst, src)
+        else:  # torch before 2.1
+            for d, s in zip(dst, src):
+                d.copy_(s)
+
+    def update():
+        if narrow:
+            copy(master_grads, [p.grad for p in narrow])
+        opt.step()
+        if narrow:
+            with torch.no_grad():
+                copy(narrow, masters)
+
+    forward = model
+    if variant.startswith("compile"):
+        torch._dynamo.reset()
+        mode = "reduce-overhead" if variant == "compile_graph" else "default"
+        forward = torch.compile(model, mode=mode)
+        update = torch.compile(update, mode=mode)
+    marks = variant == "compile_graph"
+
+    def step():
+        if marks:
+            torch.compiler.cudagraph_mark_step_begin()
+        if precision == "autocast":
+            with torch.autocast(device, dtype=torch.bfloat16):
+                loss = forward(x, y)
+        else:
+            loss = forward(x.to(torch.bfloat16), y)
+        loss.backward()
+        update()
+        for p in model.parameters():
+            p.grad = None
+        return loss
+    if variant == "eager_graph":
+        return cuda_graph_call(step)
+    return step
+
+
+def build_into(model, names, params):
+    """Copies kiln-named tensors into the model's parameters (each must be
+    there) and buffers (where given): NHWC filters ("conv") and x @ W
+    weights ("linear", or True) converted to torch's layouts."""
+    import torch
+    parameters = dict(model.named_parameters())
+    state = dict(parameters)
+    state.update(model.named_buffers())
+    with torch.no_grad():
+        for kiln_name, (attr, convert) in names.items():
+            if kiln_name not in params:
+                if attr in parameters:
+                    raise KeyError(f"no tensor for parameter {kiln_name} ({attr})")
+                continue
+            value = params[kiln_name]
+            if convert == "conv":
+                value = value.permute(0, 3, 1, 2)
+            elif convert:
+                value = value.t()
+            state[attr].copy_(value)
+
+
+def check_resnet_loss(name, widths, params, data, expected_path, device="cuda"):
+    """check_loss for ResNet-18 at `widths` (TF32 off: f32 is f32)."""
+    import torch
+    tf32 = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        ok, text = check_loss(lambda: resnet18_module(widths), params, data,
+                              expected_path, device)
+    finally:
+        torch.backends.cudnn.allow_tf32 = tf32
+    return ok, f"{name}: {text}"
+
+
+def check_resnet_small(device="cuda"):
+    """The PyTorch model against kiln's at an eighth of the width, at
+    kiln-ref's parameters (bench/models/resnet18_32_check.mlir): (ok, note)."""
+    check = "resnet18_32_check"
+    params = os.path.join(HERE, f"{check}.params.safetensors")
+    if not os.path.exists(params):
+        return False, (f"no {check}.params.safetensors in the bundle: the PyTorch "
+                       "model is not checked")
+    return check_resnet_loss(
+        f"{check} (widths {'/'.join(map(str, RESNET_CHECK_WIDTHS))}, "
+        f"B{RESNET_CHECK_BATCH})", RESNET_CHECK_WIDTHS, load_torch(params, device),
+        load_torch(os.path.join(HERE, f"{check}.inputs.safetensors"), device),
+        os.path.join(HERE, f"{check}.expected.safetensors"), device)
+
+
+def run_resnet(args, title):
+    import torch
+    dry = args.dry_run
+    device = "cpu" if dry else "cuda"
+    torch.backends.cudnn.benchmark = True
+    name = "resnet18_32"
+    notes = []
+    ok, text = check_resnet_small(device)
+    notes.append(text if ok else "**" + text + "**")
+
+    widths = RESNET_CHECK_WIDTHS if dry else RESNET_WIDTHS
+    names = resnet18_names(widths)
+    artifact, why = kiln_artifact_or_why(name)
+    state = None
+    if dry:
+        # resnet18_32_check's batch and kiln-ref's parameters, else torch's.
+        check = "resnet18_32_check"
+        inputs = os.path.join(HERE, f"{check}.inputs.safetensors")
+        if os.path.exists(inputs):
+            data = load_torch(inputs, device)
+            state = load_torch(os.path.join(HERE, f"{check}.params.safetensors"), device)
+        else:
+            gen = torch.Generator().manual_seed(1)
+            data = {"x": torch.rand([RESNET_CHECK_BATCH, RESNET_SIZE, RESNET_SIZE, 3],
+                                    generator=gen) * 2 - 1,
+                    "y": torch.randint(0, RESNET_CLASSES, [RESNET_CHECK_BATCH],
+                                       generator=gen, dtype=torch.int32)}
+        notes.append(f"dry run on the CPU: widths {'/'.join(map(str, widths))}, "
+                     f"B{data['x'].shape[0]}; no kiln, no CUDA graphs")
+        rows = [Row("kiln", None, "not run (dry run)", torch=False)]
+    else:
+        inputs = os.path.join(HERE, f"{name}.inputs.safetensors")
+        data = load_torch(inputs)
+        if artifact is None:
+            rows = [Row("kiln", None, why, torch=False)]
+        else:
+            extra = ["--seed", str(args.resnet_seed)]
+            ms, note = time_kiln(artifact, "train_step", inputs, None, args.warmup,
+                                 args.iters, extra)
+            serial_ms, serial_note = time_kiln(artifact, "train_step", inputs, None,
+                                               args.warmup, args.iters,
+                                               extra + ["--serial-launches"])
+            rows = [Row("kiln", ms, note, torch=False),
+                    Row("kiln, serial launches", serial_ms, serial_note, torch=False)]
+            state, error = kiln_initial_state(artifact, inputs, args.resnet_seed,
+                                              args.workdir, names)
+            if error:
+                notes.append(f"**kiln's initial parameters not read ({error}): torch "
+                             "draws its own**")
+    if state is not None:
+        params = f32_values(state, names)
+        if dry:
+            how = "parameters: kiln-ref's (resnet18_32_check.params.safetensors)"
+        else:
+            how = (f"parameters: kiln-run's initialisers (--seed {args.resnet_seed}, on "
+                   "the GPU), copied into torch (the f32 master weights; the batch "
+                   "norms' f32 running statistics)")
+            expected = os.path.join(HERE, f"{name}.expected.safetensors")
+            if os.path.exists(expected):
+                ok, text = check_resnet_loss(f"{name} (B{RESNET_BATCH}, kiln-ref's "
+                                             "initialisers vs kiln-run's)",
+                                             widths, params, data, expected)
+                notes.append(text if ok else "**" + text + "**")
+    else:
+        model, _ = resnet18_module(widths)
+        resnet18_torch_init(model)
+        params = {k: v.to(device) for k, v in kiln_named(model, names).items()}
+        how = "parameters: torch's draws from the model's initialisers (no kiln artifact)"
+    notes.append(how)
+    optimizers = args.resnet_optimizers or (["foreach"] if dry else ["fused"])
+    for precision in args.resnet_precisions:
+        for variant in args.resnet_torch:
+            label = f"{RESNET_TORCH_VARIANTS[variant]} ({RESNET_PRECISIONS[precision]})"
+            if dry and variant.endswith("_graph"):
+                rows.append(Row(label, None, "not run (dry run: no CUDA)"))
+                continue
+            best, timings, losses = None, [], []
+            for optimizer in optimizers:
+                step = None
+                try:
+                    step = resnet_train_step(params, data, precision, variant, optimizer,
+                                             widths=widths, device=device)
+                    if variant != "eager_graph":
+                        losses.append(float(step()))
+                    t = time_calls(step, args)
+                    timings.append(f"{optimizer} {t:.4f}")
+                    if best is None or t < best[0]:
+                        best = (t, optimizer)
+                except Exception as e:
+                    traceback.print_exc()
+                    timings.append(f"{optimizer} failed: {short_error(e)}")
+                step = None
+                if not dry:
+                    torch.cuda.synchronize()
+                    torch.cuda.empty_cache()
+            note = "AdamW " + ", ".join(timings) + " ms"
+            if losses:
+                note += f"; first step's loss {losses[0]:.4f}"
+            rows.append(Row(label, best[0] if best else None,
+                            note + (f"; best {best[1]}" if best else "")))
+            print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms ({note})", flush=True)
+    notes.append("torch: channels_last, cudnn.benchmark, AdamW lr 1e-3 betas "
+                 "0.9/0.999 eps 1e-8 weight decay 0.01 on every parameter; "
+                 "'bf16 params, f32 master' is what kiln's --precision=bf16 does "
+                 "(bf16 storage, f32 master weights and optimizer state; the "
+                 "batch norms' weights f32 in torch, bf16 with f32 masters in "
+                 "kiln); kiln: train_step replays (lr 0, step 1), parameters "
+                 f"drawn by kiln-run --seed {args.resnet_seed}")
+    return rows, notes
+
+
 WORKLOADS = [
     ("sine_block", "train step, sine-denoising block (B4 T32 C64 H4, f32, AdamW)",
      "≤ 0.10 ms (≥ 12x the best torch.compile)",
@@ -1359,7 +2147,12 @@ WORKLOADS = [
      "≥ 1.0x the best torch, with less peak memory",
      lambda a, t: run_cross_entropy(a, t, "cross_entropy_8192x32768",
                                     8192, 32768)),
-] + rnn_workloads()
+] + rnn_workloads() + conv_workloads() + [
+    ("resnet18_32",
+     f"train step, ResNet-18 (CIFAR-style, 32x32, 10 classes), B{RESNET_BATCH} "
+     "bf16 NHWC, AdamW",
+     "", run_resnet),
+]
 
 
 def environment(dry_run=False):
@@ -1418,14 +2211,38 @@ def main(argv):
     p.add_argument("--kiln-rnn", default=None,
                    help="the recurrences in PyTorch (default: the bundle's "
                    "kiln_rnn.py, else samples/torch/kiln_rnn.py)")
+    p.add_argument("--conv-torch", default="eager,eager_graph",
+                   help="convolutions: the PyTorch variants to time: "
+                   + ", ".join(CONV_TORCH_VARIANTS))
+    p.add_argument("--resnet-torch", default="eager,eager_graph,compile,compile_graph",
+                   help="ResNet-18: the PyTorch variants to time: "
+                   + ", ".join(RESNET_TORCH_VARIANTS))
+    p.add_argument("--resnet-precisions", default="master,autocast",
+                   help="ResNet-18: PyTorch's bf16 recipes: master (bf16 "
+                   "parameters, f32 master weights: what kiln's --precision=bf16 "
+                   "does), autocast (f32 parameters under autocast)")
+    p.add_argument("--resnet-optimizers", default="",
+                   help="ResNet-18: AdamW implementations to try (fused, "
+                   "foreach; default fused, foreach on the CPU); the fastest "
+                   "is reported")
+    p.add_argument("--resnet-seed", type=int, default=1,
+                   help="ResNet-18: kiln-run's --seed for the parameters")
     p.add_argument("--dry-run", action="store_true",
-                   help="recurrent layers on the CPU at tiny sizes, without "
-                   "kiln (checks the PyTorch and FlashRNN code paths)")
+                   help="recurrent layers, convolutions and ResNet-18 on the "
+                   "CPU at tiny sizes, without kiln (checks the PyTorch and "
+                   "FlashRNN code paths)")
     p.add_argument("--rnn-worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--self-test", action="store_true")
+    p.add_argument("--cpu-check", action="store_true",
+                   help="check the PyTorch ResNet-18 against the bundle's "
+                   "kiln-ref loss (resnet18_32_check) on the CPU, without a GPU")
     args = p.parse_args(argv)
     if args.self_test:
         return self_test()
+    if args.cpu_check:
+        ok, text = check_resnet_small("cpu")
+        print(text)
+        return 0 if ok else 1
     if args.rnn_worker:
         return rnn_worker(json.loads(args.rnn_worker))
     if not args.output:
@@ -1435,9 +2252,20 @@ def main(argv):
     args.rnn_torch = [v for v in args.rnn_torch.split(",") if v]
     args.flashrnn_backends = [v for v in args.flashrnn_backends.split(",") if v]
     args.rnn_results = {}
+    args.conv_torch = [v for v in args.conv_torch.split(",") if v]
+    args.conv_cache = {}
+    args.resnet_torch = [v for v in args.resnet_torch.split(",") if v]
+    args.resnet_precisions = [v for v in args.resnet_precisions.split(",") if v]
+    args.resnet_optimizers = [v for v in args.resnet_optimizers.split(",") if v]
     for value, known, flag in ((args.rnn_torch, RNN_TORCH_VARIANTS, "--rnn-torch"),
                                (args.flashrnn_backends, FLASHRNN_FUNCTIONS,
-                                "--flashrnn-backends")):
+                                "--flashrnn-backends"),
+                               (args.conv_torch, CONV_TORCH_VARIANTS, "--conv-torch"),
+                               (args.resnet_torch, RESNET_TORCH_VARIANTS, "--resnet-torch"),
+                               (args.resnet_precisions, RESNET_PRECISIONS,
+                                "--resnet-precisions"),
+                               (args.resnet_optimizers, ("fused", "foreach"),
+                                "--resnet-optimizers")):
         if set(value) - set(known):
             p.error(f"{flag}: unknown {', '.join(sorted(set(value) - set(known)))}")
     only = set(filter(None, args.only.split(",")))
@@ -1445,9 +2273,10 @@ def main(argv):
     if unknown:
         p.error(f"unknown workloads: {', '.join(sorted(unknown))}")
     args.only = only
-    if args.dry_run and any(not w[0].startswith("rnn_") for w in WORKLOADS
-                            if selected(w[0], only)):
-        p.error("--dry-run runs the recurrent layers only: add --only rnn")
+    if args.dry_run and any(not w[0].startswith(("rnn_", "conv_", "resnet18_"))
+                            for w in WORKLOADS if selected(w[0], only)):
+        p.error("--dry-run runs the recurrent layers, the convolutions and "
+                "ResNet-18 only: add --only rnn, conv or resnet18_32")
 
     import torch
     if not args.dry_run and not torch.cuda.is_available():
@@ -1455,7 +2284,7 @@ def main(argv):
     env = environment(args.dry_run)
     for k, v in env.items():
         print(f"{k}: {v}")
-    sections, summary = [], []
+    sections, summary, results = [], [], {}
     for key, title, goal, run in WORKLOADS:
         if not selected(key, only):
             continue
@@ -1471,6 +2300,8 @@ def main(argv):
         print("\n" + table, flush=True)
         sections.append(table)
         summary.append(summary_line(title, rows))
+        results[key] = rows
+    drop_conv_data(args.conv_cache)
 
     md = ["# kiln against PyTorch", ""]
     md += [f"- {k}: {v}" for k, v in env.items()]
@@ -1483,6 +2314,10 @@ def main(argv):
            "(the same kernels as any other lr); torch uses lr 1e-3", ""]
     md += ["## Summary", "", "| workload | kiln ms | best torch ms | kiln / best torch "
            "| speedup |", "|---|---:|---:|---:|---:|"] + summary + [""]
+    conv_tables = conv_layout_tables(results)
+    if conv_tables:
+        md += ["## Convolutions by layout", ""] + conv_tables
+        print("\n" + "\n".join(conv_tables), flush=True)
     md += ["## Workloads", ""] + sections
     with open(args.output, "w") as f:
         f.write("\n".join(md))
@@ -1594,6 +2429,99 @@ def self_test():
     assert rnn_check_note("kiln", (1e-1, 3e-2, 0), (2e-1, 5e-2))[0]
     assert not rnn_check_note("kiln", (1e-3, 1e-3, 2))[0]
     assert not rnn_check_note("kiln", (float("nan"), float("nan"), 0))[0]
+
+    # Convolutions: the layers, their keys, shapes, work and tables.
+    stem, down = conv_layer("7x7s2_3_64_224"), conv_layer("3x3s2_128_128_56")
+    assert conv_shapes(stem, "nhwc") == {"x": [32, 224, 224, 3], "w": [64, 7, 7, 3],
+                                         "y": [32, 112, 112, 64]}, conv_shapes(stem, "nhwc")
+    assert conv_shapes(down, "nchw") == {"x": [32, 128, 56, 56], "w": [128, 128, 3, 3],
+                                         "y": [32, 128, 28, 28]}, conv_shapes(down, "nchw")
+    assert conv_shapes(conv_layer("1x1_64_256_56"), "nhwc")["y"] == [32, 56, 56, 256]
+    assert conv_directions(stem) == ["fwd", "fwdbwd", "fwdbwd_nodx"]
+    assert conv_directions(down) == ["fwd", "fwdbwd"]
+    one = 2.0 * 32 * 28 * 28 * 128 * 128 * 9
+    assert conv_flops(down, "nhwc", "fwd") == one
+    assert conv_flops(down, "nchw", "fwdbwd") == 3 * one
+    assert conv_flops(stem, "nhwc", "fwdbwd_nodx") == 2 * conv_flops(stem, "nhwc", "fwd")
+    assert conv_anchor(stem, "nhwc", "fwd") == 0.229
+    assert conv_anchor(stem, "nchw", "fwdbwd_nodx") == 1.089
+    assert conv_anchor(conv_layer("3x3_512_512_7"), "nhwc", "fwdbwd") == 0.236
+    conv_keys = [k for k in keys if selected(k, {"conv"})]
+    assert len(conv_keys) == 2 * (2 * len(CONV_LAYERS) + 1), conv_keys
+    assert "conv_nhwc_3x3_64_64_56_fwd" in conv_keys
+    assert "conv_nchw_7x7s2_3_64_224_fwdbwd_nodx" in conv_keys
+    assert [k for k in keys if selected(k, {"conv_nhwc_3x3_64_64_56"})] == [
+        "conv_nhwc_3x3_64_64_56_fwd", "conv_nhwc_3x3_64_64_56_fwdbwd"]
+    assert len([k for k in keys if selected(k, {"conv_nchw"})]) == len(conv_keys) // 2
+    assert not selected("resnet18_32", {"conv"}) and selected("resnet18_32", {"resnet18"})
+    assert "anchor 0.0276 ms" in next(w[2] for w in WORKLOADS
+                                      if w[0] == "conv_nhwc_3x3_64_64_56_fwd")
+    assert "≥ 1.5x" in next(w[2] for w in WORKLOADS if w[0] == "conv_nchw_3x3_64_64_56_fwd")
+    fake = {"conv_nhwc_3x3_64_64_56_fwd": [Row("kiln", 0.02, torch=False),
+                                           Row("torch eager (cuDNN)", 0.03),
+                                           Row("torch eager, CUDA graph", 0.025)],
+            "conv_nhwc_3x3_64_64_56_fwdbwd": [Row("kiln", None, "kilnc failed", torch=False),
+                                              Row("torch eager (cuDNN)", 0.17)],
+            "mlp": [Row("kiln", 1.0, torch=False)]}
+    tables = conv_layout_tables(fake)
+    assert len(tables) == 1 and tables[0].startswith("### conv2d NHWC"), tables
+    lines = tables[0].strip().splitlines()
+    assert len(lines) == 6, lines
+    assert lines[4] == ("| 3x3, 64->64, 56² | forward | 0.0200 | 0.0250 (torch eager, "
+                        "CUDA graph) | 0.800 | 1.25x | 0.0276 |"), lines[4]
+    assert lines[5] == ("| 3x3, 64->64, 56² | forward + backward | failed | 0.1700 "
+                        "(torch eager (cuDNN)) | n/a | n/a | 0.1700 |"), lines[5]
+    assert conv_layout_tables({"mlp": fake["mlp"]}) == []
+    ok, note = output_check_note("conv2d in f64", [("y", 2e-3, 0), ("dw", 4e-3, 0)])
+    assert ok and note == ("kiln's outputs vs conv2d in f64: y rel L2 err 2.00e-03; "
+                           "dw rel L2 err 4.00e-03: ok"), note
+    ok, note = output_check_note("r", [("y", 2e-3, 0), ("dx", 2e-3, 7)])
+    assert not ok and "7 non-finite" in note and note.endswith("FAILED"), note
+    assert not output_check_note("r", [("y", 0.5, 0)])[0]
+    assert not output_check_note("r", [("y", float("nan"), 0)])[0]
+
+    # ResNet-18: its layers and the names kiln and torch give them.
+    convs = resnet18_convs(RESNET_WIDTHS)
+    assert len(convs) == 20 and convs[0][:3] == ("conv1", "conv1", "bn1"), convs[0]
+    downs = [c for c in convs if c[0].endswith("_down")]
+    assert [c[0] for c in downs] == ["layer2_0_down", "layer3_0_down", "layer4_0_down"]
+    assert all(c[5:] == (1, 2, 0) and c[1].endswith("shortcut.0") for c in downs), downs
+    assert [c[6] for c in convs if c[0].endswith("_conv1")] == [1, 1, 2, 1, 2, 1, 2, 1]
+    sizes = {n: (cout * k * k * cin) for n, _, _, cin, cout, k, _, _ in convs}
+    params = sum(sizes.values()) + sum(2 * c[4] for c in convs) + 512 * 10 + 10
+    assert params == 11173962, params  # ResNet-18 for CIFAR-10
+    names = resnet18_names(RESNET_WIDTHS)
+    assert len(names) == 5 * len(convs) + 2, len(names)
+    assert names["layer3_0_down_w"] == ("layer3.0.shortcut.0.weight", "conv")
+    assert names["layer3_0_down_bn_rv"] == ("layer3.0.shortcut.1.running_var", None)
+    assert names["conv1_bn_g"] == ("bn1.weight", None)
+    assert names["fc_w"] == ("fc.weight", "linear")
+    assert len(resnet18_convs(RESNET_CHECK_WIDTHS)) == 20
+    ckpt = {"conv1_w": "bf16", "master.conv1_w": "f32", "conv1_bn_rm": "rm"}
+
+    class Value(str):
+        def float(self):
+            return self
+    got = f32_values({k: Value(v) for k, v in ckpt.items()}, ["conv1_w", "conv1_bn_rm", "fc_b"])
+    assert got == {"conv1_w": "f32", "conv1_bn_rm": "rm"}, got
+
+    # The generated models are what their scripts write (in the checkout).
+    models = os.path.join(HERE, "models")
+    for script in ("gen_conv.py", "gen_resnet18.py"):
+        if os.path.exists(os.path.join(models, script)):
+            proc = subprocess.run([sys.executable, os.path.join(models, script), "--check"],
+                                  capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stderr
+
+    with tempfile.TemporaryDirectory() as d:
+        # A model kilnc could not compile: its message, else a missing file.
+        with open(os.path.join(d, "m.kilnc-error"), "w") as f:
+            f.write("m.mlir:4:8: error: no GPU kernel for 'kiln.conv2d' yet\n  ^\n")
+        assert kiln_artifact_or_why("m", d) == (
+            None, "kilnc failed: m.mlir:4:8: error: no GPU kernel for 'kiln.conv2d' yet")
+        assert kiln_artifact_or_why("n", d) == (None, "no n.kiln in the bundle")
+        open(os.path.join(d, "m.kiln"), "w").close()
+        assert kiln_artifact_or_why("m", d) == (os.path.join(d, "m.kiln"), None)
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "t.safetensors")
