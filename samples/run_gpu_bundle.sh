@@ -18,6 +18,14 @@
 #     file order from the same parameters and bounds the relative difference
 #     of the held-out bits per byte (f32) by 2%.
 # The recurrent models have no dropout: their artifacts evaluate themselves.
+# Then the digits CNN (digits_cnn): kiln-run trains it (f32, then bf16) and
+# evaluates the checkpoint with digits_cnn_eval.kiln (the held-out split as
+# one batch, batch norm on the running statistics): its accuracy must exceed
+# 0.98; train_digits does the same in one program; compare_digits.py trains
+# it in kiln (f32 and bf16) and in PyTorch in file order from the same
+# parameters, bounds the per-step relative difference of the first 30 steps'
+# losses (f32) by 1e-3, also against the CPU reference's warm-up steps, and
+# the difference of the held-out accuracies by 0.02.
 # A sample that make_gpu_bundle.sh left out (NAME.skipped: kilnc refused it)
 # is reported as SKIP with kilnc's diagnostic.
 # Prints one PASS/FAIL line per run and a summary; exits non-zero if any
@@ -133,6 +141,65 @@ for run in "${runs[@]}"; do
   grep -E '^(PASS|FAIL|forward check|step [0-9]+: kiln-run)' "${log}"
   record "compare_torch:${sample}" "${status}"
 done
+
+# The digits CNN: 500 steps (20 epochs of 25 batches of 64).
+sample=digits_cnn
+digits=(--lr 3e-3 --warmup 25 --seed "${seed}")
+digits_bound=0.98
+if [[ -n "${SAMPLES:-}" && " ${SAMPLES} " != *" ${sample} "* ]]; then
+  :
+elif [[ -e "${sample}.skipped" ]]; then
+  skipped=$((skipped + 1))
+  echo "SKIP ${sample}: $(grep -m1 error "${sample}.skipped")"
+  cp "${sample}.skipped" "${logs}/"
+else
+  for precision in f32 bf16; do
+    suffix=""
+    [[ "${precision}" == bf16 ]] && suffix=_bf16
+    log="${logs}/${sample}_kiln_run_${precision}.log"
+    ckpt="${logs}/${sample}_${precision}.safetensors"
+    ./kiln-run "${sample}${suffix}.kiln" --steps 500 --dataset digits_train.kilndata \
+      --batch-fields images,labels "${digits[@]}" --schedule cosine --checkpoint "${ckpt}" \
+      >"${log}" 2>&1 &&
+      ./kiln-run "${sample}_eval${suffix}.kiln" --params "${ckpt}" \
+        --dataset digits_heldout.kilndata --batch-fields images,labels >>"${log}" 2>&1
+    status=$?
+    value="$(metric "${log}" accuracy)"
+    if [[ ${status} -eq 0 && -n "${value}" ]]; then
+      awk -v v="${value}" -v b="${digits_bound}" 'BEGIN { exit !(v > b) }' || status=1
+      note="held-out accuracy ${value} (bound > ${digits_bound}), loss $(metric "${log}" loss)"
+    else
+      status=1
+      note="see ${log}"
+    fi
+    echo "${note}" | tee -a "${log}"
+    record "kiln-run:${sample}:${precision}" "${status}"
+  done
+  for precision in f32 bf16; do
+    suffix=""
+    [[ "${precision}" == bf16 ]] && suffix=_bf16
+    log="${logs}/${sample}_train_digits_${precision}.log"
+    ./train_digits --model "${sample}${suffix}.kiln" --eval-model "${sample}_eval${suffix}.kiln" \
+      --train digits_train.kilndata --heldout digits_heldout.kilndata --epochs 20 \
+      "${digits[@]}" --expect-accuracy-above "${digits_bound}" >"${log}" 2>&1
+    status=$?
+    grep -E '^held-out' "${log}"
+    record "train_digits:${sample}:${precision}" "${status}"
+  done
+  log="${logs}/${sample}_compare_torch.log"
+  python3 compare_digits.py --model "${sample}.mlir" --artifact "${sample}.kiln" \
+    --eval-artifact "${sample}_eval.kiln" --bf16-artifact "${sample}_bf16.kiln" \
+    --bf16-eval-artifact "${sample}_eval_bf16.kiln" --train digits_train.kilndata \
+    --heldout digits_heldout.kilndata --params "${sample}.params.safetensors" \
+    --expected "${sample}.expected.safetensors" --reference-log "${sample}.reference.log" \
+    --workdir "${logs}/${sample}_compare" --kiln-run ./kiln-run --steps 500 "${digits[@]}" \
+    --strict-steps 30 --tolerance 1e-3 --accuracy-above "${digits_bound}" \
+    --accuracy-tolerance 0.02 >"${log}" 2>&1
+  status=$?
+  grep -E '^(PASS|FAIL|forward check|step [0-9]+: kiln-run|  (torch|kiln) |kiln-run against)' "${log}"
+  record "compare_torch:${sample}" "${status}"
+fi
+
 summary="${passed} passed, ${failed} failed"
 [[ ${skipped} -gt 0 ]] && summary+=", ${skipped} skipped"
 echo "${summary}" | tee "${logs}/summary.txt"

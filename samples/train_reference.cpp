@@ -12,7 +12,8 @@
 //                   [--precision f32|f64|bf16|f16] [--eval-every N]
 //                   [--eval-samples 64] [--expect-mse-below 0.04]
 //   train_reference --model samples/byte_lm.mlir --dataset train.kilndata
-//                   [--heldout heldout.kilndata] [--log-every 1] [...]
+//                   [--heldout heldout.kilndata] [--eval-every N]
+//                   [--log-every 1] [...]
 //
 // The defaults are the settings the end-to-end tests train with (tuned on the
 // sine-denoising block, see tests/e2e/BUILD): AdamW with beta2 0.99 and no
@@ -27,14 +28,20 @@
 // token samples' data from make_dataset --task order|text): every input of
 // the model is the field of its name, batch k holds records k*B ... k*B+B-1,
 // and whole batches are taken in file order, starting again at the end, so a
-// file of one batch trains on that batch at every step. --heldout evaluates
-// the loss function on every whole batch of a second file at the end.
+// file of one batch trains on that batch at every step (parameters and model
+// state such as batch norm running statistics are the trainer's, not
+// fields). --heldout evaluates the forward entry (batch norm on its running
+// statistics) on every whole batch of a second file at the end, and every
+// --eval-every steps: the mean of each scalar result (the loss in nats and
+// bits, a classifier's accuracy).
 //
 //===----------------------------------------------------------------------===//
 
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "compiler/training/ReferenceTrainer.h"
 #include "compiler/training/TrainStep.h"
@@ -95,7 +102,8 @@ static cl::opt<int> evalSamples(
     cl::init(64), cl::cat(category));
 static cl::opt<int> evalEvery(
     "eval-every",
-    cl::desc("print the held-out MSE every N steps (0: only at the end)"),
+    cl::desc("print the held-out MSE (with --dataset: the --heldout metrics) "
+             "every N steps (0: only at the end)"),
     cl::init(0), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
@@ -156,14 +164,21 @@ llvm::SmallVector<int64_t> shapeOf(func::FuncOp function,
   return {};
 }
 
+/// Whether argument `i` of `forward` is a parameter or model state (batch
+/// norm running statistics), which the trainer holds, rather than an input.
+bool heldByTrainer(func::FuncOp forward, unsigned i) {
+  return forward.getArgAttr(i, KilnDialect::kParamAttrName) ||
+         forward.getArgAttr(i, KilnDialect::kStateAttrName);
+}
+
 /// Batch `index` of `data` (records index*B ... in file order) as the
-/// non-parameter inputs of `forward`, by name.
+/// inputs of `forward` (neither parameters nor model state), by name.
 FailureOr<NamedTensors> datasetBatch(::kiln::io::MappedDataset &data,
                                      func::FuncOp forward, uint64_t index) {
   NamedTensors batch;
   std::vector<uint8_t> records;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    if (forward.getArgAttr(i, KilnDialect::kParamAttrName)) continue;
+    if (heldByTrainer(forward, i)) continue;
     auto name =
         forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
     auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
@@ -217,11 +232,74 @@ FailureOr<NamedTensors> datasetBatch(::kiln::io::MappedDataset &data,
 /// The number of whole batches of `forward`'s batch size in `data`.
 uint64_t wholeBatches(::kiln::io::MappedDataset &data, func::FuncOp forward) {
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
-    if (!forward.getArgAttr(i, KilnDialect::kParamAttrName))
+    if (!heldByTrainer(forward, i))
       return data.record_count() /
              cast<RankedTensorType>(forward.getArgumentTypes()[i])
                  .getShape()[0];
   return 0;
+}
+
+/// The means of the forward entry's scalar results over whole batches.
+struct HeldOut {
+  uint64_t batches = 0;
+  std::vector<std::string> names;  // in result order, "loss" first
+  llvm::StringMap<double> means;
+};
+
+/// Runs `forward` (batch norm on its running statistics, as the GPU's forward
+/// entry) with the trainer's parameters and model state on every whole batch
+/// of `data` and averages each scalar result (the loss, a classifier's
+/// accuracy).
+FailureOr<HeldOut> evaluateHeldOut(ReferenceTrainer &trainer,
+                                   ::kiln::io::MappedDataset &data,
+                                   func::FuncOp forward) {
+  HeldOut out;
+  out.batches = wholeBatches(data, forward);
+  ref::Interpreter interpreter(precision == "f64" ? ref::Precision::F64
+                                                  : ref::Precision::F32);
+  for (uint64_t b = 0; b < out.batches; ++b) {
+    FailureOr<NamedTensors> batch = datasetBatch(data, forward, b);
+    if (failed(batch)) return failure();
+    std::vector<ref::Tensor> arguments;
+    for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
+      auto name =
+          forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
+      const NamedTensors &source =
+          heldByTrainer(forward, i) ? trainer.state() : *batch;
+      auto it = name ? source.find(name.getValue()) : source.end();
+      if (it == source.end()) {
+        llvm::errs() << "error: no value for argument " << i << " of forward\n";
+        return failure();
+      }
+      arguments.push_back(it->second);
+    }
+    FailureOr<std::vector<ref::Tensor>> results =
+        interpreter.run(forward, arguments);
+    if (failed(results)) return failure();
+    for (unsigned j = 0, e = forward.getNumResults(); j < e; ++j) {
+      if ((*results)[j].size() != 1) continue;
+      auto name = forward.getResultAttrOfType<StringAttr>(
+          j, KilnDialect::kNameAttrName);
+      std::string key = name ? name.getValue().str() : "result" + std::to_string(j);
+      if (b == 0) out.names.push_back(key);
+      out.means[key] += (*results)[j].data[0] / double(out.batches);
+    }
+  }
+  return out;
+}
+
+/// "held-out loss over N batches: L nats = B bits, accuracy A".
+void printHeldOut(const HeldOut &result) {
+  double loss = result.means.lookup("loss");
+  llvm::outs() << llvm::format(
+      "held-out loss over %llu batches: %.5f nats = %.5f bits",
+      static_cast<unsigned long long>(result.batches), loss,
+      loss / std::log(2.0));
+  for (const std::string &name : result.names)
+    if (name != "loss")
+      llvm::outs() << llvm::format(", %s %.5f", name.c_str(),
+                                   result.means.lookup(name));
+  llvm::outs() << "\n";
 }
 
 /// Trains on the records of --dataset; see the file comment.
@@ -243,6 +321,8 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
     llvm::errs() << "error: " << datasetPath << " holds less than one batch\n";
     return 1;
   }
+  std::unique_ptr<::kiln::io::MappedDataset> heldout;
+  if (!heldoutPath.empty() && !(heldout = open(heldoutPath))) return 1;
   llvm::outs() << "training " << modelPath << " on the CPU reference, " << steps
                << " steps on " << datasetPath << " (" << batches
                << " batches, in file order), AdamW, cosine schedule\n";
@@ -269,25 +349,19 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
       llvm::outs() << llvm::format(
           "step %d/%d  loss %.6g  lr %.3g  %.2f s/step\n", step + 1, int(steps),
           *loss, lr, elapsed / (step + 1));
+    if (heldout && evalEvery > 0 && (step + 1) % evalEvery == 0 &&
+        step + 1 != steps) {
+      FailureOr<HeldOut> result = evaluateHeldOut(trainer, *heldout, forward);
+      if (failed(result)) return 1;
+      llvm::outs() << "step " << step + 1 << ": ";
+      printHeldOut(*result);
+    }
   }
-  if (heldoutPath.empty()) return 0;
-  std::unique_ptr<::kiln::io::MappedDataset> heldout = open(heldoutPath);
-  if (!heldout) return 1;
-  const uint64_t heldoutBatches = wholeBatches(*heldout, forward);
-  double sum = 0;
-  for (uint64_t b = 0; b < heldoutBatches; ++b) {
-    FailureOr<NamedTensors> batch = datasetBatch(*heldout, forward, b);
-    if (failed(batch)) return 1;
-    FailureOr<double> loss = trainer.evaluate(*batch);
-    if (failed(loss)) return 1;
-    sum += *loss;
-  }
-  double mean = heldoutBatches ? sum / heldoutBatches : NAN;
-  llvm::outs() << llvm::format(
-      "held-out loss over %llu batches: %.5f nats = %.5f bits\n",
-      static_cast<unsigned long long>(heldoutBatches), mean,
-      mean / std::log(2.0));
-  return std::isfinite(mean) ? 0 : 1;
+  if (!heldout) return 0;
+  FailureOr<HeldOut> result = evaluateHeldOut(trainer, *heldout, forward);
+  if (failed(result)) return 1;
+  printHeldOut(*result);
+  return std::isfinite(result->means.lookup("loss")) ? 0 : 1;
 }
 
 }  // namespace

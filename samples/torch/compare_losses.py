@@ -381,9 +381,8 @@ def main(argv):
     # same initialisers and seed; the transcendental functions of the two
     # may differ in the last bit. Both trainings below start from what
     # kiln-run drew (torch loads it), so this only guards the initialisers.
-    worst, worst_name = compare_initial(read_safetensors(args.params),
-                                        read_safetensors(init), cfg["params"],
-                                        args.params)
+    drawn, started = read_safetensors(args.params), read_safetensors(init)
+    worst, worst_name = compare_initial(drawn, started, cfg["params"], args.params)
     if not worst <= 1e-5:
         failures.append(f"kiln-run's initial parameters differ from {args.params} "
                         f"by up to {worst:.2e} ({worst_name})")
