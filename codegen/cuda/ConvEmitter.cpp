@@ -426,6 +426,9 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   main.dynamicSharedBytes =
       tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes());
   main.minBlocksPerSm = tile.occupancy;
+  // Never merged: a merged kernel takes the register count of its largest
+  // part, and one convolution's tiles fill the GPU by themselves.
+  main.mergeable = false;
   builder.kernel(std::move(main));
   if (split)
     builder.kernel(strided(spec("kiln_conv_split_sum", "igemm_split_sum"),

@@ -80,6 +80,10 @@ struct KernelPart {
   /// The kernel's parameter types, in order (their names are the part's
   /// own).
   std::vector<std::string> paramTypes;
+  /// Whether it may run as part of a merged kernel. Large tensor-core
+  /// kernels are not launch-bound, and a merged kernel takes the largest
+  /// register count of its parts, which would lower their occupancy.
+  bool mergeable = true;
 };
 
 /// One CUDA C++ kernel: `source` defines `extern "C" __global__ void

@@ -42,6 +42,7 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
 
   KernelPart &part = kernel.part;
   part.templates = spec.templates;
+  part.mergeable = spec.mergeable;
   std::vector<std::string> names;
   for (const KernelParam &param : spec.params) {
     part.paramTypes.push_back(param.type);

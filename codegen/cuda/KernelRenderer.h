@@ -58,6 +58,8 @@ struct KernelSpec {
   bool cooperative = false;
   /// Needs the arch-specific target (sm_90a).
   bool archSpecific = false;
+  /// May run as part of a merged kernel (KernelPart::mergeable).
+  bool mergeable = true;
 
   void addParam(std::string type, std::string name, LaunchArg arg) {
     params.push_back({std::move(type), std::move(name), arg});

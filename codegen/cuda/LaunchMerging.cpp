@@ -114,7 +114,7 @@ bool mergeable(const CompiledLaunch &launch,
   // grid-wide barrier to offer its parts.
   return launch.dynamicSharedBytes <= kMaxMergedDynamicShared &&
          !launch.clustered() && !launch.cooperative && kernel.arch == arch &&
-         !kernel.part.code.empty();
+         !kernel.part.code.empty() && kernel.part.mergeable;
 }
 
 } // namespace

@@ -107,7 +107,9 @@ template <class Cfg, bool IS_A> struct operand {
     return IS_A ? a_at(Cfg{}, group, mn, k) : b_at(Cfg{}, group, k, mn);
   }
 
-  // Copies in flight (ASYNC): 16-byte runs, or 4-byte elements.
+  // Copies in flight (ASYNC): 16-byte runs, or 4-byte elements, through
+  // L1: the windows of neighbouring pixels overlap, so most of a tile's
+  // gathers hit lines the tile's other taps brought in.
   static __device__ __forceinline__ void
   copy(T *s, const T *__restrict__ g, idx group, idx mn0, idx k0, int tid) {
     // Element copies unrolled by two: unrolled wholly, the compiler keeps
@@ -121,7 +123,7 @@ template <class Cfg, bool IS_A> struct operand {
       const unsigned dst = (unsigned)__cvta_generic_to_shared(s + at);
       if constexpr (VEC)
         asm volatile(
-            "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+            "cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
             "l"(src), "r"(off >= 0 ? 16 : 0));
       else
         asm volatile(
