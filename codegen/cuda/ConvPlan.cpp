@@ -239,8 +239,13 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
     why = "no convolution tile fits the shared memory of " + target.arch.str();
     return failure();
   }
-  plan.choice = chooseGemmConfig(candidates, target, g.GROUPS, plan.rows,
-                                 plan.cols, plan.k, 1, plan.outElements());
+  // The filter gradient reduces over every pixel of the batch into a small
+  // output: it takes splits beyond the GEMM's.
+  static constexpr int kConvSplits[] = {1,  2,  3,  4,  6,  8,
+                                        12, 16, 24, 32, 48, 64};
+  plan.choice =
+      chooseGemmConfig(candidates, target, g.GROUPS, plan.rows, plan.cols,
+                       plan.k, 1, plan.outElements(), kConvSplits);
   // A tile forced for tuning sweeps: KILN_CONV_TILE=BM,BN,BK,WM,WN,STAGES,
   // BLOCKS_PER_SM,SPLIT.
   if (const char *forced = std::getenv("KILN_CONV_TILE")) {

@@ -94,7 +94,7 @@ llvm::ArrayRef<GemmTileConfig> gemmSimtConfigs() { return kSimtConfigs; }
 GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
                             const GpuTarget &target, int64_t gemmBatch,
                             int64_t rows, int64_t n, int64_t k, int64_t ksums,
-                            int64_t outElements) {
+                            int64_t outElements, llvm::ArrayRef<int> splits) {
   GemmChoice best;
   double bestTime = std::numeric_limits<double>::infinity();
   const int64_t sms = target.smCount;
@@ -107,7 +107,7 @@ GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
                     ((n + config.bn - 1) / config.bn) * gemmBatch;
     // K tiles of every summed problem (a tile never spans two).
     int64_t kTiles = ksums * ((k + config.bk - 1) / config.bk);
-    for (int split : {1, 2, 3, 4, 6, 8, 12, 16}) {
+    for (int split : splits) {
       if (split > 1 && kTiles / split < 4)
         break;
       int64_t perSplit = kTiles ? (kTiles + split - 1) / split : 0;
