@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -84,6 +85,30 @@ OutputIndex outputIndex(const ConvPlan &plan) {
   auto lit = [](int64_t v) { return indexLiteral(v); };
   int64_t og = g.O / g.GROUPS, cg = g.C / g.GROUPS;
   OutputIndex out;
+  if (plan.viaChannelsLast) {
+    // A channels-last GEMM (pixels are rows, channels columns) that stores
+    // channels first.
+    if (g.PASS == ::kiln::conv::kBackwardFilter) {
+      // Column c = (kh, kw, ci) of output channel o: dw[o][ci][kh][kw].
+      std::string o = "(g * " + lit(og) + " + r)";
+      std::string kh = "(c / " + lit(g.KW * cg) + ")",
+                  kw = "((c / " + lit(cg) + ") % " + lit(g.KW) + ")",
+                  ci = "(c % " + lit(cg) + ")";
+      out.coords = {o, ci, kh, kw};
+      out.flat = "((" + o + " * " + lit(cg) + " + " + ci + ") * " + lit(g.KH) +
+                 " + " + kh + ") * " + lit(g.KW) + " + " + kw;
+      return out;
+    }
+    bool forward = g.PASS == ::kiln::conv::kForward;
+    int64_t channels = forward ? g.O : g.C, perGroup = forward ? og : cg;
+    int64_t h = forward ? g.OH : g.H, w = forward ? g.OW : g.W;
+    std::string ch = "(g * " + lit(perGroup) + " + c)";
+    std::string n = "(r / " + lit(h * w) + ")", p = "(r % " + lit(h * w) + ")";
+    out.coords = {n, ch, p + " / " + lit(w), p + " % " + lit(w)};
+    out.flat = "(" + n + " * " + lit(channels) + " + " + ch + ") * " +
+               lit(h * w) + " + " + p;
+    return out;
+  }
   if (g.PASS == ::kiln::conv::kBackwardFilter) {
     std::string o = "(g * " + lit(og) + " + r)";
     out.flat = o + " * " + lit(plan.cols) + " + c";
@@ -158,7 +183,7 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
   std::string sum = "acc";
   if (plan.biasArg >= 0) {
     // The channel the bias belongs to (the forward pass's output channel).
-    size_t channelDim = plan.geometry.NHWC ? 3 : 1;
+    size_t channelDim = plan.geometry.NHWC && !plan.viaChannelsLast ? 3 : 1;
     sum = "acc + kiln_load(p.in" + std::to_string(plan.biasArg) + "[" +
           coordNames[channelDim] + "])";
   }
@@ -202,21 +227,33 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
   return text;
 }
 
-/// The parameters of every kernel of the fusion: A's and B's tensors, the
-/// split partials, every operand and every result.
+/// The parameters of every kernel of the fusion: A's and B's tensors (or
+/// their channels-last copies in scratch), the split partials, every operand
+/// and every result.
 struct Buffers {
   std::vector<KernelParam> params;
   std::string structText, initializer;
 };
 
-Buffers buffersOf(const ConvPlan &plan, FusionOp fusion, bool scratch) {
+/// Where the fusion's scratch holds what: the split partials (at offset 0,
+/// LaunchArg::scratch(0)) and the channels-last copies of A and B.
+struct ScratchLayout {
+  bool partials = false;
+  std::optional<uint64_t> aCopy, bCopy;
+};
+
+Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
+                  const ScratchLayout &scratch) {
   Buffers b;
   std::string element = cudaType(plan.elementType);
   b.structText = "struct Params {\n  const " + element + " *a;\n  const " +
                  element + " *b;\n  float *scratch;\n";
-  b.initializer = "in" + std::to_string(plan.aArg) + ", in" +
-                  std::to_string(plan.bArg) + ", " +
-                  (scratch ? "scratch" : "nullptr");
+  b.initializer = (scratch.aCopy ? std::string("a_copy")
+                                 : "in" + std::to_string(plan.aArg)) +
+                  ", " +
+                  (scratch.bCopy ? std::string("b_copy")
+                                 : "in" + std::to_string(plan.bArg)) +
+                  ", " + (scratch.partials ? "scratch" : "nullptr");
   for (auto [i, input] : llvm::enumerate(fusion.getInputs())) {
     std::string name = "in" + std::to_string(i);
     b.params.push_back({"const " + bufferType(input) + " *__restrict__", name,
@@ -231,9 +268,15 @@ Buffers buffersOf(const ConvPlan &plan, FusionOp fusion, bool scratch) {
     b.structText += "  " + bufferType(result) + " *" + name + ";\n";
     b.initializer += ", " + name;
   }
-  if (scratch)
+  if (scratch.partials)
     b.params.push_back(
         {"float *__restrict__", "scratch", LaunchArg::scratch(0)});
+  if (scratch.aCopy)
+    b.params.push_back({"const " + element + " *__restrict__", "a_copy",
+                        LaunchArg::scratch(*scratch.aCopy)});
+  if (scratch.bCopy)
+    b.params.push_back({"const " + element + " *__restrict__", "b_copy",
+                        LaunchArg::scratch(*scratch.bCopy)});
   b.structText += "};\n";
   return b;
 }
@@ -286,7 +329,11 @@ std::string describe(const ConvPlan &plan) {
   const ConvGeometry &g = plan.geometry;
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << passName(g.PASS) << " " << (g.NHWC ? "nhwc" : "nchw") << " ";
+  os << passName(g.PASS) << " "
+     << (plan.viaChannelsLast ? "nchw (as nhwc)"
+         : g.NHWC             ? "nhwc"
+                              : "nchw")
+     << " ";
   if (plan.depthwise) {
     os << "depthwise " << cudaType(plan.elementType) << " " << g.C
        << " channels " << g.KH << "x" << g.KW;
@@ -345,13 +392,30 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   bool split = !plan.depthwise && plan.choice.split > 1;
   bool depthwiseFilter =
       plan.depthwise && plan.geometry.PASS == ::kiln::conv::kBackwardFilter;
-  Buffers buffers = buffersOf(plan, fusion, split || depthwiseFilter);
+  std::string header = describeFusion(plan, fusion);
+  FusionBuilder builder(header);
+  // Scratch: the partials first (the kernels address them at offset 0),
+  // then the channels-last copies.
+  ScratchLayout scratch;
+  scratch.partials = split || depthwiseFilter;
+  if (split)
+    builder.scratch(4ull * plan.choice.split * plan.outElements());
+  if (depthwiseFilter)
+    builder.scratch(4ull *
+                    ::kiln::conv::depthwise_slices(
+                        plan.geometry.N * plan.geometry.OH * plan.geometry.OW) *
+                    plan.geometry.C * plan.geometry.KH * plan.geometry.KW);
+  if (plan.viaChannelsLast) {
+    scratch.aCopy =
+        builder.scratch(uint64_t(plan.elementBytes()) * plan.aCopy.elements());
+    scratch.bCopy =
+        builder.scratch(uint64_t(plan.elementBytes()) * plan.bCopy.elements());
+  }
+  Buffers buffers = buffersOf(plan, fusion, scratch);
   FailureOr<std::string> epilogue = writeEpilogue(plan, fusion);
   if (failed(epilogue))
     return failure();
   std::string functors = configText(plan) + buffers.structText + *epilogue;
-  std::string header = describeFusion(plan, fusion);
-  FusionBuilder builder(header);
 
   const char *templateName = plan.depthwise ? "conv_depthwise" : "conv_igemm";
   auto spec = [&](const char *prefix, const char *function) {
@@ -390,7 +454,6 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     } else {
       int64_t slices = ::kiln::conv::depthwise_slices(g.N * g.OH * g.OW);
       int64_t taps = g.KH * g.KW;
-      builder.scratch(4ull * slices * g.C * taps);
       KernelSpec partials =
           spec("kiln_conv_depthwise_partials", "depthwise_filter_partials");
       // The partials take no epilogue.
@@ -409,10 +472,36 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     return builder.take();
   }
 
+  if (plan.viaChannelsLast) {
+    // The channels-last copies of A and B.
+    std::string element = cudaType(plan.elementType);
+    auto copy = [&](const ConvPlan::Copy &c, unsigned arg, uint64_t offset) {
+      KernelSpec s;
+      s.prefix = "kiln_conv_channels_last";
+      s.header = header;
+      s.templates = {"kiln/conv_layout_change.cuh"};
+      s.templateName = "conv_layout_change";
+      s.configuration = llvm::formatv("{0} x [{1}][{2}] -> [{2}][{1}]", c.batch,
+                                      c.rows, c.cols)
+                            .str();
+      s.addParam("const " + element + " *__restrict__", "src",
+                 LaunchArg::operand(arg));
+      s.addParam(element + " *__restrict__", "dst", LaunchArg::scratch(offset));
+      s.body = llvm::formatv("  kiln::conv::to_channels_last<{0}, {1}LL, "
+                             "{2}LL, {3}LL>(ctx, src, dst);\n",
+                             element, c.batch, c.rows, c.cols)
+                   .str();
+      int64_t tiles = c.batch * ((c.rows + 31) / 32) * ((c.cols + 31) / 32);
+      s.grid = {static_cast<uint32_t>(std::clamp<int64_t>(tiles, 1, maxBlocks)),
+                1, 1};
+      s.block = {256, 1, 1};
+      builder.kernel(std::move(s));
+    };
+    copy(plan.aCopy, plan.aArg, *scratch.aCopy);
+    copy(plan.bCopy, plan.bArg, *scratch.bCopy);
+  }
+
   const GemmTileConfig &tile = plan.choice.config;
-  if (split)
-    // The only scratch of the fusion: the partials start at offset 0.
-    builder.scratch(4ull * plan.choice.split * plan.outElements());
   KernelSpec main = spec("kiln_conv", "igemm");
   int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn);

@@ -199,16 +199,50 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why) {
 
 LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
                             bool allowTf32, std::string &why) {
-  const ConvGeometry &g = plan.geometry;
+  // The convolution as written (plan.geometry may become its channels-last
+  // form).
+  const ConvGeometry g = plan.geometry;
   plan.kind = plan.elementType.isBF16()  ? ConvKind::Bf16
               : plan.elementType.isF16() ? ConvKind::F16
               : allowTf32                ? ConvKind::Tf32
                                          : ConvKind::Tf32x3;
   int vec = 16 / plan.elementBytes();
-  plan.aKMajor = ::kiln::conv::a_k_major(g);
-  plan.bKMajor = ::kiln::conv::b_k_major(g);
-  plan.aVec = ::kiln::conv::a_vector(g, vec);
-  plan.bVec = ::kiln::conv::b_vector(g, vec);
+  if (!g.NHWC && !plan.depthwise &&
+      !(::kiln::conv::a_vector(g, vec) && ::kiln::conv::b_vector(g, vec))) {
+    ConvGeometry last = g;
+    last.NHWC = true;
+    if (::kiln::conv::a_vector(last, vec) &&
+        ::kiln::conv::b_vector(last, vec)) {
+      plan.viaChannelsLast = true;
+      plan.geometry = last;
+      // Channels last, A is the activation (x, dy) and B the filter (or x):
+      // the reverse of channels first for the forward and input passes.
+      if (g.PASS != ::kiln::conv::kBackwardFilter)
+        std::swap(plan.aArg, plan.bArg);
+      int64_t cg = g.C / g.GROUPS, taps = g.KH * g.KW;
+      ConvPlan::Copy x{g.N, g.C, g.H * g.W}, w{g.O, cg, taps},
+          dy{g.N, g.O, g.OH * g.OW};
+      switch (g.PASS) {
+      case ::kiln::conv::kForward:
+        plan.aCopy = x, plan.bCopy = w;
+        break;
+      case ::kiln::conv::kBackwardInput:
+        plan.aCopy = dy, plan.bCopy = w;
+        break;
+      default:
+        plan.aCopy = dy, plan.bCopy = x;
+        break;
+      }
+      plan.rows = ::kiln::conv::gemm_rows(last);
+      plan.cols = ::kiln::conv::gemm_cols(last);
+      plan.k = ::kiln::conv::gemm_k(last);
+    }
+  }
+  const ConvGeometry &k = plan.geometry;
+  plan.aKMajor = ::kiln::conv::a_k_major(k);
+  plan.bKMajor = ::kiln::conv::b_k_major(k);
+  plan.aVec = ::kiln::conv::a_vector(k, vec);
+  plan.bVec = ::kiln::conv::b_vector(k, vec);
 
   // 32-bit offsets when every tensor and the split partials stay below
   // 2^31 elements (with room for the tiles' overhang).

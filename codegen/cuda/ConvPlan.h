@@ -63,6 +63,20 @@ struct ConvPlan {
   int64_t rows = 0, cols = 0, k = 0;
   bool depthwise = false;
 
+  /// A channels-first convolution that runs as the channels-last one
+  /// (geometry.NHWC is then true, the kernel's): its operands A and B are
+  /// first copied channels last (kernels/conv_layout_change.cuh), and the
+  /// epilogue stores the result channels first. Chosen where channels-last
+  /// copies make both operands 16-byte runs and channels-first ones would be
+  /// gathered element by element.
+  bool viaChannelsLast = false;
+  /// The copies: BATCH matrices [ROWS][COLS] transposed, of A and of B.
+  struct Copy {
+    int64_t batch = 0, rows = 0, cols = 0;
+    int64_t elements() const { return batch * rows * cols; }
+  };
+  Copy aCopy, bCopy;
+
   // Configuration (implicit GEMM).
   ConvKind kind = ConvKind::Bf16;
   bool aKMajor = true, bKMajor = true, aVec = false, bVec = false;

@@ -6,7 +6,9 @@
 // ReLU; then each pass in each layout with the operands the planner
 // gathers element by element (channels-first windows, 3 input channels),
 // split reductions (their partial stores and the summing kernel), f32 in
-// three tf32 products and once, and f16.
+// three tf32 products and once, and f16. Channels-first passes whose
+// channels-last copies are 16-byte runs run as channels last: their
+// instances include the copies (kernels/conv_layout_change.cuh).
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,6 +157,12 @@ std::vector<TemplateInstance> convTemplateInstances() {
     if (!nhwc)
       add("3x3", f32Small, "f32", Pass::Forward, nhwc);
     add("3x3", f32Small, "f32", Pass::Filter, nhwc).split = 4;
+    // Channel counts that are not multiples of 8: gathered element by
+    // element in either layout (channels first: not as channels last).
+    for (Pass pass : {Pass::Forward, Pass::Input, Pass::Filter}) {
+      Case &c = add("3x3_c12", large, "bf16", pass, nhwc);
+      c.c = 12, c.o = 20;
+    }
     // Depthwise: the direct kernels (the tile is not used).
     for (Pass pass : {Pass::Forward, Pass::Input, Pass::Filter}) {
       Case &c = add("3x3_s2", small, "bf16", pass, nhwc);
