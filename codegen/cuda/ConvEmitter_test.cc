@@ -1,0 +1,163 @@
+//===- ConvEmitter_test.cc - kernels of "conv" fusions --------------------===//
+//
+// The planner's choices for each pass and layout (16-byte copies or element
+// gathers, channels-first passes run as channels last, depthwise kernels,
+// split reductions) and the kernels themselves: each is compiled to PTX and
+// an sm_90 cubin, its launches checked against its parameters, and its
+// emission deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/ConvPlan.h"
+#include "codegen/cuda/EmitterTestUtils.h"
+
+namespace mlir::kiln::codegen {
+namespace {
+
+class ConvEmitterTest : public EmitterTest {
+protected:
+  std::unique_ptr<KernelEmitter> emitter = createConvEmitter();
+
+  GeneratedFusion emit(llvm::StringRef op, llvm::StringRef operands,
+                       llvm::StringRef result) {
+    FusionOp fusion = fusionOf("conv", op, operands, result);
+    GeneratedFusion g = emitAndCompile(*emitter, fusion);
+    if (fusion)
+      expectWritesEveryResult(fusion, g);
+    return g;
+  }
+
+  /// The plan of the conv fusion of `op`, configured for sm_90.
+  ConvPlan plan(llvm::StringRef op, llvm::StringRef operands,
+                llvm::StringRef result, bool tf32 = false) {
+    FusionOp fusion = fusionOf("conv", op, operands, result);
+    std::string why;
+    FailureOr<ConvPlan> p = analyzeConv(fusion, why);
+    EXPECT_TRUE(succeeded(p)) << why;
+    if (failed(p))
+      return {};
+    EXPECT_TRUE(
+        succeeded(configureConv(*p, CodegenOptions().target(), tf32, why)))
+        << why;
+    return *p;
+  }
+
+  static std::string templates(const GeneratedFusion &g) {
+    std::string names;
+    for (const GeneratedKernel &k : g.kernels)
+      names += k.templateName + " ";
+    return names;
+  }
+};
+
+TEST_F(ConvEmitterTest, ChannelsLastPassesCopySixteenByteRuns) {
+  std::string x = "tensor<2x14x14x64xbf16>", w = "tensor<32x3x3x64xbf16>",
+              y = "tensor<2x14x14x32xbf16>";
+  const char *attrs = " layout = nhwc padding = [1, 1, 1, 1]";
+  ConvPlan forward = plan(std::string("kiln.conv2d %arg0, %arg1") + attrs +
+                              " : " + x + ", " + w,
+                          x + ", " + w, y);
+  EXPECT_EQ(forward.rows, 2 * 14 * 14);
+  EXPECT_EQ(forward.cols, 32);
+  EXPECT_EQ(forward.k, 9 * 64);
+  EXPECT_TRUE(forward.aVec && forward.bVec && forward.aKMajor &&
+              forward.bKMajor);
+  EXPECT_EQ(forward.kind, ConvKind::Bf16);
+
+  ConvPlan input = plan(std::string("kiln.conv2d_backward_input %arg0, %arg1") +
+                            attrs + " : " + y + ", " + w + " -> " + x,
+                        y + ", " + w, x);
+  EXPECT_TRUE(input.aVec && input.bVec && input.aKMajor && !input.bKMajor);
+
+  // The filter gradient sums over every pixel: its reduction is split.
+  std::string bx = "tensor<32x56x56x64xbf16>", bw = "tensor<64x3x3x64xbf16>";
+  ConvPlan filter =
+      plan(std::string("kiln.conv2d_backward_filter %arg0, %arg1") + attrs +
+               " : " + bx + ", " + bx + " -> " + bw,
+           bx + ", " + bx, bw);
+  EXPECT_EQ(filter.k, 32 * 56 * 56);
+  EXPECT_GT(filter.choice.split, 8);
+
+  GeneratedFusion g = emit(std::string("kiln.conv2d_backward_filter %arg0, "
+                                       "%arg1") +
+                               attrs + " : " + bx + ", " + bx + " -> " + bw,
+                           bx + ", " + bx, bw);
+  // The split partials and their ordered sum.
+  ASSERT_EQ(g.launches.size(), 2u);
+  EXPECT_GE(g.scratchBytes, 4ull * filter.choice.split * 64 * 9 * 64);
+}
+
+TEST_F(ConvEmitterTest, ThreeChannelsAreGathered) {
+  std::string x = "tensor<2x32x32x3xbf16>", w = "tensor<64x7x7x3xbf16>",
+              y = "tensor<2x16x16x64xbf16>";
+  std::string op = "kiln.conv2d %arg0, %arg1 layout = nhwc stride = [2, 2] "
+                   "padding = [3, 3, 3, 3] : " +
+                   x + ", " + w;
+  ConvPlan p = plan(op, x + ", " + w, y);
+  EXPECT_FALSE(p.aVec);
+  EXPECT_FALSE(p.bVec);
+  EXPECT_FALSE(p.viaChannelsLast);
+  GeneratedFusion g = emit(op, x + ", " + w, y);
+  EXPECT_EQ(templates(g), "conv_igemm ");
+}
+
+TEST_F(ConvEmitterTest, ChannelsFirstRunsAsChannelsLastWhereThatCopiesRuns) {
+  std::string x = "tensor<2x64x14x14xf32>", w = "tensor<32x64x3x3xf32>",
+              y = "tensor<2x32x14x14xf32>";
+  std::string op = "kiln.conv2d %arg0, %arg1 layout = nchw padding = [1, 1, "
+                   "1, 1] : " +
+                   x + ", " + w;
+  ConvPlan p = plan(op, x + ", " + w, y);
+  EXPECT_TRUE(p.viaChannelsLast);
+  EXPECT_TRUE(p.geometry.NHWC);
+  EXPECT_EQ(p.kind, ConvKind::Tf32x3);
+  EXPECT_EQ(p.aCopy.batch, 2);
+  EXPECT_EQ(p.aCopy.rows, 64);
+  EXPECT_EQ(p.aCopy.cols, 14 * 14);
+  EXPECT_EQ(p.bCopy.batch, 32);
+  EXPECT_EQ(p.bCopy.cols, 9);
+  GeneratedFusion g = emit(op, x + ", " + w, y);
+  // The copies of x and w, then the GEMM (and the sum of its split).
+  EXPECT_EQ(templates(g).rfind("conv_layout_change conv_layout_change "
+                               "conv_igemm ",
+                               0),
+            0u)
+      << templates(g);
+  EXPECT_EQ(plan(op, x + ", " + w, y, /*tf32=*/true).kind, ConvKind::Tf32);
+
+  // Channels that no copy makes 16-byte runs stay channels first.
+  std::string sx = "tensor<2x5x9x9xf32>", sw = "tensor<7x5x3x3xf32>",
+              sy = "tensor<2x7x7x7xf32>";
+  std::string small =
+      "kiln.conv2d %arg0, %arg1 layout = nchw : " + sx + ", " + sw;
+  ConvPlan s = plan(small, sx + ", " + sw, sy);
+  EXPECT_FALSE(s.viaChannelsLast);
+  EXPECT_FALSE(s.geometry.NHWC);
+  emit(small, sx + ", " + sw, sy);
+}
+
+TEST_F(ConvEmitterTest, DepthwiseRunsDirectKernels) {
+  std::string x = "tensor<2x9x9x16xf16>", w = "tensor<16x3x3x1xf16>",
+              y = "tensor<2x5x5x16xf16>";
+  const char *attrs =
+      " layout = nhwc stride = [2, 2] padding = [1, 1, 1, 1] groups = 16";
+  GeneratedFusion f = emit(std::string("kiln.conv2d %arg0, %arg1") + attrs +
+                               " : " + x + ", " + w,
+                           x + ", " + w, y);
+  EXPECT_EQ(templates(f), "conv_depthwise ");
+  GeneratedFusion i =
+      emit(std::string("kiln.conv2d_backward_input %arg0, %arg1") + attrs +
+               " : " + y + ", " + w + " -> " + x,
+           y + ", " + w, x);
+  EXPECT_EQ(templates(i), "conv_depthwise ");
+  GeneratedFusion d =
+      emit(std::string("kiln.conv2d_backward_filter %arg0, %arg1") + attrs +
+               " : " + y + ", " + x + " -> " + w,
+           y + ", " + x, w);
+  // Partials over pixel slices, then their ordered sum.
+  EXPECT_EQ(templates(d), "conv_depthwise conv_depthwise ");
+  EXPECT_GT(d.scratchBytes, 0u);
+}
+
+} // namespace
+} // namespace mlir::kiln::codegen
