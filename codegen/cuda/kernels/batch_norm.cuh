@@ -112,7 +112,10 @@ __device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
   if constexpr (Cfg::columns) {
     const idx_t j = (idx_t)ctx.block.x * cols + tx;
     active = j < (idx_t)Cfg::width;
+    // Unrolled so that several rows' loads are in flight at once (the
+    // accumulation order stays the rows' order).
     if (active)
+#pragma unroll 8
       for (idx_t r = r0 + ty; r < r1; r += lanes)
         element(acc, r * (idx_t)Cfg::width + j, j / (idx_t)Cfg::inner);
     target = (idx_t)ctx.block.y * (idx_t)Cfg::width + j;
@@ -120,6 +123,7 @@ __device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
     const idx_t c = (idx_t)ctx.block.x;
     constexpr idx_t inner = (idx_t)Cfg::inner;
     active = true;
+#pragma unroll 8
     for (idx_t k = r0 + ty; k < r1; k += lanes)
       element(acc, (k / inner) * (idx_t)Cfg::width + c * inner + k % inner, c);
     target = (idx_t)ctx.block.y * (idx_t)Cfg::channels + c;
@@ -144,10 +148,23 @@ __device__ __forceinline__ Acc combine_partials(typename Cfg::idx_t c,
   using idx_t = typename Cfg::idx_t;
   Acc acc;
   acc.init();
-  for (long long s = 0; s < Cfg::splits; ++s)
-    for (long long i = 0; i < Cfg::sub; ++i)
-      acc.merge(partial[(idx_t)s * (idx_t)Cfg::per_split +
-                        c * (idx_t)Cfg::sub + (idx_t)i]);
+  // Eight partials loaded ahead of their merges (which stay in order): one
+  // load at a time, the chain of splits would wait on L2 for every one.
+  constexpr int kAhead = 8;
+  constexpr idx_t count = (idx_t)Cfg::splits * (idx_t)Cfg::sub;
+  for (idx_t q = 0; q < count; q += kAhead) {
+    Acc next[kAhead];
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      const idx_t e = q + u, s = e / (idx_t)Cfg::sub, i = e % (idx_t)Cfg::sub;
+      if (e < count)
+        next[u] = partial[s * (idx_t)Cfg::per_split + c * (idx_t)Cfg::sub + i];
+    }
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u)
+      if (q + u < count)
+        acc.merge(next[u]);
+  }
   return acc;
 }
 
