@@ -42,6 +42,10 @@ struct int2 {
   int x, y;
 };
 inline int2 make_int2(int x, int y) { return {x, y}; }
+struct alignas(8) float2 {
+  float x, y;
+};
+inline float2 make_float2(float x, float y) { return {x, y}; }
 struct alignas(8) uint2 {
   unsigned x, y;
 };
@@ -214,6 +218,12 @@ inline void launch(unsigned grid, unsigned threads,
 #define gridDim (::kiln::emulation::grid_size)
 #define blockDim (::kiln::emulation::block_size)
 
+// CUDA's integer min and max.
+inline int min(int a, int b) { return a < b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+
 inline void __syncthreads() {
   ::kiln::emulation::currentBlock()->barrier.wait();
 }
@@ -223,6 +233,11 @@ inline void __syncwarp(unsigned = 0xffffffffu) {
 template <class T> T __shfl_sync(unsigned, T value, int source) {
   return ::kiln::emulation::exchange(
       value, [&](auto at, const std::atomic<bool> *) { return at(unsigned(source) % 32); });
+}
+template <class T> T __shfl_xor_sync(unsigned, T value, int mask) {
+  unsigned l = ::kiln::emulation::lane();
+  return ::kiln::emulation::exchange(
+      value, [&](auto at, const std::atomic<bool> *) { return at((l ^ unsigned(mask)) % 32); });
 }
 template <class T> T __shfl_up_sync(unsigned, T value, unsigned delta) {
   unsigned l = ::kiln::emulation::lane();

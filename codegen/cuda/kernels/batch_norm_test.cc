@@ -1,0 +1,96 @@
+// The batch statistics of batch_norm.cuh run thread for thread on the CPU
+// (emulation/host_cuda.h) as BatchNormEmitter.cpp launches them: per-split
+// Welford partials (grid.y over splits), then each channel's partials
+// combined in split order. The mean and biased variance must match f64
+// sums over each channel, in column mode (channels last) and segment mode
+// (channels first), with the reduction split so that the combination walks
+// several partials per channel (and more than it loads ahead at once).
+
+#include "kiln/batch_norm.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace kiln::bn {
+namespace {
+
+namespace emu = ::kiln::emulation;
+
+template <long long Outer, long long C, long long Inner, long long Chunk>
+struct Cfg : config<long long, Outer, C, Inner, Chunk> {
+  static constexpr float eps = 1e-5f;
+  static constexpr float momentum = 0.1f;
+  static constexpr float unbias = 1.0f;
+};
+
+/// Runs stats_partial on (tiles x splits) blocks and stats_final on the
+/// channels; returns each channel's mean and variance.
+template <class C>
+void batchStats(const std::vector<float> &x, std::vector<float> &mean,
+                std::vector<float> &var) {
+  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner));
+  const unsigned splits = unsigned(C::splits);
+  std::vector<welford> partial(size_t(C::splits * C::per_split));
+  emu::launch(tiles * splits, unsigned(kThreads), [&] {
+    launch_ctx ctx = this_launch();
+    // The emulation's grid is one-dimensional: block b is (b % tiles,
+    // b / tiles).
+    const unsigned b = ctx.block.x;
+    ctx.block = make_uint3(b % tiles, b / tiles, 0);
+    ctx.grid = make_uint3(tiles, splits, 1);
+    stats_partial<C>(ctx, x.data(), partial.data());
+  });
+  std::vector<float2> coef(C::channels);
+  mean.assign(C::channels, 0.f);
+  var.assign(C::channels, 0.f);
+  emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kThreads), [&] {
+    stats_final<C>(this_launch(), x.data(), partial.data(), (const float *)nullptr,
+                   coef.data(), mean.data(), var.data(), (const float *)nullptr,
+                   (const float *)nullptr, (float *)nullptr, (float *)nullptr);
+  });
+}
+
+template <class C> void expectStatistics(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.5f, 2.0f);
+  std::vector<float> x(size_t(C::elements));
+  for (float &v : x)
+    v = normal(rng);
+  std::vector<float> mean, var;
+  batchStats<C>(x, mean, var);
+  for (long long c = 0; c < C::channels; ++c) {
+    double sum = 0, squares = 0;
+    for (long long o = 0; o < C::outer; ++o)
+      for (long long i = 0; i < C::inner; ++i)
+        sum += x[size_t((o * C::channels + c) * C::inner + i)];
+    const double m = sum / double(C::count);
+    for (long long o = 0; o < C::outer; ++o)
+      for (long long i = 0; i < C::inner; ++i) {
+        const double d = x[size_t((o * C::channels + c) * C::inner + i)] - m;
+        squares += d * d;
+      }
+    EXPECT_NEAR(mean[c], m, 1e-5 * (1 + std::fabs(m))) << "channel " << c;
+    EXPECT_NEAR(var[c], squares / double(C::count), 1e-4 * squares / C::count)
+        << "channel " << c;
+  }
+}
+
+TEST(BatchNormKernels, ColumnModeStatisticsOverElevenSplits) {
+  // 700 rows of 6 channels in chunks of 64: 11 partials per channel.
+  using C = Cfg<700, 6, 1, 64>;
+  static_assert(C::columns && C::splits == 11, "the case the test is for");
+  expectStatistics<C>(1);
+}
+
+TEST(BatchNormKernels, SegmentModeStatisticsOverNineSplits) {
+  // 3 images of 4 channels of 12 x 12 pixels, chunks of 48 elements.
+  using C = Cfg<3, 4, 144, 48>;
+  static_assert(!C::columns && C::splits == 9, "the case the test is for");
+  expectStatistics<C>(2);
+}
+
+} // namespace
+} // namespace kiln::bn
