@@ -84,41 +84,34 @@ OutputIndex outputIndex(const ConvPlan &plan) {
   const ConvGeometry &g = plan.geometry;
   auto lit = [](int64_t v) { return indexLiteral(v); };
   int64_t og = g.O / g.GROUPS, cg = g.C / g.GROUPS;
+  // The GEMM's rows are pixels (channels last, and channels first run as
+  // channels last), else its columns are.
+  bool pixelRows = g.NHWC;
+  bool channelsFirst = !g.NHWC || plan.viaChannelsLast;
   OutputIndex out;
-  if (plan.viaChannelsLast) {
-    // A channels-last GEMM (pixels are rows, channels columns) that stores
-    // channels first.
-    if (g.PASS == ::kiln::conv::kBackwardFilter) {
-      // Column c = (kh, kw, ci) of output channel o: dw[o][ci][kh][kw].
-      std::string o = "(g * " + lit(og) + " + r)";
+  if (g.PASS == ::kiln::conv::kBackwardFilter) {
+    // Output channel o = row r; column c is a tap in the GEMM's order:
+    // (kh, kw, ci) channels last, (ci, kh, kw) channels first.
+    std::string o = "(g * " + lit(og) + " + r)";
+    if (g.NHWC) {
       std::string kh = "(c / " + lit(g.KW * cg) + ")",
                   kw = "((c / " + lit(cg) + ") % " + lit(g.KW) + ")",
                   ci = "(c % " + lit(cg) + ")";
+      if (!channelsFirst) {
+        out.coords = {o, kh, kw, ci};
+        out.flat = o + " * " + lit(plan.cols) + " + c";
+        out.pairs = plan.cols % 2 == 0;
+        return out;
+      }
+      // Stored as the channels-first filter dw[o][ci][kh][kw].
       out.coords = {o, ci, kh, kw};
       out.flat = "((" + o + " * " + lit(cg) + " + " + ci + ") * " + lit(g.KH) +
                  " + " + kh + ") * " + lit(g.KW) + " + " + kw;
       return out;
     }
-    bool forward = g.PASS == ::kiln::conv::kForward;
-    int64_t channels = forward ? g.O : g.C, perGroup = forward ? og : cg;
-    int64_t h = forward ? g.OH : g.H, w = forward ? g.OW : g.W;
-    std::string ch = "(g * " + lit(perGroup) + " + c)";
-    std::string n = "(r / " + lit(h * w) + ")", p = "(r % " + lit(h * w) + ")";
-    out.coords = {n, ch, p + " / " + lit(w), p + " % " + lit(w)};
-    out.flat = "(" + n + " * " + lit(channels) + " + " + ch + ") * " +
-               lit(h * w) + " + " + p;
-    return out;
-  }
-  if (g.PASS == ::kiln::conv::kBackwardFilter) {
-    std::string o = "(g * " + lit(og) + " + r)";
+    out.coords = {o, "c / " + lit(g.KH * g.KW),
+                  "(c / " + lit(g.KW) + ") % " + lit(g.KH), "c % " + lit(g.KW)};
     out.flat = o + " * " + lit(plan.cols) + " + c";
-    if (g.NHWC)
-      out.coords = {o, "c / " + lit(g.KW * cg),
-                    "(c / " + lit(cg) + ") % " + lit(g.KW), "c % " + lit(cg)};
-    else
-      out.coords = {o, "c / " + lit(g.KH * g.KW),
-                    "(c / " + lit(g.KW) + ") % " + lit(g.KH),
-                    "c % " + lit(g.KW)};
     out.pairs = plan.cols % 2 == 0;
     return out;
   }
@@ -126,20 +119,25 @@ OutputIndex outputIndex(const ConvPlan &plan) {
   // The activation the pass writes: channels, channels per group, pixels.
   int64_t channels = forward ? g.O : g.C, perGroup = forward ? og : cg;
   int64_t h = forward ? g.OH : g.H, w = forward ? g.OW : g.W;
-  if (g.NHWC) {
-    std::string ch = "(g * " + lit(perGroup) + " + c)";
-    out.coords = {"r / " + lit(h * w), "(r / " + lit(w) + ") % " + lit(h),
-                  "r % " + lit(w), ch};
-    out.flat = "r * " + lit(channels) + " + " + ch;
+  std::string ch =
+      "(g * " + lit(perGroup) + " + " + (pixelRows ? "c" : "r") + ")";
+  std::string pixel = pixelRows ? "r" : "c";
+  if (!channelsFirst) {
+    out.coords = {pixel + " / " + lit(h * w),
+                  "(" + pixel + " / " + lit(w) + ") % " + lit(h),
+                  pixel + " % " + lit(w), ch};
+    out.flat = pixel + " * " + lit(channels) + " + " + ch;
     out.pairs = channels % 2 == 0 && perGroup % 2 == 0;
-  } else {
-    std::string ch = "(g * " + lit(perGroup) + " + r)";
-    std::string n = "(c / " + lit(h * w) + ")", p = "(c % " + lit(h * w) + ")";
-    out.coords = {n, ch, p + " / " + lit(w), p + " % " + lit(w)};
-    out.flat = "(" + n + " * " + lit(channels) + " + " + ch + ") * " +
-               lit(h * w) + " + " + p;
-    out.pairs = (h * w) % 2 == 0;
+    return out;
   }
+  std::string n = "(" + pixel + " / " + lit(h * w) + ")",
+              p = "(" + pixel + " % " + lit(h * w) + ")";
+  out.coords = {n, ch, p + " / " + lit(w), p + " % " + lit(w)};
+  out.flat = "(" + n + " * " + lit(channels) + " + " + ch + ") * " +
+             lit(h * w) + " + " + p;
+  // Columns c and c + 1 are adjacent pixels of one image when the GEMM's
+  // columns are pixels and every image has an even count.
+  out.pairs = !pixelRows && (h * w) % 2 == 0;
   return out;
 }
 

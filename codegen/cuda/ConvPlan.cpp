@@ -280,18 +280,27 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
   plan.choice =
       chooseGemmConfig(candidates, target, g.GROUPS, plan.rows, plan.cols,
                        plan.k, 1, plan.outElements(), kConvSplits);
-  // A tile forced for tuning sweeps: KILN_CONV_TILE=BM,BN,BK,WM,WN,STAGES,
-  // BLOCKS_PER_SM,SPLIT.
+  // A tile forced for tuning sweeps (bench/conv_tile_sweep):
+  // KILN_CONV_TILE=BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT.
   if (const char *forced = std::getenv("KILN_CONV_TILE")) {
     GemmTileConfig tile = plan.choice.config;
     int split = 1;
     if (std::sscanf(forced, "%d,%d,%d,%d,%d,%d,%d,%d", &tile.bm, &tile.bn,
                     &tile.bk, &tile.warpsM, &tile.warpsN, &tile.stages,
-                    &tile.occupancy, &split) == 8) {
-      int64_t kTiles = (plan.k + tile.bk - 1) / tile.bk;
-      int64_t perSplit = (kTiles + split - 1) / split;
-      plan.choice = {tile, split, static_cast<int>(perSplit)};
+                    &tile.occupancy, &split) != 8 ||
+        tile.warpsM < 1 || tile.warpsN < 1 ||
+        tile.bm % (16 * tile.warpsM) != 0 ||
+        tile.bn % (16 * tile.warpsN) != 0 || tile.bk % 16 != 0 ||
+        tile.bk < 16 || tile.stages < 2 || tile.occupancy < 1 || split < 1) {
+      why = std::string("KILN_CONV_TILE='") + forced +
+            "' is not BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT "
+            "with warp tiles of whole 16x16 multiples, BK a multiple of 16, "
+            "two or more stages and positive counts";
+      return failure();
     }
+    int64_t kTiles = (plan.k + tile.bk - 1) / tile.bk;
+    int64_t perSplit = (kTiles + split - 1) / split;
+    plan.choice = {tile, split, static_cast<int>(perSplit)};
   }
   largest = std::max(largest, plan.choice.split * plan.outElements());
   plan.narrowIndex = largest <= (int64_t(1) << 30);
