@@ -42,6 +42,7 @@
 #include "kiln/batch_loader.h"
 #include "kiln/runtime.h"
 #include "runtime/io/dataset.h"
+#include "samples/data/dataset_records.h"
 #include "samples/data/sine_task.h"
 
 namespace {
@@ -114,42 +115,14 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-// Records [first, first + size) of `dataset` as host inputs, one per name.
-absl::StatusOr<kiln::Inputs> ReadRecords(kiln::io::MappedDataset& dataset,
-                                         const std::vector<std::string>& names,
-                                         uint64_t first, uint64_t size) {
-  std::vector<uint8_t> records(size * dataset.record_bytes());
-  absl::Status read = dataset.ReadRange(first, size, records.data());
-  if (!read.ok()) return read;
-  kiln::Inputs inputs;
-  for (const std::string& name : names) {
-    const kiln::io::DatasetField* field = dataset.FindField(name);
-    if (field == nullptr) {
-      return absl::InvalidArgumentError("the held-out data has no field '" +
-                                        name + "'");
-    }
-    kiln::HostTensor t;
-    t.dtype = field->dtype;
-    t.shape = {static_cast<int64_t>(size)};
-    t.shape.insert(t.shape.end(), field->shape.begin(), field->shape.end());
-    t.data.resize(size * field->bytes);
-    for (uint64_t r = 0; r < size; ++r) {
-      std::memcpy(t.data.data() + r * field->bytes,
-                  records.data() + r * dataset.record_bytes() + field->offset,
-                  field->bytes);
-    }
-    inputs.emplace(name, kiln::Input(std::move(t)));
-  }
-  return inputs;
-}
-
 // The value of a scalar f32 output.
 absl::StatusOr<double> Scalar(kiln::Runtime& runtime,
                               const kiln::Outputs& outputs,
                               const std::string& name) {
   auto it = outputs.find(name);
   if (it == outputs.end())
-    return absl::NotFoundError("the forward entry has no output '" + name + "'");
+    return absl::NotFoundError("the forward entry has no output '" + name +
+                               "'");
   auto host = runtime.Download(it->second);
   if (!host.ok()) return host.status();
   if (!host->shape.empty() || host->dtype != kiln::DType::kF32)
@@ -224,11 +197,12 @@ int main(int argc, char** argv) {
       const double elapsed = std::chrono::duration<double>(
                                  std::chrono::steady_clock::now() - start)
                                  .count();
-      std::printf("epoch %llu/%d  step %d  mean loss %.6g  lr %.3g  %.1f steps/s\n",
-                  static_cast<unsigned long long>((step + 1) / steps_per_epoch),
-                  flags.epochs, step + 1,
-                  epoch_loss / static_cast<double>(steps_per_epoch), lr,
-                  (step + 1) / elapsed);
+      std::printf(
+          "epoch %llu/%d  step %d  mean loss %.6g  lr %.3g  %.1f steps/s\n",
+          static_cast<unsigned long long>((step + 1) / steps_per_epoch),
+          flags.epochs, step + 1,
+          epoch_loss / static_cast<double>(steps_per_epoch), lr,
+          (step + 1) / elapsed);
       std::fflush(stdout);
       epoch_loss = 0;
     }
@@ -282,7 +256,8 @@ int main(int argc, char** argv) {
   double loss_sum = 0;
   double correct = 0;
   for (uint64_t b = 0; b < batches; ++b) {
-    auto inputs = ReadRecords(**heldout, eval_fields, b * eval_batch, eval_batch);
+    auto inputs = kiln::samples::ReadRecords(**heldout, eval_fields,
+                                             b * eval_batch, eval_batch);
     if (!inputs.ok()) return Fail(inputs.status());
     auto outputs = (*session)->Forward(*inputs);
     if (!outputs.ok()) return Fail(outputs.status());

@@ -33,6 +33,7 @@
 #include "kiln/batch_loader.h"
 #include "kiln/runtime.h"
 #include "runtime/io/dataset.h"
+#include "samples/data/dataset_records.h"
 #include "samples/data/sine_task.h"
 
 namespace {
@@ -104,36 +105,6 @@ bool ParseFlags(int argc, char** argv, Flags& flags) {
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
   return 1;
-}
-
-// Batch `index` of `dataset` (records index * size ... in file order) as host
-// inputs, one per named field.
-absl::StatusOr<kiln::Inputs> ReadBatch(kiln::io::MappedDataset& dataset,
-                                       const std::vector<std::string>& names,
-                                       uint64_t index, uint64_t size) {
-  std::vector<uint8_t> records(size * dataset.record_bytes());
-  absl::Status read = dataset.ReadRange(index * size, size, records.data());
-  if (!read.ok()) return read;
-  kiln::Inputs inputs;
-  for (const std::string& name : names) {
-    const kiln::io::DatasetField* field = dataset.FindField(name);
-    if (field == nullptr) {
-      return absl::InvalidArgumentError("the held-out data has no field '" +
-                                        name + "'");
-    }
-    kiln::HostTensor t;
-    t.dtype = field->dtype;
-    t.shape = {static_cast<int64_t>(size)};
-    t.shape.insert(t.shape.end(), field->shape.begin(), field->shape.end());
-    t.data.resize(size * field->bytes);
-    for (uint64_t r = 0; r < size; ++r) {
-      std::memcpy(t.data.data() + r * field->bytes,
-                  records.data() + r * dataset.record_bytes() + field->offset,
-                  field->bytes);
-    }
-    inputs.emplace(name, kiln::Input(std::move(t)));
-  }
-  return inputs;
 }
 
 }  // namespace
@@ -233,7 +204,8 @@ int main(int argc, char** argv) {
   }
   std::map<std::string, double> means;
   for (uint64_t b = 0; b < batches; ++b) {
-    auto inputs = ReadBatch(**heldout, eval_fields, b, batch_size);
+    auto inputs = kiln::samples::ReadRecords(**heldout, eval_fields,
+                                             b * batch_size, batch_size);
     if (!inputs.ok()) return Fail(inputs.status());
     auto outputs = (*session)->Forward(*inputs);
     if (!outputs.ok()) return Fail(outputs.status());
