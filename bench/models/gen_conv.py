@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
 import run  # noqa: E402  bench/run.py: the layers and their shapes
+import model_files  # noqa: E402
 
 
 def tensor(shape, dtype="bf16"):
@@ -94,24 +95,13 @@ def main(argv):
     p.add_argument("--check", action="store_true",
                    help="compare instead of writing; exit 1 on a difference")
     args = p.parse_args(argv)
-    stale = []
+    texts = {}
     for layout in run.CONV_LAYOUTS:
         for entry in run.CONV_LAYERS:
             layer = run.conv_layer(entry[0])
             path = os.path.join(args.out, run.conv_model_name(layout, layer["name"]) + ".mlir")
-            text = model(layer, layout)
-            if args.check:
-                if not os.path.exists(path) or open(path).read() != text:
-                    stale.append(path)
-                continue
-            with open(path, "w") as f:
-                f.write(text)
-            print(f"wrote {path}")
-    if stale:
-        print("not as gen_conv.py writes them:\n  " + "\n  ".join(stale), file=sys.stderr)
-        return 1
-    return 0
-
+            texts[path] = model(layer, layout)
+    return model_files.write_or_check(texts, args.check, "gen_conv.py")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

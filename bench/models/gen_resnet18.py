@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
 import run  # noqa: E402  bench/run.py: the network's layers and names
+import model_files  # noqa: E402
 
 
 def tensor(shape, dtype="f32"):
@@ -140,22 +141,9 @@ def main(argv):
     p.add_argument("--check", action="store_true",
                    help="compare instead of writing; exit 1 on a difference")
     args = p.parse_args(argv)
-    stale = []
-    for name, widths, batch in MODELS:
-        path = os.path.join(args.out, f"{name}.mlir")
-        text = model(widths, batch, name)
-        if args.check:
-            if not os.path.exists(path) or open(path).read() != text:
-                stale.append(path)
-            continue
-        with open(path, "w") as f:
-            f.write(text)
-        print(f"wrote {path}")
-    if stale:
-        print("not as gen_resnet18.py writes them:\n  " + "\n  ".join(stale), file=sys.stderr)
-        return 1
-    return 0
-
+    texts = {os.path.join(args.out, f"{name}.mlir"): model(widths, batch, name)
+             for name, widths, batch in MODELS}
+    return model_files.write_or_check(texts, args.check, "gen_resnet18.py")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
