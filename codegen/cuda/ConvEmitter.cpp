@@ -62,12 +62,9 @@ const char *kindName(ConvKind kind) {
 
 const char *boolText(bool value) { return value ? "true" : "false"; }
 
-/// The CUDA type of a fusion operand or result.
+/// The CUDA type of a fusion operand or result in memory.
 std::string bufferType(Value value) {
-  Type element = cast<ShapedType>(value.getType()).getElementType();
-  if (element.isF32() || element.isBF16() || element.isF16())
-    return cudaType(element);
-  return element.isInteger(1) ? "bool" : "int";
+  return storageCType(cast<ShapedType>(value.getType()).getElementType()).str();
 }
 
 /// Where the epilogue of group g, GEMM row r and column c stores: the
