@@ -125,6 +125,24 @@ TEST_F(ConvEmitterTest, ChannelsFirstRunsAsChannelsLastWhereThatCopiesRuns) {
       << templates(g);
   EXPECT_EQ(plan(op, x + ", " + w, y, /*tf32=*/true).kind, ConvKind::Tf32);
 
+  // Both gradients too: dy and w (input), dy and x (filter; the filter
+  // gradient stored channels first).
+  std::string attrs = " layout = nchw padding = [1, 1, 1, 1]";
+  std::string input = "kiln.conv2d_backward_input %arg0, %arg1" + attrs +
+                      " : " + y + ", " + w + " -> " + x;
+  ConvPlan i = plan(input, y + ", " + w, x);
+  EXPECT_TRUE(i.viaChannelsLast);
+  EXPECT_EQ(i.aCopy.rows, 32);  // dy's channels
+  EXPECT_EQ(i.bCopy.batch, 32); // the filter's output channels
+  emit(input, y + ", " + w, x);
+  std::string filter = "kiln.conv2d_backward_filter %arg0, %arg1" + attrs +
+                       " : " + y + ", " + x + " -> " + w;
+  ConvPlan f = plan(filter, y + ", " + x, w);
+  EXPECT_TRUE(f.viaChannelsLast);
+  EXPECT_EQ(f.aCopy.rows, 32);
+  EXPECT_EQ(f.bCopy.rows, 64); // x's channels
+  emit(filter, y + ", " + x, w);
+
   // Channels that no copy makes 16-byte runs stay channels first.
   std::string sx = "tensor<2x5x9x9xf32>", sw = "tensor<7x5x3x3xf32>",
               sy = "tensor<2x7x7x7xf32>";
