@@ -84,7 +84,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_losses import (KilnData, add_training_arguments, compare_initial,  # noqa: E402
                             parse_kiln_run_losses, read_safetensors, relative,
-                            scheduled_lr)
+                            run, scheduled_lr)
 
 FIELDS = ("images", "labels")
 EVAL_LINE = re.compile(r"^evaluated \S+ on (\d+) batches of (\d+) records of [^:]*:(.*)$", re.M)
@@ -298,17 +298,6 @@ def check_forward(cfg, drawn, expected_path, device):
 
 # ---------------------------------------------------------------------------
 # kiln.
-
-def run(cmd, log_path):
-    print("$", " ".join(cmd), flush=True)
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    text = proc.stdout + proc.stderr
-    with open(log_path, "a") as f:
-        f.write("$ " + " ".join(cmd) + "\n" + text)
-    if proc.returncode != 0:
-        sys.exit(f"{cmd[0]} failed (exit {proc.returncode}):\n{text}")
-    return text
-
 
 def train_kiln(args, artifact, eval_artifact, steps, name):
     """kiln-run's per-step losses, held-out evaluation (batches, batch size,

@@ -299,6 +299,19 @@ def run_kiln(args, artifact, fields, steps, log_name, checkpoint):
     return parse_kiln_run_losses(text)
 
 
+def run(cmd, log_path):
+    """Runs `cmd`, appending the command and its output to `log_path`; exits
+    with the output when it fails. Returns the output."""
+    print("$", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    text = proc.stdout + proc.stderr
+    with open(log_path, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n" + text)
+    if proc.returncode != 0:
+        sys.exit(f"{cmd[0]} failed (exit {proc.returncode}):\n{text}")
+    return text
+
+
 def compare_initial(drawn, started, names, reference):
     """Prints and returns the largest difference (relative to the tensor's
     max |value|) of kiln-run's initial parameters `started` from kiln-ref's

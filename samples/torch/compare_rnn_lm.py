@@ -50,14 +50,13 @@ import argparse
 import math
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_losses import (KilnData, add_training_arguments, compare_initial,  # noqa: E402
                             parse_kiln_run_losses, read_safetensors, relative,
-                            scheduled_lr)
+                            run, scheduled_lr)
 
 EVAL_LINE = re.compile(r"^evaluated .*?:(.*)$", re.M)
 FIELDS = ("tokens", "targets")
@@ -204,17 +203,6 @@ def struct_f32(raw):
 
 # ---------------------------------------------------------------------------
 # kiln.
-
-def run(cmd, log_path):
-    print("$", " ".join(cmd), flush=True)
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    text = proc.stdout + proc.stderr
-    with open(log_path, "a") as f:
-        f.write("$ " + " ".join(cmd) + "\n" + text)
-    if proc.returncode != 0:
-        sys.exit(f"{cmd[0]} failed (exit {proc.returncode}):\n{text}")
-    return text
-
 
 def train_kiln(args, artifact, steps, name):
     """kiln-run's per-step losses and held-out mean loss (None for 0 steps)."""
