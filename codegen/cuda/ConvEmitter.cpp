@@ -2,7 +2,7 @@
 //
 // Generates the kernels of a conv fusion (ConvPlan.h says what one is and
 // how it is configured): the configuration struct that instantiates
-// kernels/conv_igemm.cuh or kernels/conv_depthwise.cuh with the
+// kernels/conv_wgmma.cuh, conv_igemm.cuh or conv_depthwise.cuh with the
 // convolution's geometry as constants, the parameters, and the fused
 // epilogue, written by the ScalarEmitter at the output element of group g,
 // GEMM row r and column c (the bias of kiln.conv2d is added to the f32 sum
@@ -305,10 +305,14 @@ std::string configText(const ConvPlan &plan) {
        << "; // 0 bf16, 1 f16, 2 tf32, 3 tf32 in three products\n"
        << "  static constexpr bool TF32 = " << boolText(kind >= 2) << ";\n"
        << "  static constexpr int BM = " << tile.bm << ", BN = " << tile.bn
-       << ", BK = " << tile.bk << ";\n"
-       << "  static constexpr int WARPS_M = " << tile.warpsM
-       << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages << ";\n"
-       << "  static constexpr bool A_KMAJOR = " << boolText(plan.aKMajor)
+       << ", BK = " << tile.bk << ";\n";
+    if (tile.path == GemmPath::Wgmma)
+      os << "  static constexpr int STAGES = " << tile.stages << ";\n";
+    else
+      os << "  static constexpr int WARPS_M = " << tile.warpsM
+         << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages
+         << ";\n";
+    os << "  static constexpr bool A_KMAJOR = " << boolText(plan.aKMajor)
        << ", B_KMAJOR = " << boolText(plan.bKMajor) << ";\n"
        << "  static constexpr bool A_VEC = " << boolText(plan.aVec)
        << ", B_VEC = " << boolText(plan.bVec) << ";\n"
@@ -339,10 +343,14 @@ std::string describe(const ConvPlan &plan) {
      << plan.k;
   if (g.GROUPS > 1)
     os << " groups " << g.GROUPS;
-  os << " tile " << tile.bm << "x" << tile.bn << "x" << tile.bk << " warps "
-     << tile.warpsM << "x" << tile.warpsN << " stages " << tile.stages
-     << " split " << plan.choice.split << " a " << (plan.aKMajor ? "K" : "M")
-     << "-major " << (plan.aVec ? "16-byte" : "gathered") << " b "
+  os << " tile " << tile.bm << "x" << tile.bn << "x" << tile.bk;
+  if (tile.path == GemmPath::Wgmma)
+    os << " wgmma warpgroups " << tile.bm / 64;
+  else
+    os << " mma warps " << tile.warpsM << "x" << tile.warpsN;
+  os << " stages " << tile.stages << " split " << plan.choice.split << " a "
+     << (plan.aKMajor ? "K" : "M") << "-major "
+     << (plan.aVec ? "16-byte" : "gathered") << " b "
      << (plan.bKMajor ? "K" : "N") << "-major "
      << (plan.bVec ? "16-byte" : "gathered");
   return text;
@@ -372,9 +380,13 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
                               "got '")
            << options.arch << "'";
   const GpuTarget &target = options.target();
-  if (failed(configureConv(plan, target, options.allowTf32, why)))
+  if (failed(configureConv(plan, target, options.allowTf32,
+                           archNumber(options.arch) == 90, why)))
     return fusion.emitOpError(why);
   if (forced && !plan.depthwise) {
+    if (forced->config.path == GemmPath::Wgmma && !plan.wgmmaAllowed)
+      return fusion.emitOpError("a wgmma tile was forced on a convolution "
+                                "the wgmma kernel cannot run");
     int64_t kTiles = (plan.k + forced->config.bk - 1) / forced->config.bk;
     int64_t perSplit =
         kTiles ? (kTiles + forced->split - 1) / forced->split : 0;
@@ -412,8 +424,10 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     return failure();
   std::string functors = configText(plan) + buffers.structText + *epilogue;
 
-  const char *templateName = plan.depthwise ? "conv_depthwise" : "conv_igemm";
-  auto spec = [&](const char *prefix, const char *function) {
+  const GemmTileConfig &tile = plan.choice.config;
+  bool wgmma = !plan.depthwise && tile.path == GemmPath::Wgmma;
+  auto spec = [&](const char *prefix, const char *function,
+                  const char *templateName) {
     KernelSpec s;
     s.prefix = prefix;
     s.header = header;
@@ -440,17 +454,18 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   if (plan.depthwise) {
     const ConvGeometry &g = plan.geometry;
     if (g.PASS == ::kiln::conv::kForward) {
-      builder.kernel(strided(spec("kiln_conv_depthwise", "depthwise_forward"),
-                             g.N * g.C * g.OH * g.OW));
+      builder.kernel(strided(
+          spec("kiln_conv_depthwise", "depthwise_forward", "conv_depthwise"),
+          g.N * g.C * g.OH * g.OW));
     } else if (g.PASS == ::kiln::conv::kBackwardInput) {
-      builder.kernel(
-          strided(spec("kiln_conv_depthwise", "depthwise_backward_input"),
-                  g.N * g.C * g.H * g.W));
+      builder.kernel(strided(spec("kiln_conv_depthwise",
+                                  "depthwise_backward_input", "conv_depthwise"),
+                             g.N * g.C * g.H * g.W));
     } else {
       int64_t slices = ::kiln::conv::depthwise_slices(g.N * g.OH * g.OW);
       int64_t taps = g.KH * g.KW;
-      KernelSpec partials =
-          spec("kiln_conv_depthwise_partials", "depthwise_filter_partials");
+      KernelSpec partials = spec("kiln_conv_depthwise_partials",
+                                 "depthwise_filter_partials", "conv_depthwise");
       // The partials take no epilogue.
       partials.body = "  const Params p{" + buffers.initializer + "};\n" +
                       "  kiln::conv::depthwise_filter_partials<Config>(ctx, "
@@ -461,8 +476,9 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
                        1, 1};
       partials.block = {::kiln::conv::depthwise_threads, 1, 1};
       builder.kernel(std::move(partials));
-      builder.kernel(strided(
-          spec("kiln_conv_depthwise_sum", "depthwise_filter_sum"), g.C * taps));
+      builder.kernel(strided(spec("kiln_conv_depthwise_sum",
+                                  "depthwise_filter_sum", "conv_depthwise"),
+                             g.C * taps));
     }
     return builder.take();
   }
@@ -496,16 +512,25 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     copy(plan.bCopy, plan.bArg, *scratch.bCopy);
   }
 
-  const GemmTileConfig &tile = plan.choice.config;
-  KernelSpec main = spec("kiln_conv", "igemm");
+  KernelSpec main = wgmma ? spec("kiln_conv", "wgmma_igemm", "conv_wgmma")
+                          : spec("kiln_conv", "igemm", "conv_igemm");
   int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn);
   if (tiles > std::numeric_limits<int32_t>::max())
     return fusion.emitOpError("the convolution has too many tiles (")
            << tiles << ") for one launch";
-  main.grid = {static_cast<uint32_t>(tiles), 1,
-               static_cast<uint32_t>(std::min<int64_t>(
-                   plan.geometry.GROUPS * plan.choice.split, 65535))};
+  int64_t zs = plan.geometry.GROUPS * plan.choice.split;
+  if (wgmma) {
+    // Persistent: the blocks that fit the SMs walk every (tile, group,
+    // split).
+    main.grid = {static_cast<uint32_t>(std::min<int64_t>(
+                     tiles * zs, target.blocksForWaves(1, tile.occupancy))),
+                 1, 1};
+    main.archSpecific = true;
+  } else {
+    main.grid = {static_cast<uint32_t>(tiles), 1,
+                 static_cast<uint32_t>(std::min<int64_t>(zs, 65535))};
+  }
   main.block = {static_cast<uint32_t>(tile.threads()), 1, 1};
   main.dynamicSharedBytes =
       tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes());
@@ -515,8 +540,9 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   main.mergeable = false;
   builder.kernel(std::move(main));
   if (split)
-    builder.kernel(strided(spec("kiln_conv_split_sum", "igemm_split_sum"),
-                           (plan.outElements() + 1) / 2));
+    builder.kernel(
+        strided(spec("kiln_conv_split_sum", "igemm_split_sum", "conv_igemm"),
+                (plan.outElements() + 1) / 2));
   return builder.take();
 }
 

@@ -1,13 +1,14 @@
 //===- ConvEmitter_test.cc - kernels of "conv" fusions --------------------===//
 //
 // The planner's choices for each pass and layout (16-byte copies or element
-// gathers, channels-first passes run as channels last, depthwise kernels,
-// split reductions) and the kernels themselves: each is compiled to PTX and
-// an sm_90 cubin, its launches checked against its parameters, and its
-// emission deterministic.
+// gathers, wgmma on sm_90, channels-first passes run as channels last,
+// depthwise kernels, split reductions) and the kernels themselves: each is
+// compiled to PTX and an sm_90 cubin, its launches checked against its
+// parameters, and its emission deterministic.
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/ConvEmitter.h"
 #include "codegen/cuda/ConvPlan.h"
 #include "codegen/cuda/EmitterTestUtils.h"
 
@@ -36,8 +37,8 @@ protected:
     EXPECT_TRUE(succeeded(p)) << why;
     if (failed(p))
       return {};
-    EXPECT_TRUE(
-        succeeded(configureConv(*p, CodegenOptions().target(), tf32, why)))
+    EXPECT_TRUE(succeeded(configureConv(*p, CodegenOptions().target(), tf32,
+                                        /*allowWgmma=*/true, why)))
         << why;
     return *p;
   }
@@ -85,6 +86,53 @@ TEST_F(ConvEmitterTest, ChannelsLastPassesCopySixteenByteRuns) {
   // The split partials and their ordered sum.
   ASSERT_EQ(g.launches.size(), 2u);
   EXPECT_GE(g.scratchBytes, 4ull * filter.choice.split * 64 * 9 * 64);
+}
+
+TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
+  std::string x = "tensor<8x28x28x64xbf16>", w = "tensor<128x3x3x64xbf16>",
+              y = "tensor<8x28x28x128xbf16>";
+  const char *attrs = " layout = nhwc padding = [1, 1, 1, 1]";
+  std::string forward =
+      std::string("kiln.conv2d %arg0, %arg1") + attrs + " : " + x + ", " + w;
+  ConvPlan p = plan(forward, x + ", " + w, y);
+  EXPECT_TRUE(p.wgmmaAllowed);
+  EXPECT_EQ(p.choice.config.path, GemmPath::Wgmma);
+  GeneratedFusion g = emit(forward, x + ", " + w, y);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_EQ(g.kernels[0].templateName, "conv_wgmma");
+  EXPECT_TRUE(g.kernels[0].archSpecific);
+  // Persistent: no more blocks than the SMs hold.
+  EXPECT_LE(g.launches[0].grid[0], CodegenOptions().target().smCount);
+
+  // Both gradients: dy and the filter's N-major rows (input), dy and x
+  // both M/N-major (filter, its reduction split).
+  std::string input = std::string("kiln.conv2d_backward_input %arg0, %arg1") +
+                      attrs + " : " + y + ", " + w + " -> " + x;
+  EXPECT_EQ(templates(emit(input, y + ", " + w, x)), "conv_wgmma ");
+  std::string filter = std::string("kiln.conv2d_backward_filter %arg0, %arg1") +
+                       attrs + " : " + y + ", " + x + " -> " + w;
+  ConvPlan f = plan(filter, y + ", " + x, w);
+  EXPECT_EQ(f.choice.config.path, GemmPath::Wgmma);
+  EXPECT_FALSE(f.aKMajor || f.bKMajor);
+
+  // f32 and gathered operands stay on mma.sync, as does any other arch.
+  std::string fx = "tensor<8x28x28x64xf32>", fw = "tensor<128x3x3x64xf32>",
+              fy = "tensor<8x28x28x128xf32>";
+  ConvPlan f32 = plan(std::string("kiln.conv2d %arg0, %arg1") + attrs + " : " +
+                          fx + ", " + fw,
+                      fx + ", " + fw, fy);
+  EXPECT_FALSE(f32.wgmmaAllowed);
+  std::string sx = "tensor<8x28x28x12xbf16>", sw = "tensor<128x3x3x12xbf16>";
+  EXPECT_FALSE(plan(std::string("kiln.conv2d %arg0, %arg1") + attrs + " : " +
+                        sx + ", " + sw,
+                    sx + ", " + sw, y)
+                   .wgmmaAllowed);
+  FusionOp fusion = fusionOf("conv", forward, x + ", " + w, y);
+  CodegenOptions sm80;
+  sm80.arch = "sm_80";
+  FailureOr<GeneratedFusion> older = emitConv(fusion, sm80);
+  ASSERT_TRUE(succeeded(older));
+  EXPECT_EQ(templates(*older), "conv_igemm ");
 }
 
 TEST_F(ConvEmitterTest, ThreeChannelsAreGathered) {

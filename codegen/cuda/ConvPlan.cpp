@@ -5,6 +5,7 @@
 #include "dialects/kiln/Utils/ShapeInference.h"
 
 #include "kiln/conv_layout.cuh"
+#include "kiln/gemm_layout.cuh"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -15,6 +16,8 @@
 
 namespace mlir::kiln::codegen {
 namespace {
+
+using ::kiln::gemm::wgmma_block_k;
 
 // Block tiles of the implicit GEMM (GemmTileConfig's fields: path, BM, BN,
 // BK, warps, stages, -, -, blocks per SM, efficiency). The gathers cost
@@ -29,6 +32,16 @@ const GemmTileConfig kConvMmaConfigs[] = {
     {GemmPath::MmaSync, 128, 64, 32, 2, 2, 4, 0, 0, 3, 0.75},
     {GemmPath::MmaSync, 64, 128, 32, 2, 2, 4, 0, 0, 3, 0.75},
     {GemmPath::MmaSync, 64, 64, 32, 2, 2, 4, 0, 0, 4, 0.65},
+};
+// wgmma (sm_90a, kernels/conv_wgmma.cuh): two warpgroups of 64 x BN over
+// 64-deep swizzled stages, as many stages as fill one block's shared
+// memory; the 64-wide tile serves 64-channel outputs, and one warpgroup
+// (two blocks per SM) the filter gradients of 64-channel layers.
+const GemmTileConfig kConvWgmmaConfigs[] = {
+    {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 1, 0.85},
+    {GemmPath::Wgmma, 128, 256, wgmma_block_k, 0, 0, 4, 0, 0, 1, 0.85},
+    {GemmPath::Wgmma, 128, 64, wgmma_block_k, 0, 0, 8, 0, 0, 1, 0.75},
+    {GemmPath::Wgmma, 64, 128, wgmma_block_k, 0, 0, 4, 0, 0, 2, 0.75},
 };
 const GemmTileConfig kConvTf32Configs[] = {
     {GemmPath::Tf32, 128, 128, 32, 2, 4, 3, 0, 0, 1, 1.00},
@@ -73,12 +86,15 @@ bool isConvFloat(Type type) {
 } // namespace
 
 llvm::ArrayRef<GemmTileConfig> convMmaConfigs() { return kConvMmaConfigs; }
+llvm::ArrayRef<GemmTileConfig> convWgmmaConfigs() { return kConvWgmmaConfigs; }
 llvm::ArrayRef<GemmTileConfig> convTf32Configs() { return kConvTf32Configs; }
 llvm::ArrayRef<GemmTileConfig> convTf32x3Configs() {
   return kConvTf32x3Configs;
 }
 
 GemmTileConfig convTileFor(const ConvPlan &plan, GemmTileConfig tile) {
+  if (tile.path == GemmPath::Wgmma)
+    return tile; // one block per SM already
   // The input gradient's gathers (dy at strided windows) and 16-bit
   // element gathers need more than the 128 registers a thread that two
   // blocks of 256 threads per SM leave: one such block per SM.
@@ -198,7 +214,7 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why) {
 }
 
 LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
-                            bool allowTf32, std::string &why) {
+                            bool allowTf32, bool allowWgmma, std::string &why) {
   // The convolution as written (plan.geometry may become its channels-last
   // form).
   const ConvGeometry g = plan.geometry;
@@ -265,10 +281,20 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
       : plan.kind == ConvKind::Tf32 ? convTf32Configs()
                                     : convMmaConfigs();
   SmallVector<GemmTileConfig> candidates;
-  for (const GemmTileConfig &tile : table)
-    if (tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes()) <=
-        target.sharedBytesPerBlock)
-      candidates.push_back(convTileFor(plan, tile));
+  auto consider = [&](ArrayRef<GemmTileConfig> tiles) {
+    for (const GemmTileConfig &tile : tiles)
+      if (tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes()) <=
+          target.sharedBytesPerBlock)
+        candidates.push_back(convTileFor(plan, tile));
+  };
+  // wgmma reads both operands from swizzled tiles that only 16-byte runs
+  // fill; the cost model weighs it against mma.sync per shape.
+  plan.wgmmaAllowed =
+      allowWgmma && target.hasWgmma && plan.aVec && plan.bVec &&
+      (plan.kind == ConvKind::Bf16 || plan.kind == ConvKind::F16);
+  if (plan.wgmmaAllowed)
+    consider(convWgmmaConfigs());
+  consider(table);
   if (candidates.empty()) {
     why = "no convolution tile fits the shared memory of " + target.arch.str();
     return failure();
@@ -281,21 +307,38 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
       chooseGemmConfig(candidates, target, g.GROUPS, plan.rows, plan.cols,
                        plan.k, 1, plan.outElements(), kConvSplits);
   // A tile forced for tuning sweeps (bench/conv_tile_sweep):
-  // KILN_CONV_TILE=BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT.
+  // KILN_CONV_TILE=BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT,
+  // with WARPS_M = WARPS_N = 0 for the wgmma kernel.
   if (const char *forced = std::getenv("KILN_CONV_TILE")) {
     GemmTileConfig tile = plan.choice.config;
     int split = 1;
-    if (std::sscanf(forced, "%d,%d,%d,%d,%d,%d,%d,%d", &tile.bm, &tile.bn,
-                    &tile.bk, &tile.warpsM, &tile.warpsN, &tile.stages,
-                    &tile.occupancy, &split) != 8 ||
-        tile.warpsM < 1 || tile.warpsN < 1 ||
-        tile.bm % (16 * tile.warpsM) != 0 ||
-        tile.bn % (16 * tile.warpsN) != 0 || tile.bk % 16 != 0 ||
-        tile.bk < 16 || tile.stages < 2 || tile.occupancy < 1 || split < 1) {
+    bool parsed = std::sscanf(forced, "%d,%d,%d,%d,%d,%d,%d,%d", &tile.bm,
+                              &tile.bn, &tile.bk, &tile.warpsM, &tile.warpsN,
+                              &tile.stages, &tile.occupancy, &split) == 8;
+    bool forcedWgmma = parsed && tile.warpsM == 0 && tile.warpsN == 0;
+    tile.path = forcedWgmma ? GemmPath::Wgmma
+                : plan.kind == ConvKind::Bf16 || plan.kind == ConvKind::F16
+                    ? GemmPath::MmaSync
+                    : GemmPath::Tf32;
+    bool valid =
+        parsed && tile.stages >= 2 && tile.occupancy >= 1 && split >= 1 &&
+        (forcedWgmma ? plan.wgmmaAllowed && (tile.bm == 64 || tile.bm == 128) &&
+                           (tile.bn == 64 || tile.bn == 128 ||
+                            (tile.bn == 256 && tile.bm == 128)) &&
+                           tile.bk == wgmma_block_k && tile.stages >= 3
+                     : tile.warpsM >= 1 && tile.warpsN >= 1 &&
+                           tile.bm % (16 * tile.warpsM) == 0 &&
+                           tile.bn % (16 * tile.warpsN) == 0 &&
+                           tile.bk % 16 == 0 && tile.bk >= 16);
+    if (!valid) {
       why = std::string("KILN_CONV_TILE='") + forced +
             "' is not BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT "
             "with warp tiles of whole 16x16 multiples, BK a multiple of 16, "
-            "two or more stages and positive counts";
+            "two or more stages and positive counts (or WARPS_M = WARPS_N = "
+            "0: a wgmma tile of 64 or 128 rows, BN 64, 128 or 256 (128 "
+            "rows), BK " +
+            std::to_string(wgmma_block_k) +
+            " and three or more stages, for a convolution that may take it)";
       return failure();
     }
     int64_t kTiles = (plan.k + tile.bk - 1) / tile.bk;

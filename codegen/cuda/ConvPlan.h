@@ -13,10 +13,12 @@
 // configuration for the GpuTarget:
 //  - depthwise convolutions (groups = channels = outputs) run the direct
 //    kernels of conv_depthwise.cuh;
-//  - every other convolution runs conv_igemm.cuh: mma.sync tiles chosen by
-//    the GEMM cost model (GemmConfig.h) from the tables below, with the
-//    reduction split across blocks where the output has too few tiles to
-//    fill the GPU (the filter gradient sums over every pixel of the batch).
+//  - bf16/f16 convolutions whose operands both come in 16-byte runs may run
+//    conv_wgmma.cuh on sm_90 (wgmma, arch-specific sm_90a code);
+//  - every convolution may run conv_igemm.cuh (mma.sync);
+//  the GEMM cost model (GemmConfig.h) chooses among the tables' tiles, with
+//  the reduction split across blocks where the output has too few tiles to
+//  fill the GPU (the filter gradient sums over every pixel of the batch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +81,9 @@ struct ConvPlan {
 
   // Configuration (implicit GEMM).
   ConvKind kind = ConvKind::Bf16;
+  /// The wgmma kernel may run it (sm_90, bf16/f16, both operands 16-byte
+  /// runs).
+  bool wgmmaAllowed = false;
   bool aKMajor = true, bKMajor = true, aVec = false, bVec = false;
   GemmChoice choice;
   /// 32-bit offsets.
@@ -92,13 +97,16 @@ struct ConvPlan {
 FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why);
 
 /// Chooses the kernel configuration of `plan` for `target` (`allowTf32`:
-/// f32 on tf32 tensor cores once instead of in three products). Fails with
-/// `why` when no tile fits the target.
+/// f32 on tf32 tensor cores once instead of in three products;
+/// `allowWgmma`: the kernels may use the arch-specific wgmma of sm_90a, the
+/// architecture compiled for being exactly sm_90). Fails with `why` when no
+/// tile fits the target.
 LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
-                            bool allowTf32, std::string &why);
+                            bool allowTf32, bool allowWgmma, std::string &why);
 
-/// The tile tables of the implicit-GEMM kernel: bf16/f16, tf32 once, and
-/// f32 in three tf32 products.
+/// The tile tables of the implicit-GEMM kernels: wgmma and mma.sync for
+/// bf16/f16, tf32 once, and f32 in three tf32 products.
+llvm::ArrayRef<GemmTileConfig> convWgmmaConfigs();
 llvm::ArrayRef<GemmTileConfig> convMmaConfigs();
 llvm::ArrayRef<GemmTileConfig> convTf32Configs();
 llvm::ArrayRef<GemmTileConfig> convTf32x3Configs();

@@ -1,14 +1,14 @@
 //===- ConvTemplateInstances.cpp - every convolution kernel to check ------===//
 //
 // Every entry of the implicit-GEMM tile tables (ConvPlan.cpp) for the
-// element types it serves, rendered by the emitter itself (emitConv with
-// the tile forced) from a 3x3 channels-last forward pass with bias and
-// ReLU; then each pass in each layout with the operands the planner
-// gathers element by element (channels-first windows, 3 input channels),
-// split reductions (their partial stores and the summing kernel), f32 in
-// three tf32 products and once, and f16. Channels-first passes whose
-// channels-last copies are 16-byte runs run as channels last: their
-// instances include the copies (kernels/conv_layout_change.cuh).
+// element types it serves (wgmma's for sm_90a, each of its passes too),
+// rendered by the emitter itself (emitConv with the tile forced) from a 3x3
+// channels-last forward pass with bias and ReLU; then each pass in each layout
+// with the operands the planner gathers element by element (channels-first
+// windows, 3 input channels), split reductions (their partial stores and the
+// summing kernel), f32 in three tf32 products and once, and f16. Channels-first
+// passes whose channels-last copies are 16-byte runs run as channels last:
+// their instances include the copies (kernels/conv_layout_change.cuh).
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,7 +107,8 @@ std::string caseName(const Case &c) {
                      (c.tf32 ? "_tf32" : "");
   if (c.groups > 1)
     return name + "_depthwise";
-  name += "_" + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
+  name += std::string(t.path == GemmPath::Wgmma ? "_wgmma_" : "_") +
+          std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
           std::to_string(t.bk);
   if (c.split > 1)
     name += "_split" + std::to_string(c.split);
@@ -131,6 +132,22 @@ std::vector<TemplateInstance> convTemplateInstances() {
   };
   for (const GemmTileConfig &t : convMmaConfigs())
     add("3x3", t, "bf16", Pass::Forward, true);
+  // wgmma: every tile forward, f16, each gradient (M/N-major operands, a
+  // split filter gradient), stride 2, 1x1, and channels first run as
+  // channels last.
+  for (const GemmTileConfig &t : convWgmmaConfigs()) {
+    Case &c = add("3x3", t, "bf16", Pass::Forward, true);
+    c.o = std::max<int64_t>(64, t.bn);
+  }
+  const GemmTileConfig &wgmma = convWgmmaConfigs().front();
+  add("3x3", wgmma, "f16", Pass::Forward, true).o = 128;
+  add("3x3_s2", wgmma, "bf16", Pass::Forward, true).stride = 2;
+  add("3x3", wgmma, "bf16", Pass::Input, true).c = 128;
+  Case &wgmmaFilter = add("3x3", wgmma, "bf16", Pass::Filter, true);
+  wgmmaFilter.c = 128, wgmmaFilter.o = 128, wgmmaFilter.split = 4;
+  Case &wgmmaPointwise = add("1x1", wgmma, "bf16", Pass::Forward, true);
+  wgmmaPointwise.o = 128, wgmmaPointwise.kernel = 1, wgmmaPointwise.pad = 0;
+  add("3x3", wgmma, "bf16", Pass::Forward, false).o = 128;
   for (const GemmTileConfig &t : convTf32Configs())
     add("3x3", t, "f32", Pass::Forward, true).tf32 = true;
   for (const GemmTileConfig &t : convTf32x3Configs())
@@ -193,10 +210,13 @@ std::vector<TemplateInstance> convTemplateInstances() {
           {name, "#error the conv emitter failed\n", {"sm_90"}});
       continue;
     }
-    std::vector<std::string> arches = {"sm_90", "sm_80"};
-    for (auto [i, kernel] : llvm::enumerate(generated->kernels))
+    for (auto [i, kernel] : llvm::enumerate(generated->kernels)) {
+      std::vector<std::string> arches =
+          kernel.archSpecific ? std::vector<std::string>{"sm_90a"}
+                              : std::vector<std::string>{"sm_90", "sm_80"};
       instances.push_back(
           {i ? name + "_" + std::to_string(i) : name, kernel.source, arches});
+    }
   }
   return instances;
 }

@@ -50,8 +50,27 @@ template <class Cfg> struct igemm_shape {
   static constexpr int KT = (int)((K + Cfg::BK - 1) / Cfg::BK);
   // The outputs of every group (the partial products of one split).
   static constexpr idx TOTAL = (idx)Cfg::GROUPS * ROWS * COLS;
-  static constexpr int THREADS = Cfg::WARPS_M * Cfg::WARPS_N * 32;
 };
+
+// Columns c and c + 1 (c even; c + 1 may lie past the last) of GEMM row r
+// of group g: through the epilogue, or into split `split`'s f32 partials.
+template <class Cfg, class Epi, class Params>
+__device__ __forceinline__ void
+store_result(const Params &p, typename Cfg::index group, int split,
+             typename Cfg::index r, typename Cfg::index c, float v0, float v1) {
+  typedef typename Cfg::index idx;
+  typedef igemm_shape<Cfg> S;
+  if constexpr (Cfg::SPLIT == 1) {
+    Epi::store_pair(p, group, r, c, v0, v1);
+  } else {
+    float *dst =
+        p.scratch + (idx)split * S::TOTAL + (group * S::ROWS + r) * S::COLS + c;
+    if (c < S::COLS)
+      dst[0] = v0;
+    if (c + 1 < S::COLS)
+      dst[1] = v1;
+  }
+}
 
 // One operand's tiles: A (rows x K tile) or B (columns x K tile), each
 // element gathered through conv_layout.cuh's a_at / b_at.
@@ -59,6 +78,7 @@ template <class Cfg, bool IS_A> struct operand {
   typedef typename Cfg::index idx;
   typedef typename Cfg::element T;
   typedef igemm_shape<Cfg> S;
+  static constexpr int THREADS = Cfg::WARPS_M * Cfg::WARPS_N * 32;
   static constexpr bool KMAJOR = IS_A ? Cfg::A_KMAJOR : Cfg::B_KMAJOR;
   static constexpr bool VEC = IS_A ? Cfg::A_VEC : Cfg::B_VEC;
   // Copied by cp.async (16-byte runs, or single 4-byte elements), rather
@@ -66,7 +86,6 @@ template <class Cfg, bool IS_A> struct operand {
   // moves 4, 8 or 16 bytes).
   static constexpr bool ASYNC = VEC || sizeof(T) == 4;
   static constexpr int MN = IS_A ? Cfg::BM : Cfg::BN;
-  static constexpr idx EXTENT = IS_A ? S::ROWS : S::COLS;
   static constexpr int LD = gemm::mma_tile_ld(KMAJOR, MN, Cfg::BK, Cfg::TF32);
   static constexpr int STAGE =
       gemm::mma_stage_elements(KMAJOR, MN, Cfg::BK, Cfg::TF32);
@@ -75,8 +94,8 @@ template <class Cfg, bool IS_A> struct operand {
   static constexpr int V = VEC ? 16 / (int)sizeof(T) : 1;
   static constexpr int PER_ROW = CONTIGUOUS / V;
   static constexpr int UNITS = (KMAJOR ? MN : Cfg::BK) * PER_ROW;
-  static constexpr int PER_THREAD = UNITS / S::THREADS;
-  static_assert(CONTIGUOUS % V == 0 && UNITS % S::THREADS == 0,
+  static constexpr int PER_THREAD = UNITS / THREADS;
+  static_assert(CONTIGUOUS % V == 0 && UNITS % THREADS == 0,
                 "copies must divide among the threads");
 
   // Unit i of thread `tid`: its position in the shared tile and its operand
@@ -87,11 +106,11 @@ template <class Cfg, bool IS_A> struct operand {
   static __device__ __forceinline__ void unit(int tid, int i, int &at, int &mn,
                                               int &k) {
     int row, col;
-    if constexpr (S::THREADS % PER_ROW == 0) {
-      row = tid / PER_ROW + i * (S::THREADS / PER_ROW);
+    if constexpr (THREADS % PER_ROW == 0) {
+      row = tid / PER_ROW + i * (THREADS / PER_ROW);
       col = (tid % PER_ROW) * V;
     } else {
-      const int u = tid + i * S::THREADS;
+      const int u = tid + i * THREADS;
       row = u / PER_ROW;
       col = (u % PER_ROW) * V;
     }
@@ -102,9 +121,7 @@ template <class Cfg, bool IS_A> struct operand {
   // The element offset of operand element (mn, k) of `group`, or -1 for a
   // zero (past the operand's edges, or the padding).
   static __device__ __forceinline__ idx offset(idx group, idx mn, idx k) {
-    if (mn >= EXTENT || k >= S::K)
-      return -1;
-    return IS_A ? a_at(Cfg{}, group, mn, k) : b_at(Cfg{}, group, k, mn);
+    return operand_at<IS_A>(Cfg{}, group, mn, k);
   }
 
   // Copies in flight (ASYNC): 16-byte runs, or 4-byte elements, through
@@ -328,18 +345,8 @@ __device__ __forceinline__ void igemm(const launch_ctx &ctx, const Params &p) {
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt) {
           const idx c = n0 + n_warp + nt * 8 + q * 2;
-          const float v0 = acc[mt][nt][half * 2],
-                      v1 = acc[mt][nt][half * 2 + 1];
-          if constexpr (Cfg::SPLIT == 1) {
-            Epi::store_pair(p, group, r, c, v0, v1);
-          } else {
-            float *dst = p.scratch + (idx)split * S::TOTAL +
-                         (group * S::ROWS + r) * S::COLS + c;
-            if (c < S::COLS)
-              dst[0] = v0;
-            if (c + 1 < S::COLS)
-              dst[1] = v1;
-          }
+          store_result<Cfg, Epi>(p, group, split, r, c, acc[mt][nt][half * 2],
+                                 acc[mt][nt][half * 2 + 1]);
         }
       }
   }

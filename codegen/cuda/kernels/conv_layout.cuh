@@ -209,6 +209,17 @@ b_at(const G &g, index_of<G> group, index_of<G> k, index_of<G> c) {
   return input_at(g, group, k, c);
 }
 
+// Element (mn, k) of operand A (IS_A: row mn) or B (column mn) of group g,
+// or -1 for a zero: past the GEMM's edges (a tile's overhang) or the
+// padding.
+template <bool IS_A, class G>
+__host__ __device__ __forceinline__ constexpr index_of<G>
+operand_at(const G &g, index_of<G> group, index_of<G> mn, index_of<G> k) {
+  if (mn >= (IS_A ? gemm_rows(g) : gemm_cols(g)) || k >= gemm_k(g))
+    return -1;
+  return IS_A ? a_at(g, group, mn, k) : b_at(g, group, k, mn);
+}
+
 // Whether an operand is stored with K contiguous (A [ROWS][K], B [COLS][K])
 // rather than its rows or columns: its shared tiles keep that order so
 // that global loads coalesce.

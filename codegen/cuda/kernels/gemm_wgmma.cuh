@@ -36,8 +36,8 @@ namespace gemm {
 template <int BN, int KIND, bool A_MN, bool B_MN>
 __device__ __forceinline__ void wgmma(float (&acc)[BN / 2], unsigned long long a,
                                       unsigned long long b) {
-  static_assert((BN == 256 || BN == 128) && (KIND == 0 || KIND == 1),
-                "wgmma tiles are 64 x 128 or 64 x 256 of bf16 or f16");
+  static_assert((BN == 256 || BN == 128 || BN == 64) && (KIND == 0 || KIND == 1),
+                "wgmma tiles are 64 x 64, 64 x 128 or 64 x 256 of bf16 or f16");
   // scale-d (accumulate), scale-a, scale-b, transpose-a, transpose-b.
   if constexpr (BN == 256 && KIND == 0) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -168,6 +168,36 @@ __device__ __forceinline__ void wgmma(float (&acc)[BN / 2], unsigned long long a
                    "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
                    "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
                    "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
+                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+  } else if constexpr (BN == 64 && KIND == 0) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+                 "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
+                 "%28, %29, %30, %31"
+                 "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
+                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
+                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
+                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
+                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
+                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
+                   "+f"(acc[30]), "+f"(acc[31])
+                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+  } else if constexpr (BN == 64 && KIND == 1) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+                 "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
+                 "%28, %29, %30, %31"
+                 "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
+                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
+                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
+                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
+                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
+                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
+                   "+f"(acc[30]), "+f"(acc[31])
                  : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
   }
 }

@@ -21,7 +21,9 @@ stride 2 pad 3 stem on 3 channels, 3x3 dilation 2, groups 2, depthwise
 [0, 1, 1, 2] with stride [2, 1], a 1x7 kernel, batch 1, channel counts that
 are not a multiple of 8 (5 -> 7), no bias, and one larger case (N=2,
 64 -> 64, 20x20, 3x3: several tiles, partial ones, 800-term filter-gradient
-reductions).
+reductions), and three whose bf16/f16 passes fill the sm_90 wgmma kernel's
+tiles (64 channels and more: stride 2 with 72 outputs, partial tiles; two
+groups of 64; 256 outputs).
 Inference cases (`// gpu-modes: inference`, the forward entry): a conv
 followed by an element-wise epilogue the kernel may fuse (bias + relu;
 + residual, relu; a cast to bf16), on sizes that leave partial tiles.
@@ -76,6 +78,9 @@ CASES = [
     ("c5_o7", 3, 5, 11, 10, 7, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
     ("nobias", 2, 16, 8, 8, 32, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, False),
     ("large", 2, 64, 20, 20, 64, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+    ("wide_s2_o72", 2, 64, 15, 15, 72, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True),
+    ("wide_groups2", 2, 128, 10, 10, 128, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2, True),
+    ("wide_o256", 1, 64, 12, 12, 256, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, False),
 ]
 
 # Inference cases: name, N, C, H, W, O, kernel, stride, padding, epilogue.
