@@ -12,10 +12,10 @@
 //
 // The partial kernels write per-block partials (Welford triples, or the sums
 // of grad and grad * x-hat) to scratch and one thread per channel combines
-// them in split order, so results are deterministic and no atomics are
-// used. The per-channel kernels also write the mean and variance results
-// and the updated running statistics, in place over the running ones when
-// the memory plan makes them share a buffer.
+// them in a fixed order (one warp per channel), so results are
+// deterministic and no atomics are used. The per-channel kernels also write the
+// mean and variance results and the updated running statistics, in place over
+// the running ones when the memory plan makes them share a buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,8 +42,8 @@ class Emission {
 public:
   Emission(SingleOpFusion single, FusionOp fusion, Value input, int64_t dim,
            const GpuTarget &target)
-      : single(std::move(single)),
-        builder("// kiln batch_norm fusion of\n" + describeOp(this->single.op)) {
+      : single(std::move(single)), builder("// kiln batch_norm fusion of\n" +
+                                           describeOp(this->single.op)) {
     auto type = cast<RankedTensorType>(input.getType());
     llvm::ArrayRef<int64_t> shape = type.getShape();
     channels = shape[dim];
@@ -53,19 +53,28 @@ public:
       inner *= shape[d];
     count = outer * inner;
     elements = count * channels;
-    chunk = layout::chunk_of(outer, channels, inner, target.blocksForWaves(2));
+    // 16-byte accesses: every operand and result of the op has the input's
+    // element type or is per channel.
+    vec = 16 / std::max<int64_t>(
+                   1, (type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    columnVec = layout::column_mode(inner)
+                    ? layout::column_vec(channels, inner, vec)
+                    : 1;
+    elementVec = layout::element_vec(elements, vec);
+    chunk = layout::chunk_of(outer, channels, inner, target.blocksForWaves(2),
+                             columnVec);
     splits = layout::splits_of(outer, channels, inner, chunk);
     partials = std::max<int64_t>(
         splits * layout::partials_per_split(channels, inner), 1);
     elementBlocks = ::kiln::reduce::element_blocks(
-        std::max<int64_t>(elements, 1), target.blocksForWaves(2));
+        std::max<int64_t>(elements / elementVec, 1), target.blocksForWaves(2));
     int64_t largest = 0;
     for (Type t : fusion->getOperandTypes())
       largest = std::max(largest, cast<ShapedType>(t).getNumElements());
     for (Type t : fusion->getResultTypes())
       largest = std::max(largest, cast<ShapedType>(t).getNumElements());
-    idx = largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int"
-                                                            : "long long";
+    idx =
+        largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
   }
 
   Operation *op() const { return single.op; }
@@ -74,27 +83,29 @@ public:
   /// The configuration struct `cfg` every kernel of the fusion uses.
   void setConstants(double eps, double momentum) {
     double unbias = count > 1 ? double(count) / double(count - 1) : 1.0;
-    functors = llvm::formatv("typedef {0} idx_t;\n"
-                             "struct cfg : kiln::bn::config<idx_t, {1}, {2}, "
-                             "{3}, {4}> {\n"
-                             "  static constexpr float eps = {5};\n"
-                             "  static constexpr float momentum = {6};\n"
-                             "  static constexpr float unbias = {7};\n"
-                             "};\n",
-                             idx, outer, channels, inner, chunk,
-                             floatLiteral(eps), floatLiteral(momentum),
-                             floatLiteral(unbias))
-                   .str();
+    functors =
+        llvm::formatv("typedef {0} idx_t;\n"
+                      "struct cfg : kiln::bn::config<idx_t, {1}, {2}, "
+                      "{3}, {4}, {8}> {\n"
+                      "  static constexpr float eps = {5};\n"
+                      "  static constexpr float momentum = {6};\n"
+                      "  static constexpr float unbias = {7};\n"
+                      "};\n",
+                      idx, outer, channels, inner, chunk, floatLiteral(eps),
+                      floatLiteral(momentum), floatLiteral(unbias), vec)
+            .str();
   }
 
   std::string configuration() const {
-    return llvm::formatv("outer={0} c={1} inner={2} {3} splits={4}", outer,
-                         channels, inner,
-                         layout::column_mode(inner)
-                             ? "columns=" + str(layout::column_tile(
-                                                channels * inner))
-                             : std::string("segments"),
-                         splits)
+    return llvm::formatv(
+               "outer={0} c={1} inner={2} {3} splits={4} vector={5}", outer,
+               channels, inner,
+               layout::column_mode(inner)
+                   ? "columns=" +
+                         str(layout::column_tile(channels * inner, columnVec)) +
+                         "x" + str(columnVec)
+                   : std::string("segments"),
+               splits, elementVec)
         .str();
   }
 
@@ -169,7 +180,7 @@ public:
   }
 
   std::array<uint32_t, 3> partialGrid() const {
-    return dim3Of(layout::tiles_of(channels, inner), splits);
+    return dim3Of(layout::tiles_of(channels, inner, columnVec), splits);
   }
   std::array<uint32_t, 3> channelGrid() const {
     return dim3Of(layout::channel_blocks(channels));
@@ -179,6 +190,9 @@ public:
   FusionBuilder builder;
   int64_t outer = 1, channels = 1, inner = 1, count = 0, elements = 0;
   int64_t chunk = 1, splits = 0, partials = 1, elementBlocks = 1;
+  /// Elements of a 16-byte access; columns per access of the statistics
+  /// kernels and elements per access of the element-wise ones.
+  int64_t vec = 1, columnVec = 1, elementVec = 1;
   std::string idx, functors;
 };
 

@@ -51,14 +51,13 @@ protected:
     }
     for (auto [k, r] : llvm::enumerate(yields))
       values += (k ? ", %r#" : "%r#") + std::to_string(r);
-    lastSource = "func.func @f(" + args + ") {\n  %f:" +
-                 std::to_string(yields.size()) +
+    lastSource = "func.func @f(" + args +
+                 ") {\n  %f:" + std::to_string(yields.size()) +
                  " = kiln.fusion \"batch_norm\" (" + names + ") : (" +
-                 operands.str() + ") -> (" + yieldTypes.str() +
-                 ") {\n  ^bb0(" + block + "):\n    %r:" +
-                 std::to_string(results) + " = " + op.str() +
-                 "\n    kiln.yield " + values + " : " + yieldTypes.str() +
-                 "\n  }\n  return\n}\n";
+                 operands.str() + ") -> (" + yieldTypes.str() + ") {\n  ^bb0(" +
+                 block + "):\n    %r:" + std::to_string(results) + " = " +
+                 op.str() + "\n    kiln.yield " + values + " : " +
+                 yieldTypes.str() + "\n  }\n  return\n}\n";
     FusionOp fusion = parseFusion(lastSource);
     GeneratedFusion g = emitAndCompile(*emitter, fusion);
     if (fusion)
@@ -89,10 +88,10 @@ protected:
 };
 
 TEST_F(BatchNormEmitterTest, NchwIsSegmentMode) {
-  GeneratedFusion g = emit(
-      forward("tensor<4x6x5x7xf32>", "tensor<6xf32>", "dim = 1"),
-      "tensor<4x6x5x7xf32>, tensor<6xf32>, tensor<6xf32>",
-      "tensor<4x6x5x7xf32>, tensor<6xf32>, tensor<6xf32>");
+  GeneratedFusion g =
+      emit(forward("tensor<4x6x5x7xf32>", "tensor<6xf32>", "dim = 1"),
+           "tensor<4x6x5x7xf32>, tensor<6xf32>, tensor<6xf32>",
+           "tensor<4x6x5x7xf32>, tensor<6xf32>, tensor<6xf32>");
   EXPECT_EQ(templates(g),
             (std::vector<std::string>{"bn_stats_partial", "bn_stats_final",
                                       "bn_normalize"}));
@@ -105,10 +104,10 @@ TEST_F(BatchNormEmitterTest, NchwIsSegmentMode) {
 }
 
 TEST_F(BatchNormEmitterTest, NhwcIsColumnMode) {
-  GeneratedFusion g = emit(
-      forward("tensor<4x5x7x6xf32>", "tensor<6xf32>", "dim = 3"),
-      "tensor<4x5x7x6xf32>, tensor<6xf32>, tensor<6xf32>",
-      "tensor<4x5x7x6xf32>, tensor<6xf32>, tensor<6xf32>");
+  GeneratedFusion g =
+      emit(forward("tensor<4x5x7x6xf32>", "tensor<6xf32>", "dim = 3"),
+           "tensor<4x5x7x6xf32>, tensor<6xf32>, tensor<6xf32>",
+           "tensor<4x5x7x6xf32>, tensor<6xf32>, tensor<6xf32>");
   ASSERT_EQ(g.launches.size(), 3u);
   // Six contiguous channels: a block of 8 columns by 32 row lanes.
   EXPECT_EQ(layout::column_tile(6), 8);
@@ -118,21 +117,21 @@ TEST_F(BatchNormEmitterTest, NhwcIsColumnMode) {
 
 TEST_F(BatchNormEmitterTest, OnlyTheYieldedResultsAreWritten) {
   // Only y: no mean or variance stores.
-  GeneratedFusion g = emitYielding(
-      forward("tensor<8x3x11xbf16>", "tensor<3xbf16>"),
-      "tensor<8x3x11xbf16>, tensor<3xbf16>, tensor<3xbf16>", 3, {0},
-      "tensor<8x3x11xbf16>");
+  GeneratedFusion g =
+      emitYielding(forward("tensor<8x3x11xbf16>", "tensor<3xbf16>"),
+                   "tensor<8x3x11xbf16>, tensor<3xbf16>, tensor<3xbf16>", 3,
+                   {0}, "tensor<8x3x11xbf16>");
   ASSERT_EQ(g.launches.size(), 3u);
-  EXPECT_NE(g.kernels[g.launches[1].kernel].source.find(
-                "(__nv_bfloat16 *)nullptr"),
-            std::string::npos);
+  EXPECT_NE(
+      g.kernels[g.launches[1].kernel].source.find("(__nv_bfloat16 *)nullptr"),
+      std::string::npos);
   // Only the statistics: no normalisation kernel.
-  GeneratedFusion stats = emitYielding(
-      forward("tensor<16x5xf16>", "tensor<5xf16>"),
-      "tensor<16x5xf16>, tensor<5xf16>, tensor<5xf16>", 3, {1, 2},
-      "tensor<5xf16>, tensor<5xf16>");
-  EXPECT_EQ(templates(stats), (std::vector<std::string>{"bn_stats_partial",
-                                                        "bn_stats_final"}));
+  GeneratedFusion stats =
+      emitYielding(forward("tensor<16x5xf16>", "tensor<5xf16>"),
+                   "tensor<16x5xf16>, tensor<5xf16>, tensor<5xf16>", 3, {1, 2},
+                   "tensor<5xf16>, tensor<5xf16>");
+  EXPECT_EQ(templates(stats),
+            (std::vector<std::string>{"bn_stats_partial", "bn_stats_final"}));
 }
 
 TEST_F(BatchNormEmitterTest, RunningStatisticsInF32BesideBf16) {
@@ -161,36 +160,41 @@ TEST_F(BatchNormEmitterTest, EvalFormNeedsNoReduction) {
       "tensor<2x7x7x32xf16>, tensor<32xf16>, tensor<32xf16>, tensor<32xf32>, "
       "tensor<32xf32>",
       5, {0}, "tensor<2x7x7x32xf16>");
-  EXPECT_EQ(templates(g), (std::vector<std::string>{"bn_eval_final",
-                                                    "bn_normalize"}));
+  EXPECT_EQ(templates(g),
+            (std::vector<std::string>{"bn_eval_final", "bn_normalize"}));
 }
 
 TEST_F(BatchNormEmitterTest, FewChannelsSplitTheReduction) {
   // Three channels of 8 * 64 * 64 elements: the channels alone leave the
   // GPU idle, so each is split over blocks and combined in order.
-  GeneratedFusion g = emit(
-      forward("tensor<8x3x64x64xf32>", "tensor<3xf32>"),
-      "tensor<8x3x64x64xf32>, tensor<3xf32>, tensor<3xf32>",
-      "tensor<8x3x64x64xf32>, tensor<3xf32>, tensor<3xf32>");
+  GeneratedFusion g =
+      emit(forward("tensor<8x3x64x64xf32>", "tensor<3xf32>"),
+           "tensor<8x3x64x64xf32>, tensor<3xf32>, tensor<3xf32>",
+           "tensor<8x3x64x64xf32>, tensor<3xf32>, tensor<3xf32>");
   ASSERT_EQ(g.launches.size(), 3u);
   EXPECT_EQ(g.launches[0].grid[0], 3u);
   EXPECT_GT(g.launches[0].grid[1], 1u);
-  // [N, C] with many rows: column splits.
-  GeneratedFusion rows = emit(
-      forward("tensor<20000x64xbf16>", "tensor<64xbf16>"),
-      "tensor<20000x64xbf16>, tensor<64xbf16>, tensor<64xbf16>",
-      "tensor<20000x64xbf16>, tensor<64xbf16>, tensor<64xbf16>");
-  EXPECT_EQ(rows.launches[0].grid[0], 2u);
+  // [N, C] with many rows: column splits, eight bf16 channels per access
+  // (one tile of eight vector columns).
+  GeneratedFusion rows =
+      emit(forward("tensor<20000x64xbf16>", "tensor<64xbf16>"),
+           "tensor<20000x64xbf16>, tensor<64xbf16>, tensor<64xbf16>",
+           "tensor<20000x64xbf16>, tensor<64xbf16>, tensor<64xbf16>");
+  EXPECT_EQ(rows.launches[0].grid[0], 1u);
   EXPECT_GT(rows.launches[0].grid[1], 1u);
+  EXPECT_NE(rows.kernels[0].configuration.find("columns=8x8"),
+            std::string::npos)
+      << rows.kernels[0].configuration;
+  EXPECT_NE(rows.kernels[0].configuration.find("vector=8"), std::string::npos);
 }
 
 TEST_F(BatchNormEmitterTest, ShortSegmentsAreColumns) {
   // [N, C, L] with L = 3 < 32: the [N, C * L] columns are reduced and each
   // channel combines its three.
-  GeneratedFusion g = emit(
-      forward("tensor<64x10x3xf32>", "tensor<10xf32>"),
-      "tensor<64x10x3xf32>, tensor<10xf32>, tensor<10xf32>",
-      "tensor<64x10x3xf32>, tensor<10xf32>, tensor<10xf32>");
+  GeneratedFusion g =
+      emit(forward("tensor<64x10x3xf32>", "tensor<10xf32>"),
+           "tensor<64x10x3xf32>, tensor<10xf32>, tensor<10xf32>",
+           "tensor<64x10x3xf32>, tensor<10xf32>, tensor<10xf32>");
   EXPECT_NE(g.kernels[0].configuration.find("columns=32"), std::string::npos);
   EXPECT_TRUE(layout::column_mode(3));
   EXPECT_FALSE(layout::column_mode(32));
@@ -245,16 +249,16 @@ TEST_F(BatchNormEmitterTest, LayoutHelpers) {
 }
 
 TEST_F(BatchNormEmitterTest, OtherKindsAreNotMatched) {
-  EXPECT_FALSE(emitter->matches(
-      fusionOf("reduction", "kiln.reduce_sum %arg0 dims = [1] : tensor<4x8xf32>",
-               "tensor<4x8xf32>", "tensor<4xf32>")));
+  EXPECT_FALSE(emitter->matches(fusionOf(
+      "reduction", "kiln.reduce_sum %arg0 dims = [1] : tensor<4x8xf32>",
+      "tensor<4x8xf32>", "tensor<4xf32>")));
 }
 
 TEST_F(BatchNormEmitterTest, RegistryDispatchesBatchNorm) {
-  FusionOp fusion = fusionOf(
-      "batch_norm", forward("tensor<4x3xf32>", "tensor<3xf32>"),
-      "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>",
-      "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>");
+  FusionOp fusion =
+      fusionOf("batch_norm", forward("tensor<4x3xf32>", "tensor<3xf32>"),
+               "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>",
+               "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>");
   ASSERT_TRUE(fusion);
   FailureOr<GeneratedFusion> g = emitFusion(fusion, CodegenOptions());
   ASSERT_TRUE(succeeded(g)) << diagnostics;

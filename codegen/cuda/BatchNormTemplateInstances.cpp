@@ -40,10 +40,10 @@ std::string fusionSource(llvm::StringRef op,
     values += (k ? ", %r#" : "%r#") + std::to_string(r);
     resultTypes += (k ? ", " : "") + yieldTypes[k];
   }
-  return "func.func @f(" + args + ") {\n  %f:" +
-         std::to_string(yields.size()) + " = kiln.fusion \"batch_norm\" (" +
-         names + ") : (" + types + ") -> (" + resultTypes + ") {\n  ^bb0(" +
-         block + "):\n    %r:" + std::to_string(results) + " = " + op.str() +
+  return "func.func @f(" + args + ") {\n  %f:" + std::to_string(yields.size()) +
+         " = kiln.fusion \"batch_norm\" (" + names + ") : (" + types +
+         ") -> (" + resultTypes + ") {\n  ^bb0(" + block +
+         "):\n    %r:" + std::to_string(results) + " = " + op.str() +
          "\n    kiln.yield " + values + " : " + resultTypes +
          "\n  }\n  return\n}\n";
 }
@@ -58,12 +58,13 @@ std::vector<Case> cases() {
     const char *channels;
   };
   const Shape shapes[] = {
-      {"nhwc_c1", "64x4x4x1", 3, "1"},         // columns of 1: 256 lanes
-      {"nhwc_c6", "4x5x7x6", 3, "6"},          // 8 columns, one split
-      {"nc_c2048", "20000x2048", 1, "2048"},   // 32 columns, many tiles
-      {"ncl_short", "64x10x3", 1, "10"},       // short segments as columns
-      {"nchw", "4x6x5x7", 1, "6"},             // segments, one split
-      {"nchw_split", "16x3x64x64", 1, "3"},    // segments, split
+      {"nhwc_c1", "64x4x4x1", 3, "1"},       // columns of 1: 256 lanes
+      {"nhwc_c6", "4x5x7x6", 3, "6"},        // 8 columns, one split
+      {"nhwc_c64", "128x16x16x64", 3, "64"}, // vector columns, split
+      {"nc_c2048", "20000x2048", 1, "2048"}, // 32 columns, many tiles
+      {"ncl_short", "64x10x3", 1, "10"},     // short segments as columns
+      {"nchw", "4x6x5x7", 1, "6"},           // segments, one split
+      {"nchw_split", "16x3x64x64", 1, "3"},  // segments, split
   };
   auto add = [&](llvm::StringRef type, const Shape &s, bool everyForm) {
     std::string x = "tensor<" + std::string(s.shape) + "x" + type.str() + ">";
@@ -72,11 +73,10 @@ std::vector<Case> cases() {
     std::string r = "tensor<" + std::string(s.channels) + "xf32>";
     std::string dim = " dim = " + std::to_string(s.dim);
     std::string tag = type.str() + "_" + s.label;
-    all.push_back(
-        {"forward_" + tag,
-         fusionSource("kiln.batch_norm %arg0, %arg1, %arg2" + dim + " : " + x +
-                          ", " + c + ", " + c,
-                      {x, c, c}, 3, {0, 1, 2}, {x, c, c})});
+    all.push_back({"forward_" + tag,
+                   fusionSource("kiln.batch_norm %arg0, %arg1, %arg2" + dim +
+                                    " : " + x + ", " + c + ", " + c,
+                                {x, c, c}, 3, {0, 1, 2}, {x, c, c})});
     std::string running =
         "kiln.batch_norm %arg0, %arg1, %arg2 running %arg3, %arg4";
     std::string runningTypes =
@@ -84,13 +84,13 @@ std::vector<Case> cases() {
     all.push_back({"running_" + tag,
                    fusionSource(running + dim + runningTypes, {x, c, c, r, r},
                                 5, {0, 3, 4}, {x, r, r})});
-    all.push_back({"eval_" + tag,
-                   fusionSource(running + " eval" + dim + runningTypes,
-                                {x, c, c, r, r}, 5, {0}, {x})});
+    all.push_back(
+        {"eval_" + tag, fusionSource(running + " eval" + dim + runningTypes,
+                                     {x, c, c, r, r}, 5, {0}, {x})});
     std::string backward = "kiln.batch_norm_backward %arg0, %arg1, %arg2" +
                            dim + " : " + x + ", " + c;
-    all.push_back({"backward_" + tag, fusionSource(backward, {x, x, c}, 3,
-                                                   {0, 1, 2}, {x, c, c})});
+    all.push_back({"backward_" + tag,
+                   fusionSource(backward, {x, x, c}, 3, {0, 1, 2}, {x, c, c})});
     if (everyForm)
       all.push_back({"backward_params_" + tag,
                      fusionSource(backward, {x, x, c}, 3, {1, 2}, {c, c})});
@@ -98,10 +98,10 @@ std::vector<Case> cases() {
   for (const Shape &s : shapes)
     add("f32", s, /*everyForm=*/true);
   for (const Shape &s : shapes)
-    if (llvm::is_contained({"nhwc_c6", "ncl_short", "nchw_split"},
+    if (llvm::is_contained({"nhwc_c6", "nhwc_c64", "ncl_short", "nchw_split"},
                            llvm::StringRef(s.label)))
       add("bf16", s, /*everyForm=*/true);
-  add("f16", shapes[4], /*everyForm=*/false);
+  add("f16", shapes[5], /*everyForm=*/false);
   return all;
 }
 

@@ -3,9 +3,10 @@
 // Per-channel statistics over [outer, C, inner] (batch_norm_layout.cuh for
 // the two modes), computed deterministically in two levels: every block of
 // the partial kernel reduces its share with a fixed tree into one partial
-// per column or channel (scratch), then one thread per channel combines the
-// channel's partials in split order. No atomics: results are the same run
-// to run.
+// per column or channel (scratch), then one warp per channel combines the
+// channel's partials in a fixed order. No atomics: results are the same run
+// to run. Accesses move 16 bytes where the layout allows
+// (batch_norm_layout.cuh).
 //
 // The mean and variance come from Welford's update within a thread and
 // Chan's combination of (count, mean, sum of squared deviations) above it,
@@ -29,15 +30,21 @@
 namespace kiln {
 namespace bn {
 
+// Vec: the elements of one 16-byte access of the input's type (1 keeps
+// every access scalar).
 template <class Idx, long long Outer, long long C, long long Inner,
-          long long Chunk>
+          long long Chunk, long long Vec = 1>
 struct config {
   using idx_t = Idx;
   static constexpr long long outer = Outer, channels = C, inner = Inner,
                              chunk = Chunk;
   static constexpr bool columns = column_mode(Inner);
   static constexpr long long width = C * Inner;
-  static constexpr long long cols = columns ? column_tile(width) : 1;
+  // Columns per access of the statistics kernels, elements per access of
+  // the element-wise ones.
+  static constexpr long long vec = columns ? column_vec(C, Inner, Vec) : 1;
+  static constexpr long long evec = element_vec(Outer * C * Inner, Vec);
+  static constexpr long long cols = columns ? column_tile(width, vec) : 1;
   static constexpr long long lanes = kThreads / cols;
   static constexpr long long length = split_length(Outer, Inner);
   static constexpr long long splits = splits_of(Outer, C, Inner, Chunk);
@@ -50,16 +57,45 @@ struct config {
   static constexpr float countf = (float)count;
 };
 
+// V values from p, converted to f32: one access of V elements (aligned to
+// it), or a scalar load.
+template <int V, class T>
+__device__ __forceinline__ void load_values(const T *__restrict__ p,
+                                            float (&x)[V]) {
+  if constexpr (V == 1) {
+    x[0] = kiln_load(p[0]);
+  } else {
+    alignas(16) T raw[V];
+    kiln_load_vec<V>(raw, p);
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      x[v] = kiln_load(raw[v]);
+  }
+}
+// V f32 values rounded to T and stored at p in one access.
+template <int V, class T>
+__device__ __forceinline__ void store_values(T *__restrict__ p,
+                                             const float (&x)[V]) {
+  if constexpr (V == 1) {
+    kiln_store(p, x[0]);
+  } else {
+    alignas(16) T raw[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      kiln_store(raw + v, x[v]);
+    kiln_store_vec<V>(p, raw);
+  }
+}
+
 // Count, mean and sum of squared deviations of the elements seen so far.
 struct welford {
   float n, mean, m2;
   __device__ __forceinline__ void init() { n = 0.f, mean = 0.f, m2 = 0.f; }
-  __device__ __forceinline__ void add(float x) {
-    n += 1.f;
-    const float d = x - mean;
-    mean += d / n;
-    // d and x - mean have one sign: m2 never decreases.
-    m2 += d * (x - mean);
+  // The other of an exchange between the lanes of a warp.
+  __device__ __forceinline__ welford shuffle_xor(int mask) const {
+    return {__shfl_xor_sync(0xffffffffu, n, mask),
+            __shfl_xor_sync(0xffffffffu, mean, mask),
+            __shfl_xor_sync(0xffffffffu, m2, mask)};
   }
   __device__ __forceinline__ void merge(const welford &b) {
     if (b.n == 0.f)
@@ -75,10 +111,30 @@ struct welford {
   }
 };
 
+// Welford's update of V columns that have seen the same rows: one
+// reciprocal of the shared count.
+template <int V>
+__device__ __forceinline__ void welford_add(welford (&acc)[V],
+                                            const float (&x)[V]) {
+  const float n = acc[0].n + 1.f, inv = 1.f / n;
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    acc[v].n = n;
+    const float d = x[v] - acc[v].mean;
+    acc[v].mean += d * inv;
+    // d and x - mean have one sign: m2 never decreases.
+    acc[v].m2 += d * (x[v] - acc[v].mean);
+  }
+}
+
 // Sums of grad and of grad * x-hat.
 struct grad_sums {
   float g, gx;
   __device__ __forceinline__ void init() { g = 0.f, gx = 0.f; }
+  __device__ __forceinline__ grad_sums shuffle_xor(int mask) const {
+    return {__shfl_xor_sync(0xffffffffu, g, mask),
+            __shfl_xor_sync(0xffffffffu, gx, mask)};
+  }
   __device__ __forceinline__ void merge(const grad_sums &b) {
     g += b.g;
     gx += b.gx;
@@ -92,25 +148,30 @@ struct dx_coef {
 };
 
 // This block's share of the reduction: each thread accumulates its
-// elements (element(acc, offset, channel)), the block combines its lanes by
-// a fixed tree, and lane 0 of each column stores the partial of (split,
-// column or channel).
+// elements (element(acc, offset, channel): Cfg::vec consecutive columns of
+// consecutive channels from `offset` in column mode, one element in segment
+// mode), the block combines its lanes by a fixed tree, and lane 0 of each
+// column stores the partial of (split, column or channel).
 template <class Cfg, class Acc, class Element>
 __device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
                                                const Element &element,
                                                Acc *__restrict__ partial) {
   using idx_t = typename Cfg::idx_t;
-  constexpr int cols = (int)Cfg::cols, lanes = (int)Cfg::lanes;
-  __shared__ Acc tile[lanes][cols];
+  constexpr int cols = (int)Cfg::cols, lanes = (int)Cfg::lanes,
+                V = (int)Cfg::vec;
+  __shared__ Acc tile[lanes][cols][V];
   const int tx = (int)ctx.thread.x % cols, ty = (int)ctx.thread.x / cols;
   const idx_t r0 = (idx_t)ctx.block.y * (idx_t)Cfg::chunk;
   const idx_t r1 = min((idx_t)Cfg::length, r0 + (idx_t)Cfg::chunk);
-  Acc acc;
-  acc.init();
+  Acc acc[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+    acc[v].init();
   bool active;
   idx_t target;
   if constexpr (Cfg::columns) {
-    const idx_t j = (idx_t)ctx.block.x * cols + tx;
+    // The thread's first column.
+    const idx_t j = ((idx_t)ctx.block.x * cols + tx) * V;
     active = j < (idx_t)Cfg::width;
     // Unrolled so that several rows' loads are in flight at once (the
     // accumulation order stays the rows' order).
@@ -128,42 +189,77 @@ __device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
       element(acc, (k / inner) * (idx_t)Cfg::width + c * inner + k % inner, c);
     target = (idx_t)ctx.block.y * (idx_t)Cfg::channels + c;
   }
-  tile[ty][tx] = acc;
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+    tile[ty][tx][v] = acc[v];
   __syncthreads();
 #pragma unroll
   for (int s = lanes / 2; s > 0; s /= 2) {
     if (ty < s)
-      tile[ty][tx].merge(tile[ty + s][tx]);
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        tile[ty][tx][v].merge(tile[ty + s][tx][v]);
     __syncthreads();
   }
   if (ty == 0 && active)
-    partial[target] = tile[0][tx];
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      partial[target + v] = tile[0][tx][v];
 }
 
-// Channel c's partials combined in split order (and column order within a
-// split).
+// The channel and lane of this thread in the per-channel kernels (one
+// warp per channel); false past the last channel.
+template <class Cfg>
+__device__ __forceinline__ bool channel_lane(const launch_ctx &ctx,
+                                             typename Cfg::idx_t &c,
+                                             int &lane) {
+  using idx_t = typename Cfg::idx_t;
+  const idx_t t = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
+  c = t / (idx_t)kChannelLanes;
+  lane = (int)(t % (idx_t)kChannelLanes);
+  return c < (idx_t)Cfg::channels;
+}
+
+// Channel c's partials combined by the lanes of its warp (every lane
+// returns the result): lane l merges partials l, l + 32, ... (split order,
+// column order within a split) in order, then the lanes' results are
+// merged by a fixed tree, the lower lane's first. The order depends on the
+// shapes alone, so results are the same run to run.
 template <class Cfg, class Acc>
 __device__ __forceinline__ Acc combine_partials(typename Cfg::idx_t c,
+                                                int lane,
                                                 const Acc *__restrict__ partial) {
   using idx_t = typename Cfg::idx_t;
+  constexpr idx_t lanes = (idx_t)kChannelLanes;
   Acc acc;
   acc.init();
-  // Eight partials loaded ahead of their merges (which stay in order): one
-  // load at a time, the chain of splits would wait on L2 for every one.
-  constexpr int kAhead = 8;
+  // Four partials per lane loaded ahead of their merges (which stay in
+  // order), so that the loads overlap.
+  constexpr int kAhead = 4;
   constexpr idx_t count = (idx_t)Cfg::splits * (idx_t)Cfg::sub;
-  for (idx_t q = 0; q < count; q += kAhead) {
+  for (idx_t q = lane; q < count; q += kAhead * lanes) {
     Acc next[kAhead];
 #pragma unroll
     for (int u = 0; u < kAhead; ++u) {
-      const idx_t e = q + u, s = e / (idx_t)Cfg::sub, i = e % (idx_t)Cfg::sub;
+      const idx_t e = q + u * lanes, s = e / (idx_t)Cfg::sub,
+                  i = e % (idx_t)Cfg::sub;
       if (e < count)
         next[u] = partial[s * (idx_t)Cfg::per_split + c * (idx_t)Cfg::sub + i];
     }
 #pragma unroll
     for (int u = 0; u < kAhead; ++u)
-      if (q + u < count)
+      if (q + u * lanes < count)
         acc.merge(next[u]);
+  }
+#pragma unroll
+  for (int mask = (int)lanes / 2; mask > 0; mask /= 2) {
+    Acc other = acc.shuffle_xor(mask);
+    if (lane & mask) {
+      const Acc mine = acc;
+      acc = other;
+      other = mine;
+    }
+    acc.merge(other);
   }
   return acc;
 }
@@ -180,17 +276,26 @@ __device__ __forceinline__ void stats_partial(const launch_ctx &ctx,
                                               const In *__restrict__ in,
                                               welford *__restrict__ partial) {
   using idx_t = typename Cfg::idx_t;
-  // A thread's elements belong to one channel: its shift is read once.
+  constexpr int V = (int)Cfg::vec;
+  // A thread's elements belong to the same channels: their shifts are read
+  // once.
   idx_t shifted = -1;
-  float shift = 0.f;
+  float shift[V];
   partial_reduce<Cfg, welford>(
       ctx,
-      [&](welford &acc, idx_t off, idx_t c) {
+      [&](welford(&acc)[V], idx_t off, idx_t c) {
         if (c != shifted) {
           shifted = c;
-          shift = kiln_load(in[shift_offset<Cfg>(c)]);
+#pragma unroll
+          for (int v = 0; v < V; ++v)
+            shift[v] = kiln_load(in[shift_offset<Cfg>(c + v)]);
         }
-        acc.add(kiln_load(in[off]) - shift);
+        float x[V];
+        load_values<V>(in + off, x);
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+          x[v] -= shift[v];
+        welford_add<V>(acc, x);
       },
       partial);
 }
@@ -210,10 +315,13 @@ stats_final(const launch_ctx &ctx, const In *__restrict__ in,
             const R *running_mean, const R *running_var, R *new_mean,
             R *new_var) {
   using idx_t = typename Cfg::idx_t;
-  const idx_t c = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-  if (c >= (idx_t)Cfg::channels)
+  idx_t c;
+  int lane;
+  if (!channel_lane<Cfg>(ctx, c, lane))
     return;
-  const welford acc = combine_partials<Cfg>(c, partial);
+  const welford acc = combine_partials<Cfg>(c, lane, partial);
+  if (lane != 0)
+    return;
   // Like the reference, no elements give NaN statistics.
   float mean = kiln_nan();
   if constexpr (Cfg::count > 0)
@@ -242,8 +350,9 @@ eval_final(const launch_ctx &ctx, const Gm *__restrict__ gamma,
            V *__restrict__ var_out, const R *running_mean,
            const R *running_var, R *new_mean, R *new_var) {
   using idx_t = typename Cfg::idx_t;
-  const idx_t c = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-  if (c >= (idx_t)Cfg::channels)
+  idx_t c;
+  int lane;
+  if (!channel_lane<Cfg>(ctx, c, lane) || lane != 0)
     return;
   const float mean = kiln_load(running_mean[c]);
   const float var = kiln_load(running_var[c]);
@@ -273,12 +382,20 @@ __device__ __forceinline__ void normalize(const launch_ctx &ctx,
                                           const Bs *__restrict__ beta,
                                           Out *__restrict__ out) {
   using idx_t = typename Cfg::idx_t;
+  constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
   for (idx_t i = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-       i < (idx_t)Cfg::elements; i += step) {
-    const idx_t c = channel_of<Cfg>(i);
-    const float2 k = coef[c];
-    kiln_store(out + i, (kiln_load(in[i]) - k.x) * k.y + kiln_load(beta[c]));
+       i < (idx_t)(Cfg::elements / V); i += step) {
+    const idx_t e = i * V;
+    float x[V];
+    load_values<V>(in + e, x);
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const idx_t c = channel_of<Cfg>(e + v);
+      const float2 k = coef[c];
+      x[v] = (x[v] - k.x) * k.y + kiln_load(beta[c]);
+    }
+    store_values<V>(out + e, x);
   }
 }
 
@@ -290,13 +407,28 @@ __device__ __forceinline__ void grad_partial(const launch_ctx &ctx,
                                              const float2 *__restrict__ stats,
                                              grad_sums *__restrict__ partial) {
   using idx_t = typename Cfg::idx_t;
+  constexpr int V = (int)Cfg::vec;
+  // A thread's elements belong to the same channels: their statistics are
+  // read once.
+  idx_t loaded = -1;
+  float2 st[V];
   partial_reduce<Cfg, grad_sums>(
       ctx,
-      [&](grad_sums &acc, idx_t off, idx_t c) {
-        const float2 st = stats[c];
-        const float g = kiln_load(grad[off]);
-        acc.g += g;
-        acc.gx += g * ((kiln_load(in[off]) - st.x) * st.y);
+      [&](grad_sums(&acc)[V], idx_t off, idx_t c) {
+        if (c != loaded) {
+          loaded = c;
+#pragma unroll
+          for (int v = 0; v < V; ++v)
+            st[v] = stats[c + v];
+        }
+        float g[V], x[V];
+        load_values<V>(grad + off, g);
+        load_values<V>(in + off, x);
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          acc[v].g += g[v];
+          acc[v].gx += g[v] * ((x[v] - st[v].x) * st[v].y);
+        }
       },
       partial);
 }
@@ -310,10 +442,13 @@ grad_final(const launch_ctx &ctx, const grad_sums *__restrict__ partial,
            DG *__restrict__ gamma_grad, DB *__restrict__ beta_grad,
            dx_coef *__restrict__ dx) {
   using idx_t = typename Cfg::idx_t;
-  const idx_t c = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-  if (c >= (idx_t)Cfg::channels)
+  idx_t c;
+  int lane;
+  if (!channel_lane<Cfg>(ctx, c, lane))
     return;
-  const grad_sums acc = combine_partials<Cfg>(c, partial);
+  const grad_sums acc = combine_partials<Cfg>(c, lane, partial);
+  if (lane != 0)
+    return;
   if (gamma_grad)
     kiln_store(gamma_grad + c, acc.gx);
   if (beta_grad)
@@ -333,12 +468,21 @@ __device__ __forceinline__ void input_grad(const launch_ctx &ctx,
                                            const dx_coef *__restrict__ coef,
                                            Out *__restrict__ out) {
   using idx_t = typename Cfg::idx_t;
+  constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
   for (idx_t i = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-       i < (idx_t)Cfg::elements; i += step) {
-    const dx_coef k = coef[channel_of<Cfg>(i)];
-    const float xh = (kiln_load(in[i]) - k.mean) * k.rstd;
-    kiln_store(out + i, k.scale * (kiln_load(grad[i]) - k.mg - xh * k.mgx));
+       i < (idx_t)(Cfg::elements / V); i += step) {
+    const idx_t e = i * V;
+    float g[V], x[V];
+    load_values<V>(grad + e, g);
+    load_values<V>(in + e, x);
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const dx_coef k = coef[channel_of<Cfg>(e + v)];
+      const float xh = (x[v] - k.mean) * k.rstd;
+      g[v] = k.scale * (g[v] - k.mg - xh * k.mgx);
+    }
+    store_values<V>(out + e, g);
   }
 }
 

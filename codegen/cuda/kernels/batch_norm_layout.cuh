@@ -16,7 +16,13 @@
 //
 // Either way the reduced range is split over grid.y when the blocks alone
 // do not fill the GPU; every block writes a partial, and a second kernel
-// combines a channel's partials in a fixed order.
+// combines a channel's partials in a fixed order, one warp per channel.
+//
+// Vectors: `vec` is the elements of one 16-byte access of the input's type.
+// Column mode with one column per channel (inner == 1: channels last, or
+// [N, C]) and C a multiple of vec reads vec consecutive columns per thread
+// in one access (a "vector column"), and the element-wise kernels move vec
+// elements per access wherever the element count allows.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,23 +44,39 @@ constexpr long long kSegmentMinChunk = 4096;
 __host__ __device__ constexpr bool column_mode(long long inner) {
   return inner < kSegmentMinInner;
 }
-// Consecutive columns of one block in column mode (a power of two).
-__host__ __device__ constexpr long long column_tile(long long width) {
-  return reduce::min_of(32, reduce::next_pow2(reduce::max_of(width, 1)));
+// Columns one thread of the statistics kernels reads per access: `vec`
+// where every row is whole vector columns of consecutive channels, else 1.
+__host__ __device__ constexpr long long column_vec(long long channels,
+                                                  long long inner,
+                                                  long long vec) {
+  return inner == 1 && channels % vec == 0 ? vec : 1;
+}
+// Elements the element-wise kernels move per access: `vec` where the
+// element count is whole vectors, else 1.
+__host__ __device__ constexpr long long element_vec(long long elements,
+                                                   long long vec) {
+  return elements % vec == 0 ? vec : 1;
+}
+// Consecutive (vector) columns of one block in column mode (a power of
+// two), of `width` columns read `cvec` at a time.
+__host__ __device__ constexpr long long column_tile(long long width,
+                                                   long long cvec = 1) {
+  return reduce::min_of(
+      32, reduce::next_pow2(reduce::max_of(reduce::ceil_div(width, cvec), 1)));
 }
 // Threads of a block that share one column (or, in segment mode, one
 // channel).
-__host__ __device__ constexpr long long lanes_of(long long channels,
-                                                long long inner) {
-  return column_mode(inner) ? kThreads / column_tile(channels * inner)
+__host__ __device__ constexpr long long
+lanes_of(long long channels, long long inner, long long cvec = 1) {
+  return column_mode(inner) ? kThreads / column_tile(channels * inner, cvec)
                             : kThreads;
 }
 // Blocks along grid.x: column tiles, or channels.
-__host__ __device__ constexpr long long tiles_of(long long channels,
-                                                long long inner) {
+__host__ __device__ constexpr long long
+tiles_of(long long channels, long long inner, long long cvec = 1) {
   return column_mode(inner)
              ? reduce::ceil_div(channels * inner,
-                                column_tile(channels * inner))
+                                column_tile(channels * inner, cvec) * cvec)
              : channels;
 }
 // The reduced range that splits divide: rows in column mode, a channel's
@@ -65,12 +87,11 @@ __host__ __device__ constexpr long long split_length(long long outer,
 }
 // The length of one split of the reduced range (all of it when not split),
 // for `target` blocks that keep the GPU busy.
-__host__ __device__ constexpr long long chunk_of(long long outer,
-                                                long long channels,
-                                                long long inner,
-                                                long long target) {
+__host__ __device__ constexpr long long
+chunk_of(long long outer, long long channels, long long inner,
+         long long target, long long cvec = 1) {
   return reduce::split_chunk(
-      tiles_of(channels, inner), split_length(outer, inner),
+      tiles_of(channels, inner, cvec), split_length(outer, inner),
       column_mode(inner) ? kColumnMinRows : kSegmentMinChunk, target);
 }
 // The partials one split writes: one per column, or one per channel.
@@ -88,9 +109,10 @@ __host__ __device__ constexpr long long splits_of(long long outer,
              : reduce::split_count(split_length(outer, inner), chunk);
 }
 // Per-channel kernels (the combination of partials, eval statistics): one
-// thread per channel.
+// warp per channel.
+constexpr long long kChannelLanes = 32;
 __host__ __device__ constexpr long long channel_blocks(long long channels) {
-  return reduce::ceil_div(channels, kThreads);
+  return reduce::ceil_div(channels * kChannelLanes, kThreads);
 }
 
 } // namespace bn

@@ -1,10 +1,12 @@
 // The batch statistics of batch_norm.cuh run thread for thread on the CPU
 // (emulation/host_cuda.h) as BatchNormEmitter.cpp launches them: per-split
 // Welford partials (grid.y over splits), then each channel's partials
-// combined in split order. The mean and biased variance must match f64
-// sums over each channel, in column mode (channels last) and segment mode
-// (channels first), with the reduction split so that the combination walks
-// several partials per channel (and more than it loads ahead at once).
+// combined by a warp per channel. The mean and biased variance must match
+// f64 sums over each channel, in column mode (channels last, with scalar
+// and vector accesses) and segment mode (channels first), with the
+// reduction split so that the combination walks several partials per
+// channel and lane (and more than it loads ahead at once); and the
+// normalisation with vector accesses.
 
 #include "kiln/batch_norm.cuh"
 
@@ -19,8 +21,9 @@ namespace {
 
 namespace emu = ::kiln::emulation;
 
-template <long long Outer, long long C, long long Inner, long long Chunk>
-struct Cfg : config<long long, Outer, C, Inner, Chunk> {
+template <long long Outer, long long C, long long Inner, long long Chunk,
+          long long Vec = 1>
+struct Cfg : config<long long, Outer, C, Inner, Chunk, Vec> {
   static constexpr float eps = 1e-5f;
   static constexpr float momentum = 0.1f;
   static constexpr float unbias = 1.0f;
@@ -31,7 +34,7 @@ struct Cfg : config<long long, Outer, C, Inner, Chunk> {
 template <class C>
 void batchStats(const std::vector<float> &x, std::vector<float> &mean,
                 std::vector<float> &var) {
-  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner));
+  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
   const unsigned splits = unsigned(C::splits);
   std::vector<welford> partial(size_t(C::splits * C::per_split));
   emu::launch(tiles * splits, unsigned(kThreads), [&] {
@@ -47,9 +50,10 @@ void batchStats(const std::vector<float> &x, std::vector<float> &mean,
   mean.assign(C::channels, 0.f);
   var.assign(C::channels, 0.f);
   emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kThreads), [&] {
-    stats_final<C>(this_launch(), x.data(), partial.data(), (const float *)nullptr,
-                   coef.data(), mean.data(), var.data(), (const float *)nullptr,
-                   (const float *)nullptr, (float *)nullptr, (float *)nullptr);
+    stats_final<C>(this_launch(), x.data(), partial.data(),
+                   (const float *)nullptr, coef.data(), mean.data(), var.data(),
+                   (const float *)nullptr, (const float *)nullptr,
+                   (float *)nullptr, (float *)nullptr);
   });
 }
 
@@ -83,6 +87,43 @@ TEST(BatchNormKernels, ColumnModeStatisticsOverElevenSplits) {
   using C = Cfg<700, 6, 1, 64>;
   static_assert(C::columns && C::splits == 11, "the case the test is for");
   expectStatistics<C>(1);
+}
+
+TEST(BatchNormKernels, VectorColumnStatistics) {
+  // Channels last, four channels per access (f32): 24 channels make six
+  // vector columns of a block; 11 partials per channel, fewer than the
+  // lanes that combine them.
+  using C = Cfg<700, 24, 1, 64, 4>;
+  static_assert(C::columns && C::vec == 4 && C::cols == 8 && C::splits == 11,
+                "the case the test is for");
+  expectStatistics<C>(3);
+  // 141 partials per channel: every lane merges several, in order.
+  using D = Cfg<9000, 8, 1, 64, 4>;
+  static_assert(D::vec == 4 && D::splits == 141, "the case the test is for");
+  expectStatistics<D>(4);
+}
+
+TEST(BatchNormKernels, VectorNormalizeMatchesItsFormula) {
+  // [5, 12, 9] channels first: 540 elements, accessed four at a time.
+  using C = Cfg<5, 12, 9, 64, 4>;
+  static_assert(C::evec == 4 && C::vec == 1, "the case the test is for");
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> x(size_t(C::elements)), beta(C::channels), y(x.size());
+  std::vector<float2> coef(C::channels);
+  for (float &v : x)
+    v = normal(rng);
+  for (long long c = 0; c < C::channels; ++c) {
+    coef[c] = make_float2(normal(rng), 1.f + 0.1f * normal(rng));
+    beta[c] = normal(rng);
+  }
+  emu::launch(2, unsigned(kThreads), [&] {
+    normalize<C>(this_launch(), x.data(), coef.data(), beta.data(), y.data());
+  });
+  for (size_t i = 0; i < x.size(); ++i) {
+    const long long c = (long long)(i / C::inner) % C::channels;
+    EXPECT_FLOAT_EQ(y[i], (x[i] - coef[c].x) * coef[c].y + beta[c]) << i;
+  }
 }
 
 TEST(BatchNormKernels, SegmentModeStatisticsOverNineSplits) {
