@@ -33,16 +33,25 @@ const GemmTileConfig kConvMmaConfigs[] = {
     {GemmPath::MmaSync, 64, 128, 32, 2, 2, 4, 0, 0, 3, 0.75},
     {GemmPath::MmaSync, 64, 64, 32, 2, 2, 4, 0, 0, 4, 0.65},
 };
-// wgmma (sm_90a, kernels/conv_wgmma.cuh): two warpgroups of 64 x BN over
-// 64-deep swizzled stages, as many stages as fill one block's shared
-// memory; the 64-wide tile serves 64-channel outputs, and one warpgroup
-// (two blocks per SM) the filter gradients of 64-channel layers.
+// wgmma (sm_90a, kernels/conv_wgmma.cuh): warpgroups of 64 x BN over
+// 64-deep swizzled stages. The efficiencies and stage counts come from the
+// H200 sweep over the ResNet-50 layers (bench/results/
+// 2026-12-01-h200-conv-tile-sweep-wgmma.txt): 128x128 with six stages runs
+// best where K is long; 128x64 with four stages, two blocks per SM (whose
+// sixteen warps hide the gathers' address arithmetic and each other's
+// epilogues), on 64-channel outputs and short K; one warpgroup of 64x128,
+// two per SM, on few output rows (the filter gradients of 64-channel
+// layers, small images). 128x256 tiles and eight stages ran slower
+// everywhere.
 const GemmTileConfig kConvWgmmaConfigs[] = {
-    {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 1, 0.85},
-    {GemmPath::Wgmma, 128, 256, wgmma_block_k, 0, 0, 4, 0, 0, 1, 0.85},
-    {GemmPath::Wgmma, 128, 64, wgmma_block_k, 0, 0, 8, 0, 0, 1, 0.75},
+    {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 1, 0.90},
+    {GemmPath::Wgmma, 128, 64, wgmma_block_k, 0, 0, 4, 0, 0, 2, 0.80},
     {GemmPath::Wgmma, 64, 128, wgmma_block_k, 0, 0, 4, 0, 0, 2, 0.75},
 };
+// A tile's pipeline fill and epilogue as the work of this much more K (the
+// cost model's tileOverheadK): what makes short-K layers favour tiles with
+// company on their SM.
+constexpr double kConvTileOverheadK = 128;
 const GemmTileConfig kConvTf32Configs[] = {
     {GemmPath::Tf32, 128, 128, 32, 2, 4, 3, 0, 0, 1, 1.00},
     {GemmPath::Tf32, 64, 128, 32, 2, 2, 3, 0, 0, 2, 0.80},
@@ -303,9 +312,9 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
   // output: it takes splits beyond the GEMM's.
   static constexpr int kConvSplits[] = {1,  2,  3,  4,  6,  8,
                                         12, 16, 24, 32, 48, 64};
-  plan.choice =
-      chooseGemmConfig(candidates, target, g.GROUPS, plan.rows, plan.cols,
-                       plan.k, 1, plan.outElements(), kConvSplits);
+  plan.choice = chooseGemmConfig(candidates, target, g.GROUPS, plan.rows,
+                                 plan.cols, plan.k, 1, plan.outElements(),
+                                 kConvSplits, kConvTileOverheadK);
   // A tile forced for tuning sweeps (bench/conv_tile_sweep):
   // KILN_CONV_TILE=BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT,
   // with WARPS_M = WARPS_N = 0 for the wgmma kernel.

@@ -132,19 +132,20 @@ std::vector<TemplateInstance> convTemplateInstances() {
   };
   for (const GemmTileConfig &t : convMmaConfigs())
     add("3x3", t, "bf16", Pass::Forward, true);
-  // wgmma: every tile forward, f16, each gradient (M/N-major operands, a
-  // split filter gradient), stride 2, 1x1, and channels first run as
+  // wgmma: every tile on every pass (the filter gradient's M/N-major
+  // operands split), f16, stride 2, 1x1, and channels first run as
   // channels last.
   for (const GemmTileConfig &t : convWgmmaConfigs()) {
-    Case &c = add("3x3", t, "bf16", Pass::Forward, true);
-    c.o = std::max<int64_t>(64, t.bn);
+    add("3x3", t, "bf16", Pass::Forward, true).o = std::max(64, t.bn);
+    add("3x3", t, "bf16", Pass::Input, true).c = std::max(64, t.bn);
+    Case &filter = add("3x3", t, "bf16", Pass::Filter, true);
+    filter.c = filter.o = 128, filter.split = 4;
   }
   const GemmTileConfig &wgmma = convWgmmaConfigs().front();
   add("3x3", wgmma, "f16", Pass::Forward, true).o = 128;
   add("3x3_s2", wgmma, "bf16", Pass::Forward, true).stride = 2;
-  add("3x3", wgmma, "bf16", Pass::Input, true).c = 128;
-  Case &wgmmaFilter = add("3x3", wgmma, "bf16", Pass::Filter, true);
-  wgmmaFilter.c = 128, wgmmaFilter.o = 128, wgmmaFilter.split = 4;
+  Case &wgmmaInputS2 = add("3x3_s2", wgmma, "bf16", Pass::Input, true);
+  wgmmaInputS2.c = 128, wgmmaInputS2.stride = 2;
   Case &wgmmaPointwise = add("1x1", wgmma, "bf16", Pass::Forward, true);
   wgmmaPointwise.o = 128, wgmmaPointwise.kernel = 1, wgmmaPointwise.pad = 0;
   add("3x3", wgmma, "bf16", Pass::Forward, false).o = 128;

@@ -94,7 +94,8 @@ llvm::ArrayRef<GemmTileConfig> gemmSimtConfigs() { return kSimtConfigs; }
 GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
                             const GpuTarget &target, int64_t gemmBatch,
                             int64_t rows, int64_t n, int64_t k, int64_t ksums,
-                            int64_t outElements, llvm::ArrayRef<int> splits) {
+                            int64_t outElements, llvm::ArrayRef<int> splits,
+                            double tileOverheadK) {
   GemmChoice best;
   double bestTime = std::numeric_limits<double>::infinity();
   const int64_t sms = target.smCount;
@@ -120,8 +121,9 @@ GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
       int64_t rounds = (perSM + together - 1) / together;
       double warps = config.threads() / 32.0;
       double saturation = std::min(1.0, together * warps / 8.0);
-      double work = 2.0 * config.bm * config.bn * config.bk *
-                    std::max<int64_t>(perSplit, 1);
+      double work = 2.0 * config.bm * config.bn *
+                    (config.bk * std::max<int64_t>(perSplit, 1) +
+                     tileOverheadK / together);
       double smRate = pathRate(config.path) / kRateSms;
       double time =
           rounds * together * work / (smRate * config.efficiency * saturation);

@@ -64,13 +64,17 @@ struct GemmChoice {
 /// block with few warps does not saturate an SM), plus for split-K the f32
 /// partials' traffic and a second launch. Deterministic (first best wins).
 /// The mma.sync, tf32 and SIMT configurations take any shape.
+/// `tileOverheadK`: what each tile costs beyond its K loop (filling the
+/// pipeline, the epilogue), as the work of that many more k of the tile,
+/// hidden by the blocks resident beside it.
 /// The splits of K it weighs, in increasing order.
 inline constexpr int kGemmSplits[] = {1, 2, 3, 4, 6, 8, 12, 16};
 GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
                             const GpuTarget &target, int64_t gemmBatch,
                             int64_t rows, int64_t n, int64_t k, int64_t ksums,
                             int64_t outElements,
-                            llvm::ArrayRef<int> splits = kGemmSplits);
+                            llvm::ArrayRef<int> splits = kGemmSplits,
+                            double tileOverheadK = 0);
 
 } // namespace mlir::kiln::codegen
 

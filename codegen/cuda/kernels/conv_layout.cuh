@@ -209,6 +209,59 @@ b_at(const G &g, index_of<G> group, index_of<G> k, index_of<G> c) {
   return input_at(g, group, k, c);
 }
 
+// The passes whose A rows are channels-last pixels (forward: output pixels
+// gathering x; backward input: input pixels gathering dy). Their gathers
+// split into a part of the row alone (a_row_of: the pixel's image and
+// window origin, computed once per row of a tile) and a part of the tap
+// alone (a_tap_of, once per K step), joined by a_at_row.
+template <class G>
+__host__ __device__ __forceinline__ constexpr bool
+a_rows_are_pixels(const G &g) {
+  return g.NHWC && g.PASS != kBackwardFilter;
+}
+template <typename I> struct a_row {
+  I image, y, x; // the gathered image's first element; the window origin
+  bool valid;    // a row of the GEMM (not a tile's overhang)
+};
+template <class G>
+__host__ __device__ __forceinline__ constexpr a_row<index_of<G>>
+a_row_of(const G &g, index_of<G> r) {
+  const bool valid = r < gemm_rows(g);
+  if (g.PASS == kForward) {
+    const pixel<index_of<G>> px = split_pixel(g, r, g.OH, g.OW);
+    return {px.n * g.H * g.W * g.C, px.y * g.SH - g.PT, px.x * g.SW - g.PL,
+            valid};
+  }
+  const pixel<index_of<G>> px = split_pixel(g, r, g.H, g.W);
+  return {px.n * g.OH * g.OW * g.O, px.y + g.PT, px.x + g.PL, valid};
+}
+template <class G>
+__host__ __device__ __forceinline__ constexpr tap<index_of<G>>
+a_tap_of(const G &g, index_of<G> k) {
+  return split_tap(g, k, g.PASS == kForward ? cg(g) : og(g));
+}
+// a_at(g, group, r, k) for k < gemm_k(g), from r's row and k's tap.
+template <class G>
+__host__ __device__ __forceinline__ constexpr index_of<G>
+a_at_row(const G &g, index_of<G> group, const a_row<index_of<G>> &row,
+         const tap<index_of<G>> &tp) {
+  if (!row.valid)
+    return -1;
+  if (g.PASS == kForward) {
+    const index_of<G> y = row.y + tp.kh * g.DH, x = row.x + tp.kw * g.DW;
+    if (y < 0 || y >= g.H || x < 0 || x >= g.W)
+      return -1;
+    return row.image + (y * g.W + x) * g.C + group * cg(g) + tp.ch;
+  }
+  const index_of<G> ty = row.y - tp.kh * g.DH, tx = row.x - tp.kw * g.DW;
+  if (ty < 0 || tx < 0 || ty % g.SH != 0 || tx % g.SW != 0)
+    return -1;
+  const index_of<G> y = ty / g.SH, x = tx / g.SW;
+  if (y >= g.OH || x >= g.OW)
+    return -1;
+  return row.image + (y * g.OW + x) * g.O + group * og(g) + tp.ch;
+}
+
 // Element (mn, k) of operand A (IS_A: row mn) or B (column mn) of group g,
 // or -1 for a zero: past the GEMM's edges (a tile's overhang) or the
 // padding.

@@ -3,7 +3,8 @@
 // layouts), every pass computed as sum_k A(r, k) B(k, c) through a_at/b_at
 // must equal the convolution written as loops, element by element; and
 // where a_vector/b_vector allow 16-byte copies, every run of elements they
-// move must be consecutive, aligned and all inside or all in the padding.
+// move must be consecutive, aligned and all inside or all in the padding;
+// the pixel-row gathers split into row and tap parts must agree with a_at.
 
 #include "kiln/conv_layout.cuh"
 
@@ -150,7 +151,8 @@ void checkVectorRuns(Geometry g, int pass, int vec, bool isA) {
           if (first < 0)
             ASSERT_LT(at(i), 0) << "pass " << pass << (isA ? " A" : " B");
           else
-            ASSERT_EQ(at(i), first + i) << "pass " << pass << (isA ? " A" : " B");
+            ASSERT_EQ(at(i), first + i)
+                << "pass " << pass << (isA ? " A" : " B");
         }
       }
 }
@@ -206,6 +208,36 @@ TEST(ConvLayout, ImplicitGemmsMatchDirectConvolution) {
         for (bool isA : {true, false})
           checkVectorRuns(g, pass, vec, isA);
     }
+  }
+}
+
+TEST(ConvLayout, PixelRowGathersSplitIntoRowAndTap) {
+  // a_at_row(a_row_of(r), a_tap_of(k)) must be a_at(r, k) for every row
+  // (and one tile's overhang past the last) and k of both channels-last
+  // passes whose A rows are pixels.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    Geometry g = randomGeometry(rng, /*nhwc=*/true);
+    for (int pass : {kForward, kBackwardInput}) {
+      g.PASS = pass;
+      ASSERT_TRUE(kiln::conv::a_rows_are_pixels(g));
+      const int64_t rows = kiln::conv::gemm_rows(g), k = kiln::conv::gemm_k(g);
+      for (int64_t grp = 0; grp < g.GROUPS; ++grp)
+        for (int64_t r = 0; r < rows + 64; ++r) {
+          const auto row = kiln::conv::a_row_of(g, r);
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t expected =
+                r < rows ? kiln::conv::a_at(g, grp, r, j) : -1;
+            ASSERT_EQ(
+                kiln::conv::a_at_row(g, grp, row, kiln::conv::a_tap_of(g, j)),
+                expected)
+                << "trial " << trial << " pass " << pass << " row " << r
+                << " k " << j;
+          }
+        }
+    }
+    g.PASS = kBackwardFilter;
+    EXPECT_FALSE(kiln::conv::a_rows_are_pixels(g));
   }
 }
 

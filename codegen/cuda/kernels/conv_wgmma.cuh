@@ -34,12 +34,16 @@ namespace conv {
 // runs, STEP swizzle rows apart (a multiple of 8, so every run has the
 // first one's swizzle and its shared offset is the first one's plus a
 // constant). K-major tiles have a row per GEMM row (A) or column (B) and
-// 8 runs along K; M/N-major tiles a row per k and MN / 8 runs.
+// 8 runs along K; M/N-major tiles a row per k and MN / 8 runs. A thread's
+// runs of a K-major tile share their k: where A's rows are pixels
+// (a_rows_are_pixels), each row's image and window origin are computed
+// once per work item (begin) and only the tap once per K step.
 template <class Cfg, bool IS_A> struct wgmma_operand_copy {
   typedef typename Cfg::index idx;
   typedef typename Cfg::element T;
   static constexpr int THREADS = Cfg::BM / 64 * 128;
   static constexpr bool KMAJOR = IS_A ? Cfg::A_KMAJOR : Cfg::B_KMAJOR;
+  static constexpr bool PIXEL_ROWS = IS_A && KMAJOR && a_rows_are_pixels(Cfg{});
   static constexpr int MN = IS_A ? Cfg::BM : Cfg::BN;
   static constexpr int PER_ROW = (KMAJOR ? Cfg::BK : MN) / 8;
   static constexpr int ROWS = KMAJOR ? MN : Cfg::BK;
@@ -50,10 +54,20 @@ template <class Cfg, bool IS_A> struct wgmma_operand_copy {
 
   int row, col;
   unsigned offset;
+  a_row<idx> rows[PIXEL_ROWS ? COUNT : 1];
+
   __device__ __forceinline__ explicit wgmma_operand_copy(int tid)
       : row(tid / PER_ROW), col(tid % PER_ROW),
         offset(KMAJOR ? gemm::wgmma_swizzle_k(tid / PER_ROW, tid % PER_ROW)
                       : gemm::wgmma_swizzle_mn(tid / PER_ROW, tid % PER_ROW)) {}
+
+  // The rows of the tile at GEMM offset mn0 (before its first copy).
+  __device__ __forceinline__ void begin(idx mn0) {
+    if constexpr (PIXEL_ROWS)
+#pragma unroll
+      for (int i = 0; i < COUNT; ++i)
+        rows[i] = a_row_of(Cfg{}, mn0 + row + i * STEP);
+  }
 
   // The tile at GEMM offset mn0 (rows of A, columns of B) and k0 of
   // `group` into the shared tile at s. Through L1 (.ca): the windows of
@@ -62,16 +76,32 @@ template <class Cfg, bool IS_A> struct wgmma_operand_copy {
   __device__ __forceinline__ void operator()(unsigned s,
                                              const T *__restrict__ g, idx group,
                                              idx mn0, idx k0) const {
+    if constexpr (PIXEL_ROWS) {
+      const idx k = k0 + col * 8;
+      const tap<idx> tp = a_tap_of(Cfg{}, k);
+      const bool inside = k < igemm_shape<Cfg>::K;
 #pragma unroll
-    for (int i = 0; i < COUNT; ++i) {
-      const int r = row + i * STEP;
-      const idx mn = mn0 + (KMAJOR ? r : col * 8),
-                k = k0 + (KMAJOR ? col * 8 : r);
-      const idx off = operand_at<IS_A>(Cfg{}, group, mn, k);
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                       s + offset + i * STEP * 128),
-                   "l"(off >= 0 ? g + off : g), "r"(off >= 0 ? 16 : 0));
+      for (int i = 0; i < COUNT; ++i) {
+        const idx off = inside ? a_at_row(Cfg{}, group, rows[i], tp) : -1;
+        copy(s + offset + i * STEP * 128, off >= 0 ? g + off : g, off >= 0);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < COUNT; ++i) {
+        const int r = row + i * STEP;
+        const idx mn = mn0 + (KMAJOR ? r : col * 8),
+                  k = k0 + (KMAJOR ? col * 8 : r);
+        const idx off = operand_at<IS_A>(Cfg{}, group, mn, k);
+        copy(s + offset + i * STEP * 128, off >= 0 ? g + off : g, off >= 0);
+      }
     }
+  }
+
+  // 16 bytes from src to shared address dst, or zeros.
+  static __device__ __forceinline__ void copy(unsigned dst, const T *src,
+                                              bool valid) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+                 "l"(src), "r"(valid ? 16 : 0));
   }
 };
 
@@ -133,7 +163,7 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
   const unsigned sB = sA + Cfg::STAGES * A_BYTES;
   const int tid = ctx.thread.x, wg = tid >> 7;
 
-  const wgmma_operand_copy<Cfg, true> copyA(tid);
+  wgmma_operand_copy<Cfg, true> copyA(tid);
   const wgmma_operand_copy<Cfg, false> copyB(tid);
   auto load_stage = [&](const Item &x, int stage, int kt) {
     const idx k0 = (idx)kt * Cfg::BK;
@@ -143,6 +173,7 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
   // The first AHEAD tiles of an item; one commit group per tile (empty
   // groups past its end).
   auto prologue = [&](const Item &x) {
+    copyA.begin(x.m0);
 #pragma unroll
     for (int s = 0; s < AHEAD; ++s) {
       if (s < x.nk)
