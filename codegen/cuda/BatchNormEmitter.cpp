@@ -61,10 +61,7 @@ public:
                     ? layout::column_vec(channels, inner, vec)
                     : 1;
     elementVec = layout::element_vec(elements, vec);
-    // Four waves of the partial kernels' blocks (four fit an SM): with fewer,
-    // each thread's few rows leave their loads' latency exposed (ncu: half
-    // a wave, 0.8 TB/s).
-    chunk = layout::chunk_of(outer, channels, inner, target.blocksForWaves(4),
+    chunk = layout::chunk_of(outer, channels, inner, target.blocksForWaves(2),
                              columnVec);
     splits = layout::splits_of(outer, channels, inner, chunk);
     partials = std::max<int64_t>(
