@@ -57,20 +57,28 @@ struct config {
   static constexpr float countf = (float)count;
 };
 
-// V values from p, converted to f32: one access of V elements (aligned to
-// it), or a scalar load.
+// V elements of T as loaded, kept in their type until used (fewer
+// registers while several rows' loads are in flight).
+template <int V, class T> struct raw_values { alignas(16) T x[V]; };
+// V elements from p: one access of V elements (aligned to it), or a scalar
+// load.
+template <int V, class T>
+__device__ __forceinline__ raw_values<V, T> load_raw(const T *__restrict__ p) {
+  raw_values<V, T> r;
+  if constexpr (V == 1)
+    r.x[0] = p[0];
+  else
+    kiln_load_vec<V>(r.x, p);
+  return r;
+}
+// V values from p, converted to f32.
 template <int V, class T>
 __device__ __forceinline__ void load_values(const T *__restrict__ p,
                                             float (&x)[V]) {
-  if constexpr (V == 1) {
-    x[0] = kiln_load(p[0]);
-  } else {
-    alignas(16) T raw[V];
-    kiln_load_vec<V>(raw, p);
+  const raw_values<V, T> r = load_raw<V>(p);
 #pragma unroll
-    for (int v = 0; v < V; ++v)
-      x[v] = kiln_load(raw[v]);
-  }
+  for (int v = 0; v < V; ++v)
+    x[v] = kiln_load(r.x[v]);
 }
 // V f32 values rounded to T and stored at p in one access.
 template <int V, class T>
@@ -147,15 +155,37 @@ struct dx_coef {
   float mean, rstd, scale, mg, mgx;
 };
 
-// This block's share of the reduction: each thread accumulates its
-// elements (element(acc, offset, channel): Cfg::vec consecutive columns of
-// consecutive channels from `offset` in column mode, one element in segment
-// mode), the block combines its lanes by a fixed tree, and lane 0 of each
-// column stores the partial of (split, column or channel).
-template <class Cfg, class Acc, class Element>
-__device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
-                                               const Element &element,
-                                               Acc *__restrict__ partial) {
+// This block's share of the reduction. The reduction `e` gives begin(c),
+// called once with the thread's first channel (a thread's elements all
+// belong to the same channels); load(offset), the raw values of Cfg::vec
+// consecutive columns of consecutive channels from `offset` in column mode,
+// one element in segment mode; and add(acc, raw), their contribution. Each
+// thread loads kBatch of its rows before it adds them (in row order), so
+// that that many loads are in flight; the block combines its lanes by a
+// fixed tree, and lane 0 of each column stores the partial of (split,
+// column or channel).
+constexpr int kBatch = 8;
+// Adds rows first, first + step, ... below end at offset(r) to acc.
+template <class Acc, int V, class Reduction, class Offset, class I>
+__device__ __forceinline__ void reduce_rows(Reduction &e, Acc (&acc)[V],
+                                            I first, I end, I step,
+                                            const Offset &offset) {
+  I r = first;
+  for (; r + (kBatch - 1) * step < end; r += kBatch * step) {
+    decltype(e.load(0)) raw[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b)
+      raw[b] = e.load(offset(r + b * step));
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b)
+      e.add(acc, raw[b]);
+  }
+  for (; r < end; r += step)
+    e.add(acc, e.load(offset(r)));
+}
+template <class Cfg, class Acc, class Reduction>
+__device__ __forceinline__ void
+partial_reduce(const launch_ctx &ctx, Reduction &e, Acc *__restrict__ partial) {
   using idx_t = typename Cfg::idx_t;
   constexpr int cols = (int)Cfg::cols, lanes = (int)Cfg::lanes,
                 V = (int)Cfg::vec;
@@ -173,20 +203,20 @@ __device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
     // The thread's first column.
     const idx_t j = ((idx_t)ctx.block.x * cols + tx) * V;
     active = j < (idx_t)Cfg::width;
-    // Unrolled so that several rows' loads are in flight at once (the
-    // accumulation order stays the rows' order).
-    if (active)
-#pragma unroll 8
-      for (idx_t r = r0 + ty; r < r1; r += lanes)
-        element(acc, r * (idx_t)Cfg::width + j, j / (idx_t)Cfg::inner);
+    if (active) {
+      e.begin(j / (idx_t)Cfg::inner);
+      reduce_rows(e, acc, r0 + ty, r1, (idx_t)lanes,
+                  [&](idx_t r) { return r * (idx_t)Cfg::width + j; });
+    }
     target = (idx_t)ctx.block.y * (idx_t)Cfg::width + j;
   } else {
     const idx_t c = (idx_t)ctx.block.x;
     constexpr idx_t inner = (idx_t)Cfg::inner;
     active = true;
-#pragma unroll 8
-    for (idx_t k = r0 + ty; k < r1; k += lanes)
-      element(acc, (k / inner) * (idx_t)Cfg::width + c * inner + k % inner, c);
+    e.begin(c);
+    reduce_rows(e, acc, r0 + ty, r1, (idx_t)lanes, [&](idx_t k) {
+      return (k / inner) * (idx_t)Cfg::width + c * inner + k % inner;
+    });
     target = (idx_t)ctx.block.y * (idx_t)Cfg::channels + c;
   }
 #pragma unroll
@@ -210,9 +240,8 @@ __device__ __forceinline__ void partial_reduce(const launch_ctx &ctx,
 // The channel and lane of this thread in the per-channel kernels (one
 // warp per channel); false past the last channel.
 template <class Cfg>
-__device__ __forceinline__ bool channel_lane(const launch_ctx &ctx,
-                                             typename Cfg::idx_t &c,
-                                             int &lane) {
+__device__ __forceinline__ bool
+channel_lane(const launch_ctx &ctx, typename Cfg::idx_t &c, int &lane) {
   using idx_t = typename Cfg::idx_t;
   const idx_t t = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
   c = t / (idx_t)kChannelLanes;
@@ -226,9 +255,8 @@ __device__ __forceinline__ bool channel_lane(const launch_ctx &ctx,
 // merged by a fixed tree, the lower lane's first. The order depends on the
 // shapes alone, so results are the same run to run.
 template <class Cfg, class Acc>
-__device__ __forceinline__ Acc combine_partials(typename Cfg::idx_t c,
-                                                int lane,
-                                                const Acc *__restrict__ partial) {
+__device__ __forceinline__ Acc combine_partials(
+    typename Cfg::idx_t c, int lane, const Acc *__restrict__ partial) {
   using idx_t = typename Cfg::idx_t;
   constexpr idx_t lanes = (idx_t)kChannelLanes;
   Acc acc;
@@ -267,37 +295,41 @@ __device__ __forceinline__ Acc combine_partials(typename Cfg::idx_t c,
 // The offset of channel c's first element, whose value shifts the channel's
 // statistics.
 template <class Cfg>
-__device__ __forceinline__ typename Cfg::idx_t shift_offset(typename Cfg::idx_t c) {
+__device__ __forceinline__ typename Cfg::idx_t
+shift_offset(typename Cfg::idx_t c) {
   return c * (typename Cfg::idx_t)Cfg::inner;
 }
+
+// Welford over the input's values shifted by each channel's first.
+template <class Cfg, class In> struct stats_reduction {
+  using idx_t = typename Cfg::idx_t;
+  static constexpr int V = (int)Cfg::vec;
+  const In *__restrict__ in;
+  float shift[V];
+  __device__ __forceinline__ void begin(idx_t c) {
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      shift[v] = kiln_load(in[shift_offset<Cfg>(c + v)]);
+  }
+  __device__ __forceinline__ raw_values<V, In> load(idx_t off) const {
+    return load_raw<V>(in + off);
+  }
+  __device__ __forceinline__ void add(welford (&acc)[V],
+                                      const raw_values<V, In> &raw) const {
+    float x[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      x[v] = kiln_load(raw.x[v]) - shift[v];
+    welford_add<V>(acc, x);
+  }
+};
 
 template <class Cfg, class In>
 __device__ __forceinline__ void stats_partial(const launch_ctx &ctx,
                                               const In *__restrict__ in,
                                               welford *__restrict__ partial) {
-  using idx_t = typename Cfg::idx_t;
-  constexpr int V = (int)Cfg::vec;
-  // A thread's elements belong to the same channels: their shifts are read
-  // once.
-  idx_t shifted = -1;
-  float shift[V];
-  partial_reduce<Cfg, welford>(
-      ctx,
-      [&](welford(&acc)[V], idx_t off, idx_t c) {
-        if (c != shifted) {
-          shifted = c;
-#pragma unroll
-          for (int v = 0; v < V; ++v)
-            shift[v] = kiln_load(in[shift_offset<Cfg>(c + v)]);
-        }
-        float x[V];
-        load_values<V>(in + off, x);
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-          x[v] -= shift[v];
-        welford_add<V>(acc, x);
-      },
-      partial);
+  stats_reduction<Cfg, In> e{in, {}};
+  partial_reduce<Cfg, welford>(ctx, e, partial);
 }
 
 // The channel's statistics from the partials of `in`: `coef` gets (mean,
@@ -309,11 +341,10 @@ __device__ __forceinline__ void stats_partial(const launch_ctx &ctx,
 template <class Cfg, class In, class Gm, class M, class V, class R>
 __device__ __forceinline__ void
 stats_final(const launch_ctx &ctx, const In *__restrict__ in,
-            const welford *__restrict__ partial,
-            const Gm *__restrict__ gamma, float2 *__restrict__ coef,
-            M *__restrict__ mean_out, V *__restrict__ var_out,
-            const R *running_mean, const R *running_var, R *new_mean,
-            R *new_var) {
+            const welford *__restrict__ partial, const Gm *__restrict__ gamma,
+            float2 *__restrict__ coef, M *__restrict__ mean_out,
+            V *__restrict__ var_out, const R *running_mean,
+            const R *running_var, R *new_mean, R *new_var) {
   using idx_t = typename Cfg::idx_t;
   idx_t c;
   int lane;
@@ -334,8 +365,9 @@ stats_final(const launch_ctx &ctx, const In *__restrict__ in,
   if (var_out)
     kiln_store(var_out + c, var);
   if (new_mean)
-    kiln_store(new_mean + c, (1.f - Cfg::momentum) * kiln_load(running_mean[c]) +
-                                 Cfg::momentum * mean);
+    kiln_store(new_mean + c,
+               (1.f - Cfg::momentum) * kiln_load(running_mean[c]) +
+                   Cfg::momentum * mean);
   if (new_var)
     kiln_store(new_var + c, (1.f - Cfg::momentum) * kiln_load(running_var[c]) +
                                 Cfg::momentum * (var * Cfg::unbias));
@@ -347,8 +379,8 @@ template <class Cfg, class Gm, class M, class V, class R>
 __device__ __forceinline__ void
 eval_final(const launch_ctx &ctx, const Gm *__restrict__ gamma,
            float2 *__restrict__ coef, M *__restrict__ mean_out,
-           V *__restrict__ var_out, const R *running_mean,
-           const R *running_var, R *new_mean, R *new_var) {
+           V *__restrict__ var_out, const R *running_mean, const R *running_var,
+           R *new_mean, R *new_var) {
   using idx_t = typename Cfg::idx_t;
   idx_t c;
   int lane;
@@ -356,7 +388,8 @@ eval_final(const launch_ctx &ctx, const Gm *__restrict__ gamma,
     return;
   const float mean = kiln_load(running_mean[c]);
   const float var = kiln_load(running_var[c]);
-  coef[c] = make_float2(mean, 1.f / sqrtf(var + Cfg::eps) * kiln_load(gamma[c]));
+  coef[c] =
+      make_float2(mean, 1.f / sqrtf(var + Cfg::eps) * kiln_load(gamma[c]));
   if (mean_out)
     kiln_store(mean_out + c, mean);
   if (var_out)
@@ -369,18 +402,18 @@ eval_final(const launch_ctx &ctx, const Gm *__restrict__ gamma,
 
 // The channel of element i.
 template <class Cfg>
-__device__ __forceinline__ typename Cfg::idx_t channel_of(typename Cfg::idx_t i) {
+__device__ __forceinline__ typename Cfg::idx_t
+channel_of(typename Cfg::idx_t i) {
   using idx_t = typename Cfg::idx_t;
   return (i / (idx_t)Cfg::inner) % (idx_t)Cfg::channels;
 }
 
 // y = (x - mean) * scale + beta, grid-stride over every element.
 template <class Cfg, class In, class Bs, class Out>
-__device__ __forceinline__ void normalize(const launch_ctx &ctx,
-                                          const In *__restrict__ in,
-                                          const float2 *__restrict__ coef,
-                                          const Bs *__restrict__ beta,
-                                          Out *__restrict__ out) {
+__device__ __forceinline__ void
+normalize(const launch_ctx &ctx, const In *__restrict__ in,
+          const float2 *__restrict__ coef, const Bs *__restrict__ beta,
+          Out *__restrict__ out) {
   using idx_t = typename Cfg::idx_t;
   constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
@@ -400,37 +433,42 @@ __device__ __forceinline__ void normalize(const launch_ctx &ctx,
 }
 
 // Sums of grad and grad * x-hat, x-hat from the (mean, rstd) in `stats`.
-template <class Cfg, class G, class In>
-__device__ __forceinline__ void grad_partial(const launch_ctx &ctx,
-                                             const G *__restrict__ grad,
-                                             const In *__restrict__ in,
-                                             const float2 *__restrict__ stats,
-                                             grad_sums *__restrict__ partial) {
+template <class Cfg, class G, class In> struct grad_reduction {
   using idx_t = typename Cfg::idx_t;
-  constexpr int V = (int)Cfg::vec;
-  // A thread's elements belong to the same channels: their statistics are
-  // read once.
-  idx_t loaded = -1;
+  static constexpr int V = (int)Cfg::vec;
+  struct raw {
+    raw_values<V, G> g;
+    raw_values<V, In> x;
+  };
+  const G *__restrict__ grad;
+  const In *__restrict__ in;
+  const float2 *__restrict__ stats;
   float2 st[V];
-  partial_reduce<Cfg, grad_sums>(
-      ctx,
-      [&](grad_sums(&acc)[V], idx_t off, idx_t c) {
-        if (c != loaded) {
-          loaded = c;
+  __device__ __forceinline__ void begin(idx_t c) {
 #pragma unroll
-          for (int v = 0; v < V; ++v)
-            st[v] = stats[c + v];
-        }
-        float g[V], x[V];
-        load_values<V>(grad + off, g);
-        load_values<V>(in + off, x);
+    for (int v = 0; v < V; ++v)
+      st[v] = stats[c + v];
+  }
+  __device__ __forceinline__ raw load(idx_t off) const {
+    return {load_raw<V>(grad + off), load_raw<V>(in + off)};
+  }
+  __device__ __forceinline__ void add(grad_sums (&acc)[V], const raw &r) const {
 #pragma unroll
-        for (int v = 0; v < V; ++v) {
-          acc[v].g += g[v];
-          acc[v].gx += g[v] * ((x[v] - st[v].x) * st[v].y);
-        }
-      },
-      partial);
+    for (int v = 0; v < V; ++v) {
+      const float g = kiln_load(r.g.x[v]);
+      acc[v].g += g;
+      acc[v].gx += g * ((kiln_load(r.x.x[v]) - st[v].x) * st[v].y);
+    }
+  }
+};
+
+template <class Cfg, class G, class In>
+__device__ __forceinline__ void
+grad_partial(const launch_ctx &ctx, const G *__restrict__ grad,
+             const In *__restrict__ in, const float2 *__restrict__ stats,
+             grad_sums *__restrict__ partial) {
+  grad_reduction<Cfg, G, In> e{grad, in, stats, {}};
+  partial_reduce<Cfg, grad_sums>(ctx, e, partial);
 }
 
 // gamma_grad = sum(grad * xh), beta_grad = sum(grad) (each optional), and
@@ -462,11 +500,10 @@ grad_final(const launch_ctx &ctx, const grad_sums *__restrict__ partial,
 
 // dx = gamma * rstd * (g - mean(g) - xh * mean(g * xh)).
 template <class Cfg, class G, class In, class Out>
-__device__ __forceinline__ void input_grad(const launch_ctx &ctx,
-                                           const G *__restrict__ grad,
-                                           const In *__restrict__ in,
-                                           const dx_coef *__restrict__ coef,
-                                           Out *__restrict__ out) {
+__device__ __forceinline__ void
+input_grad(const launch_ctx &ctx, const G *__restrict__ grad,
+           const In *__restrict__ in, const dx_coef *__restrict__ coef,
+           Out *__restrict__ out) {
   using idx_t = typename Cfg::idx_t;
   constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;

@@ -5,8 +5,9 @@
 // f64 sums over each channel, in column mode (channels last, with scalar
 // and vector accesses) and segment mode (channels first), with the
 // reduction split so that the combination walks several partials per
-// channel and lane (and more than it loads ahead at once); and the
-// normalisation with vector accesses.
+// channel and lane (and more than it loads ahead at once); the gradient
+// sums likewise; threads' rows loaded in batches and their remainder; and
+// the normalisation with vector accesses.
 
 #include "kiln/batch_norm.cuh"
 
@@ -57,6 +58,58 @@ void batchStats(const std::vector<float> &x, std::vector<float> &mean,
   });
 }
 
+/// Runs grad_partial on (tiles x splits) blocks and grad_final on the
+/// channels with the given (mean, rstd); returns each channel's sums of g
+/// and g * x-hat.
+template <class C>
+void gradSums(const std::vector<float> &g, const std::vector<float> &x,
+              const std::vector<float2> &stats, std::vector<float> &sumG,
+              std::vector<float> &sumGx) {
+  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
+  const unsigned splits = unsigned(C::splits);
+  std::vector<grad_sums> partial(size_t(C::splits * C::per_split));
+  emu::launch(tiles * splits, unsigned(kThreads), [&] {
+    launch_ctx ctx = this_launch();
+    const unsigned b = ctx.block.x;
+    ctx.block = make_uint3(b % tiles, b / tiles, 0);
+    ctx.grid = make_uint3(tiles, splits, 1);
+    grad_partial<C>(ctx, g.data(), x.data(), stats.data(), partial.data());
+  });
+  sumG.assign(C::channels, 0.f);
+  sumGx.assign(C::channels, 0.f);
+  emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kThreads), [&] {
+    grad_final<C>(this_launch(), partial.data(), stats.data(),
+                  (const float *)nullptr, sumGx.data(), sumG.data(),
+                  (dx_coef *)nullptr);
+  });
+}
+
+template <class C> void expectGradSums(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> g(size_t(C::elements)), x(g.size());
+  for (size_t i = 0; i < g.size(); ++i)
+    g[i] = normal(rng), x[i] = 0.5f + 2.f * normal(rng);
+  std::vector<float2> stats(C::channels);
+  for (float2 &st : stats)
+    st = make_float2(0.5f + 0.1f * normal(rng), 0.5f + 0.05f * normal(rng));
+  std::vector<float> sumG, sumGx;
+  gradSums<C>(g, x, stats, sumG, sumGx);
+  for (long long c = 0; c < C::channels; ++c) {
+    double eg = 0, egx = 0, scale = 0;
+    for (long long o = 0; o < C::outer; ++o)
+      for (long long i = 0; i < C::inner; ++i) {
+        const size_t e = size_t((o * C::channels + c) * C::inner + i);
+        const double xh = (double(x[e]) - stats[c].x) * stats[c].y;
+        eg += g[e];
+        egx += g[e] * xh;
+        scale += std::fabs(g[e] * xh);
+      }
+    EXPECT_NEAR(sumG[c], eg, 1e-5 * double(C::count)) << "channel " << c;
+    EXPECT_NEAR(sumGx[c], egx, 1e-5 * scale) << "channel " << c;
+  }
+}
+
 template <class C> void expectStatistics(unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.5f, 2.0f);
@@ -101,6 +154,24 @@ TEST(BatchNormKernels, VectorColumnStatistics) {
   using D = Cfg<9000, 8, 1, 64, 4>;
   static_assert(D::vec == 4 && D::splits == 141, "the case the test is for");
   expectStatistics<D>(4);
+}
+
+TEST(BatchNormKernels, BatchedRowsAndTheirRemainder) {
+  // 64 f32 channels, four per access: 16 row lanes over chunks of 300 rows
+  // load two batches of 8 rows each and add the rest one by one.
+  using C = Cfg<3000, 64, 1, 300, 4>;
+  static_assert(C::vec == 4 && C::lanes == 16 && C::splits == 10,
+                "the case the test is for");
+  expectStatistics<C>(6);
+  expectGradSums<C>(7);
+  // Segments: 256 lanes over chunks of 8200 elements of a channel.
+  using S = Cfg<4, 3, 4100, 8200>;
+  static_assert(!S::columns && S::splits == 2, "the case the test is for");
+  expectStatistics<S>(8);
+  expectGradSums<S>(9);
+  // Scalar columns (6 channels): 32 columns by 8 lanes.
+  using D = Cfg<700, 6, 1, 64>;
+  expectGradSums<D>(10);
 }
 
 TEST(BatchNormKernels, VectorNormalizeMatchesItsFormula) {
