@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 namespace mlir::kiln::codegen {
@@ -73,8 +74,10 @@ std::string bufferType(Value value) {
 struct OutputIndex {
   SmallVector<std::string> coords;
   std::string flat;
-  /// Columns c and c + 1 (c even) are adjacent, aligned elements.
-  bool pairs = false;
+  /// Columns c .. c + n - 1, for n dividing `granule` and c a multiple of
+  /// n, are adjacent elements (aligned to n): pairs when it is even, 16-byte
+  /// runs when it is a multiple of their elements.
+  int64_t granule = 1;
 };
 
 OutputIndex outputIndex(const ConvPlan &plan) {
@@ -97,7 +100,7 @@ OutputIndex outputIndex(const ConvPlan &plan) {
       if (!channelsFirst) {
         out.coords = {o, kh, kw, ci};
         out.flat = o + " * " + lit(plan.cols) + " + c";
-        out.pairs = plan.cols % 2 == 0;
+        out.granule = plan.cols;
         return out;
       }
       // Stored as the channels-first filter dw[o][ci][kh][kw].
@@ -109,7 +112,7 @@ OutputIndex outputIndex(const ConvPlan &plan) {
     out.coords = {o, "c / " + lit(g.KH * g.KW),
                   "(c / " + lit(g.KW) + ") % " + lit(g.KH), "c % " + lit(g.KW)};
     out.flat = o + " * " + lit(plan.cols) + " + c";
-    out.pairs = plan.cols % 2 == 0;
+    out.granule = plan.cols;
     return out;
   }
   bool forward = g.PASS == ::kiln::conv::kForward;
@@ -124,7 +127,7 @@ OutputIndex outputIndex(const ConvPlan &plan) {
                   "(" + pixel + " / " + lit(w) + ") % " + lit(h),
                   pixel + " % " + lit(w), ch};
     out.flat = pixel + " * " + lit(channels) + " + " + ch;
-    out.pairs = channels % 2 == 0 && perGroup % 2 == 0;
+    out.granule = std::gcd(channels, perGroup);
     return out;
   }
   std::string n = "(" + pixel + " / " + lit(h * w) + ")",
@@ -132,9 +135,9 @@ OutputIndex outputIndex(const ConvPlan &plan) {
   out.coords = {n, ch, p + " / " + lit(w), p + " % " + lit(w)};
   out.flat = "(" + n + " * " + lit(channels) + " + " + ch + ") * " +
              lit(h * w) + " + " + p;
-  // Columns c and c + 1 are adjacent pixels of one image when the GEMM's
-  // columns are pixels and every image has an even count.
-  out.pairs = !pixelRows && (h * w) % 2 == 0;
+  // Columns are adjacent pixels of one image when the GEMM's columns are
+  // pixels.
+  out.granule = pixelRows ? 1 : h * w;
   return out;
 }
 
@@ -206,7 +209,7 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
      << "      if (c < " << indexLiteral(plan.cols) << ")\n"
      << "        store(p, g, r, c, acc0);\n"
      << "      return;\n    }\n";
-  if (index.pairs) {
+  if (index.granule % 2 == 0) {
     os << "    float res0[" << count << "], res1[" << count << "];\n"
        << "    values(p, g, r, c, acc0, res0);\n"
        << "    values(p, g, r, c + 1, acc1, res1);\n"
@@ -218,7 +221,40 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
     os << "    store(p, g, r, c, acc0);\n"
        << "    store(p, g, r, c + 1, acc1);\n";
   }
-  os << "  }\n};\n";
+  os << "  }\n";
+  // 16-byte runs of a single result along the columns, for the kernels that
+  // stage a tile's results in shared memory (kernels/conv_wgmma.cuh); RUN 0
+  // where the result's columns are not such runs.
+  Value result = fusion.getResult(0);
+  int64_t run =
+      16 /
+      std::max<int64_t>(
+          1, (cast<ShapedType>(result.getType()).getElementTypeBitWidth() + 7) /
+                 8);
+  bool runs = count == 1 && index.granule % run == 0;
+  os << "  typedef " << (runs ? bufferType(result) : std::string("float"))
+     << " run_t;\n"
+     << "  static constexpr int RUN = " << (runs ? run : 0) << ";\n";
+  if (runs) {
+    os << "  // The result at column c in its storage type.\n"
+       << kFn
+       << "run_t value(const Params &p, idx g, idx r, idx c, float acc) {\n"
+       << "    float res[1];\n"
+       << "    values(p, g, r, c, acc, res);\n"
+       << "    run_t v;\n"
+       << "    kiln_store(&v, res[0]);\n"
+       << "    return v;\n  }\n"
+       << "  // RUN results from column c (a multiple of RUN), one access.\n"
+       << kFn
+       << "void store_run(const Params &p, idx g, idx r, idx c, "
+          "const run_t (&v)[RUN]) {\n"
+       << "    kiln_store_vec<RUN>(p.out0 + flat(g, r, c), v);\n  }\n"
+       << kFn
+       << "void store_value(const Params &p, idx g, idx r, idx c, run_t v) "
+          "{\n"
+       << "    p.out0[flat(g, r, c)] = v;\n  }\n";
+  }
+  os << "};\n";
   return text;
 }
 

@@ -20,7 +20,11 @@
 // 1 f16), BM (a multiple of 64), BN (64, 128 or 256), BK (wgmma_block_k),
 // STAGES, A_KMAJOR, B_KMAJOR, SPLIT and KT_PER_SPLIT. Params and Epi as for
 // conv_igemm.cuh, whose igemm_split_sum adds the partials of a split
-// reduction.
+// reduction; Epi also gives RUN, the elements of a 16-byte run of its one
+// result along the columns (0: no such runs), run_t, the result's type,
+// value(p, g, r, c, acc), the result of one element in that type, and
+// store_run(p, g, r, c, run) / store_value(p, g, r, c, v): a tile whose
+// results fit the free stages is staged there and stored in runs.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -155,6 +159,20 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
       "wgmma tiles are 64-row warpgroup slices of 64-deep swizzle rows");
   static_assert(Cfg::STAGES >= 3,
                 "the pipeline keeps one group in flight and one tile ahead");
+  constexpr int THREADS = Cfg::BM / 64 * 128;
+  // The epilogue stages the tile's results in shared memory and stores
+  // 16-byte runs where the result's columns are runs (Epi::RUN) and the
+  // stages the pipeline leaves free hold the tile. A row's runs are stored
+  // in the order run ^ (row % 8), so that the pairs the lanes of a warp
+  // store fall into distinct banks.
+  constexpr int RUN = Epi::RUN > 0 ? Epi::RUN : 1;
+  constexpr bool STAGED =
+      Epi::RUN > 0 && Cfg::SPLIT == 1 && Cfg::BN / RUN >= 8 &&
+      (unsigned)(Cfg::BM * Cfg::BN * sizeof(typename Epi::run_t)) <=
+          (unsigned)(Cfg::STAGES - AHEAD) * A_BYTES;
+  auto staged_at = [](int lr, int lc) {
+    return lr * Cfg::BN + ((lc / RUN) ^ (lr & 7)) * RUN + lc % RUN;
+  };
 
   extern __shared__ __align__(16) unsigned char conv_smem[];
   // Swizzle atoms start on 1024-byte boundaries (the launch adds the slack).
@@ -235,16 +253,63 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
     // (registers 4j + {0, 1} and 4j + {2, 3}).
     const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2,
               q = lane & 3;
-    const idx row = done.m0 + wg * 64 + warp * 16 + g;
+    const int local = wg * 64 + warp * 16 + g;
+    if constexpr (STAGED) {
+      // The results in their storage type into a free stage, then stored
+      // in 16-byte runs of consecutive columns, a row's runs by consecutive
+      // threads. The stages from AHEAD on are free: the next item's first
+      // tiles go to the stages before, and its first refill waits for a
+      // barrier this epilogue passes first.
+      typedef typename Epi::run_t R;
+      R *staged = reinterpret_cast<R *>(
+          conv_smem + (sA - (unsigned)__cvta_generic_to_shared(conv_smem)) +
+          AHEAD * A_BYTES);
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      if (row + half * 8 >= S::ROWS)
-        continue;
+      for (int half = 0; half < 2; ++half) {
+        const int lr = local + half * 8;
+        const idx r = done.m0 + lr;
 #pragma unroll
-      for (int j = 0; j < Cfg::BN / 8; ++j)
-        store_result<Cfg, Epi>(p, done.group, done.split, row + half * 8,
-                               done.n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
-                               acc[j * 4 + half * 2 + 1]);
+        for (int j = 0; j < Cfg::BN / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int lc = j * 8 + q * 2 + e;
+            const idx c = done.n0 + lc;
+            staged[staged_at(lr, lc)] =
+                r < S::ROWS && c < S::COLS
+                    ? Epi::value(p, done.group, r, c, acc[j * 4 + half * 2 + e])
+                    : R(0.0f);
+          }
+      }
+      __syncthreads();
+      constexpr int RUNS = Cfg::BN / RUN;
+      for (int u = tid; u < Cfg::BM * RUNS; u += THREADS) {
+        const int lr = u / RUNS, lc = u % RUNS * RUN;
+        const idx r = done.m0 + lr, c = done.n0 + lc;
+        if (r >= S::ROWS || c >= S::COLS)
+          continue;
+        const R(&v)[RUN] =
+            *reinterpret_cast<const R(*)[RUN]>(staged + staged_at(lr, lc));
+        if (c + RUN <= S::COLS) {
+          Epi::store_run(p, done.group, r, c, v);
+        } else {
+          for (int e = 0; c + e < S::COLS; ++e)
+            Epi::store_value(p, done.group, r, c + e, v[e]);
+        }
+      }
+      // The stage is read before anything refills it.
+      __syncthreads();
+    } else {
+      const idx row = done.m0 + local;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        if (row + half * 8 >= S::ROWS)
+          continue;
+#pragma unroll
+        for (int j = 0; j < Cfg::BN / 8; ++j)
+          store_result<Cfg, Epi>(p, done.group, done.split, row + half * 8,
+                                 done.n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
+                                 acc[j * 4 + half * 2 + 1]);
+      }
     }
   }
 }
