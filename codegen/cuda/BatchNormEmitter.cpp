@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/BatchNormKernels.h"
+
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -36,14 +38,15 @@ std::array<uint32_t, 3> dim3Of(int64_t x, int64_t y = 1) {
   return {uint32_t(x), uint32_t(y), 1};
 }
 
-/// One batch norm fusion being emitted: the layout of its input and the
-/// kernels' shared configuration.
+/// The kernels of one batch norm op being emitted: the layout of its input
+/// and the kernels' shared configuration.
 class Emission {
 public:
-  Emission(SingleOpFusion single, FusionOp fusion, Value input, int64_t dim,
-           const GpuTarget &target)
-      : single(std::move(single)), builder("// kiln batch_norm fusion of\n" +
-                                           describeOp(this->single.op)) {
+  Emission(FusionBuilder &builder, Operation *op, BatchNormBindings bindings,
+           FusionOp fusion, Value input, int64_t dim, const GpuTarget &target,
+           std::optional<BatchNormPartials> given)
+      : op_(op), bindings(std::move(bindings)), builder(builder),
+        given(given) {
     auto type = cast<RankedTensorType>(input.getType());
     llvm::ArrayRef<int64_t> shape = type.getShape();
     channels = shape[dim];
@@ -61,8 +64,9 @@ public:
                     ? layout::column_vec(channels, inner, vec)
                     : 1;
     elementVec = layout::element_vec(elements, vec);
-    chunk = layout::chunk_of(outer, channels, inner, target.blocksForWaves(2),
-                             columnVec);
+    chunk = given ? given->rowsPerSplit
+                  : layout::chunk_of(outer, channels, inner,
+                                     target.blocksForWaves(2), columnVec);
     splits = layout::splits_of(outer, channels, inner, chunk);
     partials = std::max<int64_t>(
         splits * layout::partials_per_split(channels, inner), 1);
@@ -77,8 +81,10 @@ public:
         largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int" : "long long";
   }
 
-  Operation *op() const { return single.op; }
-  bool yields(unsigned result) const { return single.resultOf[result] >= 0; }
+  Operation *op() const { return op_; }
+  bool yields(unsigned result) const {
+    return bindings.results[result].has_value();
+  }
 
   /// The configuration struct `cfg` every kernel of the fusion uses.
   void setConstants(double eps, double momentum) {
@@ -90,9 +96,13 @@ public:
                       "  static constexpr float eps = {5};\n"
                       "  static constexpr float momentum = {6};\n"
                       "  static constexpr float unbias = {7};\n"
+                      "{9}"
                       "};\n",
                       idx, outer, channels, inner, chunk, floatLiteral(eps),
-                      floatLiteral(momentum), floatLiteral(unbias), vec)
+                      floatLiteral(momentum), floatLiteral(unbias), vec,
+                      given ? "  // Partials of the values as they are.\n"
+                              "  static constexpr bool shifted = false;\n"
+                            : "")
             .str();
   }
 
@@ -131,7 +141,7 @@ public:
              bool restrict = true) const {
     call.add("const " + storage(op()->getOperand(i)) +
                  (restrict ? " *__restrict__" : " *"),
-             name.str(), LaunchArg::operand(single.operandOf[i]));
+             name.str(), bindings.operands[i]);
   }
   /// Result `i` when yielded, else a null pointer.
   void output(Call &call, unsigned i, llvm::StringRef name,
@@ -140,7 +150,7 @@ public:
     if (!yields(i))
       return call.null(type);
     call.add(type + (restrict ? " *__restrict__" : " *"), name.str(),
-             LaunchArg::result(single.resultOf[i]));
+             *bindings.results[i]);
   }
   void scratch(Call &call, llvm::StringRef type, llvm::StringRef name,
                uint64_t offset, bool write) const {
@@ -167,8 +177,11 @@ public:
     builder.kernel(std::move(spec));
   }
 
-  /// The Welford partials of operand `input` (skipped without elements).
+  /// The Welford partials of operand `input` (skipped without elements),
+  /// unless they were given.
   uint64_t statsPartial(unsigned input) {
+    if (given)
+      return given->offset;
     uint64_t partial = builder.scratch(partials * 12);
     if (count == 0)
       return partial;
@@ -186,8 +199,10 @@ public:
     return dim3Of(layout::channel_blocks(channels));
   }
 
-  SingleOpFusion single;
-  FusionBuilder builder;
+  Operation *op_;
+  BatchNormBindings bindings;
+  FusionBuilder &builder;
+  std::optional<BatchNormPartials> given;
   int64_t outer = 1, channels = 1, inner = 1, count = 0, elements = 0;
   int64_t chunk = 1, splits = 0, partials = 1, elementBlocks = 1;
   /// Elements of a 16-byte access; columns per access of the statistics
@@ -310,24 +325,43 @@ public:
           "batch_norm codegen: expected a fusion of one kiln.batch_norm or "
           "kiln.batch_norm_backward reading the fusion's operands");
     SingleOpFusion single = *SingleOpFusion::get(fusion);
-    Operation *op = single.op;
-    if (auto norm = dyn_cast<BatchNormOp>(op)) {
-      Emission e(std::move(single), fusion, norm.getInput(),
-                 norm.getDimAttr().getInt(), options.target());
-      if (e.channels > 0)
-        emitForward(e, norm);
-      return e.builder.take();
-    }
-    auto norm = cast<BatchNormBackwardOp>(op);
-    Emission e(std::move(single), fusion, norm.getInput(),
-               norm.getDimAttr().getInt(), options.target());
-    if (e.channels > 0)
-      emitBackward(e, norm);
-    return e.builder.take();
+    FusionBuilder builder("// kiln batch_norm fusion of\n" +
+                          describeOp(single.op));
+    emitBatchNormKernels(builder, single.op, fusion,
+                         BatchNormBindings::of(single), options.target());
+    return builder.take();
   }
 };
 
 } // namespace
+
+BatchNormBindings BatchNormBindings::of(const SingleOpFusion &single) {
+  BatchNormBindings b;
+  for (int64_t i : single.operandOf)
+    b.operands.push_back(LaunchArg::operand(i));
+  for (int64_t i : single.resultOf)
+    b.results.push_back(i >= 0 ? std::optional<LaunchArg>(LaunchArg::result(i))
+                               : std::nullopt);
+  return b;
+}
+
+void emitBatchNormKernels(FusionBuilder &builder, Operation *op,
+                          FusionOp fusion, const BatchNormBindings &bindings,
+                          const GpuTarget &target,
+                          std::optional<BatchNormPartials> partials) {
+  if (auto norm = dyn_cast<BatchNormOp>(op)) {
+    Emission e(builder, op, bindings, fusion, norm.getInput(),
+               norm.getDimAttr().getInt(), target, partials);
+    if (e.channels > 0)
+      emitForward(e, norm);
+    return;
+  }
+  auto norm = cast<BatchNormBackwardOp>(op);
+  Emission e(builder, op, bindings, fusion, norm.getInput(),
+             norm.getDimAttr().getInt(), target, std::nullopt);
+  if (e.channels > 0)
+    emitBackward(e, norm);
+}
 
 std::unique_ptr<KernelEmitter> createBatchNormEmitter() {
   return std::make_unique<BatchNormEmitter>();

@@ -8,12 +8,17 @@
 // GEMM row r and column c (the bias of kiln.conv2d is added to the f32 sum
 // before it is rounded once to the element type, as the reference does).
 // A split reduction adds a second kernel that sums the f32 partials in
-// split order and applies the epilogue.
+// split order and applies the epilogue. A trailing batch norm adds its
+// kernels (BatchNormKernels.h) after the convolution's; where the wgmma
+// kernel stages the channels-last tiles it stores, its epilogue also writes
+// their per-channel statistics (kernels/tile_stats.cuh), which spares batch
+// norm its pass over the activation.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/ConvEmitter.h"
 
+#include "codegen/cuda/BatchNormKernels.h"
 #include "codegen/cuda/ConvPlan.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
@@ -141,9 +146,39 @@ OutputIndex outputIndex(const ConvPlan &plan) {
   return out;
 }
 
+/// The elements of a 16-byte run of the epilogue's single result along the
+/// columns, or 0 where it has no such runs (several results, or columns
+/// that are not adjacent elements).
+int64_t resultRun(const ConvPlan &plan, FusionOp fusion) {
+  if (plan.epilogueResults.size() != 1)
+    return 0;
+  Value result = fusion.getResult(plan.epilogueResults.front());
+  int64_t run =
+      16 /
+      std::max<int64_t>(
+          1, (cast<ShapedType>(result.getType()).getElementTypeBitWidth() + 7) /
+                 8);
+  return outputIndex(plan).granule % run == 0 ? run : 0;
+}
+
+/// Whether the epilogue takes the trailing batch norm's statistics: the
+/// wgmma kernel stages its tiles, and the tiles' columns are the batch
+/// norm's channels (the forward pass's channels-last result).
+bool statsInEpilogue(const ConvPlan &plan, FusionOp fusion) {
+  const GemmTileConfig &tile = plan.choice.config;
+  int64_t run = resultRun(plan, fusion);
+  return plan.norm && !plan.depthwise && tile.path == GemmPath::Wgmma &&
+         plan.geometry.NHWC && !plan.viaChannelsLast &&
+         plan.epilogueResults.front() == plan.normInputResult &&
+         ::kiln::conv::wgmma_stages_results(
+             tile.bm, tile.bn, plan.choice.split, static_cast<int>(run),
+             static_cast<int>(16 / std::max<int64_t>(run, 1)));
+}
+
 /// The file-scope tables of the epilogue's statements, then `struct
 /// Epilogue`.
-FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
+FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion,
+                                     bool stats) {
   Block &body = fusion.getBody().front();
   OutputIndex index = outputIndex(plan);
   ScalarEmitter emitter(plan.outShape, "ke_", "idx");
@@ -158,8 +193,11 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
   std::string statements;
   SmallVector<std::string> values;
   Operation *yield = body.getTerminator();
-  for (Value value : yield->getOperands()) {
-    FailureOr<std::string> expr = emitter.emit(value, statements, 4);
+  SmallVector<std::string> outs;
+  for (unsigned result : plan.epilogueResults) {
+    outs.push_back("p.out" + std::to_string(result));
+    FailureOr<std::string> expr =
+        emitter.emit(yield->getOperand(result), statements, 4);
     if (failed(expr))
       return failure();
     values.push_back(*expr);
@@ -199,7 +237,7 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
      << "    values(p, g, r, c, acc, res);\n"
      << "    const idx at = flat(g, r, c);\n";
   for (size_t i = 0; i < count; ++i)
-    os << "    kiln_store(p.out" << i << " + at, res[" << i << "]);\n";
+    os << "    kiln_store(" << outs[i] << " + at, res[" << i << "]);\n";
   os << "  }\n";
   os << "  // Columns c and c + 1 (c even); c + 1 may lie past the last.\n"
      << kFn
@@ -215,7 +253,7 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
        << "    values(p, g, r, c + 1, acc1, res1);\n"
        << "    const idx at = flat(g, r, c);\n";
     for (size_t i = 0; i < count; ++i)
-      os << "    kiln::gemm::store2(p.out" << i << " + at, res0[" << i
+      os << "    kiln::gemm::store2(" << outs[i] << " + at, res0[" << i
          << "], res1[" << i << "]);\n";
   } else {
     os << "    store(p, g, r, c, acc0);\n"
@@ -225,14 +263,11 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
   // 16-byte runs of a single result along the columns, for the kernels that
   // stage a tile's results in shared memory (kernels/conv_wgmma.cuh); RUN 0
   // where the result's columns are not such runs.
-  Value result = fusion.getResult(0);
-  int64_t run =
-      16 /
-      std::max<int64_t>(
-          1, (cast<ShapedType>(result.getType()).getElementTypeBitWidth() + 7) /
-                 8);
-  bool runs = count == 1 && index.granule % run == 0;
-  os << "  typedef " << (runs ? bufferType(result) : std::string("float"))
+  int64_t run = resultRun(plan, fusion);
+  bool runs = run > 0;
+  os << "  typedef "
+     << (runs ? bufferType(fusion.getResult(plan.epilogueResults.front()))
+              : std::string("float"))
      << " run_t;\n"
      << "  static constexpr int RUN = " << (runs ? run : 0) << ";\n";
   if (runs) {
@@ -248,12 +283,17 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion) {
        << kFn
        << "void store_run(const Params &p, idx g, idx r, idx c, "
           "const run_t (&v)[RUN]) {\n"
-       << "    kiln_store_vec<RUN>(p.out0 + flat(g, r, c), v);\n  }\n"
+       << "    kiln_store_vec<RUN>(" << outs[0] << " + flat(g, r, c), v);\n  }\n"
        << kFn
        << "void store_value(const Params &p, idx g, idx r, idx c, run_t v) "
           "{\n"
-       << "    p.out0[flat(g, r, c)] = v;\n  }\n";
+       << "    " << outs[0] << "[flat(g, r, c)] = v;\n  }\n";
   }
+  os << "  // Batch-norm partials of the stored tiles (kernels/tile_stats.cuh).\n"
+     << "  static constexpr bool STATS = " << boolText(stats) << ";\n";
+  if (stats)
+    os << kFn << "kiln::bn::welford *stats(const Params &p) {\n"
+       << "    return p.stats;\n  }\n";
   os << "};\n";
   return text;
 }
@@ -267,10 +307,11 @@ struct Buffers {
 };
 
 /// Where the fusion's scratch holds what: the split partials (at offset 0,
-/// LaunchArg::scratch(0)) and the channels-last copies of A and B.
+/// LaunchArg::scratch(0)), the channels-last copies of A and B, and the
+/// batch-norm partials of the epilogue.
 struct ScratchLayout {
   bool partials = false;
-  std::optional<uint64_t> aCopy, bCopy;
+  std::optional<uint64_t> aCopy, bCopy, stats;
 };
 
 Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
@@ -308,6 +349,12 @@ Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
   if (scratch.bCopy)
     b.params.push_back({"const " + element + " *__restrict__", "b_copy",
                         LaunchArg::scratch(*scratch.bCopy)});
+  if (scratch.stats) {
+    b.params.push_back({"kiln::bn::welford *__restrict__", "stats",
+                        LaunchArg::scratch(*scratch.stats)});
+    b.structText += "  kiln::bn::welford *stats;\n";
+    b.initializer += ", stats";
+  }
   b.structText += "};\n";
   return b;
 }
@@ -395,9 +442,32 @@ std::string describe(const ConvPlan &plan) {
 std::string describeFusion(const ConvPlan &plan, FusionOp fusion) {
   std::string text = "// kiln conv fusion of\n" + describeOp(plan.conv);
   for (Operation &op : fusion.getBody().front().without_terminator())
-    if (&op != plan.conv)
+    if (&op != plan.conv && &op != plan.norm)
       text += "// epilogue: " + op.getName().getStringRef().str() + "\n";
+  if (plan.norm)
+    text += "// then " + describeOp(plan.norm).substr(3);
   return text;
+}
+
+/// The trailing batch norm's kernels, which read its input from the
+/// fusion's result and its other operands from the fusion's.
+void emitNorm(FusionBuilder &builder, const ConvPlan &plan, FusionOp fusion,
+              const GpuTarget &target,
+              std::optional<BatchNormPartials> partials) {
+  BatchNormBindings bindings;
+  bindings.operands.push_back(LaunchArg::result(plan.normInputResult));
+  for (Value operand : plan.norm->getOperands().drop_front())
+    bindings.operands.push_back(
+        LaunchArg::operand(cast<BlockArgument>(operand).getArgNumber()));
+  Operation *yield = fusion.getBody().front().getTerminator();
+  for (Value result : plan.norm->getResults()) {
+    auto yielded = llvm::find(yield->getOperands(), result);
+    bindings.results.push_back(
+        yielded == yield->getOperands().end()
+            ? std::nullopt
+            : std::optional<LaunchArg>(LaunchArg::result(yielded.getIndex())));
+  }
+  emitBatchNormKernels(builder, plan.norm, fusion, bindings, target, partials);
 }
 
 } // namespace
@@ -429,14 +499,16 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     plan.choice = {convTileFor(plan, forced->config), forced->split,
                    static_cast<int>(perSplit)};
   }
-  if (plan.outElements() == 0)
-    return GeneratedFusion{};
-
   bool split = !plan.depthwise && plan.choice.split > 1;
   bool depthwiseFilter =
       plan.depthwise && plan.geometry.PASS == ::kiln::conv::kBackwardFilter;
   std::string header = describeFusion(plan, fusion);
   FusionBuilder builder(header);
+  if (plan.outElements() == 0) {
+    if (plan.norm)
+      emitNorm(builder, plan, fusion, options.target(), std::nullopt);
+    return builder.take();
+  }
   // Scratch: the partials first (the kernels address them at offset 0),
   // then the channels-last copies.
   ScratchLayout scratch;
@@ -454,13 +526,19 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     scratch.bCopy =
         builder.scratch(uint64_t(plan.elementBytes()) * plan.bCopy.elements());
   }
+  const GemmTileConfig &tile = plan.choice.config;
+  // One kiln::bn::welford (12 bytes) per row tile and output channel.
+  bool stats = statsInEpilogue(plan, fusion);
+  if (stats)
+    scratch.stats = builder.scratch(12ull * ((plan.rows + tile.bm - 1) /
+                                             tile.bm) *
+                                    plan.geometry.O);
   Buffers buffers = buffersOf(plan, fusion, scratch);
-  FailureOr<std::string> epilogue = writeEpilogue(plan, fusion);
+  FailureOr<std::string> epilogue = writeEpilogue(plan, fusion, stats);
   if (failed(epilogue))
     return failure();
   std::string functors = configText(plan) + buffers.structText + *epilogue;
 
-  const GemmTileConfig &tile = plan.choice.config;
   bool wgmma = !plan.depthwise && tile.path == GemmPath::Wgmma;
   auto spec = [&](const char *prefix, const char *function,
                   const char *templateName) {
@@ -472,7 +550,8 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     s.templates = {"kiln/" + std::string(templateName) + ".cuh",
                    kScalarOpsHeader.str()};
     s.templateName = templateName;
-    s.configuration = describe(plan);
+    s.configuration =
+        describe(plan) + (stats ? " batch-norm statistics in the epilogue" : "");
     s.body = "  const Params p{" + buffers.initializer + "};\n" +
              "  kiln::conv::" + function + "<Config, Epilogue>(ctx, p);\n";
     return s;
@@ -516,6 +595,8 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
                                   "depthwise_filter_sum", "conv_depthwise"),
                              g.C * taps));
     }
+    if (plan.norm)
+      emitNorm(builder, plan, fusion, target, std::nullopt);
     return builder.take();
   }
 
@@ -579,6 +660,11 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     builder.kernel(
         strided(spec("kiln_conv_split_sum", "igemm_split_sum", "conv_igemm"),
                 (plan.outElements() + 1) / 2));
+  if (plan.norm)
+    emitNorm(builder, plan, fusion, target,
+             stats ? std::optional<BatchNormPartials>(
+                         BatchNormPartials{*scratch.stats, tile.bm})
+                   : std::nullopt);
   return builder.take();
 }
 

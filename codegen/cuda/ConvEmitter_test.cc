@@ -135,6 +135,70 @@ TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
   EXPECT_EQ(templates(*older), "conv_igemm ");
 }
 
+/// A forward convolution of `x` by `w` (16 channels in, 3x3) followed by
+/// a training batch norm of its result, which the fusion also yields.
+std::string convBatchNorm(const std::string &x, const std::string &w,
+                          const std::string &y, const std::string &c,
+                          bool nhwc) {
+  std::string layout = nhwc ? "nhwc" : "nchw";
+  std::string results = y + ", " + y + ", " + c + ", " + c;
+  return "func.func @f(%a0: " + x + ", %a1: " + w + ", %a2: " + c +
+         ", %a3: " + c + ") {\n  %r:4 = kiln.fusion \"conv\" (%a0, %a1, "
+         "%a2, %a3) : (" +
+         x + ", " + w + ", " + c + ", " + c + ") -> (" + results +
+         ") {\n  ^bb0(%x: " + x + ", %w: " + w + ", %g: " + c + ", %b: " + c +
+         "):\n    %y = kiln.conv2d %x, %w layout = " + layout +
+         " padding = [1, 1, 1, 1] : " + x + ", " + w +
+         "\n    %n, %m, %v = kiln.batch_norm %y, %g, %b dim = " +
+         (nhwc ? "3" : "1") + " : " + y + ", " + c + ", " + c +
+         "\n    kiln.yield %y, %n, %m, %v : " + results + "\n  }\n  return\n}\n";
+}
+
+TEST_F(ConvEmitterTest, BatchNormStatisticsComeFromTheWgmmaEpilogue) {
+  // 4 x 15 x 15 pixels: eight row tiles of 128, the last of 4 rows.
+  std::string x = "tensor<4x15x15x16xbf16>", w = "tensor<64x3x3x16xbf16>",
+              y = "tensor<4x15x15x64xbf16>", c = "tensor<64xbf16>";
+  FusionOp fusion = parseFusion(convBatchNorm(x, w, y, c, /*nhwc=*/true));
+  ASSERT_TRUE(fusion);
+  GeneratedFusion g = emitAndCompile(*emitter, fusion);
+  expectWritesEveryResult(fusion, g);
+  // No statistics pass of its own: the conv kernel's epilogue takes the
+  // partials of every stored tile, batch norm combines them and normalises.
+  EXPECT_EQ(templates(g), "conv_wgmma bn_stats_final bn_normalize ");
+  ASSERT_EQ(g.kernels.size(), 3u);
+  EXPECT_NE(g.kernels[0].source.find("STATS = true"), std::string::npos);
+  EXPECT_NE(g.kernels[1].source.find("shifted = false"), std::string::npos);
+  EXPECT_NE(g.kernels[1].source.find("config<idx_t, 900, 64, 1, 128"),
+            std::string::npos)
+      << "a split per row tile of the conv";
+  // The conv writes the partials the final kernel reads: one scratch
+  // offset in both launches.
+  auto scratchOf = [](const GeneratedLaunch &launch) {
+    for (const LaunchArg &arg : launch.args)
+      if (arg.kind == LaunchArg::Kind::Scratch)
+        return arg.index;
+    return int64_t(-1);
+  };
+  EXPECT_GE(scratchOf(g.launches[0]), 0);
+  EXPECT_EQ(scratchOf(g.launches[0]), scratchOf(g.launches[1]));
+
+  // On mma.sync (sm_80) and channels first, batch norm reads the
+  // activation for its statistics.
+  CodegenOptions sm80;
+  sm80.arch = "sm_80";
+  FailureOr<GeneratedFusion> older = emitConv(fusion, sm80);
+  ASSERT_TRUE(succeeded(older));
+  EXPECT_EQ(templates(*older),
+            "conv_igemm bn_stats_partial bn_stats_final bn_normalize ");
+  std::string cx = "tensor<4x16x15x15xbf16>", cw = "tensor<64x16x3x3xbf16>",
+              cy = "tensor<4x64x15x15xbf16>";
+  FusionOp first = parseFusion(convBatchNorm(cx, cw, cy, c, /*nhwc=*/false));
+  ASSERT_TRUE(first);
+  GeneratedFusion nchw = emitAndCompile(*emitter, first);
+  expectWritesEveryResult(first, nchw);
+  EXPECT_NE(templates(nchw).find("bn_stats_partial"), std::string::npos);
+}
+
 TEST_F(ConvEmitterTest, ThreeChannelsAreGathered) {
   std::string x = "tensor<2x32x32x3xbf16>", w = "tensor<64x7x7x3xbf16>",
               y = "tensor<2x16x16x64xbf16>";

@@ -196,6 +196,16 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why) {
   for (Operation &op : body.without_terminator()) {
     if (&op == plan.conv)
       continue;
+    if (auto norm = dyn_cast<BatchNormOp>(op)) {
+      if (plan.norm || !isa<Conv2dOp>(plan.conv) || norm.getEval() ||
+          &op != body.getTerminator()->getPrevNode()) {
+        why = "a batch norm in a conv fusion must be the last op, in "
+              "training mode, after a forward convolution";
+        return failure();
+      }
+      plan.norm = norm;
+      continue;
+    }
     if (op.getNumResults() != 1 ||
         !isBroadcastableTo(shapeOf(op.getResult(0)), out)) {
       why = "'" + op.getName().getStringRef().str() +
@@ -207,7 +217,31 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why) {
                      [&](Value v) { return fromResult.contains(v); }))
       fromResult.insert(op.getResult(0));
   }
-  for (Value value : body.getTerminator()->getOperands()) {
+  if (plan.norm) {
+    // It normalises the output channels of a yielded epilogue value, whose
+    // other operands are the fusion's.
+    Value input = plan.norm.getInput();
+    int64_t channelDim = plan.geometry.NHWC ? 3 : 1;
+    auto yielded = llvm::find(body.getTerminator()->getOperands(), input);
+    if (!fromResult.contains(input) || plan.norm.getDimAttr().getInt() !=
+                                           channelDim ||
+        yielded == body.getTerminator()->getOperands().end() ||
+        llvm::any_of(plan.norm->getOperands().drop_front(), [&](Value v) {
+          unsigned arg;
+          return !argOf(v, arg);
+        })) {
+      why = "the batch norm of a conv fusion must normalise the output "
+            "channels of a yielded epilogue value, its other operands "
+            "arguments of the fusion";
+      return failure();
+    }
+    plan.normInputResult = yielded.getIndex();
+  }
+  for (OpOperand &yielded : body.getTerminator()->getOpOperands()) {
+    Value value = yielded.get();
+    if (plan.norm && value.getDefiningOp() == plan.norm)
+      continue;
+    plan.epilogueResults.push_back(yielded.getOperandNumber());
     if (!fromResult.contains(value)) {
       why = "a yielded value is not computed from the convolution's result";
       return failure();

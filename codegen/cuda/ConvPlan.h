@@ -6,7 +6,11 @@
 // by an optional epilogue: element-wise ops applied to its result element
 // by element, whose other operands broadcast to the result's shape (a
 // residual, a scale), constants, or element-wise values computed from
-// those. Every yielded value has the result's shape.
+// those; and, after a forward convolution, an optional training-mode
+// kiln.batch_norm over the output channels of a yielded epilogue value
+// (the fusion step in compiler/transforms/GemmEpilogues.cpp), whose
+// statistics the epilogue may take per output tile. Every yielded value
+// other than the batch norm's results has the result's shape.
 //
 // The planner reads the convolution's geometry, maps the pass onto the
 // implicit GEMM of kernels/conv_layout.cuh, and picks the kernel and its
@@ -58,8 +62,15 @@ struct ConvPlan {
   /// (kiln.conv2d's optional operand; -1 without).
   unsigned aArg = 0, bArg = 0;
   int biasArg = -1;
-  /// The shape of the convolution's result (and of every yielded value).
+  /// The shape of the convolution's result (and of every yielded value of
+  /// the epilogue).
   SmallVector<int64_t> outShape;
+  /// The fusion results the epilogue stores, in its order.
+  SmallVector<unsigned> epilogueResults;
+  /// The trailing batch norm (null without) and the fusion result that is
+  /// its input.
+  BatchNormOp norm;
+  unsigned normInputResult = 0;
 
   /// The implicit GEMM of one group.
   int64_t rows = 0, cols = 0, k = 0;

@@ -9,6 +9,9 @@
 // summing kernel), f32 in three tf32 products and once, and f16. Channels-first
 // passes whose channels-last copies are 16-byte runs run as channels last:
 // their instances include the copies (kernels/conv_layout_change.cuh).
+// Forward passes followed by a training batch norm take its statistics in
+// the wgmma epilogue (each tile), or leave them to batch norm's own kernels
+// (mma.sync); the instances include the batch norm's kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +44,8 @@ struct Case {
           pad = 1;
   int split = 1;
   int64_t groups = 1;
+  // A training batch norm over the forward pass's result.
+  bool batchNorm = false;
 };
 
 std::string tensor(std::initializer_list<int64_t> shape, const char *type) {
@@ -72,6 +77,20 @@ std::string fusionModule(const Case &c) {
       "] groups = " + std::to_string(c.groups);
   switch (c.pass) {
   case Pass::Forward:
+    if (c.batchNorm) {
+      std::string t = x + ", " + f + ", " + bias + ", " + bias + ", " + bias;
+      std::string results = y + ", " + y + ", " + bias + ", " + bias;
+      return "func.func @f(%a0: " + x + ", %a1: " + f + ", %a2: " + bias +
+             ", %a3: " + bias + ", %a4: " + bias + ") -> (" + results +
+             ") {\n  %r:4 = kiln.fusion \"conv\" (%a0, %a1, %a2, %a3, %a4) : (" +
+             t + ") -> (" + results + ") {\n  ^bb0(%x: " + x + ", %w: " + f +
+             ", %b: " + bias + ", %g: " + bias + ", %be: " + bias +
+             "):\n    %c = kiln.conv2d %x, %w, %b" + attrs + " : " + x + ", " +
+             f + ", " + bias + "\n    %y, %m, %v = kiln.batch_norm %c, %g, %be" +
+             " dim = " + (c.nhwc ? "3" : "1") + " : " + y + ", " + bias + ", " +
+             bias + "\n    kiln.yield %c, %y, %m, %v : " + results +
+             "\n  }\n  return %r#0, %r#1, %r#2, %r#3 : " + results + "\n}\n";
+    }
     return "func.func @f(%a0: " + x + ", %a1: " + f + ", %a2: " + bias +
            ") -> " + y + " {\n  %r = kiln.fusion \"conv\" (%a0, %a1, %a2) : (" +
            x + ", " + f + ", " + bias + ") -> " + y + " {\n  ^bb0(%x: " + x +
@@ -112,6 +131,8 @@ std::string caseName(const Case &c) {
           std::to_string(t.bk);
   if (c.split > 1)
     name += "_split" + std::to_string(c.split);
+  if (c.batchNorm)
+    name += "_bn";
   return name;
 }
 
@@ -141,8 +162,15 @@ std::vector<TemplateInstance> convTemplateInstances() {
     Case &filter = add("3x3", t, "bf16", Pass::Filter, true);
     filter.c = filter.o = 128, filter.split = 4;
   }
+  // With a batch norm: its statistics in each tile's epilogue.
+  for (const GemmTileConfig &t : convWgmmaConfigs()) {
+    Case &c = add("3x3", t, "bf16", Pass::Forward, true);
+    c.o = std::max(64, t.bn), c.batchNorm = true;
+  }
   const GemmTileConfig &wgmma = convWgmmaConfigs().front();
   add("3x3", wgmma, "f16", Pass::Forward, true).o = 128;
+  Case &f16Norm = add("3x3", wgmma, "f16", Pass::Forward, true);
+  f16Norm.o = 128, f16Norm.batchNorm = true;
   add("3x3_s2", wgmma, "bf16", Pass::Forward, true).stride = 2;
   Case &wgmmaInputS2 = add("3x3_s2", wgmma, "bf16", Pass::Input, true);
   wgmmaInputS2.c = 128, wgmmaInputS2.stride = 2;
@@ -157,6 +185,9 @@ std::vector<TemplateInstance> convTemplateInstances() {
   const GemmTileConfig &small = convMmaConfigs().back();
   const GemmTileConfig &f32Small = convTf32x3Configs().front();
   add("3x3", large, "f16", Pass::Forward, true);
+  // Batch norm's own statistics kernels after mma.sync, either layout.
+  add("3x3", large, "bf16", Pass::Forward, true).batchNorm = true;
+  add("3x3", large, "bf16", Pass::Forward, false).batchNorm = true;
   // Every pass and layout, with their gathered operands.
   for (bool nhwc : {true, false}) {
     add("3x3_s2", large, "bf16", Pass::Forward, nhwc).stride = 2;

@@ -328,5 +328,50 @@ TEST_F(PrimitiveReductionTest, ConvolutionsTakeTheirEpilogues) {
   }
 }
 
+/// A forward convolution followed by a training batch norm of its result:
+/// one conv fusion when something else reads the result too (the batch
+/// norm's gradient); batch norm alone otherwise, and in eval form.
+constexpr const char *kConvBatchNorm = R"mlir(
+func.func @with_gradient(%x: tensor<2x6x6x8xf32>, %w: tensor<16x3x3x8xf32>,
+    %g: tensor<16xf32>, %b: tensor<16xf32>, %dy: tensor<2x6x6x16xf32>)
+    -> (tensor<2x6x6x16xf32>, tensor<16xf32>, tensor<2x6x6x16xf32>) {
+  %c = kiln.conv2d %x, %w layout = nhwc padding = [1, 1, 1, 1] : tensor<2x6x6x8xf32>, tensor<16x3x3x8xf32>
+  %r = kiln.relu %c : tensor<2x6x6x16xf32>
+  %y, %m, %v = kiln.batch_norm %r, %g, %b dim = 3 : tensor<2x6x6x16xf32>, tensor<16xf32>, tensor<16xf32>
+  %dx, %dg, %db = kiln.batch_norm_backward %dy, %r, %g dim = 3 : tensor<2x6x6x16xf32>, tensor<16xf32>
+  return %y, %v, %dx : tensor<2x6x6x16xf32>, tensor<16xf32>, tensor<2x6x6x16xf32>
+}
+func.func @alone(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>,
+    %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<2x16x6x6xf32> {
+  %c = kiln.conv2d %x, %w layout = nchw padding = [1, 1, 1, 1] : tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>
+  %y, %m, %v = kiln.batch_norm %c, %g, %b : tensor<2x16x6x6xf32>, tensor<16xf32>, tensor<16xf32>
+  return %y : tensor<2x16x6x6xf32>
+}
+)mlir";
+
+TEST_F(PrimitiveReductionTest, ConvolutionsTakeTheBatchNormOfTheirResult) {
+  OwningOpRef<ModuleOp> plain =
+      parseSourceString<ModuleOp>(kConvBatchNorm, &context);
+  ASSERT_TRUE(plain) << diagnostics;
+  OwningOpRef<ModuleOp> fused = plain->clone();
+  for (auto function : fused->getOps<func::FuncOp>())
+    ASSERT_TRUE(succeeded(fuseFunction(function)));
+  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  auto with = fused->lookupSymbol<func::FuncOp>("with_gradient");
+  EXPECT_EQ(kinds(with),
+            (std::map<std::string, int>{{"conv", 1}, {"batch_norm", 1}}));
+  with.walk([](FusionOp fusion) {
+    if (fusion.getKind() != "conv")
+      return;
+    Block &body = fusion.getBody().front();
+    EXPECT_TRUE(isa<BatchNormOp>(body.getTerminator()->getPrevNode()));
+  });
+  auto alone = fused->lookupSymbol<func::FuncOp>("alone");
+  EXPECT_EQ(kinds(alone),
+            (std::map<std::string, int>{{"conv", 1}, {"batch_norm", 1}}));
+  for (auto function : fused->getOps<func::FuncOp>())
+    expectSameResults(*plain, *fused, function.getSymName(), -2.0, 2.0);
+}
+
 } // namespace
 } // namespace mlir::kiln

@@ -15,6 +15,12 @@
 // one group: one product over their concatenated K (the gradient of an
 // input read by several projections is one launch).
 //
+// A forward convolution's group then takes a training-mode batch norm over
+// the output channels of its last value, when that value is also needed
+// elsewhere (the batch norm's gradient reads it, so it is stored anyway):
+// the convolution's kernel can then take the batch statistics of the tiles
+// it stores, which spares batch norm a pass over the activation.
+//
 // Epilogues do not reach into an optimizer's update (the element-wise ops
 // that produce updated parameters and state): those join the multi-tensor
 // optimizer kernel.
@@ -128,15 +134,16 @@ SmallVector<Operation *> sumOfProducts(Operation *root,
   return ops;
 }
 
-/// Tries to extend `group` (ending at `tail`) by `next` and the side trees
-/// of its other operands.
+/// Tries to extend `group` (ending at `tail`) by `next` and, with
+/// `sideTrees`, the side trees of its other operands.
 bool extendEpilogue(Group &group, Grouping &grouping, Operation *next,
                     ArrayRef<int64_t> shape,
-                    const llvm::DenseSet<Operation *> &update) {
+                    const llvm::DenseSet<Operation *> &update,
+                    bool sideTrees = true) {
   SmallVector<Operation *> side;
   group.ops.insert(next);
   for (Value operand : next->getOperands())
-    if (!group.ops.contains(operand.getDefiningOp()))
+    if (sideTrees && !group.ops.contains(operand.getDefiningOp()))
       for (Operation *op : sideTree(operand, group, grouping, shape, update)) {
         side.push_back(op);
         group.ops.insert(op);
@@ -162,9 +169,10 @@ bool extendEpilogue(Group &group, Grouping &grouping, Operation *next,
 }
 
 /// Extends `group`, rooted at `root`, by the chain of element-wise ops that
-/// consume its result (each keeping its shape and storing a float).
-void takeEpilogue(Group &group, Grouping &grouping, Operation *root,
-                  const llvm::DenseSet<Operation *> &update) {
+/// consume its result (each keeping its shape and storing a float); returns
+/// the last op of the chain.
+Operation *takeEpilogue(Group &group, Grouping &grouping, Operation *root,
+                        const llvm::DenseSet<Operation *> &update) {
   Operation *tail = root;
   ArrayRef<int64_t> shape = tensorType(root->getResult(0)).getShape();
   while (true) {
@@ -184,6 +192,31 @@ void takeEpilogue(Group &group, Grouping &grouping, Operation *root,
       break;
     tail = next;
   }
+  return tail;
+}
+
+/// Extends the group of the forward convolution `conv`, ending at `tail`,
+/// by a training batch norm over the output channels of `tail`'s result
+/// that something outside the group also reads. The batch norm's other
+/// operands stay buffers the kernels read.
+void takeBatchNorm(Group &group, Grouping &grouping, Conv2dOp conv,
+                   Operation *tail, const llvm::DenseSet<Operation *> &update) {
+  Value value = tail->getResult(0);
+  int64_t channelDim = conv.getLayout() == ConvLayout::nhwc ? 3 : 1;
+  BatchNormOp norm;
+  bool readElsewhere = false;
+  for (Operation *user : value.getUsers()) {
+    auto candidate = dyn_cast<BatchNormOp>(user);
+    if (candidate && !norm && candidate.getInput() == value &&
+        !candidate.getEval() && !grouping.of(user) &&
+        candidate.getDimAttr().getInt() == channelDim)
+      norm = candidate;
+    else if (!group.ops.contains(user))
+      readElsewhere = true;
+  }
+  if (norm && readElsewhere && !update.contains(norm))
+    extendEpilogue(group, grouping, norm, tensorType(value).getShape(), update,
+                   /*sideTrees=*/false);
 }
 
 } // namespace
@@ -232,8 +265,12 @@ void formConvGroups(func::FuncOp function, Grouping &grouping) {
   llvm::DenseSet<Operation *> update = optimizerUpdateOps(function);
   for (Operation &op : function.getBody().front())
     if (isa<Conv2dOp, Conv2dBackwardInputOp, Conv2dBackwardFilterOp>(op) &&
-        !grouping.of(&op))
-      takeEpilogue(*grouping.create("conv", &op), grouping, &op, update);
+        !grouping.of(&op)) {
+      Group &group = *grouping.create("conv", &op);
+      Operation *tail = takeEpilogue(group, grouping, &op, update);
+      if (auto conv = dyn_cast<Conv2dOp>(&op))
+        takeBatchNorm(group, grouping, conv, tail, update);
+    }
 }
 
 } // namespace mlir::kiln

@@ -26,6 +26,7 @@
 #pragma once
 #include "kiln/batch_norm_layout.cuh"
 #include "kiln/reduce_common.cuh"
+#include "kiln/welford.cuh"
 
 namespace kiln {
 namespace bn {
@@ -55,6 +56,10 @@ struct config {
   static constexpr long long count = Outer * Inner;
   static constexpr long long elements = Outer * C * Inner;
   static constexpr float countf = (float)count;
+  // The partials are of the values shifted by their channel's first one
+  // (stats_partial's); a configuration whose partials come from elsewhere
+  // (a convolution's epilogue, tile_stats.cuh) sets it false.
+  static constexpr bool shifted = true;
 };
 
 // V elements of T as loaded, kept in their type until used (fewer
@@ -94,30 +99,6 @@ __device__ __forceinline__ void store_values(T *__restrict__ p,
     kiln_store_vec<V>(p, raw);
   }
 }
-
-// Count, mean and sum of squared deviations of the elements seen so far.
-struct welford {
-  float n, mean, m2;
-  __device__ __forceinline__ void init() { n = 0.f, mean = 0.f, m2 = 0.f; }
-  // The other of an exchange between the lanes of a warp.
-  __device__ __forceinline__ welford shuffle_xor(int mask) const {
-    return {__shfl_xor_sync(0xffffffffu, n, mask),
-            __shfl_xor_sync(0xffffffffu, mean, mask),
-            __shfl_xor_sync(0xffffffffu, m2, mask)};
-  }
-  __device__ __forceinline__ void merge(const welford &b) {
-    if (b.n == 0.f)
-      return;
-    if (n == 0.f) {
-      *this = b;
-      return;
-    }
-    const float t = n + b.n, d = b.mean - mean, w = b.n / t;
-    mean += d * w;
-    m2 += b.m2 + d * d * n * w;
-    n = t;
-  }
-};
 
 // Welford's update of V columns that have seen the same rows: one
 // reciprocal of the shared count.
@@ -356,7 +337,8 @@ stats_final(const launch_ctx &ctx, const In *__restrict__ in,
   // Like the reference, no elements give NaN statistics.
   float mean = kiln_nan();
   if constexpr (Cfg::count > 0)
-    mean = kiln_load(in[shift_offset<Cfg>(c)]) + acc.mean;
+    mean = Cfg::shifted ? kiln_load(in[shift_offset<Cfg>(c)]) + acc.mean
+                        : acc.mean;
   const float var = acc.m2 / Cfg::countf;
   const float rstd = 1.f / sqrtf(var + Cfg::eps);
   coef[c] = make_float2(mean, gamma ? rstd * kiln_load(gamma[c]) : rstd);

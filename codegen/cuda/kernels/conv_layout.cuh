@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/gemm_layout.cuh"
 #include "kiln/host_device.cuh"
 
 namespace kiln {
@@ -353,6 +354,18 @@ __host__ __device__ constexpr long long
 depthwise_filter_blocks(long long slices, long long c) {
   return ceil_div(slices, depthwise_threads / depthwise_channel_block(c)) *
          ceil_div(c, depthwise_channel_block(c));
+}
+
+// Whether conv_wgmma.cuh stages a bm x bn tile's results in shared memory
+// and stores them in 16-byte runs: a result of `run_bytes` elements whose
+// columns are runs of `run` elements (0: they are not), no split of the
+// reduction, at least 8 runs per row (the swizzle's period), and the tile
+// fits the two stages the pipeline leaves free (it copies STAGES - 2 ahead).
+__host__ __device__ constexpr bool wgmma_stages_results(int bm, int bn,
+                                                       int split, int run,
+                                                       int run_bytes) {
+  return run > 0 && split == 1 && bn / run >= 8 &&
+         (unsigned)(bm * bn * run_bytes) <= 2u * gemm::wgmma_tile_bytes(bm);
 }
 
 } // namespace conv

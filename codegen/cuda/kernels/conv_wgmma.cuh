@@ -24,12 +24,16 @@
 // result along the columns (0: no such runs), run_t, the result's type,
 // value(p, g, r, c, acc), the result of one element in that type, and
 // store_run(p, g, r, c, run) / store_value(p, g, r, c, v): a tile whose
-// results fit the free stages is staged there and stored in runs.
+// results fit the free stages is staged there and stored in runs. With
+// Epi::STATS (staged tiles only), the epilogue also writes the batch-norm
+// partials of every column of the stored tile to Epi::stats(p) (a
+// kiln::bn::welford per row tile and channel, tile_stats.cuh).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 #include "kiln/conv_igemm.cuh"
 #include "kiln/gemm_wgmma.cuh"
+#include "kiln/tile_stats.cuh"
 
 namespace kiln {
 namespace conv {
@@ -167,9 +171,13 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
   // store fall into distinct banks.
   constexpr int RUN = Epi::RUN > 0 ? Epi::RUN : 1;
   constexpr bool STAGED =
-      Epi::RUN > 0 && Cfg::SPLIT == 1 && Cfg::BN / RUN >= 8 &&
-      (unsigned)(Cfg::BM * Cfg::BN * sizeof(typename Epi::run_t)) <=
-          (unsigned)(Cfg::STAGES - AHEAD) * A_BYTES;
+      wgmma_stages_results(Cfg::BM, Cfg::BN, Cfg::SPLIT, Epi::RUN,
+                           (int)sizeof(typename Epi::run_t));
+  static_assert(Cfg::STAGES - AHEAD == 2, "two stages are free");
+  // Batch-norm statistics of the stored tile (tile_stats.cuh) need it
+  // staged.
+  static_assert(!Epi::STATS || STAGED,
+                "column statistics are taken of a staged tile");
   auto staged_at = [](int lr, int lc) {
     return lr * Cfg::BN + ((lc / RUN) ^ (lr & 7)) * RUN + lc % RUN;
   };
@@ -295,6 +303,17 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
           for (int e = 0; c + e < S::COLS; ++e)
             Epi::store_value(p, done.group, r, c + e, v[e]);
         }
+      }
+      if constexpr (Epi::STATS) {
+        // Partials [row tile][channel] of the result's GROUPS * COLS
+        // channels.
+        const idx rows = S::ROWS - done.m0, cols = S::COLS - done.n0;
+        bn::tile_column_stats<Cfg::BM, Cfg::BN, THREADS>(
+            tid, staged, staged_at, rows < Cfg::BM ? (int)rows : Cfg::BM,
+            cols < Cfg::BN ? (int)cols : Cfg::BN,
+            Epi::stats(p) + (long long)(done.m0 / Cfg::BM) * Cfg::GROUPS *
+                                S::COLS +
+                done.group * S::COLS + done.n0);
       }
       // The stage is read before anything refills it.
       __syncthreads();
