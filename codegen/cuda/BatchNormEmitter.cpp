@@ -7,11 +7,10 @@
 //
 //   batch_norm (batch statistics):  stats_partial -> stats_final -> normalize
 //   batch_norm eval:                eval_final -> normalize
-//   batch_norm_backward:            stats_partial -> stats_final ->
-//                                   grad_partial -> grad_final -> input_grad
+//   batch_norm_backward:            grad_partial -> grad_final -> input_grad
 //
-// The partial kernels write per-block partials (Welford triples, or the sums
-// of grad and grad * x-hat) to scratch and one thread per channel combines
+// The partial kernels write per-block partials (Welford triples, with the
+// sums of grad and grad * x for the backward op) to scratch and one thread per channel combines
 // them in a fixed order (one warp per channel), so results are
 // deterministic and no atomics are used. The per-channel kernels also write the
 // mean and variance results and the updated running statistics, in place over
@@ -257,36 +256,20 @@ void emitForward(Emission &e, BatchNormOp norm) {
 void emitBackward(Emission &e, BatchNormBackwardOp norm) {
   e.setConstants(norm.getEps().convertToDouble(), 0.0);
   bool dx = e.yields(0);
-  uint64_t partial = e.statsPartial(1);
-  uint64_t stats = e.builder.scratch(e.channels * 8);
-  Emission::Call final;
-  e.input(final, 1, "in");
-  e.scratch(final, "kiln::bn::welford", "partial", partial, false);
-  final.null("const float");
-  e.scratch(final, "float2", "stats", stats, true);
-  for (int i = 0; i < 2; ++i)
-    final.null("float");
-  final.null("const float");
-  final.null("const float");
-  final.null("float");
-  final.null("float");
-  e.launch("kiln_batch_norm_backward_stats", "stats_final", final,
-           e.channelGrid());
-
-  uint64_t sums = e.builder.scratch(e.partials * 8);
+  // The input's statistics and the gradient sums in one pass.
+  uint64_t sums = e.builder.scratch(e.partials * 20);
   if (e.count > 0) {
     Emission::Call call;
     e.input(call, 0, "grad");
     e.input(call, 1, "in");
-    e.scratch(call, "float2", "stats", stats, false);
     e.scratch(call, "kiln::bn::grad_sums", "partial", sums, true);
     e.launch("kiln_batch_norm_backward_sums", "grad_partial", call,
              e.partialGrid());
   }
   uint64_t coef = e.builder.scratch(e.channels * 20);
   Emission::Call grads;
+  e.input(grads, 1, "in");
   e.scratch(grads, "kiln::bn::grad_sums", "partial", sums, false);
-  e.scratch(grads, "float2", "stats", stats, false);
   e.input(grads, 2, "gamma");
   e.output(grads, 1, "gamma_grad");
   e.output(grads, 2, "beta_grad");

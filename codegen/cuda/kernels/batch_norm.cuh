@@ -16,8 +16,8 @@
 // passes.
 //
 // batch_norm:          stats_partial, stats_final (or eval_final), normalize
-// batch_norm_backward: stats_partial, stats_final (mean, rstd), grad_partial,
-//                      grad_final, input_grad
+// batch_norm_backward: grad_partial (statistics and gradient sums in one
+//                      pass), grad_final, input_grad
 //
 // The configuration (a struct derived from `config`) adds the constants
 // eps, momentum and unbias (n / (n - 1)) as static constexpr floats.
@@ -116,15 +116,21 @@ __device__ __forceinline__ void welford_add(welford (&acc)[V],
   }
 }
 
-// Sums of grad and of grad * x-hat.
+// What batch_norm_backward reduces in one pass over (grad, x): Welford's
+// statistics of x shifted by its channel's first value (x'), and the sums
+// of grad and of grad * x'. sum(grad * x-hat) follows as rstd * (sum(grad *
+// x') - mean(x') * sum(grad)), without cancellation: mean(x') is of the
+// order of the spread, the shift being one of the values.
 struct grad_sums {
+  welford x;
   float g, gx;
-  __device__ __forceinline__ void init() { g = 0.f, gx = 0.f; }
+  __device__ __forceinline__ void init() { x.init(), g = 0.f, gx = 0.f; }
   __device__ __forceinline__ grad_sums shuffle_xor(int mask) const {
-    return {__shfl_xor_sync(0xffffffffu, g, mask),
+    return {x.shuffle_xor(mask), __shfl_xor_sync(0xffffffffu, g, mask),
             __shfl_xor_sync(0xffffffffu, gx, mask)};
   }
   __device__ __forceinline__ void merge(const grad_sums &b) {
+    x.merge(b.x);
     g += b.g;
     gx += b.gx;
   }
@@ -414,7 +420,8 @@ normalize(const launch_ctx &ctx, const In *__restrict__ in,
   }
 }
 
-// Sums of grad and grad * x-hat, x-hat from the (mean, rstd) in `stats`.
+// The statistics of x and the sums of grad and grad * x, x shifted by
+// each channel's first value.
 template <class Cfg, class G, class In> struct grad_reduction {
   using idx_t = typename Cfg::idx_t;
   static constexpr int V = (int)Cfg::vec;
@@ -424,22 +431,28 @@ template <class Cfg, class G, class In> struct grad_reduction {
   };
   const G *__restrict__ grad;
   const In *__restrict__ in;
-  const float2 *__restrict__ stats;
-  float2 st[V];
+  float shift[V];
   __device__ __forceinline__ void begin(idx_t c) {
 #pragma unroll
     for (int v = 0; v < V; ++v)
-      st[v] = stats[c + v];
+      shift[v] = kiln_load(in[shift_offset<Cfg>(c + v)]);
   }
   __device__ __forceinline__ raw load(idx_t off) const {
     return {load_raw<V>(grad + off), load_raw<V>(in + off)};
   }
   __device__ __forceinline__ void add(grad_sums (&acc)[V], const raw &r) const {
+    // Welford's update with one reciprocal of the columns' shared count.
+    const float n = acc[0].x.n + 1.f, inv = 1.f / n;
 #pragma unroll
     for (int v = 0; v < V; ++v) {
-      const float g = kiln_load(r.g.x[v]);
+      const float x = kiln_load(r.x.x[v]) - shift[v], g = kiln_load(r.g.x[v]);
+      welford &w = acc[v].x;
+      w.n = n;
+      const float d = x - w.mean;
+      w.mean += d * inv;
+      w.m2 += d * (x - w.mean);
       acc[v].g += g;
-      acc[v].gx += g * ((kiln_load(r.x.x[v]) - st[v].x) * st[v].y);
+      acc[v].gx += g * x;
     }
   }
 };
@@ -447,18 +460,18 @@ template <class Cfg, class G, class In> struct grad_reduction {
 template <class Cfg, class G, class In>
 __device__ __forceinline__ void
 grad_partial(const launch_ctx &ctx, const G *__restrict__ grad,
-             const In *__restrict__ in, const float2 *__restrict__ stats,
-             grad_sums *__restrict__ partial) {
-  grad_reduction<Cfg, G, In> e{grad, in, stats, {}};
+             const In *__restrict__ in, grad_sums *__restrict__ partial) {
+  grad_reduction<Cfg, G, In> e{grad, in, {}};
   partial_reduce<Cfg, grad_sums>(ctx, e, partial);
 }
 
-// gamma_grad = sum(grad * xh), beta_grad = sum(grad) (each optional), and
-// the coefficients of input_grad when `dx` is non-null.
-template <class Cfg, class Gm, class DG, class DB>
+// The channel's mean and rstd from the partials, then gamma_grad =
+// sum(grad * xh) and beta_grad = sum(grad) (each optional), and the
+// coefficients of input_grad when `dx` is non-null.
+template <class Cfg, class In, class Gm, class DG, class DB>
 __device__ __forceinline__ void
-grad_final(const launch_ctx &ctx, const grad_sums *__restrict__ partial,
-           const float2 *__restrict__ stats, const Gm *__restrict__ gamma,
+grad_final(const launch_ctx &ctx, const In *__restrict__ in,
+           const grad_sums *__restrict__ partial, const Gm *__restrict__ gamma,
            DG *__restrict__ gamma_grad, DB *__restrict__ beta_grad,
            dx_coef *__restrict__ dx) {
   using idx_t = typename Cfg::idx_t;
@@ -469,15 +482,20 @@ grad_final(const launch_ctx &ctx, const grad_sums *__restrict__ partial,
   const grad_sums acc = combine_partials<Cfg>(c, lane, partial);
   if (lane != 0)
     return;
+  // Without elements the sums are zero (and the statistics NaN, unused).
+  float mean = kiln_nan(), rstd = kiln_nan(), gxh = 0.f;
+  if constexpr (Cfg::count > 0) {
+    mean = kiln_load(in[shift_offset<Cfg>(c)]) + acc.x.mean;
+    rstd = 1.f / sqrtf(acc.x.m2 / Cfg::countf + Cfg::eps);
+    gxh = rstd * (acc.gx - acc.x.mean * acc.g);
+  }
   if (gamma_grad)
-    kiln_store(gamma_grad + c, acc.gx);
+    kiln_store(gamma_grad + c, gxh);
   if (beta_grad)
     kiln_store(beta_grad + c, acc.g);
-  if (dx) {
-    const float2 st = stats[c];
-    dx[c] = dx_coef{st.x, st.y, kiln_load(gamma[c]) * st.y, acc.g / Cfg::countf,
-                    acc.gx / Cfg::countf};
-  }
+  if (dx)
+    dx[c] = dx_coef{mean, rstd, kiln_load(gamma[c]) * rstd,
+                    acc.g / Cfg::countf, gxh / Cfg::countf};
 }
 
 // dx = gamma * rstd * (g - mean(g) - xh * mean(g * xh)).

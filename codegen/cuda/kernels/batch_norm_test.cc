@@ -5,9 +5,10 @@
 // f64 sums over each channel, in column mode (channels last, with scalar
 // and vector accesses) and segment mode (channels first), with the
 // reduction split so that the combination walks several partials per
-// channel and lane (and more than it loads ahead at once); the gradient
-// sums likewise; threads' rows loaded in batches and their remainder; and
-// the normalisation with vector accesses.
+// channel and lane (and more than it loads ahead at once); the backward
+// op's single pass (the statistics with the gradient sums) likewise;
+// threads' rows loaded in batches and their remainder; and the
+// normalisation with vector accesses.
 
 #include "kiln/batch_norm.cuh"
 
@@ -59,12 +60,12 @@ void batchStats(const std::vector<float> &x, std::vector<float> &mean,
 }
 
 /// Runs grad_partial on (tiles x splits) blocks and grad_final on the
-/// channels with the given (mean, rstd); returns each channel's sums of g
-/// and g * x-hat.
+/// channels; returns each channel's sums of g and g * x-hat and the
+/// coefficients of the input gradient (gamma = 1).
 template <class C>
 void gradSums(const std::vector<float> &g, const std::vector<float> &x,
-              const std::vector<float2> &stats, std::vector<float> &sumG,
-              std::vector<float> &sumGx) {
+              std::vector<float> &sumG, std::vector<float> &sumGx,
+              std::vector<dx_coef> &coef) {
   const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
   const unsigned splits = unsigned(C::splits);
   std::vector<grad_sums> partial(size_t(C::splits * C::per_split));
@@ -73,40 +74,56 @@ void gradSums(const std::vector<float> &g, const std::vector<float> &x,
     const unsigned b = ctx.block.x;
     ctx.block = make_uint3(b % tiles, b / tiles, 0);
     ctx.grid = make_uint3(tiles, splits, 1);
-    grad_partial<C>(ctx, g.data(), x.data(), stats.data(), partial.data());
+    grad_partial<C>(ctx, g.data(), x.data(), partial.data());
   });
   sumG.assign(C::channels, 0.f);
   sumGx.assign(C::channels, 0.f);
+  coef.assign(C::channels, dx_coef{});
+  const std::vector<float> gamma(C::channels, 1.f);
   emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kThreads), [&] {
-    grad_final<C>(this_launch(), partial.data(), stats.data(),
-                  (const float *)nullptr, sumGx.data(), sumG.data(),
-                  (dx_coef *)nullptr);
+    grad_final<C>(this_launch(), x.data(), partial.data(), gamma.data(),
+                  sumGx.data(), sumG.data(), coef.data());
   });
 }
 
+/// The one pass of batch_norm_backward against f64: the statistics of x
+/// (whose mean is large against its spread) and the sums over x-hat.
 template <class C> void expectGradSums(unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.f, 1.f);
   std::vector<float> g(size_t(C::elements)), x(g.size());
   for (size_t i = 0; i < g.size(); ++i)
-    g[i] = normal(rng), x[i] = 0.5f + 2.f * normal(rng);
-  std::vector<float2> stats(C::channels);
-  for (float2 &st : stats)
-    st = make_float2(0.5f + 0.1f * normal(rng), 0.5f + 0.05f * normal(rng));
+    g[i] = normal(rng), x[i] = 20.f + 2.f * normal(rng);
   std::vector<float> sumG, sumGx;
-  gradSums<C>(g, x, stats, sumG, sumGx);
+  std::vector<dx_coef> coef;
+  gradSums<C>(g, x, sumG, sumGx, coef);
   for (long long c = 0; c < C::channels; ++c) {
+    auto at = [&](long long o, long long i) {
+      return size_t((o * C::channels + c) * C::inner + i);
+    };
+    double sum = 0, squares = 0;
+    for (long long o = 0; o < C::outer; ++o)
+      for (long long i = 0; i < C::inner; ++i)
+        sum += x[at(o, i)];
+    const double mean = sum / double(C::count);
+    for (long long o = 0; o < C::outer; ++o)
+      for (long long i = 0; i < C::inner; ++i)
+        squares += (x[at(o, i)] - mean) * (x[at(o, i)] - mean);
+    const double rstd = 1 / std::sqrt(squares / double(C::count) + 1e-5);
     double eg = 0, egx = 0, scale = 0;
     for (long long o = 0; o < C::outer; ++o)
       for (long long i = 0; i < C::inner; ++i) {
-        const size_t e = size_t((o * C::channels + c) * C::inner + i);
-        const double xh = (double(x[e]) - stats[c].x) * stats[c].y;
-        eg += g[e];
-        egx += g[e] * xh;
-        scale += std::fabs(g[e] * xh);
+        const double xh = (double(x[at(o, i)]) - mean) * rstd;
+        eg += g[at(o, i)];
+        egx += g[at(o, i)] * xh;
+        scale += std::fabs(g[at(o, i)] * xh);
       }
+    EXPECT_NEAR(coef[c].mean, mean, 1e-5 * std::fabs(mean)) << "channel " << c;
+    EXPECT_NEAR(coef[c].rstd, rstd, 1e-4 * rstd) << "channel " << c;
     EXPECT_NEAR(sumG[c], eg, 1e-5 * double(C::count)) << "channel " << c;
     EXPECT_NEAR(sumGx[c], egx, 1e-5 * scale) << "channel " << c;
+    EXPECT_NEAR(coef[c].mgx, egx / double(C::count), 1e-5 * scale / C::count)
+        << "channel " << c;
   }
 }
 
