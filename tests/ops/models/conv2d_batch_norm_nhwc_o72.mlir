@@ -1,8 +1,7 @@
 // A 1x1 stride-2 kiln.conv2d (NHWC) to 72 channels over 1152 output pixels,
-// a bias and a residual
-// add in its epilogue, into a training kiln.batch_norm: the column tiles of
-// the last channels are cut short, and the statistics are those of the
-// epilogue's stored values.
+// with a bias and a residual add in its epilogue, into a training
+// kiln.batch_norm: the column tiles of the last channels are cut short, and
+// the statistics are those of the epilogue's stored values.
 func.func @loss(
     %x: tensor<8x23x23x24xf32> {kiln.param = #kiln.init<normal, std = 0.5>, kiln.name = "x"},
     %w: tensor<72x1x1x24xf32> {kiln.param = #kiln.init<normal, std = 0.3>, kiln.name = "w"},
