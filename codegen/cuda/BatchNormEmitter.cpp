@@ -159,8 +159,10 @@ public:
 
   /// Adds a launch of `kiln::bn::<function><cfg>(ctx, args...)`.
   void launch(llvm::StringRef prefix, llvm::StringRef function,
-              const Call &call, std::array<uint32_t, 3> grid) {
+              const Call &call, std::array<uint32_t, 3> grid,
+              unsigned minBlocksPerSm = 0) {
     KernelSpec spec;
+    spec.minBlocksPerSm = minBlocksPerSm;
     spec.prefix = prefix.str();
     spec.templates = {"kiln/batch_norm.cuh"};
     spec.templateName = ("bn_" + function).str();
@@ -263,8 +265,10 @@ void emitBackward(Emission &e, BatchNormBackwardOp norm) {
     e.input(call, 0, "grad");
     e.input(call, 1, "in");
     e.scratch(call, "kiln::bn::grad_sums", "partial", sums, true);
+    // Two blocks per SM keep enough loads in flight (ptxas fits the
+    // accumulators of 16-byte columns in 128 registers).
     e.launch("kiln_batch_norm_backward_sums", "grad_partial", call,
-             e.partialGrid());
+             e.partialGrid(), /*minBlocksPerSm=*/2);
   }
   uint64_t coef = e.builder.scratch(e.channels * 20);
   Emission::Call grads;

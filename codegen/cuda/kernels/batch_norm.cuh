@@ -146,25 +146,27 @@ struct dx_coef {
 // called once with the thread's first channel (a thread's elements all
 // belong to the same channels); load(offset), the raw values of Cfg::vec
 // consecutive columns of consecutive channels from `offset` in column mode,
-// one element in segment mode; and add(acc, raw), their contribution. Each
-// thread loads kBatch of its rows before it adds them (in row order), so
-// that that many loads are in flight; the block combines its lanes by a
-// fixed tree, and lane 0 of each column stores the partial of (split,
-// column or channel).
+// one element in segment mode; add(acc, raw), their contribution; and
+// `batch`, the rows each thread loads before it adds them (in row order),
+// so that that many loads are in flight (kBatch for one tensor; fewer rows
+// of more tensors keep the registers for two blocks per SM). The block
+// combines its lanes by a fixed tree, and lane 0 of each column stores the
+// partial of (split, column or channel).
 constexpr int kBatch = 8;
 // Adds rows first, first + step, ... below end at offset(r) to acc.
 template <class Acc, int V, class Reduction, class Offset, class I>
 __device__ __forceinline__ void reduce_rows(Reduction &e, Acc (&acc)[V],
                                             I first, I end, I step,
                                             const Offset &offset) {
+  constexpr int B = Reduction::batch;
   I r = first;
-  for (; r + (kBatch - 1) * step < end; r += kBatch * step) {
-    decltype(e.load(0)) raw[kBatch];
+  for (; r + (B - 1) * step < end; r += B * step) {
+    decltype(e.load(0)) raw[B];
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b)
+    for (int b = 0; b < B; ++b)
       raw[b] = e.load(offset(r + b * step));
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b)
+    for (int b = 0; b < B; ++b)
       e.add(acc, raw[b]);
   }
   for (; r < end; r += step)
@@ -248,10 +250,12 @@ __device__ __forceinline__ Acc combine_partials(
   constexpr idx_t lanes = (idx_t)kChannelLanes;
   Acc acc;
   acc.init();
-  // Four partials per lane loaded ahead of their merges (which stay in
-  // order), so that the loads overlap.
-  constexpr int kAhead = 4;
   constexpr idx_t count = (idx_t)Cfg::splits * (idx_t)Cfg::sub;
+  // Up to 16 partials per lane loaded ahead of their merges (which stay in
+  // order), so that the loads overlap: a convolution's epilogue leaves a
+  // partial per row tile, a thousand or more per channel.
+  constexpr int kAhead = (int)reduce::min_of(
+      16, reduce::max_of(1, reduce::ceil_div((long long)count, lanes)));
   for (idx_t q = lane; q < count; q += kAhead * lanes) {
     Acc next[kAhead];
 #pragma unroll
@@ -290,7 +294,7 @@ shift_offset(typename Cfg::idx_t c) {
 // Welford over the input's values shifted by each channel's first.
 template <class Cfg, class In> struct stats_reduction {
   using idx_t = typename Cfg::idx_t;
-  static constexpr int V = (int)Cfg::vec;
+  static constexpr int V = (int)Cfg::vec, batch = kBatch;
   const In *__restrict__ in;
   float shift[V];
   __device__ __forceinline__ void begin(idx_t c) {
@@ -424,7 +428,8 @@ normalize(const launch_ctx &ctx, const In *__restrict__ in,
 // each channel's first value.
 template <class Cfg, class G, class In> struct grad_reduction {
   using idx_t = typename Cfg::idx_t;
-  static constexpr int V = (int)Cfg::vec;
+  // Two tensors per row: half the rows of one tensor's batch.
+  static constexpr int V = (int)Cfg::vec, batch = kBatch / 2;
   struct raw {
     raw_values<V, G> g;
     raw_values<V, In> x;
