@@ -160,7 +160,8 @@ public:
   /// Adds a launch of `kiln::bn::<function><cfg>(ctx, args...)`.
   void launch(llvm::StringRef prefix, llvm::StringRef function,
               const Call &call, std::array<uint32_t, 3> grid,
-              unsigned minBlocksPerSm = 0) {
+              unsigned minBlocksPerSm = 0,
+              int64_t threads = layout::kThreads) {
     KernelSpec spec;
     spec.minBlocksPerSm = minBlocksPerSm;
     spec.prefix = prefix.str();
@@ -174,8 +175,15 @@ public:
       spec.body += ", " + arg;
     spec.body += ");\n";
     spec.grid = grid;
-    spec.block = dim3Of(layout::kThreads);
+    spec.block = dim3Of(threads);
     builder.kernel(std::move(spec));
+  }
+
+  /// Adds a launch of a per-channel kernel: a block of one warp per
+  /// channel.
+  void launchPerChannel(llvm::StringRef prefix, llvm::StringRef function,
+                        const Call &call) {
+    launch(prefix, function, call, channelGrid(), 0, layout::kChannelThreads);
   }
 
   /// The Welford partials of operand `input` (skipped without elements),
@@ -240,9 +248,9 @@ void emitForward(Emission &e, BatchNormOp norm) {
     stats.null("float");
   }
   if (norm.getEval())
-    e.launch("kiln_batch_norm_eval", "eval_final", stats, e.channelGrid());
+    e.launchPerChannel("kiln_batch_norm_eval", "eval_final", stats);
   else
-    e.launch("kiln_batch_norm_final", "stats_final", stats, e.channelGrid());
+    e.launchPerChannel("kiln_batch_norm_final", "stats_final", stats);
 
   if (!e.yields(0) || e.elements == 0)
     return;
@@ -281,8 +289,7 @@ void emitBackward(Emission &e, BatchNormBackwardOp norm) {
     e.scratch(grads, "kiln::bn::dx_coef", "coef", coef, true);
   else
     grads.null("kiln::bn::dx_coef");
-  e.launch("kiln_batch_norm_backward_params", "grad_final", grads,
-           e.channelGrid());
+  e.launchPerChannel("kiln_batch_norm_backward_params", "grad_final", grads);
 
   if (!dx || e.elements == 0)
     return;

@@ -232,7 +232,7 @@ template <class Cfg>
 __device__ __forceinline__ bool
 channel_lane(const launch_ctx &ctx, typename Cfg::idx_t &c, int &lane) {
   using idx_t = typename Cfg::idx_t;
-  const idx_t t = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
+  const idx_t t = (idx_t)ctx.block.x * (idx_t)kChannelThreads + ctx.thread.x;
   c = t / (idx_t)kChannelLanes;
   lane = (int)(t % (idx_t)kChannelLanes);
   return c < (idx_t)Cfg::channels;

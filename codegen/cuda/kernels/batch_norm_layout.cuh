@@ -109,10 +109,13 @@ __host__ __device__ constexpr long long splits_of(long long outer,
              : reduce::split_count(split_length(outer, inner), chunk);
 }
 // Per-channel kernels (the combination of partials, eval statistics): one
-// warp per channel.
+// warp per channel, a block each, so that as many SMs as there are channels
+// fetch the partials (a convolution's epilogue leaves a thousand or more
+// per channel, strided by the channel count: each a sector of its own).
 constexpr long long kChannelLanes = 32;
+constexpr long long kChannelThreads = kChannelLanes;
 __host__ __device__ constexpr long long channel_blocks(long long channels) {
-  return reduce::ceil_div(channels * kChannelLanes, kThreads);
+  return reduce::ceil_div(channels * kChannelLanes, kChannelThreads);
 }
 
 } // namespace bn

@@ -62,7 +62,7 @@ void tileStatistics(const std::vector<__nv_bfloat16> &x,
   std::vector<float2> coef(C);
   mean.assign(C, 0.f);
   var.assign(C, 0.f);
-  emu::launch(unsigned(channel_blocks(C)), unsigned(kThreads), [&] {
+  emu::launch(unsigned(channel_blocks(C)), unsigned(kChannelThreads), [&] {
     stats_final<Cfg>(this_launch(), x.data(), partial.data(),
                      (const float *)nullptr, coef.data(), mean.data(),
                      var.data(), (const float *)nullptr,
