@@ -1,7 +1,9 @@
 //===- BatchNormEmitter.cpp - kernels of "batch_norm" fusions -------------===//
 //
 // A "batch_norm" fusion holds one kiln.batch_norm or kiln.batch_norm_backward
-// (compiler/transforms/OpClasses.cpp gives them kernels of their own). The
+// (compiler/transforms/OpClasses.cpp gives them kernels of their own; a conv
+// fusion that ends in a batch norm runs the same kernels,
+// BatchNormKernels.h). The
 // input is seen as [outer, C, inner] around the channel dim; the templates
 // are kernels/batch_norm.cuh, their layout kernels/batch_norm_layout.cuh:
 //
@@ -10,8 +12,8 @@
 //   batch_norm_backward:            grad_partial -> grad_final -> input_grad
 //
 // The partial kernels write per-block partials (Welford triples, with the
-// sums of grad and grad * x for the backward op) to scratch and one thread per channel combines
-// them in a fixed order (one warp per channel), so results are
+// sums of grad and grad * x for the backward op) to scratch and one warp per
+// channel combines them in a fixed order, so results are
 // deterministic and no atomics are used. The per-channel kernels also write the
 // mean and variance results and the updated running statistics, in place over
 // the running ones when the memory plan makes them share a buffer.
@@ -44,8 +46,7 @@ public:
   Emission(FusionBuilder &builder, Operation *op, BatchNormBindings bindings,
            FusionOp fusion, Value input, int64_t dim, const GpuTarget &target,
            std::optional<BatchNormPartials> given)
-      : op_(op), bindings(std::move(bindings)), builder(builder),
-        given(given) {
+      : op_(op), bindings(std::move(bindings)), builder(builder), given(given) {
     auto type = cast<RankedTensorType>(input.getType());
     llvm::ArrayRef<int64_t> shape = type.getShape();
     channels = shape[dim];
@@ -160,8 +161,7 @@ public:
   /// Adds a launch of `kiln::bn::<function><cfg>(ctx, args...)`.
   void launch(llvm::StringRef prefix, llvm::StringRef function,
               const Call &call, std::array<uint32_t, 3> grid,
-              unsigned minBlocksPerSm = 0,
-              int64_t threads = layout::kThreads) {
+              unsigned minBlocksPerSm = 0, int64_t threads = layout::kThreads) {
     KernelSpec spec;
     spec.minBlocksPerSm = minBlocksPerSm;
     spec.prefix = prefix.str();

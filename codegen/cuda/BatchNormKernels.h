@@ -1,4 +1,4 @@
-//===- BatchNormKernels.h - the kernels of one batch norm op -----*- C++ -*-===//
+//===- BatchNormKernels.h - kernels of one batch norm op ------*- C++ -*-===//
 //
 // The kernels of a kiln.batch_norm or kiln.batch_norm_backward
 // (kernels/batch_norm.cuh), for the batch_norm fusion that holds one alone

@@ -283,13 +283,15 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion,
        << kFn
        << "void store_run(const Params &p, idx g, idx r, idx c, "
           "const run_t (&v)[RUN]) {\n"
-       << "    kiln_store_vec<RUN>(" << outs[0] << " + flat(g, r, c), v);\n  }\n"
+       << "    kiln_store_vec<RUN>(" << outs[0]
+       << " + flat(g, r, c), v);\n  }\n"
        << kFn
        << "void store_value(const Params &p, idx g, idx r, idx c, run_t v) "
           "{\n"
        << "    " << outs[0] << "[flat(g, r, c)] = v;\n  }\n";
   }
-  os << "  // Batch-norm partials of the stored tiles (kernels/tile_stats.cuh).\n"
+  os << "  // Batch-norm partials of the stored tiles "
+        "(kernels/tile_stats.cuh).\n"
      << "  static constexpr bool STATS = " << boolText(stats) << ";\n";
   if (stats)
     os << kFn << "kiln::bn::welford *stats(const Params &p) {\n"
@@ -530,9 +532,8 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   // One kiln::bn::welford (12 bytes) per row tile and output channel.
   bool stats = statsInEpilogue(plan, fusion);
   if (stats)
-    scratch.stats = builder.scratch(12ull * ((plan.rows + tile.bm - 1) /
-                                             tile.bm) *
-                                    plan.geometry.O);
+    scratch.stats = builder.scratch(
+        12ull * ((plan.rows + tile.bm - 1) / tile.bm) * plan.geometry.O);
   Buffers buffers = buffersOf(plan, fusion, scratch);
   FailureOr<std::string> epilogue = writeEpilogue(plan, fusion, stats);
   if (failed(epilogue))
@@ -550,8 +551,8 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     s.templates = {"kiln/" + std::string(templateName) + ".cuh",
                    kScalarOpsHeader.str()};
     s.templateName = templateName;
-    s.configuration =
-        describe(plan) + (stats ? " batch-norm statistics in the epilogue" : "");
+    s.configuration = describe(plan) +
+                      (stats ? " batch-norm statistics in the epilogue" : "");
     s.body = "  const Params p{" + buffers.initializer + "};\n" +
              "  kiln::conv::" + function + "<Config, Epilogue>(ctx, p);\n";
     return s;

@@ -143,7 +143,8 @@ std::string convBatchNorm(const std::string &x, const std::string &w,
   std::string layout = nhwc ? "nhwc" : "nchw";
   std::string results = y + ", " + y + ", " + c + ", " + c;
   return "func.func @f(%a0: " + x + ", %a1: " + w + ", %a2: " + c +
-         ", %a3: " + c + ") {\n  %r:4 = kiln.fusion \"conv\" (%a0, %a1, "
+         ", %a3: " + c +
+         ") {\n  %r:4 = kiln.fusion \"conv\" (%a0, %a1, "
          "%a2, %a3) : (" +
          x + ", " + w + ", " + c + ", " + c + ") -> (" + results +
          ") {\n  ^bb0(%x: " + x + ", %w: " + w + ", %g: " + c + ", %b: " + c +
@@ -151,7 +152,8 @@ std::string convBatchNorm(const std::string &x, const std::string &w,
          " padding = [1, 1, 1, 1] : " + x + ", " + w +
          "\n    %n, %m, %v = kiln.batch_norm %y, %g, %b dim = " +
          (nhwc ? "3" : "1") + " : " + y + ", " + c + ", " + c +
-         "\n    kiln.yield %y, %n, %m, %v : " + results + "\n  }\n  return\n}\n";
+         "\n    kiln.yield %y, %n, %m, %v : " + results +
+         "\n  }\n  return\n}\n";
 }
 
 TEST_F(ConvEmitterTest, BatchNormStatisticsComeFromTheWgmmaEpilogue) {

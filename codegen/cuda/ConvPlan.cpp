@@ -223,8 +223,8 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why) {
     Value input = plan.norm.getInput();
     int64_t channelDim = plan.geometry.NHWC ? 3 : 1;
     auto yielded = llvm::find(body.getTerminator()->getOperands(), input);
-    if (!fromResult.contains(input) || plan.norm.getDimAttr().getInt() !=
-                                           channelDim ||
+    if (!fromResult.contains(input) ||
+        plan.norm.getDimAttr().getInt() != channelDim ||
         yielded == body.getTerminator()->getOperands().end() ||
         llvm::any_of(plan.norm->getOperands().drop_front(), [&](Value v) {
           unsigned arg;

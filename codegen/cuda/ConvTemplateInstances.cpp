@@ -82,11 +82,13 @@ std::string fusionModule(const Case &c) {
       std::string results = y + ", " + y + ", " + bias + ", " + bias;
       return "func.func @f(%a0: " + x + ", %a1: " + f + ", %a2: " + bias +
              ", %a3: " + bias + ", %a4: " + bias + ") -> (" + results +
-             ") {\n  %r:4 = kiln.fusion \"conv\" (%a0, %a1, %a2, %a3, %a4) : (" +
+             ") {\n  %r:4 = kiln.fusion \"conv\" (%a0, %a1, %a2, %a3, %a4) : "
+             "(" +
              t + ") -> (" + results + ") {\n  ^bb0(%x: " + x + ", %w: " + f +
              ", %b: " + bias + ", %g: " + bias + ", %be: " + bias +
              "):\n    %c = kiln.conv2d %x, %w, %b" + attrs + " : " + x + ", " +
-             f + ", " + bias + "\n    %y, %m, %v = kiln.batch_norm %c, %g, %be" +
+             f + ", " + bias +
+             "\n    %y, %m, %v = kiln.batch_norm %c, %g, %be" +
              " dim = " + (c.nhwc ? "3" : "1") + " : " + y + ", " + bias + ", " +
              bias + "\n    kiln.yield %c, %y, %m, %v : " + results +
              "\n  }\n  return %r#0, %r#1, %r#2, %r#3 : " + results + "\n}\n";

@@ -499,8 +499,8 @@ grad_final(const launch_ctx &ctx, const In *__restrict__ in,
   if (beta_grad)
     kiln_store(beta_grad + c, acc.g);
   if (dx)
-    dx[c] = dx_coef{mean, rstd, kiln_load(gamma[c]) * rstd,
-                    acc.g / Cfg::countf, gxh / Cfg::countf};
+    dx[c] = dx_coef{mean, rstd, kiln_load(gamma[c]) * rstd, acc.g / Cfg::countf,
+                    gxh / Cfg::countf};
 }
 
 // dx = gamma * rstd * (g - mean(g) - xh * mean(g * xh)).

@@ -51,12 +51,14 @@ void batchStats(const std::vector<float> &x, std::vector<float> &mean,
   std::vector<float2> coef(C::channels);
   mean.assign(C::channels, 0.f);
   var.assign(C::channels, 0.f);
-  emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kChannelThreads), [&] {
-    stats_final<C>(this_launch(), x.data(), partial.data(),
-                   (const float *)nullptr, coef.data(), mean.data(), var.data(),
-                   (const float *)nullptr, (const float *)nullptr,
-                   (float *)nullptr, (float *)nullptr);
-  });
+  emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kChannelThreads),
+              [&] {
+                stats_final<C>(this_launch(), x.data(), partial.data(),
+                               (const float *)nullptr, coef.data(), mean.data(),
+                               var.data(), (const float *)nullptr,
+                               (const float *)nullptr, (float *)nullptr,
+                               (float *)nullptr);
+              });
 }
 
 /// Runs grad_partial on (tiles x splits) blocks and grad_final on the
@@ -80,10 +82,11 @@ void gradSums(const std::vector<float> &g, const std::vector<float> &x,
   sumGx.assign(C::channels, 0.f);
   coef.assign(C::channels, dx_coef{});
   const std::vector<float> gamma(C::channels, 1.f);
-  emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kChannelThreads), [&] {
-    grad_final<C>(this_launch(), x.data(), partial.data(), gamma.data(),
-                  sumGx.data(), sumG.data(), coef.data());
-  });
+  emu::launch(
+      unsigned(channel_blocks(C::channels)), unsigned(kChannelThreads), [&] {
+        grad_final<C>(this_launch(), x.data(), partial.data(), gamma.data(),
+                      sumGx.data(), sumG.data(), coef.data());
+      });
 }
 
 /// The one pass of batch_norm_backward against f64: the statistics of x

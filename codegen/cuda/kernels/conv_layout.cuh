@@ -361,9 +361,8 @@ depthwise_filter_blocks(long long slices, long long c) {
 // columns are runs of `run` elements (0: they are not), no split of the
 // reduction, at least 8 runs per row (the swizzle's period), and the tile
 // fits the two stages the pipeline leaves free (it copies STAGES - 2 ahead).
-__host__ __device__ constexpr bool wgmma_stages_results(int bm, int bn,
-                                                       int split, int run,
-                                                       int run_bytes) {
+__host__ __device__ constexpr bool
+wgmma_stages_results(int bm, int bn, int split, int run, int run_bytes) {
   return run > 0 && split == 1 && bn / run >= 8 &&
          (unsigned)(bm * bn * run_bytes) <= 2u * gemm::wgmma_tile_bytes(bm);
 }

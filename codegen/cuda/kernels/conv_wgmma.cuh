@@ -170,9 +170,8 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
   // in the order run ^ (row % 8), so that the pairs the lanes of a warp
   // store fall into distinct banks.
   constexpr int RUN = Epi::RUN > 0 ? Epi::RUN : 1;
-  constexpr bool STAGED =
-      wgmma_stages_results(Cfg::BM, Cfg::BN, Cfg::SPLIT, Epi::RUN,
-                           (int)sizeof(typename Epi::run_t));
+  constexpr bool STAGED = wgmma_stages_results(
+      Cfg::BM, Cfg::BN, Cfg::SPLIT, Epi::RUN, (int)sizeof(typename Epi::run_t));
   static_assert(Cfg::STAGES - AHEAD == 2, "two stages are free");
   // Batch-norm statistics of the stored tile (tile_stats.cuh) need it
   // staged.
@@ -311,8 +310,8 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
         bn::tile_column_stats<Cfg::BM, Cfg::BN, THREADS>(
             tid, staged, staged_at, rows < Cfg::BM ? (int)rows : Cfg::BM,
             cols < Cfg::BN ? (int)cols : Cfg::BN,
-            Epi::stats(p) + (long long)(done.m0 / Cfg::BM) * Cfg::GROUPS *
-                                S::COLS +
+            Epi::stats(p) +
+                (long long)(done.m0 / Cfg::BM) * Cfg::GROUPS * S::COLS +
                 done.group * S::COLS + done.n0);
       }
       // The stage is read before anything refills it.

@@ -26,11 +26,9 @@ namespace bn {
 // Every thread of the block calls it; the caller synchronises before the
 // tile or the next call's shared memory is written again.
 template <int ROWS, int COLS, int THREADS, class R, class At>
-__device__ __forceinline__ void tile_column_stats(int tid,
-                                                  const R *__restrict__ staged,
-                                                  const At &at, int rows,
-                                                  int cols,
-                                                  welford *__restrict__ out) {
+__device__ __forceinline__ void
+tile_column_stats(int tid, const R *__restrict__ staged, const At &at, int rows,
+                  int cols, welford *__restrict__ out) {
   constexpr int PAIRS = COLS / 2, PARTS = THREADS / PAIRS,
                 PART_ROWS = ROWS / PARTS;
   static_assert(COLS % 2 == 0 && THREADS % PAIRS == 0 && ROWS % PARTS == 0,

@@ -52,9 +52,9 @@ void tileStatistics(const std::vector<__nv_bfloat16> &x,
                   ? x[size_t((tm * BM + lr) * C + tn * BN + lc)]
                   : __float2bfloat16_rn(0.f);
       emu::launch(1, unsigned(THREADS), [&] {
-        tile_column_stats<BM, BN, THREADS>(
-            int(this_launch().thread.x), staged.data(), at, rows, cols,
-            partial.data() + tm * C + tn * BN);
+        tile_column_stats<BM, BN, THREADS>(int(this_launch().thread.x),
+                                           staged.data(), at, rows, cols,
+                                           partial.data() + tm * C + tn * BN);
       });
     }
   using Cfg = TileCfg<Rows, C, BM>;
@@ -65,9 +65,8 @@ void tileStatistics(const std::vector<__nv_bfloat16> &x,
   emu::launch(unsigned(channel_blocks(C)), unsigned(kChannelThreads), [&] {
     stats_final<Cfg>(this_launch(), x.data(), partial.data(),
                      (const float *)nullptr, coef.data(), mean.data(),
-                     var.data(), (const float *)nullptr,
-                     (const float *)nullptr, (float *)nullptr,
-                     (float *)nullptr);
+                     var.data(), (const float *)nullptr, (const float *)nullptr,
+                     (float *)nullptr, (float *)nullptr);
   });
 }
 
