@@ -341,6 +341,15 @@ func.func @with_gradient(%x: tensor<2x6x6x8xf32>, %w: tensor<16x3x3x8xf32>,
   %dx, %dg, %db = kiln.batch_norm_backward %dy, %r, %g dim = 3 : tensor<2x6x6x16xf32>, tensor<16xf32>
   return %y, %v, %dx : tensor<2x6x6x16xf32>, tensor<16xf32>, tensor<2x6x6x16xf32>
 }
+func.func @scale_from_result(%x: tensor<2x6x6x8xf32>, %w: tensor<16x3x3x8xf32>,
+    %b: tensor<16xf32>, %dy: tensor<2x6x6x16xf32>)
+    -> (tensor<2x6x6x16xf32>, tensor<2x6x6x16xf32>) {
+  %c = kiln.conv2d %x, %w layout = nhwc padding = [1, 1, 1, 1] : tensor<2x6x6x8xf32>, tensor<16x3x3x8xf32>
+  %g = kiln.reduce_mean %c dims = [0, 1, 2] : tensor<2x6x6x16xf32>
+  %y, %m, %v = kiln.batch_norm %c, %g, %b dim = 3 : tensor<2x6x6x16xf32>, tensor<16xf32>, tensor<16xf32>
+  %dx, %dg, %db = kiln.batch_norm_backward %dy, %c, %g dim = 3 : tensor<2x6x6x16xf32>, tensor<16xf32>
+  return %y, %dx : tensor<2x6x6x16xf32>, tensor<2x6x6x16xf32>
+}
 func.func @alone(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>,
     %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<2x16x6x6xf32> {
   %c = kiln.conv2d %x, %w layout = nchw padding = [1, 1, 1, 1] : tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>
@@ -365,6 +374,13 @@ TEST_F(PrimitiveReductionTest, ConvolutionsTakeTheBatchNormOfTheirResult) {
       return;
     Block &body = fusion.getBody().front();
     EXPECT_TRUE(isa<BatchNormOp>(body.getTerminator()->getPrevNode()));
+  });
+  // A scale computed from the result cannot feed its own fusion.
+  auto scaled = fused->lookupSymbol<func::FuncOp>("scale_from_result");
+  scaled.walk([](FusionOp fusion) {
+    if (fusion.getKind() == "conv")
+      EXPECT_FALSE(isa<BatchNormOp>(
+          fusion.getBody().front().getTerminator()->getPrevNode()));
   });
   auto alone = fused->lookupSymbol<func::FuncOp>("alone");
   EXPECT_EQ(kinds(alone),

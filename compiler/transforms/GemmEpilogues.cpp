@@ -198,7 +198,8 @@ Operation *takeEpilogue(Group &group, Grouping &grouping, Operation *root,
 /// Extends the group of the forward convolution `conv`, ending at `tail`,
 /// by a training batch norm over the output channels of `tail`'s result
 /// that something outside the group also reads. The batch norm's other
-/// operands stay buffers the kernels read.
+/// operands stay buffers the kernels read; one computed from the group's
+/// values blocks it (its producers cannot move below the batch norm).
 void takeBatchNorm(Group &group, Grouping &grouping, Conv2dOp conv,
                    Operation *tail, const llvm::DenseSet<Operation *> &update) {
   Value value = tail->getResult(0);
