@@ -400,6 +400,20 @@ channel_of(typename Cfg::idx_t i) {
   return (i / (idx_t)Cfg::inner) % (idx_t)Cfg::channels;
 }
 
+// Whether every vector of V elements a thread visits in a grid-stride walk
+// of `step` vectors has the channels of its first: channels last (inner 1)
+// with whole vectors of channels, and a stride of whole rows. The thread
+// then reads its channels' coefficients once, not per vector: per vector,
+// the 8 channels' coefficients of each lane are sectors of their own and
+// cost the L1 several times the vector's own bytes.
+template <class Cfg, int V>
+__device__ __forceinline__ bool fixed_channels(typename Cfg::idx_t step) {
+  using idx_t = typename Cfg::idx_t;
+  if constexpr (Cfg::inner == 1 && Cfg::channels % V == 0)
+    return (step * V) % (idx_t)Cfg::channels == 0;
+  return false;
+}
+
 // y = (x - mean) * scale + beta, grid-stride over every element.
 template <class Cfg, class In, class Bs, class Out>
 __device__ __forceinline__ void
@@ -409,17 +423,29 @@ normalize(const launch_ctx &ctx, const In *__restrict__ in,
   using idx_t = typename Cfg::idx_t;
   constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
-  for (idx_t i = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-       i < (idx_t)(Cfg::elements / V); i += step) {
-    const idx_t e = i * V;
-    float x[V];
-    load_values<V>(in + e, x);
+  const idx_t first = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
+  const bool fixed = fixed_channels<Cfg, V>(step);
+  float2 k[V];
+  float b[V];
+  auto coefficients = [&](idx_t e) {
 #pragma unroll
     for (int v = 0; v < V; ++v) {
       const idx_t c = channel_of<Cfg>(e + v);
-      const float2 k = coef[c];
-      x[v] = (x[v] - k.x) * k.y + kiln_load(beta[c]);
+      k[v] = coef[c];
+      b[v] = kiln_load(beta[c]);
     }
+  };
+  if (fixed)
+    coefficients(first * V);
+  for (idx_t i = first; i < (idx_t)(Cfg::elements / V); i += step) {
+    const idx_t e = i * V;
+    if (!fixed)
+      coefficients(e);
+    float x[V];
+    load_values<V>(in + e, x);
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      x[v] = (x[v] - k[v].x) * k[v].y + b[v];
     store_values<V>(out + e, x);
   }
 }
@@ -512,17 +538,27 @@ input_grad(const launch_ctx &ctx, const G *__restrict__ grad,
   using idx_t = typename Cfg::idx_t;
   constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
-  for (idx_t i = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
-       i < (idx_t)(Cfg::elements / V); i += step) {
+  const idx_t first = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
+  const bool fixed = fixed_channels<Cfg, V>(step);
+  dx_coef k[V];
+  auto coefficients = [&](idx_t e) {
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      k[v] = coef[channel_of<Cfg>(e + v)];
+  };
+  if (fixed)
+    coefficients(first * V);
+  for (idx_t i = first; i < (idx_t)(Cfg::elements / V); i += step) {
     const idx_t e = i * V;
+    if (!fixed)
+      coefficients(e);
     float g[V], x[V];
     load_values<V>(grad + e, g);
     load_values<V>(in + e, x);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
-      const dx_coef k = coef[channel_of<Cfg>(e + v)];
-      const float xh = (x[v] - k.mean) * k.rstd;
-      g[v] = k.scale * (g[v] - k.mg - xh * k.mgx);
+      const float xh = (x[v] - k[v].mean) * k[v].rstd;
+      g[v] = k[v].scale * (g[v] - k[v].mg - xh * k[v].mgx);
     }
     store_values<V>(out + e, g);
   }

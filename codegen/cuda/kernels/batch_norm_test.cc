@@ -194,27 +194,46 @@ TEST(BatchNormKernels, BatchedRowsAndTheirRemainder) {
   expectGradSums<D>(10);
 }
 
-TEST(BatchNormKernels, VectorNormalizeMatchesItsFormula) {
-  // [5, 12, 9] channels first: 540 elements, accessed four at a time.
-  using C = Cfg<5, 12, 9, 64, 4>;
-  static_assert(C::evec == 4 && C::vec == 1, "the case the test is for");
-  std::mt19937 rng(5);
+/// normalize and input_grad on `blocks` blocks against their formulas.
+template <class C> void expectElementwise(unsigned blocks, unsigned seed) {
+  std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.f, 1.f);
-  std::vector<float> x(size_t(C::elements)), beta(C::channels), y(x.size());
+  std::vector<float> x(size_t(C::elements)), g(x.size()), beta(C::channels),
+      y(x.size()), dx(x.size());
   std::vector<float2> coef(C::channels);
-  for (float &v : x)
-    v = normal(rng);
+  std::vector<dx_coef> dcoef(C::channels);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = normal(rng), g[i] = normal(rng);
   for (long long c = 0; c < C::channels; ++c) {
     coef[c] = make_float2(normal(rng), 1.f + 0.1f * normal(rng));
     beta[c] = normal(rng);
+    dcoef[c] = {normal(rng), 1.f + 0.1f * normal(rng), normal(rng),
+                normal(rng), normal(rng)};
   }
-  emu::launch(2, unsigned(kThreads), [&] {
+  emu::launch(blocks, unsigned(kThreads), [&] {
     normalize<C>(this_launch(), x.data(), coef.data(), beta.data(), y.data());
+  });
+  emu::launch(blocks, unsigned(kThreads), [&] {
+    input_grad<C>(this_launch(), g.data(), x.data(), dcoef.data(), dx.data());
   });
   for (size_t i = 0; i < x.size(); ++i) {
     const long long c = (long long)(i / C::inner) % C::channels;
     EXPECT_FLOAT_EQ(y[i], (x[i] - coef[c].x) * coef[c].y + beta[c]) << i;
+    const dx_coef &k = dcoef[c];
+    const float xh = (x[i] - k.mean) * k.rstd;
+    EXPECT_FLOAT_EQ(dx[i], k.scale * (g[i] - k.mg - xh * k.mgx)) << i;
   }
+}
+
+TEST(BatchNormKernels, ChannelsLastElementwiseKeepsEachThreadsChannels) {
+  // 64 channels last in vectors of 4: two blocks stride 2048 elements,
+  // whole rows, so each thread reads its channels' coefficients once; 3
+  // blocks of 24 channels too; 72 channels on two blocks do not divide the
+  // stride and read them per vector, as channels first ([5, 12, 9]) does.
+  expectElementwise<Cfg<300, 64, 1, 64, 4>>(2, 11);
+  expectElementwise<Cfg<500, 24, 1, 64, 4>>(3, 12);
+  expectElementwise<Cfg<100, 72, 1, 64, 4>>(2, 13);
+  expectElementwise<Cfg<5, 12, 9, 64, 4>>(2, 14);
 }
 
 TEST(BatchNormKernels, SegmentModeStatisticsOverNineSplits) {
