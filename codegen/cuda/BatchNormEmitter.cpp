@@ -223,7 +223,7 @@ public:
 void emitForward(Emission &e, BatchNormOp norm) {
   e.setConstants(norm.getEps().convertToDouble(), norm.getMomentumValue());
   bool running = norm.hasRunningStats();
-  uint64_t coef = e.builder.scratch(e.channels * 8);
+  uint64_t coef = e.builder.scratch(e.channels * 4 * layout::kNormFields);
 
   Emission::Call stats;
   if (!norm.getEval()) {
@@ -232,7 +232,7 @@ void emitForward(Emission &e, BatchNormOp norm) {
     e.scratch(stats, "kiln::bn::welford", "partial", partial, false);
   }
   e.input(stats, 1, "gamma");
-  e.scratch(stats, "float2", "coef", coef, true);
+  e.scratch(stats, "float", "coef", coef, true);
   e.output(stats, 1, "mean_out");
   e.output(stats, 2, "var_out");
   // The updated statistics may overwrite the running ones in place.
@@ -256,7 +256,7 @@ void emitForward(Emission &e, BatchNormOp norm) {
     return;
   Emission::Call apply;
   e.input(apply, 0, "in");
-  e.scratch(apply, "float2", "coef", coef, false);
+  e.scratch(apply, "float", "coef", coef, false);
   e.input(apply, 2, "beta");
   e.output(apply, 0, "out");
   e.launch("kiln_batch_norm_normalize", "normalize", apply,
@@ -278,7 +278,7 @@ void emitBackward(Emission &e, BatchNormBackwardOp norm) {
     e.launch("kiln_batch_norm_backward_sums", "grad_partial", call,
              e.partialGrid(), /*minBlocksPerSm=*/2);
   }
-  uint64_t coef = e.builder.scratch(e.channels * 20);
+  uint64_t coef = e.builder.scratch(e.channels * 4 * layout::kDxFields);
   Emission::Call grads;
   e.input(grads, 1, "in");
   e.scratch(grads, "kiln::bn::grad_sums", "partial", sums, false);
@@ -286,9 +286,9 @@ void emitBackward(Emission &e, BatchNormBackwardOp norm) {
   e.output(grads, 1, "gamma_grad");
   e.output(grads, 2, "beta_grad");
   if (dx)
-    e.scratch(grads, "kiln::bn::dx_coef", "coef", coef, true);
+    e.scratch(grads, "float", "coef", coef, true);
   else
-    grads.null("kiln::bn::dx_coef");
+    grads.null("float");
   e.launchPerChannel("kiln_batch_norm_backward_params", "grad_final", grads);
 
   if (!dx || e.elements == 0)
@@ -296,7 +296,7 @@ void emitBackward(Emission &e, BatchNormBackwardOp norm) {
   Emission::Call input;
   e.input(input, 0, "grad");
   e.input(input, 1, "in");
-  e.scratch(input, "kiln::bn::dx_coef", "coef", coef, false);
+  e.scratch(input, "float", "coef", coef, false);
   e.output(input, 0, "out");
   e.launch("kiln_batch_norm_backward_input", "input_grad", input,
            dim3Of(e.elementBlocks));

@@ -136,11 +136,6 @@ struct grad_sums {
   }
 };
 
-// What input_grad needs of a channel: dx = scale * (g - mg - xh * mgx),
-// xh = (x - mean) * rstd.
-struct dx_coef {
-  float mean, rstd, scale, mg, mgx;
-};
 
 // This block's share of the reduction. The reduction `e` gives begin(c),
 // called once with the thread's first channel (a thread's elements all
@@ -323,8 +318,9 @@ __device__ __forceinline__ void stats_partial(const launch_ctx &ctx,
   partial_reduce<Cfg, welford>(ctx, e, partial);
 }
 
-// The channel's statistics from the partials of `in`: `coef` gets (mean,
-// gamma / sqrt(var + eps)), or (mean, 1 / sqrt(var + eps)) without gamma;
+// The channel's statistics from the partials of `in`: `coef` (norm_field)
+// gets the mean and gamma / sqrt(var + eps), or 1 / sqrt(var + eps) without
+// gamma;
 // the optional results get the batch mean, the biased variance and the
 // updated running statistics. The running statistics may be updated in
 // place (running_mean == new_mean): each thread reads its channel's before
@@ -333,7 +329,7 @@ template <class Cfg, class In, class Gm, class M, class V, class R>
 __device__ __forceinline__ void
 stats_final(const launch_ctx &ctx, const In *__restrict__ in,
             const welford *__restrict__ partial, const Gm *__restrict__ gamma,
-            float2 *__restrict__ coef, M *__restrict__ mean_out,
+            float *__restrict__ coef, M *__restrict__ mean_out,
             V *__restrict__ var_out, const R *running_mean,
             const R *running_var, R *new_mean, R *new_var) {
   using idx_t = typename Cfg::idx_t;
@@ -351,7 +347,9 @@ stats_final(const launch_ctx &ctx, const In *__restrict__ in,
                         : acc.mean;
   const float var = acc.m2 / Cfg::countf;
   const float rstd = 1.f / sqrtf(var + Cfg::eps);
-  coef[c] = make_float2(mean, gamma ? rstd * kiln_load(gamma[c]) : rstd);
+  constexpr idx_t C = (idx_t)Cfg::channels;
+  coef[kNormMean * C + c] = mean;
+  coef[kNormScale * C + c] = gamma ? rstd * kiln_load(gamma[c]) : rstd;
   if (mean_out)
     kiln_store(mean_out + c, mean);
   if (var_out)
@@ -370,7 +368,7 @@ stats_final(const launch_ctx &ctx, const In *__restrict__ in,
 template <class Cfg, class Gm, class M, class V, class R>
 __device__ __forceinline__ void
 eval_final(const launch_ctx &ctx, const Gm *__restrict__ gamma,
-           float2 *__restrict__ coef, M *__restrict__ mean_out,
+           float *__restrict__ coef, M *__restrict__ mean_out,
            V *__restrict__ var_out, const R *running_mean, const R *running_var,
            R *new_mean, R *new_var) {
   using idx_t = typename Cfg::idx_t;
@@ -380,8 +378,9 @@ eval_final(const launch_ctx &ctx, const Gm *__restrict__ gamma,
     return;
   const float mean = kiln_load(running_mean[c]);
   const float var = kiln_load(running_var[c]);
-  coef[c] =
-      make_float2(mean, 1.f / sqrtf(var + Cfg::eps) * kiln_load(gamma[c]));
+  constexpr idx_t C = (idx_t)Cfg::channels;
+  coef[kNormMean * C + c] = mean;
+  coef[kNormScale * C + c] = 1.f / sqrtf(var + Cfg::eps) * kiln_load(gamma[c]);
   if (mean_out)
     kiln_store(mean_out + c, mean);
   if (var_out)
@@ -400,12 +399,35 @@ channel_of(typename Cfg::idx_t i) {
   return (i / (idx_t)Cfg::inner) % (idx_t)Cfg::channels;
 }
 
+// The F fields (of coefficient arrays [F][C]) of the channels of elements
+// e .. e + V - 1: channels last with whole vectors of channels (inner 1,
+// C a multiple of V) they are V consecutive channels, read V at a time.
+template <class Cfg, int F, int V, class T>
+__device__ __forceinline__ void
+channel_values(const T *__restrict__ coef, typename Cfg::idx_t e,
+               float (&k)[F][V]) {
+  using idx_t = typename Cfg::idx_t;
+  constexpr idx_t C = (idx_t)Cfg::channels;
+  if constexpr (Cfg::inner == 1 && Cfg::channels % V == 0) {
+    const idx_t c0 = e % C;
+#pragma unroll
+    for (int f = 0; f < F; ++f)
+      load_values<V>(coef + f * C + c0, k[f]);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const idx_t c = channel_of<Cfg>(e + v);
+#pragma unroll
+      for (int f = 0; f < F; ++f)
+        k[f][v] = kiln_load(coef[f * C + c]);
+    }
+  }
+}
+
 // Whether every vector of V elements a thread visits in a grid-stride walk
 // of `step` vectors has the channels of its first: channels last (inner 1)
 // with whole vectors of channels, and a stride of whole rows. The thread
-// then reads its channels' coefficients once, not per vector: per vector,
-// the 8 channels' coefficients of each lane are sectors of their own and
-// cost the L1 several times the vector's own bytes.
+// then reads its channels' coefficients once, not per vector.
 template <class Cfg, int V>
 __device__ __forceinline__ bool fixed_channels(typename Cfg::idx_t step) {
   using idx_t = typename Cfg::idx_t;
@@ -418,22 +440,17 @@ __device__ __forceinline__ bool fixed_channels(typename Cfg::idx_t step) {
 template <class Cfg, class In, class Bs, class Out>
 __device__ __forceinline__ void
 normalize(const launch_ctx &ctx, const In *__restrict__ in,
-          const float2 *__restrict__ coef, const Bs *__restrict__ beta,
+          const float *__restrict__ coef, const Bs *__restrict__ beta,
           Out *__restrict__ out) {
   using idx_t = typename Cfg::idx_t;
   constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
   const idx_t first = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
   const bool fixed = fixed_channels<Cfg, V>(step);
-  float2 k[V];
-  float b[V];
+  float k[kNormFields][V], b[1][V];
   auto coefficients = [&](idx_t e) {
-#pragma unroll
-    for (int v = 0; v < V; ++v) {
-      const idx_t c = channel_of<Cfg>(e + v);
-      k[v] = coef[c];
-      b[v] = kiln_load(beta[c]);
-    }
+    channel_values<Cfg, kNormFields, V>(coef, e, k);
+    channel_values<Cfg, 1, V>(beta, e, b);
   };
   if (fixed)
     coefficients(first * V);
@@ -445,7 +462,7 @@ normalize(const launch_ctx &ctx, const In *__restrict__ in,
     load_values<V>(in + e, x);
 #pragma unroll
     for (int v = 0; v < V; ++v)
-      x[v] = (x[v] - k[v].x) * k[v].y + b[v];
+      x[v] = (x[v] - k[kNormMean][v]) * k[kNormScale][v] + b[0][v];
     store_values<V>(out + e, x);
   }
 }
@@ -504,7 +521,7 @@ __device__ __forceinline__ void
 grad_final(const launch_ctx &ctx, const In *__restrict__ in,
            const grad_sums *__restrict__ partial, const Gm *__restrict__ gamma,
            DG *__restrict__ gamma_grad, DB *__restrict__ beta_grad,
-           dx_coef *__restrict__ dx) {
+           float *__restrict__ dx) {
   using idx_t = typename Cfg::idx_t;
   idx_t c;
   int lane;
@@ -524,41 +541,41 @@ grad_final(const launch_ctx &ctx, const In *__restrict__ in,
     kiln_store(gamma_grad + c, gxh);
   if (beta_grad)
     kiln_store(beta_grad + c, acc.g);
-  if (dx)
-    dx[c] = dx_coef{mean, rstd, kiln_load(gamma[c]) * rstd, acc.g / Cfg::countf,
-                    gxh / Cfg::countf};
+  if (dx) {
+    constexpr idx_t C = (idx_t)Cfg::channels;
+    dx[kDxMean * C + c] = mean;
+    dx[kDxRstd * C + c] = rstd;
+    dx[kDxScale * C + c] = kiln_load(gamma[c]) * rstd;
+    dx[kDxMg * C + c] = acc.g / Cfg::countf;
+    dx[kDxMgx * C + c] = gxh / Cfg::countf;
+  }
 }
 
 // dx = gamma * rstd * (g - mean(g) - xh * mean(g * xh)).
 template <class Cfg, class G, class In, class Out>
 __device__ __forceinline__ void
 input_grad(const launch_ctx &ctx, const G *__restrict__ grad,
-           const In *__restrict__ in, const dx_coef *__restrict__ coef,
+           const In *__restrict__ in, const float *__restrict__ coef,
            Out *__restrict__ out) {
   using idx_t = typename Cfg::idx_t;
   constexpr int V = (int)Cfg::evec;
   const idx_t step = (idx_t)ctx.grid.x * (idx_t)kThreads;
   const idx_t first = (idx_t)ctx.block.x * (idx_t)kThreads + ctx.thread.x;
   const bool fixed = fixed_channels<Cfg, V>(step);
-  dx_coef k[V];
-  auto coefficients = [&](idx_t e) {
-#pragma unroll
-    for (int v = 0; v < V; ++v)
-      k[v] = coef[channel_of<Cfg>(e + v)];
-  };
+  float k[kDxFields][V];
   if (fixed)
-    coefficients(first * V);
+    channel_values<Cfg, kDxFields, V>(coef, first * V, k);
   for (idx_t i = first; i < (idx_t)(Cfg::elements / V); i += step) {
     const idx_t e = i * V;
     if (!fixed)
-      coefficients(e);
+      channel_values<Cfg, kDxFields, V>(coef, e, k);
     float g[V], x[V];
     load_values<V>(grad + e, g);
     load_values<V>(in + e, x);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
-      const float xh = (x[v] - k[v].mean) * k[v].rstd;
-      g[v] = k[v].scale * (g[v] - k[v].mg - xh * k[v].mgx);
+      const float xh = (x[v] - k[kDxMean][v]) * k[kDxRstd][v];
+      g[v] = k[kDxScale][v] * (g[v] - k[kDxMg][v] - xh * k[kDxMgx][v]);
     }
     store_values<V>(out + e, g);
   }

@@ -118,5 +118,20 @@ __host__ __device__ constexpr long long channel_blocks(long long channels) {
   return reduce::ceil_div(channels * kChannelLanes, kChannelThreads);
 }
 
+// The per-channel coefficients of the element-wise kernels are f32 arrays
+// field by field ([fields][C]), so that channels last a thread reads a
+// field of its consecutive channels in 16-byte accesses. normalize's:
+// y = (x - mean) * scale + beta.
+enum norm_field { kNormMean = 0, kNormScale = 1, kNormFields = 2 };
+// input_grad's: dx = scale * (g - mg - xh * mgx), xh = (x - mean) * rstd.
+enum dx_field {
+  kDxMean = 0,
+  kDxRstd = 1,
+  kDxScale = 2,
+  kDxMg = 3,
+  kDxMgx = 4,
+  kDxFields = 5
+};
+
 } // namespace bn
 } // namespace kiln

@@ -48,7 +48,7 @@ void batchStats(const std::vector<float> &x, std::vector<float> &mean,
     ctx.grid = make_uint3(tiles, splits, 1);
     stats_partial<C>(ctx, x.data(), partial.data());
   });
-  std::vector<float2> coef(C::channels);
+  std::vector<float> coef(kNormFields * C::channels);
   mean.assign(C::channels, 0.f);
   var.assign(C::channels, 0.f);
   emu::launch(unsigned(channel_blocks(C::channels)), unsigned(kChannelThreads),
@@ -67,7 +67,7 @@ void batchStats(const std::vector<float> &x, std::vector<float> &mean,
 template <class C>
 void gradSums(const std::vector<float> &g, const std::vector<float> &x,
               std::vector<float> &sumG, std::vector<float> &sumGx,
-              std::vector<dx_coef> &coef) {
+              std::vector<float> &coef) {
   const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
   const unsigned splits = unsigned(C::splits);
   std::vector<grad_sums> partial(size_t(C::splits * C::per_split));
@@ -80,7 +80,7 @@ void gradSums(const std::vector<float> &g, const std::vector<float> &x,
   });
   sumG.assign(C::channels, 0.f);
   sumGx.assign(C::channels, 0.f);
-  coef.assign(C::channels, dx_coef{});
+  coef.assign(kDxFields * C::channels, 0.f);
   const std::vector<float> gamma(C::channels, 1.f);
   emu::launch(
       unsigned(channel_blocks(C::channels)), unsigned(kChannelThreads), [&] {
@@ -98,7 +98,7 @@ template <class C> void expectGradSums(unsigned seed) {
   for (size_t i = 0; i < g.size(); ++i)
     g[i] = normal(rng), x[i] = 20.f + 2.f * normal(rng);
   std::vector<float> sumG, sumGx;
-  std::vector<dx_coef> coef;
+  std::vector<float> coef;
   gradSums<C>(g, x, sumG, sumGx, coef);
   for (long long c = 0; c < C::channels; ++c) {
     auto at = [&](long long o, long long i) {
@@ -121,11 +121,13 @@ template <class C> void expectGradSums(unsigned seed) {
         egx += g[at(o, i)] * xh;
         scale += std::fabs(g[at(o, i)] * xh);
       }
-    EXPECT_NEAR(coef[c].mean, mean, 1e-5 * std::fabs(mean)) << "channel " << c;
-    EXPECT_NEAR(coef[c].rstd, rstd, 1e-4 * rstd) << "channel " << c;
+    auto field = [&](int f) { return coef[size_t(f * C::channels + c)]; };
+    EXPECT_NEAR(field(kDxMean), mean, 1e-5 * std::fabs(mean))
+        << "channel " << c;
+    EXPECT_NEAR(field(kDxRstd), rstd, 1e-4 * rstd) << "channel " << c;
     EXPECT_NEAR(sumG[c], eg, 1e-5 * double(C::count)) << "channel " << c;
     EXPECT_NEAR(sumGx[c], egx, 1e-5 * scale) << "channel " << c;
-    EXPECT_NEAR(coef[c].mgx, egx / double(C::count), 1e-5 * scale / C::count)
+    EXPECT_NEAR(field(kDxMgx), egx / double(C::count), 1e-5 * scale / C::count)
         << "channel " << c;
   }
 }
@@ -198,17 +200,19 @@ TEST(BatchNormKernels, BatchedRowsAndTheirRemainder) {
 template <class C> void expectElementwise(unsigned blocks, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.f, 1.f);
-  std::vector<float> x(size_t(C::elements)), g(x.size()), beta(C::channels),
-      y(x.size()), dx(x.size());
-  std::vector<float2> coef(C::channels);
-  std::vector<dx_coef> dcoef(C::channels);
+  const size_t n = size_t(C::channels);
+  std::vector<float> x(size_t(C::elements)), g(x.size()), beta(n),
+      y(x.size()), dx(x.size()), coef(kNormFields * n), dcoef(kDxFields * n);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = normal(rng), g[i] = normal(rng);
-  for (long long c = 0; c < C::channels; ++c) {
-    coef[c] = make_float2(normal(rng), 1.f + 0.1f * normal(rng));
-    beta[c] = normal(rng);
-    dcoef[c] = {normal(rng), 1.f + 0.1f * normal(rng), normal(rng),
-                normal(rng), normal(rng)};
+  for (float &v : beta)
+    v = normal(rng);
+  // Scales and rstd near 1, the other fields anywhere.
+  for (size_t c = 0; c < n; ++c) {
+    coef[kNormMean * n + c] = normal(rng);
+    coef[kNormScale * n + c] = 1.f + 0.1f * normal(rng);
+    for (int f = 0; f < kDxFields; ++f)
+      dcoef[f * n + c] = f == kDxRstd ? 1.f + 0.1f * normal(rng) : normal(rng);
   }
   emu::launch(blocks, unsigned(kThreads), [&] {
     normalize<C>(this_launch(), x.data(), coef.data(), beta.data(), y.data());
@@ -217,11 +221,15 @@ template <class C> void expectElementwise(unsigned blocks, unsigned seed) {
     input_grad<C>(this_launch(), g.data(), x.data(), dcoef.data(), dx.data());
   });
   for (size_t i = 0; i < x.size(); ++i) {
-    const long long c = (long long)(i / C::inner) % C::channels;
-    EXPECT_FLOAT_EQ(y[i], (x[i] - coef[c].x) * coef[c].y + beta[c]) << i;
-    const dx_coef &k = dcoef[c];
-    const float xh = (x[i] - k.mean) * k.rstd;
-    EXPECT_FLOAT_EQ(dx[i], k.scale * (g[i] - k.mg - xh * k.mgx)) << i;
+    const size_t c = size_t(i / C::inner) % n;
+    EXPECT_FLOAT_EQ(y[i], (x[i] - coef[kNormMean * n + c]) *
+                                  coef[kNormScale * n + c] +
+                              beta[c])
+        << i;
+    auto k = [&](int f) { return dcoef[f * n + c]; };
+    const float xh = (x[i] - k(kDxMean)) * k(kDxRstd);
+    EXPECT_FLOAT_EQ(dx[i], k(kDxScale) * (g[i] - k(kDxMg) - xh * k(kDxMgx)))
+        << i;
   }
 }
 

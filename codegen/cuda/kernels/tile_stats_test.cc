@@ -59,7 +59,7 @@ void tileStatistics(const std::vector<__nv_bfloat16> &x,
     }
   using Cfg = TileCfg<Rows, C, BM>;
   static_assert(Cfg::splits == tilesM, "a split per row tile");
-  std::vector<float2> coef(C);
+  std::vector<float> coef(kNormFields * C);
   mean.assign(C, 0.f);
   var.assign(C, 0.f);
   emu::launch(unsigned(channel_blocks(C)), unsigned(kChannelThreads), [&] {
