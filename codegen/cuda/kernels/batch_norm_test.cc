@@ -31,21 +31,27 @@ struct Cfg : config<long long, Outer, C, Inner, Chunk, Vec> {
   static constexpr float unbias = 1.0f;
 };
 
+/// Runs `kernel` on the partial kernels' (tiles x splits) grid. The
+/// emulation's grid is one-dimensional: block b is (b % tiles, b / tiles).
+template <class C, class Kernel> void launchPartials(const Kernel &kernel) {
+  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
+  const unsigned splits = unsigned(C::splits);
+  emu::launch(tiles * splits, unsigned(kThreads), [&] {
+    launch_ctx ctx = this_launch();
+    const unsigned b = ctx.block.x;
+    ctx.block = make_uint3(b % tiles, b / tiles, 0);
+    ctx.grid = make_uint3(tiles, splits, 1);
+    kernel(ctx);
+  });
+}
+
 /// Runs stats_partial on (tiles x splits) blocks and stats_final on the
 /// channels; returns each channel's mean and variance.
 template <class C>
 void batchStats(const std::vector<float> &x, std::vector<float> &mean,
                 std::vector<float> &var) {
-  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
-  const unsigned splits = unsigned(C::splits);
   std::vector<welford> partial(size_t(C::splits * C::per_split));
-  emu::launch(tiles * splits, unsigned(kThreads), [&] {
-    launch_ctx ctx = this_launch();
-    // The emulation's grid is one-dimensional: block b is (b % tiles,
-    // b / tiles).
-    const unsigned b = ctx.block.x;
-    ctx.block = make_uint3(b % tiles, b / tiles, 0);
-    ctx.grid = make_uint3(tiles, splits, 1);
+  launchPartials<C>([&](const launch_ctx &ctx) {
     stats_partial<C>(ctx, x.data(), partial.data());
   });
   std::vector<float> coef(kNormFields * C::channels);
@@ -68,14 +74,8 @@ template <class C>
 void gradSums(const std::vector<float> &g, const std::vector<float> &x,
               std::vector<float> &sumG, std::vector<float> &sumGx,
               std::vector<float> &coef) {
-  const unsigned tiles = unsigned(tiles_of(C::channels, C::inner, C::vec));
-  const unsigned splits = unsigned(C::splits);
   std::vector<grad_sums> partial(size_t(C::splits * C::per_split));
-  emu::launch(tiles * splits, unsigned(kThreads), [&] {
-    launch_ctx ctx = this_launch();
-    const unsigned b = ctx.block.x;
-    ctx.block = make_uint3(b % tiles, b / tiles, 0);
-    ctx.grid = make_uint3(tiles, splits, 1);
+  launchPartials<C>([&](const launch_ctx &ctx) {
     grad_partial<C>(ctx, g.data(), x.data(), partial.data());
   });
   sumG.assign(C::channels, 0.f);
