@@ -108,8 +108,9 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     for (LaunchArg::Kind kind : kernel.params)
       k.params.push_back(kind == LaunchArg::Kind::I32   ? art::ArgKind::kI32
                          : kind == LaunchArg::Kind::I64 ? art::ArgKind::kI64
-                         : kind == LaunchArg::Kind::F32
-                             ? art::ArgKind::kF32
+                         : kind == LaunchArg::Kind::F32 ? art::ArgKind::kF32
+                         : kind == LaunchArg::Kind::TensorMap
+                             ? art::ArgKind::kTensorMap
                              : art::ArgKind::kBuffer);
     writer.AddKernel(std::move(k));
   }
@@ -150,6 +151,25 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
           uint32_t bits = static_cast<uint32_t>(arg.scalarBits);
           std::memcpy(&value, &bits, sizeof value);
           l.args.push_back(art::Arg::F32(value));
+          break;
+        }
+        case LaunchArg::Kind::TensorMap: {
+          const TensorMapLayout &layout = *arg.tensorMap;
+          art::TensorMap map;
+          map.mode = layout.im2col ? art::TensorMapMode::kIm2col
+                                   : art::TensorMapMode::kTiled;
+          map.dtype = dtypeOf(arg.bufferType);
+          map.dims = layout.dims;
+          map.strides = layout.strides;
+          map.box = layout.box;
+          map.element_strides = layout.elementStrides;
+          map.lower_corner = layout.lowerCorner;
+          map.upper_corner = layout.upperCorner;
+          map.channels_per_pixel = layout.channelsPerPixel;
+          map.pixels_per_column = layout.pixelsPerColumn;
+          map.swizzle_bytes = layout.swizzleBytes;
+          l.args.push_back(art::Arg::TensorMapOf(
+              bufferRef(arg.slot, arg.slot.size), std::move(map)));
           break;
         }
         default:

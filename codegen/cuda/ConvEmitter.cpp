@@ -2,8 +2,9 @@
 //
 // Generates the kernels of a conv fusion (ConvPlan.h says what one is and
 // how it is configured): the configuration struct that instantiates
-// kernels/conv_wgmma.cuh, conv_igemm.cuh or conv_depthwise.cuh with the
-// convolution's geometry as constants, the parameters, and the fused
+// kernels/conv_tma.cuh, conv_wgmma.cuh, conv_igemm.cuh or conv_depthwise.cuh
+// with the convolution's geometry as constants, the parameters (conv_tma's
+// tensor maps among them), and the fused
 // epilogue, written by the ScalarEmitter at the output element of group g,
 // GEMM row r and column c (the bias of kiln.conv2d is added to the f32 sum
 // before it is rounded once to the element type, as the reference does).
@@ -316,6 +317,42 @@ struct ScratchLayout {
   std::optional<uint64_t> aCopy, bCopy, stats;
 };
 
+/// The tensor maps of conv_tma.cuh: the input [N][H][W][C] as im2col
+/// columns of BM output pixels' windows by 64 channels, the filter
+/// [O][KH * KW * CG] in boxes of 64 taps by BN rows.
+std::pair<TensorMapLayout, TensorMapLayout>
+tensorMapsOf(const ConvPlan &plan) {
+  const ConvGeometry &g = plan.geometry;
+  const GemmTileConfig &tile = plan.choice.config;
+  uint64_t e = plan.elementBytes();
+  uint64_t c = g.C, w = g.W, h = g.H;
+  TensorMapLayout input;
+  input.im2col = true;
+  input.dims = {c, w, h, static_cast<uint64_t>(g.N)};
+  input.strides = {c * e, w * c * e, h * w * c * e};
+  input.elementStrides = {1, static_cast<uint32_t>(g.SW),
+                          static_cast<uint32_t>(g.SH), 1};
+  input.lowerCorner = {static_cast<int32_t>(-g.PL),
+                       static_cast<int32_t>(-g.PT)};
+  input.upperCorner = {
+      static_cast<int32_t>(
+          ::kiln::conv::im2col_upper_corner(g.OW, g.SW, g.PL, g.W)),
+      static_cast<int32_t>(
+          ::kiln::conv::im2col_upper_corner(g.OH, g.SH, g.PT, g.H))};
+  input.channelsPerPixel = ::kiln::gemm::wgmma_block_k;
+  input.pixelsPerColumn = static_cast<uint32_t>(tile.bm);
+  input.swizzleBytes = 128;
+  TensorMapLayout filter;
+  uint64_t k = static_cast<uint64_t>(plan.k);
+  filter.dims = {k, static_cast<uint64_t>(g.O)};
+  filter.strides = {k * e};
+  filter.box = {static_cast<uint32_t>(::kiln::gemm::wgmma_block_k),
+                static_cast<uint32_t>(tile.bn)};
+  filter.elementStrides = {1, 1};
+  filter.swizzleBytes = 128;
+  return {std::move(input), std::move(filter)};
+}
+
 Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
                   const ScratchLayout &scratch) {
   Buffers b;
@@ -357,6 +394,18 @@ Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
     b.structText += "  kiln::bn::welford *stats;\n";
     b.initializer += ", stats";
   }
+  if (plan.tma) {
+    auto [aMap, bMap] = tensorMapsOf(plan);
+    b.params.push_back({kTensorMapParamType.str(), "a_map",
+                        LaunchArg::tensorMapOf(LaunchArg::operand(plan.aArg),
+                                               std::move(aMap))});
+    b.params.push_back({kTensorMapParamType.str(), "b_map",
+                        LaunchArg::tensorMapOf(LaunchArg::operand(plan.bArg),
+                                               std::move(bMap))});
+    b.structText += "  const kiln::tensor_map *a_map;\n"
+                    "  const kiln::tensor_map *b_map;\n";
+    b.initializer += ", &a_map, &b_map";
+  }
   b.structText += "};\n";
   return b;
 }
@@ -391,7 +440,10 @@ std::string configText(const ConvPlan &plan) {
        << "  static constexpr bool TF32 = " << boolText(kind >= 2) << ";\n"
        << "  static constexpr int BM = " << tile.bm << ", BN = " << tile.bn
        << ", BK = " << tile.bk << ";\n";
-    if (tile.path == GemmPath::Wgmma)
+    if (plan.tma)
+      os << "  static constexpr int STAGES = " << plan.tmaStages
+         << ", BLOCKS_PER_SM = " << tile.occupancy << ";\n";
+    else if (tile.path == GemmPath::Wgmma)
       os << "  static constexpr int STAGES = " << tile.stages << ";\n";
     else
       os << "  static constexpr int WARPS_M = " << tile.warpsM
@@ -429,12 +481,19 @@ std::string describe(const ConvPlan &plan) {
   if (g.GROUPS > 1)
     os << " groups " << g.GROUPS;
   os << " tile " << tile.bm << "x" << tile.bn << "x" << tile.bk;
-  if (tile.path == GemmPath::Wgmma)
+  if (plan.tma)
+    os << " wgmma warpgroups " << tile.bm / 64 << " and a TMA producer";
+  else if (tile.path == GemmPath::Wgmma)
     os << " wgmma warpgroups " << tile.bm / 64;
   else
     os << " mma warps " << tile.warpsM << "x" << tile.warpsN;
-  os << " stages " << tile.stages << " split " << plan.choice.split << " a "
-     << (plan.aKMajor ? "K" : "M") << "-major "
+  os << " stages " << (plan.tma ? plan.tmaStages : tile.stages) << " split "
+     << plan.choice.split;
+  if (plan.tma) {
+    os << " a im2col TMA b tiled TMA";
+    return text;
+  }
+  os << " a " << (plan.aKMajor ? "K" : "M") << "-major "
      << (plan.aVec ? "16-byte" : "gathered") << " b "
      << (plan.bKMajor ? "K" : "N") << "-major "
      << (plan.bVec ? "16-byte" : "gathered");
@@ -501,6 +560,7 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     plan.choice = {convTileFor(plan, forced->config), forced->split,
                    static_cast<int>(perSplit)};
   }
+  chooseConvTma(plan, target, options.allowTma && archNumber(options.arch) == 90);
   bool split = !plan.depthwise && plan.choice.split > 1;
   bool depthwiseFilter =
       plan.depthwise && plan.geometry.PASS == ::kiln::conv::kBackwardFilter;
@@ -630,8 +690,9 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     copy(plan.bCopy, plan.bArg, *scratch.bCopy);
   }
 
-  KernelSpec main = wgmma ? spec("kiln_conv", "wgmma_igemm", "conv_wgmma")
-                          : spec("kiln_conv", "igemm", "conv_igemm");
+  KernelSpec main = plan.tma ? spec("kiln_conv", "tma_igemm", "conv_tma")
+                    : wgmma  ? spec("kiln_conv", "wgmma_igemm", "conv_wgmma")
+                             : spec("kiln_conv", "igemm", "conv_igemm");
   int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn);
   if (tiles > std::numeric_limits<int32_t>::max())
@@ -649,9 +710,13 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     main.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::min<int64_t>(zs, 65535))};
   }
-  main.block = {static_cast<uint32_t>(tile.threads()), 1, 1};
+  // The TMA kernel adds its producer warpgroup.
+  main.block = {static_cast<uint32_t>(tile.threads() + (plan.tma ? 128 : 0)),
+                1, 1};
   main.dynamicSharedBytes =
-      tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes());
+      plan.tma
+          ? ::kiln::conv::tma_shared_bytes(tile.bm, tile.bn, plan.tmaStages)
+          : tile.sharedBytes(plan.aKMajor, plan.bKMajor, plan.elementBytes());
   main.minBlocksPerSm = tile.occupancy;
   // Never merged: a merged kernel takes the register count of its largest
   // part, and one convolution's tiles fill the GPU by themselves.

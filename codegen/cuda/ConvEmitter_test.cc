@@ -97,7 +97,14 @@ TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
   ConvPlan p = plan(forward, x + ", " + w, y);
   EXPECT_TRUE(p.wgmmaAllowed);
   EXPECT_EQ(p.choice.config.path, GemmPath::Wgmma);
-  GeneratedFusion g = emit(forward, x + ", " + w, y);
+  // The forward pass's operands are copied by the TMA (the next test); the
+  // threads gather them where it may not.
+  CodegenOptions noTma;
+  noTma.allowTma = false;
+  FailureOr<GeneratedFusion> gathered =
+      emitConv(fusionOf("conv", forward, x + ", " + w, y), noTma);
+  ASSERT_TRUE(succeeded(gathered));
+  GeneratedFusion &g = *gathered;
   ASSERT_EQ(g.kernels.size(), 1u);
   EXPECT_EQ(g.kernels[0].templateName, "conv_wgmma");
   EXPECT_TRUE(g.kernels[0].archSpecific);
@@ -133,6 +140,84 @@ TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
   FailureOr<GeneratedFusion> older = emitConv(fusion, sm80);
   ASSERT_TRUE(succeeded(older));
   EXPECT_EQ(templates(*older), "conv_igemm ");
+}
+
+/// The tensor-map arguments of `launch`, in order.
+std::vector<const TensorMapLayout *> tensorMaps(const GeneratedLaunch &launch) {
+  std::vector<const TensorMapLayout *> maps;
+  for (const LaunchArg &arg : launch.args)
+    if (arg.kind == LaunchArg::Kind::TensorMap)
+      maps.push_back(arg.tensorMap.get());
+  return maps;
+}
+
+TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
+  std::string x = "tensor<8x28x28x64xbf16>", w = "tensor<128x3x3x64xbf16>",
+              y = "tensor<8x28x28x128xbf16>";
+  std::string forward = "kiln.conv2d %arg0, %arg1 layout = nhwc padding = "
+                        "[1, 1, 1, 1] : " +
+                        x + ", " + w;
+  GeneratedFusion g = emit(forward, x + ", " + w, y);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_EQ(g.kernels[0].templateName, "conv_tma");
+  EXPECT_NE(g.kernels[0].configuration.find("TMA producer"), std::string::npos)
+      << g.kernels[0].configuration;
+  EXPECT_NE(g.kernels[0].source.find("const __grid_constant__ "
+                                     "kiln::tensor_map a_map"),
+            std::string::npos);
+  const ConvPlan p = plan(forward, x + ", " + w, y);
+  const GemmTileConfig &tile = p.choice.config;
+  // The consumer warpgroups and the producer's.
+  EXPECT_EQ(g.launches[0].block[0], uint32_t(tile.bm / 64 * 128 + 128));
+  std::vector<const TensorMapLayout *> maps = tensorMaps(g.launches[0]);
+  ASSERT_EQ(maps.size(), 2u);
+  // The input: im2col columns of BM output pixels by 64 channels, the box
+  // of window origins that of the output (pad 1 on each side of 3 taps).
+  const TensorMapLayout &in = *maps[0];
+  EXPECT_TRUE(in.im2col);
+  EXPECT_EQ(in.dims, (std::vector<uint64_t>{64, 28, 28, 8}));
+  EXPECT_EQ(in.strides, (std::vector<uint64_t>{128, 28 * 128, 28 * 28 * 128}));
+  EXPECT_EQ(in.elementStrides, (std::vector<uint32_t>{1, 1, 1, 1}));
+  EXPECT_EQ(in.lowerCorner, (std::vector<int32_t>{-1, -1}));
+  EXPECT_EQ(in.upperCorner, (std::vector<int32_t>{-1, -1}));
+  EXPECT_EQ(in.channelsPerPixel, 64u);
+  EXPECT_EQ(in.pixelsPerColumn, uint32_t(tile.bm));
+  EXPECT_EQ(in.swizzleBytes, 128u);
+  // The filter: boxes of 64 taps by BN output channels.
+  const TensorMapLayout &filter = *maps[1];
+  EXPECT_FALSE(filter.im2col);
+  EXPECT_EQ(filter.dims, (std::vector<uint64_t>{9 * 64, 128}));
+  EXPECT_EQ(filter.strides, (std::vector<uint64_t>{9 * 64 * 2}));
+  EXPECT_EQ(filter.box, (std::vector<uint32_t>{64, uint32_t(tile.bn)}));
+
+  // Stride [2, 1], padding [0, 1, 1, 2] on 13 x 11: the origins' box is
+  // 6 rows from 0 in steps of 2 and 12 columns from -1.
+  std::string ax = "tensor<2x13x11x64xbf16>", aw = "tensor<64x3x3x64xbf16>",
+              ay = "tensor<2x6x12x64xbf16>";
+  GeneratedFusion strided =
+      emit("kiln.conv2d %arg0, %arg1 layout = nhwc stride = [2, 1] padding = "
+           "[0, 1, 1, 2] : " +
+               ax + ", " + aw,
+           ax + ", " + aw, ay);
+  ASSERT_EQ(templates(strided), "conv_tma ");
+  const TensorMapLayout &asym = *tensorMaps(strided.launches[0])[0];
+  EXPECT_EQ(asym.elementStrides, (std::vector<uint32_t>{1, 1, 2, 1}));
+  EXPECT_EQ(asym.lowerCorner, (std::vector<int32_t>{-1, 0}));
+  EXPECT_EQ(asym.upperCorner, (std::vector<int32_t>{0, -2}));
+
+  // Channels that are not whole K steps of 64, the gradients, channels
+  // first and any other architecture gather their operands.
+  std::string sx = "tensor<8x28x28x32xbf16>", sw = "tensor<128x3x3x32xbf16>";
+  EXPECT_EQ(templates(emit("kiln.conv2d %arg0, %arg1 layout = nhwc padding = "
+                           "[1, 1, 1, 1] : " +
+                               sx + ", " + sw,
+                           sx + ", " + sw, y)),
+            "conv_wgmma ");
+  EXPECT_EQ(templates(emit("kiln.conv2d_backward_input %arg0, %arg1 layout = "
+                           "nhwc padding = [1, 1, 1, 1] : " +
+                               y + ", " + w + " -> " + x,
+                           y + ", " + w, x)),
+            "conv_wgmma ");
 }
 
 /// A forward convolution of `x` by `w` (16 channels in, 3x3) followed by

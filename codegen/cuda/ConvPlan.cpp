@@ -393,4 +393,38 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
   return success();
 }
 
+void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed) {
+  plan.tma = false;
+  plan.tmaStages = 0;
+  const ConvGeometry &g = plan.geometry;
+  const GemmTileConfig &tile = plan.choice.config;
+  if (!allowed || plan.depthwise || tile.path != GemmPath::Wgmma ||
+      g.PASS != ::kiln::conv::kForward || !g.NHWC || plan.viaChannelsLast ||
+      plan.elementBytes() != 2 || (g.C / g.GROUPS) % wgmma_block_k != 0 ||
+      tile.bm > 256 || tile.bn > 256)
+    return;
+  // The im2col copy walks window origins with the convolution's stride
+  // (at most 8) inside the box of the output's origins, whose corners an
+  // NHWC map holds in 8 bits; taps shift them by 16-bit offsets.
+  auto corner = [](int64_t c) { return c >= -128 && c < 128; };
+  if (g.SH > 8 || g.SW > 8 || !corner(-g.PL) || !corner(-g.PT) ||
+      !corner(::kiln::conv::im2col_upper_corner(g.OW, g.SW, g.PL, g.W)) ||
+      !corner(::kiln::conv::im2col_upper_corner(g.OH, g.SH, g.PT, g.H)) ||
+      (g.KH - 1) * g.DH >= 65536 || (g.KW - 1) * g.DW >= 65536)
+    return;
+  // As many stages as fit the blocks per SM the tile runs (eight at most:
+  // more no longer hide a copy's latency).
+  uint32_t perBlock = std::min<uint32_t>(
+      target.sharedBytesPerBlock,
+      target.sharedBytesPerSm / std::max(1, tile.occupancy) - 1024);
+  int stages = 0;
+  for (int s = 2; s <= 8; ++s)
+    if (::kiln::conv::tma_shared_bytes(tile.bm, tile.bn, s) <= perBlock)
+      stages = s;
+  if (stages == 0)
+    return;
+  plan.tma = true;
+  plan.tmaStages = stages;
+}
+
 } // namespace mlir::kiln::codegen

@@ -97,6 +97,10 @@ struct ConvPlan {
   bool wgmmaAllowed = false;
   bool aKMajor = true, bKMajor = true, aVec = false, bVec = false;
   GemmChoice choice;
+  /// The wgmma tile runs on operands the tensor memory accelerator copies
+  /// (kernels/conv_tma.cuh), with this many stages.
+  bool tma = false;
+  int tmaStages = 0;
   /// 32-bit offsets.
   bool narrowIndex = true;
 
@@ -114,6 +118,13 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why);
 /// tile fits the target.
 LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
                             bool allowTf32, bool allowWgmma, std::string &why);
+
+/// Chooses whether `plan`'s wgmma tile (configured) runs conv_tma.cuh: the
+/// channels-last forward pass of bf16/f16 with channels per group a multiple
+/// of 64 and a geometry the TMA's im2col copies can walk; the most stages
+/// that fit the blocks per SM the tile asks for. Never where `allowed` is
+/// false (kilnc --no-tma).
+void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed);
 
 /// The tile tables of the implicit-GEMM kernels: wgmma and mma.sync for
 /// bf16/f16, tf32 once, and f32 in three tf32 products.

@@ -17,6 +17,16 @@ LaunchArg LaunchArg::f32(float v) {
   return {Kind::F32, 0, bits};
 }
 
+LaunchArg LaunchArg::tensorMapOf(const LaunchArg &buffer,
+                                 TensorMapLayout map) {
+  LaunchArg arg;
+  arg.kind = Kind::TensorMap;
+  arg.index = buffer.index;
+  arg.mapsResult = buffer.kind == Kind::Result;
+  arg.tensorMap = std::make_shared<const TensorMapLayout>(std::move(map));
+  return arg;
+}
+
 const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
   static const std::vector<std::unique_ptr<KernelEmitter>> *emitters = [] {
     auto *list = new std::vector<std::unique_ptr<KernelEmitter>>();

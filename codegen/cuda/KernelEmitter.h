@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct CodegenOptions {
   /// Runs launches of an entry that may run at once as one kernel
   /// (LaunchMerging.h).
   bool mergeLaunches = true;
+  /// The kernels that can use it have the tensor memory accelerator copy
+  /// their operands (sm_90: kernels/tma.cuh).
+  bool allowTma = true;
 
   /// The resources of `arch` that planners size kernels for; the oldest
   /// known target for an older or malformed architecture (which kilnc
@@ -44,15 +48,44 @@ struct CodegenOptions {
   }
 };
 
+/// A TMA tensor map over a fusion buffer, as the driver's tensor-map
+/// encoding takes it (the element type is the buffer's): the runtime encodes
+/// it once the buffer's address is known, and the kernel takes the 128 bytes
+/// as a `const __grid_constant__ kiln::tensor_map` (kernels/tma.cuh).
+/// Dimensions are innermost first.
+struct TensorMapLayout {
+  bool im2col = false;
+  std::vector<uint64_t> dims;
+  /// Bytes per index of dims[1], dims[2], ...
+  std::vector<uint64_t> strides;
+  /// Tiled: the elements of one copy per dimension.
+  std::vector<uint32_t> box;
+  std::vector<uint32_t> elementStrides;
+  /// Im2col: the corners of the box of window origins in the spatial
+  /// dimensions, and the channels and pixels of one copy.
+  std::vector<int32_t> lowerCorner, upperCorner;
+  uint32_t channelsPerPixel = 0, pixelsPerColumn = 0;
+  /// 0, 32, 64 or 128.
+  uint32_t swizzleBytes = 0;
+};
+
+/// The CUDA type of a tensor-map parameter; the renderer passes it to the
+/// kernel as a __grid_constant__ and to its body by reference.
+inline constexpr llvm::StringLiteral kTensorMapParamType = "kiln::tensor_map";
+
 /// What a launch argument refers to.
 struct LaunchArg {
-  enum class Kind { Operand, Result, Scratch, I32, I64, F32 };
+  enum class Kind { Operand, Result, Scratch, I32, I64, F32, TensorMap };
   Kind kind = Kind::Operand;
-  /// Operand/result index of the fusion, or byte offset into the fusion's
-  /// scratch space.
+  /// Operand/result index of the fusion (for TensorMap, of the buffer it
+  /// maps), or byte offset into the fusion's scratch space.
   int64_t index = 0;
   /// The value of a scalar argument (an f32 as its bit pattern).
   uint64_t scalarBits = 0;
+  /// TensorMap: the map, and whether it is over result `index` rather than
+  /// operand `index`.
+  std::shared_ptr<const TensorMapLayout> tensorMap;
+  bool mapsResult = false;
 
   static LaunchArg operand(int64_t i) { return {Kind::Operand, i, 0}; }
   static LaunchArg result(int64_t i) { return {Kind::Result, i, 0}; }
@@ -66,6 +99,8 @@ struct LaunchArg {
     return {Kind::I64, 0, static_cast<uint64_t>(v)};
   }
   static LaunchArg f32(float v);
+  /// A tensor map over `buffer` (an operand or a result).
+  static LaunchArg tensorMapOf(const LaunchArg &buffer, TensorMapLayout map);
 };
 
 /// A kernel's body as a device function of a launch context

@@ -22,10 +22,20 @@ void writeIncludes(llvm::raw_ostream &os,
     os << "#include \"" << name << "\"\n";
 }
 
+/// The parameters of the `__global__` entry (`entry`) or of a part's `run`.
+/// A tensor map is a __grid_constant__ of the entry, which the TMA copies
+/// address in parameter space, and reaches `run` by reference.
 void writeParams(llvm::raw_ostream &os, llvm::ArrayRef<std::string> types,
-                 llvm::function_ref<std::string(size_t)> nameOf) {
-  for (auto [i, type] : llvm::enumerate(types))
-    os << (i ? ",\n    " : "\n    ") << type << " " << nameOf(i);
+                 llvm::function_ref<std::string(size_t)> nameOf, bool entry) {
+  for (auto [i, type] : llvm::enumerate(types)) {
+    os << (i ? ",\n    " : "\n    ");
+    if (type == kTensorMapParamType)
+      os << (entry ? "const __grid_constant__ " + type
+                   : "const " + type + " &");
+    else
+      os << type;
+    os << " " << nameOf(i);
+  }
 }
 
 uint32_t threadsOf(std::array<uint32_t, 3> block) {
@@ -54,7 +64,9 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
     if (!spec.functors.empty() && spec.functors.back() != '\n')
       os << "\n";
     os << "__device__ __forceinline__ void run(const kiln::launch_ctx &ctx,";
-    writeParams(os, part.paramTypes, [&](size_t i) { return names[i]; });
+    writeParams(
+        os, part.paramTypes, [&](size_t i) { return names[i]; },
+        /*entry=*/false);
     os << ") {\n" << spec.body;
     if (!spec.body.empty() && spec.body.back() != '\n')
       os << "\n";
@@ -72,7 +84,9 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
   if (spec.minBlocksPerSm)
     os << ", " << spec.minBlocksPerSm;
   os << ") " << kNamePlaceholder << "(";
-  writeParams(os, part.paramTypes, [&](size_t i) { return names[i]; });
+  writeParams(
+      os, part.paramTypes, [&](size_t i) { return names[i]; },
+      /*entry=*/true);
   os << ") {\n  " << kWaitForPredecessor << "\n"
      << "  kiln_kernel::run(kiln::this_launch()";
   for (const std::string &name : names)

@@ -25,13 +25,15 @@ constexpr uint32_t kMaxMergedDynamicShared = 96 * 1024;
 
 bool writes(const CompiledArg &arg) {
   return arg.kind == LaunchArg::Kind::Result ||
-         arg.kind == LaunchArg::Kind::Scratch;
+         arg.kind == LaunchArg::Kind::Scratch ||
+         (arg.kind == LaunchArg::Kind::TensorMap && arg.mapsResult);
 }
 
 bool hasSlot(const CompiledArg &arg) {
   return arg.kind == LaunchArg::Kind::Operand ||
          arg.kind == LaunchArg::Kind::Result ||
-         arg.kind == LaunchArg::Kind::Scratch;
+         arg.kind == LaunchArg::Kind::Scratch ||
+         arg.kind == LaunchArg::Kind::TensorMap;
 }
 
 /// The byte range [begin, end) an argument may touch.
@@ -55,10 +57,11 @@ bool overlap(const CompiledArg &a, const CompiledArg &b) {
 size_t paramBytes(const CompiledLaunch &launch) {
   size_t bytes = 0;
   for (const CompiledArg &arg : launch.args)
-    bytes +=
-        (arg.kind == LaunchArg::Kind::I32 || arg.kind == LaunchArg::Kind::F32)
-            ? 4
-            : 8;
+    bytes += arg.kind == LaunchArg::Kind::TensorMap ? 128
+             : (arg.kind == LaunchArg::Kind::I32 ||
+                arg.kind == LaunchArg::Kind::F32)
+                 ? 4
+                 : 8;
   return bytes;
 }
 
@@ -111,10 +114,15 @@ bool mergeable(const CompiledLaunch &launch,
                llvm::StringRef arch) {
   const CompiledKernelImage &kernel = kernels[launch.kernel];
   // A merged launch is one plain grid: it has no cluster shape and no
-  // grid-wide barrier to offer its parts.
+  // grid-wide barrier to offer its parts, and its parameters are plain
+  // values (a tensor map must be a __grid_constant__ of the kernel that
+  // uses it).
   return launch.dynamicSharedBytes <= kMaxMergedDynamicShared &&
          !launch.clustered() && !launch.cooperative && kernel.arch == arch &&
-         !kernel.part.code.empty() && kernel.part.mergeable;
+         !kernel.part.code.empty() && kernel.part.mergeable &&
+         llvm::none_of(launch.args, [](const CompiledArg &arg) {
+           return arg.kind == LaunchArg::Kind::TensorMap;
+         });
 }
 
 } // namespace

@@ -142,15 +142,21 @@ private:
           out.kind = arg.kind;
           out.scalarBits = arg.scalarBits;
           if (arg.kind == LaunchArg::Kind::Operand ||
-              arg.kind == LaunchArg::Kind::Result) {
-            Value value = arg.kind == LaunchArg::Kind::Operand
-                              ? fusion.getInputs()[arg.index]
-                              : fusion.getResult(arg.index);
+              arg.kind == LaunchArg::Kind::Result ||
+              arg.kind == LaunchArg::Kind::TensorMap) {
+            bool result = arg.kind == LaunchArg::Kind::TensorMap
+                              ? arg.mapsResult
+                              : arg.kind == LaunchArg::Kind::Result;
+            Value value = result ? fusion.getResult(arg.index)
+                                 : fusion.getInputs()[arg.index];
             FailureOr<BufferSlot> slot = bufferOf(value);
             if (failed(slot))
               return fusion.emitOpError("a kernel argument has no buffer"),
                      failure();
             out.slot = toRef(*slot);
+            out.tensorMap = arg.tensorMap;
+            out.mapsResult = arg.mapsResult;
+            out.bufferType = value.getType();
           } else if (arg.kind == LaunchArg::Kind::Scratch) {
             out.slot = SlotRef{false, "", alignScratch(planned) + arg.index, 0};
           }

@@ -28,9 +28,14 @@ struct SlotRef {
 
 struct CompiledArg {
   LaunchArg::Kind kind = LaunchArg::Kind::Operand;
-  /// For Operand/Result/Scratch.
+  /// For Operand/Result/Scratch, and the buffer a TensorMap maps.
   SlotRef slot;
   uint64_t scalarBits = 0;
+  /// TensorMap: the map, whether its buffer is a result, and the buffer's
+  /// tensor type.
+  std::shared_ptr<const TensorMapLayout> tensorMap;
+  bool mapsResult = false;
+  Type bufferType;
 };
 
 struct CompiledLaunch {

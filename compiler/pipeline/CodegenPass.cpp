@@ -19,6 +19,7 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     options.arch = arch;
     options.allowTf32 = tf32;
     options.mergeLaunches = mergeLaunches;
+    options.allowTma = tma;
     options.kernelCacheDirectory = kernelCache;
     FailureOr<codegen::CompiledModule> compiled =
         codegen::generateModule(getOperation(), options, compile);

@@ -24,6 +24,9 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "f32 matmuls on TF32 tensor cores">,
     Option<"mergeLaunches", "merge-launches", "bool", "true",
            "Run launches of an entry that may run at once as one kernel">,
+    Option<"tma", "tma", "bool", "true",
+           "Let the tensor memory accelerator copy the operands of the "
+           "kernels that can use it (sm_90)">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",

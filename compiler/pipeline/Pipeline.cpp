@@ -71,6 +71,7 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.arch = options.arch;
   codegen.tf32 = options.tf32;
   codegen.mergeLaunches = options.mergeLaunches;
+  codegen.tma = options.tma;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;
   pm.addPass(createKilnCodegenPass(codegen, compiled));

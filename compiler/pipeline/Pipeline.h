@@ -103,6 +103,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Launches that may run at once run as one kernel "
                      "(codegen)"),
       llvm::cl::init(true)};
+  Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("The tensor memory accelerator copies the operands of "
+                     "the kernels that can use it (codegen, sm_90)"),
+      llvm::cl::init(true)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("Directory of compiled kernels kept between runs "

@@ -77,6 +77,14 @@ Arg Arg::Buffer(BufferRef ref) {
   return a;
 }
 
+Arg Arg::TensorMapOf(BufferRef ref, TensorMap map) {
+  Arg a;
+  a.kind = ArgKind::kTensorMap;
+  a.buffer = ref;
+  a.tensor_map = std::move(map);
+  return a;
+}
+
 namespace {
 Arg Scalar(ArgKind kind, uint64_t bits) {
   Arg a;
@@ -124,9 +132,18 @@ bool operator==(const TensorBinding& a, const TensorBinding& b) {
   return std::tie(a.name, a.dtype, a.shape, a.buffer) ==
          std::tie(b.name, b.dtype, b.shape, b.buffer);
 }
+bool operator==(const TensorMap& a, const TensorMap& b) {
+  return std::tie(a.mode, a.dtype, a.dims, a.strides, a.box,
+                  a.element_strides, a.lower_corner, a.upper_corner,
+                  a.channels_per_pixel, a.pixels_per_column,
+                  a.swizzle_bytes) ==
+         std::tie(b.mode, b.dtype, b.dims, b.strides, b.box,
+                  b.element_strides, b.lower_corner, b.upper_corner,
+                  b.channels_per_pixel, b.pixels_per_column, b.swizzle_bytes);
+}
 bool operator==(const Arg& a, const Arg& b) {
-  return std::tie(a.kind, a.buffer, a.scalar) ==
-         std::tie(b.kind, b.buffer, b.scalar);
+  return std::tie(a.kind, a.buffer, a.scalar, a.tensor_map) ==
+         std::tie(b.kind, b.buffer, b.scalar, b.tensor_map);
 }
 bool operator==(const Dim3& a, const Dim3& b) {
   return std::tie(a.x, a.y, a.z) == std::tie(b.x, b.y, b.z);

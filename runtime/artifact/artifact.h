@@ -54,7 +54,10 @@ enum class ArgKind : uint8_t {
   kI32 = 2,
   kI64 = 3,
   kF32 = 4,
-  kF64 = 5
+  kF64 = 5,
+  // A TMA tensor map (CUtensorMap, 128 bytes) over a buffer, encoded by the
+  // runtime once the buffer's address is known.
+  kTensorMap = 6
 };
 
 // True for the enumerators of DType (a value read from a file may be
@@ -108,14 +111,45 @@ struct TensorBinding {
   BufferRef buffer;
 };
 
-// A launch argument: a buffer (device pointer) or a scalar whose bytes are held
-// in the low bytes of `scalar` (an f32 as its bit pattern).
+// How the tensor memory accelerator (TMA) copies boxes of a tensor in global
+// memory to shared memory: the arguments of cuTensorMapEncodeTiled or
+// cuTensorMapEncodeIm2col. Dimensions are innermost first.
+enum class TensorMapMode : uint8_t { kTiled = 1, kIm2col = 2 };
+struct TensorMap {
+  TensorMapMode mode = TensorMapMode::kTiled;
+  DType dtype = DType::kBF16;  // f32, bf16 or f16
+  std::vector<uint64_t> dims;  // elements per dimension
+  // Bytes from one index to the next of dims[1], dims[2], ... (the innermost
+  // dimension is dense).
+  std::vector<uint64_t> strides;
+  // Tiled: the elements of one box per dimension. Im2col: empty.
+  std::vector<uint32_t> box;
+  // The traversal stride of each dimension (a convolution's stride).
+  std::vector<uint32_t> element_strides;
+  // Im2col: the corners of the box of window origins in the spatial
+  // dimensions (dims[1] ... dims[rank - 2]) relative to (0, ...) and to
+  // (dims - 1, ...), and the channels and pixels one copy takes.
+  std::vector<int32_t> lower_corner, upper_corner;
+  uint32_t channels_per_pixel = 0;
+  uint32_t pixels_per_column = 0;
+  // The shared-memory swizzle span: 0 (none), 32, 64 or 128 bytes.
+  uint32_t swizzle_bytes = 0;
+
+  size_t rank() const { return dims.size(); }
+};
+
+// A launch argument: a buffer (device pointer), a scalar whose bytes are held
+// in the low bytes of `scalar` (an f32 as its bit pattern), or a tensor map
+// over a buffer.
 struct Arg {
   ArgKind kind = ArgKind::kBuffer;
-  BufferRef buffer;     // only for kBuffer; all zero (space 0) otherwise
-  uint64_t scalar = 0;  // only for scalars; 0 for kBuffer
+  // For kBuffer and kTensorMap; all zero (space 0) otherwise.
+  BufferRef buffer;
+  uint64_t scalar = 0;  // only for scalars; 0 otherwise
+  TensorMap tensor_map;  // only for kTensorMap; default otherwise
 
   static Arg Buffer(BufferRef ref);
+  static Arg TensorMapOf(BufferRef ref, TensorMap map);
   static Arg I32(int32_t v);
   static Arg I64(int64_t v);
   static Arg F32(float v);
@@ -217,6 +251,7 @@ struct Artifact {
 bool operator==(const BufferRef& a, const BufferRef& b);
 bool operator==(const ResidentBuffer& a, const ResidentBuffer& b);
 bool operator==(const TensorBinding& a, const TensorBinding& b);
+bool operator==(const TensorMap& a, const TensorMap& b);
 bool operator==(const Arg& a, const Arg& b);
 bool operator==(const Dim3& a, const Dim3& b);
 bool operator==(const Launch& a, const Launch& b);
@@ -233,6 +268,9 @@ inline bool operator!=(const ResidentBuffer& a, const ResidentBuffer& b) {
   return !(a == b);
 }
 inline bool operator!=(const TensorBinding& a, const TensorBinding& b) {
+  return !(a == b);
+}
+inline bool operator!=(const TensorMap& a, const TensorMap& b) {
   return !(a == b);
 }
 inline bool operator!=(const Arg& a, const Arg& b) { return !(a == b); }

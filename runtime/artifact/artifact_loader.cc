@@ -76,6 +76,33 @@ std::vector<uint8_t> Bytes(const flatbuffers::Vector<uint8_t>* v) {
   return out;
 }
 
+// Vectors of 4-byte and 8-byte elements, copied bytewise (as Shape).
+template <typename T>
+std::vector<T> Elements(const flatbuffers::Vector<T>* v) {
+  std::vector<T> out;
+  if (v == nullptr || v->size() == 0) return out;
+  out.resize(v->size());
+  std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+
+TensorMap TensorMapFromFb(const fb::TensorMap* m) {
+  TensorMap out;
+  if (m == nullptr) return out;
+  out.mode = static_cast<TensorMapMode>(m->mode());
+  out.dtype = DTypeFromFb(m->dtype());
+  out.dims = Elements(m->dims());
+  out.strides = Elements(m->strides());
+  out.box = Elements(m->box());
+  out.element_strides = Elements(m->element_strides());
+  out.lower_corner = Elements(m->lower_corner());
+  out.upper_corner = Elements(m->upper_corner());
+  out.channels_per_pixel = m->channels_per_pixel();
+  out.pixels_per_column = m->pixels_per_column();
+  out.swizzle_bytes = m->swizzle_bytes();
+  return out;
+}
+
 BufferRef Ref(const fb::BufferRef* r) {
   if (r == nullptr) return BufferRef{static_cast<MemorySpace>(0), 0, 0, 0};
   return BufferRef{static_cast<MemorySpace>(r->space()), r->index(),
@@ -129,6 +156,7 @@ Artifact Convert(const fb::Artifact& a) {
               x.kind = static_cast<ArgKind>(arg->kind());
               x.buffer = Ref(arg->buffer());
               x.scalar = arg->scalar();
+              x.tensor_map = TensorMapFromFb(arg->tensor_map());
               launch.args.push_back(x);
             }
           }

@@ -151,6 +151,7 @@ Artifact Mutated(Artifact a, const std::function<void(Artifact&)>& f) {
 std::vector<SemanticCase> SemanticCases() {
   using testing::MinimalArtifact;
   using testing::MixedPrecisionArtifact;
+  using testing::TensorMapArtifact;
   using testing::TrainingArtifact;
   return {
       {"arg beyond arena",
@@ -491,6 +492,85 @@ std::vector<SemanticCase> SemanticCases() {
        },
        "entries[0].launches[0].cluster: (1, 2, 1) for target architecture "
        "sm_80, which has no thread-block clusters (sm_90 and newer)"},
+      {"tensor map past its buffer",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[1].tensor_map.dims[3] = 3;
+         });
+       },
+       "entries[0].launches[0].args[1].tensor_map: the tensor reaches 34560 "
+       "bytes into a buffer of 23040"},
+      {"tensor map offset",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           Arg& arg = a.entries[0].launches[0].args[2];
+           arg.buffer.offset = 8;
+           arg.buffer.size -= 8;
+           arg.tensor_map.dims[1] = 127;
+         });
+       },
+       "entries[0].launches[0].args[2].tensor_map: the buffer's offset 8 is "
+       "not a multiple of 16 bytes"},
+      {"tensor map stride",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2].tensor_map.strides[0] = 1000;
+         });
+       },
+       "entries[0].launches[0].args[2].tensor_map.strides[0]: 1000 bytes is "
+       "not a multiple of 16 below 2^40"},
+      {"tensor map swizzle span",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2].tensor_map.swizzle_bytes = 64;
+         });
+       },
+       "entries[0].launches[0].args[2].tensor_map: one copy's innermost 128 "
+       "bytes exceed the swizzle span of 64"},
+      {"tensor map box",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2].tensor_map.box[1] = 512;
+         });
+       },
+       "entries[0].launches[0].args[2].tensor_map.box[1]: 512 is not in [1, "
+       "256]"},
+      {"im2col corner",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[1].tensor_map.upper_corner[1] = 200;
+         });
+       },
+       "entries[0].launches[0].args[1].tensor_map.corner[1]: 200 is not in "
+       "[-128, 128)"},
+      {"im2col rank",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           TensorMap& m = a.entries[0].launches[0].args[1].tensor_map;
+           m.dims = {64, 180};
+           m.strides = {128};
+           m.element_strides = {1, 1};
+         });
+       },
+       "entries[0].launches[0].args[1].tensor_map.dims: rank 2 is not in [3, "
+       "5]"},
+      {"tensor map dtype",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[2].tensor_map.dtype = DType::kI32;
+         });
+       },
+       "entries[0].launches[0].args[2].tensor_map.dtype: a tensor map holds "
+       "f32, bf16 or f16, not i32"},
+      {"tensor map on a pointer",
+       [] {
+         return Mutated(TensorMapArtifact(), [](Artifact& a) {
+           a.entries[0].launches[0].args[0].tensor_map =
+               a.entries[0].launches[0].args[2].tensor_map;
+         });
+       },
+       "entries[0].launches[0].args[0].tensor_map: must be absent for an "
+       "argument of kind 1"},
   };
 }
 

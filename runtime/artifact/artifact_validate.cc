@@ -21,8 +21,11 @@ constexpr uint64_t kMaxGridYZ = 65535;
 constexpr uint64_t kMaxBlockXY = 1024;
 constexpr uint64_t kMaxBlockZ = 64;
 constexpr uint64_t kMaxThreadsPerBlock = 1024;
-// Kernel parameters are at most 8 bytes each here; 4 KiB is the classic limit.
+// Kernel parameters are 8 bytes each, a tensor map 128 bytes aligned to 64;
+// 4 KiB of them is the classic limit.
 constexpr size_t kMaxKernelParams = 512;
+constexpr uint64_t kMaxKernelParamBytes = 4096;
+constexpr uint64_t kTensorMapBytes = 128;
 constexpr uint64_t kMaxArenaAlignment = 1 << 16;
 constexpr uint64_t kMaxArenaSize = 1ULL << 48;
 constexpr size_t kMaxNameBytes = 4096;
@@ -37,6 +40,134 @@ absl::Status Invalid(absl::string_view path, const Args&... args) {
     absl::Status _status = (expr);     \
     if (!_status.ok()) return _status; \
   } while (false)
+
+// The driver's limits on tensor maps (cuTensorMapEncodeTiled/Im2col).
+constexpr uint32_t kMaxTensorMapBox = 256;
+constexpr uint32_t kMaxTensorMapElementStride = 8;
+constexpr uint32_t kMaxIm2colPixels = 1024;
+constexpr uint64_t kMaxTensorMapStride = 1ULL << 40;
+
+// Checks `map` as the driver will, and that the tensor it describes lies in
+// the bytes of `ref`.
+absl::Status CheckTensorMap(const std::string& path, const TensorMap& map,
+                            const BufferRef& ref) {
+  const bool im2col = map.mode == TensorMapMode::kIm2col;
+  if (map.mode != TensorMapMode::kTiled && !im2col) {
+    return Invalid(path + ".mode", "unknown tensor-map mode ",
+                   static_cast<int>(map.mode));
+  }
+  if (map.dtype != DType::kF32 && map.dtype != DType::kBF16 &&
+      map.dtype != DType::kF16) {
+    return Invalid(path + ".dtype", "a tensor map holds f32, bf16 or f16, not ",
+                   DTypeLabel(map.dtype));
+  }
+  const uint64_t esize = static_cast<uint64_t>(::kiln::DTypeSize(map.dtype));
+  const size_t rank = map.rank();
+  const size_t min_rank = im2col ? 3 : 1;
+  if (rank < min_rank || rank > 5) {
+    return Invalid(path + ".dims", "rank ", rank, " is not in [", min_rank,
+                   ", 5]");
+  }
+  if (map.strides.size() != rank - 1 || map.element_strides.size() != rank) {
+    return Invalid(path, "rank ", rank, " needs ", rank - 1, " strides and ",
+                   rank, " element strides, got ", map.strides.size(), " and ",
+                   map.element_strides.size());
+  }
+  if (map.swizzle_bytes != 0 && map.swizzle_bytes != 32 &&
+      map.swizzle_bytes != 64 && map.swizzle_bytes != 128) {
+    return Invalid(path + ".swizzle_bytes", map.swizzle_bytes,
+                   " is not 0, 32, 64 or 128");
+  }
+  if (ref.offset % 16 != 0) {
+    return Invalid(path, "the buffer's offset ", ref.offset,
+                   " is not a multiple of 16 bytes");
+  }
+  // The last byte the tensor reaches; the buffer must hold it.
+  uint64_t extent = esize;
+  for (size_t d = 0; d < rank; ++d) {
+    const std::string dpath = absl::StrCat(path, ".dims[", d, "]");
+    if (map.dims[d] == 0 || map.dims[d] > (1ULL << 32)) {
+      return Invalid(dpath, map.dims[d], " is not in [1, 2^32]");
+    }
+    if (map.element_strides[d] == 0 ||
+        map.element_strides[d] > kMaxTensorMapElementStride) {
+      return Invalid(absl::StrCat(path, ".element_strides[", d, "]"),
+                     map.element_strides[d], " is not in [1, ",
+                     kMaxTensorMapElementStride, "]");
+    }
+    const uint64_t stride = d == 0 ? esize : map.strides[d - 1];
+    if (d > 0 && (stride % 16 != 0 || stride >= kMaxTensorMapStride)) {
+      return Invalid(absl::StrCat(path, ".strides[", d - 1, "]"), stride,
+                     " bytes is not a multiple of 16 below 2^40");
+    }
+    uint64_t reach = 0;
+    if (__builtin_mul_overflow(map.dims[d] - 1, stride, &reach) ||
+        __builtin_add_overflow(extent, reach, &extent)) {
+      return Invalid(path, "the tensor's extent overflows 64 bits");
+    }
+  }
+  if (extent > ref.size) {
+    return Invalid(path, "the tensor reaches ", extent,
+                   " bytes into a buffer of ", ref.size);
+  }
+  // The innermost extent of one copy, in bytes.
+  uint64_t inner = 0;
+  if (im2col) {
+    if (!map.box.empty()) {
+      return Invalid(path + ".box", "must be empty for an im2col map");
+    }
+    // The corners' range shrinks with the rank (16 bits over the spatial
+    // dimensions).
+    const int32_t limit = rank == 3 ? 1 << 15 : rank == 4 ? 1 << 7 : 1 << 4;
+    if (map.lower_corner.size() != rank - 2 ||
+        map.upper_corner.size() != rank - 2) {
+      return Invalid(path, "an im2col map of rank ", rank, " needs ", rank - 2,
+                     " corner coordinates on each side");
+    }
+    for (size_t d = 0; d < rank - 2; ++d) {
+      for (int32_t corner : {map.lower_corner[d], map.upper_corner[d]}) {
+        if (corner < -limit || corner >= limit) {
+          return Invalid(absl::StrCat(path, ".corner[", d, "]"), corner,
+                         " is not in [", -limit, ", ", limit, ")");
+        }
+      }
+    }
+    if (map.channels_per_pixel == 0 ||
+        map.channels_per_pixel > kMaxTensorMapBox ||
+        map.pixels_per_column == 0 ||
+        map.pixels_per_column > kMaxIm2colPixels) {
+      return Invalid(path, map.channels_per_pixel, " channels and ",
+                     map.pixels_per_column,
+                     " pixels per copy are not in [1, 256] and [1, 1024]");
+    }
+    inner = map.channels_per_pixel * esize;
+  } else {
+    if (map.box.size() != rank) {
+      return Invalid(path + ".box", map.box.size(),
+                     " box dimensions for rank ", rank);
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      if (map.box[d] == 0 || map.box[d] > kMaxTensorMapBox) {
+        return Invalid(absl::StrCat(path, ".box[", d, "]"), map.box[d],
+                       " is not in [1, ", kMaxTensorMapBox, "]");
+      }
+    }
+    if (!map.lower_corner.empty() || !map.upper_corner.empty() ||
+        map.channels_per_pixel != 0 || map.pixels_per_column != 0) {
+      return Invalid(path, "a tiled map takes no im2col fields");
+    }
+    inner = map.box[0] * esize;
+  }
+  if (inner % 16 != 0) {
+    return Invalid(path, "one copy's innermost ", inner,
+                   " bytes are not a multiple of 16");
+  }
+  if (map.swizzle_bytes != 0 && inner > map.swizzle_bytes) {
+    return Invalid(path, "one copy's innermost ", inner,
+                   " bytes exceed the swizzle span of ", map.swizzle_bytes);
+  }
+  return absl::OkStatus();
+}
 
 std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
@@ -170,12 +301,20 @@ class Validator {
       return Invalid(path + ".params", kernel.params.size(),
                      " parameters exceed ", kMaxKernelParams);
     }
+    uint64_t param_bytes = 0;
     for (size_t p = 0; p < kernel.params.size(); ++p) {
       const uint8_t kind = static_cast<uint8_t>(kernel.params[p]);
-      if (kind < 1 || kind > 5) {
+      if (kind < 1 || kind > 6) {
         return Invalid(absl::StrCat(path, ".params[", p, "]"),
                        "unknown argument kind ", static_cast<int>(kind));
       }
+      param_bytes = kernel.params[p] == ArgKind::kTensorMap
+                        ? (param_bytes + 63) / 64 * 64 + kTensorMapBytes
+                        : param_bytes + 8;
+    }
+    if (param_bytes > kMaxKernelParamBytes) {
+      return Invalid(path + ".params", param_bytes,
+                     " bytes of parameters exceed ", kMaxKernelParamBytes);
     }
     std::set<std::string> archs;
     for (size_t i = 0; i < kernel.images.size(); ++i) {
@@ -358,7 +497,7 @@ class Validator {
       const Arg& arg = launch.args[i];
       const std::string apath = absl::StrCat(path, ".args[", i, "]");
       const uint8_t kind = static_cast<uint8_t>(arg.kind);
-      if (kind < 1 || kind > 5) {
+      if (kind < 1 || kind > 6) {
         return Invalid(apath + ".kind", "unknown argument kind ",
                        static_cast<int>(kind));
       }
@@ -367,11 +506,23 @@ class Validator {
                        " does not match the kernel's parameter kind ",
                        static_cast<int>(kernel.params[i]));
       }
+      if (arg.kind != ArgKind::kTensorMap && arg.tensor_map != TensorMap{}) {
+        return Invalid(apath + ".tensor_map",
+                       "must be absent for an argument of kind ", kind);
+      }
       if (arg.kind == ArgKind::kBuffer) {
         if (arg.scalar != 0) {
           return Invalid(apath + ".scalar", "must be 0 for a buffer argument");
         }
         KILN_RETURN_IF_ERROR(CheckRef(apath, arg.buffer, entry));
+      } else if (arg.kind == ArgKind::kTensorMap) {
+        if (arg.scalar != 0) {
+          return Invalid(apath + ".scalar",
+                         "must be 0 for a tensor-map argument");
+        }
+        KILN_RETURN_IF_ERROR(CheckRef(apath, arg.buffer, entry));
+        KILN_RETURN_IF_ERROR(
+            CheckTensorMap(apath + ".tensor_map", arg.tensor_map, arg.buffer));
       } else {
         if (arg.buffer != BufferRef{static_cast<MemorySpace>(0), 0, 0, 0}) {
           return Invalid(apath + ".buffer",

@@ -42,16 +42,36 @@ Offset<Vector<Offset<fb::TensorBinding>>> Bindings(
   return b.CreateVector(out);
 }
 
+Offset<fb::TensorMap> TensorMapFb(FlatBufferBuilder& b, const TensorMap& m) {
+  auto dims = b.CreateVector(m.dims);
+  auto strides = b.CreateVector(m.strides);
+  auto box = b.CreateVector(m.box);
+  auto element_strides = b.CreateVector(m.element_strides);
+  auto lower = b.CreateVector(m.lower_corner);
+  auto upper = b.CreateVector(m.upper_corner);
+  return fb::CreateTensorMap(b, static_cast<fb::TensorMapMode>(m.mode),
+                             DTypeToFb(m.dtype), dims, strides, box,
+                             element_strides, lower, upper,
+                             m.channels_per_pixel, m.pixels_per_column,
+                             m.swizzle_bytes);
+}
+
 Offset<fb::Launch> LaunchFb(FlatBufferBuilder& b, const Launch& l) {
   std::vector<Offset<fb::Arg>> args;
   for (const Arg& a : l.args) {
-    // A scalar's buffer reference is left out; a buffer's is always written.
+    // A scalar's buffer reference is left out; a buffer's is always written,
+    // and a tensor map only for its kind (files without maps stay as they
+    // were).
     const fb::BufferRef ref = ToFb(a.buffer);
     const bool has_ref =
-        a.kind == ArgKind::kBuffer ||
+        a.kind == ArgKind::kBuffer || a.kind == ArgKind::kTensorMap ||
         a.buffer != BufferRef{static_cast<MemorySpace>(0), 0, 0, 0};
+    const bool has_map =
+        a.kind == ArgKind::kTensorMap || a.tensor_map != TensorMap{};
+    const Offset<fb::TensorMap> map =
+        has_map ? TensorMapFb(b, a.tensor_map) : Offset<fb::TensorMap>();
     args.push_back(fb::CreateArg(b, static_cast<fb::ArgKind>(a.kind),
-                                 has_ref ? &ref : nullptr, a.scalar));
+                                 has_ref ? &ref : nullptr, a.scalar, map));
   }
   auto args_vec = b.CreateVector(args);
   const fb::Dim3 grid = Dim3ToFb(l.grid);

@@ -256,8 +256,52 @@ Artifact MixedPrecisionArtifact() {
   return w.artifact();
 }
 
+Artifact TensorMapArtifact() {
+  ArtifactWriter w({"sm_90a"});
+  const uint32_t x = w.AddParameter("x", DType::kBF16, {2, 10, 9, 64},
+                                    InitKind::kNormal, 0.0f, 1.0f, 0);
+  const uint32_t k = w.AddKernel(
+      MakeKernel("conv_tma_0", {A::kBuffer, A::kTensorMap, A::kTensorMap},
+                 {"sm_90a"}, true));
+  TensorMap input;
+  input.mode = TensorMapMode::kIm2col;
+  input.dtype = DType::kBF16;
+  input.dims = {64, 9, 10, 2};
+  input.strides = {128, 9 * 128, 10 * 9 * 128};
+  input.element_strides = {1, 1, 2, 1};
+  input.lower_corner = {-1, -1};
+  input.upper_corner = {-1, -2};
+  input.channels_per_pixel = 64;
+  input.pixels_per_column = 128;
+  input.swizzle_bytes = 128;
+  TensorMap filter;
+  filter.dtype = DType::kBF16;
+  filter.dims = {576, 128};
+  filter.strides = {576 * 2};
+  filter.box = {64, 128};
+  filter.element_strides = {1, 1};
+  filter.swizzle_bytes = 128;
+  const uint64_t filter_bytes = 128 * 576 * 2;
+  Entry e;
+  e.name = "forward";
+  e.arena_size = filter_bytes + 2 * 5 * 9 * 128 * 2;
+  e.inputs = {Bind("w", DType::kBF16, {128, 576},
+                   BufferRef::Arena(0, filter_bytes))};
+  e.outputs = {Bind("y", DType::kBF16, {2, 5, 9, 128},
+                    BufferRef::Arena(filter_bytes, 2 * 5 * 9 * 128 * 2))};
+  e.launches.push_back(MakeLaunch(
+      k, {90, 1, 1}, {256, 1, 1}, 0,
+      {Arg::Buffer(BufferRef::Arena(filter_bytes, 2 * 5 * 9 * 128 * 2)),
+       Arg::TensorMapOf(BufferRef::Resident(x, 0, 2 * 10 * 9 * 64 * 2),
+                        input),
+       Arg::TensorMapOf(BufferRef::Arena(0, filter_bytes), filter)}));
+  w.AddEntry(std::move(e));
+  return w.artifact();
+}
+
 std::vector<Artifact> ValidArtifacts() {
-  return {MinimalArtifact(), TrainingArtifact(), MixedPrecisionArtifact()};
+  return {MinimalArtifact(), TrainingArtifact(), MixedPrecisionArtifact(),
+          TensorMapArtifact()};
 }
 
 }  // namespace testing

@@ -22,6 +22,11 @@ Artifact TrainingArtifact();
 // clustered (8 and 16 blocks) and cooperative launches.
 Artifact MixedPrecisionArtifact();
 
+// A convolution whose kernel takes TMA tensor maps: an im2col map of the
+// input [2, 10, 9, 64] (bf16, resident) and a tiled map of the filter
+// [128, 576] in the arena.
+Artifact TensorMapArtifact();
+
 // All of the above.
 std::vector<Artifact> ValidArtifacts();
 

@@ -68,7 +68,9 @@ struct CudaApi {
   X(cuGraphInstantiate)                          \
   X(cuGraphLaunch)                               \
   X(cuGraphExecDestroy)                          \
-  X(cuGraphDestroy)
+  X(cuGraphDestroy)                              \
+  X(cuTensorMapEncodeTiled)                      \
+  X(cuTensorMapEncodeIm2col)
   KILN_CUDA_API_LIST(KILN_CUDA_API_MEMBER)
 #undef KILN_CUDA_API_MEMBER
 };

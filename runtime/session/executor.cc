@@ -10,6 +10,7 @@
 #include "kiln/status.h"
 #include "runtime/memory/cuda_allocator.h"
 #include "runtime/random/initializers.h"
+#include "runtime/session/tensor_map.h"
 
 namespace kiln {
 
@@ -363,6 +364,21 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
           double d;
           std::memcpy(&d, &arg.scalar, 8);
           args.Add(d);
+          break;
+        }
+        case artifact::ArgKind::kTensorMap: {
+          // Encoded once: the arena and the resident buffers keep their
+          // addresses for the executor's lifetime.
+          absl::StatusOr<CUtensorMap> map = EncodeTensorMap(
+              runtime().device->driver(), arg.tensor_map,
+              static_cast<CUdeviceptr>(Address(state, arg.buffer)));
+          if (!map.ok()) {
+            return Annotate(map.status(),
+                            absl::StrCat("entry '", entry.name, "' launch ", i,
+                                         " (a tensor map of kernel '",
+                                         kernel.name(), "')"));
+          }
+          args.Add(*map);
           break;
         }
       }

@@ -106,6 +106,11 @@ static cl::opt<std::string> kernelCache(
              "$KILN_KERNEL_CACHE, else $XDG_CACHE_HOME/kiln/kernels, else "
              "~/.cache/kiln/kernels)"),
     cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> noTma(
+    "no-tma",
+    cl::desc("copy convolution operands with the threads rather than the "
+             "tensor memory accelerator (sm_90; for comparisons)"),
+    cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
@@ -245,6 +250,7 @@ int main(int argc, char **argv) {
   options.arch = arch.getValue();
   options.tf32 = tf32.getValue();
   options.mergeLaunches = !noMergeLaunches;
+  options.tma = !noTma;
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()
                               ? std::string(kernelCache)

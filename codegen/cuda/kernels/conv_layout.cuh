@@ -367,5 +367,25 @@ wgmma_stages_results(int bm, int bn, int split, int run, int run_bytes) {
          (unsigned)(bm * bn * run_bytes) <= 2u * gemm::wgmma_tile_bytes(bm);
 }
 
+// The TMA kernel (conv_tma.cuh). Its im2col copies walk the window origins
+// of the output's pixels: along a spatial dimension from -pad_before in
+// steps of `stride`, `out` of them, which the box [-pad_before, in + upper)
+// holds exactly for this upper corner.
+__host__ __device__ constexpr long long im2col_upper_corner(long long out,
+                                                            long long stride,
+                                                            long long pad_before,
+                                                            long long in) {
+  return (out - 1) * stride + 1 - pad_before - in;
+}
+// Its shared memory: `stages` A and B tiles, the staging region of the
+// epilogue (the two A tiles conv_wgmma.cuh leaves free, so that
+// wgmma_stages_results decides for both kernels), the stages' two
+// mbarriers, and the slack that aligns the tiles to 1024-byte atoms.
+__host__ __device__ constexpr unsigned tma_shared_bytes(int bm, int bn,
+                                                        int stages) {
+  return (unsigned)(stages * (bm + bn) * gemm::wgmma_block_k * 2 +
+                    2 * gemm::wgmma_tile_bytes(bm) + stages * 16 + 1024);
+}
+
 } // namespace conv
 } // namespace kiln

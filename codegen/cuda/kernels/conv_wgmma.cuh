@@ -145,6 +145,101 @@ template <class Cfg> struct wgmma_item {
   }
 };
 
+// The epilogue of work item `done` from the accumulators of its BM / 64
+// warpgroups (64 x BN each). Where STAGED, the results in their storage type
+// go through `staged` (BM x BN of them in shared memory) and are stored in
+// 16-byte runs of consecutive columns, a row's runs by consecutive threads,
+// with Epi::STATS' batch-norm partials taken of the staged tile; a row's runs
+// are staged in the order run ^ (row % 8), so that the pairs the lanes of a
+// warp store fall into distinct banks. Otherwise each thread stores its
+// fragments. `tid` numbers the BM / 64 * 128 threads that hold the tile and
+// `sync` is a barrier of exactly them; `staged` may be refilled once the
+// function returns.
+template <class Cfg, class Epi, bool STAGED, class Params, class Item,
+          class Sync>
+__device__ __forceinline__ void
+wgmma_epilogue(const Params &p, const Item &done,
+               const float (&acc)[Cfg::BN / 2], typename Epi::run_t *staged,
+               int tid, Sync sync) {
+  typedef typename Cfg::index idx;
+  typedef igemm_shape<Cfg> S;
+  typedef typename Epi::run_t R;
+  constexpr int THREADS = Cfg::BM / 64 * 128;
+  constexpr int RUN = Epi::RUN > 0 ? Epi::RUN : 1;
+  // Batch-norm statistics of the stored tile (tile_stats.cuh) need it
+  // staged.
+  static_assert(!Epi::STATS || STAGED,
+                "column statistics are taken of a staged tile");
+  auto staged_at = [](int lr, int lc) {
+    return lr * Cfg::BN + ((lc / RUN) ^ (lr & 7)) * RUN + lc % RUN;
+  };
+  // Warpgroup wg holds rows [64 wg, 64 wg + 64) of the tile: warp v, lane
+  // (g, q) rows 16v + g and 16v + g + 8 at columns 8j + 2q and 8j + 2q + 1
+  // (registers 4j + {0, 1} and 4j + {2, 3}).
+  const int wg = tid >> 7, lane = tid & 31, warp = (tid >> 5) & 3,
+            g = lane >> 2, q = lane & 3;
+  const int local = wg * 64 + warp * 16 + g;
+  if constexpr (STAGED) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int lr = local + half * 8;
+      const idx r = done.m0 + lr;
+#pragma unroll
+      for (int j = 0; j < Cfg::BN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int lc = j * 8 + q * 2 + e;
+          const idx c = done.n0 + lc;
+          staged[staged_at(lr, lc)] =
+              r < S::ROWS && c < S::COLS
+                  ? Epi::value(p, done.group, r, c, acc[j * 4 + half * 2 + e])
+                  : R(0.0f);
+        }
+    }
+    sync();
+    constexpr int RUNS = Cfg::BN / RUN;
+    for (int u = tid; u < Cfg::BM * RUNS; u += THREADS) {
+      const int lr = u / RUNS, lc = u % RUNS * RUN;
+      const idx r = done.m0 + lr, c = done.n0 + lc;
+      if (r >= S::ROWS || c >= S::COLS)
+        continue;
+      const R(&v)[RUN] =
+          *reinterpret_cast<const R(*)[RUN]>(staged + staged_at(lr, lc));
+      if (c + RUN <= S::COLS) {
+        Epi::store_run(p, done.group, r, c, v);
+      } else {
+        for (int e = 0; c + e < S::COLS; ++e)
+          Epi::store_value(p, done.group, r, c + e, v[e]);
+      }
+    }
+    if constexpr (Epi::STATS) {
+      // Partials [row tile][channel] of the result's GROUPS * COLS
+      // channels.
+      const idx rows = S::ROWS - done.m0, cols = S::COLS - done.n0;
+      bn::tile_column_stats<Cfg::BM, Cfg::BN, THREADS>(
+          tid, staged, staged_at, rows < Cfg::BM ? (int)rows : Cfg::BM,
+          cols < Cfg::BN ? (int)cols : Cfg::BN,
+          Epi::stats(p) +
+              (long long)(done.m0 / Cfg::BM) * Cfg::GROUPS * S::COLS +
+              done.group * S::COLS + done.n0);
+    }
+    // The staged tile is read before anything refills it.
+    sync();
+  } else {
+    const idx row = done.m0 + local;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      if (row + half * 8 >= S::ROWS)
+        continue;
+#pragma unroll
+      for (int j = 0; j < Cfg::BN / 8; ++j)
+        store_result<Cfg, Epi>(p, done.group, done.split, row + half * 8,
+                               done.n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
+                               acc[j * 4 + half * 2 + 1]);
+    }
+  }
+}
+
 template <class Cfg, class Epi, class Params>
 __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
                                             const Params &p) {
@@ -164,22 +259,12 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
   static_assert(Cfg::STAGES >= 3,
                 "the pipeline keeps one group in flight and one tile ahead");
   constexpr int THREADS = Cfg::BM / 64 * 128;
-  // The epilogue stages the tile's results in shared memory and stores
-  // 16-byte runs where the result's columns are runs (Epi::RUN) and the
-  // stages the pipeline leaves free hold the tile. A row's runs are stored
-  // in the order run ^ (row % 8), so that the pairs the lanes of a warp
-  // store fall into distinct banks.
-  constexpr int RUN = Epi::RUN > 0 ? Epi::RUN : 1;
+  // The free stages hold the staged tile (wgmma_epilogue): the next item's
+  // first tiles go to the stages before, and its first refill waits for a
+  // barrier the epilogue passes first.
   constexpr bool STAGED = wgmma_stages_results(
       Cfg::BM, Cfg::BN, Cfg::SPLIT, Epi::RUN, (int)sizeof(typename Epi::run_t));
   static_assert(Cfg::STAGES - AHEAD == 2, "two stages are free");
-  // Batch-norm statistics of the stored tile (tile_stats.cuh) need it
-  // staged.
-  static_assert(!Epi::STATS || STAGED,
-                "column statistics are taken of a staged tile");
-  auto staged_at = [](int lr, int lc) {
-    return lr * Cfg::BN + ((lc / RUN) ^ (lr & 7)) * RUN + lc % RUN;
-  };
 
   extern __shared__ __align__(16) unsigned char conv_smem[];
   // Swizzle atoms start on 1024-byte boundaries (the launch adds the slack).
@@ -255,80 +340,12 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
       prologue(cur);
     }
 
-    // Warpgroup wg holds rows [64 wg, 64 wg + 64) of the tile: warp v, lane
-    // (g, q) rows 16v + g and 16v + g + 8 at columns 8j + 2q and 8j + 2q + 1
-    // (registers 4j + {0, 1} and 4j + {2, 3}).
-    const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2,
-              q = lane & 3;
-    const int local = wg * 64 + warp * 16 + g;
-    if constexpr (STAGED) {
-      // The results in their storage type into a free stage, then stored
-      // in 16-byte runs of consecutive columns, a row's runs by consecutive
-      // threads. The stages from AHEAD on are free: the next item's first
-      // tiles go to the stages before, and its first refill waits for a
-      // barrier this epilogue passes first.
-      typedef typename Epi::run_t R;
-      R *staged = reinterpret_cast<R *>(
-          conv_smem + (sA - (unsigned)__cvta_generic_to_shared(conv_smem)) +
-          AHEAD * A_BYTES);
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int lr = local + half * 8;
-        const idx r = done.m0 + lr;
-#pragma unroll
-        for (int j = 0; j < Cfg::BN / 8; ++j)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int lc = j * 8 + q * 2 + e;
-            const idx c = done.n0 + lc;
-            staged[staged_at(lr, lc)] =
-                r < S::ROWS && c < S::COLS
-                    ? Epi::value(p, done.group, r, c, acc[j * 4 + half * 2 + e])
-                    : R(0.0f);
-          }
-      }
-      __syncthreads();
-      constexpr int RUNS = Cfg::BN / RUN;
-      for (int u = tid; u < Cfg::BM * RUNS; u += THREADS) {
-        const int lr = u / RUNS, lc = u % RUNS * RUN;
-        const idx r = done.m0 + lr, c = done.n0 + lc;
-        if (r >= S::ROWS || c >= S::COLS)
-          continue;
-        const R(&v)[RUN] =
-            *reinterpret_cast<const R(*)[RUN]>(staged + staged_at(lr, lc));
-        if (c + RUN <= S::COLS) {
-          Epi::store_run(p, done.group, r, c, v);
-        } else {
-          for (int e = 0; c + e < S::COLS; ++e)
-            Epi::store_value(p, done.group, r, c + e, v[e]);
-        }
-      }
-      if constexpr (Epi::STATS) {
-        // Partials [row tile][channel] of the result's GROUPS * COLS
-        // channels.
-        const idx rows = S::ROWS - done.m0, cols = S::COLS - done.n0;
-        bn::tile_column_stats<Cfg::BM, Cfg::BN, THREADS>(
-            tid, staged, staged_at, rows < Cfg::BM ? (int)rows : Cfg::BM,
-            cols < Cfg::BN ? (int)cols : Cfg::BN,
-            Epi::stats(p) +
-                (long long)(done.m0 / Cfg::BM) * Cfg::GROUPS * S::COLS +
-                done.group * S::COLS + done.n0);
-      }
-      // The stage is read before anything refills it.
-      __syncthreads();
-    } else {
-      const idx row = done.m0 + local;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        if (row + half * 8 >= S::ROWS)
-          continue;
-#pragma unroll
-        for (int j = 0; j < Cfg::BN / 8; ++j)
-          store_result<Cfg, Epi>(p, done.group, done.split, row + half * 8,
-                                 done.n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
-                                 acc[j * 4 + half * 2 + 1]);
-      }
-    }
+    typedef typename Epi::run_t R;
+    R *staged = reinterpret_cast<R *>(
+        conv_smem + (sA - (unsigned)__cvta_generic_to_shared(conv_smem)) +
+        AHEAD * A_BYTES);
+    wgmma_epilogue<Cfg, Epi, STAGED>(p, done, acc, staged, tid,
+                                     [] { __syncthreads(); });
   }
 }
 

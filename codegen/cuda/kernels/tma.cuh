@@ -1,0 +1,111 @@
+//===- tma.cuh - the tensor memory accelerator and its barriers (sm_90) ---===//
+//
+// Hopper's TMA copies a box of a tensor in global memory to shared memory
+// by itself, addressed by a tensor map the runtime encodes (the artifact's
+// tensor-map arguments): tiled boxes, or im2col columns of convolution
+// windows, zero-filled outside the tensor and swizzled as wgmma reads them.
+// A copy completes on an mbarrier by the bytes it delivers, so a producer
+// thread issues copies and consumer warpgroups wait for them without any
+// address arithmetic of their own. Also here: the barriers' phases, named
+// barriers over a subset of a block's warps, and the register reallocation
+// (setmaxnreg) of warp-specialised kernels.
+//
+// The kernel takes a tensor map as a `const __grid_constant__
+// kiln::tensor_map` parameter and passes its address (parameter space,
+// reached generically) to the copies.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+namespace kiln {
+
+// A CUtensorMap: 128 opaque bytes, 64-byte aligned.
+struct alignas(64) tensor_map {
+  unsigned long long opaque[16];
+};
+
+namespace tma {
+
+__device__ __forceinline__ unsigned long long address_of(const tensor_map &m) {
+  return reinterpret_cast<unsigned long long>(&m);
+}
+
+// Brings the map's descriptor into the cache before the first copy.
+__device__ __forceinline__ void prefetch(const tensor_map &m) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(address_of(m)) : "memory");
+}
+
+// mbarriers: 8-byte words in shared memory, addressed by shared address.
+__device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count)
+               : "memory");
+}
+// Makes initialised barriers visible to the copy engine and the other
+// threads (with a block-wide barrier after it).
+__device__ __forceinline__ void barrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives and announces `bytes` of copies that complete the phase.
+__device__ __forceinline__ void arrive_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+               "r"(bytes)
+               : "memory");
+}
+// Waits until the phase of parity `parity` has completed. A barrier starts
+// in phase 0, so waiting for parity 1 passes at once: a producer's first
+// wait for free stages.
+__device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n"
+                 "  .reg .pred p;\n"
+                 "  mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "  selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+
+// The box at (c0, c1) of a 2-D tiled map into shared address dst.
+__device__ __forceinline__ void copy_2d(unsigned dst, const tensor_map &m, unsigned bar, int c0,
+                                        int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+               "l"(address_of(m)), "r"(c0), "r"(c1), "r"(bar)
+               : "memory");
+}
+
+// The im2col column of a 4-D (NHWC) map: pixels from the window origin
+// (w, h) of image n on, channels from c, each shifted by the filter tap
+// (dw, dh).
+__device__ __forceinline__ void copy_im2col_4d(unsigned dst, const tensor_map &m, unsigned bar,
+                                               int c, int w, int h, int n, unsigned short dw,
+                                               unsigned short dh) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
+               "l"(address_of(m)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(dw), "h"(dh)
+               : "memory");
+}
+
+// A barrier among the `threads` threads (whole warps) that use `id` (1-15;
+// 0 is __syncthreads').
+__device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Register reallocation between the warpgroups of a warp-specialised block:
+// producers give registers back, consumers take them.
+template <int REGS> __device__ __forceinline__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS> __device__ __forceinline__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+} // namespace tma
+} // namespace kiln
