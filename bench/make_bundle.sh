@@ -167,8 +167,14 @@ done
 # Convolutions, named LAYOUT_KxK[s2]_IN_OUT_SIZE: one artifact per layer and
 # layout with the entries forward (the function f), fwdbwd and, for the
 # stem, fwdbwd_nodx; run.py draws x, w and g on the GPU machine.
+# Channels last, the same with the threads gathering the operands (--no-tma)
+# beside it, for the comparison.
 for model in bench/models/conv_*.mlir; do
   compile_or_note "${model}" "$(basename "${model}" .mlir)" --inference --function f || true
+  if [[ "$(basename "${model}")" == conv_nhwc_* ]]; then
+    compile_or_note "${model}" "$(basename "${model}" .mlir)_notma" --inference \
+      --function f --no-tma || true
+  fi
 done
 
 # ResNet-18 at 32x32: the timed train_step (bf16 storage, f32 master

@@ -1632,6 +1632,19 @@ def run_conv(args, title, layer, layout, direction):
         if ms:
             note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
     rows = [Row("kiln", ms, note, torch=False)]
+    # Channels last: the same kernels with the threads gathering the
+    # operands instead of the TMA (kilnc --no-tma), for comparison.
+    gathered, _ = kiln_artifact_or_why(name + "_notma")
+    if gathered is not None and not args.dry_run:
+        ok, check = check_conv(args, gathered, layout, direction, data)
+        if not ok:
+            notes.append("--no-tma: **" + check + "**")
+        g_ms, g_note = time_kiln(gathered, entry, data["paths"][entry], None,
+                                 args.warmup, args.iters)
+        if g_ms:
+            g_note += f"; {flops / g_ms / 1e9:.0f} TFLOP/s"
+        rows.append(Row("kiln --no-tma (threads gather)", g_ms, g_note,
+                        torch=False))
     for variant in args.conv_torch:
         label = CONV_TORCH_VARIANTS[variant]
         if args.dry_run and variant.endswith("_graph"):

@@ -13,6 +13,7 @@
 // RUN: kilnc %s --function nhwc --inference --emit=cuda | FileCheck %s --check-prefix=CUDA
 // RUN: kilnc %s --function wide --train=adamw --precision=bf16 -o %t.wide.kiln --stats 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: kilnc %s --function wide --train=adamw --precision=bf16 --arch=sm_80 -o %t.wide80.kiln --stats 2>&1 | FileCheck %s --check-prefix=WIDE80
+// RUN: kilnc %s --function wide --train=adamw --precision=bf16 --no-tma -o %t.widenotma.kiln --stats 2>&1 | FileCheck %s --check-prefix=NOTMA
 
 // NHWC-DAG: conv_igemm [forward nhwc bf16 gemm 512x32x144 tile {{[0-9]+x[0-9]+x[0-9]+}} mma warps {{.*}} a K-major 16-byte b K-major 16-byte]
 // NHWC-DAG: conv_igemm [backward_input nhwc bf16 gemm 512x16x288 {{.*}} a K-major 16-byte b N-major 16-byte]
@@ -25,11 +26,15 @@
 // TF32: conv_igemm [forward nchw tf32 gemm 8x162x27
 
 // On sm_90, bf16 passes whose operands are 16-byte runs and fill wgmma
-// tiles run kernels/conv_wgmma.cuh (arch-specific sm_90a code); sm_80 keeps
-// mma.sync.
-// WIDE-DAG: (sm_90a): conv_wgmma [forward nhwc bf16 gemm 512x64x576 tile {{[0-9]+x[0-9]+x64}} wgmma warpgroups
+// tiles run kernels/conv_wgmma.cuh (arch-specific sm_90a code), the forward
+// pass with 64 channels its operands copied by the TMA (conv_tma.cuh,
+// unless --no-tma); sm_80 keeps mma.sync.
+// WIDE-DAG: (sm_90a): conv_tma [forward nhwc bf16 gemm 512x64x576 tile {{[0-9]+x[0-9]+x64}} wgmma warpgroups {{[12]}} and a TMA producer stages {{[2-8]}} split 1 a im2col TMA b tiled TMA]
 // WIDE-DAG: (sm_90a): conv_wgmma [backward_input nhwc bf16 gemm 512x64x576 tile {{[0-9]+x[0-9]+x64}} wgmma warpgroups
+// NOTMA-NOT: conv_tma
+// NOTMA: (sm_90a): conv_wgmma [forward nhwc bf16 gemm 512x64x576
 // WIDE80-NOT: conv_wgmma
+// WIDE80-NOT: conv_tma
 // WIDE80: conv_igemm [forward nhwc bf16 gemm 512x64x576
 
 // DW-DAG: conv_depthwise [forward nhwc depthwise float 16 channels 3x3]
