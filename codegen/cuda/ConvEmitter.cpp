@@ -307,6 +307,10 @@ FailureOr<std::string> writeEpilogue(const ConvPlan &plan, FusionOp fusion,
 struct Buffers {
   std::vector<KernelParam> params;
   std::string structText, initializer;
+  /// conv_tma.cuh's tensor maps: the main kernel's parameters and the
+  /// initializer's end there (null pointers in the other kernels).
+  std::vector<KernelParam> mapParams;
+  std::string mapInitializer, noMapInitializer;
 };
 
 /// Where the fusion's scratch holds what: the split partials (at offset 0,
@@ -396,15 +400,18 @@ Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
   }
   if (plan.tma) {
     auto [aMap, bMap] = tensorMapsOf(plan);
-    b.params.push_back({kTensorMapParamType.str(), "a_map",
-                        LaunchArg::tensorMapOf(LaunchArg::operand(plan.aArg),
-                                               std::move(aMap))});
-    b.params.push_back({kTensorMapParamType.str(), "b_map",
-                        LaunchArg::tensorMapOf(LaunchArg::operand(plan.bArg),
-                                               std::move(bMap))});
+    b.mapParams.push_back(
+        {kTensorMapParamType.str(), "a_map",
+         LaunchArg::tensorMapOf(LaunchArg::operand(plan.aArg),
+                                std::move(aMap))});
+    b.mapParams.push_back(
+        {kTensorMapParamType.str(), "b_map",
+         LaunchArg::tensorMapOf(LaunchArg::operand(plan.bArg),
+                                std::move(bMap))});
     b.structText += "  const kiln::tensor_map *a_map;\n"
                     "  const kiln::tensor_map *b_map;\n";
-    b.initializer += ", &a_map, &b_map";
+    b.mapInitializer = ", &a_map, &b_map";
+    b.noMapInitializer = ", nullptr, nullptr";
   }
   b.structText += "};\n";
   return b;
@@ -613,8 +620,9 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     s.templateName = templateName;
     s.configuration = describe(plan) +
                       (stats ? " batch-norm statistics in the epilogue" : "");
-    s.body = "  const Params p{" + buffers.initializer + "};\n" +
-             "  kiln::conv::" + function + "<Config, Epilogue>(ctx, p);\n";
+    s.body = "  const Params p{" + buffers.initializer +
+             buffers.noMapInitializer + "};\n" + "  kiln::conv::" + function +
+             "<Config, Epilogue>(ctx, p);\n";
     return s;
   };
   // A grid-stride launch of 256 threads over `items`.
@@ -643,7 +651,8 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
       KernelSpec partials = spec("kiln_conv_depthwise_partials",
                                  "depthwise_filter_partials", "conv_depthwise");
       // The partials take no epilogue.
-      partials.body = "  const Params p{" + buffers.initializer + "};\n" +
+      partials.body = "  const Params p{" + buffers.initializer +
+                      buffers.noMapInitializer + "};\n" +
                       "  kiln::conv::depthwise_filter_partials<Config>(ctx, "
                       "p);\n";
       partials.grid = {static_cast<uint32_t>(std::clamp<int64_t>(
@@ -693,6 +702,13 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   KernelSpec main = plan.tma ? spec("kiln_conv", "tma_igemm", "conv_tma")
                     : wgmma  ? spec("kiln_conv", "wgmma_igemm", "conv_wgmma")
                              : spec("kiln_conv", "igemm", "conv_igemm");
+  if (plan.tma) {
+    main.params.insert(main.params.end(), buffers.mapParams.begin(),
+                       buffers.mapParams.end());
+    main.body = "  const Params p{" + buffers.initializer +
+                buffers.mapInitializer + "};\n" +
+                "  kiln::conv::tma_igemm<Config, Epilogue>(ctx, p);\n";
+  }
   int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn);
   if (tiles > std::numeric_limits<int32_t>::max())

@@ -205,6 +205,17 @@ TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
   EXPECT_EQ(asym.lowerCorner, (std::vector<int32_t>{-1, 0}));
   EXPECT_EQ(asym.upperCorner, (std::vector<int32_t>{0, -2}));
 
+  // Few output tiles: the reduction is split, and the kernel that sums the
+  // partials takes no maps.
+  std::string px = "tensor<1x25x25x64xbf16>", pw = "tensor<64x5x5x64xbf16>";
+  GeneratedFusion split =
+      emit("kiln.conv2d %arg0, %arg1 layout = nhwc padding = [2, 2, 2, 2] : " +
+               px + ", " + pw,
+           px + ", " + pw, px);
+  ASSERT_EQ(templates(split), "conv_tma conv_igemm ");
+  EXPECT_EQ(tensorMaps(split.launches[0]).size(), 2u);
+  EXPECT_TRUE(tensorMaps(split.launches[1]).empty());
+
   // Channels that are not whole K steps of 64, the gradients, channels
   // first and any other architecture gather their operands.
   std::string sx = "tensor<8x28x28x32xbf16>", sw = "tensor<128x3x3x32xbf16>";

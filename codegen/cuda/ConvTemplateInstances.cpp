@@ -11,7 +11,8 @@
 // their instances include the copies (kernels/conv_layout_change.cuh).
 // Forward passes followed by a training batch norm take its statistics in
 // the wgmma epilogue (each tile), or leave them to batch norm's own kernels
-// (mma.sync); the instances include the batch norm's kernels.
+// (mma.sync); the instances include the batch norm's kernels. Channels-last
+// forward passes of 64 channels run on TMA copies (conv_tma.cuh).
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,6 +175,10 @@ std::vector<TemplateInstance> convTemplateInstances() {
   Case &f16Norm = add("3x3", wgmma, "f16", Pass::Forward, true);
   f16Norm.o = 128, f16Norm.batchNorm = true;
   add("3x3_s2", wgmma, "bf16", Pass::Forward, true).stride = 2;
+  // The forward pass on TMA copies with its reduction split (and the sum of
+  // its partials).
+  Case &tmaSplit = add("5x5", wgmma, "bf16", Pass::Forward, true);
+  tmaSplit.kernel = 5, tmaSplit.pad = 2, tmaSplit.split = 3;
   Case &wgmmaInputS2 = add("3x3_s2", wgmma, "bf16", Pass::Input, true);
   wgmmaInputS2.c = 128, wgmmaInputS2.stride = 2;
   Case &wgmmaPointwise = add("1x1", wgmma, "bf16", Pass::Forward, true);

@@ -31,6 +31,10 @@ struct launch_ctx {
   }
 };
 
+// A TMA tensor map (tma.cuh), declared here so that parameter structs can
+// point to one in every kernel that shares them.
+struct tensor_map;
+
 __device__ __forceinline__ launch_ctx this_launch() {
   return launch_ctx{blockIdx, make_uint3(gridDim.x, gridDim.y, gridDim.z), threadIdx,
                     make_uint3(blockDim.x, blockDim.y, blockDim.z)};

@@ -24,7 +24,7 @@ are not a multiple of 8 (5 -> 7), no bias, and one larger case (N=2,
 reductions), and three whose bf16/f16 passes fill the sm_90 wgmma kernel's
 tiles (64 channels and more: stride 2 with 72 outputs, partial tiles; two
 groups of 64; 256 outputs), their forward passes copied by the TMA's im2col
-copies (with dilation 2, asymmetric padding and stride [2, 1] on 13x11, and
+copies (with dilation 2, asymmetric padding and stride [2, 1] on 41x21, and
 5x5 on batch 1 too).
 Inference cases (`// gpu-modes: inference`, the forward entry): a conv
 followed by an element-wise epilogue the kernel may fuse (bias + relu;
@@ -83,8 +83,8 @@ CASES = [
     ("wide_s2_o72", 2, 64, 15, 15, 72, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True),
     ("wide_groups2", 2, 128, 10, 10, 128, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2, True),
     ("wide_o256", 1, 64, 12, 12, 256, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, False),
-    ("wide_dil2_asym", 2, 64, 13, 11, 64, (3, 3), (2, 1), (0, 1, 1, 2), (2, 2), 1, True),
-    ("wide_k5_batch1", 1, 64, 9, 9, 128, (5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 1, True),
+    ("wide_dil2_asym", 2, 64, 41, 21, 64, (3, 3), (2, 1), (0, 1, 1, 2), (2, 2), 1, True),
+    ("wide_k5_batch1", 1, 64, 25, 25, 64, (5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 1, True),
 ]
 
 # Inference cases: name, N, C, H, W, O, kernel, stride, padding, epilogue.
