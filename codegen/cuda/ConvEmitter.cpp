@@ -26,6 +26,7 @@
 #include "codegen/cuda/KernelRenderer.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
+#include "kiln/batch_norm_layout.cuh"
 #include "kiln/conv_layout.cuh"
 #include "kiln/gemm_layout.cuh"
 
@@ -567,7 +568,6 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     plan.choice = {convTileFor(plan, forced->config), forced->split,
                    static_cast<int>(perSplit)};
   }
-  chooseConvTma(plan, target, options.allowTma && archNumber(options.arch) == 90);
   bool split = !plan.depthwise && plan.choice.split > 1;
   bool depthwiseFilter =
       plan.depthwise && plan.geometry.PASS == ::kiln::conv::kBackwardFilter;
@@ -598,6 +598,10 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   const GemmTileConfig &tile = plan.choice.config;
   // One kiln::bn::welford (12 bytes) per row tile and output channel.
   bool stats = statsInEpilogue(plan, fusion);
+  chooseConvTma(plan, target,
+                options.allowTma && archNumber(options.arch) == 90,
+                stats ? ::kiln::bn::tile_stats_shared_bytes(tile.threads())
+                      : 0);
   if (stats)
     scratch.stats = builder.scratch(
         12ull * ((plan.rows + tile.bm - 1) / tile.bm) * plan.geometry.O);
@@ -608,20 +612,25 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   std::string functors = configText(plan) + buffers.structText + *epilogue;
 
   bool wgmma = !plan.depthwise && tile.path == GemmPath::Wgmma;
+  // `maps`: the kernel takes conv_tma.cuh's tensor maps.
   auto spec = [&](const char *prefix, const char *function,
-                  const char *templateName) {
+                  const char *templateName, bool maps = false) {
     KernelSpec s;
     s.prefix = prefix;
     s.header = header;
     s.functors = functors;
     s.params = buffers.params;
+    if (maps)
+      s.params.insert(s.params.end(), buffers.mapParams.begin(),
+                      buffers.mapParams.end());
     s.templates = {"kiln/" + std::string(templateName) + ".cuh",
                    kScalarOpsHeader.str()};
     s.templateName = templateName;
     s.configuration = describe(plan) +
                       (stats ? " batch-norm statistics in the epilogue" : "");
     s.body = "  const Params p{" + buffers.initializer +
-             buffers.noMapInitializer + "};\n" + "  kiln::conv::" + function +
+             (maps ? buffers.mapInitializer : buffers.noMapInitializer) +
+             "};\n" + "  kiln::conv::" + function +
              "<Config, Epilogue>(ctx, p);\n";
     return s;
   };
@@ -699,16 +708,10 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
     copy(plan.bCopy, plan.bArg, *scratch.bCopy);
   }
 
-  KernelSpec main = plan.tma ? spec("kiln_conv", "tma_igemm", "conv_tma")
-                    : wgmma  ? spec("kiln_conv", "wgmma_igemm", "conv_wgmma")
-                             : spec("kiln_conv", "igemm", "conv_igemm");
-  if (plan.tma) {
-    main.params.insert(main.params.end(), buffers.mapParams.begin(),
-                       buffers.mapParams.end());
-    main.body = "  const Params p{" + buffers.initializer +
-                buffers.mapInitializer + "};\n" +
-                "  kiln::conv::tma_igemm<Config, Epilogue>(ctx, p);\n";
-  }
+  KernelSpec main =
+      plan.tma ? spec("kiln_conv", "tma_igemm", "conv_tma", /*maps=*/true)
+      : wgmma  ? spec("kiln_conv", "wgmma_igemm", "conv_wgmma")
+               : spec("kiln_conv", "igemm", "conv_igemm");
   int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn);
   if (tiles > std::numeric_limits<int32_t>::max())

@@ -12,6 +12,8 @@
 #include "codegen/cuda/ConvPlan.h"
 #include "codegen/cuda/EmitterTestUtils.h"
 
+#include "kiln/batch_norm_layout.cuh"
+
 namespace mlir::kiln::codegen {
 namespace {
 
@@ -295,6 +297,28 @@ TEST_F(ConvEmitterTest, BatchNormStatisticsComeFromTheWgmmaEpilogue) {
   GeneratedFusion nchw = emitAndCompile(*emitter, first);
   expectWritesEveryResult(first, nchw);
   EXPECT_NE(templates(nchw).find("bn_stats_partial"), std::string::npos);
+}
+
+TEST_F(ConvEmitterTest, TmaStagesLeaveRoomForTheStatisticsEpilogue) {
+  // 64 channels in: the TMA kernel, on the largest tile, whose stages fill
+  // the shared memory but for the epilogue's static statistics.
+  std::string x = "tensor<8x28x28x64xbf16>", w = "tensor<128x3x3x64xbf16>",
+              y = "tensor<8x28x28x128xbf16>", c = "tensor<128xbf16>";
+  FusionOp fusion = parseFusion(convBatchNorm(x, w, y, c, /*nhwc=*/true));
+  ASSERT_TRUE(fusion);
+  const GemmTileConfig &large = convWgmmaConfigs().front();
+  ASSERT_EQ(large.bm, 128);
+  FailureOr<GeneratedFusion> g =
+      emitConv(fusion, CodegenOptions(), GemmForcedChoice{large, 1});
+  ASSERT_TRUE(succeeded(g));
+  EXPECT_EQ(templates(*g), "conv_tma bn_stats_final bn_normalize ");
+  const GpuTarget &target = CodegenOptions().target();
+  uint32_t statics = ::kiln::bn::tile_stats_shared_bytes(256);
+  EXPECT_LE(g->launches[0].dynamicSharedBytes + statics,
+            target.sharedBytesPerBlock);
+  EXPECT_GT(g->launches[0].dynamicSharedBytes + statics + 32768,
+            target.sharedBytesPerBlock)
+      << "as many stages as fit";
 }
 
 TEST_F(ConvEmitterTest, ThreeChannelsAreGathered) {

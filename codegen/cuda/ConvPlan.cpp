@@ -393,11 +393,12 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
   return success();
 }
 
-void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed) {
+void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed,
+                   uint32_t staticBytes) {
   plan.tma = false;
   plan.tmaStages = 0;
   const ConvGeometry &g = plan.geometry;
-  const GemmTileConfig &tile = plan.choice.config;
+  GemmTileConfig &tile = plan.choice.config;
   if (!allowed || plan.depthwise || tile.path != GemmPath::Wgmma ||
       g.PASS != ::kiln::conv::kForward || !g.NHWC || plan.viaChannelsLast ||
       plan.elementBytes() != 2 || (g.C / g.GROUPS) % wgmma_block_k != 0 ||
@@ -412,11 +413,21 @@ void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed) {
       !corner(::kiln::conv::im2col_upper_corner(g.OH, g.SH, g.PT, g.H)) ||
       (g.KH - 1) * g.DH >= 65536 || (g.KW - 1) * g.DW >= 65536)
     return;
+  // Where the work items fit the SMs one each, a second block per SM would
+  // find none: the one block takes the SM's shared memory for more stages
+  // (bench/results/2026-12-02-h200-conv-tma-sweep.txt).
+  int64_t items = ((plan.rows + tile.bm - 1) / tile.bm) *
+                  ((plan.cols + tile.bn - 1) / tile.bn) * g.GROUPS *
+                  plan.choice.split;
+  int occupancy =
+      items <= static_cast<int64_t>(target.smCount) ? 1 : tile.occupancy;
   // As many stages as fit the blocks per SM the tile runs (eight at most:
   // more no longer hide a copy's latency).
-  uint32_t perBlock = std::min<uint32_t>(
-      target.sharedBytesPerBlock,
-      target.sharedBytesPerSm / std::max(1, tile.occupancy) - 1024);
+  uint32_t perBlock =
+      std::min<uint32_t>(target.sharedBytesPerBlock,
+                         target.sharedBytesPerSm / std::max(1, occupancy) -
+                             1024) -
+      staticBytes;
   int stages = 0;
   for (int s = 2; s <= 8; ++s)
     if (::kiln::conv::tma_shared_bytes(tile.bm, tile.bn, s) <= perBlock)
@@ -425,6 +436,7 @@ void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed) {
     return;
   plan.tma = true;
   plan.tmaStages = stages;
+  tile.occupancy = occupancy;
 }
 
 } // namespace mlir::kiln::codegen

@@ -121,10 +121,13 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
 
 /// Chooses whether `plan`'s wgmma tile (configured) runs conv_tma.cuh: the
 /// channels-last forward pass of bf16/f16 with channels per group a multiple
-/// of 64 and a geometry the TMA's im2col copies can walk; the most stages
-/// that fit the blocks per SM the tile asks for. Never where `allowed` is
-/// false (kilnc --no-tma).
-void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed);
+/// of 64 and a geometry the TMA's im2col copies can walk; one block per SM
+/// where the work items are no more than the SMs, and the most
+/// stages that fit the blocks per SM beside `staticBytes` of
+/// static shared memory (the epilogue's). Never where `allowed` is false
+/// (kilnc --no-tma).
+void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed,
+                   uint32_t staticBytes);
 
 /// The tile tables of the implicit-GEMM kernels: wgmma and mma.sync for
 /// bf16/f16, tf32 once, and f32 in three tf32 products.

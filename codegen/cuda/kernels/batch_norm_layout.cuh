@@ -133,5 +133,12 @@ enum dx_field {
   kDxFields = 5
 };
 
+// Static shared memory of tile_stats.cuh's column statistics in a block of
+// `threads` (the stored tile's epilogue): one welford (three floats) per
+// column of each of the threads / (columns / 2) row parts.
+__host__ __device__ constexpr unsigned tile_stats_shared_bytes(int threads) {
+  return (unsigned)(threads * 2 * 3 * sizeof(float));
+}
+
 } // namespace bn
 } // namespace kiln

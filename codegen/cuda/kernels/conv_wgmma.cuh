@@ -221,7 +221,8 @@ wgmma_epilogue(const Params &p, const Item &done,
           cols < Cfg::BN ? (int)cols : Cfg::BN,
           Epi::stats(p) +
               (long long)(done.m0 / Cfg::BM) * Cfg::GROUPS * S::COLS +
-              done.group * S::COLS + done.n0);
+              done.group * S::COLS + done.n0,
+          sync);
     }
     // The staged tile is read before anything refills it.
     sync();

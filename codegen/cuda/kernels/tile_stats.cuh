@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/batch_norm_layout.cuh"
 #include "kiln/welford.cuh"
 
 namespace kiln {
@@ -23,12 +24,14 @@ namespace bn {
 // The statistics of columns [0, cols) over rows [0, rows) of a ROWS x COLS
 // tile whose element (r, c) is staged[at(r, c)], with at(r, c + 1) ==
 // at(r, c) + 1 for even c and at(r, c) even there: out[c] for c < cols.
-// Every thread of the block calls it; the caller synchronises before the
-// tile or the next call's shared memory is written again.
-template <int ROWS, int COLS, int THREADS, class R, class At>
+// The THREADS threads that hold the tile call it (tid numbers them) and
+// `sync` is a barrier of exactly them (in a warp-specialised block, not of
+// the whole block); the caller synchronises before the tile or the next
+// call's shared memory is written again.
+template <int ROWS, int COLS, int THREADS, class R, class At, class Sync>
 __device__ __forceinline__ void
 tile_column_stats(int tid, const R *__restrict__ staged, const At &at, int rows,
-                  int cols, welford *__restrict__ out) {
+                  int cols, welford *__restrict__ out, Sync sync) {
   constexpr int PAIRS = COLS / 2, PARTS = THREADS / PAIRS,
                 PART_ROWS = ROWS / PARTS;
   static_assert(COLS % 2 == 0 && THREADS % PAIRS == 0 && ROWS % PARTS == 0,
@@ -37,6 +40,8 @@ tile_column_stats(int tid, const R *__restrict__ staged, const At &at, int rows,
     R x[2];
   };
   __shared__ welford parts[PARTS][COLS];
+  static_assert(sizeof(parts) == tile_stats_shared_bytes(THREADS),
+                "the planners reserve this much static shared memory");
   const int lc = tid % PAIRS * 2, part = tid / PAIRS;
   const int first = part * PART_ROWS;
   const int end = rows < first + PART_ROWS ? rows : first + PART_ROWS;
@@ -70,7 +75,7 @@ tile_column_stats(int tid, const R *__restrict__ staged, const At &at, int rows,
     }
     parts[part][lc + e] = w;
   }
-  __syncthreads();
+  sync();
   for (int c = tid; c < cols; c += THREADS) {
     welford acc = parts[0][c];
 #pragma unroll

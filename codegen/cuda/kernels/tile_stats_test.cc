@@ -54,7 +54,8 @@ void tileStatistics(const std::vector<__nv_bfloat16> &x,
       emu::launch(1, unsigned(THREADS), [&] {
         tile_column_stats<BM, BN, THREADS>(int(this_launch().thread.x),
                                            staged.data(), at, rows, cols,
-                                           partial.data() + tm * C + tn * BN);
+                                           partial.data() + tm * C + tn * BN,
+                                           [] { __syncthreads(); });
       });
     }
   using Cfg = TileCfg<Rows, C, BM>;
