@@ -740,6 +740,10 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   // Never merged: a merged kernel takes the register count of its largest
   // part, and one convolution's tiles fill the GPU by themselves.
   main.mergeable = false;
+  // The persistent kernels' blocks are one wave: launched early they would
+  // crowd onto the SMs the predecessor leaves free (KernelSpec::programmatic;
+  // bench/results/2026-12-02-h200-conv-tma-notes.md).
+  main.programmatic = !wgmma;
   builder.kernel(std::move(main));
   if (split)
     builder.kernel(

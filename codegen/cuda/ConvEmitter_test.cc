@@ -142,6 +142,8 @@ TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
   FailureOr<GeneratedFusion> older = emitConv(fusion, sm80);
   ASSERT_TRUE(succeeded(older));
   EXPECT_EQ(templates(*older), "conv_igemm ");
+  EXPECT_NE(older->kernels[0].source.find(kWaitForPredecessor.str()),
+            std::string::npos);
 }
 
 /// The tensor-map arguments of `launch`, in order.
@@ -166,6 +168,10 @@ TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
       << g.kernels[0].configuration;
   EXPECT_NE(g.kernels[0].source.find("const __grid_constant__ "
                                      "kiln::tensor_map a_map"),
+            std::string::npos);
+  // Persistent blocks of one wave: launched after their predecessor, never
+  // beside it.
+  EXPECT_EQ(g.kernels[0].source.find(kWaitForPredecessor.str()),
             std::string::npos);
   const ConvPlan p = plan(forward, x + ", " + w, y);
   const GemmTileConfig &tile = p.choice.config;

@@ -87,8 +87,10 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
   writeParams(
       os, part.paramTypes, [&](size_t i) { return names[i]; },
       /*entry=*/true);
-  os << ") {\n  " << kWaitForPredecessor << "\n"
-     << "  kiln_kernel::run(kiln::this_launch()";
+  os << ") {\n";
+  if (spec.programmatic)
+    os << "  " << kWaitForPredecessor << "\n";
+  os << "  kiln_kernel::run(kiln::this_launch()";
   for (const std::string &name : names)
     os << ", " << name;
   os << ");\n}\n";

@@ -60,6 +60,11 @@ struct KernelSpec {
   bool archSpecific = false;
   /// May run as part of a merged kernel (KernelPart::mergeable).
   bool mergeable = true;
+  /// Starts with kWaitForPredecessor, so that the runtime may launch it
+  /// while its predecessor still runs. False for persistent kernels of one
+  /// wave: their blocks, launched early, would crowd onto the SMs the
+  /// predecessor leaves free and run two to an SM while others idle.
+  bool programmatic = true;
 
   void addParam(std::string type, std::string name, LaunchArg arg) {
     params.push_back({std::move(type), std::move(name), arg});
