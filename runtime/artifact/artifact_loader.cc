@@ -62,27 +62,21 @@ static_assert(FLATBUFFERS_LITTLEENDIAN,
 // bytes), not of its 8-byte elements, so a damaged file can hold a [long] at an
 // address that is 4 mod 8. Copy the elements bytewise instead of reading them
 // in place.
-std::vector<int64_t> Shape(const flatbuffers::Vector<int64_t>* v) {
-  std::vector<int64_t> out;
-  if (v == nullptr || v->size() == 0) return out;
-  out.resize(v->size());
-  std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
-  return out;
-}
-
-std::vector<uint8_t> Bytes(const flatbuffers::Vector<uint8_t>* v) {
-  std::vector<uint8_t> out;
-  if (v != nullptr) out.assign(v->begin(), v->end());
-  return out;
-}
-
-// Vectors of 4-byte and 8-byte elements, copied bytewise (as Shape).
 template <typename T>
 std::vector<T> Elements(const flatbuffers::Vector<T>* v) {
   std::vector<T> out;
   if (v == nullptr || v->size() == 0) return out;
   out.resize(v->size());
   std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+std::vector<int64_t> Shape(const flatbuffers::Vector<int64_t>* v) {
+  return Elements(v);
+}
+
+std::vector<uint8_t> Bytes(const flatbuffers::Vector<uint8_t>* v) {
+  std::vector<uint8_t> out;
+  if (v != nullptr) out.assign(v->begin(), v->end());
   return out;
 }
 

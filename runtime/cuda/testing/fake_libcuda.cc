@@ -841,4 +841,40 @@ CUresult cuGraphDestroy(CUgraph graph) {
   return CUDA_SUCCESS;
 }
 
+// Tensor maps: checked as the driver checks the basics (a 16-byte aligned
+// address, rank, 16-byte strides) and encoded as the address and the
+// dimensions, which no fake kernel reads.
+CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType,
+                                cuuint32_t rank, void* address,
+                                const cuuint64_t* dims,
+                                const cuuint64_t* strides, const cuuint32_t*,
+                                const cuuint32_t*, CUtensorMapInterleave,
+                                CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                CUtensorMapFloatOOBfill) {
+  if (map == nullptr || rank < 1 || rank > 5 ||
+      reinterpret_cast<uintptr_t>(address) % 16 != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  for (cuuint32_t d = 0; d + 1 < rank; ++d) {
+    if (strides[d] % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::memset(map, 0, sizeof(*map));
+  uint64_t words[16] = {reinterpret_cast<uintptr_t>(address)};
+  std::copy(dims, dims + rank, words + 1);
+  std::memcpy(map, words, sizeof(words));
+  return CUDA_SUCCESS;
+}
+CUresult cuTensorMapEncodeIm2col(
+    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+    void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+    const int*, const int*, cuuint32_t, cuuint32_t,
+    const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion,
+    CUtensorMapFloatOOBfill fill) {
+  if (rank < 3) return CUDA_ERROR_INVALID_VALUE;
+  return cuTensorMapEncodeTiled(map, type, rank, address, dims, strides,
+                                nullptr, element_strides, interleave,
+                                swizzle, promotion, fill);
+}
+
 }  // extern "C"
