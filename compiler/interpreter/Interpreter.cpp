@@ -61,6 +61,9 @@ runBlock(Block &block, llvm::ArrayRef<const Tensor *> arguments,
   Frame frame;
   for (auto [argument, tensor] : llvm::zip(block.getArguments(), arguments))
     frame.bind(argument, tensor);
+  // The bytes this block's results hold, against what the machine has.
+  const uint64_t memory = hostMemoryBytes();
+  uint64_t held = 0;
   EvalContext context{interpreter.getPrecision(), interpreter};
   const EvaluatorRegistry &registry = EvaluatorRegistry::global();
 
@@ -108,6 +111,17 @@ runBlock(Block &block, llvm::ArrayRef<const Tensor *> arguments,
         return op.emitOpError("result type ")
                    << type << " is not a static kiln tensor type",
                failure();
+      uint64_t bytes = hostBytesOf(ranked);
+      if (memory && (bytes > memory || held > memory - bytes))
+        return op.emitOpError("needs ")
+                   << (bytes == UINT64_MAX ? std::string("more than 2^64")
+                                           : std::to_string(bytes))
+                   << " bytes for its result of type " << type
+                   << " in the reference interpreter (f64 values), with "
+                   << held << " held already: more than this machine's "
+                   << memory << " bytes of memory",
+               failure();
+      held += bytes;
       results.push_back(Tensor::ofType(ranked));
     }
     if (failed((*evaluator)(&op, operands, results, context)))

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace mlir::kiln::ref {
 
 std::optional<ElementKind> elementKindOf(Type type) {
@@ -92,6 +94,21 @@ double roundToStorage(double value, ElementKind kind, Precision precision) {
                : roundThroughFloat(value, llvm::APFloat::IEEEhalf());
   }
   return value;
+}
+
+uint64_t hostBytesOf(RankedTensorType type) {
+  uint64_t bytes = sizeof(double);
+  for (int64_t dim : type.getShape())
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes))
+      return UINT64_MAX;
+  return bytes;
+}
+
+uint64_t hostMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
 }
 
 Tensor Tensor::ofType(RankedTensorType type) {

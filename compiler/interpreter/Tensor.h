@@ -60,6 +60,14 @@ struct Tensor {
   std::string typeString() const;
 };
 
+/// The bytes the interpreter's values of `type` take (f64 elements), or
+/// UINT64_MAX where they do not fit 64 bits.
+uint64_t hostBytesOf(RankedTensorType type);
+/// This machine's physical memory in bytes: what the interpreter may hold
+/// at most, so that a value it cannot allocate is an error rather than an
+/// abort (0 where the system does not say).
+uint64_t hostMemoryBytes();
+
 /// Row-major strides of `shape`.
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 

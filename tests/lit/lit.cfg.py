@@ -16,7 +16,7 @@ runfiles = os.environ["TEST_SRCDIR"]
 workspace = os.environ.get("TEST_WORKSPACE", "kiln")
 tool_dirs = [
     os.path.join(runfiles, workspace, "tools", name)
-    for name in ("kiln-opt", "kilnc", "kiln-ref")
+    for name in ("kiln-opt", "kilnc", "kiln-ref", "kiln-run")
 ] + [os.path.join(runfiles, "llvm", "bin")]
 config.environment["PATH"] = os.pathsep.join(
     tool_dirs + [config.environment.get("PATH", "/usr/bin:/bin")])

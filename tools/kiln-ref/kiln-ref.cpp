@@ -320,6 +320,13 @@ int main(int argc, char **argv) {
         !ref::elementKindOf(type.getElementType()))
       return fail("argument '" + name + "' of '" + functionName +
                   "' is not a static tensor of f32, bf16, f16, i32 or i1");
+    uint64_t bytes = ref::hostBytesOf(type), memory = ref::hostMemoryBytes();
+    if (memory && bytes > memory)
+      return fail("argument '" + name + "' of '" + functionName + "' needs " +
+                  (bytes == UINT64_MAX ? std::string("more than 2^64")
+                                       : std::to_string(bytes)) +
+                  " bytes as f64 values, more than this machine's " +
+                  std::to_string(memory));
     ref::Tensor tensor = ref::Tensor::ofType(type);
     io::DType expected = fileDType(tensor.kind);
     auto found = inputFile.tensors.find(name);

@@ -35,6 +35,7 @@
 #include "kiln/dtype.h"
 #include "kiln/runtime.h"
 #include "kiln/status.h"
+#include "runtime/artifact/artifact.h"
 #include "runtime/cuda/device.h"
 #include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
@@ -672,6 +673,13 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "kiln-run: %s\n", std::string(s.ToString()).c_str());
     return 1;
   };
+  // The file first: a missing or damaged artifact is reported as such, also
+  // on a machine without a GPU.
+  if (absl::StatusOr<artifact::Artifact> checked =
+          artifact::LoadArtifactFile(flags->model);
+      !checked.ok()) {
+    return fail(checked.status());
+  }
   absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags->device);
   if (!rt.ok()) return fail(rt.status());
   absl::StatusOr<std::unique_ptr<Module>> module = (*rt)->Load(flags->model);

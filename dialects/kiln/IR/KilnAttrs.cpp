@@ -6,6 +6,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -74,8 +75,18 @@ LogicalResult InitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                llvm::APFloat secondValue) {
   double first = firstValue.convertToDouble();
   double second = secondValue.convertToDouble();
-  if (!std::isfinite(first) || !std::isfinite(second))
-    return emitError() << "initialiser values must be finite";
+  // The runtime draws the values in f32: each bound must be a finite f32.
+  auto [firstName, secondName] = keyNames(kind);
+  for (auto [name, value] : {std::make_pair(firstName, first),
+                             std::make_pair(secondName, second)}) {
+    if (!std::isfinite(value) ||
+        std::fabs(value) > std::numeric_limits<float>::max())
+      return emitError() << stringifyInitKind(kind) << " initialiser's "
+                         << (name.empty() ? StringRef("value") : name) << " = "
+                         << value << " is not a finite f32 (at most "
+                         << std::numeric_limits<float>::max()
+                         << " in magnitude)";
+  }
   switch (kind) {
   case InitKind::normal:
     if (second < 0)

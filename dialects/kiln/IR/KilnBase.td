@@ -145,7 +145,11 @@ def Kiln_ScalarForm : NativeOpTrait<"kiln::ScalarForm">;
 /// pure function of its seed, stream and offset. Gradient rules are attached
 /// to the ops as external models of GradientOpInterface
 /// (dialects/kiln/Gradients), one file per op family.
+/// Their tensors fit a device buffer (KilnTraits.h's kMaxTensorBytes), which
+/// the verifier checks at the user's op before any pass sizes a buffer.
+def Kiln_BoundedTensorSizes : NativeOpTrait<"kiln::BoundedTensorSizes">;
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Kiln_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+    : Op<Kiln_Dialect, mnemonic,
+         !listconcat(traits, [Pure, Kiln_BoundedTensorSizes])>;
 
 #endif // KILN_BASE_TD

@@ -11,7 +11,28 @@
 
 #include "mlir/IR/OpDefinition.h"
 
+namespace mlir::kiln {
+/// The largest tensor one device buffer may hold, in bytes (the artifact's
+/// arena limit).
+inline constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 48;
+
+/// Checks that every statically shaped tensor among `op`'s operands and
+/// results has a byte size that fits kMaxTensorBytes; an error at the op
+/// naming the value and its type otherwise.
+LogicalResult verifyTensorSizes(Operation *op);
+} // namespace mlir::kiln
+
 namespace mlir::OpTrait::kiln {
+
+/// Every kiln op: its tensors fit a device buffer (the user's op says so,
+/// before any pass computes a size that overflows).
+template <typename ConcreteType>
+class BoundedTensorSizes : public TraitBase<ConcreteType, BoundedTensorSizes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return ::mlir::kiln::verifyTensorSizes(op);
+  }
+};
 
 /// Marks an op through which no gradient flows (the autodiff pass gives its
 /// operands a zero gradient).
