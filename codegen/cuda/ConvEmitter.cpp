@@ -325,8 +325,7 @@ struct ScratchLayout {
 /// The tensor maps of conv_tma.cuh: the input [N][H][W][C] as im2col
 /// columns of BM output pixels' windows by 64 channels, the filter
 /// [O][KH * KW * CG] in boxes of 64 taps by BN rows.
-std::pair<TensorMapLayout, TensorMapLayout>
-tensorMapsOf(const ConvPlan &plan) {
+std::pair<TensorMapLayout, TensorMapLayout> tensorMapsOf(const ConvPlan &plan) {
   const ConvGeometry &g = plan.geometry;
   const GemmTileConfig &tile = plan.choice.config;
   uint64_t e = plan.elementBytes();
@@ -339,11 +338,10 @@ tensorMapsOf(const ConvPlan &plan) {
                           static_cast<uint32_t>(g.SH), 1};
   input.lowerCorner = {static_cast<int32_t>(-g.PL),
                        static_cast<int32_t>(-g.PT)};
-  input.upperCorner = {
-      static_cast<int32_t>(
-          ::kiln::conv::im2col_upper_corner(g.OW, g.SW, g.PL, g.W)),
-      static_cast<int32_t>(
-          ::kiln::conv::im2col_upper_corner(g.OH, g.SH, g.PT, g.H))};
+  input.upperCorner = {static_cast<int32_t>(::kiln::conv::im2col_upper_corner(
+                           g.OW, g.SW, g.PL, g.W)),
+                       static_cast<int32_t>(::kiln::conv::im2col_upper_corner(
+                           g.OH, g.SH, g.PT, g.H))};
   input.channelsPerPixel = ::kiln::gemm::wgmma_block_k;
   input.pixelsPerColumn = static_cast<uint32_t>(tile.bm);
   input.swizzleBytes = 128;
@@ -401,14 +399,12 @@ Buffers buffersOf(const ConvPlan &plan, FusionOp fusion,
   }
   if (plan.tma) {
     auto [aMap, bMap] = tensorMapsOf(plan);
-    b.mapParams.push_back(
-        {kTensorMapParamType.str(), "a_map",
-         LaunchArg::tensorMapOf(LaunchArg::operand(plan.aArg),
-                                std::move(aMap))});
-    b.mapParams.push_back(
-        {kTensorMapParamType.str(), "b_map",
-         LaunchArg::tensorMapOf(LaunchArg::operand(plan.bArg),
-                                std::move(bMap))});
+    b.mapParams.push_back({kTensorMapParamType.str(), "a_map",
+                           LaunchArg::tensorMapOf(LaunchArg::operand(plan.aArg),
+                                                  std::move(aMap))});
+    b.mapParams.push_back({kTensorMapParamType.str(), "b_map",
+                           LaunchArg::tensorMapOf(LaunchArg::operand(plan.bArg),
+                                                  std::move(bMap))});
     b.structText += "  const kiln::tensor_map *a_map;\n"
                     "  const kiln::tensor_map *b_map;\n";
     b.mapInitializer = ", &a_map, &b_map";
@@ -598,10 +594,9 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   const GemmTileConfig &tile = plan.choice.config;
   // One kiln::bn::welford (12 bytes) per row tile and output channel.
   bool stats = statsInEpilogue(plan, fusion);
-  chooseConvTma(plan, target,
-                options.allowTma && archNumber(options.arch) == 90,
-                stats ? ::kiln::bn::tile_stats_shared_bytes(tile.threads())
-                      : 0);
+  chooseConvTma(
+      plan, target, options.allowTma && archNumber(options.arch) == 90,
+      stats ? ::kiln::bn::tile_stats_shared_bytes(tile.threads()) : 0);
   if (stats)
     scratch.stats = builder.scratch(
         12ull * ((plan.rows + tile.bm - 1) / tile.bm) * plan.geometry.O);
@@ -730,8 +725,8 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
                  static_cast<uint32_t>(std::min<int64_t>(zs, 65535))};
   }
   // The TMA kernel adds its producer warpgroup.
-  main.block = {static_cast<uint32_t>(tile.threads() + (plan.tma ? 128 : 0)),
-                1, 1};
+  main.block = {static_cast<uint32_t>(tile.threads() + (plan.tma ? 128 : 0)), 1,
+                1};
   main.dynamicSharedBytes =
       plan.tma
           ? ::kiln::conv::tma_shared_bytes(tile.bm, tile.bn, plan.tmaStages)

@@ -216,10 +216,10 @@ TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
   // Few output tiles: the reduction is split, and the kernel that sums the
   // partials takes no maps.
   std::string px = "tensor<1x25x25x64xbf16>", pw = "tensor<64x5x5x64xbf16>";
-  GeneratedFusion split =
-      emit("kiln.conv2d %arg0, %arg1 layout = nhwc padding = [2, 2, 2, 2] : " +
-               px + ", " + pw,
-           px + ", " + pw, px);
+  GeneratedFusion split = emit(
+      "kiln.conv2d %arg0, %arg1 layout = nhwc padding = [2, 2, 2, 2] : " + px +
+          ", " + pw,
+      px + ", " + pw, px);
   ASSERT_EQ(templates(split), "conv_tma conv_igemm ");
   EXPECT_EQ(tensorMaps(split.launches[0]).size(), 2u);
   EXPECT_TRUE(tensorMaps(split.launches[1]).empty());

@@ -17,8 +17,7 @@ LaunchArg LaunchArg::f32(float v) {
   return {Kind::F32, 0, bits};
 }
 
-LaunchArg LaunchArg::tensorMapOf(const LaunchArg &buffer,
-                                 TensorMapLayout map) {
+LaunchArg LaunchArg::tensorMapOf(const LaunchArg &buffer, TensorMapLayout map) {
   LaunchArg arg;
   arg.kind = Kind::TensorMap;
   arg.index = buffer.index;

@@ -57,11 +57,11 @@ bool overlap(const CompiledArg &a, const CompiledArg &b) {
 size_t paramBytes(const CompiledLaunch &launch) {
   size_t bytes = 0;
   for (const CompiledArg &arg : launch.args)
-    bytes += arg.kind == LaunchArg::Kind::TensorMap ? 128
-             : (arg.kind == LaunchArg::Kind::I32 ||
-                arg.kind == LaunchArg::Kind::F32)
-                 ? 4
-                 : 8;
+    bytes +=
+        arg.kind == LaunchArg::Kind::TensorMap ? 128
+        : (arg.kind == LaunchArg::Kind::I32 || arg.kind == LaunchArg::Kind::F32)
+            ? 4
+            : 8;
   return bytes;
 }
 

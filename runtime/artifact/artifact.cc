@@ -133,13 +133,12 @@ bool operator==(const TensorBinding& a, const TensorBinding& b) {
          std::tie(b.name, b.dtype, b.shape, b.buffer);
 }
 bool operator==(const TensorMap& a, const TensorMap& b) {
-  return std::tie(a.mode, a.dtype, a.dims, a.strides, a.box,
-                  a.element_strides, a.lower_corner, a.upper_corner,
-                  a.channels_per_pixel, a.pixels_per_column,
-                  a.swizzle_bytes) ==
-         std::tie(b.mode, b.dtype, b.dims, b.strides, b.box,
-                  b.element_strides, b.lower_corner, b.upper_corner,
-                  b.channels_per_pixel, b.pixels_per_column, b.swizzle_bytes);
+  return std::tie(a.mode, a.dtype, a.dims, a.strides, a.box, a.element_strides,
+                  a.lower_corner, a.upper_corner, a.channels_per_pixel,
+                  a.pixels_per_column, a.swizzle_bytes) ==
+         std::tie(b.mode, b.dtype, b.dims, b.strides, b.box, b.element_strides,
+                  b.lower_corner, b.upper_corner, b.channels_per_pixel,
+                  b.pixels_per_column, b.swizzle_bytes);
 }
 bool operator==(const Arg& a, const Arg& b) {
   return std::tie(a.kind, a.buffer, a.scalar, a.tensor_map) ==

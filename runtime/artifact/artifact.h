@@ -145,7 +145,7 @@ struct Arg {
   ArgKind kind = ArgKind::kBuffer;
   // For kBuffer and kTensorMap; all zero (space 0) otherwise.
   BufferRef buffer;
-  uint64_t scalar = 0;  // only for scalars; 0 otherwise
+  uint64_t scalar = 0;   // only for scalars; 0 otherwise
   TensorMap tensor_map;  // only for kTensorMap; default otherwise
 
   static Arg Buffer(BufferRef ref);

@@ -143,8 +143,8 @@ absl::Status CheckTensorMap(const std::string& path, const TensorMap& map,
     inner = map.channels_per_pixel * esize;
   } else {
     if (map.box.size() != rank) {
-      return Invalid(path + ".box", map.box.size(),
-                     " box dimensions for rank ", rank);
+      return Invalid(path + ".box", map.box.size(), " box dimensions for rank ",
+                     rank);
     }
     for (size_t d = 0; d < rank; ++d) {
       if (map.box[d] == 0 || map.box[d] > kMaxTensorMapBox) {

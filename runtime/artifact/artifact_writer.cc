@@ -49,11 +49,10 @@ Offset<fb::TensorMap> TensorMapFb(FlatBufferBuilder& b, const TensorMap& m) {
   auto element_strides = b.CreateVector(m.element_strides);
   auto lower = b.CreateVector(m.lower_corner);
   auto upper = b.CreateVector(m.upper_corner);
-  return fb::CreateTensorMap(b, static_cast<fb::TensorMapMode>(m.mode),
-                             DTypeToFb(m.dtype), dims, strides, box,
-                             element_strides, lower, upper,
-                             m.channels_per_pixel, m.pixels_per_column,
-                             m.swizzle_bytes);
+  return fb::CreateTensorMap(
+      b, static_cast<fb::TensorMapMode>(m.mode), DTypeToFb(m.dtype), dims,
+      strides, box, element_strides, lower, upper, m.channels_per_pixel,
+      m.pixels_per_column, m.swizzle_bytes);
 }
 
 Offset<fb::Launch> LaunchFb(FlatBufferBuilder& b, const Launch& l) {

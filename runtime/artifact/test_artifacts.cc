@@ -285,15 +285,14 @@ Artifact TensorMapArtifact() {
   Entry e;
   e.name = "forward";
   e.arena_size = filter_bytes + 2 * 5 * 9 * 128 * 2;
-  e.inputs = {Bind("w", DType::kBF16, {128, 576},
-                   BufferRef::Arena(0, filter_bytes))};
+  e.inputs = {
+      Bind("w", DType::kBF16, {128, 576}, BufferRef::Arena(0, filter_bytes))};
   e.outputs = {Bind("y", DType::kBF16, {2, 5, 9, 128},
                     BufferRef::Arena(filter_bytes, 2 * 5 * 9 * 128 * 2))};
   e.launches.push_back(MakeLaunch(
       k, {90, 1, 1}, {256, 1, 1}, 0,
       {Arg::Buffer(BufferRef::Arena(filter_bytes, 2 * 5 * 9 * 128 * 2)),
-       Arg::TensorMapOf(BufferRef::Resident(x, 0, 2 * 10 * 9 * 64 * 2),
-                        input),
+       Arg::TensorMapOf(BufferRef::Resident(x, 0, 2 * 10 * 9 * 64 * 2), input),
        Arg::TensorMapOf(BufferRef::Arena(0, filter_bytes), filter)}));
   w.AddEntry(std::move(e));
   return w.artifact();

@@ -35,8 +35,7 @@ absl::StatusOr<CUtensorMap> EncodeTensorMap(const CudaDriver& driver,
                                             const artifact::TensorMap& map,
                                             CUdeviceptr address) {
   const std::vector<cuuint64_t> dims(map.dims.begin(), map.dims.end());
-  const std::vector<cuuint64_t> strides(map.strides.begin(),
-                                        map.strides.end());
+  const std::vector<cuuint64_t> strides(map.strides.begin(), map.strides.end());
   const std::vector<cuuint32_t> element_strides(map.element_strides.begin(),
                                                 map.element_strides.end());
   CUtensorMap encoded;

@@ -106,11 +106,11 @@ static cl::opt<std::string> kernelCache(
              "$KILN_KERNEL_CACHE, else $XDG_CACHE_HOME/kiln/kernels, else "
              "~/.cache/kiln/kernels)"),
     cl::value_desc("dir"), cl::cat(category));
-static cl::opt<bool> noTma(
-    "no-tma",
-    cl::desc("copy convolution operands with the threads rather than the "
-             "tensor memory accelerator (sm_90; for comparisons)"),
-    cl::cat(category));
+static cl::opt<bool>
+    noTma("no-tma",
+          cl::desc("copy convolution operands with the threads rather than the "
+                   "tensor memory accelerator (sm_90; for comparisons)"),
+          cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "

@@ -371,10 +371,9 @@ wgmma_stages_results(int bm, int bn, int split, int run, int run_bytes) {
 // of the output's pixels: along a spatial dimension from -pad_before in
 // steps of `stride`, `out` of them, which the box [-pad_before, in + upper)
 // holds exactly for this upper corner.
-__host__ __device__ constexpr long long im2col_upper_corner(long long out,
-                                                            long long stride,
-                                                            long long pad_before,
-                                                            long long in) {
+__host__ __device__ constexpr long long
+im2col_upper_corner(long long out, long long stride, long long pad_before,
+                    long long in) {
   return (out - 1) * stride + 1 - pad_before - in;
 }
 // Its shared memory: `stages` A and B tiles, the staging region of the

@@ -111,7 +111,8 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
       const Item x = Item::at(w);
       // The window origin of the item's first output pixel; the copy walks
       // the next BM pixels' origins across rows and images.
-      const pixel<idx> px = split_pixel(Cfg{}, x.m0, (idx)Cfg::OH, (idx)Cfg::OW);
+      const pixel<idx> px =
+          split_pixel(Cfg{}, x.m0, (idx)Cfg::OH, (idx)Cfg::OW);
       const int ox = (int)(px.x * Cfg::SW - Cfg::PL),
                 oy = (int)(px.y * Cfg::SH - Cfg::PT), n = (int)px.n;
       const int row = (int)(x.group * og(Cfg{}) + x.n0);

@@ -52,10 +52,9 @@ void tileStatistics(const std::vector<__nv_bfloat16> &x,
                   ? x[size_t((tm * BM + lr) * C + tn * BN + lc)]
                   : __float2bfloat16_rn(0.f);
       emu::launch(1, unsigned(THREADS), [&] {
-        tile_column_stats<BM, BN, THREADS>(int(this_launch().thread.x),
-                                           staged.data(), at, rows, cols,
-                                           partial.data() + tm * C + tn * BN,
-                                           [] { __syncthreads(); });
+        tile_column_stats<BM, BN, THREADS>(
+            int(this_launch().thread.x), staged.data(), at, rows, cols,
+            partial.data() + tm * C + tn * BN, [] { __syncthreads(); });
       });
     }
   using Cfg = TileCfg<Rows, C, BM>;

@@ -37,7 +37,8 @@ __device__ __forceinline__ void prefetch(const tensor_map &m) {
 
 // mbarriers: 8-byte words in shared memory, addressed by shared address.
 __device__ __forceinline__ void barrier_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count)
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+               "r"(count)
                : "memory");
 }
 // Makes initialised barriers visible to the copy engine and the other
@@ -46,13 +47,16 @@ __device__ __forceinline__ void barrier_init_fence() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 __device__ __forceinline__ void arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
+               : "memory");
 }
 // Arrives and announces `bytes` of copies that complete the phase.
-__device__ __forceinline__ void arrive_expect_bytes(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-               "r"(bytes)
-               : "memory");
+__device__ __forceinline__ void arrive_expect_bytes(unsigned bar,
+                                                    unsigned bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
 }
 // Waits until the phase of parity `parity` has completed. A barrier starts
 // in phase 0, so waiting for parity 1 passes at once: a producer's first
@@ -72,9 +76,10 @@ __device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
 }
 
 // The box at (c0, c1) of a 2-D tiled map into shared address dst.
-__device__ __forceinline__ void copy_2d(unsigned dst, const tensor_map &m, unsigned bar, int c0,
-                                        int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+__device__ __forceinline__ void copy_2d(unsigned dst, const tensor_map &m,
+                                        unsigned bar, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes"
                " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
                "l"(address_of(m)), "r"(c0), "r"(c1), "r"(bar)
                : "memory");
@@ -83,12 +88,14 @@ __device__ __forceinline__ void copy_2d(unsigned dst, const tensor_map &m, unsig
 // The im2col column of a 4-D (NHWC) map: pixels from the window origin
 // (w, h) of image n on, channels from c, each shifted by the filter tap
 // (dw, dh).
-__device__ __forceinline__ void copy_im2col_4d(unsigned dst, const tensor_map &m, unsigned bar,
-                                               int c, int w, int h, int n, unsigned short dw,
-                                               unsigned short dh) {
-  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+__device__ __forceinline__ void
+copy_im2col_4d(unsigned dst, const tensor_map &m, unsigned bar, int c, int w,
+               int h, int n, unsigned short dw, unsigned short dh) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier:"
+               ":complete_tx::bytes"
                " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst),
-               "l"(address_of(m)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(dw), "h"(dh)
+               "l"(address_of(m)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar),
+               "h"(dw), "h"(dh)
                : "memory");
 }
 

@@ -77,8 +77,8 @@ LogicalResult InitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   double second = secondValue.convertToDouble();
   // The runtime draws the values in f32: each bound must be a finite f32.
   auto [firstName, secondName] = keyNames(kind);
-  for (auto [name, value] : {std::make_pair(firstName, first),
-                             std::make_pair(secondName, second)}) {
+  for (auto [name, value] :
+       {std::make_pair(firstName, first), std::make_pair(secondName, second)}) {
     if (!std::isfinite(value) ||
         std::fabs(value) > std::numeric_limits<float>::max())
       return emitError() << stringifyInitKind(kind) << " initialiser's "

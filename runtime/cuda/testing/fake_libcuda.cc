@@ -865,16 +865,15 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType,
   return CUDA_SUCCESS;
 }
 CUresult cuTensorMapEncodeIm2col(
-    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
-    void* address, const cuuint64_t* dims, const cuuint64_t* strides,
-    const int*, const int*, cuuint32_t, cuuint32_t,
-    const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
-    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion,
-    CUtensorMapFloatOOBfill fill) {
+    CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address,
+    const cuuint64_t* dims, const cuuint64_t* strides, const int*, const int*,
+    cuuint32_t, cuuint32_t, const cuuint32_t* element_strides,
+    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+    CUtensorMapL2promotion promotion, CUtensorMapFloatOOBfill fill) {
   if (rank < 3) return CUDA_ERROR_INVALID_VALUE;
   return cuTensorMapEncodeTiled(map, type, rank, address, dims, strides,
-                                nullptr, element_strides, interleave,
-                                swizzle, promotion, fill);
+                                nullptr, element_strides, interleave, swizzle,
+                                promotion, fill);
 }
 
 }  // extern "C"
