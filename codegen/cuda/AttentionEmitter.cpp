@@ -33,12 +33,12 @@ public:
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     FailureOr<AttentionFusion> single = analyzeAttentionFusion(fusion);
     if (fusion.getKind() != "attention" || failed(single))
-      return fusion.emitOpError(
-          "is not a supported single-op attention fusion");
+      return (emitFusionError(fusion)
+              << "is not a supported single-op attention fusion");
     const AttentionProblem &problem = single->problem;
     FailureOr<int64_t> tile = chooseAttentionTile(problem, options.target());
     if (failed(tile))
-      return fusion.emitOpError("attention head dims ")
+      return (emitFusionError(fusion) << "attention head dims ")
              << problem.d << "/" << problem.dv
              << " do not fit in shared memory on " << options.arch;
     FusionBuilder builder("// kiln attention fusion of\n" +

@@ -315,9 +315,10 @@ public:
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (!matches(fusion))
-      return fusion.emitOpError(
-          "batch_norm codegen: expected a fusion of one kiln.batch_norm or "
-          "kiln.batch_norm_backward reading the fusion's operands");
+      return (
+          emitFusionError(fusion)
+          << "batch_norm codegen: expected a fusion of one kiln.batch_norm or "
+             "kiln.batch_norm_backward reading the fusion's operands");
     SingleOpFusion single = *SingleOpFusion::get(fusion);
     FusionBuilder builder("// kiln batch_norm fusion of\n" +
                           describeOp(single.op));

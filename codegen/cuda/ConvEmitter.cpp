@@ -543,21 +543,24 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   std::string why;
   FailureOr<ConvPlan> analyzed = analyzeConv(fusion, why);
   if (failed(analyzed))
-    return fusion.emitOpError("the conv emitter cannot generate this fusion: ")
+    return (emitFusionError(fusion)
+            << "the conv emitter cannot generate this fusion: ")
            << why;
   ConvPlan &plan = *analyzed;
   if (archNumber(options.arch) < 80)
-    return fusion.emitOpError("the convolution kernels need sm_80 or newer, "
-                              "got '")
+    return (emitFusionError(fusion)
+            << "the convolution kernels need sm_80 or newer, "
+               "got '")
            << options.arch << "'";
   const GpuTarget &target = options.target();
   if (failed(configureConv(plan, target, options.allowTf32,
                            archNumber(options.arch) == 90, why)))
-    return fusion.emitOpError(why);
+    return (emitFusionError(fusion) << why);
   if (forced && !plan.depthwise) {
     if (forced->config.path == GemmPath::Wgmma && !plan.wgmmaAllowed)
-      return fusion.emitOpError("a wgmma tile was forced on a convolution "
-                                "the wgmma kernel cannot run");
+      return (emitFusionError(fusion)
+              << "a wgmma tile was forced on a convolution "
+                 "the wgmma kernel cannot run");
     int64_t kTiles = (plan.k + forced->config.bk - 1) / forced->config.bk;
     int64_t perSplit =
         kTiles ? (kTiles + forced->split - 1) / forced->split : 0;
@@ -710,7 +713,7 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   int64_t tiles = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn);
   if (tiles > std::numeric_limits<int32_t>::max())
-    return fusion.emitOpError("the convolution has too many tiles (")
+    return (emitFusionError(fusion) << "the convolution has too many tiles (")
            << tiles << ") for one launch";
   int64_t zs = plan.geometry.GROUPS * plan.choice.split;
   if (wgmma) {

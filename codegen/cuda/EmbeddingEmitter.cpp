@@ -182,8 +182,8 @@ public:
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &) const override {
     if (!matches(fusion))
-      return fusion.emitOpError(
-          "is not a fusion of one kiln.embedding_backward");
+      return (emitFusionError(fusion)
+              << "is not a fusion of one kiln.embedding_backward");
     SingleOpFusion single = *SingleOpFusion::get(fusion);
     auto op = cast<EmbeddingBackwardOp>(single.op);
     auto table = cast<RankedTensorType>(op.getResult().getType());
@@ -195,7 +195,7 @@ public:
     // every out-of-range index.
     constexpr int64_t kMax32 = (int64_t(1) << 31) - 1;
     if (p.lookups >= kMax32 || p.rows >= kMax32)
-      return fusion.emitOpError("embedding gradient of ")
+      return (emitFusionError(fusion) << "embedding gradient of ")
              << p.lookups << " lookups into " << p.rows
              << " rows: both must stay below 2^31 - 1";
     p.elementType = cudaType(op.getResult());

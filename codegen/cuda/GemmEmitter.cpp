@@ -154,11 +154,13 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   std::string why;
   FailureOr<GemmPlan> analyzed = analyzeGemm(fusion, why);
   if (failed(analyzed))
-    return fusion.emitOpError("the gemm emitter cannot generate this fusion: ")
+    return (emitFusionError(fusion)
+            << "the gemm emitter cannot generate this fusion: ")
            << why;
   const GemmPlan &plan = *analyzed;
   if (archNumber(options.arch) < 80)
-    return fusion.emitOpError("the gemm kernels need sm_80 or newer, got '")
+    return (emitFusionError(fusion)
+            << "the gemm kernels need sm_80 or newer, got '")
            << options.arch << "'";
   const GpuTarget &target = options.target();
 
@@ -221,7 +223,8 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     consider(gemmMmaConfigs());
   }
   if (candidates.empty() && !forced)
-    return fusion.emitOpError("no gemm tile fits the shared memory of ")
+    return (emitFusionError(fusion)
+            << "no gemm tile fits the shared memory of ")
            << target.arch;
   if (forced) {
     const GemmTileConfig &tile = forced->config;
@@ -248,7 +251,7 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   int64_t tiles = ((config.rows + tile.bm - 1) / tile.bm) *
                   ((plan.n + tile.bn - 1) / tile.bn);
   if (tiles > std::numeric_limits<int32_t>::max())
-    return fusion.emitOpError("the gemm has too many tiles (")
+    return (emitFusionError(fusion) << "the gemm has too many tiles (")
            << tiles << ") for one launch";
 
   // Parameters: every operand, every result (then the split-K scratch).

@@ -76,13 +76,25 @@ static std::string userFacingName(Operation *op) {
   return ("the gradient of '" + name.take_front(backward) + "'").str();
 }
 
-LogicalResult reportUnsupportedFusion(FusionOp fusion) {
-  // Blame the op that needs the missing kernel: the first one that is not a
-  // constant (which kernels copy in), at its own location.
+/// The ops of `fusion` a user wrote (or autodiff derived from theirs): all
+/// but constants, which kernels copy in.
+static SmallVector<Operation *> userOpsOf(FusionOp fusion) {
   SmallVector<Operation *> ops;
   for (Operation &op : fusion.getBody().front().without_terminator())
     if (!isa<ConstantOp>(op))
       ops.push_back(&op);
+  return ops;
+}
+
+InFlightDiagnostic emitFusionError(FusionOp fusion) {
+  SmallVector<Operation *> ops = userOpsOf(fusion);
+  Operation *culprit = ops.empty() ? fusion.getOperation() : ops.front();
+  return culprit->emitError() << userFacingName(culprit) << " op: ";
+}
+
+LogicalResult reportUnsupportedFusion(FusionOp fusion) {
+  // Blame the op that needs the missing kernel, at its own location.
+  SmallVector<Operation *> ops = userOpsOf(fusion);
   Operation *culprit = ops.empty() ? fusion.getOperation() : ops.front();
   InFlightDiagnostic diag = culprit->emitError()
                             << "no GPU kernel for " << userFacingName(culprit)

@@ -185,6 +185,11 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters();
 FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
                                       const CodegenOptions &options);
 
+/// An error about `fusion`'s kernels at the op of the user's it computes (its
+/// first op that is not a constant), named as the user wrote it ("'kiln.matmul'
+/// op: ..."; a gradient op as the gradient of its forward op).
+InFlightDiagnostic emitFusionError(FusionOp fusion);
+
 /// Reports that no emitter handles `fusion`: an error at the op that needs
 /// the missing kernel (the user's own op, or the op whose gradient it is),
 /// naming the kind of kernel, with a note at each op fused with it.

@@ -151,7 +151,8 @@ private:
                                  : fusion.getInputs()[arg.index];
             FailureOr<BufferSlot> slot = bufferOf(value);
             if (failed(slot))
-              return fusion.emitOpError("a kernel argument has no buffer"),
+              return emitFusionError(fusion)
+                         << "a kernel argument has no buffer",
                      failure();
             out.slot = toRef(*slot);
             out.tensorMap = arg.tensorMap;
@@ -217,7 +218,7 @@ private:
       }
       FusionOp fusion = fusionByHash.lookup(kernel.hash);
       InFlightDiagnostic diag =
-          fusion ? fusion.emitOpError() : mlir::emitError(loc);
+          fusion ? emitFusionError(fusion) : mlir::emitError(loc);
       diag << "generated kernel '" << kernel.name
            << "' does not compile: " << job.error;
       return failure();

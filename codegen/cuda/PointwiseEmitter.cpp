@@ -330,7 +330,7 @@ FailureOr<std::vector<KernelPlan>> planKernels(FusionOp fusion,
   if (std::optional<SmallVector<Group>> found = groupsOf(fusion, &why))
     groups = std::move(*found);
   if (groups.empty())
-    return fusion.emitOpError("pointwise codegen: ") << why;
+    return (emitFusionError(fusion) << "pointwise codegen: ") << why;
 
   // A group that alone needs too many pointers is split by its results
   // (same shape, fewer tensors each).
@@ -345,7 +345,7 @@ FailureOr<std::vector<KernelPlan>> planKernels(FusionOp fusion,
       return success();
     }
     if (group.results.size() == 1)
-      return fusion.emitOpError("pointwise codegen: result #")
+      return (emitFusionError(fusion) << "pointwise codegen: result #")
              << group.results[0] << " reads more than " << kMaxPointerArgs
              << " inputs";
     size_t half = group.results.size() / 2;
@@ -355,7 +355,7 @@ FailureOr<std::vector<KernelPlan>> planKernels(FusionOp fusion,
       piece.shape = group.shape;
       piece.results.assign(part.begin(), part.end());
       if (!analyze(fusion, piece, &why))
-        return fusion.emitOpError("pointwise codegen: ") << why;
+        return (emitFusionError(fusion) << "pointwise codegen: ") << why;
       if (failed(fit(piece)))
         return failure();
     }

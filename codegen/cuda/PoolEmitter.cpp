@@ -215,7 +215,7 @@ public:
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     FailureOr<SingleOpFusion> single = poolFusion(fusion);
     if (failed(single))
-      return fusion.emitOpError("is not a fusion of one pooling op");
+      return (emitFusionError(fusion) << "is not a fusion of one pooling op");
     PoolKernels kernels(*single, options.target());
     emitPool(kernels);
     return kernels.builder.take();

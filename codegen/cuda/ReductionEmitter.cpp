@@ -718,7 +718,7 @@ public:
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (fusion.getKind() != "reduction")
-      return fusion.emitOpError("is not a reduction fusion");
+      return (emitFusionError(fusion) << "is not a reduction fusion");
     if (FailureOr<CrossEntropyPair> pair = matchCrossEntropyPair(fusion);
         succeeded(pair))
       return emitCrossEntropyPair(fusion, *pair, options.target());
@@ -726,7 +726,7 @@ public:
       std::string why;
       FailureOr<ReductionPlan> plan = planReduction(fusion, &why);
       if (failed(plan))
-        return fusion.emitOpError("reduction codegen: ") << why;
+        return (emitFusionError(fusion) << "reduction codegen: ") << why;
       return emitComposedReduction(fusion, *plan, options.target());
     }
     Emission e(*SingleOpFusion::get(fusion), fusion, options.target());

@@ -363,8 +363,8 @@ public:
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     FailureOr<RnnFusion> parsed = RnnFusion::get(fusion);
     if (failed(parsed))
-      return fusion.emitOpError("is not a fusion of one kiln.rnn or "
-                                "kiln.rnn_backward");
+      return (emitFusionError(fusion) << "is not a fusion of one kiln.rnn or "
+                                         "kiln.rnn_backward");
     RnnFusion &f = *parsed;
     auto input = cast<RankedTensorType>(f.op->getOperand(0).getType());
     Emission e;
