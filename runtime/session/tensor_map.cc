@@ -43,31 +43,26 @@ absl::StatusOr<CUtensorMap> EncodeTensorMap(const CudaDriver& driver,
   // Lines are promoted to L2 in 256-byte sectors: the copies read whole
   // swizzle rows of consecutive addresses. Out-of-bounds elements read as
   // zeros (the padding of a convolution, a partial last tile).
-  if (map.mode == artifact::TensorMapMode::kIm2col) {
-    if (auto status = KILN_CU(
-            &driver, cuTensorMapEncodeIm2col, &encoded, DataTypeOf(map.dtype),
-            static_cast<cuuint32_t>(map.rank()), global, dims.data(),
-            strides.data(), map.lower_corner.data(), map.upper_corner.data(),
-            map.channels_per_pixel, map.pixels_per_column,
-            element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
-            SwizzleOf(map.swizzle_bytes), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-        !status.ok()) {
-      return status;
-    }
-    return encoded;
-  }
   const std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
-  if (auto status = KILN_CU(
-          &driver, cuTensorMapEncodeTiled, &encoded, DataTypeOf(map.dtype),
-          static_cast<cuuint32_t>(map.rank()), global, dims.data(),
-          strides.data(), box.data(), element_strides.data(),
-          CU_TENSOR_MAP_INTERLEAVE_NONE, SwizzleOf(map.swizzle_bytes),
-          CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-      !status.ok()) {
-    return status;
-  }
+  const absl::Status status =
+      map.mode == artifact::TensorMapMode::kIm2col
+          ? KILN_CU(&driver, cuTensorMapEncodeIm2col, &encoded,
+                    DataTypeOf(map.dtype), static_cast<cuuint32_t>(map.rank()),
+                    global, dims.data(), strides.data(),
+                    map.lower_corner.data(), map.upper_corner.data(),
+                    map.channels_per_pixel, map.pixels_per_column,
+                    element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    SwizzleOf(map.swizzle_bytes),
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+          : KILN_CU(&driver, cuTensorMapEncodeTiled, &encoded,
+                    DataTypeOf(map.dtype), static_cast<cuuint32_t>(map.rank()),
+                    global, dims.data(), strides.data(), box.data(),
+                    element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    SwizzleOf(map.swizzle_bytes),
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (!status.ok()) return status;
   return encoded;
 }
 

@@ -37,6 +37,7 @@
 #include "kiln/status.h"
 #include "runtime/artifact/artifact.h"
 #include "runtime/cuda/device.h"
+#include "runtime/io/atomic_file.h"
 #include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
 
@@ -673,17 +674,19 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "kiln-run: %s\n", std::string(s.ToString()).c_str());
     return 1;
   };
-  // The file first: a missing or damaged artifact is reported as such, also
-  // on a machine without a GPU.
-  if (absl::StatusOr<artifact::Artifact> checked =
-          artifact::LoadArtifactFile(flags->model);
+  // The file first, read once: a missing or damaged artifact is reported as
+  // such, also on a machine without a GPU.
+  absl::StatusOr<std::string> bytes = io::ReadFile(flags->model);
+  if (!bytes.ok()) return fail(bytes.status());
+  if (absl::Status checked = artifact::LoadArtifact(*bytes).status();
       !checked.ok()) {
-    return fail(checked.status());
+    return fail(Annotate(checked, flags->model));
   }
   absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags->device);
   if (!rt.ok()) return fail(rt.status());
-  absl::StatusOr<std::unique_ptr<Module>> module = (*rt)->Load(flags->model);
-  if (!module.ok()) return fail(module.status());
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      (*rt)->LoadFromMemory(*bytes);
+  if (!module.ok()) return fail(Annotate(module.status(), flags->model));
   std::printf("%s on %s (sm_%d), kernels from %s\n", flags->model.c_str(),
               (*rt)->device().name().c_str(),
               (*rt)->device().compute_capability().sm(),
