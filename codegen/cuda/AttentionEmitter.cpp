@@ -1,10 +1,12 @@
 //===- AttentionEmitter.cpp - kernels of "attention" fusions --------------===//
 //
-// kiln.attention is a flash-attention forward (kernels/attention_fwd.cuh),
-// kiln.attention_backward two deterministic kernels (row statistics and dq
-// over query tiles, dk/dv over key tiles; kernels/attention_bwd.cuh). The
-// fusion is taken apart by AttentionFusion.h and planned by
-// AttentionPlanner.h; head dims too large for 16-row tiles are rejected.
+// kiln.attention is a flash-attention forward, kiln.attention_backward two
+// deterministic kernels (row statistics and dq over query tiles, dk/dv over
+// key tiles): on sm_90a with TMA, bf16/f16 problems whose tensors TMA can
+// copy run on tensor cores (kernels/attention_wgmma_*.cuh), every other one
+// on CUDA cores (kernels/attention_fwd.cuh, attention_bwd.cuh). The fusion
+// is taken apart by AttentionFusion.h and planned by AttentionPlanner.h;
+// head dims too large for 16-row SIMT tiles are rejected.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +47,12 @@ public:
                           describeOp(single->op));
     if (problem.batchHeads == 0 || problem.tq == 0)
       return builder.take();
-    planAttention(problem, *tile, builder);
+    if (std::optional<AttentionWgmmaPlan> wgmma = chooseAttentionWgmma(
+            problem, options.target(),
+            options.allowTma && archNumber(options.arch) == 90))
+      planAttentionWgmma(problem, *wgmma, builder);
+    else
+      planAttention(problem, *tile, builder);
     return builder.take();
   }
 };

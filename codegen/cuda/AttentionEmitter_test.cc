@@ -2,9 +2,11 @@
 //
 // Flash-attention forward and the two backward kernels for the sine block
 // (B4 H4 T32 D16, causal), the attention targets (B8 H16 T2048 D128 causal,
-// D64 non-causal, bf16), Tq != Tk with tails, f16/f32, large head dims on
-// smaller tiles (chosen by the target's shared memory), and what the emitter
-// rejects. Every kernel is compiled to PTX and an sm_90 cubin.
+// D64 non-causal, bf16) on the tensor-core kernels with their tensor maps,
+// head dims and layouts they take and those left to CUDA cores, Tq != Tk
+// with tails, f16/f32, large head dims on smaller tiles (chosen by the
+// target's shared memory), and what the emitter rejects. Every kernel is
+// compiled to PTX and an sm_90 (or sm_90a) cubin.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,17 +86,129 @@ TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
   }
 }
 
-TEST_F(AttentionEmitterTest, TargetD128CausalBf16) {
+/// The tensor-map arguments of `launch`, in order.
+std::vector<const TensorMapLayout *> mapsOf(const GeneratedLaunch &launch) {
+  std::vector<const TensorMapLayout *> maps;
+  for (const LaunchArg &arg : launch.args)
+    if (arg.kind == LaunchArg::Kind::TensorMap)
+      maps.push_back(arg.tensorMap.get());
+  return maps;
+}
+
+TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                               "8x16x2048x128", "bf16", "causal");
   ASSERT_EQ(f.launches.size(), 1u);
-  EXPECT_EQ(f.launches[0].grid[0], 32u * 128);
-  EXPECT_GT(f.launches[0].dynamicSharedBytes, 48u * 1024);
+  EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
+  EXPECT_TRUE(f.kernels[0].archSpecific);
+  // 128 queries per block: a producer and two consumer warpgroups.
+  EXPECT_EQ(f.launches[0].grid[0], 16u * 128);
+  EXPECT_EQ(f.launches[0].block[0], 384u);
+  EXPECT_LE(f.launches[0].dynamicSharedBytes,
+            CodegenOptions().target().sharedBytesPerBlock);
+  std::vector<const TensorMapLayout *> maps = mapsOf(f.launches[0]);
+  ASSERT_EQ(maps.size(), 3u);
+  // {head dim, T, heads, batch}, bytes per row, head and batch; boxes of one
+  // 64-element panel by 128 queries or keys.
+  for (const TensorMapLayout *map : maps) {
+    EXPECT_EQ(map->dims, (std::vector<uint64_t>{128, 2048, 16, 8}));
+    EXPECT_EQ(map->strides,
+              (std::vector<uint64_t>{256, 256 * 2048, 256 * 2048 * 16}));
+    EXPECT_EQ(map->box, (std::vector<uint32_t>{64, 128, 1, 1}));
+    EXPECT_EQ(map->swizzleBytes, 128u);
+  }
+
   GeneratedFusion b =
       backward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                "8x16x2048x128", "bf16", "causal");
   ASSERT_EQ(b.launches.size(), 2u);
-  EXPECT_EQ(b.launches[1].grid[0], 32u * 128);
+  EXPECT_EQ(b.kernels[0].templateName, "attention_wgmma_bwd_dq");
+  EXPECT_EQ(b.kernels[1].templateName, "attention_wgmma_bwd_dkdv");
+  // Each kernel keeps 128 rows and streams 64-row tiles of the others: the
+  // dq kernel's query map has 128-row boxes and its key map 64, the dk/dv
+  // kernel's the other way round.
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(b.launches[i].grid[0], 16u * 128);
+    EXPECT_EQ(b.kernels[i].source.find("atomic"), std::string::npos);
+    std::vector<const TensorMapLayout *> maps = mapsOf(b.launches[i]);
+    ASSERT_EQ(maps.size(), 4u);
+    EXPECT_EQ(maps[0]->box[1], i == 0 ? 128u : 64u) << i;
+    EXPECT_EQ(maps[1]->box[1], i == 0 ? 64u : 128u) << i;
+  }
+  // The row statistics of every (batch, head) pass through scratch.
+  EXPECT_GE(b.scratchBytes, 2u * 128 * 2048 * 4);
+}
+
+TEST_F(AttentionEmitterTest, TensorCoreKernelsOverHeadDimsAndLayouts) {
+  // Head dims pad to whole 64-element panels; 256 computes dk and dv in
+  // launches of their own (both accumulators would not fit in registers).
+  GeneratedFusion b = backward("1x2x100x256", "1x2x130x256", "1x2x130x256",
+                               "1x2x100x256", "f16", "causal");
+  ASSERT_EQ(b.launches.size(), 3u);
+  EXPECT_EQ(b.kernels[0].templateName, "attention_wgmma_bwd_dq");
+  EXPECT_EQ(b.kernels[1].templateName, "attention_wgmma_bwd_dk");
+  EXPECT_EQ(b.kernels[2].templateName, "attention_wgmma_bwd_dv");
+  GeneratedFusion f = forward("2x2x33x40", "2x2x70x40", "2x2x70x24",
+                              "2x2x33x24", "bf16", "");
+  EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
+  std::vector<const TensorMapLayout *> maps = mapsOf(f.launches[0]);
+  ASSERT_EQ(maps.size(), 3u);
+  EXPECT_EQ(maps[0]->dims, (std::vector<uint64_t>{40, 33, 2, 2}));
+  EXPECT_EQ(maps[2]->dims, (std::vector<uint64_t>{24, 70, 2, 2}));
+
+  // Interleaved heads ([B, T, H, D] in memory): rows H * D apart.
+  FusionOp interleaved = parseFusion(R"mlir(
+    func.func @f(%q: tensor<2x64x4x64xbf16>, %k: tensor<2x64x4x64xbf16>, %v: tensor<2x64x4x64xbf16>) {
+      %o = kiln.fusion "attention" (%q, %k, %v)
+          : (tensor<2x64x4x64xbf16>, tensor<2x64x4x64xbf16>, tensor<2x64x4x64xbf16>) -> tensor<2x64x4x64xbf16> {
+      ^bb0(%a: tensor<2x64x4x64xbf16>, %b: tensor<2x64x4x64xbf16>, %c: tensor<2x64x4x64xbf16>):
+        %ta = kiln.transpose %a perm = [0, 2, 1, 3] : tensor<2x64x4x64xbf16>
+        %tb = kiln.transpose %b perm = [0, 2, 1, 3] : tensor<2x64x4x64xbf16>
+        %tc = kiln.transpose %c perm = [0, 2, 1, 3] : tensor<2x64x4x64xbf16>
+        %r = kiln.attention %ta, %tb, %tc causal
+            : tensor<2x4x64x64xbf16>, tensor<2x4x64x64xbf16>, tensor<2x4x64x64xbf16>
+        %t = kiln.transpose %r perm = [0, 2, 1, 3] : tensor<2x4x64x64xbf16>
+        kiln.yield %t : tensor<2x64x4x64xbf16>
+      }
+      return
+    })mlir");
+  GeneratedFusion g = emitAndCompile(*emitter, interleaved);
+  ASSERT_EQ(g.launches.size(), 1u);
+  maps = mapsOf(g.launches[0]);
+  ASSERT_EQ(maps.size(), 3u);
+  EXPECT_EQ(maps[0]->dims, (std::vector<uint64_t>{64, 64, 4, 2}));
+  EXPECT_EQ(maps[0]->strides,
+            (std::vector<uint64_t>{4 * 64 * 2, 64 * 2, 64 * 4 * 64 * 2}));
+}
+
+TEST_F(AttentionEmitterTest, CudaCoresWhereTensorCoresCannot) {
+  // f32; a head dim whose rows are not whole 16-byte units; over 256.
+  for (auto [shape, elem] :
+       {std::pair{"1x2x40x64", "f32"}, std::pair{"1x2x40x36", "bf16"},
+        std::pair{"1x2x40x320", "bf16"}}) {
+    GeneratedFusion f = forward(shape, shape, shape, shape, elem, "causal");
+    ASSERT_EQ(f.kernels.size(), 1u);
+    EXPECT_EQ(f.kernels[0].templateName, "attention_fwd") << shape << elem;
+  }
+  // Not sm_90, or TMA turned off.
+  std::string types = t("1x2x64x64", "bf16") + ", " + t("1x2x64x64", "bf16") +
+                      ", " + t("1x2x64x64", "bf16");
+  FusionOp fusion =
+      fusionOf("attention", "kiln.attention %arg0, %arg1, %arg2 : " + types,
+               types, t("1x2x64x64", "bf16"));
+  ASSERT_TRUE(fusion);
+  for (auto [arch, tma] : {std::pair{"sm_80", true}, std::pair{"sm_90", false},
+                           std::pair{"sm_90", true}}) {
+    CodegenOptions options;
+    options.arch = arch;
+    options.allowTma = tma;
+    FailureOr<GeneratedFusion> g = emitter->emit(fusion, options);
+    ASSERT_TRUE(succeeded(g)) << diagnostics;
+    bool hopper = llvm::StringRef(arch) == "sm_90" && tma;
+    EXPECT_EQ(g->kernels[0].templateName,
+              hopper ? "attention_wgmma_fwd" : "attention_fwd")
+        << arch << tma;
+  }
 }
 
 TEST_F(AttentionEmitterTest, TargetD64NonCausalBf16) {
@@ -162,6 +276,8 @@ TEST_F(AttentionEmitterTest, TilesFollowTheTargetsSharedMemory) {
   for (auto [arch, tile] : {std::pair{"sm_90", 64}, std::pair{"sm_80", 32}}) {
     CodegenOptions options;
     options.arch = arch;
+    // (On sm_90 the tensor-core kernels would take it.)
+    options.allowTma = false;
     const GpuTarget &target = options.target();
     EXPECT_EQ(*chooseAttentionTile(single->problem, target), tile) << arch;
     EXPECT_LE(attentionForwardSharedBytes(single->problem, tile),

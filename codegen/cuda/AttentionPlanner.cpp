@@ -3,6 +3,7 @@
 #include "codegen/cuda/AttentionPlanner.h"
 
 #include "kiln/attention_layout.cuh"
+#include "kiln/attention_wgmma_layout.cuh"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -14,22 +15,10 @@ namespace layout = ::kiln::attention;
 
 int64_t padded(int64_t d) { return layout::pad16(d); }
 
-/// The configuration struct every kernel of `p` is instantiated with.
-std::string renderConfig(const AttentionProblem &p, int64_t tile) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "struct config {\n"
-     << "  typedef " << p.elem << " elem_t;\n"
-     << "  typedef " << (p.wideIndex ? "long long" : "int") << " idx_t;\n"
-     << "  static constexpr int tq = " << p.tq << ", tk = " << p.tk
-     << ", d = " << p.d << ", dv = " << p.dv << ";\n"
-     << "  static constexpr int tile = " << tile << ";\n"
-     << "  static constexpr bool causal = " << (p.causal ? "true" : "false")
-     << ";\n"
-     << "  static constexpr float scale = " << floatLiteral(p.scale) << ";\n"
-     << "  static constexpr float qscale = "
-     << floatLiteral(p.scale * 1.4426950408889634) << "; // scale * log2(e)\n"
-     << "  // Where each [B, H, T, D] tensor lies: heads, batch, head and row "
+/// The strided<> layout of every tensor of `p` that a kernel uses, as
+/// `<name>_layout` typedefs of a configuration struct.
+void renderLayouts(llvm::raw_ostream &os, const AttentionProblem &p) {
+  os << "  // Where each [B, H, T, D] tensor lies: heads, batch, head and row "
         "strides.\n";
   auto tensor = [&](llvm::StringRef name, const AttentionTensor &t) {
     os << "  typedef kiln::attention::strided<idx_t, " << t.heads << ", "
@@ -45,6 +34,29 @@ std::string renderConfig(const AttentionProblem &p, int64_t tile) {
   for (auto [i, t] : llvm::enumerate(p.results))
     if (t)
       tensor(p.backward ? backwardResults[i] : forwardResults[i], *t);
+}
+
+/// The members every configuration starts with: types, sizes, mask, scale.
+void renderCommon(llvm::raw_ostream &os, const AttentionProblem &p) {
+  os << "  typedef " << p.elem << " elem_t;\n"
+     << "  typedef " << (p.wideIndex ? "long long" : "int") << " idx_t;\n"
+     << "  static constexpr int tq = " << p.tq << ", tk = " << p.tk
+     << ", d = " << p.d << ", dv = " << p.dv << ";\n"
+     << "  static constexpr bool causal = " << (p.causal ? "true" : "false")
+     << ";\n"
+     << "  static constexpr float scale = " << floatLiteral(p.scale) << ";\n"
+     << "  static constexpr float qscale = "
+     << floatLiteral(p.scale * 1.4426950408889634) << "; // scale * log2(e)\n";
+}
+
+/// The configuration struct every SIMT kernel of `p` is instantiated with.
+std::string renderConfig(const AttentionProblem &p, int64_t tile) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "struct config {\n";
+  renderCommon(os, p);
+  os << "  static constexpr int tile = " << tile << ";\n";
+  renderLayouts(os, p);
   if (p.backward)
     os << "  static constexpr bool has_dq = "
        << (p.results[0] ? "true" : "false")
@@ -169,6 +181,255 @@ void planAttention(const AttentionProblem &p, int64_t tile,
              "row_lse, row_delta, " +
              dk + ", " + dv + ");\n";
   builder.kernel(std::move(key));
+}
+
+namespace {
+
+/// Element bytes of the storage types the Hopper kernels take.
+constexpr int64_t kWgmmaElementBytes = 2;
+
+/// Whether TMA can copy `t` (rows of `dim` elements): every stride a whole
+/// number of 16-byte units.
+bool tmaCopyable(const AttentionTensor &t) {
+  auto whole = [](int64_t stride) {
+    return stride > 0 && (stride * kWgmmaElementBytes) % 16 == 0 &&
+           stride * kWgmmaElementBytes < (int64_t(1) << 40);
+  };
+  return whole(t.rowStride) && whole(t.headStride) && whole(t.batchStride);
+}
+
+/// The tensor map over `t` ([batchHeads / heads][heads][rows][dim]) with
+/// boxes of `boxRows` rows of one 64-element panel.
+TensorMapLayout panelMap(const AttentionProblem &p, const AttentionTensor &t,
+                         int64_t rows, int64_t dim, int64_t boxRows) {
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  TensorMapLayout map;
+  map.dims = {u(dim), u(rows), u(t.heads), u(p.batchHeads / t.heads)};
+  map.strides = {u(t.rowStride * kWgmmaElementBytes),
+                 u(t.headStride * kWgmmaElementBytes),
+                 u(t.batchStride * kWgmmaElementBytes)};
+  map.box = {static_cast<uint32_t>(layout::kPanel),
+             static_cast<uint32_t>(boxRows), 1, 1};
+  map.elementStrides = {1, 1, 1, 1};
+  map.swizzleBytes = 128;
+  return map;
+}
+
+int64_t forwardBytes(const AttentionProblem &p, const AttentionWgmmaKernel &k) {
+  return layout::wgmma_forward_smem(k.fixedRows, k.streamedRows, p.d, p.dv,
+                                    k.stages)
+      .bytes();
+}
+int64_t backwardBytes(const AttentionProblem &p, const AttentionWgmmaKernel &k,
+                      bool rowStats) {
+  return layout::wgmma_backward_smem(k.fixedRows, k.streamedRows, p.d, p.dv,
+                                     k.stages, rowStats)
+      .bytes();
+}
+
+/// The most stages (2 to 4) of `kernel` whose shared memory fits `target`,
+/// trying each of `fixedRows` in turn; none when nothing fits.
+template <class Bytes>
+std::optional<AttentionWgmmaKernel>
+fitStages(const GpuTarget &target, llvm::ArrayRef<int64_t> fixedRows,
+          int64_t streamedRows, Bytes bytes) {
+  for (int64_t fixed : fixedRows)
+    for (int64_t stages = 4; stages >= 2; --stages) {
+      AttentionWgmmaKernel kernel{fixed, streamedRows, stages};
+      if (bytes(kernel) <= int64_t(target.sharedBytesPerBlock))
+        return kernel;
+    }
+  return std::nullopt;
+}
+
+/// The configuration struct of one Hopper kernel.
+std::string renderWgmmaConfig(const AttentionProblem &p,
+                              const AttentionWgmmaKernel &k, bool hasDk,
+                              bool hasDv, int64_t statsRows) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "struct config {\n";
+  renderCommon(os, p);
+  os << "  static constexpr int kind = " << (p.elem == "__half" ? 1 : 0)
+     << "; // 0 bf16, 1 f16\n"
+     << "  static constexpr int bm = " << k.fixedRows
+     << ", bn = " << k.streamedRows << ", stages = " << k.stages << ";\n"
+     << "  static constexpr int batch_heads = " << p.batchHeads
+     << ", stats_rows = " << statsRows << ";\n";
+  if (p.backward)
+    os << "  static constexpr bool has_dq = "
+       << (p.results[0] ? "true" : "false")
+       << ", has_dk = " << (hasDk ? "true" : "false")
+       << ", has_dv = " << (hasDv ? "true" : "false") << ";\n";
+  renderLayouts(os, p);
+  os << "};\n";
+  return text;
+}
+
+} // namespace
+
+std::optional<AttentionWgmmaPlan>
+chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
+                     bool allowed) {
+  if (!allowed || (p.elem != "__nv_bfloat16" && p.elem != "__half"))
+    return std::nullopt;
+  if (p.d > layout::kMaxWgmmaHeadDim || p.dv > layout::kMaxWgmmaHeadDim ||
+      p.d % 8 != 0 || p.dv % 8 != 0 || p.tk == 0 ||
+      p.tq >= (int64_t(1) << 31) || p.tk >= (int64_t(1) << 31))
+    return std::nullopt;
+  // TMA copies the operands; the kernels store the results two elements at
+  // a time.
+  for (const AttentionTensor &t : p.operands)
+    if (!tmaCopyable(t) || p.batchHeads % t.heads != 0)
+      return std::nullopt;
+  for (const std::optional<AttentionTensor> &t : p.results)
+    if (t && !tmaCopyable(*t))
+      return std::nullopt;
+
+  AttentionWgmmaPlan plan;
+  int64_t dp = layout::pad_panel(p.d), dvp = layout::pad_panel(p.dv);
+  if (!p.backward) {
+    std::optional<AttentionWgmmaKernel> forward =
+        fitStages(target, {128}, dp <= 128 ? 128 : 64,
+                  [&](const AttentionWgmmaKernel &k) {
+                    return forwardBytes(p, k);
+                  });
+    if (!forward)
+      return std::nullopt;
+    plan.forward = *forward;
+    return plan;
+  }
+  std::optional<AttentionWgmmaKernel> dq =
+      fitStages(target, {128, 64}, 64, [&](const AttentionWgmmaKernel &k) {
+        return backwardBytes(p, k, false);
+      });
+  std::optional<AttentionWgmmaKernel> dkdv =
+      fitStages(target, {128, 64}, 64, [&](const AttentionWgmmaKernel &k) {
+        return backwardBytes(p, k, true);
+      });
+  if (!dq || !dkdv)
+    return std::nullopt;
+  plan.dq = *dq;
+  plan.dkdv = *dkdv;
+  // Both gradients' accumulators (a 64-row slice of each) in registers take
+  // 32 per 64 head-dim elements: at most four panels together.
+  plan.separateDkDv = (dp + dvp) / layout::kPanel > 4;
+  return plan;
+}
+
+void planAttentionWgmma(const AttentionProblem &p,
+                        const AttentionWgmmaPlan &plan,
+                        FusionBuilder &builder) {
+  std::string elem = p.elem;
+  auto spec = [&](llvm::StringRef kernel, const AttentionWgmmaKernel &k,
+                  int64_t tiles, int64_t shared, std::string config) {
+    KernelSpec s;
+    s.prefix = ("kiln_" + kernel).str();
+    s.templateName = kernel.str();
+    s.templates = {p.backward ? "kiln/attention_wgmma_bwd.cuh"
+                              : "kiln/attention_wgmma_fwd.cuh"};
+    s.configuration =
+        llvm::formatv("{0} tensor cores: {1} rows kept, {2} streamed by TMA "
+                      "in {3} stages; tq {4} tk {5} d {6}/{7}{8}, {9} "
+                      "threads, {10} B shared",
+                      p.elem, k.fixedRows, k.streamedRows, k.stages, p.tq,
+                      p.tk, p.d, p.dv, p.causal ? " causal" : "",
+                      k.threads(), shared)
+            .str();
+    s.functors = std::move(config);
+    s.grid = {uint32_t(tiles * p.batchHeads), 1, 1};
+    s.block = {uint32_t(k.threads()), 1, 1};
+    s.minBlocksPerSm = 1;
+    s.dynamicSharedBytes = uint32_t(shared);
+    s.archSpecific = true;
+    s.mergeable = false;
+    return s;
+  };
+  // The map of operand i ([B, H, rows, dim]) in boxes of boxRows rows.
+  auto map = [&](KernelSpec &s, unsigned i, llvm::StringRef name,
+                 int64_t rows, int64_t dim, int64_t boxRows) {
+    const AttentionTensor &t = p.operands[i];
+    s.addParam(kTensorMapParamType.str(), name.str(),
+               LaunchArg::tensorMapOf(t.arg,
+                                      panelMap(p, t, rows, dim, boxRows)));
+  };
+  auto out = [&](KernelSpec &s, unsigned i, llvm::StringRef name) {
+    if (!p.results[i])
+      return std::string("nullptr");
+    s.addParam(elem + " *__restrict__", name.str(), p.results[i]->arg);
+    return name.str();
+  };
+
+  if (!p.backward) {
+    const AttentionWgmmaKernel &k = plan.forward;
+    KernelSpec s = spec("attention_wgmma_fwd", k, ceilDiv(p.tq, k.fixedRows),
+                        forwardBytes(p, k),
+                        renderWgmmaConfig(p, k, false, false, 0));
+    map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
+    map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
+    map(s, 2, "v_map", p.tk, p.dv, k.streamedRows);
+    s.body = "  kiln::attention::forward_wgmma<config>(ctx, q_map, k_map, "
+             "v_map, " +
+             out(s, 0, "out") + ");\n";
+    builder.kernel(std::move(s));
+    return;
+  }
+
+  int64_t statsRows = layout::stats_rows(p.tq, plan.dq.fixedRows);
+  uint64_t rows = p.batchHeads * statsRows * 4;
+  uint64_t lse = builder.scratch(rows), delta = builder.scratch(rows);
+  const AttentionWgmmaKernel &dq = plan.dq;
+  KernelSpec query =
+      spec("attention_wgmma_bwd_dq", dq, ceilDiv(p.tq, dq.fixedRows),
+           backwardBytes(p, dq, false),
+           renderWgmmaConfig(p, dq, false, false, statsRows));
+  map(query, 0, "q_map", p.tq, p.d, dq.fixedRows);
+  map(query, 1, "k_map", p.tk, p.d, dq.streamedRows);
+  map(query, 2, "v_map", p.tk, p.dv, dq.streamedRows);
+  map(query, 4, "d_out_map", p.tq, p.dv, dq.fixedRows);
+  query.addParam("const " + elem + " *__restrict__", "out",
+                 p.operands[3].arg);
+  query.addParam("const " + elem + " *__restrict__", "d_out",
+                 p.operands[4].arg);
+  query.addParam("float *__restrict__", "row_lse", LaunchArg::scratch(lse));
+  query.addParam("float *__restrict__", "row_delta", LaunchArg::scratch(delta));
+  query.body = "  kiln::attention::backward_dq_wgmma<config>(ctx, q_map, "
+               "k_map, v_map, d_out_map, out, d_out, row_lse, row_delta, " +
+               out(query, 0, "d_query") + ");\n";
+  builder.kernel(std::move(query));
+
+  const AttentionWgmmaKernel &kv = plan.dkdv;
+  auto keyKernel = [&](bool hasDk, bool hasDv) {
+    KernelSpec key =
+        spec(hasDk && hasDv ? "attention_wgmma_bwd_dkdv"
+             : hasDk        ? "attention_wgmma_bwd_dk"
+                            : "attention_wgmma_bwd_dv",
+             kv, ceilDiv(p.tk, kv.fixedRows), backwardBytes(p, kv, true),
+             renderWgmmaConfig(p, kv, hasDk, hasDv, statsRows));
+    map(key, 0, "q_map", p.tq, p.d, kv.streamedRows);
+    map(key, 1, "k_map", p.tk, p.d, kv.fixedRows);
+    map(key, 2, "v_map", p.tk, p.dv, kv.fixedRows);
+    map(key, 4, "d_out_map", p.tq, p.dv, kv.streamedRows);
+    key.addParam("const float *__restrict__", "row_lse",
+                 LaunchArg::scratch(lse));
+    key.addParam("const float *__restrict__", "row_delta",
+                 LaunchArg::scratch(delta));
+    std::string dk = hasDk ? out(key, 1, "d_key") : "nullptr";
+    std::string dv = hasDv ? out(key, 2, "d_value") : "nullptr";
+    key.body = "  kiln::attention::backward_dkdv_wgmma<config>(ctx, q_map, "
+               "k_map, v_map, d_out_map, row_lse, row_delta, " +
+               dk + ", " + dv + ");\n";
+    builder.kernel(std::move(key));
+  };
+  bool hasDk = p.results[1].has_value(), hasDv = p.results[2].has_value();
+  if (!hasDk && !hasDv)
+    return;
+  if (plan.separateDkDv && hasDk && hasDv) {
+    keyKernel(true, false);
+    keyKernel(false, true);
+  } else {
+    keyKernel(hasDk, hasDv);
+  }
 }
 
 } // namespace mlir::kiln::codegen

@@ -1,10 +1,13 @@
 //===- AttentionPlanner.h - attention problems to kernel specs -*- C++ -*-===//
 //
-// Plans the flash-attention kernels of kernels/attention_fwd.cuh and
-// kernels/attention_bwd.cuh for one AttentionProblem on a GpuTarget: the
-// tile (64, 32 or 16 rows of queries and keys: the largest whose shared
-// buffers fit in a block), the configuration struct the templates are
-// instantiated with, and one KernelSpec per kernel.
+// Plans the flash-attention kernels for one AttentionProblem on a
+// GpuTarget: on sm_90a, bf16/f16 problems whose tensors TMA can copy take
+// the warp-specialised tensor-core kernels of kernels/attention_wgmma_*.cuh
+// (tiles and stages that fit in a block's shared memory); every other one
+// the SIMT kernels of kernels/attention_fwd.cuh and attention_bwd.cuh (the
+// tile: 64, 32 or 16 rows of queries and keys, the largest whose shared
+// buffers fit). Each gets the configuration struct its templates are
+// instantiated with and one KernelSpec per kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,8 @@
 
 #include "codegen/cuda/AttentionProblem.h"
 #include "codegen/cuda/EmitterUtils.h"
+
+#include <optional>
 
 namespace mlir::kiln::codegen {
 
@@ -37,6 +42,34 @@ FailureOr<int64_t> chooseAttentionTile(const AttentionProblem &p,
 /// scratch between them.
 void planAttention(const AttentionProblem &p, int64_t tile,
                    FusionBuilder &builder);
+
+/// One Hopper kernel of kernels/attention_wgmma_*.cuh: the rows of the tile
+/// a block keeps (a multiple of 64, one consumer warpgroup per 64), the rows
+/// of the tiles it streams, and the pipeline stages.
+struct AttentionWgmmaKernel {
+  int64_t fixedRows = 0, streamedRows = 0, stages = 0;
+  int64_t threads() const { return 128 * (fixedRows / 64 + 1); }
+};
+
+/// The Hopper kernels of a problem: the forward, or the backward's dq and
+/// dk/dv kernels, the latter as two launches (dk, then dv) where both
+/// gradients' accumulators would not fit in registers.
+struct AttentionWgmmaPlan {
+  AttentionWgmmaKernel forward, dq, dkdv;
+  bool separateDkDv = false;
+};
+
+/// The Hopper plan of `p` when its kernels can run on tensor cores by TMA:
+/// `allowed` (sm_90a with TMA), bf16/f16 storage, head dims of at most 256
+/// in whole 16-byte rows, and every tensor's strides whole 16-byte rows.
+std::optional<AttentionWgmmaPlan>
+chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
+                     bool allowed);
+
+/// Adds the Hopper kernels of `p` and their launches to `builder`.
+void planAttentionWgmma(const AttentionProblem &p,
+                        const AttentionWgmmaPlan &plan,
+                        FusionBuilder &builder);
 
 } // namespace mlir::kiln::codegen
 

@@ -4,7 +4,8 @@
 // chooses that tile for on sm_90 (the most registers per thread), causal or
 // not, in each storage type; each kernel rendered by the planner itself.
 // bf16 instances read [B, T, H, D] buffers (the strided head addressing),
-// f32 ones use 64-bit offsets.
+// f32 ones use 64-bit offsets. The Hopper tensor-core kernels come at each
+// head dim that changes their plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +98,31 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
                  {"sm_90", "sm_80"}});
         }
     }
+  // The Hopper kernels at every head dim that changes their tiles, stages
+  // or panels, in bf16 (interleaved heads) and f16 (dense).
+  const GpuTarget &hopper = *GpuTarget::forArch("sm_90");
+  for (bool backward : {false, true})
+    for (int64_t dim : {64, 96, 128, 192, 256})
+      for (bool causal : {false, true})
+        for (auto [elem, short_] : elems) {
+          if (llvm::StringRef(elem) == "float")
+            continue;
+          AttentionProblem p = problem(backward, dim, causal, elem);
+          std::optional<AttentionWgmmaPlan> plan =
+              chooseAttentionWgmma(p, hopper, true);
+          if (!plan)
+            continue;
+          FusionBuilder builder("// attention template instance\n");
+          planAttentionWgmma(p, *plan, builder);
+          GeneratedFusion fusion = builder.take();
+          for (const GeneratedKernel &kernel : fusion.kernels)
+            instances.push_back(
+                {llvm::formatv("{0}_{1}_d{2}{3}", kernel.templateName, short_,
+                               dim, causal ? "_causal" : "")
+                     .str(),
+                 kernel.source,
+                 {"sm_90a"}});
+        }
   return instances;
 }
 

@@ -28,7 +28,7 @@ __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
 template <class Idx, long long Heads, long long BatchStride,
           long long HeadStride, long long RowStride>
 struct strided {
-  static constexpr long long row = RowStride;
+  static constexpr long long heads = Heads, row = RowStride;
   static __device__ __forceinline__ Idx base(int bh) {
     if constexpr (BatchStride == Heads * HeadStride)
       return (Idx)bh * (Idx)HeadStride;

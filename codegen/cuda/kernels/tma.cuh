@@ -85,6 +85,28 @@ __device__ __forceinline__ void copy_2d(unsigned dst, const tensor_map &m,
                : "memory");
 }
 
+// The box at (c0, c1, c2, c3) of a 4-D tiled map into shared address dst.
+__device__ __forceinline__ void copy_4d(unsigned dst, const tensor_map &m,
+                                        unsigned bar, int c0, int c1, int c2,
+                                        int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+               "l"(address_of(m)), "r"(c0), "r"(c1), "r"(c2), "r"(c3),
+               "r"(bar)
+               : "memory");
+}
+
+// `bytes` (a multiple of 16) contiguous bytes from global src (16-byte
+// aligned) into shared address dst, without a tensor map.
+__device__ __forceinline__ void copy_bytes(unsigned dst, const void *src,
+                                           unsigned bytes, unsigned bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+               "bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+
 // The im2col column of a 4-D (NHWC) map: pixels from the window origin
 // (w, h) of image n on, channels from c, each shifted by the filter tap
 // (dw, dh).

@@ -1,0 +1,213 @@
+//===- attention_wgmma.cuh - pieces of the Hopper attention kernels -------===//
+//
+// What attention_wgmma_fwd.cuh and attention_wgmma_bwd.cuh share: wgmma
+// with the A operand in registers (a softmax's probabilities or a score
+// gradient, converted from the accumulators that computed them), the matrix
+// descriptors of the panel tiles of attention_wgmma_layout.cuh, the
+// accumulator fragment arithmetic and TMA copies of whole tiles.
+//
+// Fragments. A consumer warpgroup computes 64 rows of a product; in it warp
+// v, lane (g = lane / 4, c = lane % 4) holds rows 16v + g and 16v + g + 8 at
+// columns 8j + 2c and 8j + 2c + 1 of every 8-column block j: accumulator
+// registers 4j + {0, 1} (row g) and 4j + {2, 3} (row g + 8). A row's values
+// lie in the four lanes of a quad. The A fragment of a k16 step kk (four
+// 32-bit registers of element pairs) is the accumulators of blocks 2kk and
+// 2kk + 1 in order, so a product's result becomes the next product's
+// operand without leaving the registers.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+#include "kiln/attention_common.cuh"
+#include "kiln/attention_wgmma_layout.cuh"
+#include "kiln/gemm_wgmma.cuh"
+#include "kiln/tma.cuh"
+
+namespace kiln {
+namespace attention {
+
+// acc (m64 x n64) += A (registers a) * B (descriptor b), bf16 (KIND 0) or
+// f16 (KIND 1); B is read N-major (transposed) when B_MN.
+template <int KIND, bool B_MN>
+__device__ __forceinline__ void wgmma_rs(float (&acc)[32],
+                                         const unsigned (&a)[4],
+                                         unsigned long long b) {
+  static_assert(KIND == 0 || KIND == 1, "wgmma multiplies bf16 or f16");
+#define KILN_WGMMA_RS(TYPE)                                                    \
+  asm volatile(                                                                \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                             \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " {"         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, " \
+      "%30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"               \
+      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),  \
+        "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),  \
+        "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]),            \
+        "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]),            \
+        "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]),            \
+        "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]), "+f"(acc[25]),            \
+        "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),            \
+        "+f"(acc[30]), "+f"(acc[31])                                           \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1),            \
+        "n"(B_MN ? 1 : 0))
+  if constexpr (KIND == 0)
+    KILN_WGMMA_RS("bf16");
+  else
+    KILN_WGMMA_RS("f16");
+#undef KILN_WGMMA_RS
+}
+
+// Descriptors of panel tiles (attention_wgmma_layout.cuh) at shared address
+// `tile` with `rows` rows:
+//  - K-major (the head dim is the reduction): rows row0 .. row0 + 63 (or
+//    the whole N extent), k16 step kk of the head dim;
+//  - N-major (the rows are the reduction, the head dim the output
+//    columns): head-dim panel `panel`, k16 step kk of the rows.
+__device__ __forceinline__ unsigned long long
+k_major(unsigned tile, int rows, int row0, int kk) {
+  return gemm::wgmma_descriptor(tile + (kk / 4) * rows * 128 + row0 * 128 +
+                                    (kk % 4) * 32,
+                                16, 1024);
+}
+__device__ __forceinline__ unsigned long long
+n_major(unsigned tile, int rows, int panel, int kk) {
+  return gemm::wgmma_descriptor(tile + panel * rows * 128 + kk * 2048,
+                                rows * 128, 1024);
+}
+
+// acc (64 x N) = A (rows row0.. of a K-major tile) * B^T (a K-major tile of
+// N rows), both over a head dim of DP: one commit group.
+template <int N, int DP, int KIND>
+__device__ __forceinline__ void product_ss(float (&acc)[N / 2], unsigned a,
+                                           int a_rows, int row0, unsigned b) {
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    acc[i] = 0.f;
+  gemm::fence_accumulators(acc);
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; ++kk)
+    gemm::wgmma<N, KIND, false, false>(acc, k_major(a, a_rows, row0, kk),
+                                       k_major(b, N, 0, kk));
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+// acc (64 x PANELS*64) += A (fragments of K = 16 * STEPS) * B (an N-major
+// tile of 16 * STEPS rows): one commit group.
+template <int STEPS, int PANELS, int KIND>
+__device__ __forceinline__ void product_rs(float (&acc)[PANELS][32],
+                                           const unsigned (&a)[STEPS][4],
+                                           unsigned b) {
+#pragma unroll
+  for (int p = 0; p < PANELS; ++p)
+    gemm::fence_accumulators(acc[p]);
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int kk = 0; kk < STEPS; ++kk)
+#pragma unroll
+    for (int p = 0; p < PANELS; ++p)
+      wgmma_rs<KIND, true>(acc[p], a[kk], n_major(b, STEPS * 16, p, kk));
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+// Waits until at most N commit groups of this warpgroup are in flight.
+template <int N> __device__ __forceinline__ void retire() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+template <int STEPS>
+__device__ __forceinline__ void fence_fragments(unsigned (&a)[STEPS][4]) {
+#pragma unroll
+  for (int kk = 0; kk < STEPS; ++kk)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      asm volatile("" : "+r"(a[kk][i])::"memory");
+}
+template <int PANELS>
+__device__ __forceinline__ void fence_panels(float (&acc)[PANELS][32]) {
+#pragma unroll
+  for (int p = 0; p < PANELS; ++p)
+    gemm::fence_accumulators(acc[p]);
+}
+
+// Two f32 as one register of storage elements (the first in the low half).
+template <class E> __device__ __forceinline__ unsigned pack(float lo, float hi);
+template <>
+__device__ __forceinline__ unsigned pack<__nv_bfloat16>(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+template <>
+__device__ __forceinline__ unsigned pack<__half>(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+
+// The A fragments of the 64 x N accumulators `acc`.
+template <class E, int N>
+__device__ __forceinline__ void to_fragments(unsigned (&a)[N / 16][4],
+                                             const float (&acc)[N / 2]) {
+#pragma unroll
+  for (int kk = 0; kk < N / 16; ++kk)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      a[kk][i] = pack<E>(acc[8 * kk + 2 * i], acc[8 * kk + 2 * i + 1]);
+}
+
+// Max and sum over the four lanes of a quad (one accumulator row).
+__device__ __forceinline__ float quad_max(float v) {
+  v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
+  return fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
+}
+__device__ __forceinline__ float quad_sum(float v) {
+  v += __shfl_xor_sync(0xffffffffu, v, 1);
+  return v + __shfl_xor_sync(0xffffffffu, v, 2);
+}
+
+// Where this lane's accumulators lie in a 64-row slice: the first row and
+// column; register 4j + 2h + c is (row + 8h, column + 8j + c).
+struct lane_pos {
+  int row, col;
+  __device__ __forceinline__ explicit lane_pos(int thread) {
+    const int lane = thread & 31, warp = (thread >> 5) & 3;
+    row = warp * 16 + (lane >> 2);
+    col = (lane & 3) * 2;
+  }
+};
+
+// The head-dim panels of rows row0 .. row0 + ROWS - 1 of (batch * heads +
+// head) bh of a tensor map {head dim, T, heads, batch} into a panel tile;
+// completes on `bar`.
+template <int ROWS, int PANELS, long long HEADS>
+__device__ __forceinline__ void copy_tile(unsigned dst, const tensor_map &m,
+                                          unsigned bar, int row0, int bh) {
+  const int h = bh % (int)HEADS, b = bh / (int)HEADS;
+#pragma unroll
+  for (int p = 0; p < PANELS; ++p)
+    tma::copy_4d(dst + p * ROWS * 128, m, bar, p * kPanel, row0, h, b);
+}
+
+// Register shares of a warp-specialised block of one producer warpgroup
+// and CONSUMERS consumer warpgroups, one block per SM: the producer keeps
+// 24 (its one thread only copies) and the consumers share the rest, at most
+// 240 each (ptxas allocates the code after each setmaxnreg for its count).
+// A block of one consumer has as many as a thread can use without it.
+template <int CONSUMERS> struct register_split {
+  static constexpr int THREADS = 128 * (CONSUMERS + 1);
+  static constexpr int LAUNCH = 65536 / THREADS / 8 * 8;
+  static constexpr int PRODUCER = 24;
+  static constexpr int SHARED =
+      (LAUNCH * THREADS - 128 * PRODUCER) / (128 * CONSUMERS) / 8 * 8;
+  static constexpr int CONSUMER = SHARED < 240 ? SHARED : 240;
+  static constexpr bool REALLOCATE = LAUNCH < CONSUMER;
+  static __device__ __forceinline__ void producer() {
+    if constexpr (REALLOCATE)
+      tma::release_registers<PRODUCER>();
+  }
+  static __device__ __forceinline__ void consumer() {
+    if constexpr (REALLOCATE)
+      tma::claim_registers<CONSUMER>();
+  }
+};
+
+} // namespace attention
+} // namespace kiln

@@ -1,0 +1,495 @@
+//===- attention_wgmma_bwd.cuh - flash-attention backward on Hopper -------===//
+//
+// The backward of attention_bwd.cuh on tensor cores (sm_90a), for bf16/f16
+// with head dims of at most 256, in the same two deterministic kernels (no
+// atomics: every gradient element is summed by one thread in a fixed
+// order), each warp-specialised as attention_wgmma_fwd.cuh: a producer
+// warpgroup copies the block's own tiles once and streams the others by
+// TMA through STAGES stages; consumer warpgroups own 64 rows each.
+//  1. backward_dq_wgmma, over tiles of BM queries, keeping Q and dO:
+//     delta = rowsum(dO * O) from global memory; a first sweep over the key
+//     tiles computes each row's log-sum-exp (log2 domain; +inf for a row
+//     that sees no key, so that its probabilities are 0); both go to
+//     scratch for kernel 2. A second sweep recomputes S = Q K^T and
+//     dP = dO V^T, forms dS = P (dP - delta) in registers and accumulates
+//     dQ += dS K (K read N-major); dQ is written times the scale.
+//  2. backward_dkdv_wgmma, over tiles of BN keys, keeping K and V: every
+//     tile of BM queries that sees them is streamed with its rows'
+//     statistics; S^T = K Q^T and dP^T = V dO^T give P^T and dS^T in
+//     registers, and dV += P^T dO, dK += dS^T Q (times the scale at the
+//     end). With has_dk or has_dv false the kernel computes the other one
+//     alone (what head dims of 256 need: both would not fit in registers).
+//
+// C: as attention_wgmma_fwd.cuh (bm and bn are this kernel's fixed and
+// streamed tile rows), with out_layout, d_out_layout, d_query_layout,
+// d_key_layout, d_value_layout, has_dq, has_dk, has_dv, scale and
+// stats_rows (rows per batch * head of the statistics in scratch). The maps
+// are as the forward's, with boxes of the fixed tile's or the streamed
+// tile's rows.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+#include "kiln/attention_wgmma.cuh"
+
+namespace kiln {
+namespace attention {
+
+// The barriers and tiles of a backward kernel's shared memory.
+template <class C, bool ROW_STATS> struct backward_smem {
+  static constexpr int FIXED = C::bm, STREAMED = C::bn, STAGES = C::stages;
+  static constexpr wgmma_smem L =
+      wgmma_backward_smem(FIXED, STREAMED, C::d, C::dv, STAGES, ROW_STATS);
+  unsigned base;
+  __device__ __forceinline__ backward_smem() {
+    extern __shared__ __align__(16) unsigned char kiln_attention_smem[];
+    base = ((unsigned)__cvta_generic_to_shared(kiln_attention_smem) + 1023u) &
+           ~1023u;
+  }
+  __device__ __forceinline__ unsigned fixed_a() const { return base + L.fixed_a; }
+  __device__ __forceinline__ unsigned fixed_b() const { return base + L.fixed_b; }
+  __device__ __forceinline__ unsigned a(int s) const {
+    return base + L.stream_a + s * L.stage_a_bytes;
+  }
+  __device__ __forceinline__ unsigned b(int s) const {
+    return base + L.stream_b + s * L.stage_b_bytes;
+  }
+  // The stage's log-sum-exp, then its delta (STREAMED floats each).
+  __device__ __forceinline__ unsigned rows(int s) const {
+    return base + L.stream_rows + s * STREAMED * 8;
+  }
+  __device__ __forceinline__ unsigned fixed_bar() const { return base + L.bars; }
+  __device__ __forceinline__ unsigned full_a(int s) const {
+    return base + L.bars + 8u * (1 + s);
+  }
+  __device__ __forceinline__ unsigned full_b(int s) const {
+    return base + L.bars + 8u * (1 + STAGES + s);
+  }
+  __device__ __forceinline__ unsigned empty(int s) const {
+    return base + L.bars + 8u * (1 + 2 * STAGES + s);
+  }
+  // Thread 0 initialises; every thread waits for it.
+  __device__ __forceinline__ void init(int tid, int consumers) const {
+    if (tid == 0) {
+      tma::barrier_init(fixed_bar(), 1);
+      for (int s = 0; s < STAGES; ++s) {
+        tma::barrier_init(full_a(s), 1);
+        tma::barrier_init(full_b(s), 1);
+        tma::barrier_init(empty(s), consumers);
+      }
+      tma::barrier_init_fence();
+    }
+    __syncthreads();
+  }
+};
+
+__device__ __forceinline__ float shared_float(unsigned addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
+  return v;
+}
+
+// Phase parity of the `use`-th use of a stage sequence of STAGES stages.
+template <int STAGES> __device__ __forceinline__ unsigned parity(int use) {
+  return (use / STAGES) & 1;
+}
+
+template <class C>
+__device__ __forceinline__ void backward_dq_wgmma(
+    const launch_ctx &ctx, const tensor_map &q_map, const tensor_map &k_map,
+    const tensor_map &v_map, const tensor_map &d_out_map,
+    const typename C::elem_t *__restrict__ out,
+    const typename C::elem_t *__restrict__ d_out, float *__restrict__ row_lse,
+    float *__restrict__ row_delta, typename C::elem_t *__restrict__ d_query) {
+  typedef typename C::elem_t elem_t;
+  typedef typename C::idx_t idx_t;
+  typedef backward_smem<C, false> Smem;
+  constexpr int TQ = C::tq, TK = C::tk, DV = C::dv;
+  constexpr int BM = C::bm, BN = C::bn, STAGES = C::stages;
+  constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
+  constexpr int CONSUMERS = BM / kWarpgroupRows;
+  constexpr int QT = (TQ + BM - 1) / BM;
+  typedef register_split<CONSUMERS> Regs;
+  static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DP <= 256 &&
+                    DVP <= 256,
+                "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
+                "at most 256");
+  const Smem sm;
+  const int bh = C::causal ? (int)(ctx.block.x % C::batch_heads)
+                           : (int)(ctx.block.x / QT);
+  const int rank = C::causal ? (int)(ctx.block.x / C::batch_heads)
+                             : (int)(ctx.block.x % QT);
+  const int q0 = (QT - 1 - rank) * BM;
+  const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
+  const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
+  // Sweep 1 (statistics) streams K; sweep 2 (dq) K and V.
+  const int uses = C::has_dq ? 2 * tiles : tiles;
+  const int tid = ctx.thread.x, wg = tid >> 7;
+  sm.init(tid, CONSUMERS);
+
+  if (wg == 0) {
+    Regs::producer();
+    if (tid != 0)
+      return;
+    tma::prefetch(q_map);
+    tma::prefetch(k_map);
+    tma::prefetch(v_map);
+    tma::prefetch(d_out_map);
+    tma::arrive_expect_bytes(sm.fixed_bar(),
+                             (unsigned)(Smem::L.fixed_b - Smem::L.fixed_a +
+                                        panel_tile_bytes(BM, C::dv)));
+    copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map,
+                                                   sm.fixed_bar(), q0, bh);
+    copy_tile<BM, DVP / kPanel, C::d_out_layout::heads>(
+        sm.fixed_b(), d_out_map, sm.fixed_bar(), q0, bh);
+    for (int u = 0; u < uses; ++u) {
+      const int s = u % STAGES, k0 = (u % tiles) * BN;
+      tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
+      tma::arrive_expect_bytes(sm.full_a(s), (unsigned)Smem::L.stage_a_bytes);
+      copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
+                                                     sm.full_a(s), k0, bh);
+      if (u < tiles) {
+        tma::arrive(sm.full_b(s));
+      } else {
+        tma::arrive_expect_bytes(sm.full_b(s),
+                                 (unsigned)Smem::L.stage_b_bytes);
+        copy_tile<BN, DVP / kPanel, C::v_layout::heads>(sm.b(s), v_map,
+                                                        sm.full_b(s), k0, bh);
+      }
+    }
+    return;
+  }
+
+  Regs::consumer();
+  const int cwg = wg - 1;
+  const lane_pos pos(tid);
+  const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
+  const int quad = tid & 3;
+  // delta = rowsum(dO * O), the quad's lanes taking every fourth column.
+  float delta[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int qi = row0 + 8 * h;
+    float acc = 0.f;
+    if (qi < TQ) {
+      const elem_t *o = out + C::out_layout::base(bh) +
+                        (idx_t)qi * C::out_layout::row;
+      const elem_t *g = d_out + C::d_out_layout::base(bh) +
+                        (idx_t)qi * C::d_out_layout::row;
+      for (int e = quad; e < DV; e += 4)
+        acc += kiln_load(o[e]) * kiln_load(g[e]);
+    }
+    delta[h] = quad_sum(acc);
+  }
+  auto masked = [&](int k0) {
+    return k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
+  };
+  auto release = [&](int s) {
+    if ((tid & 127) == 0)
+      tma::arrive(sm.empty(s));
+  };
+  const unsigned aRow0 = cwg * kWarpgroupRows;
+  float s[BN / 2];
+
+  tma::wait(sm.fixed_bar(), 0);
+  // Sweep 1: the rows' maxima and sums of exp2(S * qscale).
+  float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
+  for (int u = 0; u < tiles; ++u) {
+    const int st = u % STAGES, k0 = u * BN;
+    tma::wait(sm.full_a(st), parity<STAGES>(u));
+    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
+    retire<0>();
+    gemm::fence_accumulators(s);
+    release(st);
+    const bool mask = masked(k0);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float mx = m[h];
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          float &x = s[4 * j + 2 * h + c];
+          x = mask && !visible<C>(row0 + 8 * h, k0 + 8 * j + pos.col + c)
+                  ? -inf()
+                  : x * C::qscale;
+          mx = fmaxf(mx, x);
+        }
+      mx = quad_max(mx);
+      float sum = 0.f;
+#pragma unroll
+      for (int i = 2 * h; i < BN / 2; i += 4)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+          sum += mx == -inf() ? 0.f : exp2f(s[i + c] - mx);
+      l[h] = (m[h] == -inf() ? 0.f : l[h] * exp2f(m[h] - mx)) + sum;
+      m[h] = mx;
+    }
+  }
+  float lse[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float total = quad_sum(l[h]);
+    const int qi = row0 + 8 * h;
+    // Rows past the queries (zeros, which would see every key) get 0 too.
+    lse[h] = total > 0.f && qi < TQ ? m[h] + log2f(total) : inf();
+    if (quad == 0) {
+      row_lse[(idx_t)bh * C::stats_rows + qi] = lse[h];
+      row_delta[(idx_t)bh * C::stats_rows + qi] = qi < TQ ? delta[h] : 0.f;
+    }
+  }
+  if constexpr (!C::has_dq)
+    return;
+
+  // Sweep 2: dQ += (P * (dP - delta)) K.
+  constexpr int PANELS = DP / kPanel;
+  float dq[PANELS][32];
+#pragma unroll
+  for (int p = 0; p < PANELS; ++p)
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+      dq[p][i] = 0.f;
+  float dp[BN / 2];
+  unsigned ds[BN / 16][4];
+  int held = -1;
+  for (int j = 0; j < tiles; ++j) {
+    const int u = tiles + j, st = u % STAGES, k0 = j * BN;
+    tma::wait(sm.full_a(st), parity<STAGES>(u));
+    tma::wait(sm.full_b(st), parity<STAGES>(u));
+    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
+    product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
+    retire<0>();
+    gemm::fence_accumulators(s);
+    gemm::fence_accumulators(dp);
+    fence_panels(dq);
+    fence_fragments(ds);
+    if (held >= 0)
+      release(held);
+    const bool mask = masked(k0);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int j8 = 0; j8 < BN / 8; ++j8)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int i = 4 * j8 + 2 * h + c;
+          const bool hidden =
+              mask && !visible<C>(row0 + 8 * h, k0 + 8 * j8 + pos.col + c);
+          const float p = hidden ? 0.f : exp2f(s[i] * C::qscale - lse[h]);
+          s[i] = p * (dp[i] - delta[h]);
+        }
+    to_fragments<elem_t, BN>(ds, s);
+    product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
+    held = st;
+  }
+  retire<0>();
+  fence_panels(dq);
+  if (held >= 0)
+    release(held);
+  elem_t *dqb = d_query + C::d_query_layout::base(bh);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int qi = row0 + 8 * h;
+    if (qi >= TQ)
+      continue;
+#pragma unroll
+    for (int p = 0; p < PANELS; ++p)
+#pragma unroll
+      for (int j8 = 0; j8 < 8; ++j8) {
+        const int e = p * kPanel + 8 * j8 + pos.col;
+        if (e < C::d)
+          *reinterpret_cast<unsigned *>(dqb + (idx_t)qi * C::d_query_layout::row +
+                                        e) =
+              pack<elem_t>(dq[p][4 * j8 + 2 * h] * C::scale,
+                           dq[p][4 * j8 + 2 * h + 1] * C::scale);
+      }
+  }
+}
+
+// Writes a 64-row slice of a gradient held as accumulator panels, times
+// `mul`, to rows row0 + (0, 8) of a [T, W] matrix with rows RS apart.
+template <class E, class Idx, int PANELS, int W, long long RS>
+__device__ __forceinline__ void store_panels(E *dst, const float (&acc)[PANELS][32],
+                                             int row0, int t, int col,
+                                             float mul) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = row0 + 8 * h;
+    if (r >= t)
+      continue;
+#pragma unroll
+    for (int p = 0; p < PANELS; ++p)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int e = p * kPanel + 8 * j + col;
+        if (e < W)
+          *reinterpret_cast<unsigned *>(dst + (Idx)r * RS + e) =
+              pack<E>(acc[p][4 * j + 2 * h] * mul,
+                      acc[p][4 * j + 2 * h + 1] * mul);
+      }
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void backward_dkdv_wgmma(
+    const launch_ctx &ctx, const tensor_map &q_map, const tensor_map &k_map,
+    const tensor_map &v_map, const tensor_map &d_out_map,
+    const float *__restrict__ row_lse, const float *__restrict__ row_delta,
+    typename C::elem_t *__restrict__ d_key,
+    typename C::elem_t *__restrict__ d_value) {
+  typedef typename C::elem_t elem_t;
+  typedef typename C::idx_t idx_t;
+  typedef backward_smem<C, true> Smem;
+  constexpr int TQ = C::tq, TK = C::tk;
+  // Fixed: BK keys; streamed: BQ queries.
+  constexpr int BK = C::bm, BQ = C::bn, STAGES = C::stages;
+  constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
+  constexpr int KPANELS = DP / kPanel, VPANELS = DVP / kPanel;
+  constexpr int CONSUMERS = BK / kWarpgroupRows;
+  constexpr int KT = (TK + BK - 1) / BK;
+  constexpr bool DK = C::has_dk, DV = C::has_dv;
+  typedef register_split<CONSUMERS> Regs;
+  static_assert(BK % 64 == 0 && BQ == 64 && DP <= 256 && DVP <= 256,
+                "64-row warpgroup slices of keys, 64-query tiles, head dims "
+                "of at most 256");
+  static_assert(DK || DV, "the kernel computes dk, dv or both");
+  const Smem sm;
+  // Causal: the first key tiles see the most queries; they go first.
+  const int bh = C::causal ? (int)(ctx.block.x % C::batch_heads)
+                           : (int)(ctx.block.x / KT);
+  const int k0 = (C::causal ? (int)(ctx.block.x / C::batch_heads)
+                            : (int)(ctx.block.x % KT)) *
+                 BK;
+  // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
+  const int qBegin =
+      C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
+  const int tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
+  const int tid = ctx.thread.x, wg = tid >> 7;
+  sm.init(tid, CONSUMERS);
+
+  if (wg == 0) {
+    Regs::producer();
+    if (tid != 0)
+      return;
+    tma::prefetch(q_map);
+    tma::prefetch(k_map);
+    tma::prefetch(v_map);
+    tma::prefetch(d_out_map);
+    tma::arrive_expect_bytes(sm.fixed_bar(),
+                             (unsigned)(panel_tile_bytes(BK, C::d) +
+                                        panel_tile_bytes(BK, C::dv)));
+    copy_tile<BK, KPANELS, C::k_layout::heads>(sm.fixed_a(), k_map,
+                                               sm.fixed_bar(), k0, bh);
+    copy_tile<BK, VPANELS, C::v_layout::heads>(sm.fixed_b(), v_map,
+                                               sm.fixed_bar(), k0, bh);
+    const float *lse = row_lse + (idx_t)bh * C::stats_rows;
+    const float *delta = row_delta + (idx_t)bh * C::stats_rows;
+    for (int u = 0; u < tiles; ++u) {
+      const int s = u % STAGES, q0 = qBegin + u * BQ;
+      tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
+      tma::arrive_expect_bytes(sm.full_a(s),
+                               (unsigned)(Smem::L.stage_a_bytes + BQ * 8));
+      copy_tile<BQ, KPANELS, C::q_layout::heads>(sm.a(s), q_map, sm.full_a(s),
+                                                 q0, bh);
+      tma::copy_bytes(sm.rows(s), lse + q0, BQ * 4, sm.full_a(s));
+      tma::copy_bytes(sm.rows(s) + BQ * 4, delta + q0, BQ * 4, sm.full_a(s));
+      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)Smem::L.stage_b_bytes);
+      copy_tile<BQ, VPANELS, C::d_out_layout::heads>(sm.b(s), d_out_map,
+                                                     sm.full_b(s), q0, bh);
+    }
+    return;
+  }
+
+  Regs::consumer();
+  const int cwg = wg - 1;
+  const lane_pos pos(tid);
+  const int kRow0 = k0 + cwg * kWarpgroupRows + pos.row;
+  const unsigned aRow0 = cwg * kWarpgroupRows;
+  auto release = [&](int s) {
+    if ((tid & 127) == 0)
+      tma::arrive(sm.empty(s));
+  };
+  float dk[DK ? KPANELS : 1][32], dv[DV ? VPANELS : 1][32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+#pragma unroll
+    for (int p = 0; p < (DK ? KPANELS : 1); ++p)
+      dk[p][i] = 0.f;
+#pragma unroll
+    for (int p = 0; p < (DV ? VPANELS : 1); ++p)
+      dv[p][i] = 0.f;
+  }
+  float s[BQ / 2], dp[BQ / 2];
+  unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
+
+  tma::wait(sm.fixed_bar(), 0);
+  int held = -1;
+  for (int u = 0; u < tiles; ++u) {
+    const int st = u % STAGES, q0 = qBegin + u * BQ;
+    tma::wait(sm.full_a(st), parity<STAGES>(u));
+    product_ss<BQ, DP, C::kind>(s, sm.fixed_a(), BK, aRow0, sm.a(st));
+    if constexpr (DK) {
+      tma::wait(sm.full_b(st), parity<STAGES>(u));
+      product_ss<BQ, DVP, C::kind>(dp, sm.fixed_b(), BK, aRow0, sm.b(st));
+    }
+    retire<0>();
+    gemm::fence_accumulators(s);
+    if constexpr (DK) {
+      gemm::fence_accumulators(dp);
+      fence_panels(dk);
+      fence_fragments(dsf);
+    }
+    if constexpr (DV) {
+      fence_panels(dv);
+      fence_fragments(pf);
+    }
+    if (held >= 0)
+      release(held);
+    const bool mask = C::causal && k0 + BK - 1 > q0 + (TK - TQ);
+    const unsigned rows = sm.rows(st);
+#pragma unroll
+    for (int j = 0; j < BQ / 8; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int col = 8 * j + pos.col + c;
+        const float lse = shared_float(rows + 4 * col);
+        const float delta = DK ? shared_float(rows + 4 * (BQ + col)) : 0.f;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int i = 4 * j + 2 * h + c;
+          const bool hidden =
+              mask && !visible<C>(q0 + col, kRow0 + 8 * h);
+          const float p = hidden ? 0.f : exp2f(s[i] * C::qscale - lse);
+          if constexpr (DK)
+            dp[i] = p * (dp[i] - delta);
+          s[i] = p;
+        }
+      }
+    if constexpr (DV) {
+      to_fragments<elem_t, BQ>(pf, s);
+      if constexpr (!DK)
+        tma::wait(sm.full_b(st), parity<STAGES>(u));
+      product_rs<BQ / 16, VPANELS, C::kind>(dv, pf, sm.b(st));
+    }
+    if constexpr (DK) {
+      to_fragments<elem_t, BQ>(dsf, dp);
+      product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
+    }
+    held = st;
+  }
+  retire<0>();
+  if (held >= 0)
+    release(held);
+  if constexpr (DK) {
+    fence_panels(dk);
+    store_panels<elem_t, idx_t, KPANELS, C::d, C::d_key_layout::row>(
+        d_key + C::d_key_layout::base(bh), dk, kRow0, TK, pos.col, C::scale);
+  }
+  if constexpr (DV) {
+    fence_panels(dv);
+    store_panels<elem_t, idx_t, VPANELS, C::dv, C::d_value_layout::row>(
+        d_value + C::d_value_layout::base(bh), dv, kRow0, TK, pos.col, 1.f);
+  }
+}
+
+} // namespace attention
+} // namespace kiln

@@ -1,0 +1,230 @@
+//===- attention_wgmma_fwd.cuh - flash-attention forward on Hopper --------===//
+//
+// The forward of attention_fwd.cuh on tensor cores (sm_90a), for bf16/f16
+// with head dims of at most 256: one block per (batch * head, tile of BM
+// queries), warp-specialised.
+//  - Warpgroup 0 is the producer: its one thread copies the query tile once
+//    and then the key and value tiles of BN keys into STAGES shared stages
+//    by TMA, each completing on its own mbarrier (full-K, full-V), as the
+//    consumers free them (empty). It gives its registers to the consumers.
+//  - Warpgroups 1 .. BM / 64 are consumers of 64 query rows each. Scores
+//    S = Q K^T are a wgmma on the shared tiles; the probabilities P stay in
+//    registers as the A operand of O += P V (V read N-major). The softmax of
+//    tile j runs while the tensor cores multiply P V of tile j - 1: each
+//    iteration issues S_j and P_{j-1} V_{j-1}, waits for S_j only, computes
+//    its online softmax (running maximum and sum in the log2 domain), then
+//    waits for the product and rescales O.
+//  - Causal blocks stop at their last visible key tile and mask only the
+//    tiles that cross the diagonal or the end of the keys; they are ordered
+//    longest first across all heads, so that the short tiles fill in the
+//    wave's tail.
+//
+// C: elem_t, idx_t, tq, tk, d, dv, causal, qscale, kind (0 bf16, 1 f16), bm,
+// bn, stages, batch_heads, and q_layout, k_layout, v_layout, out_layout
+// (strided<> of attention_common.cuh). The maps: q, k and v as tiled maps
+// {head dim, T, heads, batch} with boxes {64, BM or BN, 1, 1}, 128-byte
+// swizzled. The block is 128 * (BM / 64 + 1) threads.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+#include "kiln/attention_wgmma.cuh"
+
+namespace kiln {
+namespace attention {
+
+template <class C>
+__device__ __forceinline__ void
+forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
+              const tensor_map &k_map, const tensor_map &v_map,
+              typename C::elem_t *__restrict__ out) {
+  typedef typename C::elem_t elem_t;
+  typedef typename C::idx_t idx_t;
+  constexpr int TQ = C::tq, TK = C::tk, DV = C::dv;
+  constexpr int BM = C::bm, BN = C::bn, STAGES = C::stages;
+  constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
+  constexpr int VPANELS = DVP / kPanel;
+  constexpr int CONSUMERS = BM / kWarpgroupRows;
+  constexpr int QT = (TQ + BM - 1) / BM;
+  constexpr wgmma_smem L = wgmma_forward_smem(BM, BN, C::d, C::dv, STAGES);
+  typedef register_split<CONSUMERS> Regs;
+  static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DVP <= 256 &&
+                    DP <= 256,
+                "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
+                "at most 256");
+
+  extern __shared__ __align__(16) unsigned char kiln_attention_smem[];
+  const unsigned base =
+      ((unsigned)__cvta_generic_to_shared(kiln_attention_smem) + 1023u) &
+      ~1023u;
+  const unsigned sQ = base + L.fixed_a;
+  auto sK = [&](int s) { return base + L.stream_a + s * L.stage_a_bytes; };
+  auto sV = [&](int s) { return base + L.stream_b + s * L.stage_b_bytes; };
+  const unsigned qBar = base + L.bars;
+  auto fullK = [&](int s) { return qBar + 8u * (1 + s); };
+  auto fullV = [&](int s) { return qBar + 8u * (1 + STAGES + s); };
+  auto empty = [&](int s) { return qBar + 8u * (1 + 2 * STAGES + s); };
+
+  // Causal: every head's longest tile first. Otherwise a head's tiles are
+  // neighbours, so that running blocks share its keys and values in L2.
+  const int bh = C::causal ? (int)(ctx.block.x % C::batch_heads)
+                           : (int)(ctx.block.x / QT);
+  const int rank = C::causal ? (int)(ctx.block.x / C::batch_heads)
+                             : (int)(ctx.block.x % QT);
+  const int q0 = (QT - 1 - rank) * BM;
+  const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
+  const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
+
+  const int tid = ctx.thread.x, wg = tid >> 7;
+  if (tid == 0) {
+    tma::barrier_init(qBar, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      tma::barrier_init(fullK(s), 1);
+      tma::barrier_init(fullV(s), 1);
+      tma::barrier_init(empty(s), CONSUMERS);
+    }
+    tma::barrier_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    Regs::producer();
+    if (tid != 0)
+      return;
+    tma::prefetch(q_map);
+    tma::prefetch(k_map);
+    tma::prefetch(v_map);
+    tma::arrive_expect_bytes(qBar, (unsigned)panel_tile_bytes(BM, C::d));
+    copy_tile<BM, DP / kPanel, C::q_layout::heads>(sQ, q_map, qBar, q0, bh);
+    for (int j = 0; j < tiles; ++j) {
+      const int s = j % STAGES;
+      tma::wait(empty(s), ((j / STAGES) & 1) ^ 1u);
+      tma::arrive_expect_bytes(fullK(s), (unsigned)L.stage_a_bytes);
+      copy_tile<BN, DP / kPanel, C::k_layout::heads>(sK(s), k_map, fullK(s),
+                                                     j * BN, bh);
+      tma::arrive_expect_bytes(fullV(s), (unsigned)L.stage_b_bytes);
+      copy_tile<BN, VPANELS, C::v_layout::heads>(sV(s), v_map, fullV(s),
+                                                 j * BN, bh);
+    }
+    return;
+  }
+
+  Regs::consumer();
+  const int cwg = wg - 1;
+  const lane_pos pos(tid);
+  const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
+  float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
+  float o[VPANELS][32];
+#pragma unroll
+  for (int p = 0; p < VPANELS; ++p)
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+      o[p][i] = 0.f;
+  float s[BN / 2];
+  unsigned pf[BN / 16][4];
+
+  // Masks, scales and exponentiates the scores of the key tile at k0 in
+  // place; alpha: the factors for what was summed against the old maxima.
+  auto softmax = [&](int k0, float (&alpha)[2]) {
+    const bool masked =
+        k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int qi = row0 + 8 * h;
+      float mx = m[h];
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          float &x = s[4 * j + 2 * h + c];
+          x = masked && !visible<C>(qi, k0 + 8 * j + pos.col + c)
+                  ? -inf()
+                  : x * C::qscale;
+          mx = fmaxf(mx, x);
+        }
+      mx = quad_max(mx);
+      alpha[h] = mx == -inf() ? 1.f : exp2f(m[h] - mx);
+      m[h] = mx;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          float &x = s[4 * j + 2 * h + c];
+          x = mx == -inf() ? 0.f : exp2f(x - mx);
+          sum += x;
+        }
+      l[h] = l[h] * alpha[h] + sum;
+    }
+  };
+  auto rescale = [&](const float (&alpha)[2]) {
+#pragma unroll
+    for (int p = 0; p < VPANELS; ++p)
+#pragma unroll
+      for (int i = 0; i < 32; ++i)
+        o[p][i] *= alpha[(i >> 1) & 1];
+  };
+  auto release = [&](int stage) {
+    if ((tid & 127) == 0)
+      tma::arrive(empty(stage));
+  };
+
+  tma::wait(qBar, 0);
+  if (tiles > 0) {
+    tma::wait(fullK(0), 0);
+    product_ss<BN, DP, C::kind>(s, sQ, BM, cwg * kWarpgroupRows, sK(0));
+    retire<0>();
+    gemm::fence_accumulators(s);
+    float alpha[2];
+    softmax(0, alpha);
+    to_fragments<elem_t, BN>(pf, s);
+  }
+  for (int j = 1; j < tiles; ++j) {
+    const int stage = j % STAGES, prev = (j - 1) % STAGES;
+    tma::wait(fullK(stage), (j / STAGES) & 1);
+    product_ss<BN, DP, C::kind>(s, sQ, BM, cwg * kWarpgroupRows, sK(stage));
+    tma::wait(fullV(prev), ((j - 1) / STAGES) & 1);
+    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sV(prev));
+    retire<1>();
+    gemm::fence_accumulators(s);
+    float alpha[2];
+    softmax(j * BN, alpha);
+    retire<0>();
+    fence_panels(o);
+    fence_fragments(pf);
+    release(prev);
+    rescale(alpha);
+    to_fragments<elem_t, BN>(pf, s);
+  }
+  if (tiles > 0) {
+    const int last = (tiles - 1) % STAGES;
+    tma::wait(fullV(last), ((tiles - 1) / STAGES) & 1);
+    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sV(last));
+    retire<0>();
+    fence_panels(o);
+    release(last);
+  }
+
+  elem_t *ob = out + C::out_layout::base(bh);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int qi = row0 + 8 * h;
+    const float total = quad_sum(l[h]);
+    if (qi >= TQ)
+      continue;
+    const float inv = total > 0.f ? 1.f / total : 0.f;
+#pragma unroll
+    for (int p = 0; p < VPANELS; ++p)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int e = p * kPanel + 8 * j + pos.col;
+        if (e < DV)
+          *reinterpret_cast<unsigned *>(ob + (idx_t)qi * C::out_layout::row +
+                                        e) =
+              pack<elem_t>(o[p][4 * j + 2 * h] * inv,
+                           o[p][4 * j + 2 * h + 1] * inv);
+      }
+  }
+}
+
+} // namespace attention
+} // namespace kiln
