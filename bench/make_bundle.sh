@@ -22,6 +22,9 @@
 #    entries rnn and forward_backward), whose inputs run.py draws on the GPU
 #    machine; a model kilnc cannot compile leaves NAME.kilnc-error (kilnc's
 #    message) instead of NAME.kiln, and run.py still times the others;
+#  - attention at B8 H16 T2048 (bench/models/attention_*.mlir, kilnc
+#    --inference --function f: the entries forward and fwdbwd), whose inputs
+#    run.py draws on the GPU machine;
 #  - the convolutions of bench/models/conv_*.mlir (ResNet-50's layers, N32
 #    bf16, NHWC and NCHW: kilnc --inference --function f, the entries
 #    forward, fwdbwd and for the stem fwdbwd_nodx), whose inputs run.py
@@ -68,6 +71,7 @@ trap 'rm -rf "${tmp}"' EXIT
 # The generated models must be what their scripts write.
 python3 bench/models/gen_conv.py --check
 python3 bench/models/gen_resnet18.py --check
+python3 bench/models/gen_attention.py --check
 
 # Compiles MODEL into ${out}/NAME.kiln with kilnc's FLAGS (NAME.stats: its
 # --stats); where kilnc fails, leaves its message in NAME.kilnc-error
@@ -156,6 +160,13 @@ for model in bench/models/cross_entropy_*.mlir; do
   dims="${name#cross_entropy_}"
   IFS=x read -r n v <<<"${dims}"
   int_range="${v}" draw_inputs "${out}/${name}.inputs.safetensors" labels:tensor\<${n}xi32\>
+done
+
+# Attention at B8 H16 T2048 (bench/models/gen_attention.py): one artifact
+# per shape with the entries forward (the function f) and fwdbwd; run.py
+# draws q, k, v and g on the GPU machine.
+for model in bench/models/attention_*.mlir; do
+  compile_or_note "${model}" "$(basename "${model}" .mlir)" --inference --function f || true
 done
 
 # Recurrent layers: the forward pass (entry rnn) and the loss's

@@ -6,8 +6,8 @@
 // compiler's time. The cache keeps each compiled kernel in a file named by a
 // SHA-256 of everything that determines the result: the kernel's source and
 // name, the target architecture, whether a cubin was asked for, and the
-// compiler identity (NVRTC and nvJitLink versions, their options and the
-// kernel prelude), so a toolkit upgrade or a prelude change misses instead of
+// compiler identity (the NVRTC version, its options and the kernel
+// templates), so a toolkit upgrade or a prelude change misses instead of
 // returning stale code. Entries are written to a unique temporary file and
 // renamed into place, so concurrent compilers never read half a file; an entry
 // that fails its checksum is treated as missing and rewritten.
@@ -53,8 +53,7 @@ public:
     bool compiled = false;
   };
   /// Compiles every job like compile, on a pool of the machine's hardware
-  /// threads (NVRTC and nvJitLink compile independent programs
-  /// concurrently). Each job's result lands in the job, so the outcome does
+  /// threads (NVRTC compiles independent programs concurrently). Each job's result lands in the job, so the outcome does
   /// not depend on the order in which they finish.
   void compileAll(llvm::MutableArrayRef<Job> jobs);
 

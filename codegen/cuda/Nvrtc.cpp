@@ -6,7 +6,6 @@
 #include "codegen/cuda/KernelTemplates.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <nvJitLink.h>
 #include <nvrtc.h>
 
 #include <mutex>
@@ -31,12 +30,9 @@ static const char *const kNvrtcOptions[] = {
 std::string compilerIdentity() {
   int nvrtcMajor = 0, nvrtcMinor = 0;
   nvrtcVersion(&nvrtcMajor, &nvrtcMinor);
-  unsigned linkMajor = 0, linkMinor = 0;
-  nvJitLinkVersion(&linkMajor, &linkMinor);
   std::string identity = "nvrtc " + std::to_string(nvrtcMajor) + "." +
-                         std::to_string(nvrtcMinor) + " nvJitLink " +
-                         std::to_string(linkMajor) + "." +
-                         std::to_string(linkMinor) + " options";
+                         std::to_string(nvrtcMinor) +
+                         " (cubins by nvrtc) options";
   for (const char *option : kNvrtcOptions)
     identity += std::string(" ") + option;
   identity += "\n";
@@ -61,39 +57,6 @@ Cache &cache() {
   return *instance;
 }
 } // namespace
-
-/// PTX to SASS for `arch` with nvJitLink (the library form of ptxas).
-static bool assembleCubin(const std::string &ptx, llvm::StringRef arch,
-                          std::vector<uint8_t> &cubin, std::string &error) {
-  std::string archOption = "-arch=" + arch.str();
-  const char *options[] = {archOption.c_str()};
-  nvJitLinkHandle handle;
-  if (nvJitLinkCreate(&handle, 1, options) != NVJITLINK_SUCCESS) {
-    error = "nvJitLinkCreate failed for " + archOption;
-    return false;
-  }
-  auto fail = [&](const char *what) {
-    size_t size = 0;
-    nvJitLinkGetErrorLogSize(handle, &size);
-    std::string log(size, '\0');
-    if (size)
-      nvJitLinkGetErrorLog(handle, log.data());
-    error = std::string(what) + ": " + log;
-    nvJitLinkDestroy(&handle);
-    return false;
-  };
-  if (nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(),
-                       "kernel.ptx") != NVJITLINK_SUCCESS)
-    return fail("nvJitLinkAddData");
-  if (nvJitLinkComplete(handle) != NVJITLINK_SUCCESS)
-    return fail("nvJitLinkComplete");
-  size_t size = 0;
-  nvJitLinkGetLinkedCubinSize(handle, &size);
-  cubin.resize(size);
-  nvJitLinkGetLinkedCubin(handle, cubin.data());
-  nvJitLinkDestroy(&handle);
-  return true;
-}
 
 bool compileCuda(llvm::StringRef source, llvm::StringRef name,
                  llvm::StringRef arch, bool withCubin, CompiledKernel &out,
@@ -129,9 +92,13 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
     error = "nvrtcCreateProgram failed";
     return false;
   }
-  // PTX for the virtual architecture; the cubin is assembled from that PTX.
+  // PTX for the virtual architecture, or for the real one with its cubin.
+  // NVRTC assembles a whole program: nvJitLink, assembling the PTX for
+  // linking, would ignore setmaxnreg (and with it the register split of
+  // warp-specialised kernels).
   std::string archFlag =
-      "--gpu-architecture=compute_" + arch.drop_front(3).str();
+      "--gpu-architecture=" +
+      (withCubin ? arch.str() : "compute_" + arch.drop_front(3).str());
   const char *options[] = {archFlag.c_str(), kNvrtcOptions[0],
                            kNvrtcOptions[1]};
   nvrtcResult result = nvrtcCompileProgram(program, 3, options);
@@ -156,9 +123,19 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
   nvrtcGetPTX(program, compiled.ptx.data());
   if (!compiled.ptx.empty() && compiled.ptx.back() == '\0')
     compiled.ptx.pop_back();
+  if (withCubin) {
+    size_t cubinSize = 0;
+    if (nvrtcGetCUBINSize(program, &cubinSize) != NVRTC_SUCCESS ||
+        cubinSize == 0) {
+      error = "NVRTC produced no cubin for " + arch.str() + " compiling " +
+              fileName;
+      nvrtcDestroyProgram(&program);
+      return false;
+    }
+    compiled.cubin.resize(cubinSize);
+    nvrtcGetCUBIN(program, reinterpret_cast<char *>(compiled.cubin.data()));
+  }
   nvrtcDestroyProgram(&program);
-  if (withCubin && !assembleCubin(compiled.ptx, arch, compiled.cubin, error))
-    return false;
   {
     std::lock_guard<std::mutex> lock(cache().mutex);
     cache().kernels.emplace(hash, compiled);

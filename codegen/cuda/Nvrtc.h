@@ -23,7 +23,8 @@ struct CompiledKernel {
 
 /// Compiles `source` (which may include the templates of KernelTemplates.h,
 /// e.g. "kiln/prelude.cuh") for `arch`
-/// ("sm_90"): PTX for compute_XX and, when `withCubin`, a cubin for sm_XX.
+/// ("sm_90"): PTX for compute_XX or, when `withCubin`, PTX and a cubin for
+/// sm_XX (both from NVRTC).
 /// On failure returns false and puts NVRTC's log (with line numbers of the
 /// source) in `error`.
 bool compileCuda(llvm::StringRef source, llvm::StringRef name,
@@ -31,8 +32,8 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
                  std::string &error);
 
 /// Everything besides a kernel's source, name and architecture that decides
-/// what compileCuda produces: the NVRTC and nvJitLink versions, NVRTC's
-/// options and the text of every kernel template.
+/// what compileCuda produces: the NVRTC version, its options and the text of
+/// every kernel template.
 std::string compilerIdentity();
 
 /// Content hash (FNV-1a 64) used to deduplicate and cache kernels.

@@ -121,7 +121,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
   const int q0 = (QT - 1 - rank) * BM;
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
-  // Sweep 1 (statistics) streams K; sweep 2 (dq) K and V.
+  // Sweep 1 (statistics) streams K; sweep 2 (dq) K and V: a stage's V
+  // barrier completes once per use in sweep 2.
   const int uses = C::has_dq ? 2 * tiles : tiles;
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
@@ -147,9 +148,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
       tma::arrive_expect_bytes(sm.full_a(s), (unsigned)Smem::L.stage_a_bytes);
       copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
                                                      sm.full_a(s), k0, bh);
-      if (u < tiles) {
-        tma::arrive(sm.full_b(s));
-      } else {
+      if (u >= tiles) {
         tma::arrive_expect_bytes(sm.full_b(s),
                                  (unsigned)Smem::L.stage_b_bytes);
         copy_tile<BN, DVP / kPanel, C::v_layout::heads>(sm.b(s), v_map,
@@ -203,26 +202,26 @@ __device__ __forceinline__ void backward_dq_wgmma(
     const bool mask = masked(k0);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float mx = m[h];
+      float mx = -inf();
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
           float &x = s[4 * j + 2 * h + c];
-          x = mask && !visible<C>(row0 + 8 * h, k0 + 8 * j + pos.col + c)
-                  ? -inf()
-                  : x * C::qscale;
+          if (mask && !visible<C>(row0 + 8 * h, k0 + 8 * j + pos.col + c))
+            x = -inf();
           mx = fmaxf(mx, x);
         }
-      mx = quad_max(mx);
+      // As the forward's softmax (the scale is positive).
+      const float mNew = fmaxf(m[h], quad_max(mx) * C::qscale);
+      const float ms = mNew == -inf() ? 0.f : mNew;
       float sum = 0.f;
 #pragma unroll
-      for (int i = 2 * h; i < BN / 2; i += 4)
-#pragma unroll
-        for (int c = 0; c < 2; ++c)
-          sum += mx == -inf() ? 0.f : exp2f(s[i + c] - mx);
-      l[h] = (m[h] == -inf() ? 0.f : l[h] * exp2f(m[h] - mx)) + sum;
-      m[h] = mx;
+      for (int i = 0; i < BN / 2; ++i)
+        if ((i >> 1 & 1) == h)
+          sum += fast_exp2(fmaf(s[i], C::qscale, -ms));
+      l[h] = l[h] * fast_exp2(m[h] - ms) + sum;
+      m[h] = mNew;
     }
   }
   float lse[2];
@@ -250,20 +249,16 @@ __device__ __forceinline__ void backward_dq_wgmma(
       dq[p][i] = 0.f;
   float dp[BN / 2];
   unsigned ds[BN / 16][4];
-  int held = -1;
   for (int j = 0; j < tiles; ++j) {
     const int u = tiles + j, st = u % STAGES, k0 = j * BN;
     tma::wait(sm.full_a(st), parity<STAGES>(u));
-    tma::wait(sm.full_b(st), parity<STAGES>(u));
+    // V fills a stage only in sweep 2: its j-th use of the stage.
+    tma::wait(sm.full_b(st), parity<STAGES>(j));
     product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
     product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
     retire<0>();
     gemm::fence_accumulators(s);
     gemm::fence_accumulators(dp);
-    fence_panels(dq);
-    fence_fragments(ds);
-    if (held >= 0)
-      release(held);
     const bool mask = masked(k0);
 #pragma unroll
     for (int h = 0; h < 2; ++h)
@@ -274,17 +269,18 @@ __device__ __forceinline__ void backward_dq_wgmma(
           const int i = 4 * j8 + 2 * h + c;
           const bool hidden =
               mask && !visible<C>(row0 + 8 * h, k0 + 8 * j8 + pos.col + c);
-          const float p = hidden ? 0.f : exp2f(s[i] * C::qscale - lse[h]);
+          const float p =
+              hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse[h]));
           s[i] = p * (dp[i] - delta[h]);
         }
     to_fragments<elem_t, BN>(ds, s);
     product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
-    held = st;
+    // Retired before the next scores are issued, as in backward_dkdv_wgmma.
+    retire<0>();
+    fence_panels(dq);
+    fence_fragments(ds);
+    release(st);
   }
-  retire<0>();
-  fence_panels(dq);
-  if (held >= 0)
-    release(held);
   elem_t *dqb = d_query + C::d_query_layout::base(bh);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -422,7 +418,6 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
 
   tma::wait(sm.fixed_bar(), 0);
-  int held = -1;
   for (int u = 0; u < tiles; ++u) {
     const int st = u % STAGES, q0 = qBegin + u * BQ;
     tma::wait(sm.full_a(st), parity<STAGES>(u));
@@ -433,18 +428,15 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
     }
     retire<0>();
     gemm::fence_accumulators(s);
-    if constexpr (DK) {
+    if constexpr (DK)
       gemm::fence_accumulators(dp);
-      fence_panels(dk);
-      fence_fragments(dsf);
-    }
-    if constexpr (DV) {
-      fence_panels(dv);
-      fence_fragments(pf);
-    }
-    if (held >= 0)
-      release(held);
-    const bool mask = C::causal && k0 + BK - 1 > q0 + (TK - TQ);
+    // Causal: key row r sees the queries from r - (TK - TQ) on; the tile's
+    // columns before `first[h]` are hidden from row h (none past the
+    // diagonal's tiles).
+    int first[2] = {0, 0};
+    if constexpr (C::causal)
+      for (int h = 0; h < 2; ++h)
+        first[h] = kRow0 + 8 * h - (TK - TQ) - q0;
     const unsigned rows = sm.rows(st);
 #pragma unroll
     for (int j = 0; j < BQ / 8; ++j)
@@ -456,9 +448,9 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int i = 4 * j + 2 * h + c;
-          const bool hidden =
-              mask && !visible<C>(q0 + col, kRow0 + 8 * h);
-          const float p = hidden ? 0.f : exp2f(s[i] * C::qscale - lse);
+          const bool hidden = C::causal && col < first[h];
+          const float p =
+              hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
           if constexpr (DK)
             dp[i] = p * (dp[i] - delta);
           s[i] = p;
@@ -474,18 +466,25 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
       to_fragments<elem_t, BQ>(dsf, dp);
       product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
     }
-    held = st;
+    // Both products retire before the next scores are issued: with them
+    // in flight too, the accumulators and fragments the tensor cores hold
+    // would exceed the registers, and ptxas would serialise every wgmma.
+    retire<0>();
+    if constexpr (DK) {
+      fence_panels(dk);
+      fence_fragments(dsf);
+    }
+    if constexpr (DV) {
+      fence_panels(dv);
+      fence_fragments(pf);
+    }
+    release(st);
   }
-  retire<0>();
-  if (held >= 0)
-    release(held);
   if constexpr (DK) {
-    fence_panels(dk);
     store_panels<elem_t, idx_t, KPANELS, C::d, C::d_key_layout::row>(
         d_key + C::d_key_layout::base(bh), dk, kRow0, TK, pos.col, C::scale);
   }
   if constexpr (DV) {
-    fence_panels(dv);
     store_panels<elem_t, idx_t, VPANELS, C::dv, C::d_value_layout::row>(
         d_value + C::d_value_layout::base(bh), dv, kRow0, TK, pos.col, 1.f);
   }

@@ -122,35 +122,38 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   float s[BN / 2];
   unsigned pf[BN / 16][4];
 
-  // Masks, scales and exponentiates the scores of the key tile at k0 in
-  // place; alpha: the factors for what was summed against the old maxima.
+  // Masks and exponentiates the scores of the key tile at k0 in place
+  // (m: the running maxima of the scaled scores, log2 domain); alpha: the
+  // factors for what was summed against the old maxima. The scale is
+  // positive, so the maximum of the raw scores gives the scaled one; a row
+  // that has seen only masked keys subtracts 0 instead of -inf.
   auto softmax = [&](int k0, float (&alpha)[2]) {
     const bool masked =
         k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int qi = row0 + 8 * h;
-      float mx = m[h];
+      float mx = -inf();
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
           float &x = s[4 * j + 2 * h + c];
-          x = masked && !visible<C>(qi, k0 + 8 * j + pos.col + c)
-                  ? -inf()
-                  : x * C::qscale;
+          if (masked && !visible<C>(qi, k0 + 8 * j + pos.col + c))
+            x = -inf();
           mx = fmaxf(mx, x);
         }
-      mx = quad_max(mx);
-      alpha[h] = mx == -inf() ? 1.f : exp2f(m[h] - mx);
-      m[h] = mx;
+      const float mNew = fmaxf(m[h], quad_max(mx) * C::qscale);
+      const float ms = mNew == -inf() ? 0.f : mNew;
+      alpha[h] = fast_exp2(m[h] - ms);
+      m[h] = mNew;
       float sum = 0.f;
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
           float &x = s[4 * j + 2 * h + c];
-          x = mx == -inf() ? 0.f : exp2f(x - mx);
+          x = fast_exp2(fmaf(x, C::qscale, -ms));
           sum += x;
         }
       l[h] = l[h] * alpha[h] + sum;

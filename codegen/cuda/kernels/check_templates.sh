@@ -1,7 +1,8 @@
 #!/bin/bash
 # Compiles every kernel template instance the planners may choose with nvcc,
 # for each architecture the instance lists, and fails on a compile error or,
-# on sm_90/sm_90a, on any register spill that ptxas reports.
+# on sm_90/sm_90a, on any register spill or performance loss (a serialised
+# wgmma pipeline) that ptxas reports.
 #
 #   check_templates.sh KILN_TEMPLATE_INSTANCES TEMPLATE.cuh...
 #
@@ -50,6 +51,13 @@ compile() {
     grep -E '[1-9][0-9]* bytes spill (stores|loads)' "${log}" >/dev/null; then
     echo "FAIL ${name} ${arch}: registers spill"
     grep -E 'Compiling entry|spill' "${log}"
+    return 1
+  fi
+  # ptxas serialising a kernel's wgmma pipeline (too few registers for the
+  # accumulators in flight, other instructions writing them meanwhile).
+  if [[ ${arch} == sm_90* ]] && grep -F 'Potential Performance Loss' "${log}" >/dev/null; then
+    echo "FAIL ${name} ${arch}: ptxas reports a performance loss"
+    grep -F 'Potential Performance Loss' "${log}"
     return 1
   fi
   echo "ok   ${name} ${arch}"
