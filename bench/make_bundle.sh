@@ -22,6 +22,9 @@
 #    entries rnn and forward_backward), whose inputs run.py draws on the GPU
 #    machine; a model kilnc cannot compile leaves NAME.kilnc-error (kilnc's
 #    message) instead of NAME.kiln, and run.py still times the others;
+#  - the transformer block at B8 T1024 C1024 (bench/models/transformer_block_*,
+#    kilnc --train=adamw --precision=bf16), whose parameters and batch run.py
+#    draws on the GPU machine;
 #  - attention at B8 H16 T2048 (bench/models/attention_*.mlir, kilnc
 #    --inference --function f: the entries forward and fwdbwd), whose inputs
 #    run.py draws on the GPU machine;
@@ -72,6 +75,7 @@ trap 'rm -rf "${tmp}"' EXIT
 python3 bench/models/gen_conv.py --check
 python3 bench/models/gen_resnet18.py --check
 python3 bench/models/gen_attention.py --check
+python3 bench/models/gen_transformer_block.py --check
 
 # Compiles MODEL into ${out}/NAME.kiln with kilnc's FLAGS (NAME.stats: its
 # --stats); where kilnc fails, leaves its message in NAME.kilnc-error
@@ -161,6 +165,12 @@ for model in bench/models/cross_entropy_*.mlir; do
   IFS=x read -r n v <<<"${dims}"
   int_range="${v}" draw_inputs "${out}/${name}.inputs.safetensors" labels:tensor\<${n}xi32\>
 done
+
+# The transformer block at B8 T1024 C1024 (gen_transformer_block.py): its
+# train_step in bf16 with f32 master weights; run.py draws the parameters and
+# the batch on the GPU machine.
+compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
+  transformer_block_b8t1024c1024 --train=adamw --precision=bf16 || true
 
 # Attention at B8 H16 T2048 (bench/models/gen_attention.py): one artifact
 # per shape with the entries forward (the function f) and fwdbwd; run.py

@@ -242,11 +242,12 @@ def torch_tensor(entry, device="cuda"):
     return t.reshape(shape).to(device)
 
 
-def kiln_outputs(artifact, entry, inputs, path):
-    """Runs the entry once (kiln-run --output PATH); returns (its outputs as
-    read_safetensors gives them, None) or (None, the error)."""
+def kiln_outputs(artifact, entry, inputs, path, extra=()):
+    """Runs the entry once (kiln-run --output PATH, and `extra` flags);
+    returns (its outputs as read_safetensors gives them, None) or (None, the
+    error)."""
     cmd = [os.path.join(HERE, "kiln-run"), artifact, "--entry", entry,
-           "--inputs", inputs, "--output", path]
+           "--inputs", inputs, "--output", path, *extra]
     proc = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = " ".join((proc.stdout + proc.stderr).strip().splitlines()[-1:])[:160]
@@ -261,18 +262,19 @@ def load_torch(path, device="cuda"):
             for name, entry in read_safetensors(path).items()}
 
 
-def sine_block_module():
+def sine_block_module(**shape):
     """samples/sine_block.mlir in PyTorch: Linear 1->64, pre-norm block with
     4-head self-attention (no mask) and RoPE (rotate-half, theta 10000, [B,T,H,D]),
-    GELU(tanh) MLP 64->256->64, RMSNorm, Linear 64->1, MSE."""
+    GELU(tanh) MLP 64->256->64, RMSNorm, Linear 64->1, MSE. `shape` (T, C, H,
+    causal) scales it: bench/models/transformer_block_*.mlir."""
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
 
     class SineBlock(nn.Module):
-        def __init__(self, T=32, C=64, H=4, theta=10000.0):
+        def __init__(self, T=32, C=64, H=4, theta=10000.0, causal=False):
             super().__init__()
-            self.H, self.D = H, C // H
+            self.H, self.D, self.causal = H, C // H, causal
             self.emb = nn.Linear(1, C)
             self.norm_attn = nn.RMSNorm(C, eps=1e-5)
             self.q = nn.Linear(C, C, bias=False)
@@ -292,7 +294,7 @@ def sine_block_module():
 
         def rope(self, x):  # [B, T, H, D]
             x1, x2 = x.chunk(2, dim=-1)
-            return x * self.cos + torch.cat([-x2, x1], dim=-1) * self.sin
+            return (x * self.cos + torch.cat([-x2, x1], dim=-1) * self.sin).to(x.dtype)
 
         def forward(self, x, y):
             B, T, _ = x.shape
@@ -301,12 +303,12 @@ def sine_block_module():
             q = self.rope(self.q(a).view(B, T, self.H, self.D)).transpose(1, 2)
             k = self.rope(self.k(a).view(B, T, self.H, self.D)).transpose(1, 2)
             v = self.v(a).view(B, T, self.H, self.D).transpose(1, 2)
-            o = F.scaled_dot_product_attention(q, k, v, is_causal=False)
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
             h = h + self.o(o.transpose(1, 2).reshape(B, T, -1))
             m = self.norm_mlp(h)
             h = h + self.down(F.gelu(self.up(m), approximate="tanh"))
             p = self.out(self.norm_out(h))
-            return F.mse_loss(p, y)
+            return F.mse_loss(p.float(), y)
 
     # kiln parameter name -> (module attribute, is a Linear weight [in, out]).
     names = {"w_in": ("emb.weight", True), "b_in": ("emb.bias", False),
@@ -318,7 +320,7 @@ def sine_block_module():
              "w_down": ("down.weight", True), "b_down": ("down.bias", False),
              "norm_out": ("norm_out.weight", False),
              "w_out": ("out.weight", True), "b_out": ("out.bias", False)}
-    return SineBlock(), names
+    return SineBlock(**shape), names
 
 
 def mlp_module():
@@ -368,9 +370,12 @@ def check_loss(factory, params, data, expected_path, device="cuda"):
     return ok, text
 
 
-def torch_train_step(factory, params, data, mode, optimizer, lr=1e-3):
+def torch_train_step(factory, params, data, mode, optimizer, lr=1e-3,
+                     autocast=False):
     """One AdamW training step (forward, backward, optimizer.step) as a
-    callable; mode None (eager), "default" or "reduce-overhead"."""
+    callable; mode None (eager), "default" or "reduce-overhead"; `autocast`:
+    the forward under bf16 autocast (f32 weights, bf16 products)."""
+    import contextlib
     import torch
     model = build_model(factory, params)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.999),
@@ -392,7 +397,9 @@ def torch_train_step(factory, params, data, mode, optimizer, lr=1e-3):
     def step():
         if graphs:
             torch.compiler.cudagraph_mark_step_begin()
-        loss = forward(x, y)
+        with (torch.autocast("cuda", torch.bfloat16) if autocast
+              else contextlib.nullcontext()):
+            loss = forward(x, y)
         loss.backward()
         update()
         opt.zero_grad(set_to_none=True)
@@ -2137,6 +2144,115 @@ def run_resnet(args, title):
 
 
 # ---------------------------------------------------------------------------
+# The transformer block at size: B8 T1024 C1024, 16 heads, causal, bf16.
+
+BLOCK_SHAPE = {"B": 8, "T": 1024, "C": 1024, "H": 16}
+
+
+def block_model_name():
+    return "transformer_block_b{B}t{T}c{C}".format(**BLOCK_SHAPE)
+
+
+def block_factory():
+    return sine_block_module(T=BLOCK_SHAPE["T"], C=BLOCK_SHAPE["C"],
+                             H=BLOCK_SHAPE["H"], causal=True)
+
+
+def block_params(workdir):
+    """The block's parameters as its initialisers draw them (torch on the
+    GPU, seed 1: uniform within 1/sqrt(fan in), norms one) and a batch x
+    (uniform in [-1, 1)), y = sin(3 x), written for kiln-run."""
+    import torch
+    c, f = BLOCK_SHAPE["C"], 4 * BLOCK_SHAPE["C"]
+    g = torch.Generator(device="cuda").manual_seed(1)
+    shapes = {"w_in": ([1, c], 1), "b_in": ([c], 1), "w_q": ([c, c], c),
+              "w_k": ([c, c], c), "w_v": ([c, c], c), "w_o": ([c, c], c),
+              "w_up": ([c, f], c), "b_up": ([f], c), "w_down": ([f, c], f),
+              "b_down": ([c], f), "w_out": ([c, 1], c), "b_out": ([1], c)}
+    params = {k: (torch.rand(shape, generator=g, device="cuda") * 2 - 1) / fan ** 0.5
+              for k, (shape, fan) in shapes.items()}
+    for k in ("norm_attn", "norm_mlp", "norm_out"):
+        params[k] = torch.ones(c, device="cuda")
+    b, t = BLOCK_SHAPE["B"], BLOCK_SHAPE["T"]
+    x = torch.rand([b, t, 1], generator=g, device="cuda") * 2 - 1
+    data = {"x": x, "y": torch.sin(3 * x)}
+    name = block_model_name()
+    paths = {"params": os.path.join(workdir, f"{name}.params.safetensors"),
+             "inputs": os.path.join(workdir, f"{name}.inputs.safetensors")}
+    write_safetensors(paths["params"], {k: safetensors_entry(v) for k, v in params.items()},
+                      {"kiln.function": "loss"})
+    write_safetensors(paths["inputs"], {k: safetensors_entry(v) for k, v in data.items()},
+                      {"kiln.function": "loss"})
+    return params, data, paths
+
+
+def run_block(args, title):
+    """The block's train step: kiln (bf16 storage, f32 master weights,
+    AdamW) against PyTorch (bf16 autocast, f32 weights, AdamW fused and
+    foreach), with kiln's loss checked against torch's in f64 at the same
+    parameters and the peak device memory of both."""
+    import torch
+    name = block_model_name()
+    params, data, paths = block_params(args.workdir)
+    notes = []
+    artifact, why = kiln_artifact_or_why(name)
+    rows = []
+    if artifact is None:
+        rows.append(Row("kiln", None, why, torch=False))
+    else:
+        outputs, error = kiln_outputs(artifact, "forward", paths["inputs"], os.path.join(
+            args.workdir, "kiln_block_loss.safetensors"), ["--params", paths["params"]])
+        model = build_model(block_factory, params).double()
+        with torch.no_grad():
+            ref = float(model(data["x"].double(), data["y"].double()))
+        model = None
+        if error:
+            notes.append("**" + error + "**")
+        else:
+            loss = float(torch_tensor(next(iter(outputs.values()))).double())
+            rel = abs(loss - ref) / abs(ref)
+            ok = rel < 2e-2
+            text = (f"kiln's loss {loss:.6g} (bf16 storage) vs torch f64 {ref:.6g} at the "
+                    f"same parameters: rel err {rel:.2e} {'ok' if ok else 'MISMATCH'}")
+            print(text, flush=True)
+            notes.append(text if ok else "**" + text + "**")
+        ms, note = time_kiln(artifact, "train_step", paths["inputs"], paths["params"],
+                             args.warmup, args.iters)
+        rows.append(Row("kiln", ms, note, torch=False))
+        stats = os.path.join(HERE, f"{name}.stats")
+        if os.path.exists(stats):
+            arenas = [l.strip() for l in open(stats) if "arena" in l or "resident" in l]
+            notes.append("kiln memory (kilnc --stats): " + "; ".join(arenas[:4]))
+    for label, mode in MODES:
+        best, parts = None, []
+        for optimizer in args.optimizers:
+            try:
+                torch.cuda.empty_cache()
+                torch.cuda.reset_peak_memory_stats()
+                base = torch.cuda.memory_allocated()
+                step = torch_train_step(block_factory, params, data, mode, optimizer,
+                                        autocast=True)
+                t = time_events(step, max(args.warmup, 3), args.iters)
+                peak = (torch.cuda.max_memory_allocated() - base) / 2 ** 20
+                parts.append(f"{optimizer} {t:.3f} ms, peak {peak:.0f} MiB")
+                if best is None or t < best[0]:
+                    best = (t, optimizer)
+                step = None
+            except Exception as e:
+                traceback.print_exc()
+                parts.append(f"{optimizer} failed: {short_error(e)}")
+            torch.cuda.synchronize()
+        rows.append(Row(label, best[0] if best else None, "AdamW " + "; ".join(parts)))
+        print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
+    for path in paths.values():
+        os.remove(path)
+    notes.append("torch's peak: the allocator's high-water mark above what was "
+                 "allocated before the model was built (weights, grads, AdamW state, "
+                 "activations)")
+    return rows, notes
+
+
+# ---------------------------------------------------------------------------
 # Attention: B8 H16 T2048 bf16, head dims 64 and 128, causal and not.
 
 ATTENTION_B, ATTENTION_H, ATTENTION_T = 8, 16, 2048
@@ -2308,6 +2424,10 @@ WORKLOADS = [
      lambda a, t: run_cross_entropy(a, t, "cross_entropy_8192x32768",
                                     8192, 32768)),
 ] + attention_workloads() + rnn_workloads() + conv_workloads() + [
+    ("transformer_block",
+     "train step, transformer block B{B} T{T} C{C} {H} heads, causal, bf16, AdamW".format(
+         **BLOCK_SHAPE),
+     "≤ 1.3 ms (≥ 1.4x torch.compile with CUDA graphs), memory ≤ 437 MiB", run_block),
     ("resnet18_32",
      f"train step, ResNet-18 (CIFAR-style, 32x32, 10 classes), B{RESNET_BATCH} "
      "bf16 NHWC, AdamW",
