@@ -2161,7 +2161,8 @@ def block_factory():
 def block_params(workdir):
     """The block's parameters as its initialisers draw them (torch on the
     GPU, seed 1: uniform within 1/sqrt(fan in), norms one) and a batch x
-    (uniform in [-1, 1)), y = sin(3 x), written for kiln-run."""
+    (uniform in [-1, 1)), y = sin(3 x), written for kiln-run (bf16
+    parameters with their f32 master weights)."""
     import torch
     c, f = BLOCK_SHAPE["C"], 4 * BLOCK_SHAPE["C"]
     g = torch.Generator(device="cuda").manual_seed(1)
@@ -2179,8 +2180,11 @@ def block_params(workdir):
     name = block_model_name()
     paths = {"params": os.path.join(workdir, f"{name}.params.safetensors"),
              "inputs": os.path.join(workdir, f"{name}.inputs.safetensors")}
-    write_safetensors(paths["params"], {k: safetensors_entry(v) for k, v in params.items()},
-                      {"kiln.function": "loss"})
+    # kiln's bf16 parameters and their f32 master weights (the artifact's
+    # "master.NAME" buffers), both from the same draw.
+    tensors = {k: safetensors_entry(v.bfloat16()) for k, v in params.items()}
+    tensors.update({"master." + k: safetensors_entry(v) for k, v in params.items()})
+    write_safetensors(paths["params"], tensors, {"kiln.function": "loss"})
     write_safetensors(paths["inputs"], {k: safetensors_entry(v) for k, v in data.items()},
                       {"kiln.function": "loss"})
     return params, data, paths
