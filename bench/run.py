@@ -100,6 +100,10 @@ KILN_BENCH = re.compile(
     r"(?: \(\d+ warm-up calls; (\d+) of (\d+) launches programmatic\))?", re.M)
 
 
+# kiln-run --bench's memory line: the pool's high-water mark of the run.
+KILN_BENCH_MEMORY = re.compile(r"^bench memory: peak (\d+) bytes in use", re.M)
+
+
 def parse_kiln_bench(text):
     """kiln-run --bench's line -> {entry, median, min, mean, replays} or None."""
     m = KILN_BENCH.search(text)
@@ -198,6 +202,9 @@ def time_kiln(artifact, entry, inputs, params, warmup, iters, extra=()):
             f"mean {parsed['mean']:.4f} ms")
     if parsed["programmatic"]:
         note += "; " + parsed["programmatic"]
+    memory = KILN_BENCH_MEMORY.search(text)
+    if memory:
+        note += f"; peak device memory {int(memory.group(1)) / 2 ** 20:.0f} MiB"
     return parsed["median"], note
 
 
@@ -2623,6 +2630,9 @@ def self_test():
                                       "programmatic)"))
     assert b["programmatic"] == "38 of 40 launches programmatic", b
     assert parse_kiln_bench("error: no CUDA device\n") is None
+    m = KILN_BENCH_MEMORY.search(line + "bench memory: peak 641728512 bytes in use "
+                                 "(612.0 MiB), 650117120 reserved from the device\n")
+    assert m and int(m.group(1)) == 641728512, m
 
     rows = [Row("kiln", 0.05, torch=False), Row("torch eager", 3.0),
             Row("torch.compile", 2.0), Row("torch.compile reduce-overhead", 1.0)]

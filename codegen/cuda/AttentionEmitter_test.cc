@@ -148,8 +148,8 @@ TEST_F(AttentionEmitterTest, TensorCoreKernelsOverHeadDimsAndLayouts) {
   EXPECT_EQ(b.kernels[0].templateName, "attention_wgmma_bwd_dq");
   EXPECT_EQ(b.kernels[1].templateName, "attention_wgmma_bwd_dk");
   EXPECT_EQ(b.kernels[2].templateName, "attention_wgmma_bwd_dv");
-  GeneratedFusion f = forward("2x2x33x40", "2x2x70x40", "2x2x70x24",
-                              "2x2x33x24", "bf16", "");
+  GeneratedFusion f =
+      forward("2x2x33x40", "2x2x70x40", "2x2x70x24", "2x2x33x24", "bf16", "");
   EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
   std::vector<const TensorMapLayout *> maps = mapsOf(f.launches[0]);
   ASSERT_EQ(maps.size(), 3u);

@@ -289,11 +289,9 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
   AttentionWgmmaPlan plan;
   int64_t dp = layout::pad_panel(p.d), dvp = layout::pad_panel(p.dv);
   if (!p.backward) {
-    std::optional<AttentionWgmmaKernel> forward =
-        fitStages(target, {128}, dp <= 128 ? 128 : 64,
-                  [&](const AttentionWgmmaKernel &k) {
-                    return forwardBytes(p, k);
-                  });
+    std::optional<AttentionWgmmaKernel> forward = fitStages(
+        target, {128}, dp <= 128 ? 128 : 64,
+        [&](const AttentionWgmmaKernel &k) { return forwardBytes(p, k); });
     if (!forward)
       return std::nullopt;
     plan.forward = *forward;
@@ -332,9 +330,8 @@ void planAttentionWgmma(const AttentionProblem &p,
         llvm::formatv("{0} tensor cores: {1} rows kept, {2} streamed by TMA "
                       "in {3} stages; tq {4} tk {5} d {6}/{7}{8}, {9} "
                       "threads, {10} B shared",
-                      p.elem, k.fixedRows, k.streamedRows, k.stages, p.tq,
-                      p.tk, p.d, p.dv, p.causal ? " causal" : "",
-                      k.threads(), shared)
+                      p.elem, k.fixedRows, k.streamedRows, k.stages, p.tq, p.tk,
+                      p.d, p.dv, p.causal ? " causal" : "", k.threads(), shared)
             .str();
     s.functors = std::move(config);
     s.grid = {uint32_t(tiles * p.batchHeads), 1, 1};
@@ -346,12 +343,12 @@ void planAttentionWgmma(const AttentionProblem &p,
     return s;
   };
   // The map of operand i ([B, H, rows, dim]) in boxes of boxRows rows.
-  auto map = [&](KernelSpec &s, unsigned i, llvm::StringRef name,
-                 int64_t rows, int64_t dim, int64_t boxRows) {
+  auto map = [&](KernelSpec &s, unsigned i, llvm::StringRef name, int64_t rows,
+                 int64_t dim, int64_t boxRows) {
     const AttentionTensor &t = p.operands[i];
-    s.addParam(kTensorMapParamType.str(), name.str(),
-               LaunchArg::tensorMapOf(t.arg,
-                                      panelMap(p, t, rows, dim, boxRows)));
+    s.addParam(
+        kTensorMapParamType.str(), name.str(),
+        LaunchArg::tensorMapOf(t.arg, panelMap(p, t, rows, dim, boxRows)));
   };
   auto out = [&](KernelSpec &s, unsigned i, llvm::StringRef name) {
     if (!p.results[i])
@@ -362,9 +359,9 @@ void planAttentionWgmma(const AttentionProblem &p,
 
   if (!p.backward) {
     const AttentionWgmmaKernel &k = plan.forward;
-    KernelSpec s = spec("attention_wgmma_fwd", k, ceilDiv(p.tq, k.fixedRows),
-                        forwardBytes(p, k),
-                        renderWgmmaConfig(p, k, false, false, 0));
+    KernelSpec s =
+        spec("attention_wgmma_fwd", k, ceilDiv(p.tq, k.fixedRows),
+             forwardBytes(p, k), renderWgmmaConfig(p, k, false, false, 0));
     map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
     map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
     map(s, 2, "v_map", p.tk, p.dv, k.streamedRows);
@@ -387,8 +384,7 @@ void planAttentionWgmma(const AttentionProblem &p,
   map(query, 1, "k_map", p.tk, p.d, dq.streamedRows);
   map(query, 2, "v_map", p.tk, p.dv, dq.streamedRows);
   map(query, 4, "d_out_map", p.tq, p.dv, dq.fixedRows);
-  query.addParam("const " + elem + " *__restrict__", "out",
-                 p.operands[3].arg);
+  query.addParam("const " + elem + " *__restrict__", "out", p.operands[3].arg);
   query.addParam("const " + elem + " *__restrict__", "d_out",
                  p.operands[4].arg);
   query.addParam("float *__restrict__", "row_lse", LaunchArg::scratch(lse));

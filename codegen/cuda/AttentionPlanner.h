@@ -68,8 +68,7 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
 
 /// Adds the Hopper kernels of `p` and their launches to `builder`.
 void planAttentionWgmma(const AttentionProblem &p,
-                        const AttentionWgmmaPlan &plan,
-                        FusionBuilder &builder);
+                        const AttentionWgmmaPlan &plan, FusionBuilder &builder);
 
 } // namespace mlir::kiln::codegen
 

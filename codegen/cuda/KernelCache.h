@@ -53,8 +53,9 @@ public:
     bool compiled = false;
   };
   /// Compiles every job like compile, on a pool of the machine's hardware
-  /// threads (NVRTC compiles independent programs concurrently). Each job's result lands in the job, so the outcome does
-  /// not depend on the order in which they finish.
+  /// threads (NVRTC compiles independent programs concurrently). Each job's
+  /// result lands in the job, so the outcome does not depend on the order in
+  /// which they finish.
   void compileAll(llvm::MutableArrayRef<Job> jobs);
 
   bool enabled() const { return !directory.empty(); }

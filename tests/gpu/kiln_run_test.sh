@@ -93,6 +93,7 @@ expect 0 bench "${kiln_run}" predict.kiln --entry predict --inputs predict_in.sa
 must_print bench "bench predict: median"
 # The stand-in driver and the H200 (sm_90, CUDA 12.3+) launch early.
 must_print bench "(3 warm-up calls; 1 of 1 launches programmatic)"
+must_print bench "bench memory: peak "
 expect 0 bench_serial "${kiln_run}" predict.kiln --entry predict \
     --inputs predict_in.safetensors --bench --warmup 3 --iters 20 \
     --serial-launches

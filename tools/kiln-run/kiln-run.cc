@@ -40,6 +40,7 @@
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/memory/pool.h"
 
 namespace kiln {
 namespace {
@@ -63,7 +64,8 @@ Inference (any entry, default forward):
                             |expected| (for storage types whose rounding
                             scales with the tensor, bf16 over long chains)
   --bench                   time the entry: --warmup N calls, then the median
-  --warmup N --iters N      of --iters event-timed graph replays (10, 100)
+  --warmup N --iters N      of --iters event-timed graph replays (10, 100);
+                            also prints the peak device memory the run held
   --dataset FILE            instead of --inputs: run the entry on every whole
   --batch-fields A,B        batch of the KILNDATA file (in file order; fields
                             named as the entry's inputs) and print the mean of
@@ -515,6 +517,14 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
         ms.size(), static_cast<long long>(f.warmup.value_or(10)),
         static_cast<long long>(session->stats().programmatic_launches),
         module.artifact().FindEntry(f.entry)->launches.size());
+    // The pool's high-water marks: resident buffers, the entry's arena and
+    // the inputs and outputs, everything the run held on the device.
+    const PoolStats pool = rt.pool().stats();
+    std::printf(
+        "bench memory: peak %zu bytes in use (%.1f MiB), %zu reserved from "
+        "the device\n",
+        pool.peak_bytes_in_use, pool.peak_bytes_in_use / 1048576.0,
+        pool.peak_bytes_reserved);
   }
   return status;
 }

@@ -45,8 +45,12 @@ template <class C, bool ROW_STATS> struct backward_smem {
     base = ((unsigned)__cvta_generic_to_shared(kiln_attention_smem) + 1023u) &
            ~1023u;
   }
-  __device__ __forceinline__ unsigned fixed_a() const { return base + L.fixed_a; }
-  __device__ __forceinline__ unsigned fixed_b() const { return base + L.fixed_b; }
+  __device__ __forceinline__ unsigned fixed_a() const {
+    return base + L.fixed_a;
+  }
+  __device__ __forceinline__ unsigned fixed_b() const {
+    return base + L.fixed_b;
+  }
   __device__ __forceinline__ unsigned a(int s) const {
     return base + L.stream_a + s * L.stage_a_bytes;
   }
@@ -57,7 +61,9 @@ template <class C, bool ROW_STATS> struct backward_smem {
   __device__ __forceinline__ unsigned rows(int s) const {
     return base + L.stream_rows + s * STREAMED * 8;
   }
-  __device__ __forceinline__ unsigned fixed_bar() const { return base + L.bars; }
+  __device__ __forceinline__ unsigned fixed_bar() const {
+    return base + L.bars;
+  }
   __device__ __forceinline__ unsigned full_a(int s) const {
     return base + L.bars + 8u * (1 + s);
   }
@@ -114,10 +120,10 @@ __device__ __forceinline__ void backward_dq_wgmma(
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
                 "at most 256");
   const Smem sm;
-  const int bh = C::causal ? (int)(ctx.block.x % C::batch_heads)
-                           : (int)(ctx.block.x / QT);
-  const int rank = C::causal ? (int)(ctx.block.x / C::batch_heads)
-                             : (int)(ctx.block.x % QT);
+  const int bh =
+      C::causal ? (int)(ctx.block.x % C::batch_heads) : (int)(ctx.block.x / QT);
+  const int rank =
+      C::causal ? (int)(ctx.block.x / C::batch_heads) : (int)(ctx.block.x % QT);
   const int q0 = (QT - 1 - rank) * BM;
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
@@ -140,8 +146,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
                                         panel_tile_bytes(BM, C::dv)));
     copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map,
                                                    sm.fixed_bar(), q0, bh);
-    copy_tile<BM, DVP / kPanel, C::d_out_layout::heads>(
-        sm.fixed_b(), d_out_map, sm.fixed_bar(), q0, bh);
+    copy_tile<BM, DVP / kPanel, C::d_out_layout::heads>(sm.fixed_b(), d_out_map,
+                                                        sm.fixed_bar(), q0, bh);
     for (int u = 0; u < uses; ++u) {
       const int s = u % STAGES, k0 = (u % tiles) * BN;
       tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
@@ -149,8 +155,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
       copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
                                                      sm.full_a(s), k0, bh);
       if (u >= tiles) {
-        tma::arrive_expect_bytes(sm.full_b(s),
-                                 (unsigned)Smem::L.stage_b_bytes);
+        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)Smem::L.stage_b_bytes);
         copy_tile<BN, DVP / kPanel, C::v_layout::heads>(sm.b(s), v_map,
                                                         sm.full_b(s), k0, bh);
       }
@@ -170,10 +175,10 @@ __device__ __forceinline__ void backward_dq_wgmma(
     const int qi = row0 + 8 * h;
     float acc = 0.f;
     if (qi < TQ) {
-      const elem_t *o = out + C::out_layout::base(bh) +
-                        (idx_t)qi * C::out_layout::row;
-      const elem_t *g = d_out + C::d_out_layout::base(bh) +
-                        (idx_t)qi * C::d_out_layout::row;
+      const elem_t *o =
+          out + C::out_layout::base(bh) + (idx_t)qi * C::out_layout::row;
+      const elem_t *g =
+          d_out + C::d_out_layout::base(bh) + (idx_t)qi * C::d_out_layout::row;
       for (int e = quad; e < DV; e += 4)
         acc += kiln_load(o[e]) * kiln_load(g[e]);
     }
@@ -293,8 +298,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
       for (int j8 = 0; j8 < 8; ++j8) {
         const int e = p * kPanel + 8 * j8 + pos.col;
         if (e < C::d)
-          *reinterpret_cast<unsigned *>(dqb + (idx_t)qi * C::d_query_layout::row +
-                                        e) =
+          *reinterpret_cast<unsigned *>(
+              dqb + (idx_t)qi * C::d_query_layout::row + e) =
               pack<elem_t>(dq[p][4 * j8 + 2 * h] * C::scale,
                            dq[p][4 * j8 + 2 * h + 1] * C::scale);
       }
@@ -304,9 +309,9 @@ __device__ __forceinline__ void backward_dq_wgmma(
 // Writes a 64-row slice of a gradient held as accumulator panels, times
 // `mul`, to rows row0 + (0, 8) of a [T, W] matrix with rows RS apart.
 template <class E, class Idx, int PANELS, int W, long long RS>
-__device__ __forceinline__ void store_panels(E *dst, const float (&acc)[PANELS][32],
-                                             int row0, int t, int col,
-                                             float mul) {
+__device__ __forceinline__ void
+store_panels(E *dst, const float (&acc)[PANELS][32], int row0, int t, int col,
+             float mul) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int r = row0 + 8 * h;
@@ -318,9 +323,8 @@ __device__ __forceinline__ void store_panels(E *dst, const float (&acc)[PANELS][
       for (int j = 0; j < 8; ++j) {
         const int e = p * kPanel + 8 * j + col;
         if (e < W)
-          *reinterpret_cast<unsigned *>(dst + (Idx)r * RS + e) =
-              pack<E>(acc[p][4 * j + 2 * h] * mul,
-                      acc[p][4 * j + 2 * h + 1] * mul);
+          *reinterpret_cast<unsigned *>(dst + (Idx)r * RS + e) = pack<E>(
+              acc[p][4 * j + 2 * h] * mul, acc[p][4 * j + 2 * h + 1] * mul);
       }
   }
 }
@@ -350,14 +354,13 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   static_assert(DK || DV, "the kernel computes dk, dv or both");
   const Smem sm;
   // Causal: the first key tiles see the most queries; they go first.
-  const int bh = C::causal ? (int)(ctx.block.x % C::batch_heads)
-                           : (int)(ctx.block.x / KT);
+  const int bh =
+      C::causal ? (int)(ctx.block.x % C::batch_heads) : (int)(ctx.block.x / KT);
   const int k0 = (C::causal ? (int)(ctx.block.x / C::batch_heads)
                             : (int)(ctx.block.x % KT)) *
                  BK;
   // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
-  const int qBegin =
-      C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
+  const int qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
   const int tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
@@ -370,9 +373,9 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
     tma::prefetch(k_map);
     tma::prefetch(v_map);
     tma::prefetch(d_out_map);
-    tma::arrive_expect_bytes(sm.fixed_bar(),
-                             (unsigned)(panel_tile_bytes(BK, C::d) +
-                                        panel_tile_bytes(BK, C::dv)));
+    tma::arrive_expect_bytes(
+        sm.fixed_bar(),
+        (unsigned)(panel_tile_bytes(BK, C::d) + panel_tile_bytes(BK, C::dv)));
     copy_tile<BK, KPANELS, C::k_layout::heads>(sm.fixed_a(), k_map,
                                                sm.fixed_bar(), k0, bh);
     copy_tile<BK, VPANELS, C::v_layout::heads>(sm.fixed_b(), v_map,
@@ -449,8 +452,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
         for (int h = 0; h < 2; ++h) {
           const int i = 4 * j + 2 * h + c;
           const bool hidden = C::causal && col < first[h];
-          const float p =
-              hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
+          const float p = hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
           if constexpr (DK)
             dp[i] = p * (dp[i] - delta);
           s[i] = p;

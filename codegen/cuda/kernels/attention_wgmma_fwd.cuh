@@ -66,10 +66,10 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
 
   // Causal: every head's longest tile first. Otherwise a head's tiles are
   // neighbours, so that running blocks share its keys and values in L2.
-  const int bh = C::causal ? (int)(ctx.block.x % C::batch_heads)
-                           : (int)(ctx.block.x / QT);
-  const int rank = C::causal ? (int)(ctx.block.x / C::batch_heads)
-                             : (int)(ctx.block.x % QT);
+  const int bh =
+      C::causal ? (int)(ctx.block.x % C::batch_heads) : (int)(ctx.block.x / QT);
+  const int rank =
+      C::causal ? (int)(ctx.block.x / C::batch_heads) : (int)(ctx.block.x % QT);
   const int q0 = (QT - 1 - rank) * BM;
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
@@ -102,8 +102,8 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
       copy_tile<BN, DP / kPanel, C::k_layout::heads>(sK(s), k_map, fullK(s),
                                                      j * BN, bh);
       tma::arrive_expect_bytes(fullV(s), (unsigned)L.stage_b_bytes);
-      copy_tile<BN, VPANELS, C::v_layout::heads>(sV(s), v_map, fullV(s),
-                                                 j * BN, bh);
+      copy_tile<BN, VPANELS, C::v_layout::heads>(sV(s), v_map, fullV(s), j * BN,
+                                                 bh);
     }
     return;
   }
@@ -127,7 +127,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   // factors for what was summed against the old maxima. The scale is
   // positive, so the maximum of the raw scores gives the scaled one; a row
   // that has seen only masked keys subtracts 0 instead of -inf.
-  auto softmax = [&](int k0, float (&alpha)[2]) {
+  auto softmax = [&](int k0, float(&alpha)[2]) {
     const bool masked =
         k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
 #pragma unroll
@@ -159,7 +159,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
       l[h] = l[h] * alpha[h] + sum;
     }
   };
-  auto rescale = [&](const float (&alpha)[2]) {
+  auto rescale = [&](const float(&alpha)[2]) {
 #pragma unroll
     for (int p = 0; p < VPANELS; ++p)
 #pragma unroll

@@ -92,8 +92,7 @@ __device__ __forceinline__ void copy_4d(unsigned dst, const tensor_map &m,
   asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::"
                "complete_tx::bytes"
                " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
-               "l"(address_of(m)), "r"(c0), "r"(c1), "r"(c2), "r"(c3),
-               "r"(bar)
+               "l"(address_of(m)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
                : "memory");
 }
 
