@@ -363,6 +363,77 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const tensor_map &m,
     tma::copy_4d(dst + p * ROWS * 128, m, bar, p * kPanel, row0, h, b);
 }
 
+// The shared buffers and mbarriers of a warp-specialised kernel, laid out
+// by L (attention_wgmma_layout.cuh) from the 1024-byte-aligned start of the
+// dynamic shared memory: the block's own tiles (fixed_a, fixed_b, their
+// barrier fixed_bar), STAGES stages of the streamed tiles (a, b and the
+// rows' statistics of `streamed` rows) with full_a, full_b and empty
+// barriers each.
+template <int STAGES> struct pipeline_smem {
+  wgmma_smem L;
+  unsigned base, streamed;
+  __device__ __forceinline__ pipeline_smem(const wgmma_smem &layout,
+                                           int streamed_rows)
+      : L(layout), streamed((unsigned)streamed_rows) {
+    extern __shared__ __align__(16) unsigned char kiln_attention_smem[];
+    base = ((unsigned)__cvta_generic_to_shared(kiln_attention_smem) + 1023u) &
+           ~1023u;
+  }
+  __device__ __forceinline__ unsigned fixed_a() const {
+    return base + L.fixed_a;
+  }
+  __device__ __forceinline__ unsigned fixed_b() const {
+    return base + L.fixed_b;
+  }
+  __device__ __forceinline__ unsigned a(int s) const {
+    return base + L.stream_a + s * L.stage_a_bytes;
+  }
+  __device__ __forceinline__ unsigned b(int s) const {
+    return base + L.stream_b + s * L.stage_b_bytes;
+  }
+  // The stage's log-sum-exp, then its delta (`streamed` floats each).
+  __device__ __forceinline__ unsigned rows(int s) const {
+    return base + L.stream_rows + s * streamed * 8;
+  }
+  __device__ __forceinline__ unsigned fixed_bar() const {
+    return base + L.bars;
+  }
+  __device__ __forceinline__ unsigned full_a(int s) const {
+    return base + L.bars + 8u * (1 + s);
+  }
+  __device__ __forceinline__ unsigned full_b(int s) const {
+    return base + L.bars + 8u * (1 + STAGES + s);
+  }
+  __device__ __forceinline__ unsigned empty(int s) const {
+    return base + L.bars + 8u * (1 + 2 * STAGES + s);
+  }
+  // Thread 0 initialises the barriers (a stage is freed by one arrival per
+  // consumer warpgroup); every thread waits for it.
+  __device__ __forceinline__ void init(int tid, int consumers) const {
+    if (tid == 0) {
+      tma::barrier_init(fixed_bar(), 1);
+      for (int s = 0; s < STAGES; ++s) {
+        tma::barrier_init(full_a(s), 1);
+        tma::barrier_init(full_b(s), 1);
+        tma::barrier_init(empty(s), consumers);
+      }
+      tma::barrier_init_fence();
+    }
+    __syncthreads();
+  }
+};
+
+// Which (batch * head, tile rank) a block computes, of `tiles` tiles per
+// head. Causal: every head's first-ranked tile (the longest) before any
+// second; otherwise a head's tiles are neighbours, so that running blocks
+// share its keys and values in L2.
+template <class C> struct block_tile {
+  int bh, rank;
+  __device__ __forceinline__ block_tile(unsigned block, int tiles)
+      : bh(C::causal ? (int)(block % C::batch_heads) : (int)(block / tiles)),
+        rank(C::causal ? (int)(block / C::batch_heads) : (int)(block % tiles)) {}
+};
+
 // Register shares of a warp-specialised block of one producer warpgroup
 // and CONSUMERS consumer warpgroups, one block per SM: the producer keeps
 // 24 (its one thread only copies) and the consumers share the rest, at most

@@ -34,60 +34,6 @@
 namespace kiln {
 namespace attention {
 
-// The barriers and tiles of a backward kernel's shared memory.
-template <class C, bool ROW_STATS> struct backward_smem {
-  static constexpr int FIXED = C::bm, STREAMED = C::bn, STAGES = C::stages;
-  static constexpr wgmma_smem L =
-      wgmma_backward_smem(FIXED, STREAMED, C::d, C::dv, STAGES, ROW_STATS);
-  unsigned base;
-  __device__ __forceinline__ backward_smem() {
-    extern __shared__ __align__(16) unsigned char kiln_attention_smem[];
-    base = ((unsigned)__cvta_generic_to_shared(kiln_attention_smem) + 1023u) &
-           ~1023u;
-  }
-  __device__ __forceinline__ unsigned fixed_a() const {
-    return base + L.fixed_a;
-  }
-  __device__ __forceinline__ unsigned fixed_b() const {
-    return base + L.fixed_b;
-  }
-  __device__ __forceinline__ unsigned a(int s) const {
-    return base + L.stream_a + s * L.stage_a_bytes;
-  }
-  __device__ __forceinline__ unsigned b(int s) const {
-    return base + L.stream_b + s * L.stage_b_bytes;
-  }
-  // The stage's log-sum-exp, then its delta (STREAMED floats each).
-  __device__ __forceinline__ unsigned rows(int s) const {
-    return base + L.stream_rows + s * STREAMED * 8;
-  }
-  __device__ __forceinline__ unsigned fixed_bar() const {
-    return base + L.bars;
-  }
-  __device__ __forceinline__ unsigned full_a(int s) const {
-    return base + L.bars + 8u * (1 + s);
-  }
-  __device__ __forceinline__ unsigned full_b(int s) const {
-    return base + L.bars + 8u * (1 + STAGES + s);
-  }
-  __device__ __forceinline__ unsigned empty(int s) const {
-    return base + L.bars + 8u * (1 + 2 * STAGES + s);
-  }
-  // Thread 0 initialises; every thread waits for it.
-  __device__ __forceinline__ void init(int tid, int consumers) const {
-    if (tid == 0) {
-      tma::barrier_init(fixed_bar(), 1);
-      for (int s = 0; s < STAGES; ++s) {
-        tma::barrier_init(full_a(s), 1);
-        tma::barrier_init(full_b(s), 1);
-        tma::barrier_init(empty(s), consumers);
-      }
-      tma::barrier_init_fence();
-    }
-    __syncthreads();
-  }
-};
-
 __device__ __forceinline__ float shared_float(unsigned addr) {
   float v;
   asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
@@ -108,7 +54,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
     float *__restrict__ row_delta, typename C::elem_t *__restrict__ d_query) {
   typedef typename C::elem_t elem_t;
   typedef typename C::idx_t idx_t;
-  typedef backward_smem<C, false> Smem;
+  constexpr wgmma_smem L =
+      wgmma_backward_smem(C::bm, C::bn, C::d, C::dv, C::stages, false);
   constexpr int TQ = C::tq, TK = C::tk, DV = C::dv;
   constexpr int BM = C::bm, BN = C::bn, STAGES = C::stages;
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
@@ -119,12 +66,9 @@ __device__ __forceinline__ void backward_dq_wgmma(
                     DVP <= 256,
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
                 "at most 256");
-  const Smem sm;
-  const int bh =
-      C::causal ? (int)(ctx.block.x % C::batch_heads) : (int)(ctx.block.x / QT);
-  const int rank =
-      C::causal ? (int)(ctx.block.x / C::batch_heads) : (int)(ctx.block.x % QT);
-  const int q0 = (QT - 1 - rank) * BM;
+  const pipeline_smem<C::stages> sm(L, C::bn);
+  const block_tile<C> at(ctx.block.x, QT);
+  const int bh = at.bh, q0 = (QT - 1 - at.rank) * BM;
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
   // Sweep 1 (statistics) streams K; sweep 2 (dq) K and V: a stage's V
@@ -142,7 +86,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
     tma::prefetch(v_map);
     tma::prefetch(d_out_map);
     tma::arrive_expect_bytes(sm.fixed_bar(),
-                             (unsigned)(Smem::L.fixed_b - Smem::L.fixed_a +
+                             (unsigned)(L.fixed_b - L.fixed_a +
                                         panel_tile_bytes(BM, C::dv)));
     copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map,
                                                    sm.fixed_bar(), q0, bh);
@@ -151,11 +95,11 @@ __device__ __forceinline__ void backward_dq_wgmma(
     for (int u = 0; u < uses; ++u) {
       const int s = u % STAGES, k0 = (u % tiles) * BN;
       tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
-      tma::arrive_expect_bytes(sm.full_a(s), (unsigned)Smem::L.stage_a_bytes);
+      tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
       copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
                                                      sm.full_a(s), k0, bh);
       if (u >= tiles) {
-        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)Smem::L.stage_b_bytes);
+        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
         copy_tile<BN, DVP / kPanel, C::v_layout::heads>(sm.b(s), v_map,
                                                         sm.full_b(s), k0, bh);
       }
@@ -338,7 +282,8 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
     typename C::elem_t *__restrict__ d_value) {
   typedef typename C::elem_t elem_t;
   typedef typename C::idx_t idx_t;
-  typedef backward_smem<C, true> Smem;
+  constexpr wgmma_smem L =
+      wgmma_backward_smem(C::bm, C::bn, C::d, C::dv, C::stages, true);
   constexpr int TQ = C::tq, TK = C::tk;
   // Fixed: BK keys; streamed: BQ queries.
   constexpr int BK = C::bm, BQ = C::bn, STAGES = C::stages;
@@ -352,13 +297,10 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
                 "64-row warpgroup slices of keys, 64-query tiles, head dims "
                 "of at most 256");
   static_assert(DK || DV, "the kernel computes dk, dv or both");
-  const Smem sm;
+  const pipeline_smem<C::stages> sm(L, C::bn);
   // Causal: the first key tiles see the most queries; they go first.
-  const int bh =
-      C::causal ? (int)(ctx.block.x % C::batch_heads) : (int)(ctx.block.x / KT);
-  const int k0 = (C::causal ? (int)(ctx.block.x / C::batch_heads)
-                            : (int)(ctx.block.x % KT)) *
-                 BK;
+  const block_tile<C> at(ctx.block.x, KT);
+  const int bh = at.bh, k0 = at.rank * BK;
   // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
   const int qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
   const int tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
@@ -386,12 +328,12 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
       const int s = u % STAGES, q0 = qBegin + u * BQ;
       tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
       tma::arrive_expect_bytes(sm.full_a(s),
-                               (unsigned)(Smem::L.stage_a_bytes + BQ * 8));
+                               (unsigned)(L.stage_a_bytes + BQ * 8));
       copy_tile<BQ, KPANELS, C::q_layout::heads>(sm.a(s), q_map, sm.full_a(s),
                                                  q0, bh);
       tma::copy_bytes(sm.rows(s), lse + q0, BQ * 4, sm.full_a(s));
       tma::copy_bytes(sm.rows(s) + BQ * 4, delta + q0, BQ * 4, sm.full_a(s));
-      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)Smem::L.stage_b_bytes);
+      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
       copy_tile<BQ, VPANELS, C::d_out_layout::heads>(sm.b(s), d_out_map,
                                                      sm.full_b(s), q0, bh);
     }

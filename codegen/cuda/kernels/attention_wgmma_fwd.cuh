@@ -52,39 +52,15 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
                 "at most 256");
 
-  extern __shared__ __align__(16) unsigned char kiln_attention_smem[];
-  const unsigned base =
-      ((unsigned)__cvta_generic_to_shared(kiln_attention_smem) + 1023u) &
-      ~1023u;
-  const unsigned sQ = base + L.fixed_a;
-  auto sK = [&](int s) { return base + L.stream_a + s * L.stage_a_bytes; };
-  auto sV = [&](int s) { return base + L.stream_b + s * L.stage_b_bytes; };
-  const unsigned qBar = base + L.bars;
-  auto fullK = [&](int s) { return qBar + 8u * (1 + s); };
-  auto fullV = [&](int s) { return qBar + 8u * (1 + STAGES + s); };
-  auto empty = [&](int s) { return qBar + 8u * (1 + 2 * STAGES + s); };
-
-  // Causal: every head's longest tile first. Otherwise a head's tiles are
-  // neighbours, so that running blocks share its keys and values in L2.
-  const int bh =
-      C::causal ? (int)(ctx.block.x % C::batch_heads) : (int)(ctx.block.x / QT);
-  const int rank =
-      C::causal ? (int)(ctx.block.x / C::batch_heads) : (int)(ctx.block.x % QT);
-  const int q0 = (QT - 1 - rank) * BM;
+  const pipeline_smem<STAGES> sm(L, BN);
+  // Causal: every head's longest tile first.
+  const block_tile<C> at(ctx.block.x, QT);
+  const int bh = at.bh, q0 = (QT - 1 - at.rank) * BM;
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
 
   const int tid = ctx.thread.x, wg = tid >> 7;
-  if (tid == 0) {
-    tma::barrier_init(qBar, 1);
-    for (int s = 0; s < STAGES; ++s) {
-      tma::barrier_init(fullK(s), 1);
-      tma::barrier_init(fullV(s), 1);
-      tma::barrier_init(empty(s), CONSUMERS);
-    }
-    tma::barrier_init_fence();
-  }
-  __syncthreads();
+  sm.init(tid, CONSUMERS);
 
   if (wg == 0) {
     Regs::producer();
@@ -93,16 +69,16 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
     tma::prefetch(q_map);
     tma::prefetch(k_map);
     tma::prefetch(v_map);
-    tma::arrive_expect_bytes(qBar, (unsigned)panel_tile_bytes(BM, C::d));
-    copy_tile<BM, DP / kPanel, C::q_layout::heads>(sQ, q_map, qBar, q0, bh);
+    tma::arrive_expect_bytes(sm.fixed_bar(), (unsigned)panel_tile_bytes(BM, C::d));
+    copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map, sm.fixed_bar(), q0, bh);
     for (int j = 0; j < tiles; ++j) {
       const int s = j % STAGES;
-      tma::wait(empty(s), ((j / STAGES) & 1) ^ 1u);
-      tma::arrive_expect_bytes(fullK(s), (unsigned)L.stage_a_bytes);
-      copy_tile<BN, DP / kPanel, C::k_layout::heads>(sK(s), k_map, fullK(s),
+      tma::wait(sm.empty(s), ((j / STAGES) & 1) ^ 1u);
+      tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
+      copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map, sm.full_a(s),
                                                      j * BN, bh);
-      tma::arrive_expect_bytes(fullV(s), (unsigned)L.stage_b_bytes);
-      copy_tile<BN, VPANELS, C::v_layout::heads>(sV(s), v_map, fullV(s), j * BN,
+      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
+      copy_tile<BN, VPANELS, C::v_layout::heads>(sm.b(s), v_map, sm.full_b(s), j * BN,
                                                  bh);
     }
     return;
@@ -168,13 +144,13 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   };
   auto release = [&](int stage) {
     if ((tid & 127) == 0)
-      tma::arrive(empty(stage));
+      tma::arrive(sm.empty(stage));
   };
 
-  tma::wait(qBar, 0);
+  tma::wait(sm.fixed_bar(), 0);
   if (tiles > 0) {
-    tma::wait(fullK(0), 0);
-    product_ss<BN, DP, C::kind>(s, sQ, BM, cwg * kWarpgroupRows, sK(0));
+    tma::wait(sm.full_a(0), 0);
+    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, cwg * kWarpgroupRows, sm.a(0));
     retire<0>();
     gemm::fence_accumulators(s);
     float alpha[2];
@@ -183,10 +159,10 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   }
   for (int j = 1; j < tiles; ++j) {
     const int stage = j % STAGES, prev = (j - 1) % STAGES;
-    tma::wait(fullK(stage), (j / STAGES) & 1);
-    product_ss<BN, DP, C::kind>(s, sQ, BM, cwg * kWarpgroupRows, sK(stage));
-    tma::wait(fullV(prev), ((j - 1) / STAGES) & 1);
-    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sV(prev));
+    tma::wait(sm.full_a(stage), (j / STAGES) & 1);
+    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, cwg * kWarpgroupRows, sm.a(stage));
+    tma::wait(sm.full_b(prev), ((j - 1) / STAGES) & 1);
+    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(prev));
     retire<1>();
     gemm::fence_accumulators(s);
     float alpha[2];
@@ -200,8 +176,8 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   }
   if (tiles > 0) {
     const int last = (tiles - 1) % STAGES;
-    tma::wait(fullV(last), ((tiles - 1) / STAGES) & 1);
-    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sV(last));
+    tma::wait(sm.full_b(last), ((tiles - 1) / STAGES) & 1);
+    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(last));
     retire<0>();
     fence_panels(o);
     release(last);
