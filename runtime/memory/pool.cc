@@ -108,13 +108,13 @@ absl::StatusOr<DeviceBuffer> DevicePool::Allocate(size_t bytes,
     return MakeBuffer(pointer, bytes, rounded, stream);
   }
   stats_.misses += 1;
-  absl::StatusOr<DevicePtr> fresh = allocator_->Allocate(rounded);
+  absl::StatusOr<DevicePtr> fresh = AllocateFromDevice(rounded);
   if (!fresh.ok() &&
       fresh.status().code() == absl::StatusCode::kResourceExhausted) {
     // Cached blocks of other sizes may be what stands in the way.
     stats_.oom_retries += 1;
     absl::StatusOr<size_t> trimmed = TrimLocked();
-    if (trimmed.ok() && *trimmed > 0) fresh = allocator_->Allocate(rounded);
+    if (trimmed.ok() && *trimmed > 0) fresh = AllocateFromDevice(rounded);
   }
   if (!fresh.ok()) {
     stats_.failures += 1;
@@ -131,6 +131,21 @@ absl::StatusOr<DeviceBuffer> DevicePool::Allocate(size_t bytes,
   stats_.peak_bytes_reserved =
       std::max(stats_.peak_bytes_reserved, stats_.bytes_reserved);
   return MakeBuffer(*fresh, bytes, rounded, stream);
+}
+
+absl::StatusOr<DevicePtr> DevicePool::AllocateFromDevice(size_t rounded) {
+  if (limit_bytes_ != 0 && (rounded > limit_bytes_ ||
+                            stats_.bytes_reserved > limit_bytes_ - rounded)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the pool's limit of ", limit_bytes_, " bytes (",
+                     stats_.bytes_reserved, " held)"));
+  }
+  return allocator_->Allocate(rounded);
+}
+
+void DevicePool::SetLimit(size_t bytes) {
+  absl::MutexLock lock(&mu_);
+  limit_bytes_ = bytes;
 }
 
 void DevicePool::Release(const DeviceBuffer::Block& block) {

@@ -150,6 +150,12 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   // fence first. Blocks in use are untouched. Returns the bytes released.
   absl::StatusOr<size_t> Trim();
 
+  // Caps what the pool holds from the allocator (blocks in use and cached)
+  // at `bytes`; 0 removes the cap. A miss that would pass it is treated as
+  // the device running out: the cache is trimmed and the request retried,
+  // then it fails with ResourceExhaustedError. Blocks already held stay.
+  void SetLimit(size_t bytes);
+
   PoolStats stats() const;
 
  private:
@@ -167,6 +173,9 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   bool TakeCached(size_t rounded, StreamId stream, DevicePtr* pointer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<size_t> TrimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A fresh block of `rounded` bytes from the allocator, within the limit.
+  absl::StatusOr<DevicePtr> AllocateFromDevice(size_t rounded)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Release(const DeviceBuffer::Block& block);
   DeviceBuffer MakeBuffer(DevicePtr pointer, size_t bytes, size_t rounded,
                           StreamId stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -177,6 +186,7 @@ class DevicePool : public std::enable_shared_from_this<DevicePool> {
   // Cached blocks by rounded size; within a size, in free order.
   std::map<size_t, std::vector<CachedBlock>> cache_ ABSL_GUARDED_BY(mu_);
   PoolStats stats_ ABSL_GUARDED_BY(mu_);
+  size_t limit_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // 0: no limit
 };
 
 }  // namespace kiln

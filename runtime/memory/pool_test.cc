@@ -202,6 +202,38 @@ TEST_F(PoolTest, OutOfMemoryAfterTrimIsResourceExhausted) {
   EXPECT_EQ(pool_->stats().failures, 1);
 }
 
+TEST_F(PoolTest, LimitTrimsThenRefusesAndThePoolStaysUsable) {
+  // The device has room; the pool's own limit is what runs out.
+  pool_->SetLimit(4096);
+  Alloc(1536);  // cached
+  DeviceBuffer live = Alloc(1024);
+  // 2560 held: 2048 more pass the limit until the cached block goes.
+  DeviceBuffer second = Alloc(2048);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(pool_->stats().oom_retries, 1);
+  EXPECT_EQ(pool_->stats().bytes_reserved, 3072u);
+  // Nothing left to trim: refused, naming the limit and the request.
+  auto more = pool_->Allocate(2048, 1);
+  ASSERT_FALSE(more.ok());
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(more.status().message().find("allocating 2048 bytes"),
+            std::string::npos)
+      << more.status();
+  EXPECT_NE(more.status().message().find("the pool's limit of 4096 bytes"),
+            std::string::npos)
+      << more.status();
+  EXPECT_EQ(allocator_->allocate_calls(), 3);
+  // What fits still comes, and freed blocks serve later requests.
+  EXPECT_TRUE(Alloc(1024));
+  second.reset();
+  EXPECT_TRUE(Alloc(2048));
+  // A request larger than the limit itself is refused; removing the limit
+  // lets it through.
+  EXPECT_FALSE(pool_->Allocate(8192, 1).ok());
+  pool_->SetLimit(0);
+  EXPECT_TRUE(Alloc(8192));
+}
+
 TEST_F(PoolTest, InjectedFailureIsRetriedAfterTrim) {
   Alloc(512);  // cached, so the trim has something to release
   allocator_->FailNext(1);

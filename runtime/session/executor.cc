@@ -202,9 +202,16 @@ absl::Status Executor::Init() {
   }
   residents_.reserve(a.resident_buffers.size());
   for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(
-        DeviceBuffer buffer,
-        rt.pool->Allocate(a.resident_buffers[i].byte_size, sid));
+    absl::StatusOr<DeviceBuffer> allocated =
+        rt.pool->Allocate(a.resident_buffers[i].byte_size, sid);
+    if (!allocated.ok()) {
+      return absl::Status(
+          allocated.status().code(),
+          absl::StrCat("resident buffer '", a.resident_buffers[i].name, "' (",
+                       a.resident_buffers[i].byte_size,
+                       " bytes): ", allocated.status().message()));
+    }
+    DeviceBuffer buffer = *std::move(allocated);
     if (!host[i].empty()) {
       KILN_RETURN_IF_ERROR(
           stream_->CopyToDevice(buffer.data(), host[i].data(), host[i].size()));
@@ -318,9 +325,15 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
                      entry.arena_alignment, " (the pool gives 256)"));
   }
   EntryState state;
-  KILN_ASSIGN_OR_RETURN(
-      state.arena,
-      runtime().pool->Allocate(entry.arena_size, StreamIdOf(*stream_)));
+  absl::StatusOr<DeviceBuffer> arena =
+      runtime().pool->Allocate(entry.arena_size, StreamIdOf(*stream_));
+  if (!arena.ok()) {
+    return absl::Status(
+        arena.status().code(),
+        absl::StrCat("entry '", entry.name, "': its arena of ",
+                     entry.arena_size, " bytes: ", arena.status().message()));
+  }
+  state.arena = *std::move(arena);
   for (size_t i = 0; i < entry.launches.size(); ++i) {
     const artifact::Launch& launch = entry.launches[i];
     const Kernel& kernel = module_->kernels[launch.kernel];

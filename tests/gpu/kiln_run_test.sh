@@ -57,6 +57,9 @@ expect 2 eval_no_inputs "${kiln_run}" linreg.kiln --dataset linreg.kilndata --ba
     --inputs batch.safetensors
 must_print eval_no_inputs "does not go with --inputs"
 expect 0 help "${kiln_run}" --help
+must_print help "--memory-limit BYTES"
+expect 2 bad_memory_limit "${kiln_run}" predict.kiln --memory-limit 0
+must_print bad_memory_limit "--memory-limit must be >= 1"
 
 # Without a driver: a clear error, status 1.
 if ! "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors >probe.log 2>&1 &&
@@ -94,6 +97,11 @@ must_print bench "bench predict: median"
 # The stand-in driver and the H200 (sm_90, CUDA 12.3+) launch early.
 must_print bench "(3 warm-up calls; 1 of 1 launches programmatic)"
 must_print bench "bench memory: peak "
+# A pool limit below what the model needs: the allocation that passes it
+# fails with the limit and the bytes asked for, and the run exits 1.
+expect 1 memory_limit "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
+    --memory-limit 256
+must_print memory_limit "the pool's limit of 256 bytes"
 expect 0 bench_serial "${kiln_run}" predict.kiln --entry predict \
     --inputs predict_in.safetensors --bench --warmup 3 --iters 20 \
     --serial-launches

@@ -212,6 +212,36 @@ TEST_F(SessionGpuTest, StepReducesTheLoss) {
   }
 }
 
+TEST_F(SessionGpuTest, MemoryLimitNamesTheEntryAndTheTrainerStaysUsable) {
+  LinRegOptions o;
+  auto module = LoadLinReg(o);
+  ASSERT_NE(module, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto trainer, module->NewTrainer({.seed = 1}));
+  const LinRegData data = testing::MakeLinRegData(o.batch * 8, o.in, o.out, 3);
+  const std::vector<float> w = Download(trainer->Parameter("w"));
+  // Room for what the trainer holds now, not for the step's arena (with
+  // nothing cached, where earlier tests' blocks would serve it).
+  ASSERT_TRUE(rt().pool().Trim().ok());
+  rt().pool().SetLimit(rt().pool().stats().bytes_in_use + 1);
+  absl::StatusOr<float> refused = trainer->Step(Batch(data, o, 0), 0.1f);
+  rt().pool().SetLimit(0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("entry 'train_step'"),
+            std::string::npos)
+      << refused.status();
+  EXPECT_NE(refused.status().message().find("the pool's limit"),
+            std::string::npos)
+      << refused.status();
+  // Nothing was applied, and without the limit the same trainer trains.
+  EXPECT_EQ(Download(trainer->Parameter("w")), w);
+  EXPECT_EQ(trainer->step(), 0);
+  ASSERT_OK_AND_ASSIGN(float loss, trainer->Step(Batch(data, o, 0), 0.1f));
+  EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_EQ(trainer->step(), 1);
+  EXPECT_NE(Download(trainer->Parameter("w")), w);
+}
+
 TEST_F(SessionGpuTest, SplitEntriesEqualTrainStep) {
   LinRegOptions o;
   auto module = LoadLinReg(o);

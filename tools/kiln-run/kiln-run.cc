@@ -48,6 +48,10 @@ namespace {
 constexpr char kUsage[] = R"(usage: kiln-run MODEL.kiln [options]
 
 Runs a kiln artifact on GPU --device (default 0).
+  --memory-limit BYTES      cap the device memory the run's pool holds (its
+                            resident buffers, arenas, inputs and outputs);
+                            past it an allocation fails with the entry or
+                            buffer and the bytes it asked for (default: none)
 
 Inference (any entry, default forward):
   --entry NAME              entry to run
@@ -97,6 +101,7 @@ Training (given --steps):
 struct Flags {
   std::string model;
   int device = 0;
+  int64_t memory_limit = 0;
   std::string entry;
   std::string inputs;
   std::string params;
@@ -154,7 +159,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
         "entry",   "inputs",       "params", "output",   "check",
         "rtol",    "atol",         "warmup", "iters",    "steps",
         "dataset", "batch-fields", "lr",     "schedule", "schedule-steps",
-        "seed",    "checkpoint",   "resume", "device",   "log-every"};
+        "seed",    "checkpoint",   "resume", "device",   "log-every",
+        "memory-limit"};
     if (kValued.count(name) == 0) {
       return bad(absl::StrCat("unknown flag --", name));
     }
@@ -227,6 +233,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (name == "device") {
       KILN_RETURN_IF_ERROR(integer(&n));
       f.device = static_cast<int>(n);
+    } else if (name == "memory-limit") {
+      KILN_RETURN_IF_ERROR(integer(&f.memory_limit));
+      if (f.memory_limit < 1) return bad("--memory-limit must be >= 1");
     } else if (name == "log-every") {
       KILN_RETURN_IF_ERROR(integer(&f.log_every));
     } else {
@@ -694,6 +703,7 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags->device);
   if (!rt.ok()) return fail(rt.status());
+  (*rt)->pool().SetLimit(static_cast<size_t>(flags->memory_limit));
   absl::StatusOr<std::unique_ptr<Module>> module =
       (*rt)->LoadFromMemory(*bytes);
   if (!module.ok()) return fail(Annotate(module.status(), flags->model));
