@@ -7,8 +7,11 @@
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "runtime/artifact/checksum.h"
 #include "runtime/io/atomic_file.h"
 
 namespace kiln {
@@ -18,6 +21,12 @@ namespace {
 using nlohmann::json;
 
 constexpr absl::string_view kMetadataKey = "__metadata__";
+// Metadata key prefix of each tensor's data checksum (16 hex digits).
+constexpr absl::string_view kChecksumPrefix = "kiln.fnv1a64.";
+
+std::string ChecksumOf(const std::vector<uint8_t>& data) {
+  return absl::StrFormat("%016x", Fnv1a64(data.data(), data.size()));
+}
 
 template <typename... Args>
 absl::Status Invalid(const Args&... args) {
@@ -71,11 +80,20 @@ absl::StatusOr<std::string> SerializeSafetensors(const Safetensors& st) {
                             ::kiln::DTypeSize(b->second.dtype);
                    });
 
+  // The caller's metadata, then every tensor's checksum (replacing any the
+  // caller carried over from a file read earlier).
+  std::map<std::string, std::string> metadata;
+  for (const auto& [key, value] : st.metadata) {
+    if (!absl::StartsWith(key, kChecksumPrefix)) metadata[key] = value;
+  }
+  for (const auto& [name, t] : st.tensors) {
+    metadata[absl::StrCat(kChecksumPrefix, name)] = ChecksumOf(t.data);
+  }
   std::string header = "{";
   bool first = true;
-  if (!st.metadata.empty()) {
+  if (!metadata.empty()) {
     absl::StrAppend(&header, "\"", kMetadataKey, "\":{");
-    for (const auto& [key, value] : st.metadata) {
+    for (const auto& [key, value] : metadata) {
       absl::StatusOr<std::string> k = Quote(key);
       if (!k.ok()) return Invalid("__metadata__ key: ", k.status().message());
       absl::StatusOr<std::string> v = Quote(value);
@@ -296,6 +314,30 @@ absl::StatusOr<Safetensors> ParseSafetensors(absl::string_view bytes,
   if (covered != data.size()) {
     return Invalid("data: bytes [", covered, ", ", data.size(),
                    ") belong to no tensor");
+  }
+  // Checksums (files kiln wrote; others have none): every one names a
+  // tensor whose bytes it matches. They are checked, not returned.
+  for (auto it = out.metadata.begin(); it != out.metadata.end();) {
+    if (!absl::StartsWith(it->first, kChecksumPrefix)) {
+      ++it;
+      continue;
+    }
+    const std::string name = it->first.substr(kChecksumPrefix.size());
+    const auto tensor = out.tensors.find(name);
+    if (tensor == out.tensors.end()) {
+      return Invalid("__metadata__[\"", absl::CEscape(it->first),
+                     "\"]: a checksum of no tensor");
+    }
+    if (ChecksumOf(tensor->second.data) != it->second) {
+      const auto slot =
+          std::find_if(slots.begin(), slots.end(),
+                       [&](const Slot& x) { return x.name == name; });
+      return Invalid("tensor \"", absl::CEscape(name), "\": its ",
+                     slot->end - slot->begin, " bytes at file offset ",
+                     8 + n + slot->begin,
+                     " do not match their checksum (the data is damaged)");
+    }
+    it = out.metadata.erase(it);
   }
   return out;
 }

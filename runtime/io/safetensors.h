@@ -16,6 +16,13 @@
 // non-negative integer extents, end - begin == elements * dtype size, and the
 // tensors tile the data buffer exactly (no overlaps, no holes, nothing after).
 //
+// Damage to the data is found by checksums: the writer adds to the metadata,
+// for every tensor, "kiln.fnv1a64.<name>": the FNV-1a 64 of its bytes
+// (runtime/artifact/checksum.h) as 16 hex digits; the reader checks each one
+// it finds (a mismatch names the tensor and its file offset) and returns the
+// metadata without them. Files from other writers carry none and load as
+// before.
+//
 // The writer lays tensors out by element size (largest first), then by name, so
 // each tensor starts aligned to its element size; pads the header with spaces
 // so the data buffer starts at a multiple of 8 bytes; and writes the JSON

@@ -31,15 +31,19 @@ Safetensors Sample() {
 
 // The expected file for Sample(), spelled out from the format's definition.
 std::string GoldenBytes() {
+  // The metadata carries each tensor's FNV-1a 64 (the checksums).
   const std::string header =
-      "{\"__metadata__\":{\"format\":\"pt\"},"
+      "{\"__metadata__\":{\"format\":\"pt\","
+      "\"kiln.fnv1a64.a\":\"0979e9ee2da22858\","
+      "\"kiln.fnv1a64.b\":\"5324b5aabd93ee60\","
+      "\"kiln.fnv1a64.m\":\"af63bc4c8601b62c\"},"
       "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
       "\"b\":{\"dtype\":\"BF16\",\"shape\":[1,2],\"data_offsets\":[8,12]},"
       "\"m\":{\"dtype\":\"BOOL\",\"shape\":[],\"data_offsets\":[12,13]}}"
-      "   ";  // 197 bytes of JSON + 3 spaces: data starts at 8 + 200
-  EXPECT_EQ(header.size(), 200u);
+      "       ";  // 305 bytes of JSON + 7 spaces: data starts at 8 + 312
+  EXPECT_EQ(header.size(), 312u);
   std::string out;
-  out += std::string("\xc8\0\0\0\0\0\0\0", 8);  // 200, little endian
+  out += std::string("\x38\x01\0\0\0\0\0\0", 8);  // 312, little endian
   out += header;
   out += std::string("\x00\x00\x80\x3f", 4);  // 1.0f
   out += std::string("\x00\x00\x00\xc0", 4);  // -2.0f
@@ -63,6 +67,42 @@ TEST(SafetensorsTest, GoldenBytes) {
   absl::StatusOr<Safetensors> parsed = ParseSafetensors(GoldenBytes());
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_TRUE(*parsed == Sample());
+}
+
+TEST(SafetensorsTest, DamagedDataIsFoundByItsChecksum) {
+  absl::StatusOr<std::string> bytes = SerializeSafetensors(Sample());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  // Every byte of the data buffer, flipped, is reported with its tensor.
+  const size_t data = bytes->size() - 13;
+  for (size_t i = data; i < bytes->size(); ++i) {
+    std::string damaged = *bytes;
+    damaged[i] ^= 0x10;
+    absl::StatusOr<Safetensors> parsed = ParseSafetensors(damaged);
+    ASSERT_FALSE(parsed.ok()) << "byte " << i;
+    const char* tensor = i < data + 8 ? "\"a\"" : i < data + 12 ? "\"b\"" : "\"m\"";
+    EXPECT_THAT(std::string(parsed.status().message()),
+                HasSubstr(absl::StrCat("tensor ", tensor)));
+    EXPECT_THAT(std::string(parsed.status().message()),
+                HasSubstr("do not match their checksum"));
+  }
+  std::string damaged = *bytes;
+  damaged[data + 9] ^= 1;
+  EXPECT_THAT(std::string(ParseSafetensors(damaged).status().message()),
+              HasSubstr("4 bytes at file offset " + std::to_string(data + 8)));
+  // A checksum that names no tensor.
+  Safetensors st = Sample();
+  st.tensors.erase("m");
+  absl::StatusOr<std::string> fewer = SerializeSafetensors(st);
+  ASSERT_TRUE(fewer.ok());
+  std::string renamed = *fewer;
+  renamed.replace(renamed.find("kiln.fnv1a64.b"), 14, "kiln.fnv1a64.z");
+  EXPECT_THAT(std::string(ParseSafetensors(renamed).status().message()),
+              HasSubstr("a checksum of no tensor"));
+  // Stale checksums in the caller's metadata are replaced by the writer.
+  st.metadata["kiln.fnv1a64.a"] = "0000000000000000";
+  absl::StatusOr<std::string> rewritten = SerializeSafetensors(st);
+  ASSERT_TRUE(rewritten.ok());
+  EXPECT_TRUE(ParseSafetensors(*rewritten).ok());
 }
 
 TEST(SafetensorsTest, RoundTripLargerSet) {
@@ -220,7 +260,7 @@ TEST(SafetensorsTest, HeaderLimit) {
   absl::StatusOr<Safetensors> st = ParseSafetensors(GoldenBytes(), limits);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(std::string(st.status().message()),
-            "header: length 200 exceeds the limit 64");
+            "header: length 312 exceeds the limit 64");
 }
 
 TEST(SafetensorsTest, WriterRejectsInconsistentTensors) {
