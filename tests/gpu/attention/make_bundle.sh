@@ -10,24 +10,7 @@
 # KILN_BIN=FOLDER takes kilnc, kiln-ref and kiln-run from FOLDER instead of
 # building them with bazel.
 set -euo pipefail
-[[ -z "${KILN_BIN:-}" ]] || KILN_BIN="$(cd "${KILN_BIN}" && pwd)"
-cd "$(dirname "$0")/../../.."
-out="${1:-.gpu-bundle/attention}"
-seed="${SEED:-$(date +%s)}"
-if [[ -n "${KILN_BIN:-}" ]]; then
-  kilnc="${KILN_BIN}/kilnc" kilnref="${KILN_BIN}/kiln-ref" kilnrun="${KILN_BIN}/kiln-run"
-else
-  bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run >/dev/null
-  bin="$(bazel info bazel-bin 2>/dev/null)"
-  kilnc="${bin}/tools/kilnc/kilnc" kilnref="${bin}/tools/kiln-ref/kiln-ref"
-  kilnrun="${bin}/tools/kiln-run/kiln-run"
-fi
-rm -rf "${out}" "${out}.tar.gz"
-mkdir -p "${out}"
-models="$(mktemp -d)"
-trap 'rm -rf "${models}"' EXIT
-python3 tests/gpu/attention/gen_models.py "${models}"
-MODES="inference f32_sgd bf16_adamw f16_adamw" tests/ops/make_gpu_cases.sh "${out}" \
-  "${seed}" "${kilnc}" "${kilnref}" "${models}"
-cp "${kilnrun}" "${out}/"
-tar -czf "${out}.tar.gz" -C "$(dirname "${out}")" "$(basename "${out}")"
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$(cd "${here}/../../.." && pwd)/.gpu-bundle/attention}"
+MODES="inference f32_sgd bf16_adamw f16_adamw" exec "${here}/../../ops/make_model_bundle.sh" \
+  "${here}/gen_models.py" "${out}"

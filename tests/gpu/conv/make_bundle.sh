@@ -12,24 +12,7 @@
 # building them with bazel. The bundle (an artifact per model and mode) is
 # best carried as the tarball.
 set -euo pipefail
-[[ -z "${KILN_BIN:-}" ]] || KILN_BIN="$(cd "${KILN_BIN}" && pwd)"
-cd "$(dirname "$0")/../../.."
-out="${1:-.gpu-bundle/conv}"
-seed="${SEED:-$(date +%s)}"
-if [[ -n "${KILN_BIN:-}" ]]; then
-  kilnc="${KILN_BIN}/kilnc" kilnref="${KILN_BIN}/kiln-ref" kilnrun="${KILN_BIN}/kiln-run"
-else
-  bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run >/dev/null
-  bin="$(bazel info bazel-bin 2>/dev/null)"
-  kilnc="${bin}/tools/kilnc/kilnc" kilnref="${bin}/tools/kiln-ref/kiln-ref"
-  kilnrun="${bin}/tools/kiln-run/kiln-run"
-fi
-rm -rf "${out}" "${out}.tar.gz"
-mkdir -p "${out}"
-models="$(mktemp -d)"
-trap 'rm -rf "${models}"' EXIT
-python3 tests/gpu/conv/gen_models.py "${models}"
-MODES="inference f32_sgd tf32_sgd bf16_adamw f16_adamw" tests/ops/make_gpu_cases.sh "${out}" \
-  "${seed}" "${kilnc}" "${kilnref}" "${models}"
-cp "${kilnrun}" "${out}/"
-tar -czf "${out}.tar.gz" -C "$(dirname "${out}")" "$(basename "${out}")"
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$(cd "${here}/../../.." && pwd)/.gpu-bundle/conv}"
+MODES="inference f32_sgd tf32_sgd bf16_adamw f16_adamw" exec "${here}/../../ops/make_model_bundle.sh" \
+  "${here}/gen_models.py" "${out}"
