@@ -5,9 +5,13 @@
 // generated functors (the configuration struct, the operand matrices of a
 // GEMM batch, the fused epilogue of GemmEpilogue.h) and the KernelSpec of
 // each kernel (GemmKernelSpec.h). The kernels are templates under kernels/:
-//  - bf16/f16 on sm_90: warpgroup MMA (gemm_wgmma.cuh, sm_90a) on 128-byte
-//    swizzled shared tiles filled by cp.async. It needs whole 16-byte chunks
-//    of both operands and one problem; the cost model picks it per shape.
+//  - bf16/f16 on sm_90: warpgroup MMA (sm_90a) on 128-byte swizzled shared
+//    tiles, both operands in whole 16-byte chunks; the cost model picks it
+//    per shape. One GEMM (a batch sharing the rhs folded into the rows) of
+//    up to kGemmTmaMaxProblems grouped or summed problems takes the
+//    warp-specialised kernel whose producer copies by TMA (gemm_tma.cuh);
+//    a batch of GEMMs, or --no-tma, the kernel filled by cp.async
+//    (gemm_wgmma.cuh), which runs one problem.
 //  - bf16/f16: mma.sync m16n8k16 (gemm_mma.cuh), f32 with allowTf32: the
 //    same kernel with m16n8k8 tf32. Operands whose contiguous dimension is
 //    not a multiple of 16 bytes are loaded element by element.
@@ -29,6 +33,8 @@
 #include "codegen/cuda/GemmKernelSpec.h"
 #include "codegen/cuda/GemmPlan.h"
 #include "codegen/cuda/KernelEmitter.h"
+
+#include "kiln/gemm_layout.cuh"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
@@ -138,6 +144,41 @@ std::string writeOperands(const GemmPlan &plan, bool fold) {
   return text + operandOf("lhs", true) + operandOf("rhs", false) + "};\n";
 }
 
+/// The tensor maps of gemm_tma.cuh: each problem's lhs, then each one's
+/// rhs, as 2-D tiled maps {contiguous, outer} of the GEMM's rows (the batch
+/// folded in), K and N, 128-byte swizzled, in boxes of 64 by the tile's
+/// rows (K-major) or 64 by 64 (M/N-major: one per 64-wide column).
+SmallVector<GemmBuffer> tensorMapsOf(const GemmPlan &plan,
+                                     const GemmKernelConfig &config) {
+  const GemmTileConfig &tile = config.choice.config;
+  uint64_t e = static_cast<uint64_t>(config.elementBytes());
+  auto mapOf = [&](bool kMajor, int64_t rows, int tileRows) {
+    TensorMapLayout map;
+    uint64_t inner = static_cast<uint64_t>(kMajor ? plan.k : rows);
+    uint64_t outer = static_cast<uint64_t>(kMajor ? rows : plan.k);
+    map.dims = {inner, outer};
+    map.strides = {inner * e};
+    map.box = {static_cast<uint32_t>(::kiln::gemm::wgmma_block_k),
+               static_cast<uint32_t>(kMajor ? tileRows : 64)};
+    map.elementStrides = {1, 1};
+    map.swizzleBytes = 128;
+    return map;
+  };
+  SmallVector<GemmBuffer> maps;
+  for (bool lhs : {true, false})
+    for (auto [g, problem] : llvm::enumerate(plan.problems)) {
+      TensorMapLayout map =
+          lhs ? mapOf(config.aKMajor, config.rows, tile.bm)
+              : mapOf(config.bKMajor, plan.n, tile.bn);
+      unsigned arg = lhs ? problem.lhsArg : problem.rhsArg;
+      maps.push_back({kTensorMapParamType.str(), true,
+                      (lhs ? "a_map" : "b_map") + std::to_string(g),
+                      LaunchArg::tensorMapOf(LaunchArg::operand(arg),
+                                             std::move(map))});
+    }
+  return maps;
+}
+
 /// The CUDA element type of a fusion operand or result.
 std::string bufferType(Value value) {
   Type element = gemmElementTypeOf(value);
@@ -202,9 +243,18 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   config.aVec = (config.aKMajor ? plan.k : plan.m) % vecElements == 0;
   config.bVec = (config.bKMajor ? plan.k : plan.n) % vecElements == 0;
 
-  // bf16/f16 on sm_90 may also take the wgmma kernel (sm_90a), which
-  // copies whole 16-byte chunks only and runs one problem (no grouped or
-  // summed products); the cost model picks per shape.
+  // bf16/f16 on sm_90 may also take the wgmma kernels (sm_90a), which copy
+  // whole 16-byte chunks only; the cost model picks per shape. The TMA
+  // kernel runs one GEMM (a batch that shares the rhs folded into the
+  // rows) of several problems, each operand through a tensor map; the
+  // cp.async kernel one problem of any batch.
+  bool wgmma = target.hasWgmma && archNumber(options.arch) == 90 &&
+               config.aVec && config.bVec;
+  int64_t problems = config.groups * config.ksums;
+  int64_t int32Max = std::numeric_limits<int32_t>::max();
+  bool tma = wgmma && options.allowTma && config.gemmBatch == 1 &&
+             problems <= kGemmTmaMaxProblems && config.rows <= int32Max &&
+             plan.n <= int32Max && plan.k <= int32Max;
   SmallVector<GemmTileConfig> candidates;
   auto consider = [&](ArrayRef<GemmTileConfig> configs) {
     for (const GemmTileConfig &tile : configs)
@@ -217,8 +267,7 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   else if (isF32)
     consider(gemmTf32Configs());
   else {
-    if (target.hasWgmma && archNumber(options.arch) == 90 && config.aVec &&
-        config.bVec && config.groups == 1 && config.ksums == 1)
+    if (tma || (wgmma && problems == 1))
       consider(gemmWgmmaConfigs());
     consider(gemmMmaConfigs());
   }
@@ -238,6 +287,7 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
         plan.n, plan.k, config.ksums, outElements);
   }
   const GemmTileConfig &tile = config.choice.config;
+  config.tma = tma && tile.path == GemmPath::Wgmma;
 
   // 32-bit index math (fewer registers) when every buffer, the scratch
   // and the tile overhang stay far below 2^31 elements.
@@ -263,6 +313,10 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     buffers.push_back({bufferType(result), false, "out" + std::to_string(i),
                        LaunchArg::result(i)});
 
+  SmallVector<GemmBuffer> maps;
+  if (config.tma)
+    maps = tensorMapsOf(plan, config);
+
   FailureOr<std::string> epilogue = writeGemmEpilogue(plan, fusion);
   if (failed(epilogue))
     return failure();
@@ -275,7 +329,8 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     // The only scratch of the fusion: the partials start at offset 0,
     // where the kernels' LaunchArg::scratch(0) points.
     builder.scratch(4ull * config.choice.split * outElements);
-  builder.kernel(gemmKernelSpec(config, buffers, functors, header, target));
+  builder.kernel(
+      gemmKernelSpec(config, buffers, maps, functors, header, target));
   if (config.choice.split > 1)
     builder.kernel(
         gemmSplitReduceSpec(config, buffers, functors, header, target));

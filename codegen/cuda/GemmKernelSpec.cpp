@@ -4,6 +4,8 @@
 
 #include "codegen/cuda/ScalarEmitter.h"
 
+#include "kiln/gemm_layout.cuh"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -37,9 +39,12 @@ const char *cudaElement(GemmElement element) {
   return "float";
 }
 
-/// The parameters of both kernels: every buffer, then the split-K scratch.
+/// The parameters of both kernels: every buffer, then the split-K scratch
+/// (and the GEMM kernel's tensor maps, `maps`, whose addresses `Params`
+/// holds; the split-K reduce leaves them null).
 void addParams(KernelSpec &spec, const GemmKernelConfig &config,
-               llvm::ArrayRef<GemmBuffer> buffers) {
+               llvm::ArrayRef<GemmBuffer> buffers,
+               llvm::ArrayRef<GemmBuffer> maps = {}) {
   std::string names;
   for (const GemmBuffer &buffer : buffers) {
     spec.addParam((buffer.input ? "const " : "") + buffer.type +
@@ -54,6 +59,17 @@ void addParams(KernelSpec &spec, const GemmKernelConfig &config,
   } else {
     names += "nullptr";
   }
+  // The lhs maps of every problem, then the rhs maps.
+  for (size_t half = 0; half < 2 && !maps.empty(); ++half) {
+    size_t count = maps.size() / 2;
+    names += ", {";
+    for (size_t i = 0; i < count; ++i) {
+      const GemmBuffer &map = maps[half * count + i];
+      spec.addParam(map.type, map.name, map.arg);
+      names += (i ? ", &" : "&") + map.name;
+    }
+    names += "}";
+  }
   spec.body = "  const Params p{" + names + "};\n";
 }
 
@@ -66,7 +82,8 @@ std::string describe(const GemmKernelConfig &config) {
      << tile.bm << "x" << tile.bn << "x" << tile.bk;
   switch (tile.path) {
   case GemmPath::Wgmma:
-    os << " warpgroups " << tile.bm / 64 << " stages " << tile.stages;
+    os << " warpgroups " << tile.bm / 64 << (config.tma ? " + TMA producer" : "")
+       << " stages " << tile.stages;
     break;
   case GemmPath::MmaSync:
   case GemmPath::Tf32:
@@ -147,12 +164,20 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
   for (const GemmBuffer &buffer : buffers)
     os << "  " << (buffer.input ? "const " : "") << buffer.type << " *"
        << buffer.name << ";\n";
-  os << "  float *scratch;\n};\n";
+  os << "  float *scratch;\n";
+  if (config.tma) {
+    int64_t problems = config.groups * config.ksums;
+    os << "  // Every problem's lhs and rhs tensor maps.\n"
+       << "  const kiln::tensor_map *a_map[" << problems << "];\n"
+       << "  const kiln::tensor_map *b_map[" << problems << "];\n";
+  }
+  os << "};\n";
   return text;
 }
 
 KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                           llvm::ArrayRef<GemmBuffer> buffers,
+                          llvm::ArrayRef<GemmBuffer> maps,
                           std::string functors, std::string header,
                           const GpuTarget &target) {
   const GemmTileConfig &tile = config.choice.config;
@@ -161,12 +186,12 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
   spec.header = std::move(header);
   spec.functors = std::move(functors);
   spec.configuration = describe(config);
-  addParams(spec, config, buffers);
+  addParams(spec, config, buffers, config.tma ? maps : ArrayRef<GemmBuffer>());
   const char *function = nullptr;
   switch (tile.path) {
   case GemmPath::Wgmma:
-    spec.templateName = "gemm_wgmma";
-    function = "wgmma_gemm";
+    spec.templateName = config.tma ? "gemm_tma" : "gemm_wgmma";
+    function = config.tma ? "tma_gemm" : "wgmma_gemm";
     break;
   case GemmPath::MmaSync:
   case GemmPath::Tf32:
@@ -189,18 +214,29 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
   int64_t tiles = ((config.rows + tile.bm - 1) / tile.bm) *
                   ((config.n + tile.bn - 1) / tile.bn);
   int64_t split = config.choice.split;
-  spec.block = {static_cast<uint32_t>(tile.threads()), 1, 1};
+  // The TMA kernel adds its producer warpgroup.
+  spec.block = {static_cast<uint32_t>(tile.threads() + (config.tma ? 128 : 0)),
+                1, 1};
   if (tile.path == GemmPath::Wgmma)
-    // Persistent: one block per SM walks every (tile, batch, split).
+    // Persistent: one block per SM walks every (tile, problem or batch,
+    // split).
     spec.grid = {static_cast<uint32_t>(std::min<int64_t>(
-                     tiles * config.gemmBatch * split, target.smCount)),
+                     tiles * config.groups * config.gemmBatch * split,
+                     target.smCount)),
                  1, 1};
   else
     spec.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::min<int64_t>(
                      config.groups * config.gemmBatch * split, 65535))};
   spec.dynamicSharedBytes =
-      tile.sharedBytes(config.aKMajor, config.bKMajor, config.elementBytes());
+      config.tma ? ::kiln::gemm::wgmma_tma_shared_bytes(tile.bm, tile.bn,
+                                                        tile.stages)
+                 : tile.sharedBytes(config.aKMajor, config.bKMajor,
+                                    config.elementBytes());
+  // A merged kernel takes the largest part's registers and threads; a
+  // warp-specialised block reallocates its own.
+  if (config.tma)
+    spec.mergeable = false;
   return spec;
 }
 

@@ -42,6 +42,9 @@ struct GemmKernelConfig {
   /// lhs stored [M][K], rhs stored [N][K]; 16-byte copies are legal.
   bool aKMajor = true, bKMajor = false, aVec = true, bVec = true;
   GemmChoice choice;
+  /// wgmma tiles: both operands copied by the tensor memory accelerator
+  /// (gemm_tma.cuh), through a map per problem and operand.
+  bool tma = false;
 
   int64_t outElements() const { return groups * batch * m * n; }
   int elementBytes() const { return element == GemmElement::F32 ? 4 : 2; }
@@ -56,15 +59,21 @@ struct GemmBuffer {
   LaunchArg arg;
 };
 
-/// `typedef idx`, `struct Config` and `struct Params` (the buffers, then
-/// the split-K scratch).
+/// The most problems of one TMA launch (each takes two tensor maps of 128
+/// bytes among the kernel's parameters).
+inline constexpr int64_t kGemmTmaMaxProblems = 4;
+
+/// `typedef idx`, `struct Config` and `struct Params` (the buffers, the
+/// split-K scratch, then with config.tma the tensor maps' addresses).
 std::string gemmConfigFunctors(const GemmKernelConfig &config,
                                llvm::ArrayRef<GemmBuffer> buffers);
 
 /// The GEMM kernel of `config` on `target`; `functors` are the configuration
-/// functors followed by `Operands` and `Epilogue`.
+/// functors followed by `Operands` and `Epilogue`. With config.tma, `maps`
+/// are the lhs maps of every problem, then the rhs maps.
 KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                           llvm::ArrayRef<GemmBuffer> buffers,
+                          llvm::ArrayRef<GemmBuffer> maps,
                           std::string functors, std::string header,
                           const GpuTarget &target);
 

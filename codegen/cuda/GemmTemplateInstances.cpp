@@ -31,6 +31,11 @@ struct Case {
   bool transposeLhs = false, transposeRhs = false;
   int64_t m = 1000, n = 1000, k = 1024;
   int split = 1;
+  /// wgmma: the TMA kernel (else the cp.async one); `problems` > 1: that
+  /// many products with outputs of their own (`summed`: added instead).
+  bool tma = true;
+  int problems = 1;
+  bool summed = false;
 };
 
 std::string tensor(int64_t rows, int64_t cols, const char *element) {
@@ -60,12 +65,76 @@ std::string fusionModule(const Case &c) {
          "  return %r#0, %r#1 : " + y + ", " + y + "\n}\n";
 }
 
+/// Several products of one shape in one fusion: q, k and v projections of
+/// one input (each with a bias and GELU), or the sum of their input
+/// gradients (with a bias and GELU after the sum).
+std::string problemsModule(const Case &c) {
+  std::string x = c.transposeLhs ? tensor(c.k, c.m, c.element)
+                                 : tensor(c.m, c.k, c.element);
+  std::string w = c.transposeRhs ? tensor(c.n, c.k, c.element)
+                                 : tensor(c.k, c.n, c.element);
+  std::string y = tensor(c.m, c.n, c.element);
+  std::string bias = "tensor<" + std::to_string(c.n) + "x" + c.element + ">";
+  std::string flags = std::string(c.transposeLhs ? " transpose_lhs" : "") +
+                      (c.transposeRhs ? " transpose_rhs" : "");
+  std::string args, types, blockArgs, body, yields, results;
+  auto add = [](std::string &list, const std::string &item) {
+    list += (list.empty() ? "" : ", ") + item;
+  };
+  for (int i = 0; i < c.problems; ++i) {
+    std::string n = std::to_string(i);
+    add(args, "%fx" + n + ", %fw" + n);
+    add(types, x + ", " + w);
+    add(blockArgs, "%x" + n + ": " + x + ", %w" + n + ": " + w);
+    body += "    %m" + n + " = kiln.matmul %x" + n + ", %w" + n + flags +
+            " : " + x + ", " + w + "\n";
+  }
+  add(args, "%fb");
+  add(types, bias);
+  add(blockArgs, "%bias: " + bias);
+  auto epilogue = [&](const std::string &in, const std::string &n) {
+    body += "    %s" + n + " = kiln.add " + in + ", %bias : " + y + ", " + bias +
+            "\n    %g" + n + " = kiln.gelu %s" + n +
+            " approximate = tanh : " + y + "\n";
+    add(yields, "%g" + n);
+    add(results, y);
+  };
+  if (c.summed) {
+    std::string sum = "%m0";
+    for (int i = 1; i < c.problems; ++i) {
+      std::string n = std::to_string(i);
+      body += "    %t" + n + " = kiln.add " + sum + ", %m" + n + " : " + y +
+              ", " + y + "\n";
+      sum = "%t" + n;
+    }
+    epilogue(sum, "0");
+  } else {
+    for (int i = 0; i < c.problems; ++i)
+      epilogue("%m" + std::to_string(i), std::to_string(i));
+  }
+  std::string funcArgs;
+  for (int i = 0; i < c.problems; ++i) {
+    std::string n = std::to_string(i);
+    add(funcArgs, "%fx" + n + ": " + x + ", %fw" + n + ": " + w);
+  }
+  add(funcArgs, "%fb: " + bias);
+  int outputs = c.summed ? 1 : c.problems;
+  std::string returned;
+  for (int i = 0; i < outputs; ++i)
+    add(returned, "%r#" + std::to_string(i));
+  return "func.func @f(" + funcArgs + ") -> (" + results + ") {\n  %r:" +
+         std::to_string(outputs) + " = kiln.fusion \"gemm\" (" + args +
+         ") : (" + types + ") -> (" + results + ") {\n  ^bb0(" + blockArgs +
+         "):\n" + body + "    kiln.yield " + yields + " : " + results +
+         "\n  }\n  return " + returned + " : " + results + "\n}\n";
+}
+
 std::string caseName(const Case &c) {
   const GemmTileConfig &t = c.config;
   std::string name = "gemm_";
   switch (t.path) {
   case GemmPath::Wgmma:
-    name += "wgmma";
+    name += c.tma ? "tma" : "wgmma";
     break;
   case GemmPath::MmaSync:
     name += "mma";
@@ -91,6 +160,8 @@ std::string caseName(const Case &c) {
     name += "_n" + std::to_string(c.n);
   if (c.split > 1)
     name += "_split" + std::to_string(c.split);
+  if (c.problems > 1)
+    name += (c.summed ? "_summed" : "_problems") + std::to_string(c.problems);
   return name;
 }
 
@@ -99,10 +170,27 @@ std::string caseName(const Case &c) {
 std::vector<TemplateInstance> gemmTemplateInstances() {
   std::vector<Case> cases;
   for (const GemmTileConfig &t : gemmWgmmaConfigs())
-    for (const char *element : {"bf16", "f16"}) {
-      cases.push_back({t, element});
-      cases.push_back({t, element, true, true});
-    }
+    for (const char *element : {"bf16", "f16"})
+      for (bool tma : {true, false}) {
+        Case c{t, element};
+        c.tma = tma;
+        cases.push_back(c);
+        c.transposeLhs = c.transposeRhs = true;
+        cases.push_back(c);
+      }
+  // The TMA kernel's stacked and summed problems (the q, k and v
+  // projections and their input gradient), with split-K.
+  for (const GemmTileConfig &t : gemmWgmmaConfigs()) {
+    Case grouped{t, "bf16"};
+    grouped.problems = 3;
+    cases.push_back(grouped);
+    Case summed{t, "bf16", false, true};
+    summed.problems = 3;
+    summed.summed = true;
+    cases.push_back(summed);
+    summed.split = 2;
+    cases.push_back(summed);
+  }
   for (const GemmTileConfig &t : gemmMmaConfigs())
     for (const char *element : {"bf16", "f16"})
       cases.push_back({t, element});
@@ -127,14 +215,15 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
   context.loadDialect<KilnDialect, func::FuncDialect>();
   std::vector<TemplateInstance> instances;
   for (const Case &c : cases) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(fusionModule(c), &context);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+        c.problems > 1 ? problemsModule(c) : fusionModule(c), &context);
     FusionOp fusion;
     if (module)
       module->walk([&](FusionOp op) { fusion = op; });
     CodegenOptions options;
     options.arch = "sm_90";
     options.allowTf32 = c.config.path == GemmPath::Tf32;
+    options.allowTma = c.tma;
     FailureOr<GeneratedFusion> generated = failure();
     if (fusion)
       generated =

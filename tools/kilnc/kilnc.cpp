@@ -108,8 +108,9 @@ static cl::opt<std::string> kernelCache(
     cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool>
     noTma("no-tma",
-          cl::desc("copy convolution operands with the threads rather than the "
-                   "tensor memory accelerator (sm_90; for comparisons)"),
+          cl::desc("copy GEMM, convolution and attention operands with the "
+                   "threads rather than the tensor memory accelerator (sm_90; "
+                   "for comparisons)"),
           cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",

@@ -61,7 +61,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int CONSUMERS = BM / kWarpgroupRows;
   constexpr int QT = (TQ + BM - 1) / BM;
-  typedef register_split<CONSUMERS> Regs;
+  typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DP <= 256 &&
                     DVP <= 256,
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
@@ -292,7 +292,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   constexpr int CONSUMERS = BK / kWarpgroupRows;
   constexpr int KT = (TK + BK - 1) / BK;
   constexpr bool DK = C::has_dk, DV = C::has_dv;
-  typedef register_split<CONSUMERS> Regs;
+  typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BK % 64 == 0 && BQ == 64 && DP <= 256 && DVP <= 256,
                 "64-row warpgroup slices of keys, 64-query tiles, head dims "
                 "of at most 256");

@@ -46,7 +46,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   constexpr int CONSUMERS = BM / kWarpgroupRows;
   constexpr int QT = (TQ + BM - 1) / BM;
   constexpr wgmma_smem L = wgmma_forward_smem(BM, BN, C::d, C::dv, STAGES);
-  typedef register_split<CONSUMERS> Regs;
+  typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DVP <= 256 &&
                     DP <= 256,
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "

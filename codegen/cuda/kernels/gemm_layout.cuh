@@ -123,6 +123,12 @@ __host__ __device__ constexpr unsigned wgmma_shared_bytes(int bm, int bn,
                                                           int stages) {
   return (unsigned)(stages * (bm + bn) * wgmma_block_k * 2 + 1024);
 }
+// Dynamic shared memory of the TMA kernel (gemm_tma.cuh): the stages and
+// their slack, then a `full` and an `empty` mbarrier per stage.
+__host__ __device__ constexpr unsigned wgmma_tma_shared_bytes(int bm, int bn,
+                                                              int stages) {
+  return wgmma_shared_bytes(bm, bn, stages) + 16u * stages;
+}
 // Byte offset of the 16-byte chunk c of row r in a 128-byte-swizzled tile:
 // K-major rows are M/N indices (c = k / 8), M/N-major rows are k (c = mn / 8).
 __host__ __device__ constexpr unsigned wgmma_swizzle_k(int r, int c) {

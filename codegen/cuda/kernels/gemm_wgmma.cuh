@@ -281,6 +281,41 @@ template <class Cfg> struct wgmma_work {
   }
 };
 
+// Warpgroup wg's accumulators (rows m0 + 64 wg .. + 63 of the tile at
+// (m0, n0) of GEMM batch b) through the epilogue; `thread` is the thread's
+// index in its warpgroup.
+template <class Cfg, class Epi, class Params>
+__device__ __forceinline__ void
+wgmma_epilogue(const Params &p, int split, typename Cfg::index b, typename Cfg::index m0,
+               typename Cfg::index n0, int wg, int thread, const float (&acc)[Cfg::BN / 2]) {
+  typedef typename Cfg::index idx;
+  // Every tile lies inside the output: the epilogue needs no bounds tests.
+  constexpr bool EVEN_TILES = Cfg::ROWS % Cfg::BM == 0 && Cfg::N % Cfg::BN == 0;
+  const int lane = thread & 31, warp = thread >> 5, g = lane >> 2, q = lane & 3;
+  const idx row = m0 + wg * 64 + warp * 16 + g;
+  const idx r = b * Cfg::ROWS + row;
+  if (EVEN_TILES || (m0 + Cfg::BM <= Cfg::ROWS && n0 + Cfg::BN <= Cfg::N)) {
+    // One block of independent pairs; a column's epilogue operands serve
+    // both rows.
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 8; ++j)
+#pragma unroll
+      for (int half = 0; half < 2; ++half)
+        emit_pair<Cfg, Epi, true>(p, split, r + half * 8, n0 + j * 8 + q * 2,
+                                  acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
+  } else {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      if (row + half * 8 >= Cfg::ROWS)
+        continue;
+#pragma unroll
+      for (int j = 0; j < Cfg::BN / 8; ++j)
+        emit_pair<Cfg, Epi>(p, split, r + half * 8, n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
+                            acc[j * 4 + half * 2 + 1]);
+    }
+  }
+}
+
 // Persistent: block i takes work items i, i + grid.x, ...; the first tiles
 // of the next item are copied while this item's epilogue runs.
 template <class Cfg, class Ops, class Epi, class Params>
@@ -370,31 +405,7 @@ __device__ __forceinline__ void wgmma_gemm(const launch_ctx &ctx, const Params &
       prologue(cur);
     }
 
-    // Every tile lies inside the output: the epilogue needs no bounds tests.
-    constexpr bool EVEN_TILES = Cfg::ROWS % Cfg::BM == 0 && Cfg::N % Cfg::BN == 0;
-    const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q = lane & 3;
-    const idx row = done.m0 + wg * 64 + warp * 16 + g;
-    const idx r = done.batch * Cfg::ROWS + row;
-    if (EVEN_TILES || (done.m0 + Cfg::BM <= Cfg::ROWS && done.n0 + Cfg::BN <= Cfg::N)) {
-      // One block of independent pairs; a column's epilogue operands serve
-      // both rows.
-#pragma unroll
-      for (int j = 0; j < Cfg::BN / 8; ++j)
-#pragma unroll
-        for (int half = 0; half < 2; ++half)
-          emit_pair<Cfg, Epi, true>(p, done.split, r + half * 8, done.n0 + j * 8 + q * 2,
-                                    acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
-    } else {
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        if (row + half * 8 >= Cfg::ROWS)
-          continue;
-#pragma unroll
-        for (int j = 0; j < Cfg::BN / 8; ++j)
-          emit_pair<Cfg, Epi>(p, done.split, r + half * 8, done.n0 + j * 8 + q * 2,
-                              acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
-      }
-    }
+    wgmma_epilogue<Cfg, Epi>(p, done.split, done.batch, done.m0, done.n0, wg, tid & 127, acc);
   }
 }
 

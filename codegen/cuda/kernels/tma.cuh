@@ -135,5 +135,28 @@ template <int REGS> __device__ __forceinline__ void claim_registers() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
 }
 
+// Register shares of a warp-specialised block of one producer warpgroup
+// and CONSUMERS consumer warpgroups, one block per SM: the producer keeps
+// 24 (its one thread only copies) and the consumers share the rest, at most
+// 240 each (ptxas allocates the code after each setmaxnreg for its count).
+// A block of one consumer has as many as a thread can use without it.
+template <int CONSUMERS> struct register_split {
+  static constexpr int THREADS = 128 * (CONSUMERS + 1);
+  static constexpr int LAUNCH = 65536 / THREADS / 8 * 8;
+  static constexpr int PRODUCER = 24;
+  static constexpr int SHARED =
+      (LAUNCH * THREADS - 128 * PRODUCER) / (128 * CONSUMERS) / 8 * 8;
+  static constexpr int CONSUMER = SHARED < 240 ? SHARED : 240;
+  static constexpr bool REALLOCATE = LAUNCH < CONSUMER;
+  static __device__ __forceinline__ void producer() {
+    if constexpr (REALLOCATE)
+      release_registers<PRODUCER>();
+  }
+  static __device__ __forceinline__ void consumer() {
+    if constexpr (REALLOCATE)
+      claim_registers<CONSUMER>();
+  }
+};
+
 } // namespace tma
 } // namespace kiln

@@ -24,6 +24,12 @@ for model in tests/gpu/codegen/*.mlir; do
     --precision f64 --save-inputs "${out}/${name}.inputs.safetensors" \
     -o "${out}/${name}.expected.safetensors"
 done
+# The cp.async wgmma kernel (what --no-tma and batches of GEMMs take) on the
+# products that otherwise take the TMA kernel.
+"${bin}/tools/kilnc/kilnc" --inference --function f --no-tma tests/gpu/codegen/gemm_wgmma.mlir \
+  -o "${out}/gemm_wgmma_notma.kiln" --stats 2>"${out}/gemm_wgmma_notma.stats"
+cp "${out}/gemm_wgmma.inputs.safetensors" "${out}/gemm_wgmma_notma.inputs.safetensors"
+cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.safetensors"
 # The optimizer settings of the CPU reference trainer's defaults
 # (samples/train_reference.cpp), so GPU and CPU runs are comparable.
 train_flags=(--train=adamw --beta2=0.99 --weight-decay=0 --clip-norm=1)
