@@ -3,7 +3,8 @@
 // The tile tables of the GEMM kernels and the small cost model that picks
 // one (and a split of K) per problem from the GpuTarget:
 //  - wgmma (sm_90a) 128x256x64 (4 stages) and 128x128x64 (6 stages), one
-//    block per SM;
+//    block per SM, and 128x128x64 ping-pong (6 stages, two tiles in flight
+//    per SM; the TMA kernel only);
 //  - mma.sync bf16/f16 128x256x32 (8 warps of 64x64, 4 stages, 1 block/SM),
 //    128x128x32 (8 warps of 64x32, 4 stages, 2/SM), 64x64x32 (4 warps,
 //    4 stages);
@@ -41,6 +42,9 @@ struct GemmTileConfig {
   int occupancy;
   double efficiency;
   int slices = 1; // SIMT: K slices of the block (bk is their total depth)
+  /// wgmma with TMA: two consumer warpgroups take whole tiles in turn
+  /// (gemm_tma.cuh's ping-pong schedule) instead of sharing each tile.
+  bool pingpong = false;
 
   int threads() const;
   /// Dynamic shared memory of the kernel for operands stored K-major

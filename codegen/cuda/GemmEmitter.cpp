@@ -257,10 +257,18 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
              plan.n <= int32Max && plan.k <= int32Max;
   SmallVector<GemmTileConfig> candidates;
   auto consider = [&](ArrayRef<GemmTileConfig> configs) {
-    for (const GemmTileConfig &tile : configs)
+    for (const GemmTileConfig &tile : configs) {
+      // The ping-pong schedule is the TMA kernel's; --gemm-schedule may
+      // keep one schedule only.
+      if (tile.pingpong ? !tma || options.gemmSchedule ==
+                                      GemmSchedule::Cooperative
+                        : tma && tile.path == GemmPath::Wgmma &&
+                              options.gemmSchedule == GemmSchedule::PingPong)
+        continue;
       if (tile.sharedBytes(config.aKMajor, config.bKMajor,
                            config.elementBytes()) <= target.sharedBytesPerBlock)
         candidates.push_back(tile);
+    }
   };
   if (!tensorCores)
     consider(gemmSimtConfigs());
@@ -288,6 +296,11 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   }
   const GemmTileConfig &tile = config.choice.config;
   config.tma = tma && tile.path == GemmPath::Wgmma;
+  if (tile.pingpong && !config.tma)
+    return emitFusionError(fusion)
+           << "the ping-pong GEMM schedule needs the TMA kernel (sm_90, one "
+              "GEMM of at most "
+           << kGemmTmaMaxProblems << " problems, 16-byte rows)";
 
   // 32-bit index math (fewer registers) when every buffer, the scratch
   // and the tile overhang stay far below 2^31 elements.

@@ -82,8 +82,9 @@ std::string describe(const GemmKernelConfig &config) {
      << tile.bm << "x" << tile.bn << "x" << tile.bk;
   switch (tile.path) {
   case GemmPath::Wgmma:
-    os << " warpgroups " << tile.bm / 64 << (config.tma ? " + TMA producer" : "")
-       << " stages " << tile.stages;
+    os << (tile.pingpong ? " ping-pong warpgroups 2"
+                         : " warpgroups " + std::to_string(tile.bm / 64))
+       << (config.tma ? " + TMA producer" : "") << " stages " << tile.stages;
     break;
   case GemmPath::MmaSync:
   case GemmPath::Tf32:
@@ -94,7 +95,8 @@ std::string describe(const GemmKernelConfig &config) {
     os << " thread " << tile.tm << "x" << tile.tn << " slices " << tile.slices;
     break;
   }
-  os << " blocks/SM " << tile.occupancy << " split " << config.choice.split;
+  os << (tile.pingpong ? " tiles/SM " : " blocks/SM ") << tile.occupancy
+     << " split " << config.choice.split;
   os << " lhs " << (config.aKMajor ? "K" : "M") << "-major"
      << (config.aVec ? "" : " (scalar loads)") << " rhs "
      << (config.bKMajor ? "K" : "N") << "-major"
@@ -150,12 +152,15 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
     os << "  static constexpr int TM = " << tile.tm << ", TN = " << tile.tn
        << ", SLICES = " << tile.slices << ";\n";
   else if (tile.path == GemmPath::Wgmma)
-    os << "  static constexpr int STAGES = " << tile.stages << ";\n";
+    os << "  static constexpr int STAGES = " << tile.stages << ";\n"
+       << "  static constexpr bool PINGPONG = " << boolText(tile.pingpong)
+       << ";\n";
   else
     os << "  static constexpr int WARPS_M = " << tile.warpsM
        << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages
        << ";\n";
-  os << "  static constexpr int MIN_BLOCKS = " << tile.occupancy << ";\n";
+  os << "  static constexpr int MIN_BLOCKS = "
+     << (tile.pingpong ? 1 : tile.occupancy) << ";\n";
   os << "  static constexpr int SPLIT = " << config.choice.split
      << ", KT_PER_SPLIT = " << config.choice.ktPerSplit << ";\n";
   os << "  static constexpr int GROUP_M = 8;\n";
@@ -208,7 +213,8 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                     kScalarOpsHeader.str()};
   spec.body += std::string("  kiln::gemm::") + function +
                "<Config, Operands, Epilogue>(ctx, p);\n";
-  spec.minBlocksPerSm = tile.occupancy;
+  // A ping-pong block holds its two tiles itself.
+  spec.minBlocksPerSm = tile.pingpong ? 1 : tile.occupancy;
   spec.archSpecific = tile.path == GemmPath::Wgmma;
 
   int64_t tiles = ((config.rows + tile.bm - 1) / tile.bm) *

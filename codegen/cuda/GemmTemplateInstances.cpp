@@ -146,6 +146,8 @@ std::string caseName(const Case &c) {
     name += "simt";
     break;
   }
+  if (t.pingpong)
+    name += "_pingpong";
   name += std::string("_") + c.element + "_" + std::to_string(t.bm) + "x" +
           std::to_string(t.bn) + "x" + std::to_string(t.bk);
   if (t.stages)
@@ -172,6 +174,8 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
   for (const GemmTileConfig &t : gemmWgmmaConfigs())
     for (const char *element : {"bf16", "f16"})
       for (bool tma : {true, false}) {
+        if (t.pingpong && !tma)
+          continue; // a schedule of the TMA kernel only
         Case c{t, element};
         c.tma = tma;
         cases.push_back(c);

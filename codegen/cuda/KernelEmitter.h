@@ -23,6 +23,10 @@
 
 namespace mlir::kiln::codegen {
 
+/// How the consumer warpgroups of the TMA GEMM kernel share work: as the
+/// cost model picks, one tile among them all, or whole tiles in turn.
+enum class GemmSchedule { Auto, Cooperative, PingPong };
+
 struct CodegenOptions {
   /// Target architecture, e.g. "sm_90".
   std::string arch = "sm_90";
@@ -38,6 +42,8 @@ struct CodegenOptions {
   /// The kernels that can use it have the tensor memory accelerator copy
   /// their operands (sm_90: kernels/tma.cuh).
   bool allowTma = true;
+  /// The TMA GEMM kernel's schedule (kernels/gemm_tma.cuh).
+  GemmSchedule gemmSchedule = GemmSchedule::Auto;
 
   /// The resources of `arch` that planners size kernels for; the oldest
   /// known target for an older or malformed architecture (which kilnc

@@ -20,6 +20,16 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     options.allowTf32 = tf32;
     options.mergeLaunches = mergeLaunches;
     options.allowTma = tma;
+    if (gemmSchedule == "cooperative")
+      options.gemmSchedule = codegen::GemmSchedule::Cooperative;
+    else if (gemmSchedule == "pingpong")
+      options.gemmSchedule = codegen::GemmSchedule::PingPong;
+    else if (gemmSchedule != "auto") {
+      getOperation().emitError()
+          << "unknown gemm-schedule '" << gemmSchedule
+          << "' (expected auto, cooperative or pingpong)";
+      return signalPassFailure();
+    }
     options.kernelCacheDirectory = kernelCache;
     FailureOr<codegen::CompiledModule> compiled =
         codegen::generateModule(getOperation(), options, compile);

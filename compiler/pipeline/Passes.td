@@ -27,6 +27,10 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
     Option<"tma", "tma", "bool", "true",
            "Let the tensor memory accelerator copy the operands of the "
            "kernels that can use it (sm_90)">,
+    Option<"gemmSchedule", "gemm-schedule", "std::string",
+           /*default=*/"\"auto\"",
+           "The TMA GEMM kernel's consumer schedule: auto (the cost model "
+           "picks), cooperative or pingpong">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",

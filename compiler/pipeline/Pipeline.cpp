@@ -72,6 +72,7 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.tf32 = options.tf32;
   codegen.mergeLaunches = options.mergeLaunches;
   codegen.tma = options.tma;
+  codegen.gemmSchedule = options.gemmSchedule;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;
   pm.addPass(createKilnCodegenPass(codegen, compiled));

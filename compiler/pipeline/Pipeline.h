@@ -108,6 +108,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("The tensor memory accelerator copies the operands of "
                      "the kernels that can use it (codegen, sm_90)"),
       llvm::cl::init(true)};
+  Option<std::string> gemmSchedule{
+      *this, "gemm-schedule",
+      llvm::cl::desc("The TMA GEMM kernel's consumer schedule: auto, "
+                     "cooperative or pingpong (codegen, sm_90)"),
+      llvm::cl::init("auto")};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("Directory of compiled kernels kept between runs "

@@ -112,6 +112,13 @@ static cl::opt<bool>
                    "threads rather than the tensor memory accelerator (sm_90; "
                    "for comparisons)"),
           cl::cat(category));
+static cl::opt<std::string> gemmSchedule(
+    "gemm-schedule",
+    cl::desc("how the TMA GEMM kernel's consumer warpgroups share the work "
+             "(sm_90): auto (the cost model picks per product, the default), "
+             "cooperative (one tile among them) or pingpong (whole tiles in "
+             "turn, one's epilogue under the other's products)"),
+    cl::init("auto"), cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
@@ -225,6 +232,10 @@ int main(int argc, char **argv) {
                 "'");
   if (nesterov && momentum <= 0)
     return fail("--nesterov needs --momentum > 0");
+  if (gemmSchedule != "auto" && gemmSchedule != "cooperative" &&
+      gemmSchedule != "pingpong")
+    return fail("--gemm-schedule must be auto, cooperative or pingpong, got '" +
+                gemmSchedule + "'");
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
     return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
 
@@ -252,6 +263,7 @@ int main(int argc, char **argv) {
   options.tf32 = tf32.getValue();
   options.mergeLaunches = !noMergeLaunches;
   options.tma = !noTma;
+  options.gemmSchedule = gemmSchedule.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()
                               ? std::string(kernelCache)

@@ -11,18 +11,28 @@
 //  - Warp-specialised and persistent: warpgroup 0 is the producer, whose one
 //    thread walks the block's work items and copies their K steps into
 //    STAGES stages as they come free (a `full` and an `empty` mbarrier per
-//    stage); warpgroups 1 .. BM / 64 are the consumers, 64 rows x BN each.
-//    They multiply a stage once it is full, free it once the product that
-//    read it has retired (one wgmma group in flight) and run the epilogue
-//    while the producer already fills the stages of their next item. The
-//    producer gives its registers to the consumers (setmaxnreg).
+//    stage). The consumers multiply a stage once it is full, free it once
+//    the product that read it has retired (one wgmma group in flight) and
+//    run the epilogue while the producer already fills the stages of their
+//    next item. The producer gives its registers to the consumers
+//    (setmaxnreg). Two schedules of the consumers:
+//     - cooperative: warpgroups 1 .. BM / 64 share every item, 64 rows x BN
+//       each; the tensor cores wait while they run the epilogue;
+//     - ping-pong (Cfg::PINGPONG): two consumer warpgroups take the block's
+//       items in turn, each a whole BM x BN tile (BM / 64 products of 64
+//       rows per K step), so that one's epilogue runs while the other's
+//       products keep the tensor cores busy. A consumer skips the stages of
+//       the other's items, and starts an item's products only once the
+//       other has waited for every stage of the item before (two named
+//       barriers hand the turn over): a stage's barrier is then never more
+//       than one phase ahead of the parity its consumer waits for.
 //  - Grouped and summed problems (GemmPlan.h): a tensor map per problem and
 //    operand. A work item is a tile of one stacked problem (GROUPS) and K
 //    split; with KSUMS, K step kt of the concatenated K reads problem
 //    kt / KT's maps.
 //
 // Cfg: as gemm_wgmma.cuh (GEMM_BATCH == 1: a batch that shares the rhs is
-// folded into the rows), A_VEC and B_VEC. Params: as gemm_common.cuh's and
+// folded into the rows), A_VEC and B_VEC, and PINGPONG. Params: as gemm_common.cuh's and
 // `a_map[P]`, `b_map[P]` (P = GROUPS * KSUMS), pointers to the kernel's
 // tensor maps: 2-D tiled maps of each problem's operand, dims {contiguous,
 // outer}, 128-byte swizzle, boxes {64, BM or BN} (K-major) or {64, 64}
@@ -83,7 +93,11 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
   typedef tma_work<Cfg> Work;
   constexpr unsigned A_BYTES = wgmma_tile_bytes(Cfg::BM), B_BYTES = wgmma_tile_bytes(Cfg::BN);
   constexpr int ACC = Cfg::BN / 2;
-  constexpr int CONSUMERS = Cfg::BM / 64;
+  // 64-row slices of a tile each consumer multiplies.
+  constexpr int SLICES = Cfg::PINGPONG ? Cfg::BM / 64 : 1;
+  constexpr int CONSUMERS = Cfg::PINGPONG ? 2 : Cfg::BM / 64;
+  // Consumer warpgroups that read each stage (and free it).
+  constexpr int READERS = Cfg::PINGPONG ? 1 : CONSUMERS;
   constexpr int PROBLEMS = Cfg::GROUPS * Cfg::KSUMS;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(Cfg::KIND == 0 || Cfg::KIND == 1, "wgmma multiplies bf16 or f16");
@@ -109,9 +123,9 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
   if (tid == 0) {
     for (int s = 0; s < Cfg::STAGES; ++s) {
       // The producer's arrival and the bytes of the copies fill a stage;
-      // one arrival per consumer warpgroup frees it.
+      // one arrival per consumer warpgroup that reads it frees it.
       tma::barrier_init(full(s), 1);
-      tma::barrier_init(empty(s), CONSUMERS);
+      tma::barrier_init(empty(s), READERS);
     }
     tma::barrier_init_fence();
   }
@@ -166,40 +180,83 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
   const int cwg = wg - 1;
   int stage = 0;
   unsigned phase = 0;
-  for (long long w = ctx.block.x; w < Work::COUNT; w += ctx.grid.x) {
+  auto advance = [&](int steps) {
+    stage += steps;
+    phase ^= (unsigned)(stage / Cfg::STAGES) & 1u;
+    stage %= Cfg::STAGES;
+  };
+  // Cooperative: every consumer takes every item. Ping-pong: consumer c
+  // takes the block's items c, c + 2, ...; the other's stages in between
+  // are skipped.
+  const long long first = ctx.block.x + (Cfg::PINGPONG ? (long long)cwg * ctx.grid.x : 0);
+  const long long step = (long long)ctx.grid.x * (Cfg::PINGPONG ? 2 : 1);
+  // Ping-pong turns: consumer c waits at barrier 1 + c for the other to
+  // have issued its products (bar.sync of 128 threads meeting the other's
+  // bar.arrive of 128).
+  auto wait_turn = [&] { tma::named_barrier(1 + cwg, 256); };
+  auto pass_turn = [&] {
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - cwg) : "memory");
+  };
+  if constexpr (Cfg::PINGPONG)
+    if (cwg == 1 && ctx.block.x < Work::COUNT)
+      advance(Work::at(ctx.block.x).nk);
+  for (long long w = first; w < Work::COUNT; w += step) {
     const Work x = Work::at(w);
-    float acc[ACC];
+    if constexpr (Cfg::PINGPONG)
+      if (w >= (long long)ctx.block.x + ctx.grid.x)
+        wait_turn(); // every item but the block's first follows the other's
+    float acc[SLICES][ACC];
 #pragma unroll
-    for (int i = 0; i < ACC; ++i)
-      acc[i] = 0.0f;
+    for (int t = 0; t < SLICES; ++t)
+#pragma unroll
+      for (int i = 0; i < ACC; ++i)
+        acc[t][i] = 0.0f;
     int held = -1; // the stage the product in flight reads
     for (int i = 0; i < x.nk; ++i) {
       tma::wait(full(stage), phase);
-      fence_accumulators(acc);
+#pragma unroll
+      for (int t = 0; t < SLICES; ++t)
+        fence_accumulators(acc[t]);
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
       for (int j = 0; j < Cfg::BK / 16; ++j)
-        wgmma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
-            acc, wgmma_operand(Cfg::A_KMAJOR, sA + stage * A_BYTES, cwg * 64, j),
-            wgmma_operand(Cfg::B_KMAJOR, sB + stage * B_BYTES, 0, j));
+#pragma unroll
+        for (int t = 0; t < SLICES; ++t)
+          wgmma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
+              acc[t],
+              wgmma_operand(Cfg::A_KMAJOR, sA + stage * A_BYTES,
+                            (Cfg::PINGPONG ? t : cwg) * 64, j),
+              wgmma_operand(Cfg::B_KMAJOR, sB + stage * B_BYTES, 0, j));
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       // The previous product has retired: its stage is free.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      fence_accumulators(acc);
+#pragma unroll
+      for (int t = 0; t < SLICES; ++t)
+        fence_accumulators(acc[t]);
       if (held >= 0 && (tid & 127) == 0)
         tma::arrive(empty(held));
       held = stage;
-      if (++stage == Cfg::STAGES) {
-        stage = 0;
-        phase ^= 1u;
-      }
+      advance(1);
     }
+    // The other consumer's next item comes between this one and ours: its
+    // turn, as soon as this item's stages have all been waited for (its
+    // products may join ours on the tensor cores).
+    if constexpr (Cfg::PINGPONG)
+      if (w + ctx.grid.x < Work::COUNT) {
+        pass_turn();
+        advance(Work::at(w + ctx.grid.x).nk);
+      }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    fence_accumulators(acc);
+#pragma unroll
+    for (int t = 0; t < SLICES; ++t)
+      fence_accumulators(acc[t]);
     if (held >= 0 && (tid & 127) == 0)
       tma::arrive(empty(held));
     // Stacked problems' outputs follow each other (r = problem * ROWS + row).
-    wgmma_epilogue<Cfg, Epi>(p, x.split, (idx)x.problem, x.m0, x.n0, cwg, tid & 127, acc);
+#pragma unroll
+    for (int t = 0; t < SLICES; ++t)
+      wgmma_epilogue<Cfg, Epi>(p, x.split, (idx)x.problem, x.m0, x.n0,
+                               Cfg::PINGPONG ? t : cwg, tid & 127, acc[t]);
   }
 }
 

@@ -3,17 +3,21 @@
 // launch, outputs stacked, a bias on one), the input gradient of the three
 // (one product over their concatenated K, then a bias and GELU), and the
 // weight gradients x^T dq, x^T dk, x^T dv (M-major lhs, split K over 1000
-// rows). M, N and K end inside tiles.
+// rows). M, N and K end inside tiles. Last, a product of more tiles than
+// two per SM and a deep K, so that each block's consumers take several
+// items and skip each other's stages (the ping-pong schedule).
 func.func @f(%x: tensor<1000x600xbf16> {kiln.name = "x"},
              %wq: tensor<600x520xbf16> {kiln.name = "wq"}, %wk: tensor<600x520xbf16> {kiln.name = "wk"},
              %wv: tensor<600x520xbf16> {kiln.name = "wv"}, %bk: tensor<520xbf16> {kiln.name = "bk"},
              %dq: tensor<1000x520xbf16> {kiln.name = "dq"}, %dk: tensor<1000x520xbf16> {kiln.name = "dk"},
              %dv: tensor<1000x520xbf16> {kiln.name = "dv"}, %bx: tensor<600xbf16> {kiln.name = "bx"},
-             %h: tensor<4x250x264xf16> {kiln.name = "h"}, %u: tensor<264x392xf16> {kiln.name = "u"})
+             %h: tensor<4x250x264xf16> {kiln.name = "h"}, %u: tensor<264x392xf16> {kiln.name = "u"},
+             %a: tensor<2048x1000xbf16> {kiln.name = "a"}, %b: tensor<1000x2304xbf16> {kiln.name = "b"})
     -> (tensor<1000x520xbf16> {kiln.name = "q"}, tensor<1000x520xbf16> {kiln.name = "k"},
         tensor<1000x520xbf16> {kiln.name = "v"}, tensor<1000x600xbf16> {kiln.name = "dx"},
         tensor<600x520xbf16> {kiln.name = "dwq"}, tensor<600x520xbf16> {kiln.name = "dwk"},
-        tensor<600x520xbf16> {kiln.name = "dwv"}, tensor<4x250x392xf16> {kiln.name = "hu"}) {
+        tensor<600x520xbf16> {kiln.name = "dwv"}, tensor<4x250x392xf16> {kiln.name = "hu"},
+        tensor<2048x2304xbf16> {kiln.name = "ab"}) {
   %q = kiln.matmul %x, %wq : tensor<1000x600xbf16>, tensor<600x520xbf16>
   %k0 = kiln.matmul %x, %wk : tensor<1000x600xbf16>, tensor<600x520xbf16>
   %k = kiln.add %k0, %bk : tensor<1000x520xbf16>, tensor<520xbf16>
@@ -30,7 +34,8 @@ func.func @f(%x: tensor<1000x600xbf16> {kiln.name = "x"},
   %dwv = kiln.matmul %x, %dv transpose_lhs : tensor<1000x600xbf16>, tensor<1000x520xbf16>
   // A batch that shares the rhs, folded into 1000 rows, f16.
   %hu = kiln.matmul %h, %u : tensor<4x250x264xf16>, tensor<264x392xf16>
-  return %q, %k, %v, %dx, %dwq, %dwk, %dwv, %hu : tensor<1000x520xbf16>, tensor<1000x520xbf16>,
+  %ab = kiln.matmul %a, %b : tensor<2048x1000xbf16>, tensor<1000x2304xbf16>
+  return %q, %k, %v, %dx, %dwq, %dwk, %dwv, %hu, %ab : tensor<1000x520xbf16>, tensor<1000x520xbf16>,
       tensor<1000x520xbf16>, tensor<1000x600xbf16>, tensor<600x520xbf16>, tensor<600x520xbf16>,
-      tensor<600x520xbf16>, tensor<4x250x392xf16>
+      tensor<600x520xbf16>, tensor<4x250x392xf16>, tensor<2048x2304xbf16>
 }
