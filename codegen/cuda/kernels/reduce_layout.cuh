@@ -77,16 +77,17 @@ constexpr long long kColumnMinChunk = 256;
 constexpr long long kFinalThreads = 256;
 
 // The weight/bias gradients of a norm over [rows, m]: rows split over
-// blocks when the column tiles do not reach `target`, 1024 rows per chunk
-// at least (a small norm is one launch: its step is launch-bound). The rows
-// of one chunk.
+// blocks when the column tiles do not reach four times `target` (a block
+// of 256 threads leaves room for several per SM, and each thread's loads
+// must overlap), in chunks of 256 rows at least; a norm of at most 1024
+// rows is one launch (its step is launch-bound). The rows of one chunk.
 __host__ __device__ constexpr long long norm_param_chunk(long long rows,
                                                          long long m,
                                                          long long target) {
   const long long tiles = ceil_div(m, kColumnTile);
   const long long splits =
-      tiles < target
-          ? clamp(min_of(ceil_div(target, tiles), ceil_div(rows, 1024)), 1,
+      tiles < 4 * target && rows > 1024
+          ? clamp(min_of(ceil_div(4 * target, tiles), ceil_div(rows, 256)), 1,
                   1024)
           : 1;
   return ceil_div(max_of(rows, 1), splits);
