@@ -14,6 +14,11 @@
 
 namespace mlir::kiln {
 
+/// Replaces every matmul over K = 1 (an outer product) by the broadcast
+/// multiply of its operands, which computes the same elements with the same
+/// single rounding (OuterProducts.cpp): it then fuses as a pointwise op.
+void rewriteOuterProducts(Block &body);
+
 /// Groups every attention and attention_backward op with the transposes
 /// between it and memory (AttentionLayouts.cpp): a transpose of [B, T, H, D]
 /// into the op's [B, H, T, D] operand, or of its result back, that keeps the

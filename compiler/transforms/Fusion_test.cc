@@ -295,6 +295,45 @@ TEST_F(PrimitiveReductionTest, EachPatternIsOneKernelComputingTheSame) {
   }
 }
 
+/// Products over K = 1 (outer products), plain, transposed and batched:
+/// each becomes a broadcast multiply in one pointwise kernel with its
+/// consumers.
+constexpr const char *kOuterProducts = R"mlir(
+func.func @linear_of_a_scalar(%x: tensor<2x64x1xf32>, %w: tensor<1x48xf32>,
+    %b: tensor<48xf32>) -> tensor<2x64x48xf32> {
+  %m = kiln.matmul %x, %w : tensor<2x64x1xf32>, tensor<1x48xf32>
+  %y = kiln.add %m, %b : tensor<2x64x48xf32>, tensor<48xf32>
+  return %y : tensor<2x64x48xf32>
+}
+func.func @transposed(%g: tensor<1x64xf32>, %w: tensor<48x1xf32>) -> tensor<64x48xf32> {
+  %m = kiln.matmul %g, %w transpose_lhs transpose_rhs : tensor<1x64xf32>, tensor<48x1xf32>
+  %t = kiln.tanh %m : tensor<64x48xf32>
+  return %t : tensor<64x48xf32>
+}
+func.func @batches(%a: tensor<3x1x5x1xf32>, %b: tensor<4x1x7xf32>) -> tensor<3x4x5x7xf32> {
+  %m = kiln.matmul %a, %b : tensor<3x1x5x1xf32>, tensor<4x1x7xf32>
+  return %m : tensor<3x4x5x7xf32>
+}
+)mlir";
+
+TEST_F(PrimitiveReductionTest, OuterProductsArePointwiseMultiplies) {
+  OwningOpRef<ModuleOp> plain =
+      parseSourceString<ModuleOp>(kOuterProducts, &context);
+  ASSERT_TRUE(plain) << diagnostics;
+  OwningOpRef<ModuleOp> fused = plain->clone();
+  for (auto function : fused->getOps<func::FuncOp>())
+    ASSERT_TRUE(succeeded(fuseFunction(function)));
+  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  for (auto function : fused->getOps<func::FuncOp>()) {
+    EXPECT_EQ(kinds(function), (std::map<std::string, int>{{"pointwise", 1}}))
+        << function.getSymName().str();
+    bool matmul = false;
+    function.walk([&](MatmulOp) { matmul = true; });
+    EXPECT_FALSE(matmul) << function.getSymName().str();
+    expectSameResults(*plain, *fused, function.getSymName(), -2.0, 2.0);
+  }
+}
+
 /// Convolutions with element-wise consumers: each becomes one conv fusion
 /// that applies them as its epilogue.
 constexpr const char *kConvEpilogues = R"mlir(

@@ -36,6 +36,9 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
       kernel (`optimizer`);
     - then, horizontally: matmuls of one shape that share an operand into
       one grouped `gemm` launch, independent pointwise kernels into one.
+    A matmul over K = 1 (an outer product) becomes the broadcast multiply
+    of its operands first, which computes the same elements with the same
+    single rounding, and fuses as one.
     Reshapes stay outside (they are views of a buffer, not kernels); splat
     and small constants are copied into the regions that use them. Fusion
     changes the grouping only, and moves or duplicates ops only where that
