@@ -25,8 +25,7 @@ using ::kiln::gemm::wgmma_block_k;
 const GemmTileConfig kWgmmaConfigs[] = {
     {GemmPath::Wgmma, 128, 256, wgmma_block_k, 0, 0, 4, 0, 0, 1, 1.00},
     {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 1, 0.90},
-    {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 2, 0.93, 1,
-     true},
+    {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 2, 0.93, 1, true},
 };
 constexpr double kWgmmaEpilogueK = 192;
 // BK = 32 with four stages: BK = 64 (three stages) makes ptxas spill the
@@ -134,11 +133,11 @@ GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
       // A ping-pong block hides one tile's epilogue under the other's
       // products; a cooperative wgmma block stalls for it.
       double overheadK =
-          config.pingpong ? 0
-                          : (tileOverheadK +
-                             (config.path == GemmPath::Wgmma ? kWgmmaEpilogueK
-                                                             : 0)) /
-                                together;
+          config.pingpong
+              ? 0
+              : (tileOverheadK +
+                 (config.path == GemmPath::Wgmma ? kWgmmaEpilogueK : 0)) /
+                    together;
       double work = 2.0 * config.bm * config.bn *
                     (config.bk * std::max<int64_t>(perSplit, 1) + overheadK);
       double smRate = pathRate(config.path) / kRateSms;

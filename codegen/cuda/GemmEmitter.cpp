@@ -167,14 +167,13 @@ SmallVector<GemmBuffer> tensorMapsOf(const GemmPlan &plan,
   SmallVector<GemmBuffer> maps;
   for (bool lhs : {true, false})
     for (auto [g, problem] : llvm::enumerate(plan.problems)) {
-      TensorMapLayout map =
-          lhs ? mapOf(config.aKMajor, config.rows, tile.bm)
-              : mapOf(config.bKMajor, plan.n, tile.bn);
+      TensorMapLayout map = lhs ? mapOf(config.aKMajor, config.rows, tile.bm)
+                                : mapOf(config.bKMajor, plan.n, tile.bn);
       unsigned arg = lhs ? problem.lhsArg : problem.rhsArg;
-      maps.push_back({kTensorMapParamType.str(), true,
-                      (lhs ? "a_map" : "b_map") + std::to_string(g),
-                      LaunchArg::tensorMapOf(LaunchArg::operand(arg),
-                                             std::move(map))});
+      maps.push_back(
+          {kTensorMapParamType.str(), true,
+           (lhs ? "a_map" : "b_map") + std::to_string(g),
+           LaunchArg::tensorMapOf(LaunchArg::operand(arg), std::move(map))});
     }
   return maps;
 }
@@ -260,10 +259,10 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     for (const GemmTileConfig &tile : configs) {
       // The ping-pong schedule is the TMA kernel's; --gemm-schedule may
       // keep one schedule only.
-      if (tile.pingpong ? !tma || options.gemmSchedule ==
-                                      GemmSchedule::Cooperative
-                        : tma && tile.path == GemmPath::Wgmma &&
-                              options.gemmSchedule == GemmSchedule::PingPong)
+      if (tile.pingpong
+              ? !tma || options.gemmSchedule == GemmSchedule::Cooperative
+              : tma && tile.path == GemmPath::Wgmma &&
+                    options.gemmSchedule == GemmSchedule::PingPong)
         continue;
       if (tile.sharedBytes(config.aKMajor, config.bKMajor,
                            config.elementBytes()) <= target.sharedBytesPerBlock)

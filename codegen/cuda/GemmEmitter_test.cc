@@ -190,8 +190,7 @@ protected:
         EXPECT_EQ(launch.args[inputs + i].index, static_cast<int64_t>(i));
       }
       if (split) {
-        EXPECT_EQ(launch.args[inputs + results].kind,
-                  LaunchArg::Kind::Scratch);
+        EXPECT_EQ(launch.args[inputs + results].kind, LaunchArg::Kind::Scratch);
       }
     }
   }
@@ -338,9 +337,9 @@ TEST_F(GemmEmitterTest, TmaMapsEveryProblemsOperands) {
   for (const char *name : {"q", "k", "v"})
     body += std::string("    %") + name + " = kiln.matmul %x, %w" + name +
             " : " + x + ", " + w + "\n";
-  GeneratedFusion grouped = emitAndCompile(
-      fusionModule({{"x", x}, {"wq", w}, {"wk", w}, {"wv", w}}, body,
-                   {{"q", y}, {"k", y}, {"v", y}}));
+  GeneratedFusion grouped =
+      emitAndCompile(fusionModule({{"x", x}, {"wq", w}, {"wk", w}, {"wv", w}},
+                                  body, {{"q", y}, {"k", y}, {"v", y}}));
   ASSERT_EQ(grouped.kernels.size(), grouped.launches.size());
   EXPECT_EQ(grouped.kernels[0].templateName, "gemm_tma");
   EXPECT_EQ(constant(grouped.kernels[0].source, "GROUPS"), 3);
@@ -390,11 +389,12 @@ TEST_F(GemmEmitterTest, TmaMapsEveryProblemsOperands) {
   GeneratedFusion five = emitAndCompile(fusionModule(args, many, yields));
   ASSERT_GE(five.kernels.size(), 1u);
   EXPECT_NE(five.kernels[0].templateName, "gemm_tma");
-  std::string bx = tensor({4, 512, 512}, "bf16"), bw = tensor({4, 512, 384}, "bf16");
-  GeneratedFusion batched = emitAndCompile(fusionModule(
-      {{"x", bx}, {"w", bw}},
-      "    %m = kiln.matmul %x, %w : " + bx + ", " + bw + "\n",
-      {{"m", tensor({4, 512, 384}, "bf16")}}));
+  std::string bx = tensor({4, 512, 512}, "bf16"),
+              bw = tensor({4, 512, 384}, "bf16");
+  GeneratedFusion batched = emitAndCompile(
+      fusionModule({{"x", bx}, {"w", bw}},
+                   "    %m = kiln.matmul %x, %w : " + bx + ", " + bw + "\n",
+                   {{"m", tensor({4, 512, 384}, "bf16")}}));
   ASSERT_GE(batched.kernels.size(), 1u);
   EXPECT_NE(batched.kernels[0].templateName, "gemm_tma");
 }
@@ -1077,10 +1077,9 @@ TEST_F(GemmEmitterTest, TileConfigurationsDoNotSpill) {
   // Every tile size the kernels can choose is among them.
   for (const char *config :
        {"bf16 wgmma 128x256", "bf16 wgmma 128x128",
-        "bf16 wgmma ping-pong 128x128", "bf16 128x256",
-        "bf16 128x128", "bf16 64x64", "f32/tf32 128x128", "f32/tf32 64x128",
-        "f32/tf32 64x64", "f32 128x128", "f32 64x64", "f32 32x32",
-        "f32 32x32/4"})
+        "bf16 wgmma ping-pong 128x128", "bf16 128x256", "bf16 128x128",
+        "bf16 64x64", "f32/tf32 128x128", "f32/tf32 64x128", "f32/tf32 64x64",
+        "f32 128x128", "f32 64x64", "f32 32x32", "f32 32x32/4"})
     EXPECT_TRUE(seen.count(config)) << config;
 }
 

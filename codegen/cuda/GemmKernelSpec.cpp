@@ -182,9 +182,8 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
 
 KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                           llvm::ArrayRef<GemmBuffer> buffers,
-                          llvm::ArrayRef<GemmBuffer> maps,
-                          std::string functors, std::string header,
-                          const GpuTarget &target) {
+                          llvm::ArrayRef<GemmBuffer> maps, std::string functors,
+                          std::string header, const GpuTarget &target) {
   const GemmTileConfig &tile = config.choice.config;
   KernelSpec spec;
   spec.prefix = "kiln_gemm";
@@ -226,19 +225,19 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
   if (tile.path == GemmPath::Wgmma)
     // Persistent: one block per SM walks every (tile, problem or batch,
     // split).
-    spec.grid = {static_cast<uint32_t>(std::min<int64_t>(
-                     tiles * config.groups * config.gemmBatch * split,
-                     target.smCount)),
-                 1, 1};
+    spec.grid = {
+        static_cast<uint32_t>(std::min<int64_t>(
+            tiles * config.groups * config.gemmBatch * split, target.smCount)),
+        1, 1};
   else
     spec.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::min<int64_t>(
                      config.groups * config.gemmBatch * split, 65535))};
   spec.dynamicSharedBytes =
-      config.tma ? ::kiln::gemm::wgmma_tma_shared_bytes(tile.bm, tile.bn,
-                                                        tile.stages)
-                 : tile.sharedBytes(config.aKMajor, config.bKMajor,
-                                    config.elementBytes());
+      config.tma
+          ? ::kiln::gemm::wgmma_tma_shared_bytes(tile.bm, tile.bn, tile.stages)
+          : tile.sharedBytes(config.aKMajor, config.bKMajor,
+                             config.elementBytes());
   // A merged kernel takes the largest part's registers and threads; a
   // warp-specialised block reallocates its own.
   if (config.tma)

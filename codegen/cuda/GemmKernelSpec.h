@@ -73,9 +73,8 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
 /// are the lhs maps of every problem, then the rhs maps.
 KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                           llvm::ArrayRef<GemmBuffer> buffers,
-                          llvm::ArrayRef<GemmBuffer> maps,
-                          std::string functors, std::string header,
-                          const GpuTarget &target);
+                          llvm::ArrayRef<GemmBuffer> maps, std::string functors,
+                          std::string header, const GpuTarget &target);
 
 /// The split-K reduce kernel (config.choice.split > 1) with the same
 /// functors.

@@ -93,8 +93,8 @@ std::string problemsModule(const Case &c) {
   add(types, bias);
   add(blockArgs, "%bias: " + bias);
   auto epilogue = [&](const std::string &in, const std::string &n) {
-    body += "    %s" + n + " = kiln.add " + in + ", %bias : " + y + ", " + bias +
-            "\n    %g" + n + " = kiln.gelu %s" + n +
+    body += "    %s" + n + " = kiln.add " + in + ", %bias : " + y + ", " +
+            bias + "\n    %g" + n + " = kiln.gelu %s" + n +
             " approximate = tanh : " + y + "\n";
     add(yields, "%g" + n);
     add(results, y);
@@ -122,11 +122,11 @@ std::string problemsModule(const Case &c) {
   std::string returned;
   for (int i = 0; i < outputs; ++i)
     add(returned, "%r#" + std::to_string(i));
-  return "func.func @f(" + funcArgs + ") -> (" + results + ") {\n  %r:" +
-         std::to_string(outputs) + " = kiln.fusion \"gemm\" (" + args +
-         ") : (" + types + ") -> (" + results + ") {\n  ^bb0(" + blockArgs +
-         "):\n" + body + "    kiln.yield " + yields + " : " + results +
-         "\n  }\n  return " + returned + " : " + results + "\n}\n";
+  return "func.func @f(" + funcArgs + ") -> (" + results +
+         ") {\n  %r:" + std::to_string(outputs) + " = kiln.fusion \"gemm\" (" +
+         args + ") : (" + types + ") -> (" + results + ") {\n  ^bb0(" +
+         blockArgs + "):\n" + body + "    kiln.yield " + yields + " : " +
+         results + "\n  }\n  return " + returned + " : " + results + "\n}\n";
 }
 
 std::string caseName(const Case &c) {

@@ -32,11 +32,11 @@
 //    kt / KT's maps.
 //
 // Cfg: as gemm_wgmma.cuh (GEMM_BATCH == 1: a batch that shares the rhs is
-// folded into the rows), A_VEC and B_VEC, and PINGPONG. Params: as gemm_common.cuh's and
-// `a_map[P]`, `b_map[P]` (P = GROUPS * KSUMS), pointers to the kernel's
-// tensor maps: 2-D tiled maps of each problem's operand, dims {contiguous,
-// outer}, 128-byte swizzle, boxes {64, BM or BN} (K-major) or {64, 64}
-// (M/N-major).
+// folded into the rows), A_VEC and B_VEC, and PINGPONG. Params: as
+// gemm_common.cuh's and `a_map[P]`, `b_map[P]` (P = GROUPS * KSUMS), pointers
+// to the kernel's tensor maps: 2-D tiled maps of each problem's operand, dims
+// {contiguous, outer}, 128-byte swizzle, boxes {64, BM or BN} (K-major) or {64,
+// 64} (M/N-major).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -49,8 +49,8 @@ namespace gemm {
 // One of a kernel's tensor maps by a run-time index, without indexing the
 // parameter array (which would copy it to local memory).
 template <int P>
-__device__ __forceinline__ const tensor_map &map_of(const tensor_map *const (&maps)[P],
-                                                    int i) {
+__device__ __forceinline__ const tensor_map &
+map_of(const tensor_map *const (&maps)[P], int i) {
   const tensor_map *m = maps[0];
 #pragma unroll
   for (int j = 1; j < P; ++j)
@@ -64,7 +64,8 @@ template <class Cfg> struct tma_work {
   typedef typename Cfg::index idx;
   typedef shape<Cfg> S;
   static constexpr long long TILES = (long long)S::TILES_M * S::TILES_N;
-  static constexpr long long COUNT = (long long)Cfg::GROUPS * Cfg::SPLIT * TILES;
+  static constexpr long long COUNT =
+      (long long)Cfg::GROUPS * Cfg::SPLIT * TILES;
 
   idx m0, n0;
   int problem, split, ktBegin, nk;
@@ -79,19 +80,22 @@ template <class Cfg> struct tma_work {
     x.m0 = tm * Cfg::BM;
     x.n0 = tn * Cfg::BN;
     x.ktBegin = x.split * Cfg::KT_PER_SPLIT;
-    const int ktEnd =
-        S::KT_ALL < x.ktBegin + Cfg::KT_PER_SPLIT ? S::KT_ALL : x.ktBegin + Cfg::KT_PER_SPLIT;
+    const int ktEnd = S::KT_ALL < x.ktBegin + Cfg::KT_PER_SPLIT
+                          ? S::KT_ALL
+                          : x.ktBegin + Cfg::KT_PER_SPLIT;
     x.nk = ktEnd > x.ktBegin ? ktEnd - x.ktBegin : 0;
     return x;
   }
 };
 
 template <class Cfg, class Ops, class Epi, class Params>
-__device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p) {
+__device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
+                                         const Params &p) {
   typedef typename Cfg::index idx;
   typedef shape<Cfg> S;
   typedef tma_work<Cfg> Work;
-  constexpr unsigned A_BYTES = wgmma_tile_bytes(Cfg::BM), B_BYTES = wgmma_tile_bytes(Cfg::BN);
+  constexpr unsigned A_BYTES = wgmma_tile_bytes(Cfg::BM),
+                     B_BYTES = wgmma_tile_bytes(Cfg::BN);
   constexpr int ACC = Cfg::BN / 2;
   // 64-row slices of a tile each consumer multiplies.
   constexpr int SLICES = Cfg::PINGPONG ? Cfg::BM / 64 : 1;
@@ -100,20 +104,25 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
   constexpr int READERS = Cfg::PINGPONG ? 1 : CONSUMERS;
   constexpr int PROBLEMS = Cfg::GROUPS * Cfg::KSUMS;
   typedef tma::register_split<CONSUMERS> Regs;
-  static_assert(Cfg::KIND == 0 || Cfg::KIND == 1, "wgmma multiplies bf16 or f16");
-  static_assert(Cfg::BK == wgmma_block_k && Cfg::BM % 64 == 0 && Cfg::BN % 64 == 0 &&
-                    Cfg::BM <= 256 && Cfg::BN <= 256,
-                "wgmma tiles are 64-row warpgroup slices of 64-column swizzle rows; a box "
+  static_assert(Cfg::KIND == 0 || Cfg::KIND == 1,
+                "wgmma multiplies bf16 or f16");
+  static_assert(Cfg::BK == wgmma_block_k && Cfg::BM % 64 == 0 &&
+                    Cfg::BN % 64 == 0 && Cfg::BM <= 256 && Cfg::BN <= 256,
+                "wgmma tiles are 64-row warpgroup slices of 64-column swizzle "
+                "rows; a box "
                 "holds at most 256 rows");
-  static_assert(Cfg::A_VEC && Cfg::B_VEC, "tensor maps take strides of whole 16 bytes");
+  static_assert(Cfg::A_VEC && Cfg::B_VEC,
+                "tensor maps take strides of whole 16 bytes");
   static_assert(Cfg::GEMM_BATCH == 1, "a batch of GEMMs takes gemm_wgmma.cuh");
-  static_assert(Cfg::GROUPS == 1 || Cfg::KSUMS == 1, "problems are stacked or summed");
+  static_assert(Cfg::GROUPS == 1 || Cfg::KSUMS == 1,
+                "problems are stacked or summed");
   static_assert(Cfg::STAGES >= 2, "the producer copies ahead of the product");
 
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   // Swizzle atoms start on 1024-byte boundaries (the launch adds the slack);
   // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s).
-  const unsigned sA = ((unsigned)__cvta_generic_to_shared(gemm_smem) + 1023u) & ~1023u;
+  const unsigned sA =
+      ((unsigned)__cvta_generic_to_shared(gemm_smem) + 1023u) & ~1023u;
   const unsigned sB = sA + Cfg::STAGES * A_BYTES;
   const unsigned bars = sB + Cfg::STAGES * B_BYTES;
   auto full = [&](int s) { return bars + 8u * s; };
@@ -149,7 +158,8 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
         // kt / KT; stacked problems read their own.
         const int problem = Cfg::KSUMS > 1 ? kt / S::KT : x.problem;
         const int k0 = (Cfg::KSUMS > 1 ? kt - problem * S::KT : kt) * Cfg::BK;
-        const tensor_map &a = map_of(p.a_map, problem), &b = map_of(p.b_map, problem);
+        const tensor_map &a = map_of(p.a_map, problem),
+                         &b = map_of(p.b_map, problem);
         tma::wait(empty(stage), phase ^ 1u);
         tma::arrive_expect_bytes(full(stage), A_BYTES + B_BYTES);
         const unsigned tA = sA + stage * A_BYTES, tB = sB + stage * B_BYTES;
@@ -158,14 +168,16 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
         } else {
 #pragma unroll
           for (int c = 0; c < Cfg::BM / 64; ++c)
-            tma::copy_2d(tA + c * wgmma_mn_column, a, full(stage), (int)x.m0 + 64 * c, k0);
+            tma::copy_2d(tA + c * wgmma_mn_column, a, full(stage),
+                         (int)x.m0 + 64 * c, k0);
         }
         if constexpr (Cfg::B_KMAJOR) {
           tma::copy_2d(tB, b, full(stage), k0, (int)x.n0);
         } else {
 #pragma unroll
           for (int c = 0; c < Cfg::BN / 64; ++c)
-            tma::copy_2d(tB + c * wgmma_mn_column, b, full(stage), (int)x.n0 + 64 * c, k0);
+            tma::copy_2d(tB + c * wgmma_mn_column, b, full(stage),
+                         (int)x.n0 + 64 * c, k0);
         }
         if (++stage == Cfg::STAGES) {
           stage = 0;
@@ -188,7 +200,8 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
   // Cooperative: every consumer takes every item. Ping-pong: consumer c
   // takes the block's items c, c + 2, ...; the other's stages in between
   // are skipped.
-  const long long first = ctx.block.x + (Cfg::PINGPONG ? (long long)cwg * ctx.grid.x : 0);
+  const long long first =
+      ctx.block.x + (Cfg::PINGPONG ? (long long)cwg * ctx.grid.x : 0);
   const long long step = (long long)ctx.grid.x * (Cfg::PINGPONG ? 2 : 1);
   // Ping-pong turns: consumer c waits at barrier 1 + c for the other to
   // have issued its products (bar.sync of 128 threads meeting the other's
@@ -252,7 +265,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx, const Params &p)
       fence_accumulators(acc[t]);
     if (held >= 0 && (tid & 127) == 0)
       tma::arrive(empty(held));
-    // Stacked problems' outputs follow each other (r = problem * ROWS + row).
+      // Stacked problems' outputs follow each other (r = problem * ROWS + row).
 #pragma unroll
     for (int t = 0; t < SLICES; ++t)
       wgmma_epilogue<Cfg, Epi>(p, x.split, (idx)x.problem, x.m0, x.n0,

@@ -286,8 +286,9 @@ template <class Cfg> struct wgmma_work {
 // index in its warpgroup.
 template <class Cfg, class Epi, class Params>
 __device__ __forceinline__ void
-wgmma_epilogue(const Params &p, int split, typename Cfg::index b, typename Cfg::index m0,
-               typename Cfg::index n0, int wg, int thread, const float (&acc)[Cfg::BN / 2]) {
+wgmma_epilogue(const Params &p, int split, typename Cfg::index b,
+               typename Cfg::index m0, typename Cfg::index n0, int wg,
+               int thread, const float (&acc)[Cfg::BN / 2]) {
   typedef typename Cfg::index idx;
   // Every tile lies inside the output: the epilogue needs no bounds tests.
   constexpr bool EVEN_TILES = Cfg::ROWS % Cfg::BM == 0 && Cfg::N % Cfg::BN == 0;
@@ -302,7 +303,8 @@ wgmma_epilogue(const Params &p, int split, typename Cfg::index b, typename Cfg::
 #pragma unroll
       for (int half = 0; half < 2; ++half)
         emit_pair<Cfg, Epi, true>(p, split, r + half * 8, n0 + j * 8 + q * 2,
-                                  acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
+                                  acc[j * 4 + half * 2],
+                                  acc[j * 4 + half * 2 + 1]);
   } else {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -310,8 +312,8 @@ wgmma_epilogue(const Params &p, int split, typename Cfg::index b, typename Cfg::
         continue;
 #pragma unroll
       for (int j = 0; j < Cfg::BN / 8; ++j)
-        emit_pair<Cfg, Epi>(p, split, r + half * 8, n0 + j * 8 + q * 2, acc[j * 4 + half * 2],
-                            acc[j * 4 + half * 2 + 1]);
+        emit_pair<Cfg, Epi>(p, split, r + half * 8, n0 + j * 8 + q * 2,
+                            acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
     }
   }
 }
@@ -405,7 +407,8 @@ __device__ __forceinline__ void wgmma_gemm(const launch_ctx &ctx, const Params &
       prologue(cur);
     }
 
-    wgmma_epilogue<Cfg, Epi>(p, done.split, done.batch, done.m0, done.n0, wg, tid & 127, acc);
+    wgmma_epilogue<Cfg, Epi>(p, done.split, done.batch, done.m0, done.n0, wg,
+                             tid & 127, acc);
   }
 }
 
