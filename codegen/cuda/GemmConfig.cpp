@@ -20,14 +20,13 @@ using ::kiln::gemm::wgmma_block_k;
 // epilogue under the other's products. Measured on the H200 (bf16, bias and
 // GELU, 8192 rows): its main loop runs at 0.93 of the 128x256 tile's, and
 // the cooperative tiles' epilogue, which stalls the tensor cores, costs
-// about as much as kWgmmaEpilogueK more k per tile; short products (K = 1024)
-// gain by ping-pong, deep ones (K >= 4096) lose.
+// about as much as kGemmCooperativeEpilogueK more k per tile (GemmConfig.h);
+// short products (K = 1024) gain by ping-pong, deep ones (K >= 4096) lose.
 const GemmTileConfig kWgmmaConfigs[] = {
     {GemmPath::Wgmma, 128, 256, wgmma_block_k, 0, 0, 4, 0, 0, 1, 1.00},
     {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 1, 0.90},
     {GemmPath::Wgmma, 128, 128, wgmma_block_k, 0, 0, 6, 0, 0, 2, 0.93, 1, true},
 };
-constexpr double kWgmmaEpilogueK = 192;
 // BK = 32 with four stages: BK = 64 (three stages) makes ptxas spill the
 // 128x256 tile's 64x64 warp tiles (255 registers); BK = 32 fits without.
 const GemmTileConfig kMmaConfigs[] = {
@@ -104,7 +103,8 @@ GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
                             const GpuTarget &target, int64_t gemmBatch,
                             int64_t rows, int64_t n, int64_t k, int64_t ksums,
                             int64_t outElements, llvm::ArrayRef<int> splits,
-                            double tileOverheadK) {
+                            double tileOverheadK,
+                            double cooperativeEpilogueK) {
   GemmChoice best;
   double bestTime = std::numeric_limits<double>::infinity();
   const int64_t sms = target.smCount;
@@ -136,7 +136,7 @@ GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
           config.pingpong
               ? 0
               : (tileOverheadK +
-                 (config.path == GemmPath::Wgmma ? kWgmmaEpilogueK : 0)) /
+                 (config.path == GemmPath::Wgmma ? cooperativeEpilogueK : 0)) /
                     together;
       double work = 2.0 * config.bm * config.bn *
                     (config.bk * std::max<int64_t>(perSplit, 1) + overheadK);

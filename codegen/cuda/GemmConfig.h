@@ -72,13 +72,19 @@ struct GemmChoice {
 /// pipeline, the epilogue), as the work of that many more k of the tile,
 /// hidden by the blocks resident beside it.
 /// The splits of K it weighs, in increasing order.
+/// `cooperativeEpilogueK`: what the epilogue of a cooperative wgmma tile,
+/// which stalls its tensor cores, costs on top (a ping-pong tile hides
+/// it); the GEMM emitter weighs kGemmCooperativeEpilogueK where ping-pong
+/// tiles compete.
 inline constexpr int kGemmSplits[] = {1, 2, 3, 4, 6, 8, 12, 16};
+inline constexpr double kGemmCooperativeEpilogueK = 192;
 GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
                             const GpuTarget &target, int64_t gemmBatch,
                             int64_t rows, int64_t n, int64_t k, int64_t ksums,
                             int64_t outElements,
                             llvm::ArrayRef<int> splits = kGemmSplits,
-                            double tileOverheadK = 0);
+                            double tileOverheadK = 0,
+                            double cooperativeEpilogueK = 0);
 
 } // namespace mlir::kiln::codegen
 

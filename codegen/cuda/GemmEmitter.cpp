@@ -289,9 +289,14 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
         kTiles ? (kTiles + forced->split - 1) / forced->split : 0;
     config.choice = {tile, forced->split, static_cast<int>(perSplit)};
   } else {
+    // Where ping-pong tiles compete, the cooperative ones pay for the
+    // epilogue they stall on.
+    bool pingpong = llvm::any_of(
+        candidates, [](const GemmTileConfig &tile) { return tile.pingpong; });
     config.choice = chooseGemmConfig(
         candidates, target, config.groups * config.gemmBatch, config.rows,
-        plan.n, plan.k, config.ksums, outElements);
+        plan.n, plan.k, config.ksums, outElements, kGemmSplits, 0,
+        pingpong ? kGemmCooperativeEpilogueK : 0);
   }
   const GemmTileConfig &tile = config.choice.config;
   config.tma = tma && tile.path == GemmPath::Wgmma;

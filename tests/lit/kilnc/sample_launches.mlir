@@ -12,16 +12,16 @@
 // SINE: kernels: [[SINE_KERNELS:[0-9]+]] distinct ({{.*}}; [[SINE_KERNELS]] may launch before their predecessor ends)
 // SINE-NOT: kept apart
 // SINE: entry train_step: 29 launches
-// SINE-NEXT: kiln_attention_bwd_dkdv 1, kiln_attention_bwd_dq 1, kiln_attention_fwd 1, kiln_gemm 7, kiln_gemm_splitk 1, kiln_merged 9,
-// SINE-SAME: kiln_optimizer 1, kiln_pointwise 2, kiln_rms_norm 3, kiln_rms_norm_backward 3
+// SINE-NEXT: kiln_attention_bwd_dkdv 1, kiln_attention_bwd_dq 1, kiln_attention_fwd 1, kiln_gemm 6, kiln_gemm_splitk 1, kiln_merged 9,
+// SINE-SAME: kiln_optimizer 1, kiln_pointwise 3, kiln_rms_norm 3, kiln_rms_norm_backward 3
 
 // UNMERGED: entry train_step: 40 launches
-// UNMERGED-NEXT: kiln_attention_bwd_dkdv 1, kiln_attention_bwd_dq 1, kiln_attention_fwd 1, kiln_fused_reduce_sum 2, kiln_gemm 17, kiln_gemm_splitk 2,
-// UNMERGED-SAME: kiln_optimizer 1, kiln_pointwise 3,
+// UNMERGED-NEXT: kiln_attention_bwd_dkdv 1, kiln_attention_bwd_dq 1, kiln_attention_fwd 1, kiln_fused_reduce_sum 2, kiln_gemm 15, kiln_gemm_splitk 2,
+// UNMERGED-SAME: kiln_optimizer 1, kiln_pointwise 5,
 
 // SINE16: entry apply_update: 1 launches
 // SINE16: entry train_step: 28 launches
 
 // MLP: kernels: [[MLP_KERNELS:[0-9]+]] distinct ({{.*}}; [[MLP_KERNELS]] may launch before their predecessor ends)
 // MLP: entry train_step: 6 launches
-// MLP-NEXT: kiln_gemm 3, kiln_merged 2, kiln_optimizer 1
+// MLP-NEXT: kiln_fused_reduce_sum 1, kiln_gemm 2, kiln_merged 2, kiln_optimizer 1

@@ -30,4 +30,4 @@
 // CHECK: return
 
 // STATS: entry apply_update: 2 launches
-// STATS: entry train_step: 10 launches
+// STATS: entry train_step: 9 launches
