@@ -283,6 +283,21 @@ absl::Status DatasetWriter::Append(const void* data, size_t bytes) {
   }
   buffer_.append(static_cast<const char*>(data), bytes);
   record_count_ += bytes / record_bytes_;
+  // The data's chunk checksums, as the bytes arrive.
+  const char* p = static_cast<const char*>(data);
+  for (size_t left = bytes; left > 0;) {
+    if (chunk_fill_ == 0) chunk_sum_ = Fnv1a64(nullptr, 0);
+    const size_t n = static_cast<size_t>(
+        std::min<uint64_t>(left, kDatasetChunkBytes - chunk_fill_));
+    chunk_sum_ = Fnv1a64(p, n, chunk_sum_);
+    chunk_fill_ += n;
+    p += n;
+    left -= n;
+    if (chunk_fill_ == kDatasetChunkBytes) {
+      chunk_sums_.push_back(chunk_sum_);
+      chunk_fill_ = 0;
+    }
+  }
   if (buffer_.size() >= (4u << 20)) return Flush();
   return absl::OkStatus();
 }
@@ -291,6 +306,12 @@ absl::Status DatasetWriter::Finish() {
   if (finished_ || fd_ < 0) {
     return absl::FailedPreconditionError("dataset writer is finished");
   }
+  // The checksums follow the data.
+  if (chunk_fill_ > 0) {
+    chunk_sums_.push_back(chunk_sum_);
+    chunk_fill_ = 0;
+  }
+  for (uint64_t sum : chunk_sums_) PutU64(&buffer_, sum);
   absl::Status s = Flush();
   if (!s.ok()) return s;
   std::string header(kMagic, 8);
@@ -303,10 +324,14 @@ absl::Status DatasetWriter::Finish() {
   PutU64(&header, record_count_);
   PutU64(&header, data_offset_);
   PutU64(&header, layout_.size());
-  const uint64_t sum = Fnv1a64(layout_.data(), layout_.size(),
-                               Fnv1a64(header.data(), header.size()));
+  std::string chunk;
+  PutU64(&chunk, kDatasetChunkBytes);
+  const uint64_t sum =
+      Fnv1a64(layout_.data(), layout_.size(),
+              Fnv1a64(chunk.data(), chunk.size(),
+                      Fnv1a64(header.data(), header.size())));
   PutU64(&header, sum);
-  PutU64(&header, 0);
+  header += chunk;
   if (::pwrite(fd_, header.data(), header.size(), 0) !=
       static_cast<ssize_t>(header.size())) {
     return Errno("cannot write the header of", tmp_path_);
@@ -378,10 +403,11 @@ absl::StatusOr<std::unique_ptr<MappedDataset>> MappedDataset::Open(
   }
   if (std::memcmp(h, kMagic, 8) != 0) return bad("not a KILNDATA file");
   const uint64_t version = GetLE(h + 8, 4);
-  if (version != kDatasetVersion) {
-    return bad("unsupported version ", version, " (this runtime reads ",
+  if (version != 1 && version != kDatasetVersion) {
+    return bad("unsupported version ", version, " (this runtime reads 1 to ",
                kDatasetVersion, ")");
   }
+  const uint64_t chunk_bytes = version >= 2 ? GetLE(h + 56, 8) : 0;
   const uint32_t field_count = static_cast<uint32_t>(GetLE(h + 12, 4));
   d->record_bytes_ = GetLE(h + 16, 8);
   d->record_count_ = GetLE(h + 24, 8);
@@ -398,8 +424,13 @@ absl::StatusOr<std::unique_ptr<MappedDataset>> MappedDataset::Open(
           static_cast<ssize_t>(layout_bytes)) {
     return Errno("cannot read the layout of", path);
   }
-  const uint64_t sum = Fnv1a64(layout.data(), layout.size(), Fnv1a64(h, 48));
+  const uint64_t head = Fnv1a64(h, 48);
+  const uint64_t sum = Fnv1a64(layout.data(), layout.size(),
+                               version >= 2 ? Fnv1a64(h + 56, 8, head) : head);
   if (sum != checksum) return bad("header checksum mismatch");
+  if (version >= 2 && (chunk_bytes == 0 || chunk_bytes > (1ULL << 40))) {
+    return bad("bad checksum granule of ", chunk_bytes, " bytes");
+  }
   if (d->record_bytes_ == 0) return bad("record size is 0");
   if (data_offset % kDataAlignment != 0 ||
       data_offset < kDatasetHeaderBytes + layout_bytes) {
@@ -423,6 +454,32 @@ absl::StatusOr<std::unique_ptr<MappedDataset>> MappedDataset::Open(
       return bad("fields add up to ", *rb, " bytes, but records have ",
                  d->record_bytes_);
     }
+  }
+  if (chunk_bytes > 0) {
+    // The checksums take the rest of the file, exactly.
+    const uint64_t chunks = (data_bytes + chunk_bytes - 1) / chunk_bytes;
+    const uint64_t table = data_offset + data_bytes;
+    if (chunks > (d->file_size_ - table) / 8) {
+      return bad(d->record_count_, " records of ", d->record_bytes_,
+                 " bytes from offset ", data_offset, " and their ", chunks,
+                 " checksums exceed the file size ", d->file_size_);
+    }
+    if (d->file_size_ != table + 8 * chunks) {
+      return bad(d->file_size_ - table - 8 * chunks,
+                 " bytes follow the data's checksums");
+    }
+    std::string sums(8 * chunks, '\0');
+    if (chunks > 0 && ::pread(d->fd_, &sums[0], sums.size(), table) !=
+                          static_cast<ssize_t>(sums.size())) {
+      return Errno("cannot read the checksums of", path);
+    }
+    d->chunk_bytes_ = chunk_bytes;
+    d->chunk_sums_.resize(chunks);
+    for (uint64_t i = 0; i < chunks; ++i)
+      d->chunk_sums_[i] =
+          GetLE(reinterpret_cast<const uint8_t*>(sums.data()) + 8 * i, 8);
+    Locked lock(&d->mu_);
+    d->chunk_verified_.assign(chunks, false);
   }
   d->fields_ = std::move(*fields);
   absl::Status s = d->Init(path, data_offset, options);
@@ -502,11 +559,43 @@ absl::Status MappedDataset::ReadRecords(absl::Span<const uint64_t> indices,
       return absl::OutOfRangeError(
           absl::StrCat("record ", index, " of ", record_count_, " in ", path_));
     }
+    absl::Status checked =
+        Verify(index * record_bytes_, (index + 1) * record_bytes_);
+    if (!checked.ok()) return checked;
     absl::StatusOr<const uint8_t*> src =
         Map(data_offset_ + index * record_bytes_, record_bytes_);
     if (!src.ok()) return src.status();
     std::memcpy(out, *src, record_bytes_);
     out += record_bytes_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MappedDataset::Verify(uint64_t begin, uint64_t end) {
+  if (chunk_bytes_ == 0 || begin >= end) return absl::OkStatus();
+  const uint64_t data_bytes = record_count_ * record_bytes_;
+  std::string bytes;
+  for (uint64_t c = begin / chunk_bytes_; c <= (end - 1) / chunk_bytes_; ++c) {
+    if (chunk_verified_[c]) continue;
+    // Read apart from the mapping window: a chunk may be larger than it.
+    const uint64_t first = c * chunk_bytes_;
+    const uint64_t size = std::min(chunk_bytes_, data_bytes - first);
+    bytes.resize(size);
+    for (uint64_t done = 0; done < size;) {
+      const ssize_t n = ::pread(fd_, &bytes[done], size - done,
+                                static_cast<off_t>(data_offset_ + first + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Errno("cannot read the data of", path_);
+      done += static_cast<uint64_t>(n);
+    }
+    if (Fnv1a64(bytes.data(), bytes.size()) != chunk_sums_[c]) {
+      return absl::DataLossError(absl::StrCat(
+          path_, ": data bytes [", first, ", ", first + size,
+          ") at file offset ", data_offset_ + first, " (records ",
+          first / record_bytes_, " to ", (first + size - 1) / record_bytes_,
+          ") do not match their checksum: the file is damaged"));
+    }
+    chunk_verified_[c] = true;
   }
   return absl::OkStatus();
 }

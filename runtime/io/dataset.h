@@ -4,7 +4,7 @@
 // Memory-mapped datasets of fixed-size records, batch sampling, and a
 // double-buffered background batch producer.
 //
-// File format "KILNDATA" version 1 (all integers little endian):
+// File format "KILNDATA" version 2 (all integers little endian):
 //
 //   offset size
 //    0      8   magic "KILNDATA"
@@ -15,8 +15,8 @@
 //   32      8   u64 data_offset   (multiple of 64, >= 64 + layout_bytes)
 //   40      8   u64 layout_bytes
 //   48      8   u64 checksum: FNV-1a 64 (runtime/artifact/checksum.h) of bytes
-//               [0, 48) followed by the layout bytes
-//   56      8   u64 reserved = 0
+//               [0, 48), then bytes [56, 64), then the layout bytes
+//   56      8   u64 chunk_bytes (> 0): the data's checksum granule
 //   64      layout_bytes: field_count fields, each
 //                 u16 name length, name (UTF-8), u8 dtype
 //                 (io::DatasetDTypeCode), u8 rank, rank x u64 extents
@@ -24,6 +24,15 @@
 //               fields' row-major bytes packed in order, without padding, so
 //               record_bytes is the sum of the fields' sizes (with no fields,
 //               the caller defines the record's contents).
+//   data_offset + record_count * record_bytes: the data's checksums, one u64
+//               FNV-1a 64 per chunk_bytes of data (the last chunk may be
+//               shorter), and nothing after them. A reader checks each chunk
+//               the first time a record in it is read: a flipped byte is an
+//               error that names the bytes, records and file offset.
+//
+// Version 1 files (no checksums over the data: bytes [56, 64) zero and left
+// out of the header checksum, nothing after the data is required) are still
+// read.
 //
 // The file may be larger than memory: MappedDataset maps a window of it
 // (read-only) and moves the window as records are read. Headerless files of
@@ -46,8 +55,10 @@
 namespace kiln {
 namespace io {
 
-inline constexpr uint32_t kDatasetVersion = 1;
+inline constexpr uint32_t kDatasetVersion = 2;
 inline constexpr size_t kDatasetHeaderBytes = 64;
+// The checksum granule DatasetWriter writes.
+inline constexpr uint64_t kDatasetChunkBytes = 1 << 20;
 
 struct DatasetField {
   std::string name;
@@ -94,6 +105,11 @@ class DatasetWriter {
   uint64_t data_offset_ = 0;
   std::string buffer_;
   bool finished_ = false;
+  // Checksums of the finished data chunks, and the running one of the
+  // chunk being written (`chunk_fill_` bytes so far).
+  std::vector<uint64_t> chunk_sums_;
+  uint64_t chunk_sum_ = 0;
+  uint64_t chunk_fill_ = 0;
 };
 
 struct DatasetOptions {
@@ -137,6 +153,10 @@ class MappedDataset {
   // Makes [offset, offset + size) of the file visible; returns its address.
   absl::StatusOr<const uint8_t*> Map(uint64_t offset, uint64_t size)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Checks the data chunks that hold data bytes [begin, end) against their
+  // checksums, each once (version 2 files).
+  absl::Status Verify(uint64_t begin, uint64_t end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   std::string path_;
   int fd_ = -1;
@@ -146,8 +166,12 @@ class MappedDataset {
   uint64_t record_count_ = 0;
   uint64_t window_bytes_ = 0;
   std::vector<DatasetField> fields_;
+  // Version 2: the checksum granule (0: none) and every chunk's checksum.
+  uint64_t chunk_bytes_ = 0;
+  std::vector<uint64_t> chunk_sums_;
 
   mutable absl::Mutex mu_;
+  std::vector<bool> chunk_verified_ ABSL_GUARDED_BY(mu_);
   uint8_t* window_ ABSL_GUARDED_BY(mu_) = nullptr;
   uint64_t window_offset_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t window_size_ ABSL_GUARDED_BY(mu_) = 0;

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/artifact/checksum.h"
 #include "runtime/io/atomic_file.h"
 
 namespace kiln {
@@ -117,10 +118,105 @@ TEST(DatasetTest, FieldsRoundTrip) {
   EXPECT_EQ((*d)->ReadRange(10, 8, back.data()).code(),
             absl::StatusCode::kOutOfRange);
 
-  // The data starts at a multiple of 64 after header and layout.
+  // The data starts at a multiple of 64 after header and layout; one
+  // chunk's checksum follows it.
   const std::string bytes = *ReadFile(path);
   EXPECT_EQ(bytes.substr(0, 8), "KILNDATA");
-  EXPECT_EQ(bytes.size() % 64, (17 * 20) % 64);
+  EXPECT_EQ(bytes.size() % 64, (17 * 20 + 8) % 64);
+}
+
+// Reads `count` records of `bytes` bytes from `path` one by one; the status
+// of the first that fails (OK if none).
+absl::Status ReadEach(const std::string& path, uint64_t count,
+                      uint64_t bytes, uint64_t* failed) {
+  auto d = MappedDataset::Open(path);
+  if (!d.ok()) return d.status();
+  std::vector<uint8_t> out(bytes);
+  for (uint64_t i = 0; i < count; ++i) {
+    absl::Status s = (*d)->ReadRecords({i}, out.data());
+    if (!s.ok()) {
+      *failed = i;
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+TEST(DatasetTest, DamagedDataIsFoundByItsChecksum) {
+  // Just under 3 MiB of 1000-byte records: three checksum chunks, the last
+  // one short.
+  const uint64_t kBytes = 1000, kCount = 3 * 1048576 / 1000;
+  const std::string path = WriteRaw("damaged.kilndata", kCount, kBytes);
+  const std::string good = *ReadFile(path);
+  const uint64_t chunks = (kCount * kBytes + kDatasetChunkBytes - 1) /
+                          kDatasetChunkBytes;
+  EXPECT_EQ(good.size(), kDatasetHeaderBytes + kCount * kBytes + 8 * chunks);
+  uint64_t failed = 0;
+  ASSERT_TRUE(ReadEach(path, kCount, kBytes, &failed).ok());
+
+  // One flipped bit in record 2000 (the second chunk): records of the other
+  // chunks still read, every record of that chunk is refused with the bytes,
+  // the records and the file offset.
+  std::mt19937_64 rng(std::random_device{}());
+  const uint64_t byte = 2000 * kBytes + rng() % kBytes;
+  std::string bad = good;
+  bad[kDatasetHeaderBytes + byte] ^= static_cast<char>(1 << (rng() % 8));
+  const std::string damaged = TmpPath("damaged_copy.kilndata");
+  ASSERT_TRUE(WriteFileAtomically(damaged, bad).ok());
+  absl::Status s = ReadEach(damaged, kCount, kBytes, &failed);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_EQ(failed, kDatasetChunkBytes / kBytes);  // the chunk's first record
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("data bytes [1048576, 2097152) at file offset 1048640 "
+                        "(records 1048 to 2097) do not match their checksum"));
+  auto d = MappedDataset::Open(damaged);
+  ASSERT_TRUE(d.ok());
+  std::vector<uint8_t> out(kBytes);
+  EXPECT_TRUE((*d)->ReadRecords({0}, out.data()).ok());
+  EXPECT_TRUE((*d)->ReadRecords({kCount - 1}, out.data()).ok());
+  ExpectRecords(out.data(), {kCount - 1}, kBytes);
+  EXPECT_EQ((*d)->ReadRecords({2000}, out.data()).code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ((*d)->ReadRecords({1500}, out.data()).code(),
+            absl::StatusCode::kDataLoss);
+
+  // A damaged checksum, a missing or an extra byte at the end.
+  bad = good;
+  bad[bad.size() - 3] ^= 4;
+  ASSERT_TRUE(WriteFileAtomically(damaged, bad).ok());
+  EXPECT_EQ(ReadEach(damaged, kCount, kBytes, &failed).code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(failed, 2 * kDatasetChunkBytes / kBytes);  // the last chunk's
+  ASSERT_TRUE(WriteFileAtomically(damaged, good + "x").ok());
+  EXPECT_THAT(std::string(MappedDataset::Open(damaged).status().message()),
+              HasSubstr("1 bytes follow the data's checksums"));
+}
+
+TEST(DatasetTest, VersionOneFilesWithoutDataChecksumsStillRead) {
+  const uint64_t kBytes = 24, kCount = 10;
+  const std::string good = *ReadFile(WriteRaw("v2.kilndata", kCount, kBytes));
+  // The same records as version 1: no granule, no checksums after the data,
+  // the header checksum over bytes [0, 48) (and the empty layout).
+  std::string v1 = good.substr(0, kDatasetHeaderBytes + kCount * kBytes);
+  v1[8] = 1;
+  const uint64_t sum = Fnv1a64(v1.data(), 48);
+  for (int i = 0; i < 8; ++i) {
+    v1[48 + i] = static_cast<char>(sum >> (8 * i));
+    v1[56 + i] = 0;
+  }
+  const std::string path = TmpPath("v1.kilndata");
+  ASSERT_TRUE(WriteFileAtomically(path, v1).ok());
+  auto d = MappedDataset::Open(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  std::vector<uint8_t> out(kCount * kBytes);
+  ASSERT_TRUE((*d)->ReadRange(0, kCount, out.data()).ok());
+  std::vector<uint64_t> all(kCount);
+  for (uint64_t i = 0; i < kCount; ++i) all[i] = i;
+  ExpectRecords(out.data(), all, kBytes);
+  v1[8] = 3;
+  ASSERT_TRUE(WriteFileAtomically(path, v1).ok());
+  EXPECT_THAT(std::string(MappedDataset::Open(path).status().message()),
+              HasSubstr("unsupported version 3"));
 }
 
 TEST(DatasetTest, CorruptHeadersAreRejected) {

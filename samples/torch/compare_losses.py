@@ -89,7 +89,9 @@ class KilnData:
             raise ValueError(f"{path}: not a KILNDATA file")
         (version, count, self.record_bytes, self.record_count, data_offset,
          layout_bytes) = struct.unpack_from("<IIQQQQ", blob, 8)
-        if version != 1:
+        # Version 2 adds checksums after the data (runtime/io/dataset.h),
+        # which kiln's reader checks; the records are laid out as in 1.
+        if version not in (1, 2):
             raise ValueError(f"{path}: version {version}")
         self.fields = []  # (name, dtype, shape, offset, bytes)
         at, offset = 64, 0
