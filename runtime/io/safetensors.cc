@@ -289,6 +289,7 @@ absl::StatusOr<Safetensors> ParseSafetensors(absl::string_view bytes,
                      ShapeString(t.shape), " needs ", *expected);
     }
     t.data.assign(data.begin() + begin, data.begin() + end);
+    t.file_offset = 8 + n + begin;
     slots.push_back({name, begin, end});
     out.tensors.emplace(name, std::move(t));
   }

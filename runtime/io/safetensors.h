@@ -47,6 +47,9 @@ struct HostTensor {
   DType dtype = DType::kF32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;  // elements * DTypeSize(dtype) bytes
+  // Where the data starts in the file it was parsed from (0 for a tensor
+  // made in memory); not part of its value (operator== ignores it).
+  uint64_t file_offset = 0;
 
   // A tensor of `shape` holding the bytes of `values` (host order = little
   // endian on every machine kiln runs on).

@@ -89,6 +89,13 @@ must_print predict "check pred: ok"
 expect 1 predict_mismatch "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
     --check predict_wrong.safetensors
 must_print predict_mismatch "check pred: MISMATCH 1 of 48 elements"
+# A NaN input: refused with the element and its file offset before anything
+# runs, unless allowed.
+expect 1 nan_input "${kiln_run}" predict.kiln --entry predict --inputs predict_nan.safetensors
+must_print nan_input "predict_nan.safetensors: input 'x': element 17 [3, 2] is NaN (file offset "
+expect 0 nan_input_allowed "${kiln_run}" predict.kiln --entry predict \
+    --inputs predict_nan.safetensors --allow-nonfinite-inputs
+must_print help "--allow-nonfinite-inputs"
 expect 1 missing_input_name "${kiln_run}" predict.kiln --entry predict
 must_print missing_input_name "missing input 'x'"
 expect 0 bench "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \

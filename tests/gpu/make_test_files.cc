@@ -4,8 +4,10 @@
 //   linreg.kilndata              320 records with fields x [5], y [3]
 //   batch.safetensors            one batch: x [16, 5], y [16, 3]
 //   predict_in.safetensors       x [16, 5]
+//   predict_nan.safetensors      the same with a NaN at [3, 2]
 //   predict_expected.safetensors pred of predict.kiln with seed-0 parameters
 //   predict_wrong.safetensors    the same, one element off by 1
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -70,6 +72,13 @@ int Main(int argc, char** argv) {
   io::Safetensors in;
   in.tensors["x"] = batch.tensors["x"];
   s = io::WriteSafetensorsFile(dir + "/predict_in.safetensors", in);
+  if (!s.ok()) return Fail(s);
+  // The same with a NaN at [3, 2].
+  std::vector<float> x_nan = x;
+  x_nan[3 * o.in + 2] = std::nanf("");
+  io::Safetensors in_nan;
+  in_nan.tensors["x"] = io::HostTensor::F32({o.batch, o.in}, x_nan);
+  s = io::WriteSafetensorsFile(dir + "/predict_nan.safetensors", in_nan);
   if (!s.ok()) return Fail(s);
 
   // The parameters a session with seed 0 starts from, as f32.

@@ -39,6 +39,7 @@
 #include "runtime/cuda/device.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/dataset.h"
+#include "runtime/io/finite.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/memory/pool.h"
 
@@ -55,7 +56,10 @@ Runs a kiln artifact on GPU --device (default 0).
 
 Inference (any entry, default forward):
   --entry NAME              entry to run
-  --inputs FILE             safetensors with one tensor per input of the entry
+  --inputs FILE             safetensors with one tensor per input of the entry;
+                            a NaN or infinity in it is an error that names
+                            the tensor, the element and its file offset
+  --allow-nonfinite-inputs  pass NaN and infinite inputs on to the entry
   --params FILE             load parameters from a checkpoint (safetensors)
   --seed S                  seed of the parameters' initialisers (default 0)
   --output FILE             write the entry's outputs (safetensors)
@@ -112,6 +116,7 @@ struct Flags {
   bool scaled_atol = false;
   bool bench = false;
   bool serial_launches = false;
+  bool allow_nonfinite_inputs = false;
   std::optional<int64_t> warmup;
   int64_t iters = 100;
   std::optional<int64_t> steps;
@@ -144,14 +149,16 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       name = name.substr(0, eq);
       has_value = true;
     }
-    static const std::set<std::string> kBool = {"bench", "no-shuffle", "scaled-atol",
-                                                "serial-launches", "help"};
+    static const std::set<std::string> kBool = {
+        "bench",           "no-shuffle", "scaled-atol",
+        "serial-launches", "help",       "allow-nonfinite-inputs"};
     if (kBool.count(name)) {
       if (has_value) return bad(absl::StrCat("--", name, " takes no value"));
       if (name == "bench") f.bench = true;
       if (name == "no-shuffle") f.shuffle = false;
       if (name == "scaled-atol") f.scaled_atol = true;
       if (name == "serial-launches") f.serial_launches = true;
+      if (name == "allow-nonfinite-inputs") f.allow_nonfinite_inputs = true;
       if (name == "help") return bad("help");
       continue;
     }
@@ -384,10 +391,19 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
   return ok;
 }
 
-absl::StatusOr<Inputs> ReadInputs(const std::string& path) {
+// The tensors of `path`; unless `allow_nonfinite`, the first NaN or infinity
+// in any of them is an error (before anything runs).
+absl::StatusOr<Inputs> ReadInputs(const std::string& path,
+                                  bool allow_nonfinite) {
   KILN_ASSIGN_OR_RETURN(io::Safetensors st, io::ReadSafetensorsFile(path));
   Inputs inputs;
-  for (auto& [name, t] : st.tensors) inputs.emplace(name, Input(std::move(t)));
+  for (auto& [name, t] : st.tensors) {
+    if (!allow_nonfinite) {
+      KILN_RETURN_IF_ERROR(io::CheckFinite(
+          t, absl::StrCat(path, ": input '", name, "'")));
+    }
+    inputs.emplace(name, Input(std::move(t)));
+  }
   return inputs;
 }
 
@@ -471,7 +487,7 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
   if (!f.dataset.empty()) return RunEvaluation(f, rt, *session);
   Inputs inputs;
   if (!f.inputs.empty()) {
-    KILN_ASSIGN_OR_RETURN(inputs, ReadInputs(f.inputs));
+    KILN_ASSIGN_OR_RETURN(inputs, ReadInputs(f.inputs, f.allow_nonfinite_inputs));
   }
   KILN_ASSIGN_OR_RETURN(Outputs outputs, session->Run(f.entry, inputs));
   std::map<std::string, HostTensor> host;
@@ -583,7 +599,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   std::unique_ptr<io::MappedDataset> dataset;
   std::unique_ptr<DeviceBatchLoader> loader;
   if (!f.inputs.empty()) {
-    KILN_ASSIGN_OR_RETURN(fixed, ReadInputs(f.inputs));
+    KILN_ASSIGN_OR_RETURN(fixed, ReadInputs(f.inputs, f.allow_nonfinite_inputs));
   } else {
     KILN_ASSIGN_OR_RETURN(dataset, io::MappedDataset::Open(f.dataset));
     if (wanted.empty() || wanted[0].shape.empty()) {
