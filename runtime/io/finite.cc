@@ -11,7 +11,7 @@ namespace kiln {
 namespace io {
 namespace {
 
-// The exponent and mantissa masks of an element of `bits` bits.
+// The size and the exponent and mantissa masks of one element.
 struct FloatLayout {
   int bytes;
   uint32_t exponent, mantissa;
@@ -51,16 +51,16 @@ absl::Status CheckFinite(const HostTensor& t, absl::string_view what) {
       index[d] = static_cast<int64_t>(rest % extent);
       rest /= extent;
     }
-    const char* kind = (bits & f.mantissa) != 0 ? "NaN"
+    const char* kind = (bits & f.mantissa) != 0           ? "NaN"
                        : (bits >> (8 * f.bytes - 1)) != 0 ? "-inf"
                                                           : "+inf";
-    std::string where = t.file_offset > 0
-                            ? absl::StrCat(" (file offset ",
-                                           t.file_offset + i * f.bytes, ")")
-                            : "";
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": element ", i, " [", absl::StrJoin(index, ", "),
-                     "] is ", kind, where));
+    std::string where =
+        t.file_offset > 0
+            ? absl::StrCat(" (file offset ", t.file_offset + i * f.bytes, ")")
+            : "";
+    return absl::InvalidArgumentError(absl::StrCat(what, ": element ", i, " [",
+                                                   absl::StrJoin(index, ", "),
+                                                   "] is ", kind, where));
   }
   return absl::OkStatus();
 }

@@ -24,7 +24,8 @@ TEST(CheckFiniteTest, NamesTheFirstNonFiniteElement) {
   v[20] = std::numeric_limits<float>::infinity();
   HostTensor t = HostTensor::F32({2, 3, 4}, v);
   EXPECT_EQ(CheckFinite(t, "x").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MessageOf(t), "in.safetensors: input 'x': element 13 [1, 0, 1] is NaN");
+  EXPECT_EQ(MessageOf(t),
+            "in.safetensors: input 'x': element 13 [1, 0, 1] is NaN");
   v[13] = -std::numeric_limits<float>::infinity();
   t = HostTensor::F32({2, 3, 4}, v);
   t.file_offset = 1000;

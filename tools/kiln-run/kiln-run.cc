@@ -399,8 +399,8 @@ absl::StatusOr<Inputs> ReadInputs(const std::string& path,
   Inputs inputs;
   for (auto& [name, t] : st.tensors) {
     if (!allow_nonfinite) {
-      KILN_RETURN_IF_ERROR(io::CheckFinite(
-          t, absl::StrCat(path, ": input '", name, "'")));
+      KILN_RETURN_IF_ERROR(
+          io::CheckFinite(t, absl::StrCat(path, ": input '", name, "'")));
     }
     inputs.emplace(name, Input(std::move(t)));
   }
@@ -487,7 +487,8 @@ absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
   if (!f.dataset.empty()) return RunEvaluation(f, rt, *session);
   Inputs inputs;
   if (!f.inputs.empty()) {
-    KILN_ASSIGN_OR_RETURN(inputs, ReadInputs(f.inputs, f.allow_nonfinite_inputs));
+    KILN_ASSIGN_OR_RETURN(inputs,
+                          ReadInputs(f.inputs, f.allow_nonfinite_inputs));
   }
   KILN_ASSIGN_OR_RETURN(Outputs outputs, session->Run(f.entry, inputs));
   std::map<std::string, HostTensor> host;
@@ -599,7 +600,8 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   std::unique_ptr<io::MappedDataset> dataset;
   std::unique_ptr<DeviceBatchLoader> loader;
   if (!f.inputs.empty()) {
-    KILN_ASSIGN_OR_RETURN(fixed, ReadInputs(f.inputs, f.allow_nonfinite_inputs));
+    KILN_ASSIGN_OR_RETURN(fixed,
+                          ReadInputs(f.inputs, f.allow_nonfinite_inputs));
   } else {
     KILN_ASSIGN_OR_RETURN(dataset, io::MappedDataset::Open(f.dataset));
     if (wanted.empty() || wanted[0].shape.empty()) {
