@@ -86,14 +86,6 @@ TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
   }
 }
 
-/// The tensor-map arguments of `launch`, in order.
-std::vector<const TensorMapLayout *> mapsOf(const GeneratedLaunch &launch) {
-  std::vector<const TensorMapLayout *> maps;
-  for (const LaunchArg &arg : launch.args)
-    if (arg.kind == LaunchArg::Kind::TensorMap)
-      maps.push_back(arg.tensorMap.get());
-  return maps;
-}
 
 TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
@@ -106,7 +98,7 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   EXPECT_EQ(f.launches[0].block[0], 384u);
   EXPECT_LE(f.launches[0].dynamicSharedBytes,
             CodegenOptions().target().sharedBytesPerBlock);
-  std::vector<const TensorMapLayout *> maps = mapsOf(f.launches[0]);
+  std::vector<const TensorMapLayout *> maps = tensorMapsOf(f.launches[0]);
   ASSERT_EQ(maps.size(), 3u);
   // {head dim, T, heads, batch}, bytes per row, head and batch; boxes of one
   // 64-element panel by 128 queries or keys.
@@ -130,7 +122,7 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(b.launches[i].grid[0], 16u * 128);
     EXPECT_EQ(b.kernels[i].source.find("atomic"), std::string::npos);
-    std::vector<const TensorMapLayout *> maps = mapsOf(b.launches[i]);
+    std::vector<const TensorMapLayout *> maps = tensorMapsOf(b.launches[i]);
     ASSERT_EQ(maps.size(), 4u);
     EXPECT_EQ(maps[0]->box[1], i == 0 ? 128u : 64u) << i;
     EXPECT_EQ(maps[1]->box[1], i == 0 ? 64u : 128u) << i;
@@ -151,7 +143,7 @@ TEST_F(AttentionEmitterTest, TensorCoreKernelsOverHeadDimsAndLayouts) {
   GeneratedFusion f =
       forward("2x2x33x40", "2x2x70x40", "2x2x70x24", "2x2x33x24", "bf16", "");
   EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
-  std::vector<const TensorMapLayout *> maps = mapsOf(f.launches[0]);
+  std::vector<const TensorMapLayout *> maps = tensorMapsOf(f.launches[0]);
   ASSERT_EQ(maps.size(), 3u);
   EXPECT_EQ(maps[0]->dims, (std::vector<uint64_t>{40, 33, 2, 2}));
   EXPECT_EQ(maps[2]->dims, (std::vector<uint64_t>{24, 70, 2, 2}));
@@ -174,7 +166,7 @@ TEST_F(AttentionEmitterTest, TensorCoreKernelsOverHeadDimsAndLayouts) {
     })mlir");
   GeneratedFusion g = emitAndCompile(*emitter, interleaved);
   ASSERT_EQ(g.launches.size(), 1u);
-  maps = mapsOf(g.launches[0]);
+  maps = tensorMapsOf(g.launches[0]);
   ASSERT_EQ(maps.size(), 3u);
   EXPECT_EQ(maps[0]->dims, (std::vector<uint64_t>{64, 64, 4, 2}));
   EXPECT_EQ(maps[0]->strides,

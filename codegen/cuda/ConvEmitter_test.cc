@@ -146,14 +146,6 @@ TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
             std::string::npos);
 }
 
-/// The tensor-map arguments of `launch`, in order.
-std::vector<const TensorMapLayout *> tensorMaps(const GeneratedLaunch &launch) {
-  std::vector<const TensorMapLayout *> maps;
-  for (const LaunchArg &arg : launch.args)
-    if (arg.kind == LaunchArg::Kind::TensorMap)
-      maps.push_back(arg.tensorMap.get());
-  return maps;
-}
 
 TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
   std::string x = "tensor<8x28x28x64xbf16>", w = "tensor<128x3x3x64xbf16>",
@@ -177,7 +169,7 @@ TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
   const GemmTileConfig &tile = p.choice.config;
   // The consumer warpgroups and the producer's.
   EXPECT_EQ(g.launches[0].block[0], uint32_t(tile.bm / 64 * 128 + 128));
-  std::vector<const TensorMapLayout *> maps = tensorMaps(g.launches[0]);
+  std::vector<const TensorMapLayout *> maps = tensorMapsOf(g.launches[0]);
   ASSERT_EQ(maps.size(), 2u);
   // The input: im2col columns of BM output pixels by 64 channels, the box
   // of window origins that of the output (pad 1 on each side of 3 taps).
@@ -208,7 +200,7 @@ TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
                ax + ", " + aw,
            ax + ", " + aw, ay);
   ASSERT_EQ(templates(strided), "conv_tma ");
-  const TensorMapLayout &asym = *tensorMaps(strided.launches[0])[0];
+  const TensorMapLayout &asym = *tensorMapsOf(strided.launches[0])[0];
   EXPECT_EQ(asym.elementStrides, (std::vector<uint32_t>{1, 1, 2, 1}));
   EXPECT_EQ(asym.lowerCorner, (std::vector<int32_t>{-1, 0}));
   EXPECT_EQ(asym.upperCorner, (std::vector<int32_t>{0, -2}));
@@ -221,8 +213,8 @@ TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
           ", " + pw,
       px + ", " + pw, px);
   ASSERT_EQ(templates(split), "conv_tma conv_igemm ");
-  EXPECT_EQ(tensorMaps(split.launches[0]).size(), 2u);
-  EXPECT_TRUE(tensorMaps(split.launches[1]).empty());
+  EXPECT_EQ(tensorMapsOf(split.launches[0]).size(), 2u);
+  EXPECT_TRUE(tensorMapsOf(split.launches[1]).empty());
 
   // Channels that are not whole K steps of 64, the gradients, channels
   // first and any other architecture gather their operands.

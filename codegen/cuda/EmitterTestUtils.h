@@ -27,8 +27,19 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace mlir::kiln::codegen {
+
+/// The tensor-map arguments of `launch`, in order.
+inline std::vector<const TensorMapLayout *>
+tensorMapsOf(const GeneratedLaunch &launch) {
+  std::vector<const TensorMapLayout *> maps;
+  for (const LaunchArg &arg : launch.args)
+    if (arg.kind == LaunchArg::Kind::TensorMap)
+      maps.push_back(arg.tensorMap.get());
+  return maps;
+}
 
 class EmitterTest : public ::testing::Test {
 protected:

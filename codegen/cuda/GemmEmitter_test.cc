@@ -4,6 +4,7 @@
 // filled tails, ldmatrix / mma fragment layouts, split-K) against a direct
 // matrix product.
 
+#include "codegen/cuda/EmitterTestUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "kiln/gemm_layout.cuh"
@@ -85,14 +86,6 @@ bool flag(const std::string &source, const std::string &name) {
   return source.find(name + " = true") != std::string::npos;
 }
 
-/// The tensor-map arguments of `launch`, in order.
-std::vector<const TensorMapLayout *> mapsOf(const GeneratedLaunch &launch) {
-  std::vector<const TensorMapLayout *> maps;
-  for (const LaunchArg &arg : launch.args)
-    if (arg.kind == LaunchArg::Kind::TensorMap)
-      maps.push_back(arg.tensorMap.get());
-  return maps;
-}
 
 class GemmEmitterTest : public ::testing::Test {
 protected:
@@ -281,7 +274,7 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       EXPECT_EQ(generated.scratchBytes, 0u);
       // A [M][K] in boxes of 64 k by 128 rows; B [K][N] in boxes of 64
       // columns by 64 k, or [N][K] in boxes of 64 k by 256 rows.
-      std::vector<const TensorMapLayout *> maps = mapsOf(launch);
+      std::vector<const TensorMapLayout *> maps = tensorMapsOf(launch);
       ASSERT_EQ(maps.size(), 2u);
       EXPECT_EQ(maps[0]->dims, (std::vector<uint64_t>{4096, 8192}));
       EXPECT_EQ(maps[0]->strides, (std::vector<uint64_t>{4096 * 2}));
@@ -324,7 +317,7 @@ TEST_F(GemmEmitterTest, PingPongForShortProductsCooperativeForDeepOnes) {
   generated = emitAndCompile(biasGelu(8192, 4096, 4096, false), noTma);
   ASSERT_EQ(generated.kernels.size(), 1u);
   EXPECT_EQ(generated.kernels[0].templateName, "gemm_wgmma");
-  EXPECT_TRUE(mapsOf(generated.launches[0]).empty());
+  EXPECT_TRUE(tensorMapsOf(generated.launches[0]).empty());
   EXPECT_EQ(generated.launches[0].block[0], 256u);
 }
 
@@ -343,7 +336,7 @@ TEST_F(GemmEmitterTest, TmaMapsEveryProblemsOperands) {
   ASSERT_EQ(grouped.kernels.size(), grouped.launches.size());
   EXPECT_EQ(grouped.kernels[0].templateName, "gemm_tma");
   EXPECT_EQ(constant(grouped.kernels[0].source, "GROUPS"), 3);
-  std::vector<const TensorMapLayout *> maps = mapsOf(grouped.launches[0]);
+  std::vector<const TensorMapLayout *> maps = tensorMapsOf(grouped.launches[0]);
   ASSERT_EQ(maps.size(), 6u);
   std::vector<int64_t> buffers;
   for (const LaunchArg &arg : grouped.launches[0].args)
@@ -368,7 +361,7 @@ TEST_F(GemmEmitterTest, TmaMapsEveryProblemsOperands) {
   ASSERT_GE(summed.kernels.size(), 1u);
   EXPECT_EQ(summed.kernels[0].templateName, "gemm_tma");
   EXPECT_EQ(constant(summed.kernels[0].source, "KSUMS"), 2);
-  maps = mapsOf(summed.launches[0]);
+  maps = tensorMapsOf(summed.launches[0]);
   ASSERT_EQ(maps.size(), 4u);
   // The rhs [N][K] = w [512][384]: K-major, boxes of 64 k by BN rows.
   EXPECT_EQ(maps[2]->dims, (std::vector<uint64_t>{384, 512}));
