@@ -86,7 +86,6 @@ TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
   }
 }
 
-
 TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                               "8x16x2048x128", "bf16", "causal");

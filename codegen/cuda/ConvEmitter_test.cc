@@ -146,7 +146,6 @@ TEST_F(ConvEmitterTest, SixteenByteHalfPassesRunOnWgmmaOnSm90) {
             std::string::npos);
 }
 
-
 TEST_F(ConvEmitterTest, ForwardChannelsLastCopiesOperandsByTma) {
   std::string x = "tensor<8x28x28x64xbf16>", w = "tensor<128x3x3x64xbf16>",
               y = "tensor<8x28x28x128xbf16>";

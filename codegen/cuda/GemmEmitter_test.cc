@@ -86,7 +86,6 @@ bool flag(const std::string &source, const std::string &name) {
   return source.find(name + " = true") != std::string::npos;
 }
 
-
 class GemmEmitterTest : public ::testing::Test {
 protected:
   GemmEmitterTest() {
