@@ -381,6 +381,7 @@ absl::Status MappedDataset::Init(const std::string& path, uint64_t data_offset,
     window = RoundUp(window, page);
   }
   window_bytes_ = window;
+  check_finite_ = options.check_finite;
   return absl::OkStatus();
 }
 
@@ -566,6 +567,21 @@ absl::Status MappedDataset::ReadRecords(absl::Span<const uint64_t> indices,
         Map(data_offset_ + index * record_bytes_, record_bytes_);
     if (!src.ok()) return src.status();
     std::memcpy(out, *src, record_bytes_);
+    if (check_finite_) {
+      for (const DatasetField& field : fields_) {
+        size_t i = 0;
+        const char* kind = nullptr;
+        const uint64_t element = TensorBytes(field.dtype, {1}).value_or(1);
+        if (FindNonFinite(field.dtype, out + field.offset,
+                          field.bytes / element, &i, &kind)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              path_, ": record ", index, " field '", field.name, "' element ",
+              i, " is ", kind, " (file offset ",
+              data_offset_ + index * record_bytes_ + field.offset + i * element,
+              ")"));
+        }
+      }
+    }
     out += record_bytes_;
   }
   return absl::OkStatus();

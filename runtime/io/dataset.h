@@ -116,6 +116,9 @@ struct DatasetOptions {
   // Bytes of the file mapped at a time; 0 maps the whole file at once. Raised
   // to at least one record plus a page.
   uint64_t window_bytes = 1ULL << 30;
+  // A NaN or infinity in a float field of a record read is an error naming
+  // the record, the field, the element and its file offset.
+  bool check_finite = true;
 };
 
 // A read-only, memory-mapped dataset. Thread-safe: reads are serialised by a
@@ -165,6 +168,7 @@ class MappedDataset {
   uint64_t record_bytes_ = 0;
   uint64_t record_count_ = 0;
   uint64_t window_bytes_ = 0;
+  bool check_finite_ = true;
   std::vector<DatasetField> fields_;
   // Version 2: the checksum granule (0: none) and every chunk's checksum.
   uint64_t chunk_bytes_ = 0;

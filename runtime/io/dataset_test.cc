@@ -1,9 +1,11 @@
 #include "runtime/io/dataset.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -190,6 +192,46 @@ TEST(DatasetTest, DamagedDataIsFoundByItsChecksum) {
   ASSERT_TRUE(WriteFileAtomically(damaged, good + "x").ok());
   EXPECT_THAT(std::string(MappedDataset::Open(damaged).status().message()),
               HasSubstr("1 bytes follow the data's checksums"));
+}
+
+TEST(DatasetTest, NonFiniteFieldsAreRefusedUnlessAllowed) {
+  const std::string path = TmpPath("nan.kilndata");
+  auto w = DatasetWriter::Create(
+      path, {{"label", DType::kI32, {}}, {"x", DType::kF32, {2, 3}}});
+  ASSERT_TRUE(w.ok()) << w.status();
+  for (int r = 0; r < 10; ++r) {
+    struct {
+      int32_t label;
+      float x[6];
+    } rec = {r, {1, 2, 3, 4, 5, 6}};
+    if (r == 7) rec.x[4] = -std::numeric_limits<float>::infinity();
+    // An integer's bits are never a NaN.
+    if (r == 8) rec.label = 0x7fc00000;
+    ASSERT_TRUE((*w)->Append(&rec, sizeof rec).ok());
+  }
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto d = MappedDataset::Open(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  std::vector<uint8_t> out(28);
+  EXPECT_TRUE((*d)->ReadRecords({8}, out.data()).ok());
+  const absl::Status s =
+      (*d)->ReadRecords({6, 7}, std::vector<uint8_t>(56).data());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  // The data starts at 128 (the header's 64 bytes and a 30-byte layout,
+  // rounded up to 64); record 7's field x at byte 4 of it, element 4.
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("nan.kilndata: record 7 field 'x' element 4 is -inf "
+                        "(file offset " +
+                        std::to_string(128 + 7 * 28 + 4 + 4 * 4) + ")"));
+  const std::string bytes = *ReadFile(path);
+  float value;
+  std::memcpy(&value, bytes.data() + 128 + 7 * 28 + 4 + 4 * 4, 4);
+  EXPECT_TRUE(std::isinf(value));
+  DatasetOptions allow;
+  allow.check_finite = false;
+  auto passed = MappedDataset::Open(path, allow);
+  ASSERT_TRUE(passed.ok());
+  EXPECT_TRUE((*passed)->ReadRecords({7}, out.data()).ok());
 }
 
 TEST(DatasetTest, VersionOneFilesWithoutDataChecksumsStillRead) {

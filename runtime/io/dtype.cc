@@ -1,5 +1,7 @@
 #include "runtime/io/dtype.h"
 
+#include <cstring>
+
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -78,6 +80,37 @@ absl::StatusOr<uint64_t> TensorBytes(DType dtype,
 
 std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
+}
+
+bool FindNonFinite(DType dtype, const uint8_t* data, size_t count,
+                   size_t* index, const char** kind) {
+  // The element's size and its exponent and mantissa masks.
+  int bytes = 0;
+  uint32_t exponent = 0, mantissa = 0;
+  switch (dtype) {
+    case DType::kF32:
+      bytes = 4, exponent = 0x7f800000u, mantissa = 0x007fffffu;
+      break;
+    case DType::kBF16:
+      bytes = 2, exponent = 0x7f80u, mantissa = 0x007fu;
+      break;
+    case DType::kF16:
+      bytes = 2, exponent = 0x7c00u, mantissa = 0x03ffu;
+      break;
+    default:
+      return false;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, data + i * bytes, bytes);
+    if ((bits & exponent) != exponent) continue;
+    *index = i;
+    *kind = (bits & mantissa) != 0           ? "NaN"
+            : (bits >> (8 * bytes - 1)) != 0 ? "-inf"
+                                             : "+inf";
+    return true;
+  }
+  return false;
 }
 
 }  // namespace io

@@ -40,6 +40,12 @@ absl::StatusOr<uint64_t> TensorBytes(DType dtype,
 // "[2,3]"
 std::string ShapeString(const std::vector<int64_t>& shape);
 
+// The first of `count` elements of `dtype` at `data` that is a NaN or an
+// infinity: true with its index and "NaN", "+inf" or "-inf"; false when all
+// are finite or `dtype` is not f32, bf16 or f16.
+bool FindNonFinite(DType dtype, const uint8_t* data, size_t count,
+                   size_t* index, const char** kind);
+
 }  // namespace io
 }  // namespace kiln
 

@@ -59,7 +59,8 @@ Inference (any entry, default forward):
   --inputs FILE             safetensors with one tensor per input of the entry;
                             a NaN or infinity in it is an error that names
                             the tensor, the element and its file offset
-  --allow-nonfinite-inputs  pass NaN and infinite inputs on to the entry
+  --allow-nonfinite-inputs  pass NaN and infinite inputs (and dataset
+                            records) on to the entry
   --params FILE             load parameters from a checkpoint (safetensors)
   --seed S                  seed of the parameters' initialisers (default 0)
   --output FILE             write the entry's outputs (safetensors)
@@ -391,6 +392,14 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
   return ok;
 }
 
+// How kiln-run opens datasets: records with a NaN or infinity in a float
+// field are refused unless --allow-nonfinite-inputs.
+io::DatasetOptions DatasetOptionsOf(const Flags& f) {
+  io::DatasetOptions options;
+  options.check_finite = !f.allow_nonfinite_inputs;
+  return options;
+}
+
 // The tensors of `path`; unless `allow_nonfinite`, the first NaN or infinity
 // in any of them is an error (before anything runs).
 absl::StatusOr<Inputs> ReadInputs(const std::string& path,
@@ -420,8 +429,9 @@ absl::StatusOr<int> RunEvaluation(const Flags& f, Runtime& rt,
         absl::StrCat("entry ", f.entry, " has no batched input"));
   }
   const uint64_t batch_size = static_cast<uint64_t>(wanted[0].shape[0]);
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<io::MappedDataset> dataset,
-                        io::MappedDataset::Open(f.dataset));
+  KILN_ASSIGN_OR_RETURN(
+      std::unique_ptr<io::MappedDataset> dataset,
+      io::MappedDataset::Open(f.dataset, DatasetOptionsOf(f)));
   std::vector<const io::DatasetField*> fields;
   for (const std::string& name : f.batch_fields) {
     const io::DatasetField* field = dataset->FindField(name);
@@ -603,7 +613,8 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     KILN_ASSIGN_OR_RETURN(fixed,
                           ReadInputs(f.inputs, f.allow_nonfinite_inputs));
   } else {
-    KILN_ASSIGN_OR_RETURN(dataset, io::MappedDataset::Open(f.dataset));
+    KILN_ASSIGN_OR_RETURN(
+        dataset, io::MappedDataset::Open(f.dataset, DatasetOptionsOf(f)));
     if (wanted.empty() || wanted[0].shape.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("entry ", entry, " has no batched input"));
