@@ -10,17 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
+#include "tests/fuzz/fuzz_driver_main.h"
+
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 namespace {
 
@@ -80,40 +74,5 @@ std::string mutate(const std::string &input, const std::vector<std::string> &cor
 } // namespace
 
 int main(int argc, char **argv) {
-  long iterations = 2000;
-  uint64_t seed = 1;
-  std::vector<std::string> corpus;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--iterations=", 13) == 0) {
-      iterations = std::atol(argv[i] + 13);
-    } else if (std::strncmp(argv[i], "--seed=", 7) == 0) {
-      seed = std::strtoull(argv[i] + 7, nullptr, 10);
-    } else {
-      std::ifstream file(argv[i], std::ios::binary);
-      if (!file) {
-        std::fprintf(stderr, "cannot read corpus file %s\n", argv[i]);
-        return 2;
-      }
-      std::stringstream text;
-      text << file.rdbuf();
-      corpus.push_back(text.str());
-    }
-  }
-  if (corpus.empty()) {
-    std::fprintf(stderr, "usage: %s [--iterations=N] [--seed=S] files...\n",
-                 argv[0]);
-    return 2;
-  }
-  for (const std::string &input : corpus)
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(input.data()),
-                           input.size());
-  std::mt19937_64 rng(seed);
-  for (long i = 0; i < iterations; ++i) {
-    std::string input = mutate(corpus[rng() % corpus.size()], corpus, rng);
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(input.data()),
-                           input.size());
-  }
-  std::printf("%zu corpus inputs and %ld mutations ran without a crash\n",
-              corpus.size(), iterations);
-  return 0;
+  return kiln_fuzz::runDriver(argc, argv, 2000, mutate);
 }

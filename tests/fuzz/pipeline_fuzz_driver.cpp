@@ -10,21 +10,17 @@
 // coverage guided; deterministic under --seed.
 //
 // Usage: pipeline_fuzz_driver [--iterations=N] [--seed=S] files...
+// (KILN_FUZZ_ECHO=1 prints each mutation before it runs.)
 //
 //===----------------------------------------------------------------------===//
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
+#include "tests/fuzz/fuzz_driver_main.h"
+
 #include <random>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern "C" void PipelineFuzzReport();
 
 namespace {
@@ -132,44 +128,11 @@ std::string mutate(const std::string &input, std::mt19937_64 &rng) {
 } // namespace
 
 int main(int argc, char **argv) {
-  long iterations = 200;
-  uint64_t seed = 1;
-  std::vector<std::string> corpus;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--iterations=", 13) == 0) {
-      iterations = std::atol(argv[i] + 13);
-    } else if (std::strncmp(argv[i], "--seed=", 7) == 0) {
-      seed = std::strtoull(argv[i] + 7, nullptr, 10);
-    } else {
-      std::ifstream file(argv[i], std::ios::binary);
-      if (!file) {
-        std::fprintf(stderr, "cannot read corpus file %s\n", argv[i]);
-        return 2;
-      }
-      std::stringstream text;
-      text << file.rdbuf();
-      corpus.push_back(text.str());
-    }
-  }
-  if (corpus.empty()) {
-    std::fprintf(stderr, "usage: %s [--iterations=N] [--seed=S] files...\n",
-                 argv[0]);
-    return 2;
-  }
-  for (const std::string &input : corpus)
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(input.data()),
-                           input.size());
-  std::mt19937_64 rng(seed);
-  for (long i = 0; i < iterations; ++i) {
-    const std::string input = mutate(corpus[rng() % corpus.size()], rng);
-    if (std::getenv("PIPELINE_FUZZ_ECHO"))
-      std::fprintf(stderr, "--- mutation %ld\n%s\n", i, input.c_str());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(input.data()),
-                           input.size());
-  }
-  PipelineFuzzReport();
-  std::printf("%zu corpus models and %ld mutations went through the pipeline "
-              "without a crash or an unlocated error\n",
-              corpus.size(), iterations);
-  return 0;
+  const int status = kiln_fuzz::runDriver(
+      argc, argv, 200,
+      [](const std::string &input, const std::vector<std::string> &,
+         std::mt19937_64 &rng) { return mutate(input, rng); });
+  if (status == 0)
+    PipelineFuzzReport();
+  return status;
 }
