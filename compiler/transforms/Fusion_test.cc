@@ -276,16 +276,24 @@ func.func @global_norm(%a: tensor<8x64xf32>, %b: tensor<64xf32>, %c: tensor<f32>
 }
 )mlir";
 
-class PrimitiveReductionTest : public ::testing::Test, protected FusionCheck {};
+class PrimitiveReductionTest : public ::testing::Test, protected FusionCheck {
+protected:
+  /// `source` parsed into `plain`, and a copy with every function fused
+  /// and verified into `fused`.
+  void parseAndFuse(const char *source) {
+    plain = parseSourceString<ModuleOp>(source, &context);
+    ASSERT_TRUE(plain) << diagnostics;
+    fused = plain->clone();
+    for (auto function : fused->getOps<func::FuncOp>())
+      ASSERT_TRUE(succeeded(fuseFunction(function)));
+    ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  }
+
+  OwningOpRef<ModuleOp> plain, fused;
+};
 
 TEST_F(PrimitiveReductionTest, EachPatternIsOneKernelComputingTheSame) {
-  OwningOpRef<ModuleOp> plain =
-      parseSourceString<ModuleOp>(kPrimitives, &context);
-  ASSERT_TRUE(plain) << diagnostics;
-  OwningOpRef<ModuleOp> fused = plain->clone();
-  for (auto function : fused->getOps<func::FuncOp>())
-    ASSERT_TRUE(succeeded(fuseFunction(function)));
-  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  ASSERT_NO_FATAL_FAILURE(parseAndFuse(kPrimitives));
   expectPlans(*fused);
   for (auto function : fused->getOps<func::FuncOp>()) {
     EXPECT_EQ(kinds(function), (std::map<std::string, int>{{"reduction", 1}}))
@@ -317,13 +325,7 @@ func.func @batches(%a: tensor<3x1x5x1xf32>, %b: tensor<4x1x7xf32>) -> tensor<3x4
 )mlir";
 
 TEST_F(PrimitiveReductionTest, OuterProductsArePointwiseMultiplies) {
-  OwningOpRef<ModuleOp> plain =
-      parseSourceString<ModuleOp>(kOuterProducts, &context);
-  ASSERT_TRUE(plain) << diagnostics;
-  OwningOpRef<ModuleOp> fused = plain->clone();
-  for (auto function : fused->getOps<func::FuncOp>())
-    ASSERT_TRUE(succeeded(fuseFunction(function)));
-  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  ASSERT_NO_FATAL_FAILURE(parseAndFuse(kOuterProducts));
   for (auto function : fused->getOps<func::FuncOp>()) {
     EXPECT_EQ(kinds(function), (std::map<std::string, int>{{"pointwise", 1}}))
         << function.getSymName().str();
@@ -353,13 +355,7 @@ func.func @input_grad_scaled(%g: tensor<2x8x3x3xf32>, %w: tensor<8x4x3x3xf32>,
 )mlir";
 
 TEST_F(PrimitiveReductionTest, ConvolutionsTakeTheirEpilogues) {
-  OwningOpRef<ModuleOp> plain =
-      parseSourceString<ModuleOp>(kConvEpilogues, &context);
-  ASSERT_TRUE(plain) << diagnostics;
-  OwningOpRef<ModuleOp> fused = plain->clone();
-  for (auto function : fused->getOps<func::FuncOp>())
-    ASSERT_TRUE(succeeded(fuseFunction(function)));
-  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  ASSERT_NO_FATAL_FAILURE(parseAndFuse(kConvEpilogues));
   for (auto function : fused->getOps<func::FuncOp>()) {
     EXPECT_EQ(kinds(function), (std::map<std::string, int>{{"conv", 1}}))
         << function.getSymName().str();
@@ -398,13 +394,7 @@ func.func @alone(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>,
 )mlir";
 
 TEST_F(PrimitiveReductionTest, ConvolutionsTakeTheBatchNormOfTheirResult) {
-  OwningOpRef<ModuleOp> plain =
-      parseSourceString<ModuleOp>(kConvBatchNorm, &context);
-  ASSERT_TRUE(plain) << diagnostics;
-  OwningOpRef<ModuleOp> fused = plain->clone();
-  for (auto function : fused->getOps<func::FuncOp>())
-    ASSERT_TRUE(succeeded(fuseFunction(function)));
-  ASSERT_TRUE(succeeded(verify(*fused))) << diagnostics;
+  ASSERT_NO_FATAL_FAILURE(parseAndFuse(kConvBatchNorm));
   auto with = fused->lookupSymbol<func::FuncOp>("with_gradient");
   EXPECT_EQ(kinds(with),
             (std::map<std::string, int>{{"conv", 1}, {"batch_norm", 1}}));
