@@ -129,15 +129,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
   auto empty = [&](int s) { return bars + 8u * (Cfg::STAGES + s); };
 
   const int tid = ctx.thread.x, wg = tid >> 7;
-  if (tid == 0) {
-    for (int s = 0; s < Cfg::STAGES; ++s) {
-      // The producer's arrival and the bytes of the copies fill a stage;
-      // one arrival per consumer warpgroup that reads it frees it.
-      tma::barrier_init(full(s), 1);
-      tma::barrier_init(empty(s), READERS);
-    }
-    tma::barrier_init_fence();
-  }
+  tma::init_stage_barriers(tid, Cfg::STAGES, full, empty, READERS);
   __syncthreads();
 
   if (wg == 0) {

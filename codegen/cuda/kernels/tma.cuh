@@ -120,6 +120,24 @@ copy_im2col_4d(unsigned dst, const tensor_map &m, unsigned bar, int c, int w,
                : "memory");
 }
 
+// Thread 0 of the block initialises the `full` and `empty` mbarriers of
+// `stages` pipeline stages (full(s) and empty(s): their shared addresses): a
+// stage fills with the producer's one arrival and the bytes of its copies,
+// and frees with `readers` arrivals, one per consumer warpgroup that read
+// it. A block-wide barrier of the caller's follows.
+template <class Full, class Empty>
+__device__ __forceinline__ void init_stage_barriers(int tid, int stages,
+                                                    Full full, Empty empty,
+                                                    unsigned readers) {
+  if (tid != 0)
+    return;
+  for (int s = 0; s < stages; ++s) {
+    barrier_init(full(s), 1);
+    barrier_init(empty(s), readers);
+  }
+  barrier_init_fence();
+}
+
 // A barrier among the `threads` threads (whole warps) that use `id` (1-15;
 // 0 is __syncthreads').
 __device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
