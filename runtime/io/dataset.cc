@@ -571,7 +571,7 @@ absl::Status MappedDataset::ReadRecords(absl::Span<const uint64_t> indices,
       for (const DatasetField& field : fields_) {
         size_t i = 0;
         const char* kind = nullptr;
-        const uint64_t element = TensorBytes(field.dtype, {1}).value_or(1);
+        const uint64_t element = std::max<size_t>(1, DTypeSize(field.dtype));
         if (FindNonFinite(field.dtype, out + field.offset,
                           field.bytes / element, &i, &kind)) {
           return absl::InvalidArgumentError(absl::StrCat(

@@ -1,5 +1,6 @@
 #include "runtime/io/finite.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ namespace io {
 absl::Status CheckFinite(const HostTensor& t, absl::string_view what) {
   size_t i = 0;
   const char* kind = nullptr;
-  const size_t size = TensorBytes(t.dtype, {1}).value_or(1);
+  const size_t size = std::max<size_t>(1, DTypeSize(t.dtype));
   if (!FindNonFinite(t.dtype, t.data.data(), t.data.size() / size, &i, &kind))
     return absl::OkStatus();
   // The index per dimension, row-major.
