@@ -76,7 +76,8 @@ static void eraseDeadOps(Block &body) {
 
 FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
                                               ArrayRef<unsigned> wrt,
-                                              StringRef gradientName) {
+                                              StringRef gradientName,
+                                              bool seedArgument) {
   if (function.isExternal())
     return function.emitOpError("has no body to differentiate"), failure();
   if (function.getNumResults() == 0 ||
@@ -117,7 +118,13 @@ FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
 
   OpBuilder builder(terminator);
   llvm::DenseMap<Value, Value> grads;
-  grads[loss] = splatLike(builder, terminator.getLoc(), loss.getType(), 1.0);
+  if (seedArgument)
+    gradient.insertArgument(gradient.getNumArguments(), loss.getType(),
+                            DictionaryAttr(), function.getLoc());
+  grads[loss] =
+      seedArgument
+          ? Value(body.getArguments().back())
+          : splatLike(builder, terminator.getLoc(), loss.getType(), 1.0);
 
   SmallVector<Operation *> forwardOps;
   for (Operation &op : body)
@@ -180,7 +187,7 @@ FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
   for (Value v : results)
     resultTypes.push_back(v.getType());
   gradient.setFunctionType(FunctionType::get(
-      function.getContext(), function.getArgumentTypes(), resultTypes));
+      function.getContext(), body.getArgumentTypes(), resultTypes));
   MLIRContext *context = function.getContext();
   SmallVector<DictionaryAttr> resultAttrs;
   resultAttrs.push_back(DictionaryAttr::get(

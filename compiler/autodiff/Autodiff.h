@@ -17,9 +17,13 @@ namespace mlir::kiln {
 /// loss (result 0 of `function`, a rank-0 float tensor) and the gradient of
 /// each argument in `wrt` (positions, ascending). Gradients of arguments the
 /// loss does not depend on are zeros. Errors are emitted on the offending op.
+/// With `seedArgument` the gradient function takes one more argument, last,
+/// of the loss's type: the gradient of the loss that the backward starts from
+/// (1 otherwise), e.g. a loss scale.
 FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
                                               ArrayRef<unsigned> wrt,
-                                              StringRef gradientName);
+                                              StringRef gradientName,
+                                              bool seedArgument = false);
 
 /// Positions of the `kiln.param` arguments of `function`.
 SmallVector<unsigned> parameterPositions(func::FuncOp function);

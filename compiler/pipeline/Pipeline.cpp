@@ -57,6 +57,10 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
     step.clipNorm = options.clipNorm;
     step.noiseScale = options.gradNoise;
     step.noiseSeed = options.gradNoiseSeed;
+    step.nonFiniteGrads = options.nonFiniteGrads;
+    step.lossScale = options.lossScale;
+    step.lossScaleInit = options.lossScaleInit;
+    step.lossScaleGrowthInterval = options.lossScaleGrowthInterval;
     pm.addPass(createKilnMakeTrainStep(step));
   }
 

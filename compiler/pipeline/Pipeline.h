@@ -72,6 +72,24 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<uint64_t> gradNoiseSeed{*this, "grad-noise-seed",
                                  llvm::cl::desc("Seed of the gradient noise"),
                                  llvm::cl::init(0)};
+  Option<std::string> nonFiniteGrads{
+      *this, "nonfinite-grads",
+      llvm::cl::desc("apply, or skip: no update when a gradient is NaN or "
+                     "infinite (counted in grad_stats.skipped_updates)"),
+      llvm::cl::init("apply")};
+  Option<std::string> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("none or dynamic (loss scaling for f16; implies "
+                     "nonfinite-grads=skip)"),
+      llvm::cl::init("none")};
+  Option<double> lossScaleInit{
+      *this, "loss-scale-init",
+      llvm::cl::desc("Initial dynamic loss scale (a power of two)"),
+      llvm::cl::init(65536.0)};
+  Option<int64_t> lossScaleGrowthInterval{
+      *this, "loss-scale-growth-interval",
+      llvm::cl::desc("Applied updates in a row before the loss scale doubles"),
+      llvm::cl::init(2000)};
   Option<bool> gradStats{*this, "grad-stats",
                          llvm::cl::desc("Emit gradient statistics outputs"),
                          llvm::cl::init(false)};

@@ -41,6 +41,17 @@ def KilnMakeTrainStep : Pass<"kiln-make-train-step", "mlir::ModuleOp"> {
            "Standard deviation of Gaussian gradient noise (0 = off)">,
     Option<"noiseSeed", "grad-noise-seed", "uint64_t", "0",
            "Seed of the gradient noise">,
+    Option<"nonFiniteGrads", "nonfinite-grads", "std::string", "\"apply\"",
+           "apply: update with whatever the gradients are; skip: leave "
+           "everything unchanged when a gradient is NaN or infinite and "
+           "count the step in grad_stats.skipped_updates">,
+    Option<"lossScale", "loss-scale", "std::string", "\"none\"",
+           "none or dynamic (loss scaling for f16; implies "
+           "nonfinite-grads=skip)">,
+    Option<"lossScaleInit", "loss-scale-init", "double", "65536.0",
+           "Initial dynamic loss scale (a power of two)">,
+    Option<"lossScaleGrowthInterval", "loss-scale-growth-interval", "int64_t",
+           "2000", "Applied updates in a row before the loss scale doubles">,
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

@@ -146,8 +146,17 @@ static LogicalResult checkStateUse(func::FuncOp loss, const ModelState &state) {
   return success();
 }
 
-static SmallVector<StateSlot> stateSlots(ArrayRef<Parameter> params,
-                                         const OptimizerOptions &optimizer) {
+// The optimizer-state scalars of the non-finite gradient policy.
+static constexpr StringLiteral kSkippedUpdates = "grad_stats.skipped_updates";
+static constexpr StringLiteral kLossScaleExponent = "loss_scale.exponent";
+static constexpr StringLiteral kLossScaleGoodSteps = "loss_scale.good_steps";
+
+/// Optimizer state: each parameter's buffers in parameter order, then the
+/// scalars of the non-finite gradient policy.
+static SmallVector<StateSlot>
+stateSlots(MLIRContext *context, ArrayRef<Parameter> params,
+           const OptimizerOptions &optimizer,
+           const GradientTransformOptions &transforms) {
   SmallVector<StateSlot> slots;
   for (const Parameter &p : params) {
     auto f32Type = RankedTensorType::get(p.type.getShape(),
@@ -166,7 +175,47 @@ static SmallVector<StateSlot> stateSlots(ArrayRef<Parameter> params,
       break;
     }
   }
+  auto scalar = RankedTensorType::get({}, Float32Type::get(context));
+  if (transforms.skipNonFinite || transforms.dynamicLossScale)
+    slots.push_back({kSkippedUpdates.str(), scalar, "optimizer_state"});
+  if (transforms.dynamicLossScale) {
+    slots.push_back({kLossScaleExponent.str(), scalar, "optimizer_state"});
+    slots.push_back({kLossScaleGoodSteps.str(), scalar, "optimizer_state"});
+  }
   return slots;
+}
+
+/// The position of the optimizer-state slot named `name`.
+static size_t slotIndex(ArrayRef<StateSlot> slots, StringRef name) {
+  auto it = llvm::find_if(slots,
+                          [&](const StateSlot &s) { return s.name == name; });
+  assert(it != slots.end() && "missing optimizer-state slot");
+  return it - slots.begin();
+}
+
+/// The loss scale 2^(initExponent + exponent) of dynamic loss scaling.
+static Value lossScaleOf(KilnBuilder &kb, Value exponent,
+                         const GradientTransformOptions &tf) {
+  Type f32 = Float32Type::get(exponent.getContext());
+  return kb.pow(kb.scalar(2.0, f32),
+                kb.add(exponent, kb.scalar(tf.lossScaleInitExponent, f32)));
+}
+
+/// The number of NaN and infinite elements of `values` (f32), as an f32
+/// scalar.
+static Value countNonFinite(KilnBuilder &kb, ArrayRef<Value> values) {
+  Type f32 = Float32Type::get(values.front().getContext());
+  Value one = kb.scalar(1.0, f32), zero = kb.scalar(0.0, f32);
+  Value infinity = kb.scalar(INFINITY, f32);
+  Value total;
+  for (Value g : values) {
+    // NaN is the only value unequal to itself.
+    Value isNan = kb.compare(CmpPredicate::ne, g, g);
+    Value isInf = kb.compare(CmpPredicate::eq, kb.abs(g), infinity);
+    Value count = kb.sumAll(kb.select(isNan, one, kb.select(isInf, one, zero)));
+    total = total ? kb.add(total, count) : count;
+  }
+  return total;
 }
 
 static constexpr StringLiteral kStatisticNames[] = {
@@ -225,21 +274,30 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
     return total;
   };
 
+  // Dynamic loss scaling: the gradients arrive multiplied by the loss
+  // scale, a power of two, so dividing by it is exact.
+  bool skipNonFinite = tf.skipNonFinite || tf.dynamicLossScale;
+  Value exponent, goodSteps, skipped;
+  if (skipNonFinite)
+    skipped = arg(n + slotIndex(slots, kSkippedUpdates));
+  if (tf.dynamicLossScale) {
+    exponent = arg(n + slotIndex(slots, kLossScaleExponent));
+    goodSteps = arg(n + slotIndex(slots, kLossScaleGoodSteps));
+    Value inverse =
+        kb.div(kb.scalar(1.0, f32), lossScaleOf(kb, exponent, tf));
+    for (Value &g : grads)
+      g = kb.mul(g, inverse);
+  }
+
+  Value nonFinite;
+  if (tf.statistics || skipNonFinite)
+    nonFinite = countNonFinite(kb, grads);
   SmallVector<Value> statistics;
   if (tf.statistics) {
-    Value maxAbs, nonFinite;
-    Value one = kb.scalar(1.0, f32), zero = kb.scalar(0.0, f32);
-    Value infinity = kb.scalar(INFINITY, f32);
+    Value maxAbs;
     for (Value g : grads) {
-      Value absG = kb.abs(g);
-      Value m = kb.maxAll(absG);
+      Value m = kb.maxAll(kb.abs(g));
       maxAbs = maxAbs ? kb.max(maxAbs, m) : m;
-      // NaN is the only value unequal to itself.
-      Value isNan = kb.compare(CmpPredicate::ne, g, g);
-      Value isInf = kb.compare(CmpPredicate::eq, absG, infinity);
-      Value bad = kb.select(isNan, one, kb.select(isInf, one, zero));
-      Value count = kb.sumAll(bad);
-      nonFinite = nonFinite ? kb.add(nonFinite, count) : count;
     }
     statistics = {kb.sqrt(sumOfSquares(grads)), maxAbs, nonFinite};
   }
@@ -272,7 +330,10 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
   Value biasCorrection1, biasCorrection2;
   if (opt.kind != OptimizerKind::SGD) {
     Value one = kb.scalar(1.0, f32);
+    // Skipped updates do not count (step numbers the calls).
     Value stepF32 = kb.cast(step, f32);
+    if (skipNonFinite)
+      stepF32 = kb.sub(stepF32, skipped);
     biasCorrection1 = kb.sub(one, kb.pow(kb.scalar(opt.beta1, f32), stepF32));
     biasCorrection2 = kb.sub(one, kb.pow(kb.scalar(opt.beta2, f32), stepF32));
   }
@@ -330,6 +391,30 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
     newState.append(buffers);
   }
 
+  if (skipNonFinite) {
+    // A non-finite gradient leaves everything as it was.
+    Value zero = kb.scalar(0.0, f32), one = kb.scalar(1.0, f32);
+    Value finite = kb.compare(CmpPredicate::eq, nonFinite, zero);
+    for (auto [i, value] : llvm::enumerate(newParams))
+      value = kb.select(finite, value, arg(i));
+    for (auto [i, value] : llvm::enumerate(newState))
+      value = kb.select(finite, value, arg(n + i));
+    newState.push_back(kb.add(skipped, kb.select(finite, zero, one)));
+    if (tf.dynamicLossScale) {
+      // Halve the scale on overflow; double it after an interval of
+      // applied updates.
+      Value good = kb.add(goodSteps, one);
+      Value grow = kb.compare(
+          CmpPredicate::ge, good,
+          kb.scalar(static_cast<double>(tf.lossScaleGrowthInterval), f32));
+      newState.push_back(kb.select(
+          finite, kb.select(grow, kb.add(exponent, one), exponent),
+          kb.sub(exponent, one)));
+      newState.push_back(
+          kb.select(finite, kb.select(grow, zero, good), zero));
+    }
+  }
+
   SmallVector<Value> results(newParams);
   results.append(newState);
   results.append(statistics);
@@ -352,7 +437,10 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
   MLIRContext *context = moduleBuilder.getContext();
   size_t n = params.size();
   SmallVector<unsigned> inputPositions;
-  for (unsigned i = 0, e = forwardBackward.getNumArguments(); i < e; ++i)
+  // With dynamic loss scaling the last argument is the resident exponent.
+  unsigned lossArgumentCount =
+      forwardBackward.getNumArguments() - (tf.dynamicLossScale ? 1 : 0);
+  for (unsigned i = 0; i < lossArgumentCount; ++i)
     if (argumentRole(forwardBackward, i) == "input")
       inputPositions.push_back(i);
 
@@ -395,6 +483,10 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
   size_t firstInput = firstState + states.size();
   for (auto [k, position] : llvm::enumerate(inputPositions))
     lossArguments[position] = body.getArgument(firstInput + k);
+  // Dynamic loss scaling: forward_backward's last argument.
+  if (tf.dynamicLossScale)
+    lossArguments.back() =
+        body.getArgument(slotIndex(slots, kLossScaleExponent) + n);
   // (loss, gradients..., updated state...)
   SmallVector<Value> lossAndGrads =
       inlineBody(builder, forwardBackward, lossArguments);
@@ -415,6 +507,35 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
   results.append(update.begin() + n + slots.size(), update.end());
   builder.create<func::ReturnOp>(loc, results);
   return function;
+}
+
+/// Replaces the seed argument of `forwardBackward` (its last, the gradient
+/// the backward starts from) by the resident optimizer-state scalar
+/// `loss_scale.exponent`, from which it computes the loss scale.
+static void seedWithLossScale(func::FuncOp forwardBackward,
+                              const GradientTransformOptions &tf) {
+  MLIRContext *context = forwardBackward.getContext();
+  Block &body = forwardBackward.getBody().front();
+  unsigned seedIndex = forwardBackward.getNumArguments() - 1;
+  BlockArgument seed = body.getArgument(seedIndex);
+  Builder b(context);
+  auto scalarF32 = RankedTensorType::get({}, Float32Type::get(context));
+  forwardBackward.insertArgument(
+      seedIndex + 1, scalarF32,
+      b.getDictionaryAttr(
+          {b.getNamedAttr(KilnDialect::kNameAttrName,
+                          b.getStringAttr(kLossScaleExponent)),
+           b.getNamedAttr(KilnDialect::kRoleAttrName,
+                          b.getStringAttr("optimizer_state"))}),
+      forwardBackward.getLoc());
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+  KilnBuilder kb(builder, forwardBackward.getLoc());
+  Value scale = lossScaleOf(kb, body.getArgument(seedIndex + 1), tf);
+  auto seedType = cast<RankedTensorType>(seed.getType());
+  if (seedType.getElementType() != scale.getType())
+    scale = kb.cast(scale, seedType.getElementType());
+  seed.replaceAllUsesWith(scale);
+  forwardBackward.eraseArgument(seedIndex);
 }
 
 /// Sets each argument's role (param, state or input) on the loss-shaped
@@ -475,9 +596,12 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   for (const Parameter &p : params)
     positions.push_back(p.argIndex);
   FailureOr<func::FuncOp> forwardBackward =
-      buildGradientFunction(loss, positions, "forward_backward");
+      buildGradientFunction(loss, positions, "forward_backward",
+                            options.transforms.dynamicLossScale);
   if (failed(forwardBackward))
     return failure();
+  if (options.transforms.dynamicLossScale)
+    seedWithLossScale(*forwardBackward, options.transforms);
   Builder b(module.getContext());
   forwardBackward->setResultAttr(0, KilnDialect::kRoleAttrName,
                                  b.getStringAttr("loss"));
@@ -512,7 +636,9 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   if (!loss.getResultAttr(0, KilnDialect::kNameAttrName))
     loss.setResultAttr(0, KilnDialect::kNameAttrName, b.getStringAttr("loss"));
 
-  SmallVector<StateSlot> slots = stateSlots(params, options.optimizer);
+  SmallVector<StateSlot> slots = stateSlots(module.getContext(), params,
+                                            options.optimizer,
+                                            options.transforms);
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
   func::FuncOp applyUpdate =
       buildApplyUpdate(moduleBuilder, loss.getLoc(), params, slots, options);
@@ -561,6 +687,35 @@ struct MakeTrainStepPass
     tf.clipNorm = clipNorm;
     tf.noiseScale = noiseScale;
     tf.noiseSeed = noiseSeed;
+    if (nonFiniteGrads != "apply" && nonFiniteGrads != "skip") {
+      getOperation().emitError("kiln-make-train-step: nonfinite-grads must be "
+                               "apply or skip, got '")
+          << nonFiniteGrads << "'";
+      return signalPassFailure();
+    }
+    if (lossScale != "none" && lossScale != "dynamic") {
+      getOperation().emitError("kiln-make-train-step: loss-scale must be none "
+                               "or dynamic, got '")
+          << lossScale << "'";
+      return signalPassFailure();
+    }
+    int initExponent = 0;
+    double mantissa = std::frexp(double(lossScaleInit), &initExponent);
+    if (mantissa != 0.5 || initExponent - 1 < -64 || initExponent - 1 > 64) {
+      getOperation().emitError("kiln-make-train-step: loss-scale-init must be "
+                               "a power of two between 2^-64 and 2^64, got ")
+          << double(lossScaleInit);
+      return signalPassFailure();
+    }
+    if (lossScaleGrowthInterval < 1) {
+      getOperation().emitError("kiln-make-train-step: "
+                               "loss-scale-growth-interval must be >= 1");
+      return signalPassFailure();
+    }
+    tf.skipNonFinite = nonFiniteGrads == "skip";
+    tf.dynamicLossScale = lossScale == "dynamic";
+    tf.lossScaleInitExponent = initExponent - 1;
+    tf.lossScaleGrowthInterval = lossScaleGrowthInterval;
     if (clipValue < 0 || clipNorm < 0 || noiseScale < 0) {
       getOperation().emitError("kiln-make-train-step: clip-value, clip-norm "
                                "and grad-noise must be >= 0");

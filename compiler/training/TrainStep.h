@@ -82,6 +82,24 @@ struct GradientTransformOptions {
   /// from Philox stream i of noiseSeed at offset = step.
   double noiseScale = 0.0;
   uint64_t noiseSeed = 0;
+  /// Skip the whole update when any gradient element is NaN or infinite:
+  /// parameters, master weights and optimizer state keep their values, and
+  /// the optimizer-state scalar `grad_stats.skipped_updates` counts the
+  /// skipped steps (as torch.amp's GradScaler skips optimizer.step()). Adam's
+  /// bias correction counts the applied updates only (step - skipped).
+  bool skipNonFinite = false;
+  /// Dynamic loss scaling (implies skipNonFinite), for f16 training: the
+  /// backward starts from the loss scale S instead of 1 and apply_update
+  /// divides the gradients by S before anything else. A skipped update
+  /// halves S; `lossScaleGrowthInterval` applied updates in a row double it.
+  /// S = 2^(lossScaleInitExponent + e), e the optimizer-state scalar
+  /// `loss_scale.exponent` (starting at 0, so S starts at 2^16 = 65536 as in
+  /// torch.amp); `loss_scale.good_steps` counts the updates since the last
+  /// change. forward_backward takes `loss_scale.exponent` as a resident
+  /// argument, so the gradients it returns are scaled by S.
+  bool dynamicLossScale = false;
+  int lossScaleInitExponent = 16;
+  int64_t lossScaleGrowthInterval = 2000;
 };
 
 struct TrainStepOptions {

@@ -218,6 +218,112 @@ TEST_F(TrainStepTest, StatisticsCountNonFiniteGradients) {
   EXPECT_EQ(t->lastStatistics()[2], 2.0);
 }
 
+TEST_F(TrainStepTest, SkippedUpdatesLeaveEverythingUnchangedAndCount) {
+  TrainStepOptions options;
+  options.optimizer.kind = OptimizerKind::AdamW;
+  options.transforms.skipNonFinite = true;
+  ModuleOp m = build(options);
+  auto skipping = trainer(m), plain = trainer(m);
+  NamedTensors before = skipping->state();
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  ref::Tensor bad({3}, ref::ElementKind::F32), good({3}, ref::ElementKind::F32);
+  for (double &v : good.data)
+    v = f32(dist(rng));
+  bad.data = good.data;
+  bad.data[1] = NAN;
+  NamedTensors gradients;
+  gradients["grad.w"] = bad;
+  ASSERT_TRUE(succeeded(skipping->applyUpdate(gradients, 0.1))) << diagnostics;
+  for (const char *name : {"w", "adam_m.w", "adam_v.w"})
+    EXPECT_EQ(skipping->state().lookup(name).data, before.lookup(name).data)
+        << name;
+  EXPECT_EQ(skipping->state().lookup("grad_stats.skipped_updates").data[0], 1);
+  bad.data[1] = -INFINITY;
+  gradients["grad.w"] = bad;
+  ASSERT_TRUE(succeeded(skipping->applyUpdate(gradients, 0.1)));
+  EXPECT_EQ(skipping->state().lookup("w").data, before.lookup("w").data);
+  EXPECT_EQ(skipping->state().lookup("grad_stats.skipped_updates").data[0], 2);
+
+  // The first applied update is Adam's first: bias correction counts
+  // applied updates, as torch.amp's skipped optimizer.step() leaves Adam's
+  // step count alone.
+  gradients["grad.w"] = good;
+  ASSERT_TRUE(succeeded(skipping->applyUpdate(gradients, 0.1)));
+  ASSERT_TRUE(succeeded(plain->applyUpdate(gradients, 0.1)));
+  for (const char *name : {"w", "adam_m.w", "adam_v.w"})
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(skipping->state().lookup(name).data[j],
+                  plain->state().lookup(name).data[j], 1e-15)
+          << name;
+  EXPECT_EQ(skipping->state().lookup("grad_stats.skipped_updates").data[0], 2);
+}
+
+TEST_F(TrainStepTest, DynamicLossScaleScalesTheBackwardAndAdapts) {
+  TrainStepOptions options;
+  options.optimizer.kind = OptimizerKind::SGD;
+  options.transforms.dynamicLossScale = true;
+  options.transforms.lossScaleGrowthInterval = 2;
+  auto t = trainer(build(options));
+  auto exponent = [&] {
+    return t->state().lookup("loss_scale.exponent").data[0];
+  };
+  auto goodSteps = [&] {
+    return t->state().lookup("loss_scale.good_steps").data[0];
+  };
+  for (int update = 0; update < 2; ++update) {
+    NamedTensors in = randomInputs(), gradients;
+    std::vector<double> w = t->state().lookup("w").data;
+    std::vector<double> g = gradient(w, in);
+    ASSERT_TRUE(succeeded(t->forwardBackward(in, gradients))) << diagnostics;
+    // The backward starts from the loss scale 2^16: gradients are scaled.
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(gradients["grad.w"].data[j], 65536.0 * g[j],
+                  1e-9 * 65536.0 * std::abs(g[j]));
+    ASSERT_TRUE(succeeded(t->applyUpdate(gradients, f32(0.1)))) << diagnostics;
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(t->state().lookup("w").data[j], w[j] - f32(0.1) * g[j],
+                  1e-12);
+  }
+  // Two good steps in a row: the scale doubles and the count restarts.
+  EXPECT_EQ(exponent(), 1);
+  EXPECT_EQ(goodSteps(), 0);
+  NamedTensors in = randomInputs(), gradients;
+  ASSERT_TRUE(succeeded(t->forwardBackward(in, gradients)));
+  std::vector<double> g = gradient(t->state().lookup("w").data, in);
+  EXPECT_NEAR(gradients["grad.w"].data[0], 131072.0 * g[0],
+              1e-9 * 131072.0 * std::abs(g[0]));
+
+  // An overflow: no update, the scale halves.
+  std::vector<double> w = t->state().lookup("w").data;
+  gradients["grad.w"].data[2] = INFINITY;
+  ASSERT_TRUE(succeeded(t->applyUpdate(gradients, 0.1)));
+  EXPECT_EQ(t->state().lookup("w").data, w);
+  EXPECT_EQ(exponent(), 0);
+  EXPECT_EQ(goodSteps(), 0);
+  EXPECT_EQ(t->state().lookup("grad_stats.skipped_updates").data[0], 1);
+}
+
+TEST_F(TrainStepTest, DynamicLossScaleTrainsAsUnscaled) {
+  TrainStepOptions scaledOptions, plainOptions;
+  scaledOptions.transforms.dynamicLossScale = true;
+  scaledOptions.transforms.lossScaleGrowthInterval = 3;
+  auto scaled = trainer(build(scaledOptions));
+  // The next build replaces `module`; the scaled trainer keeps running its.
+  OwningOpRef<ModuleOp> scaledModule = std::move(module);
+  auto plain = trainer(build(plainOptions));
+  for (int step = 0; step < 8; ++step) {
+    NamedTensors in = randomInputs();
+    FailureOr<double> a = scaled->step(in, 1e-2), b = plain->step(in, 1e-2);
+    ASSERT_TRUE(succeeded(a) && succeeded(b)) << diagnostics;
+    EXPECT_EQ(*a, *b) << "the loss is not scaled";
+  }
+  // Powers of two scale and unscale exactly.
+  for (int j = 0; j < 3; ++j)
+    EXPECT_NEAR(scaled->state().lookup("w").data[j],
+                plain->state().lookup("w").data[j], 1e-12);
+  EXPECT_EQ(scaled->state().lookup("loss_scale.exponent").data[0], 2);
+}
+
 TEST_F(TrainStepTest, GradientNoiseIsSeededAndFreshEachStep) {
   TrainStepOptions options;
   options.optimizer.kind = OptimizerKind::SGD;

@@ -416,8 +416,27 @@ absl::Status Executor::LaunchAll(const artifact::Entry& entry,
   return absl::OkStatus();
 }
 
+absl::Status Executor::CheckUsable() const {
+  if (fault_.ok()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the parameters and optimizer state are undefined since a device fault "
+      "(",
+      fault_.message(),
+      "); restore them from a checkpoint first (Trainer::Restore, "
+      "Session::LoadParameters; after a fault that loses the device context, "
+      "such as an illegal address, in a new process)"));
+}
+
+absl::Status Executor::Guarded(const std::function<absl::Status()>& work) {
+  KILN_RETURN_IF_ERROR(CheckUsable());
+  absl::Status status = work();
+  if (!status.ok()) fault_ = status;
+  return status;
+}
+
 absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
                             float lr, int32_t step) {
+  KILN_RETURN_IF_ERROR(CheckUsable());
   KILN_RETURN_IF_ERROR(Validate(entry, inputs));
   KILN_ASSIGN_OR_RETURN(EntryState * state, Prepare(entry));
   // Nothing has changed yet; from here on the device state moves.
@@ -447,21 +466,24 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
       }
     }
   }
-  if (options_.use_graphs) {
-    if (state->graph == nullptr) {
-      KILN_ASSIGN_OR_RETURN(state->graph, Graph::Capture(*stream_, [&] {
-                              return LaunchAll(entry, *state);
-                            }));
-      ++stats_.graph_captures;
+  // Once kernels run, an error leaves the resident buffers undefined.
+  KILN_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
+    if (options_.use_graphs) {
+      if (state->graph == nullptr) {
+        KILN_ASSIGN_OR_RETURN(state->graph, Graph::Capture(*stream_, [&] {
+                                return LaunchAll(entry, *state);
+                              }));
+        ++stats_.graph_captures;
+      }
+      KILN_RETURN_IF_ERROR(state->graph->Launch(*stream_));
+      ++stats_.graph_replays;
+    } else {
+      KILN_RETURN_IF_ERROR(LaunchAll(entry, *state));
+      stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
     }
-    KILN_RETURN_IF_ERROR(state->graph->Launch(*stream_));
-    ++stats_.graph_replays;
-  } else {
-    KILN_RETURN_IF_ERROR(LaunchAll(entry, *state));
-    stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
-  }
-  KILN_RETURN_IF_ERROR(Annotate(stream_->Synchronize(),
-                                absl::StrCat("entry '", entry.name, "'")));
+    return Annotate(stream_->Synchronize(),
+                    absl::StrCat("entry '", entry.name, "'"));
+  }));
   ++stats_.calls;
   return absl::OkStatus();
 }
@@ -521,6 +543,7 @@ absl::StatusOr<float> Executor::ReadScalar(const artifact::Entry& entry,
 
 absl::StatusOr<std::vector<float>> Executor::Time(const artifact::Entry& entry,
                                                   int iterations) {
+  KILN_RETURN_IF_ERROR(CheckUsable());
   auto it = entries_.find(entry.name);
   if (it == entries_.end()) {
     return absl::FailedPreconditionError(
@@ -600,35 +623,37 @@ absl::StatusOr<GradientStats> Executor::Stats(const std::vector<int>& buffers) {
   const size_t parts = buffers.size() * kPartialBlocks;
   GradientStats stats;
   if (parts == 0) return stats;
+  std::vector<double> host_sums(parts);
+  std::vector<float> host_maxes(parts);
+  std::vector<uint32_t> host_bad(parts);
   DevicePool& pool = *runtime().pool;
   const StreamId sid = StreamIdOf(*stream_);
   KILN_ASSIGN_OR_RETURN(DeviceBuffer sums, pool.Allocate(parts * 8, sid));
   KILN_ASSIGN_OR_RETURN(DeviceBuffer maxes, pool.Allocate(parts * 4, sid));
   KILN_ASSIGN_OR_RETURN(DeviceBuffer bad, pool.Allocate(parts * 4, sid));
-  LaunchConfig config;
-  config.grid.x = kPartialBlocks;
-  config.block.x = kToolThreads;
-  for (size_t t = 0; t < buffers.size(); ++t) {
-    const long long n =
-        NumElements(artifact().resident_buffers[buffers[t]].shape);
-    const CUdeviceptr g = residents_[buffers[t]].data();
-    const CUdeviceptr s = sums.data() + t * kPartialBlocks * 8;
-    const CUdeviceptr m = maxes.data() + t * kPartialBlocks * 4;
-    const CUdeviceptr b = bad.data() + t * kPartialBlocks * 4;
+  KILN_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
+    LaunchConfig config;
+    config.grid.x = kPartialBlocks;
+    config.block.x = kToolThreads;
+    for (size_t t = 0; t < buffers.size(); ++t) {
+      const long long n =
+          NumElements(artifact().resident_buffers[buffers[t]].shape);
+      const CUdeviceptr g = residents_[buffers[t]].data();
+      const CUdeviceptr s = sums.data() + t * kPartialBlocks * 8;
+      const CUdeviceptr m = maxes.data() + t * kPartialBlocks * 4;
+      const CUdeviceptr b = bad.data() + t * kPartialBlocks * 4;
+      KILN_RETURN_IF_ERROR(
+          k->partials.LaunchWith(*stream_, config, g, n, s, m, b));
+      ++stats_.kernel_launches;
+    }
     KILN_RETURN_IF_ERROR(
-        k->partials.LaunchWith(*stream_, config, g, n, s, m, b));
-    ++stats_.kernel_launches;
-  }
-  std::vector<double> host_sums(parts);
-  std::vector<float> host_maxes(parts);
-  std::vector<uint32_t> host_bad(parts);
-  KILN_RETURN_IF_ERROR(
-      stream_->CopyToHost(host_sums.data(), sums.data(), parts * 8));
-  KILN_RETURN_IF_ERROR(
-      stream_->CopyToHost(host_maxes.data(), maxes.data(), parts * 4));
-  KILN_RETURN_IF_ERROR(
-      stream_->CopyToHost(host_bad.data(), bad.data(), parts * 4));
-  KILN_RETURN_IF_ERROR(stream_->Synchronize());
+        stream_->CopyToHost(host_sums.data(), sums.data(), parts * 8));
+    KILN_RETURN_IF_ERROR(
+        stream_->CopyToHost(host_maxes.data(), maxes.data(), parts * 4));
+    KILN_RETURN_IF_ERROR(
+        stream_->CopyToHost(host_bad.data(), bad.data(), parts * 4));
+    return stream_->Synchronize();
+  }));
   double sum = 0;
   float mx = 0;
   int64_t nonfinite = 0;
@@ -645,46 +670,52 @@ absl::StatusOr<GradientStats> Executor::Stats(const std::vector<int>& buffers) {
 
 absl::Status Executor::Scale(const std::vector<int>& buffers, float scale) {
   KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
-  for (int i : buffers) {
-    const long long n = NumElements(artifact().resident_buffers[i].shape);
-    if (n == 0) continue;
-    const CUdeviceptr g = residents_[i].data();
-    KILN_RETURN_IF_ERROR(
-        k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale));
-    ++stats_.kernel_launches;
-  }
-  return stream_->Synchronize();
+  return Guarded([&]() -> absl::Status {
+    for (int i : buffers) {
+      const long long n = NumElements(artifact().resident_buffers[i].shape);
+      if (n == 0) continue;
+      const CUdeviceptr g = residents_[i].data();
+      KILN_RETURN_IF_ERROR(
+          k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale));
+      ++stats_.kernel_launches;
+    }
+    return stream_->Synchronize();
+  });
 }
 
 absl::Status Executor::ClipValue(const std::vector<int>& buffers, float value) {
   KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
-  for (int i : buffers) {
-    const long long n = NumElements(artifact().resident_buffers[i].shape);
-    if (n == 0) continue;
-    const CUdeviceptr g = residents_[i].data();
-    KILN_RETURN_IF_ERROR(
-        k->clip_value.LaunchWith(*stream_, ToolConfig(n), g, n, value));
-    ++stats_.kernel_launches;
-  }
-  return stream_->Synchronize();
+  return Guarded([&]() -> absl::Status {
+    for (int i : buffers) {
+      const long long n = NumElements(artifact().resident_buffers[i].shape);
+      if (n == 0) continue;
+      const CUdeviceptr g = residents_[i].data();
+      KILN_RETURN_IF_ERROR(
+          k->clip_value.LaunchWith(*stream_, ToolConfig(n), g, n, value));
+      ++stats_.kernel_launches;
+    }
+    return stream_->Synchronize();
+  });
 }
 
 absl::Status Executor::Noise(const std::vector<int>& buffers, float stddev,
                              uint64_t seed, uint32_t offset) {
   KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
-  for (size_t t = 0; t < buffers.size(); ++t) {
-    const int i = buffers[t];
-    const long long n = NumElements(artifact().resident_buffers[i].shape);
-    if (n == 0) continue;
-    const CUdeviceptr g = residents_[i].data();
-    const unsigned long long s = seed;
-    const unsigned int stream = static_cast<unsigned int>(t);
-    const unsigned int off = offset;
-    KILN_RETURN_IF_ERROR(k->noise.LaunchWith(*stream_, ToolConfig(n), g, n,
-                                             stddev, s, stream, off));
-    ++stats_.kernel_launches;
-  }
-  return stream_->Synchronize();
+  return Guarded([&]() -> absl::Status {
+    for (size_t t = 0; t < buffers.size(); ++t) {
+      const int i = buffers[t];
+      const long long n = NumElements(artifact().resident_buffers[i].shape);
+      if (n == 0) continue;
+      const CUdeviceptr g = residents_[i].data();
+      const unsigned long long s = seed;
+      const unsigned int stream = static_cast<unsigned int>(t);
+      const unsigned int off = offset;
+      KILN_RETURN_IF_ERROR(k->noise.LaunchWith(*stream_, ToolConfig(n), g, n,
+                                               stddev, s, stream, off));
+      ++stats_.kernel_launches;
+    }
+    return stream_->Synchronize();
+  });
 }
 
 }  // namespace session_internal

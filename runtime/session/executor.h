@@ -5,6 +5,7 @@
 #define KILN_RUNTIME_SESSION_EXECUTOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -119,6 +120,16 @@ class Executor {
 
   ExecutionStats stats() const { return stats_; }
 
+  // After a device fault (an error once an entry's or a gradient tool's
+  // kernels were launched) the resident buffers are undefined, partly
+  // updated at best: every later call that runs kernels fails with
+  // FailedPrecondition naming the fault, until ClearFault() after all of
+  // them were loaded again (from a checkpoint).
+  absl::Status CheckUsable() const;
+  bool faulted() const { return !fault_.ok(); }
+  const absl::Status& fault() const { return fault_; }
+  void ClearFault() { fault_ = absl::OkStatus(); }
+
  private:
   struct EntryState {
     DeviceBuffer arena;
@@ -136,6 +147,9 @@ class Executor {
                     const artifact::BufferRef& ref) const;
   absl::Status LaunchAll(const artifact::Entry& entry, EntryState& state);
   absl::StatusOr<const GradKernels*> Tools() const;
+  // Runs `work` (which launches kernels) unless a fault is recorded, and
+  // records its error as the fault.
+  absl::Status Guarded(const std::function<absl::Status()>& work);
 
   std::shared_ptr<ModuleState> module_;
   SessionOptions options_;
@@ -146,6 +160,7 @@ class Executor {
   std::vector<DeviceBuffer> residents_;
   std::map<std::string, EntryState> entries_;
   ExecutionStats stats_;
+  absl::Status fault_;
 };
 
 }  // namespace session_internal

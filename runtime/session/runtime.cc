@@ -317,6 +317,8 @@ absl::Status Session::LoadParameters(const std::string& path) {
     KILN_RETURN_IF_ERROR(executor_->UploadResident(index, tensor->data.data(),
                                                    tensor->data.size()));
   }
+  // Every parameter and state buffer holds the file's values again.
+  executor_->ClearFault();
   return absl::OkStatus();
 }
 
@@ -513,6 +515,9 @@ absl::StatusOr<GradientStats> Trainer::GradStats() {
 }
 
 absl::Status Trainer::Save(const std::string& path) {
+  // Undefined buffers are never written over a good checkpoint.
+  KILN_RETURN_IF_ERROR(Annotate(executor_->CheckUsable(),
+                                absl::StrCat("not saving ", path)));
   io::Safetensors st;
   const auto& rbs = executor_->artifact().resident_buffers;
   for (size_t i = 0; i < rbs.size(); ++i) {
@@ -563,9 +568,20 @@ absl::Status Trainer::Restore(const std::string& path) {
     }
   }
   for (const auto& [index, t] : loads) {
-    KILN_RETURN_IF_ERROR(
-        executor_->UploadResident(index, t->data.data(), t->data.size()));
+    absl::Status uploaded =
+        executor_->UploadResident(index, t->data.data(), t->data.size());
+    if (!uploaded.ok() && executor_->faulted()) {
+      return Annotate(
+          uploaded,
+          absl::StrCat("restoring ", path, " after the device fault (",
+                       executor_->fault().message(),
+                       "): the device context did not survive it; restore "
+                       "the checkpoint in a new process"));
+    }
+    KILN_RETURN_IF_ERROR(uploaded);
   }
+  // Every checkpointed buffer holds the checkpoint's values again.
+  executor_->ClearFault();
   step_ = step;
   return absl::OkStatus();
 }

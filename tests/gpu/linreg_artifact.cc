@@ -94,10 +94,11 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
                               A::kI32, A::kI32, A::kI32},
                              o));
 
-  // Arena: x, y, pred, dpred, loss, lr, step.
+  // Arena: x, y, pred, dpred, loss, lr, step, inject_fault.
   const uint64_t ox = 0, oy = Align(ox + fx), op = Align(oy + fy),
                  od = Align(op + fy), ol = Align(od + fy), olr = Align(ol + 4),
-                 ostep = Align(olr + 4), arena = ostep + 4;
+                 ostep = Align(olr + 4), ofault = Align(ostep + 4),
+                 arena = ofault + 4;
   const BufferRef ax = BufferRef::Arena(ox, fx), ay = BufferRef::Arena(oy, fy),
                   ap = BufferRef::Arena(op, fy), ad = BufferRef::Arena(od, fy),
                   al = BufferRef::Arena(ol, 4), alr = BufferRef::Arena(olr, 4),
@@ -282,6 +283,16 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   step.launches.insert(step.launches.end(), state_updates.begin(),
                        state_updates.end());
   step.launches.insert(step.launches.end(), updates.begin(), updates.end());
+  if (o.fault_input) {
+    const BufferRef afault = BufferRef::Arena(ofault, 4);
+    step.inputs.push_back(Bind("inject_fault", DType::kI32, {}, afault));
+    const uint32_t k_fault = w.AddKernel(
+        MakeKernel("fault_when", {A::kBuffer, A::kBuffer}, o));
+    // After the update of w, before that of b: a half-applied step.
+    step.launches.insert(
+        step.launches.end() - 1,
+        MakeLaunch(k_fault, 1, 32, {Arg::Buffer(afault), Arg::Buffer(rw)}));
+  }
   w.AddEntry(std::move(step));
   return w.artifact();
 }

@@ -37,6 +37,10 @@ struct LinRegOptions {
   // batch mean of pred (momentum `momentum`), like running statistics.
   bool running_mean = false;
   float momentum = 0.25f;
+  // train_step takes an input "inject_fault" (i32 scalar): when nonzero, a
+  // kernel launched between the updates of w and b stores to an illegal
+  // address (fault_when), as a faulty kernel would.
+  bool fault_input = false;
 };
 
 // Parameters: w [in, out] (xavier, gain 1, stream 0), b [out] (uniform in

@@ -93,6 +93,18 @@ extern "C" __global__ void running_mean_update(const float* pred,
   running[o] = (1.0f - momentum) * running[o] + momentum * (acc / n);
 }
 
+// A fault on request, for tests of the runtime's fault handling: when
+// flag[0] is nonzero, stores far outside any allocation (an illegal address:
+// the context is lost).
+extern "C" __global__ void fault_when(const int* flag, float* anywhere) {
+  wait_for_predecessor();
+  if (flag[0] != 0) {
+    volatile float* wild = reinterpret_cast<volatile float*>(
+        reinterpret_cast<unsigned long long>(anywhere) + (1ull << 46));
+    *wild = 1.0f;
+  }
+}
+
 // p -= lr * g
 extern "C" __global__ void sgd_update(float* p, const float* g, const float* lr,
                                       int count) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -467,6 +468,119 @@ TEST_F(SessionGpuTest, CheckpointRestoreContinuesBitIdentically) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(b->Restore(TempPath("absent.safetensors")).code(),
             absl::StatusCode::kNotFound);
+}
+
+// Batch `i` of `data` with the fault_input artifact's flag.
+Inputs FaultBatch(const LinRegData& data, const LinRegOptions& o, int i,
+                  int32_t fault) {
+  HostTensor flag;
+  flag.dtype = DType::kI32;
+  flag.data.resize(4);
+  std::memcpy(flag.data.data(), &fault, 4);
+  const size_t nx = size_t(o.batch) * o.in, ny = size_t(o.batch) * o.out;
+  return {{"x", Input::F32({o.batch, o.in},
+                           std::vector<float>(data.x.begin() + i * nx,
+                                              data.x.begin() + (i + 1) * nx))},
+          {"y", Input::F32({o.batch, o.out},
+                           std::vector<float>(data.y.begin() + i * ny,
+                                              data.y.begin() + (i + 1) * ny))},
+          {"inject_fault", Input(std::move(flag))}};
+}
+
+// The faulting half of KernelFaultRefusesStepsUntilRestored, in a process of
+// its own (the fault loses the device context): 0 when every check holds,
+// else 1 after printing the failed one.
+int TrainFaultAndCheckRefusals(Module& module, const LinRegData& data,
+                               const LinRegOptions& o,
+                               const std::string& checkpoint,
+                               const std::string& refused) {
+  auto fail = [](const std::string& what) {
+    std::fprintf(stderr, "fault check failed: %s\n", what.c_str());
+    return 1;
+  };
+  auto trainer = module.NewTrainer({.seed = 21});
+  if (!trainer.ok()) return fail(std::string(trainer.status().message()));
+  for (int i = 0; i < 3; ++i) {
+    auto loss = (*trainer)->Step(FaultBatch(data, o, i % 4, 0), 0.02f);
+    if (!loss.ok()) return fail(std::string(loss.status().message()));
+  }
+  if (absl::Status s = (*trainer)->Save(checkpoint); !s.ok())
+    return fail(std::string(s.message()));
+  // The fault: an error that names the entry.
+  auto faulted = (*trainer)->Step(FaultBatch(data, o, 3, 1), 0.02f);
+  if (faulted.ok()) return fail("the faulting step succeeded");
+  const std::string message(faulted.status().message());
+  if (message.find("train_step") == std::string::npos ||
+      message.find("ILLEGAL_ADDRESS") == std::string::npos)
+    return fail("fault message: " + message);
+  // Refused: steps, the split entries, gradient tools and saving.
+  auto again = (*trainer)->Step(FaultBatch(data, o, 0, 0), 0.02f);
+  if (again.status().code() != absl::StatusCode::kFailedPrecondition ||
+      std::string(again.status().message()).find("restore") ==
+          std::string::npos)
+    return fail("a step after the fault: " + again.status().ToString());
+  if ((*trainer)->ScaleGrads(0.5f).code() !=
+      absl::StatusCode::kFailedPrecondition)
+    return fail("a gradient tool after the fault was not refused");
+  if ((*trainer)->Save(refused).code() != absl::StatusCode::kFailedPrecondition)
+    return fail("saving after the fault was not refused");
+  if (std::FILE* f = std::fopen(refused.c_str(), "rb")) {
+    std::fclose(f);
+    return fail("a refused save wrote " + refused);
+  }
+  // The context is lost: restoring in this process fails and says why.
+  absl::Status restored = (*trainer)->Restore(checkpoint);
+  if (restored.ok() ||
+      std::string(restored.message()).find("new process") == std::string::npos)
+    return fail("restore after the fault: " + restored.ToString());
+  if ((*trainer)->Step(FaultBatch(data, o, 0, 0), 0.02f).status().code() !=
+      absl::StatusCode::kFailedPrecondition)
+    return fail("a step after the failed restore was not refused");
+  return 0;
+}
+
+// A kernel fault in the middle of train_step (an illegal address after w is
+// updated and before b is) is an error naming the entry; the trainer then
+// refuses further steps and saves until restored. A new process restores
+// the checkpoint written before the fault and continues exactly as a run
+// that never faulted.
+TEST_F(SessionGpuTest, KernelFaultRefusesStepsUntilRestored) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  LinRegOptions o;
+  o.fault_input = true;
+  const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 8);
+  const std::string checkpoint = TempPath("before_fault.safetensors");
+  const std::string refused = TempPath("after_fault.safetensors");
+  std::remove(refused.c_str());
+  EXPECT_EXIT(
+      {
+        auto module = LoadLinReg(o);
+        std::_Exit(module == nullptr ? 2
+                                     : TrainFaultAndCheckRefusals(
+                                           *module, data, o, checkpoint,
+                                           refused));
+      },
+      ::testing::ExitedWithCode(0), "");
+
+  auto module = LoadLinReg(o);
+  ASSERT_NE(module, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto resumed, module->NewTrainer({.seed = 5}));
+  ASSERT_OK(resumed->Restore(checkpoint));
+  EXPECT_EQ(resumed->step(), 3);
+  ASSERT_OK_AND_ASSIGN(auto clean, module->NewTrainer({.seed = 21}));
+  for (int i = 0; i < 3; ++i)
+    ASSERT_OK(clean->Step(FaultBatch(data, o, i % 4, 0), 0.02f).status());
+  for (int i = 3; i < 6; ++i) {
+    ASSERT_OK_AND_ASSIGN(float a,
+                         resumed->Step(FaultBatch(data, o, i % 4, 0), 0.02f));
+    ASSERT_OK_AND_ASSIGN(float b,
+                         clean->Step(FaultBatch(data, o, i % 4, 0), 0.02f));
+    EXPECT_EQ(a, b) << "step " << i + 1;
+  }
+  for (const char* name :
+       {"w", "b", "adam_m.w", "adam_v.w", "adam_m.b", "adam_v.b"})
+    EXPECT_EQ(Download(resumed->Buffer(name)), Download(clean->Buffer(name)))
+        << name;
 }
 
 TEST_F(SessionGpuTest, ModelStateIsUpdatedCheckpointedAndRestored) {

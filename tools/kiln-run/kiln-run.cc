@@ -97,6 +97,8 @@ Training (given --steps):
   --seed S                  parameter initialisation and data order
   --no-shuffle              dataset records in file order
   --checkpoint FILE         save parameters, model and optimizer state at the end
+  --checkpoint-every N      also every N steps (atomically: a crash or a device
+                            fault leaves the last one intact for --resume)
   --resume FILE             start from a checkpoint (its step is kept)
   --check FILE              compare the final parameters with FILE's tensors
   --log-every N             progress lines when not on a terminal (default:
@@ -129,6 +131,7 @@ struct Flags {
   uint64_t seed = 0;
   bool shuffle = true;
   std::string checkpoint;
+  int64_t checkpoint_every = 0;
   std::string resume;
   int64_t log_every = 0;
 };
@@ -168,7 +171,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
         "rtol",    "atol",         "warmup", "iters",    "steps",
         "dataset", "batch-fields", "lr",     "schedule", "schedule-steps",
         "seed",    "checkpoint",   "resume", "device",   "log-every",
-        "memory-limit"};
+        "memory-limit", "checkpoint-every"};
     if (kValued.count(name) == 0) {
       return bad(absl::StrCat("unknown flag --", name));
     }
@@ -236,6 +239,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       f.seed = static_cast<uint64_t>(n);
     } else if (name == "checkpoint") {
       f.checkpoint = value;
+    } else if (name == "checkpoint-every") {
+      KILN_RETURN_IF_ERROR(integer(&f.checkpoint_every));
+      if (f.checkpoint_every < 1) return bad("--checkpoint-every must be >= 1");
     } else if (name == "resume") {
       f.resume = value;
     } else if (name == "device") {
@@ -270,6 +276,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
     if (!f.dataset.empty() && f.batch_fields.empty()) {
       return bad("--dataset needs --batch-fields");
+    }
+    if (f.checkpoint_every > 0 && f.checkpoint.empty()) {
+      return bad("--checkpoint-every needs --checkpoint");
     }
   } else {
     if (!f.checkpoint.empty() || !f.resume.empty()) {
@@ -585,6 +594,46 @@ std::string Duration(double seconds) {
   return absl::StrCat(s / 3600, "h", (s % 3600) / 60, "m");
 }
 
+// The resident set of this process, from /proc (0 where there is none): a
+// long run's progress lines show that host memory stays flat.
+size_t HostResidentBytes() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  unsigned long pages = 0, resident = 0;
+  const int read = std::fscanf(statm, "%lu %lu", &pages, &resident);
+  std::fclose(statm);
+  if (read != 2) return 0;
+  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+double MiB(size_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+// With a non-finite gradient policy compiled in (kilnc --nonfinite-grads=skip,
+// --loss-scale=dynamic): the updates skipped so far and the loss scale.
+absl::Status PrintSkippedUpdates(Runtime& rt, Trainer& trainer) {
+  auto scalar = [&](const char* name) -> absl::StatusOr<double> {
+    KILN_ASSIGN_OR_RETURN(Tensor t, trainer.Buffer(name));
+    KILN_ASSIGN_OR_RETURN(HostTensor host, rt.Download(t));
+    float value = 0;
+    std::memcpy(&value, host.data.data(), sizeof(value));
+    return value;
+  };
+  if (!trainer.Buffer("grad_stats.skipped_updates").ok()) {
+    return absl::OkStatus();
+  }
+  KILN_ASSIGN_OR_RETURN(double skipped, scalar("grad_stats.skipped_updates"));
+  std::printf("skipped updates (non-finite gradients): %lld of %lld",
+              static_cast<long long>(skipped),
+              static_cast<long long>(trainer.step()));
+  if (trainer.Buffer("loss_scale.exponent").ok()) {
+    KILN_ASSIGN_OR_RETURN(double exponent, scalar("loss_scale.exponent"));
+    std::printf("; loss scale: the initial one times 2^%lld",
+                static_cast<long long>(exponent));
+  }
+  std::printf("\n");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   KILN_ASSIGN_OR_RETURN(
       auto trainer,
@@ -641,7 +690,11 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
                                 : std::max<int64_t>(1, (total - start) / 20);
   const auto t0 = std::chrono::steady_clock::now();
   auto last_print = t0;
+  int64_t last_print_step = start;
   float loss = NAN, first_loss = NAN;
+  // The last checkpoint a failed step can be resumed from.
+  int64_t saved_step = f.resume.empty() ? -1 : start;
+  std::string saved_from = f.resume;
   for (int64_t step = start; step < total; ++step) {
     const float lr = static_cast<float>(
         ScheduledLr(f, step, f.schedule_steps.value_or(total)));
@@ -654,7 +707,20 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     }
     if (!result.ok()) {
       if (tty) std::printf("\n");
-      return Annotate(result.status(), absl::StrCat("step ", step + 1));
+      std::string intact;
+      if (saved_step >= 0) {
+        intact = absl::StrCat("; the checkpoint ", saved_from, " of step ",
+                              saved_step, " is intact: continue with --resume ",
+                              saved_from);
+      }
+      return Annotate(result.status(),
+                      absl::StrCat("step ", step + 1, intact));
+    }
+    if (f.checkpoint_every > 0 && (step + 1) % f.checkpoint_every == 0 &&
+        step + 1 < total) {
+      KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
+      saved_step = step + 1;
+      saved_from = f.checkpoint;
     }
     loss = *result;
     if (step == start) first_loss = loss;
@@ -673,12 +739,24 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
                last)
             : ((step + 1 - start) % log_every == 0 || last);
     if (due) {
+      // The mean step time since the last line, and the device pool and host
+      // memory now: a leak shows as growth from line to line.
+      const double window_ms =
+          1e3 * std::chrono::duration<double>(now - last_print).count() /
+          std::max<int64_t>(1, step + 1 - last_print_step);
       last_print = now;
+      last_print_step = step + 1;
+      const PoolStats pool = rt.pool().stats();
       std::printf(
-          "%sstep %lld/%lld  loss %.6g  lr %.3g  %.1f steps/s  ETA %s%s",
+          "%sstep %lld/%lld  loss %.6g  lr %.3g  %.1f steps/s  %.3f ms/step  "
+          "pool %.1f MiB (peak %.1f, %lld device allocs)  host %.1f MiB  "
+          "ETA %s%s",
           tty ? "\r" : "", static_cast<long long>(step + 1),
-          static_cast<long long>(total), loss, lr, rate,
-          Duration((total - step - 1) / rate).c_str(), tty ? "\033[K" : "\n");
+          static_cast<long long>(total), loss, lr, rate, window_ms,
+          MiB(pool.bytes_in_use), MiB(pool.peak_bytes_in_use),
+          static_cast<long long>(pool.device_allocations),
+          MiB(HostResidentBytes()), Duration((total - step - 1) / rate).c_str(),
+          tty ? "\033[K" : "\n");
       std::fflush(stdout);
     }
   }
@@ -690,6 +768,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
       "trained steps %lld..%lld in %s: first loss %.6g, final loss %.6g\n",
       static_cast<long long>(start + 1), static_cast<long long>(total),
       Duration(elapsed).c_str(), first_loss, loss);
+  KILN_RETURN_IF_ERROR(PrintSkippedUpdates(rt, *trainer));
   if (!f.checkpoint.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
     std::printf("wrote checkpoint %s (step %lld)\n", f.checkpoint.c_str(),

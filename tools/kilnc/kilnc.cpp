@@ -37,6 +37,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -90,6 +91,26 @@ static cl::opt<double>
 static cl::opt<uint64_t> gradNoiseSeed("grad-noise-seed", cl::init(0),
                                        cl::desc("seed of the gradient noise"),
                                        cl::cat(category));
+static cl::opt<std::string> nonFiniteGrads(
+    "nonfinite-grads", cl::init("apply"),
+    cl::desc("apply, or skip: leave parameters and optimizer state unchanged "
+             "when a gradient is NaN or infinite and count the step in "
+             "grad_stats.skipped_updates"),
+    cl::cat(category));
+static cl::opt<std::string> lossScale(
+    "loss-scale", cl::init("none"),
+    cl::desc("none or dynamic: loss scaling for f16 (halved on overflow, "
+             "doubled after --loss-scale-growth-interval good steps; implies "
+             "--nonfinite-grads=skip)"),
+    cl::cat(category));
+static cl::opt<double>
+    lossScaleInit("loss-scale-init", cl::init(65536.0),
+                  cl::desc("initial dynamic loss scale (a power of two)"),
+                  cl::cat(category));
+static cl::opt<int64_t> lossScaleGrowthInterval(
+    "loss-scale-growth-interval", cl::init(2000),
+    cl::desc("applied updates in a row before the loss scale doubles"),
+    cl::cat(category));
 static cl::opt<bool> gradStats("grad-stats",
                                cl::desc("emit gradient statistics outputs"),
                                cl::cat(category));
@@ -239,6 +260,20 @@ int main(int argc, char **argv) {
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
     return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
 
+  if (nonFiniteGrads != "apply" && nonFiniteGrads != "skip")
+    return fail("--nonfinite-grads must be apply or skip, got '" +
+                nonFiniteGrads + "'");
+  if (lossScale != "none" && lossScale != "dynamic")
+    return fail("--loss-scale must be none or dynamic, got '" + lossScale +
+                "'");
+  int lossScaleExponent = 0;
+  if (std::frexp(lossScaleInit.getValue(), &lossScaleExponent) != 0.5 ||
+      lossScaleExponent - 1 < -64 || lossScaleExponent - 1 > 64)
+    return fail("--loss-scale-init must be a power of two between 2^-64 and "
+                "2^64");
+  if (lossScaleGrowthInterval < 1)
+    return fail("--loss-scale-growth-interval must be >= 1");
+
   PipelineOptions options;
   options.function = lossFunction.getValue();
   options.train = inference ? std::string("none") : train.getValue();
@@ -254,6 +289,10 @@ int main(int argc, char **argv) {
   options.clipValue = clipValue.getValue();
   options.gradNoise = gradNoise.getValue();
   options.gradNoiseSeed = gradNoiseSeed.getValue();
+  options.nonFiniteGrads = nonFiniteGrads.getValue();
+  options.lossScale = lossScale.getValue();
+  options.lossScaleInit = lossScaleInit.getValue();
+  options.lossScaleGrowthInterval = lossScaleGrowthInterval.getValue();
   options.precision = precision.getValue();
   // Launch merging runs a kernel beside its predecessor only when it does
   // not write over what the predecessor reads: keep freed bytes one kernel.

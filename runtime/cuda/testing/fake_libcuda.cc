@@ -15,6 +15,11 @@
 // and counts them for the tests (kiln_fake_* below); the work runs like any
 // other launch. KILN_FAKE_CUDA_SM (e.g. "80") changes the compute capability
 // the device reports, for devices without clusters.
+// The test kernel fault_when (tests/gpu/linreg_kernels.cu) with its flag set
+// faults like a kernel that stores to an illegal address on a GPU: the
+// context is lost, so from then on work is dropped and every call that
+// touches the device returns CUDA_ERROR_ILLEGAL_ADDRESS, until the process
+// ends.
 // Not a simulator of anything else: unknown kernels fail to launch.
 #include <cuda.h>
 
@@ -82,7 +87,11 @@ struct FakeGraph {
 };
 
 // Runs `op` now, or records it if `stream` is being captured.
+// CUDA_ERROR_ILLEGAL_ADDRESS once a fault_when launch has faulted.
+CUresult sticky_fault = CUDA_SUCCESS;
+
 CUresult Enqueue(CUstream stream, std::function<void()> op) {
+  if (sticky_fault != CUDA_SUCCESS) return sticky_fault;
   auto* s = reinterpret_cast<FakeStream*>(stream);
   if (s != nullptr && s->capturing) {
     s->captured.push_back(std::move(op));
@@ -142,6 +151,9 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
     case CUDA_ERROR_INVALID_CLUSTER_SIZE:
       *name = "CUDA_ERROR_INVALID_CLUSTER_SIZE";
       break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+      *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+      break;
     default:
       *name = "CUDA_ERROR_UNKNOWN";
       return CUDA_ERROR_INVALID_VALUE;
@@ -168,6 +180,9 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
       break;
     case CUDA_ERROR_INVALID_CLUSTER_SIZE:
       *text = "invalid cluster size";
+      break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+      *text = "an illegal memory access was encountered";
       break;
     default:
       *text = "fake driver error";
@@ -234,7 +249,7 @@ CUresult cuCtxSetCurrent(CUcontext context) {
              ? CUDA_SUCCESS
              : CUDA_ERROR_INVALID_VALUE;
 }
-CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize() { return sticky_fault; }
 
 CUresult cuStreamCreate(CUstream* stream, unsigned int) {
   *stream = reinterpret_cast<CUstream>(new FakeStream());
@@ -246,8 +261,8 @@ CUresult cuStreamDestroy(CUstream stream) {
 }
 CUresult cuStreamSynchronize(CUstream stream) {
   auto* s = reinterpret_cast<FakeStream*>(stream);
-  return s != nullptr && s->capturing ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-                                      : CUDA_SUCCESS;
+  if (s != nullptr && s->capturing) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  return sticky_fault;
 }
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
   return CUDA_SUCCESS;
@@ -259,7 +274,7 @@ CUresult cuEventCreate(CUevent* event, unsigned int) {
 }
 CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent) { return CUDA_SUCCESS; }
-CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent) { return sticky_fault; }
 CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) {
   *ms = 1.5f;
   return CUDA_SUCCESS;
@@ -272,6 +287,7 @@ CUresult cuEventDestroy(CUevent event) {
 CUresult cuMemAlloc(CUdeviceptr* pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(mu);
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (sticky_fault != CUDA_SUCCESS) return sticky_fault;
   if (bytes > kTotalMemory - allocated) return CUDA_ERROR_OUT_OF_MEMORY;
   void* memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -635,6 +651,12 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
       }
     });
   }
+  if (name == "fault_when") {
+    auto flag = Arg<const int*>(args, 0);
+    return Enqueue(stream, [=] {
+      if (flag[0] != 0) sticky_fault = CUDA_ERROR_ILLEGAL_ADDRESS;
+    });
+  }
   if (name == "sgd_update") {
     auto p = Arg<float*>(args, 0);
     auto g = Arg<const float*>(args, 1);
@@ -829,7 +851,11 @@ CUresult cuGraphInstantiate(CUgraphExec* exec, CUgraph graph,
 CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   auto ops = reinterpret_cast<FakeGraph*>(exec)->ops;
   return Enqueue(stream, [ops] {
-    for (const auto& op : ops) op();
+    // A fault ends the graph's work there, as it would on the device.
+    for (const auto& op : ops) {
+      if (sticky_fault != CUDA_SUCCESS) return;
+      op();
+    }
   });
 }
 CUresult cuGraphExecDestroy(CUgraphExec exec) {

@@ -277,6 +277,13 @@ class Trainer {
   // __metadata__; written atomically. Restore checks every tensor (present,
   // same dtype and shape) and the step before it changes anything; then the
   // trainer continues exactly as the saved one would have.
+  //
+  // A device fault (a kernel's illegal address, a failed launch) in any
+  // call that runs kernels leaves the buffers undefined: that call returns
+  // the error (naming the entry), and every later Step, ForwardBackward,
+  // ApplyUpdate, gradient tool and Save fails with FailedPrecondition until
+  // Restore succeeds. Faults that lose the device context (an illegal
+  // address, a trap) make Restore fail too: restore in a new process.
   absl::Status Save(const std::string& path);
   absl::Status Restore(const std::string& path);
 
