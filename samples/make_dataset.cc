@@ -2,6 +2,7 @@
 // `kiln-run --dataset`.
 //
 //   make_dataset --task sine|regression|order --records N --seed S --out FILE
+//   make_dataset --task wide --features F --records N --seed S --out FILE
 //   make_dataset --task text --text FILE --out TRAIN --heldout-out HELDOUT
 //                [--length 128] [--stride 64] [--heldout-fraction 0.1]
 //                [--seed S] [--records N]
@@ -11,6 +12,11 @@
 // sine, regression: one record per sequence (sine: x, y of shape [32, 1]) or
 // per sample (regression: x [8], y [1]), each drawn fresh, so one epoch of N
 // records gives N / batch steps that never see the same noise twice.
+//
+// wide (tests/gpu/reliability/wide_regression.mlir): x [F] uniform in
+// [-1, 1), y [1] = w . x / sqrt(F) + noise for one w drawn under --seed: wide
+// records, so that a file larger than the host's memory is a few thousand
+// batches. Made for streaming tests.
 //
 // order (samples/transformer_classifier.mlir): 64 bytes of random lowercase
 // letters in which the markers 'A', 'B' and 'C' each appear once, at random
@@ -39,6 +45,7 @@
 // their dropout masks, so that every batch draws fresh masks.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -76,12 +83,15 @@ struct Flags {
   std::string heldout_out;
   int length = 128;
   int stride = 64;
+  int features = 4096;
   double heldout_fraction = 0.1;
 };
 
 constexpr char kUsage[] =
     "usage: make_dataset --task sine|regression|order --records N --seed S "
     "--out FILE\n"
+    "       make_dataset --task wide --features F --records N --seed S --out "
+    "FILE\n"
     "       make_dataset --task text --text FILE --out TRAIN --heldout-out "
     "HELDOUT [--length 128] [--stride 64] [--heldout-fraction 0.1] "
     "[--seed S] [--records N]\n"
@@ -110,6 +120,8 @@ bool ParseFlags(int argc, char** argv, Flags& f) {
       f.length = std::atoi(value);
     } else if (flag == "--stride") {
       f.stride = std::atoi(value);
+    } else if (flag == "--features") {
+      f.features = std::atoi(value);
     } else if (flag == "--heldout-fraction") {
       f.heldout_fraction = std::atof(value);
     } else {
@@ -131,6 +143,7 @@ bool ParseFlags(int argc, char** argv, Flags& f) {
            f.heldout_fraction > 0 && f.heldout_fraction < 1;
   }
   if (f.records == 0) f.records = 4000;
+  if (f.task == "wide") return f.features > 0;
   return f.task == "sine" || f.task == "regression" || f.task == "order";
 }
 
@@ -167,6 +180,50 @@ int WriteSineOrRegression(const Flags& flags) {
   absl::Status finished = (*writer)->Finish();
   if (!finished.ok()) return Fail(finished);
   std::printf("wrote %ld %s records to %s\n", flags.records, flags.task.c_str(),
+              flags.out.c_str());
+  return 0;
+}
+
+int WriteWide(const Flags& flags) {
+  const int features = flags.features;
+  auto writer = kiln::io::DatasetWriter::Create(
+      flags.out, {{"x", kiln::DType::kF32, {features}},
+                  {"y", kiln::DType::kF32, {1}}});
+  if (!writer.ok()) return Fail(writer.status());
+  // splitmix64: the generator of the features, cheap enough that the
+  // checksum and the disk set the pace of a file larger than memory.
+  uint64_t state = flags.seed;
+  auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  // 24 bits of a draw as a float in [-1, 1).
+  auto unit = [](uint64_t bits) {
+    return static_cast<float>(bits & 0xffffff) * (2.0f / 16777216.0f) - 1.0f;
+  };
+  std::vector<float> w(features);
+  for (float& v : w) v = unit(next());
+  const float norm = 1.0f / std::sqrt(static_cast<float>(features));
+  std::vector<float> record(features + 1);
+  for (long n = 0; n < flags.records; ++n) {
+    for (int j = 0; j < features; j += 2) {
+      const uint64_t bits = next();
+      record[j] = unit(bits);
+      if (j + 1 < features) record[j + 1] = unit(bits >> 32);
+    }
+    float dot = 0;
+    for (int j = 0; j < features; ++j) dot += w[j] * record[j];
+    record[features] = dot * norm + 0.01f * unit(next());
+    absl::Status appended =
+        (*writer)->Append(record.data(), record.size() * sizeof(float));
+    if (!appended.ok()) return Fail(appended);
+  }
+  absl::Status finished = (*writer)->Finish();
+  if (!finished.ok()) return Fail(finished);
+  std::printf("wrote %ld wide records (%d features, %zu bytes each) to %s\n",
+              flags.records, features, record.size() * sizeof(float),
               flags.out.c_str());
   return 0;
 }
@@ -361,6 +418,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (flags.task == "order") return WriteOrder(flags);
+  if (flags.task == "wide") return WriteWide(flags);
   if (flags.task == "text") return WriteText(flags);
   if (flags.task == "digits") return WriteDigitsTask(flags);
   return WriteSineOrRegression(flags);

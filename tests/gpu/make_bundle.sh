@@ -21,8 +21,13 @@ SCRIPTS=("kiln_run_test.sh ./kiln-run ./make_test_files")
 bazel build "${TESTS[@]}" "${TOOLS[@]}" //tests/gpu:kernels_ptx //tests/gpu:kernels_cubin
 
 bundle="${1:-.gpu-bundle}"
-rm -rf "${bundle}"
 mkdir -p "${bundle}"
+# Only this bundle's own files are replaced: the other bundles live in
+# folders beside them (.gpu-bundle/codegen, ...).
+rm -f "${bundle}/BINARIES" "${bundle}/SCRIPTS" "${bundle}/COMMIT" "${bundle}/run_bundle.sh"
+for target in "${TESTS[@]}" "${TOOLS[@]}"; do rm -f "${bundle}/$(basename "${target##*[:/]}")"; done
+for file in "${DATA[@]}"; do rm -f "${bundle}/$(basename "${file}")"; done
+for entry in "${SCRIPTS[@]}"; do rm -f "${bundle}/${entry%% *}"; done
 bin_dir="$(bazel info bazel-bin 2>/dev/null)"
 : >"${bundle}/BINARIES"
 : >"${bundle}/SCRIPTS"

@@ -10,6 +10,10 @@
 # Writes <log dir>/<test>.log (and .xml for gtest binaries) plus
 # summary.txt, prints the summary and exits non-zero if any test failed or
 # if tests were skipped on a machine that has a GPU.
+#
+# KILN_SANITIZER=memcheck|racecheck|synccheck|initcheck runs every binary
+# under compute-sanitizer; any error it reports fails the test. The tests
+# that provoke a kernel fault on purpose are left out there.
 set -uo pipefail
 
 logs="${1:?usage: run_bundle.sh <log dir>}"
@@ -37,6 +41,14 @@ summary="${logs}/summary.txt"
   echo "host: $(uname -n), GPU visible: $([[ ${have_gpu} == 1 ]] && head -1 "${logs}/nvidia-smi.txt" || echo no)"
 } >"${summary}"
 
+sanitize=() gtest_filter=()
+if [[ -n "${KILN_SANITIZER:-}" ]]; then
+  sanitize=(compute-sanitizer --tool "${KILN_SANITIZER}" --error-exitcode 97
+            --print-limit 20)
+  gtest_filter=(--gtest_filter=-*KernelFault*)
+  echo "under compute-sanitizer --tool ${KILN_SANITIZER}" >>"${summary}"
+fi
+
 failures=0
 # record <name> <status> <passed> <failed> <skipped> <seconds>
 record() {
@@ -56,8 +68,8 @@ while read -r name; do
   [[ -z "${name}" ]] && continue
   log="${logs}/${name}.log"
   start=$(date +%s)
-  (cd "${bundle}" && KILN_GPU_TEST_DATA="${bundle}" "./${name}" \
-      --gtest_output="xml:${logs}/${name}.xml") >"${log}" 2>&1
+  (cd "${bundle}" && KILN_GPU_TEST_DATA="${bundle}" "${sanitize[@]}" "./${name}" \
+      --gtest_output="xml:${logs}/${name}.xml" "${gtest_filter[@]}") >"${log}" 2>&1
   status=$?
   passed=$(grep -oE '^\[  PASSED  \] [0-9]+' "${log}" | grep -oE '[0-9]+$' || echo 0)
   failed=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "${log}" | grep -oE '[0-9]+' || echo 0)
@@ -72,6 +84,13 @@ if [[ -f "${bundle}/SCRIPTS" ]]; then
     name="${script%.sh}"
     log="${logs}/${name}.log"
     start=$(date +%s)
+    # Under a sanitizer the script's binaries (its arguments) run through it.
+    if [[ -n "${KILN_SANITIZER:-}" ]]; then
+      args="$(for a in ${args}; do printf '%s ' "${logs}/sanitized-$(basename "${a}")"
+        printf '#!/bin/sh\nexec %s %s "$@"\n' "${sanitize[*]}" "${bundle}/${a#./}" \
+          >"${logs}/sanitized-$(basename "${a}")"
+        chmod +x "${logs}/sanitized-$(basename "${a}")"; done)"
+    fi
     # shellcheck disable=SC2086
     (cd "${bundle}" && "./${script}" ${args} "${logs}/${name}.work") >"${log}" 2>&1
     status=$?

@@ -5,7 +5,7 @@
 # fresh random arguments under SEED and kiln-ref's f64 outputs), kiln-run,
 # and DIR.tar.gz of it all. On the GPU machine: DIR/run_gpu_cases.sh DIR
 # LOGDIR.
-#   SEED=N MODES="..." tests/ops/make_model_bundle.sh GENERATOR DIR
+#   SEED=N MODES="..." [MODELS=REGEX] tests/ops/make_model_bundle.sh GENERATOR DIR
 # KILN_BIN=FOLDER takes kilnc, kiln-ref and kiln-run from FOLDER instead of
 # building them with bazel. Run from anywhere; paths are the repository's.
 set -euo pipefail
@@ -26,6 +26,13 @@ mkdir -p "${out}"
 models="$(mktemp -d)"
 trap 'rm -rf "${models}"' EXIT
 python3 "${generator}" "${models}"
+# MODELS=REGEX keeps the models whose names match (the compute-sanitizer
+# runs take a few small ones of each kernel variant).
+if [[ -n "${MODELS:-}" ]]; then
+  for model in "${models}"/*.mlir; do
+    [[ "$(basename "${model}" .mlir)" =~ ^(${MODELS})$ ]] || rm "${model}"
+  done
+fi
 MODES="${MODES:?MODES names the builds}" tests/ops/make_gpu_cases.sh "${out}" \
   "${seed}" "${kilnc}" "${kilnref}" "${models}"
 cp "${kilnrun}" "${out}/"

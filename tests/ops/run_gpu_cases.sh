@@ -19,9 +19,11 @@ mkdir -p "${logs}"
 kiln_run="${KILN_RUN:-${dir}/kiln-run}"
 declare -A rtol=([inference]=1e-4 [f32_sgd]=1e-4 [tf32_sgd]=5e-3 [bf16_adamw]=5e-2 [f16_adamw]=2e-2)
 declare -A atol=([inference]=1e-5 [f32_sgd]=1e-5 [tf32_sgd]=1e-3 [bf16_adamw]=2e-2 [f16_adamw]=1e-2)
-passed=0 failed=0
 echo "seed $(cat "${dir}/SEED")"
-for artifact in "${dir}"/*.kiln; do
+# run_case ARTIFACT: runs one case; writes its PASS/FAIL line to
+# LOGDIR/NAME.result.
+run_case() {
+  local artifact="$1" case name mode tolerance scaled own kind args
   case="${artifact%.kiln}"
   name="$(basename "${case}")"
   mode="${name##*.}"
@@ -42,16 +44,31 @@ for artifact in "${dir}"/*.kiln; do
       break
     fi
   done
+  local case_rtol case_atol
   read -r case_rtol case_atol <<<"${tolerance}"
   args=(--entry "$(cat "${case}.entry")" --check "${case}.expected.safetensors"
         --rtol "${case_rtol}" --atol "${case_atol}" "${scaled[@]}")
   [[ -f "${case}.params.safetensors" ]] && args+=(--params "${case}.params.safetensors")
   [[ -f "${case}.inputs.safetensors" ]] && args+=(--inputs "${case}.inputs.safetensors")
   if "${kiln_run}" "${artifact}" "${args[@]}" >"${logs}/${name}.log" 2>&1; then
-    passed=$((passed + 1)); echo "PASS ops:${name}"
+    echo "PASS ops:${name}" >"${logs}/${name}.result"
   else
-    failed=$((failed + 1)); echo "FAIL ops:${name}: $(tail -n 3 "${logs}/${name}.log" | tr '\n' ' ')"
+    echo "FAIL ops:${name}: $(tail -n 3 "${logs}/${name}.log" | tr '\n' ' ')" >"${logs}/${name}.result"
   fi
+}
+# KILN_JOBS cases at once (the GPU is shared; each is small).
+jobs="${KILN_JOBS:-1}"
+for artifact in "${dir}"/*.kiln; do
+  while [[ $(jobs -rp | wc -l) -ge ${jobs} ]]; do wait -n; done
+  run_case "${artifact}" &
+done
+wait
+passed=0 failed=0
+for artifact in "${dir}"/*.kiln; do
+  name="$(basename "${artifact%.kiln}")"
+  line="$(cat "${logs}/${name}.result" 2>/dev/null || echo "FAIL ops:${name}: no result")"
+  echo "${line}"
+  if [[ "${line}" == PASS* ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "${passed} passed, ${failed} failed"
 [[ ${failed} -eq 0 ]]

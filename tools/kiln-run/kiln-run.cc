@@ -606,6 +606,19 @@ size_t HostResidentBytes() {
   return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
+// The process's peak resident set (VmHWM), 0 where /proc has none.
+size_t HostPeakResidentBytes() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return 0;
+  char line[256];
+  unsigned long kib = 0;
+  while (std::fgets(line, sizeof(line), status) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %lu kB", &kib) == 1) break;
+  }
+  std::fclose(status);
+  return static_cast<size_t>(kib) << 10;
+}
+
 double MiB(size_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
 // With a non-finite gradient policy compiled in (kilnc --nonfinite-grads=skip,
@@ -684,6 +697,8 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     }
   }
 
+  const bool skips_nonfinite =
+      trainer->Buffer("grad_stats.skipped_updates").ok();
   const bool tty = isatty(fileno(stdout));
   const int64_t log_every = f.log_every > 0
                                 ? f.log_every
@@ -724,7 +739,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     }
     loss = *result;
     if (step == start) first_loss = loss;
-    if (!std::isfinite(loss)) {
+    // Under a skip policy the step's update was skipped and counted; without
+    // one the parameters are lost and the run stops.
+    if (!std::isfinite(loss) && !skips_nonfinite) {
       if (tty) std::printf("\n");
       std::fprintf(stderr, "kiln-run: the loss is %g at step %lld\n", loss,
                    static_cast<long long>(step + 1));
@@ -768,6 +785,12 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
       "trained steps %lld..%lld in %s: first loss %.6g, final loss %.6g\n",
       static_cast<long long>(start + 1), static_cast<long long>(total),
       Duration(elapsed).c_str(), first_loss, loss);
+  const PoolStats pool = rt.pool().stats();
+  std::printf(
+      "memory: device pool peak %.1f MiB in use, %.1f MiB reserved; host "
+      "peak resident %.1f MiB\n",
+      MiB(pool.peak_bytes_in_use), MiB(pool.peak_bytes_reserved),
+      MiB(HostPeakResidentBytes()));
   KILN_RETURN_IF_ERROR(PrintSkippedUpdates(rt, *trainer));
   if (!f.checkpoint.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));

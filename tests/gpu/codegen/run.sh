@@ -4,10 +4,28 @@
 # Checks every op model's outputs against the f64 reference with tolerances
 # that fit its dtypes, then trains the samples. Prints one PASS/FAIL line each
 # and a summary; exits non-zero if anything failed.
+#
+# KILN_SANITIZER=memcheck|racecheck|synccheck|initcheck runs every GPU
+# process under compute-sanitizer (any error fails the check), with the
+# training runs cut to a few steps and one seed, whose quality goals are then
+# not checked. KILN_JOBS runs that many op cases at once (default 1).
 set -uo pipefail
 cd "$(dirname "$0")"
 logs="${1:?usage: run.sh LOGDIR}"
 mkdir -p "${logs}"
+logs="$(cd "${logs}" && pwd)"
+kiln_run=./kiln-run train_gpu=./train_gpu
+steps=1000 seeds="1 2 3"
+if [[ -n "${KILN_SANITIZER:-}" ]]; then
+  sanitize="compute-sanitizer --tool ${KILN_SANITIZER} --error-exitcode 97 --print-limit 20"
+  for tool in kiln-run train_gpu; do
+    printf '#!/bin/sh\nexec %s %s/%s "$@"\n' "${sanitize}" "${PWD}" "${tool}" \
+      >"${logs}/sanitized-${tool}"
+    chmod +x "${logs}/sanitized-${tool}"
+  done
+  kiln_run="${logs}/sanitized-kiln-run" train_gpu="${logs}/sanitized-train_gpu"
+  steps=20 seeds=1
+fi
 passed=0
 failed=0
 record() { # name status
@@ -23,7 +41,7 @@ declare -A atol=([pointwise]=1e-2 [gather]=1e-6 [reductions]=1e-5 [reductions_bf
 for artifact in *.kiln; do
   name="${artifact%.kiln}"
   [[ -f "${name}.expected.safetensors" ]] || continue
-  ./kiln-run "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
+  "${kiln_run}" "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
     --check "${name}.expected.safetensors" --rtol "${rtol[$name]:-1e-4}" \
     --atol "${atol[$name]:-1e-5}" >"${logs}/${name}.log" 2>&1
   record "ops:${name}" $?
@@ -35,19 +53,21 @@ for case in update_*.kiln; do
   tol="1e-4 1e-5"
   [[ "${name}" == *bf16 ]] && tol="1e-2 1e-3"
   read -r steps lr <"${name}.run"
-  ./kiln-run "${case}" --resume "${name}.resume.safetensors" --steps "${steps}" \
+  "${kiln_run}" "${case}" --resume "${name}.resume.safetensors" --steps "${steps}" \
     --inputs "${name}.batch.safetensors" --lr "${lr}" \
-    --checkpoint "${name}.after.safetensors" >"${logs}/${name}.log" 2>&1 &&
-    python3 compare_checkpoint.py "${name}.reference.safetensors" "${name}.after.safetensors" \
+    --checkpoint "${logs}/${name}.after.safetensors" >"${logs}/${name}.log" 2>&1 &&
+    python3 compare_checkpoint.py "${name}.reference.safetensors" "${logs}/${name}.after.safetensors" \
       ${tol} >>"${logs}/${name}.log" 2>&1
   record "${name}" $?
 done
 # The samples' goal: held-out MSE below 0.04 within 1000 steps, seeds 1-3.
-for seed in 1 2 3; do
+goal=(--expect-mse-below 0.04)
+[[ -n "${KILN_SANITIZER:-}" ]] && goal=()
+for seed in ${seeds}; do
   for run in "sine_block sine" "sine_block_bf16 sine" "mlp regression"; do
     set -- ${run}
-    ./train_gpu --model "$1.kiln" --task "$2" --steps 1000 --seed "${seed}" \
-      --expect-mse-below 0.04 >"${logs}/train_$1_seed${seed}.log" 2>&1
+    "${train_gpu}" --model "$1.kiln" --task "$2" --steps "${steps}" --seed "${seed}" \
+      "${goal[@]}" >"${logs}/train_$1_seed${seed}.log" 2>&1
     record "train:$1:seed${seed}" $?
   done
 done
@@ -56,15 +76,15 @@ done
 # kiln-run's forward entry (peak learning rates as in samples/data/sine_task.cc).
 for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
   set -- ${run}
-  for seed in 1 2 3; do
+  for seed in ${seeds}; do
     log="${logs}/kiln_run_train_$1_seed${seed}.log"
-    ./kiln-run "$1.kiln" --steps 1000 --dataset "$2.kilndata" --batch-fields x,y \
+    "${kiln_run}" "$1.kiln" --steps "${steps}" --dataset "$2.kilndata" --batch-fields x,y \
       --lr "$4" --schedule cosine --warmup 50 --seed "${seed}" \
-      --checkpoint "$1.trained.safetensors" >"${log}" 2>&1 &&
-      python3 eval_kiln_run.py "$1.kiln" "$1.trained.safetensors" "$2" "$(mktemp -d)" \
+      --checkpoint "${logs}/$1.trained.safetensors" >"${log}" 2>&1 &&
+      { [[ -n "${KILN_SANITIZER:-}" ]] || python3 eval_kiln_run.py "$1.kiln" "${logs}/$1.trained.safetensors" "$2" "$(mktemp -d)" \
         >>"${log}" 2>&1 &&
       awk -v limit="$3" '/held-out MSE/ { found = 1; ok = ($NF < limit) } END { exit !(found && ok) }' \
-        "${log}"
+        "${log}"; }
     record "kiln-run train:$1:seed${seed}" $?
   done
 done
@@ -76,6 +96,6 @@ while read -r status name rest; do
     PASS) record "${name}" 0 ;;
     FAIL) record "${name} ${rest}" 1 ;;
   esac
-done < <(KILN_RUN="${PWD}/kiln-run" ops/run_gpu_cases.sh ops "${logs}/ops")
+done < <(KILN_RUN="$(realpath "${kiln_run}")" ops/run_gpu_cases.sh ops "${logs}/ops")
 echo "${passed} passed, ${failed} failed" | tee "${logs}/summary.txt"
 [[ ${failed} -eq 0 ]]
