@@ -615,6 +615,9 @@ absl::StatusOr<HostTensor> Executor::DownloadResident(int index) {
 }
 
 absl::StatusOr<const GradKernels*> Executor::Tools() const {
+  // Refused before the tools' module is loaded: after a fault that lost the
+  // context, loading it fails with the driver's error instead.
+  KILN_RETURN_IF_ERROR(CheckUsable());
   return runtime().GetGradKernels();
 }
 

@@ -373,6 +373,8 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
                             unsigned int count, CUjit_option* options,
                             void** values) {
+  // As on a GPU, a lost context loads nothing more.
+  if (sticky_fault != CUDA_SUCCESS) return sticky_fault;
   const char* bytes = static_cast<const char*>(image);
   std::string text;
   if (std::memcmp(bytes,

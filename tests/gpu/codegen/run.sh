@@ -17,7 +17,7 @@ logs="$(cd "${logs}" && pwd)"
 kiln_run=./kiln-run train_gpu=./train_gpu
 steps=1000 seeds="1 2 3"
 if [[ -n "${KILN_SANITIZER:-}" ]]; then
-  sanitize="compute-sanitizer --tool ${KILN_SANITIZER} --error-exitcode 97 --print-limit 20"
+  sanitize="compute-sanitizer --tool ${KILN_SANITIZER} --error-exitcode 97 --print-limit 20 --report-api-errors no"
   for tool in kiln-run train_gpu; do
     printf '#!/bin/sh\nexec %s %s/%s "$@"\n' "${sanitize}" "${PWD}" "${tool}" \
       >"${logs}/sanitized-${tool}"
