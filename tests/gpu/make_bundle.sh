@@ -60,7 +60,7 @@ for entry in "${SCRIPTS[@]}"; do
   cp "tests/gpu/${script}" "${bundle}/"
   echo "${entry}" >>"${bundle}/SCRIPTS"
 done
-cp tests/gpu/run_bundle.sh "${bundle}/"
+cp tests/gpu/run_bundle.sh tests/gpu/sanitized.sh "${bundle}/"
 git rev-parse HEAD >"${bundle}/COMMIT" 2>/dev/null || true
 echo "bundle in ${bundle}:"
 ls -l "${bundle}"

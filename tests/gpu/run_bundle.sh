@@ -43,10 +43,7 @@ summary="${logs}/summary.txt"
 
 sanitize=() gtest_filter=()
 if [[ -n "${KILN_SANITIZER:-}" ]]; then
-  # API errors are the tests' own business (some provoke them on purpose);
-  # what a kernel does wrong is the sanitizer's.
-  sanitize=(compute-sanitizer --tool "${KILN_SANITIZER}" --error-exitcode 97
-            --print-limit 20 --report-api-errors no)
+  sanitize=("${bundle}/sanitized.sh" "${KILN_SANITIZER}")
   gtest_filter=(--gtest_filter=-*KernelFault*)
   echo "under compute-sanitizer --tool ${KILN_SANITIZER}" >>"${summary}"
 fi

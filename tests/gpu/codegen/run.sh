@@ -15,16 +15,16 @@ logs="${1:?usage: run.sh LOGDIR}"
 mkdir -p "${logs}"
 logs="$(cd "${logs}" && pwd)"
 kiln_run=./kiln-run train_gpu=./train_gpu
-steps=1000 seeds="1 2 3"
+train_steps=1000 seeds="1 2 3"
 if [[ -n "${KILN_SANITIZER:-}" ]]; then
-  sanitize="compute-sanitizer --tool ${KILN_SANITIZER} --error-exitcode 97 --print-limit 20 --report-api-errors no"
+  sanitize="${PWD}/sanitized.sh ${KILN_SANITIZER}"
   for tool in kiln-run train_gpu; do
     printf '#!/bin/sh\nexec %s %s/%s "$@"\n' "${sanitize}" "${PWD}" "${tool}" \
       >"${logs}/sanitized-${tool}"
     chmod +x "${logs}/sanitized-${tool}"
   done
   kiln_run="${logs}/sanitized-kiln-run" train_gpu="${logs}/sanitized-train_gpu"
-  steps=20 seeds=1
+  train_steps=20 seeds=1
 fi
 passed=0
 failed=0
@@ -66,7 +66,7 @@ goal=(--expect-mse-below 0.04)
 for seed in ${seeds}; do
   for run in "sine_block sine" "sine_block_bf16 sine" "mlp regression"; do
     set -- ${run}
-    "${train_gpu}" --model "$1.kiln" --task "$2" --steps "${steps}" --seed "${seed}" \
+    "${train_gpu}" --model "$1.kiln" --task "$2" --steps "${train_steps}" --seed "${seed}" \
       "${goal[@]}" >"${logs}/train_$1_seed${seed}.log" 2>&1
     record "train:$1:seed${seed}" $?
   done
@@ -78,7 +78,7 @@ for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
   set -- ${run}
   for seed in ${seeds}; do
     log="${logs}/kiln_run_train_$1_seed${seed}.log"
-    "${kiln_run}" "$1.kiln" --steps "${steps}" --dataset "$2.kilndata" --batch-fields x,y \
+    "${kiln_run}" "$1.kiln" --steps "${train_steps}" --dataset "$2.kilndata" --batch-fields x,y \
       --lr "$4" --schedule cosine --warmup 50 --seed "${seed}" \
       --checkpoint "${logs}/$1.trained.safetensors" >"${log}" 2>&1 &&
       { [[ -n "${KILN_SANITIZER:-}" ]] || python3 eval_kiln_run.py "$1.kiln" "${logs}/$1.trained.safetensors" "$2" "$(mktemp -d)" \

@@ -45,7 +45,7 @@ y = [rng.uniform(-1, 1) for _ in range(64)]
 st.save(sys.argv[1], {"x": ("F32", [64, 8], x), "y": ("F32", [64, 1], y)})
 PY
 cp "${opt_bin}/tools/kiln-run/kiln-run" "${opt_bin}/samples/make_dataset" "${out}/"
-cp tests/gpu/codegen/safetensors_lite.py tests/gpu/reliability/run.sh \
+cp tests/gpu/codegen/safetensors_lite.py tests/gpu/reliability/run.sh tests/gpu/sanitized.sh \
   tests/gpu/reliability/check_soak.py tests/gpu/reliability/check_skipped.py \
   "${out}/"
 git rev-parse HEAD >"${out}/COMMIT" 2>/dev/null || true

@@ -26,8 +26,7 @@ run=(./kiln-run)
 soak_steps=100000 log_every=2000 skip_steps=200 f16_steps=2000
 ooc_records="${OOC_RECORDS:-1700000}"
 if [[ -n "${KILN_SANITIZER:-}" ]]; then
-  run=(compute-sanitizer --tool "${KILN_SANITIZER}" --error-exitcode 97
-       --print-limit 20 --report-api-errors no ./kiln-run)
+  run=(./sanitized.sh "${KILN_SANITIZER}" ./kiln-run)
   soak_steps=300 log_every=50 skip_steps=20 f16_steps=50 ooc_records=4096
 fi
 regression=(--dataset regression.kilndata --batch-fields x,y)
