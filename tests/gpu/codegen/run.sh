@@ -81,10 +81,11 @@ for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
     "${kiln_run}" "$1.kiln" --steps "${train_steps}" --dataset "$2.kilndata" --batch-fields x,y \
       --lr "$4" --schedule cosine --warmup 50 --seed "${seed}" \
       --checkpoint "${logs}/$1.trained.safetensors" >"${log}" 2>&1 &&
-      { [[ -n "${KILN_SANITIZER:-}" ]] || python3 eval_kiln_run.py "$1.kiln" "${logs}/$1.trained.safetensors" "$2" "$(mktemp -d)" \
-        >>"${log}" 2>&1 &&
-      awk -v limit="$3" '/held-out MSE/ { found = 1; ok = ($NF < limit) } END { exit !(found && ok) }' \
-        "${log}"; }
+      { [[ -n "${KILN_SANITIZER:-}" ]] ||
+        { python3 eval_kiln_run.py "$1.kiln" "${logs}/$1.trained.safetensors" "$2" "$(mktemp -d)" \
+            >>"${log}" 2>&1 &&
+          awk -v limit="$3" '/held-out MSE/ { found = 1; ok = ($NF < limit) } END { exit !(found && ok) }' \
+            "${log}"; }; }
     record "kiln-run train:$1:seed${seed}" $?
   done
 done
