@@ -187,8 +187,8 @@ int WriteSineOrRegression(const Flags& flags) {
 int WriteWide(const Flags& flags) {
   const int features = flags.features;
   auto writer = kiln::io::DatasetWriter::Create(
-      flags.out, {{"x", kiln::DType::kF32, {features}},
-                  {"y", kiln::DType::kF32, {1}}});
+      flags.out,
+      {{"x", kiln::DType::kF32, {features}}, {"y", kiln::DType::kF32, {1}}});
   if (!writer.ok()) return Fail(writer.status());
   // splitmix64: the generator of the features, cheap enough that the
   // checksum and the disk set the pace of a file larger than memory.

@@ -121,10 +121,9 @@ FailureOr<func::FuncOp> buildGradientFunction(func::FuncOp function,
   if (seedArgument)
     gradient.insertArgument(gradient.getNumArguments(), loss.getType(),
                             DictionaryAttr(), function.getLoc());
-  grads[loss] =
-      seedArgument
-          ? Value(body.getArguments().back())
-          : splatLike(builder, terminator.getLoc(), loss.getType(), 1.0);
+  grads[loss] = seedArgument ? Value(body.getArguments().back())
+                             : splatLike(builder, terminator.getLoc(),
+                                         loss.getType(), 1.0);
 
   SmallVector<Operation *> forwardOps;
   for (Operation &op : body)

@@ -187,8 +187,8 @@ stateSlots(MLIRContext *context, ArrayRef<Parameter> params,
 
 /// The position of the optimizer-state slot named `name`.
 static size_t slotIndex(ArrayRef<StateSlot> slots, StringRef name) {
-  auto it = llvm::find_if(slots,
-                          [&](const StateSlot &s) { return s.name == name; });
+  auto it =
+      llvm::find_if(slots, [&](const StateSlot &s) { return s.name == name; });
   assert(it != slots.end() && "missing optimizer-state slot");
   return it - slots.begin();
 }
@@ -283,8 +283,7 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
   if (tf.dynamicLossScale) {
     exponent = arg(n + slotIndex(slots, kLossScaleExponent));
     goodSteps = arg(n + slotIndex(slots, kLossScaleGoodSteps));
-    Value inverse =
-        kb.div(kb.scalar(1.0, f32), lossScaleOf(kb, exponent, tf));
+    Value inverse = kb.div(kb.scalar(1.0, f32), lossScaleOf(kb, exponent, tf));
     for (Value &g : grads)
       g = kb.mul(g, inverse);
   }
@@ -407,11 +406,10 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
       Value grow = kb.compare(
           CmpPredicate::ge, good,
           kb.scalar(static_cast<double>(tf.lossScaleGrowthInterval), f32));
-      newState.push_back(kb.select(
-          finite, kb.select(grow, kb.add(exponent, one), exponent),
-          kb.sub(exponent, one)));
       newState.push_back(
-          kb.select(finite, kb.select(grow, zero, good), zero));
+          kb.select(finite, kb.select(grow, kb.add(exponent, one), exponent),
+                    kb.sub(exponent, one)));
+      newState.push_back(kb.select(finite, kb.select(grow, zero, good), zero));
     }
   }
 
@@ -522,11 +520,10 @@ static void seedWithLossScale(func::FuncOp forwardBackward,
   auto scalarF32 = RankedTensorType::get({}, Float32Type::get(context));
   forwardBackward.insertArgument(
       seedIndex + 1, scalarF32,
-      b.getDictionaryAttr(
-          {b.getNamedAttr(KilnDialect::kNameAttrName,
-                          b.getStringAttr(kLossScaleExponent)),
-           b.getNamedAttr(KilnDialect::kRoleAttrName,
-                          b.getStringAttr("optimizer_state"))}),
+      b.getDictionaryAttr({b.getNamedAttr(KilnDialect::kNameAttrName,
+                                          b.getStringAttr(kLossScaleExponent)),
+                           b.getNamedAttr(KilnDialect::kRoleAttrName,
+                                          b.getStringAttr("optimizer_state"))}),
       forwardBackward.getLoc());
   OpBuilder builder = OpBuilder::atBlockBegin(&body);
   KilnBuilder kb(builder, forwardBackward.getLoc());
@@ -595,9 +592,8 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   SmallVector<unsigned> positions;
   for (const Parameter &p : params)
     positions.push_back(p.argIndex);
-  FailureOr<func::FuncOp> forwardBackward =
-      buildGradientFunction(loss, positions, "forward_backward",
-                            options.transforms.dynamicLossScale);
+  FailureOr<func::FuncOp> forwardBackward = buildGradientFunction(
+      loss, positions, "forward_backward", options.transforms.dynamicLossScale);
   if (failed(forwardBackward))
     return failure();
   if (options.transforms.dynamicLossScale)
@@ -636,9 +632,8 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   if (!loss.getResultAttr(0, KilnDialect::kNameAttrName))
     loss.setResultAttr(0, KilnDialect::kNameAttrName, b.getStringAttr("loss"));
 
-  SmallVector<StateSlot> slots = stateSlots(module.getContext(), params,
-                                            options.optimizer,
-                                            options.transforms);
+  SmallVector<StateSlot> slots = stateSlots(
+      module.getContext(), params, options.optimizer, options.transforms);
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
   func::FuncOp applyUpdate =
       buildApplyUpdate(moduleBuilder, loss.getLoc(), params, slots, options);

@@ -516,8 +516,8 @@ absl::StatusOr<GradientStats> Trainer::GradStats() {
 
 absl::Status Trainer::Save(const std::string& path) {
   // Undefined buffers are never written over a good checkpoint.
-  KILN_RETURN_IF_ERROR(Annotate(executor_->CheckUsable(),
-                                absl::StrCat("not saving ", path)));
+  KILN_RETURN_IF_ERROR(
+      Annotate(executor_->CheckUsable(), absl::StrCat("not saving ", path)));
   io::Safetensors st;
   const auto& rbs = executor_->artifact().resident_buffers;
   for (size_t i = 0; i < rbs.size(); ++i) {

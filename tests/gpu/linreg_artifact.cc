@@ -286,8 +286,8 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   if (o.fault_input) {
     const BufferRef afault = BufferRef::Arena(ofault, 4);
     step.inputs.push_back(Bind("inject_fault", DType::kI32, {}, afault));
-    const uint32_t k_fault = w.AddKernel(
-        MakeKernel("fault_when", {A::kBuffer, A::kBuffer}, o));
+    const uint32_t k_fault =
+        w.AddKernel(MakeKernel("fault_when", {A::kBuffer, A::kBuffer}, o));
     // After the update of w, before that of b: a half-applied step.
     step.launches.insert(
         step.launches.end() - 1,

@@ -555,10 +555,10 @@ TEST_F(SessionGpuTest, KernelFaultRefusesStepsUntilRestored) {
   EXPECT_EXIT(
       {
         auto module = LoadLinReg(o);
-        std::_Exit(module == nullptr ? 2
-                                     : TrainFaultAndCheckRefusals(
-                                           *module, data, o, checkpoint,
-                                           refused));
+        std::_Exit(module == nullptr
+                       ? 2
+                       : TrainFaultAndCheckRefusals(*module, data, o,
+                                                    checkpoint, refused));
       },
       ::testing::ExitedWithCode(0), "");
 

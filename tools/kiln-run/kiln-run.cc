@@ -166,12 +166,28 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       if (name == "help") return bad("help");
       continue;
     }
-    static const std::set<std::string> kValued = {
-        "entry",   "inputs",       "params", "output",   "check",
-        "rtol",    "atol",         "warmup", "iters",    "steps",
-        "dataset", "batch-fields", "lr",     "schedule", "schedule-steps",
-        "seed",    "checkpoint",   "resume", "device",   "log-every",
-        "memory-limit", "checkpoint-every"};
+    static const std::set<std::string> kValued = {"entry",
+                                                  "inputs",
+                                                  "params",
+                                                  "output",
+                                                  "check",
+                                                  "rtol",
+                                                  "atol",
+                                                  "warmup",
+                                                  "iters",
+                                                  "steps",
+                                                  "dataset",
+                                                  "batch-fields",
+                                                  "lr",
+                                                  "schedule",
+                                                  "schedule-steps",
+                                                  "seed",
+                                                  "checkpoint",
+                                                  "resume",
+                                                  "device",
+                                                  "log-every",
+                                                  "memory-limit",
+                                                  "checkpoint-every"};
     if (kValued.count(name) == 0) {
       return bad(absl::StrCat("unknown flag --", name));
     }
@@ -603,7 +619,8 @@ size_t HostResidentBytes() {
   const int read = std::fscanf(statm, "%lu %lu", &pages, &resident);
   std::fclose(statm);
   if (read != 2) return 0;
-  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return static_cast<size_t>(resident) *
+         static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 // The process's peak resident set (VmHWM), 0 where /proc has none.
@@ -728,8 +745,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
                               saved_step, " is intact: continue with --resume ",
                               saved_from);
       }
-      return Annotate(result.status(),
-                      absl::StrCat("step ", step + 1, intact));
+      return Annotate(result.status(), absl::StrCat("step ", step + 1, intact));
     }
     if (f.checkpoint_every > 0 && (step + 1) % f.checkpoint_every == 0 &&
         step + 1 < total) {

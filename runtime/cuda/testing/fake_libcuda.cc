@@ -261,7 +261,8 @@ CUresult cuStreamDestroy(CUstream stream) {
 }
 CUresult cuStreamSynchronize(CUstream stream) {
   auto* s = reinterpret_cast<FakeStream*>(stream);
-  if (s != nullptr && s->capturing) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  if (s != nullptr && s->capturing)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   return sticky_fault;
 }
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
