@@ -671,53 +671,44 @@ absl::StatusOr<GradientStats> Executor::Stats(const std::vector<int>& buffers) {
   return stats;
 }
 
-absl::Status Executor::Scale(const std::vector<int>& buffers, float scale) {
-  KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
+absl::Status Executor::LaunchOnEach(
+    const std::vector<int>& buffers,
+    const std::function<absl::Status(size_t, CUdeviceptr, long long)>& launch) {
   return Guarded([&]() -> absl::Status {
-    for (int i : buffers) {
+    for (size_t t = 0; t < buffers.size(); ++t) {
+      const int i = buffers[t];
       const long long n = NumElements(artifact().resident_buffers[i].shape);
       if (n == 0) continue;
-      const CUdeviceptr g = residents_[i].data();
-      KILN_RETURN_IF_ERROR(
-          k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale));
+      KILN_RETURN_IF_ERROR(launch(t, residents_[i].data(), n));
       ++stats_.kernel_launches;
     }
     return stream_->Synchronize();
   });
 }
 
+absl::Status Executor::Scale(const std::vector<int>& buffers, float scale) {
+  KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
+  return LaunchOnEach(buffers, [&](size_t, CUdeviceptr g, long long n) {
+    return k->scale.LaunchWith(*stream_, ToolConfig(n), g, n, scale);
+  });
+}
+
 absl::Status Executor::ClipValue(const std::vector<int>& buffers, float value) {
   KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
-  return Guarded([&]() -> absl::Status {
-    for (int i : buffers) {
-      const long long n = NumElements(artifact().resident_buffers[i].shape);
-      if (n == 0) continue;
-      const CUdeviceptr g = residents_[i].data();
-      KILN_RETURN_IF_ERROR(
-          k->clip_value.LaunchWith(*stream_, ToolConfig(n), g, n, value));
-      ++stats_.kernel_launches;
-    }
-    return stream_->Synchronize();
+  return LaunchOnEach(buffers, [&](size_t, CUdeviceptr g, long long n) {
+    return k->clip_value.LaunchWith(*stream_, ToolConfig(n), g, n, value);
   });
 }
 
 absl::Status Executor::Noise(const std::vector<int>& buffers, float stddev,
                              uint64_t seed, uint32_t offset) {
   KILN_ASSIGN_OR_RETURN(const GradKernels* k, Tools());
-  return Guarded([&]() -> absl::Status {
-    for (size_t t = 0; t < buffers.size(); ++t) {
-      const int i = buffers[t];
-      const long long n = NumElements(artifact().resident_buffers[i].shape);
-      if (n == 0) continue;
-      const CUdeviceptr g = residents_[i].data();
-      const unsigned long long s = seed;
-      const unsigned int stream = static_cast<unsigned int>(t);
-      const unsigned int off = offset;
-      KILN_RETURN_IF_ERROR(k->noise.LaunchWith(*stream_, ToolConfig(n), g, n,
-                                               stddev, s, stream, off));
-      ++stats_.kernel_launches;
-    }
-    return stream_->Synchronize();
+  return LaunchOnEach(buffers, [&](size_t t, CUdeviceptr g, long long n) {
+    const unsigned long long s = seed;
+    const unsigned int stream = static_cast<unsigned int>(t);
+    const unsigned int off = offset;
+    return k->noise.LaunchWith(*stream_, ToolConfig(n), g, n, stddev, s, stream,
+                               off);
   });
 }
 

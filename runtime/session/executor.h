@@ -150,6 +150,11 @@ class Executor {
   // Runs `work` (which launches kernels) unless a fault is recorded, and
   // records its error as the fault.
   absl::Status Guarded(const std::function<absl::Status()>& work);
+  // Guarded: `launch(t, data, elements)` for each non-empty buffers[t], then
+  // a wait for them all.
+  absl::Status LaunchOnEach(
+      const std::vector<int>& buffers,
+      const std::function<absl::Status(size_t, CUdeviceptr, long long)>& launch);
 
   std::shared_ptr<ModuleState> module_;
   SessionOptions options_;
