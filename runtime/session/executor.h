@@ -154,7 +154,8 @@ class Executor {
   // a wait for them all.
   absl::Status LaunchOnEach(
       const std::vector<int>& buffers,
-      const std::function<absl::Status(size_t, CUdeviceptr, long long)>& launch);
+      const std::function<absl::Status(size_t, CUdeviceptr, long long)>&
+          launch);
 
   std::shared_ptr<ModuleState> module_;
   SessionOptions options_;
