@@ -64,6 +64,12 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
     pm.addPass(createKilnMakeTrainStep(step));
   }
 
+  if (options.memoryBudget > 0) {
+    KilnRecomputeOptions recompute;
+    recompute.memoryBudget = options.memoryBudget;
+    recompute.reuseDelay = options.reuseDelay;
+    pm.addPass(createKilnRecompute(recompute));
+  }
   pm.addPass(createKilnFuse());
   KilnPlanMemoryOptions memory;
   memory.reuseDelay = options.reuseDelay;

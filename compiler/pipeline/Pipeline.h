@@ -98,6 +98,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Storage of parameters and activations: f32, bf16 or "
                      "f16 (compute stays f32)"),
       llvm::cl::init("f32")};
+  Option<uint64_t> memoryBudget{
+      *this, "memory-budget",
+      llvm::cl::desc("Device bytes a training step may use (resident buffers "
+                     "plus its arena); above it, cheap activations are "
+                     "recomputed in the backward (0: no budget)"),
+      llvm::cl::init(0)};
   Option<unsigned> reuseDelay{
       *this, "reuse-delay",
       llvm::cl::desc("Kernels after a tensor's last use before its bytes are "

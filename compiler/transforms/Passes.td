@@ -78,6 +78,35 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnRecompute : Pass<"kiln-recompute", "mlir::ModuleOp"> {
+  let summary = "Recomputes cheap activations in the backward to fit a "
+                "memory budget";
+  let description = [{
+    Before fusion, for each training entry (forward_backward, train_step)
+    whose device memory (every resident buffer of the module plus the
+    entry's arena, as kiln-plan-memory will plan them; workspaces that code
+    generation adds are not counted) exceeds `memory-budget` bytes: a tensor
+    computed by a
+    pointwise op or a norm and read again much later (in the backward) is
+    computed a second time just before that later read, from operands that
+    are still live there anyway, instead of being kept across the gap.
+    Candidates are tried largest first; each is kept only if the planned
+    arena shrinks, until the budget is met. The results are the same: the
+    recomputed op is a copy of the first. Each function gets
+    `kiln.recomputed`, one entry per copy (the op, its bytes, the arena
+    before and after), which kilnc --stats prints; a budget that cannot be
+    met is a warning that says how far off the plan is.
+  }];
+  let options = [
+    Option<"memoryBudget", "memory-budget", "uint64_t", /*default=*/"0",
+           "device bytes a training step may use (0: no budget)">,
+    Option<"reuseDelay", "reuse-delay", "unsigned", /*default=*/"0",
+           "as kiln-plan-memory's, so that the arenas measured are the "
+           "ones the plan will have">,
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def KilnMixedPrecision : Pass<"kiln-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Stores parameters and activations in bf16 or f16";
   let description = [{

@@ -145,6 +145,13 @@ static cl::opt<bool> noMergeLaunches(
     cl::desc("keep every fusion's launches apart (by default, launches that "
              "may run at once run as one kernel)"),
     cl::cat(category));
+static cl::opt<uint64_t> memoryBudget(
+    "memory-budget",
+    cl::desc("device bytes a training step may use, resident buffers plus "
+             "its arena; above it, cheap activations (pointwise ops, norms) "
+             "are computed again in the backward instead of kept (--stats "
+             "shows the choice)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<bool> noKernelCache("no-kernel-cache",
                                    cl::desc("compile every kernel"),
                                    cl::cat(category));
@@ -217,6 +224,26 @@ static void printStats(const codegen::CompiledModule &module) {
       llvm::errs() << (index ? ", " : "") << family.first << " "
                    << family.second;
     llvm::errs() << "\n";
+  }
+}
+
+/// What --memory-budget chose to compute again (kiln-recompute).
+static void printRecomputed(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>()) {
+    auto choices = function->getAttrOfType<ArrayAttr>("kiln.recomputed");
+    if (!choices)
+      continue;
+    for (auto choice : choices.getAsRange<DictionaryAttr>()) {
+      auto integer = [&](StringRef key) {
+        return choice.getAs<IntegerAttr>(key).getValue().getZExtValue();
+      };
+      llvm::errs() << "recompute in " << function.getSymName() << ": "
+                   << choice.getAs<StringAttr>("op").getValue() << " ("
+                   << integer("bytes") << " bytes) computed again where the "
+                   << "backward reads it: arena " << integer("arena_before")
+                   << " -> " << integer("arena_after")
+                   << " bytes, one more pointwise or norm pass\n";
+    }
   }
 }
 
@@ -297,6 +324,7 @@ int main(int argc, char **argv) {
   // Launch merging runs a kernel beside its predecessor only when it does
   // not write over what the predecessor reads: keep freed bytes one kernel.
   options.reuseDelay = noMergeLaunches ? 0u : 1u;
+  options.memoryBudget = memoryBudget.getValue();
   options.codegen = emit != "mlir";
   options.arch = arch.getValue();
   options.tf32 = tf32.getValue();
@@ -369,8 +397,10 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (llvm::AreStatisticsEnabled())
+  if (llvm::AreStatisticsEnabled()) {
     printStats(compiled);
+    printRecomputed(*module);
+  }
   if (emit == "cuda" || emit == "ptx") {
     for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
       output->os() << "// ===== " << kernel.name << " =====\n"
