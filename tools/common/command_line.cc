@@ -101,11 +101,16 @@ std::string HelpText(const Usage& usage) {
       } else {
         line.resize(kDescriptionColumn, ' ');
       }
+      // The default is kept on one line: its spaces are protected from
+      // wrapping.
       const std::string description =
-          absl::StrCat(flag->Help(), " (default: ", DefaultOf(*flag), ")");
-      absl::StrAppend(&out, line,
-                      Wrap(description, kDescriptionColumn, kDescriptionColumn),
-                      "\n");
+          absl::StrCat(flag->Help(), " (default:\x01", DefaultOf(*flag), ")");
+      absl::StrAppend(
+          &out, line,
+          absl::StrReplaceAll(
+              Wrap(description, kDescriptionColumn, kDescriptionColumn),
+              {{"\x01", " "}}),
+          "\n");
     }
   }
   if (!usage.footer.empty()) absl::StrAppend(&out, "\n", usage.footer);
