@@ -56,8 +56,24 @@ must_print eval_needs_fields "--dataset and --batch-fields go together"
 expect 2 eval_no_inputs "${kiln_run}" linreg.kiln --dataset linreg.kilndata --batch-fields x,y \
     --inputs batch.safetensors
 must_print eval_no_inputs "does not go with --inputs"
+expect 2 bad_real "${kiln_run}" linreg.kiln --steps 5 --inputs batch.safetensors --lr inf
+must_print bad_real "--lr: 'inf' is not a number"
+expect 2 needs_value "${kiln_run}" linreg.kiln --steps
+must_print needs_value "--steps needs a value"
+expect 2 inference_flag_in_training "${kiln_run}" linreg.kiln --steps=5 --inputs=batch.safetensors --bench
+must_print inference_flag_in_training "training (--steps) uses train_step"
+expect 2 checkpoint_needs_steps "${kiln_run}" linreg.kiln --checkpoint out.safetensors
+must_print checkpoint_needs_steps "--checkpoint and --resume need --steps"
 expect 0 help "${kiln_run}" --help
 must_print help "--memory-limit BYTES"
+# Every option, with its default.
+for flag in device memory-limit entry inputs params output check rtol atol scaled-atol \
+    bench serial-launches allow-nonfinite-inputs warmup iters steps dataset batch-fields \
+    lr schedule schedule-steps seed no-shuffle checkpoint checkpoint-every resume log-every; do
+  must_print help "  --${flag}"
+done
+must_print help "peak learning rate (default: 0.001)"
+must_print help "constant | cosine (default: constant)"
 expect 2 bad_memory_limit "${kiln_run}" predict.kiln --memory-limit 0
 must_print bad_memory_limit "--memory-limit must be >= 1"
 
