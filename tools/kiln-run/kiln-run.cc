@@ -40,6 +40,8 @@
 #include "runtime/io/finite.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/memory/pool.h"
+#include "runtime/observe/event_file.h"
+#include "runtime/observe/loss_curve.h"
 #include "tools/common/command_line.h"
 
 ABSL_FLAG(int, device, 0, "the GPU to run on");
@@ -102,6 +104,11 @@ ABSL_FLAG(std::optional<int64_t>, checkpoint_every, std::nullopt,
           "leaves the last one intact for --resume)");
 ABSL_FLAG(std::string, resume, "",
           "start from a checkpoint (its step is kept)");
+ABSL_FLAG(std::string, log_dir, "",
+          "write a TensorBoard event file DIR/events.out.tfevents.<time>.<host> "
+          "(loss, learning rate, steps/s, device pool bytes and, where the "
+          "artifact computes them, gradient statistics, every --log-every "
+          "steps) and the loss curve DIR/loss.svg at the end");
 ABSL_FLAG(int64_t, log_every, 0,
           "progress lines every N steps when not on a terminal (0: steps / "
           "20)");
@@ -133,7 +140,7 @@ Exit status: 0 on success, 1 when running failed or --check found a mismatch
        {"entry", "params", "output", "bench", "iters"}},
       {"Training (given --steps):",
        {"steps", "lr", "schedule", "schedule_steps", "no_shuffle",
-        "checkpoint", "checkpoint_every", "resume", "log_every"}},
+        "checkpoint", "checkpoint_every", "resume", "log_every", "log_dir"}},
   };
   usage.metavars = {
       {"memory_limit", "BYTES"}, {"inputs", "FILE"},
@@ -143,7 +150,7 @@ Exit status: 0 on success, 1 when running failed or --check found a mismatch
       {"entry", "NAME"},         {"params", "FILE"},
       {"output", "FILE"},        {"lr", "LR"},
       {"schedule", "NAME"},      {"checkpoint", "FILE"},
-      {"resume", "FILE"},
+      {"resume", "FILE"},        {"log_dir", "DIR"},
   };
   return usage;
 }
@@ -177,6 +184,7 @@ struct Flags {
   int64_t checkpoint_every = 0;
   std::string resume;
   int64_t log_every = 0;
+  std::string log_dir;
 };
 
 // The parsed command line; a bad one exits with status 2 and a message.
@@ -231,6 +239,7 @@ Flags ParseFlags(int argc, char** argv) {
   }
   f.resume = absl::GetFlag(FLAGS_resume);
   f.log_every = absl::GetFlag(FLAGS_log_every);
+  f.log_dir = absl::GetFlag(FLAGS_log_dir);
 
   if (positional.size() != 1) {
     bad(positional.empty() ? "no model given"
@@ -257,6 +266,7 @@ Flags ParseFlags(int argc, char** argv) {
     if (!f.checkpoint.empty() || !f.resume.empty()) {
       bad("--checkpoint and --resume need --steps");
     }
+    if (!f.log_dir.empty()) bad("--log-dir needs --steps");
     if (f.dataset.empty() != f.batch_fields.empty()) {
       bad("--dataset and --batch-fields go together");
     }
@@ -619,6 +629,92 @@ absl::Status PrintSkippedUpdates(Runtime& rt, Trainer& trainer) {
   return absl::OkStatus();
 }
 
+// --log-dir: a TensorBoard event file with the scalars of every logged
+// step, and the loss of every step as DIR/loss.svg at the end.
+class TrainingLog {
+ public:
+  static absl::StatusOr<std::unique_ptr<TrainingLog>> Open(
+      const std::string& dir, const std::string& model) {
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<observe::EventFileWriter> events,
+                          observe::EventFileWriter::Open(dir));
+    return std::unique_ptr<TrainingLog>(
+        new TrainingLog(dir, model, std::move(events)));
+  }
+
+  // Training starts after `step` (0, or a resumed checkpoint's step).
+  void Begin(int64_t step) {
+    last_step_ = step;
+    last_time_ = std::chrono::steady_clock::now();
+  }
+
+  void AddLoss(int64_t step, float loss) { losses_.push_back({step, loss}); }
+
+  // The scalars of `step`: steps/s is the rate since the previous call.
+  absl::Status AddStep(int64_t step, float loss, float lr, Runtime& rt,
+                       Trainer& trainer) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::pair<std::string, double>> scalars = {
+        {"loss", loss}, {"learning_rate", lr}};
+    if (last_step_ >= 0) {
+      const double seconds =
+          std::chrono::duration<double>(now - last_time_).count();
+      scalars.push_back({"steps_per_second",
+                         (step - last_step_) / std::max(seconds, 1e-9)});
+    }
+    last_step_ = step;
+    last_time_ = now;
+    const PoolStats pool = rt.pool().stats();
+    scalars.push_back({"device/pool_bytes_in_use",
+                       static_cast<double>(pool.bytes_in_use)});
+    scalars.push_back({"device/pool_peak_bytes_in_use",
+                       static_cast<double>(pool.peak_bytes_in_use)});
+    // The statistics the update computed (kilnc --grad-stats) and, under a
+    // skip policy, the updates skipped so far.
+    static constexpr std::pair<const char*, const char*> kStatistics[] = {
+        {"grad_stats.global_norm", "grad/global_norm"},
+        {"grad_stats.max_abs", "grad/max_abs"},
+        {"grad_stats.nonfinite_count", "grad/nonfinite_count"}};
+    for (const auto& [output, tag] : kStatistics) {
+      if (!trainer.HasUpdateOutput(output)) continue;
+      KILN_ASSIGN_OR_RETURN(float value, trainer.UpdateOutput(output));
+      scalars.push_back({tag, value});
+    }
+    if (trainer.Buffer("grad_stats.skipped_updates").ok()) {
+      KILN_ASSIGN_OR_RETURN(Tensor t,
+                            trainer.Buffer("grad_stats.skipped_updates"));
+      KILN_ASSIGN_OR_RETURN(HostTensor host, rt.Download(t));
+      float skipped = 0;
+      std::memcpy(&skipped, host.data.data(), sizeof(skipped));
+      scalars.push_back({"grad/skipped_updates", skipped});
+    }
+    return events_->AddScalars(step, scalars);
+  }
+
+  // Closes the event file and writes the loss curve.
+  absl::Status Finish() {
+    KILN_RETURN_IF_ERROR(events_->Close());
+    return observe::WriteLossCurveSvg(curve_path_, losses_,
+                                      absl::StrCat("training loss: ", model_));
+  }
+
+  const std::string& events_path() const { return events_->path(); }
+  const std::string& curve_path() const { return curve_path_; }
+
+ private:
+  TrainingLog(const std::string& dir, std::string model,
+              std::unique_ptr<observe::EventFileWriter> events)
+      : curve_path_(dir + "/loss.svg"),
+        model_(std::move(model)),
+        events_(std::move(events)) {}
+
+  std::string curve_path_;
+  std::string model_;
+  std::unique_ptr<observe::EventFileWriter> events_;
+  std::vector<observe::CurvePoint> losses_;
+  int64_t last_step_ = -1;
+  std::chrono::steady_clock::time_point last_time_;
+};
+
 absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   KILN_ASSIGN_OR_RETURN(
       auto trainer,
@@ -671,12 +767,18 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
 
   const bool skips_nonfinite =
       trainer->Buffer("grad_stats.skipped_updates").ok();
+  std::unique_ptr<TrainingLog> log;
+  if (!f.log_dir.empty()) {
+    KILN_ASSIGN_OR_RETURN(log, TrainingLog::Open(f.log_dir, f.model));
+    std::printf("logging to %s\n", log->events_path().c_str());
+  }
   const bool tty = isatty(fileno(stdout));
   const int64_t log_every = f.log_every > 0
                                 ? f.log_every
                                 : std::max<int64_t>(1, (total - start) / 20);
   const auto t0 = std::chrono::steady_clock::now();
   auto last_print = t0;
+  if (log != nullptr) log->Begin(start);
   int64_t last_print_step = start;
   float loss = NAN, first_loss = NAN;
   // The last checkpoint a failed step can be resumed from.
@@ -700,6 +802,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
                               saved_step, " is intact: continue with --resume ",
                               saved_from);
       }
+      if (log != nullptr) log->Finish().IgnoreError();
       return Annotate(result.status(),
                       absl::StrCat("step ", step + 1, intact));
     }
@@ -711,10 +814,12 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     }
     loss = *result;
     if (step == start) first_loss = loss;
+    if (log != nullptr) log->AddLoss(step + 1, loss);
     // Under a skip policy the step's update was skipped and counted; without
     // one the parameters are lost and the run stops.
     if (!std::isfinite(loss) && !skips_nonfinite) {
       if (tty) std::printf("\n");
+      if (log != nullptr) log->Finish().IgnoreError();
       std::fprintf(stderr, "kiln-run: the loss is %g at step %lld\n", loss,
                    static_cast<long long>(step + 1));
       return 1;
@@ -723,6 +828,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     const double elapsed = std::chrono::duration<double>(now - t0).count();
     const double rate = (step + 1 - start) / std::max(elapsed, 1e-9);
     const bool last = step + 1 == total;
+    if (log != nullptr && ((step + 1 - start) % log_every == 0 || last)) {
+      KILN_RETURN_IF_ERROR(log->AddStep(step + 1, loss, lr, rt, *trainer));
+    }
     const bool due =
         tty ? (std::chrono::duration<double>(now - last_print).count() > 0.1 ||
                last)
@@ -764,6 +872,11 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
       MiB(pool.peak_bytes_in_use), MiB(pool.peak_bytes_reserved),
       MiB(HostPeakResidentBytes()));
   KILN_RETURN_IF_ERROR(PrintSkippedUpdates(rt, *trainer));
+  if (log != nullptr) {
+    KILN_RETURN_IF_ERROR(log->Finish());
+    std::printf("wrote %s and %s\n", log->events_path().c_str(),
+                log->curve_path().c_str());
+  }
   if (!f.checkpoint.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
     std::printf("wrote checkpoint %s (step %lld)\n", f.checkpoint.c_str(),
