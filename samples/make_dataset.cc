@@ -63,7 +63,8 @@
 
 ABSL_FLAG(std::string, task, "sine",
           "sine | regression | order | wide | text | digits");
-ABSL_FLAG(std::string, out, "", "the KILNDATA file (text, digits: the "
+ABSL_FLAG(std::string, out, "",
+          "the KILNDATA file (text, digits: the "
           "training split); required");
 ABSL_FLAG(int64_t, records, 0,
           "records to write (0: the task's, 4000; text: all windows)");
@@ -128,12 +129,11 @@ kiln::cli::Usage MakeDatasetUsage() {
   usage.sections = {
       {"Options:", {"task", "out", "records", "seed"}},
       {"wide:", {"features"}},
-      {"text and digits:", {"text", "csv", "heldout_out", "length", "stride",
-                            "heldout_fraction"}},
+      {"text and digits:",
+       {"text", "csv", "heldout_out", "length", "stride", "heldout_fraction"}},
   };
-  usage.metavars = {{"task", "NAME"}, {"out", "FILE"},
-                    {"seed", "S"},    {"text", "FILE"},
-                    {"csv", "FILE"},  {"heldout_out", "FILE"},
+  usage.metavars = {{"task", "NAME"}, {"out", "FILE"}, {"seed", "S"},
+                    {"text", "FILE"}, {"csv", "FILE"}, {"heldout_out", "FILE"},
                     {"features", "F"}};
   return usage;
 }

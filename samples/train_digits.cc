@@ -89,13 +89,16 @@ kiln::cli::Usage TrainDigitsUsage() {
       "\n"
       "Trains samples/digits_cnn.mlir on the GPU and reports its held-out\n"
       "accuracy.";
-  usage.sections = {{"Options:",
-                     {"model", "eval_model", "train", "heldout", "epochs",
-                      "lr", "warmup", "seed", "no_shuffle", "checkpoint",
-                      "expect_accuracy_above"}}};
-  usage.metavars = {{"model", "FILE.kiln"},     {"eval_model", "FILE.kiln"},
-                    {"train", "FILE.kilndata"}, {"heldout", "FILE.kilndata"},
-                    {"seed", "S"},              {"lr", "LR"},
+  usage.sections = {
+      {"Options:",
+       {"model", "eval_model", "train", "heldout", "epochs", "lr", "warmup",
+        "seed", "no_shuffle", "checkpoint", "expect_accuracy_above"}}};
+  usage.metavars = {{"model", "FILE.kiln"},
+                    {"eval_model", "FILE.kiln"},
+                    {"train", "FILE.kilndata"},
+                    {"heldout", "FILE.kilndata"},
+                    {"seed", "S"},
+                    {"lr", "LR"},
                     {"checkpoint", "FILE"}};
   return usage;
 }

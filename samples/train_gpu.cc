@@ -60,8 +60,8 @@ kiln::cli::Usage TrainGpuUsage() {
   usage.sections = {{"Options:",
                      {"model", "task", "steps", "seed", "lr", "warmup",
                       "final_lr_fraction", "expect_mse_below"}}};
-  usage.metavars = {{"model", "FILE.kiln"}, {"task", "NAME"},
-                    {"seed", "S"},          {"lr", "LR"}};
+  usage.metavars = {
+      {"model", "FILE.kiln"}, {"task", "NAME"}, {"seed", "S"}, {"lr", "LR"}};
   return usage;
 }
 

@@ -81,13 +81,16 @@ kiln::cli::Usage TrainTransformerUsage() {
       "\n"
       "Trains a token-sequence sample on the GPU from KILNDATA files, then\n"
       "evaluates it on the held-out data.";
-  usage.sections = {{"Options:",
-                     {"model", "eval_model", "train", "heldout", "steps", "lr",
-                      "warmup", "seed", "log_every", "expect_accuracy_above",
-                      "expect_bits_below"}}};
-  usage.metavars = {{"model", "FILE.kiln"},     {"eval_model", "FILE.kiln"},
-                    {"train", "FILE.kilndata"}, {"heldout", "FILE.kilndata"},
-                    {"seed", "S"},              {"lr", "LR"}};
+  usage.sections = {
+      {"Options:",
+       {"model", "eval_model", "train", "heldout", "steps", "lr", "warmup",
+        "seed", "log_every", "expect_accuracy_above", "expect_bits_below"}}};
+  usage.metavars = {{"model", "FILE.kiln"},
+                    {"eval_model", "FILE.kiln"},
+                    {"train", "FILE.kilndata"},
+                    {"heldout", "FILE.kilndata"},
+                    {"seed", "S"},
+                    {"lr", "LR"}};
   return usage;
 }
 

@@ -36,16 +36,14 @@ absl::Status MakeDirectories(const std::string& dir) {
     if (i == dir.size() || (dir[i] == '/' && i > 0)) {
       prefix = dir.substr(0, i);
       if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
-        return absl::InternalError(absl::StrCat("cannot create directory ",
-                                                prefix, ": ",
-                                                std::strerror(errno)));
+        return absl::InternalError(absl::StrCat(
+            "cannot create directory ", prefix, ": ", std::strerror(errno)));
       }
     }
   }
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir, " is not a directory"));
+    return absl::InvalidArgumentError(absl::StrCat(dir, " is not a directory"));
   }
   return absl::OkStatus();
 }
@@ -58,7 +56,9 @@ std::string HostName() {
   return name;
 }
 
-double NowSeconds() { return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()); }
+double NowSeconds() {
+  return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+}
 
 }  // namespace
 
@@ -77,14 +77,14 @@ absl::StatusOr<std::vector<std::string>> SplitRecords(absl::string_view bytes) {
   size_t offset = 0;
   while (offset < bytes.size()) {
     auto bad = [&](absl::string_view what) {
-      return absl::DataLossError(absl::StrCat("record ", records.size(),
-                                              " at offset ", offset, ": ",
-                                              what));
+      return absl::DataLossError(absl::StrCat(
+          "record ", records.size(), " at offset ", offset, ": ", what));
     };
     if (bytes.size() - offset < 12) return bad("truncated header");
     const char* p = bytes.data() + offset;
     const uint64_t length = ReadLittleEndian(p, 8);
-    if (MaskCrc(Crc32c(absl::string_view(p, 8))) != ReadLittleEndian(p + 8, 4)) {
+    if (MaskCrc(Crc32c(absl::string_view(p, 8))) !=
+        ReadLittleEndian(p + 8, 4)) {
       return bad("length CRC mismatch");
     }
     if (length > bytes.size() - offset - 12 ||

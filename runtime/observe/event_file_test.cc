@@ -78,8 +78,9 @@ TEST(EventFileTest, WritesAndReadsBackScalars) {
     ASSERT_TRUE(writer.ok()) << writer.status();
     path = (*writer)->path();
     EXPECT_THAT(path, StartsWith(dir + "/events.out.tfevents."));
-    ASSERT_TRUE((*writer)->AddScalars(1, {{"loss", 2.5}, {"learning_rate", 1e-3}},
-                                      1700000000.25)
+    ASSERT_TRUE((*writer)
+                    ->AddScalars(1, {{"loss", 2.5}, {"learning_rate", 1e-3}},
+                                 1700000000.25)
                     .ok());
     ASSERT_TRUE((*writer)->AddScalar(20, "loss", 0.125).ok());
     ASSERT_TRUE((*writer)->Close().ok());

@@ -17,11 +17,20 @@ std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -114,8 +123,9 @@ std::string LossCurveSvg(const std::vector<CurvePoint>& points,
       "<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 14 %.1f)\">loss</text>\n",
       kLeft + plot_w / 2, kHeight - 10, kTop + plot_h / 2, kTop + plot_h / 2);
-  svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" "
-         "points=\"";
+  svg +=
+      "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" "
+      "points=\"";
   for (size_t i = 0; i < finite.size(); ++i) {
     absl::StrAppendFormat(&svg, "%s%.2f,%.2f", i ? " " : "",
                           px(static_cast<double>(finite[i].step)),

@@ -389,8 +389,8 @@ bool Trainer::HasUpdateOutput(const std::string& name) const {
 
 absl::StatusOr<float> Trainer::UpdateOutput(const std::string& name) {
   if (!HasUpdateOutput(name)) {
-    return absl::NotFoundError(absl::StrCat(
-        "the update entry has no f32 scalar output '", name, "'"));
+    return absl::NotFoundError(
+        absl::StrCat("the update entry has no f32 scalar output '", name, "'"));
   }
   const artifact::Entry* e = executor_->FindEntry("train_step");
   if (e == nullptr) e = executor_->FindEntry("apply_update");

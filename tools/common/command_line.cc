@@ -20,37 +20,41 @@ namespace {
 constexpr size_t kDescriptionColumn = 28;
 constexpr size_t kWidth = 80;
 
-std::string Dashed(const std::string& name) {
+std::string Dashed(const std::string &name) {
   return absl::StrReplaceAll(name, {{"_", "-"}});
 }
 
-bool IsInteger(const absl::CommandLineFlag& flag) {
+bool IsInteger(const absl::CommandLineFlag &flag) {
   return flag.IsOfType<int>() || flag.IsOfType<int64_t>() ||
          flag.IsOfType<uint64_t>() || flag.IsOfType<std::optional<int>>() ||
          flag.IsOfType<std::optional<int64_t>>();
 }
 
-bool IsReal(const absl::CommandLineFlag& flag) {
+bool IsReal(const absl::CommandLineFlag &flag) {
   return flag.IsOfType<double>() || flag.IsOfType<float>() ||
          flag.IsOfType<std::optional<double>>();
 }
 
-std::string Metavar(const Usage& usage, const absl::CommandLineFlag& flag) {
-  if (flag.IsOfType<bool>()) return "";
+std::string Metavar(const Usage &usage, const absl::CommandLineFlag &flag) {
+  if (flag.IsOfType<bool>())
+    return "";
   auto it = usage.metavars.find(std::string(flag.Name()));
-  if (it != usage.metavars.end()) return it->second;
-  if (IsInteger(flag)) return "N";
-  if (IsReal(flag)) return "X";
+  if (it != usage.metavars.end())
+    return it->second;
+  if (IsInteger(flag))
+    return "N";
+  if (IsReal(flag))
+    return "X";
   return "VALUE";
 }
 
-std::string DefaultOf(const absl::CommandLineFlag& flag) {
+std::string DefaultOf(const absl::CommandLineFlag &flag) {
   std::string value = flag.DefaultValue();
   return value.empty() ? "none" : value;
 }
 
 // `text` wrapped to kWidth, each line but the first indented by `indent`.
-std::string Wrap(const std::string& text, size_t column, size_t indent) {
+std::string Wrap(const std::string &text, size_t column, size_t indent) {
   std::string out;
   bool first = true;
   for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
@@ -68,26 +72,28 @@ std::string Wrap(const std::string& text, size_t column, size_t indent) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
-std::vector<std::string> ListedFlags(const Usage& usage) {
+std::vector<std::string> ListedFlags(const Usage &usage) {
   std::vector<std::string> names;
   std::set<std::string> seen;
-  for (const Usage::Section& section : usage.sections) {
-    for (const std::string& name : section.flags) {
-      if (seen.insert(name).second) names.push_back(name);
+  for (const Usage::Section &section : usage.sections) {
+    for (const std::string &name : section.flags) {
+      if (seen.insert(name).second)
+        names.push_back(name);
     }
   }
   return names;
 }
 
-std::string HelpText(const Usage& usage) {
+std::string HelpText(const Usage &usage) {
   std::string out = usage.header;
-  if (!out.empty() && out.back() != '\n') out += '\n';
-  for (const Usage::Section& section : usage.sections) {
+  if (!out.empty() && out.back() != '\n')
+    out += '\n';
+  for (const Usage::Section &section : usage.sections) {
     absl::StrAppend(&out, "\n", section.title, "\n");
-    for (const std::string& name : section.flags) {
-      const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    for (const std::string &name : section.flags) {
+      const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
       if (flag == nullptr) {
         // A listing of a flag that is not defined is a bug of the tool.
         absl::StrAppend(&out, "  --", Dashed(name), "  (undefined flag)\n");
@@ -95,7 +101,8 @@ std::string HelpText(const Usage& usage) {
       }
       std::string line = absl::StrCat("  --", Dashed(name));
       const std::string metavar = Metavar(usage, *flag);
-      if (!metavar.empty()) absl::StrAppend(&line, " ", metavar);
+      if (!metavar.empty())
+        absl::StrAppend(&line, " ", metavar);
       if (line.size() + 2 > kDescriptionColumn) {
         absl::StrAppend(&line, "\n", std::string(kDescriptionColumn, ' '));
       } else {
@@ -105,28 +112,29 @@ std::string HelpText(const Usage& usage) {
       // wrapping.
       const std::string description =
           absl::StrCat(flag->Help(), " (default:\x01", DefaultOf(*flag), ")");
-      absl::StrAppend(
-          &out, line,
-          absl::StrReplaceAll(
-              Wrap(description, kDescriptionColumn, kDescriptionColumn),
-              {{"\x01", " "}}),
-          "\n");
+      absl::StrAppend(&out, line,
+                      absl::StrReplaceAll(Wrap(description, kDescriptionColumn,
+                                               kDescriptionColumn),
+                                          {{"\x01", " "}}),
+                      "\n");
     }
   }
-  if (!usage.footer.empty()) absl::StrAppend(&out, "\n", usage.footer);
-  if (!out.empty() && out.back() != '\n') out += '\n';
+  if (!usage.footer.empty())
+    absl::StrAppend(&out, "\n", usage.footer);
+  if (!out.empty() && out.back() != '\n')
+    out += '\n';
   return out;
 }
 
-absl::StatusOr<std::vector<std::string>> ParseArgs(
-    const std::vector<std::string>& args, const Usage& usage) {
+absl::StatusOr<std::vector<std::string>>
+ParseArgs(const std::vector<std::string> &args, const Usage &usage) {
   const std::vector<std::string> listed = ListedFlags(usage);
   const std::set<std::string> known(listed.begin(), listed.end());
-  auto bad = [](const std::string& m) { return absl::InvalidArgumentError(m); };
+  auto bad = [](const std::string &m) { return absl::InvalidArgumentError(m); };
   std::vector<std::string> positional;
   bool flags_done = false;
   for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+    const std::string &arg = args[i];
     if (flags_done || arg.rfind("--", 0) != 0) {
       positional.push_back(arg);
       continue;
@@ -142,13 +150,16 @@ absl::StatusOr<std::vector<std::string>> ParseArgs(
       spelt = spelt.substr(0, eq);
       has_value = true;
     }
-    if (spelt == "help") return absl::NotFoundError("help");
+    if (spelt == "help")
+      return absl::NotFoundError("help");
     const std::string name = absl::StrReplaceAll(spelt, {{"-", "_"}});
-    absl::CommandLineFlag* flag =
+    absl::CommandLineFlag *flag =
         known.count(name) ? absl::FindCommandLineFlag(name) : nullptr;
-    if (flag == nullptr) return bad(absl::StrCat("unknown flag --", spelt));
+    if (flag == nullptr)
+      return bad(absl::StrCat("unknown flag --", spelt));
     if (flag->IsOfType<bool>()) {
-      if (!has_value) value = "true";
+      if (!has_value)
+        value = "true";
     } else if (!has_value) {
       if (i + 1 >= args.size()) {
         return bad(absl::StrCat("--", spelt, " needs a value"));
@@ -166,11 +177,12 @@ absl::StatusOr<std::vector<std::string>> ParseArgs(
             absl::StrCat("--", spelt, ": '", value, "' is not an integer"));
       }
       if (IsReal(*flag)) {
-        return bad(absl::StrCat("--", spelt, ": '", value, "' is not a number"));
+        return bad(
+            absl::StrCat("--", spelt, ": '", value, "' is not a number"));
       }
       if (flag->IsOfType<bool>()) {
-        return bad(absl::StrCat("--", spelt, " takes no value (or true|false), not '",
-                                value, "'"));
+        return bad(absl::StrCat(
+            "--", spelt, " takes no value (or true|false), not '", value, "'"));
       }
       return bad(absl::StrCat("--", spelt, ": '", value, "': ", error));
     }
@@ -178,17 +190,18 @@ absl::StatusOr<std::vector<std::string>> ParseArgs(
   return positional;
 }
 
-void UsageError(const Usage& usage, const std::string& message) {
+void UsageError(const Usage &usage, const std::string &message) {
   std::fprintf(stderr, "%s: %s\n(%s --help lists the options)\n",
                usage.program.c_str(), message.c_str(), usage.program.c_str());
   std::exit(2);
 }
 
-std::vector<std::string> ParseCommandLine(int argc, char** argv,
-                                          const Usage& usage) {
+std::vector<std::string> ParseCommandLine(int argc, char **argv,
+                                          const Usage &usage) {
   absl::StatusOr<std::vector<std::string>> positional =
       ParseArgs(std::vector<std::string>(argv, argv + argc), usage);
-  if (positional.ok()) return *std::move(positional);
+  if (positional.ok())
+    return *std::move(positional);
   if (absl::IsNotFound(positional.status())) {
     std::fputs(HelpText(usage).c_str(), stdout);
     std::fflush(stdout);
@@ -197,4 +210,4 @@ std::vector<std::string> ParseCommandLine(int argc, char** argv,
   UsageError(usage, std::string(positional.status().message()));
 }
 
-}  // namespace kiln::cli
+} // namespace kiln::cli

@@ -34,15 +34,15 @@ Usage TestUsage() {
 }
 
 class CommandLineTest : public ::testing::Test {
- protected:
+protected:
   absl::FlagSaver saver_;
 };
 
 TEST_F(CommandLineTest, ParsesDashedNamesBothForms) {
-  auto positional = ParseArgs({"tool", "--memory-limit", "64", "model.kiln",
-                               "--lr=0.5", "--no-shuffle", "--schedule",
-                               "cosine", "--warmup", "7"},
-                              TestUsage());
+  auto positional =
+      ParseArgs({"tool", "--memory-limit", "64", "model.kiln", "--lr=0.5",
+                 "--no-shuffle", "--schedule", "cosine", "--warmup", "7"},
+                TestUsage());
   ASSERT_TRUE(positional.ok()) << positional.status();
   EXPECT_THAT(*positional, ElementsAre("model.kiln"));
   EXPECT_EQ(absl::GetFlag(FLAGS_memory_limit), 64);
@@ -72,7 +72,8 @@ TEST_F(CommandLineTest, Errors) {
   // so are Abseil's own flags.
   EXPECT_EQ(message({"tool", "--unlisted=x"}), "unknown flag --unlisted");
   EXPECT_EQ(message({"tool", "--flagfile=x"}), "unknown flag --flagfile");
-  EXPECT_EQ(message({"tool", "--memory-limit"}), "--memory-limit needs a value");
+  EXPECT_EQ(message({"tool", "--memory-limit"}),
+            "--memory-limit needs a value");
   EXPECT_EQ(message({"tool", "--memory-limit", "lots"}),
             "--memory-limit: 'lots' is not an integer");
   EXPECT_EQ(message({"tool", "--warmup", "1.5"}),
@@ -81,7 +82,8 @@ TEST_F(CommandLineTest, Errors) {
   EXPECT_EQ(message({"tool", "--lr=inf"}), "--lr: 'inf' is not a number");
   EXPECT_THAT(message({"tool", "--no-shuffle=maybe"}),
               HasSubstr("--no-shuffle takes no value"));
-  EXPECT_TRUE(absl::IsNotFound(ParseArgs({"tool", "--help"}, TestUsage()).status()));
+  EXPECT_TRUE(
+      absl::IsNotFound(ParseArgs({"tool", "--help"}, TestUsage()).status()));
 }
 
 TEST_F(CommandLineTest, HelpListsEveryFlagWithItsDefault) {
@@ -97,10 +99,10 @@ TEST_F(CommandLineTest, HelpListsEveryFlagWithItsDefault) {
   EXPECT_THAT(help, HasSubstr("(default: constant)"));
   EXPECT_THAT(help, HasSubstr("--warmup N                warm-up steps "
                               "(default: none)"));
-  for (const std::string& name : ListedFlags(TestUsage())) {
+  for (const std::string &name : ListedFlags(TestUsage())) {
     EXPECT_NE(absl::FindCommandLineFlag(name), nullptr) << name;
   }
 }
 
-}  // namespace
-}  // namespace kiln::cli
+} // namespace
+} // namespace kiln::cli

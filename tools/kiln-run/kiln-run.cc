@@ -70,9 +70,10 @@ ABSL_FLAG(std::string, check, "",
           "exits with status 1");
 ABSL_FLAG(double, rtol, 1e-5, "relative tolerance of --check");
 ABSL_FLAG(double, atol, 1e-6, "absolute tolerance of --check");
-ABSL_FLAG(bool, scaled_atol, false,
-          "atol is relative to each tensor's largest |expected| (for storage "
-          "types whose rounding scales with the tensor, bf16 over long chains)");
+ABSL_FLAG(
+    bool, scaled_atol, false,
+    "atol is relative to each tensor's largest |expected| (for storage "
+    "types whose rounding scales with the tensor, bf16 over long chains)");
 ABSL_FLAG(std::optional<int64_t>, warmup, std::nullopt,
           "--bench: calls before timing (none: 10); training: linear warm-up "
           "steps of the learning rate (none: 0)");
@@ -104,11 +105,12 @@ ABSL_FLAG(std::optional<int64_t>, checkpoint_every, std::nullopt,
           "leaves the last one intact for --resume)");
 ABSL_FLAG(std::string, resume, "",
           "start from a checkpoint (its step is kept)");
-ABSL_FLAG(std::string, log_dir, "",
-          "write a TensorBoard event file DIR/events.out.tfevents.<time>.<host> "
-          "(loss, learning rate, steps/s, device pool bytes and, where the "
-          "artifact computes them, gradient statistics, every --log-every "
-          "steps) and the loss curve DIR/loss.svg at the end");
+ABSL_FLAG(
+    std::string, log_dir, "",
+    "write a TensorBoard event file DIR/events.out.tfevents.<time>.<host> "
+    "(loss, learning rate, steps/s, device pool bytes and, where the "
+    "artifact computes them, gradient statistics, every --log-every "
+    "steps) and the loss curve DIR/loss.svg at the end");
 ABSL_FLAG(int64_t, log_every, 0,
           "progress lines every N steps when not on a terminal (0: steps / "
           "20)");
@@ -139,18 +141,26 @@ Exit status: 0 on success, 1 when running failed or --check found a mismatch
       {"Inference (without --steps):",
        {"entry", "params", "output", "bench", "iters"}},
       {"Training (given --steps):",
-       {"steps", "lr", "schedule", "schedule_steps", "no_shuffle",
-        "checkpoint", "checkpoint_every", "resume", "log_every", "log_dir"}},
+       {"steps", "lr", "schedule", "schedule_steps", "no_shuffle", "checkpoint",
+        "checkpoint_every", "resume", "log_every", "log_dir"}},
   };
   usage.metavars = {
-      {"memory_limit", "BYTES"}, {"inputs", "FILE"},
-      {"dataset", "FILE"},       {"batch_fields", "A,B"},
-      {"seed", "S"},             {"check", "FILE"},
-      {"rtol", "R"},             {"atol", "A"},
-      {"entry", "NAME"},         {"params", "FILE"},
-      {"output", "FILE"},        {"lr", "LR"},
-      {"schedule", "NAME"},      {"checkpoint", "FILE"},
-      {"resume", "FILE"},        {"log_dir", "DIR"},
+      {"memory_limit", "BYTES"},
+      {"inputs", "FILE"},
+      {"dataset", "FILE"},
+      {"batch_fields", "A,B"},
+      {"seed", "S"},
+      {"check", "FILE"},
+      {"rtol", "R"},
+      {"atol", "A"},
+      {"entry", "NAME"},
+      {"params", "FILE"},
+      {"output", "FILE"},
+      {"lr", "LR"},
+      {"schedule", "NAME"},
+      {"checkpoint", "FILE"},
+      {"resume", "FILE"},
+      {"log_dir", "DIR"},
   };
   return usage;
 }
@@ -585,7 +595,8 @@ size_t HostResidentBytes() {
   const int read = std::fscanf(statm, "%lu %lu", &pages, &resident);
   std::fclose(statm);
   if (read != 2) return 0;
-  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return static_cast<size_t>(resident) *
+         static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 // The process's peak resident set (VmHWM), 0 where /proc has none.
@@ -658,14 +669,14 @@ class TrainingLog {
     if (last_step_ >= 0) {
       const double seconds =
           std::chrono::duration<double>(now - last_time_).count();
-      scalars.push_back({"steps_per_second",
-                         (step - last_step_) / std::max(seconds, 1e-9)});
+      scalars.push_back(
+          {"steps_per_second", (step - last_step_) / std::max(seconds, 1e-9)});
     }
     last_step_ = step;
     last_time_ = now;
     const PoolStats pool = rt.pool().stats();
-    scalars.push_back({"device/pool_bytes_in_use",
-                       static_cast<double>(pool.bytes_in_use)});
+    scalars.push_back(
+        {"device/pool_bytes_in_use", static_cast<double>(pool.bytes_in_use)});
     scalars.push_back({"device/pool_peak_bytes_in_use",
                        static_cast<double>(pool.peak_bytes_in_use)});
     // The statistics the update computed (kilnc --grad-stats) and, under a
@@ -803,8 +814,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
                               saved_from);
       }
       if (log != nullptr) log->Finish().IgnoreError();
-      return Annotate(result.status(),
-                      absl::StrCat("step ", step + 1, intact));
+      return Annotate(result.status(), absl::StrCat("step ", step + 1, intact));
     }
     if (f.checkpoint_every > 0 && (step + 1) % f.checkpoint_every == 0 &&
         step + 1 < total) {
