@@ -56,8 +56,30 @@
 #include <utility>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "runtime/io/dataset.h"
 #include "samples/data/sine_task.h"
+#include "tools/common/command_line.h"
+
+ABSL_FLAG(std::string, task, "sine",
+          "sine | regression | order | wide | text | digits");
+ABSL_FLAG(std::string, out, "",
+          "the KILNDATA file (text, digits: the "
+          "training split); required");
+ABSL_FLAG(int64_t, records, 0,
+          "records to write (0: the task's, 4000; text: all windows)");
+ABSL_FLAG(int64_t, seed, 1, "seed of the data (and of the split's order)");
+ABSL_FLAG(int, features, 4096, "wide: features per record");
+ABSL_FLAG(std::string, text, "", "text: the text file to cut into windows");
+ABSL_FLAG(std::string, csv, "",
+          "digits: scikit-learn's digits.csv (64 pixels 0-16 and a label per "
+          "line)");
+ABSL_FLAG(std::string, heldout_out, "",
+          "text, digits: the held-out split's KILNDATA file");
+ABSL_FLAG(int, length, 128, "text: bytes per window");
+ABSL_FLAG(int, stride, 64, "text: bytes between training windows");
+ABSL_FLAG(double, heldout_fraction, 0.1,
+          "text, digits: the fraction held out, in (0, 1)");
 
 namespace {
 
@@ -87,64 +109,83 @@ struct Flags {
   double heldout_fraction = 0.1;
 };
 
-constexpr char kUsage[] =
-    "usage: make_dataset --task sine|regression|order --records N --seed S "
-    "--out FILE\n"
-    "       make_dataset --task wide --features F --records N --seed S --out "
-    "FILE\n"
-    "       make_dataset --task text --text FILE --out TRAIN --heldout-out "
-    "HELDOUT [--length 128] [--stride 64] [--heldout-fraction 0.1] "
-    "[--seed S] [--records N]\n"
-    "       make_dataset --task digits --csv FILE --out TRAIN --heldout-out "
-    "HELDOUT [--heldout-fraction 0.1] [--seed S]\n";
+kiln::cli::Usage MakeDatasetUsage() {
+  kiln::cli::Usage usage;
+  usage.program = "make_dataset";
+  usage.header =
+      "usage: make_dataset --task sine|regression|order --records N --seed S "
+      "--out FILE\n"
+      "       make_dataset --task wide --features F --records N --seed S "
+      "--out FILE\n"
+      "       make_dataset --task text --text FILE --out TRAIN --heldout-out "
+      "HELDOUT\n"
+      "                    [--length 128] [--stride 64] [--heldout-fraction "
+      "0.1] [--seed S] [--records N]\n"
+      "       make_dataset --task digits --csv FILE --out TRAIN --heldout-out "
+      "HELDOUT\n"
+      "                    [--heldout-fraction 0.1] [--seed S]\n"
+      "\n"
+      "Writes a sample task's data as a memory-mapped KILNDATA file.";
+  usage.sections = {
+      {"Options:", {"task", "out", "records", "seed"}},
+      {"wide:", {"features"}},
+      {"text and digits:",
+       {"text", "csv", "heldout_out", "length", "stride", "heldout_fraction"}},
+  };
+  usage.metavars = {{"task", "NAME"}, {"out", "FILE"}, {"seed", "S"},
+                    {"text", "FILE"}, {"csv", "FILE"}, {"heldout_out", "FILE"},
+                    {"features", "F"}};
+  return usage;
+}
 
-bool ParseFlags(int argc, char** argv, Flags& f) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string flag = argv[i];
-    const char* value = argv[i + 1];
-    if (flag == "--task") {
-      f.task = value;
-    } else if (flag == "--records") {
-      f.records = std::atol(value);
-    } else if (flag == "--seed") {
-      f.seed = std::strtoull(value, nullptr, 10);
-    } else if (flag == "--out") {
-      f.out = value;
-    } else if (flag == "--text") {
-      f.text = value;
-    } else if (flag == "--csv") {
-      f.csv = value;
-    } else if (flag == "--heldout-out") {
-      f.heldout_out = value;
-    } else if (flag == "--length") {
-      f.length = std::atoi(value);
-    } else if (flag == "--stride") {
-      f.stride = std::atoi(value);
-    } else if (flag == "--features") {
-      f.features = std::atoi(value);
-    } else if (flag == "--heldout-fraction") {
-      f.heldout_fraction = std::atof(value);
-    } else {
-      std::fprintf(stderr, "error: unknown flag %s\n", flag.c_str());
-      return false;
+// The parsed command line; a bad one exits with status 2 and a message.
+Flags ParseFlags(int argc, char** argv) {
+  const kiln::cli::Usage usage = MakeDatasetUsage();
+  const std::vector<std::string> positional =
+      kiln::cli::ParseCommandLine(argc, argv, usage);
+  auto bad = [&](const std::string& m) { kiln::cli::UsageError(usage, m); };
+  if (!positional.empty()) bad("unexpected argument '" + positional[0] + "'");
+  Flags f;
+  f.task = absl::GetFlag(FLAGS_task);
+  f.out = absl::GetFlag(FLAGS_out);
+  f.records = static_cast<long>(absl::GetFlag(FLAGS_records));
+  f.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  f.text = absl::GetFlag(FLAGS_text);
+  f.csv = absl::GetFlag(FLAGS_csv);
+  f.heldout_out = absl::GetFlag(FLAGS_heldout_out);
+  f.length = absl::GetFlag(FLAGS_length);
+  f.stride = absl::GetFlag(FLAGS_stride);
+  f.features = absl::GetFlag(FLAGS_features);
+  f.heldout_fraction = absl::GetFlag(FLAGS_heldout_fraction);
+  if (f.out.empty()) bad("--out is required");
+  if (f.records < 0) bad("--records must be >= 0");
+  const bool split = f.task == "text" || f.task == "digits";
+  if (split) {
+    if (f.heldout_out.empty()) bad("--task " + f.task + " needs --heldout-out");
+    if (!(f.heldout_fraction > 0 && f.heldout_fraction < 1)) {
+      bad("--heldout-fraction must be in (0, 1)");
     }
   }
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "error: %s needs a value\n", argv[argc - 1]);
-    return false;
-  }
-  if (f.out.empty() || f.records < 0) return false;
   if (f.task == "text") {
-    return !f.text.empty() && !f.heldout_out.empty() && f.length > 0 &&
-           f.stride > 0 && f.heldout_fraction > 0 && f.heldout_fraction < 1;
+    if (f.text.empty()) bad("--task text needs --text");
+    if (f.length < 1) bad("--length must be >= 1");
+    if (f.stride < 1) bad("--stride must be >= 1");
+    return f;
   }
   if (f.task == "digits") {
-    return !f.csv.empty() && !f.heldout_out.empty() &&
-           f.heldout_fraction > 0 && f.heldout_fraction < 1;
+    if (f.csv.empty()) bad("--task digits needs --csv");
+    return f;
   }
   if (f.records == 0) f.records = 4000;
-  if (f.task == "wide") return f.features > 0;
-  return f.task == "sine" || f.task == "regression" || f.task == "order";
+  if (f.task == "wide") {
+    if (f.features < 1) bad("--features must be >= 1");
+    return f;
+  }
+  if (f.task != "sine" && f.task != "regression" && f.task != "order") {
+    bad("--task: '" + f.task +
+        "' is not sine, regression, order, wide, text or digits");
+  }
+  return f;
 }
 
 int WriteSineOrRegression(const Flags& flags) {
@@ -412,11 +453,7 @@ int WriteDigitsTask(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags;
-  if (!ParseFlags(argc, argv, flags)) {
-    std::fprintf(stderr, "%s", kUsage);
-    return 2;
-  }
+  const Flags flags = ParseFlags(argc, argv);
   if (flags.task == "order") return WriteOrder(flags);
   if (flags.task == "wide") return WriteWide(flags);
   if (flags.task == "text") return WriteText(flags);

@@ -39,11 +39,30 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "kiln/batch_loader.h"
 #include "kiln/runtime.h"
 #include "runtime/io/dataset.h"
 #include "samples/data/dataset_records.h"
 #include "samples/data/sine_task.h"
+#include "tools/common/command_line.h"
+
+ABSL_FLAG(std::string, model, "", "training artifact (kilnc); required");
+ABSL_FLAG(std::string, eval_model, "",
+          "artifact of the same model with the evaluation's batch; required");
+ABSL_FLAG(std::string, train, "", "training data (KILNDATA); required");
+ABSL_FLAG(std::string, heldout, "", "held-out data (KILNDATA); required");
+ABSL_FLAG(int, epochs, 20, "passes over the training data (>= 1)");
+ABSL_FLAG(double, lr, 3e-3, "peak learning rate");
+ABSL_FLAG(int, warmup, 25, "linear warm-up steps (>= 0)");
+ABSL_FLAG(int64_t, seed, 1, "seed of the parameters and of the data order");
+ABSL_FLAG(bool, no_shuffle, false, "training records in file order");
+ABSL_FLAG(std::string, checkpoint, "",
+          "where the trained state is saved for the evaluation (none: a "
+          "temporary file)");
+ABSL_FLAG(double, expect_accuracy_above, -1,
+          "fail (status 1) unless the held-out accuracy is above X "
+          "(negative: no check)");
 
 namespace {
 
@@ -61,53 +80,55 @@ struct Flags {
   double expect_accuracy_above = -1;
 };
 
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--no-shuffle") {
-      flags.shuffle = false;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "error: %s needs a value\n", arg.c_str());
-      return false;
-    }
-    const char* value = argv[++i];
-    if (arg == "--model") {
-      flags.model = value;
-    } else if (arg == "--eval-model") {
-      flags.eval_model = value;
-    } else if (arg == "--train") {
-      flags.train = value;
-    } else if (arg == "--heldout") {
-      flags.heldout = value;
-    } else if (arg == "--epochs") {
-      flags.epochs = std::atoi(value);
-    } else if (arg == "--lr") {
-      flags.lr = std::atof(value);
-    } else if (arg == "--warmup") {
-      flags.warmup = std::atoi(value);
-    } else if (arg == "--seed") {
-      flags.seed = std::strtoull(value, nullptr, 10);
-    } else if (arg == "--checkpoint") {
-      flags.checkpoint = value;
-    } else if (arg == "--expect-accuracy-above") {
-      flags.expect_accuracy_above = std::atof(value);
-    } else {
-      std::fprintf(stderr, "error: unknown flag %s\n", arg.c_str());
-      return false;
-    }
-  }
-  if (flags.model.empty() || flags.eval_model.empty() || flags.train.empty() ||
-      flags.heldout.empty() || flags.epochs < 1 || flags.warmup < 0) {
-    std::fprintf(stderr,
-                 "usage: train_digits --model FILE.kiln --eval-model FILE.kiln "
-                 "--train FILE.kilndata --heldout FILE.kilndata [--epochs N] "
-                 "[--lr LR] [--warmup N] [--seed S] [--no-shuffle] "
-                 "[--checkpoint FILE] [--expect-accuracy-above X]\n");
-    return false;
-  }
-  return true;
+kiln::cli::Usage TrainDigitsUsage() {
+  kiln::cli::Usage usage;
+  usage.program = "train_digits";
+  usage.header =
+      "usage: train_digits --model FILE.kiln --eval-model FILE.kiln\n"
+      "           --train FILE.kilndata --heldout FILE.kilndata [options]\n"
+      "\n"
+      "Trains samples/digits_cnn.mlir on the GPU and reports its held-out\n"
+      "accuracy.";
+  usage.sections = {
+      {"Options:",
+       {"model", "eval_model", "train", "heldout", "epochs", "lr", "warmup",
+        "seed", "no_shuffle", "checkpoint", "expect_accuracy_above"}}};
+  usage.metavars = {{"model", "FILE.kiln"},
+                    {"eval_model", "FILE.kiln"},
+                    {"train", "FILE.kilndata"},
+                    {"heldout", "FILE.kilndata"},
+                    {"seed", "S"},
+                    {"lr", "LR"},
+                    {"checkpoint", "FILE"}};
+  return usage;
+}
+
+// The parsed command line; a bad one exits with status 2 and a message.
+Flags ParseFlags(int argc, char** argv) {
+  const kiln::cli::Usage usage = TrainDigitsUsage();
+  const std::vector<std::string> positional =
+      kiln::cli::ParseCommandLine(argc, argv, usage);
+  auto bad = [&](const std::string& m) { kiln::cli::UsageError(usage, m); };
+  if (!positional.empty()) bad("unexpected argument '" + positional[0] + "'");
+  Flags flags;
+  flags.model = absl::GetFlag(FLAGS_model);
+  flags.eval_model = absl::GetFlag(FLAGS_eval_model);
+  flags.train = absl::GetFlag(FLAGS_train);
+  flags.heldout = absl::GetFlag(FLAGS_heldout);
+  flags.epochs = absl::GetFlag(FLAGS_epochs);
+  flags.lr = absl::GetFlag(FLAGS_lr);
+  flags.warmup = absl::GetFlag(FLAGS_warmup);
+  flags.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  flags.shuffle = !absl::GetFlag(FLAGS_no_shuffle);
+  flags.checkpoint = absl::GetFlag(FLAGS_checkpoint);
+  flags.expect_accuracy_above = absl::GetFlag(FLAGS_expect_accuracy_above);
+  if (flags.model.empty()) bad("--model is required");
+  if (flags.eval_model.empty()) bad("--eval-model is required");
+  if (flags.train.empty()) bad("--train is required");
+  if (flags.heldout.empty()) bad("--heldout is required");
+  if (flags.epochs < 1) bad("--epochs must be >= 1");
+  if (flags.warmup < 0) bad("--warmup must be >= 0");
+  return flags;
 }
 
 int Fail(const absl::Status& status) {
@@ -136,8 +157,7 @@ absl::StatusOr<double> Scalar(kiln::Runtime& runtime,
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags;
-  if (!ParseFlags(argc, argv, flags)) return 2;
+  const Flags flags = ParseFlags(argc, argv);
 
   auto runtime = kiln::Runtime::Open(0);
   if (!runtime.ok()) return Fail(runtime.status());

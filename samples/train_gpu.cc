@@ -18,8 +18,23 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "kiln/runtime.h"
 #include "samples/data/sine_task.h"
+#include "tools/common/command_line.h"
+
+ABSL_FLAG(std::string, model, "", "training artifact (kilnc); required");
+ABSL_FLAG(std::string, task, "sine", "sine | regression");
+ABSL_FLAG(int, steps, 1000, "training steps");
+ABSL_FLAG(int64_t, seed, 1, "seed of the parameters and of the data");
+ABSL_FLAG(double, lr, 0,
+          "peak learning rate (0: the task's, 3e-3 sine, 1e-2 regression)");
+ABSL_FLAG(int, warmup, 50, "linear warm-up steps");
+ABSL_FLAG(double, final_lr_fraction, 0,
+          "the cosine's final learning rate, as a fraction of the peak");
+ABSL_FLAG(double, expect_mse_below, -1,
+          "fail (status 1) unless the held-out MSE is below X (negative: no "
+          "check)");
 
 namespace {
 
@@ -34,48 +49,47 @@ struct Flags {
   double expect_below = -1;
 };
 
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "error: %s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--model")
-      flags.model = value();
-    else if (arg == "--task")
-      flags.task = value();
-    else if (arg == "--steps")
-      flags.steps = std::atoi(value());
-    else if (arg == "--seed")
-      flags.seed = std::strtoull(value(), nullptr, 10);
-    else if (arg == "--lr")
-      flags.lr = std::atof(value());
-    else if (arg == "--warmup")
-      flags.warmup = std::atoi(value());
-    else if (arg == "--final-lr-fraction")
-      flags.final_fraction = std::atof(value());
-    else if (arg == "--expect-mse-below")
-      flags.expect_below = std::atof(value());
-    else {
-      std::fprintf(stderr, "error: unknown flag %s\n", arg.c_str());
-      return false;
-    }
+kiln::cli::Usage TrainGpuUsage() {
+  kiln::cli::Usage usage;
+  usage.program = "train_gpu";
+  usage.header =
+      "usage: train_gpu --model FILE.kiln --task sine|regression [options]\n"
+      "\n"
+      "Trains a compiled sample on the GPU with the runtime API (cosine\n"
+      "schedule) and evaluates it on held-out data.";
+  usage.sections = {{"Options:",
+                     {"model", "task", "steps", "seed", "lr", "warmup",
+                      "final_lr_fraction", "expect_mse_below"}}};
+  usage.metavars = {
+      {"model", "FILE.kiln"}, {"task", "NAME"}, {"seed", "S"}, {"lr", "LR"}};
+  return usage;
+}
+
+// The parsed command line; a bad one exits with status 2 and a message.
+Flags ParseFlags(int argc, char** argv) {
+  const kiln::cli::Usage usage = TrainGpuUsage();
+  const std::vector<std::string> positional =
+      kiln::cli::ParseCommandLine(argc, argv, usage);
+  if (!positional.empty()) {
+    kiln::cli::UsageError(usage, "unexpected argument '" + positional[0] + "'");
   }
-  if (flags.model.empty() ||
-      (flags.task != "sine" && flags.task != "regression")) {
-    std::fprintf(stderr,
-                 "usage: train_gpu --model FILE.kiln --task sine|regression "
-                 "[--steps N] [--seed S] [--lr LR] [--warmup N] "
-                 "[--expect-mse-below X]\n");
-    return false;
+  Flags flags;
+  flags.model = absl::GetFlag(FLAGS_model);
+  flags.task = absl::GetFlag(FLAGS_task);
+  flags.steps = absl::GetFlag(FLAGS_steps);
+  flags.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  flags.lr = absl::GetFlag(FLAGS_lr);
+  flags.warmup = absl::GetFlag(FLAGS_warmup);
+  flags.final_fraction = absl::GetFlag(FLAGS_final_lr_fraction);
+  flags.expect_below = absl::GetFlag(FLAGS_expect_mse_below);
+  if (flags.model.empty()) kiln::cli::UsageError(usage, "--model is required");
+  if (flags.task != "sine" && flags.task != "regression") {
+    kiln::cli::UsageError(
+        usage, "--task: '" + flags.task + "' is not sine or regression");
   }
   if (flags.lr <= 0)
     flags.lr = kiln::samples::DefaultPeakLearningRate(flags.task);
-  return true;
+  return flags;
 }
 
 // One batch shaped like the entry's inputs x and y.
@@ -107,8 +121,7 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags;
-  if (!ParseFlags(argc, argv, flags)) return 2;
+  const Flags flags = ParseFlags(argc, argv);
 
   auto runtime = kiln::Runtime::Open(0);
   if (!runtime.ok()) return Fail(runtime.status());

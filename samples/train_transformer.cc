@@ -30,11 +30,31 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "kiln/batch_loader.h"
 #include "kiln/runtime.h"
 #include "runtime/io/dataset.h"
 #include "samples/data/dataset_records.h"
 #include "samples/data/sine_task.h"
+#include "tools/common/command_line.h"
+
+ABSL_FLAG(std::string, model, "", "training artifact (kilnc); required");
+ABSL_FLAG(std::string, eval_model, "",
+          "artifact of the same model without dropout, for the held-out "
+          "metrics; required");
+ABSL_FLAG(std::string, train, "", "training data (KILNDATA); required");
+ABSL_FLAG(std::string, heldout, "", "held-out data (KILNDATA); required");
+ABSL_FLAG(int, steps, 1500, "training steps (>= 1)");
+ABSL_FLAG(double, lr, 1e-3, "peak learning rate");
+ABSL_FLAG(int, warmup, 100, "linear warm-up steps");
+ABSL_FLAG(int64_t, seed, 1, "seed of the parameters and of the data order");
+ABSL_FLAG(int, log_every, 100, "a progress line every N steps (>= 1)");
+ABSL_FLAG(double, expect_accuracy_above, -1,
+          "fail (status 1) unless the held-out accuracy is above X "
+          "(negative: no check)");
+ABSL_FLAG(double, expect_bits_below, -1,
+          "fail (status 1) unless the held-out loss in bits is below X "
+          "(negative: no check)");
 
 namespace {
 
@@ -52,54 +72,54 @@ struct Flags {
   double expect_bits_below = -1;
 };
 
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "error: %s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--model") {
-      flags.model = value();
-    } else if (arg == "--eval-model") {
-      flags.eval_model = value();
-    } else if (arg == "--train") {
-      flags.train = value();
-    } else if (arg == "--heldout") {
-      flags.heldout = value();
-    } else if (arg == "--steps") {
-      flags.steps = std::atoi(value());
-    } else if (arg == "--lr") {
-      flags.lr = std::atof(value());
-    } else if (arg == "--warmup") {
-      flags.warmup = std::atoi(value());
-    } else if (arg == "--seed") {
-      flags.seed = std::strtoull(value(), nullptr, 10);
-    } else if (arg == "--log-every") {
-      flags.log_every = std::atoi(value());
-    } else if (arg == "--expect-accuracy-above") {
-      flags.expect_accuracy_above = std::atof(value());
-    } else if (arg == "--expect-bits-below") {
-      flags.expect_bits_below = std::atof(value());
-    } else {
-      std::fprintf(stderr, "error: unknown flag %s\n", arg.c_str());
-      return false;
-    }
-  }
-  if (flags.model.empty() || flags.eval_model.empty() || flags.train.empty() ||
-      flags.heldout.empty() || flags.steps < 1 || flags.log_every < 1) {
-    std::fprintf(stderr,
-                 "usage: train_transformer --model FILE.kiln --eval-model "
-                 "FILE.kiln --train FILE.kilndata --heldout FILE.kilndata "
-                 "[--steps N] [--lr LR] [--warmup N] [--seed S] "
-                 "[--log-every N] [--expect-accuracy-above X] "
-                 "[--expect-bits-below X]\n");
-    return false;
-  }
-  return true;
+kiln::cli::Usage TrainTransformerUsage() {
+  kiln::cli::Usage usage;
+  usage.program = "train_transformer";
+  usage.header =
+      "usage: train_transformer --model FILE.kiln --eval-model FILE.kiln\n"
+      "           --train FILE.kilndata --heldout FILE.kilndata [options]\n"
+      "\n"
+      "Trains a token-sequence sample on the GPU from KILNDATA files, then\n"
+      "evaluates it on the held-out data.";
+  usage.sections = {
+      {"Options:",
+       {"model", "eval_model", "train", "heldout", "steps", "lr", "warmup",
+        "seed", "log_every", "expect_accuracy_above", "expect_bits_below"}}};
+  usage.metavars = {{"model", "FILE.kiln"},
+                    {"eval_model", "FILE.kiln"},
+                    {"train", "FILE.kilndata"},
+                    {"heldout", "FILE.kilndata"},
+                    {"seed", "S"},
+                    {"lr", "LR"}};
+  return usage;
+}
+
+// The parsed command line; a bad one exits with status 2 and a message.
+Flags ParseFlags(int argc, char** argv) {
+  const kiln::cli::Usage usage = TrainTransformerUsage();
+  const std::vector<std::string> positional =
+      kiln::cli::ParseCommandLine(argc, argv, usage);
+  auto bad = [&](const std::string& m) { kiln::cli::UsageError(usage, m); };
+  if (!positional.empty()) bad("unexpected argument '" + positional[0] + "'");
+  Flags flags;
+  flags.model = absl::GetFlag(FLAGS_model);
+  flags.eval_model = absl::GetFlag(FLAGS_eval_model);
+  flags.train = absl::GetFlag(FLAGS_train);
+  flags.heldout = absl::GetFlag(FLAGS_heldout);
+  flags.steps = absl::GetFlag(FLAGS_steps);
+  flags.lr = absl::GetFlag(FLAGS_lr);
+  flags.warmup = absl::GetFlag(FLAGS_warmup);
+  flags.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  flags.log_every = absl::GetFlag(FLAGS_log_every);
+  flags.expect_accuracy_above = absl::GetFlag(FLAGS_expect_accuracy_above);
+  flags.expect_bits_below = absl::GetFlag(FLAGS_expect_bits_below);
+  if (flags.model.empty()) bad("--model is required");
+  if (flags.eval_model.empty()) bad("--eval-model is required");
+  if (flags.train.empty()) bad("--train is required");
+  if (flags.heldout.empty()) bad("--heldout is required");
+  if (flags.steps < 1) bad("--steps must be >= 1");
+  if (flags.log_every < 1) bad("--log-every must be >= 1");
+  return flags;
 }
 
 int Fail(const absl::Status& status) {
@@ -110,8 +130,7 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags;
-  if (!ParseFlags(argc, argv, flags)) return 2;
+  const Flags flags = ParseFlags(argc, argv);
 
   auto runtime = kiln::Runtime::Open(0);
   if (!runtime.ok()) return Fail(runtime.status());

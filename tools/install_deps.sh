@@ -9,6 +9,7 @@ PACKAGES=(
   clang-19 libclang-rt-19-dev
   libabsl-dev libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev
   googletest libgtest-dev
+  protobuf-compiler libprotobuf-dev
   python3
 )
 

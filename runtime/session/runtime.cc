@@ -375,6 +375,28 @@ absl::StatusOr<float> Trainer::Step(const Inputs& inputs, float lr) {
   return loss;
 }
 
+bool Trainer::HasUpdateOutput(const std::string& name) const {
+  const artifact::Entry* e = executor_->FindEntry("train_step");
+  if (e == nullptr) e = executor_->FindEntry("apply_update");
+  if (e == nullptr) return false;
+  for (const artifact::TensorBinding& b : e->outputs) {
+    if (b.name == name && b.dtype == DType::kF32 && b.shape.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<float> Trainer::UpdateOutput(const std::string& name) {
+  if (!HasUpdateOutput(name)) {
+    return absl::NotFoundError(
+        absl::StrCat("the update entry has no f32 scalar output '", name, "'"));
+  }
+  const artifact::Entry* e = executor_->FindEntry("train_step");
+  if (e == nullptr) e = executor_->FindEntry("apply_update");
+  return executor_->ReadScalar(*e, name);
+}
+
 absl::StatusOr<Outputs> Trainer::Forward(const Inputs& inputs) {
   KILN_ASSIGN_OR_RETURN(const artifact::Entry* e,
                         executor_->GetEntry("forward"));

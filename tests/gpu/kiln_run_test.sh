@@ -1,13 +1,19 @@
 #!/bin/bash
 # End-to-end checks of kiln-run on small artifacts:
-#   kiln_run_test.sh <kiln-run> <make_test_files> [work dir]
+#   kiln_run_test.sh <kiln-run> <make_test_files> [dump_events [work dir]]
 # Runs on whatever driver libcuda resolves to (KILN_LIBCUDA_PATH names the
 # CPU stand-in in CI). Without a driver it checks only the command line and
 # reports that it skipped the rest.
 set -uo pipefail
 kiln_run="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 make_files="$2"
-work="${3:-${TEST_TMPDIR:-$(mktemp -d)}/kiln_run}"
+dump_events=""
+if [[ -n "${3:-}" ]]; then
+  dump_events="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
+fi
+# TensorBoard's own reader of the event files, where tensorboard is installed.
+check_tensorboard="$(cd "$(dirname "$0")" && pwd)/check_tensorboard.py"
+work="${4:-${TEST_TMPDIR:-$(mktemp -d)}/kiln_run}"
 mkdir -p "${work}"
 if [[ -n "${KILN_LIBCUDA_PATH:-}" && "${KILN_LIBCUDA_PATH}" != /* ]]; then
   export KILN_LIBCUDA_PATH="$(pwd)/${KILN_LIBCUDA_PATH}"
@@ -56,8 +62,27 @@ must_print eval_needs_fields "--dataset and --batch-fields go together"
 expect 2 eval_no_inputs "${kiln_run}" linreg.kiln --dataset linreg.kilndata --batch-fields x,y \
     --inputs batch.safetensors
 must_print eval_no_inputs "does not go with --inputs"
+expect 2 bad_real "${kiln_run}" linreg.kiln --steps 5 --inputs batch.safetensors --lr inf
+must_print bad_real "--lr: 'inf' is not a number"
+expect 2 needs_value "${kiln_run}" linreg.kiln --steps
+must_print needs_value "--steps needs a value"
+expect 2 inference_flag_in_training "${kiln_run}" linreg.kiln --steps=5 --inputs=batch.safetensors --bench
+must_print inference_flag_in_training "training (--steps) uses train_step"
+expect 2 checkpoint_needs_steps "${kiln_run}" linreg.kiln --checkpoint out.safetensors
+must_print checkpoint_needs_steps "--checkpoint and --resume need --steps"
+expect 2 log_dir_needs_steps "${kiln_run}" predict.kiln --log-dir logs
+must_print log_dir_needs_steps "--log-dir needs --steps"
 expect 0 help "${kiln_run}" --help
 must_print help "--memory-limit BYTES"
+# Every option, with its default.
+for flag in device memory-limit entry inputs params output check rtol atol scaled-atol \
+    bench serial-launches allow-nonfinite-inputs warmup iters steps dataset batch-fields \
+    lr schedule schedule-steps seed no-shuffle checkpoint checkpoint-every resume log-every \
+    log-dir; do
+  must_print help "  --${flag}"
+done
+must_print help "peak learning rate (default: 0.001)"
+must_print help "constant | cosine (default: constant)"
 expect 2 bad_memory_limit "${kiln_run}" predict.kiln --memory-limit 0
 must_print bad_memory_limit "--memory-limit must be >= 1"
 
@@ -147,6 +172,68 @@ if ! cmp -s full.safetensors resumed.safetensors; then
   echo "FAIL resume: the resumed checkpoint differs from the uninterrupted one"
   failures=$((failures + 1))
 fi
+# --log-dir: a TensorBoard event file with the scalars of every logged step
+# (CRCs and values checked by dump_events, and by TensorBoard's reader where
+# it is installed) and the loss curve as SVG.
+expect 0 train_logged "${kiln_run}" linreg.kiln --steps 40 --dataset linreg.kilndata \
+    --batch-fields x,y --lr 0.05 --seed 3 --log-every 10 --log-dir logs/run1
+must_print train_logged "logging to logs/run1/events.out.tfevents."
+must_print train_logged "wrote logs/run1/events.out.tfevents."
+must_print train_logged " and logs/run1/loss.svg"
+events=(logs/run1/events.out.tfevents.*)
+if [[ ${#events[@]} -ne 1 || ! -s "${events[0]}" ]]; then
+  echo "FAIL train_logged: no single event file in logs/run1: ${events[*]}"
+  failures=$((failures + 1))
+elif [[ -n "${dump_events}" ]]; then
+  expect 0 events "${dump_events}" "${events[0]}"
+  # The file version, then 4 logged steps (10, 20, 30, 40).
+  must_print events "file_version brain.Event:2 events 5"
+  for step in 10 20 30 40; do
+    for tag in loss learning_rate steps_per_second device/pool_bytes_in_use; do
+      must_print events "${step} ${tag} "
+    done
+  done
+  # The logged loss is the progress line's.
+  final=$(grep -oE 'final loss [0-9.e+-]+' train_logged.log | grep -oE '[0-9.e+-]+$')
+  logged=$(grep -E '^40 loss ' events.log | cut -d' ' -f3)
+  if ! awk -v a="${final}" -v b="${logged}" \
+      'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d <= 1e-5 * (a < 0 ? -a : a) + 1e-9) }'; then
+    echo "FAIL events: logged loss '${logged}' at step 40, final loss ${final}"
+    failures=$((failures + 1))
+  fi
+  must_print events "40 learning_rate 0.0500000007"
+  # One bit flipped in the second record's data: its CRC no longer matches.
+  python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[60] ^= 1
+open("damaged.tfevents", "wb").write(b)' "${events[0]}"
+  expect 1 events_damaged "${dump_events}" damaged.tfevents
+  must_print events_damaged "CRC mismatch"
+  if python3 -c 'import tensorboard' 2>tensorboard_probe.log; then
+    expect 0 events_tensorboard python3 "${check_tensorboard}" "${events[0]}" \
+        --expect-tags loss,learning_rate,steps_per_second,device/pool_bytes_in_use \
+        --min-events 4
+    must_print events_tensorboard "file_version 2"
+    must_print events_tensorboard "40 learning_rate 0.0500000007"
+  else
+    echo "tensorboard not installed: TensorBoard's reader not tried"
+  fi
+fi
+# The loss curve: well-formed SVG with one polyline of the 40 steps' losses.
+expect 0 loss_svg python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse("logs/run1/loss.svg").getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+lines = root.findall(".//" + ns + "polyline")
+assert len(lines) == 1, len(lines)
+points = lines[0].get("points").split()
+assert len(points) == 40, len(points)
+xs = [float(p.split(",")[0]) for p in points]
+assert xs == sorted(xs), "steps out of order"
+assert len(root.findall(".//" + ns + "line")) >= 2, "no axes"
+print("loss.svg ok:", len(points), "points")
+'
+must_print loss_svg "loss.svg ok: 40 points"
+
 # One fixed batch, and a check of the final parameters.
 expect 0 train_fixed "${kiln_run}" linreg.kiln --steps 30 --inputs batch.safetensors --lr 0.01
 expect 1 train_bad_field "${kiln_run}" linreg.kiln --steps 3 --dataset linreg.kilndata --batch-fields x,z

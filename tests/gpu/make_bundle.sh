@@ -11,12 +11,13 @@ cd "$(dirname "$0")/../.."
 
 # gtest binaries of the bundle.
 TESTS=(//tests/gpu:runtime_gpu_test //tests/gpu:session_gpu_test)
-# Other binaries: kiln-run and the maker of its test files.
-TOOLS=(//tools/kiln-run //tests/gpu:make_test_files)
+# Other binaries: kiln-run, the maker of its test files and the event file
+# reader.
+TOOLS=(//tools/kiln-run //tests/gpu:make_test_files //runtime/observe:dump_events)
 # Data files the tests read (from bazel-bin/tests/gpu).
 DATA=(tests/gpu/kernels.ptx tests/gpu/kernels_sm90.cubin)
 # Script tests: "<script> <args...>", run from the bundle folder.
-SCRIPTS=("kiln_run_test.sh ./kiln-run ./make_test_files")
+SCRIPTS=("kiln_run_test.sh ./kiln-run ./make_test_files ./dump_events")
 
 bazel build "${TESTS[@]}" "${TOOLS[@]}" //tests/gpu:kernels_ptx //tests/gpu:kernels_cubin
 
@@ -60,7 +61,7 @@ for entry in "${SCRIPTS[@]}"; do
   cp "tests/gpu/${script}" "${bundle}/"
   echo "${entry}" >>"${bundle}/SCRIPTS"
 done
-cp tests/gpu/run_bundle.sh tests/gpu/sanitized.sh "${bundle}/"
+cp tests/gpu/run_bundle.sh tests/gpu/sanitized.sh tests/gpu/check_tensorboard.py "${bundle}/"
 git rev-parse HEAD >"${bundle}/COMMIT" 2>/dev/null || true
 echo "bundle in ${bundle}:"
 ls -l "${bundle}"

@@ -22,15 +22,13 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "kiln/batch_loader.h"
 #include "kiln/dtype.h"
 #include "kiln/runtime.h"
@@ -42,68 +40,130 @@
 #include "runtime/io/finite.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/memory/pool.h"
+#include "runtime/observe/event_file.h"
+#include "runtime/observe/loss_curve.h"
+#include "tools/common/command_line.h"
+
+ABSL_FLAG(int, device, 0, "the GPU to run on");
+ABSL_FLAG(std::optional<int64_t>, memory_limit, std::nullopt,
+          "cap of the device memory the run's pool holds (resident buffers, "
+          "arenas, inputs, outputs); past it an allocation fails with the "
+          "entry or buffer and the bytes it asked for");
+ABSL_FLAG(std::string, inputs, "",
+          "safetensors with one tensor per input of the entry (in training: "
+          "one fixed batch); a NaN or infinity in it is an error naming the "
+          "tensor, the element and its file offset");
+ABSL_FLAG(std::string, dataset, "",
+          "KILNDATA file: training batches, or (without --steps) evaluate the "
+          "entry on every whole batch in file order and print the mean of "
+          "each scalar output");
+ABSL_FLAG(std::vector<std::string>, batch_fields, {},
+          "the dataset's fields that are the entry's inputs of the same names");
+ABSL_FLAG(bool, allow_nonfinite_inputs, false,
+          "pass NaN and infinite inputs (and dataset records) on to the entry");
+ABSL_FLAG(int64_t, seed, 0,
+          "seed of the parameters' initialisers and of the data order");
+ABSL_FLAG(std::string, check, "",
+          "compare outputs and resident buffers the entry writes (gradients), "
+          "or after training the parameters, with FILE's tensors by name: "
+          "|out - expected| <= atol + rtol * |expected|; a mismatch or NaN "
+          "exits with status 1");
+ABSL_FLAG(double, rtol, 1e-5, "relative tolerance of --check");
+ABSL_FLAG(double, atol, 1e-6, "absolute tolerance of --check");
+ABSL_FLAG(
+    bool, scaled_atol, false,
+    "atol is relative to each tensor's largest |expected| (for storage "
+    "types whose rounding scales with the tensor, bf16 over long chains)");
+ABSL_FLAG(std::optional<int64_t>, warmup, std::nullopt,
+          "--bench: calls before timing (none: 10); training: linear warm-up "
+          "steps of the learning rate (none: 0)");
+ABSL_FLAG(bool, serial_launches, false,
+          "launch each kernel only when the previous one has ended (by "
+          "default, on sm_90 and newer, kernels that wait for their "
+          "predecessor themselves are scheduled while it still runs)");
+ABSL_FLAG(std::string, entry, "",
+          "entry to run (inference only; none: forward)");
+ABSL_FLAG(std::string, params, "",
+          "load parameters from a checkpoint (safetensors)");
+ABSL_FLAG(std::string, output, "", "write the entry's outputs (safetensors)");
+ABSL_FLAG(bool, bench, false,
+          "time the entry: --warmup calls, then the median of --iters "
+          "event-timed graph replays, and the peak device memory the run held");
+ABSL_FLAG(int64_t, iters, 100, "timed replays of --bench");
+ABSL_FLAG(std::optional<int64_t>, steps, std::nullopt,
+          "train until step N (counting resumed steps)");
+ABSL_FLAG(double, lr, 1e-3, "peak learning rate");
+ABSL_FLAG(std::string, schedule, "constant", "constant | cosine");
+ABSL_FLAG(std::optional<int64_t>, schedule_steps, std::nullopt,
+          "length of the cosine schedule (none: --steps; give the full run's "
+          "when training in parts)");
+ABSL_FLAG(bool, no_shuffle, false, "dataset records in file order");
+ABSL_FLAG(std::string, checkpoint, "",
+          "save parameters, model and optimizer state at the end");
+ABSL_FLAG(std::optional<int64_t>, checkpoint_every, std::nullopt,
+          "also save every N steps (atomically: a crash or a device fault "
+          "leaves the last one intact for --resume)");
+ABSL_FLAG(std::string, resume, "",
+          "start from a checkpoint (its step is kept)");
+ABSL_FLAG(
+    std::string, log_dir, "",
+    "write a TensorBoard event file DIR/events.out.tfevents.<time>.<host> "
+    "(loss, learning rate, steps/s, device pool bytes and, where the "
+    "artifact computes them, gradient statistics, every --log-every "
+    "steps) and the loss curve DIR/loss.svg at the end");
+ABSL_FLAG(int64_t, log_every, 0,
+          "progress lines every N steps when not on a terminal (0: steps / "
+          "20)");
 
 namespace kiln {
 namespace {
 
-constexpr char kUsage[] = R"(usage: kiln-run MODEL.kiln [options]
+cli::Usage KilnRunUsage() {
+  cli::Usage usage;
+  usage.program = "kiln-run";
+  usage.header = R"(usage: kiln-run MODEL.kiln [options]
 
-Runs a kiln artifact on GPU --device (default 0).
-  --memory-limit BYTES      cap the device memory the run's pool holds (its
-                            resident buffers, arenas, inputs and outputs);
-                            past it an allocation fails with the entry or
-                            buffer and the bytes it asked for (default: none)
+Runs a kiln artifact on the GPU:
+  kiln-run model.kiln --entry NAME --inputs FILE [--output FILE]
+      [--check FILE] [--bench]                        inference
+  kiln-run model.kiln [--params FILE] --dataset FILE --batch-fields A,B
+                                                      evaluation
+  kiln-run model.kiln --steps N (--dataset FILE --batch-fields A,B |
+      --inputs FILE) [--lr LR --schedule cosine ...]  training
 
-Inference (any entry, default forward):
-  --entry NAME              entry to run
-  --inputs FILE             safetensors with one tensor per input of the entry;
-                            a NaN or infinity in it is an error that names
-                            the tensor, the element and its file offset
-  --allow-nonfinite-inputs  pass NaN and infinite inputs (and dataset
-                            records) on to the entry
-  --params FILE             load parameters from a checkpoint (safetensors)
-  --seed S                  seed of the parameters' initialisers (default 0)
-  --output FILE             write the entry's outputs (safetensors)
-  --check FILE              compare outputs, and resident buffers the entry
-                            writes (gradients), with FILE's tensors by name:
-                            |out - expected| <= atol + rtol * |expected|;
-                            a mismatch or NaN exits with status 1
-  --rtol R --atol A         tolerances of --check (default 1e-5, 1e-6)
-  --scaled-atol             atol is relative to each tensor's largest
-                            |expected| (for storage types whose rounding
-                            scales with the tensor, bf16 over long chains)
-  --bench                   time the entry: --warmup N calls, then the median
-  --warmup N --iters N      of --iters event-timed graph replays (10, 100);
-                            also prints the peak device memory the run held
-  --dataset FILE            instead of --inputs: run the entry on every whole
-  --batch-fields A,B        batch of the KILNDATA file (in file order; fields
-                            named as the entry's inputs) and print the mean of
-                            each scalar output over the batches
-  --serial-launches         launch each kernel only when the previous one has
-                            ended (by default, on sm_90 and newer, kernels
-                            that wait for their predecessor themselves are
-                            scheduled while it still runs)
-
-Training (given --steps):
-  --steps N                 train until step N (counting resumed steps)
-  --dataset FILE            KILNDATA file; its fields named by --batch-fields
-  --batch-fields A,B        are the train_step inputs of the same names
-  --inputs FILE             without --dataset: one fixed batch (safetensors)
-  --lr LR                   peak learning rate (default 1e-3)
-  --schedule NAME           constant | cosine (default constant)
-  --warmup N                linear warm-up steps (default 0)
-  --schedule-steps N        length of the cosine schedule (default --steps;
-                            give the full run's when training in parts)
-  --seed S                  parameter initialisation and data order
-  --no-shuffle              dataset records in file order
-  --checkpoint FILE         save parameters, model and optimizer state at the end
-  --checkpoint-every N      also every N steps (atomically: a crash or a device
-                            fault leaves the last one intact for --resume)
-  --resume FILE             start from a checkpoint (its step is kept)
-  --check FILE              compare the final parameters with FILE's tensors
-  --log-every N             progress lines when not on a terminal (default:
-                            steps / 20)
-)";
+Exit status: 0 on success, 1 when running failed or --check found a mismatch
+(or NaN), 2 for bad command lines.)";
+  usage.sections = {
+      {"Device:", {"device", "memory_limit"}},
+      {"Inputs and checks (inference and training):",
+       {"inputs", "dataset", "batch_fields", "allow_nonfinite_inputs", "seed",
+        "check", "rtol", "atol", "scaled_atol", "warmup", "serial_launches"}},
+      {"Inference (without --steps):",
+       {"entry", "params", "output", "bench", "iters"}},
+      {"Training (given --steps):",
+       {"steps", "lr", "schedule", "schedule_steps", "no_shuffle", "checkpoint",
+        "checkpoint_every", "resume", "log_every", "log_dir"}},
+  };
+  usage.metavars = {
+      {"memory_limit", "BYTES"},
+      {"inputs", "FILE"},
+      {"dataset", "FILE"},
+      {"batch_fields", "A,B"},
+      {"seed", "S"},
+      {"check", "FILE"},
+      {"rtol", "R"},
+      {"atol", "A"},
+      {"entry", "NAME"},
+      {"params", "FILE"},
+      {"output", "FILE"},
+      {"lr", "LR"},
+      {"schedule", "NAME"},
+      {"checkpoint", "FILE"},
+      {"resume", "FILE"},
+      {"log_dir", "DIR"},
+  };
+  return usage;
+}
 
 struct Flags {
   std::string model;
@@ -134,179 +194,95 @@ struct Flags {
   int64_t checkpoint_every = 0;
   std::string resume;
   int64_t log_every = 0;
+  std::string log_dir;
 };
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+// The parsed command line; a bad one exits with status 2 and a message.
+Flags ParseFlags(int argc, char** argv) {
+  const cli::Usage usage = KilnRunUsage();
+  const std::vector<std::string> positional =
+      cli::ParseCommandLine(argc, argv, usage);
+  auto bad = [&](const std::string& m) { cli::UsageError(usage, m); };
   Flags f;
-  std::vector<std::string> positional;
-  auto bad = [](const std::string& m) { return absl::InvalidArgumentError(m); };
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) {
-      positional.push_back(arg);
-      continue;
-    }
-    std::string name = arg.substr(2), value;
-    bool has_value = false;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    static const std::set<std::string> kBool = {
-        "bench",           "no-shuffle", "scaled-atol",
-        "serial-launches", "help",       "allow-nonfinite-inputs"};
-    if (kBool.count(name)) {
-      if (has_value) return bad(absl::StrCat("--", name, " takes no value"));
-      if (name == "bench") f.bench = true;
-      if (name == "no-shuffle") f.shuffle = false;
-      if (name == "scaled-atol") f.scaled_atol = true;
-      if (name == "serial-launches") f.serial_launches = true;
-      if (name == "allow-nonfinite-inputs") f.allow_nonfinite_inputs = true;
-      if (name == "help") return bad("help");
-      continue;
-    }
-    static const std::set<std::string> kValued = {"entry",
-                                                  "inputs",
-                                                  "params",
-                                                  "output",
-                                                  "check",
-                                                  "rtol",
-                                                  "atol",
-                                                  "warmup",
-                                                  "iters",
-                                                  "steps",
-                                                  "dataset",
-                                                  "batch-fields",
-                                                  "lr",
-                                                  "schedule",
-                                                  "schedule-steps",
-                                                  "seed",
-                                                  "checkpoint",
-                                                  "resume",
-                                                  "device",
-                                                  "log-every",
-                                                  "memory-limit",
-                                                  "checkpoint-every"};
-    if (kValued.count(name) == 0) {
-      return bad(absl::StrCat("unknown flag --", name));
-    }
-    if (!has_value) {
-      if (i + 1 >= argc) return bad(absl::StrCat("--", name, " needs a value"));
-      value = argv[++i];
-    }
-    auto integer = [&](int64_t* out) -> absl::Status {
-      if (!absl::SimpleAtoi(value, out)) {
-        return bad(
-            absl::StrCat("--", name, ": '", value, "' is not an integer"));
-      }
-      return absl::OkStatus();
-    };
-    auto real = [&](double* out) -> absl::Status {
-      if (!absl::SimpleAtod(value, out) || !std::isfinite(*out)) {
-        return bad(absl::StrCat("--", name, ": '", value, "' is not a number"));
-      }
-      return absl::OkStatus();
-    };
-    int64_t n = 0;
-    if (name == "entry") {
-      f.entry = value;
-    } else if (name == "inputs") {
-      f.inputs = value;
-    } else if (name == "params") {
-      f.params = value;
-    } else if (name == "output") {
-      f.output = value;
-    } else if (name == "check") {
-      f.check = value;
-    } else if (name == "rtol") {
-      KILN_RETURN_IF_ERROR(real(&f.rtol));
-    } else if (name == "atol") {
-      KILN_RETURN_IF_ERROR(real(&f.atol));
-    } else if (name == "warmup") {
-      KILN_RETURN_IF_ERROR(integer(&n));
-      if (n < 0) return bad("--warmup must be >= 0");
-      f.warmup = n;
-    } else if (name == "iters") {
-      KILN_RETURN_IF_ERROR(integer(&f.iters));
-      if (f.iters < 1) return bad("--iters must be >= 1");
-    } else if (name == "steps") {
-      KILN_RETURN_IF_ERROR(integer(&n));
-      if (n < 0) return bad("--steps must be >= 0");
-      f.steps = n;
-    } else if (name == "dataset") {
-      f.dataset = value;
-    } else if (name == "batch-fields") {
-      f.batch_fields = absl::StrSplit(value, ',', absl::SkipEmpty());
-    } else if (name == "lr") {
-      KILN_RETURN_IF_ERROR(real(&f.lr));
-    } else if (name == "schedule") {
-      if (value != "constant" && value != "cosine") {
-        return bad(absl::StrCat("--schedule: '", value,
-                                "' is not constant or cosine"));
-      }
-      f.schedule = value;
-    } else if (name == "schedule-steps") {
-      KILN_RETURN_IF_ERROR(integer(&n));
-      if (n < 1) return bad("--schedule-steps must be >= 1");
-      f.schedule_steps = n;
-    } else if (name == "seed") {
-      KILN_RETURN_IF_ERROR(integer(&n));
-      f.seed = static_cast<uint64_t>(n);
-    } else if (name == "checkpoint") {
-      f.checkpoint = value;
-    } else if (name == "checkpoint-every") {
-      KILN_RETURN_IF_ERROR(integer(&f.checkpoint_every));
-      if (f.checkpoint_every < 1) return bad("--checkpoint-every must be >= 1");
-    } else if (name == "resume") {
-      f.resume = value;
-    } else if (name == "device") {
-      KILN_RETURN_IF_ERROR(integer(&n));
-      f.device = static_cast<int>(n);
-    } else if (name == "memory-limit") {
-      KILN_RETURN_IF_ERROR(integer(&f.memory_limit));
-      if (f.memory_limit < 1) return bad("--memory-limit must be >= 1");
-    } else if (name == "log-every") {
-      KILN_RETURN_IF_ERROR(integer(&f.log_every));
-    } else {
-      return bad(absl::StrCat("unknown flag --", name));
-    }
+  f.device = absl::GetFlag(FLAGS_device);
+  if (std::optional<int64_t> limit = absl::GetFlag(FLAGS_memory_limit)) {
+    if (*limit < 1) bad("--memory-limit must be >= 1");
+    f.memory_limit = *limit;
   }
+  f.entry = absl::GetFlag(FLAGS_entry);
+  f.inputs = absl::GetFlag(FLAGS_inputs);
+  f.params = absl::GetFlag(FLAGS_params);
+  f.output = absl::GetFlag(FLAGS_output);
+  f.check = absl::GetFlag(FLAGS_check);
+  f.rtol = absl::GetFlag(FLAGS_rtol);
+  f.atol = absl::GetFlag(FLAGS_atol);
+  f.scaled_atol = absl::GetFlag(FLAGS_scaled_atol);
+  f.bench = absl::GetFlag(FLAGS_bench);
+  f.serial_launches = absl::GetFlag(FLAGS_serial_launches);
+  f.allow_nonfinite_inputs = absl::GetFlag(FLAGS_allow_nonfinite_inputs);
+  f.warmup = absl::GetFlag(FLAGS_warmup);
+  if (f.warmup && *f.warmup < 0) bad("--warmup must be >= 0");
+  f.iters = absl::GetFlag(FLAGS_iters);
+  if (f.iters < 1) bad("--iters must be >= 1");
+  f.steps = absl::GetFlag(FLAGS_steps);
+  if (f.steps && *f.steps < 0) bad("--steps must be >= 0");
+  f.dataset = absl::GetFlag(FLAGS_dataset);
+  for (const std::string& field : absl::GetFlag(FLAGS_batch_fields)) {
+    if (!field.empty()) f.batch_fields.push_back(field);
+  }
+  f.lr = absl::GetFlag(FLAGS_lr);
+  f.schedule = absl::GetFlag(FLAGS_schedule);
+  if (f.schedule != "constant" && f.schedule != "cosine") {
+    bad(absl::StrCat("--schedule: '", f.schedule,
+                     "' is not constant or cosine"));
+  }
+  f.schedule_steps = absl::GetFlag(FLAGS_schedule_steps);
+  if (f.schedule_steps && *f.schedule_steps < 1) {
+    bad("--schedule-steps must be >= 1");
+  }
+  f.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  f.shuffle = !absl::GetFlag(FLAGS_no_shuffle);
+  f.checkpoint = absl::GetFlag(FLAGS_checkpoint);
+  if (std::optional<int64_t> every = absl::GetFlag(FLAGS_checkpoint_every)) {
+    if (*every < 1) bad("--checkpoint-every must be >= 1");
+    f.checkpoint_every = *every;
+  }
+  f.resume = absl::GetFlag(FLAGS_resume);
+  f.log_every = absl::GetFlag(FLAGS_log_every);
+  f.log_dir = absl::GetFlag(FLAGS_log_dir);
+
   if (positional.size() != 1) {
-    return bad(positional.empty()
-                   ? "no model given"
-                   : absl::StrCat("one model expected, got ", positional.size(),
-                                  " arguments"));
+    bad(positional.empty() ? "no model given"
+                           : absl::StrCat("one model expected, got ",
+                                          positional.size(), " arguments"));
   }
   f.model = positional[0];
   if (f.steps) {
     if (!f.entry.empty() || f.bench || !f.output.empty() || !f.params.empty()) {
-      return bad(
-          "--entry, --bench, --output and --params are for inference; "
+      bad("--entry, --bench, --output and --params are for inference; "
           "training (--steps) uses train_step");
     }
     if (f.dataset.empty() == f.inputs.empty()) {
-      return bad(
-          "training needs either --dataset (with --batch-fields) or "
+      bad("training needs either --dataset (with --batch-fields) or "
           "--inputs (one fixed batch)");
     }
     if (!f.dataset.empty() && f.batch_fields.empty()) {
-      return bad("--dataset needs --batch-fields");
+      bad("--dataset needs --batch-fields");
     }
     if (f.checkpoint_every > 0 && f.checkpoint.empty()) {
-      return bad("--checkpoint-every needs --checkpoint");
+      bad("--checkpoint-every needs --checkpoint");
     }
   } else {
     if (!f.checkpoint.empty() || !f.resume.empty()) {
-      return bad("--checkpoint and --resume need --steps");
+      bad("--checkpoint and --resume need --steps");
     }
+    if (!f.log_dir.empty()) bad("--log-dir needs --steps");
     if (f.dataset.empty() != f.batch_fields.empty()) {
-      return bad("--dataset and --batch-fields go together");
+      bad("--dataset and --batch-fields go together");
     }
     if (!f.dataset.empty() && (!f.inputs.empty() || f.bench ||
                                !f.output.empty() || !f.check.empty())) {
-      return bad(
-          "--dataset evaluates the entry batch by batch; it does not go with "
+      bad("--dataset evaluates the entry batch by batch; it does not go with "
           "--inputs, --bench, --output or --check");
     }
     if (f.entry.empty()) f.entry = "forward";
@@ -664,6 +640,92 @@ absl::Status PrintSkippedUpdates(Runtime& rt, Trainer& trainer) {
   return absl::OkStatus();
 }
 
+// --log-dir: a TensorBoard event file with the scalars of every logged
+// step, and the loss of every step as DIR/loss.svg at the end.
+class TrainingLog {
+ public:
+  static absl::StatusOr<std::unique_ptr<TrainingLog>> Open(
+      const std::string& dir, const std::string& model) {
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<observe::EventFileWriter> events,
+                          observe::EventFileWriter::Open(dir));
+    return std::unique_ptr<TrainingLog>(
+        new TrainingLog(dir, model, std::move(events)));
+  }
+
+  // Training starts after `step` (0, or a resumed checkpoint's step).
+  void Begin(int64_t step) {
+    last_step_ = step;
+    last_time_ = std::chrono::steady_clock::now();
+  }
+
+  void AddLoss(int64_t step, float loss) { losses_.push_back({step, loss}); }
+
+  // The scalars of `step`: steps/s is the rate since the previous call.
+  absl::Status AddStep(int64_t step, float loss, float lr, Runtime& rt,
+                       Trainer& trainer) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::pair<std::string, double>> scalars = {
+        {"loss", loss}, {"learning_rate", lr}};
+    if (last_step_ >= 0) {
+      const double seconds =
+          std::chrono::duration<double>(now - last_time_).count();
+      scalars.push_back(
+          {"steps_per_second", (step - last_step_) / std::max(seconds, 1e-9)});
+    }
+    last_step_ = step;
+    last_time_ = now;
+    const PoolStats pool = rt.pool().stats();
+    scalars.push_back(
+        {"device/pool_bytes_in_use", static_cast<double>(pool.bytes_in_use)});
+    scalars.push_back({"device/pool_peak_bytes_in_use",
+                       static_cast<double>(pool.peak_bytes_in_use)});
+    // The statistics the update computed (kilnc --grad-stats) and, under a
+    // skip policy, the updates skipped so far.
+    static constexpr std::pair<const char*, const char*> kStatistics[] = {
+        {"grad_stats.global_norm", "grad/global_norm"},
+        {"grad_stats.max_abs", "grad/max_abs"},
+        {"grad_stats.nonfinite_count", "grad/nonfinite_count"}};
+    for (const auto& [output, tag] : kStatistics) {
+      if (!trainer.HasUpdateOutput(output)) continue;
+      KILN_ASSIGN_OR_RETURN(float value, trainer.UpdateOutput(output));
+      scalars.push_back({tag, value});
+    }
+    if (trainer.Buffer("grad_stats.skipped_updates").ok()) {
+      KILN_ASSIGN_OR_RETURN(Tensor t,
+                            trainer.Buffer("grad_stats.skipped_updates"));
+      KILN_ASSIGN_OR_RETURN(HostTensor host, rt.Download(t));
+      float skipped = 0;
+      std::memcpy(&skipped, host.data.data(), sizeof(skipped));
+      scalars.push_back({"grad/skipped_updates", skipped});
+    }
+    return events_->AddScalars(step, scalars);
+  }
+
+  // Closes the event file and writes the loss curve.
+  absl::Status Finish() {
+    KILN_RETURN_IF_ERROR(events_->Close());
+    return observe::WriteLossCurveSvg(curve_path_, losses_,
+                                      absl::StrCat("training loss: ", model_));
+  }
+
+  const std::string& events_path() const { return events_->path(); }
+  const std::string& curve_path() const { return curve_path_; }
+
+ private:
+  TrainingLog(const std::string& dir, std::string model,
+              std::unique_ptr<observe::EventFileWriter> events)
+      : curve_path_(dir + "/loss.svg"),
+        model_(std::move(model)),
+        events_(std::move(events)) {}
+
+  std::string curve_path_;
+  std::string model_;
+  std::unique_ptr<observe::EventFileWriter> events_;
+  std::vector<observe::CurvePoint> losses_;
+  int64_t last_step_ = -1;
+  std::chrono::steady_clock::time_point last_time_;
+};
+
 absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   KILN_ASSIGN_OR_RETURN(
       auto trainer,
@@ -716,12 +778,18 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
 
   const bool skips_nonfinite =
       trainer->Buffer("grad_stats.skipped_updates").ok();
+  std::unique_ptr<TrainingLog> log;
+  if (!f.log_dir.empty()) {
+    KILN_ASSIGN_OR_RETURN(log, TrainingLog::Open(f.log_dir, f.model));
+    std::printf("logging to %s\n", log->events_path().c_str());
+  }
   const bool tty = isatty(fileno(stdout));
   const int64_t log_every = f.log_every > 0
                                 ? f.log_every
                                 : std::max<int64_t>(1, (total - start) / 20);
   const auto t0 = std::chrono::steady_clock::now();
   auto last_print = t0;
+  if (log != nullptr) log->Begin(start);
   int64_t last_print_step = start;
   float loss = NAN, first_loss = NAN;
   // The last checkpoint a failed step can be resumed from.
@@ -745,6 +813,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
                               saved_step, " is intact: continue with --resume ",
                               saved_from);
       }
+      if (log != nullptr) log->Finish().IgnoreError();
       return Annotate(result.status(), absl::StrCat("step ", step + 1, intact));
     }
     if (f.checkpoint_every > 0 && (step + 1) % f.checkpoint_every == 0 &&
@@ -755,10 +824,12 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     }
     loss = *result;
     if (step == start) first_loss = loss;
+    if (log != nullptr) log->AddLoss(step + 1, loss);
     // Under a skip policy the step's update was skipped and counted; without
     // one the parameters are lost and the run stops.
     if (!std::isfinite(loss) && !skips_nonfinite) {
       if (tty) std::printf("\n");
+      if (log != nullptr) log->Finish().IgnoreError();
       std::fprintf(stderr, "kiln-run: the loss is %g at step %lld\n", loss,
                    static_cast<long long>(step + 1));
       return 1;
@@ -767,6 +838,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     const double elapsed = std::chrono::duration<double>(now - t0).count();
     const double rate = (step + 1 - start) / std::max(elapsed, 1e-9);
     const bool last = step + 1 == total;
+    if (log != nullptr && ((step + 1 - start) % log_every == 0 || last)) {
+      KILN_RETURN_IF_ERROR(log->AddStep(step + 1, loss, lr, rt, *trainer));
+    }
     const bool due =
         tty ? (std::chrono::duration<double>(now - last_print).count() > 0.1 ||
                last)
@@ -808,6 +882,11 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
       MiB(pool.peak_bytes_in_use), MiB(pool.peak_bytes_reserved),
       MiB(HostPeakResidentBytes()));
   KILN_RETURN_IF_ERROR(PrintSkippedUpdates(rt, *trainer));
+  if (log != nullptr) {
+    KILN_RETURN_IF_ERROR(log->Finish());
+    std::printf("wrote %s and %s\n", log->events_path().c_str(),
+                log->curve_path().c_str());
+  }
   if (!f.checkpoint.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
     std::printf("wrote checkpoint %s (step %lld)\n", f.checkpoint.c_str(),
@@ -826,41 +905,32 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
 }
 
 int Main(int argc, char** argv) {
-  absl::StatusOr<Flags> flags = ParseFlags(argc, argv);
-  if (!flags.ok()) {
-    if (flags.status().message() == "help") {
-      std::printf("%s", kUsage);
-      return 0;
-    }
-    std::fprintf(stderr, "kiln-run: %s\n\n%s",
-                 std::string(flags.status().message()).c_str(), kUsage);
-    return 2;
-  }
+  const Flags flags = ParseFlags(argc, argv);
   auto fail = [](const absl::Status& s) {
     std::fprintf(stderr, "kiln-run: %s\n", std::string(s.ToString()).c_str());
     return 1;
   };
   // The file first, read once: a missing or damaged artifact is reported as
   // such, also on a machine without a GPU.
-  absl::StatusOr<std::string> bytes = io::ReadFile(flags->model);
+  absl::StatusOr<std::string> bytes = io::ReadFile(flags.model);
   if (!bytes.ok()) return fail(bytes.status());
   if (absl::Status checked = artifact::LoadArtifact(*bytes).status();
       !checked.ok()) {
-    return fail(Annotate(checked, flags->model));
+    return fail(Annotate(checked, flags.model));
   }
-  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags->device);
+  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags.device);
   if (!rt.ok()) return fail(rt.status());
-  (*rt)->pool().SetLimit(static_cast<size_t>(flags->memory_limit));
+  (*rt)->pool().SetLimit(static_cast<size_t>(flags.memory_limit));
   absl::StatusOr<std::unique_ptr<Module>> module =
       (*rt)->LoadFromMemory(*bytes);
-  if (!module.ok()) return fail(Annotate(module.status(), flags->model));
-  std::printf("%s on %s (sm_%d), kernels from %s\n", flags->model.c_str(),
+  if (!module.ok()) return fail(Annotate(module.status(), flags.model));
+  std::printf("%s on %s (sm_%d), kernels from %s\n", flags.model.c_str(),
               (*rt)->device().name().c_str(),
               (*rt)->device().compute_capability().sm(),
               (*module)->loaded_cubins() ? "cubins" : "PTX");
-  absl::StatusOr<int> status = flags->steps
-                                   ? RunTraining(*flags, **rt, **module)
-                                   : RunInference(*flags, **rt, **module);
+  absl::StatusOr<int> status = flags.steps
+                                   ? RunTraining(flags, **rt, **module)
+                                   : RunInference(flags, **rt, **module);
   if (!status.ok()) return fail(status.status());
   return *status;
 }

@@ -270,6 +270,14 @@ class Trainer {
   // Philox stream i of `seed` at offset step() (runtime/random/philox.h).
   absl::Status AddGradNoise(float stddev, uint64_t seed);
   absl::StatusOr<GradientStats> GradStats();
+  // The f32 scalar output `name` of the last update (train_step, or
+  // apply_update when the artifact has no train_step): e.g. the gradient
+  // statistics of kilnc --grad-stats, "grad_stats.global_norm",
+  // "grad_stats.max_abs" and "grad_stats.nonfinite_count", computed by the
+  // update itself. NotFound when the entry has no such output,
+  // FailedPrecondition before the first update.
+  absl::StatusOr<float> UpdateOutput(const std::string& name);
+  bool HasUpdateOutput(const std::string& name) const;
 
   // Checkpoints in safetensors: every parameter, model state buffer (batch
   // norm running statistics), optimizer state buffer and master weight by
