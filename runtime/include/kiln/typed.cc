@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "runtime/artifact/checksum.h"
+#include "runtime/artifact/interface.h"
 
 namespace kiln {
 namespace typed_internal {
@@ -27,72 +28,15 @@ absl::Status CheckType(absl::string_view what, DType dtype, const Shape& shape,
 namespace typed {
 namespace {
 
-std::string TypeText(DType dtype, const std::vector<int64_t>& shape) {
-  return absl::StrCat(DTypeName(dtype), "[", absl::StrJoin(shape, ","), "]");
-}
-
-absl::string_view RoleName(artifact::BufferRole role) {
-  switch (role) {
-    case artifact::BufferRole::kParameter:
-      return "parameter";
-    case artifact::BufferRole::kOptimizerState:
-      return "optimizer_state";
-    case artifact::BufferRole::kGradient:
-      return "gradient";
-    case artifact::BufferRole::kMasterWeight:
-      return "master_weight";
-    case artifact::BufferRole::kConstant:
-      return "constant";
-    case artifact::BufferRole::kState:
-      return "state";
-  }
-  return "unknown";
-}
-
 std::string Hex(uint64_t value) { return absl::StrFormat("0x%016x", value); }
 
 }  // namespace
-
-// Keep in step with the runtime's binding rules (runtime.h): resident
-// inputs are the runtime's, "lr" (f32 scalar) and "step" (i32 scalar) are
-// filled in, every other input is the caller's.
-std::string InterfaceSignature(const artifact::Artifact& artifact) {
-  std::string out = "kiln-interface 1\n";
-  for (const artifact::Entry& entry : artifact.entries) {
-    absl::StrAppend(&out, "entry ", entry.name, "\n");
-    for (const artifact::TensorBinding& input : entry.inputs) {
-      if (input.buffer.space == artifact::MemorySpace::kResident) continue;
-      if ((input.name == "lr" && input.dtype == DType::kF32 &&
-           input.shape.empty()) ||
-          (input.name == "step" && input.dtype == DType::kI32 &&
-           input.shape.empty())) {
-        absl::StrAppend(&out, "  ", input.name, "\n");
-        continue;
-      }
-      absl::StrAppend(&out, "  input ", input.name, " ",
-                      TypeText(input.dtype, input.shape), "\n");
-    }
-    for (const artifact::TensorBinding& output : entry.outputs) {
-      if (output.buffer.space == artifact::MemorySpace::kResident) continue;
-      absl::StrAppend(&out, "  output ", output.name, " ",
-                      TypeText(output.dtype, output.shape), "\n");
-    }
-  }
-  for (const artifact::ResidentBuffer& buffer : artifact.resident_buffers)
-    absl::StrAppend(&out, "buffer ", buffer.name, " ", RoleName(buffer.role),
-                    " ", TypeText(buffer.dtype, buffer.shape), "\n");
-  return out;
-}
-
-uint64_t InterfaceFingerprint(const artifact::Artifact& artifact) {
-  return Fnv1a64(InterfaceSignature(artifact));
-}
 
 absl::Status CheckArtifact(const artifact::Artifact& artifact,
                            const ArtifactIdentity& identity, Match match) {
   const std::string header =
       absl::StrCat("the typed header ", identity.header);
-  const std::string signature = InterfaceSignature(artifact);
+  const std::string signature = artifact::InterfaceSignature(artifact);
   if (Fnv1a64(signature) != identity.interface_fingerprint ||
       signature != identity.interface_signature) {
     // The first line that differs, with the entry it belongs to.

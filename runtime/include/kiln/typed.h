@@ -34,6 +34,7 @@
 #include "kiln/dtype.h"
 #include "kiln/runtime.h"
 #include "kiln/tensor.h"
+#include "runtime/artifact/interface.h"
 
 namespace kiln {
 
@@ -186,7 +187,7 @@ struct ArtifactIdentity {
   // FNV-1a 64 of the artifact's payload (artifact::Artifact::checksum); 0
   // when the header was written without an artifact (kilnc --emit=header).
   uint64_t checksum = 0;
-  // InterfaceFingerprint and InterfaceSignature of the artifact.
+  // artifact::InterfaceFingerprint and InterfaceSignature (interface.h).
   uint64_t interface_fingerprint = 0;
   const char* interface_signature = "";
 };
@@ -199,16 +200,6 @@ enum class Match {
   // another --arch).
   kInterface,
 };
-
-// The interface of an artifact as text, one line each: a version line, then
-// for every entry (in the artifact's order) "entry NAME", its caller inputs
-// "  input NAME DTYPE[DIMS]", its "lr"/"step" inputs "  lr"/"  step", its
-// arena outputs "  output NAME DTYPE[DIMS]"; then every resident buffer
-// "buffer NAME ROLE DTYPE[DIMS]". Offsets, kernels and launches are not part
-// of it.
-std::string InterfaceSignature(const artifact::Artifact& artifact);
-// FNV-1a 64 of InterfaceSignature.
-uint64_t InterfaceFingerprint(const artifact::Artifact& artifact);
 
 // OK when `artifact` is the one `identity` describes under `match`;
 // otherwise FailedPrecondition naming the header and the first difference.
@@ -245,17 +236,20 @@ class InputsBuilder {
   Inputs inputs_;
 };
 
-// The output `name` of `outputs`, wrapped as T (a TypedTensor); errors name
-// the entry.
+// Moves the output `name` of `outputs` into `out` (a TypedTensor), checked;
+// errors name the entry.
 template <typename T>
-absl::StatusOr<T> TakeOutput(Outputs& outputs, absl::string_view entry,
-                             const std::string& name) {
+absl::Status TakeOutput(Outputs& outputs, absl::string_view entry,
+                        const std::string& name, T& out) {
   auto it = outputs.find(name);
   if (it == outputs.end())
     return absl::InternalError("entry " + std::string(entry) +
                                " returned no output '" + name + "'");
-  return T::Wrap(std::move(it->second),
-                 "output '" + name + "' of " + std::string(entry));
+  absl::StatusOr<T> typed = T::Wrap(
+      std::move(it->second), "output '" + name + "' of " + std::string(entry));
+  if (!typed.ok()) return typed.status();
+  out = *std::move(typed);
+  return absl::OkStatus();
 }
 
 }  // namespace typed

@@ -110,7 +110,7 @@ TEST(InputsBuilderTest, NamesTheFirstUnsetInput) {
 
 TEST(InterfaceTest, SignatureListsCallerInputsOutputsAndBuffers) {
   artifact::Artifact training = TrainingArtifact();
-  std::string signature = typed::InterfaceSignature(training);
+  std::string signature = artifact::InterfaceSignature(training);
   EXPECT_TRUE(absl::StartsWith(signature, "kiln-interface 1\nentry "))
       << signature;
   EXPECT_TRUE(absl::StrContains(signature, "\nentry train_step\n"))
@@ -118,10 +118,10 @@ TEST(InterfaceTest, SignatureListsCallerInputsOutputsAndBuffers) {
   EXPECT_TRUE(absl::StrContains(signature, "\n  lr\n")) << signature;
   EXPECT_TRUE(absl::StrContains(signature, "\nbuffer w parameter f32["))
       << signature;
-  EXPECT_EQ(typed::InterfaceFingerprint(training),
-            typed::InterfaceFingerprint(TrainingArtifact()));
-  EXPECT_NE(typed::InterfaceFingerprint(training),
-            typed::InterfaceFingerprint(artifact::testing::MinimalArtifact()));
+  EXPECT_EQ(artifact::InterfaceFingerprint(training),
+            artifact::InterfaceFingerprint(TrainingArtifact()));
+  EXPECT_NE(artifact::InterfaceFingerprint(training),
+            artifact::InterfaceFingerprint(artifact::testing::MinimalArtifact()));
 }
 
 typed::ArtifactIdentity IdentityOf(const artifact::Artifact& artifact,
@@ -130,7 +130,7 @@ typed::ArtifactIdentity IdentityOf(const artifact::Artifact& artifact,
   typed::ArtifactIdentity identity;
   identity.header = "model.h";
   identity.checksum = checksum;
-  identity.interface_fingerprint = typed::InterfaceFingerprint(artifact);
+  identity.interface_fingerprint = artifact::InterfaceFingerprint(artifact);
   identity.interface_signature = signature.c_str();
   return identity;
 }
@@ -140,7 +140,7 @@ TEST(CheckArtifactTest, AcceptsItsArtifact) {
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   absl::StatusOr<artifact::Artifact> loaded = artifact::LoadArtifact(*bytes);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  std::string signature = typed::InterfaceSignature(*loaded);
+  std::string signature = artifact::InterfaceSignature(*loaded);
   EXPECT_TRUE(typed::CheckArtifact(
                   *loaded, IdentityOf(*loaded, signature, loaded->checksum))
                   .ok());
@@ -152,7 +152,7 @@ TEST(CheckArtifactTest, AcceptsItsArtifact) {
 TEST(CheckArtifactTest, RefusesAnotherBuildUnlessTheInterfaceIsEnough) {
   artifact::Artifact loaded = TrainingArtifact();
   loaded.checksum = 0x1234;
-  std::string signature = typed::InterfaceSignature(loaded);
+  std::string signature = artifact::InterfaceSignature(loaded);
   typed::ArtifactIdentity identity = IdentityOf(loaded, signature, 0x5678);
   absl::Status status = typed::CheckArtifact(loaded, identity);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
@@ -168,7 +168,7 @@ TEST(CheckArtifactTest, RefusesAnotherBuildUnlessTheInterfaceIsEnough) {
 
 TEST(CheckArtifactTest, NamesTheFirstDifferenceOfTheInterface) {
   artifact::Artifact expected = TrainingArtifact();
-  std::string signature = typed::InterfaceSignature(expected);
+  std::string signature = artifact::InterfaceSignature(expected);
   typed::ArtifactIdentity identity = IdentityOf(expected, signature, 0);
 
   artifact::Artifact other = expected;
