@@ -171,8 +171,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<Mlp::ForwardOutputs> outputs =
         (*mlp)->Forward(MakeBatch<Mlp::ForwardInputs>(eval_rng));
     if (!outputs.ok()) return Fail(outputs.status());
-    absl::StatusOr<kiln::HostTensor> host =
-        (*runtime)->Download(outputs->loss);
+    absl::StatusOr<kiln::HostTensor> host = (*runtime)->Download(outputs->loss);
     if (!host.ok()) return Fail(host.status());
     float value;
     std::memcpy(&value, host->data.data(), sizeof value);

@@ -2,8 +2,8 @@
 
 #include "codegen/header/CppNames.h"
 
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 
 #include <cstdio>
@@ -12,30 +12,21 @@ namespace mlir::kiln::codegen {
 
 bool isCppKeyword(llvm::StringRef identifier) {
   static const llvm::StringSet<> keywords = {
-      "alignas",   "alignof",      "and",          "and_eq",
-      "asm",       "auto",         "bitand",       "bitor",
-      "bool",      "break",        "case",         "catch",
-      "char",      "char16_t",     "char32_t",     "class",
-      "compl",     "const",        "constexpr",    "const_cast",
-      "continue",  "decltype",     "default",      "delete",
-      "do",        "double",       "dynamic_cast", "else",
-      "enum",      "explicit",     "export",       "extern",
-      "false",     "float",        "for",          "friend",
-      "goto",      "if",           "inline",       "int",
-      "long",      "mutable",      "namespace",    "new",
-      "noexcept",  "not",          "not_eq",       "nullptr",
-      "operator",  "or",           "or_eq",        "private",
-      "protected", "public",       "register",     "reinterpret_cast",
-      "return",    "short",        "signed",       "sizeof",
-      "static",    "static_assert", "static_cast", "struct",
-      "switch",    "template",     "this",         "thread_local",
-      "throw",     "true",         "try",          "typedef",
-      "typeid",    "typename",     "union",        "unsigned",
-      "using",     "virtual",      "void",         "volatile",
-      "wchar_t",   "while",        "xor",          "xor_eq",
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "class",
+      "compl", "const", "constexpr", "const_cast", "continue", "decltype",
+      "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+      "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
+      "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+      "protected", "public", "register", "reinterpret_cast", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try",
+      "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+      "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
       // C++20 keywords, so that headers stay valid under newer standards.
-      "char8_t",   "concept",      "consteval",    "constinit",
-      "co_await",  "co_return",    "co_yield",     "requires"};
+      "char8_t", "concept", "consteval", "constinit", "co_await", "co_return",
+      "co_yield", "requires"};
   return keywords.contains(identifier);
 }
 

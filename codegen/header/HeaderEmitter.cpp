@@ -32,8 +32,8 @@ std::string dtypeEnumerator(::kiln::DType dtype) {
 
 /// "::kiln::TypedInput<::kiln::DType::kF32, 64, 8>"
 std::string typedName(llvm::StringRef kind, const HeaderTensor &tensor) {
-  std::string out = ("::kiln::" + kind + "<").str() +
-                    dtypeEnumerator(tensor.dtype);
+  std::string out =
+      ("::kiln::" + kind + "<").str() + dtypeEnumerator(tensor.dtype);
   for (int64_t dim : tensor.shape)
     out += ", " + std::to_string(dim);
   return out + ">";
@@ -118,8 +118,8 @@ void Printer::print() {
      << plan.source << ".\n"
      << "// Written by kilnc; do not edit.\n"
      << "//\n"
-     << "// class " << plan.className << " wraps a kiln::"
-     << (plan.trains ? "Trainer" : "Session")
+     << "// class " << plan.className
+     << " wraps a kiln::" << (plan.trains ? "Trainer" : "Session")
      << ": one method per entry, one struct of\n"
         "// inputs per entry (kiln::TypedInput<DType, dims...> fields: a "
         "misspelt\n"
@@ -201,7 +201,8 @@ void Printer::printIdentity() {
      << "      const ::kiln::artifact::Artifact& artifact,\n"
      << "      ::kiln::typed::Match match = "
         "::kiln::typed::Match::kArtifact) {\n"
-     << "    return ::kiln::typed::CheckArtifact(artifact, Identity(), match);\n"
+     << "    return ::kiln::typed::CheckArtifact(artifact, Identity(), "
+        "match);\n"
      << "  }\n\n";
 }
 
@@ -290,8 +291,8 @@ void Printer::printFactories() {
      << "    if (::absl::Status status_ = Check(module->artifact(), match);\n"
      << "        !status_.ok())\n"
      << "      return status_;\n"
-     << "    auto held_ = module->" << (plan.trains ? "NewTrainer" : "NewSession")
-     << "(options);\n"
+     << "    auto held_ = module->"
+     << (plan.trains ? "NewTrainer" : "NewSession") << "(options);\n"
      << "    if (!held_.ok()) return held_.status();\n"
      << "    return " << ptr << "(\n"
      << "        new " << plan.className
@@ -300,8 +301,9 @@ void Printer::printFactories() {
 }
 
 void Printer::printEntry(const HeaderEntry &entry) {
-  std::string inputsParam =
-      entry.inputsStruct.empty() ? "" : "const " + entry.inputsStruct + "& inputs";
+  std::string inputsParam = entry.inputsStruct.empty()
+                                ? ""
+                                : "const " + entry.inputsStruct + "& inputs";
   auto convertInputs = [&] {
     if (entry.inputsStruct.empty()) {
       os << "    ::kiln::Inputs runtime_inputs_;\n";
@@ -370,12 +372,11 @@ void Printer::printBuffers() {
      << "  // Views of the resident buffers: writing them changes the "
      << (plan.trains ? "trainer" : "session") << "'s state.\n";
   for (const HeaderBuffer &buffer : plan.buffers) {
-    std::string what = (roleComment(buffer.role) + " '" +
-                        buffer.tensor.name + "'")
-                           .str();
+    std::string what =
+        (roleComment(buffer.role) + " '" + buffer.tensor.name + "'").str();
     os << "  // " << what << ", " << typeText(buffer.tensor) << "\n"
-       << "  ::absl::StatusOr<BufferTypes::" << buffer.tensor.identifier
-       << "> " << buffer.tensor.identifier << "() const {\n"
+       << "  ::absl::StatusOr<BufferTypes::" << buffer.tensor.identifier << "> "
+       << buffer.tensor.identifier << "() const {\n"
        << "    return BufferTypes::" << buffer.tensor.identifier << "::Wrap(\n"
        << "        " << holder() << "->Buffer("
        << cppStringLiteral(buffer.tensor.name) << "), "

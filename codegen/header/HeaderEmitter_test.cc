@@ -114,8 +114,8 @@ TEST(HeaderEmitterTest, RefusesMembersItWritesItself) {
 
 TEST(HeaderEmitterTest, RefusesBadClassNames) {
   std::string text, error;
-  EXPECT_FALSE(emitHeader(art::testing::MinimalArtifact(),
-                          optionsFor("a::1b"), text, error));
+  EXPECT_FALSE(emitHeader(art::testing::MinimalArtifact(), optionsFor("a::1b"),
+                          text, error));
   EXPECT_EQ(error, "the class name 'a::1b' is not a C++ name (identifiers "
                    "separated by '::')");
 }

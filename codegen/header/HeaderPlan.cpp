@@ -47,11 +47,20 @@ llvm::StringRef roleName(art::BufferRole role) {
 }
 
 /// Members every class has (HeaderEmitter.cpp writes them).
-const char *const classMembers[] = {
-    "Identity",   "Check",     "Load",      "LoadFromMemory",
-    "FromModule", "GetModule", "GetTrainer", "GetSession",
-    "BufferTypes", "kArtifactChecksum", "kInterfaceFingerprint",
-    "kInterface", "kTrains", "kHeader"};
+const char *const classMembers[] = {"Identity",
+                                    "Check",
+                                    "Load",
+                                    "LoadFromMemory",
+                                    "FromModule",
+                                    "GetModule",
+                                    "GetTrainer",
+                                    "GetSession",
+                                    "BufferTypes",
+                                    "kArtifactChecksum",
+                                    "kInterfaceFingerprint",
+                                    "kInterface",
+                                    "kTrains",
+                                    "kHeader"};
 
 bool splitClassName(llvm::StringRef qualified, HeaderPlan &plan,
                     std::string &error) {
@@ -171,9 +180,11 @@ bool planHeader(const art::Artifact &artifact, const HeaderOptions &options,
     HeaderBuffer planned{
         {buffer.name, cppIdentifier(buffer.name), buffer.dtype, buffer.shape},
         buffer.role};
-    if (!members.add(planned.tensor.identifier,
-                     (roleName(buffer.role) + " '" + llvm::Twine(buffer.name) + "'").str(),
-                     error))
+    if (!members.add(
+            planned.tensor.identifier,
+            (roleName(buffer.role) + " '" + llvm::Twine(buffer.name) + "'")
+                .str(),
+            error))
       return false;
     plan.buffers.push_back(std::move(planned));
   }

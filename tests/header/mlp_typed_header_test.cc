@@ -9,20 +9,20 @@
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "gtest/gtest.h"
 #include "kiln/runtime.h"
 #include "kiln/typed.h"
 #include "runtime/artifact/artifact.h"
 #include "runtime/artifact/artifact_writer.h"
 #include "runtime/artifact/test_artifacts.h"
 #include "samples/mlp_typed.h"
+#include "gtest/gtest.h"
 
 namespace kiln {
 namespace embedded {
 extern const unsigned char kMlpTypedArtifact[];
 extern const size_t kMlpTypedArtifact_size;
-}  // namespace embedded
-}  // namespace kiln
+} // namespace embedded
+} // namespace kiln
 
 namespace {
 
@@ -42,30 +42,29 @@ static_assert(std::is_same_v<decltype(Mlp::ForwardBackwardInputs::y),
                              TypedInput<DType::kF32, 64, 1>>);
 static_assert(std::is_same_v<decltype(Mlp::ForwardOutputs::loss),
                              TypedTensor<DType::kF32>>);
-static_assert(std::is_same_v<Mlp::BufferTypes::w1,
-                             TypedTensor<DType::kF32, 8, 64>>);
+static_assert(
+    std::is_same_v<Mlp::BufferTypes::w1, TypedTensor<DType::kF32, 8, 64>>);
 static_assert(Mlp::BufferTypes::b1::kRank == 1 &&
               Mlp::BufferTypes::b1::kShape[0] == 64);
-static_assert(std::is_same_v<Mlp::BufferTypes::grad_w2,
-                             TypedTensor<DType::kF32, 64, 1>>);
-static_assert(std::is_same_v<Mlp::BufferTypes::adam_v_b2,
-                             TypedTensor<DType::kF32, 1>>);
+static_assert(
+    std::is_same_v<Mlp::BufferTypes::grad_w2, TypedTensor<DType::kF32, 64, 1>>);
+static_assert(
+    std::is_same_v<Mlp::BufferTypes::adam_v_b2, TypedTensor<DType::kF32, 1>>);
 static_assert(decltype(Mlp::TrainStepInputs::x)::kNumElements == 512);
 static_assert(Mlp::kTrains);
 static_assert(Mlp::kArtifactChecksum != 0, "-H pins the header");
 
 // Methods per entry, with the Trainer's results.
-static_assert(std::is_same_v<
-              decltype(std::declval<Mlp&>().TrainStep(
-                  std::declval<const Mlp::TrainStepInputs&>(), 0.1f)),
-              absl::StatusOr<float>>);
-static_assert(std::is_same_v<decltype(std::declval<Mlp&>().ApplyUpdate(0.1f)),
+static_assert(
+    std::is_same_v<decltype(std::declval<Mlp &>().TrainStep(
+                       std::declval<const Mlp::TrainStepInputs &>(), 0.1f)),
+                   absl::StatusOr<float>>);
+static_assert(std::is_same_v<decltype(std::declval<Mlp &>().ApplyUpdate(0.1f)),
                              absl::Status>);
-static_assert(std::is_same_v<
-              decltype(std::declval<Mlp&>().Forward(
-                  std::declval<const Mlp::ForwardInputs&>())),
-              absl::StatusOr<Mlp::ForwardOutputs>>);
-static_assert(std::is_same_v<decltype(std::declval<const Mlp&>().grad_w1()),
+static_assert(std::is_same_v<decltype(std::declval<Mlp &>().Forward(
+                                 std::declval<const Mlp::ForwardInputs &>())),
+                             absl::StatusOr<Mlp::ForwardOutputs>>);
+static_assert(std::is_same_v<decltype(std::declval<const Mlp &>().grad_w1()),
                              absl::StatusOr<Mlp::BufferTypes::grad_w1>>);
 
 // Values of the right static type convert; others do not
@@ -77,16 +76,15 @@ static_assert(!std::is_convertible_v<std::array<float, 64>, X>);
 static_assert(!std::is_convertible_v<std::array<int32_t, 512>, X>);
 static_assert(!std::is_convertible_v<Y, X>);
 static_assert(!std::is_convertible_v<Mlp::BufferTypes::w1, X>);
-template <typename T, typename = void>
-struct HasMemberZ : std::false_type {};
+template <typename T, typename = void> struct HasMemberZ : std::false_type {};
 template <typename T>
-struct HasMemberZ<T, std::void_t<decltype(std::declval<T&>().z)>>
+struct HasMemberZ<T, std::void_t<decltype(std::declval<T &>().z)>>
     : std::true_type {};
 static_assert(!HasMemberZ<Mlp::TrainStepInputs>::value);
 
 absl::string_view EmbeddedArtifact() {
   return absl::string_view(
-      reinterpret_cast<const char*>(kiln::embedded::kMlpTypedArtifact),
+      reinterpret_cast<const char *>(kiln::embedded::kMlpTypedArtifact),
       kiln::embedded::kMlpTypedArtifact_size);
 }
 
@@ -132,15 +130,14 @@ TEST(MlpTypedHeaderTest, RefusesAnotherInterfaceNamingTheDifference) {
   kiln::artifact::Artifact artifact = LoadEmbedded();
   // x as [8, 64]: the same bytes, another shape.
   bool changed = false;
-  for (kiln::artifact::Entry& entry : artifact.entries)
-    for (kiln::artifact::TensorBinding& input : entry.inputs)
+  for (kiln::artifact::Entry &entry : artifact.entries)
+    for (kiln::artifact::TensorBinding &input : entry.inputs)
       if (entry.name == "forward" && input.name == "x") {
         input.shape = {8, 64};
         changed = true;
       }
   ASSERT_TRUE(changed);
-  absl::Status status =
-      Mlp::Check(artifact, kiln::typed::Match::kInterface);
+  absl::Status status = Mlp::Check(artifact, kiln::typed::Match::kInterface);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(
       status.message(),
@@ -225,4 +222,4 @@ TEST(MlpTypedHeaderTest, TrainsOnTheGpu) {
   EXPECT_EQ((*mlp)->GetTrainer().step(), 31);
 }
 
-}  // namespace
+} // namespace

@@ -15,10 +15,10 @@
 
 #include "codegen/artifact/ArtifactEmitter.h"
 #include "codegen/cuda/KernelCache.h"
-#include "codegen/header/HeaderEmitter.h"
-#include "codegen/header/CppNames.h"
 #include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
+#include "codegen/header/CppNames.h"
+#include "codegen/header/HeaderEmitter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
@@ -262,8 +262,8 @@ int main(int argc, char **argv) {
     return fail("--train must be adamw, adam or sgd, got '" + train + "'");
   if (emitTemplates && emit != "cuda")
     return fail("--emit-templates needs --emit=cuda");
-  if (emit != "mlir" && emit != "cuda" && emit != "ptx" &&
-      emit != "artifact" && emit != "header")
+  if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact" &&
+      emit != "header")
     return fail("--emit must be mlir, cuda, ptx, artifact or header, got '" +
                 emit + "'");
   if (!headerPath.empty() && emit != "artifact")
@@ -428,9 +428,9 @@ int main(int argc, char **argv) {
       headerClass.empty()
           ? codegen::cppCamelCase(llvm::sys::path::stem(inputPath))
           : headerClass.getValue();
-  headerOptions.headerName =
-      headerFile == "-" ? headerOptions.className + ".h"
-                        : llvm::sys::path::filename(headerFile).str();
+  headerOptions.headerName = headerFile == "-"
+                                 ? headerOptions.className + ".h"
+                                 : llvm::sys::path::filename(headerFile).str();
   headerOptions.source = llvm::sys::path::filename(inputPath).str();
   headerOptions.pinChecksum = emit == "artifact";
   std::string header;

@@ -34,16 +34,15 @@ std::string Hex(uint64_t value) { return absl::StrFormat("0x%016x", value); }
 
 absl::Status CheckArtifact(const artifact::Artifact& artifact,
                            const ArtifactIdentity& identity, Match match) {
-  const std::string header =
-      absl::StrCat("the typed header ", identity.header);
+  const std::string header = absl::StrCat("the typed header ", identity.header);
   const std::string signature = artifact::InterfaceSignature(artifact);
   if (Fnv1a64(signature) != identity.interface_fingerprint ||
       signature != identity.interface_signature) {
     // The first line that differs, with the entry it belongs to.
     std::vector<absl::string_view> have =
         absl::StrSplit(signature, '\n', absl::SkipEmpty());
-    std::vector<absl::string_view> want = absl::StrSplit(
-        identity.interface_signature, '\n', absl::SkipEmpty());
+    std::vector<absl::string_view> want =
+        absl::StrSplit(identity.interface_signature, '\n', absl::SkipEmpty());
     std::string where;
     size_t i = 0;
     for (; i < have.size() && i < want.size() && have[i] == want[i]; ++i)
@@ -51,15 +50,15 @@ absl::Status CheckArtifact(const artifact::Artifact& artifact,
         where = absl::StrCat(" (", have[i], ")");
     auto line = [](const std::vector<absl::string_view>& lines, size_t i) {
       return i < lines.size()
-                 ? absl::StrCat("'", absl::StripLeadingAsciiWhitespace(lines[i]),
-                                "'")
+                 ? absl::StrCat(
+                       "'", absl::StripLeadingAsciiWhitespace(lines[i]), "'")
                  : std::string("nothing more");
     };
     return absl::FailedPreconditionError(absl::StrCat(
-        "artifact does not match ", header, ": its interface differs",
-        where, ": the header has ", line(want, i), ", the artifact ",
-        line(have, i), " (interface fingerprint ", Hex(Fnv1a64(signature)),
-        ", the header's ", Hex(identity.interface_fingerprint),
+        "artifact does not match ", header, ": its interface differs", where,
+        ": the header has ", line(want, i), ", the artifact ", line(have, i),
+        " (interface fingerprint ", Hex(Fnv1a64(signature)), ", the header's ",
+        Hex(identity.interface_fingerprint),
         "); regenerate the header from this artifact's model"));
   }
   if (match == Match::kArtifact && identity.checksum != 0 &&
@@ -104,8 +103,8 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModuleFile(
 
 absl::StatusOr<Inputs> InputsBuilder::Finish() && {
   if (!missing_.empty())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input '", missing_, "' of ", entry_, " is not set"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", missing_, "' of ", entry_, " is not set"));
   return std::move(inputs_);
 }
 

@@ -46,8 +46,8 @@ TEST(TypedInputTest, HoldsHostValuesWithItsStaticType) {
   EXPECT_EQ(x.input().shape(), (Shape{4, 3}));
   EXPECT_EQ(x.input().host_bytes(), 48u);
   float read;
-  std::memcpy(&read,
-              static_cast<const char*>(x.input().host_data()) + 5 * 4, 4);
+  std::memcpy(&read, static_cast<const char*>(x.input().host_data()) + 5 * 4,
+              4);
   EXPECT_EQ(read, 2.5f);
 
   X view = X::View(values);
@@ -61,8 +61,8 @@ TEST(TypedInputTest, RunTimeConversionsCheckSizeDtypeAndShape) {
   EXPECT_EQ(few.status().message(),
             "expected 12 elements for f32[4, 3], got 11");
 
-  EXPECT_TRUE(X::FromHost(io::HostTensor::F32({4, 3}, std::vector<float>(12)))
-                  .ok());
+  EXPECT_TRUE(
+      X::FromHost(io::HostTensor::F32({4, 3}, std::vector<float>(12))).ok());
   absl::StatusOr<X> shape =
       X::FromHost(io::HostTensor::F32({3, 4}, std::vector<float>(12)));
   ASSERT_FALSE(shape.ok());
@@ -120,8 +120,9 @@ TEST(InterfaceTest, SignatureListsCallerInputsOutputsAndBuffers) {
       << signature;
   EXPECT_EQ(artifact::InterfaceFingerprint(training),
             artifact::InterfaceFingerprint(TrainingArtifact()));
-  EXPECT_NE(artifact::InterfaceFingerprint(training),
-            artifact::InterfaceFingerprint(artifact::testing::MinimalArtifact()));
+  EXPECT_NE(
+      artifact::InterfaceFingerprint(training),
+      artifact::InterfaceFingerprint(artifact::testing::MinimalArtifact()));
 }
 
 typed::ArtifactIdentity IdentityOf(const artifact::Artifact& artifact,
