@@ -17,10 +17,14 @@
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
+#include "codegen/header/CppNames.h"
+#include "codegen/header/HeaderEmitter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+
+#include "runtime/artifact/artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -33,6 +37,7 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -158,8 +163,20 @@ static cl::opt<bool> noKernelCache("no-kernel-cache",
 static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
                           cl::cat(category));
 static cl::opt<std::string>
-    emit("emit", cl::desc("mlir, cuda, ptx or artifact (default)"),
+    emit("emit", cl::desc("mlir, cuda, ptx, artifact (default) or header"),
          cl::init("artifact"), cl::cat(category));
+static cl::opt<std::string>
+    headerPath("header",
+               cl::desc("also write the typed C++ header of the artifact "
+                        "(a class with one method per entry) to this file"),
+               cl::value_desc("path"), cl::cat(category));
+static cl::alias headerAlias("H", cl::desc("alias for --header"),
+                             cl::aliasopt(headerPath), cl::cat(category));
+static cl::opt<std::string> headerClass(
+    "header-class",
+    cl::desc("the typed header's class, optionally in namespaces "
+             "(\"models::Mlp\"; default: the input's file name in CamelCase)"),
+    cl::value_desc("name"), cl::cat(category));
 static cl::opt<bool> emitTemplates(
     "emit-templates",
     cl::desc("with --emit=cuda, also print the kernel templates the kernels "
@@ -272,9 +289,13 @@ int main(int argc, char **argv) {
     return fail("--train must be adamw, adam or sgd, got '" + train + "'");
   if (emitTemplates && emit != "cuda")
     return fail("--emit-templates needs --emit=cuda");
-  if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact")
-    return fail("--emit must be mlir, cuda, ptx or artifact, got '" + emit +
-                "'");
+  if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact" &&
+      emit != "header")
+    return fail("--emit must be mlir, cuda, ptx, artifact or header, got '" +
+                emit + "'");
+  if (!headerPath.empty() && emit != "artifact")
+    return fail("--header writes the header beside the artifact; with --emit=" +
+                emit + " there is none (--emit=header writes only a header)");
   if (precision != "f32" && precision != "bf16" && precision != "f16")
     return fail("--precision must be f32, bf16 or f16, got '" + precision +
                 "'");
@@ -420,7 +441,42 @@ int main(int argc, char **argv) {
   std::string bytes;
   if (!codegen::writeArtifact(compiled, bytes, error))
     return fail("invalid artifact: " + error);
+  if (emit == "artifact" && headerPath.empty()) {
+    output->os() << bytes;
+    output->keep();
+    return 0;
+  }
+
+  // The typed header, from the artifact as the runtime reads it.
+  absl::StatusOr<::kiln::artifact::Artifact> loaded =
+      ::kiln::artifact::LoadArtifact(bytes);
+  if (!loaded.ok())
+    return fail("invalid artifact: " + std::string(loaded.status().message()));
+  codegen::HeaderOptions headerOptions;
+  llvm::StringRef headerFile = emit == "header" ? outputPath : headerPath;
+  headerOptions.className =
+      headerClass.empty()
+          ? codegen::cppCamelCase(llvm::sys::path::stem(inputPath))
+          : headerClass.getValue();
+  headerOptions.headerName = headerFile == "-"
+                                 ? headerOptions.className + ".h"
+                                 : llvm::sys::path::filename(headerFile).str();
+  headerOptions.source = llvm::sys::path::filename(inputPath).str();
+  headerOptions.pinChecksum = emit == "artifact";
+  std::string header;
+  if (!codegen::emitHeader(*loaded, headerOptions, header, error))
+    return fail("typed header: " + error);
+  if (emit == "header") {
+    output->os() << header;
+    output->keep();
+    return 0;
+  }
+  auto headerOutput = openOutputFile(headerPath, &error);
+  if (!headerOutput)
+    return fail(error);
   output->os() << bytes;
+  headerOutput->os() << header;
   output->keep();
+  headerOutput->keep();
   return 0;
 }
