@@ -10,7 +10,7 @@
 
 // MISSING: kilnc: error: {{.*}}errors.mlir.missing
 // OPT: kilnc: error: --train must be adamw, adam or sgd, got 'lion'
-// EMIT: kilnc: error: --emit must be mlir, cuda, ptx or artifact, got 'sass'
+// EMIT: kilnc: error: --emit must be mlir, cuda, ptx, artifact or header, got 'sass'
 // FLAG: Unknown command line argument '--no-such-flag'
 // PRECISION: kilnc: error: --precision must be f32, bf16 or f16, got 'fp8'
 // NESTEROV: kilnc: error: --nesterov needs --momentum > 0
