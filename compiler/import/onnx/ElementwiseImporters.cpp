@@ -1,0 +1,486 @@
+//===- ElementwiseImporters.cpp - arithmetic, comparison, logic, cast -----===//
+//
+// ONNX's elementwise ops onto kiln's, which broadcast like numpy as ONNX's
+// multidirectional broadcasting does. ONNX ops without a kiln counterpart
+// are composed exactly (Reciprocal, Mean, logic on masks, IsNaN, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/GraphImporter.h"
+#include "compiler/import/onnx/OnnxTypes.h"
+
+#include <limits>
+
+namespace mlir::kiln::onnx_import {
+namespace {
+
+bool isFloat(Value v) {
+  return llvm::isa<FloatType>(KilnBuilder::elementOf(v));
+}
+bool isMask(Value v) { return KilnBuilder::elementOf(v).isInteger(1); }
+
+/// Fetches inputs [0, n) (all required), failing on a missing one.
+FailureOr<llvm::SmallVector<Value>> requiredInputs(OnnxNode &node,
+                                                   unsigned n) {
+  llvm::SmallVector<Value> inputs;
+  for (unsigned i = 0; i < n; ++i) {
+    if (!node.hasInput(i))
+      return node.emitError() << "ONNX " << node.opType() << " needs input "
+                              << i,
+             failure();
+    Value v = node.input(i);
+    if (!v)
+      return failure();
+    inputs.push_back(v);
+  }
+  return inputs;
+}
+
+template <typename OpTy>
+OpImporter unary(bool floatOnly) {
+  return [floatOnly](OnnxNode &node) -> LogicalResult {
+    auto in = requiredInputs(node, 1);
+    if (failed(in))
+      return failure();
+    Value x = (*in)[0];
+    if (isMask(x) || (floatOnly && !isFloat(x)))
+      return node.unsupported("element type " +
+                              std::string(isMask(x) ? "BOOL" : "integer") +
+                              " (" + node.opType().str() + " is defined on "
+                              "floating point here)");
+    node.setResult(0, node.builder().create<OpTy>(node.loc(), x));
+    return success();
+  };
+}
+
+template <typename OpTy>
+OpImporter binary(bool floatOnly) {
+  return [floatOnly](OnnxNode &node) -> LogicalResult {
+    auto in = requiredInputs(node, 2);
+    if (failed(in))
+      return failure();
+    Value a = (*in)[0], b = (*in)[1];
+    if (KilnBuilder::elementOf(a) != KilnBuilder::elementOf(b))
+      return node.emitError() << "ONNX " << node.opType()
+                              << " operands have different element types";
+    if (isMask(a) || (floatOnly && !isFloat(a)))
+      return node.unsupported("this element type for " + node.opType());
+    node.setResult(0, node.builder().create<OpTy>(node.loc(), a, b));
+    return success();
+  };
+}
+
+/// Min, Max, Sum and Mean take one or more inputs.
+template <typename OpTy>
+OpImporter variadic(bool mean) {
+  return [mean](OnnxNode &node) -> LogicalResult {
+    if (node.numInputs() == 0)
+      return node.emitError() << "ONNX " << node.opType()
+                              << " needs at least one input";
+    auto in = requiredInputs(node, node.numInputs());
+    if (failed(in))
+      return failure();
+    Value acc = (*in)[0];
+    if (isMask(acc) || (mean && !isFloat(acc)))
+      return node.unsupported("this element type for " + node.opType());
+    for (Value v : llvm::drop_begin(*in))
+      acc = node.builder().create<OpTy>(node.loc(), acc, v);
+    if (mean && in->size() > 1)
+      acc = node.kb().div(acc, node.scalarLike(in->size(), acc));
+    // With one input the result must still be a value of its own.
+    if (in->size() == 1 && !mean)
+      acc = node.builder().create<OpTy>(node.loc(), acc, acc);
+    node.setResult(0, acc);
+    return success();
+  };
+}
+
+OpImporter compare(CmpPredicate predicate) {
+  return [predicate](OnnxNode &node) -> LogicalResult {
+    auto in = requiredInputs(node, 2);
+    if (failed(in))
+      return failure();
+    Value a = (*in)[0], b = (*in)[1];
+    if (KilnBuilder::elementOf(a) != KilnBuilder::elementOf(b))
+      return node.emitError() << "ONNX " << node.opType()
+                              << " operands have different element types";
+    if (isMask(a)) {
+      // Masks compare as 0/1 integers.
+      auto asInt = [&](Value v) {
+        auto type = KilnBuilder::typeOf(v);
+        return node.builder()
+            .create<CastOp>(node.loc(),
+                            RankedTensorType::get(type.getShape(),
+                                                  node.builder().getI32Type()),
+                            v)
+            .getResult();
+      };
+      a = asInt(a);
+      b = asInt(b);
+    }
+    node.setResult(0, node.builder().create<CompareOp>(node.loc(), predicate,
+                                                       a, b));
+    return success();
+  };
+}
+
+/// Logic on i1 masks through select: and(a, b) = a ? b : false, ...
+enum class Logic { And, Or, Xor };
+OpImporter logic(Logic kind) {
+  return [kind](OnnxNode &node) -> LogicalResult {
+    auto in = requiredInputs(node, 2);
+    if (failed(in))
+      return failure();
+    Value a = (*in)[0], b = (*in)[1];
+    if (!isMask(a) || !isMask(b))
+      return node.emitError() << "ONNX " << node.opType()
+                              << " needs BOOL operands";
+    OpBuilder &builder = node.builder();
+    auto i1 = RankedTensorType::get({}, builder.getI1Type());
+    Value falseV = node.splat(i1, 0), trueV = node.splat(i1, 1);
+    Value result;
+    switch (kind) {
+    case Logic::And:
+      result = builder.create<SelectOp>(node.loc(), a, b, falseV);
+      break;
+    case Logic::Or:
+      result = builder.create<SelectOp>(node.loc(), a, trueV, b);
+      break;
+    case Logic::Xor: {
+      Value notB = builder.create<SelectOp>(node.loc(), b, falseV, trueV);
+      result = builder.create<SelectOp>(node.loc(), a, notB, b);
+      break;
+    }
+    }
+    node.setResult(0, result);
+    return success();
+  };
+}
+
+LogicalResult importNot(OnnxNode &node) {
+  auto in = requiredInputs(node, 1);
+  if (failed(in))
+    return failure();
+  Value x = (*in)[0];
+  if (!isMask(x))
+    return node.emitError() << "ONNX Not needs a BOOL operand";
+  auto i1 = RankedTensorType::get({}, node.builder().getI1Type());
+  node.setResult(0, node.builder().create<SelectOp>(
+                        node.loc(), x, node.splat(i1, 0), node.splat(i1, 1)));
+  return success();
+}
+
+LogicalResult importWhere(OnnxNode &node) {
+  auto in = requiredInputs(node, 3);
+  if (failed(in))
+    return failure();
+  if (!isMask((*in)[0]))
+    return node.emitError() << "ONNX Where needs a BOOL condition";
+  node.setResult(0, node.builder().create<SelectOp>(node.loc(), (*in)[0],
+                                                    (*in)[1], (*in)[2]));
+  return success();
+}
+
+LogicalResult importReciprocal(OnnxNode &node) {
+  auto in = requiredInputs(node, 1);
+  if (failed(in))
+    return failure();
+  Value x = (*in)[0];
+  if (!isFloat(x))
+    return node.unsupported("an integer Reciprocal");
+  node.setResult(0, node.kb().div(node.scalarLike(1.0, x), x));
+  return success();
+}
+
+LogicalResult importPow(OnnxNode &node) {
+  auto in = requiredInputs(node, 2);
+  if (failed(in))
+    return failure();
+  Value base = (*in)[0], exponent = (*in)[1];
+  if (!isFloat(base))
+    return node.unsupported("an integer base for Pow (kiln.pow is floating "
+                            "point only)");
+  if (KilnBuilder::elementOf(exponent) != KilnBuilder::elementOf(base)) {
+    // Integer exponents: exact in the base's type when small, which kiln's
+    // narrowing to i32 already bounds for f32; f16/bf16 need |e| < 2^11.
+    if (!isFloat(exponent) && !KilnBuilder::elementOf(base).isF32())
+      return node.unsupported("an integer exponent with a 16-bit base");
+    auto type = KilnBuilder::typeOf(exponent);
+    exponent = node.builder().create<CastOp>(
+        node.loc(),
+        RankedTensorType::get(type.getShape(), KilnBuilder::elementOf(base)),
+        exponent);
+  }
+  node.setResult(0, node.kb().pow(base, exponent));
+  return success();
+}
+
+LogicalResult importClip(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (isMask(x))
+    return node.unsupported("a BOOL Clip");
+  Value result = x;
+  if (node.opset() < 11) {
+    float lo = node.floatAttr("min", -std::numeric_limits<float>::max());
+    float hi = node.floatAttr("max", std::numeric_limits<float>::max());
+    result = node.kb().max(result, node.scalarLike(lo, x));
+    result = node.kb().min(result, node.scalarLike(hi, x));
+  } else {
+    if (node.hasInput(1)) {
+      Value lo = node.input(1);
+      if (!lo)
+        return failure();
+      result = node.kb().max(result, lo);
+    }
+    if (node.hasInput(2)) {
+      Value hi = node.input(2);
+      if (!hi)
+        return failure();
+      result = node.kb().min(result, hi);
+    }
+    if (result == x) // No bounds: a copy.
+      result = node.kb().max(x, x);
+  }
+  node.setResult(0, result);
+  return success();
+}
+
+LogicalResult importCast(OnnxNode &node, Type target, llvm::StringRef what) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (!target)
+    return failure();
+  auto type = KilnBuilder::typeOf(x);
+  node.setResult(0, node.builder().create<CastOp>(
+                        node.loc(),
+                        RankedTensorType::get(type.getShape(), target), x));
+  return success();
+}
+
+LogicalResult importCastOp(OnnxNode &node) {
+  int64_t to = node.intAttr("to", 0);
+  if (node.hasAttr("saturate"))
+    node.ignoreAttr("saturate"); // Only affects float8 targets.
+  Type target = kilnElementType(node.builder().getContext(), to);
+  if (!target)
+    return node.unsupported("casting to " + onnxTypeName(to));
+  return importCast(node, target, "to");
+}
+
+LogicalResult importCastLike(OnnxNode &node) {
+  RankedTensorType like = node.inputType(1);
+  if (!like)
+    return failure();
+  return importCast(node, like.getElementType(), "target_type");
+}
+
+LogicalResult importIdentity(OnnxNode &node) {
+  if (!node.hasInput(0))
+    return node.emitError() << "ONNX Identity needs an input";
+  GraphValue *entry = nullptr;
+  (void)entry;
+  if (node.isConstant(0)) {
+    auto type = node.inputType(0);
+    if (!type)
+      return failure();
+    if (type.getElementType().isIntOrIndex()) {
+      auto ints = node.constantInts(0, "input");
+      if (failed(ints))
+        return failure();
+      node.setConstantResult(0, type.getShape(), *ints,
+                             type.getElementType());
+      return success();
+    }
+  }
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  node.setResult(0, x);
+  return success();
+}
+
+LogicalResult importSign(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (isMask(x))
+    return node.unsupported("a BOOL Sign");
+  node.setResult(0, node.builder().create<SignOp>(node.loc(), x));
+  return success();
+}
+
+LogicalResult importIsNaN(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (!isFloat(x))
+    return node.emitError() << "ONNX IsNaN needs a floating-point input";
+  node.setResult(0, node.builder().create<CompareOp>(node.loc(),
+                                                     CmpPredicate::ne, x, x));
+  return success();
+}
+
+LogicalResult importIsInf(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (!isFloat(x))
+    return node.emitError() << "ONNX IsInf needs a floating-point input";
+  bool positive = node.intAttr("detect_positive", 1) != 0;
+  bool negative = node.intAttr("detect_negative", 1) != 0;
+  double inf = std::numeric_limits<double>::infinity();
+  OpBuilder &b = node.builder();
+  Value pos = b.create<CompareOp>(node.loc(), CmpPredicate::eq, x,
+                                  node.scalarLike(inf, x));
+  Value neg = b.create<CompareOp>(node.loc(), CmpPredicate::eq, x,
+                                  node.scalarLike(-inf, x));
+  auto i1 = RankedTensorType::get({}, b.getI1Type());
+  Value result;
+  if (positive && negative)
+    result = b.create<SelectOp>(node.loc(), pos, node.splat(i1, 1), neg);
+  else if (positive)
+    result = pos;
+  else if (negative)
+    result = neg;
+  else
+    result = b.create<SelectOp>(node.loc(), pos, node.splat(i1, 0),
+                                node.splat(i1, 0));
+  node.setResult(0, result);
+  return success();
+}
+
+LogicalResult importConstant(OnnxNode &node) {
+  OpBuilder &b = node.builder();
+  MLIRContext *context = b.getContext();
+  auto setInts = [&](llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<int64_t> ints) {
+    node.setConstantResult(0, shape, ints, b.getI32Type());
+    return success();
+  };
+  auto setFloats = [&](llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<float> floats) {
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    std::vector<double> numbers(floats.begin(), floats.end());
+    node.setResult(0, b.create<ConstantOp>(node.loc(),
+                                           elementsFromNumbers(type, numbers)));
+    return success();
+  };
+  if (const onnx::TensorProto *tensor = node.tensorAttr("value")) {
+    Type element = kilnElementType(context, tensor->data_type());
+    if (element && element.isIntOrIndex()) {
+      auto ints = readInt64s(*tensor, node.loc(), "the value");
+      if (failed(ints))
+        return failure();
+      llvm::SmallVector<int64_t> dims(tensor->dims().begin(),
+                                      tensor->dims().end());
+      node.setConstantResult(0, dims, *ints, element);
+      return success();
+    }
+    auto attr = toElementsAttr(*tensor, node.loc(), "the value");
+    if (failed(attr))
+      return failure();
+    node.setResult(0, b.create<ConstantOp>(node.loc(), *attr));
+    return success();
+  }
+  if (node.hasAttr("value_float"))
+    return setFloats({}, {node.floatAttr("value_float", 0)});
+  if (node.hasAttr("value_floats")) {
+    auto floats = node.floatsAttr("value_floats");
+    return setFloats({static_cast<int64_t>(floats.size())}, floats);
+  }
+  if (node.hasAttr("value_int"))
+    return setInts({}, {node.intAttr("value_int", 0)});
+  if (node.hasAttr("value_ints")) {
+    auto ints = node.intsAttr("value_ints");
+    return setInts({static_cast<int64_t>(ints.size())}, ints);
+  }
+  if (node.hasAttr("sparse_value"))
+    return node.unsupported("a sparse constant");
+  return node.unsupported("a constant of strings or without a value");
+}
+
+LogicalResult importConstantOfShape(OnnxNode &node) {
+  auto shape = node.constantInts(0, "the shape of ConstantOfShape");
+  if (failed(shape))
+    return failure();
+  OpBuilder &b = node.builder();
+  const onnx::TensorProto *value = node.tensorAttr("value");
+  Type element = b.getF32Type();
+  double fill = 0;
+  if (value) {
+    element = kilnElementType(b.getContext(), value->data_type());
+    if (!element)
+      return node.unsupported("a value of element type " +
+                              onnxTypeName(value->data_type()));
+    auto numbers = readNumbers(*value, node.loc(), "the value");
+    if (failed(numbers))
+      return failure();
+    if (numbers->size() != 1)
+      return node.emitError() << "the value of ConstantOfShape must hold one "
+                                 "element";
+    fill = numbers->front();
+  }
+  for (int64_t d : *shape)
+    if (d < 0)
+      return node.emitError() << "ConstantOfShape has a negative dimension";
+  if (element.isIntOrIndex()) {
+    int64_t count = 1;
+    for (int64_t d : *shape)
+      count *= d;
+    node.setConstantResult(0, *shape,
+                           llvm::SmallVector<int64_t>(count, (int64_t)fill),
+                           element);
+    return success();
+  }
+  node.setResult(0, node.splat(RankedTensorType::get(*shape, element), fill));
+  return success();
+}
+
+} // namespace
+
+void registerElementwiseImporters(OpImporterRegistry &registry) {
+  registry.add("Add", binary<AddOp>(false));
+  registry.add("Sub", binary<SubOp>(false));
+  registry.add("Mul", binary<MulOp>(false));
+  registry.add("Div", binary<DivOp>(false));
+  registry.add("Pow", importPow);
+  registry.add("Max", variadic<MaxOp>(false));
+  registry.add("Min", variadic<MinOp>(false));
+  registry.add("Sum", variadic<AddOp>(false));
+  registry.add("Mean", variadic<AddOp>(true));
+  registry.add("Equal", compare(CmpPredicate::eq));
+  registry.add("Less", compare(CmpPredicate::lt));
+  registry.add("LessOrEqual", compare(CmpPredicate::le));
+  registry.add("Greater", compare(CmpPredicate::gt));
+  registry.add("GreaterOrEqual", compare(CmpPredicate::ge));
+  registry.add("And", logic(Logic::And));
+  registry.add("Or", logic(Logic::Or));
+  registry.add("Xor", logic(Logic::Xor));
+  registry.add("Not", importNot);
+  registry.add("Where", importWhere);
+  registry.add("Abs", unary<AbsOp>(false));
+  registry.add("Neg", unary<NegOp>(false));
+  registry.add("Exp", unary<ExpOp>(true));
+  registry.add("Log", unary<LogOp>(true));
+  registry.add("Sqrt", unary<SqrtOp>(true));
+  registry.add("Sin", unary<SinOp>(true));
+  registry.add("Cos", unary<CosOp>(true));
+  registry.add("Floor", unary<FloorOp>(true));
+  registry.add("Ceil", unary<CeilOp>(true));
+  registry.add("Round", unary<RoundOp>(true));
+  registry.add("Sign", importSign);
+  registry.add("Reciprocal", importReciprocal);
+  registry.add("Clip", importClip);
+  registry.add("Cast", importCastOp);
+  registry.add("CastLike", importCastLike);
+  registry.add("Identity", importIdentity);
+  registry.add("IsNaN", importIsNaN);
+  registry.add("IsInf", importIsInf);
+  registry.add("Constant", importConstant);
+  registry.add("ConstantOfShape", importConstantOfShape);
+}
+
+} // namespace mlir::kiln::onnx_import

@@ -1,0 +1,172 @@
+//===- ReductionImporters.cpp - ONNX reductions, ArgMax and ArgMin --------===//
+//
+// ReduceSum/Mean/Max/Min map onto kiln's reductions; L1, L2, SumSquare,
+// LogSum and LogSumExp (max-shifted, so it does not overflow) are composed.
+// ReduceProd is exp(sum(log|x|)) with the sign from the count of negative
+// elements (0 where any element is 0). ArgMin is ArgMax of -x;
+// select_last_index flips the axis first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/GraphImporter.h"
+
+namespace mlir::kiln::onnx_import {
+namespace {
+
+enum class Reduction { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
+                       SumSquare };
+
+OpImporter reduce(Reduction kind) {
+  return [kind](OnnxNode &node) -> LogicalResult {
+    Value x = node.input(0);
+    if (!x)
+      return failure();
+    auto type = KilnBuilder::typeOf(x);
+    bool isFloat = llvm::isa<FloatType>(type.getElementType());
+    if (type.getElementType().isInteger(1))
+      return node.unsupported("a BOOL reduction");
+    bool floatOnly = kind != Reduction::Sum && kind != Reduction::Max &&
+                     kind != Reduction::Min;
+    if (floatOnly && !isFloat)
+      return node.unsupported("an integer " + node.opType());
+    bool axesFromInput = node.opset() >= 18 ||
+                         (node.opType() == "ReduceSum" && node.opset() >= 13);
+    llvm::SmallVector<int64_t> axes;
+    if (axesFromInput) {
+      if (node.hasInput(1)) {
+        auto ints = node.constantInts(1, "the axes");
+        if (failed(ints))
+          return failure();
+        axes = *ints;
+      }
+    } else {
+      axes = node.intsAttr("axes");
+    }
+    bool keep = node.intAttr("keepdims", 1) != 0;
+    bool noop = node.intAttr("noop_with_empty_axes", 0) != 0;
+    if (axes.empty() && noop) {
+      node.setResult(0, x);
+      return success();
+    }
+    llvm::SmallVector<int64_t> dims;
+    llvm::SmallVector<bool> seen(type.getRank(), false);
+    for (int64_t axis : axes) {
+      auto a = node.normalizeAxis(axis, type.getRank());
+      if (failed(a))
+        return failure();
+      if (!seen[*a])
+        dims.push_back(*a);
+      seen[*a] = true;
+    }
+    if (axes.empty())
+      dims = KilnBuilder::allDims(x);
+    llvm::sort(dims);
+    if (dims.empty())
+      return node.unsupported("a reduction of a rank-0 tensor");
+    OpBuilder &b = node.builder();
+    Location loc = node.loc();
+    KilnBuilder kb = node.kb();
+    auto sum = [&](Value v) {
+      return b.create<ReduceSumOp>(loc, v, dims, keep).getResult();
+    };
+    Value result;
+    switch (kind) {
+    case Reduction::Sum:
+      result = sum(x);
+      break;
+    case Reduction::Mean:
+      result = b.create<ReduceMeanOp>(loc, x, dims, keep);
+      break;
+    case Reduction::Max:
+      result = b.create<ReduceMaxOp>(loc, x, dims, keep);
+      break;
+    case Reduction::Min:
+      result = b.create<ReduceMinOp>(loc, x, dims, keep);
+      break;
+    case Reduction::L1:
+      result = sum(kb.abs(x));
+      break;
+    case Reduction::L2:
+      result = kb.sqrt(sum(kb.mul(x, x)));
+      break;
+    case Reduction::SumSquare:
+      result = sum(kb.mul(x, x));
+      break;
+    case Reduction::LogSum:
+      result = kb.log(sum(x));
+      break;
+    case Reduction::LogSumExp: {
+      Value m = b.create<ReduceMaxOp>(loc, x, dims, /*keepdim=*/true);
+      Value s = b.create<ReduceSumOp>(loc, kb.exp(kb.sub(x, m)), dims, keep);
+      Value mk = keep ? m : kb.reshape(m, KilnBuilder::typeOf(s).getShape());
+      result = kb.add(kb.log(s), mk);
+      break;
+    }
+    case Reduction::Prod: {
+      Value zero = node.scalarLike(0.0, x);
+      Value magnitude = kb.exp(sum(kb.log(kb.abs(x))));
+      Value negative = kb.cast(kb.compare(CmpPredicate::lt, x, zero),
+                               type.getElementType());
+      Value count = sum(negative);
+      // (-1)^count = 1 - 2 * (count - 2 * floor(count / 2)).
+      Value half = b.create<FloorOp>(loc, kb.mul(count, node.scalarLike(0.5, x)));
+      Value odd = kb.sub(count, kb.mul(half, node.scalarLike(2.0, x)));
+      Value sign = kb.sub(node.scalarLike(1.0, x),
+                          kb.mul(odd, node.scalarLike(2.0, x)));
+      result = kb.mul(sign, magnitude);
+      break;
+    }
+    }
+    node.setResult(0, result);
+    return success();
+  };
+}
+
+OpImporter argReduce(bool isMin) {
+  return [isMin](OnnxNode &node) -> LogicalResult {
+    Value x = node.input(0);
+    if (!x)
+      return failure();
+    auto type = KilnBuilder::typeOf(x);
+    if (type.getElementType().isInteger(1))
+      return node.unsupported("a BOOL " + node.opType());
+    auto axis = node.normalizeAxis(node.intAttr("axis", 0), type.getRank());
+    if (failed(axis))
+      return failure();
+    bool keep = node.intAttr("keepdims", 1) != 0;
+    bool last = node.intAttr("select_last_index", 0) != 0;
+    OpBuilder &b = node.builder();
+    KilnBuilder kb = node.kb();
+    if (isMin) {
+      if (!llvm::isa<FloatType>(type.getElementType()))
+        return node.unsupported("an integer ArgMin (negation wraps at -2^31)");
+      x = kb.neg(x);
+    }
+    if (last)
+      x = b.create<FlipOp>(node.loc(), x, llvm::ArrayRef<int64_t>{*axis});
+    Value index = b.create<ArgmaxOp>(node.loc(), x, *axis, keep);
+    if (last)
+      index = kb.sub(node.scalarLike(type.getDimSize(*axis) - 1, index), index);
+    node.setResult(0, index);
+    return success();
+  };
+}
+
+} // namespace
+
+void registerReductionImporters(OpImporterRegistry &registry) {
+  registry.add("ReduceSum", reduce(Reduction::Sum));
+  registry.add("ReduceMean", reduce(Reduction::Mean));
+  registry.add("ReduceMax", reduce(Reduction::Max));
+  registry.add("ReduceMin", reduce(Reduction::Min));
+  registry.add("ReduceProd", reduce(Reduction::Prod));
+  registry.add("ReduceL1", reduce(Reduction::L1));
+  registry.add("ReduceL2", reduce(Reduction::L2));
+  registry.add("ReduceLogSum", reduce(Reduction::LogSum));
+  registry.add("ReduceLogSumExp", reduce(Reduction::LogSumExp));
+  registry.add("ReduceSumSquare", reduce(Reduction::SumSquare));
+  registry.add("ArgMax", argReduce(false));
+  registry.add("ArgMin", argReduce(true));
+}
+
+} // namespace mlir::kiln::onnx_import
