@@ -80,8 +80,13 @@ private:
 
 /// `proto` as an interpreter tensor of `type` (shape and element kind
 /// checked; int64 values must fit kiln's i32).
-bool toTensor(const onnx::TensorProto &proto, mlir::RankedTensorType type,
+bool toTensor(const onnx::TensorProto &given, mlir::RankedTensorType type,
               Tensor &tensor, std::string &error) {
+  // ONNX 1.12's test data stores BFLOAT16 tensors as their UINT16 bits.
+  onnx::TensorProto proto = given;
+  if (proto.data_type() == onnx::TensorProto::UINT16 &&
+      type.getElementType().isBF16())
+    proto.set_data_type(onnx::TensorProto::BFLOAT16);
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   if (llvm::ArrayRef<int64_t>(dims) != type.getShape()) {
     error = "a data tensor's shape differs from its graph value's";
@@ -178,10 +183,27 @@ Tolerance toleranceFor(const std::string &name) {
   return Tolerance();
 }
 
+/// Tests whose expected data disagree with the ONNX specification as it
+/// stands, with the reason (reported as unsupported, never run).
+const std::map<std::string, std::string> &divergentData() {
+  static const std::map<std::string, std::string> tests = {
+      {"test_cast_FLOAT_to_BFLOAT16",
+       "libonnx-testdata 1.12 truncates FLOAT to BFLOAT16; ONNX 1.14 and "
+       "later round to nearest even, as kiln.cast does"},
+  };
+  return tests;
+}
+
 TestResult runBackendTest(const std::string &folder, const Tolerance &tolerance,
                           mlir::MLIRContext &context) {
   TestResult result;
   fs::path root(folder);
+  auto divergent = divergentData().find(root.filename().string());
+  if (divergent != divergentData().end()) {
+    result.outcome = Outcome::kUnsupported;
+    result.message = divergent->second;
+    return result;
+  }
   std::string bytes;
   onnx::ModelProto model;
   if (!readFile(root / "model.onnx", bytes) ||

@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
     std::string message = oneLine(result.message);
     llvm::outs() << outcomeName(result.outcome) << " " << name
                  << (message.empty() ? "" : ": " + message) << "\n";
+    llvm::outs().flush();
     table += "| " + name + " | " + outcomeName(result.outcome) + " | " +
              message + " |\n";
     switch (result.outcome) {

@@ -82,6 +82,8 @@ LogicalResult importPRelu(OnnxNode &node) {
   if (!slope)
     return failure();
   // The slope broadcasts to x (unidirectionally); the result has x's shape.
+  if (failed(node.checkBroadcast({*x, slope})))
+    return failure();
   Value scaled = node.kb().mul(*x, slope);
   if (KilnBuilder::typeOf(scaled) != KilnBuilder::typeOf(*x))
     return node.emitError() << "the slope of PRelu must broadcast to the "

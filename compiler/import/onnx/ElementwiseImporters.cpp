@@ -60,9 +60,8 @@ OpImporter binary(bool floatOnly) {
     if (failed(in))
       return failure();
     Value a = (*in)[0], b = (*in)[1];
-    if (KilnBuilder::elementOf(a) != KilnBuilder::elementOf(b))
-      return node.emitError() << "ONNX " << node.opType()
-                              << " operands have different element types";
+    if (failed(node.checkBroadcast({a, b})))
+      return failure();
     if (isMask(a) || (floatOnly && !isFloat(a)))
       return node.unsupported("this element type for " + node.opType());
     node.setResult(0, node.builder().create<OpTy>(node.loc(), a, b));
@@ -80,6 +79,8 @@ OpImporter variadic(bool mean) {
     auto in = requiredInputs(node, node.numInputs());
     if (failed(in))
       return failure();
+    if (failed(node.checkBroadcast(*in)))
+      return failure();
     Value acc = (*in)[0];
     if (isMask(acc) || (mean && !isFloat(acc)))
       return node.unsupported("this element type for " + node.opType());
@@ -87,9 +88,7 @@ OpImporter variadic(bool mean) {
       acc = node.builder().create<OpTy>(node.loc(), acc, v);
     if (mean && in->size() > 1)
       acc = node.kb().div(acc, node.scalarLike(in->size(), acc));
-    // With one input the result must still be a value of its own.
-    if (in->size() == 1 && !mean)
-      acc = node.builder().create<OpTy>(node.loc(), acc, acc);
+    // With one input every one of them is the identity.
     node.setResult(0, acc);
     return success();
   };
@@ -101,9 +100,8 @@ OpImporter compare(CmpPredicate predicate) {
     if (failed(in))
       return failure();
     Value a = (*in)[0], b = (*in)[1];
-    if (KilnBuilder::elementOf(a) != KilnBuilder::elementOf(b))
-      return node.emitError() << "ONNX " << node.opType()
-                              << " operands have different element types";
+    if (failed(node.checkBroadcast({a, b})))
+      return failure();
     if (isMask(a)) {
       // Masks compare as 0/1 integers.
       auto asInt = [&](Value v) {
@@ -135,6 +133,8 @@ OpImporter logic(Logic kind) {
     if (!isMask(a) || !isMask(b))
       return node.emitError() << "ONNX " << node.opType()
                               << " needs BOOL operands";
+    if (failed(node.checkBroadcast({a, b})))
+      return failure();
     OpBuilder &builder = node.builder();
     auto i1 = RankedTensorType::get({}, builder.getI1Type());
     Value falseV = node.splat(i1, 0), trueV = node.splat(i1, 1);
@@ -176,6 +176,10 @@ LogicalResult importWhere(OnnxNode &node) {
     return failure();
   if (!isMask((*in)[0]))
     return node.emitError() << "ONNX Where needs a BOOL condition";
+  if (failed(node.checkBroadcast({(*in)[0], (*in)[1], (*in)[2]},
+                                 /*sameElementType=*/false)) ||
+      failed(node.checkBroadcast({(*in)[1], (*in)[2]})))
+    return failure();
   node.setResult(0, node.builder().create<SelectOp>(node.loc(), (*in)[0],
                                                     (*in)[1], (*in)[2]));
   return success();
@@ -211,6 +215,8 @@ LogicalResult importPow(OnnxNode &node) {
         RankedTensorType::get(type.getShape(), KilnBuilder::elementOf(base)),
         exponent);
   }
+  if (failed(node.checkBroadcast({base, exponent})))
+    return failure();
   node.setResult(0, node.kb().pow(base, exponent));
   return success();
 }
@@ -230,13 +236,13 @@ LogicalResult importClip(OnnxNode &node) {
   } else {
     if (node.hasInput(1)) {
       Value lo = node.input(1);
-      if (!lo)
+      if (!lo || failed(node.checkBroadcast({x, lo})))
         return failure();
       result = node.kb().max(result, lo);
     }
     if (node.hasInput(2)) {
       Value hi = node.input(2);
-      if (!hi)
+      if (!hi || failed(node.checkBroadcast({x, hi})))
         return failure();
       result = node.kb().min(result, hi);
     }

@@ -168,7 +168,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       failed(onnxNode.checkAllAttributesUsed()))
     return failure();
   // Verify what the node became, so that every error is reported at its node.
-  Operation *first = before ? before->getNextNode() : &body->front();
+  Operation *first = before         ? before->getNextNode()
+                     : body->empty() ? nullptr
+                                     : &body->front();
   llvm::SmallVector<Operation *> created;
   for (Operation *op = first; op; op = op->getNextNode())
     created.push_back(op);

@@ -111,6 +111,15 @@ public:
   Value splat(RankedTensorType type, double value);
   /// A rank-0 constant with `like`'s element type.
   Value scalarLike(double value, Value like);
+  /// Checks that `values` broadcast together like numpy and (with
+  /// `sameElementType`) share one element type: a located error naming
+  /// their types otherwise. Kiln's builders infer result types and must
+  /// only see operands that have one.
+  LogicalResult checkBroadcast(llvm::ArrayRef<Value> values,
+                               bool sameElementType = true);
+  /// Checks that kiln.matmul accepts these operands.
+  LogicalResult checkMatmul(Value lhs, Value rhs, bool transposeLhs,
+                            bool transposeRhs);
   /// Reshapes `value` to `shape` (no op when it already has it).
   Value reshape(Value value, llvm::ArrayRef<int64_t> shape);
 

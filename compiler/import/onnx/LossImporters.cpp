@@ -38,6 +38,11 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
   Value weights = node.hasInput(2) ? node.input(2) : Value();
   if (node.hasInput(2) && !weights)
     return failure();
+  if (weights && (KilnBuilder::typeOf(weights).getShape() !=
+                      llvm::ArrayRef<int64_t>{ts.getDimSize(1)} ||
+                  KilnBuilder::elementOf(weights) != ts.getElementType()))
+    return node.emitError() << "the weights of " << node.opType()
+                            << " must be [C] of the scores' type";
   OpBuilder &b = node.builder();
   KilnBuilder kb = node.kb();
   Location loc = node.loc();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/GraphImporter.h"
+#include "dialects/kiln/Utils/ShapeInference.h"
 
 #include <numeric>
 
@@ -38,6 +39,8 @@ LogicalResult importMatMul(OnnxNode &node) {
     a = node.reshape(a, {1, ta.getDimSize(0)});
   if (columnVector)
     b = node.reshape(b, {tb.getDimSize(0), 1});
+  if (failed(node.checkMatmul(a, b, false, false)))
+    return failure();
   Value result = node.kb().matmul(a, b);
   auto shape = llvm::to_vector(KilnBuilder::typeOf(result).getShape());
   if (columnVector)
@@ -61,12 +64,17 @@ LogicalResult importGemm(OnnxNode &node) {
   if (node.opset() < 7)
     node.ignoreAttr("broadcast");
   KilnBuilder kb = node.kb();
+  if (KilnBuilder::typeOf(a).getRank() != 2 ||
+      KilnBuilder::typeOf(b).getRank() != 2)
+    return node.emitError() << "Gemm needs rank-2 A and B";
+  if (failed(node.checkMatmul(a, b, transA, transB)))
+    return failure();
   Value y = kb.matmul(a, b, transA, transB);
   if (alpha != 1.0)
     y = kb.mul(y, node.scalarLike(alpha, y));
   if (node.hasInput(2)) {
     Value c = node.input(2);
-    if (!c)
+    if (!c || failed(node.checkBroadcast({y, c})))
       return failure();
     if (beta != 1.0)
       c = kb.mul(c, node.scalarLike(beta, c));
@@ -150,6 +158,22 @@ Value from2d(OnnxNode &node, Value y) {
   return node.reshape(y, shape);
 }
 
+/// Every output size is positive (kiln's conv and pools need it).
+LogicalResult checkOutputSize(OnnxNode &node, llvm::ArrayRef<int64_t> spatial,
+                              const Window &w) {
+  for (size_t d = 0; d < spatial.size(); ++d) {
+    size_t k = w.oneD ? 1 : d;
+    int64_t padded = spatial[d] + w.padding[2 * k] + w.padding[2 * k + 1] -
+                     (w.kernel[k] - 1) * w.dilation[k] - 1;
+    if (w.kernel[k] <= 0 || w.stride[k] <= 0 || w.dilation[k] <= 0 ||
+        padded < 0)
+      return node.emitError() << "ONNX " << node.opType()
+                              << "'s window does not fit spatial dimension "
+                              << d << " of size " << spatial[d];
+  }
+  return success();
+}
+
 LogicalResult importConv(OnnxNode &node) {
   Value x = node.input(0), w = node.input(1);
   if (!x || !w)
@@ -167,6 +191,18 @@ LogicalResult importConv(OnnxNode &node) {
   int64_t groups = node.intAttr("group", 1);
   Value bias = node.hasInput(2) ? node.input(2) : Value();
   if (node.hasInput(2) && !bias)
+    return failure();
+  if (tw.getRank() != tx.getRank() ||
+      tw.getElementType() != tx.getElementType() || groups <= 0 ||
+      tw.getDimSize(0) % groups != 0 ||
+      tw.getDimSize(1) * groups != tx.getDimSize(1) ||
+      (bias && (KilnBuilder::typeOf(bias).getShape() !=
+                    llvm::ArrayRef<int64_t>{tw.getDimSize(0)} ||
+                KilnBuilder::elementOf(bias) != tx.getElementType())))
+    return node.emitError() << "Conv's input " << tx << ", weights " << tw
+                            << (bias ? " and bias" : "")
+                            << " do not fit together with group = " << groups;
+  if (failed(checkOutputSize(node, tx.getShape().drop_front(2), *window)))
     return failure();
   if (window->oneD) {
     x = as2d(node, x);
@@ -219,6 +255,8 @@ OpImporter pool(bool isMax) {
       return node.unsupported("storage_order = 1");
     if (node.hasOutput(1))
       return node.unsupported("the Indices output of MaxPool");
+    if (failed(checkOutputSize(node, tx.getShape().drop_front(2), *window)))
+      return failure();
     for (size_t i = 0; i < 4; ++i)
       if (window->padding[i] * 2 > window->kernel[i / 2])
         return node.unsupported("padding larger than half the kernel");
@@ -282,6 +320,13 @@ LogicalResult importBatchNorm(OnnxNode &node) {
   auto tx = KilnBuilder::typeOf(x);
   if (tx.getRank() < 2)
     return node.emitError() << "BatchNormalization needs [N, C, ...]";
+  for (Value v : {scale, bias, mean, var})
+    if (KilnBuilder::typeOf(v).getShape() !=
+            llvm::ArrayRef<int64_t>{tx.getDimSize(1)} ||
+        KilnBuilder::elementOf(v) != tx.getElementType())
+      return node.emitError() << "BatchNormalization's scale, B, mean and var "
+                                 "must be ["
+                              << tx.getDimSize(1) << "] of the input's type";
   double eps = node.floatAttr("epsilon", 1e-5f);
   double momentum = node.floatAttr("momentum", 0.9f);
   bool training = node.intAttr("training_mode", 0) != 0;
@@ -323,6 +368,14 @@ LogicalResult importInstanceNorm(OnnxNode &node) {
     return node.unsupported("an integer InstanceNormalization");
   double eps = node.floatAttr("epsilon", 1e-5f);
   auto tx = KilnBuilder::typeOf(x);
+  if (tx.getRank() < 3)
+    return node.emitError() << "InstanceNormalization needs [N, C, ...]";
+  for (Value v : {scale, bias})
+    if (KilnBuilder::typeOf(v).getShape() !=
+            llvm::ArrayRef<int64_t>{tx.getDimSize(1)} ||
+        KilnBuilder::elementOf(v) != tx.getElementType())
+      return node.emitError() << "InstanceNormalization's scale and B must "
+                                 "be [C] of the input's type";
   llvm::SmallVector<int64_t> dims;
   for (int64_t d = 2; d < tx.getRank(); ++d)
     dims.push_back(d);
@@ -357,6 +410,18 @@ LogicalResult importLayerNorm(OnnxNode &node) {
   auto normShape = tx.getShape().drop_front(*axis);
   auto normType = RankedTensorType::get(normShape, tx.getElementType());
   KilnBuilder kb = node.kb();
+  auto checkParam = [&](Value v) -> LogicalResult {
+    if (!isBroadcastableTo(KilnBuilder::typeOf(v).getShape(), normShape) ||
+        KilnBuilder::elementOf(v) != tx.getElementType())
+      return node.emitError() << "LayerNormalization's " << KilnBuilder::typeOf(v)
+                              << " does not broadcast to the normalised "
+                                 "shape of "
+                              << tx;
+    return success();
+  };
+  if (failed(checkParam(scale)) ||
+      (node.hasInput(2) && node.input(2) && failed(checkParam(node.input(2)))))
+    return failure();
   scale = kb.broadcastTo(scale, normType);
   Value bias;
   if (node.hasInput(2)) {

@@ -2,6 +2,7 @@
 
 #include "compiler/import/onnx/GraphImporter.h"
 #include "compiler/import/onnx/OnnxTypes.h"
+#include "dialects/kiln/Utils/ShapeInference.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -170,6 +171,45 @@ FailureOr<int64_t> OnnxNode::normalizeAxis(int64_t axis, int64_t rank,
                        << rank,
            failure();
   return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult OnnxNode::checkBroadcast(llvm::ArrayRef<Value> values,
+                                       bool sameElementType) {
+  if (values.empty())
+    return success();
+  auto first = llvm::cast<RankedTensorType>(values.front().getType());
+  Shape shape(first.getShape());
+  for (Value v : values.drop_front()) {
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    if (sameElementType && type.getElementType() != first.getElementType())
+      return emitError() << "ONNX " << opType()
+                         << " operands have different element types: "
+                         << first << " and " << type;
+    ShapeOrError joined = broadcastShapes(shape, type.getShape());
+    if (!joined.ok())
+      return emitError() << "ONNX " << opType() << " operands " << first
+                         << " and " << type
+                         << " do not broadcast (numpy rule): "
+                         << joined.message();
+    shape = joined.shape();
+  }
+  return success();
+}
+
+LogicalResult OnnxNode::checkMatmul(Value lhs, Value rhs, bool transposeLhs,
+                                    bool transposeRhs) {
+  auto a = llvm::cast<RankedTensorType>(lhs.getType());
+  auto b = llvm::cast<RankedTensorType>(rhs.getType());
+  if (a.getElementType() != b.getElementType())
+    return emitError() << "ONNX " << opType()
+                       << " operands have different element types: " << a
+                       << " and " << b;
+  ShapeOrError shape =
+      matmulShape(a.getShape(), b.getShape(), transposeLhs, transposeRhs);
+  if (!shape.ok())
+    return emitError() << "ONNX " << opType() << " cannot multiply " << a
+                       << " and " << b << ": " << shape.message();
+  return success();
 }
 
 Value OnnxNode::splat(RankedTensorType type, double value) {

@@ -128,6 +128,25 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
       tw.getDimSize(1) != info.gates * hidden)
     return node.emitError() << node.opType() << "'s W must be [" << dirs
                             << ", " << info.gates * hidden << ", input]";
+  auto expect = [&](Value v, llvm::ArrayRef<int64_t> shape,
+                    llvm::StringRef what) -> LogicalResult {
+    if (v && (KilnBuilder::typeOf(v).getShape() != shape ||
+              KilnBuilder::elementOf(v) != tx.getElementType()))
+      return node.emitError() << node.opType() << "'s " << what << " is "
+                              << KilnBuilder::typeOf(v) << ", expected the "
+                              << "shape [" << shape << "] of X's type";
+    return success();
+  };
+  int64_t inputSize = tx.getDimSize(2);
+  Value biasIn = node.hasInput(3) ? node.input(3) : Value();
+  Value h0In = node.hasInput(5) ? node.input(5) : Value();
+  Value c0In = cell == Cell::Lstm && node.hasInput(6) ? node.input(6) : Value();
+  if (failed(expect(w, {dirs, info.gates * hidden, inputSize}, "W")) ||
+      failed(expect(r, {dirs, info.gates * hidden, hidden}, "R")) ||
+      failed(expect(biasIn, {dirs, 2 * info.gates * hidden}, "B")) ||
+      failed(expect(h0In, {dirs, batch, hidden}, "initial_h")) ||
+      failed(expect(c0In, {dirs, batch, hidden}, "initial_c")))
+    return failure();
   KilnBuilder kb = node.kb();
   OpBuilder &b = node.builder();
   Location loc = node.loc();

@@ -181,6 +181,16 @@ LogicalResult importTranspose(OnnxNode &node) {
   if (perm.empty())
     for (int64_t d = type.getRank() - 1; d >= 0; --d)
       perm.push_back(d);
+  llvm::SmallVector<bool> seen(type.getRank(), false);
+  bool valid = static_cast<int64_t>(perm.size()) == type.getRank();
+  for (int64_t p : perm) {
+    valid = valid && p >= 0 && p < type.getRank() && !seen[p];
+    if (valid)
+      seen[p] = true;
+  }
+  if (!valid)
+    return node.emitError() << "Transpose's perm is not a permutation of the "
+                            << type.getRank() << " dimensions";
   node.setResult(0, node.builder().create<TransposeOp>(node.loc(),
                                                        node.input(0), perm));
   return success();
@@ -289,6 +299,17 @@ LogicalResult importConcat(OnnxNode &node) {
   auto axis = node.normalizeAxis(node.intAttr("axis", 0), rank);
   if (failed(axis))
     return failure();
+  auto first = KilnBuilder::typeOf(inputs.front());
+  for (Value v : inputs) {
+    auto type = KilnBuilder::typeOf(v);
+    bool matches = type.getRank() == first.getRank() &&
+                   type.getElementType() == first.getElementType();
+    for (int64_t d = 0; matches && d < type.getRank(); ++d)
+      matches = d == *axis || type.getDimSize(d) == first.getDimSize(d);
+    if (!matches)
+      return node.emitError() << "Concat's inputs " << first << " and " << type
+                              << " differ beyond the axis " << *axis;
+  }
   node.setResult(0,
                  node.builder().create<ConcatOp>(node.loc(), inputs, *axis));
   return success();
