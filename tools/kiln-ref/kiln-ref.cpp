@@ -4,7 +4,7 @@
 // The oracle of every GPU check: runs one function of a model on the CPU
 // reference interpreter, with inputs and outputs in safetensors.
 //
-//   kiln-ref model.mlir --fn NAME [--inputs in.safetensors] [--random-seed S]
+//   kiln-ref model.mlir|model.onnx --fn NAME [--inputs in.safetensors] [--random-seed S]
 //            [--int-range N] [--init-params] [--precision f64|f32]
 //            [--print] [--print-count K] [--save-inputs used.safetensors]
 //            [-o out.safetensors]
@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/LoadModel.h"
 #include "compiler/interpreter/Initializers.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -276,17 +277,16 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
 
   std::string openError;
-  std::unique_ptr<llvm::MemoryBuffer> source =
-      mlir::openInputFile(modelPath, &openError);
-  if (!source)
-    return fail("cannot read model: " + openError);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(source), llvm::SMLoc());
-  // Parse and verifier errors print as file:line:col: error: ...
+  // Parse and verifier errors print as file:line:col: error: ...; a .onnx
+  // model goes through the ONNX importer, its errors located at its nodes.
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  auto onnxDiagnostics = makeOnnxDiagnosticHandler(&context);
+  OwningOpRef<ModuleOp> module =
+      loadModel(modelPath, sourceMgr, &context,
+                onnxImportOptionsFromCommandLine(functionName), openError);
   if (!module)
-    return 1;
+    return openError.empty() ? 1 : fail("cannot read model: " + openError);
 
   auto function = module->lookupSymbol<func::FuncOp>(functionName);
   if (!function) {

@@ -1,7 +1,7 @@
 //===- kilnc.cpp - the kiln compiler
 //----------------------------------------===//
 //
-//   kilnc model.mlir -o model.kiln [--train=adamw|adam|sgd] [options]
+//   kilnc model.mlir|model.onnx -o model.kiln [--train=adamw|adam|sgd] [options]
 //
 // Parses and verifies the model, then runs the kiln pass pipeline
 // (compiler/pipeline): builds the training entries (or, with --inference,
@@ -19,6 +19,7 @@
 #include "codegen/cuda/ModuleCodegen.h"
 #include "codegen/header/CppNames.h"
 #include "codegen/header/HeaderEmitter.h"
+#include "compiler/import/LoadModel.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
@@ -51,7 +52,7 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("kilnc options");
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.mlir>"),
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.mlir|model.onnx>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputPath("o", cl::desc("output file"),
                                        cl::value_desc("path"), cl::init("-"),
@@ -376,14 +377,14 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
   std::string openError;
-  auto file = openInputFile(inputPath, &openError);
-  if (!file)
-    return fail(openError);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   TimingScope parserTiming = timing.nest("Parser");
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // A .onnx model goes through the ONNX importer (compiler/import).
+  auto onnxDiagnostics = makeOnnxDiagnosticHandler(&context);
+  OwningOpRef<ModuleOp> module =
+      loadModel(inputPath, sourceMgr, &context,
+                onnxImportOptionsFromCommandLine(lossFunction), openError);
   if (!module)
-    return 1;
+    return openError.empty() ? 1 : fail(openError);
   parserTiming.stop();
 
   // With --precision or --inference a missing function is kilnc's error

@@ -423,6 +423,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   function.setAllResultAttrs(resultAttrs);
   if (failed(mlir::verify(*module)))
     return nullptr;
+  if (!opts.weightsPath.empty()) {
+    llvm::SmallVector<const onnx::TensorProto *> params;
+    for (const onnx::TensorProto &tensor : graph.initializer())
+      if (isTrainable(opts, tensor.name()))
+        params.push_back(&tensor);
+    if (failed(writeWeights(params, opts.weightsPath, fileLoc)))
+      return nullptr;
+  }
   return module;
 }
 

@@ -197,11 +197,13 @@ private:
   LogicalResult importNode(const onnx::NodeProto &node, int index);
 };
 
-/// Builds `--loss` on the graph's output and marks trainable initializers;
-/// see Training.cpp.
-struct LossSpec {
-  Value loss;
-};
+/// Writes the values of `tensors` (floating-point initializers) to the
+/// safetensors file `path`, by name (Weights.cpp).
+LogicalResult writeWeights(llvm::ArrayRef<const onnx::TensorProto *> tensors,
+                           llvm::StringRef path, Location loc);
+
+/// Builds the loss that --loss asks for on the graph's output
+/// (LossImporters.cpp).
 FailureOr<Value> buildRequestedLoss(OpBuilder &b, Location loc,
                                     llvm::StringRef kind, Value prediction,
                                     Value target);

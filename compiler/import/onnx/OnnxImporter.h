@@ -43,6 +43,10 @@ struct OnnxImportOptions {
   /// nonzero ratio, RandomUniform, ...): kiln's Philox streams cannot
   /// reproduce another framework's numbers, so comparisons would fail.
   bool rejectRandomOps = false;
+  /// Where to write the values of the trainable initializers (safetensors,
+  /// by name, in their kiln dtypes), what kiln-run --params loads: the
+  /// model's own weights rather than a fresh initialisation. "" for none.
+  std::string weightsPath;
 };
 
 /// Imports `model`; diagnostics go to `context`'s handler, located at the
