@@ -10,7 +10,7 @@ PACKAGES=(
   libabsl-dev libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev
   googletest libgtest-dev
   protobuf-compiler libprotobuf-dev
-  libonnx-dev libonnx-testdata
+  libonnx-dev libonnx-testdata python3-onnx
   python3
 )
 

@@ -55,6 +55,11 @@ LogicalResult writeWeights(llvm::ArrayRef<const onnx::TensorProto *> tensors,
     }
     file.tensors[tensor->name()] = std::move(host);
   }
+  // A kiln checkpoint at step 0: kiln-run --resume starts training from the
+  // ONNX weights (for optimizers without state, e.g. plain SGD; kiln-ref
+  // --inputs and kiln-run --params read it as plain parameters).
+  file.metadata["format"] = "kiln";
+  file.metadata["step"] = "0";
   absl::Status status = ::kiln::io::WriteSafetensorsFile(path.str(), file);
   if (!status.ok())
     return emitError(loc) << "cannot write the weights to '" << path

@@ -1,0 +1,36 @@
+// Training an imported ONNX model: initializers become kiln.param arguments
+// (--trainable) and the loss is the graph's own (an MSE written as
+// Sub/Mul/ReduceMean, a SoftmaxCrossEntropyLoss) or --loss/--target.
+// RUN: python3 %S/Inputs/make_onnx_model.py mlp_mse %t.mse.onnx
+// RUN: kiln-opt %t.mse.onnx --trainable=all | FileCheck %s --check-prefix=PARAMS
+// PARAMS: func.func @loss(%{{.*}}: tensor<3x5xf32> {kiln.name = "w1", kiln.param = #kiln.init<xavier{{.*}}>}, %{{.*}}: tensor<5xf32> {kiln.name = "b1", kiln.param = #kiln.init<zeros>}
+// PARAMS-SAME: {kiln.name = "x"}, %{{.*}}: tensor<4x2xf32> {kiln.name = "target"}) -> (tensor<f32> {kiln.name = "loss"})
+// PARAMS: kiln.reduce_mean
+
+// The training pipeline compiles it like a hand-written model.
+// RUN: kilnc %t.mse.onnx --trainable=all --train=sgd --emit=mlir | FileCheck %s --check-prefix=STEP
+// STEP: func.func @train_step({{.*}}kiln.name = "w1", kiln.role = "param"
+
+// Only the named initializers train; the others stay constants.
+// RUN: kiln-opt %t.mse.onnx --trainable=w2 | FileCheck %s --check-prefix=SOME
+// SOME: func.func @loss(%{{.*}}: tensor<5x2xf32> {kiln.name = "w2", kiln.param = #kiln.init<xavier{{.*}}>}, %{{.*}}: tensor<4x3xf32> {kiln.name = "x"}
+
+// The weights file holds the ONNX values, which kiln-ref takes as inputs.
+// RUN: kilnc %t.mse.onnx --trainable=all --emit=mlir --onnx-weights=%t.weights.safetensors -o %t.ir.mlir
+// RUN: kiln-ref %t.mse.onnx --trainable=all --fn loss --inputs %t.weights.safetensors --random-seed 1 --print | FileCheck %s --check-prefix=REF
+// REF: loss: tensor<f32> = [{{[0-9]}}
+
+// SoftmaxCrossEntropyLoss on logits [N, C] becomes kiln.cross_entropy.
+// RUN: python3 %S/Inputs/make_onnx_model.py classifier_sce %t.sce.onnx
+// RUN: kiln-opt %t.sce.onnx --trainable=all | FileCheck %s --check-prefix=SCE
+// SCE: {kiln.name = "labels"}) -> (tensor<f32> {kiln.name = "loss"})
+// SCE: kiln.cross_entropy {{.*}} : tensor<4x2xf32>, tensor<4xi32>
+
+// --loss adds the loss and its target input.
+// RUN: python3 %S/Inputs/make_onnx_model.py mlp %t.mlp.onnx
+// RUN: kiln-opt %t.mlp.onnx --trainable=all --loss=cross_entropy --target=labels | FileCheck %s --check-prefix=LOSS
+// LOSS: %{{.*}}: tensor<4xi32> {kiln.name = "labels"}) -> (tensor<f32> {kiln.name = "loss"})
+// LOSS: kiln.cross_entropy
+// RUN: kiln-opt %t.mlp.onnx --trainable=all --loss=mse --target=y_true | FileCheck %s --check-prefix=MSE
+// MSE: %{{.*}}: tensor<4x2xf32> {kiln.name = "y_true"}) -> (tensor<f32> {kiln.name = "loss"})
+// MSE: kiln.mse_loss
