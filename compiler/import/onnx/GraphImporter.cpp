@@ -164,9 +164,26 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   Block *body = b.getInsertionBlock();
   Operation *before = body->empty() ? nullptr : &body->back();
   OnnxNode onnxNode(node, *this, loc);
-  if (failed((*importer)(onnxNode)) ||
-      failed(onnxNode.checkAllAttributesUsed()))
+  // Every failure must have told why: count the errors on their way out.
+  int errors = 0;
+  LogicalResult imported = success();
+  {
+    ScopedDiagnosticHandler counter(context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+        ++errors;
+      return failure(); // on to the caller's handler
+    });
+    imported = succeeded((*importer)(onnxNode)) &&
+                       succeeded(onnxNode.checkAllAttributesUsed())
+                   ? success()
+                   : failure();
+  }
+  if (failed(imported)) {
+    if (errors == 0)
+      emitError(loc) << "ONNX " << node.op_type()
+                     << ": the node could not be imported";
     return failure();
+  }
   // Verify what the node became, so that every error is reported at its node.
   Operation *first = before         ? before->getNextNode()
                      : body->empty() ? nullptr

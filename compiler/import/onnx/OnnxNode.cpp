@@ -17,8 +17,11 @@ const OnnxImportOptions &OnnxNode::options() const { return graph.options(); }
 OpBuilder &OnnxNode::builder() { return graph.builder(); }
 
 Value OnnxNode::input(unsigned i) {
-  if (!hasInput(i))
+  if (!hasInput(i)) {
+    emitError() << "ONNX " << opType() << " needs input " << i
+                << ", which the node does not give";
     return Value();
+  }
   return graph.materialize(node.input(i), location);
 }
 
@@ -166,7 +169,7 @@ LogicalResult OnnxNode::unsupported(const llvm::Twine &what) {
 
 FailureOr<int64_t> OnnxNode::normalizeAxis(int64_t axis, int64_t rank,
                                            llvm::StringRef what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  if (axis < -rank || axis >= rank)
     return emitError() << what << " " << axis << " is out of range for rank "
                        << rank,
            failure();

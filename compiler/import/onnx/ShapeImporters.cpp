@@ -330,6 +330,8 @@ LogicalResult importExpand(OnnxNode &node) {
                     ? 1
                     : type.getDimSize(i - (rank - type.getRank()));
     int64_t b = i < rank - shape->size() ? 1 : (*shape)[i - (rank - shape->size())];
+    if (b < 0)
+      return node.emitError() << "Expand's shape has the dimension " << b;
     if (a != b && a != 1 && b != 1)
       return node.emitError() << "Expand cannot broadcast " << type
                               << " to the given shape";
@@ -462,6 +464,9 @@ LogicalResult importSplit(OnnxNode &node) {
                               << parts << " equal parts";
     sizes.assign(parts, n / parts);
   }
+  for (int64_t size : sizes)
+    if (size < 0)
+      return node.emitError() << "Split's size " << size << " is negative";
   if (sizes.size() != parts ||
       std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != n)
     return node.emitError() << "Split's sizes do not add up to " << n
