@@ -9,6 +9,7 @@
 #include "compiler/import/onnx/GraphImporter.h"
 #include "compiler/import/onnx/OnnxTypes.h"
 
+#include <cmath>
 #include <limits>
 
 namespace mlir::kiln::onnx_import {
@@ -445,9 +446,154 @@ LogicalResult importConstantOfShape(OnnxNode &node) {
   return success();
 }
 
+/// Functions without a kiln op, composed from their definitions on floats.
+OpImporter composite(std::function<Value(KilnBuilder &, OnnxNode &, Value)> f) {
+  return [f](OnnxNode &node) -> LogicalResult {
+    Value x = node.input(0);
+    if (!x)
+      return failure();
+    if (!isFloat(x))
+      return node.unsupported("a non-floating-point " + node.opType());
+    KilnBuilder kb = node.kb();
+    node.setResult(0, f(kb, node, x));
+    return success();
+  };
+}
+
+LogicalResult importShrink(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (isMask(x))
+    return node.unsupported("a BOOL Shrink");
+  double bias = node.floatAttr("bias", 0.0f);
+  double lambd = node.floatAttr("lambd", 0.5f);
+  KilnBuilder kb = node.kb();
+  if (!isFloat(x) && (bias != std::floor(bias) || lambd != std::floor(lambd)))
+    return node.unsupported("fractional bias or lambd on integers");
+  // x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
+  Value below = kb.compare(CmpPredicate::lt, x, node.scalarLike(-lambd, x));
+  Value above = kb.compare(CmpPredicate::gt, x, node.scalarLike(lambd, x));
+  Value upper = kb.select(above, kb.sub(x, node.scalarLike(bias, x)),
+                          node.scalarLike(0.0, x));
+  node.setResult(0, kb.select(below, kb.add(x, node.scalarLike(bias, x)),
+                              upper));
+  return success();
+}
+
+/// Integer Mod: the truncated remainder r = a - (a / b) * b (kiln's i32
+/// division truncates) for fmod = 1; for fmod = 0 the result takes the
+/// divisor's sign, r + b where r != 0 and the signs differ. Floating-point
+/// Mod is not exact this way and is rejected.
+LogicalResult importMod(OnnxNode &node) {
+  auto in = requiredInputs(node, 2);
+  if (failed(in))
+    return failure();
+  Value a = (*in)[0], b = (*in)[1];
+  if (failed(node.checkBroadcast({a, b})))
+    return failure();
+  bool fmod = node.intAttr("fmod", 0) != 0;
+  if (!KilnBuilder::elementOf(a).isInteger(32))
+    return node.unsupported("Mod of " +
+                            std::string(isMask(a) ? "BOOL" : "floating-point") +
+                            " values");
+  KilnBuilder kb = node.kb();
+  Value zero = node.scalarLike(0, a);
+  Value r = kb.sub(a, kb.mul(kb.div(a, b), b));
+  if (!fmod) {
+    Value rNegative = kb.compare(CmpPredicate::lt, r, zero);
+    Value bNegative = kb.compare(CmpPredicate::lt, b, zero);
+    Value nonzero = kb.compare(CmpPredicate::ne, r, zero);
+    auto asInt = [&](Value mask) { return kb.cast(mask, KilnBuilder::elementOf(a)); };
+    Value differ = kb.compare(CmpPredicate::ne, asInt(rNegative), asInt(bNegative));
+    Value never = node.splat(
+        RankedTensorType::get({}, node.builder().getI1Type()), 0);
+    Value adjust = kb.select(nonzero, differ, never);
+    r = kb.select(adjust, kb.add(r, b), r);
+  }
+  node.setResult(0, r);
+  return success();
+}
+
+/// OneHot: values[1] where the class equals the index (negative indices
+/// count from depth), values[0] elsewhere, the class dimension at `axis`.
+LogicalResult importOneHot(OnnxNode &node) {
+  auto indexType = node.inputType(0);
+  Value values = node.input(2);
+  if (!indexType || !values)
+    return failure();
+  auto depth = node.constantNumbers(1, "the depth of OneHot");
+  if (failed(depth))
+    return failure();
+  auto valuesType = KilnBuilder::typeOf(values);
+  if (valuesType.getNumElements() != 2 || valuesType.getRank() != 1)
+    return node.emitError() << "OneHot's values must be [off, on]";
+  if (!indexType.getElementType().isInteger(32))
+    return node.unsupported("floating-point indices for OneHot");
+  int64_t classes = static_cast<int64_t>(depth->front());
+  if (classes <= 0 || classes != depth->front())
+    return node.emitError() << "OneHot's depth must be a positive integer";
+  int64_t rank = indexType.getRank() + 1;
+  auto axis = node.normalizeAxis(node.intAttr("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  OpBuilder &b = node.builder();
+  KilnBuilder kb = node.kb();
+  Value indices = node.input(0);
+  Value negative =
+      kb.compare(CmpPredicate::lt, indices, node.scalarLike(0, indices));
+  indices = kb.select(negative,
+                      kb.add(indices, node.scalarLike(classes, indices)),
+                      indices);
+  llvm::SmallVector<int64_t> shape(indexType.getShape()), spread(shape);
+  shape.insert(shape.begin() + *axis, classes);
+  spread.insert(spread.begin() + *axis, 1);
+  Value iota = b.create<IotaOp>(
+      node.loc(), RankedTensorType::get(shape, b.getI32Type()), *axis);
+  Value hot = kb.compare(CmpPredicate::eq, iota, node.reshape(indices, spread));
+  auto scalar = [&](int64_t i) {
+    return node.reshape(kb.slice(values, {i}, {i + 1}, {1}), {});
+  };
+  node.setResult(0, kb.select(hot, scalar(1), scalar(0)));
+  return success();
+}
+
 } // namespace
 
 void registerElementwiseImporters(OpImporterRegistry &registry) {
+  registry.add("Mod", importMod);
+  registry.add("OneHot", importOneHot);
+  registry.add("Tan", composite([](KilnBuilder &kb, OnnxNode &, Value x) {
+                 return kb.div(kb.builder().create<SinOp>(kb.location(), x),
+                               kb.builder().create<CosOp>(kb.location(), x));
+               }));
+  // sinh and cosh: (e^x -+ e^-x) / 2.
+  registry.add("Sinh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+                 return kb.mul(kb.sub(kb.exp(x), kb.exp(kb.neg(x))),
+                               node.scalarLike(0.5, x));
+               }));
+  registry.add("Cosh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+                 return kb.mul(kb.add(kb.exp(x), kb.exp(kb.neg(x))),
+                               node.scalarLike(0.5, x));
+               }));
+  // asinh(x) = sign(x) log(|x| + sqrt(x^2 + 1)), odd so that large negative
+  // x do not cancel.
+  registry.add("Asinh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+                 Value a = kb.abs(x);
+                 Value r = kb.log(kb.add(
+                     a, kb.sqrt(kb.add(kb.mul(x, x), node.scalarLike(1.0, x)))));
+                 return kb.mul(kb.builder().create<SignOp>(kb.location(), x), r);
+               }));
+  registry.add("Acosh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+                 return kb.log(kb.add(
+                     x, kb.sqrt(kb.sub(kb.mul(x, x), node.scalarLike(1.0, x)))));
+               }));
+  registry.add("Atanh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+                 Value one = node.scalarLike(1.0, x);
+                 return kb.mul(kb.log(kb.div(kb.add(one, x), kb.sub(one, x))),
+                               node.scalarLike(0.5, x));
+               }));
+  registry.add("Shrink", importShrink);
   registry.add("Add", binary<AddOp>(false));
   registry.add("Sub", binary<SubOp>(false));
   registry.add("Mul", binary<MulOp>(false));

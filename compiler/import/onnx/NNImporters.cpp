@@ -393,6 +393,38 @@ LogicalResult importInstanceNorm(OnnxNode &node) {
   return success();
 }
 
+/// MeanVarianceNormalization as ONNX defines it:
+/// (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes`.
+LogicalResult importMeanVarianceNorm(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  if (!isFloatValue(x))
+    return node.unsupported("an integer MeanVarianceNormalization");
+  auto tx = KilnBuilder::typeOf(x);
+  llvm::SmallVector<int64_t> axes = node.intsAttr("axes", {0, 2, 3});
+  llvm::SmallVector<int64_t> dims;
+  for (int64_t axis : axes) {
+    auto a = node.normalizeAxis(axis, tx.getRank());
+    if (failed(a))
+      return failure();
+    if (!llvm::is_contained(dims, *a))
+      dims.push_back(*a);
+  }
+  llvm::sort(dims);
+  if (dims.empty())
+    return node.emitError() << "MeanVarianceNormalization needs axes";
+  OpBuilder &b = node.builder();
+  KilnBuilder kb = node.kb();
+  Value mean = b.create<ReduceMeanOp>(node.loc(), x, dims, true);
+  Value meanOfSquares =
+      b.create<ReduceMeanOp>(node.loc(), kb.mul(x, x), dims, true);
+  Value std = kb.sqrt(kb.sub(meanOfSquares, kb.mul(mean, mean)));
+  node.setResult(0, kb.div(kb.sub(x, mean),
+                           kb.add(std, node.scalarLike(1e-9, std))));
+  return success();
+}
+
 LogicalResult importLayerNorm(OnnxNode &node) {
   Value x = node.input(0), scale = node.input(1);
   if (!x || !scale)
@@ -563,6 +595,7 @@ void registerNNImporters(OpImporterRegistry &registry) {
   registry.add("BatchNormalization", importBatchNorm);
   registry.add("InstanceNormalization", importInstanceNorm);
   registry.add("LayerNormalization", importLayerNorm);
+  registry.add("MeanVarianceNormalization", importMeanVarianceNorm);
   registry.add("Softmax", softmaxLike(SoftmaxKind::Softmax));
   registry.add("LogSoftmax", softmaxLike(SoftmaxKind::LogSoftmax));
   registry.add("Hardmax", softmaxLike(SoftmaxKind::Hardmax));

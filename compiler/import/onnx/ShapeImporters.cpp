@@ -438,6 +438,68 @@ LogicalResult importGather(OnnxNode &node) {
   return success();
 }
 
+/// GatherElements as a masked sum: out[p] = sum_c (c == index[p]) ? data'[p
+/// with p_axis := c] : 0, where data' is data cut to the indices' extent in
+/// the other dimensions. Exactly one term is selected (select, not a
+/// multiplication, so infinities elsewhere stay out of it).
+LogicalResult importGatherElements(OnnxNode &node) {
+  auto type = node.inputType(0);
+  auto indexType = node.inputType(1);
+  if (!type || !indexType)
+    return failure();
+  int64_t rank = type.getRank();
+  if (indexType.getRank() != rank || rank == 0)
+    return node.emitError() << "GatherElements needs data and indices of one "
+                               "rank (at least 1), not "
+                            << type << " and " << indexType;
+  auto axis = node.normalizeAxis(node.intAttr("axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  int64_t n = type.getDimSize(*axis);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && indexType.getDimSize(d) > type.getDimSize(d))
+      return node.emitError() << "GatherElements' indices " << indexType
+                              << " exceed the data " << type
+                              << " in dimension " << d;
+  OpBuilder &b = node.builder();
+  KilnBuilder kb = node.kb();
+  Value indices = node.input(1);
+  Value negative = kb.compare(CmpPredicate::lt, indices,
+                              node.scalarLike(0, indices));
+  indices = kb.select(negative, kb.add(indices, node.scalarLike(n, indices)),
+                      indices);
+  // data' with the gathered axis moved last and a 1 where it was.
+  llvm::SmallVector<int64_t> start(rank, 0), limit(indexType.getShape()),
+      step(rank, 1);
+  limit[*axis] = n;
+  Value data = kb.slice(node.input(0), start, limit, step);
+  llvm::SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  data = transpose(node, data, perm);
+  llvm::SmallVector<int64_t> dataShape(indexType.getShape());
+  dataShape[*axis] = 1;
+  dataShape.push_back(n);
+  data = node.reshape(data, dataShape);
+  // The one-hot mask [indices..., n].
+  llvm::SmallVector<int64_t> maskShape(indexType.getShape());
+  maskShape.push_back(n);
+  Value iota = b.create<IotaOp>(
+      node.loc(), RankedTensorType::get(maskShape, b.getI32Type()), rank);
+  llvm::SmallVector<int64_t> indexShape(indexType.getShape());
+  indexShape.push_back(1);
+  Value mask = kb.compare(CmpPredicate::eq, iota, node.reshape(indices, indexShape));
+  if (type.getElementType().isInteger(1))
+    return node.unsupported("GatherElements of BOOL data");
+  Value picked = kb.select(mask, data, node.scalarLike(0.0, data));
+  node.setResult(0, b.create<ReduceSumOp>(node.loc(), picked,
+                                          llvm::ArrayRef<int64_t>{rank},
+                                          false));
+  return success();
+}
+
 LogicalResult importSplit(OnnxNode &node) {
   auto type = node.inputType(0);
   if (!type)
@@ -713,6 +775,7 @@ void registerShapeImporters(OpImporterRegistry &registry) {
   registry.add("Concat", importConcat);
   registry.add("Expand", importExpand);
   registry.add("Gather", importGather);
+  registry.add("GatherElements", importGatherElements);
   registry.add("Split", importSplit);
   registry.add("Tile", importTile);
   registry.add("Shape", importShape);
