@@ -19,11 +19,11 @@ cl::OptionCategory &onnxCategory() {
   return category;
 }
 
-cl::opt<std::string> trainable(
-    "trainable",
-    cl::desc("initializers that become trainable parameters: all, or "
-             "comma-separated names (others are constants)"),
-    cl::init(""), cl::cat(onnxCategory()));
+cl::opt<std::string>
+    trainable("trainable",
+              cl::desc("initializers that become trainable parameters: all, or "
+                       "comma-separated names (others are constants)"),
+              cl::init(""), cl::cat(onnxCategory()));
 cl::opt<std::string> loss("loss",
                           cl::desc("add a loss on the graph's output: mse or "
                                    "cross_entropy (needs --target)"),
@@ -67,8 +67,8 @@ makeOnnxDiagnosticHandler(MLIRContext *context) {
                      << name.getName().getValue() << ": " << severity << ": "
                      << diagnostic.str() << "\n";
         for (const Diagnostic &note : diagnostic.getNotes())
-          llvm::errs() << file.getFilename().getValue() << ": note: "
-                       << note.str() << "\n";
+          llvm::errs() << file.getFilename().getValue()
+                       << ": note: " << note.str() << "\n";
         return success();
       });
 }
@@ -77,8 +77,8 @@ bool isOnnxPath(llvm::StringRef path) {
   return llvm::sys::path::extension(path).equals_insensitive(".onnx");
 }
 
-OnnxImportOptions onnxImportOptionsFromCommandLine(
-    llvm::StringRef functionName) {
+OnnxImportOptions
+onnxImportOptionsFromCommandLine(llvm::StringRef functionName) {
   OnnxImportOptions options;
   options.functionName = functionName.str();
   options.trainable = trainable;

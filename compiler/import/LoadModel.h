@@ -1,4 +1,4 @@
-//===- LoadModel.h - a model file, MLIR or ONNX, as a kiln module -*- C++ -*-===//
+//===- LoadModel.h - MLIR or ONNX model files as kiln modules ---*- C++ -*-===//
 //
 // The tools (kilnc, kiln-opt, kiln-ref) accept a model as kiln MLIR or as an
 // ONNX file, chosen by the file extension (.onnx). The ONNX importer's
@@ -28,8 +28,8 @@ namespace mlir::kiln {
 bool isOnnxPath(llvm::StringRef path);
 
 /// The importer options given on the command line, with `functionName`.
-OnnxImportOptions onnxImportOptionsFromCommandLine(
-    llvm::StringRef functionName);
+OnnxImportOptions
+onnxImportOptionsFromCommandLine(llvm::StringRef functionName);
 
 /// A diagnostic handler for models imported from ONNX: a diagnostic located
 /// at an ONNX node, graph input or initializer (a named location in the

@@ -169,10 +169,9 @@ bool bindsStatically(const onnx::ValueInfoProto &input) {
     return false;
   const auto &tensor = input.type().tensor_type();
   int32_t t = tensor.elem_type();
-  bool integer = t != onnx::TensorProto::FLOAT &&
-                 t != onnx::TensorProto::FLOAT16 &&
-                 t != onnx::TensorProto::BFLOAT16 &&
-                 t != onnx::TensorProto::DOUBLE;
+  bool integer =
+      t != onnx::TensorProto::FLOAT && t != onnx::TensorProto::FLOAT16 &&
+      t != onnx::TensorProto::BFLOAT16 && t != onnx::TensorProto::DOUBLE;
   return integer || (tensor.has_shape() && tensor.shape().dim_size() == 0);
 }
 
@@ -280,8 +279,8 @@ TestResult runBackendTest(const std::string &folder, const Tolerance &tolerance,
         return result;
       }
       Tensor tensor;
-      auto type = llvm::cast<mlir::RankedTensorType>(
-          function.getArgumentTypes()[a]);
+      auto type =
+          llvm::cast<mlir::RankedTensorType>(function.getArgumentTypes()[a]);
       if (!toTensor(inputData[index], type, tensor, error)) {
         result.outcome = Outcome::kUnsupported;
         result.message = "input '" + name + "': " + error;
@@ -296,16 +295,16 @@ TestResult runBackendTest(const std::string &folder, const Tolerance &tolerance,
       FirstError diagnostics(context);
       outputs = interpreter.run(function, arguments);
       if (mlir::failed(outputs)) {
-        result.message = "the reference interpreter failed: " +
-                         diagnostics.message;
+        result.message =
+            "the reference interpreter failed: " + diagnostics.message;
         return result;
       }
     }
     for (unsigned o = 0; o < outputs->size(); ++o) {
       std::string name = model.graph().output(o).name();
       Tensor expected;
-      auto type = llvm::cast<mlir::RankedTensorType>(
-          function.getResultTypes()[o]);
+      auto type =
+          llvm::cast<mlir::RankedTensorType>(function.getResultTypes()[o]);
       if (!toTensor(outputData[o], type, expected, error)) {
         result.message = "expected output '" + name + "': " + error;
         return result;

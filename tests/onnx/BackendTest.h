@@ -1,4 +1,4 @@
-//===- BackendTest.h - one test of ONNX's backend test data -----*- C++ -*-===//
+//===- BackendTest.h - one test of ONNX's backend test data ----*- C++ -*-===//
 //
 // A test is a folder with model.onnx and test_data_set_*/ folders holding
 // input_<i>.pb and output_<i>.pb (serialized TensorProtos), as Debian's

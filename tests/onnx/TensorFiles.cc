@@ -50,8 +50,8 @@ io::HostTensor encode(const Tensor &tensor) {
     case ElementKind::BF16:
     case ElementKind::F16: {
       float f = static_cast<float>(value);
-      uint16_t bits = tensor.kind == ElementKind::BF16 ? F32ToBf16(f)
-                                                       : F32ToF16(f);
+      uint16_t bits =
+          tensor.kind == ElementKind::BF16 ? F32ToBf16(f) : F32ToF16(f);
       std::memcpy(bytes + 2 * i, &bits, 2);
       break;
     }
@@ -68,10 +68,9 @@ io::HostTensor encode(const Tensor &tensor) {
   return file;
 }
 
-bool writeTensors(
-    const std::string &path,
-    const std::vector<std::pair<std::string, Tensor>> &tensors,
-    std::string &error) {
+bool writeTensors(const std::string &path,
+                  const std::vector<std::pair<std::string, Tensor>> &tensors,
+                  std::string &error) {
   io::Safetensors file;
   for (const auto &[name, tensor] : tensors)
     file.tensors[name] = encode(tensor);

@@ -1,4 +1,4 @@
-//===- TensorFiles.h - a passing ONNX test as files for the GPU ---*- C++ -*-===//
+//===- TensorFiles.h - passing ONNX tests as files --------------*- C++ -*-===//
 
 #ifndef KILN_TESTS_ONNX_TENSORFILES_H
 #define KILN_TESTS_ONNX_TENSORFILES_H

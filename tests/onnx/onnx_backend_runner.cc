@@ -1,4 +1,4 @@
-//===- onnx_backend_runner.cc - ONNX's backend tests on the CPU reference --===//
+//===- onnx_backend_runner.cc - ONNX's backend tests on the CPU reference -===//
 //
 //   onnx_backend_runner --data DIR [--filter SUBSTRING] [--results FILE.md]
 //                       [--min-pass N] [--export DIR]
@@ -43,15 +43,14 @@ static cl::opt<std::string> filter("filter",
                                    cl::desc("run only tests whose name "
                                             "contains this"),
                                    cl::init(""));
-static cl::opt<std::string> resultsPath("results",
-                                        cl::desc("write a Markdown table"),
-                                        cl::init(""));
-static cl::opt<int> minPass("min-pass",
-                            cl::desc("fail when fewer tests pass"),
+static cl::opt<std::string>
+    resultsPath("results", cl::desc("write a Markdown table"), cl::init(""));
+static cl::opt<int> minPass("min-pass", cl::desc("fail when fewer tests pass"),
                             cl::init(0));
-static cl::opt<std::string> exportDir(
-    "export", cl::desc("write the passing tests' modules and data here"),
-    cl::init(""));
+static cl::opt<std::string>
+    exportDir("export",
+              cl::desc("write the passing tests' modules and data here"),
+              cl::init(""));
 
 namespace {
 
@@ -125,7 +124,7 @@ int main(int argc, char **argv) {
     if (result.outcome == Outcome::kPass && !exportDir.empty()) {
       std::string problem;
       if (!kiln::onnx_tests::exportTest(exportDir + "/" + name, result,
-                                         problem)) {
+                                        problem)) {
         llvm::errs() << "error: exporting " << name << ": " << problem << "\n";
         return 1;
       }

@@ -61,7 +61,8 @@ int main(int argc, char **argv) {
   mlir::kiln::registerGradientRules(registry);
   auto [inputPath, outputPath] = mlir::registerAndParseCLIOptions(
       argc, argv, "kiln optimizer driver\n", registry);
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input;
@@ -81,8 +82,8 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
-                                     config)))
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
     return 1;
   output->keep();
   return 0;

@@ -4,7 +4,8 @@
 // The oracle of every GPU check: runs one function of a model on the CPU
 // reference interpreter, with inputs and outputs in safetensors.
 //
-//   kiln-ref model.mlir|model.onnx --fn NAME [--inputs in.safetensors] [--random-seed S]
+//   kiln-ref model.mlir|model.onnx --fn NAME [--inputs in.safetensors]
+//   [--random-seed S]
 //            [--int-range N] [--init-params] [--precision f64|f32]
 //            [--print] [--print-count K] [--save-inputs used.safetensors]
 //            [-o out.safetensors]

@@ -1,7 +1,8 @@
 //===- kilnc.cpp - the kiln compiler
 //----------------------------------------===//
 //
-//   kilnc model.mlir|model.onnx -o model.kiln [--train=adamw|adam|sgd] [options]
+//   kilnc model.mlir|model.onnx -o model.kiln [--train=adamw|adam|sgd]
+//         [options]
 //
 // Parses and verifies the model, then runs the kiln pass pipeline
 // (compiler/pipeline): builds the training entries (or, with --inference,
@@ -52,7 +53,8 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("kilnc options");
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.mlir|model.onnx>"),
+static cl::opt<std::string> inputPath(cl::Positional,
+                                      cl::desc("<model.mlir|model.onnx>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputPath("o", cl::desc("output file"),
                                        cl::value_desc("path"), cl::init("-"),

@@ -21,7 +21,9 @@ FailureOr<Value> floatInput(OnnxNode &node) {
   if (!x)
     return failure();
   if (!llvm::isa<FloatType>(KilnBuilder::elementOf(x)))
-    return node.unsupported("a non-floating-point " + node.opType()), failure();
+    return static_cast<void>(
+               node.unsupported("a non-floating-point " + node.opType())),
+           failure();
   return x;
 }
 
@@ -39,10 +41,9 @@ OpImporter activation(std::function<Value(OnnxNode &, Value)> f) {
 /// x > 0 ? x : alpha * (exp(x) - 1)
 Value elu(OnnxNode &node, Value x, double alpha) {
   KilnBuilder kb = node.kb();
-  Value negative =
-      kb.mul(node.scalarLike(alpha, x),
-             kb.sub(node.builder().create<ExpOp>(node.loc(), x),
-                    node.scalarLike(1.0, x)));
+  Value negative = kb.mul(node.scalarLike(alpha, x),
+                          kb.sub(node.builder().create<ExpOp>(node.loc(), x),
+                                 node.scalarLike(1.0, x)));
   Value positive = node.builder().create<CompareOp>(
       node.loc(), CmpPredicate::gt, x, node.scalarLike(0.0, x));
   return node.builder().create<SelectOp>(node.loc(), positive, x, negative);
@@ -90,8 +91,8 @@ LogicalResult importPRelu(OnnxNode &node) {
                                "input's shape";
   Value negative = node.builder().create<CompareOp>(
       node.loc(), CmpPredicate::lt, *x, node.scalarLike(0.0, *x));
-  node.setResult(0, node.builder().create<SelectOp>(node.loc(), negative,
-                                                    scaled, *x));
+  node.setResult(
+      0, node.builder().create<SelectOp>(node.loc(), negative, scaled, *x));
   return success();
 }
 
@@ -115,12 +116,12 @@ void registerActivationImporters(OpImporterRegistry &registry) {
   registry.add("Elu", activation([](OnnxNode &node, Value x) -> Value {
                  return elu(node, x, node.floatAttr("alpha", 1.0f));
                }));
-  registry.add("Selu", activation([](OnnxNode &node, Value x) -> Value {
-                 double alpha = node.floatAttr("alpha", 1.67326319217681884765625f);
-                 double gamma = node.floatAttr("gamma", 1.05070102214813232421875f);
-                 return node.kb().mul(node.scalarLike(gamma, x),
-                                      elu(node, x, alpha));
-               }));
+  registry.add(
+      "Selu", activation([](OnnxNode &node, Value x) -> Value {
+        double alpha = node.floatAttr("alpha", 1.67326319217681884765625f);
+        double gamma = node.floatAttr("gamma", 1.05070102214813232421875f);
+        return node.kb().mul(node.scalarLike(gamma, x), elu(node, x, alpha));
+      }));
   // Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
   registry.add("Celu", activation([](OnnxNode &node, Value x) -> Value {
                  double alpha = node.floatAttr("alpha", 1.0f);
@@ -165,15 +166,14 @@ void registerActivationImporters(OpImporterRegistry &registry) {
                             node.scalarLike(0.0, x));
                  return kb.mul(x, y);
                }));
-  registry.add("ThresholdedRelu",
-               activation([](OnnxNode &node, Value x) -> Value {
-                 double alpha = node.floatAttr("alpha", 1.0f);
-                 Value above = node.builder().create<CompareOp>(
-                     node.loc(), CmpPredicate::gt, x,
-                     node.scalarLike(alpha, x));
-                 return node.builder().create<SelectOp>(
-                     node.loc(), above, x, node.scalarLike(0.0, x));
-               }));
+  registry.add(
+      "ThresholdedRelu", activation([](OnnxNode &node, Value x) -> Value {
+        double alpha = node.floatAttr("alpha", 1.0f);
+        Value above = node.builder().create<CompareOp>(
+            node.loc(), CmpPredicate::gt, x, node.scalarLike(alpha, x));
+        return node.builder().create<SelectOp>(node.loc(), above, x,
+                                               node.scalarLike(0.0, x));
+      }));
 }
 
 } // namespace mlir::kiln::onnx_import

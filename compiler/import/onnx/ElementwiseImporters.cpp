@@ -21,13 +21,12 @@ bool isFloat(Value v) {
 bool isMask(Value v) { return KilnBuilder::elementOf(v).isInteger(1); }
 
 /// Fetches inputs [0, n) (all required), failing on a missing one.
-FailureOr<llvm::SmallVector<Value>> requiredInputs(OnnxNode &node,
-                                                   unsigned n) {
+FailureOr<llvm::SmallVector<Value>> requiredInputs(OnnxNode &node, unsigned n) {
   llvm::SmallVector<Value> inputs;
   for (unsigned i = 0; i < n; ++i) {
     if (!node.hasInput(i))
-      return node.emitError() << "ONNX " << node.opType() << " needs input "
-                              << i,
+      return node.emitError()
+                 << "ONNX " << node.opType() << " needs input " << i,
              failure();
     Value v = node.input(i);
     if (!v)
@@ -37,8 +36,7 @@ FailureOr<llvm::SmallVector<Value>> requiredInputs(OnnxNode &node,
   return inputs;
 }
 
-template <typename OpTy>
-OpImporter unary(bool floatOnly) {
+template <typename OpTy> OpImporter unary(bool floatOnly) {
   return [floatOnly](OnnxNode &node) -> LogicalResult {
     auto in = requiredInputs(node, 1);
     if (failed(in))
@@ -47,15 +45,15 @@ OpImporter unary(bool floatOnly) {
     if (isMask(x) || (floatOnly && !isFloat(x)))
       return node.unsupported("element type " +
                               std::string(isMask(x) ? "BOOL" : "integer") +
-                              " (" + node.opType().str() + " is defined on "
+                              " (" + node.opType().str() +
+                              " is defined on "
                               "floating point here)");
     node.setResult(0, node.builder().create<OpTy>(node.loc(), x));
     return success();
   };
 }
 
-template <typename OpTy>
-OpImporter binary(bool floatOnly) {
+template <typename OpTy> OpImporter binary(bool floatOnly) {
   return [floatOnly](OnnxNode &node) -> LogicalResult {
     auto in = requiredInputs(node, 2);
     if (failed(in))
@@ -71,12 +69,11 @@ OpImporter binary(bool floatOnly) {
 }
 
 /// Min, Max, Sum and Mean take one or more inputs.
-template <typename OpTy>
-OpImporter variadic(bool mean) {
+template <typename OpTy> OpImporter variadic(bool mean) {
   return [mean](OnnxNode &node) -> LogicalResult {
     if (node.numInputs() == 0)
-      return node.emitError() << "ONNX " << node.opType()
-                              << " needs at least one input";
+      return node.emitError()
+             << "ONNX " << node.opType() << " needs at least one input";
     auto in = requiredInputs(node, node.numInputs());
     if (failed(in))
       return failure();
@@ -117,8 +114,8 @@ OpImporter compare(CmpPredicate predicate) {
       a = asInt(a);
       b = asInt(b);
     }
-    node.setResult(0, node.builder().create<CompareOp>(node.loc(), predicate,
-                                                       a, b));
+    node.setResult(
+        0, node.builder().create<CompareOp>(node.loc(), predicate, a, b));
     return success();
   };
 }
@@ -132,8 +129,8 @@ OpImporter logic(Logic kind) {
       return failure();
     Value a = (*in)[0], b = (*in)[1];
     if (!isMask(a) || !isMask(b))
-      return node.emitError() << "ONNX " << node.opType()
-                              << " needs BOOL operands";
+      return node.emitError()
+             << "ONNX " << node.opType() << " needs BOOL operands";
     if (failed(node.checkBroadcast({a, b})))
       return failure();
     OpBuilder &builder = node.builder();
@@ -261,9 +258,9 @@ LogicalResult importCast(OnnxNode &node, Type target, llvm::StringRef what) {
   if (!target)
     return failure();
   auto type = KilnBuilder::typeOf(x);
-  node.setResult(0, node.builder().create<CastOp>(
-                        node.loc(),
-                        RankedTensorType::get(type.getShape(), target), x));
+  node.setResult(
+      0, node.builder().create<CastOp>(
+             node.loc(), RankedTensorType::get(type.getShape(), target), x));
   return success();
 }
 
@@ -287,8 +284,6 @@ LogicalResult importCastLike(OnnxNode &node) {
 LogicalResult importIdentity(OnnxNode &node) {
   if (!node.hasInput(0))
     return node.emitError() << "ONNX Identity needs an input";
-  GraphValue *entry = nullptr;
-  (void)entry;
   if (node.isConstant(0)) {
     auto type = node.inputType(0);
     if (!type)
@@ -297,8 +292,7 @@ LogicalResult importIdentity(OnnxNode &node) {
       auto ints = node.constantInts(0, "input");
       if (failed(ints))
         return failure();
-      node.setConstantResult(0, type.getShape(), *ints,
-                             type.getElementType());
+      node.setConstantResult(0, type.getShape(), *ints, type.getElementType());
       return success();
     }
   }
@@ -325,8 +319,8 @@ LogicalResult importIsNaN(OnnxNode &node) {
     return failure();
   if (!isFloat(x))
     return node.emitError() << "ONNX IsNaN needs a floating-point input";
-  node.setResult(0, node.builder().create<CompareOp>(node.loc(),
-                                                     CmpPredicate::ne, x, x));
+  node.setResult(
+      0, node.builder().create<CompareOp>(node.loc(), CmpPredicate::ne, x, x));
   return success();
 }
 
@@ -437,9 +431,8 @@ LogicalResult importConstantOfShape(OnnxNode &node) {
     int64_t count = 1;
     for (int64_t d : *shape)
       count *= d;
-    node.setConstantResult(0, *shape,
-                           llvm::SmallVector<int64_t>(count, (int64_t)fill),
-                           element);
+    node.setConstantResult(
+        0, *shape, llvm::SmallVector<int64_t>(count, (int64_t)fill), element);
     return success();
   }
   node.setResult(0, node.splat(RankedTensorType::get(*shape, element), fill));
@@ -476,8 +469,8 @@ LogicalResult importShrink(OnnxNode &node) {
   Value above = kb.compare(CmpPredicate::gt, x, node.scalarLike(lambd, x));
   Value upper = kb.select(above, kb.sub(x, node.scalarLike(bias, x)),
                           node.scalarLike(0.0, x));
-  node.setResult(0, kb.select(below, kb.add(x, node.scalarLike(bias, x)),
-                              upper));
+  node.setResult(0,
+                 kb.select(below, kb.add(x, node.scalarLike(bias, x)), upper));
   return success();
 }
 
@@ -504,10 +497,13 @@ LogicalResult importMod(OnnxNode &node) {
     Value rNegative = kb.compare(CmpPredicate::lt, r, zero);
     Value bNegative = kb.compare(CmpPredicate::lt, b, zero);
     Value nonzero = kb.compare(CmpPredicate::ne, r, zero);
-    auto asInt = [&](Value mask) { return kb.cast(mask, KilnBuilder::elementOf(a)); };
-    Value differ = kb.compare(CmpPredicate::ne, asInt(rNegative), asInt(bNegative));
-    Value never = node.splat(
-        RankedTensorType::get({}, node.builder().getI1Type()), 0);
+    auto asInt = [&](Value mask) {
+      return kb.cast(mask, KilnBuilder::elementOf(a));
+    };
+    Value differ =
+        kb.compare(CmpPredicate::ne, asInt(rNegative), asInt(bNegative));
+    Value never =
+        node.splat(RankedTensorType::get({}, node.builder().getI1Type()), 0);
     Value adjust = kb.select(nonzero, differ, never);
     r = kb.select(adjust, kb.add(r, b), r);
   }
@@ -542,9 +538,8 @@ LogicalResult importOneHot(OnnxNode &node) {
   Value indices = node.input(0);
   Value negative =
       kb.compare(CmpPredicate::lt, indices, node.scalarLike(0, indices));
-  indices = kb.select(negative,
-                      kb.add(indices, node.scalarLike(classes, indices)),
-                      indices);
+  indices = kb.select(
+      negative, kb.add(indices, node.scalarLike(classes, indices)), indices);
   llvm::SmallVector<int64_t> shape(indexType.getShape()), spread(shape);
   shape.insert(shape.begin() + *axis, classes);
   spread.insert(spread.begin() + *axis, 1);
@@ -578,16 +573,18 @@ void registerElementwiseImporters(OpImporterRegistry &registry) {
                }));
   // asinh(x) = sign(x) log(|x| + sqrt(x^2 + 1)), odd so that large negative
   // x do not cancel.
-  registry.add("Asinh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
-                 Value a = kb.abs(x);
-                 Value r = kb.log(kb.add(
-                     a, kb.sqrt(kb.add(kb.mul(x, x), node.scalarLike(1.0, x)))));
-                 return kb.mul(kb.builder().create<SignOp>(kb.location(), x), r);
-               }));
-  registry.add("Acosh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
-                 return kb.log(kb.add(
-                     x, kb.sqrt(kb.sub(kb.mul(x, x), node.scalarLike(1.0, x)))));
-               }));
+  registry.add(
+      "Asinh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+        Value a = kb.abs(x);
+        Value r = kb.log(
+            kb.add(a, kb.sqrt(kb.add(kb.mul(x, x), node.scalarLike(1.0, x)))));
+        return kb.mul(kb.builder().create<SignOp>(kb.location(), x), r);
+      }));
+  registry.add(
+      "Acosh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
+        return kb.log(
+            kb.add(x, kb.sqrt(kb.sub(kb.mul(x, x), node.scalarLike(1.0, x)))));
+      }));
   registry.add("Atanh", composite([](KilnBuilder &kb, OnnxNode &node, Value x) {
                  Value one = node.scalarLike(1.0, x);
                  return kb.mul(kb.log(kb.div(kb.add(one, x), kb.sub(one, x))),

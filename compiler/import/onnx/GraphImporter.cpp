@@ -106,8 +106,7 @@ llvm::SmallVector<Value> GraphImporter::foldIfConstant(Operation *op) {
     }
     operandTensors.push_back(std::move(tensor));
   }
-  const ref::Evaluator *evaluator =
-      ref::EvaluatorRegistry::global().lookup(op);
+  const ref::Evaluator *evaluator = ref::EvaluatorRegistry::global().lookup(op);
   if (!evaluator)
     return results;
   ref::Interpreter interpreter(ref::Precision::F32);
@@ -120,15 +119,15 @@ llvm::SmallVector<Value> GraphImporter::foldIfConstant(Operation *op) {
     resultTensors.push_back(
         ref::Tensor::ofType(llvm::cast<RankedTensorType>(type)));
   // An evaluation error leaves the op to fail at run time with its message.
-  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(context,
+                                [](Diagnostic &) { return success(); });
   if (failed((*evaluator)(op, operandPointers, resultTensors, evalContext)))
     return results;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op);
   for (auto [i, tensor] : llvm::enumerate(resultTensors)) {
     for (double &element : tensor.data)
-      element =
-          ref::roundToStorage(element, tensor.kind, ref::Precision::F32);
+      element = ref::roundToStorage(element, tensor.kind, ref::Precision::F32);
     auto type = llvm::cast<RankedTensorType>(op->getResult(i).getType());
     results[i] = b.create<ConstantOp>(op->getLoc(),
                                       elementsFromNumbers(type, tensor.data));
@@ -144,9 +143,8 @@ Location GraphImporter::graphLoc(llvm::StringRef what) {
 }
 
 Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
-  std::string label = node.name().empty()
-                          ? "node " + std::to_string(index)
-                          : "node '" + node.name() + "'";
+  std::string label = node.name().empty() ? "node " + std::to_string(index)
+                                          : "node '" + node.name() + "'";
   return graphLoc(label + " (" + node.op_type() + ")");
 }
 
@@ -157,7 +155,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     return emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
                           << node.domain()
                           << "' is not supported (only the default domain)";
-  const OpImporter *importer = OpImporterRegistry::global().lookup(node.op_type());
+  const OpImporter *importer =
+      OpImporterRegistry::global().lookup(node.op_type());
   if (!importer)
     return emitError(loc) << "ONNX op '" << node.op_type()
                           << "' is not supported by the kiln importer";
@@ -185,7 +184,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     return failure();
   }
   // Verify what the node became, so that every error is reported at its node.
-  Operation *first = before         ? before->getNextNode()
+  Operation *first = before          ? before->getNextNode()
                      : body->empty() ? nullptr
                                      : &body->front();
   llvm::SmallVector<Operation *> created;
@@ -263,8 +262,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   auto addArgument = [&](llvm::StringRef name, RankedTensorType type,
                          bool param) {
     llvm::SmallVector<NamedAttribute> attrs;
-    attrs.push_back(b.getNamedAttr(KilnDialect::kNameAttrName,
-                                   b.getStringAttr(name)));
+    attrs.push_back(
+        b.getNamedAttr(KilnDialect::kNameAttrName, b.getStringAttr(name)));
     if (param) {
       // The fresh initialiser of a parameter; the ONNX values themselves
       // are the model's weights (kilnc --onnx-weights writes them).
@@ -282,10 +281,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     Location loc = graphLoc("initializer '" + tensor.name() + "'");
     Type element = kilnElementType(context, tensor.data_type());
     if (!element || !llvm::isa<FloatType>(element))
-      return emitError(loc) << "initializer '" << tensor.name()
-                            << "' of element type "
-                            << onnxTypeName(tensor.data_type())
-                            << " cannot be trainable (floating point only)",
+      return emitError(loc)
+                 << "initializer '" << tensor.name() << "' of element type "
+                 << onnxTypeName(tensor.data_type())
+                 << " cannot be trainable (floating point only)",
              nullptr;
     llvm::SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
     addArgument(tensor.name(), RankedTensorType::get(dims, element), true);
@@ -299,7 +298,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       continue;
     }
     Location loc = graphLoc("input '" + input.name() + "'");
-    auto type = kilnTypeOf(input.type(), loc, "graph input '" + input.name() + "'");
+    auto type =
+        kilnTypeOf(input.type(), loc, "graph input '" + input.name() + "'");
     if (failed(type))
       return nullptr;
     addArgument(input.name(), *type, false);
@@ -330,14 +330,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                                  "not "
                               << *outType,
                nullptr;
-      targetType = RankedTensorType::get({outType->getDimSize(0)},
-                                         b.getI32Type());
+      targetType =
+          RankedTensorType::get({outType->getDimSize(0)}, b.getI32Type());
     }
     addArgument(opts.target, targetType, false);
   }
 
-  auto function = b.create<func::FuncOp>(
-      fileLoc, opts.functionName, b.getFunctionType(argTypes, {}));
+  auto function = b.create<func::FuncOp>(fileLoc, opts.functionName,
+                                         b.getFunctionType(argTypes, {}));
   function.setAllArgAttrs(argAttrs);
   Block *body = function.addEntryBlock();
   b.setInsertionPointToEnd(body);
@@ -365,7 +365,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (failed(attr))
       return failure();
     define(name, GraphValue{b.create<ConstantOp>(loc, *attr).getResult(),
-                            std::nullopt, {}, Type()});
+                            std::nullopt,
+                            {},
+                            Type()});
     return success();
   };
   for (const onnx::TensorProto &tensor : graph.initializer())
@@ -399,10 +401,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       const auto &declared = output.type().tensor_type();
       Type element = kilnElementType(context, declared.elem_type());
       if (declared.elem_type() != 0 && element != type.getElementType())
-        return emitError(loc) << "graph output '" << output.name()
-                              << "' is declared "
-                              << onnxTypeName(declared.elem_type())
-                              << " but the imported value is " << type,
+        return emitError(loc)
+                   << "graph output '" << output.name() << "' is declared "
+                   << onnxTypeName(declared.elem_type())
+                   << " but the imported value is " << type,
                nullptr;
       if (declared.has_shape()) {
         bool matches = declared.shape().dim_size() == type.getRank();

@@ -1,4 +1,4 @@
-//===- GraphImporter.h - the state of one ONNX graph import ------*- C++ -*-===//
+//===- GraphImporter.h - the state of one ONNX graph import ----*- C++ -*-===//
 //
 // GraphImporter walks the nodes of an ONNX graph in order, keeps what each
 // ONNX value name stands for (a kiln SSA value, plus its static contents where
@@ -78,8 +78,8 @@ public:
   int64_t intAttr(llvm::StringRef name, int64_t defaultValue);
   float floatAttr(llvm::StringRef name, float defaultValue);
   std::string stringAttr(llvm::StringRef name, llvm::StringRef defaultValue);
-  llvm::SmallVector<int64_t> intsAttr(llvm::StringRef name,
-                                      llvm::ArrayRef<int64_t> defaultValue = {});
+  llvm::SmallVector<int64_t>
+  intsAttr(llvm::StringRef name, llvm::ArrayRef<int64_t> defaultValue = {});
   llvm::SmallVector<float> floatsAttr(llvm::StringRef name);
   const onnx::TensorProto *tensorAttr(llvm::StringRef name);
   /// Marks an attribute understood without reading it (e.g. one whose every

@@ -22,14 +22,14 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
   if (!llvm::isa<FloatType>(ts.getElementType()))
     return node.unsupported("integer scores");
   if (!tl.getElementType().isInteger(32))
-    return node.emitError() << "the labels of " << node.opType()
-                            << " must be INT32 or INT64";
+    return node.emitError()
+           << "the labels of " << node.opType() << " must be INT32 or INT64";
   if (ts.getRank() < 2 || tl.getRank() != ts.getRank() - 1 ||
       tl.getDimSize(0) != ts.getDimSize(0) ||
       tl.getShape().drop_front() != ts.getShape().drop_front(2))
-    return node.emitError() << node.opType() << " needs scores [N, C, d...] "
-                            << "and labels [N, d...], not " << ts << " and "
-                            << tl;
+    return node.emitError()
+           << node.opType() << " needs scores [N, C, d...] "
+           << "and labels [N, d...], not " << ts << " and " << tl;
   std::string reduction = node.stringAttr("reduction", "mean");
   if (reduction != "mean" && reduction != "sum" && reduction != "none")
     return node.unsupported("reduction = '" + reduction + "'");
@@ -55,8 +55,8 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
     return success();
   }
 
-  Value logp = fromLogits ? b.create<LogSoftmaxOp>(loc, scores, 1).getResult()
-                          : scores;
+  Value logp =
+      fromLogits ? b.create<LogSoftmaxOp>(loc, scores, 1).getResult() : scores;
   // One-hot of the labels along dim 1; labels outside [0, C) (ignore_index)
   // select nothing.
   llvm::SmallVector<int64_t> labelShape(tl.getShape());
@@ -68,12 +68,13 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
       kb.cast(kb.compare(CmpPredicate::eq, iota, labelsC), ts.getElementType());
   Value picked = b.create<ReduceSumOp>(loc, kb.mul(oneHot, logp),
                                        llvm::ArrayRef<int64_t>{1}, false);
-  Value w = node.splat(RankedTensorType::get(tl.getShape(), ts.getElementType()),
-                       1.0);
+  Value w = node.splat(
+      RankedTensorType::get(tl.getShape(), ts.getElementType()), 1.0);
   if (weights) {
     llvm::SmallVector<int64_t> wShape(ts.getRank(), 1);
     wShape[1] = ts.getDimSize(1);
-    w = b.create<ReduceSumOp>(loc, kb.mul(oneHot, node.reshape(weights, wShape)),
+    w = b.create<ReduceSumOp>(loc,
+                              kb.mul(oneHot, node.reshape(weights, wShape)),
                               llvm::ArrayRef<int64_t>{1}, false);
   }
   if (hasIgnore) {
@@ -114,8 +115,9 @@ FailureOr<Value> buildRequestedLoss(OpBuilder &b, Location loc,
   if (kind == "mse")
     return b.create<MseLossOp>(loc, prediction, target, Reduction::mean)
         .getResult();
-  return b.create<CrossEntropyOp>(loc, prediction, target, Reduction::mean,
-                                  llvm::APFloat(0.0))
+  return b
+      .create<CrossEntropyOp>(loc, prediction, target, Reduction::mean,
+                              llvm::APFloat(0.0))
       .getResult();
 }
 

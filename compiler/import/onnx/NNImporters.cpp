@@ -131,7 +131,8 @@ FailureOr<Window> readWindow(OnnxNode &node, llvm::ArrayRef<int64_t> spatial,
   } else if (autoPad == "VALID") {
     pads.assign(2 * n, 0);
   } else if (autoPad != "NOTSET") {
-    return node.unsupported("auto_pad = '" + autoPad + "'"), failure();
+    return static_cast<void>(node.unsupported("auto_pad = '" + autoPad + "'")),
+           failure();
   }
   if (n == 1) {
     w.oneD = true;
@@ -209,8 +210,8 @@ LogicalResult importConv(OnnxNode &node) {
     w = as2d(node, w);
   }
   Value y = node.builder().create<Conv2dOp>(
-      node.loc(), x, w, bias, ConvLayout::nchw, window->stride,
-      window->padding, window->dilation, groups);
+      node.loc(), x, w, bias, ConvLayout::nchw, window->stride, window->padding,
+      window->dilation, groups);
   node.setResult(0, window->oneD ? from2d(node, y) : y);
   return success();
 }
@@ -238,10 +239,9 @@ OpImporter pool(bool isMax) {
     if (!isFloatValue(x))
       return node.unsupported("an integer " + node.opType());
     if (tx.getRank() != 3 && tx.getRank() != 4)
-      return node.unsupported("a " + std::to_string(tx.getRank() - 2) +
-                              "-D " + node.opType() + " (1-D and 2-D only)");
-    auto window =
-        readWindow(node, tx.getShape().drop_front(2), {}, isMax);
+      return node.unsupported("a " + std::to_string(tx.getRank() - 2) + "-D " +
+                              node.opType() + " (1-D and 2-D only)");
+    auto window = readWindow(node, tx.getShape().drop_front(2), {}, isMax);
     if (failed(window))
       return failure();
     if (node.intAttr("ceil_mode", 0) != 0 &&
@@ -249,8 +249,7 @@ OpImporter pool(bool isMax) {
       return node.unsupported("ceil_mode = 1 where it adds a window");
     for (int64_t d : window->dilation)
       if (d != 1)
-        return node.unsupported("dilations other than 1 in " +
-                                node.opType());
+        return node.unsupported("dilations other than 1 in " + node.opType());
     if (isMax && node.intAttr("storage_order", 0) != 0)
       return node.unsupported("storage_order = 1");
     if (node.hasOutput(1))
@@ -290,8 +289,7 @@ OpImporter globalPool(bool isMax) {
     for (int64_t d = 2; d < tx.getRank(); ++d)
       dims.push_back(d);
     if (dims.empty())
-      return node.emitError() << node.opType()
-                              << " needs spatial dimensions";
+      return node.emitError() << node.opType() << " needs spatial dimensions";
     Value y = isMax ? node.builder()
                           .create<ReduceMaxOp>(node.loc(), x, dims, true)
                           .getResult()
@@ -332,8 +330,9 @@ LogicalResult importBatchNorm(OnnxNode &node) {
   bool training = node.intAttr("training_mode", 0) != 0;
   if (node.opset() < 7)
     return node.unsupported("BatchNormalization before opset 7");
-  if (node.opset() < 9)
-    node.ignoreAttr("spatial"); // 1, the only value opset 7's tests use.
+  // Opsets 7 and 8: spatial = 0 normalises every activation separately.
+  if (node.opset() < 9 && node.intAttr("spatial", 1) != 1)
+    return node.unsupported("spatial = 0");
   KilnBuilder kb = node.kb();
   int64_t rank = tx.getRank();
   if (!training) {
@@ -348,8 +347,8 @@ LogicalResult importBatchNorm(OnnxNode &node) {
     return success();
   }
   auto bn = node.builder().create<BatchNormOp>(
-      node.loc(), x, scale, bias, ValueRange{}, /*dim=*/1,
-      llvm::APFloat(eps), FloatAttr(), /*eval=*/false);
+      node.loc(), x, scale, bias, ValueRange{}, /*dim=*/1, llvm::APFloat(eps),
+      FloatAttr(), /*eval=*/false);
   node.setResult(0, bn.getResult());
   // ONNX's running statistics: input * momentum + batch * (1 - momentum),
   // with the biased batch variance.
@@ -385,8 +384,8 @@ LogicalResult importInstanceNorm(OnnxNode &node) {
   KilnBuilder kb = node.kb();
   Value mean = b.create<ReduceMeanOp>(node.loc(), x, dims, true);
   Value centred = kb.sub(x, mean);
-  Value var = b.create<ReduceMeanOp>(node.loc(), kb.mul(centred, centred),
-                                     dims, true);
+  Value var =
+      b.create<ReduceMeanOp>(node.loc(), kb.mul(centred, centred), dims, true);
   Value y = kb.mul(centred, kb.rsqrt(kb.add(var, node.scalarLike(eps, var))));
   y = kb.mul(y, channelwise(node, scale, tx.getRank()));
   node.setResult(0, kb.add(y, channelwise(node, bias, tx.getRank())));
@@ -420,8 +419,8 @@ LogicalResult importMeanVarianceNorm(OnnxNode &node) {
   Value meanOfSquares =
       b.create<ReduceMeanOp>(node.loc(), kb.mul(x, x), dims, true);
   Value std = kb.sqrt(kb.sub(meanOfSquares, kb.mul(mean, mean)));
-  node.setResult(0, kb.div(kb.sub(x, mean),
-                           kb.add(std, node.scalarLike(1e-9, std))));
+  node.setResult(
+      0, kb.div(kb.sub(x, mean), kb.add(std, node.scalarLike(1e-9, std))));
   return success();
 }
 
@@ -445,10 +444,11 @@ LogicalResult importLayerNorm(OnnxNode &node) {
   auto checkParam = [&](Value v) -> LogicalResult {
     if (!isBroadcastableTo(KilnBuilder::typeOf(v).getShape(), normShape) ||
         KilnBuilder::elementOf(v) != tx.getElementType())
-      return node.emitError() << "LayerNormalization's " << KilnBuilder::typeOf(v)
-                              << " does not broadcast to the normalised "
-                                 "shape of "
-                              << tx;
+      return node.emitError()
+             << "LayerNormalization's " << KilnBuilder::typeOf(v)
+             << " does not broadcast to the normalised "
+                "shape of "
+             << tx;
     return success();
   };
   if (failed(checkParam(scale)) ||
@@ -463,9 +463,9 @@ LogicalResult importLayerNorm(OnnxNode &node) {
     bias = kb.broadcastTo(bias, normType);
   }
   int64_t numDims = tx.getRank() - *axis;
-  node.setResult(0, node.builder().create<LayerNormOp>(
-                        node.loc(), tx, x, scale, bias, numDims,
-                        llvm::APFloat(eps)));
+  node.setResult(0, node.builder().create<LayerNormOp>(node.loc(), tx, x, scale,
+                                                       bias, numDims,
+                                                       llvm::APFloat(eps)));
   if (node.hasOutput(1) || node.hasOutput(2)) {
     llvm::SmallVector<int64_t> dims;
     for (int64_t d = *axis; d < tx.getRank(); ++d)
@@ -493,8 +493,8 @@ OpImporter softmaxLike(SoftmaxKind kind) {
     auto tx = KilnBuilder::typeOf(x);
     int64_t rank = tx.getRank();
     bool coerced = node.opset() < 13;
-    auto axis = node.normalizeAxis(node.intAttr("axis", coerced ? 1 : -1),
-                                   rank);
+    auto axis =
+        node.normalizeAxis(node.intAttr("axis", coerced ? 1 : -1), rank);
     if (failed(axis))
       return failure();
     // Before opset 13 the input is read as the 2-D [prod(<axis), prod(>=axis)].
@@ -564,9 +564,9 @@ LogicalResult importDropout(OnnxNode &node) {
   if (!training || ratio == 0.0) {
     node.setResult(0, x);
     if (node.hasOutput(1))
-      node.setResult(1, node.splat(RankedTensorType::get(tx.getShape(),
-                                                         b.getI1Type()),
-                                   1));
+      node.setResult(
+          1,
+          node.splat(RankedTensorType::get(tx.getShape(), b.getI1Type()), 1));
     return success();
   }
   if (node.options().rejectRandomOps)

@@ -1,4 +1,4 @@
-//===- OnnxImporter.h - ONNX models to the kiln dialect ----------*- C++ -*-===//
+//===- OnnxImporter.h - ONNX models to the kiln dialect --------*- C++ -*-===//
 //
 // Imports an ONNX model (read with Debian's libonnx protobuf classes) as a
 // module with one func.func of kiln ops. Graph inputs become arguments named

@@ -58,8 +58,8 @@ OnnxNode::constantInts(unsigned i, llvm::StringRef what) {
          failure();
 }
 
-FailureOr<std::vector<double>>
-OnnxNode::constantNumbers(unsigned i, llvm::StringRef what) {
+FailureOr<std::vector<double>> OnnxNode::constantNumbers(unsigned i,
+                                                         llvm::StringRef what) {
   GraphValue *entry = hasInput(i) ? graph.lookup(node.input(i)) : nullptr;
   if (entry && entry->ints)
     return std::vector<double>(entry->ints->begin(), entry->ints->end());
@@ -123,8 +123,7 @@ llvm::SmallVector<float> OnnxNode::floatsAttr(llvm::StringRef name) {
   const onnx::AttributeProto *attr = findAttr(name);
   if (!attr)
     return {};
-  return llvm::SmallVector<float>(attr->floats().begin(),
-                                  attr->floats().end());
+  return llvm::SmallVector<float>(attr->floats().begin(), attr->floats().end());
 }
 
 const onnx::TensorProto *OnnxNode::tensorAttr(llvm::StringRef name) {
@@ -157,9 +156,7 @@ void OnnxNode::setConstantResult(unsigned i, llvm::ArrayRef<int64_t> shape,
   graph.define(node.output(i), std::move(entry));
 }
 
-InFlightDiagnostic OnnxNode::emitError() {
-  return mlir::emitError(location);
-}
+InFlightDiagnostic OnnxNode::emitError() { return mlir::emitError(location); }
 
 LogicalResult OnnxNode::unsupported(const llvm::Twine &what) {
   return mlir::emitError(location)
@@ -186,8 +183,8 @@ LogicalResult OnnxNode::checkBroadcast(llvm::ArrayRef<Value> values,
     auto type = llvm::cast<RankedTensorType>(v.getType());
     if (sameElementType && type.getElementType() != first.getElementType())
       return emitError() << "ONNX " << opType()
-                         << " operands have different element types: "
-                         << first << " and " << type;
+                         << " operands have different element types: " << first
+                         << " and " << type;
     ShapeOrError joined = broadcastShapes(shape, type.getShape());
     if (!joined.ok())
       return emitError() << "ONNX " << opType() << " operands " << first

@@ -32,8 +32,7 @@ constexpr int kBatch = 8, kIn = 3, kHidden = 5, kOut = 2;
 using Matrix = std::vector<double>; // row-major
 
 onnx::TensorProto floatTensor(const std::string &name,
-                              std::vector<int64_t> dims,
-                              const Matrix &values) {
+                              std::vector<int64_t> dims, const Matrix &values) {
   onnx::TensorProto tensor;
   tensor.set_name(name);
   tensor.set_data_type(onnx::TensorProto::FLOAT);
@@ -191,8 +190,8 @@ TEST(OnnxTrainingTest, ImportedMlpTrainsLikeTheHandWrittenReference) {
   ASSERT_TRUE(succeeded(buildTrainingEntries(*module, trainOptions)))
       << diagnostics;
   ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
-  auto trainer = ReferenceTrainer::create(*module, /*seed=*/1,
-                                          ref::Precision::F64);
+  auto trainer =
+      ReferenceTrainer::create(*module, /*seed=*/1, ref::Precision::F64);
   ASSERT_TRUE(succeeded(trainer)) << diagnostics;
   // Start from the ONNX weights (kilnc --onnx-weights), not a fresh init.
   NamedTensors &state = (*trainer)->mutableState();

@@ -45,12 +45,12 @@ staticShape(const onnx::TensorShapeProto &shape, Location loc,
   llvm::SmallVector<int64_t> dims;
   for (const auto &dim : shape.dim()) {
     if (!dim.has_dim_value() || dim.dim_value() < 0)
-      return emitError(loc) << what << " has a "
-                            << (dim.has_dim_param()
-                                    ? "symbolic dimension '" +
-                                          dim.dim_param() + "'"
-                                    : std::string("dimension of unknown size"))
-                            << ": kiln compiles static shapes only";
+      return emitError(loc)
+             << what << " has a "
+             << (dim.has_dim_param()
+                     ? "symbolic dimension '" + dim.dim_param() + "'"
+                     : std::string("dimension of unknown size"))
+             << ": kiln compiles static shapes only";
     dims.push_back(dim.dim_value());
   }
   return dims;
@@ -283,9 +283,8 @@ DenseElementsAttr elementsFromNumbers(RankedTensorType type,
   return DenseElementsAttr::get(type, ints);
 }
 
-FailureOr<DenseElementsAttr> toElementsAttr(const TensorProto &tensor,
-                                            Location loc,
-                                            llvm::StringRef what) {
+FailureOr<DenseElementsAttr>
+toElementsAttr(const TensorProto &tensor, Location loc, llvm::StringRef what) {
   Type element = kilnElementType(loc.getContext(), tensor.data_type());
   if (!element)
     return emitError(loc) << what << " has element type "

@@ -1,4 +1,4 @@
-//===- OnnxTypes.h - ONNX element types and tensors in kiln terms -*- C++ -*-===//
+//===- OnnxTypes.h - ONNX element types and tensors -------------*- C++ -*-===//
 //
 // The mapping of ONNX element types onto kiln's (f32, f16, bf16, i32, i1) and
 // the conversion of ONNX TensorProtos into MLIR elements attributes. ONNX's

@@ -50,16 +50,16 @@ Value gates(OnnxNode &node, Value m, int64_t hidden,
   auto type = KilnBuilder::typeOf(m);
   llvm::SmallVector<Value> pieces;
   for (int64_t g : order) {
-    llvm::SmallVector<int64_t> start(type.getRank(), 0),
-        limit(type.getShape()), step(type.getRank(), 1);
+    llvm::SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+        step(type.getRank(), 1);
     start[0] = g * hidden;
     limit[0] = (g + 1) * hidden;
     pieces.push_back(node.kb().slice(m, start, limit, step));
   }
-  Value joined = pieces.size() == 1
-                     ? pieces.front()
-                     : node.builder().create<ConcatOp>(node.loc(), pieces, 0)
-                           .getResult();
+  Value joined =
+      pieces.size() == 1
+          ? pieces.front()
+          : node.builder().create<ConcatOp>(node.loc(), pieces, 0).getResult();
   llvm::SmallVector<int64_t> shape = {static_cast<int64_t>(order.size()),
                                       hidden};
   llvm::append_range(shape, type.getShape().drop_front());
@@ -104,7 +104,8 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
       if (a.name() == "activations")
         attr = &a;
     node.ignoreAttr("activations");
-    if (attr->strings_size() != static_cast<int>(info.activations.size() * dirs))
+    if (attr->strings_size() !=
+        static_cast<int>(info.activations.size() * dirs))
       return node.unsupported("these activations");
     for (int i = 0; i < attr->strings_size(); ++i)
       if (attr->strings(i) != info.activations[i % info.activations.size()])
@@ -126,8 +127,8 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
   auto tw = KilnBuilder::typeOf(w);
   if (tw.getRank() != 3 || tw.getDimSize(0) != dirs ||
       tw.getDimSize(1) != info.gates * hidden)
-    return node.emitError() << node.opType() << "'s W must be [" << dirs
-                            << ", " << info.gates * hidden << ", input]";
+    return node.emitError() << node.opType() << "'s W must be [" << dirs << ", "
+                            << info.gates * hidden << ", input]";
   auto expect = [&](Value v, llvm::ArrayRef<int64_t> shape,
                     llvm::StringRef what) -> LogicalResult {
     if (v && (KilnBuilder::typeOf(v).getShape() != shape ||
@@ -179,18 +180,21 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
   for (int64_t d = 0; d < dirs; ++d) {
     bool reverse = dir == "reverse" || d == 1;
     Value wd = direction(node, w, d), rd = direction(node, r, d);
-    Value input = reverse ? b.create<FlipOp>(loc, xb, llvm::ArrayRef<int64_t>{1})
-                                .getResult()
-                          : xb;
+    Value input =
+        reverse
+            ? b.create<FlipOp>(loc, xb, llvm::ArrayRef<int64_t>{1}).getResult()
+            : xb;
     // Wx = X W^T, its gates reordered: [B, T, Gw*H] -> [B, T, Gw, 1, H].
     Value wOrdered = gates(node, wd, hidden, wxOrder); // [Gw, H, I]
     wOrdered = node.reshape(
         wOrdered, {gw * hidden, KilnBuilder::typeOf(wd).getDimSize(1)});
-    Value wx = kb.matmul(input, node.reshape(kb.transpose(wOrdered, {1, 0}),
-                                             {1, KilnBuilder::typeOf(wd).getDimSize(1), gw * hidden}));
+    Value wx = kb.matmul(
+        input,
+        node.reshape(kb.transpose(wOrdered, {1, 0}),
+                     {1, KilnBuilder::typeOf(wd).getDimSize(1), gw * hidden}));
     wx = node.reshape(wx, {batch, seq, gw, 1, hidden});
-    Value rk = node.reshape(gates(node, rd, hidden, rOrder),
-                            {gw, 1, hidden, hidden});
+    Value rk =
+        node.reshape(gates(node, rd, hidden, rOrder), {gw, 1, hidden, hidden});
     // Biases.
     Value bk;
     auto zerosH = RankedTensorType::get({hidden}, element);
@@ -210,9 +214,8 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
       for (int64_t g : wxOrder)
         biasPieces.push_back(kb.add(piece(0, g), piece(1, g)));
     }
-    bk = node.reshape(
-        b.create<ConcatOp>(loc, biasPieces, 0).getResult(),
-        {static_cast<int64_t>(biasPieces.size()), 1, hidden});
+    bk = node.reshape(b.create<ConcatOp>(loc, biasPieces, 0).getResult(),
+                      {static_cast<int64_t>(biasPieces.size()), 1, hidden});
     // Initial states [S, B, 1, H].
     auto stateType = RankedTensorType::get({1, batch, 1, hidden}, element);
     auto initial = [&](Value v) -> Value {
@@ -255,9 +258,8 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
     y = kb.transpose(y, {1, 2, 0, 3});
   node.setResult(0, y);
   auto join = [&](llvm::ArrayRef<Value> parts) -> Value {
-    Value v = parts.size() == 1
-                  ? parts.front()
-                  : b.create<ConcatOp>(loc, parts, 0).getResult();
+    Value v = parts.size() == 1 ? parts.front()
+                                : b.create<ConcatOp>(loc, parts, 0).getResult();
     return layout == 0 ? v : kb.transpose(v, {1, 0, 2});
   };
   node.setResult(1, join(lastH));
@@ -269,8 +271,8 @@ LogicalResult importRecurrent(OnnxNode &node, Cell cell) {
 } // namespace
 
 void registerRecurrentImporters(OpImporterRegistry &registry) {
-  registry.add("LSTM",
-               [](OnnxNode &node) { return importRecurrent(node, Cell::Lstm); });
+  registry.add(
+      "LSTM", [](OnnxNode &node) { return importRecurrent(node, Cell::Lstm); });
   registry.add("GRU",
                [](OnnxNode &node) { return importRecurrent(node, Cell::Gru); });
   registry.add("RNN",

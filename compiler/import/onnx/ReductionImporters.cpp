@@ -13,8 +13,18 @@
 namespace mlir::kiln::onnx_import {
 namespace {
 
-enum class Reduction { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
-                       SumSquare };
+enum class Reduction {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  L1,
+  L2,
+  LogSum,
+  LogSumExp,
+  SumSquare
+};
 
 OpImporter reduce(Reduction kind) {
   return [kind](OnnxNode &node) -> LogicalResult {
@@ -105,14 +115,15 @@ OpImporter reduce(Reduction kind) {
     case Reduction::Prod: {
       Value zero = node.scalarLike(0.0, x);
       Value magnitude = kb.exp(sum(kb.log(kb.abs(x))));
-      Value negative = kb.cast(kb.compare(CmpPredicate::lt, x, zero),
-                               type.getElementType());
+      Value negative =
+          kb.cast(kb.compare(CmpPredicate::lt, x, zero), type.getElementType());
       Value count = sum(negative);
       // (-1)^count = 1 - 2 * (count - 2 * floor(count / 2)).
-      Value half = b.create<FloorOp>(loc, kb.mul(count, node.scalarLike(0.5, x)));
+      Value half =
+          b.create<FloorOp>(loc, kb.mul(count, node.scalarLike(0.5, x)));
       Value odd = kb.sub(count, kb.mul(half, node.scalarLike(2.0, x)));
-      Value sign = kb.sub(node.scalarLike(1.0, x),
-                          kb.mul(odd, node.scalarLike(2.0, x)));
+      Value sign =
+          kb.sub(node.scalarLike(1.0, x), kb.mul(odd, node.scalarLike(2.0, x)));
       result = kb.mul(sign, magnitude);
       break;
     }

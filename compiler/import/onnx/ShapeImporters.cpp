@@ -84,9 +84,9 @@ LogicalResult importReshape(OnnxNode &node) {
     shape[inferred] = type.getNumElements() / known;
   }
   if (product(shape) != type.getNumElements())
-    return node.emitError() << "Reshape's shape holds " << product(shape)
-                            << " elements, the input " << type << " "
-                            << type.getNumElements();
+    return node.emitError()
+           << "Reshape's shape holds " << product(shape)
+           << " elements, the input " << type << " " << type.getNumElements();
   node.setResult(0, node.reshape(node.input(0), shape));
   return success();
 }
@@ -98,17 +98,17 @@ LogicalResult importFlatten(OnnxNode &node) {
   int64_t rank = type.getRank();
   int64_t axis = node.intAttr("axis", 1);
   if (axis < -rank || axis > rank)
-    return node.emitError() << "Flatten's axis " << axis
-                            << " is out of range for rank " << rank;
+    return node.emitError()
+           << "Flatten's axis " << axis << " is out of range for rank " << rank;
   if (axis < 0)
     axis += rank;
   int64_t outer = product(type.getShape().take_front(axis));
   int64_t inner = product(type.getShape().drop_front(axis));
-  node.setResult(0, node.builder().create<ReshapeOp>(
-                        node.loc(),
-                        RankedTensorType::get({outer, inner},
-                                              type.getElementType()),
-                        node.input(0)));
+  node.setResult(
+      0, node.builder().create<ReshapeOp>(
+             node.loc(),
+             RankedTensorType::get({outer, inner}, type.getElementType()),
+             node.input(0)));
   return success();
 }
 
@@ -129,9 +129,8 @@ LogicalResult importSqueeze(OnnxNode &node) {
     if (failed(a))
       return failure();
     if (type.getDimSize(*a) != 1)
-      return node.emitError() << "Squeeze's axis " << axis
-                              << " has size " << type.getDimSize(*a)
-                              << ", not 1";
+      return node.emitError() << "Squeeze's axis " << axis << " has size "
+                              << type.getDimSize(*a) << ", not 1";
     drop[*a] = true;
   }
   llvm::SmallVector<int64_t> shape;
@@ -191,8 +190,8 @@ LogicalResult importTranspose(OnnxNode &node) {
   if (!valid)
     return node.emitError() << "Transpose's perm is not a permutation of the "
                             << type.getRank() << " dimensions";
-  node.setResult(0, node.builder().create<TransposeOp>(node.loc(),
-                                                       node.input(0), perm));
+  node.setResult(
+      0, node.builder().create<TransposeOp>(node.loc(), node.input(0), perm));
   return success();
 }
 
@@ -273,8 +272,8 @@ LogicalResult importSlice(OnnxNode &node) {
   Value x = node.input(0);
   if (!flipDims.empty())
     x = node.builder().create<FlipOp>(node.loc(), x, flipDims);
-  node.setResult(0, node.builder().create<SliceOp>(node.loc(), x, start,
-                                                   limit, step));
+  node.setResult(
+      0, node.builder().create<SliceOp>(node.loc(), x, start, limit, step));
   return success();
 }
 
@@ -310,8 +309,7 @@ LogicalResult importConcat(OnnxNode &node) {
       return node.emitError() << "Concat's inputs " << first << " and " << type
                               << " differ beyond the axis " << *axis;
   }
-  node.setResult(0,
-                 node.builder().create<ConcatOp>(node.loc(), inputs, *axis));
+  node.setResult(0, node.builder().create<ConcatOp>(node.loc(), inputs, *axis));
   return success();
 }
 
@@ -329,12 +327,13 @@ LogicalResult importExpand(OnnxNode &node) {
     int64_t a = i < rank - type.getRank()
                     ? 1
                     : type.getDimSize(i - (rank - type.getRank()));
-    int64_t b = i < rank - shape->size() ? 1 : (*shape)[i - (rank - shape->size())];
+    int64_t b =
+        i < rank - shape->size() ? 1 : (*shape)[i - (rank - shape->size())];
     if (b < 0)
       return node.emitError() << "Expand's shape has the dimension " << b;
     if (a != b && a != 1 && b != 1)
-      return node.emitError() << "Expand cannot broadcast " << type
-                              << " to the given shape";
+      return node.emitError()
+             << "Expand cannot broadcast " << type << " to the given shape";
     result[i] = a == 1 ? b : a;
   }
   node.setResult(0, node.builder().create<BroadcastToOp>(
@@ -399,9 +398,9 @@ LogicalResult importGather(OnnxNode &node) {
     }
     indices = b.create<ConstantOp>(
         node.loc(),
-        elementsFromNumbers(RankedTensorType::get(indexType.getShape(),
-                                                  b.getI32Type()),
-                            fixed));
+        elementsFromNumbers(
+            RankedTensorType::get(indexType.getShape(), b.getI32Type()),
+            fixed));
   } else {
     indices = node.input(1);
     // Negative indices count from the end.
@@ -458,14 +457,14 @@ LogicalResult importGatherElements(OnnxNode &node) {
   int64_t n = type.getDimSize(*axis);
   for (int64_t d = 0; d < rank; ++d)
     if (d != *axis && indexType.getDimSize(d) > type.getDimSize(d))
-      return node.emitError() << "GatherElements' indices " << indexType
-                              << " exceed the data " << type
-                              << " in dimension " << d;
+      return node.emitError()
+             << "GatherElements' indices " << indexType << " exceed the data "
+             << type << " in dimension " << d;
   OpBuilder &b = node.builder();
   KilnBuilder kb = node.kb();
   Value indices = node.input(1);
-  Value negative = kb.compare(CmpPredicate::lt, indices,
-                              node.scalarLike(0, indices));
+  Value negative =
+      kb.compare(CmpPredicate::lt, indices, node.scalarLike(0, indices));
   indices = kb.select(negative, kb.add(indices, node.scalarLike(n, indices)),
                       indices);
   // data' with the gathered axis moved last and a 1 where it was.
@@ -490,13 +489,14 @@ LogicalResult importGatherElements(OnnxNode &node) {
       node.loc(), RankedTensorType::get(maskShape, b.getI32Type()), rank);
   llvm::SmallVector<int64_t> indexShape(indexType.getShape());
   indexShape.push_back(1);
-  Value mask = kb.compare(CmpPredicate::eq, iota, node.reshape(indices, indexShape));
+  Value mask =
+      kb.compare(CmpPredicate::eq, iota, node.reshape(indices, indexShape));
   if (type.getElementType().isInteger(1))
     return node.unsupported("GatherElements of BOOL data");
   Value picked = kb.select(mask, data, node.scalarLike(0.0, data));
-  node.setResult(0, b.create<ReduceSumOp>(node.loc(), picked,
-                                          llvm::ArrayRef<int64_t>{rank},
-                                          false));
+  node.setResult(0,
+                 b.create<ReduceSumOp>(node.loc(), picked,
+                                       llvm::ArrayRef<int64_t>{rank}, false));
   return success();
 }
 
@@ -535,8 +535,8 @@ LogicalResult importSplit(OnnxNode &node) {
                             << " over " << parts << " outputs";
   int64_t offset = 0;
   for (auto [i, size] : llvm::enumerate(sizes)) {
-    llvm::SmallVector<int64_t> start(type.getRank(), 0),
-        limit(type.getShape()), step(type.getRank(), 1);
+    llvm::SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+        step(type.getRank(), 1);
     start[*axis] = offset;
     limit[*axis] = offset + size;
     offset += size;
@@ -567,10 +567,10 @@ LogicalResult importTile(OnnxNode &node) {
   Value x = node.reshape(node.input(0), spread);
   x = node.builder().create<BroadcastToOp>(
       node.loc(), RankedTensorType::get(broadcast, type.getElementType()), x);
-  node.setResult(0, node.builder().create<ReshapeOp>(
-                        node.loc(),
-                        RankedTensorType::get(result, type.getElementType()),
-                        x));
+  node.setResult(
+      0,
+      node.builder().create<ReshapeOp>(
+          node.loc(), RankedTensorType::get(result, type.getElementType()), x));
   return success();
 }
 
@@ -650,11 +650,11 @@ LogicalResult importEyeLike(OnnxNode &node) {
   for (int64_t r = 0; r < rows; ++r)
     if (r + k >= 0 && r + k < cols)
       values[r * cols + r + k] = 1.0;
-  node.setResult(0, node.builder().create<ConstantOp>(
-                        node.loc(),
-                        elementsFromNumbers(
-                            RankedTensorType::get({rows, cols}, element),
-                            values)));
+  node.setResult(
+      0, node.builder().create<ConstantOp>(
+             node.loc(),
+             elementsFromNumbers(RankedTensorType::get({rows, cols}, element),
+                                 values)));
   return success();
 }
 
@@ -671,10 +671,9 @@ LogicalResult importTrilu(OnnxNode &node) {
   }
   bool upper = node.intAttr("upper", 1) != 0;
   Value x = node.input(0);
-  Value result = upper ? node.builder().create<TriuOp>(node.loc(), x, k)
-                             .getResult()
-                       : node.builder().create<TrilOp>(node.loc(), x, k)
-                             .getResult();
+  Value result =
+      upper ? node.builder().create<TriuOp>(node.loc(), x, k).getResult()
+            : node.builder().create<TrilOp>(node.loc(), x, k).getResult();
   node.setResult(0, result);
   return success();
 }
@@ -713,9 +712,8 @@ LogicalResult importPad(OnnxNode &node) {
   for (int64_t p : pads)
     if (p < 0)
       return node.unsupported("negative pads");
-  node.setResult(0, node.builder().create<PadOp>(node.loc(), node.input(0),
-                                                 low, high,
-                                                 llvm::APFloat(value)));
+  node.setResult(0, node.builder().create<PadOp>(node.loc(), node.input(0), low,
+                                                 high, llvm::APFloat(value)));
   return success();
 }
 

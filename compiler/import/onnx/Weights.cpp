@@ -21,7 +21,8 @@ LogicalResult writeWeights(llvm::ArrayRef<const onnx::TensorProto *> tensors,
                            llvm::StringRef path, Location loc) {
   ::kiln::io::Safetensors file;
   for (const onnx::TensorProto *tensor : tensors) {
-    auto numbers = readNumbers(*tensor, loc, "initializer '" + tensor->name() + "'");
+    auto numbers =
+        readNumbers(*tensor, loc, "initializer '" + tensor->name() + "'");
     if (failed(numbers))
       return failure();
     ::kiln::io::HostTensor host;
@@ -37,8 +38,8 @@ LogicalResult writeWeights(llvm::ArrayRef<const onnx::TensorProto *> tensors,
       host.dtype = ::kiln::DType::kBF16;
       break;
     default:
-      return emitError(loc) << "initializer '" << tensor->name()
-                            << "' is not floating point";
+      return emitError(loc)
+             << "initializer '" << tensor->name() << "' is not floating point";
     }
     size_t width = ::kiln::DTypeSize(host.dtype);
     host.data.resize(numbers->size() * width);
