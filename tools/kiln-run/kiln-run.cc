@@ -361,7 +361,10 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
     for (size_t i = 0; i < a.size(); ++i) {
       const double d = std::fabs(a[i] - x[i]);
       if (std::isnan(a[i]) && !std::isnan(x[i])) ++nan;
-      const bool fine = (std::isnan(a[i]) && std::isnan(x[i])) ||
+      // Equal values match, infinities of one sign included (their
+      // difference is NaN).
+      const bool fine = a[i] == x[i] ||
+                        (std::isnan(a[i]) && std::isnan(x[i])) ||
                         d <= abs_tol + rtol * std::fabs(x[i]);
       if (!fine) {
         ++bad;

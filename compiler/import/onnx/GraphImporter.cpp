@@ -14,6 +14,9 @@
 
 namespace mlir::kiln::onnx_import {
 
+/// The newest default-domain opset the importers know.
+static constexpr int64_t kMaxOpset = 17;
+
 const OpImporterRegistry &OpImporterRegistry::global() {
   static const OpImporterRegistry registry = [] {
     OpImporterRegistry r;
@@ -235,6 +238,16 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   if (defaultOpset == 0)
     return emitError(fileLoc) << "the model imports no opset of the default "
                                  "ONNX domain",
+           nullptr;
+  // Ops change meaning between opsets; the importers know those up to 17
+  // (what libonnx 1.12 defines) and reject what differs in older ones.
+  if (defaultOpset > kMaxOpset)
+    return emitError(fileLoc) << "the model imports opset " << defaultOpset
+                              << " of the default ONNX domain; the importer "
+                                 "maps opsets up to "
+                              << kMaxOpset
+                              << " (export with opset_version=" << kMaxOpset
+                              << ")",
            nullptr;
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);

@@ -39,8 +39,9 @@ OpImporter reduce(Reduction kind) {
                      kind != Reduction::Min;
     if (floatOnly && !isFloat)
       return node.unsupported("an integer " + node.opType());
-    bool axesFromInput = node.opset() >= 18 ||
-                         (node.opType() == "ReduceSum" && node.opset() >= 13);
+    // ReduceSum takes its axes as an input from opset 13 on, the others
+    // only from opset 18, which the importer does not read.
+    bool axesFromInput = node.opType() == "ReduceSum" && node.opset() >= 13;
     llvm::SmallVector<int64_t> axes;
     if (axesFromInput) {
       if (node.hasInput(1)) {

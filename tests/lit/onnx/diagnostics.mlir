@@ -25,6 +25,11 @@
 // RUN: not kilnc %t.mlp.onnx --loss=hinge --target=t --emit=mlir 2>&1 | FileCheck %s --check-prefix=KIND
 // KIND: error: --loss must be mse or cross_entropy, not 'hinge'
 
+// Opsets newer than 17 are refused as a whole.
+// RUN: python3 %S/Inputs/make_onnx_model.py newer_opset %t.opset.onnx
+// RUN: not kiln-opt %t.opset.onnx 2>&1 | FileCheck %s --check-prefix=OPSET
+// OPSET: error: the model imports opset 18 of the default ONNX domain; the importer maps opsets up to 17 (export with opset_version=17)
+
 // A file that is not an ONNX model.
 // RUN: echo garbage > %t.bad.onnx
 // RUN: not kilnc %t.bad.onnx 2>&1 | FileCheck %s --check-prefix=FILE

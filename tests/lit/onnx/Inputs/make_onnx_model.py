@@ -12,9 +12,6 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-OPSET = [helper.make_opsetid("", 17)]
-
-
 def weights(name, *shape):
     rng = np.random.default_rng(sum(map(ord, name)))
     return numpy_helper.from_array(
@@ -115,13 +112,24 @@ def lstm():
          weights("b", 1, 8 * hidden)])
 
 
+def newer_opset():
+    """A model of opset 18 (see OPSETS), newer than the importer maps."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
+    return helper.make_graph(nodes, "relu",
+                             [tensor("x", TensorProto.FLOAT, [3])],
+                             [tensor("y", TensorProto.FLOAT, [3])])
+
+
 MODELS = {f.__name__: f for f in [mlp, mlp_mse, classifier_sce, unsupported_op,
                                    unsupported_attribute, unsupported_dtype,
-                                   bad_broadcast, lstm]}
+                                   bad_broadcast, lstm, newer_opset]}
+# Models of another default-domain opset than 17.
+OPSETS = {"newer_opset": 18}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
-    model = helper.make_model(MODELS[name](), opset_imports=OPSET,
+    opset = [helper.make_opsetid("", OPSETS.get(name, 17))]
+    model = helper.make_model(MODELS[name](), opset_imports=opset,
                               producer_name="kiln-lit")
     model.ir_version = 8
     onnx.save(model, out)
