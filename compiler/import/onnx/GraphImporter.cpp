@@ -242,12 +242,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   // Ops change meaning between opsets; the importers know those up to 17
   // (what libonnx 1.12 defines) and reject what differs in older ones.
   if (defaultOpset > kMaxOpset)
-    return emitError(fileLoc) << "the model imports opset " << defaultOpset
-                              << " of the default ONNX domain; the importer "
-                                 "maps opsets up to "
-                              << kMaxOpset
-                              << " (export with opset_version=" << kMaxOpset
-                              << ")",
+    return emitError(fileLoc)
+               << "the model imports opset " << defaultOpset
+               << " of the default ONNX domain; the importer "
+                  "maps opsets up to "
+               << kMaxOpset << " (export with opset_version=" << kMaxOpset
+               << ")",
            nullptr;
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);

@@ -216,18 +216,29 @@ LogicalResult importConv(OnnxNode &node) {
   return success();
 }
 
-/// floor- and ceil-mode output sizes agree for these pads.
-bool ceilModeAgrees(llvm::ArrayRef<int64_t> spatial, const Window &w) {
+/// ceil_mode = 1: the output sizes are ceil((padded - window) / stride) + 1.
+/// The extra last window, where there is one, reads past the bottom/right
+/// padding; padding it further gives kiln's floor-mode pool the same windows
+/// (padding never wins a maximum, nor counts in an average without
+/// count_include_pad). The extra window must start inside the input or its
+/// top/left padding, or it would hold padding only.
+enum class CeilPadding { kNone, kAdded, kEmptyWindow };
+CeilPadding padForCeilMode(llvm::ArrayRef<int64_t> spatial, Window &w) {
+  CeilPadding result = CeilPadding::kNone;
   for (size_t d = 0; d < spatial.size(); ++d) {
     size_t k = w.oneD ? 1 : d;
-    int64_t padded = spatial[d] + w.padding[2 * k] + w.padding[2 * k + 1] -
-                     (w.kernel[k] - 1) * w.dilation[k] - 1;
-    if (padded % w.stride[k] != 0) {
-      // ceil adds a window, which must start inside the input or left pad.
-      return false;
-    }
+    int64_t span = spatial[d] + w.padding[2 * k] + w.padding[2 * k + 1] -
+                   ((w.kernel[k] - 1) * w.dilation[k] + 1);
+    int64_t rest = span % w.stride[k];
+    if (span < 0 || rest == 0)
+      continue;
+    int64_t lastStart = (span / w.stride[k] + 1) * w.stride[k];
+    if (lastStart >= spatial[d] + w.padding[2 * k])
+      return CeilPadding::kEmptyWindow;
+    w.padding[2 * k + 1] += w.stride[k] - rest;
+    result = CeilPadding::kAdded;
   }
-  return true;
+  return result;
 }
 
 OpImporter pool(bool isMax) {
@@ -244,9 +255,16 @@ OpImporter pool(bool isMax) {
     auto window = readWindow(node, tx.getShape().drop_front(2), {}, isMax);
     if (failed(window))
       return failure();
-    if (node.intAttr("ceil_mode", 0) != 0 &&
-        !ceilModeAgrees(tx.getShape().drop_front(2), *window))
-      return node.unsupported("ceil_mode = 1 where it adds a window");
+    bool includePad = !isMax && node.intAttr("count_include_pad", 0) != 0;
+    if (node.intAttr("ceil_mode", 0) != 0) {
+      CeilPadding ceil = padForCeilMode(tx.getShape().drop_front(2), *window);
+      if (ceil == CeilPadding::kEmptyWindow)
+        return node.unsupported("ceil_mode = 1 where the extra window holds "
+                                "padding only");
+      if (ceil == CeilPadding::kAdded && includePad)
+        return node.unsupported("ceil_mode = 1 with count_include_pad = 1 "
+                                "where ceil mode adds a window");
+    }
     for (int64_t d : window->dilation)
       if (d != 1)
         return node.unsupported("dilations other than 1 in " + node.opType());
@@ -267,7 +285,6 @@ OpImporter pool(bool isMax) {
                                              window->stride, window->padding,
                                              ConvLayout::nchw);
     } else {
-      bool includePad = node.intAttr("count_include_pad", 0) != 0;
       y = node.builder().create<AvgPool2dOp>(node.loc(), x, window->kernel,
                                              window->stride, window->padding,
                                              ConvLayout::nchw, includePad);
@@ -339,6 +356,13 @@ LogicalResult importBatchNorm(OnnxNode &node) {
     if (node.numOutputs() > 1 && (node.hasOutput(1) || node.hasOutput(2)))
       return node.unsupported("running statistics outputs in inference "
                               "mode");
+    // Training such a graph keeps the statistics fixed (PyTorch's eval
+    // mode), which is what the graph says but rarely what is meant.
+    if (!node.options().trainable.empty())
+      mlir::emitWarning(node.loc())
+          << "BatchNormalization in inference mode normalises with the "
+             "graph's fixed mean and variance while training; export in "
+             "training mode (training_mode = 1) for batch statistics";
     // Inference: the normalisation with the given statistics, elementwise.
     Value inv = kb.rsqrt(kb.add(var, node.scalarLike(eps, var)));
     Value y = kb.mul(kb.sub(x, channelwise(node, mean, rank)),

@@ -34,3 +34,10 @@
 // RUN: kiln-opt %t.mlp.onnx --trainable=all --loss=mse --target=y_true | FileCheck %s --check-prefix=MSE
 // MSE: %{{.*}}: tensor<4x2xf32> {kiln.name = "y_true"}) -> (tensor<f32> {kiln.name = "loss"})
 // MSE: kiln.mse_loss
+
+// Training a graph with inference-mode batch norm keeps its statistics
+// fixed: imported as the graph says, with a warning at the node.
+// RUN: python3 %S/Inputs/make_onnx_model.py batchnorm %t.bn.onnx
+// RUN: kiln-opt %t.bn.onnx --trainable=scale,bias 2>&1 | FileCheck %s --check-prefix=BN
+// BN: .bn.onnx: node 'bn0' (BatchNormalization): warning: BatchNormalization in inference mode normalises with the graph's fixed mean and variance while training
+// BN: func.func @loss(%{{.*}}: tensor<3xf32> {kiln.name = "scale", kiln.param

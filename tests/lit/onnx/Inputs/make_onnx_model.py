@@ -112,6 +112,20 @@ def lstm():
          weights("b", 1, 8 * hidden)])
 
 
+def batchnorm():
+    """BatchNormalization in inference mode, as torch exports model.eval()."""
+    nodes = [helper.make_node("BatchNormalization",
+                              ["x", "scale", "bias", "mean", "var"], ["y"],
+                              name="bn0")]
+    return helper.make_graph(nodes, "bn",
+                             [tensor("x", TensorProto.FLOAT, [2, 3, 4, 4])],
+                             [tensor("y", TensorProto.FLOAT, [2, 3, 4, 4])],
+                             [weights("scale", 3), weights("bias", 3),
+                              weights("mean", 3),
+                              numpy_helper.from_array(
+                                  np.full(3, 0.5, np.float32), "var")])
+
+
 def newer_opset():
     """A model of opset 18 (see OPSETS), newer than the importer maps."""
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
@@ -122,7 +136,7 @@ def newer_opset():
 
 MODELS = {f.__name__: f for f in [mlp, mlp_mse, classifier_sce, unsupported_op,
                                    unsupported_attribute, unsupported_dtype,
-                                   bad_broadcast, lstm, newer_opset]}
+                                   bad_broadcast, lstm, batchnorm, newer_opset]}
 # Models of another default-domain opset than 17.
 OPSETS = {"newer_opset": 18}
 
