@@ -177,11 +177,6 @@ bool bindsStatically(const onnx::ValueInfoProto &input) {
 
 } // namespace
 
-Tolerance toleranceFor(const std::string &name) {
-  (void)name;
-  return Tolerance();
-}
-
 /// Tests whose expected data disagree with the ONNX specification as it
 /// stands, with the reason (reported as unsupported, never run).
 const std::map<std::string, std::string> &divergentData() {

@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
   for (const fs::path &test : tests) {
     std::string name = test.filename().string();
     kiln::onnx_tests::TestResult result = kiln::onnx_tests::runBackendTest(
-        test.string(), kiln::onnx_tests::toleranceFor(name), context);
+        test.string(), kiln::onnx_tests::Tolerance(), context);
     std::string message = oneLine(result.message);
     llvm::outs() << outcomeName(result.outcome) << " " << name
                  << (message.empty() ? "" : ": " + message) << "\n";
