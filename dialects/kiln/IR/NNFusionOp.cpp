@@ -11,7 +11,8 @@ using namespace mlir::kiln;
 ArrayRef<StringLiteral> FusionOp::knownKinds() {
   static constexpr StringLiteral kinds[] = {
       "pointwise", "reduction", "gemm",       "attention", "rnn",
-      "conv",      "pool",      "batch_norm", "embedding", "optimizer"};
+      "conv",      "pool",      "batch_norm", "embedding", "optimizer",
+      "custom"};
   return kinds;
 }
 
