@@ -48,8 +48,8 @@ def Kiln_CustomOp : Kiln_Op<"custom", [Kiln_DedicatedKernel<"custom">]> {
     cover its work with grid-stride loops (`kiln::custom::for_each`) and
     must not depend on the number of blocks.
 
-    `backward` names a second function template (in `backward_source`, by
-    default the same file) that computes the gradients: see
+    `backward` names a second function template (in the file
+    `backward_from` names, by default the same one) that computes the gradients: see
     `kiln.custom_backward`. Without `backward` the op is not
     differentiable, and autodiff reports an error at the op when a gradient
     must flow through it.
@@ -79,7 +79,7 @@ def Kiln_CustomOp : Kiln_Op<"custom", [Kiln_DedicatedKernel<"custom">]> {
                        DefaultValuedAttr<I64Attr, "256">:$block_size);
   let results = (outs Variadic<Kiln_CustomTensor>:$outputs);
   let assemblyFormat = [{
-    $forward `from` $source `(` $inputs `)`
+    $forward `from` $source ` ` `(` $inputs `)`
     (`backward` $backward^)? (`backward_from` $backward_source^)?
     (`params` $params^)? (`block_size` `=` $block_size^)?
     attr-dict `:` functional-type($inputs, $outputs)
