@@ -67,8 +67,8 @@ LaunchArg resultBuffer(const SingleOpFusion &single, unsigned i,
   if (single.resultOf[i] >= 0)
     return LaunchArg::result(single.resultOf[i]);
   auto type = cast<ShapedType>(single.op->getResult(i).getType());
-  uint64_t bytes = type.getNumElements() *
-                   ((type.getElementTypeBitWidth() + 7) / 8);
+  uint64_t bytes =
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
   return LaunchArg::scratch(builder.scratch(std::max<uint64_t>(bytes, 1)));
 }
 
@@ -163,8 +163,8 @@ std::string argsStruct(const CustomCall &call) {
     for (NamedAttribute param : *call.params) {
       std::string type;
       std::string value = constantOf(param.getValue(), type);
-      os << "    static constexpr " << type << " "
-         << param.getName().strref() << " = " << value << ";\n";
+      os << "    static constexpr " << type << " " << param.getName().strref()
+         << " = " << value << ";\n";
     }
   os << "  };\n  kiln::launch_ctx ctx;\n";
   for (const AbiTensor &tensor : call.tensors)
@@ -193,9 +193,9 @@ FailureOr<GeneratedFusion> emitCustom(FusionOp fusion,
 
   std::vector<std::string> searchPath =
       customKernelSearchPath(call.op->getLoc(), options.customKernelDirs);
-  FailureOr<CustomKernelSource> source = loadCustomKernelSource(
-      call.source, call.entry, searchPath,
-      [&] { return emitFusionError(fusion); });
+  FailureOr<CustomKernelSource> source =
+      loadCustomKernelSource(call.source, call.entry, searchPath,
+                             [&] { return emitFusionError(fusion); });
   if (failed(source))
     return failure();
 

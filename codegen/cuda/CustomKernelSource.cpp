@@ -57,8 +57,7 @@ loadCustomKernelSource(llvm::StringRef source, llvm::StringRef entry,
                   << "': " << buffer.getError().message();
       return failure();
     }
-    CustomKernelSource result{source.str(), path,
-                              (*buffer)->getBuffer().str()};
+    CustomKernelSource result{source.str(), path, (*buffer)->getBuffer().str()};
     if (!mentionsIdentifier(result.text, entry)) {
       emitError() << "the kernel file '" << path << "' defines no function '"
                   << entry << "'";

@@ -1,4 +1,4 @@
-//===- CustomKernelSource.h - the user's file of a kiln.custom ---*- C++ -*-===//
+//===- CustomKernelSource.h - the user's file of a kiln.custom -*- C++ -*-===//
 //
 // Finds and reads the CUDA C++ file a kiln.custom (or its backward) names,
 // at code generation time: relative to the IR file the op comes from, then
@@ -32,9 +32,9 @@ struct CustomKernelSource {
 
 /// The directories `source` is looked for in: that of the file `location`
 /// points into (when it has one), then `includeDirs`.
-std::vector<std::string> customKernelSearchPath(Location location,
-                                                llvm::ArrayRef<std::string>
-                                                    includeDirs);
+std::vector<std::string>
+customKernelSearchPath(Location location,
+                       llvm::ArrayRef<std::string> includeDirs);
 
 /// Reads `source` (absolute, or relative to a directory of `searchPath`).
 /// When it is missing, or does not mention the function `entry`, reports

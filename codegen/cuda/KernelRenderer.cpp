@@ -84,8 +84,8 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
     // The global code may carry #line directives of its own (a user's
     // file): what follows gets its own line numbers back in NVRTC's log.
     os.flush();
-    os << "#line " << llvm::count(source, '\n') + 2 << " \""
-       << kNamePlaceholder << ".cu\"\n";
+    os << "#line " << llvm::count(source, '\n') + 2 << " \"" << kNamePlaceholder
+       << ".cu\"\n";
   }
   os << "\nnamespace kiln_kernel {\n" << part.code << "} // namespace "
      << "kiln_kernel\n\n";

@@ -21,9 +21,8 @@ constexpr long long default_block_size = 256;
 // Blocks of a custom kernel's one-dimensional grid: one thread per element
 // of the largest tensor it writes, but at most `max_blocks` (a few waves of
 // the GPU), so kernels loop grid-stride over their work; never 0.
-__host__ __device__ constexpr long long grid_blocks(long long elements,
-                                                    long long block_size,
-                                                    long long max_blocks) {
+__host__ __device__ constexpr long long
+grid_blocks(long long elements, long long block_size, long long max_blocks) {
   return clamp(ceil_div(elements, block_size), 1, max_blocks);
 }
 

@@ -44,9 +44,8 @@ struct CustomGradient
       gradTypes.push_back(custom.getInputs()[input].getType());
     auto backward = builder.create<CustomBackwardOp>(
         op->getLoc(), gradTypes, custom.getInputs(), custom.getOutputs(),
-        outputGrads, *custom.getBackward(),
-        custom.getBackwardSourceOrDefault(), custom.getParamsAttr(),
-        custom.getBlockSize());
+        outputGrads, *custom.getBackward(), custom.getBackwardSourceOrDefault(),
+        custom.getParamsAttr(), custom.getBlockSize());
 
     operandGrads.append(op->getNumOperands(), Value());
     for (auto [k, input] : llvm::enumerate(differentiable))

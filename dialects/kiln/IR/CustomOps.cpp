@@ -47,8 +47,8 @@ static LogicalResult verifyEntry(Operation *op, StringRef what,
 static LogicalResult verifySource(Operation *op, StringRef what,
                                   StringRef source) {
   if (source.empty())
-    return op->emitOpError() << "'" << what
-                             << "' must name the CUDA C++ file of the kernel";
+    return op->emitOpError()
+           << "'" << what << "' must name the CUDA C++ file of the kernel";
   return success();
 }
 
@@ -92,8 +92,7 @@ static LogicalResult verifyBlockSize(Operation *op, int64_t blockSize) {
 
 /// The ABI's tensors carry their shape in a fixed array.
 static LogicalResult verifyRanks(Operation *op) {
-  auto check = [&](Value value, StringRef what,
-                   size_t index) -> LogicalResult {
+  auto check = [&](Value value, StringRef what, size_t index) -> LogicalResult {
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getRank() > CustomOp::kMaxRank)
       return op->emitOpError()
@@ -152,8 +151,7 @@ LogicalResult CustomBackwardOp::verify() {
     return emitOpError() << "needs one output gradient per forward output ("
                          << getOutputs().size() << "), got "
                          << getOutputGrads().size();
-  for (auto [i, output, grad] :
-       llvm::enumerate(getOutputs(), getOutputGrads()))
+  for (auto [i, output, grad] : llvm::enumerate(getOutputs(), getOutputGrads()))
     if (output.getType() != grad.getType())
       return emitOpError() << "output gradient #" << i << " must have type "
                            << output.getType() << " (forward output #" << i

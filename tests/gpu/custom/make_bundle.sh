@@ -18,6 +18,7 @@ out="${1:-.gpu-bundle/custom}"
 seed="${SEED:-$RANDOM}"
 rm -rf "${out}"
 mkdir -p "${out}"
+out="$(cd "${out}" && pwd)"
 bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run //samples:make_dataset >/dev/null
 bin="$(bazel info bazel-bin 2>/dev/null)"
 kilnc="${bin}/tools/kilnc/kilnc"
@@ -40,12 +41,14 @@ trap 'rm -rf "${tmp}"' EXIT
   -o "${out}/custom_sgd.expected.safetensors"
 cp tests/ops/split_inputs.py tests/gpu/codegen/safetensors_lite.py "${tmp}/"
 (cd "${tmp}" && python3 split_inputs.py reference.mlir forward_backward drawn.safetensors \
-  "$(realpath "${out}")/custom_sgd.params.safetensors" \
-  "$(realpath "${out}")/custom_sgd.inputs.safetensors")
+  "${out}/custom_sgd.params.safetensors" "${out}/custom_sgd.inputs.safetensors")
 
 "${bin}/samples/make_dataset" --task regression --records 32000 --seed 7 \
   --out "${out}/regression.kilndata"
 echo "${seed}" >"${out}/SEED"
 cp "${bin}/tools/kiln-run/kiln-run" tests/gpu/custom/run.sh tests/gpu/custom/check_custom.py \
   tests/gpu/codegen/safetensors_lite.py tests/gpu/sanitized.sh "${out}/"
+for file in params inputs expected; do
+  [[ -s "${out}/custom_sgd.${file}.safetensors" ]] || { echo "make_bundle: no ${file} file" >&2; exit 1; }
+done
 echo "bundle in ${out} (seed ${seed})"
