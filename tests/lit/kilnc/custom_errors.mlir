@@ -2,20 +2,22 @@
 // and kilnc exits with status 1. The models are in Inputs/custom/, their
 // kernel files beside them.
 
+// STATUS: exit status 1
+
 // A missing file names the directories it was looked for in: the model's.
 // RUN: not kilnc %S/Inputs/custom/missing_file.mlir --function f --inference -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: sh -c 'kilnc %S/Inputs/custom/missing_file.mlir --function f --inference -o %t 2>/dev/null; test $? -eq 1'
+// RUN: bash %S/Inputs/exit_status.sh kilnc %S/Inputs/custom/missing_file.mlir --function f --inference -o %t | FileCheck %s --check-prefix=STATUS
 // MISSING: missing_file.mlir:2:8: error: 'kiln.custom' op: kernel file 'no_such_kernel.cu' not found (looked in {{.*}}Inputs/custom)
 
 // The entry must be in the file.
 // RUN: not kilnc %S/Inputs/custom/missing_entry.mlir --function f --inference --emit=cuda 2>&1 | FileCheck %s --check-prefix=ENTRY
-// RUN: sh -c 'kilnc %S/Inputs/custom/missing_entry.mlir --function f --inference -o %t 2>/dev/null; test $? -eq 1'
+// RUN: bash %S/Inputs/exit_status.sh kilnc %S/Inputs/custom/missing_entry.mlir --function f --inference -o %t | FileCheck %s --check-prefix=STATUS
 // ENTRY: missing_entry.mlir:2:8: error: 'kiln.custom' op: the kernel file '{{.*}}Inputs/custom/axpb.cu' defines no function 'lit::axpy'
 
 // A file that does not compile: NVRTC's log, with the file's own line
 // numbers.
 // RUN: not kilnc %S/Inputs/custom/broken.mlir --function f --inference --no-kernel-cache -o %t 2>&1 | FileCheck %s --check-prefix=BROKEN
-// RUN: sh -c 'kilnc %S/Inputs/custom/broken.mlir --function f --inference --no-kernel-cache -o %t 2>/dev/null; test $? -eq 1'
+// RUN: bash %S/Inputs/exit_status.sh kilnc %S/Inputs/custom/broken.mlir --function f --inference --no-kernel-cache -o %t | FileCheck %s --check-prefix=STATUS
 // BROKEN: broken.mlir:2:8: error: 'kiln.custom' op: generated kernel 'kiln_custom_broken_{{[0-9a-f]+}}' does not compile: NVRTC_ERROR_COMPILATION
 // BROKEN: broken.cu(6): error: class "kiln::custom::tensor<const float>" has no member "no_such_member"
 // BROKEN: detected during instantiation of "void broken(const Args &) [with Args=kiln_kernel::args_t]"
@@ -30,7 +32,7 @@
 
 // A gradient without a backward entry.
 // RUN: not kilnc %S/Inputs/custom/no_backward.mlir --train=sgd -o %t 2>&1 | FileCheck %s --check-prefix=NOBACKWARD
-// RUN: sh -c 'kilnc %S/Inputs/custom/no_backward.mlir --train=sgd -o %t 2>/dev/null; test $? -eq 1'
+// RUN: bash %S/Inputs/exit_status.sh kilnc %S/Inputs/custom/no_backward.mlir --train=sgd -o %t | FileCheck %s --check-prefix=STATUS
 // NOBACKWARD: no_backward.mlir:3:8: error: 'kiln.custom' op has no 'backward' function, but the loss is differentiated through it: name the backward template of "axpb.cu" with `backward "NAME"`
 
 // A backward entry that the file lacks, reported as the gradient of the
