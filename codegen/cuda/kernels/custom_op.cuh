@@ -13,7 +13,8 @@
 //                                           block sizes (ctx.block.x,
 //                                           ctx.thread.x, ctx.grid.x,
 //                                           ctx.block_dim.x): a custom kernel
-//                                           uses these, never blockIdx & co.
+//                                           uses these, never CUDA's built-in
+//                                           position variables.
 //   kiln::custom::tensor<const T> in0, ...;  the op's inputs
 //   kiln::custom::tensor<T> out0, ...;       its results (forward)
 //   static constexpr int num_inputs, num_outputs, block_size;
