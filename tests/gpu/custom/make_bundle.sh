@@ -9,7 +9,8 @@
 #    kiln-ref), so the gradients that reach the parameters through
 #    autodiff and the user's backward are checked too;
 #  - custom_adamw.kiln and custom_adamw_bf16.kiln (f32 and bf16 AdamW) and a
-#    regression dataset, for short training runs whose loss must fall;
+#    regression data (training and held-out), for short training runs that
+#    must lower the held-out loss;
 #  - kiln-run (a static binary that runs there).
 # Then, on the GPU machine: DIR/run.sh LOGDIR.
 set -euo pipefail
@@ -45,6 +46,8 @@ cp tests/ops/split_inputs.py tests/gpu/codegen/safetensors_lite.py "${tmp}/"
 
 "${bin}/samples/make_dataset" --task regression --records 32000 --seed 7 \
   --out "${out}/regression.kilndata"
+"${bin}/samples/make_dataset" --task regression --records 6400 --seed 8 \
+  --out "${out}/heldout.kilndata"
 echo "${seed}" >"${out}/SEED"
 cp "${bin}/tools/kiln-run/kiln-run" tests/gpu/custom/run.sh tests/gpu/custom/check_custom.py \
   tests/gpu/codegen/safetensors_lite.py tests/gpu/sanitized.sh "${out}/"
