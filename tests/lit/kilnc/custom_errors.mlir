@@ -27,7 +27,7 @@
 // RUN: not kilnc %S/Inputs/custom/include_dir.mlir --function f --inference --emit=cuda 2>&1 | FileCheck %s --check-prefix=NOINCLUDE
 // RUN: kilnc %S/Inputs/custom/include_dir.mlir --function f --inference --emit=cuda -I %S/Inputs -I%S/Inputs/custom/lib | FileCheck %s --check-prefix=INCLUDE
 // kiln-opt's pipeline takes the directories as custom-kernel-dir.
-// RUN: kiln-opt %S/Inputs/custom/include_dir.mlir --kiln-pipeline="train=none function=f codegen=true compile=false custom-kernel-dir=%S/Inputs/custom/lib" -o /dev/null
+// RUN: kiln-opt %S/Inputs/custom/include_dir.mlir --kiln-pipeline="train=none function=f codegen=true compile=false custom-kernel-dir=%S/Inputs/custom/lib" -o %t.mlir
 // NOINCLUDE: include_dir.mlir:2:8: error: 'kiln.custom' op: kernel file 'axpb_elsewhere.cu' not found (looked in {{.*}}Inputs/custom)
 // INCLUDE: #line 1 "axpb_elsewhere.cu"
 // INCLUDE: ::twice<args_t>(args);
