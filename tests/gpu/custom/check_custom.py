@@ -17,7 +17,8 @@ host from the f32 outputs), the backward must give L's gradient:
 x is drawn away from the kink of the activation (|x| >= 0.05) and steps
 stay below it, so every difference quotient sees one smooth piece. Only
 standard-library Python (safetensors_lite.py beside this file). Prints one
-line per check and exits non-zero on any failure.
+line per check and exits non-zero on any failure; every kiln-run's output
+is appended to WORKDIR/kiln-run.log.
 """
 import math
 import os
@@ -43,6 +44,10 @@ def run_forward(kiln_run, artifact, work, x, s, dy, tag):
     result = subprocess.run([kiln_run, artifact, "--entry", "forward", "--inputs",
                              inputs, "--output", outputs],
                             capture_output=True, text=True)
+    # Every run's output is kept (under compute-sanitizer it ends with the
+    # tool's summary, which tests/gpu/run_sanitizers.sh counts).
+    with open(os.path.join(work, "kiln-run.log"), "a") as log:
+        log.write(f"== {tag}\n{result.stdout}{result.stderr}")
     if result.returncode != 0:
         raise RuntimeError(f"kiln-run failed ({tag}): {result.stdout}{result.stderr}")
     tensors, _ = st.load(outputs)
