@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 
 namespace mlir::kiln::codegen {
@@ -117,37 +118,38 @@ CustomCall describeCall(const SingleOpFusion &single, FusionBuilder &builder) {
   return call;
 }
 
-/// A C++ constant expression for an integer or float parameter (the
-/// verifier admits no other).
-std::string constantOf(Attribute value, std::string &type) {
+/// A parameter as the stub spells it: its C++ type and a constant
+/// expression of its value.
+struct CppConstant {
+  std::string type, value;
+};
+
+/// An integer or float parameter (the verifier admits no other).
+CppConstant constantOf(Attribute value) {
   if (auto integer = dyn_cast<IntegerAttr>(value)) {
-    type = "long long";
     int64_t v = integer.getType().getIntOrFloatBitWidth() == 1
                     ? static_cast<int64_t>(integer.getValue().getZExtValue())
                     : integer.getValue().getSExtValue();
     if (v == LLONG_MIN)
-      return "(-9223372036854775807LL - 1)";
-    return std::to_string(v) + "LL";
+      return {"long long", "(-9223372036854775807LL - 1)"};
+    return {"long long", std::to_string(v) + "LL"};
   }
   auto real = cast<FloatAttr>(value);
-  if (real.getType().isF32()) {
-    type = "float";
-    return floatLiteral(real.getValueAsDouble());
-  }
-  type = "double";
+  if (real.getType().isF32())
+    return {"float", floatLiteral(real.getValueAsDouble())};
   double v = real.getValueAsDouble();
   if (std::isnan(v))
-    return "__longlong_as_double(0x7ff8000000000000LL)";
+    return {"double", "__longlong_as_double(0x7ff8000000000000LL)"};
   if (std::isinf(v))
-    return v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
-                 : "__longlong_as_double(0xfff0000000000000LL)";
+    return {"double", v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
+                            : "__longlong_as_double(0xfff0000000000000LL)"};
   char buffer[48];
   // 17 significant digits round-trip every f64.
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
   std::string text = buffer;
   if (text.find_first_of(".e") == std::string::npos)
     text += ".0";
-  return text;
+  return {"double", text};
 }
 
 /// The `Args` struct of the call: launch constants, parameters, tensors.
@@ -161,10 +163,9 @@ std::string argsStruct(const CustomCall &call) {
      << "  struct params {\n";
   if (call.params)
     for (NamedAttribute param : *call.params) {
-      std::string type;
-      std::string value = constantOf(param.getValue(), type);
-      os << "    static constexpr " << type << " " << param.getName().strref()
-         << " = " << value << ";\n";
+      CppConstant constant = constantOf(param.getValue());
+      os << "    static constexpr " << constant.type << " "
+         << param.getName().strref() << " = " << constant.value << ";\n";
     }
   os << "  };\n  kiln::launch_ctx ctx;\n";
   for (const AbiTensor &tensor : call.tensors)
