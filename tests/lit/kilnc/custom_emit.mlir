@@ -36,6 +36,14 @@
 // CHECK-NEXT: kiln::custom::tensor<const float> grad_out0;
 // CHECK-NEXT: kiln::custom::tensor<float> grad_in0;
 // CHECK: ::lit::axpb_grad<args_t>(args);
+// A result that nothing reads is still written, to scratch after the
+// planned tensors (the arena holds x, the read result and the scratch).
+// RUN: kilnc %S/Inputs/custom/two_outputs.mlir --function f --inference --emit=cuda | FileCheck %s --check-prefix=TWO
+// RUN: kilnc %S/Inputs/custom/two_outputs.mlir --function f --inference --no-kernel-cache -o %t.two.kiln --stats 2>&1 | FileCheck %s --check-prefix=TWOSTATS
+// TWO: kiln::custom::tensor<float> out0;
+// TWO-NEXT: kiln::custom::tensor<float> out1;
+// TWO: kiln_kernel::run(kiln::this_launch(), in0, out0, out1);
+// TWOSTATS: entry forward: 1 launches, arena 768 bytes
 // STATS: custom lit::axpb [file=Inputs/custom/axpb.cu block=64 blocks=2]
 // STATS: custom lit::axpb_grad [file=Inputs/custom/axpb.cu block=64 blocks=2]
 // STATS: entry forward_backward:
