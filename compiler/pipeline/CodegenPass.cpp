@@ -31,6 +31,8 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
       return signalPassFailure();
     }
     options.kernelCacheDirectory = kernelCache;
+    options.customKernelDirs.assign(customKernelDirs.begin(),
+                                    customKernelDirs.end());
     FailureOr<codegen::CompiledModule> compiled =
         codegen::generateModule(getOperation(), options, compile);
     if (failed(compiled))

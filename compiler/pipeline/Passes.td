@@ -35,6 +35,9 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",
            "Compile the kernels (false: generate CUDA C++ only)">,
+    ListOption<"customKernelDirs", "custom-kernel-dir", "std::string",
+               "Directories searched for the CUDA files of kiln.custom ops "
+               "after that of the IR file (kilnc -I)">,
   ];
 }
 

@@ -85,6 +85,10 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.gemmSchedule = options.gemmSchedule;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;
+  // A view of the options' list, which the pass copies when it is created.
+  if (!options.customKernelDirs.empty())
+    codegen.customKernelDirs = llvm::ArrayRef<std::string>(
+        &options.customKernelDirs[0], options.customKernelDirs.size());
   pm.addPass(createKilnCodegenPass(codegen, compiled));
 }
 

@@ -146,6 +146,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "compile",
       llvm::cl::desc("Compile the kernels (codegen; false: CUDA C++ only)"),
       llvm::cl::init(true)};
+  ListOption<std::string> customKernelDirs{
+      *this, "custom-kernel-dir",
+      llvm::cl::desc("Directories searched for the CUDA files of kiln.custom "
+                     "ops after that of the IR file (codegen; kilnc -I)")};
 };
 
 /// Checks the options the pipeline's shape depends on (train, precision);

@@ -157,6 +157,11 @@ static cl::opt<uint64_t> memoryBudget(
              "are computed again in the backward instead of kept (--stats "
              "shows the choice)"),
     cl::init(0), cl::cat(category));
+static cl::list<std::string> customKernelDirs(
+    "I", cl::Prefix,
+    cl::desc("directory searched for the CUDA files of kiln.custom ops, "
+             "after the model's own (repeatable, in order)"),
+    cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool> noKernelCache("no-kernel-cache",
                                    cl::desc("compile every kernel"),
                                    cl::cat(category));
@@ -357,6 +362,8 @@ int main(int argc, char **argv) {
                               ? std::string(kernelCache)
                               : codegen::KernelCache::defaultDirectory();
   options.compile = emit != "cuda";
+  for (const std::string &dir : customKernelDirs)
+    options.customKernelDirs.push_back(dir);
 
   DefaultTimingManager timingManager;
   applyDefaultTimingManagerCLOptions(timingManager);
