@@ -14,7 +14,11 @@
 // grid a multiple of the cluster, a cooperative grid that fits the device)
 // and counts them for the tests (kiln_fake_* below); the work runs like any
 // other launch. KILN_FAKE_CUDA_SM (e.g. "80") changes the compute capability
-// the device reports, for devices without clusters.
+// the device reports, for devices without clusters; KILN_FAKE_CUDA_DEVICES
+// (e.g. "4") the number of devices. A stream that waits for an event
+// recorded during another stream's capture joins that capture, and
+// cuLaunchHostFunc runs host functions in stream order (the stand-in libnccl
+// enqueues its collectives so).
 // The test kernel fault_when (tests/gpu/linreg_kernels.cu) with its flag set
 // faults like a kernel that stores to an illegal address on a GPU: the
 // context is lost, so from then on work is dropped and every call that
@@ -207,13 +211,20 @@ CUresult cuDriverGetVersion(int* version) {
   *version = 13000;
   return CUDA_SUCCESS;
 }
+// Devices: 1 unless KILN_FAKE_CUDA_DEVICES says otherwise (the ranks of a
+// data-parallel test bind devices 0, 1, ...). They share one host memory.
+int FakeDeviceCount() {
+  const char* n = std::getenv("KILN_FAKE_CUDA_DEVICES");
+  return n != nullptr && *n != '\0' ? std::max(1, std::atoi(n)) : 1;
+}
 CUresult cuDeviceGetCount(int* count) {
-  *count = 1;
+  *count = FakeDeviceCount();
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGet(CUdevice* device, int ordinal) {
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *device = 0;
+  if (ordinal < 0 || ordinal >= FakeDeviceCount())
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute,
