@@ -550,7 +550,9 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
   }
   // Once kernels run, an error leaves the resident buffers undefined.
   KILN_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
-    if (options_.use_graphs) {
+    const bool warm_up = distributed() && state->calls == 0 &&
+                         !entry.collectives.empty();
+    if (options_.use_graphs && !warm_up) {
       if (state->graph == nullptr) {
         KILN_ASSIGN_OR_RETURN(state->graph, Graph::Capture(*stream_, [&] {
                                 return LaunchAll(entry, *state);
@@ -565,6 +567,7 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
     }
     return WaitForEntry(entry, *state);
   }));
+  ++state->calls;
   ++stats_.calls;
   return absl::OkStatus();
 }

@@ -141,6 +141,10 @@ class Executor {
     std::vector<std::unique_ptr<Event>> collective_ready, collective_done;
     // Recorded at the end of each call, for the watchdog's wait.
     std::unique_ptr<Event> finished;
+    // Calls so far. With a communicator the first runs without a graph:
+    // NCCL sets up its connections on a collective's first use, which
+    // belongs outside a capture (as PyTorch warms NCCL up before capturing).
+    int64_t calls = 0;
   };
 
   Executor(std::shared_ptr<ModuleState> module, const SessionOptions& options)

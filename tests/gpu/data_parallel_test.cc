@@ -133,6 +133,18 @@ absl::StatusOr<std::string> Train(int rank, int world,
       KILN_RETURN_IF_ERROR(trainer->Step(batch, 0.05f).status());
     }
   }
+  // With a communicator: the first call runs without a graph (NCCL's
+  // warm-up), later ones replay the captured graph, the all-reduces in it:
+  // 2 collectives issued directly, 2 into the capture.
+  const ExecutionStats stats = trainer->stats();
+  if (world > 0 && run.use_graphs && !run.split && run.steps > 1 &&
+      (stats.graph_captures != 1 || stats.graph_replays != run.steps - 1 ||
+       stats.collectives != 4)) {
+    return absl::InternalError(absl::StrCat(
+        "expected 1 capture, ", run.steps - 1,
+        " replays and 4 collectives, got ", stats.graph_captures, ", ",
+        stats.graph_replays, ", ", stats.collectives));
+  }
   std::string out;
   for (const char* name : {"w", "b", "grad.w", "grad.b"}) {
     KILN_ASSIGN_OR_RETURN(Tensor t, trainer->Buffer(name));
