@@ -211,8 +211,7 @@ int WriteSineOrRegression(const Flags& flags) {
   for (long n = 0; n < flags.records; ++n) {
     record.clear();
     if (sine) {
-      kiln::samples::SineBatch b =
-          kiln::samples::MakeSineBatch(rng, 1, length);
+      kiln::samples::SineBatch b = kiln::samples::MakeSineBatch(rng, 1, length);
       record.insert(record.end(), b.noisy.begin(), b.noisy.end());
       record.insert(record.end(), b.clean.begin(), b.clean.end());
     } else {

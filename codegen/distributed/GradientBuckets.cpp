@@ -155,9 +155,7 @@ LogicalResult planEntry(CompiledEntry &entry,
     return true;
   };
   std::vector<std::vector<size_t>> buckets =
-      assignBuckets(bytes, options, [&](size_t i) {
-        return mayJoin(i);
-      });
+      assignBuckets(bytes, options, [&](size_t i) { return mayJoin(i); });
   for (const std::vector<size_t> &bucket : buckets) {
     CompiledCollective collective;
     size_t after = 0, wait = entry.launches.size();
@@ -226,12 +224,12 @@ void printBucketPlan(const CompiledModule &compiled, llvm::raw_ostream &os) {
        << " tensors, " << total << " bytes averaged over the ranks\n";
     for (auto [b, c] : llvm::enumerate(entry.collectives)) {
       os << "  bucket " << b << ": " << c.bytes << " bytes, "
-         << c.tensors.size() << (c.tensors.size() == 1 ? " tensor (" : " tensors (");
+         << c.tensors.size()
+         << (c.tensors.size() == 1 ? " tensor (" : " tensors (");
       for (auto [t, tensor] : llvm::enumerate(c.tensors))
         os << (t ? ", " : "") << tensor.name;
-      os << "), all-reduce after "
-         << launchName(entry, c.afterLaunches - 1) << ", waited for by "
-         << launchName(entry, c.waitBefore) << "\n";
+      os << "), all-reduce after " << launchName(entry, c.afterLaunches - 1)
+         << ", waited for by " << launchName(entry, c.waitBefore) << "\n";
     }
   }
 }

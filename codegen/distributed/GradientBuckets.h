@@ -1,4 +1,5 @@
-//===- GradientBuckets.h - gradient all-reduces of data parallelism -*- C++ -*-===//
+//===- GradientBuckets.h - gradient all-reduces of data parallelism -*- C++
+//-*-===//
 //
 // Plans the communication of data-parallel training on a generated module
 // (kilnc --data-parallel): in each entry that computes gradients

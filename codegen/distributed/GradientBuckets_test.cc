@@ -15,8 +15,8 @@ constexpr uint64_t MiB = 1ull << 20;
 TEST(AssignBucketsTest, FirstBucketIsSmallTheOthersFull) {
   BucketOptions options; // 1 MiB first, 25 MiB then
   // 0.5 + 0.75 MiB pass the first bucket's 1 MiB: it closes after both.
-  std::vector<uint64_t> bytes = {MiB / 2, 3 * MiB / 4, 10 * MiB, 10 * MiB,
-                                 10 * MiB, MiB};
+  std::vector<uint64_t> bytes = {MiB / 2,  3 * MiB / 4, 10 * MiB,
+                                 10 * MiB, 10 * MiB,    MiB};
   auto buckets = assignBuckets(bytes, options);
   ASSERT_EQ(buckets.size(), 3u);
   EXPECT_EQ(buckets[0], (std::vector<size_t>{0, 1}));
@@ -40,8 +40,8 @@ TEST(AssignBucketsTest, MayJoinClosesTheOpenBucket) {
   BucketOptions options;
   options.bucketBytes = 1000;
   options.firstBucketBytes = 1000;
-  auto buckets = assignBuckets({1, 1, 1, 1}, options,
-                               [](size_t i) { return i != 2; });
+  auto buckets =
+      assignBuckets({1, 1, 1, 1}, options, [](size_t i) { return i != 2; });
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_EQ(buckets[0], (std::vector<size_t>{0, 1}));
   EXPECT_EQ(buckets[1], (std::vector<size_t>{2, 3}));
@@ -121,9 +121,10 @@ TEST_F(PlanTest, BucketsFollowTheOrderGradientsAreFinished) {
   std::string text;
   llvm::raw_string_ostream os(text);
   printBucketPlan(compiled, os);
-  EXPECT_NE(text.find("data parallel: entry forward_backward: 3 gradient buckets, "
-                      "4 tensors, 1600 bytes averaged over the ranks"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("data parallel: entry forward_backward: 3 gradient buckets, "
+                "4 tensors, 1600 bytes averaged over the ranks"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("  bucket 1: 800 bytes, 2 tensors (grad.p2, grad.p1), "
                       "all-reduce after launch 3 (kiln_k), waited for by "
@@ -154,9 +155,10 @@ TEST_F(PlanTest, AGradientReadBeforeTheNextIsFinishedClosesItsBucket) {
 TEST_F(PlanTest, AGradientNoLaunchWritesIsAnError) {
   compiled.entries[0].launches[3].args.clear();
   EXPECT_TRUE(failed(planGradientBuckets(compiled, *module, BucketOptions())));
-  EXPECT_NE(test.diagnostics.find("no launch of entry 'forward_backward' writes "
-                                  "gradient 'grad.p3'"),
-            std::string::npos)
+  EXPECT_NE(
+      test.diagnostics.find("no launch of entry 'forward_backward' writes "
+                            "gradient 'grad.p3'"),
+      std::string::npos)
       << test.diagnostics;
 }
 

@@ -26,10 +26,8 @@ const TensorRef *findBinding(const std::vector<TensorRef> &bindings,
 }
 
 bool hasSlot(LaunchArg::Kind kind) {
-  return kind == LaunchArg::Kind::Operand ||
-         kind == LaunchArg::Kind::Result ||
-         kind == LaunchArg::Kind::Scratch ||
-         kind == LaunchArg::Kind::TensorMap;
+  return kind == LaunchArg::Kind::Operand || kind == LaunchArg::Kind::Result ||
+         kind == LaunchArg::Kind::Scratch || kind == LaunchArg::Kind::TensorMap;
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- SplitTrainStep.h - train_step with its gradients in memory -*- C++ -*-===//
+//===- SplitTrainStep.h - train_step with its gradients in memory -*- C++
+//-*-===//
 //
 // Data parallelism averages the gradients between the backward and the
 // update. The fused train_step may compute the two in one kernel (the

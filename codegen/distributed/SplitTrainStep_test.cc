@@ -28,8 +28,8 @@ CompiledArg arg(LaunchArg::Kind kind, SlotRef slot) {
 class SplitTrainStepTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    module = parseSourceString<ModuleOp>(
-        "func.func @train_step() { return }", &test.context);
+    module = parseSourceString<ModuleOp>("func.func @train_step() { return }",
+                                         &test.context);
     ASSERT_TRUE(module);
     CompiledEntry &backward = compiled.entries.emplace_back();
     backward.name = "forward_backward";

@@ -43,8 +43,8 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
       buckets.bucketBytes = bucketBytes;
       buckets.firstBucketBytes = firstBucketBytes;
       if (failed(codegen::splitTrainStep(*compiled, getOperation())) ||
-          failed(codegen::planGradientBuckets(*compiled, getOperation(),
-                                              buckets)))
+          failed(
+              codegen::planGradientBuckets(*compiled, getOperation(), buckets)))
         return signalPassFailure();
     }
     if (result)

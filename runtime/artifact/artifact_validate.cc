@@ -581,8 +581,8 @@ class Validator {
         KILN_RETURN_IF_ERROR(CheckRef(tpath + ".buffer", tensor.buffer, entry));
         if (tensor.buffer.size % DTypeSize(tensor.dtype) != 0) {
           return Invalid(tpath + ".buffer", "size ", tensor.buffer.size,
-                         " is not a whole number of ",
-                         DTypeLabel(tensor.dtype), " elements");
+                         " is not a whole number of ", DTypeLabel(tensor.dtype),
+                         " elements");
         }
         for (uint32_t l = coll.after_launches; l < coll.wait_before; ++l) {
           for (const Arg& arg : entry.launches[l].args) {

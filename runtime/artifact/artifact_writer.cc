@@ -98,8 +98,8 @@ Offset<fb::Entry> EntryFb(FlatBufferBuilder& b, const Entry& e) {
       std::vector<Offset<fb::CollectiveTensor>> tensors;
       for (const CollectiveTensor& t : c.tensors) {
         const fb::BufferRef ref = ToFb(t.buffer);
-        tensors.push_back(fb::CreateCollectiveTensor(
-            b, b.CreateString(t.name), DTypeToFb(t.dtype), &ref));
+        tensors.push_back(fb::CreateCollectiveTensor(b, b.CreateString(t.name),
+                                                     DTypeToFb(t.dtype), &ref));
       }
       collectives.push_back(fb::CreateCollective(
           b, static_cast<fb::CollectiveKind>(c.kind), c.after_launches,

@@ -64,20 +64,18 @@ absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(
       std::string shared,
       Rendezvous(config, absl::string_view(id.internal, sizeof(id.internal))));
   if (shared.size() != sizeof(id.internal)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(who, ": the rendezvous passed ", shared.size(),
-                     " bytes, not an NCCL unique id (", sizeof(id.internal),
-                     ")"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        who, ": the rendezvous passed ", shared.size(),
+        " bytes, not an NCCL unique id (", sizeof(id.internal), ")"));
   }
   std::memcpy(id.internal, shared.data(), sizeof(id.internal));
   ncclComm_t comm = nullptr;
-  KILN_RETURN_IF_ERROR(Annotate(
-      KILN_NCCL(library, ncclCommInitRank, &comm, config.world_size, id,
-                config.rank),
-      absl::StrCat(who, " of ", config.world_size, ": joining the NCCL "
-                                                   "communicator")));
-  return std::unique_ptr<Communicator>(
-      new Communicator(library, comm, config));
+  KILN_RETURN_IF_ERROR(Annotate(KILN_NCCL(library, ncclCommInitRank, &comm,
+                                          config.world_size, id, config.rank),
+                                absl::StrCat(who, " of ", config.world_size,
+                                             ": joining the NCCL "
+                                             "communicator")));
+  return std::unique_ptr<Communicator>(new Communicator(library, comm, config));
 }
 
 Communicator::~Communicator() {
@@ -91,9 +89,8 @@ Communicator::~Communicator() {
 
 absl::Status Communicator::Usable(absl::string_view call) const {
   if (failure_.ok()) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat(call, " on a communicator that failed: ",
-                   failure_.message()));
+  return absl::FailedPreconditionError(absl::StrCat(
+      call, " on a communicator that failed: ", failure_.message()));
 }
 
 absl::Status Communicator::Fail(absl::Status status) {
@@ -120,14 +117,13 @@ absl::Status Communicator::AllReduce(CUdeviceptr send, CUdeviceptr recv,
 }
 
 absl::Status Communicator::ReduceScatter(CUdeviceptr send, CUdeviceptr recv,
-                                         size_t count, DType dtype,
-                                         ReduceOp op, CUstream stream) {
+                                         size_t count, DType dtype, ReduceOp op,
+                                         CUstream stream) {
   KILN_RETURN_IF_ERROR(Usable("ncclReduceScatter"));
-  absl::Status s = nccl_->Check(
-      nccl_->api().ncclReduceScatter(Ptr(send), MutablePtr(recv), count,
-                                     NcclType(dtype), NcclOp(op), comm_,
-                                     stream),
-      "ncclReduceScatter", comm_);
+  absl::Status s = nccl_->Check(nccl_->api().ncclReduceScatter(
+                                    Ptr(send), MutablePtr(recv), count,
+                                    NcclType(dtype), NcclOp(op), comm_, stream),
+                                "ncclReduceScatter", comm_);
   return s.ok() ? s : Fail(s);
 }
 
@@ -181,8 +177,7 @@ absl::Status Communicator::CheckAsyncError() {
 }
 
 absl::Status Communicator::WaitUntil(
-    const std::function<absl::StatusOr<bool>()>& done,
-    absl::string_view what) {
+    const std::function<absl::StatusOr<bool>()>& done, absl::string_view what) {
   KILN_RETURN_IF_ERROR(Usable(what));
   const absl::Time start = absl::Now();
   const absl::Time deadline = start + timeout_;

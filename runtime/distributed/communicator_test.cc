@@ -83,8 +83,8 @@ TEST_F(CommunicatorTest, CollectivesOfTwoAndFourRanks) {
           // All-reduce (average, in place) of f32: rank r holds r + i.
           std::vector<float> x(6);
           for (int i = 0; i < 6; ++i) x[i] = static_cast<float>(r + i);
-          if (auto s = c.AllReduce(Dev(x.data()), Dev(x.data()), 6,
-                                   DType::kF32, ReduceOp::kAvg, nullptr);
+          if (auto s = c.AllReduce(Dev(x.data()), Dev(x.data()), 6, DType::kF32,
+                                   ReduceOp::kAvg, nullptr);
               !s.ok())
             return s;
           for (int i = 0; i < 6; ++i) {
@@ -99,8 +99,8 @@ TEST_F(CommunicatorTest, CollectivesOfTwoAndFourRanks) {
                                    DType::kBF16, ReduceOp::kSum, nullptr);
               !s.ok())
             return s;
-          if (auto s = c.AllReduce(Dev(m.data()), Dev(m.data()), 3,
-                                   DType::kI32, ReduceOp::kMax, nullptr);
+          if (auto s = c.AllReduce(Dev(m.data()), Dev(m.data()), 3, DType::kI32,
+                                   ReduceOp::kMax, nullptr);
               !s.ok())
             return s;
           if (auto s = c.GroupEnd(); !s.ok()) return s;
@@ -129,8 +129,8 @@ TEST_F(CommunicatorTest, CollectivesOfTwoAndFourRanks) {
           }
           // Broadcast from the last rank.
           std::vector<float> b = {float(r), float(r)};
-          if (auto s = c.Broadcast(Dev(b.data()), Dev(b.data()), 2,
-                                   DType::kF32, n - 1, nullptr);
+          if (auto s = c.Broadcast(Dev(b.data()), Dev(b.data()), 2, DType::kF32,
+                                   n - 1, nullptr);
               !s.ok())
             return s;
           return Expect(b[0] == n - 1 && b[1] == n - 1, "broadcast");
@@ -150,8 +150,8 @@ TEST_F(CommunicatorTest, ARankThatDiesFailsTheOthersNamingIt) {
                                ReduceOp::kAvg, nullptr);
           !s.ok())
         return s;
-      if (auto s = c.WaitUntil([] { return true; },
-                               absl::StrCat("step ", step));
+      if (auto s =
+              c.WaitUntil([] { return true; }, absl::StrCat("step ", step));
           !s.ok())
         return s;
     }
@@ -184,8 +184,8 @@ TEST_F(CommunicatorTest, StalledCollectiveTimesOutAndAborts) {
           c.WaitUntil([] { return false; }, "the step's gradients");
       absl::SleepFor(absl::Milliseconds(500));
       // Failed communicators refuse further work.
-      absl::Status again = c.AllReduce(0, 0, 0, DType::kF32, ReduceOp::kSum,
-                                       nullptr);
+      absl::Status again =
+          c.AllReduce(0, 0, 0, DType::kF32, ReduceOp::kSum, nullptr);
       if (again.code() != absl::StatusCode::kFailedPrecondition)
         return absl::InternalError("a failed communicator accepted work");
       return s;

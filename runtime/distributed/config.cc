@@ -15,8 +15,9 @@ absl::StatusOr<int> ReadInt(
   const char* value = getenv(name);
   if (value == nullptr || *value == '\0') {
     return absl::InvalidArgumentError(
-        absl::StrCat(name, " is not set (a distributed run needs RANK, "
-                           "WORLD_SIZE and a rendezvous)"));
+        absl::StrCat(name,
+                     " is not set (a distributed run needs RANK, "
+                     "WORLD_SIZE and a rendezvous)"));
   }
   int parsed = 0;
   if (!absl::SimpleAtoi(value, &parsed) || parsed < low || parsed > high) {
@@ -31,7 +32,8 @@ absl::StatusOr<int> ReadInt(
 absl::StatusOr<std::optional<DistributedConfig>> ConfigFromEnvironment(
     const std::function<const char*(const char*)>& getenv_in) {
   const std::function<const char*(const char*)> getenv =
-      getenv_in ? getenv_in : [](const char* name) { return std::getenv(name); };
+      getenv_in ? getenv_in
+                : [](const char* name) { return std::getenv(name); };
   auto set = [&](const char* name) {
     const char* v = getenv(name);
     return v != nullptr && *v != '\0';

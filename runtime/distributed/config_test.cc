@@ -44,9 +44,8 @@ TEST(ConfigTest, TorchrunVariables) {
 }
 
 TEST(ConfigTest, RendezvousFileAndLocalRankDefault) {
-  auto config = Parse({{"RANK", "1"},
-                       {"WORLD_SIZE", "2"},
-                       {"KILN_RENDEZVOUS_FILE", "/tmp/r"}});
+  auto config = Parse(
+      {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"KILN_RENDEZVOUS_FILE", "/tmp/r"}});
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ((*config)->local_rank, 1);
   EXPECT_EQ((*config)->rendezvous_file, "/tmp/r");

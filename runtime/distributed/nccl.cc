@@ -93,17 +93,17 @@ absl::StatusOr<const NcclLibrary*> NcclLibrary::Open() {
   library->handle_ = handle;
   library->path_ = path;
   NcclApi& api = library->api_;
-#define KILN_RESOLVE(name)                                                 \
-  {                                                                        \
-    void* fn = dlsym(handle, #name);                                       \
-    if (fn == nullptr) {                                                   \
-      delete library;                                                      \
-      dlclose(handle);                                                     \
-      return absl::UnavailableError(absl::StrCat(                          \
-          "the NCCL library ", path, " lacks ", #name,                     \
-          ": it is older than NCCL 2.13 or not NCCL"));                    \
-    }                                                                      \
-    api.name = reinterpret_cast<decltype(api.name)>(fn);                   \
+#define KILN_RESOLVE(name)                                           \
+  {                                                                  \
+    void* fn = dlsym(handle, #name);                                 \
+    if (fn == nullptr) {                                             \
+      delete library;                                                \
+      dlclose(handle);                                               \
+      return absl::UnavailableError(                                 \
+          absl::StrCat("the NCCL library ", path, " lacks ", #name,  \
+                       ": it is older than NCCL 2.13 or not NCCL")); \
+    }                                                                \
+    api.name = reinterpret_cast<decltype(api.name)>(fn);             \
   }
   KILN_NCCL_API_LIST(KILN_RESOLVE)
 #undef KILN_RESOLVE
@@ -112,8 +112,8 @@ absl::StatusOr<const NcclLibrary*> NcclLibrary::Open() {
   if (!version.ok()) {
     delete library;
     dlclose(handle);
-    return absl::UnavailableError(
-        absl::StrCat("the NCCL library ", path, " failed: ", version.message()));
+    return absl::UnavailableError(absl::StrCat("the NCCL library ", path,
+                                               " failed: ", version.message()));
   }
   return library;
 }

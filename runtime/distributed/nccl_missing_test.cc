@@ -30,9 +30,9 @@ TEST(NcclResultTest, StatusNamesCallResultAndLastError) {
   EXPECT_EQ(s.message(),
             "ncclAllReduce failed: ncclRemoteError = 6 (remote process "
             "exited): rank 1 died");
-  EXPECT_EQ(NcclResultToStatus(ncclInvalidUsage, "ncclGroupEnd", "x", "")
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      NcclResultToStatus(ncclInvalidUsage, "ncclGroupEnd", "x", "").code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(NcclResultToStatus(ncclInternalError, "f", "x", "").code(),
             absl::StatusCode::kInternal);
   EXPECT_EQ(NcclResultName(static_cast<ncclResult_t>(42)),

@@ -1,10 +1,11 @@
 // Opens the stand-in libnccl through KILN_NCCL_LIBRARY: every entry point
 // resolves, results become Status values with NCCL's descriptions.
+#include "runtime/distributed/nccl.h"
+
 #include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "runtime/distributed/nccl.h"
 
 namespace kiln {
 namespace distributed {

@@ -64,8 +64,7 @@ absl::StatusOr<std::string> FileRendezvous(const DistributedConfig& config,
                                            absl::string_view payload) {
   const std::string& path = config.rendezvous_file;
   const absl::Time deadline = absl::Now() + config.timeout;
-  const std::string header =
-      absl::StrCat(kMagic, " ", config.world_size, "\n");
+  const std::string header = absl::StrCat(kMagic, " ", config.world_size, "\n");
   std::string shared;
   if (config.rank == 0) {
     if (FileExists(path)) {
@@ -75,9 +74,9 @@ absl::StatusOr<std::string> FileRendezvous(const DistributedConfig& config,
           "each job a path of its own"));
     }
     shared = std::string(payload);
-    KILN_RETURN_IF_ERROR(Annotate(io::WriteFileAtomically(
-                                      path, absl::StrCat(header, shared)),
-                                  "writing the rendezvous file"));
+    KILN_RETURN_IF_ERROR(
+        Annotate(io::WriteFileAtomically(path, absl::StrCat(header, shared)),
+                 "writing the rendezvous file"));
   } else {
     std::string text;
     while (true) {
@@ -97,10 +96,10 @@ absl::StatusOr<std::string> FileRendezvous(const DistributedConfig& config,
     }
     shared = text.substr(header.size());
   }
-  KILN_RETURN_IF_ERROR(Annotate(
-      io::WriteFileAtomically(absl::StrCat(path, ".rank", config.rank),
-                              Digest(shared)),
-      "checking in at the rendezvous"));
+  KILN_RETURN_IF_ERROR(
+      Annotate(io::WriteFileAtomically(absl::StrCat(path, ".rank", config.rank),
+                                       Digest(shared)),
+               "checking in at the rendezvous"));
   const std::string mine = Digest(shared);
   while (true) {
     std::vector<int> missing;
@@ -117,10 +116,10 @@ absl::StatusOr<std::string> FileRendezvous(const DistributedConfig& config,
     }
     if (missing.empty()) return shared;
     if (absl::Now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "rank ", config.rank, ": ", Describe(missing),
-          " did not arrive at the rendezvous ", path, " within ",
-          Seconds(config.timeout)));
+      return absl::DeadlineExceededError(
+          absl::StrCat("rank ", config.rank, ": ", Describe(missing),
+                       " did not arrive at the rendezvous ", path, " within ",
+                       Seconds(config.timeout)));
     }
     absl::SleepFor(kPoll);
   }
@@ -314,9 +313,9 @@ absl::StatusOr<std::string> TcpRendezvous(const DistributedConfig& config,
   }
   std::string shared(size, '\0');
   if (!ReadExactly(peer.fd(), shared.data(), size, deadline)) {
-    return absl::UnavailableError(
-        absl::StrCat("rank ", config.rank, ": rank 0 at ", where,
-                     " closed the rendezvous early"));
+    return absl::UnavailableError(absl::StrCat("rank ", config.rank,
+                                               ": rank 0 at ", where,
+                                               " closed the rendezvous early"));
   }
   return shared;
 }

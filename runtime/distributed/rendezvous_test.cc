@@ -43,20 +43,20 @@ int FreePort() {
 std::vector<RankResult> Meet(DistributedConfig base, int world_size,
                              int absent_rank = -1) {
   base.world_size = world_size;
-  return RunRanks(world_size, absl::Seconds(30),
-                  [&](int rank, std::string* report) {
-                    if (rank == absent_rank) return 0;
-                    DistributedConfig config = base;
-                    config.rank = rank;
-                    auto shared = Rendezvous(
-                        config, rank == 0 ? "id-from-rank-0" : "ignored");
-                    if (!shared.ok()) {
-                      *report = std::string(shared.status().message());
-                      return 2;
-                    }
-                    *report = *shared;
-                    return *shared == "id-from-rank-0" ? 0 : 3;
-                  });
+  return RunRanks(
+      world_size, absl::Seconds(30), [&](int rank, std::string* report) {
+        if (rank == absent_rank) return 0;
+        DistributedConfig config = base;
+        config.rank = rank;
+        auto shared =
+            Rendezvous(config, rank == 0 ? "id-from-rank-0" : "ignored");
+        if (!shared.ok()) {
+          *report = std::string(shared.status().message());
+          return 2;
+        }
+        *report = *shared;
+        return *shared == "id-from-rank-0" ? 0 : 3;
+      });
 }
 
 class RendezvousTest : public ::testing::TestWithParam<int> {};
@@ -141,8 +141,7 @@ TEST(RendezvousTest, StaleFileIsRefusedByRankZero) {
   auto shared = Rendezvous(config, "id");
   ASSERT_FALSE(shared.ok());
   EXPECT_EQ(shared.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(shared.status().message().find("already exists"),
-            std::string::npos)
+  EXPECT_NE(shared.status().message().find("already exists"), std::string::npos)
       << shared.status();
 }
 

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/status.h"
-#include "runtime/memory/cuda_allocator.h"
 #include "runtime/distributed/communicator.h"
+#include "runtime/memory/cuda_allocator.h"
 #include "runtime/random/initializers.h"
 #include "runtime/session/tensor_map.h"
 
@@ -427,12 +427,11 @@ absl::Status Executor::IssueCollective(const artifact::Entry& entry,
   KILN_RETURN_IF_ERROR(comm_stream_->Wait(*state.collective_ready[index]));
   KILN_RETURN_IF_ERROR(Annotate(comm.GroupStart(), where));
   for (const artifact::CollectiveTensor& t : c.tensors) {
-    const CUdeviceptr data =
-        static_cast<CUdeviceptr>(Address(state, t.buffer));
+    const CUdeviceptr data = static_cast<CUdeviceptr>(Address(state, t.buffer));
     const size_t count = t.buffer.size / DTypeSize(t.dtype);
-    absl::Status issued = comm.AllReduce(data, data, count, t.dtype,
-                                         distributed::ReduceOp::kAvg,
-                                         comm_stream_->handle());
+    absl::Status issued =
+        comm.AllReduce(data, data, count, t.dtype, distributed::ReduceOp::kAvg,
+                       comm_stream_->handle());
     if (!issued.ok()) {
       (void)comm.GroupEnd();
       return Annotate(issued, absl::StrCat(where, " ('", t.name, "')"));
@@ -445,16 +444,14 @@ absl::Status Executor::IssueCollective(const artifact::Entry& entry,
 absl::Status Executor::LaunchAll(const artifact::Entry& entry,
                                  EntryState& state) {
   const std::vector<artifact::Collective>& collectives =
-      distributed() ? entry.collectives
-                    : std::vector<artifact::Collective>();
+      distributed() ? entry.collectives : std::vector<artifact::Collective>();
   size_t next = 0;  // the next collective to issue
   // Before launch `l` (or at the end, l == launches.size()): issue the
   // collectives whose inputs are now issued, then join those launch `l`
   // must see the results of.
   auto synchronise = [&](size_t l, bool* waited) -> absl::Status {
     *waited = false;
-    while (next < collectives.size() &&
-           collectives[next].after_launches == l) {
+    while (next < collectives.size() && collectives[next].after_launches == l) {
       KILN_RETURN_IF_ERROR(IssueCollective(entry, state, next));
       ++next;
     }
@@ -550,8 +547,8 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
   }
   // Once kernels run, an error leaves the resident buffers undefined.
   KILN_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
-    const bool warm_up = distributed() && state->calls == 0 &&
-                         !entry.collectives.empty();
+    const bool warm_up =
+        distributed() && state->calls == 0 && !entry.collectives.empty();
     if (options_.use_graphs && !warm_up) {
       if (state->graph == nullptr) {
         KILN_ASSIGN_OR_RETURN(state->graph, Graph::Capture(*stream_, [&] {

@@ -140,10 +140,10 @@ absl::StatusOr<std::string> Train(int rank, int world,
   if (world > 0 && run.use_graphs && !run.split && run.steps > 1 &&
       (stats.graph_captures != 1 || stats.graph_replays != run.steps - 1 ||
        stats.collectives != 4)) {
-    return absl::InternalError(absl::StrCat(
-        "expected 1 capture, ", run.steps - 1,
-        " replays and 4 collectives, got ", stats.graph_captures, ", ",
-        stats.graph_replays, ", ", stats.collectives));
+    return absl::InternalError(
+        absl::StrCat("expected 1 capture, ", run.steps - 1,
+                     " replays and 4 collectives, got ", stats.graph_captures,
+                     ", ", stats.graph_replays, ", ", stats.collectives));
   }
   std::string out;
   for (const char* name : {"w", "b", "grad.w", "grad.b"}) {
@@ -206,7 +206,8 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
 }
 
 TEST_F(DataParallelTest, TwoRanksWithHalfBatchesMatchOneRankOnWholeBatches) {
-  for (const RunMode run : {RunMode{true, false}, RunMode{false, false}, RunMode{true, true}}) {
+  for (const RunMode run :
+       {RunMode{true, false}, RunMode{false, false}, RunMode{true, true}}) {
     SCOPED_TRACE(absl::StrCat("graphs ", run.use_graphs, " split ", run.split));
     std::vector<RankResult> one = TrainRanks(0, run, "one");
     ASSERT_EQ(one[0].status, 0) << one[0].report;
@@ -251,8 +252,7 @@ TEST_F(DataParallelTest, ARankThatDiesFailsTheOtherNamingIt) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(30));
   EXPECT_EQ(two[1].status, 17);
   EXPECT_EQ(two[0].status, 2);
-  EXPECT_NE(two[0].report.find("rank 0: entry 'train_step'"),
-            std::string::npos)
+  EXPECT_NE(two[0].report.find("rank 0: entry 'train_step'"), std::string::npos)
       << two[0].report;
   EXPECT_NE(two[0].report.find("rank 1 (pid "), std::string::npos)
       << two[0].report;

@@ -822,14 +822,13 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module,
   const bool skips_nonfinite =
       trainer->Buffer("grad_stats.skipped_updates").ok();
   if (ranks.communicator != nullptr) {
-    std::printf(
-        "data parallel: %d ranks, %s; the loss printed is rank 0's\n",
-        ranks.world_size,
-        dataset != nullptr
-            ? absl::StrCat("global batches of ", ranks.world_size, " x ",
-                           wanted[0].shape[0], " records")
-                  .c_str()
-            : "every rank on the same --inputs");
+    std::printf("data parallel: %d ranks, %s; the loss printed is rank 0's\n",
+                ranks.world_size,
+                dataset != nullptr
+                    ? absl::StrCat("global batches of ", ranks.world_size,
+                                   " x ", wanted[0].shape[0], " records")
+                          .c_str()
+                    : "every rank on the same --inputs");
   }
   std::unique_ptr<TrainingLog> log;
   if (!f.log_dir.empty() && ranks.leader()) {
@@ -971,9 +970,8 @@ absl::StatusOr<std::optional<distributed::DistributedConfig>> RanksOf(
     return std::nullopt;
   }
   if (config && f.nproc > 1 && f.nproc != config->world_size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--nproc ", f.nproc, " but WORLD_SIZE is ",
-                     config->world_size));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--nproc ", f.nproc, " but WORLD_SIZE is ", config->world_size));
   }
   if (config && !f.steps) {
     return absl::InvalidArgumentError(
@@ -1051,9 +1049,9 @@ int Main(int argc, char** argv) {
               (*rt)->device().name().c_str(),
               (*rt)->device().compute_capability().sm(),
               (*module)->loaded_cubins() ? "cubins" : "PTX");
-  absl::StatusOr<int> status =
-      flags.steps ? RunTraining(flags, **rt, **module, ranks)
-                  : RunInference(flags, **rt, **module);
+  absl::StatusOr<int> status = flags.steps
+                                   ? RunTraining(flags, **rt, **module, ranks)
+                                   : RunInference(flags, **rt, **module);
   if (!status.ok()) return fail(status.status());
   return *status;
 }

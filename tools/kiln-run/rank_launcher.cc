@@ -35,9 +35,8 @@ bool Failed(int wstatus) {
 
 int LaunchRanks(char** argv, const LaunchOptions& options) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string folder =
-      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                   "/kiln-run-XXXXXX");
+  std::string folder = absl::StrCat(
+      tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/kiln-run-XXXXXX");
   if (mkdtemp(folder.data()) == nullptr) {
     std::perror("kiln-run: creating the rendezvous folder");
     return 1;
@@ -95,8 +94,7 @@ int LaunchRanks(char** argv, const LaunchOptions& options) {
                      options.nproc, static_cast<int>(pid),
                      Describe(wstatus).c_str());
         if (failed == 1 && left > 0) {
-          std::fprintf(stderr,
-                       "kiln-run: the other ranks have %.0f s to end\n",
+          std::fprintf(stderr, "kiln-run: the other ranks have %.0f s to end\n",
                        absl::ToDoubleSeconds(options.grace));
           terminate_at = absl::Now() + options.grace;
         }

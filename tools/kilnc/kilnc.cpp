@@ -14,10 +14,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/artifact/ArtifactEmitter.h"
-#include "codegen/distributed/GradientBuckets.h"
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
+#include "codegen/distributed/GradientBuckets.h"
 #include "codegen/header/CppNames.h"
 #include "codegen/header/HeaderEmitter.h"
 #include "compiler/pipeline/Pipeline.h"
@@ -325,7 +325,8 @@ int main(int argc, char **argv) {
                 gemmSchedule + "'");
   if (dataParallel && inference)
     return fail("--data-parallel needs training entries, not --inference");
-  if ((bucketBytes.getNumOccurrences() || firstBucketBytes.getNumOccurrences()) &&
+  if ((bucketBytes.getNumOccurrences() ||
+       firstBucketBytes.getNumOccurrences()) &&
       !dataParallel)
     return fail("--bucket-bytes and --first-bucket-bytes need --data-parallel");
   if (bucketBytes == 0 || firstBucketBytes == 0)

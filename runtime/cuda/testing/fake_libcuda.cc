@@ -298,9 +298,8 @@ CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
   auto* s = reinterpret_cast<FakeStream*>(stream);
   auto* e = reinterpret_cast<FakeEvent*>(event);
   if (s != nullptr && e != nullptr && e->capture != nullptr &&
-      live_streams.count(e->capture) != 0 &&
-      e->capture->capturing && e->capture != s && !s->capturing &&
-      s->capture_origin == nullptr) {
+      live_streams.count(e->capture) != 0 && e->capture->capturing &&
+      e->capture != s && !s->capturing && s->capture_origin == nullptr) {
     s->capture_origin = e->capture;
     e->capture->joined.push_back(s);
   }

@@ -211,12 +211,12 @@ float HalfToFloat(uint16_t h) {
         --exponent;
       }
       mantissa &= 0x3ffu;
-      bits = sign | static_cast<uint32_t>(exponent + 112) << 23 |
-             (mantissa << 13);
+      bits =
+          sign | static_cast<uint32_t>(exponent + 112) << 23 | (mantissa << 13);
     }
   } else {
-    bits = sign | static_cast<uint32_t>(exponent + 112) << 23 |
-           (mantissa << 13);
+    bits =
+        sign | static_cast<uint32_t>(exponent + 112) << 23 | (mantissa << 13);
   }
   float f;
   std::memcpy(&f, &bits, 4);
@@ -388,9 +388,9 @@ void Reduce(const std::vector<std::vector<char>>& inputs, size_t offset,
     if (op == ncclAvg) {
       result = IsFloat(type) && type != ncclFloat64
                    ? static_cast<double>(facc / static_cast<float>(n))
-                   : (IsFloat(type) ? acc / n
-                                    : static_cast<double>(
-                                          static_cast<int64_t>(acc) / n));
+                   : (IsFloat(type)
+                          ? acc / n
+                          : static_cast<double>(static_cast<int64_t>(acc) / n));
     }
     Store(result, type, out + i * size);
   }
@@ -661,8 +661,8 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* error) {
 }
 
 ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count,
-                           ncclDataType_t type, ncclRedOp_t op,
-                           ncclComm_t comm, CUstream_st* stream) {
+                           ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
+                           CUstream_st* stream) {
   return Issue({Kind::kAllReduce, send, recv, count, type, op, 0, comm},
                stream);
 }
@@ -678,9 +678,9 @@ ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t recvcount,
 ncclResult_t ncclAllGather(const void* send, void* recv, size_t sendcount,
                            ncclDataType_t type, ncclComm_t comm,
                            CUstream_st* stream) {
-  return Issue({Kind::kAllGather, send, recv, sendcount, type, ncclSum, 0,
-                comm},
-               stream);
+  return Issue(
+      {Kind::kAllGather, send, recv, sendcount, type, ncclSum, 0, comm},
+      stream);
 }
 
 ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count,
@@ -693,8 +693,7 @@ ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count,
   // Every rank sends (non-roots their receive buffer, ignored), so that
   // each operation has one file per rank.
   const void* from = send != nullptr ? send : recv;
-  return Issue({Kind::kBroadcast, from, recv, count, type, ncclSum, root,
-                comm},
+  return Issue({Kind::kBroadcast, from, recv, count, type, ncclSum, root, comm},
                stream);
 }
 

@@ -60,8 +60,8 @@ std::vector<RankResult> RunRanks(
       if (!running[r]) continue;
       int wstatus = 0;
       if (waitpid(pids[r], &wstatus, WNOHANG) == pids[r]) {
-        results[r].status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
-                                               : -WTERMSIG(wstatus);
+        results[r].status =
+            WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -WTERMSIG(wstatus);
       } else if (absl::Now() > deadline) {
         kill(pids[r], SIGKILL);
         waitpid(pids[r], &wstatus, 0);

@@ -97,9 +97,9 @@ absl::Status Probe(const Options& o) {
   for (size_t i = 0; i < count; i += 4093) {
     if (host[i] != want) {
       release();
-      return absl::InternalError(absl::StrCat(
-          "rank ", config.rank, ": element ", i, " of the average is ",
-          host[i], ", not ", want));
+      return absl::InternalError(
+          absl::StrCat("rank ", config.rank, ": element ", i,
+                       " of the average is ", host[i], ", not ", want));
     }
   }
   std::vector<float> ms;
