@@ -7,8 +7,8 @@
 #    per rank (sine 4, transformer 4), and without at the global batch of 2
 #    ranks (sine 8, transformer 8), the single-GPU reference;
 #  - their data (make_dataset --task sine, sequences of 32 and of 1024);
-#  - kiln-run, the all-reduce probe (static binaries that run there) and the
-#    scripts.
+#  - kiln-run, the all-reduce probe, tests/gpu:data_parallel_test (static
+#    binaries that run there) and the scripts.
 # Then, on the GPU machine (NCCL from PyTorch's site-packages or
 # KILN_NCCL_LIBRARY): DIR/run.sh LOGDIR (2 GPUs), DIR/run.sh LOGDIR 1 (the
 # one-GPU variant: one rank through the real NCCL).
@@ -21,7 +21,7 @@ bazel build //tools/kilnc >/dev/null
 bin="$(bazel info bazel-bin 2>/dev/null)"
 kilnc="${bin}/tools/kilnc/kilnc"
 bazel build -c opt //tools/kiln-run //samples:make_dataset \
-  //tests/gpu/distributed:allreduce_probe >/dev/null
+  //tests/gpu/distributed:allreduce_probe //tests/gpu:data_parallel_test >/dev/null
 opt_bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 
 # The sine block's batch is 4 (tensor<4x32x...>, heads tensor<4x4x32x...>).
@@ -47,7 +47,8 @@ grep -A4 "data parallel: entry train_step" "${out}/sine_dp.stats" "${out}/block_
 "${opt_bin}/samples/make_dataset" --task sine --sine-length 1024 \
   --records 1000 --seed 4 --out "${out}/block.kilndata"
 cp "${opt_bin}/tools/kiln-run/kiln-run" \
-  "${opt_bin}/tests/gpu/distributed/allreduce_probe" "${out}/"
+  "${opt_bin}/tests/gpu/distributed/allreduce_probe" \
+  "${opt_bin}/tests/gpu/data_parallel_test" "${out}/"
 cp tests/gpu/distributed/run.sh tests/gpu/distributed/compare_checkpoints.py \
   "${out}/"
 git rev-parse HEAD >"${out}/COMMIT" 2>/dev/null || true

@@ -7,6 +7,8 @@
 # libnccl.so.2 of PyTorch's site-packages (nvidia/nccl/lib).
 #  - the all-reduce probe: 256 MiB of f32, the average checked, algorithm and
 #    bus bandwidth (GPUS ranks);
+#  - tests/gpu:data_parallel_test on the GPUs (with one GPU: its one-rank
+#    test);
 #  - per model (sine block f32, 1024-wide transformer block bf16), 100 steps:
 #    one rank through NCCL must train bit for bit as without it
 #    (--distributed=nccl vs off, the --data-parallel artifact); with 2 GPUs,
@@ -91,6 +93,17 @@ else
 fi
 grep "all-reduce f32" "${logs}/probe.log" "${logs}/allreduce_probe.log" 2>/dev/null |
   sed 's/^[^:]*://' | tee -a "${summary}"
+
+# The runtime's data-parallel test on the real driver and NCCL: linear
+# regression, 2 ranks on half batches against 1 on whole ones (graphs, no
+# graphs, split entries) and one rank against none.
+if [[ "${gpus}" -ge 2 ]]; then
+  check data_parallel_test env KILN_DATA_PARALLEL_TEST_REAL=1 \
+    "${here}/data_parallel_test"
+else
+  check data_parallel_test env KILN_DATA_PARALLEL_TEST_REAL=1 \
+    "${here}/data_parallel_test" --gtest_filter=DataParallelTest.OneRankTrainsExactlyAsWithoutACommunicator
+fi
 
 # model <name> <lr> <rtol> <dataset>
 model() {
