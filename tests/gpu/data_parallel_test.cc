@@ -253,7 +253,8 @@ TEST_F(DataParallelTest, OneRankTrainsExactlyAsWithoutACommunicator) {
 }
 
 TEST_F(DataParallelTest, ARankThatDiesFailsTheOtherNamingIt) {
-  if (Real()) GTEST_SKIP() << "needs the stand-in libnccl's KILN_FAKE_NCCL_EXIT_AT";
+  if (Real())
+    GTEST_SKIP() << "needs the stand-in libnccl's KILN_FAKE_NCCL_EXIT_AT";
   // Rank 1 exits at its fifth collective (the third step's first bucket).
   setenv("KILN_FAKE_NCCL_EXIT_AT", "1:4", 1);
   const absl::Time start = absl::Now();
