@@ -154,6 +154,24 @@ if [[ ${elapsed} -gt 20 ]]; then
   failures=$((failures + 1))
 fi
 
+# The launcher, terminated, stops its ranks and ends with 128 + SIGTERM.
+"${kiln_run}" linreg_dp8.kiln --nproc 2 --steps 100000000 --dataset linreg.kilndata \
+  --batch-fields x,y --lr 0.01 >stopped.log 2>&1 &
+launcher=$!
+sleep 2
+kill -TERM "${launcher}"
+start=$(date +%s)
+wait "${launcher}"
+stopped=$?
+if [[ ${stopped} -ne 143 || $(($(date +%s) - start)) -gt 15 ]]; then
+  echo "FAIL launcher_stops_ranks: exit ${stopped} after $(($(date +%s) - start)) s"
+  sed 's/^/    /' stopped.log
+  failures=$((failures + 1))
+else
+  echo "ok   launcher_stops_ranks"
+fi
+must_print stopped "kiln-run: Terminated: stopping the ranks"
+
 # A rank that never arrives: the rendezvous times out naming it.
 KILN_DISTRIBUTED_TIMEOUT_S=1 RANK=0 WORLD_SIZE=2 \
   KILN_RENDEZVOUS_FILE="${work}/lonely" expect 1 rank_missing \

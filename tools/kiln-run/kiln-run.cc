@@ -1052,6 +1052,13 @@ int Main(int argc, char** argv) {
   absl::StatusOr<int> status = flags.steps
                                    ? RunTraining(flags, **rt, **module, ranks)
                                    : RunInference(flags, **rt, **module);
+  if (!status.ok() && ranks.communicator != nullptr) {
+    // A failed rank leaves without tearing down: its streams may hold NCCL
+    // work that waits for a peer that is gone.
+    fail(status.status());
+    std::fflush(nullptr);
+    _exit(1);
+  }
   if (!status.ok()) return fail(status.status());
   return *status;
 }

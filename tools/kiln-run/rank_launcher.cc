@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,11 @@
 
 namespace kiln {
 namespace {
+
+// The signal that asked the launcher to stop (0: none yet).
+volatile sig_atomic_t stop_signal = 0;
+
+void OnStopSignal(int signal) { stop_signal = signal; }
 
 std::string Describe(int wstatus) {
   if (WIFEXITED(wstatus)) {
@@ -42,7 +48,13 @@ int LaunchRanks(char** argv, const LaunchOptions& options) {
     return 1;
   }
   const std::string rendezvous = folder + "/rendezvous";
+  // Interrupted or terminated, the launcher stops its ranks first.
+  struct sigaction stop = {};
+  stop.sa_handler = OnStopSignal;
+  sigemptyset(&stop.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &stop, nullptr);
   std::fflush(nullptr);
+  const pid_t launcher = getpid();
   std::vector<pid_t> pids(options.nproc, -1);
   for (int r = 0; r < options.nproc; ++r) {
     const pid_t pid = fork();
@@ -52,6 +64,10 @@ int LaunchRanks(char** argv, const LaunchOptions& options) {
       break;
     }
     if (pid == 0) {
+      // A rank does not outlive its launcher (killed, it cannot stop them).
+      // (exec resets the launcher's handlers to the default actions.)
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != launcher) _exit(1);
       setenv("RANK", std::to_string(r).c_str(), 1);
       setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
       setenv("WORLD_SIZE", std::to_string(options.nproc).c_str(), 1);
@@ -93,13 +109,18 @@ int LaunchRanks(char** argv, const LaunchOptions& options) {
         std::fprintf(stderr, "kiln-run: rank %d of %d (pid %d) %s\n", r,
                      options.nproc, static_cast<int>(pid),
                      Describe(wstatus).c_str());
-        if (failed == 1 && left > 0) {
+        if (failed == 1 && left > 0 && stop_signal == 0) {
           std::fprintf(stderr, "kiln-run: the other ranks have %.0f s to end\n",
                        absl::ToDoubleSeconds(options.grace));
           terminate_at = absl::Now() + options.grace;
         }
       }
       continue;
+    }
+    if (stop_signal != 0 && terminate_at == absl::InfiniteFuture()) {
+      std::fprintf(stderr, "kiln-run: %s: stopping the ranks\n",
+                   strsignal(stop_signal));
+      terminate_at = absl::Now();
     }
     if (absl::Now() > terminate_at) {
       // SIGTERM first; SIGKILL for ranks that are still there 5 s later.
@@ -119,6 +140,7 @@ int LaunchRanks(char** argv, const LaunchOptions& options) {
   }
   unlink(rendezvous.c_str());
   rmdir(folder.c_str());
+  if (stop_signal != 0) return 128 + stop_signal;
   if (failed > 0) {
     std::fprintf(stderr, "kiln-run: %d of %d ranks failed\n", failed,
                  options.nproc);

@@ -20,7 +20,9 @@ struct LaunchOptions {
 // (a file in a fresh folder under $TMPDIR, removed at the end) and
 // NCCL_NVLS_ENABLE=0 unless set. Returns the exit status for the launcher:
 // 0 when every rank exits 0; otherwise 1, after a line on stderr for each
-// rank that failed (how it ended) and after the others ended.
+// rank that failed (how it ended) and after the others ended. SIGINT,
+// SIGTERM or SIGHUP stop the ranks (SIGTERM, then SIGKILL 5 s later) and
+// return 128 + the signal; a rank gets SIGTERM when the launcher dies.
 int LaunchRanks(char** argv, const LaunchOptions& options);
 
 }  // namespace kiln
