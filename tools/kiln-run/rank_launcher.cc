@@ -52,7 +52,8 @@ int LaunchRanks(char** argv, const LaunchOptions& options) {
   struct sigaction stop = {};
   stop.sa_handler = OnStopSignal;
   sigemptyset(&stop.sa_mask);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &stop, nullptr);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(signal, &stop, nullptr);
   std::fflush(nullptr);
   const pid_t launcher = getpid();
   std::vector<pid_t> pids(options.nproc, -1);
