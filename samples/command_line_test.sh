@@ -46,8 +46,8 @@ help_lists() {
   fi
 }
 
-help_lists "${make_dataset}" task out records seed features text csv heldout-out \
-  length stride heldout-fraction
+help_lists "${make_dataset}" task out records seed features sine-length text csv \
+  heldout-out length stride heldout-fraction
 expect 2 "unknown flag --nope" "${make_dataset}" --nope --out x
 expect 2 "--out is required" "${make_dataset}" --task sine
 expect 2 "--records: 'many' is not an integer" "${make_dataset}" --records many --out x
