@@ -25,6 +25,10 @@
 #  - the transformer block at B8 T1024 C1024 (bench/models/transformer_block_*,
 #    kilnc --train=adamw --precision=bf16), whose parameters and batch run.py
 #    draws on the GPU machine;
+#  - the byte-level GPT sample (samples/byte_lm.mlir with its dropout off,
+#    kilnc --train=adamw, f32 and --precision=bf16): a batch of random bytes,
+#    parameters and kiln-ref's f64 loss (seed 1), and compare_losses.py
+#    (samples/torch/), whose PyTorch model run.py times;
 #  - attention at B8 H16 T2048 (bench/models/attention_*.mlir, kilnc
 #    --inference --function f: the entries forward and fwdbwd), whose inputs
 #    run.py draws on the GPU machine;
@@ -171,6 +175,24 @@ done
 # the batch on the GPU machine.
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024 --train=adamw --precision=bf16 || true
+
+# The byte-level GPT sample with its dropout off (both sides then train the
+# same function): its train_step in f32 and in bf16 (f32 master weights);
+# a batch of random bytes and the parameters as kiln-ref's initialisers draw
+# them (seed 1), its f64 loss there, and the model and compare_losses.py,
+# whose PyTorch model run.py times.
+sed -E 's/(kiln\.dropout .* rate = )[0-9.e+-]+/\10.0/' samples/byte_lm.mlir \
+  >"${out}/byte_lm_nodrop.mlir"
+grep -q 'rate = 0.0 ' "${out}/byte_lm_nodrop.mlir"
+compile_or_note "${out}/byte_lm_nodrop.mlir" byte_lm --train=adamw || true
+compile_or_note "${out}/byte_lm_nodrop.mlir" byte_lm_bf16 --train=adamw --precision=bf16 || true
+int_range=256 draw_inputs "${out}/byte_lm.inputs.safetensors" tokens:tensor\<32x128xi32\> \
+  targets:tensor\<32x128xi32\> dropout_offset:tensor\<32xi32\>
+"${kilnref}" "${out}/byte_lm_nodrop.mlir" --fn loss --random-seed "${seed}" \
+  --inputs "${out}/byte_lm.inputs.safetensors" --precision f64 \
+  --save-inputs "${out}/byte_lm.params.safetensors" \
+  -o "${out}/byte_lm.expected.safetensors"
+cp samples/torch/compare_losses.py "${out}/"
 
 # Attention at B8 H16 T2048 (bench/models/gen_attention.py): one artifact
 # per shape with the entries forward (the function f) and fwdbwd; run.py

@@ -2274,6 +2274,105 @@ def run_block(args, title):
 
 
 # ---------------------------------------------------------------------------
+# The byte-level GPT sample (samples/byte_lm.mlir, dropout off): tokens per
+# second of its training step. The PyTorch model is compare_losses.py's
+# (samples/torch/), which checks its loss against kiln-ref's in the sample's
+# own comparison; here its loss at kiln's parameters is checked again.
+
+BYTE_LM = "byte_lm"
+
+
+def byte_lm_module(cfg):
+    """A factory of samples/byte_lm.mlir as an nn.Module of its kiln-named
+    parameters whose forward(tokens, targets) is compare_losses.torch_loss."""
+    import torch
+    import torch.nn as nn
+    from compare_losses import torch_loss
+
+    class ByteLm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = nn.ParameterDict({n: nn.Parameter(torch.empty(s))
+                                       for n, s in cfg["params"].items()})
+
+        def forward(self, tokens, targets):
+            return torch_loss(self.p, {"tokens": tokens, "targets": targets}, cfg)
+
+    def factory():
+        return ByteLm(), {n: ("p." + n, False) for n in cfg["params"]}
+    return factory
+
+
+def byte_lm_step(factory, params, data, mode, optimizer, autocast):
+    """torch_train_step for the language model's (tokens, targets)."""
+    renamed = {"x": data["tokens"], "y": data["targets"]}
+    return torch_train_step(factory, params, renamed, mode, optimizer,
+                            autocast=autocast)
+
+
+def run_byte_lm(args, title, precision):
+    """The sample's train step (AdamW) at B32 T128: kiln against PyTorch
+    (f32 without TF32, or bf16 autocast against kiln's bf16 storage with f32
+    master weights), as ms per step and tokens per second."""
+    import torch
+    sys.path.insert(0, HERE)
+    from compare_losses import parse_model
+    cfg = parse_model(open(os.path.join(HERE, f"{BYTE_LM}_nodrop.mlir")).read())
+    factory = byte_lm_module(cfg)
+    name = BYTE_LM if precision == "f32" else f"{BYTE_LM}_bf16"
+    inputs = os.path.join(HERE, f"{BYTE_LM}.inputs.safetensors")
+    params_path = os.path.join(HERE, f"{BYTE_LM}.params.safetensors")
+    data = load_torch(inputs)
+    params = load_torch(params_path)
+    tokens = data["tokens"].numel()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    notes = []
+    if precision == "f32":
+        ok, check = check_loss(factory, params, {"x": data["tokens"], "y": data["targets"]},
+                               os.path.join(HERE, f"{BYTE_LM}.expected.safetensors"))
+        notes.append(check if ok else "**" + check + "**")
+    artifact, why = kiln_artifact_or_why(name)
+    rows = []
+    if artifact is None:
+        rows.append(Row("kiln", None, why, torch=False))
+    else:
+        if precision == "bf16":
+            # The same draw as bf16 parameters and their f32 master weights.
+            own = {k: params[k] for k in cfg["params"]}
+            tensors = {k: safetensors_entry(v.bfloat16()) for k, v in own.items()}
+            tensors.update({"master." + k: safetensors_entry(v) for k, v in own.items()})
+            params_path = os.path.join(args.workdir, f"{name}.params.safetensors")
+            write_safetensors(params_path, tensors, {"kiln.function": "loss"})
+        ms, note = time_kiln(artifact, "train_step", inputs, params_path,
+                             args.warmup, args.iters)
+        if ms:
+            note += f"; {tokens / ms * 1e3:,.0f} tokens/s"
+        rows.append(Row("kiln", ms, note, torch=False))
+    for label, mode in MODES:
+        best, parts = None, []
+        for optimizer in args.optimizers:
+            try:
+                step = byte_lm_step(factory, params, data, mode, optimizer,
+                                    autocast=precision == "bf16")
+                t = time_events(step, max(args.warmup, 3), args.iters)
+                parts.append(f"{optimizer} {t:.4f} ms")
+                if best is None or t < best[0]:
+                    best = (t, optimizer)
+                step = None
+            except Exception as e:
+                traceback.print_exc()
+                parts.append(f"{optimizer} failed: {short_error(e)}")
+            torch.cuda.synchronize()
+        note = "AdamW " + "; ".join(parts)
+        if best:
+            note += f"; {tokens / best[0] * 1e3:,.0f} tokens/s"
+        rows.append(Row(label, best[0] if best else None, note))
+        print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
+    notes.append(f"{tokens} tokens per step (B x T); torch f32 without TF32")
+    return rows, notes
+
+
+# ---------------------------------------------------------------------------
 # Attention: B8 H16 T2048 bf16, head dims 64 and 128, causal and not.
 
 ATTENTION_B, ATTENTION_H, ATTENTION_T = 8, 16, 2048
@@ -2453,6 +2552,14 @@ WORKLOADS = [
      "train step, transformer block B{B} T{T} C{C} {H} heads, causal, bf16, AdamW".format(
          **BLOCK_SHAPE),
      "≤ 1.3 ms (≥ 1.4x torch.compile with CUDA graphs), memory ≤ 437 MiB", run_block),
+    ("byte_lm",
+     "train step, byte-level GPT sample (4 blocks, d 128, B32 T128), f32, AdamW",
+     "tokens/s against torch.compile",
+     lambda a, t: run_byte_lm(a, t, "f32")),
+    ("byte_lm_bf16",
+     "train step, byte-level GPT sample (4 blocks, d 128, B32 T128), bf16, AdamW",
+     "tokens/s against torch.compile",
+     lambda a, t: run_byte_lm(a, t, "bf16")),
     ("resnet18_32",
      f"train step, ResNet-18 (CIFAR-style, 32x32, 10 classes), B{RESNET_BATCH} "
      "bf16 NHWC, AdamW",

@@ -5,6 +5,7 @@
 #   command_line_test.sh MAKE_DATASET TRAIN_GPU TRAIN_TRANSFORMER TRAIN_DIGITS
 set -uo pipefail
 make_dataset="$1" train_gpu="$2" train_transformer="$3" train_digits="$4"
+train_mlp_typed="$5"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 # expect <status> <text> <command...>: the exit status is <status> and the
@@ -45,8 +46,8 @@ help_lists() {
   fi
 }
 
-help_lists "${make_dataset}" task out records seed features text csv heldout-out \
-  length stride heldout-fraction
+help_lists "${make_dataset}" task out records seed features sine-length text csv \
+  heldout-out length stride heldout-fraction
 expect 2 "unknown flag --nope" "${make_dataset}" --nope --out x
 expect 2 "--out is required" "${make_dataset}" --task sine
 expect 2 "--records: 'many' is not an integer" "${make_dataset}" --records many --out x
@@ -77,6 +78,11 @@ expect 2 "--warmup must be >= 0" "${train_digits}" --model m --eval-model e --tr
   --heldout h --warmup -1
 expect 2 "--no-shuffle takes no value" "${train_digits}" --no-shuffle=perhaps
 expect 2 "unknown flag --shuffle" "${train_digits}" --shuffle
+
+help_lists "${train_mlp_typed}" model any-build steps seed lr warmup expect-mse-below
+expect 2 "--steps must be >= 1" "${train_mlp_typed}" --steps 0
+expect 2 "--seed: 'one' is not an integer" "${train_mlp_typed}" --seed one
+expect 2 "unexpected argument 'extra'" "${train_mlp_typed}" extra
 
 echo "sample command-line checks failed: ${failures}"
 [[ ${failures} -eq 0 ]]

@@ -70,6 +70,9 @@ ABSL_FLAG(int64_t, records, 0,
           "records to write (0: the task's, 4000; text: all windows)");
 ABSL_FLAG(int64_t, seed, 1, "seed of the data (and of the split's order)");
 ABSL_FLAG(int, features, 4096, "wide: features per record");
+ABSL_FLAG(int, sine_length, 32,
+          "sine: time steps per sequence (the sine block's 32; the 1024-wide "
+          "transformer block's 1024)");
 ABSL_FLAG(std::string, text, "", "text: the text file to cut into windows");
 ABSL_FLAG(std::string, csv, "",
           "digits: scikit-learn's digits.csv (64 pixels 0-16 and a label per "
@@ -104,6 +107,7 @@ struct Flags {
   std::string csv;
   std::string heldout_out;
   int length = 128;
+  int sine_length = 32;
   int stride = 64;
   int features = 4096;
   double heldout_fraction = 0.1;
@@ -129,6 +133,7 @@ kiln::cli::Usage MakeDatasetUsage() {
   usage.sections = {
       {"Options:", {"task", "out", "records", "seed"}},
       {"wide:", {"features"}},
+      {"sine:", {"sine_length"}},
       {"text and digits:",
        {"text", "csv", "heldout_out", "length", "stride", "heldout_fraction"}},
   };
@@ -154,6 +159,8 @@ Flags ParseFlags(int argc, char** argv) {
   f.csv = absl::GetFlag(FLAGS_csv);
   f.heldout_out = absl::GetFlag(FLAGS_heldout_out);
   f.length = absl::GetFlag(FLAGS_length);
+  f.sine_length = absl::GetFlag(FLAGS_sine_length);
+  if (f.sine_length < 1) bad("--sine-length must be >= 1");
   f.stride = absl::GetFlag(FLAGS_stride);
   f.features = absl::GetFlag(FLAGS_features);
   f.heldout_fraction = absl::GetFlag(FLAGS_heldout_fraction);
@@ -189,14 +196,14 @@ Flags ParseFlags(int argc, char** argv) {
 }
 
 int WriteSineOrRegression(const Flags& flags) {
-  constexpr int kLength = 32;
+  const int length = flags.sine_length;
   const bool sine = flags.task == "sine";
   std::vector<kiln::io::DatasetField> fields = {
       {"x", kiln::DType::kF32,
-       sine ? std::vector<int64_t>{kLength, 1}
+       sine ? std::vector<int64_t>{length, 1}
             : std::vector<int64_t>{kiln::samples::kRegressionFeatures}},
       {"y", kiln::DType::kF32,
-       sine ? std::vector<int64_t>{kLength, 1} : std::vector<int64_t>{1}}};
+       sine ? std::vector<int64_t>{length, 1} : std::vector<int64_t>{1}}};
   auto writer = kiln::io::DatasetWriter::Create(flags.out, fields);
   if (!writer.ok()) return Fail(writer.status());
   std::mt19937_64 rng(flags.seed);
@@ -204,8 +211,7 @@ int WriteSineOrRegression(const Flags& flags) {
   for (long n = 0; n < flags.records; ++n) {
     record.clear();
     if (sine) {
-      kiln::samples::SineBatch b =
-          kiln::samples::MakeSineBatch(rng, 1, kLength);
+      kiln::samples::SineBatch b = kiln::samples::MakeSineBatch(rng, 1, length);
       record.insert(record.end(), b.noisy.begin(), b.noisy.end());
       record.insert(record.end(), b.clean.begin(), b.clean.end());
     } else {

@@ -17,15 +17,17 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
+#include "absl/flags/flag.h"
 #include "kiln/runtime.h"
 #include "kiln/typed.h"
 #include "samples/data/sine_task.h"
 #include "samples/mlp_typed.h"
+#include "tools/common/command_line.h"
 
 namespace kiln {
 namespace embedded {
@@ -33,6 +35,19 @@ extern const unsigned char kMlpTypedArtifact[];
 extern const size_t kMlpTypedArtifact_size;
 }  // namespace embedded
 }  // namespace kiln
+
+ABSL_FLAG(std::string, model, "",
+          "artifact to train; none: the one built beside the header, "
+          "embedded in the binary");
+ABSL_FLAG(bool, any_build, false,
+          "accept a --model with the header's interface from another build");
+ABSL_FLAG(int, steps, 1000, "training steps");
+ABSL_FLAG(int64_t, seed, 1, "seed of the parameters and of the data");
+ABSL_FLAG(double, lr, 0, "peak learning rate (0: the regression task's, 1e-2)");
+ABSL_FLAG(int, warmup, 50, "linear warm-up steps");
+ABSL_FLAG(double, expect_mse_below, -1,
+          "fail (status 1) unless the held-out MSE is below X (negative: no "
+          "check)");
 
 namespace {
 
@@ -54,41 +69,35 @@ struct Flags {
   double expect_below = -1;
 };
 
-bool ParseFlags(int argc, char** argv, Flags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "error: %s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--model")
-      flags.model = value();
-    else if (arg == "--any-build")
-      flags.any_build = true;
-    else if (arg == "--steps")
-      flags.steps = std::atoi(value());
-    else if (arg == "--seed")
-      flags.seed = std::strtoull(value(), nullptr, 10);
-    else if (arg == "--lr")
-      flags.lr = std::atof(value());
-    else if (arg == "--warmup")
-      flags.warmup = std::atoi(value());
-    else if (arg == "--expect-mse-below")
-      flags.expect_below = std::atof(value());
-    else {
-      std::fprintf(stderr,
-                   "usage: train_mlp_typed [--model FILE.kiln [--any-build]] "
-                   "[--steps N] [--seed S] [--lr LR] [--warmup N] "
-                   "[--expect-mse-below X]\n");
-      return false;
-    }
+// The parsed command line; a bad one exits with status 2 and a message.
+Flags ParseFlags(int argc, char** argv) {
+  kiln::cli::Usage usage;
+  usage.program = "train_mlp_typed";
+  usage.header =
+      "usage: train_mlp_typed [options]\n"
+      "\n"
+      "Trains samples/mlp.mlir on the GPU through its typed header.";
+  usage.sections = {{"Options:",
+                     {"model", "any_build", "steps", "seed", "lr", "warmup",
+                      "expect_mse_below"}}};
+  usage.metavars = {{"model", "FILE.kiln"}, {"seed", "S"}, {"lr", "LR"}};
+  const std::vector<std::string> positional =
+      kiln::cli::ParseCommandLine(argc, argv, usage);
+  if (!positional.empty()) {
+    kiln::cli::UsageError(usage, "unexpected argument '" + positional[0] + "'");
   }
+  Flags flags;
+  flags.model = absl::GetFlag(FLAGS_model);
+  flags.any_build = absl::GetFlag(FLAGS_any_build);
+  flags.steps = absl::GetFlag(FLAGS_steps);
+  flags.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  flags.lr = absl::GetFlag(FLAGS_lr);
+  flags.warmup = absl::GetFlag(FLAGS_warmup);
+  flags.expect_below = absl::GetFlag(FLAGS_expect_mse_below);
+  if (flags.steps < 1) kiln::cli::UsageError(usage, "--steps must be >= 1");
   if (flags.lr <= 0)
     flags.lr = kiln::samples::DefaultPeakLearningRate("regression");
-  return true;
+  return flags;
 }
 
 // A batch of the regression task as typed inputs: the arrays have the
@@ -115,8 +124,7 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags;
-  if (!ParseFlags(argc, argv, flags)) return 2;
+  const Flags flags = ParseFlags(argc, argv);
 
   auto runtime = kiln::Runtime::Open(0);
   if (!runtime.ok()) return Fail(runtime.status());

@@ -181,6 +181,16 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
       }
       e.launches.push_back(std::move(l));
     }
+    for (const CompiledCollective &collective : entry.collectives) {
+      art::Collective c;
+      c.kind = art::CollectiveKind::kAllReduceAverage;
+      c.after_launches = collective.afterLaunches;
+      c.wait_before = collective.waitBefore;
+      for (const TensorRef &t : collective.tensors)
+        c.tensors.push_back(
+            {t.name, dtypeOf(t.type), bufferRef(t.slot, t.slot.size)});
+      e.collectives.push_back(std::move(c));
+    }
     writer.AddEntry(std::move(e));
   }
   absl::StatusOr<std::string> serialized = writer.Finish();

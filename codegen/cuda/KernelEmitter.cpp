@@ -37,6 +37,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     list->push_back(createBatchNormEmitter());
     list->push_back(createRnnEmitter());
     list->push_back(createConvEmitter());
+    list->push_back(createCustomEmitter());
     list->push_back(createPointwiseEmitter());
     return list;
   }();
@@ -63,6 +64,7 @@ static StringRef kernelKindDescription(StringRef kind) {
       .Case("pool", "a pooling kernel")
       .Case("batch_norm", "a batch-norm kernel")
       .Case("embedding", "an embedding-gradient kernel")
+      .Case("custom", "the user's kernel")
       .Default("a kernel");
 }
 

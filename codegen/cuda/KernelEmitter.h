@@ -44,6 +44,9 @@ struct CodegenOptions {
   bool allowTma = true;
   /// The TMA GEMM kernel's schedule (kernels/gemm_tma.cuh).
   GemmSchedule gemmSchedule = GemmSchedule::Auto;
+  /// Where the CUDA files of kiln.custom ops are looked for after the
+  /// directory of the IR file the op comes from (kilnc -I), in order.
+  std::vector<std::string> customKernelDirs;
 
   /// The resources of `arch` that planners size kernels for; the oldest
   /// known target for an older or malformed architecture (which kilnc
@@ -211,6 +214,7 @@ std::unique_ptr<KernelEmitter> createPoolEmitter();
 std::unique_ptr<KernelEmitter> createBatchNormEmitter();
 std::unique_ptr<KernelEmitter> createRnnEmitter();
 std::unique_ptr<KernelEmitter> createConvEmitter();
+std::unique_ptr<KernelEmitter> createCustomEmitter();
 
 /// The first statement of every generated kernel (defined in
 /// kiln/prelude.cuh): compiled for sm_90 or newer it waits for the previous

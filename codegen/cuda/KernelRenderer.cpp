@@ -52,7 +52,7 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
 
   KernelPart &part = kernel.part;
   part.templates = spec.templates;
-  part.mergeable = spec.mergeable;
+  part.mergeable = spec.mergeable && spec.globalCode.empty();
   std::vector<std::string> names;
   for (const KernelParam &param : spec.params) {
     part.paramTypes.push_back(param.type);
@@ -77,6 +77,16 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
   llvm::raw_string_ostream os(source);
   os << spec.header;
   writeIncludes(os, {spec.templates.begin(), spec.templates.end()});
+  if (!spec.globalCode.empty()) {
+    os << "\n" << spec.globalCode;
+    if (spec.globalCode.back() != '\n')
+      os << "\n";
+    // The global code may carry #line directives of its own (a user's
+    // file): what follows gets its own line numbers back in NVRTC's log.
+    os.flush();
+    os << "#line " << llvm::count(source, '\n') + 2 << " \"" << kNamePlaceholder
+       << ".cu\"\n";
+  }
   os << "\nnamespace kiln_kernel {\n" << part.code << "} // namespace "
      << "kiln_kernel\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__("
@@ -99,8 +109,9 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
   kernel.name = spec.prefix + "_" +
                 llvm::utohexstr(contentHash(source), /*LowerCase=*/true)
                     .substr(0, 12);
-  source.replace(source.find(kNamePlaceholder), kNamePlaceholder.size(),
-                 kernel.name);
+  for (size_t at = source.find(kNamePlaceholder); at != std::string::npos;
+       at = source.find(kNamePlaceholder, at + kernel.name.size()))
+    source.replace(at, kNamePlaceholder.size(), kernel.name);
   kernel.source = std::move(source);
   return kernel;
 }

@@ -41,6 +41,11 @@ struct KernelSpec {
   std::vector<std::string> templates;
   /// The template's configuration, one line for --stats.
   std::string configuration;
+  /// Device code placed at file scope after the includes, before the
+  /// kernel's namespace: a user's kernel file (kiln.custom). A kernel with
+  /// such code is never part of a merged kernel, whose parts live in
+  /// namespaces of their own.
+  std::string globalCode;
   /// Generated device code the body uses: configuration structs, functors.
   std::string functors;
   std::vector<KernelParam> params;

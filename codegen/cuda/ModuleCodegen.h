@@ -63,11 +63,24 @@ struct TensorRef {
   SlotRef slot;
 };
 
+/// A bucket of gradients averaged over the ranks (data parallel, see
+/// codegen/distributed/GradientBuckets.h): issued once the first
+/// `afterLaunches` launches are issued, waited for by launch `waitBefore`
+/// (launches.size(): the end of the entry).
+struct CompiledCollective {
+  std::vector<TensorRef> tensors;
+  uint64_t bytes = 0;
+  uint32_t afterLaunches = 0;
+  uint32_t waitBefore = 0;
+};
+
 struct CompiledEntry {
   std::string name;
   uint64_t arenaBytes = 0;
   std::vector<TensorRef> inputs, outputs;
   std::vector<CompiledLaunch> launches;
+  /// In issue order; empty unless planned for data parallelism.
+  std::vector<CompiledCollective> collectives;
 };
 
 struct CompiledKernelImage {

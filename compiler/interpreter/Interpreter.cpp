@@ -21,6 +21,7 @@ const EvaluatorRegistry &EvaluatorRegistry::global() {
     registerShapeEvaluators(*r);
     registerNNEvaluators(*r);
     registerSequenceEvaluators(*r);
+    registerCustomEvaluators(*r);
     return r;
   }();
   return *registry;

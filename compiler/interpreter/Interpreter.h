@@ -56,6 +56,7 @@ void registerElementwiseEvaluators(EvaluatorRegistry &registry);
 void registerShapeEvaluators(EvaluatorRegistry &registry);
 void registerNNEvaluators(EvaluatorRegistry &registry);
 void registerSequenceEvaluators(EvaluatorRegistry &registry);
+void registerCustomEvaluators(EvaluatorRegistry &registry);
 
 class Interpreter {
 public:

@@ -2,6 +2,9 @@
 
 #include "compiler/pipeline/CodegenPass.h"
 
+#include "codegen/distributed/GradientBuckets.h"
+#include "codegen/distributed/SplitTrainStep.h"
+
 namespace mlir::kiln {
 
 #define GEN_PASS_DEF_KILNCODEGEN
@@ -31,10 +34,21 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
       return signalPassFailure();
     }
     options.kernelCacheDirectory = kernelCache;
+    options.customKernelDirs.assign(customKernelDirs.begin(),
+                                    customKernelDirs.end());
     FailureOr<codegen::CompiledModule> compiled =
         codegen::generateModule(getOperation(), options, compile);
     if (failed(compiled))
       return signalPassFailure();
+    if (dataParallel) {
+      codegen::BucketOptions buckets;
+      buckets.bucketBytes = bucketBytes;
+      buckets.firstBucketBytes = firstBucketBytes;
+      if (failed(codegen::splitTrainStep(*compiled, getOperation())) ||
+          failed(
+              codegen::planGradientBuckets(*compiled, getOperation(), buckets)))
+        return signalPassFailure();
+    }
     if (result)
       *result = std::move(*compiled);
     markAllAnalysesPreserved();

@@ -35,6 +35,18 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",
            "Compile the kernels (false: generate CUDA C++ only)">,
+    ListOption<"customKernelDirs", "custom-kernel-dir", "std::string",
+               "Directories searched for the CUDA files of kiln.custom ops "
+               "after that of the IR file (kilnc -I)">,
+    Option<"dataParallel", "data-parallel", "bool", "false",
+           "Average the gradients over the ranks: buckets in the order the "
+           "backward finishes them, each all-reduced as soon as it is "
+           "complete; train_step runs forward_backward's launches then "
+           "apply_update's">,
+    Option<"bucketBytes", "bucket-bytes", "uint64_t", "26214400",
+           "Bytes of a gradient bucket (data parallel)">,
+    Option<"firstBucketBytes", "first-bucket-bytes", "uint64_t", "1048576",
+           "Bytes of the first gradient bucket (data parallel)">,
   ];
 }
 

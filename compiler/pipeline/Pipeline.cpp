@@ -25,6 +25,13 @@ verifyPipelineOptions(const PipelineOptions &options,
     return emitError(
         "kiln-pipeline: precision must be f32, bf16 or f16, got '" + precision +
         "'");
+  if (options.dataParallel && train == "none")
+    return emitError("kiln-pipeline: data-parallel needs training entries "
+                     "(train=adamw, adam or sgd)");
+  if (options.dataParallel &&
+      (options.bucketBytes == 0 || options.firstBucketBytes == 0))
+    return emitError("kiln-pipeline: bucket-bytes and first-bucket-bytes "
+                     "must be positive");
   return success();
 }
 
@@ -85,6 +92,13 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.gemmSchedule = options.gemmSchedule;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;
+  // A view of the options' list, which the pass copies when it is created.
+  if (!options.customKernelDirs.empty())
+    codegen.customKernelDirs = llvm::ArrayRef<std::string>(
+        &options.customKernelDirs[0], options.customKernelDirs.size());
+  codegen.dataParallel = options.dataParallel;
+  codegen.bucketBytes = options.bucketBytes;
+  codegen.firstBucketBytes = options.firstBucketBytes;
   pm.addPass(createKilnCodegenPass(codegen, compiled));
 }
 

@@ -9,7 +9,10 @@
 //                                               kiln-make-train-step)
 //   kiln-fuse
 //   kiln-plan-memory                            reuse-delay
-//   [kiln-codegen]                              codegen=true
+//   [kiln-codegen]                              codegen=true (and the
+//                                               gradient buckets with
+//                                               data-parallel, bucket-bytes,
+//                                               first-bucket-bytes)
 //
 // The options are kilnc's flags, with their names and defaults (train=none
 // is kilnc --inference; kilnc --no-merge-launches is reuse-delay=0
@@ -142,10 +145,29 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Directory of compiled kernels kept between runs "
                      "(codegen; empty: none)"),
       llvm::cl::init("")};
+  Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Data-parallel training: the gradients are averaged "
+                     "over the ranks in buckets; train_step runs "
+                     "forward_backward's kernels then apply_update's "
+                     "(codegen)"),
+      llvm::cl::init(false)};
+  Option<uint64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("Bytes of a gradient bucket (data parallel)"),
+      llvm::cl::init(25ull << 20)};
+  Option<uint64_t> firstBucketBytes{
+      *this, "first-bucket-bytes",
+      llvm::cl::desc("Bytes of the first gradient bucket (data parallel)"),
+      llvm::cl::init(1ull << 20)};
   Option<bool> compile{
       *this, "compile",
       llvm::cl::desc("Compile the kernels (codegen; false: CUDA C++ only)"),
       llvm::cl::init(true)};
+  ListOption<std::string> customKernelDirs{
+      *this, "custom-kernel-dir",
+      llvm::cl::desc("Directories searched for the CUDA files of kiln.custom "
+                     "ops after that of the IR file (codegen; kilnc -I)")};
 };
 
 /// Checks the options the pipeline's shape depends on (train, precision);

@@ -153,11 +153,19 @@ bool operator==(const Launch& a, const Launch& b) {
          std::tie(b.kernel, b.grid, b.block, b.dynamic_shared_bytes, b.args,
                   b.cluster, b.cooperative);
 }
+bool operator==(const CollectiveTensor& a, const CollectiveTensor& b) {
+  return std::tie(a.name, a.dtype, a.buffer) ==
+         std::tie(b.name, b.dtype, b.buffer);
+}
+bool operator==(const Collective& a, const Collective& b) {
+  return std::tie(a.kind, a.after_launches, a.wait_before, a.tensors) ==
+         std::tie(b.kind, b.after_launches, b.wait_before, b.tensors);
+}
 bool operator==(const Entry& a, const Entry& b) {
   return std::tie(a.name, a.inputs, a.outputs, a.arena_size, a.arena_alignment,
-                  a.launches) == std::tie(b.name, b.inputs, b.outputs,
-                                          b.arena_size, b.arena_alignment,
-                                          b.launches);
+                  a.launches, a.collectives) ==
+         std::tie(b.name, b.inputs, b.outputs, b.arena_size, b.arena_alignment,
+                  b.launches, b.collectives);
 }
 bool operator==(const KernelImage& a, const KernelImage& b) {
   return std::tie(a.arch, a.ptx, a.cubin, a.waits_for_predecessor) ==

@@ -187,6 +187,26 @@ struct Launch {
   }
 };
 
+// Data-parallel communication of an entry (kilnc --data-parallel), as the
+// schema's Collective describes it: issued on a communication stream once
+// the first `after_launches` launches are issued, waited for by launch
+// `wait_before` (launches.size(): the end of the entry); no launch in
+// between touches its tensors.
+enum class CollectiveKind : uint8_t { kAllReduceAverage = 1 };
+
+struct CollectiveTensor {
+  std::string name;
+  DType dtype = DType::kF32;
+  BufferRef buffer;
+};
+
+struct Collective {
+  CollectiveKind kind = CollectiveKind::kAllReduceAverage;
+  uint32_t after_launches = 0;
+  uint32_t wait_before = 0;
+  std::vector<CollectiveTensor> tensors;
+};
+
 struct Entry {
   std::string name;
   std::vector<TensorBinding> inputs;
@@ -194,6 +214,8 @@ struct Entry {
   uint64_t arena_size = 0;
   uint32_t arena_alignment = 256;
   std::vector<Launch> launches;
+  // In issue order; empty for single-rank artifacts.
+  std::vector<Collective> collectives;
 };
 
 struct KernelImage {
@@ -255,6 +277,8 @@ bool operator==(const TensorMap& a, const TensorMap& b);
 bool operator==(const Arg& a, const Arg& b);
 bool operator==(const Dim3& a, const Dim3& b);
 bool operator==(const Launch& a, const Launch& b);
+bool operator==(const CollectiveTensor& a, const CollectiveTensor& b);
+bool operator==(const Collective& a, const Collective& b);
 bool operator==(const Entry& a, const Entry& b);
 bool operator==(const KernelImage& a, const KernelImage& b);
 bool operator==(const Kernel& a, const Kernel& b);

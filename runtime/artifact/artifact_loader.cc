@@ -157,6 +157,21 @@ Artifact Convert(const fb::Artifact& a) {
           entry.launches.push_back(std::move(launch));
         }
       }
+      if (e->collectives() != nullptr) {
+        for (const fb::Collective* c : *e->collectives()) {
+          Collective collective;
+          collective.kind = static_cast<CollectiveKind>(c->kind());
+          collective.after_launches = c->after_launches();
+          collective.wait_before = c->wait_before();
+          if (c->tensors() != nullptr) {
+            for (const fb::CollectiveTensor* t : *c->tensors()) {
+              collective.tensors.push_back(
+                  {Str(t->name()), DTypeFromFb(t->dtype()), Ref(t->buffer())});
+            }
+          }
+          entry.collectives.push_back(std::move(collective));
+        }
+      }
       out.entries.push_back(std::move(entry));
     }
   }

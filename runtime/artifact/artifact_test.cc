@@ -571,6 +571,47 @@ std::vector<SemanticCase> SemanticCases() {
        },
        "entries[0].launches[0].args[0].tensor_map: must be absent for an "
        "argument of kind 1"},
+      {"collective beside a launch that touches its tensor",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[3].collectives[0].wait_before = 5;
+         });
+       },
+       "entries[3].collectives[0].tensors[0]: launch 3 touches 'grad/w' "
+       "while its collective runs (launches 3 to 5)"},
+      {"collective waited for past the end",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[3].collectives[0].wait_before = 6;
+         });
+       },
+       "entries[3].collectives[0].wait_before: 6 is outside [after_launches "
+       "3, 5 launches]"},
+      {"collectives out of order",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           Collective early = a.entries[3].collectives[0];
+           early.after_launches = 2;
+           early.wait_before = 2;
+           a.entries[3].collectives.push_back(early);
+         });
+       },
+       "entries[3].collectives[1].after_launches: 2 is before the previous "
+       "collective's 3 (collectives are in issue order)"},
+      {"collective of no tensors",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[3].collectives[0].tensors.clear();
+         });
+       },
+       "entries[3].collectives[0].tensors: a collective of no tensors"},
+      {"collective of unknown kind",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.entries[3].collectives[0].kind = static_cast<CollectiveKind>(9);
+         });
+       },
+       "entries[3].collectives[0].kind: unknown collective kind 9"},
   };
 }
 
@@ -727,6 +768,32 @@ TEST(ArtifactTest, InitKindsAndDTypesRoundTrip) {
   bad.resident_buffers[0].dtype = static_cast<DType>(5);
   EXPECT_EQ(LoadArtifact(SerializeArtifact(bad)).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace artifact
+}  // namespace kiln
+
+namespace kiln {
+namespace artifact {
+namespace {
+
+TEST(ArtifactTest, CollectivesRoundTrip) {
+  const Artifact a = testing::TrainingArtifact();
+  absl::StatusOr<Artifact> loaded = LoadArtifact(*WriteArtifact(a));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const Entry* train = loaded->FindEntry("train_step");
+  ASSERT_NE(train, nullptr);
+  ASSERT_EQ(train->collectives.size(), 1u);
+  const Collective& c = train->collectives[0];
+  EXPECT_EQ(c.kind, CollectiveKind::kAllReduceAverage);
+  EXPECT_EQ(c.after_launches, 3u);
+  EXPECT_EQ(c.wait_before, 3u);
+  ASSERT_EQ(c.tensors.size(), 2u);
+  EXPECT_EQ(c.tensors[1].name, "grad/b");
+  EXPECT_EQ(c.tensors[1].buffer.size, 32u);
+  // Entries without collectives stay without them.
+  EXPECT_TRUE(loaded->FindEntry("forward")->collectives.empty());
 }
 
 }  // namespace

@@ -538,6 +538,69 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // Two byte ranges of the same buffer that overlap.
+  static bool Overlaps(const BufferRef& a, const BufferRef& b) {
+    return a.space == b.space && a.index == b.index && a.size > 0 &&
+           b.size > 0 && a.offset < b.offset + b.size &&
+           b.offset < a.offset + a.size;
+  }
+
+  // A collective runs beside the launches issued between its issue and its
+  // wait: none of them may touch its tensors (a race on every rank).
+  absl::Status CheckCollectives(const std::string& path, const Entry& entry) {
+    uint32_t previous = 0;
+    for (size_t c = 0; c < entry.collectives.size(); ++c) {
+      const Collective& coll = entry.collectives[c];
+      const std::string cpath = absl::StrCat(path, ".collectives[", c, "]");
+      if (coll.kind != CollectiveKind::kAllReduceAverage) {
+        return Invalid(cpath + ".kind", "unknown collective kind ",
+                       static_cast<int>(coll.kind));
+      }
+      if (coll.after_launches < previous) {
+        return Invalid(cpath + ".after_launches", coll.after_launches,
+                       " is before the previous collective's ", previous,
+                       " (collectives are in issue order)");
+      }
+      previous = coll.after_launches;
+      if (coll.wait_before < coll.after_launches ||
+          coll.wait_before > entry.launches.size()) {
+        return Invalid(cpath + ".wait_before", coll.wait_before,
+                       " is outside [after_launches ", coll.after_launches,
+                       ", ", entry.launches.size(), " launches]");
+      }
+      if (coll.tensors.empty()) {
+        return Invalid(cpath + ".tensors", "a collective of no tensors");
+      }
+      for (size_t t = 0; t < coll.tensors.size(); ++t) {
+        const CollectiveTensor& tensor = coll.tensors[t];
+        const std::string tpath = absl::StrCat(cpath, ".tensors[", t, "]");
+        KILN_RETURN_IF_ERROR(CheckName(tpath + ".name", tensor.name));
+        if (!IsValidDType(tensor.dtype)) {
+          return Invalid(tpath + ".dtype", DTypeLabel(tensor.dtype));
+        }
+        KILN_RETURN_IF_ERROR(CheckRef(tpath + ".buffer", tensor.buffer, entry));
+        if (tensor.buffer.size % DTypeSize(tensor.dtype) != 0) {
+          return Invalid(tpath + ".buffer", "size ", tensor.buffer.size,
+                         " is not a whole number of ", DTypeLabel(tensor.dtype),
+                         " elements");
+        }
+        for (uint32_t l = coll.after_launches; l < coll.wait_before; ++l) {
+          for (const Arg& arg : entry.launches[l].args) {
+            if ((arg.kind == ArgKind::kBuffer ||
+                 arg.kind == ArgKind::kTensorMap) &&
+                Overlaps(arg.buffer, tensor.buffer)) {
+              return Invalid(tpath, "launch ", l, " touches '", tensor.name,
+                             "' while its collective runs (launches ",
+                             coll.after_launches, " to ", coll.wait_before,
+                             ")");
+            }
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckEntry(size_t e) {
     const Entry& entry = a_.entries[e];
     const std::string path = absl::StrCat("entries[", e, "]");
@@ -559,7 +622,7 @@ class Validator {
       KILN_RETURN_IF_ERROR(CheckLaunch(absl::StrCat(path, ".launches[", l, "]"),
                                        entry.launches[l], entry));
     }
-    return absl::OkStatus();
+    return CheckCollectives(path, entry);
   }
 
   absl::Status CheckParameters() {

@@ -90,7 +90,25 @@ Offset<fb::Entry> EntryFb(FlatBufferBuilder& b, const Entry& e) {
   std::vector<Offset<fb::Launch>> launches;
   for (const Launch& l : e.launches) launches.push_back(LaunchFb(b, l));
   auto launches_vec = b.CreateVector(launches);
-  return fb::CreateEntry(b, name, inputs, outputs, arena, launches_vec);
+  flatbuffers::Offset<flatbuffers::Vector<Offset<fb::Collective>>>
+      collectives_vec = 0;
+  if (!e.collectives.empty()) {
+    std::vector<Offset<fb::Collective>> collectives;
+    for (const Collective& c : e.collectives) {
+      std::vector<Offset<fb::CollectiveTensor>> tensors;
+      for (const CollectiveTensor& t : c.tensors) {
+        const fb::BufferRef ref = ToFb(t.buffer);
+        tensors.push_back(fb::CreateCollectiveTensor(b, b.CreateString(t.name),
+                                                     DTypeToFb(t.dtype), &ref));
+      }
+      collectives.push_back(fb::CreateCollective(
+          b, static_cast<fb::CollectiveKind>(c.kind), c.after_launches,
+          c.wait_before, b.CreateVector(tensors)));
+    }
+    collectives_vec = b.CreateVector(collectives);
+  }
+  return fb::CreateEntry(b, name, inputs, outputs, arena, launches_vec,
+                         collectives_vec);
 }
 
 Offset<fb::Kernel> KernelFb(FlatBufferBuilder& b, const Kernel& k) {

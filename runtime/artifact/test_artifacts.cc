@@ -194,6 +194,14 @@ Artifact TrainingArtifact() {
   train.inputs = {x, y, lr};
   train.outputs = {loss_out};
   train.launches = {fwd, loss_launch, bwd_launch, update_w, update_b};
+  // Data parallel: the gradients are averaged over the ranks after the
+  // backward, before the updates read them.
+  Collective grads;
+  grads.after_launches = 3;
+  grads.wait_before = 3;
+  grads.tensors = {{"grad/w", DType::kF32, BufferRef::Resident(gw, 0, 512)},
+                   {"grad/b", DType::kF32, BufferRef::Resident(gb, 0, 32)}};
+  train.collectives = {grads};
   w.AddEntry(train);
   return w.artifact();
 }

@@ -634,6 +634,12 @@ absl::Status MappedDataset::ReadRange(uint64_t first, uint64_t count,
 BatchSampler::BatchSampler(uint64_t record_count, const BatchOptions& options)
     : record_count_(record_count), options_(options) {
   if (options_.batch_size == 0) options_.batch_size = 1;
+  if (options_.shard_count == 0) options_.shard_count = 1;
+  if (options_.shard_index >= options_.shard_count) options_.shard_index = 0;
+  if (options_.shard_count > 1) options_.drop_last = true;
+  shard_size_ = options_.batch_size;
+  // Below, batch_size is the global batch.
+  options_.batch_size *= options_.shard_count;
 }
 
 std::vector<uint64_t> BatchSampler::EpochPermutation(uint64_t count,
@@ -680,7 +686,12 @@ bool BatchSampler::Next(std::vector<uint64_t>* indices, uint64_t* epoch,
   }
   if (options_.num_epochs != 0 && epoch_ >= options_.num_epochs) return false;
   const uint64_t n = std::min(left, options_.batch_size);
-  indices->assign(order_.begin() + position_, order_.begin() + position_ + n);
+  // This shard's slice of the global batch (all of it with one shard).
+  const uint64_t first = options_.shard_count > 1
+                             ? position_ + options_.shard_index * shard_size_
+                             : position_;
+  const uint64_t count = options_.shard_count > 1 ? shard_size_ : n;
+  indices->assign(order_.begin() + first, order_.begin() + first + count);
   position_ += n;
   *epoch = epoch_;
   *batch_in_epoch = batch_in_epoch_++;

@@ -193,6 +193,13 @@ struct BatchOptions {
   bool drop_last = true;
   // Stop after this many epochs; 0 = never.
   uint64_t num_epochs = 0;
+  // Data parallel: the batches of `shard_count` ranks together form global
+  // batches of shard_count * batch_size records, drawn as above; this rank
+  // gets the shard_index-th slice of each. So N ranks see, step by step,
+  // exactly the batches one rank with an N times larger batch would see.
+  // Shards always drop a short last batch.
+  uint64_t shard_count = 1;
+  uint64_t shard_index = 0;
 };
 
 // Which records make up each batch. Deterministic: the same (record count,
@@ -216,7 +223,8 @@ class BatchSampler {
   void StartEpoch();
 
   uint64_t record_count_;
-  BatchOptions options_;
+  BatchOptions options_;  // batch_size: the global batch of all shards
+  uint64_t shard_size_ = 1;
   uint64_t epoch_ = 0;
   uint64_t position_ = 0;
   uint64_t batch_in_epoch_ = 0;

@@ -372,6 +372,45 @@ TEST(BatchSamplerTest, SequentialBatches) {
   EXPECT_EQ(n, 4);
 }
 
+TEST(BatchSamplerTest, ShardsSliceTheGlobalBatches) {
+  // Two ranks with batches of 3 see, together, the batches of 6 one rank
+  // sees, over two shuffled epochs of 14 records (2 full global batches
+  // each, the short rest dropped).
+  BatchOptions whole;
+  whole.batch_size = 6;
+  whole.seed = 5;
+  whole.num_epochs = 2;
+  BatchSampler one(14, whole);
+  std::vector<BatchSampler> ranks;
+  for (uint64_t r = 0; r < 2; ++r) {
+    BatchOptions o = whole;
+    o.batch_size = 3;
+    o.shard_count = 2;
+    o.shard_index = r;
+    o.drop_last = false;  // shards always drop the short rest
+    ranks.emplace_back(14, o);
+  }
+  std::vector<uint64_t> all, part;
+  uint64_t epoch, b, rank_epoch, rank_b;
+  int batches = 0;
+  while (one.Next(&all, &epoch, &b)) {
+    std::vector<uint64_t> joined;
+    for (BatchSampler& rank : ranks) {
+      ASSERT_TRUE(rank.Next(&part, &rank_epoch, &rank_b));
+      EXPECT_EQ(part.size(), 3u);
+      EXPECT_EQ(rank_epoch, epoch);
+      EXPECT_EQ(rank_b, b);
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    EXPECT_EQ(joined, all);
+    ++batches;
+  }
+  EXPECT_EQ(batches, 4);
+  for (BatchSampler& rank : ranks) {
+    EXPECT_FALSE(rank.Next(&part, &rank_epoch, &rank_b));
+  }
+}
+
 TEST(BatchSamplerTest, ShuffleIsAPermutationPerEpochAndDeterministic) {
   const uint64_t kCount = 1003;
   std::set<std::vector<uint64_t>> orders;

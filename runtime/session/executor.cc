@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/status.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/memory/cuda_allocator.h"
 #include "runtime/random/initializers.h"
 #include "runtime/session/tensor_map.h"
@@ -158,6 +159,9 @@ absl::Status Executor::Init() {
   RuntimeState& rt = runtime();
   KILN_RETURN_IF_ERROR(rt.device->MakeCurrent());
   KILN_ASSIGN_OR_RETURN(stream_, Stream::Create(*rt.device));
+  if (distributed()) {
+    KILN_ASSIGN_OR_RETURN(comm_stream_, Stream::Create(*rt.device));
+  }
   // Grid dependency control arrived with sm_90; graphs capture programmatic
   // launches from CUDA 12.3 on.
   constexpr int kProgrammaticCaptureDriver = 12030;
@@ -398,14 +402,75 @@ absl::StatusOr<Executor::EntryState*> Executor::Prepare(
     }
     state.args.push_back(std::move(args));
   }
+  if (distributed()) {
+    const Device& device = *runtime().device;
+    for (size_t c = 0; c < entry.collectives.size(); ++c) {
+      KILN_ASSIGN_OR_RETURN(auto ready, Event::Create(device, false));
+      KILN_ASSIGN_OR_RETURN(auto done, Event::Create(device, false));
+      state.collective_ready.push_back(std::move(ready));
+      state.collective_done.push_back(std::move(done));
+    }
+    KILN_ASSIGN_OR_RETURN(state.finished, Event::Create(device, false));
+  }
   return &entries_.emplace(entry.name, std::move(state)).first->second;
+}
+
+absl::Status Executor::IssueCollective(const artifact::Entry& entry,
+                                       EntryState& state, size_t index) {
+  const artifact::Collective& c = entry.collectives[index];
+  distributed::Communicator& comm = *options_.communicator;
+  const std::string where =
+      absl::StrCat("entry '", entry.name, "' collective ", index);
+  // Fork: the communication stream waits for the work issued so far (in a
+  // capture, this makes it part of the graph).
+  KILN_RETURN_IF_ERROR(state.collective_ready[index]->Record(*stream_));
+  KILN_RETURN_IF_ERROR(comm_stream_->Wait(*state.collective_ready[index]));
+  KILN_RETURN_IF_ERROR(Annotate(comm.GroupStart(), where));
+  for (const artifact::CollectiveTensor& t : c.tensors) {
+    const CUdeviceptr data = static_cast<CUdeviceptr>(Address(state, t.buffer));
+    const size_t count = t.buffer.size / DTypeSize(t.dtype);
+    absl::Status issued =
+        comm.AllReduce(data, data, count, t.dtype, distributed::ReduceOp::kAvg,
+                       comm_stream_->handle());
+    if (!issued.ok()) {
+      (void)comm.GroupEnd();
+      return Annotate(issued, absl::StrCat(where, " ('", t.name, "')"));
+    }
+  }
+  KILN_RETURN_IF_ERROR(Annotate(comm.GroupEnd(), where));
+  return state.collective_done[index]->Record(*comm_stream_);
 }
 
 absl::Status Executor::LaunchAll(const artifact::Entry& entry,
                                  EntryState& state) {
+  const std::vector<artifact::Collective>& collectives =
+      distributed() ? entry.collectives : std::vector<artifact::Collective>();
+  size_t next = 0;  // the next collective to issue
+  // Before launch `l` (or at the end, l == launches.size()): issue the
+  // collectives whose inputs are now issued, then join those launch `l`
+  // must see the results of.
+  auto synchronise = [&](size_t l, bool* waited) -> absl::Status {
+    *waited = false;
+    while (next < collectives.size() && collectives[next].after_launches == l) {
+      KILN_RETURN_IF_ERROR(IssueCollective(entry, state, next));
+      ++next;
+    }
+    for (size_t c = 0; c < collectives.size(); ++c) {
+      if (collectives[c].wait_before == l) {
+        KILN_RETURN_IF_ERROR(stream_->Wait(*state.collective_done[c]));
+        *waited = true;
+      }
+    }
+    return absl::OkStatus();
+  };
   for (size_t i = 0; i < entry.launches.size(); ++i) {
+    bool waited = false;
+    KILN_RETURN_IF_ERROR(synchronise(i, &waited));
     const artifact::Launch& l = entry.launches[i];
-    const LaunchConfig config = ConfigOf(l);
+    LaunchConfig config = ConfigOf(l);
+    // A launch that waits for a collective starts after it, not early
+    // beside its predecessor kernel.
+    if (waited) config.programmatic_serialization = false;
     stats_.programmatic_launches += config.programmatic_serialization ? 1 : 0;
     stats_.cluster_launches += config.clustered() ? 1 : 0;
     stats_.cooperative_launches += config.cooperative ? 1 : 0;
@@ -413,7 +478,21 @@ absl::Status Executor::LaunchAll(const artifact::Entry& entry,
         module_->kernels[l.kernel].Launch(*stream_, config, state.args[i]),
         absl::StrCat("entry '", entry.name, "' launch ", i)));
   }
+  bool waited = false;
+  KILN_RETURN_IF_ERROR(synchronise(entry.launches.size(), &waited));
+  stats_.collectives += static_cast<int64_t>(collectives.size());
   return absl::OkStatus();
+}
+
+absl::Status Executor::WaitForEntry(const artifact::Entry& entry,
+                                    EntryState& state) {
+  const std::string what = absl::StrCat("entry '", entry.name, "'");
+  if (!distributed()) return Annotate(stream_->Synchronize(), what);
+  KILN_RETURN_IF_ERROR(state.finished->Record(*stream_));
+  const Event& finished = *state.finished;
+  KILN_RETURN_IF_ERROR(options_.communicator->WaitUntil(
+      [&finished] { return finished.IsComplete(); }, what));
+  return Annotate(stream_->Synchronize(), what);
 }
 
 absl::Status Executor::CheckUsable() const {
@@ -468,7 +547,9 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
   }
   // Once kernels run, an error leaves the resident buffers undefined.
   KILN_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
-    if (options_.use_graphs) {
+    const bool warm_up =
+        distributed() && state->calls == 0 && !entry.collectives.empty();
+    if (options_.use_graphs && !warm_up) {
       if (state->graph == nullptr) {
         KILN_ASSIGN_OR_RETURN(state->graph, Graph::Capture(*stream_, [&] {
                                 return LaunchAll(entry, *state);
@@ -481,9 +562,9 @@ absl::Status Executor::Call(const artifact::Entry& entry, const Inputs& inputs,
       KILN_RETURN_IF_ERROR(LaunchAll(entry, *state));
       stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
     }
-    return Annotate(stream_->Synchronize(),
-                    absl::StrCat("entry '", entry.name, "'"));
+    return WaitForEntry(entry, *state);
   }));
+  ++state->calls;
   ++stats_.calls;
   return absl::OkStatus();
 }
@@ -563,6 +644,12 @@ absl::StatusOr<std::vector<float>> Executor::Time(const artifact::Entry& entry,
       stats_.kernel_launches += static_cast<int64_t>(entry.launches.size());
     }
     KILN_RETURN_IF_ERROR(end->Record(*stream_));
+    if (distributed()) {
+      const Event& done = *end;
+      KILN_RETURN_IF_ERROR(options_.communicator->WaitUntil(
+          [&done] { return done.IsComplete(); },
+          absl::StrCat("entry '", entry.name, "' (timed)")));
+    }
     KILN_RETURN_IF_ERROR(end->Synchronize());
     KILN_ASSIGN_OR_RETURN(float t, Event::ElapsedMs(*start, *end));
     ms.push_back(t);

@@ -135,6 +135,16 @@ class Executor {
     DeviceBuffer arena;
     std::vector<KernelArgs> args;  // one per launch
     std::unique_ptr<Graph> graph;
+    // Per collective (when they run): recorded on the entry's stream where
+    // the collective may start, and on the communication stream where it
+    // has ended.
+    std::vector<std::unique_ptr<Event>> collective_ready, collective_done;
+    // Recorded at the end of each call, for the watchdog's wait.
+    std::unique_ptr<Event> finished;
+    // Calls so far. With a communicator the first runs without a graph:
+    // NCCL sets up its connections on a collective's first use, which
+    // belongs outside a capture (as PyTorch warms NCCL up before capturing).
+    int64_t calls = 0;
   };
 
   Executor(std::shared_ptr<ModuleState> module, const SessionOptions& options)
@@ -146,6 +156,14 @@ class Executor {
   DevicePtr Address(const EntryState& state,
                     const artifact::BufferRef& ref) const;
   absl::Status LaunchAll(const artifact::Entry& entry, EntryState& state);
+  // Whether the artifact's collectives run (a communicator was given).
+  bool distributed() const { return options_.communicator != nullptr; }
+  // Issues collective `index` of `entry` on the communication stream after
+  // the work issued so far on the entry's stream.
+  absl::Status IssueCollective(const artifact::Entry& entry, EntryState& state,
+                               size_t index);
+  // Waits for the entry's stream: with a communicator under its watchdog.
+  absl::Status WaitForEntry(const artifact::Entry& entry, EntryState& state);
   absl::StatusOr<const GradKernels*> Tools() const;
   // Runs `work` (which launches kernels) unless a fault is recorded, and
   // records its error as the fault.
@@ -163,6 +181,8 @@ class Executor {
   bool programmatic_launch_ = false;
   // Destroyed in reverse order: entries and residents before the stream.
   std::unique_ptr<Stream> stream_;
+  // The collectives' stream (distributed() only).
+  std::unique_ptr<Stream> comm_stream_;
   std::vector<DeviceBuffer> residents_;
   std::map<std::string, EntryState> entries_;
   ExecutionStats stats_;

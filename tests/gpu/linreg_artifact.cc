@@ -246,6 +246,21 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   fb_entry.launches = {fwd, loss, mse_grad, grad_w, grad_b};
   fb_entry.launches.insert(fb_entry.launches.end(), state_updates.begin(),
                            state_updates.end());
+  // Launches 3 and 4 compute grad.w and grad.b.
+  auto buckets = [&](uint32_t wait_before) {
+    artifact::Collective bucket_w, bucket_b;
+    bucket_w.after_launches = 4;
+    bucket_w.wait_before = wait_before;
+    bucket_w.tensors = {{"grad.w", DType::kF32, rgw}};
+    bucket_b.after_launches = 5;
+    bucket_b.wait_before = wait_before;
+    bucket_b.tensors = {{"grad.b", DType::kF32, rgb}};
+    return std::vector<artifact::Collective>{bucket_w, bucket_b};
+  };
+  if (o.data_parallel) {
+    fb_entry.collectives =
+        buckets(static_cast<uint32_t>(fb_entry.launches.size()));
+  }
   w.AddEntry(std::move(fb_entry));
 
   std::vector<TensorBinding> params_and_state = {bw, bb};
@@ -282,6 +297,9 @@ artifact::Artifact LinRegArtifact(const LinRegOptions& o) {
   step.launches = {fwd, loss, mse_grad, grad_w, grad_b};
   step.launches.insert(step.launches.end(), state_updates.begin(),
                        state_updates.end());
+  if (o.data_parallel) {
+    step.collectives = buckets(static_cast<uint32_t>(step.launches.size()));
+  }
   step.launches.insert(step.launches.end(), updates.begin(), updates.end());
   if (o.fault_input) {
     const BufferRef afault = BufferRef::Arena(ofault, 4);

@@ -41,6 +41,11 @@ struct LinRegOptions {
   // kernel launched between the updates of w and b stores to an illegal
   // address (fault_when), as a faulty kernel would.
   bool fault_input = false;
+  // Data parallel, as kilnc --data-parallel plans it: forward_backward and
+  // train_step average grad.w and grad.b over the ranks, each in a bucket of
+  // its own issued as soon as its gradient kernel is issued; train_step's
+  // updates wait for both, forward_backward ends with them.
+  bool data_parallel = false;
 };
 
 // Parameters: w [in, out] (xavier, gain 1, stream 0), b [out] (uniform in

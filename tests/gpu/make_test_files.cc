@@ -7,6 +7,11 @@
 //   predict_nan.safetensors      the same with a NaN at [3, 2]
 //   predict_expected.safetensors pred of predict.kiln with seed-0 parameters
 //   predict_wrong.safetensors    the same, one element off by 1
+//   linreg_sgd16.kiln            linear regression with SGD, batch 16
+//   linreg_dp8.kiln, linreg_dp4.kiln
+//                                the same with the gradient all-reduces of
+//                                kilnc --data-parallel, batches 8 and 4 (2
+//                                and 4 ranks of global batches of 16)
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -43,6 +48,19 @@ int Main(int argc, char** argv) {
   s = artifact::WriteArtifactFile(testing::LinRegArtifact(p),
                                   dir + "/predict.kiln");
   if (!s.ok()) return Fail(s);
+
+  // Data parallel: 1, 2 and 4 ranks of global batches of 16.
+  for (int ranks : {1, 2, 4}) {
+    testing::LinRegOptions d = o;
+    d.optimizer = testing::LinRegOptimizer::kSgd;
+    d.batch = o.batch / ranks;
+    d.data_parallel = ranks > 1;
+    const std::string name =
+        ranks == 1 ? "linreg_sgd16" : "linreg_dp" + std::to_string(d.batch);
+    s = artifact::WriteArtifactFile(testing::LinRegArtifact(d),
+                                    dir + "/" + name + ".kiln");
+    if (!s.ok()) return Fail(s);
+  }
 
   const int64_t rows = o.batch * 20;
   const testing::LinRegData data =

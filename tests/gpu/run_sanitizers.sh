@@ -5,8 +5,8 @@
 #   tests/gpu/run_sanitizers.sh LOGDIR [TOOL...]   # default: all four
 #
 # Each tool runs, at the same time as the others, every bundle that is there:
-# the runtime bundle (run_bundle.sh), codegen/run.sh and reliability/run.sh
-# with KILN_SANITIZER set (reduced step counts), and the rnn, conv and
+# the runtime bundle (run_bundle.sh), codegen/run.sh, reliability/run.sh and
+# custom/run.sh with KILN_SANITIZER set (reduced step counts), and the rnn, conv and
 # attention op cases (run_gpu_cases.sh; made small with MODELS=..., see
 # tests/gpu/SANITIZERS.md) through a sanitized kiln-run. Writes
 # LOGDIR/TOOL/BUNDLE/ and LOGDIR/summary.txt: per tool and bundle the checks
@@ -23,7 +23,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 bundles="${root}/.gpu-bundle"
 jobs="${KILN_JOBS:-3}"
 # KILN_SANITIZER_BUNDLES narrows the run to some of the bundles.
-wanted=" ${KILN_SANITIZER_BUNDLES:-runtime codegen reliability rnn conv attention} "
+wanted=" ${KILN_SANITIZER_BUNDLES:-runtime codegen reliability custom rnn conv attention} "
 
 run_tool() { # TOOL
   local tool="$1" dir="${logs}/$1"
@@ -32,7 +32,7 @@ run_tool() { # TOOL
     KILN_SANITIZER="${tool}" "${bundles}/run_bundle.sh" "${dir}/runtime" >"${dir}/runtime.txt" 2>&1
     echo "runtime exit $?" >>"${dir}/runtime.txt"
   fi
-  for bundle in codegen reliability; do
+  for bundle in codegen reliability custom; do
     [[ -x "${bundles}/${bundle}/run.sh" && "${wanted}" == *" ${bundle} "* ]] || continue
     KILN_SANITIZER="${tool}" KILN_JOBS="${jobs}" OOC_DIR="/tmp/kiln-ooc-${tool}" \
       "${bundles}/${bundle}/run.sh" "${dir}/${bundle}" >"${dir}/${bundle}.txt" 2>&1

@@ -9,6 +9,7 @@
 //       --seed 0 --checkpoint out.safetensors [--resume in.safetensors]
 //   kiln-run model.kiln --params ckpt.safetensors --dataset heldout.kilndata \
 //       --batch-fields x,y
+//   kiln-run model.kiln --nproc 2 --steps 1000 ...    data parallel
 //
 // Exit status: 0 on success, 1 when running failed or --check found a
 // mismatch (or NaN), 2 for bad command lines.
@@ -35,6 +36,8 @@
 #include "kiln/status.h"
 #include "runtime/artifact/artifact.h"
 #include "runtime/cuda/device.h"
+#include "runtime/distributed/communicator.h"
+#include "runtime/distributed/config.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/dataset.h"
 #include "runtime/io/finite.h"
@@ -43,6 +46,7 @@
 #include "runtime/observe/event_file.h"
 #include "runtime/observe/loss_curve.h"
 #include "tools/common/command_line.h"
+#include "tools/kiln-run/rank_launcher.h"
 
 ABSL_FLAG(int, device, 0, "the GPU to run on");
 ABSL_FLAG(std::optional<int64_t>, memory_limit, std::nullopt,
@@ -111,6 +115,17 @@ ABSL_FLAG(
     "(loss, learning rate, steps/s, device pool bytes and, where the "
     "artifact computes them, gradient statistics, every --log-every "
     "steps) and the loss curve DIR/loss.svg at the end");
+ABSL_FLAG(int, nproc, 0,
+          "data-parallel training on N GPUs of this machine: starts N ranks "
+          "of this command line (rank r on GPU r), each training on its "
+          "slice of every global batch (N times the artifact's batch); the "
+          "artifact is compiled with kilnc --data-parallel");
+ABSL_FLAG(std::string, distributed, "auto",
+          "auto: data parallel when the environment names more than one "
+          "rank (RANK, WORLD_SIZE, LOCAL_RANK and MASTER_ADDR/MASTER_PORT "
+          "as torchrun sets them, or KILN_RENDEZVOUS_FILE); nccl: through "
+          "NCCL even as one rank; off: one process, whatever the "
+          "environment says");
 ABSL_FLAG(int64_t, log_every, 0,
           "progress lines every N steps when not on a terminal (0: steps / "
           "20)");
@@ -143,6 +158,7 @@ Exit status: 0 on success, 1 when running failed or --check found a mismatch
       {"Training (given --steps):",
        {"steps", "lr", "schedule", "schedule_steps", "no_shuffle", "checkpoint",
         "checkpoint_every", "resume", "log_every", "log_dir"}},
+      {"Data parallel (training):", {"nproc", "distributed"}},
   };
   usage.metavars = {
       {"memory_limit", "BYTES"},
@@ -161,6 +177,8 @@ Exit status: 0 on success, 1 when running failed or --check found a mismatch
       {"checkpoint", "FILE"},
       {"resume", "FILE"},
       {"log_dir", "DIR"},
+      {"nproc", "N"},
+      {"distributed", "MODE"},
   };
   return usage;
 }
@@ -195,6 +213,8 @@ struct Flags {
   std::string resume;
   int64_t log_every = 0;
   std::string log_dir;
+  int nproc = 0;
+  std::string distributed = "auto";
 };
 
 // The parsed command line; a bad one exits with status 2 and a message.
@@ -250,6 +270,14 @@ Flags ParseFlags(int argc, char** argv) {
   f.resume = absl::GetFlag(FLAGS_resume);
   f.log_every = absl::GetFlag(FLAGS_log_every);
   f.log_dir = absl::GetFlag(FLAGS_log_dir);
+  f.nproc = absl::GetFlag(FLAGS_nproc);
+  if (f.nproc < 0) bad("--nproc must be >= 0");
+  f.distributed = absl::GetFlag(FLAGS_distributed);
+  if (f.distributed != "auto" && f.distributed != "nccl" &&
+      f.distributed != "off") {
+    bad(absl::StrCat("--distributed: '", f.distributed,
+                     "' is not auto, nccl or off"));
+  }
 
   if (positional.size() != 1) {
     bad(positional.empty() ? "no model given"
@@ -273,6 +301,7 @@ Flags ParseFlags(int argc, char** argv) {
       bad("--checkpoint-every needs --checkpoint");
     }
   } else {
+    if (f.nproc > 1) bad("--nproc trains: it needs --steps");
     if (!f.checkpoint.empty() || !f.resume.empty()) {
       bad("--checkpoint and --resume need --steps");
     }
@@ -729,11 +758,22 @@ class TrainingLog {
   std::chrono::steady_clock::time_point last_time_;
 };
 
-absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
-  KILN_ASSIGN_OR_RETURN(
-      auto trainer,
-      module.NewTrainer(
-          {.seed = f.seed, .programmatic_launch = !f.serial_launches}));
+// This process's place in data-parallel training (one rank of one without).
+struct Ranks {
+  std::shared_ptr<distributed::Communicator> communicator;
+  int rank = 0;
+  int world_size = 1;
+  // Rank 0 writes the checkpoints, the logs and the checks.
+  bool leader() const { return rank == 0; }
+};
+
+absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module,
+                                const Ranks& ranks) {
+  TrainerOptions trainer_options;
+  trainer_options.seed = f.seed;
+  trainer_options.programmatic_launch = !f.serial_launches;
+  trainer_options.communicator = ranks.communicator;
+  KILN_ASSIGN_OR_RETURN(auto trainer, module.NewTrainer(trainer_options));
   if (!f.resume.empty()) {
     KILN_RETURN_IF_ERROR(trainer->Restore(f.resume));
     std::printf("resumed from %s at step %lld\n", f.resume.c_str(),
@@ -768,6 +808,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     options.batch.shuffle = f.shuffle;
     options.batch.seed = f.seed;
     options.batch.drop_last = true;
+    // Every rank draws the same global batches and trains on its slice.
+    options.batch.shard_count = static_cast<uint64_t>(ranks.world_size);
+    options.batch.shard_index = static_cast<uint64_t>(ranks.rank);
     options.fields = f.batch_fields;
     KILN_ASSIGN_OR_RETURN(loader,
                           DeviceBatchLoader::Create(rt, dataset.get(), options,
@@ -781,8 +824,17 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
 
   const bool skips_nonfinite =
       trainer->Buffer("grad_stats.skipped_updates").ok();
+  if (ranks.communicator != nullptr) {
+    std::printf("data parallel: %d ranks, %s; the loss printed is rank 0's\n",
+                ranks.world_size,
+                dataset != nullptr
+                    ? absl::StrCat("global batches of ", ranks.world_size,
+                                   " x ", wanted[0].shape[0], " records")
+                          .c_str()
+                    : "every rank on the same --inputs");
+  }
   std::unique_ptr<TrainingLog> log;
-  if (!f.log_dir.empty()) {
+  if (!f.log_dir.empty() && ranks.leader()) {
     KILN_ASSIGN_OR_RETURN(log, TrainingLog::Open(f.log_dir, f.model));
     std::printf("logging to %s\n", log->events_path().c_str());
   }
@@ -820,7 +872,7 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
       return Annotate(result.status(), absl::StrCat("step ", step + 1, intact));
     }
     if (f.checkpoint_every > 0 && (step + 1) % f.checkpoint_every == 0 &&
-        step + 1 < total) {
+        step + 1 < total && ranks.leader()) {
       KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
       saved_step = step + 1;
       saved_from = f.checkpoint;
@@ -890,12 +942,12 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
     std::printf("wrote %s and %s\n", log->events_path().c_str(),
                 log->curve_path().c_str());
   }
-  if (!f.checkpoint.empty()) {
+  if (!f.checkpoint.empty() && ranks.leader()) {
     KILN_RETURN_IF_ERROR(trainer->Save(f.checkpoint));
     std::printf("wrote checkpoint %s (step %lld)\n", f.checkpoint.c_str(),
                 static_cast<long long>(trainer->step()));
   }
-  if (!f.check.empty()) {
+  if (!f.check.empty() && ranks.leader()) {
     std::map<std::string, HostTensor> params;
     for (const std::string& name : trainer->parameter_names()) {
       KILN_ASSIGN_OR_RETURN(Tensor t, trainer->Parameter(name));
@@ -907,12 +959,74 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module) {
   return 0;
 }
 
+// The data-parallel configuration from the environment and --distributed:
+// nullopt for one process.
+absl::StatusOr<std::optional<distributed::DistributedConfig>> RanksOf(
+    const Flags& f) {
+  if (f.distributed == "off") return std::nullopt;
+  KILN_ASSIGN_OR_RETURN(std::optional<distributed::DistributedConfig> config,
+                        distributed::ConfigFromEnvironment());
+  if (!config && f.distributed == "nccl") {
+    config = distributed::DistributedConfig();  // rank 0 of 1
+  }
+  if (config && config->world_size == 1 && f.distributed != "nccl") {
+    return std::nullopt;
+  }
+  if (config && f.nproc > 1 && f.nproc != config->world_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--nproc ", f.nproc, " but WORLD_SIZE is ", config->world_size));
+  }
+  if (config && !f.steps) {
+    return absl::InvalidArgumentError(
+        "data-parallel ranks train: give --steps (inference and evaluation "
+        "run as one process, --distributed=off)");
+  }
+  return config;
+}
+
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
-  auto fail = [](const absl::Status& s) {
-    std::fprintf(stderr, "kiln-run: %s\n", std::string(s.ToString()).c_str());
+  // The launcher: N ranks of this command line, each of which finds RANK
+  // in its environment.
+  const char* rank_variable = std::getenv("RANK");
+  if (flags.nproc > 1 && (rank_variable == nullptr || *rank_variable == 0) &&
+      flags.distributed != "off") {
+    LaunchOptions launch;
+    launch.nproc = flags.nproc;
+    return LaunchRanks(argv, launch);
+  }
+  std::string who;
+  auto fail = [&who](const absl::Status& s) {
+    std::fprintf(stderr, "kiln-run%s: %s\n", who.c_str(),
+                 std::string(s.ToString()).c_str());
     return 1;
   };
+  absl::StatusOr<std::optional<distributed::DistributedConfig>> config =
+      RanksOf(flags);
+  if (!config.ok()) return fail(config.status());
+  Ranks ranks;
+  int device = flags.device;
+  if (config->has_value()) {
+    ranks.rank = (*config)->rank;
+    ranks.world_size = (*config)->world_size;
+    device = (*config)->local_rank;
+    who = absl::StrCat(" (rank ", ranks.rank, " of ", ranks.world_size, ")");
+    // One progress report: rank 0's. The others print only errors (their
+    // stdout discards what it is given; /dev/null may be unavailable, as
+    // in sandboxes).
+    if (ranks.rank > 0) {
+      cookie_io_functions_t discard = {};
+      discard.write = [](void*, const char*, size_t size) -> ssize_t {
+        return static_cast<ssize_t>(size);
+      };
+      FILE* quiet = fopencookie(nullptr, "w", discard);
+      if (quiet == nullptr) {
+        return fail(absl::InternalError("cannot silence stdout"));
+      }
+      std::fflush(stdout);
+      stdout = quiet;
+    }
+  }
   // The file first, read once: a missing or damaged artifact is reported as
   // such, also on a machine without a GPU.
   absl::StatusOr<std::string> bytes = io::ReadFile(flags.model);
@@ -921,8 +1035,15 @@ int Main(int argc, char** argv) {
       !checked.ok()) {
     return fail(Annotate(checked, flags.model));
   }
-  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(flags.device);
+  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(device);
   if (!rt.ok()) return fail(rt.status());
+  if (config->has_value()) {
+    // On the rank's device (Runtime::Open made its context current).
+    absl::StatusOr<std::unique_ptr<distributed::Communicator>> communicator =
+        distributed::Communicator::Create(**config);
+    if (!communicator.ok()) return fail(communicator.status());
+    ranks.communicator = std::move(*communicator);
+  }
   (*rt)->pool().SetLimit(static_cast<size_t>(flags.memory_limit));
   absl::StatusOr<std::unique_ptr<Module>> module =
       (*rt)->LoadFromMemory(*bytes);
@@ -932,8 +1053,15 @@ int Main(int argc, char** argv) {
               (*rt)->device().compute_capability().sm(),
               (*module)->loaded_cubins() ? "cubins" : "PTX");
   absl::StatusOr<int> status = flags.steps
-                                   ? RunTraining(flags, **rt, **module)
+                                   ? RunTraining(flags, **rt, **module, ranks)
                                    : RunInference(flags, **rt, **module);
+  if (!status.ok() && ranks.communicator != nullptr) {
+    // A failed rank leaves without tearing down: its streams may hold NCCL
+    // work that waits for a peer that is gone.
+    fail(status.status());
+    std::fflush(nullptr);
+    _exit(1);
+  }
   if (!status.ok()) return fail(status.status());
   return *status;
 }

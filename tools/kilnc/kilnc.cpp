@@ -18,6 +18,7 @@
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
+#include "codegen/distributed/GradientBuckets.h"
 #include "codegen/header/CppNames.h"
 #include "codegen/header/HeaderEmitter.h"
 #include "compiler/import/LoadModel.h"
@@ -160,6 +161,11 @@ static cl::opt<uint64_t> memoryBudget(
              "are computed again in the backward instead of kept (--stats "
              "shows the choice)"),
     cl::init(0), cl::cat(category));
+static cl::list<std::string> customKernelDirs(
+    "I", cl::Prefix,
+    cl::desc("directory searched for the CUDA files of kiln.custom ops, "
+             "after the model's own (repeatable, in order)"),
+    cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool> noKernelCache("no-kernel-cache",
                                    cl::desc("compile every kernel"),
                                    cl::cat(category));
@@ -184,6 +190,23 @@ static cl::opt<bool> emitTemplates(
     "emit-templates",
     cl::desc("with --emit=cuda, also print the kernel templates the kernels "
              "include, so that the output is self-contained"),
+    cl::cat(category));
+static cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("data-parallel training: the gradients are averaged over the "
+             "ranks (NCCL all-reduce), in buckets each issued as soon as the "
+             "backward has finished it, on a second stream; with one rank "
+             "the artifact trains as without"),
+    cl::cat(category));
+static cl::opt<uint64_t> bucketBytes(
+    "bucket-bytes", cl::init(25ull << 20),
+    cl::desc("bytes of a gradient bucket (--data-parallel; 25 MiB as "
+             "PyTorch's DistributedDataParallel)"),
+    cl::cat(category));
+static cl::opt<uint64_t> firstBucketBytes(
+    "first-bucket-bytes", cl::init(1ull << 20),
+    cl::desc("bytes of the first gradient bucket, smaller so that "
+             "communication starts early (--data-parallel; 1 MiB)"),
     cl::cat(category));
 // `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
 // and prints its kernels, launches (per kernel family) and memory per entry.
@@ -308,6 +331,14 @@ int main(int argc, char **argv) {
       gemmSchedule != "pingpong")
     return fail("--gemm-schedule must be auto, cooperative or pingpong, got '" +
                 gemmSchedule + "'");
+  if (dataParallel && inference)
+    return fail("--data-parallel needs training entries, not --inference");
+  if ((bucketBytes.getNumOccurrences() ||
+       firstBucketBytes.getNumOccurrences()) &&
+      !dataParallel)
+    return fail("--bucket-bytes and --first-bucket-bytes need --data-parallel");
+  if (bucketBytes == 0 || firstBucketBytes == 0)
+    return fail("--bucket-bytes and --first-bucket-bytes must be positive");
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
     return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
 
@@ -360,6 +391,11 @@ int main(int argc, char **argv) {
                               ? std::string(kernelCache)
                               : codegen::KernelCache::defaultDirectory();
   options.compile = emit != "cuda";
+  for (const std::string &dir : customKernelDirs)
+    options.customKernelDirs.push_back(dir);
+  options.dataParallel = dataParallel.getValue();
+  options.bucketBytes = bucketBytes.getValue();
+  options.firstBucketBytes = firstBucketBytes.getValue();
 
   DefaultTimingManager timingManager;
   applyDefaultTimingManagerCLOptions(timingManager);
@@ -424,6 +460,7 @@ int main(int argc, char **argv) {
   if (llvm::AreStatisticsEnabled()) {
     printStats(compiled);
     printRecomputed(*module);
+    codegen::printBucketPlan(compiled, llvm::errs());
   }
   if (emit == "cuda" || emit == "ptx") {
     for (const codegen::CompiledKernelImage &kernel : compiled.kernels)

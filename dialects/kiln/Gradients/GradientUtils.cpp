@@ -43,6 +43,7 @@ void registerGradientRules(DialectRegistry &registry) {
     registerShapeGradientRules(context);
     registerNNGradientRules(context);
     registerSequenceGradientRules(context);
+    registerCustomGradientRules(context);
   });
 }
 

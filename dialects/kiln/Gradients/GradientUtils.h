@@ -28,6 +28,7 @@ void registerElementwiseGradientRules(MLIRContext *context);
 void registerShapeGradientRules(MLIRContext *context);
 void registerNNGradientRules(MLIRContext *context);
 void registerSequenceGradientRules(MLIRContext *context);
+void registerCustomGradientRules(MLIRContext *context);
 
 } // namespace mlir::kiln
 

@@ -14,5 +14,6 @@ include "dialects/kiln/IR/KilnShapeOps.td"
 include "dialects/kiln/IR/KilnNNOps.td"
 include "dialects/kiln/IR/KilnNNBackwardOps.td"
 include "dialects/kiln/IR/KilnSequenceBackwardOps.td"
+include "dialects/kiln/IR/KilnCustomOps.td"
 
 #endif // KILN_OPS_TD

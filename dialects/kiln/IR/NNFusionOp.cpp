@@ -10,8 +10,8 @@ using namespace mlir::kiln;
 
 ArrayRef<StringLiteral> FusionOp::knownKinds() {
   static constexpr StringLiteral kinds[] = {
-      "pointwise", "reduction", "gemm",       "attention", "rnn",
-      "conv",      "pool",      "batch_norm", "embedding", "optimizer"};
+      "pointwise", "reduction",  "gemm",      "attention", "rnn",   "conv",
+      "pool",      "batch_norm", "embedding", "optimizer", "custom"};
   return kinds;
 }
 

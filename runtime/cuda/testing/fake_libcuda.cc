@@ -14,7 +14,11 @@
 // grid a multiple of the cluster, a cooperative grid that fits the device)
 // and counts them for the tests (kiln_fake_* below); the work runs like any
 // other launch. KILN_FAKE_CUDA_SM (e.g. "80") changes the compute capability
-// the device reports, for devices without clusters.
+// the device reports, for devices without clusters; KILN_FAKE_CUDA_DEVICES
+// (e.g. "4") the number of devices. A stream that waits for an event
+// recorded during another stream's capture joins that capture, and
+// cuLaunchHostFunc runs host functions in stream order (the stand-in libnccl
+// enqueues its collectives so).
 // The test kernel fault_when (tests/gpu/linreg_kernels.cu) with its flag set
 // faults like a kernel that stores to an illegal address on a GPU: the
 // context is lost, so from then on work is dropped and every call that
@@ -32,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,9 +73,15 @@ int FakeSm() {
 struct FakeStream {
   bool capturing = false;
   std::vector<std::function<void()>> captured;
+  // A stream that waited for an event recorded during another stream's
+  // capture joins that capture (as with the driver): its work is recorded
+  // into the origin's graph, in issue order, until the capture ends.
+  FakeStream* capture_origin = nullptr;
+  std::vector<FakeStream*> joined;
 };
 struct FakeEvent {
-  int unused = 0;
+  // The capturing stream it was last recorded on during a capture.
+  FakeStream* capture = nullptr;
 };
 struct FakeFunction {
   std::string name;
@@ -82,6 +93,9 @@ struct FakeModule {
   // Function handles live as long as their module (as with the driver).
   std::vector<std::unique_ptr<FakeFunction>> functions;
 };
+// Streams not yet destroyed (events may name a destroyed one).
+std::set<FakeStream*> live_streams;
+
 struct FakeGraph {
   std::vector<std::function<void()>> ops;
 };
@@ -93,6 +107,7 @@ CUresult sticky_fault = CUDA_SUCCESS;
 CUresult Enqueue(CUstream stream, std::function<void()> op) {
   if (sticky_fault != CUDA_SUCCESS) return sticky_fault;
   auto* s = reinterpret_cast<FakeStream*>(stream);
+  if (s != nullptr && s->capture_origin != nullptr) s = s->capture_origin;
   if (s != nullptr && s->capturing) {
     s->captured.push_back(std::move(op));
   } else {
@@ -196,13 +211,20 @@ CUresult cuDriverGetVersion(int* version) {
   *version = 13000;
   return CUDA_SUCCESS;
 }
+// Devices: 1 unless KILN_FAKE_CUDA_DEVICES says otherwise (the ranks of a
+// data-parallel test bind devices 0, 1, ...). They share one host memory.
+int FakeDeviceCount() {
+  const char* n = std::getenv("KILN_FAKE_CUDA_DEVICES");
+  return n != nullptr && *n != '\0' ? std::max(1, std::atoi(n)) : 1;
+}
 CUresult cuDeviceGetCount(int* count) {
-  *count = 1;
+  *count = FakeDeviceCount();
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGet(CUdevice* device, int ordinal) {
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *device = 0;
+  if (ordinal < 0 || ordinal >= FakeDeviceCount())
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute,
@@ -252,11 +274,18 @@ CUresult cuCtxSetCurrent(CUcontext context) {
 CUresult cuCtxSynchronize() { return sticky_fault; }
 
 CUresult cuStreamCreate(CUstream* stream, unsigned int) {
-  *stream = reinterpret_cast<CUstream>(new FakeStream());
+  auto* s = new FakeStream();
+  live_streams.insert(s);
+  *stream = reinterpret_cast<CUstream>(s);
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy(CUstream stream) {
-  delete reinterpret_cast<FakeStream*>(stream);
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  live_streams.erase(s);
+  for (FakeStream* other : live_streams) {
+    if (other->capture_origin == s) other->capture_origin = nullptr;
+  }
+  delete s;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamSynchronize(CUstream stream) {
@@ -265,7 +294,15 @@ CUresult cuStreamSynchronize(CUstream stream) {
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   return sticky_fault;
 }
-CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  auto* e = reinterpret_cast<FakeEvent*>(event);
+  if (s != nullptr && e != nullptr && e->capture != nullptr &&
+      live_streams.count(e->capture) != 0 && e->capture->capturing &&
+      e->capture != s && !s->capturing && s->capture_origin == nullptr) {
+    s->capture_origin = e->capture;
+    e->capture->joined.push_back(s);
+  }
   return CUDA_SUCCESS;
 }
 
@@ -273,7 +310,21 @@ CUresult cuEventCreate(CUevent* event, unsigned int) {
   *event = reinterpret_cast<CUevent>(new FakeEvent());
   return CUDA_SUCCESS;
 }
-CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  if (s != nullptr && s->capture_origin != nullptr) s = s->capture_origin;
+  reinterpret_cast<FakeEvent*>(event)->capture =
+      s != nullptr && s->capturing ? s : nullptr;
+  return CUDA_SUCCESS;
+}
+
+// Runs `fn(data)` in stream order (recorded into a graph while capturing),
+// as the driver runs a host function; the stand-in NCCL enqueues its
+// collectives this way.
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* data) {
+  if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return Enqueue(stream, [fn, data] { fn(data); });
+}
 CUresult cuEventQuery(CUevent) { return CUDA_SUCCESS; }
 CUresult cuEventSynchronize(CUevent) { return sticky_fault; }
 CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) {
@@ -841,6 +892,8 @@ CUresult cuStreamEndCapture(CUstream stream, CUgraph* graph) {
   auto* s = reinterpret_cast<FakeStream*>(stream);
   if (s == nullptr || !s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   s->capturing = false;
+  for (FakeStream* joined : s->joined) joined->capture_origin = nullptr;
+  s->joined.clear();
   *graph = reinterpret_cast<CUgraph>(new FakeGraph{std::move(s->captured)});
   s->captured.clear();
   return CUDA_SUCCESS;

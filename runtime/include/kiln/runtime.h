@@ -149,6 +149,10 @@ class Runtime {
   std::shared_ptr<session_internal::RuntimeState> state_;
 };
 
+namespace distributed {
+class Communicator;  // runtime/distributed/communicator.h
+}  // namespace distributed
+
 struct SessionOptions {
   // Seed of the parameters' initialisers (runtime/random/initializers.h).
   uint64_t seed = 0;
@@ -163,6 +167,13 @@ struct SessionOptions {
   // 12.3 or newer (which captures such launches into graphs); false launches
   // every kernel only after the previous one has finished.
   bool programmatic_launch = true;
+  // Data-parallel training: this rank's communicator. The collectives an
+  // artifact compiled with kilnc --data-parallel plans (the gradients'
+  // all-reduces) run through it, on a second stream, inside each entry's
+  // graph, and every call waits for the step under the communicator's
+  // watchdog (a failed rank is an error, not a hang). Without one the
+  // collectives are skipped: the artifact trains as a single-rank one.
+  std::shared_ptr<distributed::Communicator> communicator;
 };
 using TrainerOptions = SessionOptions;
 
@@ -179,6 +190,8 @@ struct ExecutionStats {
   // cooperatively, as the artifact's launches ask.
   int64_t cluster_launches = 0;
   int64_t cooperative_launches = 0;
+  // Collectives issued (directly or into a graph being captured).
+  int64_t collectives = 0;
 };
 
 // Inference: runs any entry of the module with the parameters resident.

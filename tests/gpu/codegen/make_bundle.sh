@@ -75,5 +75,10 @@ bazel build //samples:make_dataset >/dev/null
 "${bin}/samples/make_dataset" --task sine --records 4000 --seed 5 --out "${out}/sine.kilndata"
 "${bin}/samples/make_dataset" --task regression --records 64000 --seed 5 --out "${out}/regression.kilndata"
 cp "${bin}/tools/kiln-run/kiln-run" "${bin}/samples/train_gpu" "${out}/"
-cp tests/gpu/codegen/run.sh tests/gpu/codegen/eval_kiln_run.py tests/gpu/sanitized.sh "${out}/"
+# The MLP with its gradient statistics (kilnc --grad-stats): kiln-run logs
+# them as TensorBoard scalars, read back with TensorBoard's reader.
+"${bin}/tools/kilnc/kilnc" samples/mlp.mlir --train=adamw --grad-stats \
+  -o "${out}/mlp_grad_stats.kiln"
+cp tests/gpu/codegen/run.sh tests/gpu/codegen/eval_kiln_run.py tests/gpu/sanitized.sh \
+  tests/gpu/check_tensorboard.py "${out}/"
 echo "bundle in ${out} (inputs drawn with seed ${seed})"

@@ -89,6 +89,19 @@ for run in "sine_block sine 0.04 3e-3" "mlp regression 0.04 1e-2"; do
     record "kiln-run train:$1:seed${seed}" $?
   done
 done
+# The gradient statistics as TensorBoard scalars (40 steps, logged every 10),
+# read back with TensorBoard's own reader where it is installed.
+if python3 -c 'import tensorboard' 2>/dev/null; then
+  "${kiln_run}" mlp_grad_stats.kiln --steps 40 --dataset regression.kilndata \
+    --batch-fields x,y --lr 1e-2 --log-every 10 --log-dir "${logs}/tensorboard" \
+    >"${logs}/tensorboard_grad_stats.log" 2>&1 &&
+    python3 check_tensorboard.py "${logs}/tensorboard" --min-events 4 \
+      --expect-tags loss,learning_rate,grad/global_norm,grad/max_abs,grad/nonfinite_count \
+      >>"${logs}/tensorboard_grad_stats.log" 2>&1
+  record "kiln-run:tensorboard_grad_stats" $?
+else
+  echo "tensorboard not installed: the gradient statistics' event file not read back"
+fi
 # Every op's forward and every parameter's gradient in three modes against
 # f64 (tests/ops: the op-coverage models, inputs drawn under the bundle's seed).
 echo "ops: inputs drawn with seed $(cat ops/SEED)"

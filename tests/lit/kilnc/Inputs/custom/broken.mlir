@@ -1,0 +1,5 @@
+func.func @f(%x: tensor<8xf32> {kiln.name = "x"}) -> tensor<8xf32> {
+  %y = kiln.custom "broken" from "broken.cu" (%x)
+      : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
