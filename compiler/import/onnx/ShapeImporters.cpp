@@ -104,11 +104,7 @@ LogicalResult importFlatten(OnnxNode &node) {
     axis += rank;
   int64_t outer = product(type.getShape().take_front(axis));
   int64_t inner = product(type.getShape().drop_front(axis));
-  node.setResult(
-      0, node.builder().create<ReshapeOp>(
-             node.loc(),
-             RankedTensorType::get({outer, inner}, type.getElementType()),
-             node.input(0)));
+  node.setResult(0, node.reshape(node.input(0), {outer, inner}));
   return success();
 }
 
@@ -137,10 +133,7 @@ LogicalResult importSqueeze(OnnxNode &node) {
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (!drop[d])
       shape.push_back(type.getDimSize(d));
-  node.setResult(0, node.builder().create<ReshapeOp>(
-                        node.loc(),
-                        RankedTensorType::get(shape, type.getElementType()),
-                        node.input(0)));
+  node.setResult(0, node.reshape(node.input(0), shape));
   return success();
 }
 
@@ -165,10 +158,7 @@ LogicalResult importUnsqueeze(OnnxNode &node) {
   int64_t next = 0;
   for (int64_t d = 0; d < rank; ++d)
     shape.push_back(inserted[d] ? 1 : type.getDimSize(next++));
-  node.setResult(0, node.builder().create<ReshapeOp>(
-                        node.loc(),
-                        RankedTensorType::get(shape, type.getElementType()),
-                        node.input(0)));
+  node.setResult(0, node.reshape(node.input(0), shape));
   return success();
 }
 
@@ -567,10 +557,7 @@ LogicalResult importTile(OnnxNode &node) {
   Value x = node.reshape(node.input(0), spread);
   x = node.builder().create<BroadcastToOp>(
       node.loc(), RankedTensorType::get(broadcast, type.getElementType()), x);
-  node.setResult(
-      0,
-      node.builder().create<ReshapeOp>(
-          node.loc(), RankedTensorType::get(result, type.getElementType()), x));
+  node.setResult(0, node.reshape(x, result));
   return success();
 }
 
