@@ -718,7 +718,9 @@ FailureOr<std::string> ScalarCases::constant(OpEmission &e) {
     llvm::raw_string_ostream os(text);
     os << "static __device__ const "
        << (bits ? llvm::StringRef("unsigned") : computeCType(e.type)) << " "
-       << table << "[" << dense.getNumElements() << "] = {";
+       << table << "["
+       // An empty table is never read, but C++ has no zero-length array.
+       << std::max<int64_t>(dense.getNumElements(), 1) << "] = {";
     int64_t i = 0;
     for (Attribute element : dense.getValues<Attribute>()) {
       os << (i % 8 == 0 ? "\n    " : " ");
@@ -734,6 +736,8 @@ FailureOr<std::string> ScalarCases::constant(OpEmission &e) {
       os << ",";
       ++i;
     }
+    if (i == 0)
+      os << "0";
     os << "\n};\n";
     self.globalText += text;
   }
