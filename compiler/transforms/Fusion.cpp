@@ -255,6 +255,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
     if (isOpTriviallyDead(&op))
       op.erase();
   rewriteOuterProducts(body);
+  rewriteVectorProducts(body);
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);

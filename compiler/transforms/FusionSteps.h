@@ -19,6 +19,12 @@ namespace mlir::kiln {
 /// single rounding (OuterProducts.cpp): it then fuses as a pointwise op.
 void rewriteOuterProducts(Block &body);
 
+/// Replaces every matmul with one result row or column over K > 1 (a
+/// matrix-vector product) by the broadcast multiply of its operands, widened
+/// to f32, summed over K and rounded once (VectorProducts.cpp): it then
+/// fuses as one reduction kernel.
+void rewriteVectorProducts(Block &body);
+
 /// Groups every attention and attention_backward op with the transposes
 /// between it and memory (AttentionLayouts.cpp): a transpose of [B, T, H, D]
 /// into the op's [B, H, T, D] operand, or of its result back, that keeps the

@@ -38,7 +38,10 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
       one grouped `gemm` launch, independent pointwise kernels into one.
     A matmul over K = 1 (an outer product) becomes the broadcast multiply
     of its operands first, which computes the same elements with the same
-    single rounding, and fuses as one.
+    single rounding, and fuses as one; a matmul with one result row or
+    column over K > 1 (a matrix-vector product) becomes the multiply of
+    its operands widened to f32, summed over K and rounded once, and fuses
+    as one reduction.
     Reshapes stay outside (they are views of a buffer, not kernels); splat
     and small constants are copied into the regions that use them. Fusion
     changes the grouping only, and moves or duplicates ops only where that
