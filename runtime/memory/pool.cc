@@ -36,6 +36,9 @@ DevicePool::~DevicePool() {
 
 size_t DevicePool::RoundSize(size_t bytes) {
   if (bytes <= kMinBlockBytes) return kMinBlockBytes;
+  if (bytes > kLargeBlockBytes) {
+    return (bytes + kLargeBlockStep - 1) & ~(kLargeBlockStep - 1);
+  }
   int p = 63;
   while ((bytes >> p) == 0) --p;  // 2^p <= bytes < 2^(p+1), p >= 8
   const size_t step = size_t{1} << (p - 2);

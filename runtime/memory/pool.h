@@ -5,6 +5,10 @@
 // the next multiple of 2^(p-2). Each power-of-two class [2^p, 2^(p+1)) thus
 // has four sub-bins, 2^p * {1, 1.25, 1.5, 1.75}, and a block is never more
 // than 1.25x the request (less than 2x in all cases, 256 bytes for tiny ones).
+// Above kLargeBlockBytes (32 MiB) sizes are rounded to multiples of 2 MiB
+// instead: such blocks are an entry's arena or a whole dataset window,
+// requested again at the same size, so finer classes lose no reuse while a
+// sub-bin's up to 25% would be hundreds of MiB of device memory.
 // Every block is one allocation of the underlying Allocator (blocks are never
 // split or merged), so it keeps the allocator's alignment (256 bytes for
 // cuMemAlloc).
@@ -123,6 +127,9 @@ class DeviceBuffer {
 class DevicePool : public std::enable_shared_from_this<DevicePool> {
  public:
   static constexpr size_t kMinBlockBytes = 256;
+  // Above this, sizes round to multiples of kLargeBlockStep.
+  static constexpr size_t kLargeBlockBytes = size_t{32} << 20;
+  static constexpr size_t kLargeBlockStep = size_t{2} << 20;
   // Requests above this are refused outright (the rounding would overflow).
   static constexpr size_t kMaxBlockBytes = size_t{1} << 62;
 

@@ -53,6 +53,17 @@ TEST(RoundSizeTest, FourSubBinsPerPowerOfTwo) {
   EXPECT_EQ(DevicePool::RoundSize(2 * mib - 1), 2 * mib);
 }
 
+TEST(RoundSizeTest, LargeBlocksInStepsOfTwoMiB) {
+  const size_t mib = size_t{1} << 20;
+  // Up to 32 MiB the sub-bins hold; above it, 2 MiB steps.
+  EXPECT_EQ(DevicePool::RoundSize(32 * mib - 1), 32 * mib);
+  EXPECT_EQ(DevicePool::RoundSize(32 * mib), 32 * mib);
+  EXPECT_EQ(DevicePool::RoundSize(32 * mib + 1), 34 * mib);
+  // An arena of 280 MiB and a little is 282 MiB, not the sub-bin's 320.
+  EXPECT_EQ(DevicePool::RoundSize(293622784), 282 * mib);
+  EXPECT_EQ(DevicePool::RoundSize(384 * mib), 384 * mib);
+}
+
 TEST(RoundSizeTest, WasteBoundAndMonotonic) {
   std::mt19937_64 rng(7);
   size_t previous = 0;
