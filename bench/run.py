@@ -2244,6 +2244,21 @@ def run_block(args, title):
         if os.path.exists(stats):
             arenas = [l.strip() for l in open(stats) if "arena" in l or "resident" in l]
             notes.append("kiln memory (kilnc --stats): " + "; ".join(arenas[:4]))
+        # The same step compiled within the memory goal (437 MiB).
+        for suffix, flags in (("_budget", "--memory-budget=437MiB"),
+                              ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches")):
+            budgeted, why = kiln_artifact_or_why(name + suffix)
+            if budgeted is None:
+                continue
+            ms, note = time_kiln(budgeted, "train_step", paths["inputs"], paths["params"],
+                                 args.warmup, args.iters)
+            rows.append(Row("kiln " + flags, ms, note, torch=False))
+            stats = os.path.join(HERE, f"{name}{suffix}.stats")
+            if os.path.exists(stats):
+                lines = [l.strip() for l in open(stats)
+                         if "train_step" in l and ("recompute" in l or "not met" in l
+                                                   or "arena" in l)]
+                notes.append(f"kiln {flags} (kilnc --stats): " + "; ".join(lines))
     for label, mode in MODES:
         best, parts = None, []
         for optimizer in args.optimizers:
