@@ -716,11 +716,11 @@ FailureOr<std::string> ScalarCases::constant(OpEmission &e) {
     table = self.prefix + "const_" + std::to_string(self.globalCounter++);
     std::string text;
     llvm::raw_string_ostream os(text);
+    // An empty table is never read, but C++ has no zero-length array.
+    int64_t length = std::max<int64_t>(dense.getNumElements(), 1);
     os << "static __device__ const "
        << (bits ? llvm::StringRef("unsigned") : computeCType(e.type)) << " "
-       << table << "["
-       // An empty table is never read, but C++ has no zero-length array.
-       << std::max<int64_t>(dense.getNumElements(), 1) << "] = {";
+       << table << "[" << length << "] = {";
     int64_t i = 0;
     for (Attribute element : dense.getValues<Attribute>()) {
       os << (i % 8 == 0 ? "\n    " : " ");
