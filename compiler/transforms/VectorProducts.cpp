@@ -3,7 +3,7 @@
 // A kiln.matmul with one result column (N = 1: a Linear layer to one
 // output, and the weight gradient of such a layer) or one result row
 // (M = 1: the weight gradient of a Linear layer from one input) is a
-// matrix-vector product. On a GEMM tile it keeps one of 128 columns busy;
+// matrix-vector product; from a million matrix elements up it is rewritten. On a GEMM tile it keeps one of 128 columns busy;
 // as the broadcast multiply of the matrix by the vector summed over K it is
 // one pass over the matrix in a reduction kernel, with the multiply fused
 // into the kernel's loads. The operands are widened to f32 first, so that
@@ -22,6 +22,12 @@
 namespace mlir::kiln {
 
 namespace {
+
+/// Matrices below this many elements keep their GEMM: there the kernel's
+/// launch costs more than its tile's idle columns, and a GEMM takes its
+/// neighbours into its epilogue (a bias, a loss gradient) and merges with
+/// the launches beside it.
+constexpr int64_t kMinMatrixElements = int64_t{1} << 20;
 
 /// `shape` with its last two dimensions swapped.
 SmallVector<int64_t> swapLastTwo(ArrayRef<int64_t> shape) {
@@ -48,7 +54,11 @@ void rewriteVectorProducts(Block &body) {
     ArrayRef<int64_t> result = matmul.getType().getShape();
     int64_t k = matmul.getTransposeLhs() ? lhs[lhs.size() - 2] : lhs.back();
     int64_t m = result[result.size() - 2], n = result.back();
-    if (k > 1 && (m == 1 || n == 1) && matmul.getType().hasStaticShape())
+    if (k <= 1 || (m != 1 && n != 1) || !matmul.getType().hasStaticShape())
+      continue;
+    // The matrix is the operand that is not the vector.
+    Value matrix = n == 1 ? matmul.getLhs() : matmul.getRhs();
+    if (KilnBuilder::typeOf(matrix).getNumElements() >= kMinMatrixElements)
       products.push_back(matmul);
   }
   for (MatmulOp matmul : products) {
