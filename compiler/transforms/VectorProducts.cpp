@@ -45,6 +45,17 @@ Value orient(KilnBuilder &b, Value vector, bool asRow) {
   return isRow == asRow ? vector : b.reshape(vector, swapLastTwo(shape));
 }
 
+/// Whether `matmul`'s result is one column (else it is one row).
+bool hasColumnResult(MatmulOp matmul) {
+  return matmul.getType().getShape().back() == 1;
+}
+
+/// The operand that is not the vector: the lhs of a column result, the rhs
+/// of a row.
+Value matrixOf(MatmulOp matmul) {
+  return hasColumnResult(matmul) ? matmul.getLhs() : matmul.getRhs();
+}
+
 } // namespace
 
 void rewriteVectorProducts(Block &body) {
@@ -56,23 +67,21 @@ void rewriteVectorProducts(Block &body) {
     int64_t m = result[result.size() - 2], n = result.back();
     if (k <= 1 || (m != 1 && n != 1) || !matmul.getType().hasStaticShape())
       continue;
-    // The matrix is the operand that is not the vector.
-    Value matrix = n == 1 ? matmul.getLhs() : matmul.getRhs();
-    if (KilnBuilder::typeOf(matrix).getNumElements() >= kMinMatrixElements)
+    if (KilnBuilder::typeOf(matrixOf(matmul)).getNumElements() >=
+        kMinMatrixElements)
       products.push_back(matmul);
   }
   for (MatmulOp matmul : products) {
     OpBuilder builder(matmul);
     KilnBuilder b(builder, matmul.getLoc());
     Type f32 = builder.getF32Type();
-    Value lhs = matmul.getLhs(), rhs = matmul.getRhs();
     int64_t rank = matmul.getType().getRank();
-    bool columnResult = matmul.getType().getShape().back() == 1;
+    bool columnResult = hasColumnResult(matmul);
     // The matrix keeps its stored orientation; the vector is laid along K
     // beside it. Summing over the matrix's K axis leaves the result, or its
     // transpose when the matrix is stored transposed.
-    Value matrix = columnResult ? lhs : rhs;
-    Value vector = columnResult ? rhs : lhs;
+    Value matrix = matrixOf(matmul);
+    Value vector = columnResult ? matmul.getRhs() : matmul.getLhs();
     bool matrixTransposed =
         columnResult ? matmul.getTransposeLhs() : matmul.getTransposeRhs();
     // K is the matrix's last axis for an untransposed lhs or a transposed
