@@ -97,7 +97,17 @@ FailureOr<AttentionFusion> analyzeAttentionFusion(FusionOp fusion) {
   Operation *op = result.op;
   AttentionProblem &problem = result.problem;
   size_t placed = 0;
+  auto backwardOp = dyn_cast<AttentionBackwardOp>(op);
+  Value lseOperand = backwardOp ? backwardOp.getRowLse() : Value();
   for (Value operand : op->getOperands()) {
+    if (operand == lseOperand) {
+      // Dense [B, H, Tq] f32, read as it is.
+      auto argument = dyn_cast<BlockArgument>(operand);
+      if (!argument || argument.getOwner() != &body)
+        return failure();
+      problem.rowLse = LaunchArg::operand(argument.getArgNumber());
+      continue;
+    }
     if (auto argument = dyn_cast<BlockArgument>(operand)) {
       if (argument.getOwner() != &body)
         return failure();
@@ -128,7 +138,19 @@ FailureOr<AttentionFusion> analyzeAttentionFusion(FusionOp fusion) {
     return index;
   };
   bool any = false;
+  auto forwardOp = dyn_cast<AttentionOp>(op);
+  Value lseResult = forwardOp ? forwardOp.getRowLse() : Value();
   for (Value opResult : op->getResults()) {
+    if (opResult == lseResult) {
+      if (opResult.use_empty())
+        continue;
+      int64_t index = yieldIndex(opResult);
+      if (index < 0 || llvm::any_of(opResult.getUsers(),
+                                    [&](Operation *u) { return u != yield; }))
+        return failure();
+      problem.rowLse = LaunchArg::result(index);
+      continue;
+    }
     std::optional<AttentionTensor> tensor;
     if (opResult.hasOneUse() &&
         isa<TransposeOp>(*opResult.getUsers().begin())) {

@@ -58,7 +58,10 @@ std::string renderConfig(const AttentionProblem &p, int64_t tile) {
   os << "  static constexpr int tile = " << tile << ";\n";
   renderLayouts(os, p);
   if (p.backward)
-    os << "  static constexpr bool has_dq = "
+    os << "  // The forward's row log-sum-exp is given: no statistics sweep.\n"
+       << "  static constexpr bool has_row_lse = "
+       << (p.rowLse ? "true" : "false") << ";\n"
+       << "  static constexpr bool has_dq = "
        << (p.results[0] ? "true" : "false")
        << ", has_dk = " << (p.results[1] ? "true" : "false")
        << ", has_dv = " << (p.results[2] ? "true" : "false") << ";\n";
@@ -89,6 +92,15 @@ KernelSpec baseSpec(const AttentionProblem &p, int64_t tile,
   spec.block = {layout::kThreads, 1, 1};
   spec.dynamicSharedBytes = uint32_t(shared);
   return spec;
+}
+
+/// The forward's row log-sum-exp parameter, or a null pointer where no
+/// fusion result takes it.
+std::string rowLseOut(KernelSpec &spec, const AttentionProblem &p) {
+  if (!p.rowLse)
+    return "nullptr";
+  spec.addParam("float *__restrict__", "lse_out", *p.rowLse);
+  return "lse_out";
 }
 
 } // namespace
@@ -143,8 +155,9 @@ void planAttention(const AttentionProblem &p, int64_t tile,
     in(spec, 0, "q");
     in(spec, 1, "k");
     in(spec, 2, "v");
-    out(spec, 0, "out");
-    spec.body = "  kiln::attention::forward<config>(ctx, q, k, v, out);\n";
+    std::string result = out(spec, 0, "out");
+    spec.body = "  kiln::attention::forward<config>(ctx, q, k, v, " + result +
+                ", " + rowLseOut(spec, p) + ");\n";
     builder.kernel(std::move(spec));
     return;
   }
@@ -257,7 +270,10 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
      << "  static constexpr int batch_heads = " << p.batchHeads
      << ", stats_rows = " << statsRows << ";\n";
   if (p.backward)
-    os << "  static constexpr bool has_dq = "
+    os << "  // The forward's row log-sum-exp is given: no statistics sweep.\n"
+       << "  static constexpr bool has_row_lse = "
+       << (p.rowLse ? "true" : "false") << ";\n"
+       << "  static constexpr bool has_dq = "
        << (p.results[0] ? "true" : "false")
        << ", has_dk = " << (hasDk ? "true" : "false")
        << ", has_dv = " << (hasDv ? "true" : "false") << ";\n";
@@ -365,9 +381,10 @@ void planAttentionWgmma(const AttentionProblem &p,
     map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
     map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
     map(s, 2, "v_map", p.tk, p.dv, k.streamedRows);
+    std::string result = out(s, 0, "out");
     s.body = "  kiln::attention::forward_wgmma<config>(ctx, q_map, k_map, "
              "v_map, " +
-             out(s, 0, "out") + ");\n";
+             result + ", " + rowLseOut(s, p) + ");\n";
     builder.kernel(std::move(s));
     return;
   }
@@ -389,9 +406,15 @@ void planAttentionWgmma(const AttentionProblem &p,
                  p.operands[4].arg);
   query.addParam("float *__restrict__", "row_lse", LaunchArg::scratch(lse));
   query.addParam("float *__restrict__", "row_delta", LaunchArg::scratch(delta));
+  std::string given = "nullptr";
+  if (p.rowLse) {
+    query.addParam("const float *__restrict__", "given_lse", *p.rowLse);
+    given = "given_lse";
+  }
+  std::string dQuery = out(query, 0, "d_query");
   query.body = "  kiln::attention::backward_dq_wgmma<config>(ctx, q_map, "
-               "k_map, v_map, d_out_map, out, d_out, row_lse, row_delta, " +
-               out(query, 0, "d_query") + ");\n";
+               "k_map, v_map, d_out_map, out, d_out, " +
+               given + ", row_lse, row_delta, " + dQuery + ");\n";
   builder.kernel(std::move(query));
 
   const AttentionWgmmaKernel &kv = plan.dkdv;

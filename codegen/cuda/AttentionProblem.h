@@ -47,6 +47,10 @@ struct AttentionProblem {
   /// Forward: out. Backward: d_query, d_key, d_value. Empty where no fusion
   /// result takes it.
   std::vector<std::optional<AttentionTensor>> results;
+  /// The rows' log-sum-exp (f32 [B * H][Tq], natural log): the forward's
+  /// result when a fusion result takes it, the backward's operand when it
+  /// has one.
+  std::optional<LaunchArg> rowLse;
 };
 
 } // namespace mlir::kiln::codegen

@@ -4,7 +4,8 @@
 // chooses that tile for on sm_90 (the most registers per thread), causal or
 // not, in each storage type; each kernel rendered by the planner itself.
 // bf16 instances read [B, T, H, D] buffers (the strided head addressing),
-// f32 ones use 64-bit offsets. The Hopper tensor-core kernels come at each
+// f32 ones use 64-bit offsets; causal ones take the forward's row
+// log-sum-exp into the backward. The Hopper tensor-core kernels come at each
 // head dim that changes their plan.
 //
 //===----------------------------------------------------------------------===//
@@ -58,6 +59,10 @@ AttentionProblem problem(bool backward, int64_t dim, bool causal,
   } else {
     p.results = {tensor(interleaved, kTq, dim, LaunchArg::result(0))};
   }
+  // Causal instances pass the rows' log-sum-exp from the forward to the
+  // backward, the others recompute it.
+  if (causal)
+    p.rowLse = backward ? LaunchArg::operand(next++) : LaunchArg::result(1);
   return p;
 }
 

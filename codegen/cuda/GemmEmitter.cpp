@@ -300,6 +300,15 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   }
   const GemmTileConfig &tile = config.choice.config;
   config.tma = tma && tile.path == GemmPath::Wgmma;
+  // The staged epilogue stores whole runs of 8 columns of one split's
+  // results, in the shared memory the stages leave.
+  if (config.tma && config.choice.split == 1 &&
+      plan.n % ::kiln::gemm::wgmma_staged_run == 0) {
+    GemmKernelConfig staged = config;
+    staged.stagedEpilogue = true;
+    config.stagedEpilogue =
+        gemmTmaSharedBytes(staged) <= target.sharedBytesPerBlock;
+  }
   if (tile.pingpong && !config.tma)
     return emitFusionError(fusion)
            << "the ping-pong GEMM schedule needs the TMA kernel (sm_90, one "
@@ -334,7 +343,8 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   if (config.tma)
     maps = tensorMapsOf(plan, config);
 
-  FailureOr<std::string> epilogue = writeGemmEpilogue(plan, fusion);
+  FailureOr<std::string> epilogue =
+      writeGemmEpilogue(plan, fusion, config.stagedEpilogue);
   if (failed(epilogue))
     return failure();
   std::string functors = gemmConfigFunctors(config, buffers) +

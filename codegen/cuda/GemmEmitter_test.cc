@@ -266,10 +266,12 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       // Every tile lies inside the output: no bounds tests in the epilogue.
       EXPECT_EQ(constant(kernel.source, "ROWS") % 128, 0);
       EXPECT_EQ(constant(kernel.source, "N") % 256, 0);
-      // 4 stages of A 128x64 and B 256x64 bf16, the alignment slack and a
+      // 4 stages of A 128x64 and B 256x64 bf16, the alignment slack, the
+      // epilogue's staging (16 rows of 128 bf16 per consumer warp) and a
       // full and an empty barrier per stage.
+      EXPECT_TRUE(flag(kernel.source, "STAGED_EPILOGUE"));
       EXPECT_EQ(launch.dynamicSharedBytes,
-                4u * (128 + 256) * 64 * 2 + 1024 + 4 * 16);
+                4u * (128 + 256) * 64 * 2 + 1024 + 8 * 16 * 128 * 2 + 4 * 16);
       EXPECT_EQ(generated.scratchBytes, 0u);
       // A [M][K] in boxes of 64 k by 128 rows; B [K][N] in boxes of 64
       // columns by 64 k, or [N][K] in boxes of 64 k by 256 rows.

@@ -14,8 +14,8 @@ constexpr const char *kFn = "  static __device__ __forceinline__ void ";
 
 class EpilogueWriter {
 public:
-  EpilogueWriter(const GemmPlan &plan, FusionOp fusion)
-      : plan(plan), fusion(fusion) {}
+  EpilogueWriter(const GemmPlan &plan, FusionOp fusion, bool runs)
+      : plan(plan), fusion(fusion), runs(runs) {}
 
   FailureOr<std::string> write() {
     std::string globals, text;
@@ -43,8 +43,13 @@ public:
       text += dispatch("store", "float acc", "acc");
       text += dispatch("store_pair", "float acc0, float acc1", "acc0, acc1");
       text += dispatch("store_pair_in", "float acc0, float acc1", "acc0, acc1");
+      if (runs)
+        text += dispatch("store_run_in", "const float (&acc)[kRun]", "acc");
     }
-    return globals + "struct Epilogue {\n" + text + "};\n";
+    std::string head = "struct Epilogue {\n";
+    if (runs)
+      head += "  static constexpr int kRun = kiln::gemm::wgmma_staged_run;\n";
+    return globals + head + text + "};\n";
   }
 
 private:
@@ -135,6 +140,20 @@ private:
            << "    kiln_store(" << at << " + 1, " << r1 << ");\n";
     }
     os << "  }\n";
+    if (runs) {
+      os << "  // Columns c .. c + kRun - 1 (c a multiple of kRun), inside the "
+            "output.\n"
+         << kFn << "store_run_in" << suffix
+         << "(const Params &p, idx r, idx c, const float (&acc)[kRun]) {\n"
+         << "    float res[kRun][" << count << "];\n"
+         << "#pragma unroll\n"
+         << "    for (int e = 0; e < kRun; ++e)\n"
+         << "      values" << suffix << "(p, r, c + e, acc[e], res[e]);\n";
+      for (auto [i, result] : llvm::enumerate(problem.results))
+        os << "    kiln::gemm::store_run<" << i << ">(p.out" << result
+           << " + r * Config::N + c, res);\n";
+      os << "  }\n";
+    }
     os << "  // Columns c and c + 1 (c even); c + 1 may be past the end.\n"
        << kFn << "store_pair" << suffix
        << "(const Params &p, idx r, idx c, float acc0, float acc1) {\n"
@@ -148,13 +167,14 @@ private:
 
   const GemmPlan &plan;
   FusionOp fusion;
+  bool runs;
 };
 
 } // namespace
 
 FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan,
-                                         FusionOp fusion) {
-  return EpilogueWriter(plan, fusion).write();
+                                         FusionOp fusion, bool runs) {
+  return EpilogueWriter(plan, fusion, runs).write();
 }
 
 } // namespace mlir::kiln::codegen

@@ -16,11 +16,15 @@
 //     // _in: both known to lie inside the output (no column test).
 //     static void store_pair<g>(..., float acc0, float acc1);
 //     static void store_pair_in<g>(..., float acc0, float acc1);
+//     // Columns c .. c + 7 (c a multiple of 8) inside the output, each
+//     // result with 16-byte stores: the staged epilogue of gemm_tma.cuh.
+//     static void store_run_in<g>(..., const float (&acc)[kRun]);
 //   };
 //
 // With several problems, rows are stacked problem after problem (r =
 // g * OUT_ROWS + row of problem g): store, store_pair and store_pair_in
-// dispatch on g to the problem's functions (suffixed with g).
+// (and store_run_in) dispatch on g to the problem's functions (suffixed
+// with g).
 //
 // It uses the generated `Config` (N, OUT_ROWS), `Params` (in<i>, out<i>)
 // and `idx` (the index type) of the kernel.
@@ -36,8 +40,11 @@
 
 namespace mlir::kiln::codegen {
 
-/// The file-scope tables the epilogue uses, then `struct Epilogue`.
-FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion);
+/// The file-scope tables the epilogue uses, then `struct Epilogue`; with
+/// `runs`, also `store_run_in` (runs of 8 columns, for the staged epilogue
+/// of the TMA kernel).
+FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion,
+                                         bool runs);
 
 } // namespace mlir::kiln::codegen
 

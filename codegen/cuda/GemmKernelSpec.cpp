@@ -84,7 +84,8 @@ std::string describe(const GemmKernelConfig &config) {
   case GemmPath::Wgmma:
     os << (tile.pingpong ? " ping-pong warpgroups 2"
                          : " warpgroups " + std::to_string(tile.bm / 64))
-       << (config.tma ? " + TMA producer" : "") << " stages " << tile.stages;
+       << (config.tma ? " + TMA producer" : "") << " stages " << tile.stages
+       << (config.stagedEpilogue ? " staged epilogue" : "");
     break;
   case GemmPath::MmaSync:
   case GemmPath::Tf32:
@@ -109,6 +110,14 @@ std::string describe(const GemmKernelConfig &config) {
 }
 
 } // namespace
+
+uint32_t gemmTmaSharedBytes(const GemmKernelConfig &config) {
+  const GemmTileConfig &tile = config.choice.config;
+  int consumerWarps = tile.threads() / 32;
+  return ::kiln::gemm::wgmma_tma_shared_bytes(
+      tile.bm, tile.bn, tile.stages,
+      config.stagedEpilogue ? consumerWarps : 0);
+}
 
 std::string gemmConfigFunctors(const GemmKernelConfig &config,
                                llvm::ArrayRef<GemmBuffer> buffers) {
@@ -154,7 +163,9 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
   else if (tile.path == GemmPath::Wgmma)
     os << "  static constexpr int STAGES = " << tile.stages << ";\n"
        << "  static constexpr bool PINGPONG = " << boolText(tile.pingpong)
-       << ";\n";
+       << ";\n"
+       << "  static constexpr bool STAGED_EPILOGUE = "
+       << boolText(config.stagedEpilogue) << ";\n";
   else
     os << "  static constexpr int WARPS_M = " << tile.warpsM
        << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages
@@ -234,10 +245,9 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                  static_cast<uint32_t>(std::min<int64_t>(
                      config.groups * config.gemmBatch * split, 65535))};
   spec.dynamicSharedBytes =
-      config.tma
-          ? ::kiln::gemm::wgmma_tma_shared_bytes(tile.bm, tile.bn, tile.stages)
-          : tile.sharedBytes(config.aKMajor, config.bKMajor,
-                             config.elementBytes());
+      config.tma ? gemmTmaSharedBytes(config)
+                 : tile.sharedBytes(config.aKMajor, config.bKMajor,
+                                    config.elementBytes());
   // A merged kernel takes the largest part's registers and threads; a
   // warp-specialised block reallocates its own.
   if (config.tma)

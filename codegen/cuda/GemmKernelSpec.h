@@ -45,6 +45,9 @@ struct GemmKernelConfig {
   /// wgmma tiles: both operands copied by the tensor memory accelerator
   /// (gemm_tma.cuh), through a map per problem and operand.
   bool tma = false;
+  /// The TMA kernel's epilogue staged through shared memory (coalesced
+  /// runs of 8 columns): one split, N a multiple of 8, and the staging fits.
+  bool stagedEpilogue = false;
 
   int64_t outElements() const { return groups * batch * m * n; }
   int elementBytes() const { return element == GemmElement::F32 ? 4 : 2; }
@@ -62,6 +65,9 @@ struct GemmBuffer {
 /// The most problems of one TMA launch (each takes two tensor maps of 128
 /// bytes among the kernel's parameters).
 inline constexpr int64_t kGemmTmaMaxProblems = 4;
+
+/// Dynamic shared memory of the TMA kernel of `config`.
+uint32_t gemmTmaSharedBytes(const GemmKernelConfig &config);
 
 /// `typedef idx`, `struct Config` and `struct Params` (the buffers, the
 /// split-K scratch, then with config.tma the tensor maps' addresses).

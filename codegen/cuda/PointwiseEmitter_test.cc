@@ -527,13 +527,52 @@ TEST_F(PointwiseEmitterTest, RopeEmbeddingAndDropout) {
     EXPECT_TRUE(
         contains(src, "static __device__ const double rope_freq_0[4] = {"))
         << src;
-    EXPECT_TRUE(contains(src, "kiln_rope_sincos((long long)(i1) + 3LL")) << src;
+    // 16-bit results take the approximate sine and cosine.
+    EXPECT_TRUE(contains(src, std::string(std::string(t) == "f32"
+                                              ? "kiln_rope_sincos("
+                                              : "kiln_rope_sincos_approx(") +
+                                  "(long long)(i1) + 3LL"))
+        << src;
     EXPECT_TRUE(contains(src, " < 11) ? kiln_load(a1[")) << src;
     EXPECT_TRUE(
         contains(src, "0x0000000000000009ULL, 4u, (unsigned)(s.in_0), "
                       "(unsigned long long)(idx), 0.25, 1.3333333333333333)"))
         << src;
     EXPECT_TRUE(contains(src, "1.3333333333333333")) << src;
+  }
+}
+
+TEST_F(PointwiseEmitterTest, RopesOfOnePositionShareTheirAngles) {
+  // q and k rotated in one loop (and the gradient's rope, whose operand is
+  // scaled where it is read): one frequency table and one sine and cosine
+  // per element for the ropes of equal theta; another theta has its own.
+  for (const char *t : kFloatTypes) {
+    auto ty = [&](const std::string &shape) {
+      return "tensor<" + shape + "x" + t + ">";
+    };
+    FusionSpec spec;
+    spec.inputs = {ty("2x8x4x16"), ty("2x8x4x16"), ty("16")};
+    spec.body = "    %q = kiln.rope %x0 : " + ty("2x8x4x16") + "\n" +
+                "    %s = kiln.mul %x1, %x2 : " + ty("2x8x4x16") + ", " +
+                ty("16") + "\n" + "    %k = kiln.rope %s : " + ty("2x8x4x16") +
+                "\n" + "    %o = kiln.rope %x1 theta = 5.000000e+05 : " +
+                ty("2x8x4x16") + "\n";
+    spec.yields = {{"%q", ty("2x8x4x16")},
+                   {"%k", ty("2x8x4x16")},
+                   {"%o", ty("2x8x4x16")}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u) << diagnostics;
+    const std::string &src = g.kernels[0].source;
+    auto count = [&](const std::string &what) {
+      size_t n = 0;
+      for (size_t at = src.find(what); at != std::string::npos;
+           at = src.find(what, at + 1))
+        ++n;
+      return n;
+    };
+    EXPECT_EQ(count("static __device__ const double rope_freq_"), 2u) << src;
+    EXPECT_EQ(count("kiln_rope_sincos"), 2u) << src;
+    EXPECT_TRUE(contains(src, "rope_0_cos - ")) << src;
   }
 }
 

@@ -326,9 +326,11 @@ FailureOr<std::string> ScalarEmitter::valueAt(Value operand, const Index &index,
   // Tables (constants, rope frequencies) are indexed in their op's own
   // shape: one per op serves every position.
   nested.globalNames = globalNames;
+  nested.tablesByContents = tablesByContents;
   FailureOr<std::string> expr = nested.emit(operand, out, indent);
   globalText += nested.globalText;
   globalNames = std::move(nested.globalNames);
+  tablesByContents = std::move(nested.tablesByContents);
   return expr;
 }
 
@@ -350,7 +352,10 @@ bool ScalarEmitter::isBound(Value value) const {
   return bound.count(value) || buffers.count(value);
 }
 
-void ScalarEmitter::resetScope() { names = bound; }
+void ScalarEmitter::resetScope() {
+  names = bound;
+  ropeAngles.clear();
+}
 
 std::string ScalarEmitter::freshName(Operation *op) {
   std::string name = prefix;
@@ -970,27 +975,44 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   std::string &table = self.globalNames[e.op];
   if (table.empty()) {
     // theta^(-2i/D) in f64, as the reference computes it.
-    table = self.prefix + "rope_freq_" + std::to_string(self.globalCounter++);
     double theta = r.getTheta().convertToDouble();
-    std::string text = "static __device__ const double " + table + "[" +
-                       std::to_string(half) + "] = {";
+    std::string values = "[" + std::to_string(half) + "] = {";
     for (int64_t i = 0; i < half; ++i)
-      text += std::string(i % 4 == 0 ? "\n    " : " ") +
-              doubleLiteral(std::pow(theta, -2.0 * double(i) / double(width))) +
-              ",";
-    self.globalText += text + "\n};\n";
+      values += std::string(i % 4 == 0 ? "\n    " : " ") +
+                doubleLiteral(std::pow(theta, -2.0 * double(i) / double(width))) +
+                ",";
+    values += "\n};\n";
+    std::string &shared = self.tablesByContents[values];
+    if (shared.empty()) {
+      shared = self.prefix + "rope_freq_" + std::to_string(self.globalCounter++);
+      self.globalText += "static __device__ const double " + shared + values;
+    }
+    table = shared;
   }
   std::string d = at[3];
   std::string lower = name + "_lower", i = name + "_i", base = name + "_base";
-  std::string s = name + "_sin", cosine = name + "_cos";
   out += pad + "const bool " + lower + " = (" + d + ") < " +
          indexLiteral(half) + ";\n";
   out += pad + "const " + self.indexType + " " + i + " = " + lower + " ? (" +
          d + ") : (" + d + ") - " + indexLiteral(half) + ";\n";
-  out += pad + "float " + s + ", " + cosine + ";\n";
-  out += pad + "kiln_rope_sincos((long long)(" + at[1] + ") + " +
-         indexLiteral(r.getPositionOffset()) + "LL, " + table + "[" + i +
-         "], &" + s + ", &" + cosine + ");\n";
+  // The angle of (position, pair), once per scope; 16-bit results take the
+  // hardware's sine and cosine of the reduced angle (absolute error about
+  // 2^-21, far below their rounding).
+  std::string position = "(long long)(" + at[1] + ") + " +
+                         indexLiteral(r.getPositionOffset()) + "LL";
+  std::string &angle =
+      self.ropeAngles[table + "|" + position + "|" + d + "|" +
+                      std::to_string(half)];
+  if (angle.empty()) {
+    angle = name;
+    Type element = tensorType(r.getResult()).getElementType();
+    bool approximate = element.isBF16() || element.isF16();
+    out += pad + "float " + name + "_sin, " + name + "_cos;\n";
+    out += pad + (approximate ? "kiln_rope_sincos_approx(" : "kiln_rope_sincos(") +
+           position + ", " + table + "[" + i + "], &" + name + "_sin, &" +
+           name + "_cos);\n";
+  }
+  std::string s = angle + "_sin", cosine = angle + "_cos";
   std::string x0, x1;
   if (self.buffers.count(input)) {
     Index rowStart{{at[0], at[1], at[2], "0"}, ""};

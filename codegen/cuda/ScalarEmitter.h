@@ -40,6 +40,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
 
@@ -160,6 +161,12 @@ private:
   std::string globalText;
   unsigned counter = 0, globalCounter = 0, nestedCounter = 0;
   llvm::DenseMap<Operation *, std::string> globalNames;
+  /// Tables by their initializer: ops of equal tables share one.
+  llvm::StringMap<std::string> tablesByContents;
+  /// Rope angles computed in this scope (table, position and pair index) and
+  /// the name prefix of their sine and cosine: ropes of the same positions
+  /// (q and k, or a rope and its gradient) compute each angle once.
+  llvm::StringMap<std::string> ropeAngles;
 };
 
 } // namespace mlir::kiln::codegen

@@ -151,6 +151,59 @@ TEST_F(SequenceEvalTest, AttentionMatchesReference) {
   }
 }
 
+TEST_F(SequenceEvalTest, AttentionRowLseAndTheBackwardThatReadsIt) {
+  // The forward's row log-sum-exp against the scores summed here, and the
+  // backward given it against the backward that recomputes the softmax.
+  for (bool causal : {false, true}) {
+    AttentionCase c{2, 2, 3, 5, 4, 3, causal, 0.6};
+    std::vector<int64_t> qs = {c.b, c.h, c.tq, c.d}, ks = {c.b, c.h, c.tk, c.d},
+                         vs = {c.b, c.h, c.tk, c.dv},
+                         os = {c.b, c.h, c.tq, c.dv}, ls = {c.b, c.h, c.tq};
+    std::string mask = causal ? " causal" : "";
+    std::string operands = typeOf(qs) + ", " + typeOf(ks) + ", " + typeOf(vs);
+    std::string grads = operands + ", " + typeOf(os);
+    func::FuncOp f = parse(
+        "func.func @f(%q: " + typeOf(qs) + ", %k: " + typeOf(ks) +
+        ", %v: " + typeOf(vs) + ", %do: " + typeOf(os) + ") -> (" +
+        typeOf(ls) + ", " + grads + ", " + operands + ") {
+" +
+        "  %o, %lse = kiln.attention %q, %k, %v" + mask +
+        " scale = 0.6 with_row_lse : " + operands + "
+" +
+        "  %a:3 = kiln.attention_backward %q, %k, %v, %o, %do" + mask +
+        " scale = 0.6 row_lse(%lse : " + typeOf(ls) + ") : " + grads + "
+" +
+        "  %b:3 = kiln.attention_backward %q, %k, %v, %o, %do" + mask +
+        " scale = 0.6 : " + grads + "
+" +
+        "  return %lse, %a#0, %a#1, %a#2, %b#0, %b#1, %b#2 : " + typeOf(ls) +
+        ", " + operands + ", " + operands + "
+}");
+    ASSERT_TRUE(f);
+    Tensor q = random(qs), k = random(ks), v = random(vs), dOut = random(os);
+    std::vector<Tensor> out = run(f, {q, k, v, dOut});
+    ASSERT_EQ(out.size(), 7u);
+    std::vector<double> lse;
+    for (int64_t bh = 0; bh < c.b * c.h; ++bh)
+      for (int64_t i = 0; i < c.tq; ++i) {
+        double sum = 0;
+        for (int64_t j = 0; j < c.tk; ++j) {
+          if (causal && j > i + (c.tk - c.tq))
+            continue;
+          double dot = 0;
+          for (int64_t e = 0; e < c.d; ++e)
+            dot += q.data[(bh * c.tq + i) * c.d + e] *
+                   k.data[(bh * c.tk + j) * c.d + e];
+          sum += std::exp(dot * c.scale);
+        }
+        lse.push_back(std::log(sum));
+      }
+    expectClose(out[0].data, lse, 1e-12, "row_lse");
+    for (int g = 0; g < 3; ++g)
+      expectClose(out[1 + g].data, out[4 + g].data, 1e-12, "gradient");
+  }
+}
+
 TEST_F(SequenceEvalTest, AttentionIsStableForLargeScores) {
   // Scores near 1e4 overflow exp() unless the row maximum is subtracted.
   func::FuncOp f = parse(R"mlir(

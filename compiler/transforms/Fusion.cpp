@@ -256,6 +256,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
       op.erase();
   rewriteOuterProducts(body);
   rewriteVectorProducts(body);
+  pairAttentionRowLse(body);
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);

@@ -25,6 +25,12 @@ void rewriteOuterProducts(Block &body);
 /// fuses as one reduction kernel.
 void rewriteVectorProducts(Block &body);
 
+/// Lets every attention_backward op whose `out` is the result of an
+/// attention op of the same operands, mask and scale read that op's row
+/// log-sum-exp, which the forward op then yields (AttentionRowLse.cpp): the
+/// backward kernels skip the sweep that would recompute it.
+void pairAttentionRowLse(Block &body);
+
 /// Groups every attention and attention_backward op with the transposes
 /// between it and memory (AttentionLayouts.cpp): a transpose of [B, T, H, D]
 /// into the op's [B, H, T, D] operand, or of its result back, that keeps the

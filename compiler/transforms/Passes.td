@@ -41,7 +41,9 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     single rounding, and fuses as one; a matmul with one result row or
     column over K > 1 (a matrix-vector product) becomes the multiply of
     its operands widened to f32, summed over K and rounded once, and fuses
-    as one reduction.
+    as one reduction. An attention_backward of an attention op's result
+    (same operands, mask and scale) reads the row log-sum-exp that the
+    forward op then yields (`with_row_lse`), instead of recomputing it.
     Reshapes stay outside (they are views of a buffer, not kernels); splat
     and small constants are copied into the regions that use them. Fusion
     changes the grouping only, and moves or duplicates ops only where that

@@ -22,6 +22,13 @@ namespace attention {
 
 __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
 
+// A row's log-sum-exp in natural log (kiln.attention's row_lse) from its
+// running maximum m of the scores times scale * log2(e) and its sum of
+// exp2(score * qscale - m); -inf for a row that saw no key.
+__device__ __forceinline__ float natural_lse(float m, float sum) {
+  return sum > 0.f ? (m + log2f(sum)) * 0.6931471805599453f : -inf();
+}
+
 // Where one [B, H, T, D] tensor lies in its buffer: element (b, h, t, e) at
 // base(b * Heads + h) + t * row + e (the head dim is contiguous). A fusion
 // may hold head-dim-keeping transposes between the buffers and the op.

@@ -8,7 +8,8 @@
 // with FMA on CUDA cores.
 //
 // C: a configuration as in attention_common.cuh, with q_layout, k_layout,
-// v_layout and out_layout.
+// v_layout and out_layout. A non-null `row_lse` ([B * H][Tq] f32) receives
+// each row's log-sum-exp (natural log) of its scaled scores.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -22,7 +23,7 @@ __device__ __forceinline__ void
 forward(const launch_ctx &ctx, const typename C::elem_t *__restrict__ q,
         const typename C::elem_t *__restrict__ k,
         const typename C::elem_t *__restrict__ v,
-        typename C::elem_t *__restrict__ out) {
+        typename C::elem_t *__restrict__ out, float *__restrict__ row_lse) {
   typedef typename C::elem_t elem_t;
   typedef typename C::idx_t idx_t;
   typedef dims<C> T;
@@ -79,6 +80,8 @@ forward(const launch_ctx &ctx, const typename C::elem_t *__restrict__ q,
     const int qi = q0 + ty + 16 * i;
     if (qi >= TQ)
       continue;
+    if (row_lse && tx == 0)
+      row_lse[(idx_t)bh * TQ + qi] = natural_lse(m[i], total);
     const float inv = total > 0.f ? 1.f / total : 0.f;
 #pragma unroll
     for (int jj = 0; jj < DVJ; ++jj) {

@@ -9,8 +9,9 @@
 //  1. backward_dq_wgmma, over tiles of BM queries, keeping Q and dO:
 //     delta = rowsum(dO * O) from global memory; a first sweep over the key
 //     tiles computes each row's log-sum-exp (log2 domain; +inf for a row
-//     that sees no key, so that its probabilities are 0); both go to
-//     scratch for kernel 2. A second sweep recomputes S = Q K^T and
+//     that sees no key, so that its probabilities are 0), unless the
+//     forward's is given (C::has_row_lse, `given_lse` in natural log); both
+//     go to scratch for kernel 2. A second sweep recomputes S = Q K^T and
 //     dP = dO V^T, forms dS = P (dP - delta) in registers and accumulates
 //     dQ += dS K (K read N-major); dQ is written times the scale.
 //  2. backward_dkdv_wgmma, over tiles of BN keys, keeping K and V: every
@@ -22,7 +23,7 @@
 //
 // C: as attention_wgmma_fwd.cuh (bm and bn are this kernel's fixed and
 // streamed tile rows), with out_layout, d_out_layout, d_query_layout,
-// d_key_layout, d_value_layout, has_dq, has_dk, has_dv, scale and
+// d_key_layout, d_value_layout, has_row_lse, has_dq, has_dk, has_dv, scale and
 // stats_rows (rows per batch * head of the statistics in scratch). The maps
 // are as the forward's, with boxes of the fixed tile's or the streamed
 // tile's rows.
@@ -50,7 +51,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
     const launch_ctx &ctx, const tensor_map &q_map, const tensor_map &k_map,
     const tensor_map &v_map, const tensor_map &d_out_map,
     const typename C::elem_t *__restrict__ out,
-    const typename C::elem_t *__restrict__ d_out, float *__restrict__ row_lse,
+    const typename C::elem_t *__restrict__ d_out,
+    const float *__restrict__ given_lse, float *__restrict__ row_lse,
     float *__restrict__ row_delta, typename C::elem_t *__restrict__ d_query) {
   typedef typename C::elem_t elem_t;
   typedef typename C::idx_t idx_t;
@@ -71,9 +73,10 @@ __device__ __forceinline__ void backward_dq_wgmma(
   const int bh = at.bh, q0 = (QT - 1 - at.rank) * BM;
   const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
   const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
-  // Sweep 1 (statistics) streams K; sweep 2 (dq) K and V: a stage's V
-  // barrier completes once per use in sweep 2.
-  const int uses = C::has_dq ? 2 * tiles : tiles;
+  // Sweep 1 (statistics, unless the forward's are given) streams K; sweep 2
+  // (dq) K and V: a stage's V barrier completes once per use in sweep 2.
+  const int sweep1 = C::has_row_lse ? 0 : tiles;
+  const int uses = sweep1 + (C::has_dq ? tiles : 0);
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
 
@@ -93,12 +96,12 @@ __device__ __forceinline__ void backward_dq_wgmma(
     copy_tile<BM, DVP / kPanel, C::d_out_layout::heads>(sm.fixed_b(), d_out_map,
                                                         sm.fixed_bar(), q0, bh);
     for (int u = 0; u < uses; ++u) {
-      const int s = u % STAGES, k0 = (u % tiles) * BN;
+      const int s = u % STAGES, k0 = (u < sweep1 ? u : u - sweep1) * BN;
       tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
       tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
       copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
                                                      sm.full_a(s), k0, bh);
-      if (u >= tiles) {
+      if (u >= sweep1) {
         tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
         copy_tile<BN, DVP / kPanel, C::v_layout::heads>(sm.b(s), v_map,
                                                         sm.full_b(s), k0, bh);
@@ -141,7 +144,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
   tma::wait(sm.fixed_bar(), 0);
   // Sweep 1: the rows' maxima and sums of exp2(S * qscale).
   float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
-  for (int u = 0; u < tiles; ++u) {
+  for (int u = 0; u < sweep1; ++u) {
     const int st = u % STAGES, k0 = u * BN;
     tma::wait(sm.full_a(st), parity<STAGES>(u));
     product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
@@ -176,10 +179,18 @@ __device__ __forceinline__ void backward_dq_wgmma(
   float lse[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const float total = quad_sum(l[h]);
     const int qi = row0 + 8 * h;
     // Rows past the queries (zeros, which would see every key) get 0 too.
-    lse[h] = total > 0.f && qi < TQ ? m[h] + log2f(total) : inf();
+    if constexpr (C::has_row_lse) {
+      lse[h] = qi < TQ ? given_lse[(idx_t)bh * TQ + qi] * 1.4426950408889634f
+                       : inf();
+      // A row that saw no key (-inf) has no probabilities either.
+      if (lse[h] == -inf())
+        lse[h] = inf();
+    } else {
+      const float total = quad_sum(l[h]);
+      lse[h] = total > 0.f && qi < TQ ? m[h] + log2f(total) : inf();
+    }
     if (quad == 0) {
       row_lse[(idx_t)bh * C::stats_rows + qi] = lse[h];
       row_delta[(idx_t)bh * C::stats_rows + qi] = qi < TQ ? delta[h] : 0.f;
@@ -199,7 +210,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
   float dp[BN / 2];
   unsigned ds[BN / 16][4];
   for (int j = 0; j < tiles; ++j) {
-    const int u = tiles + j, st = u % STAGES, k0 = j * BN;
+    const int u = sweep1 + j, st = u % STAGES, k0 = j * BN;
     tma::wait(sm.full_a(st), parity<STAGES>(u));
     // V fills a stage only in sweep 2: its j-th use of the stage.
     tma::wait(sm.full_b(st), parity<STAGES>(j));

@@ -23,7 +23,8 @@
 // bn, stages, batch_heads, and q_layout, k_layout, v_layout, out_layout
 // (strided<> of attention_common.cuh). The maps: q, k and v as tiled maps
 // {head dim, T, heads, batch} with boxes {64, BM or BN, 1, 1}, 128-byte
-// swizzled. The block is 128 * (BM / 64 + 1) threads.
+// swizzled. The block is 128 * (BM / 64 + 1) threads. A non-null `row_lse`
+// ([B * H][Tq] f32) receives each row's log-sum-exp (natural log).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -36,7 +37,8 @@ template <class C>
 __device__ __forceinline__ void
 forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
               const tensor_map &k_map, const tensor_map &v_map,
-              typename C::elem_t *__restrict__ out) {
+              typename C::elem_t *__restrict__ out,
+              float *__restrict__ row_lse) {
   typedef typename C::elem_t elem_t;
   typedef typename C::idx_t idx_t;
   constexpr int TQ = C::tq, TK = C::tk, DV = C::dv;
@@ -190,6 +192,8 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
     const float total = quad_sum(l[h]);
     if (qi >= TQ)
       continue;
+    if (row_lse && (tid & 3) == 0)
+      row_lse[(idx_t)bh * TQ + qi] = natural_lse(m[h], total);
     const float inv = total > 0.f ? 1.f / total : 0.f;
 #pragma unroll
     for (int p = 0; p < VPANELS; ++p)

@@ -16,7 +16,9 @@
 //    (batches of problem g follow those of problem g - 1);
 //  - Epi, the fused epilogue at output row r, column c: `store(p, r, c,
 //    acc)`, `store_pair(p, r, c, acc0, acc1)` (c even; c + 1 may lie past
-//    the end) and `store_pair_in` (both columns inside the output).
+//    the end), `store_pair_in` (both columns inside the output) and, for
+//    the staged epilogue of gemm_tma.cuh, `store_run_in(p, r, c, acc[8])`
+//    (columns c .. c + 7, c a multiple of 8, inside the output).
 // The parameters `p` are a generated struct with a `float *scratch`: the f32
 // partial products of split-K.
 //
@@ -87,6 +89,18 @@ __device__ __forceinline__ void store2(__nv_bfloat16 *p, float a, float b) {
 }
 __device__ __forceinline__ void store2(__half *p, float a, float b) {
   *reinterpret_cast<__half2 *>(p) = __floats2half2_rn(a, b);
+}
+
+// Result I of a run of consecutive columns (res[e][I] at column c + e),
+// rounded to T and stored in 16-byte pieces (dst is aligned to the run).
+template <int I, class T, int RUN, int COUNT>
+__device__ __forceinline__ void store_run(T *dst,
+                                          const float (&res)[RUN][COUNT]) {
+  alignas(16) T v[RUN];
+#pragma unroll
+  for (int e = 0; e < RUN; ++e)
+    kiln_store(&v[e], res[e][I]);
+  kiln_store_vec<RUN>(dst, v);
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused

@@ -123,11 +123,24 @@ __host__ __device__ constexpr unsigned wgmma_shared_bytes(int bm, int bn,
                                                           int stages) {
   return (unsigned)(stages * (bm + bn) * wgmma_block_k * 2 + 1024);
 }
+// The staged epilogue of the TMA kernel (gemm_tma.cuh): each consumer warp
+// stages its 16 rows of the tile, up to 128 columns at a time, in the
+// element type; a row holds whole 16-byte runs of 8 columns.
+constexpr int wgmma_staged_run = 8;
+__host__ __device__ constexpr int wgmma_staged_columns(int bn) {
+  return bn < 128 ? bn : 128;
+}
+__host__ __device__ constexpr unsigned wgmma_staged_warp_bytes(int bn) {
+  return (unsigned)(16 * wgmma_staged_columns(bn) * 2);
+}
 // Dynamic shared memory of the TMA kernel (gemm_tma.cuh): the stages and
-// their slack, then a `full` and an `empty` mbarrier per stage.
-__host__ __device__ constexpr unsigned wgmma_tma_shared_bytes(int bm, int bn,
-                                                              int stages) {
-  return wgmma_shared_bytes(bm, bn, stages) + 16u * stages;
+// their slack, the staging of `staged_warps` consumer warps (none: the
+// epilogue stores its fragments), then a `full` and an `empty` mbarrier per
+// stage.
+__host__ __device__ constexpr unsigned
+wgmma_tma_shared_bytes(int bm, int bn, int stages, int staged_warps) {
+  return wgmma_shared_bytes(bm, bn, stages) +
+         (unsigned)staged_warps * wgmma_staged_warp_bytes(bn) + 16u * stages;
 }
 // Byte offset of the 16-byte chunk c of row r in a 128-byte-swizzled tile:
 // K-major rows are M/N indices (c = k / 8), M/N-major rows are k (c = mn / 8).

@@ -31,8 +31,20 @@
 //    split; with KSUMS, K step kt of the concatenated K reads problem
 //    kt / KT's maps.
 //
+//  - The epilogue (STAGED_EPILOGUE): each consumer warp writes its 16 rows
+//    of the product, rounded to the element type (which the epilogue rounds
+//    it to first anyway), into a shared staging area of its own, 128
+//    columns at a time, and reads them back as 16-byte runs of 8
+//    consecutive columns, a row's runs by consecutive lanes: the fused
+//    epilogue then reads its operands and stores its results in whole
+//    sectors (Epi::store_run_in), where the accumulator fragments would
+//    touch eight rows with 4-byte pieces per instruction. A warp needs no
+//    other warp's staging, so the ping-pong consumers never wait for each
+//    other's epilogue.
+//
 // Cfg: as gemm_wgmma.cuh (GEMM_BATCH == 1: a batch that shares the rhs is
-// folded into the rows), A_VEC and B_VEC, and PINGPONG. Params: as
+// folded into the rows), A_VEC and B_VEC, PINGPONG and STAGED_EPILOGUE
+// (SPLIT == 1 and N a multiple of 8). Params: as
 // gemm_common.cuh's and `a_map[P]`, `b_map[P]` (P = GROUPS * KSUMS), pointers
 // to the kernel's tensor maps: 2-D tiled maps of each problem's operand, dims
 // {contiguous, outer}, 128-byte swizzle, boxes {64, BM or BN} (K-major) or {64,
@@ -88,6 +100,95 @@ template <class Cfg> struct tma_work {
   }
 };
 
+// Two results rounded to T, packed as one 32-bit word (the lower column
+// first), and back.
+template <class T> __device__ __forceinline__ unsigned pack2(float a, float b);
+template <>
+__device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float a, float b) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+template <> __device__ __forceinline__ unsigned pack2<__half>(float a, float b) {
+  __half2 v = __floats2half2_rn(a, b);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+template <class T>
+__device__ __forceinline__ void unpack2(unsigned w, float &a, float &b);
+template <>
+__device__ __forceinline__ void unpack2<__nv_bfloat16>(unsigned w, float &a,
+                                                       float &b) {
+  const float2 v = __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 *>(&w));
+  a = v.x;
+  b = v.y;
+}
+template <>
+__device__ __forceinline__ void unpack2<__half>(unsigned w, float &a, float &b) {
+  const float2 v = __half22float2(*reinterpret_cast<__half2 *>(&w));
+  a = v.x;
+  b = v.y;
+}
+
+// The staged epilogue of one warp: its 16 rows (row0 .. row0 + 15 of
+// problem `problem`, columns n0 ..) of a warpgroup's 64-row accumulators,
+// through `staging` (wgmma_staged_warp_bytes(BN) of shared memory). A
+// staged row is CH elements, its 16-byte runs stored at run ^ (row % 8):
+// the fragment writes of a warp (eight rows, four lanes each) and the run
+// reads of eight lanes (one row) fall into distinct banks.
+template <class Cfg, class Epi, class Params>
+__device__ __forceinline__ void
+staged_epilogue(const Params &p, typename Cfg::index problem,
+                typename Cfg::index row0, typename Cfg::index n0, int lane,
+                const float (&acc)[Cfg::BN / 2], unsigned staging) {
+  typedef typename Cfg::index idx;
+  typedef typename Cfg::element T;
+  constexpr int RUN = wgmma_staged_run, CH = wgmma_staged_columns(Cfg::BN);
+  constexpr int RUNS = CH / RUN, ROWS_PER_PASS = 32 / RUNS;
+  static_assert(RUNS >= 8 && RUNS <= 32 && Cfg::BN % CH == 0,
+                "a staged row holds 8 to 32 runs");
+  static_assert(Cfg::SPLIT == 1 && Cfg::N % RUN == 0,
+                "the staged epilogue stores whole runs of the output");
+  constexpr bool EVEN_TILES = Cfg::ROWS % Cfg::BM == 0 && Cfg::N % Cfg::BN == 0;
+  const int g = lane >> 2, q = lane & 3;
+  const idx r0 = problem * Cfg::ROWS;
+#pragma unroll
+  for (int ch = 0; ch < Cfg::BN / CH; ++ch) {
+    // Fragments: rows g and g + 8, columns 8j + 2q and 8j + 2q + 1.
+#pragma unroll
+    for (int j = 0; j < RUNS; ++j)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = g + half * 8, a = (ch * RUNS + j) * 4 + half * 2;
+        const unsigned at =
+            staging + row * (CH * 2) + ((j ^ (row & 7)) << 4) + q * 4;
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at),
+                     "r"(pack2<T>(acc[a], acc[a + 1]))
+                     : "memory");
+      }
+    __syncwarp();
+    // One run at a time: unrolled, the runs' epilogues would be interleaved
+    // and hold more registers than the accumulators leave.
+#pragma unroll 1
+    for (int pass = 0; pass < 16 / ROWS_PER_PASS; ++pass) {
+      const int row = pass * ROWS_PER_PASS + lane / RUNS, run = lane % RUNS;
+      const idx r = row0 + row, c = n0 + ch * CH + run * RUN;
+      unsigned w[4];
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                   : "r"(staging + row * (CH * 2) + ((run ^ (row & 7)) << 4))
+                   : "memory");
+      float v[RUN];
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        unpack2<T>(w[e], v[2 * e], v[2 * e + 1]);
+      // N is a multiple of RUN: a run starts inside the output or past it.
+      if (EVEN_TILES || (r < Cfg::ROWS && c < Cfg::N))
+        Epi::store_run_in(p, r0 + r, c, v);
+    }
+    // The next chunk overwrites what the lanes have just read.
+    __syncwarp();
+  }
+}
+
 template <class Cfg, class Ops, class Epi, class Params>
 __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
                                          const Params &p) {
@@ -120,11 +221,15 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
 
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   // Swizzle atoms start on 1024-byte boundaries (the launch adds the slack);
-  // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s).
+  // the consumer warps' staging follows the stages; full[s] at bars + 8 s,
+  // empty[s] at bars + 8 (STAGES + s).
+  constexpr unsigned STAGING =
+      Cfg::STAGED_EPILOGUE ? wgmma_staged_warp_bytes(Cfg::BN) : 0u;
   const unsigned sA =
       ((unsigned)__cvta_generic_to_shared(gemm_smem) + 1023u) & ~1023u;
   const unsigned sB = sA + Cfg::STAGES * A_BYTES;
-  const unsigned bars = sB + Cfg::STAGES * B_BYTES;
+  const unsigned sStaging = sB + Cfg::STAGES * B_BYTES;
+  const unsigned bars = sStaging + CONSUMERS * 4 * STAGING;
   auto full = [&](int s) { return bars + 8u * s; };
   auto empty = [&](int s) { return bars + 8u * (Cfg::STAGES + s); };
 
@@ -257,11 +362,21 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
       fence_accumulators(acc[t]);
     if (held >= 0 && (tid & 127) == 0)
       tma::arrive(empty(held));
-      // Stacked problems' outputs follow each other (r = problem * ROWS + row).
+    // Stacked problems' outputs follow each other (r = problem * ROWS + row).
+    if constexpr (Cfg::STAGED_EPILOGUE) {
+      const int warp = (tid >> 5) & 3;
 #pragma unroll
-    for (int t = 0; t < SLICES; ++t)
-      wgmma_epilogue<Cfg, Epi>(p, x.split, (idx)x.problem, x.m0, x.n0,
-                               Cfg::PINGPONG ? t : cwg, tid & 127, acc[t]);
+      for (int t = 0; t < SLICES; ++t)
+        staged_epilogue<Cfg, Epi>(
+            p, (idx)x.problem,
+            x.m0 + (Cfg::PINGPONG ? t : cwg) * 64 + warp * 16, x.n0, tid & 31,
+            acc[t], sStaging + (cwg * 4 + warp) * STAGING);
+    } else {
+#pragma unroll
+      for (int t = 0; t < SLICES; ++t)
+        wgmma_epilogue<Cfg, Epi>(p, x.split, (idx)x.problem, x.m0, x.n0,
+                                 Cfg::PINGPONG ? t : cwg, tid & 127, acc[t]);
+    }
   }
 }
 

@@ -13,7 +13,7 @@ namespace mlir::kiln {
 namespace {
 
 /// (dq, dk, dv) = attention_backward(q, k, v, out, d_out) with the forward
-/// op's causal flag and scale.
+/// op's causal flag, scale and (when it has one) row log-sum-exp.
 struct AttentionGradient
     : public GradientOpInterface::ExternalModel<AttentionGradient,
                                                 AttentionOp> {
@@ -29,7 +29,8 @@ struct AttentionGradient
     auto backward = builder.create<AttentionBackwardOp>(
         op->getLoc(), attention.getQuery(), attention.getKey(),
         attention.getValue(), attention.getResult(), dOut,
-        attention.getCausalAttr(), attention.getScaleAttr());
+        attention.getCausalAttr(), attention.getScaleAttr(),
+        attention.getRowLse());
     operandGrads.append(backward->result_begin(), backward->result_end());
     return success();
   }

@@ -374,17 +374,27 @@ def Kiln_AttentionOp : Kiln_Op<"attention",
     lower triangle and a query block decoded after a key cache sees the whole
     cache. Causal attention needs `Tq <= Tk`, so that no query row is empty.
 
+    With `with_row_lse`, a second f32 result `[B, H, Tq]` holds each query
+    row's log-sum-exp of its scaled, masked scores,
+    `lse_i = log(sum_j exp(q_i . k_j * scale))` over the keys it sees: what
+    `kiln.attention_backward` needs to recompute the weights without a sweep
+    of its own (compilation pairs the two ops).
+
     ```mlir
     %o = kiln.attention %q, %k, %v causal scale = 1.250000e-01
         : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x32xf32>
+    %o2, %lse = kiln.attention %q, %k, %v with_row_lse
+        : tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$query, Kiln_FloatTensor:$key,
                        Kiln_FloatTensor:$value, UnitAttr:$causal,
-                       OptionalAttr<F64Attr>:$scale);
-  let results = (outs Kiln_FloatTensor:$result);
+                       OptionalAttr<F64Attr>:$scale, UnitAttr:$with_row_lse);
+  let results = (outs Kiln_FloatTensor:$result,
+                      Optional<StaticShapeTensorOf<[F32]>>:$row_lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`causal` $causal^)? (`scale` `=` $scale^)?
+    (`with_row_lse` $with_row_lse^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
   }];
   let hasVerifier = 1;

@@ -39,6 +39,11 @@ def Kiln_AttentionBackwardOp : Kiln_Op<"attention_backward",
 
     The results have the types of `query`, `key` and `value`.
 
+    The optional `row_lse` (f32 `[B, H, Tq]`) is the forward op's row
+    log-sum-exp (`kiln.attention ... with_row_lse`); given, the weights are
+    `P = exp(q @ k^T * scale - row_lse)` instead of a softmax recomputed
+    from the scores.
+
     ```mlir
     %dq, %dk, %dv = kiln.attention_backward %q, %k, %v, %o, %do causal
         : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x32xf32>,
@@ -48,12 +53,14 @@ def Kiln_AttentionBackwardOp : Kiln_Op<"attention_backward",
   let arguments = (ins Kiln_FloatTensor:$query, Kiln_FloatTensor:$key,
                        Kiln_FloatTensor:$value, Kiln_FloatTensor:$out,
                        Kiln_FloatTensor:$d_out, UnitAttr:$causal,
-                       OptionalAttr<F64Attr>:$scale);
+                       OptionalAttr<F64Attr>:$scale,
+                       Optional<StaticShapeTensorOf<[F32]>>:$row_lse);
   let results = (outs Kiln_FloatTensor:$d_query, Kiln_FloatTensor:$d_key,
                       Kiln_FloatTensor:$d_value);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $d_out (`causal` $causal^)?
-    (`scale` `=` $scale^)? attr-dict
+    (`scale` `=` $scale^)? (`row_lse` `(` $row_lse^ `:` type($row_lse) `)`)?
+    attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,` type($out)
   }];
   let hasVerifier = 1;

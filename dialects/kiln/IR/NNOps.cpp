@@ -246,6 +246,9 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   int64_t dv = rankedType(adaptor.getValue()).getDimSize(3);
   results.push_back(
       RankedTensorType::get({q[0], q[1], q[2], dv}, query.getElementType()));
+  if (adaptor.getWithRowLse())
+    results.push_back(RankedTensorType::get(
+        {q[0], q[1], q[2]}, Float32Type::get(query.getContext())));
   return success();
 }
 

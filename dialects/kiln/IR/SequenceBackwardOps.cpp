@@ -65,6 +65,14 @@ LogicalResult AttentionBackwardOp::verify() {
           *this, "out", getOut(), {q[0], q[1], q[2], dv},
           "(B, H, Tq of 'query' and Dv of 'value')", element, "query")))
     return failure();
+  if (Value lse = getRowLse()) {
+    auto type = cast<RankedTensorType>(lse.getType());
+    if (type.getShape() != ArrayRef<int64_t>{q[0], q[1], q[2]})
+      return emitOpError() << "'row_lse' must have shape "
+                           << formatShape({q[0], q[1], q[2]})
+                           << " (B, H and Tq of 'query'), got "
+                           << shapeString(type);
+  }
   if (std::optional<APFloat> scale = getScale();
       scale && !(scale->convertToDouble() > 0))
     return emitOpError() << "'scale' must be positive, got "

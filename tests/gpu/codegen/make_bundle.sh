@@ -7,14 +7,16 @@
 #  - every op-coverage model of tests/ops in three modes (make_gpu_cases.sh);
 #  - kiln-run and train_gpu (static binaries that run there).
 # Then, on the GPU machine: DIR/run.sh LOGDIR.
+# BAZEL_FLAGS (e.g. "-c opt") are passed to every bazel command.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out="${1:-.gpu-bundle/codegen}"
 seed="${SEED:-$RANDOM}"
 rm -rf "${out}"
 mkdir -p "${out}"
-bazel build //tools/kilnc //tools/kiln-ref //tools/kiln-run //samples:train_gpu >/dev/null
-bin="$(bazel info bazel-bin 2>/dev/null)"
+flags=(${BAZEL_FLAGS:-})
+bazel build "${flags[@]}" //tools/kilnc //tools/kiln-ref //tools/kiln-run //samples:train_gpu >/dev/null
+bin="$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)"
 
 for model in tests/gpu/codegen/*.mlir; do
   name="$(basename "${model}" .mlir)"
@@ -70,7 +72,7 @@ cp tests/gpu/codegen/safetensors_lite.py tests/gpu/codegen/compare_checkpoint.py
 tests/ops/make_gpu_cases.sh "${out}/ops" "${seed}" "${bin}/tools/kilnc/kilnc" \
   "${bin}/tools/kiln-ref/kiln-ref"
 
-bazel build //samples:make_dataset >/dev/null
+bazel build "${flags[@]}" //samples:make_dataset >/dev/null
 # 1000 steps of fresh data: 4000 sequences (batch 4), 64000 samples (batch 64).
 "${bin}/samples/make_dataset" --task sine --records 4000 --seed 5 --out "${out}/sine.kilndata"
 "${bin}/samples/make_dataset" --task regression --records 64000 --seed 5 --out "${out}/regression.kilndata"

@@ -24,3 +24,14 @@ func.func @attention_cache(%q: tensor<1x6x3x8xbf16>, %k: tensor<1x6x11x8xbf16>, 
       : tensor<1x6x3x8xbf16>, tensor<1x6x11x8xbf16>, tensor<1x6x11x8xbf16>
   return %0, %1 : tensor<1x6x3x8xbf16>, tensor<1x6x3x8xbf16>
 }
+
+// With the rows' log-sum-exp: an f32 [B, H, Tq] second result.
+// CHECK-LABEL: func.func @attention_row_lse
+// CHECK: %[[O:.*]], %[[L:.*]] = kiln.attention %{{.*}}, %{{.*}}, %{{.*}} scale = 2.500000e-01 with_row_lse : tensor<1x2x3x8xf16>, tensor<1x2x5x8xf16>, tensor<1x2x5x4xf16>
+// CHECK: return %[[O]], %[[L]] : tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+func.func @attention_row_lse(%q: tensor<1x2x3x8xf16>, %k: tensor<1x2x5x8xf16>, %v: tensor<1x2x5x4xf16>)
+    -> (tensor<1x2x3x4xf16>, tensor<1x2x3xf32>) {
+  %o, %lse = kiln.attention %q, %k, %v scale = 0.25 with_row_lse
+      : tensor<1x2x3x8xf16>, tensor<1x2x5x8xf16>, tensor<1x2x5x4xf16>
+  return %o, %lse : tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+}

@@ -13,6 +13,20 @@ func.func @attention_backward(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf3
   return %dq, %dk, %dv : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x32xf32>
 }
 
+// Given the forward's row log-sum-exp.
+// CHECK-LABEL: func.func @attention_backward_row_lse
+// CHECK: %[[O:.*]], %[[L:.*]] = kiln.attention %{{.*}}, %{{.*}}, %{{.*}} causal with_row_lse : tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>
+// CHECK: kiln.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %[[O]], %{{.*}} causal row_lse(%[[L]] : tensor<2x4x16xf32>) : tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>, tensor<2x4x16x32xbf16>
+func.func @attention_backward_row_lse(%q: tensor<2x4x16x64xbf16>, %k: tensor<2x4x16x64xbf16>, %v: tensor<2x4x16x32xbf16>,
+                                      %do: tensor<2x4x16x32xbf16>)
+    -> (tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>) {
+  %o, %lse = kiln.attention %q, %k, %v causal with_row_lse
+      : tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>
+  %dq, %dk, %dv = kiln.attention_backward %q, %k, %v, %o, %do causal row_lse(%lse : tensor<2x4x16xf32>)
+      : tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>, tensor<2x4x16x32xbf16>
+  return %dq, %dk, %dv : tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x32xbf16>
+}
+
 // Three queries after a cache of eleven keys, default scale, bf16.
 // CHECK-LABEL: func.func @attention_backward_cache
 // CHECK: %[[DQ:.*]], %[[DK:.*]], %[[DV:.*]] = kiln.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} causal : tensor<1x6x3x8xbf16>, tensor<1x6x11x8xbf16>, tensor<1x6x11x5xbf16>, tensor<1x6x3x5xbf16>

@@ -185,3 +185,19 @@ func.func @rnn_wrong_result(%wx: tensor<2x7x1x3x4xf32>, %r: tensor<1x3x4x4xf32>,
   %res:4 = "kiln.rnn_backward"(%wx, %r, %b, %s0, %all, %all, %s0) <{function = #kiln<rnn_function elman>}> : (tensor<2x7x1x3x4xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x7x3x4xf32>, tensor<1x2x7x3x4xf32>, tensor<1x2x3x4xf32>) -> (tensor<2x7x1x3x4xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4xf32>, tensor<1x2x7x3x4xf32>)
   return
 }
+
+// -----
+
+func.func @attention_row_lse_shape(%q: tensor<2x3x5x8xf32>, %k: tensor<2x3x7x8xf32>, %v: tensor<2x3x7x6xf32>, %o: tensor<2x3x5x6xf32>, %lse: tensor<2x3x7xf32>) {
+  // expected-error @+1 {{'kiln.attention_backward' op 'row_lse' must have shape [2, 3, 5] (B, H and Tq of 'query'), got [2, 3, 7]}}
+  %dq, %dk, %dv = kiln.attention_backward %q, %k, %v, %o, %o row_lse(%lse : tensor<2x3x7xf32>) : tensor<2x3x5x8xf32>, tensor<2x3x7x8xf32>, tensor<2x3x7x6xf32>, tensor<2x3x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @attention_row_lse_type(%q: tensor<2x3x5x8xbf16>, %k: tensor<2x3x7x8xbf16>, %v: tensor<2x3x7x6xbf16>, %o: tensor<2x3x5x6xbf16>, %lse: tensor<2x3x5xbf16>) {
+  // expected-error @+1 {{'kiln.attention_backward' op operand #5 must be statically shaped tensor of 32-bit float values, but got 'tensor<2x3x5xbf16>'}}
+  %dq, %dk, %dv = kiln.attention_backward %q, %k, %v, %o, %o row_lse(%lse : tensor<2x3x5xbf16>) : tensor<2x3x5x8xbf16>, tensor<2x3x7x8xbf16>, tensor<2x3x7x6xbf16>, tensor<2x3x5x6xbf16>
+  return
+}

@@ -5,25 +5,27 @@
 // groups (the kernels address the untransposed buffers through strides). The
 // transposed q is also read by the backward: each group gets its own copy.
 // The forward result is stored transposed; the backward reads it back
-// through the inverse transpose, inside its own group.
+// through the inverse transpose, inside its own group, with the forward's
+// row log-sum-exp.
 // CHECK-LABEL: func.func @attention_rows
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x8x4x16xf32>, %[[K:.*]]: tensor<2x8x4x16xf32>, %[[V:.*]]: tensor<2x8x4x16xf32>, %[[DO:.*]]: tensor<2x8x4x16xf32>)
 // CHECK-NOT: kiln.fusion "pointwise"
-// CHECK: %[[O:.*]] = kiln.fusion "attention" (%[[Q]], %[[K]], %[[V]])
+// CHECK: %[[O:.*]]:2 = kiln.fusion "attention" (%[[Q]], %[[K]], %[[V]])
 // CHECK: ^bb0(%[[A:.*]]: tensor<2x8x4x16xf32>, %[[B:.*]]: tensor<2x8x4x16xf32>, %[[C:.*]]: tensor<2x8x4x16xf32>):
 // CHECK-NEXT: %[[TA:.*]] = kiln.transpose %[[A]] perm = [0, 2, 1, 3]
 // CHECK-NEXT: %[[TB:.*]] = kiln.transpose %[[B]] perm = [0, 2, 1, 3]
 // CHECK-NEXT: %[[TC:.*]] = kiln.transpose %[[C]] perm = [0, 2, 1, 3]
-// CHECK-NEXT: %[[R:.*]] = kiln.attention %[[TA]], %[[TB]], %[[TC]] causal
+// CHECK-NEXT: %[[R:.*]], %[[L:.*]] = kiln.attention %[[TA]], %[[TB]], %[[TC]] causal with_row_lse
 // CHECK-NEXT: %[[TR:.*]] = kiln.transpose %[[R]] perm = [0, 2, 1, 3] : tensor<2x4x8x16xf32>
-// CHECK-NEXT: kiln.yield %[[TR]] : tensor<2x8x4x16xf32>
-// CHECK: %[[G:.*]]:3 = kiln.fusion "attention" (%[[Q]], %[[K]], %[[V]], %[[DO]], %[[O]])
+// CHECK-NEXT: kiln.yield %[[L]], %[[TR]] : tensor<2x4x8xf32>, tensor<2x8x4x16xf32>
+// CHECK: %[[G:.*]]:3 = kiln.fusion "attention" (%[[Q]], %[[K]], %[[V]], %[[DO]], %[[O]]#1, %[[O]]#0)
+// CHECK: ^bb0({{.*}}, %[[GL:.*]]: tensor<2x4x8xf32>):
 // CHECK-COUNT-5: kiln.transpose %{{.*}} perm = [0, 2, 1, 3] : tensor<2x8x4x16xf32>
-// CHECK-NEXT: kiln.attention_backward
+// CHECK-NEXT: kiln.attention_backward {{.*}} causal row_lse(%[[GL]] : tensor<2x4x8xf32>)
 // CHECK-COUNT-3: kiln.transpose %{{.*}} perm = [0, 2, 1, 3] : tensor<2x4x8x16xf32>
 // CHECK-NEXT: kiln.yield
 // CHECK-NOT: kiln.fusion "pointwise"
-// CHECK: return %[[O]], %[[G]]#0, %[[G]]#1, %[[G]]#2
+// CHECK: return %[[O]]#1, %[[G]]#0, %[[G]]#1, %[[G]]#2
 func.func @attention_rows(%q0: tensor<2x8x4x16xf32>, %k0: tensor<2x8x4x16xf32>,
                           %v0: tensor<2x8x4x16xf32>, %do0: tensor<2x8x4x16xf32>)
     -> (tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>) {
