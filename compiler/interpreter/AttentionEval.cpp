@@ -4,7 +4,10 @@
 // the scores of a row are formed, shifted by their maximum (so large scores
 // do not overflow) and normalised, then used for the output or, in the
 // backward op, for the gradients. A backward op given the forward's row
-// log-sum-exp forms the weights from it instead.
+// log-sum-exp recomputes the softmax all the same: the statistic equals the
+// forward's by construction and only spares the kernels a sweep, so the
+// reference stays the exact f64 softmax and pairing the ops changes no
+// result of the interpreter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,29 +42,21 @@ struct AttentionShape {
     return causal ? std::min(tk, i + (tk - tq) + 1) : tk;
   }
 
-  /// Fills `p[0, n)` with the scaled scores of query row `q` (D values)
+  /// Fills `p[0, n)` with the attention weights of query row `q` (D values)
   /// against the rows of `k` (Tk x D), n = visibleKeys(i); the rest is
-  /// unused.
-  void scores(const double *q, const double *k, int64_t i,
-              std::vector<double> &p) const {
-    for (int64_t j = 0, n = visibleKeys(i); j < n; ++j) {
+  /// unused. Returns the row's log-sum-exp of its scaled scores.
+  double weights(const double *q, const double *k, int64_t i,
+                 std::vector<double> &p) const {
+    int64_t n = visibleKeys(i);
+    double max = -INFINITY;
+    for (int64_t j = 0; j < n; ++j) {
       const double *kj = k + j * d;
       double s = 0;
       for (int64_t e = 0; e < d; ++e)
         s += q[e] * kj[e];
       p[j] = s * scale;
-    }
-  }
-
-  /// The attention weights of row i in `p` (as scores), and returns the
-  /// row's log-sum-exp of the scaled scores.
-  double weights(const double *q, const double *k, int64_t i,
-                 std::vector<double> &p) const {
-    scores(q, k, i, p);
-    int64_t n = visibleKeys(i);
-    double max = -INFINITY;
-    for (int64_t j = 0; j < n; ++j)
       max = std::max(max, p[j]);
+    }
     double sum = 0;
     for (int64_t j = 0; j < n; ++j) {
       p[j] = std::exp(p[j] - max);
@@ -73,13 +68,6 @@ struct AttentionShape {
     return max + std::log(sum);
   }
 
-  /// The attention weights of row i from its given log-sum-exp.
-  void weightsFromLse(const double *q, const double *k, int64_t i, double lse,
-                      std::vector<double> &p) const {
-    scores(q, k, i, p);
-    for (int64_t j = 0, n = visibleKeys(i); j < n; ++j)
-      p[j] = std::exp(p[j] - lse);
-  }
 };
 
 } // namespace
@@ -124,7 +112,6 @@ evalAttentionBackward(Operation *op, llvm::ArrayRef<const Tensor *> operands,
   const Tensor &query = *operands[0], &key = *operands[1],
                &value = *operands[2], &out = *operands[3], &dOut = *operands[4];
   AttentionShape shape(query, value, backward.getCausal(), backward.getScale());
-  const Tensor *rowLse = backward.getRowLse() ? operands[5] : nullptr;
   int64_t tq = shape.tq, tk = shape.tk, d = shape.d, dv = shape.dv;
   std::vector<double> p(tk);
   for (int64_t bh = 0; bh < shape.batchHeads; ++bh) {
@@ -138,10 +125,7 @@ evalAttentionBackward(Operation *op, llvm::ArrayRef<const Tensor *> operands,
     double *dvOut = results[2].data.data() + bh * tk * dv;
     for (int64_t i = 0; i < tq; ++i) {
       const double *qi = q + i * d, *oi = o + i * dv, *dOi = dO + i * dv;
-      if (rowLse)
-        shape.weightsFromLse(qi, k, i, rowLse->data[bh * tq + i], p);
-      else
-        shape.weights(qi, k, i, p);
+      shape.weights(qi, k, i, p);
       // delta_i = sum_j P_ij dP_ij, read off the forward output.
       double delta = 0;
       for (int64_t e = 0; e < dv; ++e)

@@ -39,10 +39,11 @@ def Kiln_AttentionBackwardOp : Kiln_Op<"attention_backward",
 
     The results have the types of `query`, `key` and `value`.
 
-    The optional `row_lse` (f32 `[B, H, Tq]`) is the forward op's row
-    log-sum-exp (`kiln.attention ... with_row_lse`); given, the weights are
-    `P = exp(q @ k^T * scale - row_lse)` instead of a softmax recomputed
-    from the scores.
+    The optional `row_lse` (f32 `[B, H, Tq]`) must be the forward op's row
+    log-sum-exp (`kiln.attention ... with_row_lse`): the kernels then form
+    `P = exp(q @ k^T * scale - row_lse)` without a sweep of their own to
+    find it. The results are those of the recomputed softmax (the reference
+    computes them so).
 
     ```mlir
     %dq, %dk, %dv = kiln.attention_backward %q, %k, %v, %o, %do causal
