@@ -301,9 +301,27 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   const GemmTileConfig &tile = config.choice.config;
   config.tma = tma && tile.path == GemmPath::Wgmma;
   // The staged epilogue stores whole runs of 8 columns of one split's
-  // results, in the shared memory the stages leave.
+  // results, in the shared memory the stages leave. It reads the
+  // epilogue's operands one run at a time, a load latency each: where a
+  // ping-pong epilogue reads a tensor of the product's shape (the
+  // activation a GELU gradient scales by), that outlasts the other
+  // consumer's products (K = 1024 on the H200: 186 us against the fragment
+  // stores' 162), so those keep the fragment stores.
+  auto readsProductShaped = [&] {
+    for (BlockArgument argument : fusion.getBody().front().getArguments()) {
+      bool operand = llvm::any_of(plan.problems, [&](const GemmProblem &p) {
+        return argument.getArgNumber() == p.lhsArg ||
+               argument.getArgNumber() == p.rhsArg;
+      });
+      if (!operand &&
+          gemmProduct(gemmShapeOf(argument)) >= plan.m * plan.n)
+        return true;
+    }
+    return false;
+  };
   if (config.tma && config.choice.split == 1 &&
-      plan.n % ::kiln::gemm::wgmma_staged_run == 0) {
+      plan.n % ::kiln::gemm::wgmma_staged_run == 0 &&
+      !(tile.pingpong && readsProductShaped())) {
     GemmKernelConfig staged = config;
     staged.stagedEpilogue = true;
     config.stagedEpilogue =
