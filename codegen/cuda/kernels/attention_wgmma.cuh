@@ -306,18 +306,7 @@ __device__ __forceinline__ void fence_panels(float (&acc)[PANELS][32]) {
     gemm::fence_accumulators(acc[p]);
 }
 
-// Two f32 as one register of storage elements (the first in the low half).
-template <class E> __device__ __forceinline__ unsigned pack(float lo, float hi);
-template <>
-__device__ __forceinline__ unsigned pack<__nv_bfloat16>(float lo, float hi) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<unsigned *>(&v);
-}
-template <>
-__device__ __forceinline__ unsigned pack<__half>(float lo, float hi) {
-  __half2 v = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<unsigned *>(&v);
-}
+using gemm::pack;
 
 // The A fragments of the 64 x N accumulators `acc`.
 template <class E, int N>

@@ -80,6 +80,36 @@ tile_operands(const Params &p, typename Cfg::index b, int kt,
   }
 }
 
+// Two f32 as one register of storage elements (the first in the low half),
+// and back.
+template <class E> __device__ __forceinline__ unsigned pack(float lo, float hi);
+template <>
+__device__ __forceinline__ unsigned pack<__nv_bfloat16>(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+template <>
+__device__ __forceinline__ unsigned pack<__half>(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&v);
+}
+template <class E>
+__device__ __forceinline__ void unpack(unsigned w, float &lo, float &hi);
+template <>
+__device__ __forceinline__ void unpack<__nv_bfloat16>(unsigned w, float &lo,
+                                                      float &hi) {
+  const float2 v = __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 *>(&w));
+  lo = v.x;
+  hi = v.y;
+}
+template <>
+__device__ __forceinline__ void unpack<__half>(unsigned w, float &lo,
+                                               float &hi) {
+  const float2 v = __half22float2(*reinterpret_cast<__half2 *>(&w));
+  lo = v.x;
+  hi = v.y;
+}
+
 // Two adjacent elements with one store (p is aligned to two elements).
 __device__ __forceinline__ void store2(float *p, float a, float b) {
   *reinterpret_cast<float2 *>(p) = make_float2(a, b);

@@ -100,34 +100,6 @@ template <class Cfg> struct tma_work {
   }
 };
 
-// Two results rounded to T, packed as one 32-bit word (the lower column
-// first), and back.
-template <class T> __device__ __forceinline__ unsigned pack2(float a, float b);
-template <>
-__device__ __forceinline__ unsigned pack2<__nv_bfloat16>(float a, float b) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
-  return *reinterpret_cast<unsigned *>(&v);
-}
-template <> __device__ __forceinline__ unsigned pack2<__half>(float a, float b) {
-  __half2 v = __floats2half2_rn(a, b);
-  return *reinterpret_cast<unsigned *>(&v);
-}
-template <class T>
-__device__ __forceinline__ void unpack2(unsigned w, float &a, float &b);
-template <>
-__device__ __forceinline__ void unpack2<__nv_bfloat16>(unsigned w, float &a,
-                                                       float &b) {
-  const float2 v = __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 *>(&w));
-  a = v.x;
-  b = v.y;
-}
-template <>
-__device__ __forceinline__ void unpack2<__half>(unsigned w, float &a, float &b) {
-  const float2 v = __half22float2(*reinterpret_cast<__half2 *>(&w));
-  a = v.x;
-  b = v.y;
-}
-
 // The staged epilogue of one warp: its 16 rows (row0 .. row0 + 15 of
 // problem `problem`, columns n0 ..) of a warpgroup's 64-row accumulators,
 // through `staging` (wgmma_staged_warp_bytes(BN) of shared memory). A
@@ -161,7 +133,7 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
         const unsigned at =
             staging + row * (CH * 2) + ((j ^ (row & 7)) << 4) + q * 4;
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at),
-                     "r"(pack2<T>(acc[a], acc[a + 1]))
+                     "r"(pack<T>(acc[a], acc[a + 1]))
                      : "memory");
       }
     __syncwarp();
@@ -179,7 +151,7 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
       float v[RUN];
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        unpack2<T>(w[e], v[2 * e], v[2 * e + 1]);
+        unpack<T>(w[e], v[2 * e], v[2 * e + 1]);
       // N is a multiple of RUN: a run starts inside the output or past it.
       if (EVEN_TILES || (r < Cfg::ROWS && c < Cfg::N))
         Epi::store_run_in(p, r0 + r, c, v);
