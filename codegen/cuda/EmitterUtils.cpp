@@ -48,6 +48,17 @@ std::string floatLiteral(double value) {
   return text + "f";
 }
 
+bool sameElements(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  auto withoutOnes = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> out;
+    for (int64_t d : shape)
+      if (d != 1)
+        out.push_back(d);
+    return out;
+  };
+  return withoutOnes(a) == withoutOnes(b);
+}
+
 FailureOr<SingleOpFusion> SingleOpFusion::get(FusionOp fusion) {
   Block &body = fusion.getBody().front();
   auto ops = body.without_terminator();

@@ -44,6 +44,10 @@ inline int64_t numElementsOf(Value v) {
   return cast<ShapedType>(v.getType()).getNumElements();
 }
 
+/// Whether two shapes hold the same elements in the same row-major order
+/// (equal but for dimensions of size 1).
+bool sameElements(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
+
 /// The one op of a single-op fusion, with the fusion operand behind each op
 /// operand and the fusion result (or -1) behind each op result.
 struct SingleOpFusion {

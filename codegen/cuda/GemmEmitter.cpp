@@ -362,7 +362,7 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     maps = tensorMapsOf(plan, config);
 
   FailureOr<std::string> epilogue =
-      writeGemmEpilogue(plan, fusion, config.stagedEpilogue);
+      writeGemmEpilogue(plan, fusion, config.stagedEpilogue, config.tma);
   if (failed(epilogue))
     return failure();
   std::string functors = gemmConfigFunctors(config, buffers) +

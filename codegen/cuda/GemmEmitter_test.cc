@@ -322,6 +322,60 @@ TEST_F(GemmEmitterTest, PingPongForShortProductsCooperativeForDeepOnes) {
   EXPECT_EQ(generated.launches[0].block[0], 256u);
 }
 
+TEST_F(GemmEmitterTest, EpilogueInputsOfTheProductsShapeArePrefetched) {
+  // As the gradient through an activation: the product scaled by a tensor
+  // of its shape (read element for element at the output's position); a
+  // bias is not of the product's shape, the product's operands are the
+  // TMA's.
+  std::string dy = tensor({8192, 1024}, "bf16"), w = tensor({4096, 1024}, "bf16");
+  std::string y = tensor({8192, 4096}, "bf16"), bias = tensor({4096}, "bf16");
+  std::string body = "    %m = kiln.matmul %dy, %w transpose_rhs : " + dy +
+                     ", " + w + "\n" +
+                     "    %d = kiln.mul %m, %pre : " + y + ", " + y + "\n" +
+                     "    %s = kiln.add %d, %bias : " + y +
+                     ", " + bias + "\n";
+  for (GemmSchedule schedule :
+       {GemmSchedule::PingPong, GemmSchedule::Cooperative}) {
+    CodegenOptions options;
+    options.gemmSchedule = schedule;
+    GeneratedFusion generated = emitAndCompile(
+        fusionModule({{"dy", dy}, {"w", w}, {"pre", y}, {"bias", bias}}, body,
+                     {{"s", y}}),
+        options);
+    ASSERT_EQ(generated.kernels.size(), 1u);
+    const GeneratedKernel &kernel = generated.kernels[0];
+    EXPECT_EQ(kernel.templateName, "gemm_tma");
+    EXPECT_TRUE(flag(kernel.source, "kPrefetch"));
+    EXPECT_NE(kernel.source.find(
+                  "kiln::gemm::prefetch_l2(p.in2 + r * Config::N + c, "),
+              std::string::npos)
+        << kernel.source;
+    EXPECT_EQ(kernel.source.find("prefetch_l2(p.in0"), std::string::npos);
+    EXPECT_EQ(kernel.source.find("prefetch_l2(p.in1"), std::string::npos);
+    EXPECT_EQ(kernel.source.find("prefetch_l2(p.in3"), std::string::npos);
+    EXPECT_NE(ptxOf(kernel).find("cp.async.bulk.prefetch.L2.global"),
+              std::string::npos);
+  }
+  // Split K: the reduction kernel shares the epilogue (and its prefetch).
+  std::string x3 = tensor({256, 1024}, "bf16"), w3 = tensor({384, 1024}, "bf16");
+  std::string y3 = tensor({256, 384}, "bf16");
+  GeneratedFusion split = emitAndCompile(fusionModule(
+      {{"x", x3}, {"w", w3}, {"res", y3}},
+      "    %m = kiln.matmul %x, %w transpose_rhs : " + x3 + ", " + w3 + "\n" +
+          "    %s = kiln.add %m, %res : " + y3 + ", " + y3 + "\n",
+      {{"s", y3}}));
+  ASSERT_EQ(split.kernels.size(), 2u);
+  EXPECT_EQ(split.kernels[1].templateName, "gemm_splitk");
+  EXPECT_NE(split.kernels[1].source.find("kiln::gemm::prefetch_l2(p.in2"),
+            std::string::npos);
+  // Only a bias: nothing to prefetch.
+  GeneratedFusion plain = emitAndCompile(biasGelu(8192, 4096, 1024, false));
+  ASSERT_EQ(plain.kernels.size(), 1u);
+  EXPECT_FALSE(flag(plain.kernels[0].source, "kPrefetch"));
+  EXPECT_EQ(ptxOf(plain.kernels[0]).find("cp.async.bulk.prefetch.L2"),
+            std::string::npos);
+}
+
 TEST_F(GemmEmitterTest, TmaMapsEveryProblemsOperands) {
   // q, k and v of one input (stacked), and the sum of their input
   // gradients: two maps per problem, the lhs maps first.

@@ -5,6 +5,7 @@
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::kiln::codegen {
@@ -14,8 +15,9 @@ constexpr const char *kFn = "  static __device__ __forceinline__ void ";
 
 class EpilogueWriter {
 public:
-  EpilogueWriter(const GemmPlan &plan, FusionOp fusion, bool runs)
-      : plan(plan), fusion(fusion), runs(runs) {}
+  EpilogueWriter(const GemmPlan &plan, FusionOp fusion, bool runs,
+                 bool prefetch)
+      : plan(plan), fusion(fusion), runs(runs), prefetch(prefetch) {}
 
   FailureOr<std::string> write() {
     std::string globals, text;
@@ -45,10 +47,15 @@ public:
       text += dispatch("store_pair_in", "float acc0, float acc1", "acc0, acc1");
       if (runs)
         text += dispatch("store_run_in", "const float (&acc)[kRun]", "acc");
+      if (prefetched)
+        text += dispatch("prefetch_row", "idx n", "n");
     }
     std::string head = "struct Epilogue {\n";
     if (runs)
       head += "  static constexpr int kRun = kiln::gemm::wgmma_staged_run;\n";
+    if (prefetch)
+      head += std::string("  static constexpr bool kPrefetch = ") +
+              (prefetched ? "true" : "false") + ";\n";
     return globals + head + text + "};\n";
   }
 
@@ -154,6 +161,18 @@ private:
            << " + r * Config::N + c, res);\n";
       os << "  }\n";
     }
+    if (prefetch) {
+      SmallVector<BlockArgument> inputs = productShapedInputs(problem);
+      prefetched |= !inputs.empty();
+      os << "  // Columns c .. c + n - 1 of row r of the tensors of the "
+            "product's shape it reads, into the L2.\n"
+         << kFn << "prefetch_row" << suffix
+         << "(const Params &p, idx r, idx c, idx n) {\n";
+      for (BlockArgument input : inputs)
+        os << "    kiln::gemm::prefetch_l2(p.in" << input.getArgNumber()
+           << " + r * Config::N + c, (unsigned)n);\n";
+      os << "  }\n";
+    }
     os << "  // Columns c and c + 1 (c even); c + 1 may be past the end.\n"
        << kFn << "store_pair" << suffix
        << "(const Params &p, idx r, idx c, float acc0, float acc1) {\n"
@@ -165,16 +184,50 @@ private:
     return text;
   }
 
+  /// The fusion inputs of the product's shape (read element for element at
+  /// the output's flat index) that problem `problem`'s results are computed
+  /// from, other than the products' operands.
+  SmallVector<BlockArgument> productShapedInputs(const GemmProblem &problem) {
+    Block &body = fusion.getBody().front();
+    llvm::SetVector<Value> seen;
+    SmallVector<Value> stack;
+    for (unsigned result : problem.results)
+      stack.push_back(body.getTerminator()->getOperand(result));
+    while (!stack.empty()) {
+      Value v = stack.pop_back_val();
+      if (!seen.insert(v))
+        continue;
+      if (Operation *op = v.getDefiningOp()) {
+        if (!isa<MatmulOp>(op))
+          llvm::append_range(stack, op->getOperands());
+      }
+    }
+    SmallVector<BlockArgument> inputs;
+    for (Value v : seen) {
+      auto argument = dyn_cast<BlockArgument>(v);
+      if (argument &&
+          sameElements(cast<ShapedType>(argument.getType()).getShape(),
+                       plan.outShape))
+        inputs.push_back(argument);
+    }
+    llvm::sort(inputs, [](BlockArgument a, BlockArgument b) {
+      return a.getArgNumber() < b.getArgNumber();
+    });
+    return inputs;
+  }
+
   const GemmPlan &plan;
   FusionOp fusion;
-  bool runs;
+  bool runs, prefetch;
+  bool prefetched = false; // some problem's epilogue reads such a tensor
 };
 
 } // namespace
 
 FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan,
-                                         FusionOp fusion, bool runs) {
-  return EpilogueWriter(plan, fusion, runs).write();
+                                         FusionOp fusion, bool runs,
+                                         bool prefetch) {
+  return EpilogueWriter(plan, fusion, runs, prefetch).write();
 }
 
 } // namespace mlir::kiln::codegen

@@ -19,11 +19,16 @@
 //     // Columns c .. c + 7 (c a multiple of 8) inside the output, each
 //     // result with 16-byte stores: the staged epilogue of gemm_tma.cuh.
 //     static void store_run_in<g>(..., const float (&acc)[kRun]);
+//     // For the TMA kernel: whether some problem reads a tensor of the
+//     // product's shape, and columns c .. c + n - 1 of row r of those it
+//     // reads asked of the L2 (one bulk prefetch each).
+//     static constexpr bool kPrefetch;
+//     static void prefetch_row<g>(const Params &, idx r, idx c, idx n);
 //   };
 //
 // With several problems, rows are stacked problem after problem (r =
 // g * OUT_ROWS + row of problem g): store, store_pair and store_pair_in
-// (and store_run_in) dispatch on g to the problem's functions (suffixed
+// (and store_run_in, prefetch_row) dispatch on g to the problem's functions (suffixed
 // with g).
 //
 // It uses the generated `Config` (N, OUT_ROWS), `Params` (in<i>, out<i>)
@@ -42,9 +47,10 @@ namespace mlir::kiln::codegen {
 
 /// The file-scope tables the epilogue uses, then `struct Epilogue`; with
 /// `runs`, also `store_run_in` (runs of 8 columns, for the staged epilogue
-/// of the TMA kernel).
+/// of the TMA kernel); with `prefetch` (the TMA kernel), `kPrefetch` and
+/// `prefetch_row`.
 FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion,
-                                         bool runs);
+                                         bool runs, bool prefetch);
 
 } // namespace mlir::kiln::codegen
 

@@ -6,7 +6,9 @@
 // the pre-activation and the activation as results, the register-heaviest
 // common epilogue. Shapes leave partial tiles, so that the bounds-tested
 // paths compile too; a few entries add transposed operands, element-by-
-// element loads and split-K (the partial stores and the reduce kernel).
+// element loads, split-K (the partial stores and the reduce kernel) and,
+// for the TMA kernel, an epilogue that scales the product by a tensor of
+// its shape (which it prefetches into the L2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,9 @@ struct Case {
   bool tma = true;
   int problems = 1;
   bool summed = false;
+  /// The epilogue also scales the product by a tensor of its shape (as an
+  /// activation's gradient does), which the TMA kernel prefetches.
+  bool scaled = false;
 };
 
 std::string tensor(int64_t rows, int64_t cols, const char *element) {
@@ -43,7 +48,7 @@ std::string tensor(int64_t rows, int64_t cols, const char *element) {
          element + ">";
 }
 
-/// y = x w (+ bias, gelu) with both results.
+/// y = x w (+ bias, gelu) with both results; `scaled`: (x w) * z + bias.
 std::string fusionModule(const Case &c) {
   std::string x = c.transposeLhs ? tensor(c.k, c.m, c.element)
                                  : tensor(c.m, c.k, c.element);
@@ -51,15 +56,19 @@ std::string fusionModule(const Case &c) {
                                  : tensor(c.k, c.n, c.element);
   std::string y = tensor(c.m, c.n, c.element);
   std::string bias = "tensor<" + std::to_string(c.n) + "x" + c.element + ">";
-  std::string types = x + ", " + w + ", " + bias;
+  std::string types = x + ", " + w + ", " + bias + (c.scaled ? ", " + y : "");
+  std::string product = c.scaled ? "%p" : "%m";
   return "func.func @f(%f0: " + x + ", %f1: " + w + ", %f2: " + bias +
-         ") -> (" + y + ", " + y + ") {\n  %r:2 = kiln.fusion \"gemm\" (%f0, " +
-         "%f1, %f2) : (" + types + ") -> (" + y + ", " + y + ") {\n" +
-         "  ^bb0(%x: " + x + ", %w: " + w + ", %bias: " + bias + "):\n" +
+         (c.scaled ? ", %f3: " + y : "") + ") -> (" + y + ", " + y +
+         ") {\n  %r:2 = kiln.fusion \"gemm\" (%f0, %f1, %f2" +
+         (c.scaled ? ", %f3" : "") + ") : (" + types + ") -> (" + y + ", " +
+         y + ") {\n" + "  ^bb0(%x: " + x + ", %w: " + w + ", %bias: " + bias +
+         (c.scaled ? ", %z: " + y : "") + "):\n" +
          "    %m = kiln.matmul %x, %w" +
          (c.transposeLhs ? " transpose_lhs" : "") +
          (c.transposeRhs ? " transpose_rhs" : "") + " : " + x + ", " + w +
-         "\n    %s = kiln.add %m, %bias : " + y + ", " + bias +
+         (c.scaled ? "\n    %p = kiln.mul %m, %z : " + y + ", " + y : "") +
+         "\n    %s = kiln.add " + product + ", %bias : " + y + ", " + bias +
          "\n    %g = kiln.gelu %s approximate = tanh : " + y +
          "\n    kiln.yield %s, %g : " + y + ", " + y + "\n  }\n" +
          "  return %r#0, %r#1 : " + y + ", " + y + "\n}\n";
@@ -164,6 +173,8 @@ std::string caseName(const Case &c) {
     name += "_split" + std::to_string(c.split);
   if (c.problems > 1)
     name += (c.summed ? "_summed" : "_problems") + std::to_string(c.problems);
+  if (c.scaled)
+    name += "_scaled";
   return name;
 }
 
@@ -181,6 +192,11 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
         cases.push_back(c);
         c.transposeLhs = c.transposeRhs = true;
         cases.push_back(c);
+        if (tma) {
+          // The epilogue's prefetch of a tensor of the product's shape.
+          c.scaled = true;
+          cases.push_back(c);
+        }
       }
   // The TMA kernel's stacked and summed problems (the q, k and v
   // projections and their input gradient), with split-K.

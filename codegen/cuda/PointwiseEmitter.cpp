@@ -78,17 +78,6 @@ RankedTensorType tensorType(Value v) {
 }
 ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
 
-SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> out;
-  for (int64_t d : shape)
-    if (d != 1)
-      out.push_back(d);
-  return out;
-}
-/// Same elements in the same row-major order.
-bool sameElements(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  return withoutOnes(a) == withoutOnes(b);
-}
 
 /// Checks that the values `group` computes can be emitted at its root and
 /// collects what it reads; `why` says what is wrong otherwise.
@@ -147,10 +136,17 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
     if (!remapped.empty() && count > 1) {
       // A reshape of an input at the root's flat index reads element for
       // element.
-      if (isa<ReshapeOp>(op) && isRoot(v) && !remappedHere && !computedRemapped)
+      bool atRoot = isRoot(v) && !remappedHere && !computedRemapped;
+      if (isa<ReshapeOp>(op) && atRoot) {
         group.laneInputs.insert(op->getOperand(0));
-      else
+      } else if (isa<RopeOp>(op) && atRoot) {
+        // The element at the root and its rotation partner, each a vector.
+        Value input = op->getOperand(0);
+        group.laneInputs.insert(input);
+        group.pairInputs[input] = shapeOf(input).back();
+      } else {
         group.vectorizable = false;
+      }
     }
     for (Value operand : op->getOperands())
       if (!llvm::is_contained(remapped, operand))
@@ -173,6 +169,10 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
         storageBytes(tensorType(yield.getValues()[r]).getElementType()));
   group.width = ::kiln::pointwise::vector_width(group.vectorizable, narrowest,
                                                 group.elements);
+  // A step's lanes and their partners stay in one half of a rope's row.
+  for (auto [input, row] : group.pairInputs)
+    while (group.width > 1 && (row / 2) % group.width != 0)
+      group.width /= 2;
   return true;
 }
 
@@ -183,7 +183,8 @@ int64_t laneRegisters(FusionOp fusion, const Group &group) {
     return 0;
   int64_t bytes = 0;
   for (Value v : group.laneInputs)
-    bytes += group.width * storageBytes(tensorType(v).getElementType());
+    bytes += group.width * storageBytes(tensorType(v).getElementType()) *
+             (group.pairInputs.count(v) ? 2 : 1);
   for (unsigned r : group.results)
     bytes += group.width *
              storageBytes(tensorType(fusion.getResult(r)).getElementType());

@@ -35,6 +35,10 @@ struct Group {
   /// candidates), and whether everything is read and written like that or
   /// once.
   llvm::DenseSet<Value> laneInputs;
+  /// Lane inputs a rope at the root rotates, by their last dimension D:
+  /// the vector path also loads each step's rotation partners (the V
+  /// elements D/2 away), so D/2 must be a multiple of the width.
+  llvm::DenseMap<Value, int64_t> pairInputs;
   bool vectorizable = true;
   /// Elements per thread step on the vector path; 1: the scalar loop only.
   int width = 1;

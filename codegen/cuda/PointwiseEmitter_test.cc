@@ -576,6 +576,59 @@ TEST_F(PointwiseEmitterTest, RopesOfOnePositionShareTheirAngles) {
   }
 }
 
+TEST_F(PointwiseEmitterTest, RopesOfFusionInputsTakeTheVectorPath) {
+  // q rotated and k's gradient rotated back: each step loads V elements of
+  // the input and V of their rotation partners (D/2 away), and computes
+  // both ropes from registers; the inverse flips the sine's sign.
+  for (const char *t : kFloatTypes) {
+    auto ty = [&](const std::string &shape) {
+      return "tensor<" + shape + "x" + t + ">";
+    };
+    FusionSpec spec;
+    spec.inputs = {ty("2x8x4x64"), ty("2x8x4x64")};
+    spec.body = "    %q = kiln.rope %x0 : " + ty("2x8x4x64") + "\n" +
+                "    %k = kiln.rope %x1 inverse : " + ty("2x8x4x64") + "\n";
+    spec.yields = {{"%q", ty("2x8x4x64")}, {"%k", ty("2x8x4x64")}};
+    GeneratedFusion g = emitAndCompile(spec);
+    ASSERT_EQ(g.kernels.size(), 1u) << diagnostics;
+    const std::string &src = g.kernels[0].source;
+    int width = std::string(t) == "f32" ? 4 : 8;
+    EXPECT_TRUE(contains(g.kernels[0].configuration,
+                         "width " + std::to_string(width)))
+        << g.kernels[0].configuration;
+    EXPECT_TRUE(contains(src, "    f(&lanes<V>::a0_pair, a0, 64);\n"
+                              "    f(&lanes<V>::a1_pair, a1, 64);\n"))
+        << src;
+    EXPECT_TRUE(contains(src, "? kiln_load(l.a0[v]) : kiln_load(l.a0_pair[v])"))
+        << src;
+    EXPECT_TRUE(contains(src, "rope_0_x0 * rope_0_cos - rope_0_x1 * rope_0_sin"))
+        << src;
+    EXPECT_TRUE(contains(src, "rope_1_x0 * rope_0_cos + rope_1_x1 * rope_0_sin"))
+        << src;
+  }
+  // A head dim of 8: a step stays inside a half of 4 elements.
+  FusionSpec narrow;
+  narrow.inputs = {"tensor<2x8x4x8xbf16>"};
+  narrow.body = "    %q = kiln.rope %x0 : tensor<2x8x4x8xbf16>\n";
+  narrow.yields = {{"%q", "tensor<2x8x4x8xbf16>"}};
+  GeneratedFusion g = emitAndCompile(narrow);
+  ASSERT_EQ(g.kernels.size(), 1u) << diagnostics;
+  EXPECT_TRUE(contains(g.kernels[0].configuration, "width 4"))
+      << g.kernels[0].configuration;
+  // A rope of a value computed in the fusion reads it at both positions:
+  // the scalar loop.
+  FusionSpec computed;
+  computed.inputs = {"tensor<2x8x4x64xbf16>", "tensor<64xbf16>"};
+  computed.body = "    %s = kiln.mul %x0, %x1 : tensor<2x8x4x64xbf16>, "
+                  "tensor<64xbf16>\n"
+                  "    %q = kiln.rope %s : tensor<2x8x4x64xbf16>\n";
+  computed.yields = {{"%q", "tensor<2x8x4x64xbf16>"}};
+  g = emitAndCompile(computed);
+  ASSERT_EQ(g.kernels.size(), 1u) << diagnostics;
+  EXPECT_TRUE(contains(g.kernels[0].configuration, "width 1"))
+      << g.kernels[0].configuration;
+}
+
 TEST_F(PointwiseEmitterTest, LayoutChainsComputeOperandsAtRemappedPositions) {
   // The backward of rope as autodiff writes it (scale by a sign vector, rope,
   // scale again), a transpose of a computed value, and a reshape of a slice

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/PointwiseEmitter.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
@@ -27,17 +28,6 @@ RankedTensorType tensorType(Value v) {
 }
 ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
 
-/// Same elements in the same row-major order.
-bool sameElements(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  auto withoutOnes = [](ArrayRef<int64_t> shape) {
-    SmallVector<int64_t> out;
-    for (int64_t d : shape)
-      if (d != 1)
-        out.push_back(d);
-    return out;
-  };
-  return withoutOnes(a) == withoutOnes(b);
-}
 
 /// Whether `statements` declare `name` (`const <type> <name> = ...;`).
 bool declares(StringRef statements, StringRef name) {
@@ -163,15 +153,23 @@ FailureOr<std::string> FunctorWriter::prologue() {
 
 /// The registers of the vector path and the tensors it moves.
 std::string FunctorWriter::vectorTensors() {
-  std::string regs, inputs, results;
+  std::string regs, inputs, partners, results;
   auto add = [&](std::string &list, const std::string &type,
                  const std::string &name) {
     regs += "    alignas(16) " + type + " " + name + "[V];\n";
     list += "    f(&lanes<V>::" + name + ", " + name + ");\n";
   };
-  for (Value arg : laneInputs())
-    add(inputs, storageCType(tensorType(arg).getElementType()).str(),
-        paramName(false, cast<BlockArgument>(arg).getArgNumber()));
+  for (Value arg : laneInputs()) {
+    std::string type = storageCType(tensorType(arg).getElementType()).str();
+    std::string name = paramName(false, cast<BlockArgument>(arg).getArgNumber());
+    add(inputs, type, name);
+    auto pair = group.pairInputs.find(arg);
+    if (pair == group.pairInputs.end())
+      continue;
+    regs += "    alignas(16) " + type + " " + name + "_pair[V];\n";
+    partners += "    f(&lanes<V>::" + name + "_pair, " + name + ", " +
+                indexLiteral(pair->second) + ");\n";
+  }
   for (unsigned r : group.results)
     add(results,
         storageCType(tensorType(yield.getValues()[r]).getElementType()).str(),
@@ -181,7 +179,8 @@ std::string FunctorWriter::vectorTensors() {
   return "  // V consecutive root elements of every tensor, in registers.\n"
          "  template <int V> struct lanes {\n" +
          regs + "  };\n" + visit + "inputs(F &&f) const {\n" + inputs +
-         "  }\n" + visit + "results(F &&f) const {\n" + results + "  }\n";
+         "  }\n" + visit + "partners(F &&f) const {\n" + partners + "  }\n" +
+         visit + "results(F &&f) const {\n" + results + "  }\n";
 }
 
 /// Declarations of the root coordinates the statements used, from the flat
@@ -279,7 +278,10 @@ FailureOr<std::string> FunctorWriter::write(const std::string &name,
     text += vectorTensors();
     for (Value arg : laneInputs()) {
       std::string p = paramName(false, cast<BlockArgument>(arg).getArgNumber());
-      emitter.bindBuffer(arg, p, "kiln_load(l." + p + "[v])");
+      emitter.bindBuffer(arg, p, "kiln_load(l." + p + "[v])",
+                         group.pairInputs.count(arg)
+                             ? "kiln_load(l." + p + "_pair[v])"
+                             : "");
     }
     FailureOr<std::string> lane = elementStatements(/*lanes=*/true);
     if (failed(lane))

@@ -339,8 +339,9 @@ FailureOr<std::string> ScalarEmitter::valueAt(Value operand, const Index &index,
 //===----------------------------------------------------------------------===//
 
 void ScalarEmitter::bindBuffer(Value value, std::string pointer,
-                               std::string lane) {
-  buffers[value] = Buffer{std::move(pointer), std::move(lane)};
+                               std::string lane, std::string partner) {
+  buffers[value] =
+      Buffer{std::move(pointer), std::move(lane), std::move(partner)};
 }
 
 void ScalarEmitter::bindValue(Value value, std::string expr) {
@@ -970,8 +971,21 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   Value input = r.getInput();
   const std::string &name = e.name, &pad = e.pad;
   std::string &out = e.out;
+  const SmallVector<bool> usedBefore = self.coordUsed;
   const SmallVector<std::string> &at = e.coords();
   int64_t width = e.shape[3], half = width / 2;
+  auto buffer = self.buffers.find(input);
+  // At the root with the element and its partner in registers (the vector
+  // path): only the position and the head-dim coordinate are read.
+  bool inRegisters = buffer != self.buffers.end() &&
+                     !buffer->second.partner.empty() &&
+                     !buffer->second.lane.empty() &&
+                     llvm::equal(at, self.coords);
+  if (inRegisters) {
+    self.coordUsed = usedBefore;
+    self.rootCoord(1);
+    self.rootCoord(3);
+  }
   std::string &table = self.globalNames[e.op];
   if (table.empty()) {
     // theta^(-2i/D) in f64, as the reference computes it.
@@ -993,8 +1007,11 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   std::string lower = name + "_lower", i = name + "_i", base = name + "_base";
   out += pad + "const bool " + lower + " = (" + d + ") < " +
          indexLiteral(half) + ";\n";
-  out += pad + "const " + self.indexType + " " + i + " = " + lower + " ? (" +
-         d + ") : (" + d + ") - " + indexLiteral(half) + ";\n";
+  // The pair index: for the angle unless this scope has it, and for loads.
+  auto declarePair = [&] {
+    out += pad + "const " + self.indexType + " " + i + " = " + lower +
+           " ? (" + d + ") : (" + d + ") - " + indexLiteral(half) + ";\n";
+  };
   // The angle of (position, pair), once per scope; 16-bit results take the
   // hardware's sine and cosine of the reduced angle (absolute error about
   // 2^-21, far below their rounding).
@@ -1003,6 +1020,8 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   std::string &angle =
       self.ropeAngles[table + "|" + position + "|" + d + "|" +
                       std::to_string(half)];
+  if (angle.empty() || !inRegisters)
+    declarePair();
   if (angle.empty()) {
     angle = name;
     Type element = tensorType(r.getResult()).getElementType();
@@ -1014,7 +1033,11 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   }
   std::string s = angle + "_sin", cosine = angle + "_cos";
   std::string x0, x1;
-  if (self.buffers.count(input)) {
+  if (inRegisters) {
+    const ScalarEmitter::Buffer &b = buffer->second;
+    x0 = "(" + lower + " ? " + b.lane + " : " + b.partner + ")";
+    x1 = "(" + lower + " ? " + b.partner + " : " + b.lane + ")";
+  } else if (buffer != self.buffers.end()) {
     Index rowStart{{at[0], at[1], at[2], "0"}, ""};
     out += pad + "const " + self.indexType + " " + base + " = " +
            flatFromCoords(e.shape, rowStart.coords) + ";\n";
@@ -1036,9 +1059,12 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   }
   out += pad + "const float " + name + "_x0 = " + x0 + ";\n";
   out += pad + "const float " + name + "_x1 = " + x1 + ";\n";
-  return e.rounded("(" + lower + " ? " + name + "_x0 * " + cosine + " - " +
+  // The inverse rotates by -a: the sine's sign flips.
+  const char *minus = r.getInverse() ? " + " : " - ";
+  const char *plus = r.getInverse() ? " - " : " + ";
+  return e.rounded("(" + lower + " ? " + name + "_x0 * " + cosine + minus +
                    name + "_x1 * " + s + " : " + name + "_x1 * " + cosine +
-                   " + " + name + "_x0 * " + s + ")");
+                   plus + name + "_x0 * " + s + ")");
 }
 
 } // namespace mlir::kiln::codegen

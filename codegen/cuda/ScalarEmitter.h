@@ -80,7 +80,11 @@ public:
   /// of its storage type. `lane`, when given, is a C expression holding the
   /// element at the root flat index (a register filled by a vector load), used
   /// instead of a load whenever the buffer is read there.
-  void bindBuffer(Value value, std::string pointer, std::string lane = "");
+  /// `partner`, when given with `lane`, holds the element of the rotation
+  /// partner (the other half of the last dimension) of the root flat index,
+  /// which a rope of the buffer reads from there instead of loading it.
+  void bindBuffer(Value value, std::string pointer, std::string lane = "",
+                  std::string partner = "");
   /// `expr` holds the element of `value` at the current index (compute type).
   void bindValue(Value value, std::string expr);
   bool isBound(Value value) const;
@@ -153,7 +157,7 @@ private:
   bool flatUsed = false;
 
   struct Buffer {
-    std::string pointer, lane;
+    std::string pointer, lane, partner;
   };
   llvm::DenseMap<Value, Buffer> buffers;
   llvm::DenseMap<Value, std::string> bound;

@@ -301,6 +301,16 @@ TEST_F(NNGradientTest, Rope) {
                        {0});
 }
 
+TEST_F(NNGradientTest, InverseRope) {
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x3x2x6xf32>, %w: tensor<2x3x2x6xf32>) -> tensor<f32> {
+      %y = kiln.rope %x theta = 100.0 position_offset = 3 inverse : tensor<2x3x2x6xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x3x2x6xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
 TEST_F(NNGradientTest, DropoutWithOffset) {
   expectGradientsMatch(R"mlir(
     func.func @loss(%x: tensor<4x6xf32>, %step: tensor<i32>, %w: tensor<4x6xf32>)

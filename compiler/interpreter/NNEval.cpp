@@ -388,14 +388,16 @@ LogicalResult evalRope(Operation *op, llvm::ArrayRef<const Tensor *> operands,
           width = x.shape[3], half = width / 2;
   double theta = rope.getTheta().convertToDouble();
   int64_t offset = rope.getPositionOffsetAttr().getInt();
-  // cos and sin of a = p * theta^(-2i/D), once per (position, i).
+  // cos and sin of a = p * theta^(-2i/D) (-a for the inverse), once per
+  // (position, i).
+  double sign = rope.getInverse() ? -1.0 : 1.0;
   std::vector<double> cosines(positions * half), sines(positions * half);
   for (int64_t i = 0; i < half; ++i) {
     double frequency = std::pow(theta, -2.0 * double(i) / double(width));
     for (int64_t t = 0; t < positions; ++t) {
       double angle = double(t + offset) * frequency;
       cosines[t * half + i] = std::cos(angle);
-      sines[t * half + i] = std::sin(angle);
+      sines[t * half + i] = sign * std::sin(angle);
     }
   }
   const double *in = x.data.data();

@@ -636,6 +636,34 @@ TEST_F(NNEvalTest, RopeRotatesHalves) {
   expectClose(r[0], y);
 }
 
+TEST_F(NNEvalTest, InverseRopeRotatesBack) {
+  // The inverse rotates by -a: rope then its inverse is the identity, and
+  // the inverse alone is the transposed rotation.
+  Tensor x = random({2, 3, 2, 8});
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3x2x8xf32>) -> (tensor<2x3x2x8xf32>, tensor<2x3x2x8xf32>) {
+      %y = kiln.rope %x theta = 500.0 position_offset = 4 : tensor<2x3x2x8xf32>
+      %z = kiln.rope %y theta = 500.0 position_offset = 4 inverse : tensor<2x3x2x8xf32>
+      %w = kiln.rope %x theta = 500.0 position_offset = 4 inverse : tensor<2x3x2x8xf32>
+      return %z, %w : tensor<2x3x2x8xf32>, tensor<2x3x2x8xf32>
+    })mlir",
+               {x});
+  ASSERT_EQ(r.size(), 2u);
+  expectClose(r[0], x.data);
+  std::vector<double> w(96);
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 3; ++t)
+      for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 4; ++i) {
+          double a = (t + 4) * std::pow(500.0, -2.0 * i / 8);
+          int base = ((b * 3 + t) * 2 + h) * 8;
+          double lo = x.data[base + i], hi = x.data[base + i + 4];
+          w[base + i] = lo * std::cos(a) + hi * std::sin(a);
+          w[base + i + 4] = hi * std::cos(a) - lo * std::sin(a);
+        }
+  expectClose(r[1], w);
+}
+
 TEST_F(NNEvalTest, DropoutUsesThePhiloxUniforms) {
   Tensor x = random({64, 33}, 0.5, 2.0);
   Tensor step({}, ElementKind::I32);

@@ -18,7 +18,10 @@
 //    acc)`, `store_pair(p, r, c, acc0, acc1)` (c even; c + 1 may lie past
 //    the end), `store_pair_in` (both columns inside the output) and, for
 //    the staged epilogue of gemm_tma.cuh, `store_run_in(p, r, c, acc[8])`
-//    (columns c .. c + 7, c a multiple of 8, inside the output).
+//    (columns c .. c + 7, c a multiple of 8, inside the output); for
+//    gemm_tma.cuh also `kPrefetch` and `prefetch_row(p, r, c, n)`: columns
+//    c .. c + n - 1 of row r of the tensors of the product's shape the
+//    epilogue reads, asked of the L2.
 // The parameters `p` are a generated struct with a `float *scratch`: the f32
 // partial products of split-K.
 //
@@ -29,6 +32,23 @@
 
 namespace kiln {
 namespace gemm {
+
+// Asks the L2 cache for `count` elements at `p` ahead of their loads, one
+// bulk request (the copy engine fetches them while the thread goes on).
+// (sm_90 and later; the split-K reduction shares the epilogue.) Skipped
+// unless the range starts on 16 bytes and spans whole 16 bytes, as
+// the bulk copy requires.
+template <typename T>
+__device__ __forceinline__ void prefetch_l2(const T *p, unsigned count) {
+#if __CUDA_ARCH__ >= 900
+  const unsigned bytes = count * (unsigned)sizeof(T);
+  if (((reinterpret_cast<unsigned long long>(p) | bytes) & 15u) == 0 &&
+      bytes != 0)
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p),
+                 "r"(bytes)
+                 : "memory");
+#endif
+}
 
 // Sizes derived from a configuration.
 template <class Cfg> struct shape {

@@ -31,6 +31,9 @@
 //    split; with KSUMS, K step kt of the concatenated K reads problem
 //    kt / KT's maps.
 //
+//  - A consumer that takes an item asks the L2 for the item's rows of the
+//    tensors of the product's shape its epilogue reads (Epi::kPrefetch,
+//    Epi::prefetch_row), so that they arrive during the K loop.
 //  - The epilogue (STAGED_EPILOGUE): each consumer warp writes its 16 rows
 //    of the product, rounded to the element type (which the epilogue rounds
 //    it to first anyway), into a shared staging area of its own, 128
@@ -161,6 +164,25 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
   }
 }
 
+// The tile's rows of the tensors of the product's shape that the epilogue
+// reads (Epi::prefetch_row), asked of the L2 when the consumer takes the
+// item, a row per thread: by the epilogue, a K loop later, their loads hit
+// the L2 instead of waiting for memory (which in ping-pong would outlast
+// the other consumer's products).
+template <class Cfg, class Epi, class Params>
+__device__ __forceinline__ void
+prefetch_epilogue_inputs(const Params &p, typename Cfg::index problem,
+                         typename Cfg::index row0, int rows,
+                         typename Cfg::index n0, int thread) {
+  typedef typename Cfg::index idx;
+  const idx columns = Cfg::N - n0 < Cfg::BN ? Cfg::N - n0 : (idx)Cfg::BN;
+  for (int i = thread; i < rows; i += 128) {
+    const idx r = row0 + i;
+    if (r < Cfg::ROWS)
+      Epi::prefetch_row(p, problem * Cfg::ROWS + r, n0, columns);
+  }
+}
+
 template <class Cfg, class Ops, class Epi, class Params>
 __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
                                          const Params &p) {
@@ -287,6 +309,10 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     if constexpr (Cfg::PINGPONG)
       if (w >= (long long)ctx.block.x + ctx.grid.x)
         wait_turn(); // every item but the block's first follows the other's
+    if constexpr (Epi::kPrefetch)
+      prefetch_epilogue_inputs<Cfg, Epi>(
+          p, (idx)x.problem, x.m0 + (Cfg::PINGPONG ? 0 : cwg * 64),
+          Cfg::PINGPONG ? Cfg::BM : 64, x.n0, tid & 127);
     float acc[SLICES][ACC];
 #pragma unroll
     for (int t = 0; t < SLICES; ++t)

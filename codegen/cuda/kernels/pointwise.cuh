@@ -13,6 +13,8 @@
 //     // With Width > 1, the vector path:
 //     template <int V> struct lanes;        // registers of V elements
 //     template <int V, class F> void inputs(F &&) const;  // f(&lanes<V>::x, x)
+//     // f(&lanes<V>::x_pair, x, D): inputs a rope rotates, rows of D
+//     template <int V, class F> void partners(F &&) const;
 //     template <int V, class F> void results(F &&) const; // for each tensor
 //     template <int V>
 //     void lane(const scalars &, lanes<V> &, int v, Index idx) const;
@@ -24,7 +26,10 @@
 // every pointer is aligned to its chunk at run time, each step moves Width
 // elements of every tensor with 16-byte accesses and lane() computes them in
 // registers; a scalar loop does the rest (everything when a pointer is not
-// aligned).
+// aligned). An input that a rope rotates also has its step's rotation
+// partners loaded: the V elements D/2 further along its row of D, or D/2
+// back in the row's second half (V divides D/2, so a step never straddles
+// the halves).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -63,6 +68,16 @@ template <int V, class Lanes, class Index> struct load_lanes {
     kiln_load_vec<V>(lanes.*regs, p + base);
   }
 };
+template <int V, class Lanes, class Index> struct load_partner_lanes {
+  Lanes &lanes;
+  Index base;
+  template <class Regs, class T>
+  __device__ __forceinline__ void operator()(Regs regs, const T *p,
+                                             Index row) const {
+    const Index half = row / 2;
+    kiln_load_vec<V>(lanes.*regs, p + base + (base % row < half ? half : -half));
+  }
+};
 template <int V, class Lanes, class Index> struct store_lanes {
   const Lanes &lanes;
   Index base;
@@ -96,6 +111,7 @@ __device__ __forceinline__ void grid_stride(const launch_ctx &ctx,
       const index base = c * V;
       lanes l;
       group.template inputs<V>(load_lanes<V, lanes, index>{l, base});
+      group.template partners<V>(load_partner_lanes<V, lanes, index>{l, base});
 #pragma unroll
       for (int v = 0; v < V; ++v)
         group.lane(s, l, v, base + v);

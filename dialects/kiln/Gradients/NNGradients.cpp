@@ -295,28 +295,17 @@ struct EmbeddingGradient
 };
 
 /// rope rotates each pair (x[i], x[i + D/2]) by a; its transpose rotates by
-/// -a, which is rope conjugated by s = (+1 on the first half, -1 on the
-/// second): rope_{-a}(g) = s * rope_a(s * g). Exact, and it reuses rope.
+/// -a: the same rope with `inverse` flipped.
 struct RopeGradient
     : public GradientOpInterface::ExternalModel<RopeGradient, RopeOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto rope = cast<RopeOp>(op);
-    KilnBuilder kb(builder, op->getLoc());
-    RankedTensorType type = KilnBuilder::typeOf(rope.getInput());
-    int64_t width = type.getDimSize(3);
-    auto signType = RankedTensorType::get({width}, type.getElementType());
-    SmallVector<Attribute> signs;
-    for (int64_t i = 0; i < width; ++i)
-      signs.push_back(builder.getFloatAttr(type.getElementType(),
-                                           i < width / 2 ? 1.0 : -1.0));
-    Value s = builder.create<ConstantOp>(
-        op->getLoc(), DenseElementsAttr::get(signType, signs));
-    Value rotated = builder.create<RopeOp>(
-        op->getLoc(), kb.mul(resultGrads[0], s), rope.getThetaAttr(),
-        rope.getPositionOffsetAttr());
-    operandGrads.push_back(kb.mul(rotated, s));
+    operandGrads.push_back(builder.create<RopeOp>(
+        op->getLoc(), resultGrads[0], rope.getThetaAttr(),
+        rope.getPositionOffsetAttr(),
+        rope.getInverse() ? UnitAttr() : builder.getUnitAttr()));
     return success();
   }
 };

@@ -338,19 +338,23 @@ def Kiln_RopeOp : Kiln_Op<"rope", [SameOperandsAndResultType,
     `y[i] = x[i] cos(a) - x[i + D/2] sin(a)`,
     `y[i + D/2] = x[i + D/2] cos(a) + x[i] sin(a)`.
 
-    The result has the input's type.
+    With `inverse`, each pair is rotated by `-a` instead (the transpose of
+    the rotation, which its gradient applies). The result has the input's
+    type.
 
     ```mlir
     %q2 = kiln.rope %q theta = 5.000000e+05 : tensor<2x16x4x64xbf16>
+    %g = kiln.rope %dq2 theta = 5.000000e+05 inverse : tensor<2x16x4x64xbf16>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$input,
                        DefaultValuedAttr<F64Attr, "10000.0">:$theta,
-                       DefaultValuedAttr<I64Attr, "0">:$position_offset);
+                       DefaultValuedAttr<I64Attr, "0">:$position_offset,
+                       UnitAttr:$inverse);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`theta` `=` $theta^)? (`position_offset` `=` $position_offset^)?
-    attr-dict `:` type($input)
+    (`inverse` $inverse^)? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }

@@ -16,9 +16,11 @@ func.func @embedding(%table: tensor<1000x48xf32>, %tokens: tensor<4x32xi32>,
 // CHECK-LABEL: func.func @rope
 // CHECK: %[[A:.*]] = kiln.rope %{{.*}} theta = 5.000000e+05 position_offset = 7 : tensor<2x16x4x64xbf16>
 // CHECK: %[[B:.*]] = kiln.rope %{{.*}} : tensor<2x16x4x64xbf16>
-// CHECK: return %[[A]], %[[B]] : tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>
-func.func @rope(%q: tensor<2x16x4x64xbf16>) -> (tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>) {
+// CHECK: %[[C:.*]] = kiln.rope %{{.*}} position_offset = 2 inverse : tensor<2x16x4x64xbf16>
+// CHECK: return %[[A]], %[[B]], %[[C]] : tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>
+func.func @rope(%q: tensor<2x16x4x64xbf16>) -> (tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>) {
   %0 = kiln.rope %q theta = 500000.0 position_offset = 7 : tensor<2x16x4x64xbf16>
   %1 = kiln.rope %q theta = 10000.0 : tensor<2x16x4x64xbf16>
-  return %0, %1 : tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>
+  %2 = kiln.rope %q position_offset = 2 inverse : tensor<2x16x4x64xbf16>
+  return %0, %1, %2 : tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>, tensor<2x16x4x64xbf16>
 }
