@@ -353,7 +353,7 @@ TEST_F(GemmEmitterTest, EpilogueInputsOfTheProductsShapeArePrefetched) {
     EXPECT_EQ(kernel.source.find("prefetch_l2(p.in0"), std::string::npos);
     EXPECT_EQ(kernel.source.find("prefetch_l2(p.in1"), std::string::npos);
     EXPECT_EQ(kernel.source.find("prefetch_l2(p.in3"), std::string::npos);
-    EXPECT_NE(ptxOf(kernel).find("cp.async.bulk.prefetch.L2.global"),
+    EXPECT_NE(ptxOf(kernel).find("prefetch.global.L2"),
               std::string::npos);
   }
   // Split K: the reduction kernel shares the epilogue (and its prefetch).
@@ -372,7 +372,7 @@ TEST_F(GemmEmitterTest, EpilogueInputsOfTheProductsShapeArePrefetched) {
   GeneratedFusion plain = emitAndCompile(biasGelu(8192, 4096, 1024, false));
   ASSERT_EQ(plain.kernels.size(), 1u);
   EXPECT_FALSE(flag(plain.kernels[0].source, "kPrefetch"));
-  EXPECT_EQ(ptxOf(plain.kernels[0]).find("cp.async.bulk.prefetch.L2"),
+  EXPECT_EQ(ptxOf(plain.kernels[0]).find("prefetch.global.L2"),
             std::string::npos);
 }
 

@@ -21,7 +21,7 @@
 //     static void store_run_in<g>(..., const float (&acc)[kRun]);
 //     // For the TMA kernel: whether some problem reads a tensor of the
 //     // product's shape, and columns c .. c + n - 1 of row r of those it
-//     // reads asked of the L2 (one bulk prefetch each).
+//     // reads asked of the L2 (a prefetch per 128-byte line).
 //     static constexpr bool kPrefetch;
 //     static void prefetch_row<g>(const Params &, idx r, idx c, idx n);
 //   };

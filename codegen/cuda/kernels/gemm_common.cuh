@@ -33,21 +33,15 @@
 namespace kiln {
 namespace gemm {
 
-// Asks the L2 cache for `count` elements at `p` ahead of their loads, one
-// bulk request (the copy engine fetches them while the thread goes on).
-// (sm_90 and later; the split-K reduction shares the epilogue.) Skipped
-// unless the range starts on 16 bytes and spans whole 16 bytes, as
-// the bulk copy requires.
+// Asks the L2 cache for `count` elements at `p` ahead of their loads: one
+// prefetch per 128-byte line, through the load path (a bulk prefetch would
+// queue on the copy engine behind the producer's tensor copies).
 template <typename T>
 __device__ __forceinline__ void prefetch_l2(const T *p, unsigned count) {
-#if __CUDA_ARCH__ >= 900
-  const unsigned bytes = count * (unsigned)sizeof(T);
-  if (((reinterpret_cast<unsigned long long>(p) | bytes) & 15u) == 0 &&
-      bytes != 0)
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p),
-                 "r"(bytes)
-                 : "memory");
-#endif
+  const unsigned long long begin = reinterpret_cast<unsigned long long>(p);
+  const unsigned long long end = begin + (unsigned long long)count * sizeof(T);
+  for (unsigned long long line = begin & ~127ull; line < end; line += 128)
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(line) : "memory");
 }
 
 // Sizes derived from a configuration.
