@@ -53,9 +53,8 @@ public:
     std::string head = "struct Epilogue {\n";
     if (runs)
       head += "  static constexpr int kRun = kiln::gemm::wgmma_staged_run;\n";
-    if (prefetch)
-      head += std::string("  static constexpr bool kPrefetch = ") +
-              (prefetched ? "true" : "false") + ";\n";
+    head += std::string("  static constexpr bool kPrefetch = ") +
+            (prefetched ? "true" : "false") + ";\n";
     return globals + head + text + "};\n";
   }
 

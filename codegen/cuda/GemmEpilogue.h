@@ -19,9 +19,10 @@
 //     // Columns c .. c + 7 (c a multiple of 8) inside the output, each
 //     // result with 16-byte stores: the staged epilogue of gemm_tma.cuh.
 //     static void store_run_in<g>(..., const float (&acc)[kRun]);
-//     // For the TMA kernel: whether some problem reads a tensor of the
-//     // product's shape, and columns c .. c + n - 1 of row r of those it
-//     // reads asked of the L2 (a prefetch per 128-byte line).
+//     // For the staged epilogue of the TMA kernel: whether some problem
+//     // reads a tensor of the product's shape (false for other kernels),
+//     // and columns c .. c + n - 1 of row r of those it reads asked of the
+//     // L2 (a prefetch per 128-byte line).
 //     static constexpr bool kPrefetch;
 //     static void prefetch_row<g>(const Params &, idx r, idx c, idx n);
 //   };
@@ -47,8 +48,8 @@ namespace mlir::kiln::codegen {
 
 /// The file-scope tables the epilogue uses, then `struct Epilogue`; with
 /// `runs`, also `store_run_in` (runs of 8 columns, for the staged epilogue
-/// of the TMA kernel); with `prefetch` (the TMA kernel), `kPrefetch` and
-/// `prefetch_row`.
+/// of the TMA kernel); `kPrefetch`, and with `prefetch` (the staged
+/// epilogue) `prefetch_row`.
 FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion,
                                          bool runs, bool prefetch);
 

@@ -35,7 +35,6 @@
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/ReductionKernels.h"
-#include "codegen/cuda/ScalarEmitter.h"
 #include "compiler/transforms/ReductionPlan.h"
 
 #include "kiln/reduce_layout.cuh"
@@ -367,26 +366,7 @@ LogicalResult emitNorm(Emission &e) {
   std::string prefix = "kiln_" + op->getName().stripDialect().str();
   unsigned weightOperand = backward ? 2 : 1;
 
-  // W consecutive elements per thread step (16 bytes of the narrowest row
-  // tensor) when every row starts on 16 bytes and stays in registers.
-  int64_t narrowest = 16;
-  SmallVector<Type> rowTypes = {type.getElementType()};
-  if (backward)
-    rowTypes.push_back(
-        cast<ShapedType>(op->getOperand(0).getType()).getElementType());
-  if (e.yields(0))
-    rowTypes.push_back(
-        cast<ShapedType>(op->getResult(0).getType()).getElementType());
-  bool rowsAligned = true;
-  for (Type t : rowTypes) {
-    narrowest = std::min(narrowest, storageBytes(t));
-    rowsAligned &= m * storageBytes(t) % 16 == 0;
-  }
-  int64_t width = std::min<int64_t>(8, 16 / narrowest);
-  if (!rowsAligned || m < width ||
-      !::kiln::reduce::row_cached(m, width, ::kiln::reduce::row_group(m)))
-    width = 1;
-  RowKernel row(rows, m, width);
+  RowKernel row(rows, m);
   Params params;
   if (backward)
     e.addInput(params, 0, "grad");
@@ -409,8 +389,8 @@ LogicalResult emitNorm(Emission &e) {
   auto flag = [](bool b) { return b ? "true" : "false"; };
   std::string config =
       rowConfig("norm_config", rows, m,
-                llvm::formatv(", {0}, {1}, {2}, {3}", flag(layer),
-                              flag(bool(weight)), flag(bool(bias)), width)
+                llvm::formatv(", {0}, {1}, {2}", flag(layer),
+                              flag(bool(weight)), flag(bool(bias)))
                     .str());
   std::string weightArg = weight ? "weight" : "(const float *)nullptr";
   std::string call, args;

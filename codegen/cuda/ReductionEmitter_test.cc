@@ -171,14 +171,6 @@ TEST_F(ReductionEmitterTest, LayerNorm) {
            "tensor<8x1024x1024xbf16>");
   EXPECT_EQ(g.launches[0].block[0], 128u);
   EXPECT_EQ(g.launches[0].grid[0], 8192u);
-  // Each thread moves its 8 elements of the row with one 16-byte access.
-  EXPECT_NE(g.kernels[0].configuration.find("width=8 steps=1 cached"),
-            std::string::npos)
-      << g.kernels[0].configuration;
-  EXPECT_NE(g.kernels[0].source.find(
-                "norm_config<idx_t, 8192, 1024, true, true, false, 8>"),
-            std::string::npos)
-      << g.kernels[0].source;
 }
 
 TEST_F(ReductionEmitterTest, RmsNormOfSineBlock) {
@@ -188,22 +180,10 @@ TEST_F(ReductionEmitterTest, RmsNormOfSineBlock) {
            "tensor<4x32x64xf32>, tensor<64xf32>", "tensor<4x32x64xf32>");
   ASSERT_EQ(g.launches.size(), 1u);
   EXPECT_EQ(g.launches[0].args.size(), 3u);
-  EXPECT_NE(g.kernels[0].configuration.find("width=4"), std::string::npos)
-      << g.kernels[0].configuration;
-  g = emit("kiln.rms_norm %arg0 : tensor<7x3000xbf16>", "tensor<7x3000xbf16>",
-           "tensor<7x3000xbf16>");
-  EXPECT_NE(g.kernels[0].configuration.find("width=8"), std::string::npos)
-      << g.kernels[0].configuration;
-  // Rows that do not start on 16 bytes, or are shorter than a step: one
-  // element per step.
-  g = emit("kiln.rms_norm %arg0 : tensor<7x3001xbf16>", "tensor<7x3001xbf16>",
-           "tensor<7x3001xbf16>");
-  EXPECT_NE(g.kernels[0].configuration.find("width=1"), std::string::npos)
-      << g.kernels[0].configuration;
-  g = emit("kiln.rms_norm %arg0, %arg1 : tensor<5xf16>, tensor<5xf16>",
-           "tensor<5xf16>, tensor<5xf16>", "tensor<5xf16>");
-  EXPECT_NE(g.kernels[0].configuration.find("width=1"), std::string::npos)
-      << g.kernels[0].configuration;
+  emit("kiln.rms_norm %arg0 : tensor<7x3000xbf16>", "tensor<7x3000xbf16>",
+       "tensor<7x3000xbf16>");
+  emit("kiln.rms_norm %arg0, %arg1 : tensor<5xf16>, tensor<5xf16>",
+       "tensor<5xf16>, tensor<5xf16>", "tensor<5xf16>");
 }
 
 TEST_F(ReductionEmitterTest, RmsNormBackwardOfSineBlock) {
@@ -227,8 +207,6 @@ TEST_F(ReductionEmitterTest, LayerNormBackwardLargeIsTwoPass) {
            "tensor<8192x1024xbf16>, tensor<1024xbf16>, tensor<1024xbf16>");
   ASSERT_EQ(g.launches.size(), 3u);
   EXPECT_GT(g.launches[1].grid[1], 1u);
-  EXPECT_NE(g.kernels[0].configuration.find("width=8"), std::string::npos)
-      << g.kernels[0].configuration;
   emit("kiln.layer_norm_backward %arg0, %arg1 dims = 2 eps = 1.0e-06 : "
        "tensor<2x7x4x6xf16>",
        "tensor<2x7x4x6xf16>, tensor<2x7x4x6xf16>",

@@ -16,36 +16,11 @@ namespace reduce {
 
 // Rows of a norm: `Layer` (layer_norm, else rms_norm), with a weight and a
 // bias; `eps` comes from the planner's configuration (a derived struct).
-// With W > 1 each thread moves W consecutive elements of every row with
-// 16-byte accesses; the planner chooses it only for rows that stay in
-// registers.
 template <class Idx, long long Rows, long long M, bool Layer, bool Weight,
-          bool Bias, int W = 1>
-struct norm_config : row_config<Idx, Rows, M, W> {
+          bool Bias>
+struct norm_config : row_config<Idx, Rows, M> {
   static constexpr bool layer = Layer, weight = Weight, bias = Bias;
   static constexpr float mf = (float)M;
-  static_assert(W == 1 || row_config<Idx, Rows, M, W>::cached,
-                "vector steps of a norm keep the row in registers");
-};
-
-// Stores a row of values by the steps of row_loop: each element as it is
-// computed (W == 1), or each step of W with one 16-byte store.
-template <class Cfg, class Out> struct norm_row_store {
-  using idx_t = typename Cfg::idx_t;
-  Out *out;
-  idx_t row;
-  alignas(16) Out step[Cfg::width];
-
-  __device__ __forceinline__ void put(int e, idx_t j, float v) {
-    if constexpr (Cfg::width == 1)
-      kiln_store(out + row * (idx_t)Cfg::m + j, v);
-    else
-      kiln_store(&step[e], v);
-  }
-  __device__ __forceinline__ void flush(idx_t j0) {
-    if constexpr (Cfg::width > 1)
-      store_step<Cfg>(out, row, j0, step);
-  }
 };
 
 // The row's mean (0 for rms_norm) and 1 / sqrt(var + eps) over x.
@@ -83,23 +58,20 @@ __device__ __forceinline__ void norm_forward(const launch_ctx &ctx,
   __shared__ float scratch[32];
   const row_position<Cfg> p(ctx);
   row_input<Cfg, In> x(in, p.row);
-  x.cache(p.lid, x.aligned());
+  Out *out_row = out + p.row * (idx_t)Cfg::m;
+  x.cache(p.lid);
   const float2 st = norm_stats<Cfg>(ctx, p.lid, x, scratch);
   const float mean = st.x, rstd = st.y;
   if (!p.active)
     return;
-  norm_row_store<Cfg, Out> y_out{out, p.row};
-  row_loop<Cfg>(
-      p.lid,
-      [&](int k, int e, idx_t j) {
-        float y = (x.at(k, e, j) - mean) * rstd;
-        if constexpr (Cfg::weight)
-          y = y * kiln_load(weight[j]);
-        if constexpr (Cfg::bias)
-          y = y + kiln_load(bias[j]);
-        y_out.put(e, j, y);
-      },
-      no_step(), [&](idx_t j0) { y_out.flush(j0); });
+  row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
+    float y = (x.at(k, e, j) - mean) * rstd;
+    if constexpr (Cfg::weight)
+      y = y * kiln_load(weight[j]);
+    if constexpr (Cfg::bias)
+      y = y + kiln_load(bias[j]);
+    kiln_store(out_row + j, y);
+  });
 }
 
 // dx = rstd * (gy - mean(gy) - xh * mean(gy * xh)), gy = grad * weight
@@ -116,8 +88,9 @@ norm_backward(const launch_ctx &ctx, const G *__restrict__ grad,
   const row_position<Cfg> p(ctx);
   row_input<Cfg, G> g(grad, p.row);
   row_input<Cfg, In> x(in, p.row);
-  g.cache(p.lid, g.aligned());
-  x.cache(p.lid, x.aligned());
+  Out *out_row = WriteOut ? out + p.row * (idx_t)Cfg::m : nullptr;
+  g.cache(p.lid);
+  x.cache(p.lid);
   const float2 st = norm_stats<Cfg>(ctx, p.lid, x, scratch);
   const float mean = st.x, rstd = st.y;
   auto gy = [&](int k, int e, idx_t j) {
@@ -144,15 +117,11 @@ norm_backward(const launch_ctx &ctx, const G *__restrict__ grad,
   if constexpr (WriteOut) {
     if (!p.active)
       return;
-    norm_row_store<Cfg, Out> dx{out, p.row};
-    row_loop<Cfg>(
-        p.lid,
-        [&](int k, int e, idx_t j) {
-          dx.put(e, j,
+    row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
+      kiln_store(out_row + j,
                  rstd * (gy(k, e, j) - meanGy -
                          (x.at(k, e, j) - mean) * rstd * meanGyXh));
-        },
-        no_step(), [&](idx_t j0) { dx.flush(j0); });
+    });
   }
 }
 
