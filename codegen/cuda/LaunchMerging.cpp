@@ -38,7 +38,9 @@ bool hasSlot(const CompiledArg &arg) {
 
 /// The byte range [begin, end) an argument may touch.
 std::pair<uint64_t, uint64_t> rangeOf(const CompiledArg &arg) {
-  if (arg.kind == LaunchArg::Kind::Scratch) // after the planned tensors
+  // Scratch: to the end of its fusion's workspace (of unknown size: to the
+  // end of the arena).
+  if (arg.kind == LaunchArg::Kind::Scratch && arg.slot.size == 0)
     return {arg.slot.offset, std::numeric_limits<uint64_t>::max()};
   return {arg.slot.offset, arg.slot.offset + arg.slot.size};
 }

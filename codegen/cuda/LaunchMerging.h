@@ -19,7 +19,9 @@ namespace mlir::kiln::codegen {
 
 /// True when `a` and `b` may run in either order or at once: no byte that
 /// one of them writes (a result or scratch argument) is read or written by the
-/// other. Scratch arguments carry no size: scratch is treated as one region.
+/// other. A scratch argument covers the rest of its fusion's workspace (to
+/// the arena's end when its size is unknown), and any two scratch arguments
+/// count as touching the same bytes.
 bool launchesIndependent(const CompiledLaunch &a, const CompiledLaunch &b);
 
 /// The source of one kernel that runs `launches` (of `kernels`, each

@@ -71,12 +71,41 @@ private:
   LogicalResult addEntry(func::FuncOp function) {
     CompiledEntry entry;
     entry.name = function.getSymName().str();
-    auto arena = function->getAttrOfType<IntegerAttr>("kiln.arena_size");
-    if (!arena)
+    if (!function->getAttrOfType<IntegerAttr>("kiln.arena_size"))
       return function.emitOpError(
           "has no memory plan (run --kiln-plan-memory)");
-    uint64_t planned = arena.getInt();
-    uint64_t scratch = 0;
+
+    // Every fusion's kernels first: their scratch is known only once they
+    // are generated, and joins the memory plan as the fusion's workspace.
+    struct Emitted {
+      FusionOp fusion;
+      GeneratedFusion generated;
+      std::vector<size_t> kernelIds;
+    };
+    std::vector<Emitted> emitted;
+    llvm::DenseMap<Operation *, uint64_t> workspaces;
+    for (Operation &op : function.getBody().front()) {
+      auto fusion = dyn_cast<FusionOp>(op);
+      if (!fusion)
+        continue;
+      FailureOr<GeneratedFusion> generated = emitFusion(fusion, options);
+      if (failed(generated))
+        return failure();
+      std::vector<size_t> kernelIds;
+      for (const GeneratedKernel &kernel : generated->kernels) {
+        FailureOr<size_t> id = addKernel(fusion, kernel);
+        if (failed(id))
+          return failure();
+        kernelIds.push_back(*id);
+      }
+      if (generated->scratchBytes)
+        workspaces[fusion] = generated->scratchBytes;
+      emitted.push_back({fusion, std::move(*generated), std::move(kernelIds)});
+    }
+    if (!workspaces.empty() && failed(planWorkspaces(function, workspaces)))
+      return failure();
+    entry.arenaBytes =
+        function->getAttrOfType<IntegerAttr>("kiln.arena_size").getInt();
 
     for (BlockArgument arg : function.getArguments()) {
       DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
@@ -112,26 +141,21 @@ private:
            operand.get().getType(), toRef(*slot)});
     }
 
-    for (Operation &op : function.getBody().front()) {
-      auto fusion = dyn_cast<FusionOp>(op);
-      if (!fusion)
-        continue;
-      FailureOr<GeneratedFusion> generated = emitFusion(fusion, options);
-      if (failed(generated))
-        return failure();
-      std::vector<size_t> kernelIds;
-      for (const GeneratedKernel &kernel : generated->kernels) {
-        FailureOr<size_t> id = addKernel(fusion, kernel);
-        if (failed(id))
-          return failure();
-        kernelIds.push_back(*id);
+    for (Emitted &e : emitted) {
+      // A fusion's scratch is its workspace: arena bytes that nothing else
+      // holds while its kernels run.
+      uint64_t workspace = 0;
+      if (e.generated.scratchBytes) {
+        std::optional<uint64_t> offset = workspaceOffset(e.fusion);
+        if (!offset)
+          return emitFusionError(e.fusion)
+                     << "its scratch has no place in the memory plan",
+                 failure();
+        workspace = *offset;
       }
-      // Scratch lives after the planned tensors; fusions run one after the
-      // other, so they share it.
-      scratch = std::max(scratch, generated->scratchBytes);
-      for (const GeneratedLaunch &launch : generated->launches) {
+      for (const GeneratedLaunch &launch : e.generated.launches) {
         CompiledLaunch compiled;
-        compiled.kernel = kernelIds[launch.kernel];
+        compiled.kernel = e.kernelIds[launch.kernel];
         compiled.grid = launch.grid;
         compiled.block = launch.block;
         compiled.dynamicSharedBytes = launch.dynamicSharedBytes;
@@ -147,11 +171,11 @@ private:
             bool result = arg.kind == LaunchArg::Kind::TensorMap
                               ? arg.mapsResult
                               : arg.kind == LaunchArg::Kind::Result;
-            Value value = result ? fusion.getResult(arg.index)
-                                 : fusion.getInputs()[arg.index];
+            Value value = result ? e.fusion.getResult(arg.index)
+                                 : e.fusion.getInputs()[arg.index];
             FailureOr<BufferSlot> slot = bufferOf(value);
             if (failed(slot))
-              return emitFusionError(fusion)
+              return emitFusionError(e.fusion)
                          << "a kernel argument has no buffer",
                      failure();
             out.slot = toRef(*slot);
@@ -159,20 +183,17 @@ private:
             out.mapsResult = arg.mapsResult;
             out.bufferType = value.getType();
           } else if (arg.kind == LaunchArg::Kind::Scratch) {
-            out.slot = SlotRef{false, "", alignScratch(planned) + arg.index, 0};
+            // From its offset to the end of the fusion's workspace.
+            out.slot = SlotRef{false, "", workspace + arg.index,
+                               e.generated.scratchBytes - arg.index};
           }
           compiled.args.push_back(out);
         }
         entry.launches.push_back(std::move(compiled));
       }
     }
-    entry.arenaBytes = scratch ? alignScratch(planned) + scratch : planned;
     result.entries.push_back(std::move(entry));
     return success();
-  }
-
-  static uint64_t alignScratch(uint64_t x) {
-    return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   }
 
   FailureOr<size_t> addKernel(FusionOp fusion, const GeneratedKernel &kernel) {

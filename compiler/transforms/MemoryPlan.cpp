@@ -25,6 +25,8 @@ namespace mlir::kiln {
 
 static constexpr llvm::StringLiteral kBuffersAttr = "kiln.buffers";
 static constexpr llvm::StringLiteral kBufferAttr = "kiln.buffer";
+static constexpr llvm::StringLiteral kWorkspaceAttr = "kiln.workspace";
+static constexpr llvm::StringLiteral kReuseDelayAttr = "kiln.reuse_delay";
 
 uint64_t tensorBytes(Type type) {
   auto tensor = cast<RankedTensorType>(type);
@@ -82,12 +84,14 @@ FailureOr<BufferSlot> bufferOf(Value value) {
 namespace {
 
 /// An arena tensor: a root value, the values that alias it, and its
-/// lifetime in top-level op indices (inclusive).
+/// lifetime in top-level op indices (inclusive); or the workspace of the
+/// fusion `workspace` (no root).
 struct Interval {
   Value root;
   int64_t start = 0, end = 0;
   uint64_t bytes = 0;
   uint64_t offset = 0;
+  Operation *workspace = nullptr;
 };
 
 class Planner {
@@ -104,6 +108,7 @@ public:
     if (failed(planArguments()) || failed(planResults()))
       return failure();
     planIntermediates();
+    addWorkspaces();
     delayReuse();
     assignOffsets();
     return record();
@@ -290,13 +295,26 @@ private:
     }
   }
 
-  /// Keeps every arena tensor's bytes through the `reuseDelay` kernels after
-  /// its last use.
+  /// Each fusion's workspace, for the fusion's own time.
+  void addWorkspaces() {
+    for (Operation *op : order) {
+      auto it = options.workspaces.find(op);
+      if (it == options.workspaces.end() || it->second == 0)
+        continue;
+      int64_t at = index.lookup(op);
+      intervals.push_back({Value(), at, at, it->second, 0, op});
+    }
+  }
+
+  /// Keeps the bytes of every arena tensor of at most kMaxDelayedBytes
+  /// through the `reuseDelay` kernels after its last use.
   void delayReuse() {
     if (options.reuseDelay == 0)
       return;
     const int64_t last = static_cast<int64_t>(order.size()) - 1;
     for (Interval &interval : intervals) {
+      if (interval.bytes > kMaxDelayedBytes)
+        continue;
       int64_t end = interval.end;
       for (unsigned kernels = 0; kernels < options.reuseDelay && end < last;)
         if (isa<FusionOp>(order[++end]))
@@ -420,9 +438,22 @@ private:
     llvm::DenseMap<Value, BufferSlot> slots;
     for (auto &[value, slot] : resident)
       slots[value] = slot;
-    for (const Interval &interval : intervals)
+    Builder b(context);
+    for (Operation *op : order)
+      op->removeAttr(kWorkspaceAttr);
+    for (const Interval &interval : intervals) {
+      if (interval.workspace) {
+        interval.workspace->setAttr(
+            kWorkspaceAttr, b.getDictionaryAttr(
+                                {b.getNamedAttr("offset", b.getI64IntegerAttr(
+                                                              interval.offset)),
+                                 b.getNamedAttr("size", b.getI64IntegerAttr(
+                                                            interval.bytes))}));
+        continue;
+      }
       slots[interval.root] = BufferSlot{false, "", interval.offset,
                                         tensorBytes(interval.root.getType())};
+    }
     // A result may reuse an operand that itself reused another: follow the
     // chain to the interval's root.
     for (auto &[value, input] : aliasOf) {
@@ -459,9 +490,10 @@ private:
       }
       op->setAttr(kBuffersAttr, ArrayAttr::get(context, encoded));
     }
-    Builder b(context);
     function->setAttr("kiln.arena_size", b.getI64IntegerAttr(arenaSize));
     function->setAttr("kiln.peak_live_bytes", b.getI64IntegerAttr(peakLive));
+    function->setAttr(kReuseDelayAttr,
+                      b.getI64IntegerAttr(options.reuseDelay));
     return success();
   }
 
@@ -489,6 +521,26 @@ LogicalResult planMemory(func::FuncOp function,
                             "planning (run --kiln-fuse first)"),
              failure();
   return Planner(function, options).run();
+}
+
+LogicalResult
+planWorkspaces(func::FuncOp function,
+               const llvm::DenseMap<Operation *, uint64_t> &workspaces) {
+  MemoryPlanOptions options;
+  if (auto delay = function->getAttrOfType<IntegerAttr>(kReuseDelayAttr))
+    options.reuseDelay = static_cast<unsigned>(delay.getInt());
+  options.workspaces = workspaces;
+  return planMemory(function, options);
+}
+
+std::optional<uint64_t> workspaceOffset(Operation *fusion) {
+  auto workspace = fusion->getAttrOfType<DictionaryAttr>(kWorkspaceAttr);
+  if (!workspace)
+    return std::nullopt;
+  auto offset = workspace.getAs<IntegerAttr>("offset");
+  if (!offset)
+    return std::nullopt;
+  return static_cast<uint64_t>(offset.getInt());
 }
 
 namespace {

@@ -73,9 +73,11 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `kiln.buffers` (its alias), each argument `kiln.buffer`, and each
     function `kiln.arena_size` and `kiln.peak_live_bytes` (the largest sum
     of live tensor sizes at any point, which the arena never needs to exceed).
-    With `reuse-delay=N`, a tensor's bytes stay reserved (and count as live)
-    through the N kernels after its last use, so that the next kernel may run
-    beside its last reader (kilnc's launch merging uses 1).
+    With `reuse-delay=N`, the bytes of a tensor of at most 1 MiB stay
+    reserved (and count as live) through the N kernels after its last use,
+    so that the next kernel may run beside its last reader (kilnc's launch
+    merging uses 1); larger tensors, read by kernels that are not
+    launch-bound, are reused at once.
   }];
   let options = [
     Option<"reuseDelay", "reuse-delay", "unsigned", /*default=*/"0",

@@ -4,9 +4,11 @@
 // forward until that read. For a tensor made by a pointwise op or a norm
 // from operands that stay live until the backward anyway, keeping it costs
 // its bytes across the whole gap, while computing it again costs one cheap
-// kernel. kiln-recompute makes that trade, candidate by candidate, measured
-// by planning the fused function as kiln-plan-memory will, until the step
-// fits its memory budget.
+// kernel. The operands may themselves be computed again, a few cheap ops
+// back, from tensors that stay live (the parameters and a batch's inputs,
+// say: a Linear layer of a scalar feature and its bias). kiln-recompute
+// makes that trade, candidate by candidate, measured by planning the fused
+// function as kiln-plan-memory will, until the step fits its memory budget.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +16,17 @@
 #include "compiler/transforms/MemoryPlan.h"
 #include "compiler/transforms/OpClasses.h"
 
+#include "dialects/kiln/IR/KilnBuilder.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
 
 namespace mlir::kiln {
 
@@ -31,30 +39,53 @@ namespace {
 constexpr uint64_t kMinRecomputeBytes = 1 << 20;
 /// A read at least this many ops after the previous one is "later".
 constexpr unsigned kMinGap = 8;
+/// The most ops copied for one tensor (it and what it is computed from).
+constexpr unsigned kMaxCopiedOps = 4;
 
 /// A tensor that can be computed again just before its later reads.
 struct Candidate {
-  Operation *op;
+  /// The ops to copy, each after the ops it reads; the last computes the
+  /// tensor.
+  SmallVector<Operation *> ops;
   /// The first of the reads after the gap; it and every read after it get
   /// the copy.
   Operation *firstLateUser;
   uint64_t bytes;
+
+  Operation *op() const { return ops.back(); }
 };
 
+/// Whether `matmul` is an outer product (a contraction of one term): each
+/// result element is one multiply, as cheap as a pointwise op (kiln-fuse
+/// makes it one).
+bool isOuterProduct(Operation *op) {
+  auto matmul = dyn_cast<MatmulOp>(op);
+  if (!matmul)
+    return false;
+  ArrayRef<int64_t> lhs = KilnBuilder::typeOf(matmul.getLhs()).getShape();
+  return (matmul.getTransposeLhs() ? lhs[lhs.size() - 2] : lhs.back()) == 1;
+}
+
 /// Ops whose copy computes the same tensor from the same operands: pointwise
-/// ops without state, and the norms (one result, a reduction over rows).
-bool isRecomputable(Operation *op) {
+/// ops without state, the norms (one result, a reduction over rows) and
+/// outer products; as the operand of another copy, also constants and views.
+bool isRecomputable(Operation *op, bool operand = false) {
   if (op->getNumResults() != 1 || op->getNumRegions() != 0)
     return false;
   StringRef name = op->getName().getStringRef();
-  if (name.contains("random") || name.contains("dropout") ||
-      name == "kiln.constant")
+  if (name.contains("random") || name.contains("dropout"))
     return false;
+  if (name == "kiln.constant")
+    return operand;
   switch (classify(op)) {
   case OpClass::Pointwise:
     return true;
   case OpClass::Reduction:
     return name.ends_with("_norm");
+  case OpClass::Gemm:
+    return isOuterProduct(op);
+  case OpClass::View:
+    return operand;
   default:
     return false;
   }
@@ -80,6 +111,27 @@ SmallVector<Candidate> findCandidates(func::FuncOp function) {
         last = std::max(last, it->second);
     return last;
   };
+  // Adds to `ops`, after what they read, the ops that compute `op`'s
+  // operands which are not live at `position` anyway; false when one cannot
+  // be copied or the copies would exceed kMaxCopiedOps.
+  std::function<bool(Operation *, unsigned, SmallVector<Operation *> &)>
+      copiesOf = [&](Operation *op, unsigned position,
+                     SmallVector<Operation *> &ops) {
+        for (Value operand : op->getOperands()) {
+          if (isa<BlockArgument>(operand) || lastRead(operand) >= position)
+            continue;
+          Operation *producer = operand.getDefiningOp();
+          if (llvm::is_contained(ops, producer))
+            continue;
+          if (!positions.count(producer) ||
+              !isRecomputable(producer, /*operand=*/true) ||
+              !copiesOf(producer, position, ops) ||
+              ops.size() + 1 >= kMaxCopiedOps)
+            return false;
+          ops.push_back(producer);
+        }
+        return true;
+      };
   SmallVector<Candidate> candidates;
   for (Operation &op : function.getBody().front()) {
     if (!isRecomputable(&op))
@@ -108,12 +160,13 @@ SmallVector<Candidate> findCandidates(func::FuncOp function) {
     }
     if (!late || gap < kMinGap)
       continue;
-    // Recomputing must not keep an operand alive longer than it is already.
-    bool operandsLive = llvm::all_of(op.getOperands(), [&](Value operand) {
-      return isa<BlockArgument>(operand) || lastRead(operand) >= latePosition;
-    });
-    if (operandsLive)
-      candidates.push_back({&op, late, tensorBytes(type)});
+    // Recomputing must not keep an operand alive longer than it is already:
+    // what is not live at the late read is computed again too.
+    SmallVector<Operation *> ops;
+    if (!copiesOf(&op, latePosition, ops))
+      continue;
+    ops.push_back(&op);
+    candidates.push_back({std::move(ops), late, tensorBytes(type)});
   }
   llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
     return a.bytes > b.bytes;
@@ -121,9 +174,10 @@ SmallVector<Candidate> findCandidates(func::FuncOp function) {
   return candidates;
 }
 
-/// A copy of a candidate's op with the reads it took over, to undo it.
+/// The copies of a candidate's ops with the reads they took over, to undo
+/// them.
 struct AppliedCopy {
-  Operation *copy;
+  SmallVector<Operation *> copies;
   SmallVector<OpOperand *> reads;
 };
 
@@ -131,20 +185,24 @@ AppliedCopy applyCopy(func::FuncOp function, const Candidate &candidate) {
   llvm::DenseMap<Operation *, unsigned> positions = positionsOf(function);
   unsigned from = positions.lookup(candidate.firstLateUser);
   OpBuilder builder(candidate.firstLateUser);
-  AppliedCopy applied{builder.clone(*candidate.op), {}};
-  for (OpOperand &use :
-       llvm::make_early_inc_range(candidate.op->getResult(0).getUses()))
+  IRMapping copied;
+  AppliedCopy applied;
+  for (Operation *op : candidate.ops)
+    applied.copies.push_back(builder.clone(*op, copied));
+  Value original = candidate.op()->getResult(0);
+  for (OpOperand &use : llvm::make_early_inc_range(original.getUses()))
     if (positions.lookup(use.getOwner()) >= from)
       applied.reads.push_back(&use);
   for (OpOperand *read : applied.reads)
-    read->set(applied.copy->getResult(0));
+    read->set(applied.copies.back()->getResult(0));
   return applied;
 }
 
 void undoCopy(const AppliedCopy &applied, Operation *original) {
   for (OpOperand *read : applied.reads)
     read->set(original->getResult(0));
-  applied.copy->erase();
+  for (Operation *copy : llvm::reverse(applied.copies))
+    copy->erase();
 }
 
 /// Plans `functions` (unfused) in a scratch module as the pipeline will.
@@ -244,34 +302,44 @@ struct KilnRecomputePass
       return success();
     Builder b(function.getContext());
     SmallVector<Attribute> choices;
-    for (const Candidate &candidate : findCandidates(function)) {
-      AppliedCopy applied = applyCopy(function, candidate);
-      FailureOr<uint64_t> after = plannedArena(function, reuseDelay);
-      if (failed(after) || *after >= *arena) {
-        undoCopy(applied, candidate.op);
-        continue;
-      }
-      choices.push_back(b.getDictionaryAttr({
-          b.getNamedAttr("op", b.getStringAttr(describe(candidate.op))),
-          b.getNamedAttr("bytes", b.getI64IntegerAttr(candidate.bytes)),
-          b.getNamedAttr("arena_before", b.getI64IntegerAttr(*arena)),
-          b.getNamedAttr("arena_after", b.getI64IntegerAttr(*after)),
-      }));
-      arena = after;
-      if (resident + *arena <= memoryBudget)
+    // Each copy changes what is live where, and so the next candidates (a
+    // tensor whose operand is now computed again must be computed from
+    // that too): they are found again after each. A tensor whose copy did
+    // not shrink the arena is not tried again.
+    llvm::SmallPtrSet<Operation *, 16> rejected;
+    bool chosen = true;
+    while (chosen && resident + *arena > memoryBudget) {
+      chosen = false;
+      for (const Candidate &candidate : findCandidates(function)) {
+        if (rejected.contains(candidate.op()))
+          continue;
+        AppliedCopy applied = applyCopy(function, candidate);
+        FailureOr<uint64_t> after = plannedArena(function, reuseDelay);
+        if (failed(after) || *after >= *arena) {
+          undoCopy(applied, candidate.op());
+          rejected.insert(candidate.op());
+          continue;
+        }
+        choices.push_back(b.getDictionaryAttr({
+            b.getNamedAttr("op", b.getStringAttr(describe(candidate.op()))),
+            b.getNamedAttr("ops", b.getI64IntegerAttr(candidate.ops.size())),
+            b.getNamedAttr("bytes", b.getI64IntegerAttr(candidate.bytes)),
+            b.getNamedAttr("arena_before", b.getI64IntegerAttr(*arena)),
+            b.getNamedAttr("arena_after", b.getI64IntegerAttr(*after)),
+        }));
+        arena = after;
+        chosen = true;
         break;
+      }
     }
     if (!choices.empty())
       function->setAttr("kiln.recomputed", b.getArrayAttr(choices));
     if (resident + *arena > memoryBudget)
       function.emitWarning(llvm::formatv(
           "memory budget of {0} bytes not met by '{1}': {2} resident + {3} "
-          "arena bytes after recomputing {4} tensors{5}",
+          "arena bytes after recomputing {4} tensors",
           uint64_t(memoryBudget), function.getSymName(), resident, *arena,
-          choices.size(),
-          reuseDelay > 0 ? " (--no-merge-launches frees the bytes kept "
-                           "for merged launches)"
-                         : ""));
+          choices.size()));
     return success();
   }
 };

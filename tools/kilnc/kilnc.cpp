@@ -38,6 +38,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -46,12 +47,35 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::kiln;
 namespace cl = llvm::cl;
+
+
+/// A byte count of the command line: a number of bytes, optionally with a
+/// unit (B, KB, MB, GB as powers of 1000; KiB, MiB, GiB as powers of 1024),
+/// e.g. 437MiB; nothing when `text` is not one.
+static std::optional<uint64_t> parseByteCount(llvm::StringRef text) {
+  llvm::StringRef digits = text.take_while(llvm::isDigit);
+  llvm::StringRef unit = text.drop_front(digits.size());
+  static const std::pair<llvm::StringRef, uint64_t> kUnits[] = {
+      {"", 1},         {"B", 1},           {"KB", 1000},
+      {"MB", 1000000}, {"GB", 1000000000}, {"KiB", uint64_t(1) << 10},
+      {"MiB", uint64_t(1) << 20}, {"GiB", uint64_t(1) << 30}};
+  uint64_t count = 0;
+  if (digits.empty() || digits.getAsInteger(10, count))
+    return std::nullopt;
+  for (auto [suffix, scale] : kUnits)
+    if (unit == suffix && count <= std::numeric_limits<uint64_t>::max() / scale)
+      return count * scale;
+  return std::nullopt;
+}
 
 static cl::OptionCategory category("kilnc options");
 static cl::opt<std::string> inputPath(cl::Positional,
@@ -154,13 +178,13 @@ static cl::opt<bool> noMergeLaunches(
     cl::desc("keep every fusion's launches apart (by default, launches that "
              "may run at once run as one kernel)"),
     cl::cat(category));
-static cl::opt<uint64_t> memoryBudget(
+static cl::opt<std::string> memoryBudget(
     "memory-budget",
     cl::desc("device bytes a training step may use, resident buffers plus "
-             "its arena; above it, cheap activations (pointwise ops, norms) "
-             "are computed again in the backward instead of kept (--stats "
-             "shows the choice)"),
-    cl::init(0), cl::cat(category));
+             "its arena (e.g. 437MiB); above it, cheap activations "
+             "(pointwise ops, norms, outer products) are computed again in "
+             "the backward instead of kept (--stats shows the choice)"),
+    cl::init("0"), cl::cat(category));
 static cl::list<std::string> customKernelDirs(
     "I", cl::Prefix,
     cl::desc("directory searched for the CUDA files of kiln.custom ops, "
@@ -198,13 +222,13 @@ static cl::opt<bool> dataParallel(
              "backward has finished it, on a second stream; with one rank "
              "the artifact trains as without"),
     cl::cat(category));
-static cl::opt<uint64_t> bucketBytes(
-    "bucket-bytes", cl::init(25ull << 20),
+static cl::opt<std::string> bucketBytes(
+    "bucket-bytes", cl::init("25MiB"),
     cl::desc("bytes of a gradient bucket (--data-parallel; 25 MiB as "
              "PyTorch's DistributedDataParallel)"),
     cl::cat(category));
-static cl::opt<uint64_t> firstBucketBytes(
-    "first-bucket-bytes", cl::init(1ull << 20),
+static cl::opt<std::string> firstBucketBytes(
+    "first-bucket-bytes", cl::init("1MiB"),
     cl::desc("bytes of the first gradient bucket, smaller so that "
              "communication starts early (--data-parallel; 1 MiB)"),
     cl::cat(category));
@@ -280,11 +304,18 @@ static void printRecomputed(ModuleOp module) {
       auto integer = [&](StringRef key) {
         return choice.getAs<IntegerAttr>(key).getValue().getZExtValue();
       };
+      uint64_t ops = choice.getAs<IntegerAttr>("ops")
+                         ? integer("ops")
+                         : 1; // artifacts' IR from before the count
       llvm::errs() << "recompute in " << function.getSymName() << ": "
                    << choice.getAs<StringAttr>("op").getValue() << " ("
                    << integer("bytes") << " bytes) computed again where the "
-                   << "backward reads it: arena " << integer("arena_before")
-                   << " -> " << integer("arena_after")
+                   << "backward reads it";
+      if (ops > 1)
+        llvm::errs() << " (with " << ops - 1
+                     << " op(s) it is computed from)";
+      llvm::errs() << ": arena " << integer("arena_before") << " -> "
+                   << integer("arena_after")
                    << " bytes, one more pointwise or norm pass\n";
     }
   }
@@ -337,7 +368,19 @@ int main(int argc, char **argv) {
        firstBucketBytes.getNumOccurrences()) &&
       !dataParallel)
     return fail("--bucket-bytes and --first-bucket-bytes need --data-parallel");
-  if (bucketBytes == 0 || firstBucketBytes == 0)
+  std::optional<uint64_t> budgetBytes = parseByteCount(memoryBudget),
+                          bucket = parseByteCount(bucketBytes),
+                          firstBucket = parseByteCount(firstBucketBytes);
+  for (auto [flag, text, bytes] :
+       {std::make_tuple("--memory-budget", &memoryBudget, budgetBytes),
+        std::make_tuple("--bucket-bytes", &bucketBytes, bucket),
+        std::make_tuple("--first-bucket-bytes", &firstBucketBytes,
+                        firstBucket)})
+    if (!bytes)
+      return fail(llvm::Twine(flag) + " must be a byte count (a number, " +
+                  "optionally with B, KB, MB, GB, KiB, MiB or GiB), got '" +
+                  text->getValue() + "'");
+  if (*bucket == 0 || *firstBucket == 0)
     return fail("--bucket-bytes and --first-bucket-bytes must be positive");
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
     return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
@@ -379,7 +422,7 @@ int main(int argc, char **argv) {
   // Launch merging runs a kernel beside its predecessor only when it does
   // not write over what the predecessor reads: keep freed bytes one kernel.
   options.reuseDelay = noMergeLaunches ? 0u : 1u;
-  options.memoryBudget = memoryBudget.getValue();
+  options.memoryBudget = *budgetBytes;
   options.codegen = emit != "mlir";
   options.arch = arch.getValue();
   options.tf32 = tf32.getValue();
@@ -394,8 +437,8 @@ int main(int argc, char **argv) {
   for (const std::string &dir : customKernelDirs)
     options.customKernelDirs.push_back(dir);
   options.dataParallel = dataParallel.getValue();
-  options.bucketBytes = bucketBytes.getValue();
-  options.firstBucketBytes = firstBucketBytes.getValue();
+  options.bucketBytes = *bucket;
+  options.firstBucketBytes = *firstBucket;
 
   DefaultTimingManager timingManager;
   applyDefaultTimingManagerCLOptions(timingManager);

@@ -7,6 +7,9 @@
 // RUN: not kilnc %s --nesterov -o %t 2>&1 | FileCheck %s --check-prefix=NESTEROV
 // RUN: not kilnc %s --function nope -o %t 2>&1 | FileCheck %s --check-prefix=FN
 // RUN: not kilnc %S/Inputs/bad_ir.mlir -o %t 2>&1 | FileCheck %s --check-prefix=IR
+// RUN: not kilnc %s --memory-budget=12XB -o %t 2>&1 | FileCheck %s --check-prefix=BYTES
+// RUN: not kilnc %s --memory-budget=MiB -o %t 2>&1 | FileCheck %s --check-prefix=NODIGITS
+// RUN: not kilnc %s --memory-budget=99999999999999999999GiB -o %t 2>&1 | FileCheck %s --check-prefix=HUGE
 
 // MISSING: kilnc: error: {{.*}}errors.mlir.missing
 // OPT: kilnc: error: --train must be adamw, adam or sgd, got 'lion'
@@ -16,6 +19,9 @@
 // NESTEROV: kilnc: error: --nesterov needs --momentum > 0
 // FN: error: kiln-make-train-step: no function named 'nope'
 // IR: bad_ir.mlir:3:8: error: shapes [4, 8] and [3] are not broadcast-compatible
+// BYTES: kilnc: error: --memory-budget must be a byte count (a number, optionally with B, KB, MB, GB, KiB, MiB or GiB), got '12XB'
+// NODIGITS: kilnc: error: --memory-budget must be a byte count {{.*}}, got 'MiB'
+// HUGE: kilnc: error: --memory-budget must be a byte count {{.*}}, got '99999999999999999999GiB'
 func.func @loss(%w: tensor<3xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w"}) -> tensor<f32> {
   %0 = kiln.reduce_sum %w dims = [0] : tensor<3xf32>
   return %0 : tensor<f32>

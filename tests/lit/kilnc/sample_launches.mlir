@@ -12,7 +12,7 @@
 // SINE: kernels: [[SINE_KERNELS:[0-9]+]] distinct ({{.*}}; [[SINE_KERNELS]] may launch before their predecessor ends)
 // SINE-NOT: kept apart
 // SINE: entry train_step: 29 launches
-// SINE-NEXT: kiln_attention_bwd_dkdv 1, kiln_attention_bwd_dq 1, kiln_attention_fwd 1, kiln_gemm 6, kiln_gemm_splitk 1, kiln_merged 9,
+// SINE-NEXT: kiln_attention_bwd_dkdv 1, kiln_attention_bwd_dq 1, kiln_attention_fwd 1, kiln_gemm 5, kiln_gemm_splitk 1, kiln_merged 10,
 // SINE-SAME: kiln_optimizer 1, kiln_pointwise 3, kiln_rms_norm 3, kiln_rms_norm_backward 3
 
 // UNMERGED: entry train_step: 40 launches

@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: kiln.buffer = {buffer = "w", offset = 0 : i64, size = 64 : i64}
 // CHECK-SAME: kiln.buffer = {buffer = "arena", offset = {{[0-9]+}} : i64, size = 64 : i64}, kiln.name = "x"
-// CHECK-SAME: attributes {kiln.arena_size = [[A:[0-9]+]] : i64, kiln.peak_live_bytes = [[A]] : i64}
+// CHECK-SAME: attributes {kiln.arena_size = [[A:[0-9]+]] : i64, kiln.peak_live_bytes = [[A]] : i64, kiln.reuse_delay = 0 : i64}
 // CHECK: kiln.fusion "pointwise"
 // CHECK: kiln.buffers = [{buffer = "arena", offset = [[T:[0-9]+]] : i64, size = 64 : i64}]
 // CHECK: kiln.reshape

@@ -25,3 +25,19 @@ func.func @chain(%x: tensor<4x8xf32> {kiln.role = "input", kiln.name = "x"},
   %c = kiln.matmul %b, %w : tensor<4x8xf32>, tensor<8x8xf32>
   return %c : tensor<4x8xf32>
 }
+
+// Tensors over 1 MiB (2 MiB each here) are reused at once even with the
+// delay: the kernels that read them are not launch-bound, so merging gains
+// little, and their bytes are what the arena is made of.
+// NOW-LABEL: func.func @large_chain
+// NOW-SAME: kiln.arena_size = 4194304 : i64
+// DELAY-LABEL: func.func @large_chain
+// DELAY-SAME: kiln.arena_size = 4194304 : i64, kiln.peak_live_bytes = 4194304 : i64
+func.func @large_chain(%x: tensor<1024x512xf32> {kiln.role = "input", kiln.name = "x"},
+                       %w: tensor<512x512xf32> {kiln.role = "param", kiln.name = "w"})
+    -> (tensor<1024x512xf32> {kiln.role = "output", kiln.name = "y"}) {
+  %a = kiln.matmul %x, %w : tensor<1024x512xf32>, tensor<512x512xf32>
+  %b = kiln.matmul %a, %w : tensor<1024x512xf32>, tensor<512x512xf32>
+  %c = kiln.matmul %b, %w : tensor<1024x512xf32>, tensor<512x512xf32>
+  return %c : tensor<1024x512xf32>
+}
