@@ -257,6 +257,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
   rewriteOuterProducts(body);
   rewriteVectorProducts(body);
   pairAttentionRowLse(body);
+  sinkViews(body);
   Grouping grouping;
   formAttentionGroups(body, grouping);
   formGemmGroups(function, grouping);

@@ -14,6 +14,11 @@
 
 namespace mlir::kiln {
 
+/// Moves every reshape (a view) down to just before its first reader
+/// (SinkViews.cpp), so that the grouping steps, which read position as
+/// order, see no reader of a result before the ops that actually read it.
+void sinkViews(Block &body);
+
 /// Replaces every matmul over K = 1 (an outer product) by the broadcast
 /// multiply of its operands, which computes the same elements with the same
 /// single rounding (OuterProducts.cpp): it then fuses as a pointwise op.

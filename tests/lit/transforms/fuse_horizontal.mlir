@@ -39,6 +39,31 @@ func.func @projections(%x: tensor<2x4x16xf32>, %wq: tensor<16x16xf32>, %wk: tens
         tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
 }
 
+// A reshape right after each projection (a transformer's heads split) is a
+// view that nothing reads before the rope after all three: it does not keep
+// the projections apart.
+// CHECK-LABEL: func.func @projections_with_views
+// CHECK: %[[P:.*]]:3 = kiln.fusion "gemm" (%arg0, %arg1, %arg2, %arg3)
+// CHECK-COUNT-3: kiln.matmul
+// CHECK-NEXT: kiln.yield
+// CHECK-NOT: kiln.fusion "gemm"
+// CHECK: kiln.reshape %[[P]]#0
+// CHECK: kiln.reshape %[[P]]#1
+// CHECK: kiln.reshape %[[P]]#2
+func.func @projections_with_views(%x: tensor<2x4x16xf32>, %wq: tensor<16x16xf32>, %wk: tensor<16x16xf32>,
+                                  %wv: tensor<16x16xf32>)
+    -> (tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>) {
+  %q0 = kiln.matmul %x, %wq : tensor<2x4x16xf32>, tensor<16x16xf32>
+  %q1 = kiln.reshape %q0 : tensor<2x4x16xf32> -> tensor<2x4x4x4xf32>
+  %k0 = kiln.matmul %x, %wk : tensor<2x4x16xf32>, tensor<16x16xf32>
+  %k1 = kiln.reshape %k0 : tensor<2x4x16xf32> -> tensor<2x4x4x4xf32>
+  %v0 = kiln.matmul %x, %wv : tensor<2x4x16xf32>, tensor<16x16xf32>
+  %v1 = kiln.reshape %v0 : tensor<2x4x16xf32> -> tensor<2x4x4x4xf32>
+  %q = kiln.rope %q1 : tensor<2x4x4x4xf32>
+  %k = kiln.rope %k1 : tensor<2x4x4x4xf32>
+  return %q, %k, %v1 : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+}
+
 // The sum of two products of one shape (the gradient of an input that two
 // projections read) is one product over their concatenated K: the second
 // matmul joins the first's group through the add.
