@@ -44,8 +44,10 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     as one reduction. An attention_backward of an attention op's result
     (same operands, mask and scale) reads the row log-sum-exp that the
     forward op then yields (`with_row_lse`), instead of recomputing it.
-    Reshapes stay outside (they are views of a buffer, not kernels); splat
-    and small constants are copied into the regions that use them. Fusion
+    Reshapes stay outside (they are views of a buffer, not kernels), each
+    moved down to just before its first reader first, so that a view does
+    not stand between ops that could share a kernel; splat and small
+    constants are copied into the regions that use them. Fusion
     changes the grouping only, and moves or duplicates ops only where that
     is exact (layout ops, ops that keep their operands), so results are
     unchanged.
