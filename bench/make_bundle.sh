@@ -135,6 +135,9 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
     --stats 2>"${out}/${name}.stats"
+  # Without thread-block clusters, for comparison.
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_nocluster.kiln" \
+    --gemm-cluster=1 --stats 2>"${out}/${name}_nocluster.stats"
   dims="${name##*_}"
   IFS=x read -r m k n <<<"${dims}"
   if (( m * k + k * n > 64 * 1024 * 1024 / 2 )) && [[ "${FULL_INPUTS:-0}" != 1 ]]; then
@@ -184,6 +187,10 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_budget_nomerge --train=adamw --precision=bf16 \
   --memory-budget=$((437 * 1024 * 1024)) --no-merge-launches || true
+# The default step without thread-block clusters in its GEMMs.
+compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
+  transformer_block_b8t1024c1024_nocluster --train=adamw --precision=bf16 \
+  --gemm-cluster=1 || true
 
 # The byte-level GPT sample with its dropout off (both sides then train the
 # same function): its train_step in f32 and in bf16 (f32 master weights);

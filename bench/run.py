@@ -541,6 +541,19 @@ def run_gemm(args, title, name, m, k, n):
                          None, args.warmup, args.iters)
     rows = [Row("kiln", ms, note, torch=False)]
     flops = 2.0 * m * k * n
+    notes = []
+    # The same product without thread-block clusters (each block copies the
+    # whole rhs tile itself), for comparison.
+    alone, _ = kiln_artifact_or_why(name + "_nocluster")
+    if alone is not None:
+        alone_ok, alone_check = check_gemm(alone, inputs, data, args.workdir)
+        print(alone_check, flush=True)
+        t, note = time_kiln(alone, "forward", inputs, None, args.warmup, args.iters)
+        if t:
+            note += f"; {flops / t / 1e9:.0f} TFLOP/s"
+        rows.append(Row("kiln --gemm-cluster=1", t, note, torch=False))
+        notes.append("kiln --gemm-cluster=1: " + (alone_check if alone_ok
+                                                  else "**" + alone_check + "**"))
     # cuBLAS's product alone (no bias, no GELU): less work than the fused
     # kernel, the bar for its main loop.
     try:
@@ -562,7 +575,7 @@ def run_gemm(args, title, name, m, k, n):
         print(f"{title}: {label}: {fmt_ms(rows[-1].ms)} ms", flush=True)
     if rows[0].ms:
         rows[0].note += f"; {flops / rows[0].ms / 1e9:.0f} TFLOP/s"
-    return rows, [how, check if ok else "**" + check + "**"]
+    return rows, [how, check if ok else "**" + check + "**"] + notes
 
 
 def embedding_inputs(name, b, t, v, d, workdir):
@@ -2246,7 +2259,8 @@ def run_block(args, title):
             notes.append("kiln memory (kilnc --stats): " + "; ".join(arenas[:4]))
         # The same step compiled within the memory goal (437 MiB).
         for suffix, flags in (("_budget", "--memory-budget=437MiB"),
-                              ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches")):
+                              ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches"),
+                              ("_nocluster", "--gemm-cluster=1")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
                 continue

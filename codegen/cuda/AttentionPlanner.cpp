@@ -8,6 +8,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace mlir::kiln::codegen {
 namespace {
 
@@ -303,6 +305,7 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
       return std::nullopt;
 
   AttentionWgmmaPlan plan;
+  plan.maxBlocks = std::max<int64_t>(1, target.smCount);
   int64_t dp = layout::pad_panel(p.d), dvp = layout::pad_panel(p.dv);
   if (!p.backward) {
     std::optional<AttentionWgmmaKernel> forward = fitStages(
@@ -350,7 +353,8 @@ void planAttentionWgmma(const AttentionProblem &p,
                       p.d, p.dv, p.causal ? " causal" : "", k.threads(), shared)
             .str();
     s.functors = std::move(config);
-    s.grid = {uint32_t(tiles * p.batchHeads), 1, 1};
+    s.grid = {uint32_t(std::min(tiles * p.batchHeads, plan.maxBlocks)), 1,
+              1};
     s.block = {uint32_t(k.threads()), 1, 1};
     s.minBlocksPerSm = 1;
     s.dynamicSharedBytes = uint32_t(shared);

@@ -53,10 +53,13 @@ struct AttentionWgmmaKernel {
 
 /// The Hopper kernels of a problem: the forward, or the backward's dq and
 /// dk/dv kernels, the latter as two launches (dk, then dv) where both
-/// gradients' accumulators would not fit in registers.
+/// gradients' accumulators would not fit in registers. The kernels are
+/// persistent: each launches at most `maxBlocks` blocks (one per SM), which
+/// take its work items in turn.
 struct AttentionWgmmaPlan {
   AttentionWgmmaKernel forward, dq, dkdv;
   bool separateDkDv = false;
+  int64_t maxBlocks = 0;
 };
 
 /// The Hopper plan of `p` when its kernels can run on tensor cores by TMA:

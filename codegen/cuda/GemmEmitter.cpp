@@ -147,7 +147,8 @@ std::string writeOperands(const GemmPlan &plan, bool fold) {
 /// The tensor maps of gemm_tma.cuh: each problem's lhs, then each one's
 /// rhs, as 2-D tiled maps {contiguous, outer} of the GEMM's rows (the batch
 /// folded in), K and N, 128-byte swizzled, in boxes of 64 by the tile's
-/// rows (K-major) or 64 by 64 (M/N-major: one per 64-wide column).
+/// rows (K-major; the rhs's by a cluster block's share of them) or 64 by 64
+/// (M/N-major: one per 64-wide column).
 SmallVector<GemmBuffer> tensorMapsOf(const GemmPlan &plan,
                                      const GemmKernelConfig &config) {
   const GemmTileConfig &tile = config.choice.config;
@@ -168,7 +169,8 @@ SmallVector<GemmBuffer> tensorMapsOf(const GemmPlan &plan,
   for (bool lhs : {true, false})
     for (auto [g, problem] : llvm::enumerate(plan.problems)) {
       TensorMapLayout map = lhs ? mapOf(config.aKMajor, config.rows, tile.bm)
-                                : mapOf(config.bKMajor, plan.n, tile.bn);
+                                : mapOf(config.bKMajor, plan.n,
+                                        tile.bn / config.clusterM);
       unsigned arg = lhs ? problem.lhsArg : problem.rhsArg;
       maps.push_back(
           {kTensorMapParamType.str(), true,
@@ -314,6 +316,14 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     config.stagedEpilogue =
         gemmTmaSharedBytes(staged) <= target.sharedBytesPerBlock;
   }
+  // Clusters of two blocks on adjacent tile rows share the rhs tile: each
+  // copies half of it into both (TMA multicast), so the L2 serves the rhs
+  // once per cluster. Where there are two tile rows to pair and a half is
+  // whole swizzle atoms (K-major rows, or whole 64-wide columns).
+  if (config.tma && options.gemmCluster != 1 && target.hasClusters &&
+      target.maxClusterBlocks >= 2 && (config.rows + tile.bm - 1) / tile.bm >= 2 &&
+      (config.bKMajor || tile.bn / 64 % 2 == 0))
+    config.clusterM = 2;
   if (tile.pingpong && !config.tma)
     return emitFusionError(fusion)
            << "the ping-pong GEMM schedule needs the TMA kernel (sm_90, one "

@@ -85,7 +85,10 @@ std::string describe(const GemmKernelConfig &config) {
     os << (tile.pingpong ? " ping-pong warpgroups 2"
                          : " warpgroups " + std::to_string(tile.bm / 64))
        << (config.tma ? " + TMA producer" : "") << " stages " << tile.stages
-       << (config.stagedEpilogue ? " staged epilogue" : "");
+       << (config.stagedEpilogue ? " staged epilogue" : "")
+       << (config.clusterM > 1
+               ? " cluster " + std::to_string(config.clusterM) + "x1"
+               : "");
     break;
   case GemmPath::MmaSync:
   case GemmPath::Tf32:
@@ -165,7 +168,8 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
        << "  static constexpr bool PINGPONG = " << boolText(tile.pingpong)
        << ";\n"
        << "  static constexpr bool STAGED_EPILOGUE = "
-       << boolText(config.stagedEpilogue) << ";\n";
+       << boolText(config.stagedEpilogue) << ";\n"
+       << "  static constexpr int CLUSTER_M = " << config.clusterM << ";\n";
   else
     os << "  static constexpr int WARPS_M = " << tile.warpsM
        << ", WARPS_N = " << tile.warpsN << ", STAGES = " << tile.stages
@@ -233,14 +237,20 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
   // The TMA kernel adds its producer warpgroup.
   spec.block = {static_cast<uint32_t>(tile.threads() + (config.tma ? 128 : 0)),
                 1, 1};
-  if (tile.path == GemmPath::Wgmma)
+  if (tile.path == GemmPath::Wgmma) {
     // Persistent: one block per SM walks every (tile, problem or batch,
-    // split).
-    spec.grid = {
-        static_cast<uint32_t>(std::min<int64_t>(
-            tiles * config.groups * config.gemmBatch * split, target.smCount)),
-        1, 1};
-  else
+    // split); a cluster of blocks every (tile row of the cluster, ...).
+    int64_t cluster = config.clusterM;
+    int64_t clusterTiles = ((config.rows + tile.bm * cluster - 1) /
+                            (tile.bm * cluster)) *
+                           ((config.n + tile.bn - 1) / tile.bn);
+    int64_t items = clusterTiles * config.groups * config.gemmBatch * split;
+    spec.grid = {static_cast<uint32_t>(
+                     std::min<int64_t>(items, target.smCount / cluster) *
+                     cluster),
+                 1, 1};
+    spec.cluster = {static_cast<uint32_t>(cluster), 1, 1};
+  } else
     spec.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::min<int64_t>(
                      config.groups * config.gemmBatch * split, 65535))};

@@ -48,6 +48,10 @@ struct GemmKernelConfig {
   /// The TMA kernel's epilogue staged through shared memory (coalesced
   /// runs of 8 columns): one split, N a multiple of 8, and the staging fits.
   bool stagedEpilogue = false;
+  /// The TMA kernel's blocks in thread-block clusters of this many, one
+  /// tile row each, that share the rhs tile (each copies its share into
+  /// every block's stage by TMA multicast).
+  int clusterM = 1;
 
   int64_t outElements() const { return groups * batch * m * n; }
   int elementBytes() const { return element == GemmElement::F32 ? 4 : 2; }

@@ -41,6 +41,8 @@ struct Case {
   /// The epilogue also scales the product by a tensor of its shape (as an
   /// activation's gradient does), which the TMA kernel prefetches.
   bool scaled = false;
+  /// The TMA kernel's blocks per cluster (--gemm-cluster).
+  int cluster = 2;
 };
 
 std::string tensor(int64_t rows, int64_t cols, const char *element) {
@@ -169,12 +171,16 @@ std::string caseName(const Case &c) {
     name += "_k" + std::to_string(c.k);
   if (c.n % 2)
     name += "_n" + std::to_string(c.n);
+  if (c.m != 1000)
+    name += "_m" + std::to_string(c.m);
   if (c.split > 1)
     name += "_split" + std::to_string(c.split);
   if (c.problems > 1)
     name += (c.summed ? "_summed" : "_problems") + std::to_string(c.problems);
   if (c.scaled)
     name += "_scaled";
+  if (t.path == GemmPath::Wgmma && c.tma && c.cluster == 1)
+    name += "_nocluster";
   return name;
 }
 
@@ -196,6 +202,14 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
           // The epilogue's prefetch of a tensor of the product's shape.
           c.scaled = true;
           cases.push_back(c);
+          // Blocks alone, and clusters whose last tile row lies past the
+          // product (1100 rows: 9 tile rows of 128).
+          Case alone{t, element};
+          alone.cluster = 1;
+          cases.push_back(alone);
+          Case odd{t, element};
+          odd.m = 1100;
+          cases.push_back(odd);
         }
       }
   // The TMA kernel's stacked and summed problems (the q, k and v
@@ -244,6 +258,7 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
     options.arch = "sm_90";
     options.allowTf32 = c.config.path == GemmPath::Tf32;
     options.allowTma = c.tma;
+    options.gemmCluster = c.cluster;
     FailureOr<GeneratedFusion> generated = failure();
     if (fusion)
       generated =

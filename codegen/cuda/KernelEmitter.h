@@ -44,6 +44,9 @@ struct CodegenOptions {
   bool allowTma = true;
   /// The TMA GEMM kernel's schedule (kernels/gemm_tma.cuh).
   GemmSchedule gemmSchedule = GemmSchedule::Auto;
+  /// Blocks per thread-block cluster of the TMA GEMM kernel: 0 picks (two
+  /// where the product has two tile rows to pair), 1 none, 2 two.
+  int gemmCluster = 0;
   /// Where the CUDA files of kiln.custom ops are looked for after the
   /// directory of the IR file the op comes from (kilnc -I), in order.
   std::vector<std::string> customKernelDirs;

@@ -31,6 +31,11 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            /*default=*/"\"auto\"",
            "The TMA GEMM kernel's consumer schedule: auto (the cost model "
            "picks), cooperative or pingpong">,
+    Option<"gemmCluster", "gemm-cluster", "std::string",
+           /*default=*/"\"auto\"",
+           "Blocks per thread-block cluster of the TMA GEMM kernel, which "
+           "share the rhs tile: auto (two where there are two tile rows to "
+           "pair), 1 or 2">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",

@@ -140,6 +140,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("The TMA GEMM kernel's consumer schedule: auto, "
                      "cooperative or pingpong (codegen, sm_90)"),
       llvm::cl::init("auto")};
+  Option<std::string> gemmCluster{
+      *this, "gemm-cluster",
+      llvm::cl::desc("Blocks per thread-block cluster of the TMA GEMM "
+                     "kernel: auto, 1 or 2 (codegen, sm_90)"),
+      llvm::cl::init("auto")};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("Directory of compiled kernels kept between runs "

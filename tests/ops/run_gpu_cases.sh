@@ -12,7 +12,7 @@
 # (else the bf16 one) for theirs, with atol relative to each output's
 # largest magnitude (kiln-run --scaled-atol).
 # Prints PASS/FAIL per case and "N passed, N failed"; exits non-zero on any
-# failure.
+# failure. ONLY=REGEX runs the cases whose "ops:NAME" matches it alone.
 set -uo pipefail
 dir="$1" logs="$2"
 mkdir -p "${logs}"
@@ -58,13 +58,18 @@ run_case() {
 }
 # KILN_JOBS cases at once (the GPU is shared; each is small).
 jobs="${KILN_JOBS:-1}"
+wanted() { # artifact
+  [[ -z "${ONLY:-}" ]] || [[ "ops:$(basename "${1%.kiln}")" =~ ${ONLY} ]]
+}
 for artifact in "${dir}"/*.kiln; do
+  wanted "${artifact}" || continue
   while [[ $(jobs -rp | wc -l) -ge ${jobs} ]]; do wait -n; done
   run_case "${artifact}" &
 done
 wait
 passed=0 failed=0
 for artifact in "${dir}"/*.kiln; do
+  wanted "${artifact}" || continue
   name="$(basename "${artifact%.kiln}")"
   line="$(cat "${logs}/${name}.result" 2>/dev/null || echo "FAIL ops:${name}: no result")"
   echo "${line}"

@@ -173,6 +173,13 @@ static cl::opt<std::string> gemmSchedule(
              "cooperative (one tile among them) or pingpong (whole tiles in "
              "turn, one's epilogue under the other's products)"),
     cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> gemmCluster(
+    "gemm-cluster",
+    cl::desc("blocks per thread-block cluster of the TMA GEMM kernel "
+             "(sm_90), which share the rhs tile by TMA multicast: auto (two "
+             "where the product has two tile rows to pair, the default), 1 "
+             "or 2"),
+    cl::init("auto"), cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
@@ -362,6 +369,9 @@ int main(int argc, char **argv) {
       gemmSchedule != "pingpong")
     return fail("--gemm-schedule must be auto, cooperative or pingpong, got '" +
                 gemmSchedule + "'");
+  if (gemmCluster != "auto" && gemmCluster != "1" && gemmCluster != "2")
+    return fail("--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster +
+                "'");
   if (dataParallel && inference)
     return fail("--data-parallel needs training entries, not --inference");
   if ((bucketBytes.getNumOccurrences() ||
@@ -429,6 +439,7 @@ int main(int argc, char **argv) {
   options.mergeLaunches = !noMergeLaunches;
   options.tma = !noTma;
   options.gemmSchedule = gemmSchedule.getValue();
+  options.gemmCluster = gemmCluster.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()
                               ? std::string(kernelCache)

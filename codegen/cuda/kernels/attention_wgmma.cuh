@@ -354,10 +354,10 @@ __device__ __forceinline__ void copy_tile(unsigned dst, const tensor_map &m,
 
 // The shared buffers and mbarriers of a warp-specialised kernel, laid out
 // by L (attention_wgmma_layout.cuh) from the 1024-byte-aligned start of the
-// dynamic shared memory: the block's own tiles (fixed_a, fixed_b, their
-// barrier fixed_bar), STAGES stages of the streamed tiles (a, b and the
-// rows' statistics of `streamed` rows) with full_a, full_b and empty
-// barriers each.
+// dynamic shared memory: the work item's own tiles (fixed_a, fixed_b, their
+// barriers fixed_bar, full, and fixed_empty, free again), STAGES stages of
+// the streamed tiles (a, b and the rows' statistics of `streamed` rows)
+// with full_a, full_b and empty barriers each.
 template <int STAGES> struct pipeline_smem {
   wgmma_smem L;
   unsigned base, streamed;
@@ -396,11 +396,15 @@ template <int STAGES> struct pipeline_smem {
   __device__ __forceinline__ unsigned empty(int s) const {
     return base + L.bars + 8u * (1 + 2 * STAGES + s);
   }
-  // Thread 0 initialises the barriers (a stage is freed by one arrival per
-  // consumer warpgroup); every thread waits for it.
+  __device__ __forceinline__ unsigned fixed_empty() const {
+    return base + L.bars + 8u * (1 + 3 * STAGES);
+  }
+  // Thread 0 initialises the barriers (a stage and the fixed tiles are
+  // freed by one arrival per consumer warpgroup); every thread waits for it.
   __device__ __forceinline__ void init(int tid, int consumers) const {
     if (tid == 0) {
       tma::barrier_init(fixed_bar(), 1);
+      tma::barrier_init(fixed_empty(), consumers);
       for (int s = 0; s < STAGES; ++s) {
         tma::barrier_init(full_a(s), 1);
         tma::barrier_init(full_b(s), 1);
@@ -412,16 +416,41 @@ template <int STAGES> struct pipeline_smem {
   }
 };
 
-// Which (batch * head, tile rank) a block computes, of `tiles` tiles per
+// Which (batch * head, tile rank) work item `item` is, of `tiles` tiles per
 // head. Causal: every head's first-ranked tile (the longest) before any
-// second; otherwise a head's tiles are neighbours, so that running blocks
-// share its keys and values in L2.
+// second; otherwise a head's tiles are neighbours, so that the items in
+// flight share its keys and values in L2.
 template <class C> struct block_tile {
   int bh, rank;
-  __device__ __forceinline__ block_tile(unsigned block, int tiles)
-      : bh(C::causal ? (int)(block % C::batch_heads) : (int)(block / tiles)),
-        rank(C::causal ? (int)(block / C::batch_heads) : (int)(block % tiles)) {}
+  __device__ __forceinline__ block_tile(unsigned item, int tiles)
+      : bh(C::causal ? (int)(item % C::batch_heads) : (int)(item / tiles)),
+        rank(C::causal ? (int)(item / C::batch_heads) : (int)(item % tiles)) {}
 };
+
+// The kernels are persistent: block b takes work items b, b + grid, ...
+// (the planner launches at most one block per SM), the n-th of them with
+// the fixed tiles' barriers in phase n. The producer copies an item's fixed
+// tiles once the consumers have freed the last item's (fixed_empty), and
+// streams its tiles through the same ring of stages, so that the next
+// item's copies run under this item's last products and its epilogue.
+// A stream_ring counts the uses of the ring by the items before: the stage
+// of use j of this item and the phase it waits for.
+template <int STAGES> struct stream_ring {
+  int use = 0;
+  __device__ __forceinline__ int stage(int j = 0) const {
+    return (use + j) % STAGES;
+  }
+  __device__ __forceinline__ unsigned parity(int j = 0) const {
+    return ((use + j) / STAGES) & 1;
+  }
+};
+
+// One consumer warpgroup's arrival on `bar` (a stage or the fixed tiles
+// read by products that have retired).
+__device__ __forceinline__ void release_by_warpgroup(unsigned bar, int tid) {
+  if ((tid & 127) == 0)
+    tma::arrive(bar);
+}
 
 } // namespace attention
 } // namespace kiln

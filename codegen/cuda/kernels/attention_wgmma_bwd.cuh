@@ -3,11 +3,13 @@
 // The backward of attention_bwd.cuh on tensor cores (sm_90a), for bf16/f16
 // with head dims of at most 256, in the same two deterministic kernels (no
 // atomics: every gradient element is summed by one thread in a fixed
-// order), each warp-specialised as attention_wgmma_fwd.cuh: a producer
-// warpgroup copies the block's own tiles once and streams the others by
-// TMA through STAGES stages; consumer warpgroups own 64 rows each.
+// order), each warp-specialised and persistent as attention_wgmma_fwd.cuh:
+// a producer warpgroup copies each work item's own tiles once and streams
+// the others by TMA through STAGES stages; consumer warpgroups own 64 rows
+// each.
 //  1. backward_dq_wgmma, over tiles of BM queries, keeping Q and dO:
-//     delta = rowsum(dO * O) from global memory; a first sweep over the key
+//     delta = rowsum(dO * O) from global memory (16-byte loads issued
+//     before the item's tiles are waited for); a first sweep over the key
 //     tiles computes each row's log-sum-exp (log2 domain; +inf for a row
 //     that sees no key, so that its probabilities are 0), unless the
 //     forward's is given (C::has_row_lse, `given_lse` in natural log); both
@@ -41,9 +43,38 @@ __device__ __forceinline__ float shared_float(unsigned addr) {
   return v;
 }
 
-// Phase parity of the `use`-th use of a stage sequence of STAGES stages.
-template <int STAGES> __device__ __forceinline__ unsigned parity(int use) {
-  return (use / STAGES) & 1;
+// rowsum(dO * O) of row `row` (of a tile's rows, `qi` < TQ) over the DV
+// columns, the quad's lanes taking every fourth 16-byte run of 8 columns
+// (DV is a multiple of 8, the rows are 16-byte aligned): a partial sum per
+// lane, which quad_sum completes.
+template <class C>
+__device__ __forceinline__ float
+row_delta_part(const typename C::elem_t *__restrict__ out,
+               const typename C::elem_t *__restrict__ d_out, int bh, int qi,
+               int quad) {
+  typedef typename C::elem_t elem_t;
+  typedef typename C::idx_t idx_t;
+  constexpr int RUN = 8, RUNS = C::dv / RUN;
+  static_assert(C::dv % RUN == 0, "rows of whole 16-byte runs");
+  const elem_t *o = out + C::out_layout::base(bh) + (idx_t)qi * C::out_layout::row;
+  const elem_t *g =
+      d_out + C::d_out_layout::base(bh) + (idx_t)qi * C::d_out_layout::row;
+  float acc = 0.f;
+#pragma unroll
+  for (int r = quad; r < RUNS; r += 4) {
+    const uint4 ov = *reinterpret_cast<const uint4 *>(o + r * RUN);
+    const uint4 gv = *reinterpret_cast<const uint4 *>(g + r * RUN);
+    const unsigned ow[4] = {ov.x, ov.y, ov.z, ov.w};
+    const unsigned gw[4] = {gv.x, gv.y, gv.z, gv.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      float o0, o1, g0, g1;
+      gemm::unpack<elem_t>(ow[e], o0, o1);
+      gemm::unpack<elem_t>(gw[e], g0, g1);
+      acc = fmaf(o0, g0, fmaf(o1, g1, acc));
+    }
+  }
+  return acc;
 }
 
 template <class C>
@@ -58,25 +89,33 @@ __device__ __forceinline__ void backward_dq_wgmma(
   typedef typename C::idx_t idx_t;
   constexpr wgmma_smem L =
       wgmma_backward_smem(C::bm, C::bn, C::d, C::dv, C::stages, false);
-  constexpr int TQ = C::tq, TK = C::tk, DV = C::dv;
+  constexpr int TQ = C::tq, TK = C::tk;
   constexpr int BM = C::bm, BN = C::bn, STAGES = C::stages;
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int CONSUMERS = BM / kWarpgroupRows;
   constexpr int QT = (TQ + BM - 1) / BM;
+  constexpr int ITEMS = C::batch_heads * QT;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DP <= 256 &&
                     DVP <= 256,
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
                 "at most 256");
   const pipeline_smem<C::stages> sm(L, C::bn);
-  const block_tile<C> at(ctx.block.x, QT);
-  const int bh = at.bh, q0 = (QT - 1 - at.rank) * BM;
-  const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
-  const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
-  // Sweep 1 (statistics, unless the forward's are given) streams K; sweep 2
-  // (dq) K and V: a stage's V barrier completes once per use in sweep 2.
-  const int sweep1 = C::has_row_lse ? 0 : tiles;
-  const int uses = sweep1 + (C::has_dq ? tiles : 0);
+  // The item's query tile and its key tiles (causal: up to the last one it
+  // sees). Sweep 1 (statistics, unless the forward's are given) streams K;
+  // sweep 2 (dq) K and V.
+  struct item {
+    int bh, q0, tiles, sweep1, uses;
+    __device__ __forceinline__ explicit item(int w) {
+      const block_tile<C> at(w, QT);
+      bh = at.bh;
+      q0 = (QT - 1 - at.rank) * BM;
+      const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
+      tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
+      sweep1 = C::has_row_lse ? 0 : tiles;
+      uses = sweep1 + (C::has_dq ? tiles : 0);
+    }
+  };
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
 
@@ -88,24 +127,31 @@ __device__ __forceinline__ void backward_dq_wgmma(
     tma::prefetch(k_map);
     tma::prefetch(v_map);
     tma::prefetch(d_out_map);
-    tma::arrive_expect_bytes(sm.fixed_bar(),
-                             (unsigned)(L.fixed_b - L.fixed_a +
-                                        panel_tile_bytes(BM, C::dv)));
-    copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map,
-                                                   sm.fixed_bar(), q0, bh);
-    copy_tile<BM, DVP / kPanel, C::d_out_layout::heads>(sm.fixed_b(), d_out_map,
-                                                        sm.fixed_bar(), q0, bh);
-    for (int u = 0; u < uses; ++u) {
-      const int s = u % STAGES, k0 = (u < sweep1 ? u : u - sweep1) * BN;
-      tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
-      tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
-      copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
-                                                     sm.full_a(s), k0, bh);
-      if (u >= sweep1) {
-        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
-        copy_tile<BN, DVP / kPanel, C::v_layout::heads>(sm.b(s), v_map,
-                                                        sm.full_b(s), k0, bh);
+    stream_ring<STAGES> ring;
+    for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+      const item x(w);
+      tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+      tma::arrive_expect_bytes(sm.fixed_bar(),
+                               (unsigned)(L.fixed_b - L.fixed_a +
+                                          panel_tile_bytes(BM, C::dv)));
+      copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map,
+                                                     sm.fixed_bar(), x.q0, x.bh);
+      copy_tile<BM, DVP / kPanel, C::d_out_layout::heads>(
+          sm.fixed_b(), d_out_map, sm.fixed_bar(), x.q0, x.bh);
+      for (int u = 0; u < x.uses; ++u) {
+        const int s = ring.stage(u),
+                  k0 = (u < x.sweep1 ? u : u - x.sweep1) * BN;
+        tma::wait(sm.empty(s), ring.parity(u) ^ 1u);
+        tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
+        copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
+                                                       sm.full_a(s), k0, x.bh);
+        if (u >= x.sweep1) {
+          tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
+          copy_tile<BN, DVP / kPanel, C::v_layout::heads>(
+              sm.b(s), v_map, sm.full_b(s), k0, x.bh);
+        }
       }
+      ring.use += x.uses;
     }
     return;
   }
@@ -113,151 +159,155 @@ __device__ __forceinline__ void backward_dq_wgmma(
   Regs::consumer();
   const int cwg = wg - 1;
   const lane_pos pos(tid);
-  const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
   const int quad = tid & 3;
-  // delta = rowsum(dO * O), the quad's lanes taking every fourth column.
-  float delta[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int qi = row0 + 8 * h;
-    float acc = 0.f;
-    if (qi < TQ) {
-      const elem_t *o =
-          out + C::out_layout::base(bh) + (idx_t)qi * C::out_layout::row;
-      const elem_t *g =
-          d_out + C::d_out_layout::base(bh) + (idx_t)qi * C::d_out_layout::row;
-      for (int e = quad; e < DV; e += 4)
-        acc += kiln_load(o[e]) * kiln_load(g[e]);
-    }
-    delta[h] = quad_sum(acc);
-  }
-  auto masked = [&](int k0) {
-    return k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
-  };
-  auto release = [&](int s) {
-    if ((tid & 127) == 0)
-      tma::arrive(sm.empty(s));
-  };
   const unsigned aRow0 = cwg * kWarpgroupRows;
-  float s[BN / 2];
-
-  tma::wait(sm.fixed_bar(), 0);
-  // Sweep 1: the rows' maxima and sums of exp2(S * qscale).
-  float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
-  for (int u = 0; u < sweep1; ++u) {
-    const int st = u % STAGES, k0 = u * BN;
-    tma::wait(sm.full_a(st), parity<STAGES>(u));
-    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
-    retire<0>();
-    gemm::fence_accumulators(s);
-    release(st);
-    const bool mask = masked(k0);
+  stream_ring<STAGES> ring;
+  // Per stage, the parity of its V copies so far (V fills a stage only in
+  // sweep 2).
+  unsigned vPhase = 0;
+  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+    const item x(w);
+    const int bh = x.bh, q0 = x.q0, tiles = x.tiles, sweep1 = x.sweep1;
+    const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
+    // delta = rowsum(dO * O), loaded while the item's tiles arrive.
+    float delta[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float mx = -inf();
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float &x = s[4 * j + 2 * h + c];
-          if (mask && !visible<C>(row0 + 8 * h, k0 + 8 * j + pos.col + c))
-            x = -inf();
-          mx = fmaxf(mx, x);
-        }
-      // As the forward's softmax (the scale is positive).
-      const float mNew = fmaxf(m[h], quad_max(mx) * C::qscale);
-      const float ms = mNew == -inf() ? 0.f : mNew;
-      float sum = 0.f;
-#pragma unroll
-      for (int i = 0; i < BN / 2; ++i)
-        if ((i >> 1 & 1) == h)
-          sum += fast_exp2(fmaf(s[i], C::qscale, -ms));
-      l[h] = l[h] * fast_exp2(m[h] - ms) + sum;
-      m[h] = mNew;
+      const int qi = row0 + 8 * h;
+      delta[h] = quad_sum(qi < TQ ? row_delta_part<C>(out, d_out, bh, qi, quad)
+                                  : 0.f);
     }
-  }
-  float lse[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int qi = row0 + 8 * h;
-    // Rows past the queries (zeros, which would see every key) get 0 too.
-    if constexpr (C::has_row_lse) {
-      lse[h] = qi < TQ ? given_lse[(idx_t)bh * TQ + qi] * 1.4426950408889634f
-                       : inf();
-      // A row that saw no key (-inf) has no probabilities either.
-      if (lse[h] == -inf())
-        lse[h] = inf();
-    } else {
-      const float total = quad_sum(l[h]);
-      lse[h] = total > 0.f && qi < TQ ? m[h] + log2f(total) : inf();
-    }
-    if (quad == 0) {
-      row_lse[(idx_t)bh * C::stats_rows + qi] = lse[h];
-      row_delta[(idx_t)bh * C::stats_rows + qi] = qi < TQ ? delta[h] : 0.f;
-    }
-  }
-  if constexpr (!C::has_dq)
-    return;
+    auto masked = [&](int k0) {
+      return k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
+    };
+    float s[BN / 2];
 
-  // Sweep 2: dQ += (P * (dP - delta)) K.
-  constexpr int PANELS = DP / kPanel;
-  float dq[PANELS][32];
+    tma::wait(sm.fixed_bar(), n & 1);
+    // Sweep 1: the rows' maxima and sums of exp2(S * qscale).
+    float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
+    for (int u = 0; u < sweep1; ++u) {
+      const int st = ring.stage(u), k0 = u * BN;
+      tma::wait(sm.full_a(st), ring.parity(u));
+      product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
+      retire<0>();
+      gemm::fence_accumulators(s);
+      release_by_warpgroup(sm.empty(st), tid);
+      const bool mask = masked(k0);
 #pragma unroll
-  for (int p = 0; p < PANELS; ++p)
+      for (int h = 0; h < 2; ++h) {
+        float mx = -inf();
 #pragma unroll
-    for (int i = 0; i < 32; ++i)
-      dq[p][i] = 0.f;
-  float dp[BN / 2];
-  unsigned ds[BN / 16][4];
-  for (int j = 0; j < tiles; ++j) {
-    const int u = sweep1 + j, st = u % STAGES, k0 = j * BN;
-    tma::wait(sm.full_a(st), parity<STAGES>(u));
-    // V fills a stage only in sweep 2: its j-th use of the stage.
-    tma::wait(sm.full_b(st), parity<STAGES>(j));
-    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
-    product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
-    retire<0>();
-    gemm::fence_accumulators(s);
-    gemm::fence_accumulators(dp);
-    const bool mask = masked(k0);
+        for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+          for (int c = 0; c < 2; ++c) {
+            float &v = s[4 * j + 2 * h + c];
+            if (mask && !visible<C>(row0 + 8 * h, k0 + 8 * j + pos.col + c))
+              v = -inf();
+            mx = fmaxf(mx, v);
+          }
+        // As the forward's softmax (the scale is positive).
+        const float mNew = fmaxf(m[h], quad_max(mx) * C::qscale);
+        const float ms = mNew == -inf() ? 0.f : mNew;
+        float sum = 0.f;
 #pragma unroll
-      for (int j8 = 0; j8 < BN / 8; ++j8)
+        for (int i = 0; i < BN / 2; ++i)
+          if ((i >> 1 & 1) == h)
+            sum += fast_exp2(fmaf(s[i], C::qscale, -ms));
+        l[h] = l[h] * fast_exp2(m[h] - ms) + sum;
+        m[h] = mNew;
+      }
+    }
+    float lse[2];
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int i = 4 * j8 + 2 * h + c;
-          const bool hidden =
-              mask && !visible<C>(row0 + 8 * h, k0 + 8 * j8 + pos.col + c);
-          const float p =
-              hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse[h]));
-          s[i] = p * (dp[i] - delta[h]);
-        }
-    to_fragments<elem_t, BN>(ds, s);
-    product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
-    // Retired before the next scores are issued, as in backward_dkdv_wgmma.
-    retire<0>();
-    fence_panels(dq);
-    fence_fragments(ds);
-    release(st);
-  }
-  elem_t *dqb = d_query + C::d_query_layout::base(bh);
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int qi = row0 + 8 * h;
-    if (qi >= TQ)
+    for (int h = 0; h < 2; ++h) {
+      const int qi = row0 + 8 * h;
+      // Rows past the queries (zeros, which would see every key) get 0 too.
+      if constexpr (C::has_row_lse) {
+        lse[h] = qi < TQ ? given_lse[(idx_t)bh * TQ + qi] * 1.4426950408889634f
+                         : inf();
+        // A row that saw no key (-inf) has no probabilities either.
+        if (lse[h] == -inf())
+          lse[h] = inf();
+      } else {
+        const float total = quad_sum(l[h]);
+        lse[h] = total > 0.f && qi < TQ ? m[h] + log2f(total) : inf();
+      }
+      if (quad == 0) {
+        row_lse[(idx_t)bh * C::stats_rows + qi] = lse[h];
+        row_delta[(idx_t)bh * C::stats_rows + qi] = qi < TQ ? delta[h] : 0.f;
+      }
+    }
+    if constexpr (!C::has_dq) {
+      release_by_warpgroup(sm.fixed_empty(), tid);
+      ring.use += x.uses;
       continue;
+    }
+
+    // Sweep 2: dQ += (P * (dP - delta)) K.
+    constexpr int PANELS = DP / kPanel;
+    float dq[PANELS][32];
 #pragma unroll
     for (int p = 0; p < PANELS; ++p)
 #pragma unroll
-      for (int j8 = 0; j8 < 8; ++j8) {
-        const int e = p * kPanel + 8 * j8 + pos.col;
-        if (e < C::d)
-          *reinterpret_cast<unsigned *>(
-              dqb + (idx_t)qi * C::d_query_layout::row + e) =
-              pack<elem_t>(dq[p][4 * j8 + 2 * h] * C::scale,
-                           dq[p][4 * j8 + 2 * h + 1] * C::scale);
-      }
+      for (int i = 0; i < 32; ++i)
+        dq[p][i] = 0.f;
+    float dp[BN / 2];
+    unsigned ds[BN / 16][4];
+    for (int j = 0; j < tiles; ++j) {
+      const int u = sweep1 + j, st = ring.stage(u), k0 = j * BN;
+      tma::wait(sm.full_a(st), ring.parity(u));
+      tma::wait(sm.full_b(st), (vPhase >> st) & 1u);
+      vPhase ^= 1u << st;
+      product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
+      product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
+      retire<0>();
+      gemm::fence_accumulators(s);
+      gemm::fence_accumulators(dp);
+      const bool mask = masked(k0);
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int j8 = 0; j8 < BN / 8; ++j8)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const int i = 4 * j8 + 2 * h + c;
+            const bool hidden =
+                mask && !visible<C>(row0 + 8 * h, k0 + 8 * j8 + pos.col + c);
+            const float p =
+                hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse[h]));
+            s[i] = p * (dp[i] - delta[h]);
+          }
+      to_fragments<elem_t, BN>(ds, s);
+      product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
+      // Retired before the next scores are issued, as in backward_dkdv_wgmma.
+      retire<0>();
+      fence_panels(dq);
+      fence_fragments(ds);
+      release_by_warpgroup(sm.empty(st), tid);
+    }
+    // Every product has retired: the next item's Q and dO may come while
+    // this one's epilogue runs. (Freed at the last tile's scores instead,
+    // ptxas serialises the head dim 256 kernel's products.)
+    release_by_warpgroup(sm.fixed_empty(), tid);
+    ring.use += x.uses;
+    elem_t *dqb = d_query + C::d_query_layout::base(bh);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int qi = row0 + 8 * h;
+      if (qi >= TQ)
+        continue;
+#pragma unroll
+      for (int p = 0; p < PANELS; ++p)
+#pragma unroll
+        for (int j8 = 0; j8 < 8; ++j8) {
+          const int e = p * kPanel + 8 * j8 + pos.col;
+          if (e < C::d)
+            *reinterpret_cast<unsigned *>(
+                dqb + (idx_t)qi * C::d_query_layout::row + e) =
+                pack<elem_t>(dq[p][4 * j8 + 2 * h] * C::scale,
+                             dq[p][4 * j8 + 2 * h + 1] * C::scale);
+        }
+    }
   }
 }
 
@@ -302,6 +352,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   constexpr int KPANELS = DP / kPanel, VPANELS = DVP / kPanel;
   constexpr int CONSUMERS = BK / kWarpgroupRows;
   constexpr int KT = (TK + BK - 1) / BK;
+  constexpr int ITEMS = C::batch_heads * KT;
   constexpr bool DK = C::has_dk, DV = C::has_dv;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BK % 64 == 0 && BQ == 64 && DP <= 256 && DVP <= 256,
@@ -309,12 +360,19 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
                 "of at most 256");
   static_assert(DK || DV, "the kernel computes dk, dv or both");
   const pipeline_smem<C::stages> sm(L, C::bn);
-  // Causal: the first key tiles see the most queries; they go first.
-  const block_tile<C> at(ctx.block.x, KT);
-  const int bh = at.bh, k0 = at.rank * BK;
-  // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
-  const int qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
-  const int tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
+  // The item's key tile and the query tiles that see it. Causal: the first
+  // key tiles see the most queries; they go first.
+  struct item {
+    int bh, k0, qBegin, tiles;
+    __device__ __forceinline__ explicit item(int w) {
+      const block_tile<C> at(w, KT);
+      bh = at.bh;
+      k0 = at.rank * BK;
+      // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
+      qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
+      tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
+    }
+  };
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
 
@@ -326,27 +384,33 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
     tma::prefetch(k_map);
     tma::prefetch(v_map);
     tma::prefetch(d_out_map);
-    tma::arrive_expect_bytes(
-        sm.fixed_bar(),
-        (unsigned)(panel_tile_bytes(BK, C::d) + panel_tile_bytes(BK, C::dv)));
-    copy_tile<BK, KPANELS, C::k_layout::heads>(sm.fixed_a(), k_map,
-                                               sm.fixed_bar(), k0, bh);
-    copy_tile<BK, VPANELS, C::v_layout::heads>(sm.fixed_b(), v_map,
-                                               sm.fixed_bar(), k0, bh);
-    const float *lse = row_lse + (idx_t)bh * C::stats_rows;
-    const float *delta = row_delta + (idx_t)bh * C::stats_rows;
-    for (int u = 0; u < tiles; ++u) {
-      const int s = u % STAGES, q0 = qBegin + u * BQ;
-      tma::wait(sm.empty(s), parity<STAGES>(u) ^ 1u);
-      tma::arrive_expect_bytes(sm.full_a(s),
-                               (unsigned)(L.stage_a_bytes + BQ * 8));
-      copy_tile<BQ, KPANELS, C::q_layout::heads>(sm.a(s), q_map, sm.full_a(s),
-                                                 q0, bh);
-      tma::copy_bytes(sm.rows(s), lse + q0, BQ * 4, sm.full_a(s));
-      tma::copy_bytes(sm.rows(s) + BQ * 4, delta + q0, BQ * 4, sm.full_a(s));
-      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
-      copy_tile<BQ, VPANELS, C::d_out_layout::heads>(sm.b(s), d_out_map,
-                                                     sm.full_b(s), q0, bh);
+    stream_ring<STAGES> ring;
+    for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+      const item x(w);
+      tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+      tma::arrive_expect_bytes(sm.fixed_bar(),
+                               (unsigned)(panel_tile_bytes(BK, C::d) +
+                                          panel_tile_bytes(BK, C::dv)));
+      copy_tile<BK, KPANELS, C::k_layout::heads>(sm.fixed_a(), k_map,
+                                                 sm.fixed_bar(), x.k0, x.bh);
+      copy_tile<BK, VPANELS, C::v_layout::heads>(sm.fixed_b(), v_map,
+                                                 sm.fixed_bar(), x.k0, x.bh);
+      const float *lse = row_lse + (idx_t)x.bh * C::stats_rows;
+      const float *delta = row_delta + (idx_t)x.bh * C::stats_rows;
+      for (int u = 0; u < x.tiles; ++u) {
+        const int s = ring.stage(u), q0 = x.qBegin + u * BQ;
+        tma::wait(sm.empty(s), ring.parity(u) ^ 1u);
+        tma::arrive_expect_bytes(sm.full_a(s),
+                                 (unsigned)(L.stage_a_bytes + BQ * 8));
+        copy_tile<BQ, KPANELS, C::q_layout::heads>(sm.a(s), q_map,
+                                                   sm.full_a(s), q0, x.bh);
+        tma::copy_bytes(sm.rows(s), lse + q0, BQ * 4, sm.full_a(s));
+        tma::copy_bytes(sm.rows(s) + BQ * 4, delta + q0, BQ * 4, sm.full_a(s));
+        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
+        copy_tile<BQ, VPANELS, C::d_out_layout::heads>(sm.b(s), d_out_map,
+                                                       sm.full_b(s), q0, x.bh);
+      }
+      ring.use += x.tiles;
     }
     return;
   }
@@ -354,94 +418,104 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   Regs::consumer();
   const int cwg = wg - 1;
   const lane_pos pos(tid);
-  const int kRow0 = k0 + cwg * kWarpgroupRows + pos.row;
   const unsigned aRow0 = cwg * kWarpgroupRows;
-  auto release = [&](int s) {
-    if ((tid & 127) == 0)
-      tma::arrive(sm.empty(s));
-  };
-  float dk[DK ? KPANELS : 1][32], dv[DV ? VPANELS : 1][32];
+  stream_ring<STAGES> ring;
+  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+    const item x(w);
+    const int kRow0 = x.k0 + cwg * kWarpgroupRows + pos.row;
+    float dk[DK ? KPANELS : 1][32], dv[DV ? VPANELS : 1][32];
 #pragma unroll
-  for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < 32; ++i) {
 #pragma unroll
-    for (int p = 0; p < (DK ? KPANELS : 1); ++p)
-      dk[p][i] = 0.f;
+      for (int p = 0; p < (DK ? KPANELS : 1); ++p)
+        dk[p][i] = 0.f;
 #pragma unroll
-    for (int p = 0; p < (DV ? VPANELS : 1); ++p)
-      dv[p][i] = 0.f;
-  }
-  float s[BQ / 2], dp[BQ / 2];
-  unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
+      for (int p = 0; p < (DV ? VPANELS : 1); ++p)
+        dv[p][i] = 0.f;
+    }
+    float s[BQ / 2], dp[BQ / 2];
+    unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
 
-  tma::wait(sm.fixed_bar(), 0);
-  for (int u = 0; u < tiles; ++u) {
-    const int st = u % STAGES, q0 = qBegin + u * BQ;
-    tma::wait(sm.full_a(st), parity<STAGES>(u));
-    product_ss<BQ, DP, C::kind>(s, sm.fixed_a(), BK, aRow0, sm.a(st));
-    if constexpr (DK) {
-      tma::wait(sm.full_b(st), parity<STAGES>(u));
-      product_ss<BQ, DVP, C::kind>(dp, sm.fixed_b(), BK, aRow0, sm.b(st));
-    }
-    retire<0>();
-    gemm::fence_accumulators(s);
-    if constexpr (DK)
-      gemm::fence_accumulators(dp);
-    // Causal: key row r sees the queries from r - (TK - TQ) on; the tile's
-    // columns before `first[h]` are hidden from row h (none past the
-    // diagonal's tiles).
-    int first[2] = {0, 0};
-    if constexpr (C::causal)
-      for (int h = 0; h < 2; ++h)
-        first[h] = kRow0 + 8 * h - (TK - TQ) - q0;
-    const unsigned rows = sm.rows(st);
-#pragma unroll
-    for (int j = 0; j < BQ / 8; ++j)
-#pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const int col = 8 * j + pos.col + c;
-        const float lse = shared_float(rows + 4 * col);
-        const float delta = DK ? shared_float(rows + 4 * (BQ + col)) : 0.f;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int i = 4 * j + 2 * h + c;
-          const bool hidden = C::causal && col < first[h];
-          const float p = hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
-          if constexpr (DK)
-            dp[i] = p * (dp[i] - delta);
-          s[i] = p;
-        }
+    tma::wait(sm.fixed_bar(), n & 1);
+    for (int u = 0; u < x.tiles; ++u) {
+      const int st = ring.stage(u), q0 = x.qBegin + u * BQ;
+      tma::wait(sm.full_a(st), ring.parity(u));
+      product_ss<BQ, DP, C::kind>(s, sm.fixed_a(), BK, aRow0, sm.a(st));
+      if constexpr (DK) {
+        tma::wait(sm.full_b(st), ring.parity(u));
+        product_ss<BQ, DVP, C::kind>(dp, sm.fixed_b(), BK, aRow0, sm.b(st));
       }
-    if constexpr (DV) {
-      to_fragments<elem_t, BQ>(pf, s);
-      if constexpr (!DK)
-        tma::wait(sm.full_b(st), parity<STAGES>(u));
-      product_rs<BQ / 16, VPANELS, C::kind>(dv, pf, sm.b(st));
+      retire<0>();
+      gemm::fence_accumulators(s);
+      if constexpr (DK)
+        gemm::fence_accumulators(dp);
+      // The last tile's products with K and V have retired: the next item's
+      // keys and values may come.
+      if (u == x.tiles - 1)
+        release_by_warpgroup(sm.fixed_empty(), tid);
+      // Causal: key row r sees the queries from r - (TK - TQ) on; the tile's
+      // columns before `first[h]` are hidden from row h (none past the
+      // diagonal's tiles).
+      int first[2] = {0, 0};
+      if constexpr (C::causal)
+        for (int h = 0; h < 2; ++h)
+          first[h] = kRow0 + 8 * h - (TK - TQ) - q0;
+      const unsigned rows = sm.rows(st);
+#pragma unroll
+      for (int j = 0; j < BQ / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int col = 8 * j + pos.col + c;
+          const float lse = shared_float(rows + 4 * col);
+          const float delta = DK ? shared_float(rows + 4 * (BQ + col)) : 0.f;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int i = 4 * j + 2 * h + c;
+            const bool hidden = C::causal && col < first[h];
+            const float p =
+                hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
+            if constexpr (DK)
+              dp[i] = p * (dp[i] - delta);
+            s[i] = p;
+          }
+        }
+      if constexpr (DV) {
+        to_fragments<elem_t, BQ>(pf, s);
+        if constexpr (!DK)
+          tma::wait(sm.full_b(st), ring.parity(u));
+        product_rs<BQ / 16, VPANELS, C::kind>(dv, pf, sm.b(st));
+      }
+      if constexpr (DK) {
+        to_fragments<elem_t, BQ>(dsf, dp);
+        product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
+      }
+      // Both products retire before the next scores are issued: with them
+      // in flight too, the accumulators and fragments the tensor cores hold
+      // would exceed the registers, and ptxas would serialise every wgmma.
+      retire<0>();
+      if constexpr (DK) {
+        fence_panels(dk);
+        fence_fragments(dsf);
+      }
+      if constexpr (DV) {
+        fence_panels(dv);
+        fence_fragments(pf);
+      }
+      release_by_warpgroup(sm.empty(st), tid);
     }
+    if (x.tiles == 0)
+      release_by_warpgroup(sm.fixed_empty(), tid);
+    ring.use += x.tiles;
     if constexpr (DK) {
-      to_fragments<elem_t, BQ>(dsf, dp);
-      product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
-    }
-    // Both products retire before the next scores are issued: with them
-    // in flight too, the accumulators and fragments the tensor cores hold
-    // would exceed the registers, and ptxas would serialise every wgmma.
-    retire<0>();
-    if constexpr (DK) {
-      fence_panels(dk);
-      fence_fragments(dsf);
+      store_panels<elem_t, idx_t, KPANELS, C::d, C::d_key_layout::row>(
+          d_key + C::d_key_layout::base(x.bh), dk, kRow0, TK, pos.col,
+          C::scale);
     }
     if constexpr (DV) {
-      fence_panels(dv);
-      fence_fragments(pf);
+      store_panels<elem_t, idx_t, VPANELS, C::dv, C::d_value_layout::row>(
+          d_value + C::d_value_layout::base(x.bh), dv, kRow0, TK, pos.col,
+          1.f);
     }
-    release(st);
-  }
-  if constexpr (DK) {
-    store_panels<elem_t, idx_t, KPANELS, C::d, C::d_key_layout::row>(
-        d_key + C::d_key_layout::base(bh), dk, kRow0, TK, pos.col, C::scale);
-  }
-  if constexpr (DV) {
-    store_panels<elem_t, idx_t, VPANELS, C::dv, C::d_value_layout::row>(
-        d_value + C::d_value_layout::base(bh), dv, kRow0, TK, pos.col, 1.f);
   }
 }
 

@@ -1,12 +1,15 @@
 //===- attention_wgmma_fwd.cuh - flash-attention forward on Hopper --------===//
 //
 // The forward of attention_fwd.cuh on tensor cores (sm_90a), for bf16/f16
-// with head dims of at most 256: one block per (batch * head, tile of BM
-// queries), warp-specialised.
+// with head dims of at most 256: a work item per (batch * head, tile of BM
+// queries), warp-specialised, in persistent blocks of at most one per SM
+// (attention_wgmma.cuh): an item's query tile and first key tiles are
+// copied while the last item's final products and epilogue run.
 //  - Warpgroup 0 is the producer: its one thread copies the query tile once
-//    and then the key and value tiles of BN keys into STAGES shared stages
-//    by TMA, each completing on its own mbarrier (full-K, full-V), as the
-//    consumers free them (empty). It gives its registers to the consumers.
+//    (once the consumers have freed the last item's) and then the key and
+//    value tiles of BN keys into STAGES shared stages by TMA, each
+//    completing on its own mbarrier (full-K, full-V), as the consumers free
+//    them (empty). It gives its registers to the consumers.
 //  - Warpgroups 1 .. BM / 64 are consumers of 64 query rows each. Scores
 //    S = Q K^T are a wgmma on the shared tiles; the probabilities P stay in
 //    registers as the A operand of O += P V (V read N-major). The softmax of
@@ -14,10 +17,10 @@
 //    iteration issues S_j and P_{j-1} V_{j-1}, waits for S_j only, computes
 //    its online softmax (running maximum and sum in the log2 domain), then
 //    waits for the product and rescales O.
-//  - Causal blocks stop at their last visible key tile and mask only the
+//  - Causal items stop at their last visible key tile and mask only the
 //    tiles that cross the diagonal or the end of the keys; they are ordered
-//    longest first across all heads, so that the short tiles fill in the
-//    wave's tail.
+//    longest first across all heads, so that the short items fill in the
+//    tail.
 //
 // C: elem_t, idx_t, tq, tk, d, dv, causal, qscale, kind (0 bf16, 1 f16), bm,
 // bn, stages, batch_heads, and q_layout, k_layout, v_layout, out_layout
@@ -47,6 +50,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   constexpr int VPANELS = DVP / kPanel;
   constexpr int CONSUMERS = BM / kWarpgroupRows;
   constexpr int QT = (TQ + BM - 1) / BM;
+  constexpr int ITEMS = C::batch_heads * QT;
   constexpr wgmma_smem L = wgmma_forward_smem(BM, BN, C::d, C::dv, STAGES);
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DVP <= 256 &&
@@ -55,11 +59,18 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
                 "at most 256");
 
   const pipeline_smem<STAGES> sm(L, BN);
-  // Causal: every head's longest tile first.
-  const block_tile<C> at(ctx.block.x, QT);
-  const int bh = at.bh, q0 = (QT - 1 - at.rank) * BM;
-  const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
-  const int tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
+  // The item's query tile and its key tiles (causal: up to the last one
+  // it sees).
+  struct item {
+    int bh, q0, tiles;
+    __device__ __forceinline__ explicit item(int w) {
+      const block_tile<C> at(w, QT);
+      bh = at.bh;
+      q0 = (QT - 1 - at.rank) * BM;
+      const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
+      tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
+    }
+  };
 
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
@@ -71,17 +82,26 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
     tma::prefetch(q_map);
     tma::prefetch(k_map);
     tma::prefetch(v_map);
-    tma::arrive_expect_bytes(sm.fixed_bar(), (unsigned)panel_tile_bytes(BM, C::d));
-    copy_tile<BM, DP / kPanel, C::q_layout::heads>(sm.fixed_a(), q_map, sm.fixed_bar(), q0, bh);
-    for (int j = 0; j < tiles; ++j) {
-      const int s = j % STAGES;
-      tma::wait(sm.empty(s), ((j / STAGES) & 1) ^ 1u);
-      tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
-      copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map, sm.full_a(s),
-                                                     j * BN, bh);
-      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
-      copy_tile<BN, VPANELS, C::v_layout::heads>(sm.b(s), v_map, sm.full_b(s), j * BN,
-                                                 bh);
+    stream_ring<STAGES> ring;
+    for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+      const item x(w);
+      tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+      tma::arrive_expect_bytes(sm.fixed_bar(),
+                               (unsigned)panel_tile_bytes(BM, C::d));
+      copy_tile<BM, DP / kPanel, C::q_layout::heads>(
+          sm.fixed_a(), q_map, sm.fixed_bar(), x.q0, x.bh);
+      for (int j = 0; j < x.tiles; ++j) {
+        const int s = ring.stage(j);
+        tma::wait(sm.empty(s), ring.parity(j) ^ 1u);
+        tma::arrive_expect_bytes(sm.full_a(s), (unsigned)L.stage_a_bytes);
+        copy_tile<BN, DP / kPanel, C::k_layout::heads>(sm.a(s), k_map,
+                                                       sm.full_a(s), j * BN,
+                                                       x.bh);
+        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
+        copy_tile<BN, VPANELS, C::v_layout::heads>(sm.b(s), v_map,
+                                                   sm.full_b(s), j * BN, x.bh);
+      }
+      ring.use += x.tiles;
     }
     return;
   }
@@ -89,123 +109,129 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   Regs::consumer();
   const int cwg = wg - 1;
   const lane_pos pos(tid);
-  const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
-  float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
-  float o[VPANELS][32];
-#pragma unroll
-  for (int p = 0; p < VPANELS; ++p)
-#pragma unroll
-    for (int i = 0; i < 32; ++i)
-      o[p][i] = 0.f;
-  float s[BN / 2];
-  unsigned pf[BN / 16][4];
-
-  // Masks and exponentiates the scores of the key tile at k0 in place
-  // (m: the running maxima of the scaled scores, log2 domain); alpha: the
-  // factors for what was summed against the old maxima. The scale is
-  // positive, so the maximum of the raw scores gives the scaled one; a row
-  // that has seen only masked keys subtracts 0 instead of -inf.
-  auto softmax = [&](int k0, float(&alpha)[2]) {
-    const bool masked =
-        k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int qi = row0 + 8 * h;
-      float mx = -inf();
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float &x = s[4 * j + 2 * h + c];
-          if (masked && !visible<C>(qi, k0 + 8 * j + pos.col + c))
-            x = -inf();
-          mx = fmaxf(mx, x);
-        }
-      const float mNew = fmaxf(m[h], quad_max(mx) * C::qscale);
-      const float ms = mNew == -inf() ? 0.f : mNew;
-      alpha[h] = fast_exp2(m[h] - ms);
-      m[h] = mNew;
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float &x = s[4 * j + 2 * h + c];
-          x = fast_exp2(fmaf(x, C::qscale, -ms));
-          sum += x;
-        }
-      l[h] = l[h] * alpha[h] + sum;
-    }
-  };
-  auto rescale = [&](const float(&alpha)[2]) {
+  const unsigned aRow0 = cwg * kWarpgroupRows;
+  stream_ring<STAGES> ring;
+  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+    const item x(w);
+    const int q0 = x.q0, tiles = x.tiles;
+    const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
+    float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
+    float o[VPANELS][32];
 #pragma unroll
     for (int p = 0; p < VPANELS; ++p)
 #pragma unroll
       for (int i = 0; i < 32; ++i)
-        o[p][i] *= alpha[(i >> 1) & 1];
-  };
-  auto release = [&](int stage) {
-    if ((tid & 127) == 0)
-      tma::arrive(sm.empty(stage));
-  };
+        o[p][i] = 0.f;
+    float s[BN / 2];
+    unsigned pf[BN / 16][4];
 
-  tma::wait(sm.fixed_bar(), 0);
-  if (tiles > 0) {
-    tma::wait(sm.full_a(0), 0);
-    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, cwg * kWarpgroupRows, sm.a(0));
-    retire<0>();
-    gemm::fence_accumulators(s);
-    float alpha[2];
-    softmax(0, alpha);
-    to_fragments<elem_t, BN>(pf, s);
-  }
-  for (int j = 1; j < tiles; ++j) {
-    const int stage = j % STAGES, prev = (j - 1) % STAGES;
-    tma::wait(sm.full_a(stage), (j / STAGES) & 1);
-    product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, cwg * kWarpgroupRows, sm.a(stage));
-    tma::wait(sm.full_b(prev), ((j - 1) / STAGES) & 1);
-    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(prev));
-    retire<1>();
-    gemm::fence_accumulators(s);
-    float alpha[2];
-    softmax(j * BN, alpha);
-    retire<0>();
-    fence_panels(o);
-    fence_fragments(pf);
-    release(prev);
-    rescale(alpha);
-    to_fragments<elem_t, BN>(pf, s);
-  }
-  if (tiles > 0) {
-    const int last = (tiles - 1) % STAGES;
-    tma::wait(sm.full_b(last), ((tiles - 1) / STAGES) & 1);
-    product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(last));
-    retire<0>();
-    fence_panels(o);
-    release(last);
-  }
-
-  elem_t *ob = out + C::out_layout::base(bh);
+    // Masks and exponentiates the scores of the key tile at k0 in place
+    // (m: the running maxima of the scaled scores, log2 domain); alpha: the
+    // factors for what was summed against the old maxima. The scale is
+    // positive, so the maximum of the raw scores gives the scaled one; a
+    // row that has seen only masked keys subtracts 0 instead of -inf.
+    auto softmax = [&](int k0, float(&alpha)[2]) {
+      const bool masked =
+          k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int qi = row0 + 8 * h;
-    const float total = quad_sum(l[h]);
-    if (qi >= TQ)
-      continue;
-    if (row_lse && (tid & 3) == 0)
-      row_lse[(idx_t)bh * TQ + qi] = natural_lse(m[h], total);
-    const float inv = total > 0.f ? 1.f / total : 0.f;
+      for (int h = 0; h < 2; ++h) {
+        const int qi = row0 + 8 * h;
+        float mx = -inf();
 #pragma unroll
-    for (int p = 0; p < VPANELS; ++p)
+        for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int e = p * kPanel + 8 * j + pos.col;
-        if (e < DV)
-          *reinterpret_cast<unsigned *>(ob + (idx_t)qi * C::out_layout::row +
-                                        e) =
-              pack<elem_t>(o[p][4 * j + 2 * h] * inv,
-                           o[p][4 * j + 2 * h + 1] * inv);
+          for (int c = 0; c < 2; ++c) {
+            float &v = s[4 * j + 2 * h + c];
+            if (masked && !visible<C>(qi, k0 + 8 * j + pos.col + c))
+              v = -inf();
+            mx = fmaxf(mx, v);
+          }
+        const float mNew = fmaxf(m[h], quad_max(mx) * C::qscale);
+        const float ms = mNew == -inf() ? 0.f : mNew;
+        alpha[h] = fast_exp2(m[h] - ms);
+        m[h] = mNew;
+        float sum = 0.f;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            float &v = s[4 * j + 2 * h + c];
+            v = fast_exp2(fmaf(v, C::qscale, -ms));
+            sum += v;
+          }
+        l[h] = l[h] * alpha[h] + sum;
       }
+    };
+    auto rescale = [&](const float(&alpha)[2]) {
+#pragma unroll
+      for (int p = 0; p < VPANELS; ++p)
+#pragma unroll
+        for (int i = 0; i < 32; ++i)
+          o[p][i] *= alpha[(i >> 1) & 1];
+    };
+
+    tma::wait(sm.fixed_bar(), n & 1);
+    if (tiles > 0) {
+      tma::wait(sm.full_a(ring.stage()), ring.parity());
+      product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0,
+                                  sm.a(ring.stage()));
+      retire<0>();
+      gemm::fence_accumulators(s);
+      float alpha[2];
+      softmax(0, alpha);
+      to_fragments<elem_t, BN>(pf, s);
+    }
+    for (int j = 1; j < tiles; ++j) {
+      const int stage = ring.stage(j), prev = ring.stage(j - 1);
+      tma::wait(sm.full_a(stage), ring.parity(j));
+      product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(stage));
+      tma::wait(sm.full_b(prev), ring.parity(j - 1));
+      product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(prev));
+      retire<1>();
+      gemm::fence_accumulators(s);
+      float alpha[2];
+      softmax(j * BN, alpha);
+      retire<0>();
+      fence_panels(o);
+      fence_fragments(pf);
+      release_by_warpgroup(sm.empty(prev), tid);
+      rescale(alpha);
+      to_fragments<elem_t, BN>(pf, s);
+    }
+    // Every score product has retired: the next item's queries may come.
+    release_by_warpgroup(sm.fixed_empty(), tid);
+    if (tiles > 0) {
+      const int last = ring.stage(tiles - 1);
+      tma::wait(sm.full_b(last), ring.parity(tiles - 1));
+      product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(last));
+      retire<0>();
+      fence_panels(o);
+      release_by_warpgroup(sm.empty(last), tid);
+    }
+    ring.use += tiles;
+
+    elem_t *ob = out + C::out_layout::base(x.bh);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int qi = row0 + 8 * h;
+      const float total = quad_sum(l[h]);
+      if (qi >= TQ)
+        continue;
+      if (row_lse && (tid & 3) == 0)
+        row_lse[(idx_t)x.bh * TQ + qi] = natural_lse(m[h], total);
+      const float inv = total > 0.f ? 1.f / total : 0.f;
+#pragma unroll
+      for (int p = 0; p < VPANELS; ++p)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int e = p * kPanel + 8 * j + pos.col;
+          if (e < DV)
+            *reinterpret_cast<unsigned *>(ob + (idx_t)qi * C::out_layout::row +
+                                          e) =
+                pack<elem_t>(o[p][4 * j + 2 * h] * inv,
+                             o[p][4 * j + 2 * h + 1] * inv);
+        }
+    }
   }
 }
 

@@ -32,8 +32,8 @@ __host__ __device__ constexpr long long panel_tile_bytes(long long rows,
 }
 
 // Byte offsets from the 1024-byte-aligned base of one kernel's shared
-// buffers: the block's own tiles (`fixed_a`, `fixed_b`), `stages` pipeline
-// stages of the streamed tiles (`stream_a`, `stream_b` and, for the
+// buffers: the work item's own tiles (`fixed_a`, `fixed_b`), `stages`
+// pipeline stages of the streamed tiles (`stream_a`, `stream_b` and, for the
 // backward, the row statistics `stream_rows`), then the mbarriers.
 struct wgmma_smem {
   long long fixed_a = 0, fixed_b = 0;
@@ -45,7 +45,7 @@ struct wgmma_smem {
 };
 
 // Forward: Q [bm][d] fixed; K [bn][d] and V [bn][dv] streamed. Barriers:
-// Q's, then full-K, full-V and empty per stage.
+// Q's, then full-K, full-V and empty per stage, then Q's empty.
 __host__ __device__ constexpr wgmma_smem
 wgmma_forward_smem(long long bm, long long bn, long long d, long long dv,
                    long long stages) {
@@ -57,7 +57,7 @@ wgmma_forward_smem(long long bm, long long bn, long long d, long long dv,
   l.stage_bytes = l.stage_a_bytes + l.stage_b_bytes;
   l.stream_b = l.stream_a + stages * l.stage_a_bytes;
   l.bars = l.stream_b + stages * l.stage_b_bytes;
-  l.end = l.bars + 8 * (1 + 3 * stages);
+  l.end = l.bars + 8 * (2 + 3 * stages);
   return l;
 }
 
@@ -65,7 +65,8 @@ wgmma_forward_smem(long long bm, long long bn, long long d, long long dv,
 // other pair per stage: dq keeps Q [fixed][d] and dO [fixed][dv] and
 // streams K [streamed][d] and V [streamed][dv]; dk/dv keeps K and V and
 // streams Q, dO and the rows' log-sum-exp and delta (2 x streamed floats).
-// Barriers: the fixed tiles', then full-A, full-B and empty per stage.
+// Barriers: the fixed tiles', then full-A, full-B and empty per stage, then
+// the fixed tiles' empty.
 __host__ __device__ constexpr wgmma_smem
 wgmma_backward_smem(long long fixed, long long streamed, long long d,
                     long long dv, long long stages, bool row_stats) {
@@ -78,7 +79,7 @@ wgmma_backward_smem(long long fixed, long long streamed, long long d,
   l.stream_b = l.stream_a + stages * l.stage_a_bytes;
   l.stream_rows = l.stream_b + stages * l.stage_b_bytes;
   l.bars = l.stream_rows + (row_stats ? stages * streamed * 8 : 0);
-  l.end = l.bars + 8 * (1 + 3 * stages);
+  l.end = l.bars + 8 * (2 + 3 * stages);
   return l;
 }
 

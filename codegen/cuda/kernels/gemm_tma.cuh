@@ -74,26 +74,39 @@ map_of(const tensor_map *const (&maps)[P], int i) {
   return *m;
 }
 
-// A unit of work: one output tile of one stacked problem and K split.
+// A unit of work: one output tile of one stacked problem and K split per
+// block of a cluster, CLUSTER_M tiles one above the other (the cluster's
+// blocks share the rhs tile). `rank`: the block's rank in its cluster.
 template <class Cfg> struct tma_work {
   typedef typename Cfg::index idx;
   typedef shape<Cfg> S;
-  static constexpr long long TILES = (long long)S::TILES_M * S::TILES_N;
+  static constexpr int CM = Cfg::CLUSTER_M;
+  // Rows of tiles of the clusters, and their group in the tile order (the
+  // group_m tile rows of tile_of).
+  static constexpr idx TILES_MC = (S::TILES_M + CM - 1) / CM;
+  static constexpr idx GROUP_MC = (Cfg::GROUP_M + CM - 1) / CM;
+  static constexpr long long TILES = (long long)TILES_MC * S::TILES_N;
   static constexpr long long COUNT =
       (long long)Cfg::GROUPS * Cfg::SPLIT * TILES;
 
   idx m0, n0;
   int problem, split, ktBegin, nk;
+  // The block's tile lies past the rows (a cluster's last tile row when
+  // TILES_M is not a multiple of CLUSTER_M): its lhs is not copied and its
+  // epilogue does not run.
+  bool outside;
 
-  static __device__ __forceinline__ tma_work at(long long w) {
+  static __device__ __forceinline__ tma_work at(long long w, int rank = 0) {
     tma_work x;
     const long long z = w / TILES;
     idx tm, tn;
-    tile_of<Cfg>((idx)(w % TILES), tm, tn);
+    grouped_tile<idx>((idx)(w % TILES), TILES_MC, S::TILES_N, GROUP_MC, tm,
+                      tn);
     x.problem = (int)(z / Cfg::SPLIT);
     x.split = (int)(z % Cfg::SPLIT);
-    x.m0 = tm * Cfg::BM;
+    x.m0 = (tm * CM + rank) * Cfg::BM;
     x.n0 = tn * Cfg::BN;
+    x.outside = CM > 1 && x.m0 >= Cfg::ROWS;
     x.ktBegin = x.split * Cfg::KT_PER_SPLIT;
     const int ktEnd = S::KT_ALL < x.ktBegin + Cfg::KT_PER_SPLIT
                           ? S::KT_ALL
@@ -227,9 +240,24 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
   auto full = [&](int s) { return bars + 8u * s; };
   auto empty = [&](int s) { return bars + 8u * (Cfg::STAGES + s); };
 
+  // Clusters of CM blocks, one tile row each, share the rhs tile: each
+  // block copies 1 / CM of it into every block's stage (TMA multicast), so
+  // a stage is free only once the consumers of every block have read it.
+  constexpr int CM = Cfg::CLUSTER_M;
+  static_assert(CM == 1 || CM == 2, "clusters of one or two blocks");
+  static_assert(CM == 1 || (Cfg::B_KMAJOR ? Cfg::BN / CM % 8 == 0
+                                          : Cfg::BN / 64 % CM == 0),
+                "a block's share of the rhs tile is whole swizzle atoms");
+  const int rank = CM > 1 ? (int)tma::cluster_rank() : 0;
+  const long long cluster = ctx.block.x / CM, clusters = ctx.grid.x / CM;
   const int tid = ctx.thread.x, wg = tid >> 7;
-  tma::init_stage_barriers(tid, Cfg::STAGES, full, empty, READERS);
-  __syncthreads();
+  tma::init_stage_barriers(tid, Cfg::STAGES, full, empty, READERS * CM);
+  // A peer's copies and arrivals reach this block's barriers only once they
+  // are initialised.
+  if constexpr (CM > 1)
+    tma::cluster_sync();
+  else
+    __syncthreads();
 
   if (wg == 0) {
     Regs::producer();
@@ -242,8 +270,9 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     }
     int stage = 0;
     unsigned phase = 0;
-    for (long long w = ctx.block.x; w < Work::COUNT; w += ctx.grid.x) {
-      const Work x = Work::at(w);
+    constexpr unsigned short EVERY_BLOCK = (1u << CM) - 1;
+    for (long long w = cluster; w < Work::COUNT; w += clusters) {
+      const Work x = Work::at(w, rank);
       for (int kt = x.ktBegin; kt < x.ktBegin + x.nk; ++kt) {
         // K step kt of the concatenated K of summed problems reads problem
         // kt / KT; stacked problems read their own.
@@ -252,17 +281,36 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
         const tensor_map &a = map_of(p.a_map, problem),
                          &b = map_of(p.b_map, problem);
         tma::wait(empty(stage), phase ^ 1u);
-        tma::arrive_expect_bytes(full(stage), A_BYTES + B_BYTES);
+        tma::arrive_expect_bytes(full(stage),
+                                 (x.outside ? 0u : A_BYTES) + B_BYTES);
         const unsigned tA = sA + stage * A_BYTES, tB = sB + stage * B_BYTES;
-        if constexpr (Cfg::A_KMAJOR) {
-          tma::copy_2d(tA, a, full(stage), k0, (int)x.m0);
-        } else {
+        if (!x.outside) {
+          if constexpr (Cfg::A_KMAJOR) {
+            tma::copy_2d(tA, a, full(stage), k0, (int)x.m0);
+          } else {
 #pragma unroll
-          for (int c = 0; c < Cfg::BM / 64; ++c)
-            tma::copy_2d(tA + c * wgmma_mn_column, a, full(stage),
-                         (int)x.m0 + 64 * c, k0);
+            for (int c = 0; c < Cfg::BM / 64; ++c)
+              tma::copy_2d(tA + c * wgmma_mn_column, a, full(stage),
+                           (int)x.m0 + 64 * c, k0);
+          }
         }
-        if constexpr (Cfg::B_KMAJOR) {
+        if constexpr (CM > 1) {
+          // This block's rows (K-major) or columns of 64 of the rhs tile,
+          // into every block of the cluster.
+          if constexpr (Cfg::B_KMAJOR) {
+            constexpr int SHARE = Cfg::BN / CM;
+            tma::copy_2d_multicast(tB + rank * SHARE * 128, b, full(stage), k0,
+                                   (int)x.n0 + rank * SHARE, EVERY_BLOCK);
+          } else {
+            constexpr int SHARE = Cfg::BN / 64 / CM;
+#pragma unroll
+            for (int i = 0; i < SHARE; ++i) {
+              const int c = rank * SHARE + i;
+              tma::copy_2d_multicast(tB + c * wgmma_mn_column, b, full(stage),
+                                     (int)x.n0 + 64 * c, k0, EVERY_BLOCK);
+            }
+          }
+        } else if constexpr (Cfg::B_KMAJOR) {
           tma::copy_2d(tB, b, full(stage), k0, (int)x.n0);
         } else {
 #pragma unroll
@@ -288,12 +336,25 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     phase ^= (unsigned)(stage / Cfg::STAGES) & 1u;
     stage %= Cfg::STAGES;
   };
+  // A stage read by this warpgroup's product is free for this block's
+  // producer (and, in a cluster, every block's, which copy into it).
+  auto release = [&](int s) {
+    if ((tid & 127) != 0)
+      return;
+    if constexpr (CM > 1) {
+#pragma unroll
+      for (int r = 0; r < CM; ++r)
+        tma::arrive_in_block(empty(s), r);
+    } else {
+      tma::arrive(empty(s));
+    }
+  };
   // Cooperative: every consumer takes every item. Ping-pong: consumer c
   // takes the block's items c, c + 2, ...; the other's stages in between
   // are skipped.
   const long long first =
-      ctx.block.x + (Cfg::PINGPONG ? (long long)cwg * ctx.grid.x : 0);
-  const long long step = (long long)ctx.grid.x * (Cfg::PINGPONG ? 2 : 1);
+      cluster + (Cfg::PINGPONG ? (long long)cwg * clusters : 0);
+  const long long step = clusters * (Cfg::PINGPONG ? 2 : 1);
   // Ping-pong turns: consumer c waits at barrier 1 + c for the other to
   // have issued its products (bar.sync of 128 threads meeting the other's
   // bar.arrive of 128).
@@ -302,17 +363,18 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - cwg) : "memory");
   };
   if constexpr (Cfg::PINGPONG)
-    if (cwg == 1 && ctx.block.x < Work::COUNT)
-      advance(Work::at(ctx.block.x).nk);
+    if (cwg == 1 && cluster < Work::COUNT)
+      advance(Work::at(cluster).nk);
   for (long long w = first; w < Work::COUNT; w += step) {
-    const Work x = Work::at(w);
+    const Work x = Work::at(w, rank);
     if constexpr (Cfg::PINGPONG)
-      if (w >= (long long)ctx.block.x + ctx.grid.x)
+      if (w >= cluster + clusters)
         wait_turn(); // every item but the block's first follows the other's
     if constexpr (Epi::kPrefetch)
-      prefetch_epilogue_inputs<Cfg, Epi>(
-          p, (idx)x.problem, x.m0 + (Cfg::PINGPONG ? 0 : cwg * 64),
-          Cfg::PINGPONG ? Cfg::BM : 64, x.n0, tid & 127);
+      if (!x.outside)
+        prefetch_epilogue_inputs<Cfg, Epi>(
+            p, (idx)x.problem, x.m0 + (Cfg::PINGPONG ? 0 : cwg * 64),
+            Cfg::PINGPONG ? Cfg::BM : 64, x.n0, tid & 127);
     float acc[SLICES][ACC];
 #pragma unroll
     for (int t = 0; t < SLICES; ++t)
@@ -341,8 +403,8 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
 #pragma unroll
       for (int t = 0; t < SLICES; ++t)
         fence_accumulators(acc[t]);
-      if (held >= 0 && (tid & 127) == 0)
-        tma::arrive(empty(held));
+      if (held >= 0)
+        release(held);
       held = stage;
       advance(1);
     }
@@ -350,16 +412,18 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     // turn, as soon as this item's stages have all been waited for (its
     // products may join ours on the tensor cores).
     if constexpr (Cfg::PINGPONG)
-      if (w + ctx.grid.x < Work::COUNT) {
+      if (w + clusters < Work::COUNT) {
         pass_turn();
-        advance(Work::at(w + ctx.grid.x).nk);
+        advance(Work::at(w + clusters).nk);
       }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
     for (int t = 0; t < SLICES; ++t)
       fence_accumulators(acc[t]);
-    if (held >= 0 && (tid & 127) == 0)
-      tma::arrive(empty(held));
+    if (held >= 0)
+      release(held);
+    if (x.outside)
+      continue;
     // Stacked problems' outputs follow each other (r = problem * ROWS + row).
     if constexpr (Cfg::STAGED_EPILOGUE) {
       const int warp = (tid >> 5) & 3;
@@ -376,6 +440,9 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
                                  Cfg::PINGPONG ? t : cwg, tid & 127, acc[t]);
     }
   }
+  // No block leaves while its peers may still arrive on its barriers.
+  if constexpr (CM > 1)
+    tma::cluster_sync();
 }
 
 } // namespace gemm

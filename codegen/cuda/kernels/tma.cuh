@@ -85,6 +85,20 @@ __device__ __forceinline__ void copy_2d(unsigned dst, const tensor_map &m,
                : "memory");
 }
 
+// The box at (c0, c1) of a 2-D tiled map into shared address dst of every
+// block of the cluster in `blocks` (a mask of cluster ranks), completing on
+// the mbarrier at `bar` in each.
+__device__ __forceinline__ void copy_2d_multicast(unsigned dst,
+                                                  const tensor_map &m,
+                                                  unsigned bar, int c0, int c1,
+                                                  unsigned short blocks) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+               "l"(address_of(m)), "r"(c0), "r"(c1), "r"(bar), "h"(blocks)
+               : "memory");
+}
+
 // The box at (c0, c1, c2, c3) of a 4-D tiled map into shared address dst.
 __device__ __forceinline__ void copy_4d(unsigned dst, const tensor_map &m,
                                         unsigned bar, int c0, int c1, int c2,
@@ -136,6 +150,32 @@ __device__ __forceinline__ void init_stage_barriers(int tid, int stages,
     barrier_init(empty(s), readers);
   }
   barrier_init_fence();
+}
+
+// Thread-block clusters (sm_90): the block's rank in its cluster, an
+// arrival on the mbarrier at the same shared address in block `rank` of
+// the cluster, and a barrier of every thread of the cluster (threads that
+// have exited count as arrived) that orders shared-memory accesses across
+// its blocks.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+__device__ __forceinline__ void arrive_in_block(unsigned bar, unsigned rank) {
+  asm volatile("{\n"
+               "  .reg .b32 remote;\n"
+               "  mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+               "[remote];\n"
+               "}\n" ::"r"(bar),
+               "r"(rank)
+               : "memory");
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
 }
 
 // A barrier among the `threads` threads (whole warps) that use `id` (1-15;
