@@ -1,0 +1,68 @@
+#!/bin/bash
+# Gathers, from the bundles of tests/gpu/codegen/make_bundle.sh and
+# bench/make_bundle.sh (built first), what one device call needs to check
+# and time a change, into DIR (default .gpu-carry, git-ignored), within the
+# 64 MiB a call carries:
+#   tests/gpu/make_carry.sh [DIR]
+# MODELS: the tests/gpu/codegen models to check (default: the attention
+# models); OPS: a regex of op-coverage cases (default: attention's);
+# TRAIN: the run.sh training checks (default: the bf16 sine block, seed 1);
+# ARTIFACTS: a regex of the bench bundle's artifacts to take (default: the
+# block without its memory-budget variants, the large GEMMs, attention).
+# Then, in the device call: DIR/go.sh, with BENCH=workloads (run.py's
+# --only) to time them too; logs and tables land in $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-.gpu-carry}"
+cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
+models="${MODELS:-attention attention_grad attention_persistent attention_layouts}"
+ops="${OPS:-^attention\.}"
+train="${TRAIN:-^train:sine_block_bf16:seed1\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_nocluster)?|gemm_bias_gelu_(8192|4096)x4096x4096(_nocluster)?|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+for dir in "${cg}" "${bench}"; do
+  [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
+done
+rm -rf "${out}"
+mkdir -p "${out}/cg/ops" "${out}/bench"
+cp "${cg}/kiln-run" "${cg}/train_gpu" "${cg}"/*.py tests/gpu/codegen/run.sh "${out}/cg/"
+only=""
+for model in ${models}; do
+  cp "${cg}/${model}".{kiln,inputs.safetensors,expected.safetensors} "${out}/cg/"
+  only+="|^ops:${model}\$"
+done
+cp "${cg}"/sine_block*.kiln "${out}/cg/"
+cp tests/ops/run_gpu_cases.sh "${cg}/ops/SEED" "${out}/cg/ops/"
+for f in "${cg}"/ops/*; do
+  [[ "$(basename "${f}")" =~ ${ops} ]] && cp "${f}" "${out}/cg/ops/"
+done
+for f in "${bench}"/*; do
+  [[ "$(basename "${f}")" =~ ${artifacts} ]] && cp "${f}" "${out}/bench/"
+done
+cp bench/run.py "${out}/bench/"
+git rev-parse HEAD >"${out}/bench/COMMIT"
+echo "ONLY='${only#|}|^ops:${ops#^}|${train}'" >"${out}/only"
+cat >"${out}/go.sh" <<'GO'
+#!/bin/bash
+# On the device: the codegen checks named in ./only, then (BENCH=workloads)
+# run.py's benchmarks; logs in $OUT (the codegen logs as cg_logs.tgz).
+set -u
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/out}
+mkdir -p "${out}"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv >"${out}/gpu.txt" 2>&1
+cp cg/kiln-run bench/
+source ./only
+(cd cg && ONLY="${ONLY}" timeout "${CG_TIMEOUT:-150}" ./run.sh "${out}/cg") >"${out}/codegen.txt" 2>&1
+echo "== codegen"; cat "${out}/codegen.txt"
+if [[ -n "${BENCH:-}" ]]; then
+  (cd bench && PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-400}" python3 run.py "${out}/bench.md" \
+    --only "${BENCH}" --warmup 10 --iters "${ITERS:-30}") >"${out}/bench.log" 2>&1
+  echo "== bench rc $?"
+fi
+[[ -d "${out}/cg" ]] && tar czf "${out}/cg_logs.tgz" -C "${out}" cg && rm -rf "${out}/cg"
+[[ -f "${out}/bench.md" ]] && grep -E "^\| |ok|MISMATCH|FAIL" "${out}/bench.md" | grep -v "^| variant\|^|---" | head -60
+[[ -f "${out}/bench.log" ]] && grep -iE "error|Traceback|MISMATCH|FAILED" "${out}/bench.log" | head -20
+exit 0
+GO
+chmod +x "${out}/go.sh"
+echo "carry in ${out} ($(du -sh "${out}" | cut -f1); with the tracked files it must stay under 64 MiB)"
