@@ -69,25 +69,30 @@ __host__ __device__ constexpr long long split_count(long long length,
 // when the range is split.
 constexpr long long kReduceMaxGroup = 512;
 constexpr long long kRowMinChunk = 4096;
-// Column mode: 32 columns per block, the reduced index split 8 ways.
+// Column mode: 32 columns per block, the reduced index split 8 ways; the
+// reduced range is split until the blocks reach kColumnTargetWaves times
+// the planner's target.
 constexpr long long kColumnTile = 32;
 constexpr long long kColumnSplit = 8;
 constexpr long long kColumnMinChunk = 256;
+constexpr long long kColumnTargetWaves = 4;
 // The second pass of a split reduction: 256 outputs per block.
 constexpr long long kFinalThreads = 256;
 
 // The weight/bias gradients of a norm over [rows, m]: rows split over
-// blocks when the column tiles do not reach four times `target` (a block
-// of 256 threads leaves room for several per SM, and each thread's loads
-// must overlap), in chunks of 256 rows at least; a norm of at most 1024
-// rows is one launch (its step is launch-bound). The rows of one chunk.
+// blocks when the column tiles do not reach kColumnTargetWaves times
+// `target` (a block of 256 threads leaves room for several per SM, and
+// each thread's loads must overlap), in chunks of 256 rows at least; a norm
+// of at most 1024 rows is one launch (its step is launch-bound). The rows
+// of one chunk.
 __host__ __device__ constexpr long long norm_param_chunk(long long rows,
                                                          long long m,
                                                          long long target) {
   const long long tiles = ceil_div(m, kColumnTile);
+  const long long blocks = kColumnTargetWaves * target;
   const long long splits =
-      tiles < 4 * target && rows > 1024
-          ? clamp(min_of(ceil_div(4 * target, tiles), ceil_div(rows, 256)), 1,
+      tiles < blocks && rows > 1024
+          ? clamp(min_of(ceil_div(blocks, tiles), ceil_div(rows, 256)), 1,
                   1024)
           : 1;
   return ceil_div(max_of(rows, 1), splits);
