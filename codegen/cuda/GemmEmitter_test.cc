@@ -257,9 +257,12 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       ASSERT_EQ(generated.launches.size(), 1u);
       const GeneratedLaunch &launch = generated.launches[0];
       // Persistent: one block per SM for the 64 x 16 tiles, two consumer
-      // warpgroups and the TMA producer.
+      // warpgroups and the TMA producer; clusters of two blocks on adjacent
+      // tile rows share the rhs tile.
       EXPECT_EQ(kernel.templateName, "gemm_tma");
       EXPECT_FALSE(flag(kernel.source, "PINGPONG"));
+      EXPECT_EQ(constant(kernel.source, "CLUSTER_M"), 2);
+      EXPECT_EQ(launch.cluster, (std::array<uint32_t, 3>{2, 1, 1}));
       EXPECT_EQ(launch.grid[0], 132u);
       EXPECT_EQ(launch.grid[2], 1u);
       EXPECT_EQ(launch.block[0], 384u);
@@ -274,14 +277,15 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
                 4u * (128 + 256) * 64 * 2 + 1024 + 8 * 16 * 128 * 2 + 4 * 16);
       EXPECT_EQ(generated.scratchBytes, 0u);
       // A [M][K] in boxes of 64 k by 128 rows; B [K][N] in boxes of 64
-      // columns by 64 k, or [N][K] in boxes of 64 k by 256 rows.
+      // columns by 64 k, or [N][K] in boxes of 64 k by 128 rows (each block
+      // of a cluster copies half the tile's 256 into both).
       std::vector<const TensorMapLayout *> maps = tensorMapsOf(launch);
       ASSERT_EQ(maps.size(), 2u);
       EXPECT_EQ(maps[0]->dims, (std::vector<uint64_t>{4096, 8192}));
       EXPECT_EQ(maps[0]->strides, (std::vector<uint64_t>{4096 * 2}));
       EXPECT_EQ(maps[0]->box, (std::vector<uint32_t>{64, 128}));
       EXPECT_EQ(maps[1]->dims, (std::vector<uint64_t>{4096, 4096}));
-      EXPECT_EQ(maps[1]->box, transposeRhs ? (std::vector<uint32_t>{64, 256})
+      EXPECT_EQ(maps[1]->box, transposeRhs ? (std::vector<uint32_t>{64, 128})
                                            : (std::vector<uint32_t>{64, 64}));
       for (const TensorMapLayout *map : maps)
         EXPECT_EQ(map->swizzleBytes, 128u);

@@ -427,6 +427,22 @@ template <class C> struct block_tile {
         rank(C::causal ? (int)(item / C::batch_heads) : (int)(item % tiles)) {}
 };
 
+// A work item of BM queries: its batch * head, first query and the key
+// tiles of BN it reads (causal: up to the last one it sees). The longest
+// items come first (block_tile).
+template <class C, int BM, int BN> struct query_item {
+  int bh, q0, tiles;
+  __device__ __forceinline__ explicit query_item(int w) {
+    constexpr int QT = (C::tq + BM - 1) / BM;
+    const block_tile<C> at(w, QT);
+    bh = at.bh;
+    q0 = (QT - 1 - at.rank) * BM;
+    const int kEnd =
+        C::causal ? min(C::tk, min(q0 + BM, C::tq) + (C::tk - C::tq)) : C::tk;
+    tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
+  }
+};
+
 // The kernels are persistent: block b takes work items b, b + grid, ...
 // (the planner launches at most one block per SM), the n-th of them with
 // the fixed tiles' barriers in phase n. The producer copies an item's fixed

@@ -101,19 +101,14 @@ __device__ __forceinline__ void backward_dq_wgmma(
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
                 "at most 256");
   const pipeline_smem<C::stages> sm(L, C::bn);
-  // The item's query tile and its key tiles (causal: up to the last one it
-  // sees). Sweep 1 (statistics, unless the forward's are given) streams K;
-  // sweep 2 (dq) K and V.
-  struct item {
-    int bh, q0, tiles, sweep1, uses;
-    __device__ __forceinline__ explicit item(int w) {
-      const block_tile<C> at(w, QT);
-      bh = at.bh;
-      q0 = (QT - 1 - at.rank) * BM;
-      const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
-      tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
-      sweep1 = C::has_row_lse ? 0 : tiles;
-      uses = sweep1 + (C::has_dq ? tiles : 0);
+  // The item's query tile and its key tiles. Sweep 1 (statistics, unless
+  // the forward's are given) streams K; sweep 2 (dq) K and V.
+  struct item : query_item<C, BM, BN> {
+    int sweep1, uses;
+    __device__ __forceinline__ explicit item(int w)
+        : query_item<C, BM, BN>(w) {
+      sweep1 = C::has_row_lse ? 0 : this->tiles;
+      uses = sweep1 + (C::has_dq ? this->tiles : 0);
     }
   };
   const int tid = ctx.thread.x, wg = tid >> 7;

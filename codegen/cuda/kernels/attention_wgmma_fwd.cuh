@@ -59,18 +59,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
                 "at most 256");
 
   const pipeline_smem<STAGES> sm(L, BN);
-  // The item's query tile and its key tiles (causal: up to the last one
-  // it sees).
-  struct item {
-    int bh, q0, tiles;
-    __device__ __forceinline__ explicit item(int w) {
-      const block_tile<C> at(w, QT);
-      bh = at.bh;
-      q0 = (QT - 1 - at.rank) * BM;
-      const int kEnd = C::causal ? min(TK, min(q0 + BM, TQ) + (TK - TQ)) : TK;
-      tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
-    }
-  };
+  typedef query_item<C, BM, BN> item;
 
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
