@@ -135,9 +135,9 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
     --stats 2>"${out}/${name}.stats"
-  # Without thread-block clusters, for comparison.
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_nocluster.kiln" \
-    --gemm-cluster=1 --stats 2>"${out}/${name}_nocluster.stats"
+  # In thread-block clusters sharing the rhs tile, for comparison.
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
+    --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
   dims="${name##*_}"
   IFS=x read -r m k n <<<"${dims}"
   if (( m * k + k * n > 64 * 1024 * 1024 / 2 )) && [[ "${FULL_INPUTS:-0}" != 1 ]]; then
@@ -187,10 +187,14 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_budget_nomerge --train=adamw --precision=bf16 \
   --memory-budget=$((437 * 1024 * 1024)) --no-merge-launches || true
-# The default step without thread-block clusters in its GEMMs.
+# The default step with its GEMMs in thread-block clusters, and with its
+# attention kernels persistent, for comparison.
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
-  transformer_block_b8t1024c1024_nocluster --train=adamw --precision=bf16 \
-  --gemm-cluster=1 || true
+  transformer_block_b8t1024c1024_cluster --train=adamw --precision=bf16 \
+  --gemm-cluster=auto || true
+compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
+  transformer_block_b8t1024c1024_persistent --train=adamw --precision=bf16 \
+  --persistent-attention || true
 
 # The byte-level GPT sample with its dropout off (both sides then train the
 # same function): its train_step in f32 and in bf16 (f32 master weights);
@@ -215,6 +219,9 @@ cp samples/torch/compare_losses.py "${out}/"
 # draws q, k, v and g on the GPU machine.
 for model in bench/models/attention_*.mlir; do
   compile_or_note "${model}" "$(basename "${model}" .mlir)" --inference --function f || true
+  # Persistent, one block per SM, for comparison.
+  compile_or_note "${model}" "$(basename "${model}" .mlir)_persistent" --inference \
+    --function f --persistent-attention || true
 done
 
 # Recurrent layers: the forward pass (entry rnn) and the loss's

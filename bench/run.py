@@ -542,18 +542,18 @@ def run_gemm(args, title, name, m, k, n):
     rows = [Row("kiln", ms, note, torch=False)]
     flops = 2.0 * m * k * n
     notes = []
-    # The same product without thread-block clusters (each block copies the
-    # whole rhs tile itself), for comparison.
-    alone, _ = kiln_artifact_or_why(name + "_nocluster")
-    if alone is not None:
-        alone_ok, alone_check = check_gemm(alone, inputs, data, args.workdir)
-        print(alone_check, flush=True)
-        t, note = time_kiln(alone, "forward", inputs, None, args.warmup, args.iters)
+    # The same product in thread-block clusters of two blocks that share the
+    # rhs tile (TMA multicast), for comparison.
+    clustered, _ = kiln_artifact_or_why(name + "_cluster")
+    if clustered is not None:
+        cluster_ok, cluster_check = check_gemm(clustered, inputs, data, args.workdir)
+        print(cluster_check, flush=True)
+        t, note = time_kiln(clustered, "forward", inputs, None, args.warmup, args.iters)
         if t:
             note += f"; {flops / t / 1e9:.0f} TFLOP/s"
-        rows.append(Row("kiln --gemm-cluster=1", t, note, torch=False))
-        notes.append("kiln --gemm-cluster=1: " + (alone_check if alone_ok
-                                                  else "**" + alone_check + "**"))
+        rows.append(Row("kiln --gemm-cluster=auto", t, note, torch=False))
+        notes.append("kiln --gemm-cluster=auto: " + (
+            cluster_check if cluster_ok else "**" + cluster_check + "**"))
     # cuBLAS's product alone (no bias, no GELU): less work than the fused
     # kernel, the bar for its main loop.
     try:
@@ -2260,7 +2260,8 @@ def run_block(args, title):
         # The same step compiled within the memory goal (437 MiB).
         for suffix, flags in (("_budget", "--memory-budget=437MiB"),
                               ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches"),
-                              ("_nocluster", "--gemm-cluster=1")):
+                              ("_cluster", "--gemm-cluster=auto"),
+                              ("_persistent", "--persistent-attention")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
                 continue
@@ -2513,6 +2514,17 @@ def run_attention(args, title, d, causal, direction):
         if ms:
             note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
     rows = [Row("kiln", ms, note, torch=False)]
+    # The same kernels persistent (one block per SM takes the work items in
+    # turn), checked and timed beside them.
+    persistent, _ = kiln_artifact_or_why(name + "_persistent")
+    if persistent is not None:
+        p_ok, p_check = check_attention(args, persistent, entry, paths[entry], t, causal)
+        print(p_check, flush=True)
+        notes.append("kiln --persistent-attention: " + (p_check if p_ok else "**" + p_check + "**"))
+        p_ms, p_note = time_kiln(persistent, entry, paths[entry], None, args.warmup, args.iters)
+        if p_ms:
+            p_note += f"; {flops / p_ms / 1e9:.0f} TFLOP/s"
+        rows.append(Row("kiln --persistent-attention", p_ms, p_note, torch=False))
     for label, mode in MODES:
         try:
             fn = torch_attention_call(t, causal, backward, mode)

@@ -49,7 +49,8 @@ public:
       return builder.take();
     if (std::optional<AttentionWgmmaPlan> wgmma = chooseAttentionWgmma(
             problem, options.target(),
-            options.allowTma && archNumber(options.arch) == 90))
+            options.allowTma && archNumber(options.arch) == 90,
+            options.persistentAttention))
       planAttentionWgmma(problem, *wgmma, builder);
     else
       planAttention(problem, *tile, builder);

@@ -15,14 +15,13 @@
 #include "codegen/cuda/AttentionPlanner.h"
 #include "codegen/cuda/EmitterTestUtils.h"
 
-#include <algorithm>
-
 namespace mlir::kiln::codegen {
 namespace {
 
 class AttentionEmitterTest : public EmitterTest {
 protected:
   std::unique_ptr<KernelEmitter> emitter = createAttentionEmitter();
+  CodegenOptions options;
 
   static std::string t(llvm::StringRef shape, llvm::StringRef elem) {
     return "tensor<" + shape.str() + "x" + elem.str() + ">";
@@ -36,7 +35,7 @@ protected:
                                "kiln.attention %arg0, %arg1, %arg2 " +
                                    attrs.str() + " : " + types,
                                types, t(o, elem));
-    GeneratedFusion g = emitAndCompile(*emitter, fusion);
+    GeneratedFusion g = emitAndCompile(*emitter, fusion, options);
     if (fusion)
       expectWritesEveryResult(fusion, g);
     return g;
@@ -53,7 +52,7 @@ protected:
                      attrs.str() + " : " + types,
                  types + ", " + t(o, elem),
                  t(q, elem) + ", " + t(k, elem) + ", " + t(v, elem));
-    GeneratedFusion g = emitAndCompile(*emitter, fusion);
+    GeneratedFusion g = emitAndCompile(*emitter, fusion, options);
     if (fusion)
       expectWritesEveryResult(fusion, g);
     return g;
@@ -94,10 +93,8 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   ASSERT_EQ(f.launches.size(), 1u);
   EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
   EXPECT_TRUE(f.kernels[0].archSpecific);
-  // 128 queries per work item (16 x 128 of them), a producer and two
-  // consumer warpgroups per block; persistent: one block per SM.
-  const unsigned sms = CodegenOptions().target().smCount;
-  EXPECT_EQ(f.launches[0].grid[0], std::min(16u * 128, sms));
+  // 128 queries per block: a producer and two consumer warpgroups.
+  EXPECT_EQ(f.launches[0].grid[0], 16u * 128);
   EXPECT_EQ(f.launches[0].block[0], 384u);
   EXPECT_LE(f.launches[0].dynamicSharedBytes,
             CodegenOptions().target().sharedBytesPerBlock);
@@ -123,7 +120,7 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   // dq kernel's query map has 128-row boxes and its key map 64, the dk/dv
   // kernel's the other way round.
   for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(b.launches[i].grid[0], std::min(16u * 128, sms));
+    EXPECT_EQ(b.launches[i].grid[0], 16u * 128);
     EXPECT_EQ(b.kernels[i].source.find("atomic"), std::string::npos);
     std::vector<const TensorMapLayout *> maps = tensorMapsOf(b.launches[i]);
     ASSERT_EQ(maps.size(), 4u);
@@ -132,6 +129,27 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   }
   // The row statistics of every (batch, head) pass through scratch.
   EXPECT_GE(b.scratchBytes, 2u * 128 * 2048 * 4);
+}
+
+TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
+  // The same kernels, their blocks taking the 16 x 128 work items in turn:
+  // one per SM, and one per item where there are fewer items.
+  options.persistentAttention = true;
+  const unsigned sms = options.target().smCount;
+  GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
+                              "8x16x2048x128", "bf16", "causal");
+  ASSERT_EQ(f.launches.size(), 1u);
+  EXPECT_EQ(f.launches[0].grid[0], sms);
+  GeneratedFusion b =
+      backward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
+               "8x16x2048x128", "bf16", "causal");
+  ASSERT_EQ(b.launches.size(), 2u);
+  for (const GeneratedLaunch &launch : b.launches)
+    EXPECT_EQ(launch.grid[0], sms);
+  GeneratedFusion few = forward("1x2x256x64", "1x2x256x64", "1x2x256x64",
+                                "1x2x256x64", "bf16", "causal");
+  ASSERT_EQ(few.launches.size(), 1u);
+  EXPECT_EQ(few.launches[0].grid[0], 2u * 2);
 }
 
 TEST_F(AttentionEmitterTest, TensorCoreKernelsOverHeadDimsAndLayouts) {
@@ -305,7 +323,7 @@ TEST_F(AttentionEmitterTest, BackwardWithOnlySomeGradients) {
       }
       return
     })mlir");
-  GeneratedFusion g = emitAndCompile(*emitter, fusion);
+  GeneratedFusion g = emitAndCompile(*emitter, fusion, options);
   ASSERT_EQ(g.launches.size(), 2u);
   EXPECT_EQ(g.kernels[0].source.find("d_query"), std::string::npos);
   EXPECT_NE(g.kernels[0].source.find("has_dq = false"), std::string::npos);

@@ -288,7 +288,7 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
 
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
-                     bool allowed) {
+                     bool allowed, bool persistent) {
   if (!allowed || (p.elem != "__nv_bfloat16" && p.elem != "__half"))
     return std::nullopt;
   if (p.d > layout::kMaxWgmmaHeadDim || p.dv > layout::kMaxWgmmaHeadDim ||
@@ -305,7 +305,7 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
       return std::nullopt;
 
   AttentionWgmmaPlan plan;
-  plan.maxBlocks = std::max<int64_t>(1, target.smCount);
+  plan.maxBlocks = persistent ? std::max<int64_t>(1, target.smCount) : 0;
   int64_t dp = layout::pad_panel(p.d), dvp = layout::pad_panel(p.dv);
   if (!p.backward) {
     std::optional<AttentionWgmmaKernel> forward = fitStages(
@@ -353,8 +353,10 @@ void planAttentionWgmma(const AttentionProblem &p,
                       p.d, p.dv, p.causal ? " causal" : "", k.threads(), shared)
             .str();
     s.functors = std::move(config);
-    s.grid = {uint32_t(std::min(tiles * p.batchHeads, plan.maxBlocks)), 1,
-              1};
+    int64_t items = tiles * p.batchHeads;
+    s.grid = {uint32_t(plan.maxBlocks > 0 ? std::min(items, plan.maxBlocks)
+                                          : items),
+              1, 1};
     s.block = {uint32_t(k.threads()), 1, 1};
     s.minBlocksPerSm = 1;
     s.dynamicSharedBytes = uint32_t(shared);

@@ -106,22 +106,22 @@ protected:
     return parseFusion(source);
   }
 
-  /// Emits `fusion` with `emitter`, compiles every kernel for sm_90 (PTX and
-  /// cubin) and checks each launch's geometry and arguments. Returns the
-  /// generated fusion (empty on failure, with test failures recorded).
-  GeneratedFusion emitAndCompile(const KernelEmitter &emitter,
-                                 FusionOp fusion) {
+  /// Emits `fusion` with `emitter` (and `options`), compiles every kernel
+  /// for sm_90 (PTX and cubin) and checks each launch's geometry and
+  /// arguments. Returns the generated fusion (empty on failure, with test
+  /// failures recorded).
+  GeneratedFusion emitAndCompile(const KernelEmitter &emitter, FusionOp fusion,
+                                 const CodegenOptions &options = {}) {
     GeneratedFusion empty;
     if (!fusion)
       return empty;
     EXPECT_TRUE(emitter.matches(fusion)) << lastSource;
-    FailureOr<GeneratedFusion> generated =
-        emitter.emit(fusion, CodegenOptions());
+    FailureOr<GeneratedFusion> generated = emitter.emit(fusion, options);
     EXPECT_TRUE(succeeded(generated)) << diagnostics << lastSource;
     if (failed(generated))
       return empty;
     // Deterministic: a second emission gives byte-identical kernels.
-    FailureOr<GeneratedFusion> again = emitter.emit(fusion, CodegenOptions());
+    FailureOr<GeneratedFusion> again = emitter.emit(fusion, options);
     EXPECT_TRUE(succeeded(again));
     if (succeeded(again)) {
       EXPECT_EQ(again->kernels.size(), generated->kernels.size());

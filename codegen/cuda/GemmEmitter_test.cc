@@ -236,6 +236,7 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       CodegenOptions options;
       options.arch = arch;
       options.gemmSchedule = GemmSchedule::Cooperative;
+      options.gemmCluster = 0; // clusters where they pair tile rows
       GeneratedFusion generated =
           emitAndCompile(biasGelu(8192, 4096, 4096, transposeRhs), options);
       ASSERT_EQ(generated.kernels.size(), 1u);
@@ -290,6 +291,33 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       for (const TensorMapLayout *map : maps)
         EXPECT_EQ(map->swizzleBytes, 128u);
     }
+}
+
+TEST_F(GemmEmitterTest, ClustersOnlyWhenAskedAndWhereTileRowsPair) {
+  // By default every block copies its whole rhs tile itself.
+  CodegenOptions options;
+  options.gemmSchedule = GemmSchedule::Cooperative;
+  GeneratedFusion alone =
+      emitAndCompile(biasGelu(8192, 4096, 4096, true), options);
+  ASSERT_EQ(alone.kernels.size(), 1u);
+  EXPECT_EQ(constant(alone.kernels[0].source, "CLUSTER_M"), 1);
+  EXPECT_EQ(alone.launches[0].cluster, (std::array<uint32_t, 3>{1, 1, 1}));
+  EXPECT_EQ(tensorMapsOf(alone.launches[0])[1]->box,
+            (std::vector<uint32_t>{64, 256}));
+  // Asked for, a product of one tile row has none to pair.
+  options.gemmCluster = 2;
+  // (It splits K: a GEMM kernel and the reduce of its partials.)
+  GeneratedFusion row = emitAndCompile(biasGelu(128, 4096, 4096, true), options);
+  ASSERT_FALSE(row.launches.empty());
+  EXPECT_EQ(constant(row.kernels[0].source, "CLUSTER_M"), 1);
+  EXPECT_EQ(row.launches[0].cluster, (std::array<uint32_t, 3>{1, 1, 1}));
+  // Nine tile rows: the last cluster's second block lies past the rows.
+  GeneratedFusion odd =
+      emitAndCompile(biasGelu(9 * 128, 4096, 4096, true), options);
+  ASSERT_EQ(odd.kernels.size(), 1u);
+  EXPECT_EQ(constant(odd.kernels[0].source, "CLUSTER_M"), 2);
+  EXPECT_EQ(odd.launches[0].cluster, (std::array<uint32_t, 3>{2, 1, 1}));
+  EXPECT_EQ(odd.launches[0].grid[0] % 2, 0u);
 }
 
 TEST_F(GemmEmitterTest, PingPongForShortProductsCooperativeForDeepOnes) {

@@ -46,7 +46,10 @@ struct CodegenOptions {
   GemmSchedule gemmSchedule = GemmSchedule::Auto;
   /// Blocks per thread-block cluster of the TMA GEMM kernel: 0 picks (two
   /// where the product has two tile rows to pair), 1 none, 2 two.
-  int gemmCluster = 0;
+  int gemmCluster = 1;
+  /// The Hopper attention kernels run persistent, one block per SM taking
+  /// the work items in turn, instead of one block per work item.
+  bool persistentAttention = false;
   /// Where the CUDA files of kiln.custom ops are looked for after the
   /// directory of the IR file the op comes from (kilnc -I), in order.
   std::vector<std::string> customKernelDirs;

@@ -33,13 +33,16 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
           << "' (expected auto, cooperative or pingpong)";
       return signalPassFailure();
     }
-    if (gemmCluster == "1" || gemmCluster == "2")
-      options.gemmCluster = gemmCluster == "1" ? 1 : 2;
-    else if (gemmCluster != "auto") {
+    if (gemmCluster == "auto" || gemmCluster == "1" || gemmCluster == "2")
+      options.gemmCluster = gemmCluster == "auto" ? 0
+                            : gemmCluster == "1"  ? 1
+                                                  : 2;
+    else {
       getOperation().emitError() << "unknown gemm-cluster '" << gemmCluster
                                  << "' (expected auto, 1 or 2)";
       return signalPassFailure();
     }
+    options.persistentAttention = persistentAttention;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),
                                     customKernelDirs.end());

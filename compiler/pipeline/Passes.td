@@ -32,10 +32,13 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "The TMA GEMM kernel's consumer schedule: auto (the cost model "
            "picks), cooperative or pingpong">,
     Option<"gemmCluster", "gemm-cluster", "std::string",
-           /*default=*/"\"auto\"",
+           /*default=*/"\"1\"",
            "Blocks per thread-block cluster of the TMA GEMM kernel, which "
-           "share the rhs tile: auto (two where there are two tile rows to "
-           "pair), 1 or 2">,
+           "share the rhs tile: 1, 2 or auto (two where there are two tile "
+           "rows to pair)">,
+    Option<"persistentAttention", "persistent-attention", "bool", "false",
+           "Run the Hopper attention kernels persistent: one block per SM "
+           "takes the work items in turn">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",

@@ -91,6 +91,7 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.tma = options.tma;
   codegen.gemmSchedule = options.gemmSchedule;
   codegen.gemmCluster = options.gemmCluster;
+  codegen.persistentAttention = options.persistentAttention;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;
   // A view of the options' list, which the pass copies when it is created.

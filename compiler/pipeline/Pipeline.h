@@ -143,8 +143,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> gemmCluster{
       *this, "gemm-cluster",
       llvm::cl::desc("Blocks per thread-block cluster of the TMA GEMM "
-                     "kernel: auto, 1 or 2 (codegen, sm_90)"),
-      llvm::cl::init("auto")};
+                     "kernel: 1, 2 or auto (codegen, sm_90)"),
+      llvm::cl::init("1")};
+  Option<bool> persistentAttention{
+      *this, "persistent-attention",
+      llvm::cl::desc("The Hopper attention kernels run persistent, one "
+                     "block per SM (codegen, sm_90)"),
+      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("Directory of compiled kernels kept between runs "

@@ -4,8 +4,10 @@
 # and time a change, into DIR (default .gpu-carry, git-ignored), within the
 # 64 MiB a call carries:
 #   tests/gpu/make_carry.sh [DIR]
-# MODELS: the tests/gpu/codegen models to check (default: the attention
-# models); OPS: a regex of op-coverage cases (default: attention's);
+# MODELS: the tests/gpu/codegen models (and their _cluster and _persistent
+# variants) to check (default: the attention models, plain and persistent;
+# the GEMM models' references are large: gemm_tma's alone take 43 MiB);
+# OPS: a regex of op-coverage cases (default: attention's);
 # TRAIN: the run.sh training checks (default: the bf16 sine block, seed 1);
 # ARTIFACTS: a regex of the bench bundle's artifacts to take (default: the
 # block without its memory-budget variants, the large GEMMs, attention).
@@ -15,10 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-.gpu-carry}"
 cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
-models="${MODELS:-attention attention_grad attention_persistent attention_layouts}"
+models="${MODELS:-attention attention_grad attention_items attention_layouts attention_persistent attention_grad_persistent attention_items_persistent attention_layouts_persistent}"
 ops="${OPS:-^attention\.}"
 train="${TRAIN:-^train:sine_block_bf16:seed1\$}"
-artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_nocluster)?|gemm_bias_gelu_(8192|4096)x4096x4096(_nocluster)?|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_persistent)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
@@ -27,7 +29,18 @@ mkdir -p "${out}/cg/ops" "${out}/bench"
 cp "${cg}/kiln-run" "${cg}/train_gpu" "${cg}"/*.py tests/gpu/codegen/run.sh "${out}/cg/"
 only=""
 for model in ${models}; do
-  cp "${cg}/${model}".{kiln,inputs.safetensors,expected.safetensors} "${out}/cg/"
+  cp "${cg}/${model}.kiln" "${out}/cg/"
+  # A variant (MODEL_cluster, MODEL_persistent) checks against its model's
+  # inputs and references: a relative link when the model comes too.
+  base="${model%_cluster}"
+  base="${base%_persistent}"
+  for file in inputs.safetensors expected.safetensors; do
+    if [[ "${base}" != "${model}" && " ${models} " == *" ${base} "* ]]; then
+      ln -s "${base}.${file}" "${out}/cg/${model}.${file}"
+    else
+      cp "${cg}/${model}.${file}" "${out}/cg/"
+    fi
+  done
   only+="|^ops:${model}\$"
 done
 cp "${cg}"/sine_block*.kiln "${out}/cg/"

@@ -176,10 +176,17 @@ static cl::opt<std::string> gemmSchedule(
 static cl::opt<std::string> gemmCluster(
     "gemm-cluster",
     cl::desc("blocks per thread-block cluster of the TMA GEMM kernel "
-             "(sm_90), which share the rhs tile by TMA multicast: auto (two "
-             "where the product has two tile rows to pair, the default), 1 "
-             "or 2"),
-    cl::init("auto"), cl::cat(category));
+             "(sm_90), which share the rhs tile by TMA multicast: 1 (the "
+             "default), 2, or auto (two where the product has two tile rows "
+             "to pair)"),
+    cl::init("1"), cl::cat(category));
+static cl::opt<bool> persistentAttention(
+    "persistent-attention",
+    cl::desc("run the Hopper attention kernels persistent (sm_90): one "
+             "block per SM takes the (batch * head, tile) work items in "
+             "turn, copying the next item's tiles under the last one's "
+             "products, instead of one block per work item"),
+    cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
@@ -440,6 +447,7 @@ int main(int argc, char **argv) {
   options.tma = !noTma;
   options.gemmSchedule = gemmSchedule.getValue();
   options.gemmCluster = gemmCluster.getValue();
+  options.persistentAttention = persistentAttention.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()
                               ? std::string(kernelCache)

@@ -32,6 +32,23 @@ done
   -o "${out}/gemm_wgmma_notma.kiln" --stats 2>"${out}/gemm_wgmma_notma.stats"
 cp "${out}/gemm_wgmma.inputs.safetensors" "${out}/gemm_wgmma_notma.inputs.safetensors"
 cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.safetensors"
+# The same products in thread-block clusters of two blocks (--gemm-cluster),
+# and the attention models with persistent kernels (--persistent-attention),
+# against the same references.
+variant() { # MODEL SUFFIX KILNC-FLAGS...
+  local model="$1" suffix="$2"
+  shift 2
+  "${bin}/tools/kilnc/kilnc" --inference --function f "$@" "tests/gpu/codegen/${model}.mlir" \
+    -o "${out}/${model}_${suffix}.kiln" --stats 2>"${out}/${model}_${suffix}.stats"
+  cp "${out}/${model}.inputs.safetensors" "${out}/${model}_${suffix}.inputs.safetensors"
+  cp "${out}/${model}.expected.safetensors" "${out}/${model}_${suffix}.expected.safetensors"
+}
+for model in gemm_tma gemm_wgmma; do
+  variant "${model}" cluster --gemm-cluster=auto
+done
+for model in attention attention_grad attention_items attention_layouts; do
+  variant "${model}" persistent --persistent-attention
+done
 # The optimizer settings of the CPU reference trainer's defaults
 # (samples/train_reference.cpp), so GPU and CPU runs are comparable.
 train_flags=(--train=adamw --beta2=0.99 --weight-decay=0 --clip-norm=1)
