@@ -8,7 +8,9 @@
 # variants) to check (default: the attention models, plain and persistent;
 # the GEMM models' references are large: gemm_tma's alone take 43 MiB);
 # OPS: a regex of op-coverage cases (default: attention's);
-# TRAIN: the run.sh training checks (default: the bf16 sine block, seed 1);
+# TRAIN: a regex of run.sh's training checks, e.g.
+# '^train:sine_block_bf16:seed1$' (default: none; they take the samples'
+# artifacts and train_gpu, 10 MiB);
 # ARTIFACTS: a regex of the bench bundle's artifacts to take (default: the
 # block without its memory-budget variants, the large GEMMs, attention).
 # Then, in the device call: DIR/go.sh, with BENCH=workloads (run.py's
@@ -19,14 +21,14 @@ out="${1:-.gpu-carry}"
 cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
 models="${MODELS:-attention attention_grad attention_items attention_layouts attention_persistent attention_grad_persistent attention_items_persistent attention_layouts_persistent}"
 ops="${OPS:-^attention\.}"
-train="${TRAIN:-^train:sine_block_bf16:seed1\$}"
+train="${TRAIN:-}"
 artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_persistent)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
 rm -rf "${out}"
 mkdir -p "${out}/cg/ops" "${out}/bench"
-cp "${cg}/kiln-run" "${cg}/train_gpu" "${cg}"/*.py tests/gpu/codegen/run.sh "${out}/cg/"
+cp "${cg}/kiln-run" "${cg}"/*.py tests/gpu/codegen/run.sh "${out}/cg/"
 only=""
 for model in ${models}; do
   cp "${cg}/${model}.kiln" "${out}/cg/"
@@ -43,7 +45,9 @@ for model in ${models}; do
   done
   only+="|^ops:${model}\$"
 done
-cp "${cg}"/sine_block*.kiln "${out}/cg/"
+if [[ -n "${train}" ]]; then
+  cp "${cg}/train_gpu" "${cg}"/sine_block*.kiln "${cg}"/mlp.kiln "${out}/cg/"
+fi
 cp tests/ops/run_gpu_cases.sh "${cg}/ops/SEED" "${out}/cg/ops/"
 for f in "${cg}"/ops/*; do
   [[ "$(basename "${f}")" =~ ${ops} ]] && cp "${f}" "${out}/cg/ops/"
@@ -53,7 +57,7 @@ for f in "${bench}"/*; do
 done
 cp bench/run.py "${out}/bench/"
 git rev-parse HEAD >"${out}/bench/COMMIT"
-echo "ONLY='${only#|}|^ops:${ops#^}|${train}'" >"${out}/only"
+echo "ONLY='${only#|}|^ops:${ops#^}${train:+|${train}}'" >"${out}/only"
 cat >"${out}/go.sh" <<'GO'
 #!/bin/bash
 # On the device: the codegen checks named in ./only, then (BENCH=workloads)
