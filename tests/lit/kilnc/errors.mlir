@@ -10,6 +10,7 @@
 // RUN: not kilnc %s --memory-budget=12XB -o %t 2>&1 | FileCheck %s --check-prefix=BYTES
 // RUN: not kilnc %s --memory-budget=MiB -o %t 2>&1 | FileCheck %s --check-prefix=NODIGITS
 // RUN: not kilnc %s --memory-budget=99999999999999999999GiB -o %t 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not kilnc %s --gemm-cluster=4 -o %t 2>&1 | FileCheck %s --check-prefix=CLUSTER
 
 // MISSING: kilnc: error: {{.*}}errors.mlir.missing
 // OPT: kilnc: error: --train must be adamw, adam or sgd, got 'lion'
@@ -22,6 +23,7 @@
 // BYTES: kilnc: error: --memory-budget must be a byte count (a number, optionally with B, KB, MB, GB, KiB, MiB or GiB), got '12XB'
 // NODIGITS: kilnc: error: --memory-budget must be a byte count {{.*}}, got 'MiB'
 // HUGE: kilnc: error: --memory-budget must be a byte count {{.*}}, got '99999999999999999999GiB'
+// CLUSTER: kilnc: error: --gemm-cluster must be auto, 1 or 2, got '4'
 func.func @loss(%w: tensor<3xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w"}) -> tensor<f32> {
   %0 = kiln.reduce_sum %w dims = [0] : tensor<3xf32>
   return %0 : tensor<f32>
