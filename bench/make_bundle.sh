@@ -4,7 +4,8 @@
 #  - kiln-run (static; the CUDA driver is loaded at run time);
 #  - the artifacts: the training steps of samples/sine_block.mlir and
 #    samples/mlp.mlir (kilnc, AdamW), the bf16 GEMM + bias + GELU(tanh)
-#    models and the embedding-gradient model of bench/models (kilnc
+#    models, the products of the transformer block's training step
+#    (gemm_block_*) and the embedding-gradient model of bench/models (kilnc
 #    --inference --function f);
 #  - inputs drawn by kiln-ref under --random-seed 1, uniform in [-1, 1):
 #      NAME.inputs.safetensors   the caller's inputs of the entry that is timed
@@ -79,6 +80,7 @@ trap 'rm -rf "${tmp}"' EXIT
 python3 bench/models/gen_conv.py --check
 python3 bench/models/gen_resnet18.py --check
 python3 bench/models/gen_attention.py --check
+python3 bench/models/gen_block_gemms.py --check
 python3 bench/models/gen_transformer_block.py --check
 
 # Compiles MODEL into ${out}/NAME.kiln with kilnc's FLAGS (NAME.stats: its
@@ -145,6 +147,17 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
   fi
   draw_inputs "${out}/${name}.inputs.safetensors" x:tensor\<${m}x${k}xbf16\> \
     w:tensor\<${k}x${n}xbf16\> b:tensor\<${n}xbf16\>
+done
+
+# The products of the transformer block's training step, each alone
+# (bench/models/gen_block_gemms.py), plain and in clusters; run.py draws
+# their operands on the GPU machine.
+for model in bench/models/gemm_block_*.mlir; do
+  name="$(basename "${model}" .mlir)"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
+    --stats 2>"${out}/${name}.stats"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
+    --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
 done
 
 # The gradient of an embedding table, named V x D _ B x T (lookups): g

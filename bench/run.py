@@ -578,6 +578,120 @@ def run_gemm(args, title, name, m, k, n):
     return rows, [how, check if ok else "**" + check + "**"] + notes
 
 
+
+# The products of the transformer block's training step (BLOCK_SHAPE) as
+# plain bf16 matrix products, each against cuBLAS: (form, M, K, N, how many
+# the step computes, what they are). nn: a [M, K] @ b [K, N] (forward); nt:
+# a [M, K] @ b^T, b [N, K] (input gradients: dy times a weight read
+# transposed); tn: a^T @ b, a [K, M], b [K, N] (weight gradients over the
+# tokens).
+def block_gemms():
+    tokens = BLOCK_SHAPE["B"] * BLOCK_SHAPE["T"]
+    c = BLOCK_SHAPE["C"]
+    hidden = 4 * c
+    return [
+        ("nn", tokens, c, c, 4, "the q, k, v and o projections"),
+        ("nn", tokens, c, hidden, 1, "the MLP's up projection"),
+        ("nn", tokens, hidden, c, 1, "the MLP's down projection"),
+        ("nt", tokens, c, c, 4, "the input gradients of q, k, v and o"),
+        ("nt", tokens, hidden, c, 1, "the input gradient of the up projection"),
+        ("nt", tokens, c, hidden, 1, "the input gradient of the down projection"),
+        ("tn", c, tokens, c, 4, "the weight gradients of q, k, v and o"),
+        ("tn", c, tokens, hidden, 1, "the weight gradient of the up projection"),
+        ("tn", hidden, tokens, c, 1, "the weight gradient of the down projection"),
+    ]
+
+
+def block_gemm_name(form, m, k, n):
+    return f"gemm_block_{form}_{m}x{k}x{n}"
+
+
+def block_gemm_operands(form, m, k, n):
+    """The stored shapes of a and b."""
+    return ([k, m] if form == "tn" else [m, k]), ([n, k] if form == "nt" else [k, n])
+
+
+def block_gemm_product(form, a, b):
+    """y = op(a) @ op(b) in torch: views of the stored operands, as cuBLAS
+    takes them (a transposed operand is a layout flag, not a copy)."""
+    import torch
+    return torch.matmul(a.t() if form == "tn" else a, b.t() if form == "nt" else b)
+
+
+def block_gemm_inputs(name, form, m, k, n, workdir):
+    """a and b drawn by torch on the GPU (Philox, seed 1, uniform in [-1, 1),
+    bf16), written for kiln-run."""
+    import torch
+    path = os.path.join(workdir, f"{name}.inputs.safetensors")
+    g = torch.Generator(device="cuda").manual_seed(1)
+    tensors = {}
+    for arg, shape in zip(("a", "b"), block_gemm_operands(form, m, k, n)):
+        t = (torch.rand(shape, generator=g, device="cuda") * 2 - 1).bfloat16()
+        tensors[arg] = safetensors_entry(t)
+    write_safetensors(path, tensors, {"kiln.function": "f"})
+    return path
+
+
+def check_block_gemm(artifact, form, inputs, data, workdir):
+    """Runs the artifact once and compares its y with the product in f64."""
+    import torch
+    outputs, error = kiln_outputs(artifact, "forward", inputs, os.path.join(
+        workdir, "kiln_gemm_output.safetensors"))
+    if error:
+        return False, error
+    y = torch_tensor(outputs["y"]).double()
+    ref = block_gemm_product(form, data["a"].double(), data["b"].double())
+    nonfinite = int((~torch.isfinite(y)).sum())
+    diff = torch.nan_to_num(y - ref, nan=float("inf"))
+    return gemm_check_note(float(diff.norm() / ref.norm()),
+                           float(diff.abs().max() / ref.abs().max()), nonfinite)
+
+
+def run_block_gemm(args, title, form, m, k, n, count, what):
+    """One product of the block's step: kiln (and its two-block clusters)
+    against cuBLAS on the same operands."""
+    import torch
+    name = block_gemm_name(form, m, k, n)
+    inputs = block_gemm_inputs(name, form, m, k, n, args.workdir or HERE)
+    data = load_torch(inputs)
+    flops = 2.0 * m * k * n
+    rows, notes = [], [f"{what}; {count} per train step; inputs drawn by "
+                       "torch on the GPU (seed 1)"]
+    for suffix, label in (("", "kiln"), ("_cluster", "kiln --gemm-cluster=auto")):
+        artifact, why = kiln_artifact_or_why(name + suffix)
+        if artifact is None:
+            rows.append(Row(label, None, why, torch=False))
+            continue
+        ok, check = check_block_gemm(artifact, form, inputs, data, args.workdir or HERE)
+        print(check, flush=True)
+        t, note = time_kiln(artifact, "forward", inputs, None, args.warmup, args.iters)
+        if t:
+            note += f"; {flops / t / 1e9:.0f} TFLOP/s"
+        rows.append(Row(label, t, note, torch=False))
+        notes.append(f"{label}: " + (check if ok else "**" + check + "**"))
+    try:
+        a, b = data["a"], data["b"]
+        t = time_events(lambda: block_gemm_product(form, a, b),
+                        max(args.warmup, 3), args.iters)
+        rows.append(Row("cuBLAS (torch.matmul)", t, f"{flops / t / 1e9:.0f} TFLOP/s"))
+    except Exception as e:
+        traceback.print_exc()
+        rows.append(Row("cuBLAS (torch.matmul)", None, f"failed: {type(e).__name__}"))
+    torch.cuda.synchronize()
+    os.remove(inputs)
+    return rows, notes
+
+
+def block_gemm_workloads():
+    """WORKLOADS entries gemm_block_<form>_<M>x<K>x<N>."""
+    forms = {"nn": "forward", "nt": "input gradient", "tn": "weight gradient"}
+    return [(block_gemm_name(form, m, k, n),
+             f"block GEMM ({forms[form]}), bf16, {m}x{k}x{n} (MxKxN, {form})",
+             "≥ 1.0x cuBLAS",
+             lambda a, title, form=form, m=m, k=k, n=n, count=count, what=what:
+                 run_block_gemm(a, title, form, m, k, n, count, what))
+            for form, m, k, n, count, what in block_gemms()]
+
 def embedding_inputs(name, b, t, v, d, workdir):
     """The bundle's inputs, else drawn here (seed 1: g uniform in [-1, 1) in
     bf16, tokens uniform in [0, v)) and written for kiln-run."""
@@ -2578,6 +2692,7 @@ WORKLOADS = [
      "≥ 1.0x eager",
      lambda a, t: run_gemm(a, t, "gemm_bias_gelu_512x1024x4096",
                               512, 1024, 4096)),
+] + block_gemm_workloads() + [
     ("embedding_backward",
      "embedding backward, table [32768, 1024] bf16, 16384 lookups (B8 T2048)",
      "≥ 0.9x the best torch",
@@ -2792,6 +2907,17 @@ def self_test():
                                       "programmatic)"))
     assert b["programmatic"] == "38 of 40 launches programmatic", b
     assert parse_kiln_bench("error: no CUDA device\n") is None
+    # The block's products: every operand pair multiplies, and the step's
+    # GEMM FLOPs add up to the block's (6 per token and weight).
+    flops = 0
+    for form, m, k, n, count, _ in block_gemms():
+        a, b = block_gemm_operands(form, m, k, n)
+        ak = a[0] if form == "tn" else a[1]
+        bk = b[1] if form == "nt" else b[0]
+        assert ak == bk == k, (form, a, b)
+        flops += 2 * m * k * n * count
+    c, tokens = BLOCK_SHAPE["C"], BLOCK_SHAPE["B"] * BLOCK_SHAPE["T"]
+    assert flops == 6 * tokens * (4 * c * c + 2 * 4 * c * c), flops
     m = KILN_BENCH_MEMORY.search(line + "bench memory: peak 641728512 bytes in use "
                                  "(612.0 MiB), 650117120 reserved from the device\n")
     assert m and int(m.group(1)) == 641728512, m

@@ -12,7 +12,8 @@
 # '^train:sine_block_bf16:seed1$' (default: none; they take the samples'
 # artifacts and train_gpu, 10 MiB);
 # ARTIFACTS: a regex of the bench bundle's artifacts to take (default: the
-# block without its memory-budget variants, the large GEMMs, attention).
+# block without its memory-budget variants, the large GEMMs, the block's
+# products, attention).
 # Then, in the device call: DIR/go.sh, with BENCH=workloads (run.py's
 # --only) to time them too; logs and tables land in $OUT.
 set -euo pipefail
@@ -22,7 +23,7 @@ cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
 models="${MODELS:-attention attention_grad attention_items attention_layouts attention_persistent attention_grad_persistent attention_items_persistent attention_layouts_persistent}"
 ops="${OPS:-^attention\.}"
 train="${TRAIN:-}"
-artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_persistent)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_persistent)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
