@@ -200,14 +200,18 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_budget_nomerge --train=adamw --precision=bf16 \
   --memory-budget=$((437 * 1024 * 1024)) --no-merge-launches || true
-# The default step with its GEMMs in thread-block clusters, and with its
-# attention kernels persistent, for comparison.
+# The default step with its GEMMs in thread-block clusters, with its
+# attention kernels persistent, and with the one-pass attention backward,
+# for comparison.
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_cluster --train=adamw --precision=bf16 \
   --gemm-cluster=auto || true
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_persistent --train=adamw --precision=bf16 \
   --persistent-attention || true
+compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
+  transformer_block_b8t1024c1024_fused --train=adamw --precision=bf16 \
+  --fused-attention-backward || true
 
 # The byte-level GPT sample with its dropout off (both sides then train the
 # same function): its train_step in f32 and in bf16 (f32 master weights);
@@ -235,6 +239,9 @@ for model in bench/models/attention_*.mlir; do
   # Persistent, one block per SM, for comparison.
   compile_or_note "${model}" "$(basename "${model}" .mlir)_persistent" --inference \
     --function f --persistent-attention || true
+  # The backward in one pass (dQ by bulk reductions, not deterministic).
+  compile_or_note "${model}" "$(basename "${model}" .mlir)_fused" --inference \
+    --function f --fused-attention-backward || true
 done
 
 # Recurrent layers: the forward pass (entry rnn) and the loss's

@@ -2375,7 +2375,8 @@ def run_block(args, title):
         for suffix, flags in (("_budget", "--memory-budget=437MiB"),
                               ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches"),
                               ("_cluster", "--gemm-cluster=auto"),
-                              ("_persistent", "--persistent-attention")):
+                              ("_persistent", "--persistent-attention"),
+                              ("_fused", "--fused-attention-backward")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
                 continue
@@ -2629,16 +2630,21 @@ def run_attention(args, title, d, causal, direction):
             note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
     rows = [Row("kiln", ms, note, torch=False)]
     # The same kernels persistent (one block per SM takes the work items in
-    # turn), checked and timed beside them.
-    persistent, _ = kiln_artifact_or_why(name + "_persistent")
-    if persistent is not None:
-        p_ok, p_check = check_attention(args, persistent, entry, paths[entry], t, causal)
-        print(p_check, flush=True)
-        notes.append("kiln --persistent-attention: " + (p_check if p_ok else "**" + p_check + "**"))
-        p_ms, p_note = time_kiln(persistent, entry, paths[entry], None, args.warmup, args.iters)
-        if p_ms:
-            p_note += f"; {flops / p_ms / 1e9:.0f} TFLOP/s"
-        rows.append(Row("kiln --persistent-attention", p_ms, p_note, torch=False))
+    # turn), and the backward in one pass, checked and timed beside them.
+    variants = [("_persistent", "--persistent-attention")]
+    if backward:
+        variants.append(("_fused", "--fused-attention-backward"))
+    for suffix, flag in variants:
+        variant, _ = kiln_artifact_or_why(name + suffix)
+        if variant is None:
+            continue
+        v_ok, v_check = check_attention(args, variant, entry, paths[entry], t, causal)
+        print(v_check, flush=True)
+        notes.append(f"kiln {flag}: " + (v_check if v_ok else "**" + v_check + "**"))
+        v_ms, v_note = time_kiln(variant, entry, paths[entry], None, args.warmup, args.iters)
+        if v_ms:
+            v_note += f"; {flops / v_ms / 1e9:.0f} TFLOP/s"
+        rows.append(Row("kiln " + flag, v_ms, v_note, torch=False))
     for label, mode in MODES:
         try:
             fn = torch_attention_call(t, causal, backward, mode)

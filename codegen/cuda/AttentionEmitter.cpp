@@ -50,7 +50,7 @@ public:
     if (std::optional<AttentionWgmmaPlan> wgmma = chooseAttentionWgmma(
             problem, options.target(),
             options.allowTma && archNumber(options.arch) == 90,
-            options.persistentAttention))
+            options.persistentAttention, options.fusedAttentionBackward))
       planAttentionWgmma(problem, *wgmma, builder);
     else
       planAttention(problem, *tile, builder);

@@ -3,6 +3,7 @@
 // Flash-attention forward and the two backward kernels for the sine block
 // (B4 H4 T32 D16, causal), the attention targets (B8 H16 T2048 D128 causal,
 // D64 non-causal, bf16) on the tensor-core kernels with their tensor maps,
+// the one-pass backward and where it does not apply,
 // head dims and layouts they take and those left to CUDA cores, Tq != Tk
 // with tails, f16/f32, large head dims on smaller tiles (chosen by the
 // target's shared memory), and what the emitter rejects. Every kernel is
@@ -150,6 +151,73 @@ TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
                                 "1x2x256x64", "bf16", "causal");
   ASSERT_EQ(few.launches.size(), 1u);
   EXPECT_EQ(few.launches[0].grid[0], 2u * 2);
+}
+
+/// A backward fusion of [B, H, T, D] bf16 tensors that reads the forward's
+/// row log-sum-exp (as a training step pairs the two) when `lse`, and
+/// yields every gradient.
+static std::string backwardWithRowLse(llvm::StringRef shape, bool lse,
+                                      llvm::StringRef attrs) {
+  std::string t = "tensor<" + shape.str() + "xbf16>";
+  llvm::StringRef rows = shape.rsplit('x').first;
+  std::string l = "tensor<" + rows.str() + "xf32>";
+  std::string in = lse ? ", " + l : "";
+  return "func.func @f(%q: " + t + ", %k: " + t + ", %v: " + t + ", %o: " + t +
+         ", %do: " + t + (lse ? ", %lse: " + l : "") + ") {\n" +
+         "  %r:3 = kiln.fusion \"attention\" (%q, %k, %v, %o, %do" +
+         (lse ? ", %lse" : "") + ") : (" + t + ", " + t + ", " + t + ", " + t +
+         ", " + t + in + ") -> (" + t + ", " + t + ", " + t + ") {\n" +
+         "  ^bb0(%a: " + t + ", %b: " + t + ", %c: " + t + ", %d: " + t +
+         ", %e: " + t + (lse ? ", %f: " + l : "") + "):\n" +
+         "    %g:3 = kiln.attention_backward %a, %b, %c, %d, %e " + attrs.str() +
+         (lse ? " row_lse(%f : " + l + ")" : "") + " : " + t + ", " + t + ", " +
+         t + ", " + t + "\n" + "    kiln.yield %g#0, %g#1, %g#2 : " + t + ", " +
+         t + ", " + t + "\n  }\n  return\n}\n";
+}
+
+TEST_F(AttentionEmitterTest, OnePassBackwardAccumulatesDqByBulkReductions) {
+  options.fusedAttentionBackward = true;
+  FusionOp fusion = parseFusion(
+      backwardWithRowLse("8x16x2048x128", true, "causal"));
+  GeneratedFusion g = emitAndCompile(*emitter, fusion, options);
+  expectWritesEveryResult(fusion, g);
+  ASSERT_EQ(g.launches.size(), 3u);
+  EXPECT_EQ(g.kernels[0].templateName, "attention_bwd_prep");
+  EXPECT_EQ(g.kernels[1].templateName, "attention_wgmma_bwd_fused");
+  EXPECT_EQ(g.kernels[2].templateName, "attention_bwd_dq_finish");
+  // A warp per query row: the preparation covers the statistics' rows
+  // (whole 64-query tiles), the conversion the queries.
+  EXPECT_EQ(g.launches[0].grid[0], 128u * 2048 / 8);
+  EXPECT_EQ(g.launches[2].grid[0], 128u * 2048 / 8);
+  // The one-pass kernel keeps 128 keys per block and streams 64 queries:
+  // the query map's boxes have 64 rows, the key map's 128.
+  EXPECT_EQ(g.launches[1].grid[0], 16u * 128);
+  EXPECT_EQ(g.launches[1].block[0], 384u);
+  std::vector<const TensorMapLayout *> maps = tensorMapsOf(g.launches[1]);
+  ASSERT_EQ(maps.size(), 4u);
+  EXPECT_EQ(maps[0]->box[1], 64u);
+  EXPECT_EQ(maps[1]->box[1], 128u);
+  EXPECT_LE(g.launches[1].dynamicSharedBytes,
+            CodegenOptions().target().sharedBytesPerBlock);
+  EXPECT_NE(g.kernels[1].source.find("dq_stride = 132;"), std::string::npos);
+  // Scratch: the rows' log-sum-exp and delta, and the f32 accumulator of
+  // dQ with rows of 128 + 4 elements.
+  EXPECT_GE(g.scratchBytes, 128u * 2048 * 4 * (2 + 132));
+
+  // Without the forward's statistics, with a head dim over 128 or with the
+  // option off, the backward stays two deterministic kernels.
+  for (auto [shape, lse, on] :
+       {std::tuple<const char *, bool, bool>{"2x4x256x128", false, true},
+        {"2x4x256x256", true, true},
+        {"2x4x256x64", true, false}}) {
+    options.fusedAttentionBackward = on;
+    FusionOp other = parseFusion(backwardWithRowLse(shape, lse, ""));
+    GeneratedFusion two = emitAndCompile(*emitter, other, options);
+    ASSERT_GE(two.kernels.size(), 2u) << shape;
+    EXPECT_EQ(two.kernels[0].templateName, "attention_wgmma_bwd_dq") << shape;
+    for (const GeneratedKernel &k : two.kernels)
+      EXPECT_EQ(k.templateName.find("fused"), std::string::npos) << shape;
+  }
 }
 
 TEST_F(AttentionEmitterTest, TensorCoreKernelsOverHeadDimsAndLayouts) {

@@ -241,6 +241,12 @@ int64_t backwardBytes(const AttentionProblem &p, const AttentionWgmmaKernel &k,
                                      k.stages, rowStats)
       .bytes();
 }
+int64_t fusedBackwardBytes(const AttentionProblem &p,
+                           const AttentionWgmmaKernel &k) {
+  return layout::wgmma_fused_backward_smem(k.fixedRows, k.streamedRows, p.d,
+                                           p.dv, k.stages)
+      .bytes();
+}
 
 /// The most stages (2 to 4) of `kernel` whose shared memory fits `target`,
 /// trying each of `fixedRows` in turn; none when nothing fits.
@@ -260,7 +266,8 @@ fitStages(const GpuTarget &target, llvm::ArrayRef<int64_t> fixedRows,
 /// The configuration struct of one Hopper kernel.
 std::string renderWgmmaConfig(const AttentionProblem &p,
                               const AttentionWgmmaKernel &k, bool hasDk,
-                              bool hasDv, int64_t statsRows) {
+                              bool hasDv, int64_t statsRows,
+                              int64_t dqStride = 0) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "struct config {\n";
@@ -271,6 +278,9 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
      << ", bn = " << k.streamedRows << ", stages = " << k.stages << ";\n"
      << "  static constexpr int batch_heads = " << p.batchHeads
      << ", stats_rows = " << statsRows << ";\n";
+  if (dqStride > 0)
+    os << "  // f32 elements per row of the dQ accumulator.\n"
+       << "  static constexpr int dq_stride = " << dqStride << ";\n";
   if (p.backward)
     os << "  // The forward's row log-sum-exp is given: no statistics sweep.\n"
        << "  static constexpr bool has_row_lse = "
@@ -288,7 +298,7 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
 
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
-                     bool allowed, bool persistent) {
+                     bool allowed, bool persistent, bool fused) {
   if (!allowed || (p.elem != "__nv_bfloat16" && p.elem != "__half"))
     return std::nullopt;
   if (p.d > layout::kMaxWgmmaHeadDim || p.dv > layout::kMaxWgmmaHeadDim ||
@@ -331,20 +341,39 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
   // Both gradients' accumulators (a 64-row slice of each) in registers take
   // 32 per 64 head-dim elements: at most four panels together.
   plan.separateDkDv = (dp + dvp) / layout::kPanel > 4;
+  // The one-pass backward keeps dK, dV and a share of dQ (head dim x 64
+  // queries) in registers: head dims of at most 128.
+  bool everyGradient = llvm::all_of(
+      p.results, [](const std::optional<AttentionTensor> &t) { return t; });
+  if (fused && p.rowLse && everyGradient && dp <= 128 && dvp <= 128)
+    if (std::optional<AttentionWgmmaKernel> onePass = fitStages(
+            target, {128}, layout::kPanel,
+            [&](const AttentionWgmmaKernel &k) {
+              return fusedBackwardBytes(p, k);
+            })) {
+      plan.fused = true;
+      plan.dkdv = *onePass;
+    }
   return plan;
 }
 
-void planAttentionWgmma(const AttentionProblem &p,
-                        const AttentionWgmmaPlan &plan,
-                        FusionBuilder &builder) {
-  std::string elem = p.elem;
-  auto spec = [&](llvm::StringRef kernel, const AttentionWgmmaKernel &k,
-                  int64_t tiles, int64_t shared, std::string config) {
+namespace {
+
+/// The kernel specs of one problem's Hopper plan.
+class WgmmaSpecs {
+public:
+  WgmmaSpecs(const AttentionProblem &p, const AttentionWgmmaPlan &plan)
+      : p(p), plan(plan) {}
+
+  /// A warp-specialised kernel `kernel` of template file `file` over
+  /// `tiles` work items per batch * head.
+  KernelSpec kernel(llvm::StringRef kernel, llvm::StringRef file,
+                    const AttentionWgmmaKernel &k, int64_t tiles,
+                    int64_t shared, std::string config) const {
     KernelSpec s;
     s.prefix = ("kiln_" + kernel).str();
     s.templateName = kernel.str();
-    s.templates = {p.backward ? "kiln/attention_wgmma_bwd.cuh"
-                              : "kiln/attention_wgmma_fwd.cuh"};
+    s.templates = {file.str()};
     s.configuration =
         llvm::formatv("{0} tensor cores: {1} rows kept, {2} streamed by TMA "
                       "in {3} stages; tq {4} tk {5} d {6}/{7}{8}, {9} "
@@ -363,20 +392,129 @@ void planAttentionWgmma(const AttentionProblem &p,
     s.archSpecific = true;
     s.mergeable = false;
     return s;
-  };
-  // The map of operand i ([B, H, rows, dim]) in boxes of boxRows rows.
-  auto map = [&](KernelSpec &s, unsigned i, llvm::StringRef name, int64_t rows,
-                 int64_t dim, int64_t boxRows) {
+  }
+
+  /// The map of operand i ([B, H, rows, dim]) in boxes of boxRows rows.
+  void map(KernelSpec &s, unsigned i, llvm::StringRef name, int64_t rows,
+           int64_t dim, int64_t boxRows) const {
     const AttentionTensor &t = p.operands[i];
     s.addParam(
         kTensorMapParamType.str(), name.str(),
         LaunchArg::tensorMapOf(t.arg, panelMap(p, t, rows, dim, boxRows)));
-  };
-  auto out = [&](KernelSpec &s, unsigned i, llvm::StringRef name) {
+  }
+
+  /// Operand i as a pointer parameter.
+  void in(KernelSpec &s, unsigned i, llvm::StringRef name) const {
+    s.addParam("const " + p.elem + " *__restrict__", name.str(),
+               p.operands[i].arg);
+  }
+
+  /// Result i as a pointer parameter; a null pointer where no fusion result
+  /// takes it.
+  std::string out(KernelSpec &s, unsigned i, llvm::StringRef name) const {
     if (!p.results[i])
       return std::string("nullptr");
-    s.addParam(elem + " *__restrict__", name.str(), p.results[i]->arg);
+    s.addParam(p.elem + " *__restrict__", name.str(), p.results[i]->arg);
     return name.str();
+  }
+
+private:
+  const AttentionProblem &p;
+  const AttentionWgmmaPlan &plan;
+};
+
+/// A kernel of kernels/attention_wgmma_bwd_fused.cuh with a warp per query
+/// row, `rows` rows.
+KernelSpec rowKernel(const AttentionProblem &p, llvm::StringRef kernel,
+                     int64_t rows, std::string config) {
+  constexpr int64_t kRowsPerBlock = 8;
+  KernelSpec s;
+  s.prefix = ("kiln_" + kernel).str();
+  s.templateName = kernel.str();
+  s.templates = {"kiln/attention_wgmma_bwd_fused.cuh"};
+  s.configuration = llvm::formatv("{0} rows of {1}/{2}, a warp each, {3} "
+                                  "per block",
+                                  rows, p.d, p.dv, kRowsPerBlock)
+                        .str();
+  s.functors = std::move(config);
+  s.grid = {uint32_t(ceilDiv(rows, kRowsPerBlock)), 1, 1};
+  s.block = {uint32_t(32 * kRowsPerBlock), 1, 1};
+  s.archSpecific = true;
+  return s;
+}
+
+/// The one-pass backward: rows prepared (delta, log2-domain log-sum-exp, a
+/// zeroed dQ accumulator), every gradient over the key tiles, dQ converted.
+void planFusedBackward(const AttentionProblem &p,
+                       const AttentionWgmmaPlan &plan,
+                       FusionBuilder &builder) {
+  const WgmmaSpecs specs(p, plan);
+  const AttentionWgmmaKernel &k = plan.dkdv;
+  int64_t statsRows = layout::stats_rows(p.tq, k.streamedRows);
+  int64_t dqStride = layout::dq_accum_stride(p.d);
+  uint64_t rows = p.batchHeads * statsRows * 4;
+  uint64_t lse = builder.scratch(rows), delta = builder.scratch(rows);
+  uint64_t accum = builder.scratch(rows * dqStride);
+  std::string config = renderWgmmaConfig(p, k, true, true, statsRows, dqStride);
+
+  KernelSpec prep =
+      rowKernel(p, "attention_bwd_prep", p.batchHeads * statsRows, config);
+  specs.in(prep, 3, "out");
+  specs.in(prep, 4, "d_out");
+  prep.addParam("const float *__restrict__", "given_lse", *p.rowLse);
+  prep.addParam("float *__restrict__", "row_lse", LaunchArg::scratch(lse));
+  prep.addParam("float *__restrict__", "row_delta", LaunchArg::scratch(delta));
+  prep.addParam("float *__restrict__", "dq_accum", LaunchArg::scratch(accum));
+  prep.body = "  kiln::attention::backward_prep<config>(ctx, out, d_out, "
+              "given_lse, row_lse, row_delta, dq_accum);\n";
+  builder.kernel(std::move(prep));
+
+  KernelSpec all = specs.kernel(
+      "attention_wgmma_bwd_fused", "kiln/attention_wgmma_bwd_fused.cuh", k,
+      ceilDiv(p.tk, k.fixedRows), fusedBackwardBytes(p, k), config);
+  specs.map(all, 0, "q_map", p.tq, p.d, k.streamedRows);
+  specs.map(all, 1, "k_map", p.tk, p.d, k.fixedRows);
+  specs.map(all, 2, "v_map", p.tk, p.dv, k.fixedRows);
+  specs.map(all, 4, "d_out_map", p.tq, p.dv, k.streamedRows);
+  all.addParam("const float *__restrict__", "row_lse", LaunchArg::scratch(lse));
+  all.addParam("const float *__restrict__", "row_delta",
+               LaunchArg::scratch(delta));
+  all.addParam("float *__restrict__", "dq_accum", LaunchArg::scratch(accum));
+  std::string dk = specs.out(all, 1, "d_key"), dv = specs.out(all, 2, "d_value");
+  all.body = "  kiln::attention::backward_fused_wgmma<config>(ctx, q_map, "
+             "k_map, v_map, d_out_map, row_lse, row_delta, dq_accum, " +
+             dk + ", " + dv + ");\n";
+  builder.kernel(std::move(all));
+
+  KernelSpec finish =
+      rowKernel(p, "attention_bwd_dq_finish", p.batchHeads * p.tq, config);
+  finish.addParam("const float *__restrict__", "dq_accum",
+                  LaunchArg::scratch(accum));
+  finish.body = "  kiln::attention::backward_dq_finish<config>(ctx, "
+                "dq_accum, " +
+                specs.out(finish, 0, "d_query") + ");\n";
+  builder.kernel(std::move(finish));
+}
+
+} // namespace
+
+void planAttentionWgmma(const AttentionProblem &p,
+                        const AttentionWgmmaPlan &plan,
+                        FusionBuilder &builder) {
+  const WgmmaSpecs specs(p, plan);
+  auto spec = [&](llvm::StringRef kernel, const AttentionWgmmaKernel &k,
+                  int64_t tiles, int64_t shared, std::string config) {
+    return specs.kernel(kernel,
+                        p.backward ? "kiln/attention_wgmma_bwd.cuh"
+                                   : "kiln/attention_wgmma_fwd.cuh",
+                        k, tiles, shared, std::move(config));
+  };
+  auto map = [&](KernelSpec &s, unsigned i, llvm::StringRef name, int64_t rows,
+                 int64_t dim, int64_t boxRows) {
+    specs.map(s, i, name, rows, dim, boxRows);
+  };
+  auto out = [&](KernelSpec &s, unsigned i, llvm::StringRef name) {
+    return specs.out(s, i, name);
   };
 
   if (!p.backward) {
@@ -395,6 +533,10 @@ void planAttentionWgmma(const AttentionProblem &p,
     return;
   }
 
+  if (plan.fused) {
+    planFusedBackward(p, plan, builder);
+    return;
+  }
   int64_t statsRows = layout::stats_rows(p.tq, plan.dq.fixedRows);
   uint64_t rows = p.batchHeads * statsRows * 4;
   uint64_t lse = builder.scratch(rows), delta = builder.scratch(rows);
@@ -407,9 +549,8 @@ void planAttentionWgmma(const AttentionProblem &p,
   map(query, 1, "k_map", p.tk, p.d, dq.streamedRows);
   map(query, 2, "v_map", p.tk, p.dv, dq.streamedRows);
   map(query, 4, "d_out_map", p.tq, p.dv, dq.fixedRows);
-  query.addParam("const " + elem + " *__restrict__", "out", p.operands[3].arg);
-  query.addParam("const " + elem + " *__restrict__", "d_out",
-                 p.operands[4].arg);
+  specs.in(query, 3, "out");
+  specs.in(query, 4, "d_out");
   query.addParam("float *__restrict__", "row_lse", LaunchArg::scratch(lse));
   query.addParam("float *__restrict__", "row_delta", LaunchArg::scratch(delta));
   std::string given = "nullptr";

@@ -53,12 +53,15 @@ struct AttentionWgmmaKernel {
 
 /// The Hopper kernels of a problem: the forward, or the backward's dq and
 /// dk/dv kernels, the latter as two launches (dk, then dv) where both
-/// gradients' accumulators would not fit in registers. The kernels launch a
-/// block per work item, or, persistent, at most `maxBlocks` blocks (one per
-/// SM) that take the work items in turn.
+/// gradients' accumulators would not fit in registers; or, `fused`, the
+/// one-pass backward (kernels/attention_wgmma_bwd_fused.cuh: its `dkdv`
+/// kernel computes every gradient, between the row preparation and dQ's
+/// conversion). The kernels launch a block per work item, or, persistent,
+/// at most `maxBlocks` blocks (one per SM) that take the work items in turn.
 struct AttentionWgmmaPlan {
   AttentionWgmmaKernel forward, dq, dkdv;
   bool separateDkDv = false;
+  bool fused = false;
   /// 0: a block per work item.
   int64_t maxBlocks = 0;
 };
@@ -66,10 +69,13 @@ struct AttentionWgmmaPlan {
 /// The Hopper plan of `p` when its kernels can run on tensor cores by TMA:
 /// `allowed` (sm_90a with TMA), bf16/f16 storage, head dims of at most 256
 /// in whole 16-byte rows, and every tensor's strides whole 16-byte rows.
-/// `persistent`: one block per SM of `target` at most.
+/// `persistent`: one block per SM of `target` at most. `fused`: the one-pass
+/// backward where it applies (every gradient taken, the forward's row
+/// log-sum-exp given, head dims of at most 128, its tiles fit).
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
-                     bool allowed, bool persistent = false);
+                     bool allowed, bool persistent = false,
+                     bool fused = false);
 
 /// Adds the Hopper kernels of `p` and their launches to `builder`.
 void planAttentionWgmma(const AttentionProblem &p,

@@ -6,7 +6,7 @@
 // bf16 instances read [B, T, H, D] buffers (the strided head addressing),
 // f32 ones use 64-bit offsets; causal ones take the forward's row
 // log-sum-exp into the backward. The Hopper tensor-core kernels come at each
-// head dim that changes their plan.
+// head dim that changes their plan, the backward also in one pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,20 +113,28 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
           if (llvm::StringRef(elem) == "float")
             continue;
           AttentionProblem p = problem(backward, dim, causal, elem);
-          std::optional<AttentionWgmmaPlan> plan =
-              chooseAttentionWgmma(p, hopper, true);
-          if (!plan)
-            continue;
-          FusionBuilder builder("// attention template instance\n");
-          planAttentionWgmma(p, *plan, builder);
-          GeneratedFusion fusion = builder.take();
-          for (const GeneratedKernel &kernel : fusion.kernels)
-            instances.push_back(
-                {llvm::formatv("{0}_{1}_d{2}{3}", kernel.templateName, short_,
-                               dim, causal ? "_causal" : "")
-                     .str(),
-                 kernel.source,
-                 {"sm_90a"}});
+          // The backward twice: in two deterministic kernels and in one
+          // pass (which takes the forward's row log-sum-exp).
+          for (bool fused : {false, true}) {
+            if (fused && !backward)
+              continue;
+            if (fused && !p.rowLse)
+              p.rowLse = LaunchArg::operand(5);
+            std::optional<AttentionWgmmaPlan> plan =
+                chooseAttentionWgmma(p, hopper, true, false, fused);
+            if (!plan || plan->fused != fused)
+              continue;
+            FusionBuilder builder("// attention template instance\n");
+            planAttentionWgmma(p, *plan, builder);
+            GeneratedFusion fusion = builder.take();
+            for (const GeneratedKernel &kernel : fusion.kernels)
+              instances.push_back(
+                  {llvm::formatv("{0}_{1}_d{2}{3}", kernel.templateName,
+                                 short_, dim, causal ? "_causal" : "")
+                       .str(),
+                   kernel.source,
+                   {"sm_90a"}});
+          }
         }
   return instances;
 }

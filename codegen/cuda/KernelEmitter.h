@@ -50,6 +50,11 @@ struct CodegenOptions {
   /// The Hopper attention kernels run persistent, one block per SM taking
   /// the work items in turn, instead of one block per work item.
   bool persistentAttention = false;
+  /// The Hopper attention backward runs in one pass over the key tiles,
+  /// adding dQ in f32 by bulk reductions (not deterministic), where the
+  /// forward's row log-sum-exp is given and the head dims are at most 128
+  /// (kernels/attention_wgmma_bwd_fused.cuh).
+  bool fusedAttentionBackward = false;
   /// Where the CUDA files of kiln.custom ops are looked for after the
   /// directory of the IR file the op comes from (kilnc -I), in order.
   std::vector<std::string> customKernelDirs;

@@ -43,6 +43,7 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
       return signalPassFailure();
     }
     options.persistentAttention = persistentAttention;
+    options.fusedAttentionBackward = fusedAttentionBackward;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),
                                     customKernelDirs.end());

@@ -39,6 +39,11 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
     Option<"persistentAttention", "persistent-attention", "bool", "false",
            "Run the Hopper attention kernels persistent: one block per SM "
            "takes the work items in turn">,
+    Option<"fusedAttentionBackward", "fused-attention-backward", "bool",
+           "false",
+           "Run the Hopper attention backward in one pass over the key "
+           "tiles, adding dQ in f32 by bulk reductions (faster, not "
+           "deterministic)">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",

@@ -150,6 +150,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("The Hopper attention kernels run persistent, one "
                      "block per SM (codegen, sm_90)"),
       llvm::cl::init(false)};
+  Option<bool> fusedAttentionBackward{
+      *this, "fused-attention-backward",
+      llvm::cl::desc("The Hopper attention backward in one pass, dQ added "
+                     "by bulk reductions: not deterministic (codegen, "
+                     "sm_90)"),
+      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("Directory of compiled kernels kept between runs "

@@ -4,8 +4,9 @@
 # and time a change, into DIR (default .gpu-carry, git-ignored), within the
 # 64 MiB a call carries:
 #   tests/gpu/make_carry.sh [DIR]
-# MODELS: the tests/gpu/codegen models (and their _cluster and _persistent
-# variants) to check (default: the attention models, plain and persistent;
+# MODELS: the tests/gpu/codegen models (and their _cluster, _persistent and
+# _fused variants) to check (default: the attention models, plain, persistent
+# and with the one-pass backward;
 # the GEMM models' references are large: gemm_tma's alone take 43 MiB);
 # OPS: a regex of op-coverage cases (default: attention's);
 # TRAIN: a regex of run.sh's training checks, e.g.
@@ -20,10 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-.gpu-carry}"
 cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
-models="${MODELS:-attention attention_grad attention_items attention_layouts attention_persistent attention_grad_persistent attention_items_persistent attention_layouts_persistent}"
+models="${MODELS:-attention attention_grad attention_items attention_layouts attention_persistent attention_grad_persistent attention_items_persistent attention_layouts_persistent attention_grad_fused attention_items_fused}"
 ops="${OPS:-^attention\.}"
 train="${TRAIN:-}"
-artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_persistent)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_persistent|_fused)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
@@ -37,6 +38,7 @@ for model in ${models}; do
   # inputs and references: a relative link when the model comes too.
   base="${model%_cluster}"
   base="${base%_persistent}"
+  base="${base%_fused}"
   for file in inputs.safetensors expected.safetensors; do
     if [[ "${base}" != "${model}" && " ${models} " == *" ${base} "* ]]; then
       ln -s "${base}.${file}" "${out}/cg/${model}.${file}"

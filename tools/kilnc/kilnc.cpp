@@ -187,6 +187,14 @@ static cl::opt<bool> persistentAttention(
              "turn, copying the next item's tiles under the last one's "
              "products, instead of one block per work item"),
     cl::cat(category));
+static cl::opt<bool> fusedAttentionBackward(
+    "fused-attention-backward",
+    cl::desc("run the Hopper attention backward in one pass over the key "
+             "tiles (sm_90, head dims of at most 128, the forward's row "
+             "log-sum-exp at hand): dQ is added in f32 by bulk reductions "
+             "whose order varies, so its last bits may differ run to run "
+             "(by default the backward is two deterministic kernels)"),
+    cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
@@ -448,6 +456,7 @@ int main(int argc, char **argv) {
   options.gemmSchedule = gemmSchedule.getValue();
   options.gemmCluster = gemmCluster.getValue();
   options.persistentAttention = persistentAttention.getValue();
+  options.fusedAttentionBackward = fusedAttentionBackward.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()
                               ? std::string(kernelCache)

@@ -329,6 +329,104 @@ store_panels(E *dst, const float (&acc)[PANELS][32], int row0, int t, int col,
   }
 }
 
+// A work item of the kernels over key tiles: BK keys (and values) and the
+// tiles of BQ queries that see them. Causal: the first key tiles see the
+// most queries; they go first (block_tile).
+template <class C, int BK, int BQ> struct key_item {
+  int bh, k0, qBegin, tiles;
+  __device__ __forceinline__ explicit key_item(int w) {
+    constexpr int TQ = C::tq, TK = C::tk, KT = (TK + BK - 1) / BK;
+    const block_tile<C> at(w, KT);
+    bh = at.bh;
+    k0 = at.rank * BK;
+    // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
+    qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
+    tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
+  }
+};
+
+// The producer thread of the kernels over key tiles: for each of the
+// block's work items, the keys and values into the fixed tiles once the
+// last item's are free, then every query tile that sees them, with its
+// rows' log-sum-exp and delta and its dO, through the stages.
+template <class C, int BK, int BQ, int STAGES>
+__device__ __forceinline__ void
+produce_key_items(const launch_ctx &ctx, const pipeline_smem<STAGES> &sm,
+                  const tensor_map &q_map, const tensor_map &k_map,
+                  const tensor_map &v_map, const tensor_map &d_out_map,
+                  const float *__restrict__ row_lse,
+                  const float *__restrict__ row_delta) {
+  typedef typename C::idx_t idx_t;
+  constexpr int KPANELS = pad_panel(C::d) / kPanel,
+                VPANELS = pad_panel(C::dv) / kPanel;
+  constexpr int ITEMS = C::batch_heads * ((C::tk + BK - 1) / BK);
+  tma::prefetch(q_map);
+  tma::prefetch(k_map);
+  tma::prefetch(v_map);
+  tma::prefetch(d_out_map);
+  stream_ring<STAGES> ring;
+  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
+    const key_item<C, BK, BQ> x(w);
+    tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+    tma::arrive_expect_bytes(sm.fixed_bar(),
+                             (unsigned)(panel_tile_bytes(BK, C::d) +
+                                        panel_tile_bytes(BK, C::dv)));
+    copy_tile<BK, KPANELS, C::k_layout::heads>(sm.fixed_a(), k_map,
+                                               sm.fixed_bar(), x.k0, x.bh);
+    copy_tile<BK, VPANELS, C::v_layout::heads>(sm.fixed_b(), v_map,
+                                               sm.fixed_bar(), x.k0, x.bh);
+    const float *lse = row_lse + (idx_t)x.bh * C::stats_rows;
+    const float *delta = row_delta + (idx_t)x.bh * C::stats_rows;
+    for (int u = 0; u < x.tiles; ++u) {
+      const int s = ring.stage(u), q0 = x.qBegin + u * BQ;
+      tma::wait(sm.empty(s), ring.parity(u) ^ 1u);
+      tma::arrive_expect_bytes(sm.full_a(s),
+                               (unsigned)(sm.L.stage_a_bytes + BQ * 8));
+      copy_tile<BQ, KPANELS, C::q_layout::heads>(sm.a(s), q_map, sm.full_a(s),
+                                                 q0, x.bh);
+      tma::copy_bytes(sm.rows(s), lse + q0, BQ * 4, sm.full_a(s));
+      tma::copy_bytes(sm.rows(s) + BQ * 4, delta + q0, BQ * 4, sm.full_a(s));
+      tma::arrive_expect_bytes(sm.full_b(s), (unsigned)sm.L.stage_b_bytes);
+      copy_tile<BQ, VPANELS, C::d_out_layout::heads>(sm.b(s), d_out_map,
+                                                     sm.full_b(s), q0, x.bh);
+    }
+    ring.use += x.tiles;
+  }
+}
+
+// P^T (into s, the scores S^T) and, with DK, dS^T = P^T (dP^T - delta)
+// (into dp, dP^T) of a consumer warpgroup's keys (this lane's rows kRow0
+// and kRow0 + 8) and the BQ queries from q0, whose log-sum-exp and delta
+// lie at shared address `rows`. Causal: key row r sees the queries from
+// r - (TK - TQ) on; the tile's columns before `first[h]` are hidden from
+// row h (none past the diagonal's tiles).
+template <class C, int BQ, bool DK>
+__device__ __forceinline__ void
+key_probabilities(float (&s)[BQ / 2], float (&dp)[BQ / 2], unsigned rows,
+                  int kRow0, int q0, const lane_pos &pos) {
+  int first[2] = {0, 0};
+  if constexpr (C::causal)
+    for (int h = 0; h < 2; ++h)
+      first[h] = kRow0 + 8 * h - (C::tk - C::tq) - q0;
+#pragma unroll
+  for (int j = 0; j < BQ / 8; ++j)
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int col = 8 * j + pos.col + c;
+      const float lse = shared_float(rows + 4 * col);
+      const float delta = DK ? shared_float(rows + 4 * (BQ + col)) : 0.f;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = 4 * j + 2 * h + c;
+        const bool hidden = C::causal && col < first[h];
+        const float p = hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
+        if constexpr (DK)
+          dp[i] = p * (dp[i] - delta);
+        s[i] = p;
+      }
+    }
+}
+
 template <class C>
 __device__ __forceinline__ void backward_dkdv_wgmma(
     const launch_ctx &ctx, const tensor_map &q_map, const tensor_map &k_map,
@@ -340,7 +438,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   typedef typename C::idx_t idx_t;
   constexpr wgmma_smem L =
       wgmma_backward_smem(C::bm, C::bn, C::d, C::dv, C::stages, true);
-  constexpr int TQ = C::tq, TK = C::tk;
+  constexpr int TK = C::tk;
   // Fixed: BK keys; streamed: BQ queries.
   constexpr int BK = C::bm, BQ = C::bn, STAGES = C::stages;
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
@@ -354,59 +452,16 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
                 "64-row warpgroup slices of keys, 64-query tiles, head dims "
                 "of at most 256");
   static_assert(DK || DV, "the kernel computes dk, dv or both");
+  typedef key_item<C, BK, BQ> item;
   const pipeline_smem<C::stages> sm(L, C::bn);
-  // The item's key tile and the query tiles that see it. Causal: the first
-  // key tiles see the most queries; they go first.
-  struct item {
-    int bh, k0, qBegin, tiles;
-    __device__ __forceinline__ explicit item(int w) {
-      const block_tile<C> at(w, KT);
-      bh = at.bh;
-      k0 = at.rank * BK;
-      // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
-      qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
-      tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
-    }
-  };
   const int tid = ctx.thread.x, wg = tid >> 7;
   sm.init(tid, CONSUMERS);
 
   if (wg == 0) {
     Regs::producer();
-    if (tid != 0)
-      return;
-    tma::prefetch(q_map);
-    tma::prefetch(k_map);
-    tma::prefetch(v_map);
-    tma::prefetch(d_out_map);
-    stream_ring<STAGES> ring;
-    for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-      const item x(w);
-      tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
-      tma::arrive_expect_bytes(sm.fixed_bar(),
-                               (unsigned)(panel_tile_bytes(BK, C::d) +
-                                          panel_tile_bytes(BK, C::dv)));
-      copy_tile<BK, KPANELS, C::k_layout::heads>(sm.fixed_a(), k_map,
-                                                 sm.fixed_bar(), x.k0, x.bh);
-      copy_tile<BK, VPANELS, C::v_layout::heads>(sm.fixed_b(), v_map,
-                                                 sm.fixed_bar(), x.k0, x.bh);
-      const float *lse = row_lse + (idx_t)x.bh * C::stats_rows;
-      const float *delta = row_delta + (idx_t)x.bh * C::stats_rows;
-      for (int u = 0; u < x.tiles; ++u) {
-        const int s = ring.stage(u), q0 = x.qBegin + u * BQ;
-        tma::wait(sm.empty(s), ring.parity(u) ^ 1u);
-        tma::arrive_expect_bytes(sm.full_a(s),
-                                 (unsigned)(L.stage_a_bytes + BQ * 8));
-        copy_tile<BQ, KPANELS, C::q_layout::heads>(sm.a(s), q_map,
-                                                   sm.full_a(s), q0, x.bh);
-        tma::copy_bytes(sm.rows(s), lse + q0, BQ * 4, sm.full_a(s));
-        tma::copy_bytes(sm.rows(s) + BQ * 4, delta + q0, BQ * 4, sm.full_a(s));
-        tma::arrive_expect_bytes(sm.full_b(s), (unsigned)L.stage_b_bytes);
-        copy_tile<BQ, VPANELS, C::d_out_layout::heads>(sm.b(s), d_out_map,
-                                                       sm.full_b(s), q0, x.bh);
-      }
-      ring.use += x.tiles;
-    }
+    if (tid == 0)
+      produce_key_items<C, BK, BQ>(ctx, sm, q_map, k_map, v_map, d_out_map,
+                                   row_lse, row_delta);
     return;
   }
 
@@ -448,32 +503,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
       // keys and values may come.
       if (u == x.tiles - 1)
         release_by_warpgroup(sm.fixed_empty(), tid);
-      // Causal: key row r sees the queries from r - (TK - TQ) on; the tile's
-      // columns before `first[h]` are hidden from row h (none past the
-      // diagonal's tiles).
-      int first[2] = {0, 0};
-      if constexpr (C::causal)
-        for (int h = 0; h < 2; ++h)
-          first[h] = kRow0 + 8 * h - (TK - TQ) - q0;
-      const unsigned rows = sm.rows(st);
-#pragma unroll
-      for (int j = 0; j < BQ / 8; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int col = 8 * j + pos.col + c;
-          const float lse = shared_float(rows + 4 * col);
-          const float delta = DK ? shared_float(rows + 4 * (BQ + col)) : 0.f;
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int i = 4 * j + 2 * h + c;
-            const bool hidden = C::causal && col < first[h];
-            const float p =
-                hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
-            if constexpr (DK)
-              dp[i] = p * (dp[i] - delta);
-            s[i] = p;
-          }
-        }
+      key_probabilities<C, BQ, DK>(s, dp, sm.rows(st), kRow0, q0, pos);
       if constexpr (DV) {
         to_fragments<elem_t, BQ>(pf, s);
         if constexpr (!DK)

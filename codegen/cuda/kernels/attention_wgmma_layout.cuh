@@ -39,6 +39,8 @@ struct wgmma_smem {
   long long fixed_a = 0, fixed_b = 0;
   long long stream_a = 0, stream_b = 0, stream_rows = 0;
   long long stage_bytes = 0, stage_a_bytes = 0, stage_b_bytes = 0;
+  // The one-pass backward's score-gradient tile and dQ staging buffers.
+  long long ds = 0, staging = 0, staging_bytes = 0;
   long long bars = 0, end = 0;
   // With the slack that aligns the base.
   __host__ __device__ constexpr long long bytes() const { return end + 1024; }
@@ -80,6 +82,30 @@ wgmma_backward_smem(long long fixed, long long streamed, long long d,
   l.stream_rows = l.stream_b + stages * l.stage_b_bytes;
   l.bars = l.stream_rows + (row_stats ? stages * streamed * 8 : 0);
   l.end = l.bars + 8 * (2 + 3 * stages);
+  return l;
+}
+
+// f32 elements per row of the one-pass backward's dQ accumulator (and of
+// its staging tiles): the padded head dim and four more, so that the
+// quads of a warp's accumulator rows fall into distinct banks.
+__host__ __device__ constexpr long long dq_accum_stride(long long d) {
+  return pad_panel(d) + 4;
+}
+
+// The one-pass backward (attention_wgmma_bwd_fused.cuh): the dk/dv layout,
+// then dS^T of the fixed keys for the streamed queries ([fixed][64], one
+// swizzled panel), then two staging tiles of dQ in f32 ([streamed]
+// [dq_accum_stride(d)]); barriers: the dk/dv kernel's, then the staging
+// tiles' `ready` and `free` pairs.
+__host__ __device__ constexpr wgmma_smem
+wgmma_fused_backward_smem(long long fixed, long long streamed, long long d,
+                          long long dv, long long stages) {
+  wgmma_smem l = wgmma_backward_smem(fixed, streamed, d, dv, stages, true);
+  l.ds = (l.bars + 1023) / 1024 * 1024;
+  l.staging = l.ds + panel_tile_bytes(fixed, streamed);
+  l.staging_bytes = streamed * dq_accum_stride(d) * 4;
+  l.bars = l.staging + 2 * l.staging_bytes;
+  l.end = l.bars + 8 * (2 + 3 * stages + 4);
   return l;
 }
 

@@ -120,6 +120,35 @@ __device__ __forceinline__ void copy_bytes(unsigned dst, const void *src,
                : "memory");
 }
 
+// Bulk reductions from shared into global memory: `bytes` (a multiple of
+// 16) of f32 at shared address src added element-wise to global dst
+// (16-byte aligned), in the issuing thread's current bulk group. The
+// issuer's commit closes the group; wait_read<N> returns once at most N of
+// its groups still read shared memory (the rest may be overwritten),
+// wait_done<N> once their writes are complete too. Shared memory written by
+// ordinary stores must be fenced for the async proxy first (fence_async).
+__device__ __forceinline__ void reduce_add_bytes(float *dst, unsigned src,
+                                                 unsigned bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"
+               " [%0], [%1], %2;\n" ::"l"(dst),
+               "r"(src), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> __device__ __forceinline__ void bulk_wait_done() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// Orders this thread's ordinary shared-memory stores before later reads by
+// the async proxy (wgmma operands, bulk copies), once a barrier has passed.
+__device__ __forceinline__ void fence_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 // The im2col column of a 4-D (NHWC) map: pixels from the window origin
 // (w, h) of image n on, channels from c, each shifted by the filter tap
 // (dw, dh).

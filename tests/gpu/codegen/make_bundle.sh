@@ -33,8 +33,9 @@ done
 cp "${out}/gemm_wgmma.inputs.safetensors" "${out}/gemm_wgmma_notma.inputs.safetensors"
 cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.safetensors"
 # The same products in thread-block clusters of two blocks (--gemm-cluster),
-# and the attention models with persistent kernels (--persistent-attention),
-# against the same references.
+# and the attention models with persistent kernels (--persistent-attention)
+# and with the one-pass backward (--fused-attention-backward), against the
+# same references.
 variant() { # MODEL SUFFIX KILNC-FLAGS...
   local model="$1" suffix="$2"
   shift 2
@@ -48,6 +49,9 @@ for model in gemm_tma gemm_wgmma; do
 done
 for model in attention attention_grad attention_items attention_layouts; do
   variant "${model}" persistent --persistent-attention
+done
+for model in attention_grad attention_items; do
+  variant "${model}" fused --fused-attention-backward
 done
 # The optimizer settings of the CPU reference trainer's defaults
 # (samples/train_reference.cpp), so GPU and CPU runs are comparable.

@@ -50,9 +50,11 @@ for artifact in *.kiln; do
   name="${artifact%.kiln}"
   [[ -f "${name}.expected.safetensors" ]] || continue
   wanted "ops:${name}" || continue
-  # Variants (NAME_cluster, NAME_persistent) take their model's tolerances.
+  # Variants (NAME_cluster, NAME_persistent, NAME_fused) take their model's
+  # tolerances.
   model="${name%_cluster}"
   model="${model%_persistent}"
+  model="${model%_fused}"
   "${kiln_run}" "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
     --check "${name}.expected.safetensors" --rtol "${rtol[$model]:-1e-4}" \
     --atol "${atol[$model]:-1e-5}" >"${logs}/${name}.log" 2>&1
