@@ -423,15 +423,15 @@ private:
   const AttentionWgmmaPlan &plan;
 };
 
-/// A kernel of kernels/attention_wgmma_bwd_fused.cuh with a warp per query
-/// row, `rows` rows.
+/// A kernel of kernels/attention_dq_accum.cuh with a warp per query row,
+/// `rows` rows.
 KernelSpec rowKernel(const AttentionProblem &p, llvm::StringRef kernel,
                      int64_t rows, std::string config) {
   constexpr int64_t kRowsPerBlock = 8;
   KernelSpec s;
   s.prefix = ("kiln_" + kernel).str();
   s.templateName = kernel.str();
-  s.templates = {"kiln/attention_wgmma_bwd_fused.cuh"};
+  s.templates = {"kiln/attention_dq_accum.cuh"};
   s.configuration = llvm::formatv("{0} rows of {1}/{2}, a warp each, {3} "
                                   "per block",
                                   rows, p.d, p.dv, kRowsPerBlock)
@@ -439,7 +439,6 @@ KernelSpec rowKernel(const AttentionProblem &p, llvm::StringRef kernel,
   s.functors = std::move(config);
   s.grid = {uint32_t(ceilDiv(rows, kRowsPerBlock)), 1, 1};
   s.block = {uint32_t(32 * kRowsPerBlock), 1, 1};
-  s.archSpecific = true;
   return s;
 }
 

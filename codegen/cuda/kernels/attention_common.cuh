@@ -29,22 +29,6 @@ __device__ __forceinline__ float natural_lse(float m, float sum) {
   return sum > 0.f ? (m + log2f(sum)) * 0.6931471805599453f : -inf();
 }
 
-// Where one [B, H, T, D] tensor lies in its buffer: element (b, h, t, e) at
-// base(b * Heads + h) + t * row + e (the head dim is contiguous). A fusion
-// may hold head-dim-keeping transposes between the buffers and the op.
-template <class Idx, long long Heads, long long BatchStride,
-          long long HeadStride, long long RowStride>
-struct strided {
-  static constexpr long long heads = Heads, row = RowStride;
-  static __device__ __forceinline__ Idx base(int bh) {
-    if constexpr (BatchStride == Heads * HeadStride)
-      return (Idx)bh * (Idx)HeadStride;
-    else
-      return (Idx)(bh / (int)Heads) * (Idx)BatchStride +
-             (Idx)(bh % (int)Heads) * (Idx)HeadStride;
-  }
-};
-
 // Tile sizes, per-thread fragment counts and shared row strides of `C`.
 template <class C> struct dims {
   static constexpr int TQ = C::tq, TK = C::tk, D = C::d, DV = C::dv;

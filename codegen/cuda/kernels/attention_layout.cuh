@@ -12,6 +12,22 @@
 namespace kiln {
 namespace attention {
 
+// Where one [B, H, T, D] tensor lies in its buffer: element (b, h, t, e) at
+// base(b * Heads + h) + t * row + e (the head dim is contiguous). A fusion
+// may hold head-dim-keeping transposes between the buffers and the op.
+template <class Idx, long long Heads, long long BatchStride,
+          long long HeadStride, long long RowStride>
+struct strided {
+  static constexpr long long heads = Heads, row = RowStride;
+  static __host__ __device__ constexpr Idx base(int bh) {
+    if constexpr (BatchStride == Heads * HeadStride)
+      return (Idx)bh * (Idx)HeadStride;
+    else
+      return (Idx)(bh / (int)Heads) * (Idx)BatchStride +
+             (Idx)(bh % (int)Heads) * (Idx)HeadStride;
+  }
+};
+
 // Threads form a 16x16 grid: thread (ty, tx) owns rows ty + 16 i and
 // columns tx + 16 j of every tile product.
 constexpr int kThreads = 256;

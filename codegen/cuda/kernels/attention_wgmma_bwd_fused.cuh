@@ -29,93 +29,11 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/attention_dq_accum.cuh"
 #include "kiln/attention_wgmma_bwd.cuh"
 
 namespace kiln {
 namespace attention {
-
-// The sum over a warp's lanes.
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-template <class C>
-__device__ __forceinline__ void
-backward_prep(const launch_ctx &ctx, const typename C::elem_t *__restrict__ out,
-              const typename C::elem_t *__restrict__ d_out,
-              const float *__restrict__ given_lse, float *__restrict__ row_lse,
-              float *__restrict__ row_delta, float *__restrict__ dq_accum) {
-  typedef typename C::elem_t elem_t;
-  typedef typename C::idx_t idx_t;
-  static_assert(C::has_row_lse, "the one-pass backward takes the forward's "
-                                "row log-sum-exp");
-  constexpr int RUN = 8, RUNS = C::dv / RUN;
-  static_assert(C::dv % RUN == 0 && C::dq_stride % 4 == 0,
-                "rows of whole 16-byte runs");
-  const int lane = ctx.thread.x & 31;
-  const long long row =
-      (long long)ctx.block.x * (ctx.block_threads() / 32) + ctx.thread.x / 32;
-  if (row >= (long long)C::batch_heads * C::stats_rows)
-    return;
-  const int bh = (int)(row / C::stats_rows), qi = (int)(row % C::stats_rows);
-  float delta = 0.f, lse = inf();
-  if (qi < C::tq) {
-    const elem_t *o =
-        out + C::out_layout::base(bh) + (idx_t)qi * C::out_layout::row;
-    const elem_t *g =
-        d_out + C::d_out_layout::base(bh) + (idx_t)qi * C::d_out_layout::row;
-    for (int r = lane; r < RUNS; r += 32) {
-      const uint4 ov = *reinterpret_cast<const uint4 *>(o + r * RUN);
-      const uint4 gv = *reinterpret_cast<const uint4 *>(g + r * RUN);
-      const unsigned ow[4] = {ov.x, ov.y, ov.z, ov.w};
-      const unsigned gw[4] = {gv.x, gv.y, gv.z, gv.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float o0, o1, g0, g1;
-        gemm::unpack<elem_t>(ow[e], o0, o1);
-        gemm::unpack<elem_t>(gw[e], g0, g1);
-        delta = fmaf(o0, g0, fmaf(o1, g1, delta));
-      }
-    }
-    // A row that saw no key (-inf) has no probabilities: +inf.
-    const float given = given_lse[(idx_t)bh * C::tq + qi];
-    lse = given == -inf() ? inf() : given * 1.4426950408889634f;
-  }
-  delta = warp_sum(delta);
-  if (lane == 0) {
-    row_lse[row] = lse;
-    row_delta[row] = delta;
-  }
-  float4 *acc = reinterpret_cast<float4 *>(dq_accum + row * C::dq_stride);
-  for (int i = lane; i < C::dq_stride / 4; i += 32)
-    acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-}
-
-template <class C>
-__device__ __forceinline__ void
-backward_dq_finish(const launch_ctx &ctx, const float *__restrict__ dq_accum,
-                   typename C::elem_t *__restrict__ d_query) {
-  typedef typename C::elem_t elem_t;
-  typedef typename C::idx_t idx_t;
-  static_assert(C::d % 2 == 0, "element pairs");
-  const int lane = ctx.thread.x & 31;
-  const long long row =
-      (long long)ctx.block.x * (ctx.block_threads() / 32) + ctx.thread.x / 32;
-  if (row >= (long long)C::batch_heads * C::tq)
-    return;
-  const int bh = (int)(row / C::tq), qi = (int)(row % C::tq);
-  const float *acc = dq_accum + ((long long)bh * C::stats_rows + qi) * C::dq_stride;
-  elem_t *dq = d_query + C::d_query_layout::base(bh) +
-               (idx_t)qi * C::d_query_layout::row;
-  for (int e = 2 * lane; e < C::d; e += 64) {
-    const float2 v = *reinterpret_cast<const float2 *>(acc + e);
-    *reinterpret_cast<unsigned *>(dq + e) =
-        pack<elem_t>(v.x * C::scale, v.y * C::scale);
-  }
-}
 
 template <class C>
 __device__ __forceinline__ void backward_fused_wgmma(
