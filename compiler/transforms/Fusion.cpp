@@ -254,6 +254,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (isOpTriviallyDead(&op))
       op.erase();
+  foldTransposedOperands(body);
   rewriteOuterProducts(body);
   rewriteVectorProducts(body);
   pairAttentionRowLse(body);

@@ -19,6 +19,12 @@ namespace mlir::kiln {
 /// order, see no reader of a result before the ops that actually read it.
 void sinkViews(Block &body);
 
+/// Lets every matmul operand that a transpose of its last two dimensions
+/// defines read the transpose's input with its transpose flag toggled, and
+/// erases the transposes no other op reads (TransposedOperands.cpp): the
+/// GEMM takes the operand M- or N-major instead of a copy.
+void foldTransposedOperands(Block &body);
+
 /// Replaces every matmul over K = 1 (an outer product) by the broadcast
 /// multiply of its operands, which computes the same elements with the same
 /// single rounding (OuterProducts.cpp): it then fuses as a pointwise op.

@@ -36,7 +36,10 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
       kernel (`optimizer`);
     - then, horizontally: matmuls of one shape that share an operand into
       one grouped `gemm` launch, independent pointwise kernels into one.
-    A matmul over K = 1 (an outer product) becomes the broadcast multiply
+    A matmul operand that a transpose of its last two dimensions defines
+    first reads the transpose's input under the matmul's transpose flag
+    (the GEMM takes it M- or N-major, no copy). A matmul over K = 1 (an
+    outer product) becomes the broadcast multiply
     of its operands first, which computes the same elements with the same
     single rounding, and fuses as one; a matmul with one result row or
     column over K > 1 (a matrix-vector product) becomes the multiply of
