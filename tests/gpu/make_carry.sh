@@ -1,8 +1,9 @@
 #!/bin/bash
 # Gathers, from the bundles of tests/gpu/codegen/make_bundle.sh and
 # bench/make_bundle.sh (built first), what one device call needs to check
-# and time a change, into DIR (default .gpu-carry, git-ignored), within the
-# 64 MiB a call carries:
+# and time a change, into DIR (default .gpu-carry, git-ignored; the files as
+# one compressed payload that DIR/go.sh unpacks), within the 64 MiB a call
+# carries:
 #   tests/gpu/make_carry.sh [DIR]
 # MODELS: the tests/gpu/codegen models (and their _cluster, _persistent and
 # _fused variants) to check (default: the attention models, plain, persistent
@@ -67,6 +68,10 @@ cat >"${out}/go.sh" <<'GO'
 # run.py's benchmarks; logs in $OUT (the codegen logs as cg_logs.tgz).
 set -u
 cd "$(dirname "$0")"
+# The checks and artifacts travel compressed (about half the bytes).
+if [[ -f payload.tgz ]]; then
+  tar xzf payload.tgz && rm payload.tgz
+fi
 out=${OUT:-/tmp/out}
 mkdir -p "${out}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv >"${out}/gpu.txt" 2>&1
@@ -85,4 +90,6 @@ fi
 exit 0
 GO
 chmod +x "${out}/go.sh"
+tar czf "${out}/payload.tgz" -C "${out}" cg bench
+rm -rf "${out}/cg" "${out}/bench"
 echo "carry in ${out} ($(du -sh "${out}" | cut -f1); with the tracked files it must stay under 64 MiB)"
