@@ -54,6 +54,9 @@ __device__ __forceinline__ void backward_fused_wgmma(
   constexpr int DS = C::dq_stride;
   // Key rows of one warpgroup, in k16 steps of the dQ product.
   constexpr int OWN_STEPS = kWarpgroupRows / 16;
+  // dQ's product in flight with dV's and dK's: registers for the three
+  // accumulators and both fragments.
+  constexpr bool DQ_IN_FLIGHT = 2 * KPANELS + VPANELS <= 3;
   typedef tma::register_split<2> Regs;
   static_assert(BK == 2 * kWarpgroupRows && BQ == kPanel,
                 "two consumer warpgroups of 64 keys, 64-query tiles (the "
@@ -142,17 +145,11 @@ __device__ __forceinline__ void backward_fused_wgmma(
         }
       tma::fence_async();
       tma::named_barrier(1 + cwg, 128);
-      product_rs<BQ / 16, VPANELS, C::kind>(dv, pf, sm.b(st));
-      product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
-      retire<0>();
-      fence_panels(dk);
-      fence_panels(dv);
-      fence_fragments(pf);
-      fence_fragments(dsf);
-      release_by_warpgroup(sm.empty(st), tid);
       // This warpgroup's share of dQ^T (head dim x queries) = K^T dS^T over
-      // its 64 keys: K (the fixed tile) and dS^T both read with their rows
-      // as the reduction.
+      // its 64 keys, K (the fixed tile) and dS^T both read with their rows
+      // as the reduction. Zeroed before any product is issued: an
+      // accumulator written while products are in flight would serialise
+      // them.
       float dq[KPANELS][32];
 #pragma unroll
       for (int p = 0; p < KPANELS; ++p)
@@ -160,16 +157,34 @@ __device__ __forceinline__ void backward_fused_wgmma(
         for (int i = 0; i < 32; ++i)
           dq[p][i] = 0.f;
       fence_panels(dq);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+      auto dq_product = [&] {
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-      for (int kk = 0; kk < OWN_STEPS; ++kk)
+        for (int kk = 0; kk < OWN_STEPS; ++kk)
 #pragma unroll
-        for (int p = 0; p < KPANELS; ++p)
-          gemm::wgmma<kPanel, C::kind, true, true>(
-              dq[p], n_major(sm.fixed_a(), BK, p, cwg * OWN_STEPS + kk),
-              n_major(dsTile, BK, 0, cwg * OWN_STEPS + kk));
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+          for (int p = 0; p < KPANELS; ++p)
+            gemm::wgmma<kPanel, C::kind, true, true>(
+                dq[p], n_major(sm.fixed_a(), BK, p, cwg * OWN_STEPS + kk),
+                n_major(dsTile, BK, 0, cwg * OWN_STEPS + kk));
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      };
+      product_rs<BQ / 16, VPANELS, C::kind>(dv, pf, sm.b(st));
+      product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
+      // With head dims of 64 all three products fit in flight together;
+      // larger ones take dQ's after dV's and dK's have retired (with their
+      // fragments), or ptxas would serialise every product.
+      if constexpr (DQ_IN_FLIGHT)
+        dq_product();
       retire<0>();
+      fence_panels(dk);
+      fence_panels(dv);
+      fence_fragments(pf);
+      fence_fragments(dsf);
+      release_by_warpgroup(sm.empty(st), tid);
+      if constexpr (!DQ_IN_FLIGHT) {
+        dq_product();
+        retire<0>();
+      }
       fence_panels(dq);
       // The last tile's products with K and V have retired: the next item's
       // keys and values may come.
