@@ -508,23 +508,16 @@ void planAttentionWgmma(const AttentionProblem &p,
                                    : "kiln/attention_wgmma_fwd.cuh",
                         k, tiles, shared, std::move(config));
   };
-  auto map = [&](KernelSpec &s, unsigned i, llvm::StringRef name, int64_t rows,
-                 int64_t dim, int64_t boxRows) {
-    specs.map(s, i, name, rows, dim, boxRows);
-  };
-  auto out = [&](KernelSpec &s, unsigned i, llvm::StringRef name) {
-    return specs.out(s, i, name);
-  };
 
   if (!p.backward) {
     const AttentionWgmmaKernel &k = plan.forward;
     KernelSpec s =
         spec("attention_wgmma_fwd", k, ceilDiv(p.tq, k.fixedRows),
              forwardBytes(p, k), renderWgmmaConfig(p, k, false, false, 0));
-    map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
-    map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
-    map(s, 2, "v_map", p.tk, p.dv, k.streamedRows);
-    std::string result = out(s, 0, "out");
+    specs.map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
+    specs.map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
+    specs.map(s, 2, "v_map", p.tk, p.dv, k.streamedRows);
+    std::string result = specs.out(s, 0, "out");
     s.body = "  kiln::attention::forward_wgmma<config>(ctx, q_map, k_map, "
              "v_map, " +
              result + ", " + rowLseOut(s, p) + ");\n";
@@ -544,10 +537,10 @@ void planAttentionWgmma(const AttentionProblem &p,
       spec("attention_wgmma_bwd_dq", dq, ceilDiv(p.tq, dq.fixedRows),
            backwardBytes(p, dq, false),
            renderWgmmaConfig(p, dq, false, false, statsRows));
-  map(query, 0, "q_map", p.tq, p.d, dq.fixedRows);
-  map(query, 1, "k_map", p.tk, p.d, dq.streamedRows);
-  map(query, 2, "v_map", p.tk, p.dv, dq.streamedRows);
-  map(query, 4, "d_out_map", p.tq, p.dv, dq.fixedRows);
+  specs.map(query, 0, "q_map", p.tq, p.d, dq.fixedRows);
+  specs.map(query, 1, "k_map", p.tk, p.d, dq.streamedRows);
+  specs.map(query, 2, "v_map", p.tk, p.dv, dq.streamedRows);
+  specs.map(query, 4, "d_out_map", p.tq, p.dv, dq.fixedRows);
   specs.in(query, 3, "out");
   specs.in(query, 4, "d_out");
   query.addParam("float *__restrict__", "row_lse", LaunchArg::scratch(lse));
@@ -557,7 +550,7 @@ void planAttentionWgmma(const AttentionProblem &p,
     query.addParam("const float *__restrict__", "given_lse", *p.rowLse);
     given = "given_lse";
   }
-  std::string dQuery = out(query, 0, "d_query");
+  std::string dQuery = specs.out(query, 0, "d_query");
   query.body = "  kiln::attention::backward_dq_wgmma<config>(ctx, q_map, "
                "k_map, v_map, d_out_map, out, d_out, " +
                given + ", row_lse, row_delta, " + dQuery + ");\n";
@@ -571,16 +564,16 @@ void planAttentionWgmma(const AttentionProblem &p,
                             : "attention_wgmma_bwd_dv",
              kv, ceilDiv(p.tk, kv.fixedRows), backwardBytes(p, kv, true),
              renderWgmmaConfig(p, kv, hasDk, hasDv, statsRows));
-    map(key, 0, "q_map", p.tq, p.d, kv.streamedRows);
-    map(key, 1, "k_map", p.tk, p.d, kv.fixedRows);
-    map(key, 2, "v_map", p.tk, p.dv, kv.fixedRows);
-    map(key, 4, "d_out_map", p.tq, p.dv, kv.streamedRows);
+    specs.map(key, 0, "q_map", p.tq, p.d, kv.streamedRows);
+    specs.map(key, 1, "k_map", p.tk, p.d, kv.fixedRows);
+    specs.map(key, 2, "v_map", p.tk, p.dv, kv.fixedRows);
+    specs.map(key, 4, "d_out_map", p.tq, p.dv, kv.streamedRows);
     key.addParam("const float *__restrict__", "row_lse",
                  LaunchArg::scratch(lse));
     key.addParam("const float *__restrict__", "row_delta",
                  LaunchArg::scratch(delta));
-    std::string dk = hasDk ? out(key, 1, "d_key") : "nullptr";
-    std::string dv = hasDv ? out(key, 2, "d_value") : "nullptr";
+    std::string dk = hasDk ? specs.out(key, 1, "d_key") : "nullptr";
+    std::string dv = hasDv ? specs.out(key, 2, "d_value") : "nullptr";
     key.body = "  kiln::attention::backward_dkdv_wgmma<config>(ctx, q_map, "
                "k_map, v_map, d_out_map, row_lse, row_delta, " +
                dk + ", " + dv + ");\n";
