@@ -200,15 +200,15 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_budget_nomerge --train=adamw --precision=bf16 \
   --memory-budget=$((437 * 1024 * 1024)) --no-merge-launches || true
-# The default step with its GEMMs in thread-block clusters, with its
-# attention kernels persistent, and with the one-pass attention backward,
-# for comparison.
+# The default step with its GEMMs in thread-block clusters, with a block
+# per attention work item (not persistent), and with the one-pass attention
+# backward, for comparison.
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_cluster --train=adamw --precision=bf16 \
   --gemm-cluster=auto || true
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
-  transformer_block_b8t1024c1024_persistent --train=adamw --precision=bf16 \
-  --persistent-attention || true
+  transformer_block_b8t1024c1024_per_item --train=adamw --precision=bf16 \
+  --persistent-attention=false || true
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_fused --train=adamw --precision=bf16 \
   --fused-attention-backward || true
@@ -236,9 +236,9 @@ cp samples/torch/compare_losses.py "${out}/"
 # draws q, k, v and g on the GPU machine.
 for model in bench/models/attention_*.mlir; do
   compile_or_note "${model}" "$(basename "${model}" .mlir)" --inference --function f || true
-  # Persistent, one block per SM, for comparison.
-  compile_or_note "${model}" "$(basename "${model}" .mlir)_persistent" --inference \
-    --function f --persistent-attention || true
+  # A block per work item (not persistent), for comparison.
+  compile_or_note "${model}" "$(basename "${model}" .mlir)_per_item" --inference \
+    --function f --persistent-attention=false || true
   # The backward in one pass (dQ by bulk reductions, not deterministic).
   compile_or_note "${model}" "$(basename "${model}" .mlir)_fused" --inference \
     --function f --fused-attention-backward || true

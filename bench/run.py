@@ -2375,7 +2375,7 @@ def run_block(args, title):
         for suffix, flags in (("_budget", "--memory-budget=437MiB"),
                               ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches"),
                               ("_cluster", "--gemm-cluster=auto"),
-                              ("_persistent", "--persistent-attention"),
+                              ("_per_item", "--persistent-attention=false"),
                               ("_fused", "--fused-attention-backward")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
@@ -2629,9 +2629,9 @@ def run_attention(args, title, d, causal, direction):
         if ms:
             note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
     rows = [Row("kiln", ms, note, torch=False)]
-    # The same kernels persistent (one block per SM takes the work items in
-    # turn), and the backward in one pass, checked and timed beside them.
-    variants = [("_persistent", "--persistent-attention")]
+    # The same kernels with a block per work item (not persistent), and the
+    # backward in one pass, checked and timed beside them.
+    variants = [("_per_item", "--persistent-attention=false")]
     if backward:
         variants.append(("_fused", "--fused-attention-backward"))
     for suffix, flag in variants:

@@ -89,6 +89,8 @@ TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
 }
 
 TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
+  // A block per work item (not persistent): the grid shows the tiles.
+  options.persistentAttention = false;
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                               "8x16x2048x128", "bf16", "causal");
   ASSERT_EQ(f.launches.size(), 1u);
@@ -133,9 +135,8 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
 }
 
 TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
-  // The same kernels, their blocks taking the 16 x 128 work items in turn:
-  // one per SM, and one per item where there are fewer items.
-  options.persistentAttention = true;
+  // By default the same kernels' blocks take the 16 x 128 work items in
+  // turn: one per SM, and one per item where there are fewer items.
   const unsigned sms = options.target().smCount;
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                               "8x16x2048x128", "bf16", "causal");
@@ -191,7 +192,8 @@ TEST_F(AttentionEmitterTest, OnePassBackwardAccumulatesDqByBulkReductions) {
   EXPECT_EQ(g.launches[2].grid[0], 128u * 2048 / 8);
   // The one-pass kernel keeps 128 keys per block and streams 64 queries:
   // the query map's boxes have 64 rows, the key map's 128.
-  EXPECT_EQ(g.launches[1].grid[0], 16u * 128);
+  // Persistent: a block per SM takes the 16 x 128 key tiles in turn.
+  EXPECT_EQ(g.launches[1].grid[0], options.target().smCount);
   EXPECT_EQ(g.launches[1].block[0], 384u);
   std::vector<const TensorMapLayout *> maps = tensorMapsOf(g.launches[1]);
   ASSERT_EQ(maps.size(), 4u);

@@ -48,8 +48,9 @@ struct CodegenOptions {
   /// where the product has two tile rows to pair), 1 none, 2 two.
   int gemmCluster = 1;
   /// The Hopper attention kernels run persistent, one block per SM taking
-  /// the work items in turn, instead of one block per work item.
-  bool persistentAttention = false;
+  /// the work items in turn, instead of one block per work item (3-7%
+  /// faster on the H200 at B8 H16 T2048).
+  bool persistentAttention = true;
   /// The Hopper attention backward runs in one pass over the key tiles,
   /// adding dQ in f32 by bulk reductions (not deterministic), where the
   /// forward's row log-sum-exp is given and the head dims are at most 128

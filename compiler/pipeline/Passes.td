@@ -36,9 +36,9 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "Blocks per thread-block cluster of the TMA GEMM kernel, which "
            "share the rhs tile: 1, 2 or auto (two where there are two tile "
            "rows to pair)">,
-    Option<"persistentAttention", "persistent-attention", "bool", "false",
+    Option<"persistentAttention", "persistent-attention", "bool", "true",
            "Run the Hopper attention kernels persistent: one block per SM "
-           "takes the work items in turn">,
+           "takes the work items in turn (false: a block per work item)">,
     Option<"fusedAttentionBackward", "fused-attention-backward", "bool",
            "false",
            "Run the Hopper attention backward in one pass over the key "

@@ -148,8 +148,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> persistentAttention{
       *this, "persistent-attention",
       llvm::cl::desc("The Hopper attention kernels run persistent, one "
-                     "block per SM (codegen, sm_90)"),
-      llvm::cl::init(false)};
+                     "block per SM; false: a block per work item (codegen, "
+                     "sm_90)"),
+      llvm::cl::init(true)};
   Option<bool> fusedAttentionBackward{
       *this, "fused-attention-backward",
       llvm::cl::desc("The Hopper attention backward in one pass, dQ added "

@@ -182,11 +182,11 @@ static cl::opt<std::string> gemmCluster(
     cl::init("1"), cl::cat(category));
 static cl::opt<bool> persistentAttention(
     "persistent-attention",
-    cl::desc("run the Hopper attention kernels persistent (sm_90): one "
-             "block per SM takes the (batch * head, tile) work items in "
-             "turn, copying the next item's tiles under the last one's "
-             "products, instead of one block per work item"),
-    cl::cat(category));
+    cl::desc("run the Hopper attention kernels persistent (sm_90, the "
+             "default): one block per SM takes the (batch * head, tile) "
+             "work items in turn, copying the next item's tiles under the "
+             "last one's products; =false launches one block per work item"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> fusedAttentionBackward(
     "fused-attention-backward",
     cl::desc("run the Hopper attention backward in one pass over the key "

@@ -33,9 +33,9 @@ done
 cp "${out}/gemm_wgmma.inputs.safetensors" "${out}/gemm_wgmma_notma.inputs.safetensors"
 cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.safetensors"
 # The same products in thread-block clusters of two blocks (--gemm-cluster),
-# and the attention models with persistent kernels (--persistent-attention)
-# and with the one-pass backward (--fused-attention-backward), against the
-# same references.
+# and the attention models with a block per work item
+# (--persistent-attention=false) and with the one-pass backward
+# (--fused-attention-backward), against the same references.
 variant() { # MODEL SUFFIX KILNC-FLAGS...
   local model="$1" suffix="$2"
   shift 2
@@ -48,7 +48,7 @@ for model in gemm_tma gemm_wgmma; do
   variant "${model}" cluster --gemm-cluster=auto
 done
 for model in attention attention_grad attention_items attention_layouts; do
-  variant "${model}" persistent --persistent-attention
+  variant "${model}" per_item --persistent-attention=false
 done
 for model in attention_grad attention_items; do
   variant "${model}" fused --fused-attention-backward

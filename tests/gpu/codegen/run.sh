@@ -50,10 +50,10 @@ for artifact in *.kiln; do
   name="${artifact%.kiln}"
   [[ -f "${name}.expected.safetensors" ]] || continue
   wanted "ops:${name}" || continue
-  # Variants (NAME_cluster, NAME_persistent, NAME_fused) take their model's
+  # Variants (NAME_cluster, NAME_per_item, NAME_fused) take their model's
   # tolerances.
   model="${name%_cluster}"
-  model="${model%_persistent}"
+  model="${model%_per_item}"
   model="${model%_fused}"
   "${kiln_run}" "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
     --check "${name}.expected.safetensors" --rtol "${rtol[$model]:-1e-4}" \
