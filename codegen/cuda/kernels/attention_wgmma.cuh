@@ -300,6 +300,14 @@ __device__ __forceinline__ void fence_fragments(unsigned (&a)[STEPS][4]) {
       asm volatile("" : "+r"(a[kk][i])::"memory");
 }
 template <int PANELS>
+__device__ __forceinline__ void zero_panels(float (&acc)[PANELS][32]) {
+#pragma unroll
+  for (int p = 0; p < PANELS; ++p)
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+      acc[p][i] = 0.f;
+}
+template <int PANELS>
 __device__ __forceinline__ void fence_panels(float (&acc)[PANELS][32]) {
 #pragma unroll
   for (int p = 0; p < PANELS; ++p)

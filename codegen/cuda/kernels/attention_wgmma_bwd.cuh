@@ -241,11 +241,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
     // Sweep 2: dQ += (P * (dP - delta)) K.
     constexpr int PANELS = DP / kPanel;
     float dq[PANELS][32];
-#pragma unroll
-    for (int p = 0; p < PANELS; ++p)
-#pragma unroll
-      for (int i = 0; i < 32; ++i)
-        dq[p][i] = 0.f;
+    zero_panels(dq);
     float dp[BN / 2];
     unsigned ds[BN / 16][4];
     for (int j = 0; j < tiles; ++j) {
@@ -474,15 +470,8 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
     const item x(w);
     const int kRow0 = x.k0 + cwg * kWarpgroupRows + pos.row;
     float dk[DK ? KPANELS : 1][32], dv[DV ? VPANELS : 1][32];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-#pragma unroll
-      for (int p = 0; p < (DK ? KPANELS : 1); ++p)
-        dk[p][i] = 0.f;
-#pragma unroll
-      for (int p = 0; p < (DV ? VPANELS : 1); ++p)
-        dv[p][i] = 0.f;
-    }
+    zero_panels(dk);
+    zero_panels(dv);
     float s[BQ / 2], dp[BQ / 2];
     unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
 

@@ -103,15 +103,8 @@ __device__ __forceinline__ void backward_fused_wgmma(
     const key_item<C, BK, BQ> x(w);
     const int kRow0 = x.k0 + aRow0 + pos.row;
     float dk[KPANELS][32], dv[VPANELS][32];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-#pragma unroll
-      for (int p = 0; p < KPANELS; ++p)
-        dk[p][i] = 0.f;
-#pragma unroll
-      for (int p = 0; p < VPANELS; ++p)
-        dv[p][i] = 0.f;
-    }
+    zero_panels(dk);
+    zero_panels(dv);
     float s[BQ / 2], dp[BQ / 2];
     unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
 
@@ -151,11 +144,7 @@ __device__ __forceinline__ void backward_fused_wgmma(
       // accumulator written while products are in flight would serialise
       // them.
       float dq[KPANELS][32];
-#pragma unroll
-      for (int p = 0; p < KPANELS; ++p)
-#pragma unroll
-        for (int i = 0; i < 32; ++i)
-          dq[p][i] = 0.f;
+      zero_panels(dq);
       fence_panels(dq);
       auto dq_product = [&] {
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
