@@ -137,9 +137,12 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
     --stats 2>"${out}/${name}.stats"
-  # In thread-block clusters sharing the rhs tile, for comparison.
+  # In thread-block clusters sharing the rhs tile, and with TMA stores, for
+  # comparison.
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
     --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_tmastore.kiln" \
+    --gemm-tma-store --stats 2>"${out}/${name}_tmastore.stats"
   dims="${name##*_}"
   IFS=x read -r m k n <<<"${dims}"
   if (( m * k + k * n > 64 * 1024 * 1024 / 2 )) && [[ "${FULL_INPUTS:-0}" != 1 ]]; then
@@ -150,14 +153,16 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
 done
 
 # The products of the transformer block's training step, each alone
-# (bench/models/gen_block_gemms.py), plain and in clusters; run.py draws
-# their operands on the GPU machine.
+# (bench/models/gen_block_gemms.py), plain, in clusters and with TMA
+# stores; run.py draws their operands on the GPU machine.
 for model in bench/models/gemm_block_*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
     --stats 2>"${out}/${name}.stats"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
     --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_tmastore.kiln" \
+    --gemm-tma-store --stats 2>"${out}/${name}_tmastore.stats"
 done
 
 # The gradient of an embedding table, named V x D _ B x T (lookups): g
@@ -201,8 +206,8 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_budget_nomerge --train=adamw --precision=bf16 \
   --memory-budget=$((437 * 1024 * 1024)) --no-merge-launches || true
 # The default step with its GEMMs in thread-block clusters, with a block
-# per attention work item (not persistent), and with the one-pass attention
-# backward, for comparison.
+# per attention work item (not persistent), with the one-pass attention
+# backward, and with the GEMMs' TMA stores, for comparison.
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_cluster --train=adamw --precision=bf16 \
   --gemm-cluster=auto || true
@@ -212,6 +217,9 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_fused --train=adamw --precision=bf16 \
   --fused-attention-backward || true
+compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
+  transformer_block_b8t1024c1024_tmastore --train=adamw --precision=bf16 \
+  --gemm-tma-store || true
 
 # The byte-level GPT sample with its dropout off (both sides then train the
 # same function): its train_step in f32 and in bf16 (f32 master weights);

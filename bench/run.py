@@ -530,6 +530,11 @@ def check_gemm(artifact, inputs, data, workdir):
     return gemm_check_note(rel, max_err, nonfinite)
 
 
+# The GEMM artifacts' variants (bench/make_bundle.sh): suffix, kilnc flag.
+GEMM_VARIANTS = (("_cluster", "--gemm-cluster=auto"),
+                 ("_tmastore", "--gemm-tma-store"))
+
+
 def run_gemm(args, title, name, m, k, n):
     import torch
     inputs, how = gemm_inputs(name, m, k, n, args.workdir)
@@ -543,17 +548,19 @@ def run_gemm(args, title, name, m, k, n):
     flops = 2.0 * m * k * n
     notes = []
     # The same product in thread-block clusters of two blocks that share the
-    # rhs tile (TMA multicast), for comparison.
-    clustered, _ = kiln_artifact_or_why(name + "_cluster")
-    if clustered is not None:
-        cluster_ok, cluster_check = check_gemm(clustered, inputs, data, args.workdir)
-        print(cluster_check, flush=True)
-        t, note = time_kiln(clustered, "forward", inputs, None, args.warmup, args.iters)
+    # rhs tile (TMA multicast), and with TMA stores, for comparison.
+    for suffix, flag in GEMM_VARIANTS:
+        variant, _ = kiln_artifact_or_why(name + suffix)
+        if variant is None:
+            continue
+        variant_ok, variant_check = check_gemm(variant, inputs, data, args.workdir)
+        print(variant_check, flush=True)
+        t, note = time_kiln(variant, "forward", inputs, None, args.warmup, args.iters)
         if t:
             note += f"; {flops / t / 1e9:.0f} TFLOP/s"
-        rows.append(Row("kiln --gemm-cluster=auto", t, note, torch=False))
-        notes.append("kiln --gemm-cluster=auto: " + (
-            cluster_check if cluster_ok else "**" + cluster_check + "**"))
+        rows.append(Row("kiln " + flag, t, note, torch=False))
+        notes.append(f"kiln {flag}: " + (
+            variant_check if variant_ok else "**" + variant_check + "**"))
     # cuBLAS's product alone (no bias, no GELU): less work than the fused
     # kernel, the bar for its main loop.
     try:
@@ -657,7 +664,8 @@ def run_block_gemm(args, title, form, m, k, n, count, what):
     flops = 2.0 * m * k * n
     rows, notes = [], [f"{what}; {count} per train step; inputs drawn by "
                        "torch on the GPU (seed 1)"]
-    for suffix, label in (("", "kiln"), ("_cluster", "kiln --gemm-cluster=auto")):
+    for suffix, label in (("", "kiln"),
+                          *((s, "kiln " + flag) for s, flag in GEMM_VARIANTS)):
         artifact, why = kiln_artifact_or_why(name + suffix)
         if artifact is None:
             rows.append(Row(label, None, why, torch=False))
@@ -2376,7 +2384,8 @@ def run_block(args, title):
                               ("_budget_nomerge", "--memory-budget=437MiB --no-merge-launches"),
                               ("_cluster", "--gemm-cluster=auto"),
                               ("_per_item", "--persistent-attention=false"),
-                              ("_fused", "--fused-attention-backward")):
+                              ("_fused", "--fused-attention-backward"),
+                              ("_tmastore", "--gemm-tma-store")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
                 continue

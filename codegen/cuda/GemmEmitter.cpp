@@ -180,6 +180,21 @@ SmallVector<GemmBuffer> tensorMapsOf(const GemmPlan &plan,
   return maps;
 }
 
+/// The map of the result a TMA store writes: {N, rows of every output},
+/// in the staged epilogue's boxes of 64 columns by a warp's 16 rows,
+/// 128-byte swizzled (kernels/gemm_layout.cuh, wgmma_staged_offset).
+TensorMapLayout outputMapOf(const GemmPlan &plan,
+                            const GemmKernelConfig &config) {
+  uint64_t n = static_cast<uint64_t>(plan.n);
+  TensorMapLayout map;
+  map.dims = {n, static_cast<uint64_t>(config.outRows)};
+  map.strides = {n * static_cast<uint64_t>(config.elementBytes())};
+  map.box = {64, 16};
+  map.elementStrides = {1, 1};
+  map.swizzleBytes = 128;
+  return map;
+}
+
 /// The CUDA element type of a fusion operand or result.
 std::string bufferType(Value value) {
   Type element = gemmElementTypeOf(value);
@@ -316,6 +331,12 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     config.stagedEpilogue =
         gemmTmaSharedBytes(staged) <= target.sharedBytesPerBlock;
   }
+  // The copy engine stores the staged rows of the first result when it has
+  // the operands' element type (the staging's) and one problem writes it.
+  unsigned storedResult = plan.problems.front().results.front();
+  config.tmaStore =
+      options.gemmTmaStore && config.stagedEpilogue && config.groups == 1 &&
+      gemmElementTypeOf(fusion.getResult(storedResult)) == plan.elementType;
   // Clusters of two blocks on adjacent tile rows share the rhs tile: each
   // copies half of it into both (TMA multicast), so the L2 serves the rhs
   // once per cluster. Where there are two tile rows to pair and a half is
@@ -357,10 +378,14 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   SmallVector<GemmBuffer> maps;
   if (config.tma)
     maps = tensorMapsOf(plan, config);
+  if (config.tmaStore)
+    maps.push_back({kTensorMapParamType.str(), false, "o_map",
+                    LaunchArg::tensorMapOf(LaunchArg::result(storedResult),
+                                           outputMapOf(plan, config))});
 
   FailureOr<std::string> epilogue =
       writeGemmEpilogue(plan, fusion, config.stagedEpilogue,
-                        /*prefetch=*/config.stagedEpilogue);
+                        /*prefetch=*/config.stagedEpilogue, config.tmaStore);
   if (failed(epilogue))
     return failure();
   std::string functors = gemmConfigFunctors(config, buffers) +

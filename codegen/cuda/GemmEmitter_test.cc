@@ -167,11 +167,17 @@ protected:
       size_t inputs = fusion.getInputs().size(),
              results = fusion.getNumResults();
       bool split = generated.scratchBytes > 0;
-      // The TMA kernel's maps come last, two per problem.
-      size_t maps = 0;
-      for (const LaunchArg &arg : launch.args)
+      // The TMA kernel's maps come last, two per problem, then at most one
+      // of a result (TMA stores).
+      size_t maps = 0, resultMaps = 0;
+      for (const LaunchArg &arg : launch.args) {
         maps += arg.kind == LaunchArg::Kind::TensorMap;
-      EXPECT_EQ(maps % 2, 0u);
+        resultMaps += arg.kind == LaunchArg::Kind::TensorMap && arg.mapsResult;
+      }
+      EXPECT_EQ((maps - resultMaps) % 2, 0u);
+      EXPECT_LE(resultMaps, 1u);
+      if (resultMaps)
+        EXPECT_TRUE(launch.args.back().mapsResult);
       ASSERT_EQ(launch.args.size(), inputs + results + (split ? 1 : 0) + maps);
       for (size_t i = 0; i < inputs; ++i) {
         EXPECT_EQ(launch.args[i].kind, LaunchArg::Kind::Operand);
@@ -480,6 +486,86 @@ TEST_F(GemmEmitterTest, TmaMapsEveryProblemsOperands) {
                    {{"m", tensor({4, 512, 384}, "bf16")}}));
   ASSERT_GE(batched.kernels.size(), 1u);
   EXPECT_NE(batched.kernels[0].templateName, "gemm_tma");
+}
+
+TEST_F(GemmEmitterTest, TmaStoresTheFirstResultWhenAsked) {
+  // By default every lane stores its runs.
+  GeneratedFusion runs = emitAndCompile(biasGelu(8192, 4096, 1024, false));
+  ASSERT_EQ(runs.kernels.size(), 1u);
+  EXPECT_FALSE(flag(runs.kernels[0].source, "TMA_STORE"));
+  EXPECT_EQ(tensorMapsOf(runs.launches[0]).size(), 2u);
+
+  CodegenOptions options;
+  options.gemmTmaStore = true;
+  for (GemmSchedule schedule :
+       {GemmSchedule::PingPong, GemmSchedule::Cooperative}) {
+    options.gemmSchedule = schedule;
+    // Rows and columns that end inside tiles: the copy engine drops the
+    // overhang.
+    GeneratedFusion stored =
+        emitAndCompile(biasGelu(1100, 1000, 1024, false), options);
+    ASSERT_EQ(stored.kernels.size(), 1u);
+    const GeneratedKernel &kernel = stored.kernels[0];
+    EXPECT_TRUE(flag(kernel.source, "TMA_STORE"));
+    EXPECT_NE(kernel.source.find("const kiln::tensor_map *o_map;"),
+              std::string::npos);
+    EXPECT_NE(kernel.source.find("store_run_staged("), std::string::npos);
+    EXPECT_NE(kernel.source.find("{&b_map0}, &o_map}"), std::string::npos)
+        << kernel.source;
+    const LaunchArg &map = stored.launches[0].args.back();
+    ASSERT_EQ(map.kind, LaunchArg::Kind::TensorMap);
+    EXPECT_TRUE(map.mapsResult);
+    EXPECT_EQ(map.index, 0);
+    EXPECT_EQ(map.tensorMap->dims, (std::vector<uint64_t>{1000, 1100}));
+    EXPECT_EQ(map.tensorMap->strides, (std::vector<uint64_t>{2000}));
+    EXPECT_EQ(map.tensorMap->box, (std::vector<uint32_t>{64, 16}));
+    EXPECT_EQ(map.tensorMap->swizzleBytes, 128u);
+    EXPECT_NE(ptxOf(kernel).find(
+                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"),
+              std::string::npos);
+    EXPECT_NE(ptxOf(kernel).find("cp.async.bulk.wait_group 0"),
+              std::string::npos);
+  }
+
+  // Two results: the first stored by TMA, the second as runs.
+  std::string x = tensor({2048, 1024}, "bf16"), w = tensor({1024, 768}, "bf16");
+  std::string y = tensor({2048, 768}, "bf16"), bias = tensor({768}, "bf16");
+  std::string pair = "    %m = kiln.matmul %x, %w : " + x + ", " + w + "\n" +
+                     "    %s = kiln.add %m, %bias : " + y + ", " + bias + "\n" +
+                     "    %g = kiln.gelu %s approximate = tanh : " + y + "\n";
+  GeneratedFusion two = emitAndCompile(
+      fusionModule({{"x", x}, {"w", w}, {"bias", bias}}, pair,
+                   {{"g", y}, {"s", y}}),
+      options);
+  ASSERT_EQ(two.kernels.size(), 1u);
+  EXPECT_TRUE(flag(two.kernels[0].source, "TMA_STORE"));
+  EXPECT_NE(two.kernels[0].source.find(
+                "kiln::gemm::store_run<1>(p.out1 + r * Config::N + c, res);\n"
+                "  }\n"),
+            std::string::npos);
+
+  // Not where the first result is wider than the staging (f32), nor for
+  // stacked problems (an output each).
+  std::string y32 = tensor({2048, 768}, "f32");
+  GeneratedFusion wide = emitAndCompile(
+      fusionModule({{"x", x}, {"w", w}},
+                   "    %m = kiln.matmul %x, %w : " + x + ", " + w + "\n" +
+                       "    %f = kiln.cast %m : " + y + " to " + y32 + "\n",
+                   {{"f", y32}}),
+      options);
+  ASSERT_EQ(wide.kernels.size(), 1u);
+  EXPECT_FALSE(flag(wide.kernels[0].source, "TMA_STORE"));
+  std::string qkv;
+  for (const char *name : {"q", "k", "v"})
+    qkv += std::string("    %") + name + " = kiln.matmul %x, %w" + name +
+           " : " + x + ", " + w + "\n";
+  GeneratedFusion grouped = emitAndCompile(
+      fusionModule({{"x", x}, {"wq", w}, {"wk", w}, {"wv", w}}, qkv,
+                   {{"q", y}, {"k", y}, {"v", y}}),
+      options);
+  ASSERT_EQ(grouped.kernels.size(), 1u);
+  EXPECT_EQ(constant(grouped.kernels[0].source, "GROUPS"), 3);
+  EXPECT_FALSE(flag(grouped.kernels[0].source, "TMA_STORE"));
 }
 
 TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesBigMmaSyncTilesElsewhere) {

@@ -16,8 +16,9 @@ constexpr const char *kFn = "  static __device__ __forceinline__ void ";
 class EpilogueWriter {
 public:
   EpilogueWriter(const GemmPlan &plan, FusionOp fusion, bool runs,
-                 bool prefetch)
-      : plan(plan), fusion(fusion), runs(runs), prefetch(prefetch) {}
+                 bool prefetch, bool tmaStore)
+      : plan(plan), fusion(fusion), runs(runs), prefetch(prefetch),
+        tmaStore(tmaStore) {}
 
   FailureOr<std::string> write() {
     std::string globals, text;
@@ -160,6 +161,24 @@ private:
            << " + r * Config::N + c, res);\n";
       os << "  }\n";
     }
+    if (tmaStore) {
+      os << "  // Columns c .. c + kRun - 1 (c a multiple of kRun), inside the "
+            "output: the first result to shared address `slot`, which the "
+            "kernel stores by TMA.\n"
+         << kFn << "store_run_staged" << suffix
+         << "(const Params &p, idx r, idx c, const float (&acc)[kRun], "
+            "unsigned slot) {\n"
+         << "    float res[kRun][" << count << "];\n"
+         << "#pragma unroll\n"
+         << "    for (int e = 0; e < kRun; ++e)\n"
+         << "      values" << suffix << "(p, r, c + e, acc[e], res[e]);\n"
+         << "    kiln::gemm::stage_run<0, Config::element>(slot, res);\n";
+      for (auto [i, result] : llvm::enumerate(problem.results))
+        if (i > 0)
+          os << "    kiln::gemm::store_run<" << i << ">(p.out" << result
+             << " + r * Config::N + c, res);\n";
+      os << "  }\n";
+    }
     if (prefetch) {
       SmallVector<BlockArgument> inputs = productShapedInputs(problem);
       prefetched |= !inputs.empty();
@@ -217,7 +236,7 @@ private:
 
   const GemmPlan &plan;
   FusionOp fusion;
-  bool runs, prefetch;
+  bool runs, prefetch, tmaStore;
   bool prefetched = false; // some problem's epilogue reads such a tensor
 };
 
@@ -225,8 +244,8 @@ private:
 
 FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan,
                                          FusionOp fusion, bool runs,
-                                         bool prefetch) {
-  return EpilogueWriter(plan, fusion, runs, prefetch).write();
+                                         bool prefetch, bool tmaStore) {
+  return EpilogueWriter(plan, fusion, runs, prefetch, tmaStore).write();
 }
 
 } // namespace mlir::kiln::codegen

@@ -19,6 +19,10 @@
 //     // Columns c .. c + 7 (c a multiple of 8) inside the output, each
 //     // result with 16-byte stores: the staged epilogue of gemm_tma.cuh.
 //     static void store_run_in<g>(..., const float (&acc)[kRun]);
+//     // The same with the first result to the shared staging address
+//     // `slot` (one problem, a TMA store of the kernel writes it).
+//     static void store_run_staged(..., const float (&acc)[kRun],
+//                                  unsigned slot);
 //     // For the staged epilogue of the TMA kernel: whether some problem
 //     // reads a tensor of the product's shape (false for other kernels),
 //     // and columns c .. c + n - 1 of row r of those it reads asked of the
@@ -49,9 +53,11 @@ namespace mlir::kiln::codegen {
 /// The file-scope tables the epilogue uses, then `struct Epilogue`; with
 /// `runs`, also `store_run_in` (runs of 8 columns, for the staged epilogue
 /// of the TMA kernel); `kPrefetch`, and with `prefetch` (the staged
-/// epilogue) `prefetch_row`.
+/// epilogue) `prefetch_row`; with `tmaStore` (one problem), also
+/// `store_run_staged`.
 FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion,
-                                         bool runs, bool prefetch);
+                                         bool runs, bool prefetch,
+                                         bool tmaStore = false);
 
 } // namespace mlir::kiln::codegen
 

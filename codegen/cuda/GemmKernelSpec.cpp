@@ -59,9 +59,10 @@ void addParams(KernelSpec &spec, const GemmKernelConfig &config,
   } else {
     names += "nullptr";
   }
-  // The lhs maps of every problem, then the rhs maps.
+  // The lhs maps of every problem, then the rhs maps (then the result's
+  // map of a TMA store).
+  size_t count = config.groups * config.ksums;
   for (size_t half = 0; half < 2 && !maps.empty(); ++half) {
-    size_t count = maps.size() / 2;
     names += ", {";
     for (size_t i = 0; i < count; ++i) {
       const GemmBuffer &map = maps[half * count + i];
@@ -69,6 +70,11 @@ void addParams(KernelSpec &spec, const GemmKernelConfig &config,
       names += (i ? ", &" : "&") + map.name;
     }
     names += "}";
+  }
+  if (maps.size() > 2 * count) {
+    const GemmBuffer &map = maps[2 * count];
+    spec.addParam(map.type, map.name, map.arg);
+    names += ", &" + map.name;
   }
   spec.body = "  const Params p{" + names + "};\n";
 }
@@ -86,6 +92,7 @@ std::string describe(const GemmKernelConfig &config) {
                          : " warpgroups " + std::to_string(tile.bm / 64))
        << (config.tma ? " + TMA producer" : "") << " stages " << tile.stages
        << (config.stagedEpilogue ? " staged epilogue" : "")
+       << (config.tmaStore ? " TMA store" : "")
        << (config.clusterM > 1
                ? " cluster " + std::to_string(config.clusterM) + "x1"
                : "");
@@ -169,6 +176,8 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
        << ";\n"
        << "  static constexpr bool STAGED_EPILOGUE = "
        << boolText(config.stagedEpilogue) << ";\n"
+       << "  static constexpr bool TMA_STORE = " << boolText(config.tmaStore)
+       << ";\n"
        << "  static constexpr int CLUSTER_M = " << config.clusterM << ";\n";
   else
     os << "  static constexpr int WARPS_M = " << tile.warpsM
@@ -190,6 +199,9 @@ std::string gemmConfigFunctors(const GemmKernelConfig &config,
     os << "  // Every problem's lhs and rhs tensor maps.\n"
        << "  const kiln::tensor_map *a_map[" << problems << "];\n"
        << "  const kiln::tensor_map *b_map[" << problems << "];\n";
+    if (config.tmaStore)
+      os << "  // The first result's tensor map (TMA stores).\n"
+         << "  const kiln::tensor_map *o_map;\n";
   }
   os << "};\n";
   return text;

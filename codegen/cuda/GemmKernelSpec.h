@@ -48,6 +48,9 @@ struct GemmKernelConfig {
   /// The TMA kernel's epilogue staged through shared memory (coalesced
   /// runs of 8 columns): one split, N a multiple of 8, and the staging fits.
   bool stagedEpilogue = false;
+  /// The staged epilogue's first result stored by TMA (one problem, the
+  /// operands' element type): its map follows the operands' maps.
+  bool tmaStore = false;
   /// The TMA kernel's blocks in thread-block clusters of this many, one
   /// tile row each, that share the rhs tile (each copies its share into
   /// every block's stage by TMA multicast).

@@ -8,7 +8,7 @@
 // paths compile too; a few entries add transposed operands, element-by-
 // element loads, split-K (the partial stores and the reduce kernel) and,
 // for the TMA kernel, an epilogue that scales the product by a tensor of
-// its shape (which it prefetches into the L2).
+// its shape (which it prefetches into the L2) and TMA stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +43,8 @@ struct Case {
   bool scaled = false;
   /// The TMA kernel's blocks per cluster (--gemm-cluster).
   int cluster = 2;
+  /// The TMA kernel stores its first result by TMA (--gemm-tma-store).
+  bool tmaStore = false;
 };
 
 std::string tensor(int64_t rows, int64_t cols, const char *element) {
@@ -181,6 +183,8 @@ std::string caseName(const Case &c) {
     name += "_scaled";
   if (t.path == GemmPath::Wgmma && c.tma && c.cluster == 1)
     name += "_nocluster";
+  if (c.tmaStore)
+    name += "_tmastore";
   return name;
 }
 
@@ -209,6 +213,10 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
           cases.push_back(alone);
           Case odd{t, element};
           odd.m = 1100;
+          cases.push_back(odd);
+          // TMA stores of the first result (the second stored as runs),
+          // over partial tiles in both dimensions.
+          odd.tmaStore = true;
           cases.push_back(odd);
         }
       }
@@ -259,6 +267,7 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
     options.allowTf32 = c.config.path == GemmPath::Tf32;
     options.allowTma = c.tma;
     options.gemmCluster = c.cluster;
+    options.gemmTmaStore = c.tmaStore;
     FailureOr<GeneratedFusion> generated = failure();
     if (fusion)
       generated =

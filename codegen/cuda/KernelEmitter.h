@@ -56,6 +56,10 @@ struct CodegenOptions {
   /// forward's row log-sum-exp is given and the head dims are at most 128
   /// (kernels/attention_wgmma_bwd_fused.cuh).
   bool fusedAttentionBackward = false;
+  /// The TMA GEMM kernel stores its first result by TMA from the staged
+  /// epilogue's shared memory (one problem whose result has the operands'
+  /// element type) instead of 16-byte runs from every lane.
+  bool gemmTmaStore = false;
   /// Where the CUDA files of kiln.custom ops are looked for after the
   /// directory of the IR file the op comes from (kilnc -I), in order.
   std::vector<std::string> customKernelDirs;

@@ -44,6 +44,9 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "Run the Hopper attention backward in one pass over the key "
            "tiles, adding dQ in f32 by bulk reductions (faster, not "
            "deterministic)">,
+    Option<"gemmTmaStore", "gemm-tma-store", "bool", "false",
+           "Store the TMA GEMM kernel's first result by TMA from the staged "
+           "epilogue's shared memory">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",

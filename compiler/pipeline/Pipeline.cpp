@@ -93,6 +93,7 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.gemmCluster = options.gemmCluster;
   codegen.persistentAttention = options.persistentAttention;
   codegen.fusedAttentionBackward = options.fusedAttentionBackward;
+  codegen.gemmTmaStore = options.gemmTmaStore;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;
   // A view of the options' list, which the pass copies when it is created.

@@ -157,6 +157,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "by bulk reductions: not deterministic (codegen, "
                      "sm_90)"),
       llvm::cl::init(false)};
+  Option<bool> gemmTmaStore{
+      *this, "gemm-tma-store",
+      llvm::cl::desc("The TMA GEMM kernel stores its first result by TMA "
+                     "from the staged epilogue (codegen, sm_90)"),
+      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("Directory of compiled kernels kept between runs "

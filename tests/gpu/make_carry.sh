@@ -5,8 +5,8 @@
 # one compressed payload that DIR/go.sh unpacks), within the 64 MiB a call
 # carries:
 #   tests/gpu/make_carry.sh [DIR]
-# MODELS: the tests/gpu/codegen models (and their _cluster, _per_item and
-# _fused variants) to check (default: the attention models, plain (persistent),
+# MODELS: the tests/gpu/codegen models (and their _cluster, _per_item,
+# _fused and _tmastore variants) to check (default: the attention models, plain (persistent),
 # with a block per work item and with the one-pass backward;
 # the GEMM models' references are large: gemm_tma's alone take 43 MiB);
 # OPS: a regex of op-coverage cases (default: attention's);
@@ -25,7 +25,7 @@ cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
 models="${MODELS:-attention attention_grad attention_items attention_layouts attention_per_item attention_grad_per_item attention_items_per_item attention_layouts_per_item attention_grad_fused attention_items_fused}"
 ops="${OPS:-^attention\.}"
 train="${TRAIN:-}"
-artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_per_item|_fused)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_per_item|_fused|_tmastore)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster|_tmastore)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
@@ -35,11 +35,12 @@ cp "${cg}/kiln-run" "${cg}"/*.py tests/gpu/codegen/run.sh "${out}/cg/"
 only=""
 for model in ${models}; do
   cp "${cg}/${model}.kiln" "${out}/cg/"
-  # A variant (MODEL_cluster, MODEL_per_item, MODEL_fused) checks against its model's
+  # A variant (MODEL_cluster, MODEL_per_item, MODEL_fused, MODEL_tmastore) checks against its model's
   # inputs and references: a relative link when the model comes too.
   base="${model%_cluster}"
   base="${base%_per_item}"
   base="${base%_fused}"
+  base="${base%_tmastore}"
   for file in inputs.safetensors expected.safetensors; do
     if [[ "${base}" != "${model}" && " ${models} " == *" ${base} "* ]]; then
       ln -s "${base}.${file}" "${out}/cg/${model}.${file}"
@@ -59,7 +60,7 @@ done
 for f in "${bench}"/*; do
   [[ "$(basename "${f}")" =~ ${artifacts} ]] && cp "${f}" "${out}/bench/"
 done
-cp bench/run.py "${out}/bench/"
+cp bench/run.py bench/profile_gemm.sh "${out}/bench/"
 git rev-parse HEAD >"${out}/bench/COMMIT"
 echo "ONLY='${only#|}|^ops:${ops#^}${train:+|${train}}'" >"${out}/only"
 cat >"${out}/go.sh" <<'GO'

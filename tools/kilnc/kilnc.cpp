@@ -195,6 +195,13 @@ static cl::opt<bool> fusedAttentionBackward(
              "whose order varies, so its last bits may differ run to run "
              "(by default the backward is two deterministic kernels)"),
     cl::cat(category));
+static cl::opt<bool> gemmTmaStore(
+    "gemm-tma-store",
+    cl::desc("the TMA GEMM kernel (sm_90) stores its first result by TMA "
+             "from the staged epilogue's shared memory, where one problem's "
+             "result has the operands' element type (by default each lane "
+             "stores its 16-byte runs)"),
+    cl::cat(category));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
@@ -457,6 +464,7 @@ int main(int argc, char **argv) {
   options.gemmCluster = gemmCluster.getValue();
   options.persistentAttention = persistentAttention.getValue();
   options.fusedAttentionBackward = fusedAttentionBackward.getValue();
+  options.gemmTmaStore = gemmTmaStore.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()
                               ? std::string(kernelCache)

@@ -18,7 +18,9 @@
 //    acc)`, `store_pair(p, r, c, acc0, acc1)` (c even; c + 1 may lie past
 //    the end), `store_pair_in` (both columns inside the output) and, for
 //    the staged epilogue of gemm_tma.cuh, `store_run_in(p, r, c, acc[8])`
-//    (columns c .. c + 7, c a multiple of 8, inside the output); for
+//    (columns c .. c + 7, c a multiple of 8, inside the output) and, for
+//    its TMA stores, `store_run_staged(p, r, c, acc[8], slot)` (the first
+//    result to shared address `slot`, the others to memory); for
 //    gemm_tma.cuh also `kPrefetch` and `prefetch_row(p, r, c, n)`: columns
 //    c .. c + n - 1 of row r of the tensors of the product's shape the
 //    epilogue reads, asked of the L2.
@@ -145,6 +147,20 @@ __device__ __forceinline__ void store_run(T *dst,
   for (int e = 0; e < RUN; ++e)
     kiln_store(&v[e], res[e][I]);
   kiln_store_vec<RUN>(dst, v);
+}
+
+// Result I of a run of 8 consecutive columns, rounded to T, as one 16-byte
+// store to shared address `slot` (the staging a TMA store reads).
+template <int I, class T, int COUNT>
+__device__ __forceinline__ void stage_run(unsigned slot,
+                                          const float (&res)[8][COUNT]) {
+  unsigned w[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    w[e] = pack<T>(res[2 * e][I], res[2 * e + 1][I]);
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(slot),
+               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused

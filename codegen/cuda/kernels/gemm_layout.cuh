@@ -133,6 +133,15 @@ __host__ __device__ constexpr int wgmma_staged_columns(int bn) {
 __host__ __device__ constexpr unsigned wgmma_staged_warp_bytes(int bn) {
   return (unsigned)(16 * wgmma_staged_columns(bn) * 2);
 }
+// Byte offset of run `run` of staged row `row` (0 .. 15): each 64 columns
+// are a 16-row box of 128-byte rows, 128-byte swizzled (run ^ row % 8), as
+// a tensor copy of a {64, 16} box leaves it, so that a TMA store takes the
+// box as it stands; the fragment writes of a warp (eight rows, four lanes
+// each) and the run reads of eight lanes (one row) fall into distinct banks.
+__host__ __device__ constexpr unsigned wgmma_staged_offset(int row, int run) {
+  return (unsigned)((run >> 3) * 16 * 128 + row * 128 +
+                    (((run & 7) ^ (row & 7)) << 4));
+}
 // Dynamic shared memory of the TMA kernel (gemm_tma.cuh): the stages and
 // their slack, the staging of `staged_warps` consumer warps (none: the
 // epilogue stores its fragments), then a `full` and an `empty` mbarrier per

@@ -44,14 +44,20 @@
 //    touch eight rows with 4-byte pieces per instruction. A warp needs no
 //    other warp's staging, so the ping-pong consumers never wait for each
 //    other's epilogue.
+//  - TMA stores (TMA_STORE, with the staged epilogue): the epilogue writes
+//    its first result back over the run it read (Epi::store_run_staged;
+//    any further results are stored as runs), and one lane of the warp
+//    hands the 16 staged rows to the copy engine, which writes them while
+//    the warp goes on to its next chunk or item.
 //
 // Cfg: as gemm_wgmma.cuh (GEMM_BATCH == 1: a batch that shares the rhs is
-// folded into the rows), A_VEC and B_VEC, PINGPONG and STAGED_EPILOGUE
-// (SPLIT == 1 and N a multiple of 8). Params: as
+// folded into the rows), A_VEC and B_VEC, PINGPONG, STAGED_EPILOGUE
+// (SPLIT == 1 and N a multiple of 8) and TMA_STORE (GROUPS == 1). Params: as
 // gemm_common.cuh's and `a_map[P]`, `b_map[P]` (P = GROUPS * KSUMS), pointers
 // to the kernel's tensor maps: 2-D tiled maps of each problem's operand, dims
 // {contiguous, outer}, 128-byte swizzle, boxes {64, BM or BN} (K-major) or {64,
-// 64} (M/N-major).
+// 64} (M/N-major); with TMA_STORE also `o_map`, the first result's map,
+// dims {N, OUT_ROWS}, boxes {64, 16}, 128-byte swizzle.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -118,10 +124,12 @@ template <class Cfg> struct tma_work {
 
 // The staged epilogue of one warp: its 16 rows (row0 .. row0 + 15 of
 // problem `problem`, columns n0 ..) of a warpgroup's 64-row accumulators,
-// through `staging` (wgmma_staged_warp_bytes(BN) of shared memory). A
-// staged row is CH elements, its 16-byte runs stored at run ^ (row % 8):
-// the fragment writes of a warp (eight rows, four lanes each) and the run
-// reads of eight lanes (one row) fall into distinct banks.
+// through `staging` (wgmma_staged_warp_bytes(BN) of shared memory, 1024-byte
+// aligned), CH columns at a time, laid out by wgmma_staged_offset. With
+// Cfg::TMA_STORE the epilogue leaves its first result, rounded to the element
+// type, in place of the product's run, and lane 0 stores the warp's 16 rows
+// by TMA (Params::o_map, {64, 16} boxes): no lane waits for its global
+// stores, and the copy engine drops the tile's overhang.
 template <class Cfg, class Epi, class Params>
 __device__ __forceinline__ void
 staged_epilogue(const Params &p, typename Cfg::index problem,
@@ -135,19 +143,26 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
                 "a staged row holds 8 to 32 runs");
   static_assert(Cfg::SPLIT == 1 && Cfg::N % RUN == 0,
                 "the staged epilogue stores whole runs of the output");
+  static_assert(!Cfg::TMA_STORE || (Cfg::GROUPS == 1 && CH % 64 == 0),
+                "a TMA store writes one output in boxes of 64 columns");
   constexpr bool EVEN_TILES = Cfg::ROWS % Cfg::BM == 0 && Cfg::N % Cfg::BN == 0;
   const int g = lane >> 2, q = lane & 3;
   const idx r0 = problem * Cfg::ROWS;
 #pragma unroll
   for (int ch = 0; ch < Cfg::BN / CH; ++ch) {
+    // The previous chunk's (or tile's) store has read the staging.
+    if constexpr (Cfg::TMA_STORE) {
+      if (lane == 0)
+        tma::bulk_wait_read<0>();
+      __syncwarp();
+    }
     // Fragments: rows g and g + 8, columns 8j + 2q and 8j + 2q + 1.
 #pragma unroll
     for (int j = 0; j < RUNS; ++j)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = g + half * 8, a = (ch * RUNS + j) * 4 + half * 2;
-        const unsigned at =
-            staging + row * (CH * 2) + ((j ^ (row & 7)) << 4) + q * 4;
+        const unsigned at = staging + wgmma_staged_offset(row, j) + q * 4;
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at),
                      "r"(pack<T>(acc[a], acc[a + 1]))
                      : "memory");
@@ -159,21 +174,42 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
     for (int pass = 0; pass < 16 / ROWS_PER_PASS; ++pass) {
       const int row = pass * ROWS_PER_PASS + lane / RUNS, run = lane % RUNS;
       const idx r = row0 + row, c = n0 + ch * CH + run * RUN;
+      const unsigned slot = staging + wgmma_staged_offset(row, run);
       unsigned w[4];
       asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
                    : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-                   : "r"(staging + row * (CH * 2) + ((run ^ (row & 7)) << 4))
+                   : "r"(slot)
                    : "memory");
       float v[RUN];
 #pragma unroll
       for (int e = 0; e < 4; ++e)
         unpack<T>(w[e], v[2 * e], v[2 * e + 1]);
       // N is a multiple of RUN: a run starts inside the output or past it.
-      if (EVEN_TILES || (r < Cfg::ROWS && c < Cfg::N))
-        Epi::store_run_in(p, r0 + r, c, v);
+      if (EVEN_TILES || (r < Cfg::ROWS && c < Cfg::N)) {
+        if constexpr (Cfg::TMA_STORE)
+          Epi::store_run_staged(p, r0 + r, c, v, slot);
+        else
+          Epi::store_run_in(p, r0 + r, c, v);
+      }
     }
-    // The next chunk overwrites what the lanes have just read.
-    __syncwarp();
+    if constexpr (Cfg::TMA_STORE) {
+      // The runs written back reach the copy engine's reads.
+      tma::fence_async();
+      __syncwarp();
+      if (lane == 0 && (EVEN_TILES || row0 < Cfg::ROWS)) {
+#pragma unroll
+        for (int box = 0; box < CH / 64; ++box) {
+          const idx c = n0 + ch * CH + box * 64;
+          if (EVEN_TILES || c < Cfg::N)
+            tma::store_2d(*p.o_map, staging + box * 16 * 128, (int)c,
+                          (int)row0);
+        }
+        tma::bulk_commit();
+      }
+    } else {
+      // The next chunk overwrites what the lanes have just read.
+      __syncwarp();
+    }
   }
 }
 
@@ -440,6 +476,11 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
                                  Cfg::PINGPONG ? t : cwg, tid & 127, acc[t]);
     }
   }
+  // A block's shared memory lives until its stores have read it, and its
+  // results are written before the grid counts as done.
+  if constexpr (Cfg::TMA_STORE)
+    if ((tid & 31) == 0)
+      tma::bulk_wait_done<0>();
   // No block leaves while its peers may still arrive on its barriers.
   if constexpr (CM > 1)
     tma::cluster_sync();

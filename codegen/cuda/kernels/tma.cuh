@@ -134,6 +134,18 @@ __device__ __forceinline__ void reduce_add_bytes(float *dst, unsigned src,
                "r"(src), "r"(bytes)
                : "memory");
 }
+// A box of the map's tensor, origin (x0, x1) in its {contiguous, outer}
+// dims, stored from shared address src (laid out and swizzled as a copy of
+// that box would have left it), in the issuer's current bulk group. The
+// copy engine drops what lies past the tensor, so a tile's overhang needs
+// no test.
+__device__ __forceinline__ void store_2d(const tensor_map &m, unsigned src,
+                                         int x0, int x1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+               " [%0, {%2, %3}], [%1];\n" ::"l"(address_of(m)),
+               "r"(src), "r"(x0), "r"(x1)
+               : "memory");
+}
 __device__ __forceinline__ void bulk_commit() {
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }

@@ -32,8 +32,8 @@ done
   -o "${out}/gemm_wgmma_notma.kiln" --stats 2>"${out}/gemm_wgmma_notma.stats"
 cp "${out}/gemm_wgmma.inputs.safetensors" "${out}/gemm_wgmma_notma.inputs.safetensors"
 cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.safetensors"
-# The same products in thread-block clusters of two blocks (--gemm-cluster),
-# and the attention models with a block per work item
+# The same products in thread-block clusters of two blocks (--gemm-cluster)
+# and with TMA stores (--gemm-tma-store), and the attention models with a block per work item
 # (--persistent-attention=false) and with the one-pass backward
 # (--fused-attention-backward), against the same references.
 variant() { # MODEL SUFFIX KILNC-FLAGS...
@@ -46,6 +46,7 @@ variant() { # MODEL SUFFIX KILNC-FLAGS...
 }
 for model in gemm_tma gemm_wgmma; do
   variant "${model}" cluster --gemm-cluster=auto
+  variant "${model}" tmastore --gemm-tma-store
 done
 for model in attention attention_grad attention_items attention_layouts; do
   variant "${model}" per_item --persistent-attention=false
