@@ -137,12 +137,14 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
     --stats 2>"${out}/${name}.stats"
-  # In thread-block clusters sharing the rhs tile, and with TMA stores, for
-  # comparison.
+  # In thread-block clusters sharing the rhs tile, with TMA stores, and in
+  # the ping-pong schedule, for comparison.
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
     --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_tmastore.kiln" \
     --gemm-tma-store --stats 2>"${out}/${name}_tmastore.stats"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_pingpong.kiln" \
+    --gemm-schedule=pingpong --stats 2>"${out}/${name}_pingpong.stats"
   dims="${name##*_}"
   IFS=x read -r m k n <<<"${dims}"
   if (( m * k + k * n > 64 * 1024 * 1024 / 2 )) && [[ "${FULL_INPUTS:-0}" != 1 ]]; then
@@ -153,8 +155,9 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
 done
 
 # The products of the transformer block's training step, each alone
-# (bench/models/gen_block_gemms.py), plain, in clusters and with TMA
-# stores; run.py draws their operands on the GPU machine.
+# (bench/models/gen_block_gemms.py), plain, in clusters, with TMA stores
+# and in the ping-pong schedule; run.py draws their operands on the GPU
+# machine.
 for model in bench/models/gemm_block_*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
@@ -163,6 +166,8 @@ for model in bench/models/gemm_block_*.mlir; do
     --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
   "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_tmastore.kiln" \
     --gemm-tma-store --stats 2>"${out}/${name}_tmastore.stats"
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_pingpong.kiln" \
+    --gemm-schedule=pingpong --stats 2>"${out}/${name}_pingpong.stats"
 done
 
 # The gradient of an embedding table, named V x D _ B x T (lookups): g

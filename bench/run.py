@@ -532,7 +532,8 @@ def check_gemm(artifact, inputs, data, workdir):
 
 # The GEMM artifacts' variants (bench/make_bundle.sh): suffix, kilnc flag.
 GEMM_VARIANTS = (("_cluster", "--gemm-cluster=auto"),
-                 ("_tmastore", "--gemm-tma-store"))
+                 ("_tmastore", "--gemm-tma-store"),
+                 ("_pingpong", "--gemm-schedule=pingpong"))
 
 
 def run_gemm(args, title, name, m, k, n):

@@ -25,7 +25,7 @@ cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
 models="${MODELS:-attention attention_grad attention_items attention_layouts attention_per_item attention_grad_per_item attention_items_per_item attention_layouts_per_item attention_grad_fused attention_items_fused}"
 ops="${OPS:-^attention\.}"
 train="${TRAIN:-}"
-artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_per_item|_fused|_tmastore)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster|_tmastore)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_per_item|_fused|_tmastore)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster|_tmastore|_pingpong)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
