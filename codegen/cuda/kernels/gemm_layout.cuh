@@ -138,8 +138,9 @@ __host__ __device__ constexpr unsigned wgmma_staged_warp_bytes(int bn) {
 // a tensor copy of a {64, 16} box leaves it, so that a TMA store takes the
 // box as it stands; the fragment writes of a warp (eight rows, four lanes
 // each) and the run reads of eight lanes (one row) fall into distinct banks.
+constexpr unsigned wgmma_staged_box_bytes = 16 * 128;
 __host__ __device__ constexpr unsigned wgmma_staged_offset(int row, int run) {
-  return (unsigned)((run >> 3) * 16 * 128 + row * 128 +
+  return (unsigned)((run >> 3) * wgmma_staged_box_bytes + row * 128 +
                     (((run & 7) ^ (row & 7)) << 4));
 }
 // Dynamic shared memory of the TMA kernel (gemm_tma.cuh): the stages and

@@ -143,8 +143,8 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
                 "a staged row holds 8 to 32 runs");
   static_assert(Cfg::SPLIT == 1 && Cfg::N % RUN == 0,
                 "the staged epilogue stores whole runs of the output");
-  static_assert(!Cfg::TMA_STORE || (Cfg::GROUPS == 1 && CH % 64 == 0),
-                "a TMA store writes one output in boxes of 64 columns");
+  static_assert(!Cfg::TMA_STORE || Cfg::GROUPS == 1,
+                "a TMA store writes the output of one problem");
   constexpr bool EVEN_TILES = Cfg::ROWS % Cfg::BM == 0 && Cfg::N % Cfg::BN == 0;
   const int g = lane >> 2, q = lane & 3;
   const idx r0 = problem * Cfg::ROWS;
@@ -201,8 +201,8 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
         for (int box = 0; box < CH / 64; ++box) {
           const idx c = n0 + ch * CH + box * 64;
           if (EVEN_TILES || c < Cfg::N)
-            tma::store_2d(*p.o_map, staging + box * 16 * 128, (int)c,
-                          (int)row0);
+            tma::store_2d(*p.o_map, staging + box * wgmma_staged_box_bytes,
+                          (int)c, (int)row0);
         }
         tma::bulk_commit();
       }
