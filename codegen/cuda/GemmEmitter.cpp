@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -333,10 +334,14 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   }
   // The copy engine stores the staged rows of the first result when it has
   // the operands' element type (the staging's) and one problem writes it.
-  unsigned storedResult = plan.problems.front().results.front();
-  config.tmaStore =
-      options.gemmTmaStore && config.stagedEpilogue && config.groups == 1 &&
-      gemmElementTypeOf(fusion.getResult(storedResult)) == plan.elementType;
+  std::optional<unsigned> storedResult;
+  if (options.gemmTmaStore && config.stagedEpilogue && config.groups == 1 &&
+      !plan.problems.front().results.empty()) {
+    unsigned result = plan.problems.front().results.front();
+    if (gemmElementTypeOf(fusion.getResult(result)) == plan.elementType)
+      storedResult = result;
+  }
+  config.tmaStore = storedResult.has_value();
   // Clusters of two blocks on adjacent tile rows share the rhs tile: each
   // copies half of it into both (TMA multicast), so the L2 serves the rhs
   // once per cluster. Where there are two tile rows to pair and a half is
@@ -380,7 +385,7 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
     maps = tensorMapsOf(plan, config);
   if (config.tmaStore)
     maps.push_back({kTensorMapParamType.str(), false, "o_map",
-                    LaunchArg::tensorMapOf(LaunchArg::result(storedResult),
+                    LaunchArg::tensorMapOf(LaunchArg::result(*storedResult),
                                            outputMapOf(plan, config))});
 
   FailureOr<std::string> epilogue =
