@@ -133,19 +133,25 @@ for sample in sine_block mlp; do
     -o "${out}/${sample}.expected.safetensors"
 done
 
+# A GEMM model as NAME.kiln, and as NAME_SUFFIX.kiln for each variant run.py
+# compares it with (run.py's GEMM_VARIANTS): in thread-block clusters that
+# share the rhs tile, with TMA stores, and in the ping-pong schedule.
+gemm_with_variants() { # MODEL NAME
+  local model="$1" name="$2" variant
+  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
+    --stats 2>"${out}/${name}.stats"
+  for variant in cluster:--gemm-cluster=auto tmastore:--gemm-tma-store \
+    pingpong:--gemm-schedule=pingpong; do
+    "${kilnc}" --inference --function f "${model}" \
+      -o "${out}/${name}_${variant%%:*}.kiln" "${variant#*:}" \
+      --stats 2>"${out}/${name}_${variant%%:*}.stats"
+  done
+}
+
 # GEMM + bias + GELU, named M x K x N.
 for model in bench/models/gemm_bias_gelu_*.mlir; do
   name="$(basename "${model}" .mlir)"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
-    --stats 2>"${out}/${name}.stats"
-  # In thread-block clusters sharing the rhs tile, with TMA stores, and in
-  # the ping-pong schedule, for comparison.
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
-    --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_tmastore.kiln" \
-    --gemm-tma-store --stats 2>"${out}/${name}_tmastore.stats"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_pingpong.kiln" \
-    --gemm-schedule=pingpong --stats 2>"${out}/${name}_pingpong.stats"
+  gemm_with_variants "${model}" "${name}"
   dims="${name##*_}"
   IFS=x read -r m k n <<<"${dims}"
   if (( m * k + k * n > 64 * 1024 * 1024 / 2 )) && [[ "${FULL_INPUTS:-0}" != 1 ]]; then
@@ -156,19 +162,10 @@ for model in bench/models/gemm_bias_gelu_*.mlir; do
 done
 
 # The products of the transformer block's training step, each alone
-# (bench/models/gen_block_gemms.py), plain, in clusters, with TMA stores
-# and in the ping-pong schedule; run.py draws their operands on the GPU
-# machine.
+# (bench/models/gen_block_gemms.py), with the same variants; run.py draws
+# their operands on the GPU machine.
 for model in bench/models/gemm_block_*.mlir; do
-  name="$(basename "${model}" .mlir)"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}.kiln" \
-    --stats 2>"${out}/${name}.stats"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_cluster.kiln" \
-    --gemm-cluster=auto --stats 2>"${out}/${name}_cluster.stats"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_tmastore.kiln" \
-    --gemm-tma-store --stats 2>"${out}/${name}_tmastore.stats"
-  "${kilnc}" --inference --function f "${model}" -o "${out}/${name}_pingpong.kiln" \
-    --gemm-schedule=pingpong --stats 2>"${out}/${name}_pingpong.stats"
+  gemm_with_variants "${model}" "$(basename "${model}" .mlir)"
 done
 
 # The gradient of an embedding table, named V x D _ B x T (lookups): g

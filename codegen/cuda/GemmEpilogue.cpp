@@ -147,38 +147,35 @@ private:
            << "    kiln_store(" << at << " + 1, " << r1 << ");\n";
     }
     os << "  }\n";
-    if (runs) {
+    // The runs' functions: the results of columns c .. c + kRun - 1, then
+    // each stored as a run, or the first one (`staged`) to shared address
+    // `slot`.
+    auto runFunction = [&](const char *name, bool staged) {
       os << "  // Columns c .. c + kRun - 1 (c a multiple of kRun), inside the "
-            "output.\n"
-         << kFn << "store_run_in" << suffix
-         << "(const Params &p, idx r, idx c, const float (&acc)[kRun]) {\n"
+            "output"
+         << (staged ? ": the first result to shared address `slot`, which "
+                      "the kernel stores by TMA"
+                    : "")
+         << ".\n"
+         << kFn << name << suffix
+         << "(const Params &p, idx r, idx c, const float (&acc)[kRun]"
+         << (staged ? ", unsigned slot" : "") << ") {\n"
          << "    float res[kRun][" << count << "];\n"
          << "#pragma unroll\n"
          << "    for (int e = 0; e < kRun; ++e)\n"
          << "      values" << suffix << "(p, r, c + e, acc[e], res[e]);\n";
+      if (staged)
+        os << "    kiln::gemm::stage_run<0, Config::element>(slot, res);\n";
       for (auto [i, result] : llvm::enumerate(problem.results))
-        os << "    kiln::gemm::store_run<" << i << ">(p.out" << result
-           << " + r * Config::N + c, res);\n";
-      os << "  }\n";
-    }
-    if (tmaStore) {
-      os << "  // Columns c .. c + kRun - 1 (c a multiple of kRun), inside the "
-            "output: the first result to shared address `slot`, which the "
-            "kernel stores by TMA.\n"
-         << kFn << "store_run_staged" << suffix
-         << "(const Params &p, idx r, idx c, const float (&acc)[kRun], "
-            "unsigned slot) {\n"
-         << "    float res[kRun][" << count << "];\n"
-         << "#pragma unroll\n"
-         << "    for (int e = 0; e < kRun; ++e)\n"
-         << "      values" << suffix << "(p, r, c + e, acc[e], res[e]);\n"
-         << "    kiln::gemm::stage_run<0, Config::element>(slot, res);\n";
-      for (auto [i, result] : llvm::enumerate(problem.results))
-        if (i > 0)
+        if (!staged || i > 0)
           os << "    kiln::gemm::store_run<" << i << ">(p.out" << result
              << " + r * Config::N + c, res);\n";
       os << "  }\n";
-    }
+    };
+    if (runs)
+      runFunction("store_run_in", /*staged=*/false);
+    if (tmaStore)
+      runFunction("store_run_staged", /*staged=*/true);
     if (prefetch) {
       SmallVector<BlockArgument> inputs = productShapedInputs(problem);
       prefetched |= !inputs.empty();

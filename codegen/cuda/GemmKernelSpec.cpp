@@ -71,7 +71,7 @@ void addParams(KernelSpec &spec, const GemmKernelConfig &config,
     }
     names += "}";
   }
-  if (maps.size() > 2 * count) {
+  if (config.tmaStore) {
     const GemmBuffer &map = maps[2 * count];
     spec.addParam(map.type, map.name, map.arg);
     names += ", &" + map.name;

@@ -37,10 +37,10 @@ for model in ${models}; do
   cp "${cg}/${model}.kiln" "${out}/cg/"
   # A variant (MODEL_cluster, MODEL_per_item, MODEL_fused, MODEL_tmastore) checks against its model's
   # inputs and references: a relative link when the model comes too.
-  base="${model%_cluster}"
-  base="${base%_per_item}"
-  base="${base%_fused}"
-  base="${base%_tmastore}"
+  base="${model}"
+  for suffix in _cluster _per_item _fused _tmastore; do
+    base="${base%"${suffix}"}"
+  done
   for file in inputs.safetensors expected.safetensors; do
     if [[ "${base}" != "${model}" && " ${models} " == *" ${base} "* ]]; then
       ln -s "${base}.${file}" "${out}/cg/${model}.${file}"

@@ -52,10 +52,10 @@ for artifact in *.kiln; do
   wanted "ops:${name}" || continue
   # Variants (NAME_cluster, NAME_per_item, NAME_fused, NAME_tmastore) take
   # their model's tolerances.
-  model="${name%_cluster}"
-  model="${model%_per_item}"
-  model="${model%_fused}"
-  model="${model%_tmastore}"
+  model="${name}"
+  for suffix in _cluster _per_item _fused _tmastore; do
+    model="${model%"${suffix}"}"
+  done
   "${kiln_run}" "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
     --check "${name}.expected.safetensors" --rtol "${rtol[$model]:-1e-4}" \
     --atol "${atol[$model]:-1e-5}" >"${logs}/${name}.log" 2>&1
