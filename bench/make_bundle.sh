@@ -210,7 +210,8 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   --memory-budget=$((437 * 1024 * 1024)) --no-merge-launches || true
 # The default step with its GEMMs in thread-block clusters, with a block
 # per attention work item (not persistent), with the one-pass attention
-# backward, and with the GEMMs' TMA stores, for comparison.
+# backward, with the GEMMs' TMA stores, and with the attention forward's
+# consumers taking turns, for comparison.
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_cluster --train=adamw --precision=bf16 \
   --gemm-cluster=auto || true
@@ -223,6 +224,9 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_tmastore --train=adamw --precision=bf16 \
   --gemm-tma-store || true
+compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
+  transformer_block_b8t1024c1024_attnpp --train=adamw --precision=bf16 \
+  --attention-pingpong || true
 
 # The byte-level GPT sample with its dropout off (both sides then train the
 # same function): its train_step in f32 and in bf16 (f32 master weights);
@@ -247,12 +251,15 @@ cp samples/torch/compare_losses.py "${out}/"
 # draws q, k, v and g on the GPU machine.
 for model in bench/models/attention_*.mlir; do
   compile_or_note "${model}" "$(basename "${model}" .mlir)" --inference --function f || true
-  # A block per work item (not persistent), for comparison.
+  # A block per work item or causal pair (not persistent), for comparison.
   compile_or_note "${model}" "$(basename "${model}" .mlir)_per_item" --inference \
     --function f --persistent-attention=false || true
   # The backward in one pass (dQ by bulk reductions, not deterministic).
   compile_or_note "${model}" "$(basename "${model}" .mlir)_fused" --inference \
     --function f --fused-attention-backward || true
+  # The forward's consumer warpgroups taking turns.
+  compile_or_note "${model}" "$(basename "${model}" .mlir)_pingpong" --inference \
+    --function f --attention-pingpong || true
 done
 
 # Recurrent layers: the forward pass (entry rnn) and the loss's

@@ -2386,7 +2386,8 @@ def run_block(args, title):
                               ("_cluster", "--gemm-cluster=auto"),
                               ("_per_item", "--persistent-attention=false"),
                               ("_fused", "--fused-attention-backward"),
-                              ("_tmastore", "--gemm-tma-store")):
+                              ("_tmastore", "--gemm-tma-store"),
+                              ("_attnpp", "--attention-pingpong")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
                 continue
@@ -2639,9 +2640,11 @@ def run_attention(args, title, d, causal, direction):
         if ms:
             note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
     rows = [Row("kiln", ms, note, torch=False)]
-    # The same kernels with a block per work item (not persistent), and the
+    # The same kernels with a block per work item or causal pair (not
+    # persistent), with the forward's consumers taking turns, and the
     # backward in one pass, checked and timed beside them.
-    variants = [("_per_item", "--persistent-attention=false")]
+    variants = [("_per_item", "--persistent-attention=false"),
+                ("_pingpong", "--attention-pingpong")]
     if backward:
         variants.append(("_fused", "--fused-attention-backward"))
     for suffix, flag in variants:

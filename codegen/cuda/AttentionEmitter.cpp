@@ -50,7 +50,8 @@ public:
     if (std::optional<AttentionWgmmaPlan> wgmma = chooseAttentionWgmma(
             problem, options.target(),
             options.allowTma && archNumber(options.arch) == 90,
-            options.persistentAttention, options.fusedAttentionBackward))
+            options.persistentAttention, options.fusedAttentionBackward,
+            options.attentionPingpong))
       planAttentionWgmma(problem, *wgmma, builder);
     else
       planAttention(problem, *tile, builder);

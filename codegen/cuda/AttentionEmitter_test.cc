@@ -89,15 +89,16 @@ TEST_F(AttentionEmitterTest, SineBlockForwardAndBackward) {
 }
 
 TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
-  // A block per work item (not persistent): the grid shows the tiles.
+  // A block per unit of work (not persistent): the grid shows the tiles,
+  // in causal pairs of a long and a short item of one head.
   options.persistentAttention = false;
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                               "8x16x2048x128", "bf16", "causal");
   ASSERT_EQ(f.launches.size(), 1u);
   EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
   EXPECT_TRUE(f.kernels[0].archSpecific);
-  // 128 queries per block: a producer and two consumer warpgroups.
-  EXPECT_EQ(f.launches[0].grid[0], 16u * 128);
+  // 128 queries per item: a producer and two consumer warpgroups.
+  EXPECT_EQ(f.launches[0].grid[0], 16u / 2 * 128);
   EXPECT_EQ(f.launches[0].block[0], 384u);
   EXPECT_LE(f.launches[0].dynamicSharedBytes,
             CodegenOptions().target().sharedBytesPerBlock);
@@ -123,7 +124,7 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   // dq kernel's query map has 128-row boxes and its key map 64, the dk/dv
   // kernel's the other way round.
   for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(b.launches[i].grid[0], 16u * 128);
+    EXPECT_EQ(b.launches[i].grid[0], 16u / 2 * 128);
     EXPECT_EQ(b.kernels[i].source.find("atomic"), std::string::npos);
     std::vector<const TensorMapLayout *> maps = tensorMapsOf(b.launches[i]);
     ASSERT_EQ(maps.size(), 4u);
@@ -135,8 +136,9 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
 }
 
 TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
-  // By default the same kernels' blocks take the 16 x 128 work items in
-  // turn: one per SM, and one per item where there are fewer items.
+  // By default the same kernels' blocks take the 16 x 128 work items (8 x
+  // 128 causal pairs) in turn: one per SM, and one per pair where there
+  // are fewer pairs.
   const unsigned sms = options.target().smCount;
   GeneratedFusion f = forward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                               "8x16x2048x128", "bf16", "causal");
@@ -151,7 +153,44 @@ TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
   GeneratedFusion few = forward("1x2x256x64", "1x2x256x64", "1x2x256x64",
                                 "1x2x256x64", "bf16", "causal");
   ASSERT_EQ(few.launches.size(), 1u);
-  EXPECT_EQ(few.launches[0].grid[0], 2u * 2);
+  EXPECT_EQ(few.launches[0].grid[0], 2u * 2 / 2);
+  // Three query tiles per head: a pair and the middle one alone.
+  GeneratedFusion odd = forward("1x2x384x64", "1x2x384x64", "1x2x384x64",
+                                "1x2x384x64", "bf16", "causal");
+  ASSERT_EQ(odd.launches.size(), 1u);
+  EXPECT_EQ(odd.launches[0].grid[0], 2u * 2);
+}
+
+TEST_F(AttentionEmitterTest, ForwardConsumersTakeTurnsWhenAsked) {
+  // Off by default; asked, the forward's two consumer warpgroups wait for
+  // their turn (bar.sync) and pass it on (bar.arrive) at named barriers.
+  for (bool on : {false, true}) {
+    options.attentionPingpong = on;
+    GeneratedFusion f = forward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64",
+                                "8x16x2048x64", "bf16", "causal");
+    ASSERT_EQ(f.kernels.size(), 1u);
+    EXPECT_EQ(f.kernels[0].templateName, "attention_wgmma_fwd");
+    EXPECT_NE(f.kernels[0].source.find(on ? "pingpong = true;"
+                                          : "pingpong = false;"),
+              std::string::npos);
+    CompiledKernel compiled;
+    std::string error;
+    ASSERT_TRUE(compileCuda(f.kernels[0].source, f.kernels[0].name,
+                            archSpecificTarget("sm_90"), true, compiled,
+                            error))
+        << error;
+    EXPECT_EQ(compiled.ptx.find("bar.arrive") != std::string::npos, on);
+  }
+  // The backward has no turns to take: its kernels are the same either way.
+  options.attentionPingpong = false;
+  GeneratedFusion off = backward("2x4x256x64", "2x4x256x64", "2x4x256x64",
+                                 "2x4x256x64", "bf16", "causal");
+  options.attentionPingpong = true;
+  GeneratedFusion on = backward("2x4x256x64", "2x4x256x64", "2x4x256x64",
+                                "2x4x256x64", "bf16", "causal");
+  ASSERT_EQ(on.kernels.size(), off.kernels.size());
+  for (size_t i = 0; i < on.kernels.size(); ++i)
+    EXPECT_EQ(on.kernels[i].source, off.kernels[i].source);
 }
 
 /// A backward fusion of [B, H, T, D] bf16 tensors that reads the forward's

@@ -267,7 +267,7 @@ fitStages(const GpuTarget &target, llvm::ArrayRef<int64_t> fixedRows,
 std::string renderWgmmaConfig(const AttentionProblem &p,
                               const AttentionWgmmaKernel &k, bool hasDk,
                               bool hasDv, int64_t statsRows,
-                              int64_t dqStride = 0) {
+                              int64_t dqStride = 0, bool pingpong = false) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "struct config {\n";
@@ -278,6 +278,10 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
      << ", bn = " << k.streamedRows << ", stages = " << k.stages << ";\n"
      << "  static constexpr int batch_heads = " << p.batchHeads
      << ", stats_rows = " << statsRows << ";\n";
+  if (!p.backward)
+    os << "  // The consumer warpgroups take turns issuing their products.\n"
+       << "  static constexpr bool pingpong = " << (pingpong ? "true" : "false")
+       << ";\n";
   if (dqStride > 0)
     os << "  // f32 elements per row of the dQ accumulator.\n"
        << "  static constexpr int dq_stride = " << dqStride << ";\n";
@@ -298,7 +302,8 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
 
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
-                     bool allowed, bool persistent, bool fused) {
+                     bool allowed, bool persistent, bool fused,
+                     bool pingpong) {
   if (!allowed || (p.elem != "__nv_bfloat16" && p.elem != "__half"))
     return std::nullopt;
   if (p.d > layout::kMaxWgmmaHeadDim || p.dv > layout::kMaxWgmmaHeadDim ||
@@ -324,6 +329,7 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
     if (!forward)
       return std::nullopt;
     plan.forward = *forward;
+    plan.pingpong = pingpong && forward->fixedRows / layout::kWarpgroupRows == 2;
     return plan;
   }
   std::optional<AttentionWgmmaKernel> dq =
@@ -366,7 +372,8 @@ public:
       : p(p), plan(plan) {}
 
   /// A warp-specialised kernel `kernel` of template file `file` over
-  /// `tiles` work items per batch * head.
+  /// `tiles` work items per batch * head, in the units of work_order: a
+  /// block per unit, or persistent, at most one per SM.
   KernelSpec kernel(llvm::StringRef kernel, llvm::StringRef file,
                     const AttentionWgmmaKernel &k, int64_t tiles,
                     int64_t shared, std::string config) const {
@@ -382,9 +389,10 @@ public:
                       p.d, p.dv, p.causal ? " causal" : "", k.threads(), shared)
             .str();
     s.functors = std::move(config);
-    int64_t items = tiles * p.batchHeads;
-    s.grid = {uint32_t(plan.maxBlocks > 0 ? std::min(items, plan.maxBlocks)
-                                          : items),
+    int64_t units =
+        layout::work_order{p.batchHeads, int(tiles), p.causal}.units();
+    s.grid = {uint32_t(plan.maxBlocks > 0 ? std::min(units, plan.maxBlocks)
+                                          : units),
               1, 1};
     s.block = {uint32_t(k.threads()), 1, 1};
     s.minBlocksPerSm = 1;
@@ -513,7 +521,8 @@ void planAttentionWgmma(const AttentionProblem &p,
     const AttentionWgmmaKernel &k = plan.forward;
     KernelSpec s =
         spec("attention_wgmma_fwd", k, ceilDiv(p.tq, k.fixedRows),
-             forwardBytes(p, k), renderWgmmaConfig(p, k, false, false, 0));
+             forwardBytes(p, k),
+             renderWgmmaConfig(p, k, false, false, 0, 0, plan.pingpong));
     specs.map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
     specs.map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
     specs.map(s, 2, "v_map", p.tk, p.dv, k.streamedRows);

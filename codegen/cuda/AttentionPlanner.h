@@ -56,13 +56,18 @@ struct AttentionWgmmaKernel {
 /// gradients' accumulators would not fit in registers; or, `fused`, the
 /// one-pass backward (kernels/attention_wgmma_bwd_fused.cuh: its `dkdv`
 /// kernel computes every gradient, between the row preparation and dQ's
-/// conversion). The kernels launch a block per work item, or, persistent,
-/// at most `maxBlocks` blocks (one per SM) that take the work items in turn.
+/// conversion). The kernels launch a block per unit of work (an item, or
+/// causal, a pair of items: work_order of kernels/attention_wgmma_layout.cuh),
+/// or, persistent, at most `maxBlocks` blocks (one per SM) that take the
+/// units in turn.
 struct AttentionWgmmaPlan {
   AttentionWgmmaKernel forward, dq, dkdv;
   bool separateDkDv = false;
   bool fused = false;
-  /// 0: a block per work item.
+  /// The forward's consumer warpgroups take turns issuing their products
+  /// (C::pingpong of kernels/attention_wgmma_fwd.cuh).
+  bool pingpong = false;
+  /// 0: a block per unit of work (an item, or causal, a pair).
   int64_t maxBlocks = 0;
 };
 
@@ -72,10 +77,11 @@ struct AttentionWgmmaPlan {
 /// `persistent`: one block per SM of `target` at most. `fused`: the one-pass
 /// backward where it applies (every gradient taken, the forward's row
 /// log-sum-exp given, head dims of at most 128, its tiles fit).
+/// `pingpong`: the forward's two consumer warpgroups take turns.
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
                      bool allowed, bool persistent = false,
-                     bool fused = false);
+                     bool fused = false, bool pingpong = false);
 
 /// Adds the Hopper kernels of `p` and their launches to `builder`.
 void planAttentionWgmma(const AttentionProblem &p,

@@ -113,24 +113,25 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
           if (llvm::StringRef(elem) == "float")
             continue;
           AttentionProblem p = problem(backward, dim, causal, elem);
-          // The backward twice: in two deterministic kernels and in one
+          // Each twice: the forward with and without turns between its
+          // consumers, the backward in two deterministic kernels and in one
           // pass (which takes the forward's row log-sum-exp).
-          for (bool fused : {false, true}) {
-            if (fused && !backward)
-              continue;
+          for (bool variant : {false, true}) {
+            bool fused = backward && variant, pingpong = !backward && variant;
             if (fused && !p.rowLse)
               p.rowLse = LaunchArg::operand(5);
             std::optional<AttentionWgmmaPlan> plan =
-                chooseAttentionWgmma(p, hopper, true, false, fused);
-            if (!plan || plan->fused != fused)
+                chooseAttentionWgmma(p, hopper, true, false, fused, pingpong);
+            if (!plan || plan->fused != fused || plan->pingpong != pingpong)
               continue;
             FusionBuilder builder("// attention template instance\n");
             planAttentionWgmma(p, *plan, builder);
             GeneratedFusion fusion = builder.take();
             for (const GeneratedKernel &kernel : fusion.kernels)
               instances.push_back(
-                  {llvm::formatv("{0}_{1}_d{2}{3}", kernel.templateName,
-                                 short_, dim, causal ? "_causal" : "")
+                  {llvm::formatv("{0}_{1}_d{2}{3}{4}", kernel.templateName,
+                                 short_, dim, causal ? "_causal" : "",
+                                 pingpong ? "_pingpong" : "")
                        .str(),
                    kernel.source,
                    {"sm_90a"}});

@@ -48,14 +48,18 @@ struct CodegenOptions {
   /// where the product has two tile rows to pair), 1 none, 2 two.
   int gemmCluster = 1;
   /// The Hopper attention kernels run persistent, one block per SM taking
-  /// the work items in turn, instead of one block per work item (3-7%
-  /// faster on the H200 at B8 H16 T2048).
+  /// the work items in turn, instead of one block per work item or causal
+  /// pair of items (3-7% faster on the H200 at B8 H16 T2048).
   bool persistentAttention = true;
   /// The Hopper attention backward runs in one pass over the key tiles,
   /// adding dQ in f32 by bulk reductions (not deterministic), where the
   /// forward's row log-sum-exp is given and the head dims are at most 128
   /// (kernels/attention_wgmma_bwd_fused.cuh).
   bool fusedAttentionBackward = false;
+  /// The two consumer warpgroups of the Hopper attention forward take turns
+  /// issuing their products, so that one's softmax runs under the other's
+  /// (kernels/attention_wgmma_fwd.cuh, C::pingpong).
+  bool attentionPingpong = false;
   /// The TMA GEMM kernel stores its first result by TMA from the staged
   /// epilogue's shared memory (one problem whose result has the operands'
   /// element type) instead of 16-byte runs from every lane.

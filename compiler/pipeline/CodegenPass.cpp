@@ -44,6 +44,7 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     }
     options.persistentAttention = persistentAttention;
     options.fusedAttentionBackward = fusedAttentionBackward;
+    options.attentionPingpong = attentionPingpong;
     options.gemmTmaStore = gemmTmaStore;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),

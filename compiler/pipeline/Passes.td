@@ -38,12 +38,17 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "rows to pair)">,
     Option<"persistentAttention", "persistent-attention", "bool", "true",
            "Run the Hopper attention kernels persistent: one block per SM "
-           "takes the work items in turn (false: a block per work item)">,
+           "takes the work items in turn (false: a block per work item, or "
+           "causal pair of items)">,
     Option<"fusedAttentionBackward", "fused-attention-backward", "bool",
            "false",
            "Run the Hopper attention backward in one pass over the key "
            "tiles, adding dQ in f32 by bulk reductions (faster, not "
            "deterministic)">,
+    Option<"attentionPingpong", "attention-pingpong", "bool", "false",
+           "Let the Hopper attention forward's two consumer warpgroups take "
+           "turns issuing their products, so that one's softmax runs under "
+           "the other's">,
     Option<"gemmTmaStore", "gemm-tma-store", "bool", "false",
            "Store the TMA GEMM kernel's first result by TMA from the staged "
            "epilogue's shared memory">,

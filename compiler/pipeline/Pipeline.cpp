@@ -93,6 +93,7 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.gemmCluster = options.gemmCluster;
   codegen.persistentAttention = options.persistentAttention;
   codegen.fusedAttentionBackward = options.fusedAttentionBackward;
+  codegen.attentionPingpong = options.attentionPingpong;
   codegen.gemmTmaStore = options.gemmTmaStore;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;

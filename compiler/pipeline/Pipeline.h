@@ -148,14 +148,19 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> persistentAttention{
       *this, "persistent-attention",
       llvm::cl::desc("The Hopper attention kernels run persistent, one "
-                     "block per SM; false: a block per work item (codegen, "
-                     "sm_90)"),
+                     "block per SM; false: a block per work item, or causal "
+                     "pair of items (codegen, sm_90)"),
       llvm::cl::init(true)};
   Option<bool> fusedAttentionBackward{
       *this, "fused-attention-backward",
       llvm::cl::desc("The Hopper attention backward in one pass, dQ added "
                      "by bulk reductions: not deterministic (codegen, "
                      "sm_90)"),
+      llvm::cl::init(false)};
+  Option<bool> attentionPingpong{
+      *this, "attention-pingpong",
+      llvm::cl::desc("The Hopper attention forward's consumer warpgroups "
+                     "take turns issuing their products (codegen, sm_90)"),
       llvm::cl::init(false)};
   Option<bool> gemmTmaStore{
       *this, "gemm-tma-store",

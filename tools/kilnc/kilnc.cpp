@@ -185,8 +185,16 @@ static cl::opt<bool> persistentAttention(
     cl::desc("run the Hopper attention kernels persistent (sm_90, the "
              "default): one block per SM takes the (batch * head, tile) "
              "work items in turn, copying the next item's tiles under the "
-             "last one's products; =false launches one block per work item"),
+             "last one's products; =false launches one block per work item "
+             "(causal: per pair of a long and a short item)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> attentionPingpong(
+    "attention-pingpong",
+    cl::desc("let the two consumer warpgroups of the Hopper attention "
+             "forward take turns issuing their matrix products, so that one "
+             "warpgroup's softmax runs while the tensor cores multiply the "
+             "other's (sm_90)"),
+    cl::cat(category));
 static cl::opt<bool> fusedAttentionBackward(
     "fused-attention-backward",
     cl::desc("run the Hopper attention backward in one pass over the key "
@@ -464,6 +472,7 @@ int main(int argc, char **argv) {
   options.gemmCluster = gemmCluster.getValue();
   options.persistentAttention = persistentAttention.getValue();
   options.fusedAttentionBackward = fusedAttentionBackward.getValue();
+  options.attentionPingpong = attentionPingpong.getValue();
   options.gemmTmaStore = gemmTmaStore.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()

@@ -424,36 +424,55 @@ template <int STAGES> struct pipeline_smem {
   }
 };
 
-// Which (batch * head, tile rank) work item `item` is, of `tiles` tiles per
-// head. Causal: every head's first-ranked tile (the longest) before any
-// second; otherwise a head's tiles are neighbours, so that the items in
-// flight share its keys and values in L2.
-template <class C> struct block_tile {
-  int bh, rank;
-  __device__ __forceinline__ block_tile(unsigned item, int tiles)
-      : bh(C::causal ? (int)(item % C::batch_heads) : (int)(item / tiles)),
-        rank(C::causal ? (int)(item / C::batch_heads) : (int)(item % tiles)) {}
+// The work items of this block in work_order (attention_wgmma_layout.cuh)
+// over TILES items per batch * head: the walk's batch * head and rank.
+template <class C, int TILES> struct work_walk {
+  long long unit;
+  int half = 0;
+  // The items walked before this one.
+  int n = 0;
+  __device__ __forceinline__ explicit work_walk(const launch_ctx &ctx)
+      : unit(ctx.block.x) {}
+  static __device__ __forceinline__ constexpr work_order order() {
+    return work_order{C::batch_heads, TILES, C::causal};
+  }
+  __device__ __forceinline__ bool more() const {
+    return unit < order().units();
+  }
+  __device__ __forceinline__ void next(const launch_ctx &ctx) {
+    ++n;
+    if (half == 0 && order().items(unit) == 2) {
+      half = 1;
+    } else {
+      half = 0;
+      unit += ctx.grid.x;
+    }
+  }
+  __device__ __forceinline__ int bh() const { return order().batch_head(unit); }
+  __device__ __forceinline__ int rank() const {
+    return order().rank(unit, half);
+  }
 };
 
 // A work item of BM queries: its batch * head, first query and the key
-// tiles of BN it reads (causal: up to the last one it sees). The longest
-// items come first (block_tile).
+// tiles of BN it reads (causal: up to the last one it sees). Rank r is the
+// r-th longest: the query tiles from the last.
 template <class C, int BM, int BN> struct query_item {
+  static constexpr int TILES = (C::tq + BM - 1) / BM;
   int bh, q0, tiles;
-  __device__ __forceinline__ explicit query_item(int w) {
-    constexpr int QT = (C::tq + BM - 1) / BM;
-    const block_tile<C> at(w, QT);
-    bh = at.bh;
-    q0 = (QT - 1 - at.rank) * BM;
+  __device__ __forceinline__ explicit query_item(
+      const work_walk<C, TILES> &at) {
+    bh = at.bh();
+    q0 = (TILES - 1 - at.rank()) * BM;
     const int kEnd =
         C::causal ? min(C::tk, min(q0 + BM, C::tq) + (C::tk - C::tq)) : C::tk;
     tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
   }
 };
 
-// The kernels are persistent: block b takes work items b, b + grid, ...
-// (the planner launches at most one block per SM), the n-th of them with
-// the fixed tiles' barriers in phase n. The producer copies an item's fixed
+// The kernels are persistent: block b walks its work items (work_walk; the
+// planner launches at most one block per SM), the n-th of them with the
+// fixed tiles' barriers in phase n. The producer copies an item's fixed
 // tiles once the consumers have freed the last item's (fixed_empty), and
 // streams its tiles through the same ring of stages, so that the next
 // item's copies run under this item's last products and its epilogue.

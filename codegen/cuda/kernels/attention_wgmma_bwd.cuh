@@ -94,7 +94,6 @@ __device__ __forceinline__ void backward_dq_wgmma(
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int CONSUMERS = BM / kWarpgroupRows;
   constexpr int QT = (TQ + BM - 1) / BM;
-  constexpr int ITEMS = C::batch_heads * QT;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DP <= 256 &&
                     DVP <= 256,
@@ -105,8 +104,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
   // the forward's are given) streams K; sweep 2 (dq) K and V.
   struct item : query_item<C, BM, BN> {
     int sweep1, uses;
-    __device__ __forceinline__ explicit item(int w)
-        : query_item<C, BM, BN>(w) {
+    __device__ __forceinline__ explicit item(const work_walk<C, QT> &at)
+        : query_item<C, BM, BN>(at) {
       sweep1 = C::has_row_lse ? 0 : this->tiles;
       uses = sweep1 + (C::has_dq ? this->tiles : 0);
     }
@@ -123,9 +122,9 @@ __device__ __forceinline__ void backward_dq_wgmma(
     tma::prefetch(v_map);
     tma::prefetch(d_out_map);
     stream_ring<STAGES> ring;
-    for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-      const item x(w);
-      tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+    for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+      const item x(at);
+      tma::wait(sm.fixed_empty(), (at.n & 1) ^ 1u);
       tma::arrive_expect_bytes(sm.fixed_bar(),
                                (unsigned)(L.fixed_b - L.fixed_a +
                                           panel_tile_bytes(BM, C::dv)));
@@ -160,8 +159,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
   // Per stage, the parity of its V copies so far (V fills a stage only in
   // sweep 2).
   unsigned vPhase = 0;
-  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-    const item x(w);
+  for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+    const item x(at);
     const int bh = x.bh, q0 = x.q0, tiles = x.tiles, sweep1 = x.sweep1;
     const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
     // delta = rowsum(dO * O), loaded while the item's tiles arrive.
@@ -172,22 +171,23 @@ __device__ __forceinline__ void backward_dq_wgmma(
       delta[h] = quad_sum(qi < TQ ? row_delta_part<C>(out, d_out, bh, qi, quad)
                                   : 0.f);
     }
-    auto masked = [&](int k0) {
-      return k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
-    };
+    // The leading key tiles this warpgroup's queries see whole go without
+    // the mask, in loops of their own (as the forward's).
+    const int whole = min(tiles, (int)whole_key_tiles(
+                                     TQ, TK, C::causal,
+                                     q0 + cwg * kWarpgroupRows, BN));
     float s[BN / 2];
 
-    tma::wait(sm.fixed_bar(), n & 1);
+    tma::wait(sm.fixed_bar(), at.n & 1);
     // Sweep 1: the rows' maxima and sums of exp2(S * qscale).
     float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
-    for (int u = 0; u < sweep1; ++u) {
+    auto statistics = [&](bool mask, int u) {
       const int st = ring.stage(u), k0 = u * BN;
       tma::wait(sm.full_a(st), ring.parity(u));
       product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
       retire<0>();
       gemm::fence_accumulators(s);
       release_by_warpgroup(sm.empty(st), tid);
-      const bool mask = masked(k0);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float mx = -inf();
@@ -211,7 +211,11 @@ __device__ __forceinline__ void backward_dq_wgmma(
         l[h] = l[h] * fast_exp2(m[h] - ms) + sum;
         m[h] = mNew;
       }
-    }
+    };
+    for (int u = 0; u < min(whole, sweep1); ++u)
+      statistics(false, u);
+    for (int u = whole; u < sweep1; ++u)
+      statistics(true, u);
     float lse[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -244,7 +248,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
     zero_panels(dq);
     float dp[BN / 2];
     unsigned ds[BN / 16][4];
-    for (int j = 0; j < tiles; ++j) {
+    auto gradient = [&](bool mask, int j) {
       const int u = sweep1 + j, st = ring.stage(u), k0 = j * BN;
       tma::wait(sm.full_a(st), ring.parity(u));
       tma::wait(sm.full_b(st), (vPhase >> st) & 1u);
@@ -254,7 +258,6 @@ __device__ __forceinline__ void backward_dq_wgmma(
       retire<0>();
       gemm::fence_accumulators(s);
       gemm::fence_accumulators(dp);
-      const bool mask = masked(k0);
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -275,7 +278,11 @@ __device__ __forceinline__ void backward_dq_wgmma(
       fence_panels(dq);
       fence_fragments(ds);
       release_by_warpgroup(sm.empty(st), tid);
-    }
+    };
+    for (int j = 0; j < whole; ++j)
+      gradient(false, j);
+    for (int j = whole; j < tiles; ++j)
+      gradient(true, j);
     // Every product has retired: the next item's Q and dO may come while
     // this one's epilogue runs. (Freed at the last tile's scores instead,
     // ptxas serialises the head dim 256 kernel's products.)
@@ -326,15 +333,16 @@ store_panels(E *dst, const float (&acc)[PANELS][32], int row0, int t, int col,
 }
 
 // A work item of the kernels over key tiles: BK keys (and values) and the
-// tiles of BQ queries that see them. Causal: the first key tiles see the
-// most queries; they go first (block_tile).
+// tiles of BQ queries that see them. Rank r is the r-th longest: causal,
+// the first key tiles see the most queries.
 template <class C, int BK, int BQ> struct key_item {
+  static constexpr int TILES = (C::tk + BK - 1) / BK;
   int bh, k0, qBegin, tiles;
-  __device__ __forceinline__ explicit key_item(int w) {
-    constexpr int TQ = C::tq, TK = C::tk, KT = (TK + BK - 1) / BK;
-    const block_tile<C> at(w, KT);
-    bh = at.bh;
-    k0 = at.rank * BK;
+  __device__ __forceinline__ explicit key_item(
+      const work_walk<C, TILES> &at) {
+    constexpr int TQ = C::tq, TK = C::tk;
+    bh = at.bh();
+    k0 = at.rank() * BK;
     // Query i sees key j when j <= i + TK - TQ: queries from k0 - (TK - TQ).
     qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
     tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
@@ -355,15 +363,15 @@ produce_key_items(const launch_ctx &ctx, const pipeline_smem<STAGES> &sm,
   typedef typename C::idx_t idx_t;
   constexpr int KPANELS = pad_panel(C::d) / kPanel,
                 VPANELS = pad_panel(C::dv) / kPanel;
-  constexpr int ITEMS = C::batch_heads * ((C::tk + BK - 1) / BK);
+  constexpr int KT = (C::tk + BK - 1) / BK;
   tma::prefetch(q_map);
   tma::prefetch(k_map);
   tma::prefetch(v_map);
   tma::prefetch(d_out_map);
   stream_ring<STAGES> ring;
-  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-    const key_item<C, BK, BQ> x(w);
-    tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+  for (work_walk<C, KT> at(ctx); at.more(); at.next(ctx)) {
+    const key_item<C, BK, BQ> x(at);
+    tma::wait(sm.fixed_empty(), (at.n & 1) ^ 1u);
     tma::arrive_expect_bytes(sm.fixed_bar(),
                              (unsigned)(panel_tile_bytes(BK, C::d) +
                                         panel_tile_bytes(BK, C::dv)));
@@ -393,15 +401,16 @@ produce_key_items(const launch_ctx &ctx, const pipeline_smem<STAGES> &sm,
 // P^T (into s, the scores S^T) and, with DK, dS^T = P^T (dP^T - delta)
 // (into dp, dP^T) of a consumer warpgroup's keys (this lane's rows kRow0
 // and kRow0 + 8) and the BQ queries from q0, whose log-sum-exp and delta
-// lie at shared address `rows`. Causal: key row r sees the queries from
+// lie at shared address `rows`. Causal, with `mask` (a tile that crosses
+// the diagonal, masked_query_tiles): key row r sees the queries from
 // r - (TK - TQ) on; the tile's columns before `first[h]` are hidden from
-// row h (none past the diagonal's tiles).
+// row h.
 template <class C, int BQ, bool DK>
 __device__ __forceinline__ void
 key_probabilities(float (&s)[BQ / 2], float (&dp)[BQ / 2], unsigned rows,
-                  int kRow0, int q0, const lane_pos &pos) {
+                  int kRow0, int q0, const lane_pos &pos, bool mask) {
   int first[2] = {0, 0};
-  if constexpr (C::causal)
+  if (C::causal && mask)
     for (int h = 0; h < 2; ++h)
       first[h] = kRow0 + 8 * h - (C::tk - C::tq) - q0;
 #pragma unroll
@@ -414,7 +423,7 @@ key_probabilities(float (&s)[BQ / 2], float (&dp)[BQ / 2], unsigned rows,
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h + c;
-        const bool hidden = C::causal && col < first[h];
+        const bool hidden = C::causal && mask && col < first[h];
         const float p = hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse));
         if constexpr (DK)
           dp[i] = p * (dp[i] - delta);
@@ -441,7 +450,6 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   constexpr int KPANELS = DP / kPanel, VPANELS = DVP / kPanel;
   constexpr int CONSUMERS = BK / kWarpgroupRows;
   constexpr int KT = (TK + BK - 1) / BK;
-  constexpr int ITEMS = C::batch_heads * KT;
   constexpr bool DK = C::has_dk, DV = C::has_dv;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BK % 64 == 0 && BQ == 64 && DP <= 256 && DVP <= 256,
@@ -466,8 +474,8 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   const lane_pos pos(tid);
   const unsigned aRow0 = cwg * kWarpgroupRows;
   stream_ring<STAGES> ring;
-  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-    const item x(w);
+  for (work_walk<C, KT> at(ctx); at.more(); at.next(ctx)) {
+    const item x(at);
     const int kRow0 = x.k0 + cwg * kWarpgroupRows + pos.row;
     float dk[DK ? KPANELS : 1][32], dv[DV ? VPANELS : 1][32];
     zero_panels(dk);
@@ -475,8 +483,14 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
     float s[BQ / 2], dp[BQ / 2];
     unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
 
-    tma::wait(sm.fixed_bar(), n & 1);
-    for (int u = 0; u < x.tiles; ++u) {
+    // The leading query tiles that cross the diagonal for this
+    // warpgroup's keys take the mask, in a loop of their own.
+    const int masked =
+        min(x.tiles, (int)masked_query_tiles(C::tq, TK, C::causal,
+                                             x.k0 + aRow0, kWarpgroupRows,
+                                             x.qBegin, BQ));
+    tma::wait(sm.fixed_bar(), at.n & 1);
+    auto tile = [&](bool mask, int u) {
       const int st = ring.stage(u), q0 = x.qBegin + u * BQ;
       tma::wait(sm.full_a(st), ring.parity(u));
       product_ss<BQ, DP, C::kind>(s, sm.fixed_a(), BK, aRow0, sm.a(st));
@@ -492,7 +506,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
       // keys and values may come.
       if (u == x.tiles - 1)
         release_by_warpgroup(sm.fixed_empty(), tid);
-      key_probabilities<C, BQ, DK>(s, dp, sm.rows(st), kRow0, q0, pos);
+      key_probabilities<C, BQ, DK>(s, dp, sm.rows(st), kRow0, q0, pos, mask);
       if constexpr (DV) {
         to_fragments<elem_t, BQ>(pf, s);
         if constexpr (!DK)
@@ -516,7 +530,11 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
         fence_fragments(pf);
       }
       release_by_warpgroup(sm.empty(st), tid);
-    }
+    };
+    for (int u = 0; u < masked; ++u)
+      tile(true, u);
+    for (int u = masked; u < x.tiles; ++u)
+      tile(false, u);
     if (x.tiles == 0)
       release_by_warpgroup(sm.fixed_empty(), tid);
     ring.use += x.tiles;

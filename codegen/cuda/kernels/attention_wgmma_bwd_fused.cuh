@@ -50,7 +50,6 @@ __device__ __forceinline__ void backward_fused_wgmma(
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int KPANELS = DP / kPanel, VPANELS = DVP / kPanel;
   constexpr int KT = (TK + BK - 1) / BK;
-  constexpr int ITEMS = C::batch_heads * KT;
   constexpr int DS = C::dq_stride;
   // Key rows of one warpgroup, in k16 steps of the dQ product.
   constexpr int OWN_STEPS = kWarpgroupRows / 16;
@@ -99,8 +98,8 @@ __device__ __forceinline__ void backward_fused_wgmma(
   // Query tiles this block has taken so far: staging tile (used & 1), in
   // its phase (used >> 1).
   int used = 0;
-  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-    const key_item<C, BK, BQ> x(w);
+  for (work_walk<C, KT> at(ctx); at.more(); at.next(ctx)) {
+    const key_item<C, BK, BQ> x(at);
     const int kRow0 = x.k0 + aRow0 + pos.row;
     float dk[KPANELS][32], dv[VPANELS][32];
     zero_panels(dk);
@@ -108,8 +107,15 @@ __device__ __forceinline__ void backward_fused_wgmma(
     float s[BQ / 2], dp[BQ / 2];
     unsigned pf[BQ / 16][4], dsf[BQ / 16][4];
 
-    tma::wait(sm.fixed_bar(), n & 1);
-    for (int u = 0; u < x.tiles; ++u, ++used) {
+    // The leading query tiles that cross the diagonal for this
+    // warpgroup's keys take the mask, in a loop of their own.
+    const int masked =
+        min(x.tiles, (int)masked_query_tiles(C::tq, TK, C::causal,
+                                             x.k0 + aRow0, kWarpgroupRows,
+                                             x.qBegin, BQ));
+    tma::wait(sm.fixed_bar(), at.n & 1);
+    // Query tile u, the block's used-th.
+    auto tile = [&](bool mask, int u) {
       const int st = ring.stage(u), q0 = x.qBegin + u * BQ;
       tma::wait(sm.full_a(st), ring.parity(u));
       product_ss<BQ, DP, C::kind>(s, sm.fixed_a(), BK, aRow0, sm.a(st));
@@ -118,7 +124,8 @@ __device__ __forceinline__ void backward_fused_wgmma(
       retire<0>();
       gemm::fence_accumulators(s);
       gemm::fence_accumulators(dp);
-      key_probabilities<C, BQ, true>(s, dp, sm.rows(st), kRow0, q0, pos);
+      key_probabilities<C, BQ, true>(s, dp, sm.rows(st), kRow0, q0, pos,
+                                     mask);
       to_fragments<elem_t, BQ>(pf, s);
       to_fragments<elem_t, BQ>(dsf, dp);
       // This warpgroup's rows of dS^T (keys x queries, 128-byte swizzled as
@@ -228,7 +235,12 @@ __device__ __forceinline__ void backward_fused_wgmma(
             tma::arrive(freed(b ^ 1));
         }
       }
-    }
+      ++used;
+    };
+    for (int u = 0; u < masked; ++u)
+      tile(true, u);
+    for (int u = masked; u < x.tiles; ++u)
+      tile(false, u);
     if (x.tiles == 0)
       release_by_warpgroup(sm.fixed_empty(), tid);
     ring.use += x.tiles;

@@ -16,18 +16,24 @@
 //    tile j runs while the tensor cores multiply P V of tile j - 1: each
 //    iteration issues S_j and P_{j-1} V_{j-1}, waits for S_j only, computes
 //    its online softmax (running maximum and sum in the log2 domain), then
-//    waits for the product and rescales O.
+//    waits for the product and rescales O. With C::pingpong the two
+//    consumer warpgroups take turns (named barriers 1 and 2) to issue an
+//    iteration's products, as FlashAttention-3 schedules them, so that one
+//    warpgroup's softmax runs while the tensor cores multiply the other's.
 //  - Causal items stop at their last visible key tile and mask only the
-//    tiles that cross the diagonal or the end of the keys; they are ordered
-//    longest first across all heads, so that the short items fill in the
-//    tail.
+//    tiles that cross the diagonal or the end of the keys, in a loop of
+//    their own after the unmasked ones (whole_key_tiles). A block takes
+//    them in pairs of a long and a short one of the same head (work_order),
+//    so that blocks finish together and the items in flight share their
+//    heads' keys and values in L2.
 //
 // C: elem_t, idx_t, tq, tk, d, dv, causal, qscale, kind (0 bf16, 1 f16), bm,
-// bn, stages, batch_heads, and q_layout, k_layout, v_layout, out_layout
-// (strided<> of attention_common.cuh). The maps: q, k and v as tiled maps
-// {head dim, T, heads, batch} with boxes {64, BM or BN, 1, 1}, 128-byte
-// swizzled. The block is 128 * (BM / 64 + 1) threads. A non-null `row_lse`
-// ([B * H][Tq] f32) receives each row's log-sum-exp (natural log).
+// bn, stages, batch_heads, pingpong, and q_layout, k_layout, v_layout,
+// out_layout (strided<> of attention_common.cuh). The maps: q, k and v as
+// tiled maps {head dim, T, heads, batch} with boxes {64, BM or BN, 1, 1},
+// 128-byte swizzled. The block is 128 * (BM / 64 + 1) threads. A non-null
+// `row_lse` ([B * H][Tq] f32) receives each row's log-sum-exp (natural
+// log).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -50,13 +56,14 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   constexpr int VPANELS = DVP / kPanel;
   constexpr int CONSUMERS = BM / kWarpgroupRows;
   constexpr int QT = (TQ + BM - 1) / BM;
-  constexpr int ITEMS = C::batch_heads * QT;
   constexpr wgmma_smem L = wgmma_forward_smem(BM, BN, C::d, C::dv, STAGES);
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DVP <= 256 &&
                     DP <= 256,
                 "64-row warpgroup slices, 64- or 128-key tiles, head dims of "
                 "at most 256");
+  static_assert(!C::pingpong || CONSUMERS == 2,
+                "turns are taken by two consumer warpgroups");
 
   const pipeline_smem<STAGES> sm(L, BN);
   typedef query_item<C, BM, BN> item;
@@ -72,9 +79,9 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
     tma::prefetch(k_map);
     tma::prefetch(v_map);
     stream_ring<STAGES> ring;
-    for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-      const item x(w);
-      tma::wait(sm.fixed_empty(), (n & 1) ^ 1u);
+    for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+      const item x(at);
+      tma::wait(sm.fixed_empty(), (at.n & 1) ^ 1u);
       tma::arrive_expect_bytes(sm.fixed_bar(),
                                (unsigned)panel_tile_bytes(BM, C::d));
       copy_tile<BM, DP / kPanel, C::q_layout::heads>(
@@ -99,9 +106,24 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   const int cwg = wg - 1;
   const lane_pos pos(tid);
   const unsigned aRow0 = cwg * kWarpgroupRows;
+  // Turns (C::pingpong): warpgroup c waits at barrier 1 + c (its 128
+  // threads' bar.sync meeting the other's 128 arrivals) before it issues an
+  // iteration's products, and passes the turn once they are issued. Both
+  // take the same number of turns per item, so the turns run on across
+  // items; warpgroup 0 takes the first.
+  auto wait_turn = [&] {
+    if constexpr (C::pingpong)
+      tma::named_barrier(1 + cwg, 256);
+  };
+  auto pass_turn = [&] {
+    if constexpr (C::pingpong)
+      tma::named_arrive(2 - cwg, 256);
+  };
+  if (cwg == 1)
+    pass_turn();
   stream_ring<STAGES> ring;
-  for (int w = ctx.block.x, n = 0; w < ITEMS; w += ctx.grid.x, ++n) {
-    const item x(w);
+  for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+    const item x(at);
     const int q0 = x.q0, tiles = x.tiles;
     const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
     float m[2] = {-inf(), -inf()}, l[2] = {0.f, 0.f};
@@ -119,9 +141,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
     // factors for what was summed against the old maxima. The scale is
     // positive, so the maximum of the raw scores gives the scaled one; a
     // row that has seen only masked keys subtracts 0 instead of -inf.
-    auto softmax = [&](int k0, float(&alpha)[2]) {
-      const bool masked =
-          k0 + BN > TK || (C::causal && k0 + BN - 1 > q0 + (TK - TQ));
+    auto softmax = [&](bool mask, int k0, float(&alpha)[2]) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int qi = row0 + 8 * h;
@@ -131,7 +151,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
 #pragma unroll
           for (int c = 0; c < 2; ++c) {
             float &v = s[4 * j + 2 * h + c];
-            if (masked && !visible<C>(qi, k0 + 8 * j + pos.col + c))
+            if (mask && !visible<C>(qi, k0 + 8 * j + pos.col + c))
               v = -inf();
             mx = fmaxf(mx, v);
           }
@@ -159,7 +179,12 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
           o[p][i] *= alpha[(i >> 1) & 1];
     };
 
-    tma::wait(sm.fixed_bar(), n & 1);
+    // The leading key tiles this warpgroup's queries see whole go without
+    // the mask.
+    const int whole = min(
+        tiles, (int)whole_key_tiles(TQ, TK, C::causal,
+                                   q0 + cwg * kWarpgroupRows, BN));
+    tma::wait(sm.fixed_bar(), at.n & 1);
     if (tiles > 0) {
       tma::wait(sm.full_a(ring.stage()), ring.parity());
       product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0,
@@ -167,26 +192,36 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
       retire<0>();
       gemm::fence_accumulators(s);
       float alpha[2];
-      softmax(0, alpha);
+      if (whole > 0)
+        softmax(false, 0, alpha);
+      else
+        softmax(true, 0, alpha);
       to_fragments<elem_t, BN>(pf, s);
     }
-    for (int j = 1; j < tiles; ++j) {
+    auto step = [&](bool mask, int j) {
       const int stage = ring.stage(j), prev = ring.stage(j - 1);
       tma::wait(sm.full_a(stage), ring.parity(j));
+      wait_turn();
       product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(stage));
       tma::wait(sm.full_b(prev), ring.parity(j - 1));
       product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(prev));
+      pass_turn();
       retire<1>();
       gemm::fence_accumulators(s);
       float alpha[2];
-      softmax(j * BN, alpha);
+      softmax(mask, j * BN, alpha);
       retire<0>();
       fence_panels(o);
       fence_fragments(pf);
       release_by_warpgroup(sm.empty(prev), tid);
       rescale(alpha);
       to_fragments<elem_t, BN>(pf, s);
-    }
+    };
+    int j = 1;
+    for (; j < whole; ++j)
+      step(false, j);
+    for (; j < tiles; ++j)
+      step(true, j);
     // Every score product has retired: the next item's queries may come.
     release_by_warpgroup(sm.fixed_empty(), tid);
     if (tiles > 0) {

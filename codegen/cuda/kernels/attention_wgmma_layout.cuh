@@ -109,6 +109,86 @@ wgmma_fused_backward_smem(long long fixed, long long streamed, long long d,
   return l;
 }
 
+// The order of a kernel's work items, `tiles` of them per batch * head
+// (query or key tiles), ranked longest first when causal: rank r is the
+// item with the r-th most tiles to stream. Blocks take units b, b + grid,
+// ... (persistent: one block per SM; else a block per unit), and the items
+// of a unit one after the other.
+//  - Not causal: a unit is one item, and a head's items are neighbours, so
+//    the items in flight share its tiles in L2.
+//  - Causal: a unit is the pair of ranks r and tiles - 1 - r, longer
+//    first, and a head's pairs are neighbours, as above. Every pair streams
+//    about the same number of tiles (tiles + 1 when the queries and keys
+//    are as long), so blocks that take as many pairs finish together. When
+//    `tiles` is odd, the middle items (half as long) come alone after all
+//    pairs, and fill in the last wave. (Every head's longest item first,
+//    then every head's second, balances as well, but streams every head's
+//    tiles through L2 again for each rank.)
+struct work_order {
+  long long batch_heads;
+  int tiles;
+  bool causal;
+  __host__ __device__ constexpr long long pairs() const {
+    return causal ? batch_heads * (tiles / 2) : 0;
+  }
+  __host__ __device__ constexpr long long units() const {
+    return causal ? pairs() + (tiles % 2 ? batch_heads : 0)
+                  : batch_heads * tiles;
+  }
+  // The items of unit u: 1 or 2.
+  __host__ __device__ constexpr int items(long long u) const {
+    return u < pairs() ? 2 : 1;
+  }
+  __host__ __device__ constexpr int batch_head(long long u) const {
+    if (!causal)
+      return int(u / tiles);
+    return int(u < pairs() ? u / (tiles / 2) : u - pairs());
+  }
+  // The rank of item `half` (0 or 1) of unit u.
+  __host__ __device__ constexpr int rank(long long u, int half) const {
+    if (!causal)
+      return int(u % tiles);
+    if (u >= pairs())
+      return tiles / 2;
+    const int r = int(u % (tiles / 2));
+    return half ? tiles - 1 - r : r;
+  }
+};
+
+// Which tiles of a work item need the mask. Key j is visible to query i
+// when j < tk and, causal, j <= i + tk - tq. Only the tiles that cross the
+// diagonal or the end of the keys hide any key; the kernels run the others
+// in loops of their own without a mask, since a compare and a select per
+// score on the ALU pipe (which the softmax's maxima also take) would slow
+// every tile of a causal item.
+//
+// Queries from q0 on (a warpgroup's slice) against key tiles of bn from key
+// 0: how many leading tiles every one of those queries sees whole.
+__host__ __device__ constexpr long long whole_key_tiles(long long tq,
+                                                        long long tk,
+                                                        bool causal,
+                                                        long long q0,
+                                                        long long bn) {
+  // Keys [0, end) are visible to query q0 and every later query.
+  const long long end =
+      causal && q0 + (tk - tq) + 1 < tk ? q0 + (tk - tq) + 1 : tk;
+  return end > 0 ? end / bn : 0;
+}
+
+// Keys k0 .. k0 + rows - 1 (a warpgroup's slice) against query tiles of bq
+// from q_begin: how many leading tiles hide some of those keys from some
+// of their queries (none but causal ones: the kernels over key tiles keep
+// keys past tk out of what they store, and rows past tq have no
+// probabilities).
+__host__ __device__ constexpr long long masked_query_tiles(
+    long long tq, long long tk, bool causal, long long k0, long long rows,
+    long long q_begin, long long bq) {
+  // The first query that sees the slice's last key, and every key before.
+  const long long sees_all = k0 + rows - 1 - (tk - tq);
+  return causal && sees_all > q_begin ? (sees_all - q_begin + bq - 1) / bq
+                                      : 0;
+}
+
 // Rows per (batch, head) of the backward's row statistics in scratch:
 // whole streamed tiles, so that a stage's copy never leaves them.
 __host__ __device__ constexpr long long stats_rows(long long tq,

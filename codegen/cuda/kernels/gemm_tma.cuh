@@ -395,9 +395,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
   // have issued its products (bar.sync of 128 threads meeting the other's
   // bar.arrive of 128).
   auto wait_turn = [&] { tma::named_barrier(1 + cwg, 256); };
-  auto pass_turn = [&] {
-    asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - cwg) : "memory");
-  };
+  auto pass_turn = [&] { tma::named_arrive(2 - cwg, 256); };
   if constexpr (Cfg::PINGPONG)
     if (cwg == 1 && cluster < Work::COUNT)
       advance(Work::at(cluster).nk);

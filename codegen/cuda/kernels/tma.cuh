@@ -224,6 +224,11 @@ __device__ __forceinline__ void cluster_sync() {
 __device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrives on named barrier `id` of `threads` without waiting: the threads
+// that bar.sync there go on once these have arrived too.
+__device__ __forceinline__ void named_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 // Register reallocation between the warpgroups of a warp-specialised block:
 // producers give registers back, consumers take them.

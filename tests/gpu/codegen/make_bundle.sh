@@ -34,8 +34,9 @@ cp "${out}/gemm_wgmma.inputs.safetensors" "${out}/gemm_wgmma_notma.inputs.safete
 cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.safetensors"
 # The same products in thread-block clusters of two blocks (--gemm-cluster)
 # and with TMA stores (--gemm-tma-store), and the attention models with a block per work item
-# (--persistent-attention=false) and with the one-pass backward
-# (--fused-attention-backward), against the same references.
+# (--persistent-attention=false), with the one-pass backward
+# (--fused-attention-backward) and with the forward's consumers taking
+# turns (--attention-pingpong), against the same references.
 variant() { # MODEL SUFFIX KILNC-FLAGS...
   local model="$1" suffix="$2"
   shift 2
@@ -48,11 +49,12 @@ for model in gemm_tma gemm_wgmma; do
   variant "${model}" cluster --gemm-cluster=auto
   variant "${model}" tmastore --gemm-tma-store
 done
-for model in attention attention_grad attention_items attention_layouts; do
+for model in attention attention_grad attention_items attention_pairs attention_layouts; do
   variant "${model}" per_item --persistent-attention=false
 done
-for model in attention_grad attention_items; do
+for model in attention_grad attention_items attention_pairs; do
   variant "${model}" fused --fused-attention-backward
+  variant "${model}" pingpong --attention-pingpong
 done
 # The optimizer settings of the CPU reference trainer's defaults
 # (samples/train_reference.cpp), so GPU and CPU runs are comparable.

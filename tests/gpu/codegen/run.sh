@@ -39,21 +39,21 @@ record() { # name status
 }
 # rtol atol per model: f32 results against f64, bf16 results at bf16 precision.
 declare -A rtol=([pointwise]=1e-2 [gather]=1e-6 [reductions]=1e-4 [reductions_bf16]=2e-2
-                  [attention]=2e-2 [attention_grad]=2e-2 [attention_items]=2e-2
+                  [attention]=2e-2 [attention_grad]=2e-2 [attention_items]=2e-2 [attention_pairs]=2e-2
                   [gemm]=2e-2 [gemm_wgmma]=2e-2 [gemm_wgmma_notma]=2e-2
                   [gemm_tma]=2e-2 [attention_layouts]=1e-3 [matvec]=1e-2 [rope]=1e-2)
 declare -A atol=([pointwise]=1e-2 [gather]=1e-6 [reductions]=1e-5 [reductions_bf16]=2e-2
-                  [attention]=1e-2 [attention_grad]=1e-2 [attention_items]=1e-2
+                  [attention]=1e-2 [attention_grad]=1e-2 [attention_items]=1e-2 [attention_pairs]=1e-2
                   [gemm]=2e-2 [gemm_wgmma]=2e-2 [gemm_wgmma_notma]=2e-2
                   [gemm_tma]=2e-2 [attention_layouts]=1e-4 [matvec]=1e-2 [rope]=1e-2)
 for artifact in *.kiln; do
   name="${artifact%.kiln}"
   [[ -f "${name}.expected.safetensors" ]] || continue
   wanted "ops:${name}" || continue
-  # Variants (NAME_cluster, NAME_per_item, NAME_fused, NAME_tmastore) take
-  # their model's tolerances.
+  # Variants (NAME_cluster, NAME_per_item, NAME_fused, NAME_pingpong,
+  # NAME_tmastore) take their model's tolerances.
   model="${name}"
-  for suffix in _cluster _per_item _fused _tmastore; do
+  for suffix in _cluster _per_item _fused _pingpong _tmastore; do
     model="${model%"${suffix}"}"
   done
   "${kiln_run}" "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
