@@ -468,6 +468,12 @@ template <class C, int BM, int BN> struct query_item {
         C::causal ? min(C::tk, min(q0 + BM, C::tq) + (C::tk - C::tq)) : C::tk;
     tiles = kEnd > 0 ? (kEnd + BN - 1) / BN : 0;
   }
+  // The leading key tiles that the queries from `row0` (a warpgroup's
+  // slice) see whole: those need no mask.
+  __device__ __forceinline__ int whole_tiles(int row0) const {
+    return min(tiles,
+               (int)whole_key_tiles(C::tq, C::tk, C::causal, row0, BN));
+  }
 };
 
 // The kernels are persistent: block b walks its work items (work_walk; the

@@ -173,9 +173,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
     }
     // The leading key tiles this warpgroup's queries see whole go without
     // the mask, in loops of their own (as the forward's).
-    const int whole = min(tiles, (int)whole_key_tiles(
-                                     TQ, TK, C::causal,
-                                     q0 + cwg * kWarpgroupRows, BN));
+    const int whole = x.whole_tiles(q0 + cwg * kWarpgroupRows);
     float s[BN / 2];
 
     tma::wait(sm.fixed_bar(), at.n & 1);
@@ -347,6 +345,13 @@ template <class C, int BK, int BQ> struct key_item {
     qBegin = C::causal ? max(0, k0 - (TK - TQ)) / BQ * BQ : 0;
     tiles = qBegin < TQ ? (TQ - qBegin + BQ - 1) / BQ : 0;
   }
+  // The leading query tiles that hide some of the keys from `row0` (a
+  // warpgroup's 64) from some of their queries: those take the mask.
+  __device__ __forceinline__ int masked_tiles(int row0) const {
+    return min(tiles,
+               (int)masked_query_tiles(C::tq, C::tk, C::causal, row0,
+                                       kWarpgroupRows, qBegin, BQ));
+  }
 };
 
 // The producer thread of the kernels over key tiles: for each of the
@@ -485,10 +490,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
 
     // The leading query tiles that cross the diagonal for this
     // warpgroup's keys take the mask, in a loop of their own.
-    const int masked =
-        min(x.tiles, (int)masked_query_tiles(C::tq, TK, C::causal,
-                                             x.k0 + aRow0, kWarpgroupRows,
-                                             x.qBegin, BQ));
+    const int masked = x.masked_tiles(x.k0 + aRow0);
     tma::wait(sm.fixed_bar(), at.n & 1);
     auto tile = [&](bool mask, int u) {
       const int st = ring.stage(u), q0 = x.qBegin + u * BQ;

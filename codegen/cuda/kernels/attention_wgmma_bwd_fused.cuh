@@ -109,10 +109,7 @@ __device__ __forceinline__ void backward_fused_wgmma(
 
     // The leading query tiles that cross the diagonal for this
     // warpgroup's keys take the mask, in a loop of their own.
-    const int masked =
-        min(x.tiles, (int)masked_query_tiles(C::tq, TK, C::causal,
-                                             x.k0 + aRow0, kWarpgroupRows,
-                                             x.qBegin, BQ));
+    const int masked = x.masked_tiles(x.k0 + aRow0);
     tma::wait(sm.fixed_bar(), at.n & 1);
     // Query tile u, the block's used-th.
     auto tile = [&](bool mask, int u) {

@@ -181,9 +181,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
 
     // The leading key tiles this warpgroup's queries see whole go without
     // the mask.
-    const int whole = min(
-        tiles, (int)whole_key_tiles(TQ, TK, C::causal,
-                                   q0 + cwg * kWarpgroupRows, BN));
+    const int whole = x.whole_tiles(q0 + cwg * kWarpgroupRows);
     tma::wait(sm.fixed_bar(), at.n & 1);
     if (tiles > 0) {
       tma::wait(sm.full_a(ring.stage()), ring.parity());
