@@ -173,6 +173,10 @@ TEST_F(AttentionEmitterTest, ForwardConsumersTakeTurnsWhenAsked) {
     EXPECT_NE(f.kernels[0].source.find(on ? "pingpong = true;"
                                           : "pingpong = false;"),
               std::string::npos);
+    // --stats shows the choice.
+    EXPECT_EQ(f.kernels[0].configuration.find("consumers take turns") !=
+                  std::string::npos,
+              on);
     CompiledKernel compiled;
     std::string error;
     ASSERT_TRUE(compileCuda(f.kernels[0].source, f.kernels[0].name,

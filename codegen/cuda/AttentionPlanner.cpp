@@ -383,10 +383,12 @@ public:
     s.templates = {file.str()};
     s.configuration =
         llvm::formatv("{0} tensor cores: {1} rows kept, {2} streamed by TMA "
-                      "in {3} stages; tq {4} tk {5} d {6}/{7}{8}, {9} "
+                      "in {3} stages{11}; tq {4} tk {5} d {6}/{7}{8}, {9} "
                       "threads, {10} B shared",
                       p.elem, k.fixedRows, k.streamedRows, k.stages, p.tq, p.tk,
-                      p.d, p.dv, p.causal ? " causal" : "", k.threads(), shared)
+                      p.d, p.dv, p.causal ? " causal" : "", k.threads(), shared,
+                      plan.pingpong && !p.backward ? ", consumers take turns"
+                                                   : "")
             .str();
     s.functors = std::move(config);
     int64_t units =
