@@ -106,18 +106,17 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   const int cwg = wg - 1;
   const lane_pos pos(tid);
   const unsigned aRow0 = cwg * kWarpgroupRows;
-  // Turns (C::pingpong): warpgroup c waits at barrier 1 + c (its 128
-  // threads' bar.sync meeting the other's 128 arrivals) before it issues an
-  // iteration's products, and passes the turn once they are issued. Both
-  // take the same number of turns per item, so the turns run on across
-  // items; warpgroup 0 takes the first.
+  // Turns (C::pingpong, tma::wait_turn): a warpgroup waits for its turn
+  // before it issues an iteration's products and passes it once they are
+  // issued. Both take the same number of turns per item, so the turns run
+  // on across items; warpgroup 0 takes the first.
   auto wait_turn = [&] {
     if constexpr (C::pingpong)
-      tma::named_barrier(1 + cwg, 256);
+      tma::wait_turn(cwg);
   };
   auto pass_turn = [&] {
     if constexpr (C::pingpong)
-      tma::named_arrive(2 - cwg, 256);
+      tma::pass_turn(cwg);
   };
   if (cwg == 1)
     pass_turn();

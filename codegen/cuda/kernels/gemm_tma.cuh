@@ -391,19 +391,17 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
   const long long first =
       cluster + (Cfg::PINGPONG ? (long long)cwg * clusters : 0);
   const long long step = clusters * (Cfg::PINGPONG ? 2 : 1);
-  // Ping-pong turns: consumer c waits at barrier 1 + c for the other to
-  // have issued its products (bar.sync of 128 threads meeting the other's
-  // bar.arrive of 128).
-  auto wait_turn = [&] { tma::named_barrier(1 + cwg, 256); };
-  auto pass_turn = [&] { tma::named_arrive(2 - cwg, 256); };
+  // Ping-pong turns (tma::wait_turn): a consumer issues an item's products
+  // once the other has issued its own.
   if constexpr (Cfg::PINGPONG)
     if (cwg == 1 && cluster < Work::COUNT)
       advance(Work::at(cluster).nk);
   for (long long w = first; w < Work::COUNT; w += step) {
     const Work x = Work::at(w, rank);
+    // Every item but the block's first follows the other's.
     if constexpr (Cfg::PINGPONG)
       if (w >= cluster + clusters)
-        wait_turn(); // every item but the block's first follows the other's
+        tma::wait_turn(cwg);
     if constexpr (Epi::kPrefetch)
       if (!x.outside)
         prefetch_epilogue_inputs<Cfg, Epi>(
@@ -447,7 +445,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     // products may join ours on the tensor cores).
     if constexpr (Cfg::PINGPONG)
       if (w + clusters < Work::COUNT) {
-        pass_turn();
+        tma::pass_turn(cwg);
         advance(Work::at(w + clusters).nk);
       }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");

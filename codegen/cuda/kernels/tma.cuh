@@ -230,6 +230,17 @@ __device__ __forceinline__ void named_arrive(unsigned id, unsigned threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// Turns of two consumer warpgroups (0 and 1) that alternate at issuing
+// their products: consumer c waits at barrier 1 + c (its 128 threads'
+// bar.sync meeting the other's 128 arrivals) and passes the turn by
+// arriving at the other's.
+__device__ __forceinline__ void wait_turn(int consumer) {
+  named_barrier(1 + consumer, 256);
+}
+__device__ __forceinline__ void pass_turn(int consumer) {
+  named_arrive(2 - consumer, 256);
+}
+
 // Register reallocation between the warpgroups of a warp-specialised block:
 // producers give registers back, consumers take them.
 template <int REGS> __device__ __forceinline__ void release_registers() {
