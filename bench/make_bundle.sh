@@ -51,7 +51,7 @@
 #    its git directory FLASHRNN_GIT (default /work/.mirror/NX-AI+flashrnn/repo;
 #    FLASHRNN_REV, default HEAD), left out with a message when absent;
 #  - COMMIT (the kiln commit the bundle was built from), run.py and the
-#    profile scripts (profile_gemm.sh, profile_kernels.py).
+#    profile scripts (profile_gemm.sh, profile_entry.sh, profile_kernels.py).
 # Then, on the GPU machine, from inside DIR: python3 run.py RESULTS.md
 #
 # KILN_BIN=DIR takes kilnc, kiln-ref and kiln-run from DIR instead of
@@ -324,7 +324,8 @@ else
   echo "no FlashRNN git directory at ${flashrnn_git}: run.py reports its rows as missing" >&2
 fi
 
-cp "${kilnrun}" bench/run.py bench/profile_gemm.sh bench/profile_kernels.py "${out}/"
+cp "${kilnrun}" bench/run.py bench/profile_gemm.sh bench/profile_entry.sh \
+  bench/profile_kernels.py "${out}/"
 commit="$(git rev-parse HEAD)"
 if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then
   commit+="-dirty"
