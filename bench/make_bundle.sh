@@ -225,8 +225,8 @@ compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
   transformer_block_b8t1024c1024_tmastore --train=adamw --precision=bf16 \
   --gemm-tma-store || true
 compile_or_note bench/models/transformer_block_b8t1024c1024.mlir \
-  transformer_block_b8t1024c1024_attnpp --train=adamw --precision=bf16 \
-  --attention-pingpong || true
+  transformer_block_b8t1024c1024_attncoop --train=adamw --precision=bf16 \
+  --attention-schedule=cooperative || true
 
 # The byte-level GPT sample with its dropout off (both sides then train the
 # same function): its train_step in f32 and in bf16 (f32 master weights);
@@ -257,9 +257,15 @@ for model in bench/models/attention_*.mlir; do
   # The backward in one pass (dQ by bulk reductions, not deterministic).
   compile_or_note "${model}" "$(basename "${model}" .mlir)_fused" --inference \
     --function f --fused-attention-backward || true
-  # The forward's consumer warpgroups taking turns.
-  compile_or_note "${model}" "$(basename "${model}" .mlir)_pingpong" --inference \
-    --function f --attention-pingpong || true
+  # The forward's other schedule: its consumer warpgroups taking turns
+  # where they do not by default (non-causal), and not where they do.
+  if [[ "${model}" == *_causal.mlir ]]; then
+    compile_or_note "${model}" "$(basename "${model}" .mlir)_cooperative" --inference \
+      --function f --attention-schedule=cooperative || true
+  else
+    compile_or_note "${model}" "$(basename "${model}" .mlir)_pingpong" --inference \
+      --function f --attention-schedule=pingpong || true
+  fi
 done
 
 # Recurrent layers: the forward pass (entry rnn) and the loss's

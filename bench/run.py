@@ -2387,7 +2387,7 @@ def run_block(args, title):
                               ("_per_item", "--persistent-attention=false"),
                               ("_fused", "--fused-attention-backward"),
                               ("_tmastore", "--gemm-tma-store"),
-                              ("_attnpp", "--attention-pingpong")):
+                              ("_attncoop", "--attention-schedule=cooperative")):
             budgeted, why = kiln_artifact_or_why(name + suffix)
             if budgeted is None:
                 continue
@@ -2641,10 +2641,12 @@ def run_attention(args, title, d, causal, direction):
             note += f"; {flops / ms / 1e9:.0f} TFLOP/s"
     rows = [Row("kiln", ms, note, torch=False)]
     # The same kernels with a block per work item or causal pair (not
-    # persistent), with the forward's consumers taking turns, and the
+    # persistent), with the forward's other schedule (its consumers taking
+    # turns where they do not by default, or not where they do), and the
     # backward in one pass, checked and timed beside them.
     variants = [("_per_item", "--persistent-attention=false"),
-                ("_pingpong", "--attention-pingpong")]
+                ("_pingpong", "--attention-schedule=pingpong"),
+                ("_cooperative", "--attention-schedule=cooperative")]
     if backward:
         variants.append(("_fused", "--fused-attention-backward"))
     for suffix, flag in variants:

@@ -51,7 +51,7 @@ public:
             problem, options.target(),
             options.allowTma && archNumber(options.arch) == 90,
             options.persistentAttention, options.fusedAttentionBackward,
-            options.attentionPingpong))
+            options.attentionSchedule))
       planAttentionWgmma(problem, *wgmma, builder);
     else
       planAttention(problem, *tile, builder);

@@ -162,10 +162,12 @@ TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
 }
 
 TEST_F(AttentionEmitterTest, ForwardConsumersTakeTurnsWhenAsked) {
-  // Off by default; asked, the forward's two consumer warpgroups wait for
-  // their turn (bar.sync) and pass it on (bar.arrive) at named barriers.
+  // With turns (pingpong), the forward's two consumer warpgroups wait for
+  // their turn (bar.sync) and pass it on (bar.arrive) at named barriers;
+  // cooperative, they do not.
   for (bool on : {false, true}) {
-    options.attentionPingpong = on;
+    options.attentionSchedule =
+        on ? AttentionSchedule::PingPong : AttentionSchedule::Cooperative;
     GeneratedFusion f = forward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64",
                                 "8x16x2048x64", "bf16", "causal");
     ASSERT_EQ(f.kernels.size(), 1u);
@@ -186,15 +188,30 @@ TEST_F(AttentionEmitterTest, ForwardConsumersTakeTurnsWhenAsked) {
     EXPECT_EQ(compiled.ptx.find("bar.arrive") != std::string::npos, on);
   }
   // The backward has no turns to take: its kernels are the same either way.
-  options.attentionPingpong = false;
+  options.attentionSchedule = AttentionSchedule::Cooperative;
   GeneratedFusion off = backward("2x4x256x64", "2x4x256x64", "2x4x256x64",
                                  "2x4x256x64", "bf16", "causal");
-  options.attentionPingpong = true;
+  options.attentionSchedule = AttentionSchedule::PingPong;
   GeneratedFusion on = backward("2x4x256x64", "2x4x256x64", "2x4x256x64",
                                 "2x4x256x64", "bf16", "causal");
   ASSERT_EQ(on.kernels.size(), off.kernels.size());
   for (size_t i = 0; i < on.kernels.size(); ++i)
     EXPECT_EQ(on.kernels[i].source, off.kernels[i].source);
+}
+
+TEST_F(AttentionEmitterTest, ForwardTakesTurnsWhereCausalByDefault) {
+  // Auto (the default) takes turns in causal forwards only, where they were
+  // measured faster.
+  ASSERT_EQ(options.attentionSchedule, AttentionSchedule::Auto);
+  for (const char *mask : {"", "causal"}) {
+    GeneratedFusion f = forward("8x16x2048x64", "8x16x2048x64", "8x16x2048x64",
+                                "8x16x2048x64", "bf16", mask);
+    ASSERT_EQ(f.kernels.size(), 1u);
+    EXPECT_NE(f.kernels[0].source.find(*mask ? "pingpong = true;"
+                                             : "pingpong = false;"),
+              std::string::npos)
+        << (*mask ? "causal" : "non-causal");
+  }
 }
 
 /// A backward fusion of [B, H, T, D] bf16 tensors that reads the forward's

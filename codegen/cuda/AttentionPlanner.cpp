@@ -303,7 +303,7 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
                      bool allowed, bool persistent, bool fused,
-                     bool pingpong) {
+                     AttentionSchedule schedule) {
   if (!allowed || (p.elem != "__nv_bfloat16" && p.elem != "__half"))
     return std::nullopt;
   if (p.d > layout::kMaxWgmmaHeadDim || p.dv > layout::kMaxWgmmaHeadDim ||
@@ -329,7 +329,9 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
     if (!forward)
       return std::nullopt;
     plan.forward = *forward;
-    plan.pingpong = pingpong && forward->fixedRows / layout::kWarpgroupRows == 2;
+    bool turns = schedule == AttentionSchedule::PingPong ||
+                 (schedule == AttentionSchedule::Auto && p.causal);
+    plan.pingpong = turns && forward->fixedRows / layout::kWarpgroupRows == 2;
     return plan;
   }
   std::optional<AttentionWgmmaKernel> dq =

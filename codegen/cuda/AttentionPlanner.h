@@ -77,11 +77,13 @@ struct AttentionWgmmaPlan {
 /// `persistent`: one block per SM of `target` at most. `fused`: the one-pass
 /// backward where it applies (every gradient taken, the forward's row
 /// log-sum-exp given, head dims of at most 128, its tiles fit).
-/// `pingpong`: the forward's two consumer warpgroups take turns.
+/// `schedule`: whether the forward's two consumer warpgroups take turns
+/// (Auto: where `p` is causal).
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
                      bool allowed, bool persistent = false,
-                     bool fused = false, bool pingpong = false);
+                     bool fused = false,
+                     AttentionSchedule schedule = AttentionSchedule::Auto);
 
 /// Adds the Hopper kernels of `p` and their launches to `builder`.
 void planAttentionWgmma(const AttentionProblem &p,

@@ -121,7 +121,9 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
             if (fused && !p.rowLse)
               p.rowLse = LaunchArg::operand(5);
             std::optional<AttentionWgmmaPlan> plan =
-                chooseAttentionWgmma(p, hopper, true, false, fused, pingpong);
+                chooseAttentionWgmma(p, hopper, true, false, fused,
+                                     pingpong ? AttentionSchedule::PingPong
+                                              : AttentionSchedule::Cooperative);
             if (!plan || plan->fused != fused || plan->pingpong != pingpong)
               continue;
             FusionBuilder builder("// attention template instance\n");

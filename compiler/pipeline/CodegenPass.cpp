@@ -44,7 +44,16 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     }
     options.persistentAttention = persistentAttention;
     options.fusedAttentionBackward = fusedAttentionBackward;
-    options.attentionPingpong = attentionPingpong;
+    if (attentionSchedule == "cooperative")
+      options.attentionSchedule = codegen::AttentionSchedule::Cooperative;
+    else if (attentionSchedule == "pingpong")
+      options.attentionSchedule = codegen::AttentionSchedule::PingPong;
+    else if (attentionSchedule != "auto") {
+      getOperation().emitError()
+          << "unknown attention-schedule '" << attentionSchedule
+          << "' (expected auto, cooperative or pingpong)";
+      return signalPassFailure();
+    }
     options.gemmTmaStore = gemmTmaStore;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),

@@ -45,10 +45,12 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "Run the Hopper attention backward in one pass over the key "
            "tiles, adding dQ in f32 by bulk reductions (faster, not "
            "deterministic)">,
-    Option<"attentionPingpong", "attention-pingpong", "bool", "false",
-           "Let the Hopper attention forward's two consumer warpgroups take "
-           "turns issuing their products, so that one's softmax runs under "
-           "the other's">,
+    Option<"attentionSchedule", "attention-schedule", "std::string",
+           /*default=*/"\"auto\"",
+           "The Hopper attention forward's consumer schedule: auto "
+           "(pingpong where the attention is causal), cooperative, or "
+           "pingpong (the two consumer warpgroups take turns issuing their "
+           "products, so that one's softmax runs under the other's)">,
     Option<"gemmTmaStore", "gemm-tma-store", "bool", "false",
            "Store the TMA GEMM kernel's first result by TMA from the staged "
            "epilogue's shared memory">,

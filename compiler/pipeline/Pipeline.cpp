@@ -93,7 +93,7 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   codegen.gemmCluster = options.gemmCluster;
   codegen.persistentAttention = options.persistentAttention;
   codegen.fusedAttentionBackward = options.fusedAttentionBackward;
-  codegen.attentionPingpong = options.attentionPingpong;
+  codegen.attentionSchedule = options.attentionSchedule;
   codegen.gemmTmaStore = options.gemmTmaStore;
   codegen.kernelCache = options.kernelCache;
   codegen.compile = options.compile;

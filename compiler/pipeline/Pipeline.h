@@ -157,11 +157,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "by bulk reductions: not deterministic (codegen, "
                      "sm_90)"),
       llvm::cl::init(false)};
-  Option<bool> attentionPingpong{
-      *this, "attention-pingpong",
-      llvm::cl::desc("The Hopper attention forward's consumer warpgroups "
-                     "take turns issuing their products (codegen, sm_90)"),
-      llvm::cl::init(false)};
+  Option<std::string> attentionSchedule{
+      *this, "attention-schedule",
+      llvm::cl::desc("The Hopper attention forward's consumer schedule: "
+                     "auto (pingpong where causal), cooperative or pingpong "
+                     "(codegen, sm_90)"),
+      llvm::cl::init("auto")};
   Option<bool> gemmTmaStore{
       *this, "gemm-tma-store",
       llvm::cl::desc("The TMA GEMM kernel stores its first result by TMA "

@@ -6,7 +6,7 @@
 # carries:
 #   tests/gpu/make_carry.sh [DIR]
 # MODELS: the tests/gpu/codegen models (and their _cluster, _per_item,
-# _fused, _pingpong and _tmastore variants) to check (default: the attention models, plain (persistent),
+# _fused, _pingpong, _cooperative and _tmastore variants) to check (default: the attention models, plain (persistent),
 # with a block per work item and with the one-pass backward;
 # the GEMM models' references are large: gemm_tma's alone take 43 MiB);
 # OPS: a regex of op-coverage cases (default: attention's);
@@ -22,10 +22,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-.gpu-carry}"
 cg=.gpu-bundle/codegen bench=.gpu-bundle/bench
-models="${MODELS:-attention attention_grad attention_items attention_pairs attention_layouts attention_per_item attention_grad_per_item attention_items_per_item attention_pairs_per_item attention_layouts_per_item attention_grad_fused attention_items_fused attention_pairs_fused attention_grad_pingpong attention_items_pingpong attention_pairs_pingpong}"
+models="${MODELS:-attention attention_grad attention_items attention_pairs attention_layouts attention_per_item attention_grad_per_item attention_items_per_item attention_pairs_per_item attention_layouts_per_item attention_grad_fused attention_items_fused attention_pairs_fused attention_grad_pingpong attention_items_pingpong attention_pairs_pingpong attention_grad_cooperative attention_items_cooperative attention_pairs_cooperative}"
 ops="${OPS:-^attention\.}"
 train="${TRAIN:-}"
-artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_per_item|_fused|_tmastore|_attnpp)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster|_tmastore|_pingpong)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
+artifacts="${ARTIFACTS:-^(transformer_block_b8t1024c1024(_budget|_cluster|_per_item|_fused|_tmastore|_attncoop)?|gemm_bias_gelu_(8192|4096)x4096x4096(_cluster|_tmastore|_pingpong)?|gemm_block_.*|attention_b8h16t2048_.*)\.(kiln|stats)\$}"
 for dir in "${cg}" "${bench}"; do
   [[ -d "${dir}" ]] || { echo "make_carry: build ${dir} first" >&2; exit 1; }
 done
@@ -36,10 +36,10 @@ only=""
 for model in ${models}; do
   cp "${cg}/${model}.kiln" "${out}/cg/"
   # A variant (MODEL_cluster, MODEL_per_item, MODEL_fused, MODEL_pingpong,
-  # MODEL_tmastore) checks against its model's
-  # inputs and references: a relative link when the model comes too.
+  # MODEL_cooperative, MODEL_tmastore) checks against its model's inputs
+  # and references: a relative link when the model comes too.
   base="${model}"
-  for suffix in _cluster _per_item _fused _pingpong _tmastore; do
+  for suffix in _cluster _per_item _fused _pingpong _cooperative _tmastore; do
     base="${base%"${suffix}"}"
   done
   for file in inputs.safetensors expected.safetensors; do

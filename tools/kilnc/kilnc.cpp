@@ -188,13 +188,15 @@ static cl::opt<bool> persistentAttention(
              "last one's products; =false launches one block per work item "
              "(causal: per pair of a long and a short item)"),
     cl::init(true), cl::cat(category));
-static cl::opt<bool> attentionPingpong(
-    "attention-pingpong",
-    cl::desc("let the two consumer warpgroups of the Hopper attention "
-             "forward take turns issuing their matrix products, so that one "
+static cl::opt<std::string> attentionSchedule(
+    "attention-schedule",
+    cl::desc("the Hopper attention forward's schedule (sm_90): auto (the "
+             "default: pingpong where the attention is causal), cooperative "
+             "(the two consumer warpgroups issue their matrix products as "
+             "they come) or pingpong (they take turns, so that one "
              "warpgroup's softmax runs while the tensor cores multiply the "
-             "other's (sm_90)"),
-    cl::cat(category));
+             "other's)"),
+    cl::init("auto"), cl::cat(category));
 static cl::opt<bool> fusedAttentionBackward(
     "fused-attention-backward",
     cl::desc("run the Hopper attention backward in one pass over the key "
@@ -399,6 +401,11 @@ int main(int argc, char **argv) {
       gemmSchedule != "pingpong")
     return fail("--gemm-schedule must be auto, cooperative or pingpong, got '" +
                 gemmSchedule + "'");
+  if (attentionSchedule != "auto" && attentionSchedule != "cooperative" &&
+      attentionSchedule != "pingpong")
+    return fail("--attention-schedule must be auto, cooperative or pingpong, "
+                "got '" +
+                attentionSchedule + "'");
   if (gemmCluster != "auto" && gemmCluster != "1" && gemmCluster != "2")
     return fail("--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster +
                 "'");
@@ -472,7 +479,7 @@ int main(int argc, char **argv) {
   options.gemmCluster = gemmCluster.getValue();
   options.persistentAttention = persistentAttention.getValue();
   options.fusedAttentionBackward = fusedAttentionBackward.getValue();
-  options.attentionPingpong = attentionPingpong.getValue();
+  options.attentionSchedule = attentionSchedule.getValue();
   options.gemmTmaStore = gemmTmaStore.getValue();
   if (!noKernelCache)
     options.kernelCache = kernelCache.getNumOccurrences()

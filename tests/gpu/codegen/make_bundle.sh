@@ -36,7 +36,8 @@ cp "${out}/gemm_wgmma.expected.safetensors" "${out}/gemm_wgmma_notma.expected.sa
 # and with TMA stores (--gemm-tma-store), and the attention models with a block per work item
 # (--persistent-attention=false), with the one-pass backward
 # (--fused-attention-backward) and with the forward's consumers taking
-# turns (--attention-pingpong), against the same references.
+# turns or not (--attention-schedule=pingpong, =cooperative), against the
+# same references.
 variant() { # MODEL SUFFIX KILNC-FLAGS...
   local model="$1" suffix="$2"
   shift 2
@@ -54,7 +55,8 @@ for model in attention attention_grad attention_items attention_pairs attention_
 done
 for model in attention_grad attention_items attention_pairs; do
   variant "${model}" fused --fused-attention-backward
-  variant "${model}" pingpong --attention-pingpong
+  variant "${model}" pingpong --attention-schedule=pingpong
+  variant "${model}" cooperative --attention-schedule=cooperative
 done
 # The optimizer settings of the CPU reference trainer's defaults
 # (samples/train_reference.cpp), so GPU and CPU runs are comparable.
