@@ -51,9 +51,9 @@ for artifact in *.kiln; do
   [[ -f "${name}.expected.safetensors" ]] || continue
   wanted "ops:${name}" || continue
   # Variants (NAME_cluster, NAME_per_item, NAME_fused, NAME_pingpong,
-  # NAME_tmastore) take their model's tolerances.
+  # NAME_cooperative, NAME_tmastore) take their model's tolerances.
   model="${name}"
-  for suffix in _cluster _per_item _fused _pingpong _tmastore; do
+  for suffix in _cluster _per_item _fused _pingpong _cooperative _tmastore; do
     model="${model%"${suffix}"}"
   done
   "${kiln_run}" "${artifact}" --entry forward --inputs "${name}.inputs.safetensors" \
