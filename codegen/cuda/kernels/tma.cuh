@@ -197,7 +197,11 @@ __device__ __forceinline__ void init_stage_barriers(int tid, int stages,
 // arrival on the mbarrier at the same shared address in block `rank` of
 // the cluster, and a barrier of every thread of the cluster (threads that
 // have exited count as arrived) that orders shared-memory accesses across
-// its blocks.
+// its blocks. The arrival releases at the scope of the arriving block only
+// (the default): it tells a peer's producer that this block's reads of a
+// stage, which have completed, are done. A cluster-scope release would
+// first wait for every earlier write of the thread, the epilogue's global
+// stores among them, to reach the cluster.
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
@@ -207,8 +211,7 @@ __device__ __forceinline__ void arrive_in_block(unsigned bar, unsigned rank) {
   asm volatile("{\n"
                "  .reg .b32 remote;\n"
                "  mapa.shared::cluster.u32 remote, %0, %1;\n"
-               "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-               "[remote];\n"
+               "  mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
                "}\n" ::"r"(bar),
                "r"(rank)
                : "memory");
