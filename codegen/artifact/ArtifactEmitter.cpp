@@ -138,6 +138,7 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
       l.dynamic_shared_bytes = launch.dynamicSharedBytes;
       l.cluster = {launch.cluster[0], launch.cluster[1], launch.cluster[2]};
       l.cooperative = launch.cooperative;
+      l.persistent_blocks_per_sm = launch.persistentBlocksPerSm;
       for (const CompiledArg &arg : launch.args) {
         switch (arg.kind) {
         case LaunchArg::Kind::I32:

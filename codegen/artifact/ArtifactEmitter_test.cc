@@ -13,8 +13,8 @@ namespace {
 
 namespace art = ::kiln::artifact;
 
-/// One kernel without parameters, launched three times by entry "forward":
-/// plainly, in clusters of 2 x 2 x 1 and cooperatively.
+/// One kernel without parameters, launched four times by entry "forward":
+/// plainly, in clusters of 2 x 2 x 1, cooperatively and persistent.
 CompiledModule shapedModule(const std::string &arch) {
   CompiledModule module;
   module.arch = arch;
@@ -32,24 +32,29 @@ CompiledModule shapedModule(const std::string &arch) {
   clustered.cluster = {2, 2, 1};
   CompiledLaunch cooperative = plain;
   cooperative.cooperative = true;
-  entry.launches = {plain, clustered, cooperative};
+  CompiledLaunch persistent = plain;
+  persistent.grid = {132, 1, 1};
+  persistent.persistentBlocksPerSm = 1;
+  entry.launches = {plain, clustered, cooperative, persistent};
   module.entries.push_back(entry);
   return module;
 }
 
-TEST(ArtifactEmitter, LaunchesKeepTheirClusterAndCooperativeFlag) {
+TEST(ArtifactEmitter, LaunchesKeepTheirClusterAndCooperativeFlags) {
   std::string bytes, error;
   ASSERT_TRUE(writeArtifact(shapedModule("sm_90"), bytes, error)) << error;
   absl::StatusOr<art::Artifact> loaded = art::LoadArtifact(bytes);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const std::vector<art::Launch> &launches = loaded->entries[0].launches;
-  ASSERT_EQ(launches.size(), 3u);
+  ASSERT_EQ(launches.size(), 4u);
   EXPECT_FALSE(launches[0].clustered());
   EXPECT_FALSE(launches[0].cooperative);
   EXPECT_EQ(launches[1].cluster, (art::Dim3{2, 2, 1}));
   EXPECT_FALSE(launches[1].cooperative);
   EXPECT_FALSE(launches[2].clustered());
   EXPECT_TRUE(launches[2].cooperative);
+  EXPECT_EQ(launches[2].persistent_blocks_per_sm, 0u);
+  EXPECT_EQ(launches[3].persistent_blocks_per_sm, 1u);
 }
 
 TEST(ArtifactEmitter, ClustersBeforeSm90AreRefusedByName) {

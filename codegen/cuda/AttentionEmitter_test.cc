@@ -99,6 +99,7 @@ TEST_F(AttentionEmitterTest, TargetD128CausalBf16OnTensorCores) {
   EXPECT_TRUE(f.kernels[0].archSpecific);
   // 128 queries per item: a producer and two consumer warpgroups.
   EXPECT_EQ(f.launches[0].grid[0], 16u / 2 * 128);
+  EXPECT_EQ(f.launches[0].persistentBlocksPerSm, 0u);
   EXPECT_EQ(f.launches[0].block[0], 384u);
   EXPECT_LE(f.launches[0].dynamicSharedBytes,
             CodegenOptions().target().sharedBytesPerBlock);
@@ -144,6 +145,8 @@ TEST_F(AttentionEmitterTest, PersistentKernelsLaunchOneBlockPerSm) {
                               "8x16x2048x128", "bf16", "causal");
   ASSERT_EQ(f.launches.size(), 1u);
   EXPECT_EQ(f.launches[0].grid[0], sms);
+  // A device with fewer SMs may run fewer of them.
+  EXPECT_EQ(f.launches[0].persistentBlocksPerSm, 1u);
   GeneratedFusion b =
       backward("8x16x2048x128", "8x16x2048x128", "8x16x2048x128",
                "8x16x2048x128", "bf16", "causal");

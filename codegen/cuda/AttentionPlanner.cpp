@@ -398,6 +398,9 @@ public:
     s.grid = {uint32_t(plan.maxBlocks > 0 ? std::min(units, plan.maxBlocks)
                                           : units),
               1, 1};
+    // Persistent blocks take the units in turn (work_walk): a device with
+    // fewer SMs than the target may run fewer of them.
+    s.persistentBlocksPerSm = plan.maxBlocks > 0 ? 1 : 0;
     s.block = {uint32_t(k.threads()), 1, 1};
     s.minBlocksPerSm = 1;
     s.dynamicSharedBytes = uint32_t(shared);

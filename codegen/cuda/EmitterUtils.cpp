@@ -107,6 +107,7 @@ void FusionBuilder::kernel(KernelSpec spec) {
             std::move(args));
   generated.launches.back().cluster = spec.cluster;
   generated.launches.back().cooperative = spec.cooperative;
+  generated.launches.back().persistentBlocksPerSm = spec.persistentBlocksPerSm;
 }
 
 void FusionBuilder::addLaunch(GeneratedKernel kernel,

@@ -271,6 +271,7 @@ TEST_F(GemmEmitterTest, LargeBiasGeluTanhBf16UsesWgmmaOnSm90) {
       EXPECT_EQ(constant(kernel.source, "CLUSTER_M"), 2);
       EXPECT_EQ(launch.cluster, (std::array<uint32_t, 3>{2, 1, 1}));
       EXPECT_EQ(launch.grid[0], 132u);
+      EXPECT_EQ(launch.persistentBlocksPerSm, 1u);
       EXPECT_EQ(launch.grid[2], 1u);
       EXPECT_EQ(launch.block[0], 384u);
       // Every tile lies inside the output: no bounds tests in the epilogue.
@@ -675,6 +676,10 @@ TEST_F(GemmEmitterTest, SmallBiasGeluTanhBf16SplitsK) {
   EXPECT_GE(blocks, 100) << "too little parallelism for 132 SMs";
   EXPECT_EQ(generated.launches[0].grid[0] * generated.launches[0].grid[2],
             static_cast<uint64_t>(blocks));
+  // The product's blocks take the (tile, split) items in turn, so a device
+  // with fewer SMs may run fewer of them; the reduction's grid stays.
+  EXPECT_EQ(generated.launches[0].persistentBlocksPerSm, 1u);
+  EXPECT_EQ(generated.launches[1].persistentBlocksPerSm, 0u);
   EXPECT_EQ(generated.scratchBytes, 4ull * split * 512 * 1024);
   EXPECT_EQ(generated.launches[1].kernel, 1u);
   EXPECT_EQ(generated.launches[1].block[0], 256u);
@@ -809,6 +814,8 @@ TEST_F(GemmEmitterTest, BatchedBothSidesTransposedAndManyBatches) {
   ASSERT_EQ(generated.launches.size(), 1u);
   EXPECT_EQ(generated.launches[0].grid[2], 65535u);
   EXPECT_EQ(generated.kernels[0].templateName, "gemm_mma");
+  // A block per tile and batch: not a persistent grid.
+  EXPECT_EQ(generated.launches[0].persistentBlocksPerSm, 0u);
 }
 
 TEST_F(GemmEmitterTest, EmptyProductsAndEmptyK) {

@@ -262,6 +262,7 @@ KernelSpec gemmKernelSpec(const GemmKernelConfig &config,
                      cluster),
                  1, 1};
     spec.cluster = {static_cast<uint32_t>(cluster), 1, 1};
+    spec.persistentBlocksPerSm = 1;
   } else
     spec.grid = {static_cast<uint32_t>(tiles), 1,
                  static_cast<uint32_t>(std::min<int64_t>(

@@ -190,6 +190,12 @@ struct GeneratedLaunch {
   /// grid): launched cooperatively, which fails cleanly when the grid does
   /// not fit the device.
   bool cooperative = false;
+  /// Nonzero: the kernel is persistent, `persistentBlocksPerSm` blocks per
+  /// SM of the target taking the work items in turn by a stride of the
+  /// grid, so that any one-dimensional grid of whole clusters does all the
+  /// work. A device with fewer SMs than the target runs a smaller grid
+  /// (the runtime shrinks it), not a second wave; never merged.
+  unsigned persistentBlocksPerSm = 0;
   std::vector<LaunchArg> args;
 };
 

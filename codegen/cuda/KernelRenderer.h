@@ -61,6 +61,9 @@ struct KernelSpec {
   /// (GeneratedLaunch); such a kernel is never part of a merged one.
   std::array<uint32_t, 3> cluster = {1, 1, 1};
   bool cooperative = false;
+  /// Nonzero: a persistent kernel sized for the target's SMs, whose blocks
+  /// take the work in turn by a stride of the grid (GeneratedLaunch).
+  unsigned persistentBlocksPerSm = 0;
   /// Needs the arch-specific target (sm_90a).
   bool archSpecific = false;
   /// May run as part of a merged kernel (KernelPart::mergeable).

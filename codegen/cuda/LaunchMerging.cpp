@@ -115,12 +115,13 @@ bool mergeable(const CompiledLaunch &launch,
                const std::vector<CompiledKernelImage> &kernels,
                llvm::StringRef arch) {
   const CompiledKernelImage &kernel = kernels[launch.kernel];
-  // A merged launch is one plain grid: it has no cluster shape and no
-  // grid-wide barrier to offer its parts, and its parameters are plain
-  // values (a tensor map must be a __grid_constant__ of the kernel that
-  // uses it).
+  // A merged launch is one plain grid: it has no cluster shape, no
+  // grid-wide barrier and no grid the runtime may shrink to offer its parts,
+  // and its parameters are plain values (a tensor map must be a
+  // __grid_constant__ of the kernel that uses it).
   return launch.dynamicSharedBytes <= kMaxMergedDynamicShared &&
-         !launch.clustered() && !launch.cooperative && kernel.arch == arch &&
+         !launch.clustered() && !launch.cooperative &&
+         launch.persistentBlocksPerSm == 0 && kernel.arch == arch &&
          !kernel.part.code.empty() && kernel.part.mergeable &&
          llvm::none_of(launch.args, [](const CompiledArg &arg) {
            return arg.kind == LaunchArg::Kind::TensorMap;

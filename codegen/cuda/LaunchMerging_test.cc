@@ -228,6 +228,24 @@ TEST(LaunchMerging, ClusteredAndCooperativeLaunchesStayAlone) {
   EXPECT_TRUE(entry.launches[2].cooperative);
 }
 
+TEST(LaunchMerging, PersistentLaunchesStayAlone) {
+  // The runtime may shrink a persistent grid, which a merged one could not
+  // survive: the same two launches merge only when neither is persistent.
+  for (unsigned persistent : {0u, 1u}) {
+    std::vector<CompiledKernelImage> ks = kernels(2, "sm_90");
+    CompiledEntry entry;
+    entry.launches = {launch(0, {writes(0)}), launch(1, {writes(256)})};
+    entry.launches[1].persistentBlocksPerSm = persistent;
+    int calls = 0;
+    mergeIndependentLaunches(entry, ks, "sm_90", [&](const std::string &) {
+      ++calls;
+      return std::optional<size_t>(7);
+    });
+    EXPECT_EQ(calls, persistent ? 0 : 1);
+    EXPECT_EQ(entry.launches.size(), persistent ? 2u : 1u);
+  }
+}
+
 // Two kernels that each define the same helpers and use a 2-D grid: their
 // merged source must compile, and each part must see its own block index,
 // grid and (in a larger one-dimensional block) thread index.

@@ -161,6 +161,7 @@ private:
         compiled.dynamicSharedBytes = launch.dynamicSharedBytes;
         compiled.cluster = launch.cluster;
         compiled.cooperative = launch.cooperative;
+        compiled.persistentBlocksPerSm = launch.persistentBlocksPerSm;
         for (const LaunchArg &arg : launch.args) {
           CompiledArg out;
           out.kind = arg.kind;

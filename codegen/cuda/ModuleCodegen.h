@@ -42,10 +42,11 @@ struct CompiledLaunch {
   size_t kernel = 0;
   std::array<uint32_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   uint32_t dynamicSharedBytes = 0;
-  /// Thread-block cluster and cooperative launch, as GeneratedLaunch has
-  /// them.
+  /// Thread-block cluster, cooperative launch and persistent blocks per SM,
+  /// as GeneratedLaunch has them.
   std::array<uint32_t, 3> cluster = {1, 1, 1};
   bool cooperative = false;
+  unsigned persistentBlocksPerSm = 0;
   std::vector<CompiledArg> args;
 
   bool clustered() const { return cluster != std::array<uint32_t, 3>{1, 1, 1}; }

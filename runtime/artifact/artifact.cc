@@ -149,9 +149,9 @@ bool operator==(const Dim3& a, const Dim3& b) {
 }
 bool operator==(const Launch& a, const Launch& b) {
   return std::tie(a.kernel, a.grid, a.block, a.dynamic_shared_bytes, a.args,
-                  a.cluster, a.cooperative) ==
+                  a.cluster, a.cooperative, a.persistent_blocks_per_sm) ==
          std::tie(b.kernel, b.grid, b.block, b.dynamic_shared_bytes, b.args,
-                  b.cluster, b.cooperative);
+                  b.cluster, b.cooperative, b.persistent_blocks_per_sm);
 }
 bool operator==(const CollectiveTensor& a, const CollectiveTensor& b) {
   return std::tie(a.name, a.dtype, a.buffer) ==

@@ -178,6 +178,10 @@ struct Launch {
   Dim3 cluster;
   // All blocks resident at once (the kernel synchronises the grid).
   bool cooperative = false;
+  // Nonzero: a persistent kernel whose blocks stride over the work by the
+  // grid; a device with fewer SMs than the grid was sized for runs at most
+  // this many blocks per SM (the executor shrinks grid.x).
+  uint32_t persistent_blocks_per_sm = 0;
 
   bool clustered() const {
     return cluster.x != 1 || cluster.y != 1 || cluster.z != 1;

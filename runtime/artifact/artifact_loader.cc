@@ -144,6 +144,7 @@ Artifact Convert(const fb::Artifact& a) {
           launch.dynamic_shared_bytes = l->dynamic_shared_bytes();
           launch.cluster = Dim3FromFb(l->cluster(), Dim3{1, 1, 1});
           launch.cooperative = l->cooperative();
+          launch.persistent_blocks_per_sm = l->persistent_blocks_per_sm();
           if (l->args() != nullptr) {
             for (const fb::Arg* arg : *l->args()) {
               Arg x;

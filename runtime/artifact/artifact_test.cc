@@ -484,6 +484,22 @@ std::vector<SemanticCase> SemanticCases() {
        },
        "entries[0].launches[1].cooperative: set together with cluster (4, 2, "
        "1) (a launch is either cooperative or clustered)"},
+      {"persistent two-dimensional grid",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[1].persistent_blocks_per_sm = 1;
+         });
+       },
+       "entries[0].launches[1].persistent_blocks_per_sm: set with grid (132, "
+       "2, 1): a persistent grid is one-dimensional"},
+      {"persistent cooperative",
+       [] {
+         return Mutated(MixedPrecisionArtifact(), [](Artifact& a) {
+           a.entries[0].launches[3].persistent_blocks_per_sm = 2;
+         });
+       },
+       "entries[0].launches[3].persistent_blocks_per_sm: set together with "
+       "cooperative (a cooperative grid cannot shrink)"},
       {"cluster before sm_90",
        [] {
          return Mutated(TrainingArtifact(), [](Artifact& a) {
@@ -700,9 +716,10 @@ TEST(ArtifactTest, ExampleMessageFromTheDesign) {
                 "exceeds arena size 4096");
 }
 
-// Cluster shapes and the cooperative flag survive the file; a launch without
-// them writes neither field, so files without clusters keep their bytes and
-// files from before clusters (no field) read as 1 x 1 x 1.
+// Cluster shapes and the cooperative and persistent flags survive the file;
+// a launch without them writes none of those fields, so files without
+// clusters keep their bytes and files from before clusters (no field) read
+// as 1 x 1 x 1.
 TEST(ArtifactTest, ClusterAndCooperativeRoundTrip) {
   const std::string bytes = *WriteArtifact(testing::MixedPrecisionArtifact());
   const fb::Envelope* env = fb::GetEnvelope(bytes.data());
@@ -715,6 +732,8 @@ TEST(ArtifactTest, ClusterAndCooperativeRoundTrip) {
   EXPECT_EQ(launches->Get(1)->cluster()->x(), 4u);
   EXPECT_EQ(launches->Get(3)->cluster(), nullptr);
   EXPECT_TRUE(launches->Get(3)->cooperative());
+  EXPECT_EQ(launches->Get(1)->persistent_blocks_per_sm(), 0u);
+  EXPECT_EQ(launches->Get(2)->persistent_blocks_per_sm(), 1u);
 
   absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -727,6 +746,8 @@ TEST(ArtifactTest, ClusterAndCooperativeRoundTrip) {
   EXPECT_FALSE(l[1].cooperative);
   EXPECT_TRUE(l[3].cooperative);
   EXPECT_FALSE(l[3].clustered());
+  EXPECT_EQ(l[0].persistent_blocks_per_sm, 0u);
+  EXPECT_EQ(l[2].persistent_blocks_per_sm, 1u);
 
   // 1 x 1 x 1 is no cluster: not written.
   Artifact minimal = testing::MinimalArtifact();

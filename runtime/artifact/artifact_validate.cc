@@ -452,6 +452,24 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // A persistent launch may have its grid shrunk along x: it must have no
+  // other dimension to keep and no grid-wide synchronisation to break.
+  absl::Status CheckPersistent(const std::string& path, const Launch& launch) {
+    if (launch.persistent_blocks_per_sm == 0) return absl::OkStatus();
+    const Dim3& g = launch.grid;
+    if (g.y != 1 || g.z != 1) {
+      return Invalid(path + ".persistent_blocks_per_sm", "set with grid (",
+                     g.x, ", ", g.y, ", ", g.z,
+                     "): a persistent grid is one-dimensional");
+    }
+    if (launch.cooperative) {
+      return Invalid(path + ".persistent_blocks_per_sm",
+                     "set together with cooperative (a cooperative grid "
+                     "cannot shrink)");
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckLaunch(const std::string& path, const Launch& launch,
                            const Entry& entry) {
     if (launch.kernel >= a_.kernels.size()) {
@@ -480,6 +498,7 @@ class Validator {
                      kernel.max_threads);
     }
     KILN_RETURN_IF_ERROR(CheckCluster(path, launch));
+    KILN_RETURN_IF_ERROR(CheckPersistent(path, launch));
     const uint64_t shared =
         uint64_t{launch.dynamic_shared_bytes} + kernel.static_shared_bytes;
     if (shared > kMaxSharedBytes) {

@@ -79,7 +79,7 @@ Offset<fb::Launch> LaunchFb(FlatBufferBuilder& b, const Launch& l) {
   const fb::Dim3 cluster = Dim3ToFb(l.cluster);
   return fb::CreateLaunch(b, l.kernel, &grid, &block, l.dynamic_shared_bytes,
                           args_vec, l.clustered() ? &cluster : nullptr,
-                          l.cooperative);
+                          l.cooperative, l.persistent_blocks_per_sm);
 }
 
 Offset<fb::Entry> EntryFb(FlatBufferBuilder& b, const Entry& e) {

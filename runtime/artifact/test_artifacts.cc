@@ -246,14 +246,15 @@ Artifact MixedPrecisionArtifact() {
                   Arg::Buffer(BufferRef::Resident(m, 4800, 0)),
                   Arg::Buffer(BufferRef::Resident(q, 22, 2)), Arg::F32(3e-4f),
                   Arg::I64(-1)}));
-  // The same kernel in a portable and a non-portable cluster and
-  // cooperatively.
+  // The same kernel in a portable and a non-portable cluster (persistent)
+  // and cooperatively.
   Launch clustered = e.launches.back();
   clustered.grid = {132, 2, 1};
   clustered.cluster = {4, 2, 1};
   e.launches.push_back(clustered);
   clustered.grid = {128, 1, 1};
   clustered.cluster = {16, 1, 1};
+  clustered.persistent_blocks_per_sm = 1;
   e.launches.push_back(clustered);
   Launch cooperative = e.launches.front();
   cooperative.grid = {132, 1, 1};

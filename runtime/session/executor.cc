@@ -316,7 +316,21 @@ LaunchConfig Executor::ConfigOf(const artifact::Launch& l) const {
       programmatic_launch_ && module_->waits_for_predecessor[l.kernel];
   config.cluster = {l.cluster.x, l.cluster.y, l.cluster.z};
   config.cooperative = l.cooperative;
+  config.grid.x = PersistentGridX(l, runtime().device->sm_count());
   return config;
+}
+
+uint32_t PersistentGridX(const artifact::Launch& launch, int sm_count) {
+  if (launch.persistent_blocks_per_sm == 0 || sm_count <= 0) {
+    return launch.grid.x;
+  }
+  // Whole clusters, at least one: the kernel's blocks stride over the work
+  // by the grid, so fewer of them still do all of it.
+  const uint64_t cluster = std::max<uint32_t>(launch.cluster.x, 1);
+  const uint64_t fits =
+      uint64_t{launch.persistent_blocks_per_sm} * uint64_t(sm_count);
+  const uint64_t blocks = std::max(fits / cluster * cluster, cluster);
+  return static_cast<uint32_t>(std::min<uint64_t>(launch.grid.x, blocks));
 }
 
 absl::StatusOr<Executor::EntryState*> Executor::Prepare(

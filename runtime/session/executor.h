@@ -189,6 +189,13 @@ class Executor {
   absl::Status fault_;
 };
 
+// The grid.x `launch` runs with on a device of `sm_count` SMs: a persistent
+// launch sized for more SMs than the device has shrinks to
+// persistent_blocks_per_sm blocks per SM, in whole clusters (at least one),
+// so that none of its blocks waits for a second wave; any other keeps its
+// grid.
+uint32_t PersistentGridX(const artifact::Launch& launch, int sm_count);
+
 }  // namespace session_internal
 }  // namespace kiln
 
