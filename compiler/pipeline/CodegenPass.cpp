@@ -23,16 +23,11 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     options.allowTf32 = tf32;
     options.mergeLaunches = mergeLaunches;
     options.allowTma = tma;
-    if (gemmSchedule == "cooperative")
-      options.gemmSchedule = codegen::GemmSchedule::Cooperative;
-    else if (gemmSchedule == "pingpong")
-      options.gemmSchedule = codegen::GemmSchedule::PingPong;
-    else if (gemmSchedule != "auto") {
-      getOperation().emitError()
-          << "unknown gemm-schedule '" << gemmSchedule
-          << "' (expected auto, cooperative or pingpong)";
+    if (failed(parseSchedule("gemm-schedule", gemmSchedule,
+                             options.gemmSchedule)) ||
+        failed(parseSchedule("attention-schedule", attentionSchedule,
+                             options.attentionSchedule)))
       return signalPassFailure();
-    }
     if (gemmCluster == "auto" || gemmCluster == "1" || gemmCluster == "2")
       options.gemmCluster = gemmCluster == "auto" ? 0
                             : gemmCluster == "1"  ? 1
@@ -44,16 +39,6 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     }
     options.persistentAttention = persistentAttention;
     options.fusedAttentionBackward = fusedAttentionBackward;
-    if (attentionSchedule == "cooperative")
-      options.attentionSchedule = codegen::AttentionSchedule::Cooperative;
-    else if (attentionSchedule == "pingpong")
-      options.attentionSchedule = codegen::AttentionSchedule::PingPong;
-    else if (attentionSchedule != "auto") {
-      getOperation().emitError()
-          << "unknown attention-schedule '" << attentionSchedule
-          << "' (expected auto, cooperative or pingpong)";
-      return signalPassFailure();
-    }
     options.gemmTmaStore = gemmTmaStore;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),
@@ -74,6 +59,24 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
     if (result)
       *result = std::move(*compiled);
     markAllAnalysesPreserved();
+  }
+
+  /// Sets `schedule` (codegen::GemmSchedule or AttentionSchedule) from the
+  /// value of option `name`: auto, cooperative or pingpong.
+  template <typename Schedule>
+  LogicalResult parseSchedule(llvm::StringRef name, llvm::StringRef value,
+                              Schedule &schedule) {
+    if (value == "auto")
+      schedule = Schedule::Auto;
+    else if (value == "cooperative")
+      schedule = Schedule::Cooperative;
+    else if (value == "pingpong")
+      schedule = Schedule::PingPong;
+    else
+      return getOperation().emitError()
+             << "unknown " << name << " '" << value
+             << "' (expected auto, cooperative or pingpong)";
+    return success();
   }
 
   /// Where the generated module goes (may be null).

@@ -8,6 +8,8 @@
 // RUN: not kiln-opt %s --kiln-pipeline="train=lion" 2>&1 | FileCheck %s --check-prefix=TRAIN
 // RUN: not kiln-opt %s --kiln-pipeline="precision=fp8" 2>&1 | FileCheck %s --check-prefix=PRECISION
 // RUN: not kiln-opt %s --kiln-codegen 2>&1 | FileCheck %s --check-prefix=UNPLANNED
+// RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-make-forward,kiln-fuse,kiln-plan-memory,kiln-codegen{compile=false gemm-schedule=fast})" 2>&1 | FileCheck %s --check-prefix=GEMM-SCHEDULE
+// RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-make-forward,kiln-fuse,kiln-plan-memory,kiln-codegen{compile=false attention-schedule=turns})" 2>&1 | FileCheck %s --check-prefix=ATTENTION-SCHEDULE
 
 // CHECK: func.func @forward
 // CHECK-SAME: kiln.arena_size
@@ -16,6 +18,8 @@
 // TRAIN: error: kiln-pipeline: train must be adamw, adam, sgd or none, got 'lion'
 // PRECISION: error: kiln-pipeline: precision must be f32, bf16 or f16, got 'fp8'
 // UNPLANNED: error: 'func.func' op has no memory plan (run --kiln-plan-memory)
+// GEMM-SCHEDULE: error: unknown gemm-schedule 'fast' (expected auto, cooperative or pingpong)
+// ATTENTION-SCHEDULE: error: unknown attention-schedule 'turns' (expected auto, cooperative or pingpong)
 func.func @loss(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}) {
   %0 = kiln.add %a, %b : tensor<4x8xf32>, tensor<8xf32>
