@@ -488,6 +488,7 @@ absl::Status Executor::LaunchAll(const artifact::Entry& entry,
     stats_.programmatic_launches += config.programmatic_serialization ? 1 : 0;
     stats_.cluster_launches += config.clustered() ? 1 : 0;
     stats_.cooperative_launches += config.cooperative ? 1 : 0;
+    stats_.shrunk_persistent_launches += config.grid.x < l.grid.x ? 1 : 0;
     KILN_RETURN_IF_ERROR(Annotate(
         module_->kernels[l.kernel].Launch(*stream_, config, state.args[i]),
         absl::StrCat("entry '", entry.name, "' launch ", i)));

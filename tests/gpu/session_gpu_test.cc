@@ -796,6 +796,52 @@ TEST_F(SessionGpuTest, ClusteredAndCooperativeLaunchesGiveIdenticalResults) {
   }
 }
 
+// A persistent launch sized for more SMs than the device has runs with a
+// grid shrunk to one block per SM. The forward pass's kernel guards its
+// index, and its few blocks of work fit in the shrunk grid, so the results
+// are those of the plain artifact.
+TEST_F(SessionGpuTest, PersistentLaunchesShrinkToTheDevice) {
+  LinRegOptions o;
+  auto plain = LoadLinReg(o);
+  ASSERT_NE(plain, nullptr);
+  artifact::Artifact a = testing::LinRegArtifact(o);
+  int persistent = 0;
+  for (artifact::Entry& entry : a.entries) {
+    for (artifact::Launch& launch : entry.launches) {
+      if (a.kernels[launch.kernel].name != "linreg_forward") continue;
+      ASSERT_LE(launch.grid.x, 132u);
+      launch.grid = {65535, 1, 1};
+      launch.persistent_blocks_per_sm = 1;
+      ++persistent;
+    }
+  }
+  ASSERT_GT(persistent, 0);
+  ASSERT_OK_AND_ASSIGN(std::string bytes, artifact::WriteArtifact(a));
+  ASSERT_OK_AND_ASSIGN(auto shaped, rt().LoadFromMemory(bytes));
+  const LinRegData data = testing::MakeLinRegData(o.batch * 4, o.in, o.out, 9);
+  ASSERT_OK_AND_ASSIGN(auto reference, plain->NewTrainer({.seed = 4}));
+  ASSERT_OK_AND_ASSIGN(auto graphs, shaped->NewTrainer({.seed = 4}));
+  ASSERT_OK_AND_ASSIGN(auto direct,
+                       shaped->NewTrainer({.seed = 4, .use_graphs = false}));
+  constexpr int kSteps = 3;
+  for (int i = 0; i < kSteps; ++i) {
+    ASSERT_OK_AND_ASSIGN(float x, reference->Step(Batch(data, o, i), 0.02f));
+    ASSERT_OK_AND_ASSIGN(float y, graphs->Step(Batch(data, o, i), 0.02f));
+    ASSERT_OK_AND_ASSIGN(float z, direct->Step(Batch(data, o, i), 0.02f));
+    EXPECT_EQ(x, y) << "step " << i;
+    EXPECT_EQ(x, z) << "step " << i;
+  }
+  for (const char* name : {"w", "b"}) {
+    const std::vector<float> expected = Download(reference->Buffer(name));
+    EXPECT_EQ(Download(graphs->Buffer(name)), expected) << name;
+    EXPECT_EQ(Download(direct->Buffer(name)), expected) << name;
+  }
+  // One forward launch per step; a graph is captured once.
+  EXPECT_EQ(reference->stats().shrunk_persistent_launches, 0);
+  EXPECT_EQ(graphs->stats().shrunk_persistent_launches, 1);
+  EXPECT_EQ(direct->stats().shrunk_persistent_launches, kSteps);
+}
+
 // A cooperative grid the device cannot hold at once fails the call before
 // anything runs (and before a graph is captured), naming the kernel.
 TEST_F(SessionGpuTest, CooperativeGridTooLargeIsAnError) {

@@ -190,6 +190,9 @@ struct ExecutionStats {
   // cooperatively, as the artifact's launches ask.
   int64_t cluster_launches = 0;
   int64_t cooperative_launches = 0;
+  // Launches (counted the same way) of persistent kernels whose grid was
+  // sized for more SMs than the device has, run with a grid shrunk to it.
+  int64_t shrunk_persistent_launches = 0;
   // Collectives issued (directly or into a graph being captured).
   int64_t collectives = 0;
 };
