@@ -459,6 +459,7 @@ template <class C, int TILES> struct work_walk {
 // r-th longest: the query tiles from the last.
 template <class C, int BM, int BN> struct query_item {
   static constexpr int TILES = (C::tq + BM - 1) / BM;
+  typedef work_walk<C, TILES> walk;
   int bh, q0, tiles;
   __device__ __forceinline__ explicit query_item(
       const work_walk<C, TILES> &at) {

@@ -93,7 +93,6 @@ __device__ __forceinline__ void backward_dq_wgmma(
   constexpr int BM = C::bm, BN = C::bn, STAGES = C::stages;
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int CONSUMERS = BM / kWarpgroupRows;
-  constexpr int QT = (TQ + BM - 1) / BM;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DP <= 256 &&
                     DVP <= 256,
@@ -104,7 +103,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
   // the forward's are given) streams K; sweep 2 (dq) K and V.
   struct item : query_item<C, BM, BN> {
     int sweep1, uses;
-    __device__ __forceinline__ explicit item(const work_walk<C, QT> &at)
+    __device__ __forceinline__ explicit item(
+        const typename query_item<C, BM, BN>::walk &at)
         : query_item<C, BM, BN>(at) {
       sweep1 = C::has_row_lse ? 0 : this->tiles;
       uses = sweep1 + (C::has_dq ? this->tiles : 0);
@@ -122,7 +122,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
     tma::prefetch(v_map);
     tma::prefetch(d_out_map);
     stream_ring<STAGES> ring;
-    for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+    for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
       const item x(at);
       tma::wait(sm.fixed_empty(), (at.n & 1) ^ 1u);
       tma::arrive_expect_bytes(sm.fixed_bar(),
@@ -159,7 +159,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
   // Per stage, the parity of its V copies so far (V fills a stage only in
   // sweep 2).
   unsigned vPhase = 0;
-  for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+  for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
     const item x(at);
     const int bh = x.bh, q0 = x.q0, tiles = x.tiles, sweep1 = x.sweep1;
     const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
@@ -335,6 +335,7 @@ store_panels(E *dst, const float (&acc)[PANELS][32], int row0, int t, int col,
 // the first key tiles see the most queries.
 template <class C, int BK, int BQ> struct key_item {
   static constexpr int TILES = (C::tk + BK - 1) / BK;
+  typedef work_walk<C, TILES> walk;
   int bh, k0, qBegin, tiles;
   __device__ __forceinline__ explicit key_item(
       const work_walk<C, TILES> &at) {
@@ -368,14 +369,14 @@ produce_key_items(const launch_ctx &ctx, const pipeline_smem<STAGES> &sm,
   typedef typename C::idx_t idx_t;
   constexpr int KPANELS = pad_panel(C::d) / kPanel,
                 VPANELS = pad_panel(C::dv) / kPanel;
-  constexpr int KT = (C::tk + BK - 1) / BK;
   tma::prefetch(q_map);
   tma::prefetch(k_map);
   tma::prefetch(v_map);
   tma::prefetch(d_out_map);
   stream_ring<STAGES> ring;
-  for (work_walk<C, KT> at(ctx); at.more(); at.next(ctx)) {
-    const key_item<C, BK, BQ> x(at);
+  typedef key_item<C, BK, BQ> item;
+  for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
+    const item x(at);
     tma::wait(sm.fixed_empty(), (at.n & 1) ^ 1u);
     tma::arrive_expect_bytes(sm.fixed_bar(),
                              (unsigned)(panel_tile_bytes(BK, C::d) +
@@ -454,7 +455,6 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int KPANELS = DP / kPanel, VPANELS = DVP / kPanel;
   constexpr int CONSUMERS = BK / kWarpgroupRows;
-  constexpr int KT = (TK + BK - 1) / BK;
   constexpr bool DK = C::has_dk, DV = C::has_dv;
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BK % 64 == 0 && BQ == 64 && DP <= 256 && DVP <= 256,
@@ -479,7 +479,7 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
   const lane_pos pos(tid);
   const unsigned aRow0 = cwg * kWarpgroupRows;
   stream_ring<STAGES> ring;
-  for (work_walk<C, KT> at(ctx); at.more(); at.next(ctx)) {
+  for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
     const item x(at);
     const int kRow0 = x.k0 + cwg * kWarpgroupRows + pos.row;
     float dk[DK ? KPANELS : 1][32], dv[DV ? VPANELS : 1][32];

@@ -49,7 +49,6 @@ __device__ __forceinline__ void backward_fused_wgmma(
   constexpr int BK = C::bm, BQ = C::bn, STAGES = C::stages;
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int KPANELS = DP / kPanel, VPANELS = DVP / kPanel;
-  constexpr int KT = (TK + BK - 1) / BK;
   constexpr int DS = C::dq_stride;
   // Key rows of one warpgroup, in k16 steps of the dQ product.
   constexpr int OWN_STEPS = kWarpgroupRows / 16;
@@ -98,8 +97,9 @@ __device__ __forceinline__ void backward_fused_wgmma(
   // Query tiles this block has taken so far: staging tile (used & 1), in
   // its phase (used >> 1).
   int used = 0;
-  for (work_walk<C, KT> at(ctx); at.more(); at.next(ctx)) {
-    const key_item<C, BK, BQ> x(at);
+  typedef key_item<C, BK, BQ> item;
+  for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
+    const item x(at);
     const int kRow0 = x.k0 + aRow0 + pos.row;
     float dk[KPANELS][32], dv[VPANELS][32];
     zero_panels(dk);

@@ -55,7 +55,6 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int VPANELS = DVP / kPanel;
   constexpr int CONSUMERS = BM / kWarpgroupRows;
-  constexpr int QT = (TQ + BM - 1) / BM;
   constexpr wgmma_smem L = wgmma_forward_smem(BM, BN, C::d, C::dv, STAGES);
   typedef tma::register_split<CONSUMERS> Regs;
   static_assert(BM % 64 == 0 && (BN == 64 || BN == 128) && DVP <= 256 &&
@@ -79,7 +78,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
     tma::prefetch(k_map);
     tma::prefetch(v_map);
     stream_ring<STAGES> ring;
-    for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+    for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
       const item x(at);
       tma::wait(sm.fixed_empty(), (at.n & 1) ^ 1u);
       tma::arrive_expect_bytes(sm.fixed_bar(),
@@ -121,7 +120,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
   if (cwg == 1)
     pass_turn();
   stream_ring<STAGES> ring;
-  for (work_walk<C, QT> at(ctx); at.more(); at.next(ctx)) {
+  for (typename item::walk at(ctx); at.more(); at.next(ctx)) {
     const item x(at);
     const int q0 = x.q0, tiles = x.tiles;
     const int row0 = q0 + cwg * kWarpgroupRows + pos.row;
