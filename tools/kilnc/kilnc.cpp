@@ -397,15 +397,14 @@ int main(int argc, char **argv) {
                 "'");
   if (nesterov && momentum <= 0)
     return fail("--nesterov needs --momentum > 0");
-  if (gemmSchedule != "auto" && gemmSchedule != "cooperative" &&
-      gemmSchedule != "pingpong")
-    return fail("--gemm-schedule must be auto, cooperative or pingpong, got '" +
-                gemmSchedule + "'");
-  if (attentionSchedule != "auto" && attentionSchedule != "cooperative" &&
-      attentionSchedule != "pingpong")
-    return fail("--attention-schedule must be auto, cooperative or pingpong, "
-                "got '" +
-                attentionSchedule + "'");
+  for (const cl::opt<std::string> *schedule :
+       {&gemmSchedule, &attentionSchedule}) {
+    const std::string &value = schedule->getValue();
+    if (value != "auto" && value != "cooperative" && value != "pingpong")
+      return fail("--" + schedule->ArgStr.str() +
+                  " must be auto, cooperative or pingpong, got '" + value +
+                  "'");
+  }
   if (gemmCluster != "auto" && gemmCluster != "1" && gemmCluster != "2")
     return fail("--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster +
                 "'");
