@@ -155,21 +155,19 @@ norm_param_grad(const launch_ctx &ctx, const G *__restrict__ grad,
   const idx_t r1 = min((idx_t)Cfg::rows, r0 + (idx_t)Cfg::chunk);
   float aw = 0.f, ab = 0.f;
   if (active) {
-    // Eight rows' loads in flight before their sums (added in row order):
-    // fewer leave the SMs waiting on DRAM latency.
-    constexpr int U = 8;
+    // Four rows' loads in flight before their sums (added in row order).
     idx_t r = r0 + ctx.thread.y;
-    for (; r + 8 * (U - 1) < r1; r += 8 * U) {
-      float g[U], x[U];
-      float2 st[U];
+    for (; r + 24 < r1; r += 32) {
+      float g[4], x[4];
+      float2 st[4];
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
+      for (int u = 0; u < 4; ++u) {
         g[u] = kiln_load(grad[(r + 8 * u) * m + j]);
         x[u] = kiln_load(input[(r + 8 * u) * m + j]);
         st[u] = stats[r + 8 * u];
       }
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
+      for (int u = 0; u < 4; ++u) {
         aw += g[u] * ((x[u] - st[u].x) * st[u].y);
         ab += g[u];
       }

@@ -102,11 +102,7 @@ __device__ __forceinline__ void reduce_columns(const launch_ctx &ctx,
   const idx_t r1 = min((idx_t)Cfg::length, r0 + (idx_t)Cfg::chunk);
   Acc acc;
   acc.init();
-  // Eight rows in flight per thread: a block is one wave of short-lived
-  // threads, and with fewer outstanding loads each the SMs wait on DRAM
-  // latency instead of reaching its bandwidth. The sums keep their order.
   if (active)
-#pragma unroll 8
     for (idx_t r = r0 + ctx.thread.y; r < r1; r += 8) {
       const idx_t off = base + Offsets::reduced(r);
       element(acc, off, o, r, true);
