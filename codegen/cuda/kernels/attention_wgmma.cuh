@@ -461,8 +461,7 @@ template <class C, int BM, int BN> struct query_item {
   static constexpr int TILES = (C::tq + BM - 1) / BM;
   typedef work_walk<C, TILES> walk;
   int bh, q0, tiles;
-  __device__ __forceinline__ explicit query_item(
-      const work_walk<C, TILES> &at) {
+  __device__ __forceinline__ explicit query_item(const walk &at) {
     bh = at.bh();
     q0 = (TILES - 1 - at.rank()) * BM;
     const int kEnd =

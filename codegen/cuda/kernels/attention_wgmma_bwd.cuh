@@ -337,8 +337,7 @@ template <class C, int BK, int BQ> struct key_item {
   static constexpr int TILES = (C::tk + BK - 1) / BK;
   typedef work_walk<C, TILES> walk;
   int bh, k0, qBegin, tiles;
-  __device__ __forceinline__ explicit key_item(
-      const work_walk<C, TILES> &at) {
+  __device__ __forceinline__ explicit key_item(const walk &at) {
     constexpr int TQ = C::tq, TK = C::tk;
     bh = at.bh();
     k0 = at.rank() * BK;
