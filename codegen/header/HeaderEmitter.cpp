@@ -26,6 +26,8 @@ std::string dtypeEnumerator(::kiln::DType dtype) {
     return "::kiln::DType::kI32";
   case ::kiln::DType::kI1:
     return "::kiln::DType::kI1";
+  case ::kiln::DType::kI64:
+    return "::kiln::DType::kI64";
   }
   return "::kiln::DType::kF32";
 }

@@ -44,6 +44,8 @@ ncclDataType_t NcclType(DType dtype) {
       return ncclInt32;
     case DType::kI1:
       return ncclUint8;
+    case DType::kI64:
+      return ncclInt64;
   }
   return ncclFloat32;
 }

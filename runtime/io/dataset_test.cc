@@ -57,22 +57,48 @@ void ExpectRecords(const uint8_t* data, const std::vector<uint64_t>& indices,
   }
 }
 
-// The layout stores kiln::DType as 1..5 (0 never valid), and safetensors
+// The layout stores kiln::DType as 1..6 (0 never valid), and safetensors
 // spells it in capitals.
 TEST(DTypeTest, FileCodesAndNames) {
-  const DType all[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
-                       DType::kI1};
-  const char* names[] = {"F32", "BF16", "F16", "I32", "BOOL"};
-  for (int i = 0; i < 5; ++i) {
+  const DType all[] = {DType::kF32, DType::kBF16, DType::kF16,
+                       DType::kI32, DType::kI1,   DType::kI64};
+  const char* names[] = {"F32", "BF16", "F16", "I32", "BOOL", "I64"};
+  for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(DatasetDTypeCode(all[i]), i + 1);
     EXPECT_EQ(*DTypeFromDatasetCode(i + 1), all[i]);
     EXPECT_EQ(SafetensorsDTypeName(all[i]), names[i]);
     EXPECT_EQ(*ParseSafetensorsDType(names[i]), all[i]);
   }
   EXPECT_FALSE(DTypeFromDatasetCode(0).ok());
-  EXPECT_FALSE(DTypeFromDatasetCode(6).ok());
+  EXPECT_FALSE(DTypeFromDatasetCode(7).ok());
   EXPECT_FALSE(ParseSafetensorsDType("f32").ok());
   EXPECT_FALSE(TensorBytes(static_cast<DType>(7), {2}).ok());
+  EXPECT_EQ(*TensorBytes(DType::kI64, {2, 3}), 48u);
+}
+
+// Integer labels as PyTorch and NumPy write them: an i64 field.
+TEST(DatasetTest, I64FieldRoundTrip) {
+  const std::string path = TmpPath("wide.kilndata");
+  auto w = DatasetWriter::Create(path, {{"x", DType::kF32, {2}},
+                                        {"label", DType::kI64, {}}});
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ((*w)->record_bytes(), 16u);
+  struct Rec {
+    float x[2];
+    int64_t label;
+  };
+  const Rec recs[2] = {{{1, 2}, -3}, {{4, 5}, int64_t{1} << 40}};
+  ASSERT_TRUE((*w)->Append(recs, sizeof(recs)).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto d = MappedDataset::Open(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const DatasetField* label = (*d)->FindField("label");
+  ASSERT_NE(label, nullptr);
+  EXPECT_EQ(label->dtype, DType::kI64);
+  EXPECT_EQ(label->bytes, 8u);
+  Rec back[2];
+  ASSERT_TRUE((*d)->ReadRange(0, 2, back).ok());
+  EXPECT_EQ(back[1].label, int64_t{1} << 40);
 }
 
 TEST(DatasetTest, FieldsRoundTrip) {

@@ -11,13 +11,13 @@ namespace kiln {
 namespace io {
 namespace {
 
-constexpr DType kAll[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
-                          DType::kI1};
+constexpr DType kAll[] = {DType::kF32, DType::kBF16, DType::kF16,
+                          DType::kI32, DType::kI1,  DType::kI64};
 
 }  // namespace
 
 bool IsValidDType(DType dtype) {
-  return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kI1);
+  return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kI64);
 }
 
 absl::string_view SafetensorsDTypeName(DType dtype) {
@@ -32,6 +32,8 @@ absl::string_view SafetensorsDTypeName(DType dtype) {
       return "I32";
     case DType::kI1:
       return "BOOL";
+    case DType::kI64:
+      return "I64";
   }
   return "INVALID";
 }
@@ -42,7 +44,7 @@ absl::StatusOr<DType> ParseSafetensorsDType(absl::string_view name) {
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unsupported dtype \"", absl::CEscape(name),
-                   "\" (expected F32, BF16, F16, I32 or BOOL)"));
+                   "\" (expected F32, BF16, F16, I32, BOOL or I64)"));
 }
 
 uint8_t DatasetDTypeCode(DType dtype) {
@@ -50,10 +52,10 @@ uint8_t DatasetDTypeCode(DType dtype) {
 }
 
 absl::StatusOr<DType> DTypeFromDatasetCode(uint8_t code) {
-  if (code < 1 || code > 5) {
+  if (code < 1 || code > 6) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown dtype code ", static_cast<int>(code),
-                     " (expected 1..5: f32, bf16, f16, i32, i1)"));
+                     " (expected 1..6: f32, bf16, f16, i32, i1, i64)"));
   }
   return static_cast<DType>(code - 1);
 }

@@ -17,18 +17,18 @@ namespace io {
 
 using ::kiln::DType;
 
-// True for the five enumerators of DType (a value cast from a file may be
-// anything).
+// True for the enumerators of DType (a value cast from a file may be
+// anything), kI64 included: files may hold it.
 bool IsValidDType(DType dtype);
 
-// safetensors' names: "F32", "BF16", "F16", "I32", "BOOL"; "INVALID" for a
-// value outside the enum.
+// safetensors' names: "F32", "BF16", "F16", "I32", "BOOL", "I64"; "INVALID"
+// for a value outside the enum.
 absl::string_view SafetensorsDTypeName(DType dtype);
 // Inverse of SafetensorsDTypeName; InvalidArgument naming the accepted names.
 absl::StatusOr<DType> ParseSafetensorsDType(absl::string_view name);
 
 // The byte a KILNDATA layout stores for a field's dtype: f32 1, bf16 2, f16 3,
-// i32 4, i1 5 (0 is never valid).
+// i32 4, i1 5, i64 6 (0 is never valid).
 uint8_t DatasetDTypeCode(DType dtype);
 // Inverse of DatasetDTypeCode; InvalidArgument for any other byte.
 absl::StatusOr<DType> DTypeFromDatasetCode(uint8_t code);

@@ -111,6 +111,11 @@ TEST(SafetensorsTest, RoundTripLargerSet) {
   for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f * i - 3;
   st.tensors["layer.0/weight"] = HostTensor::F32({3, 5, 7}, w);
   st.tensors["labels"] = HostTensor::I32({4}, {0, -1, 7, 1 << 30});
+  // What PyTorch and NumPy write for integer tensors.
+  const int64_t wide[] = {-1, int64_t{1} << 40};
+  st.tensors["targets"] = HostTensor{
+      DType::kI64, {2}, std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(wide),
+                                             reinterpret_cast<const uint8_t*>(wide) + 16)};
   st.tensors["empty"] = HostTensor{DType::kF16, {0, 4}, {}};
   st.tensors["h"] = HostTensor{DType::kF16, {3}, {1, 2, 3, 4, 5, 6}};
   st.tensors["mask"] = HostTensor{DType::kI1, {2, 2}, {1, 0, 0, 1}};
@@ -216,7 +221,7 @@ TEST(SafetensorsTest, MalformedInputsAreRejected) {
        Make("{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}",
             std::string(8, '\0')),
        "header[\"a\"].dtype: unsupported dtype \"F64\" (expected F32, BF16, "
-       "F16, I32 or BOOL)"},
+       "F16, I32, BOOL or I64)"},
       {"negative extent",
        Make("{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,0]}}",
             ""),

@@ -61,6 +61,11 @@ void StoreAs(DType dtype, double value, uint8_t* out) {
     case DType::kI1:
       *out = value != 0 ? 1 : 0;
       return;
+    case DType::kI64: {
+      const int64_t i = static_cast<int64_t>(std::nearbyint(value));
+      std::memcpy(out, &i, 8);
+      return;
+    }
   }
 }
 

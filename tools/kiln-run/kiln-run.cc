@@ -319,7 +319,7 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-// Elements of a host tensor as doubles (f32, bf16, f16, i32, i1).
+// Elements of a host tensor as doubles.
 std::vector<double> AsDoubles(const HostTensor& t) {
   const size_t n = t.data.size() / DTypeSize(t.dtype);
   std::vector<double> out(n);
@@ -353,6 +353,12 @@ std::vector<double> AsDoubles(const HostTensor& t) {
       case DType::kI1:
         out[i] = *p;
         break;
+      case DType::kI64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out[i] = static_cast<double>(v);
+        break;
+      }
     }
   }
   return out;

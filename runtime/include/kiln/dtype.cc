@@ -32,6 +32,8 @@ size_t DTypeSize(DType dtype) {
       return 2;
     case DType::kI1:
       return 1;
+    case DType::kI64:
+      return 8;
   }
   return 0;
 }
@@ -48,19 +50,21 @@ absl::string_view DTypeName(DType dtype) {
       return "i32";
     case DType::kI1:
       return "i1";
+    case DType::kI64:
+      return "i64";
   }
   return "invalid";
 }
 
 absl::StatusOr<DType> ParseDType(absl::string_view name) {
-  for (DType dtype :
-       {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kI1}) {
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
+                      DType::kI1, DType::kI64}) {
     if (name == DTypeName(dtype)) return dtype;
   }
   if (name == "bool") return DType::kI1;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown dtype '", name,
-                   "': expected one of f32, bf16, f16, i32, i1 (or bool)"));
+                   "': expected one of f32, bf16, f16, i32, i1 (or bool), i64"));
 }
 
 uint16_t F32ToBf16(float value) {

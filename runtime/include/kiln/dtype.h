@@ -10,14 +10,16 @@
 
 namespace kiln {
 
-// The element types the compiler produces. kI1 (boolean masks) is stored as
-// one byte per element (0 or 1), like a u8.
-enum class DType : uint8_t { kF32, kBF16, kF16, kI32, kI1 };
+// The element types the compiler produces, and kI64. kI1 (boolean masks) is
+// stored as one byte per element (0 or 1), like a u8. kI64 is never an
+// artifact's type: it is what PyTorch and NumPy write for integer tensors, so
+// checkpoints and datasets may hold it, and host tools narrow it to kI32.
+enum class DType : uint8_t { kF32, kBF16, kF16, kI32, kI1, kI64 };
 
-// Bytes per element: 4, 2, 2, 4, 1.
+// Bytes per element: 4, 2, 2, 4, 1, 8.
 size_t DTypeSize(DType dtype);
 
-// The dialect's spelling: "f32", "bf16", "f16", "i32", "i1".
+// The dialect's spelling: "f32", "bf16", "f16", "i32", "i1", "i64".
 absl::string_view DTypeName(DType dtype);
 
 // Inverse of DTypeName; also accepts "bool" for kI1. Anything else is an

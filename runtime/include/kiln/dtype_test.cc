@@ -27,8 +27,10 @@ TEST(DTypeTest, SizesAndNames) {
   EXPECT_EQ(DTypeSize(DType::kF16), 2u);
   EXPECT_EQ(DTypeSize(DType::kI32), 4u);
   EXPECT_EQ(DTypeSize(DType::kI1), 1u);
-  for (DType d :
-       {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kI1}) {
+  EXPECT_EQ(DTypeSize(DType::kI64), 8u);
+  EXPECT_EQ(DTypeName(DType::kI64), "i64");
+  for (DType d : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
+                  DType::kI1, DType::kI64}) {
     auto parsed = ParseDType(DTypeName(d));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, d);
