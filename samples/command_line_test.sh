@@ -64,6 +64,12 @@ help_lists "${train_gpu}" model task steps seed lr warmup final-lr-fraction \
 expect 2 "--model is required" "${train_gpu}" --task sine
 expect 2 "--task: 'cubic' is not sine or regression" "${train_gpu}" --model m --task cubic
 expect 2 "--lr: 'fast' is not a number" "${train_gpu}" --model m --lr fast
+expect 2 "--lr must be >= 0 (0: the task's)" "${train_gpu}" --model m --lr -1
+expect 2 "--warmup must be >= 0" "${train_gpu}" --model m --warmup -5
+expect 2 "--steps must be >= 1" "${train_gpu}" --model m --steps 0
+expect 2 "--final-lr-fraction must be in [0, 1]" "${train_gpu}" --model m \
+  --final-lr-fraction 2
+expect 2 "--seed must be >= 0" "${train_gpu}" --model m --seed -1
 
 help_lists "${train_transformer}" model eval-model train heldout steps lr warmup seed \
   log-every expect-accuracy-above expect-bits-below
@@ -71,6 +77,8 @@ expect 2 "--eval-model is required" "${train_transformer}" --model m --train t -
 expect 2 "--steps must be >= 1" "${train_transformer}" --model m --eval-model e \
   --train t --heldout h --steps 0
 expect 2 "unexpected argument 'extra'" "${train_transformer}" extra
+expect 2 "--lr must be > 0" "${train_transformer}" --model m --eval-model e \
+  --train t --heldout h --lr 0
 
 help_lists "${train_digits}" model eval-model train heldout epochs lr warmup seed \
   no-shuffle checkpoint expect-accuracy-above
@@ -78,11 +86,24 @@ expect 2 "--warmup must be >= 0" "${train_digits}" --model m --eval-model e --tr
   --heldout h --warmup -1
 expect 2 "--no-shuffle takes no value" "${train_digits}" --no-shuffle=perhaps
 expect 2 "unknown flag --shuffle" "${train_digits}" --shuffle
+expect 2 "--expect-accuracy-above must be below 1" "${train_digits}" --model m \
+  --eval-model e --train t --heldout h --expect-accuracy-above 1.5
 
 help_lists "${train_mlp_typed}" model any-build steps seed lr warmup expect-mse-below
 expect 2 "--steps must be >= 1" "${train_mlp_typed}" --steps 0
 expect 2 "--seed: 'one' is not an integer" "${train_mlp_typed}" --seed one
 expect 2 "unexpected argument 'extra'" "${train_mlp_typed}" extra
+expect 2 "--warmup must be >= 0" "${train_mlp_typed}" --warmup -1
+
+# Every program: -h and --help print the help, --version the version line,
+# a single-dash flag is refused.
+for program in "${make_dataset}" "${train_gpu}" "${train_transformer}" \
+    "${train_digits}" "${train_mlp_typed}"; do
+  name="$(basename "${program}")"
+  expect 0 "usage: " "${program}" -h
+  expect 0 "${name} 0." "${program}" --version
+  expect 2 "unknown option -steps (flags take two dashes: --steps)" "${program}" -steps 3
+done
 
 echo "sample command-line checks failed: ${failures}"
 [[ ${failures} -eq 0 ]]

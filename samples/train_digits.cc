@@ -128,6 +128,11 @@ Flags ParseFlags(int argc, char** argv) {
   if (flags.heldout.empty()) bad("--heldout is required");
   if (flags.epochs < 1) bad("--epochs must be >= 1");
   if (flags.warmup < 0) bad("--warmup must be >= 0");
+  if (!(flags.lr > 0)) bad("--lr must be > 0");
+  if (absl::GetFlag(FLAGS_seed) < 0) bad("--seed must be >= 0");
+  if (flags.expect_accuracy_above >= 1) {
+    bad("--expect-accuracy-above must be below 1");
+  }
   return flags;
 }
 

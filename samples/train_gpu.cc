@@ -87,7 +87,15 @@ Flags ParseFlags(int argc, char** argv) {
     kiln::cli::UsageError(
         usage, "--task: '" + flags.task + "' is not sine or regression");
   }
-  if (flags.lr <= 0)
+  auto bad = [&](const std::string& m) { kiln::cli::UsageError(usage, m); };
+  if (flags.steps < 1) bad("--steps must be >= 1");
+  if (absl::GetFlag(FLAGS_seed) < 0) bad("--seed must be >= 0");
+  if (flags.lr < 0) bad("--lr must be >= 0 (0: the task's)");
+  if (flags.warmup < 0) bad("--warmup must be >= 0");
+  if (flags.final_fraction < 0 || flags.final_fraction > 1) {
+    bad("--final-lr-fraction must be in [0, 1]");
+  }
+  if (flags.lr == 0)
     flags.lr = kiln::samples::DefaultPeakLearningRate(flags.task);
   return flags;
 }

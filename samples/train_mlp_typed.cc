@@ -94,8 +94,12 @@ Flags ParseFlags(int argc, char** argv) {
   flags.lr = absl::GetFlag(FLAGS_lr);
   flags.warmup = absl::GetFlag(FLAGS_warmup);
   flags.expect_below = absl::GetFlag(FLAGS_expect_mse_below);
-  if (flags.steps < 1) kiln::cli::UsageError(usage, "--steps must be >= 1");
-  if (flags.lr <= 0)
+  auto bad = [&](const std::string& m) { kiln::cli::UsageError(usage, m); };
+  if (flags.steps < 1) bad("--steps must be >= 1");
+  if (absl::GetFlag(FLAGS_seed) < 0) bad("--seed must be >= 0");
+  if (flags.lr < 0) bad("--lr must be >= 0 (0: the task's)");
+  if (flags.warmup < 0) bad("--warmup must be >= 0");
+  if (flags.lr == 0)
     flags.lr = kiln::samples::DefaultPeakLearningRate("regression");
   return flags;
 }

@@ -69,22 +69,39 @@ must_print needs_value "--steps needs a value"
 expect 2 inference_flag_in_training "${kiln_run}" linreg.kiln --steps=5 --inputs=batch.safetensors --bench
 must_print inference_flag_in_training "training (--steps) uses train_step"
 expect 2 checkpoint_needs_steps "${kiln_run}" linreg.kiln --checkpoint out.safetensors
-must_print checkpoint_needs_steps "--checkpoint and --resume need --steps"
+must_print checkpoint_needs_steps "--checkpoint: training flags; they need --steps"
 expect 2 log_dir_needs_steps "${kiln_run}" predict.kiln --log-dir logs
-must_print log_dir_needs_steps "--log-dir needs --steps"
+must_print log_dir_needs_steps "--log-dir: training flags; they need --steps"
+expect 2 checkpoint_every_needs_steps "${kiln_run}" linreg.kiln --checkpoint-every 10
+must_print checkpoint_every_needs_steps "--checkpoint-every: training flags; they need --steps"
+expect 2 iters_zero "${kiln_run}" predict.kiln --bench --iters 0
+must_print iters_zero "--iters must be >= 1"
+expect 2 negative_tolerance "${kiln_run}" predict.kiln --check x --atol -1
+must_print negative_tolerance "--rtol and --atol must be >= 0"
+expect 2 single_dash "${kiln_run}" predict.kiln -steps 5
+must_print single_dash "unknown option -steps (flags take two dashes: --steps)"
 expect 0 help "${kiln_run}" --help
 must_print help "--memory-limit BYTES"
 # Every option, with its default.
-for flag in device memory-limit entry inputs params output check rtol atol scaled-atol \
-    bench serial-launches allow-nonfinite-inputs warmup iters steps dataset batch-fields \
-    lr schedule schedule-steps seed no-shuffle checkpoint checkpoint-every resume log-every \
-    log-dir; do
+for flag in device memory-limit entry inputs params output check rtol \
+    atol scaled-atol bench serial-launches allow-nonfinite-inputs warmup iters steps dataset \
+    batch-fields lr schedule schedule-steps seed no-shuffle checkpoint checkpoint-every \
+    resume log-every log-dir nproc distributed; do
   must_print help "  --${flag}"
 done
+[[ $(grep -c '^  --' help.log) -eq $(grep -c '(default: ' help.log) ]] ||
+  { echo "FAIL help: an option without its default"; failures=$((failures + 1)); }
 must_print help "peak learning rate (default: 0.001)"
 must_print help "constant | cosine (default: constant)"
+expect 0 help_short "${kiln_run}" -h
+must_print help_short "usage: kiln-run MODEL.kiln [options]"
+expect 0 version "${kiln_run}" --version
+must_print version "kiln-run 0."
+must_print version "(kiln, commit "
 expect 2 bad_memory_limit "${kiln_run}" predict.kiln --memory-limit 0
-must_print bad_memory_limit "--memory-limit must be >= 1"
+must_print bad_memory_limit "--memory-limit must be at least 1 byte"
+expect 2 memory_limit_unit "${kiln_run}" predict.kiln --memory-limit 1TiB
+must_print memory_limit_unit "--memory-limit: '1TiB' is not a byte count"
 
 # Without a driver: a clear error, status 1.
 if ! "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors >probe.log 2>&1 &&

@@ -13,8 +13,26 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "tools/common/byte_count.h"
+#include "tools/common/version.h"
 
 namespace kiln::cli {
+
+bool AbslParseFlag(absl::string_view text, ByteSize* size, std::string* error) {
+  std::optional<uint64_t> bytes =
+      ParseByteCount(std::string_view(text.data(), text.size()));
+  if (!bytes) {
+    *error = absl::StrCat("not a byte count (", kByteCountSyntax, ")");
+    return false;
+  }
+  size->bytes = *bytes;
+  return true;
+}
+
+std::string AbslUnparseFlag(ByteSize size) {
+  return FormatByteCount(size.bytes);
+}
+
 namespace {
 
 constexpr size_t kDescriptionColumn = 28;
@@ -35,6 +53,10 @@ bool IsReal(const absl::CommandLineFlag &flag) {
          flag.IsOfType<std::optional<double>>();
 }
 
+bool IsByteSize(const absl::CommandLineFlag &flag) {
+  return flag.IsOfType<ByteSize>() || flag.IsOfType<std::optional<ByteSize>>();
+}
+
 std::string Metavar(const Usage &usage, const absl::CommandLineFlag &flag) {
   if (flag.IsOfType<bool>())
     return "";
@@ -45,6 +67,8 @@ std::string Metavar(const Usage &usage, const absl::CommandLineFlag &flag) {
     return "N";
   if (IsReal(flag))
     return "X";
+  if (IsByteSize(flag))
+    return "BYTES";
   return "VALUE";
 }
 
@@ -127,7 +151,8 @@ std::string HelpText(const Usage &usage) {
 }
 
 absl::StatusOr<std::vector<std::string>>
-ParseArgs(const std::vector<std::string> &args, const Usage &usage) {
+ParseArgs(const std::vector<std::string> &args, const Usage &usage,
+          std::set<std::string> *given) {
   const std::vector<std::string> listed = ListedFlags(usage);
   const std::set<std::string> known(listed.begin(), listed.end());
   auto bad = [](const std::string &m) { return absl::InvalidArgumentError(m); };
@@ -135,6 +160,13 @@ ParseArgs(const std::vector<std::string> &args, const Usage &usage) {
   bool flags_done = false;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &arg = args[i];
+    if (!flags_done && arg == "-h")
+      return absl::NotFoundError("help");
+    if (!flags_done && arg.size() > 1 && arg[0] == '-' && arg[1] != '-') {
+      // A single dash is a typo of a flag more often than a file name.
+      return bad(absl::StrCat("unknown option ", arg,
+                              " (flags take two dashes: -", arg, ")"));
+    }
     if (flags_done || arg.rfind("--", 0) != 0) {
       positional.push_back(arg);
       continue;
@@ -150,8 +182,8 @@ ParseArgs(const std::vector<std::string> &args, const Usage &usage) {
       spelt = spelt.substr(0, eq);
       has_value = true;
     }
-    if (spelt == "help")
-      return absl::NotFoundError("help");
+    if (spelt == "help" || spelt == "version")
+      return absl::NotFoundError(spelt);
     const std::string name = absl::StrReplaceAll(spelt, {{"-", "_"}});
     absl::CommandLineFlag *flag =
         known.count(name) ? absl::FindCommandLineFlag(name) : nullptr;
@@ -184,8 +216,15 @@ ParseArgs(const std::vector<std::string> &args, const Usage &usage) {
         return bad(absl::StrCat(
             "--", spelt, " takes no value (or true|false), not '", value, "'"));
       }
+      if (IsByteSize(*flag)) {
+        return bad(absl::StrCat("--", spelt, ": '", value,
+                                "' is not a byte count (", kByteCountSyntax,
+                                ")"));
+      }
       return bad(absl::StrCat("--", spelt, ": '", value, "': ", error));
     }
+    if (given != nullptr)
+      given->insert(name);
   }
   return positional;
 }
@@ -197,13 +236,17 @@ void UsageError(const Usage &usage, const std::string &message) {
 }
 
 std::vector<std::string> ParseCommandLine(int argc, char **argv,
-                                          const Usage &usage) {
+                                          const Usage &usage,
+                                          std::set<std::string> *given) {
   absl::StatusOr<std::vector<std::string>> positional =
-      ParseArgs(std::vector<std::string>(argv, argv + argc), usage);
+      ParseArgs(std::vector<std::string>(argv, argv + argc), usage, given);
   if (positional.ok())
     return *std::move(positional);
   if (absl::IsNotFound(positional.status())) {
-    std::fputs(HelpText(usage).c_str(), stdout);
+    const std::string text = positional.status().message() == "version"
+                                 ? VersionLine(usage.program) + "\n"
+                                 : HelpText(usage);
+    std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
     std::exit(0);
   }
