@@ -82,9 +82,12 @@ def Kiln_InitAttr : AttrDef<Kiln_Dialect, "Init"> {
     ```
 
     Fans: for a rank-2 weight `[in, out]` (kiln's matmul convention `x @ W`),
-    fan_in = in and fan_out = out; for rank >= 3 (conv weights `[O, I, kh, kw]`)
-    fan_in = I*kh*kw and fan_out = O*kh*kw; for rank <= 1 both are the number
-    of elements. Random initialisers draw from the Philox stream derived from
+    fan_in = in and fan_out = out; for rank >= 3 the shape is read as
+    `[O, I, k...]` (an NCHW filter `[O, C, KH, KW]`): fan_in = I*prod(k) and
+    fan_out = O*prod(k); for rank <= 1 both are the number of elements. An
+    NHWC filter `[O, KH, KW, C]` gets the right fan_in, KH*KW*C, but fan_out
+    O*KW*C: draw NHWC filters with `kaiming` (fan_in only) or explicit
+    `normal`/`uniform` bounds rather than `xavier`. Random initialisers draw from the Philox stream derived from
     the run's seed and the argument's position, so one seed gives one model.
   }];
   let parameters = (ins "InitKind":$kind, APFloatParameter<"">:$first,

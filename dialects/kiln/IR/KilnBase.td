@@ -21,12 +21,47 @@ def Kiln_Dialect : Dialect {
   let summary = "Tensor IR of the kiln training compiler";
   let description = [{
     Ops on builtin ranked tensors with static shapes. Element types are f32,
-    bf16, f16 (floating point), i32 (indices and labels) and i1 (masks).
-    Binary elementwise ops broadcast like numpy. Model parameters are function
-    arguments carrying a `kiln.param` attribute whose value is an initialiser
-    (`#kiln.init<...>`); non-trainable state (batch norm running statistics)
-    carries `kiln.state` with an initialiser instead; `kiln.name` names an
-    argument or result for the host.
+    bf16, f16 (floating point), i32 (indices, labels, integer arithmetic) and
+    i1 (masks, from `kiln.compare`); nothing converts implicitly between
+    them (`kiln.cast` does). Every op verifies its operands' shapes and types
+    and infers its result type: the types after `:` are the operands', and
+    where the result's type does not follow from them it is written after
+    `->` (`to` for `kiln.cast`).
+
+    A model is a `func.func` (usually `@loss`) whose result 0 is the rank-0
+    float loss that training minimises; further results are outputs for the
+    host (an accuracy, predictions). Its arguments are
+
+    - parameters: `kiln.param = #kiln.init<...>` (the initialiser, see
+      `InitAttr` below), trained by the optimizer;
+    - model state: `kiln.state = #kiln.init<...>`, initialised the same way
+      but never differentiated (batch norm running statistics, which
+      `kiln.batch_norm ... running` updates);
+    - inputs: every other argument, supplied by the caller at each step.
+
+    `kiln.name = "..."` names an argument or result for the host: the
+    runtime's inputs and outputs, dataset fields and checkpoint tensors go
+    by these names.
+
+    Conventions every op follows:
+
+    - Binary elementwise ops (`add`, `sub`, `mul`, `div`, `pow`, `max`,
+      `min`, `compare`, `select`) broadcast like numpy: shapes aligned at
+      their trailing dimensions, each pair equal or one of them 1.
+    - `kiln.matmul %x, %w` is `x @ W`: a linear layer's weight is
+      `[in, out]`. (PyTorch's `nn.Linear.weight` is `[out, in]`: pass
+      `transpose_rhs`.)
+    - `kiln.conv2d`, `kiln.max_pool2d`, `kiln.avg_pool2d` and their
+      backward ops require `layout = nchw` or `layout = nhwc` (there is no
+      default); the filter follows the activations: `[O, C/groups, KH, KW]`
+      for NCHW, `[O, KH, KW, C/groups]` for NHWC.
+    - `kiln.attention` takes `[B, H, T, D]`, `kiln.rope` `[B, T, H, D]`,
+      `kiln.embedding` a table `[V, D]`, `kiln.rnn` FlashRNN's layouts.
+    - Random numbers (`random_uniform`, `random_normal`, `dropout`) are
+      counter based (Philox): a pure function of seed, stream and offset, the
+      same on the CPU reference and the GPU.
+
+    The guide to writing a model: [writing-models.md](writing-models.md).
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;

@@ -216,7 +216,9 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d",
     2-D cross-correlation (no kernel flip, like PyTorch) with stride,
     zero padding, dilation and groups.
 
-    Shapes by `layout` (the filter layout follows the activation layout):
+    Shapes by `layout`, which is required (`layout = nchw` or
+    `layout = nhwc`, no default; the filter layout follows the activation
+    layout):
 
     | layout | input          | filter                  | result             |
     |--------|----------------|-------------------------|--------------------|
@@ -266,7 +268,8 @@ class Kiln_Pool2dOp<string mnemonic, string what, dag extraArgs,
   let summary = "2-D " # what # " pooling, NCHW or NHWC";
   let description = "Slides a `kernel = [kh, kw]` window with `stride = "
     # "[sh, sw]` (default `[1, 1]`) over the spatial dims of `input` "
-    # "(`[N, C, H, W]` for `layout = nchw`, `[N, H, W, C]` for `nhwc`), "
+    # "(`[N, C, H, W]` for `layout = nchw`, `[N, H, W, C]` for "
+    # "`layout = nhwc`; `layout` is required), "
     # "after padding `padding = [top, bottom, left, right]` (default zeros), "
     # "and takes the " # what # " of each window. Every padding value must be "
     # "at most half of the kernel size along its axis, so each window "
@@ -649,7 +652,13 @@ def Kiln_YieldOp : Op<Kiln_Dialect, "yield",
     results (same count and types).
 
     ```mlir
-    kiln.yield %a, %b : tensor<4xf32>, tensor<4x8xbf16>
+    %s, %c = kiln.fusion "pointwise" (%a, %b)
+        : (tensor<4xf32>, tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xbf16>) {
+    ^bb0(%x: tensor<4xf32>, %y: tensor<4x8xf32>):
+      %e = kiln.exp %x : tensor<4xf32>
+      %h = kiln.cast %y : tensor<4x8xf32> to tensor<4x8xbf16>
+      kiln.yield %e, %h : tensor<4xf32>, tensor<4x8xbf16>
+    }
     ```
   }];
   let arguments = (ins Variadic<Kiln_Tensor>:$values);

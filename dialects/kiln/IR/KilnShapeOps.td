@@ -297,6 +297,11 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [InferTypeOpAdaptor, Kiln_Gemm]> {
     products are accumulated in f32 and rounded once to the element type. The
     result type is inferred. Rank-1 operands are not accepted: reshape them.
 
+    A linear layer `y = x @ W + b` keeps its weight `[in, out]`, the layout
+    `#kiln.init<xavier>` and `kaiming` read their fans from. PyTorch's
+    `nn.Linear` stores `[out, in]`: multiply by such a weight with
+    `transpose_rhs`.
+
     ```mlir
     %r = kiln.matmul %a, %b transpose_rhs : tensor<4x8xf32>, tensor<16x8xf32>
     // tensor<4x16xf32>
