@@ -89,7 +89,7 @@ __device__ __forceinline__ void backward_dq_wgmma(
   typedef typename C::idx_t idx_t;
   constexpr wgmma_smem L =
       wgmma_backward_smem(C::bm, C::bn, C::d, C::dv, C::stages, false);
-  constexpr int TQ = C::tq, TK = C::tk;
+  constexpr int TQ = C::tq;
   constexpr int BM = C::bm, BN = C::bn, STAGES = C::stages;
   constexpr int DP = pad_panel(C::d), DVP = pad_panel(C::dv);
   constexpr int CONSUMERS = BM / kWarpgroupRows;
@@ -172,8 +172,12 @@ __device__ __forceinline__ void backward_dq_wgmma(
                                   : 0.f);
     }
     // The leading key tiles this warpgroup's queries see whole go without
-    // the mask, in loops of their own (as the forward's).
+    // the mask, in loops of their own (as the forward's). Head dims past 128
+    // keep one loop per sweep, the mask a run-time choice per tile: with
+    // 128 registers of dQ, the second copy of each loop body made ptxas
+    // spill.
     const int whole = x.whole_tiles(q0 + cwg * kWarpgroupRows);
+    constexpr bool kOneLoopPerSweep = DP > 128;
     float s[BN / 2];
 
     tma::wait(sm.fixed_bar(), at.n & 1);
@@ -210,10 +214,15 @@ __device__ __forceinline__ void backward_dq_wgmma(
         m[h] = mNew;
       }
     };
-    for (int u = 0; u < min(whole, sweep1); ++u)
-      statistics(false, u);
-    for (int u = whole; u < sweep1; ++u)
-      statistics(true, u);
+    if constexpr (kOneLoopPerSweep) {
+      for (int u = 0; u < sweep1; ++u)
+        statistics(u >= whole, u);
+    } else {
+      for (int u = 0; u < min(whole, sweep1); ++u)
+        statistics(false, u);
+      for (int u = whole; u < sweep1; ++u)
+        statistics(true, u);
+    }
     float lse[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -277,10 +286,15 @@ __device__ __forceinline__ void backward_dq_wgmma(
       fence_fragments(ds);
       release_by_warpgroup(sm.empty(st), tid);
     };
-    for (int j = 0; j < whole; ++j)
-      gradient(false, j);
-    for (int j = whole; j < tiles; ++j)
-      gradient(true, j);
+    if constexpr (kOneLoopPerSweep) {
+      for (int j = 0; j < tiles; ++j)
+        gradient(j >= whole, j);
+    } else {
+      for (int j = 0; j < whole; ++j)
+        gradient(false, j);
+      for (int j = whole; j < tiles; ++j)
+        gradient(true, j);
+    }
     // Every product has retired: the next item's Q and dO may come while
     // this one's epilogue runs. (Freed at the last tile's scores instead,
     // ptxas serialises the head dim 256 kernel's products.)
