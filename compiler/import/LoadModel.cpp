@@ -14,31 +14,54 @@ namespace {
 
 namespace cl = llvm::cl;
 
-cl::OptionCategory &onnxCategory() {
-  static cl::OptionCategory category("ONNX import options (for .onnx models)");
+cl::opt<std::string>
+    trainable("trainable",
+              cl::desc(".onnx: the initializers that become trainable "
+                       "parameters, all or comma-separated names (the others "
+                       "are constants)"),
+              cl::value_desc("all|NAME,..."), cl::init(""),
+              cl::cat(modelOptionCategory()));
+cl::opt<std::string> loss("loss",
+                          cl::desc(".onnx: add a loss on the graph's output "
+                                   "(needs --target)"),
+                          cl::value_desc("mse|cross_entropy"), cl::init(""),
+                          cl::cat(modelOptionCategory()));
+cl::opt<std::string> target("target",
+                            cl::desc(".onnx: the name of the target input "
+                                     "that --loss adds"),
+                            cl::value_desc("name"), cl::init(""),
+                            cl::cat(modelOptionCategory()));
+cl::opt<std::string> weights(
+    "onnx-weights",
+    cl::desc(".onnx: write the trainable initializers' values to this "
+             "safetensors file, for kiln-run --params"),
+    cl::value_desc("path"), cl::init(""), cl::cat(modelOptionCategory()));
+
+} // namespace
+
+cl::OptionCategory &modelOptionCategory() {
+  static cl::OptionCategory category("Model");
   return category;
 }
 
-cl::opt<std::string>
-    trainable("trainable",
-              cl::desc("initializers that become trainable parameters: all, or "
-                       "comma-separated names (others are constants)"),
-              cl::init(""), cl::cat(onnxCategory()));
-cl::opt<std::string> loss("loss",
-                          cl::desc("add a loss on the graph's output: mse or "
-                                   "cross_entropy (needs --target)"),
-                          cl::init(""), cl::cat(onnxCategory()));
-cl::opt<std::string> target("target",
-                            cl::desc("name of the target input that --loss "
-                                     "adds"),
-                            cl::init(""), cl::cat(onnxCategory()));
-cl::opt<std::string> weights(
-    "onnx-weights",
-    cl::desc("write the trainable initializers' values to this safetensors "
-             "file (kiln-run --params)"),
-    cl::init(""), cl::cat(onnxCategory()));
-
-} // namespace
+std::string checkModelOptions(llvm::StringRef path) {
+  if (!isOnnxPath(path)) {
+    for (const cl::opt<std::string> *option :
+         {&trainable, &loss, &target, &weights})
+      if (option->getNumOccurrences())
+        return "--" + option->ArgStr.str() +
+               " is an option of the ONNX importer, and " + path.str() +
+               " is not an .onnx model";
+    return "";
+  }
+  if (!loss.empty() && loss != "mse" && loss != "cross_entropy")
+    return "--loss must be mse or cross_entropy, not '" + loss + "'";
+  if (!loss.empty() && target.empty())
+    return "--loss needs --target=NAME";
+  if (loss.empty() && !target.empty())
+    return "--target names the target input of --loss; give --loss too";
+  return "";
+}
 
 std::unique_ptr<ScopedDiagnosticHandler>
 makeOnnxDiagnosticHandler(MLIRContext *context) {

@@ -20,9 +20,19 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
 namespace mlir::kiln {
+
+/// The category of the options above, under which --help shows them; tools
+/// add their --function to it.
+llvm::cl::OptionCategory &modelOptionCategory();
+
+/// Why the options above do not fit the model at `path` (ONNX options for a
+/// model that is not .onnx, --loss without --target, an unknown --loss), or
+/// empty when they do: a command-line error.
+std::string checkModelOptions(llvm::StringRef path);
 
 /// Whether `path` names an ONNX model (by its extension).
 bool isOnnxPath(llvm::StringRef path);

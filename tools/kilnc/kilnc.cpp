@@ -12,6 +12,11 @@
 // pass-manager flags (--mlir-print-ir-after-all, --mlir-timing,
 // --mlir-pass-pipeline-crash-reproducer, ...) apply to the pipeline.
 //
+// --help lists every option with its default (tools/common/ToolOptions.h).
+// A bad command line (an unknown option, a value out of range, options that
+// do not go together) exits with status 2 before anything is read; a model
+// that does not compile, with 1.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/artifact/ArtifactEmitter.h"
@@ -28,6 +33,7 @@
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "runtime/artifact/artifact.h"
+#include "tools/common/ToolOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -41,7 +47,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,152 +59,217 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 
 using namespace mlir;
 using namespace mlir::kiln;
 namespace cl = llvm::cl;
+namespace tools = ::kiln::tools;
 
 
-/// A byte count of the command line: a number of bytes, optionally with a
-/// unit (B, KB, MB, GB as powers of 1000; KiB, MiB, GiB as powers of 1024),
-/// e.g. 437MiB; nothing when `text` is not one.
-static std::optional<uint64_t> parseByteCount(llvm::StringRef text) {
-  llvm::StringRef digits = text.take_while(llvm::isDigit);
-  llvm::StringRef unit = text.drop_front(digits.size());
-  static const std::pair<llvm::StringRef, uint64_t> kUnits[] = {
-      {"", 1},         {"B", 1},           {"KB", 1000},
-      {"MB", 1000000}, {"GB", 1000000000}, {"KiB", uint64_t(1) << 10},
-      {"MiB", uint64_t(1) << 20}, {"GiB", uint64_t(1) << 30}};
-  uint64_t count = 0;
-  if (digits.empty() || digits.getAsInteger(10, count))
-    return std::nullopt;
-  for (auto [suffix, scale] : kUnits)
-    if (unit == suffix && count <= std::numeric_limits<uint64_t>::max() / scale)
-      return count * scale;
-  return std::nullopt;
-}
+// The options by topic; --help shows them in this order (ToolOptions.h).
+static cl::OptionCategory outputCategory("Output");
+static cl::OptionCategory trainingCategory("Training");
+static cl::OptionCategory gradientCategory("Gradients (training only)");
+static cl::OptionCategory precisionCategory("Precision and memory");
+static cl::OptionCategory kernelCategory("Kernels");
+static cl::OptionCategory parallelCategory("Data-parallel training");
+static cl::OptionCategory mlirCategory("Pipeline (MLIR's options)");
 
-static cl::OptionCategory category("kilnc options");
 static cl::opt<std::string> inputPath(cl::Positional,
                                       cl::desc("<model.mlir|model.onnx>"),
-                                      cl::Required, cl::cat(category));
-static cl::opt<std::string> outputPath("o", cl::desc("output file"),
-                                       cl::value_desc("path"), cl::init("-"),
-                                       cl::cat(category));
-static cl::opt<std::string> train("train",
-                                  cl::desc("optimizer: adamw, adam or sgd"),
-                                  cl::init("adamw"), cl::cat(category));
-static cl::opt<bool> inference("inference",
-                               cl::desc("compile only the forward entry"),
-                               cl::cat(category));
-static cl::opt<std::string> lossFunction("function",
-                                         cl::desc("loss function name"),
-                                         cl::init("loss"), cl::cat(category));
-static cl::opt<double> momentum("momentum", cl::desc("SGD momentum"),
-                                cl::init(0.0), cl::cat(category));
-static cl::opt<bool> nesterov("nesterov", cl::desc("SGD Nesterov momentum"),
-                              cl::cat(category));
-static cl::opt<double> beta1("beta1", cl::init(0.9), cl::desc("Adam(W) beta1"),
-                             cl::cat(category));
-static cl::opt<double> beta2("beta2", cl::init(0.999),
-                             cl::desc("Adam(W) beta2"), cl::cat(category));
-static cl::opt<double> epsilon("epsilon", cl::init(1e-8),
-                               cl::desc("Adam(W) epsilon"), cl::cat(category));
+                                      cl::Required);
+
+// Output.
+static cl::opt<std::string> outputPath(
+    "o",
+    cl::desc("output file ('-': standard output)"),
+    cl::value_desc("path"), cl::init("-"), cl::cat(outputCategory));
+static cl::opt<std::string>
+    emit("emit",
+         cl::desc("what to write: the artifact, the compiled module's IR "
+                  "(mlir), its CUDA sources, its PTX, or only the typed C++ "
+                  "header"),
+         cl::value_desc("artifact|mlir|cuda|ptx|header"), cl::init("artifact"),
+         cl::cat(outputCategory));
+static cl::opt<bool> emitTemplates(
+    "emit-templates",
+    cl::desc("with --emit=cuda, also print the kernel templates the kernels "
+             "include, so that the output is self-contained"),
+    cl::cat(outputCategory));
+static cl::opt<std::string>
+    headerPath("header",
+               cl::desc("also write the typed C++ header of the artifact "
+                        "(a class with one method per entry) to this file "
+                        "(-H for short)"),
+               cl::value_desc("path"), cl::cat(outputCategory));
+static cl::alias headerAlias("H", cl::desc("alias for --header"),
+                             cl::aliasopt(headerPath));
+static cl::opt<std::string> headerClass(
+    "header-class",
+    cl::desc("the typed header's class, optionally in namespaces "
+             "(\"models::Mlp\"; default: the input's file name in CamelCase)"),
+    cl::value_desc("name"), cl::cat(outputCategory));
+// `--stats` is LLVM's own flag (statistics), moved here in main: kilnc reads
+// it after the pipeline and prints its own statistics.
+static const char kStatsDescription[] =
+    "print to stderr what was compiled: each kernel (template, "
+    "configuration, launch shapes), each entry's launches per kernel family "
+    "and arena bytes, the resident bytes, what --memory-budget chose to "
+    "compute again and the gradient buckets of --data-parallel";
+
+// Training.
+static cl::opt<std::string> train("train", cl::desc("the optimizer"),
+                                  cl::value_desc("adamw|adam|sgd"),
+                                  cl::init("adamw"), cl::cat(trainingCategory));
+static cl::opt<bool> inference(
+    "inference",
+    cl::desc("compile only the forward entry (no gradients, no optimizer)"),
+    cl::cat(trainingCategory));
+static cl::opt<double> momentum("momentum",
+                                cl::desc("SGD momentum, in [0, 1)"),
+                                cl::init(0.0), cl::cat(trainingCategory));
+static cl::opt<bool> nesterov(
+    "nesterov", cl::desc("SGD Nesterov momentum (needs --momentum > 0)"),
+    cl::cat(trainingCategory));
+static cl::opt<double> beta1("beta1", cl::desc("Adam(W) beta1, in [0, 1)"),
+                             cl::init(0.9), cl::cat(trainingCategory));
+static cl::opt<double> beta2("beta2", cl::desc("Adam(W) beta2, in [0, 1)"),
+                             cl::init(0.999), cl::cat(trainingCategory));
+static cl::opt<double> epsilon("epsilon", cl::desc("Adam(W) epsilon, > 0"),
+                               cl::init(1e-8), cl::cat(trainingCategory));
+static cl::opt<double> weightDecay(
+    "weight-decay",
+    cl::desc("weight decay, >= 0: decoupled for adamw, an L2 penalty for "
+             "adam and sgd (default: 0.01 for adamw, 0 otherwise)"),
+    cl::cat(trainingCategory));
+
+// Gradients.
 static cl::opt<double>
-    weightDecay("weight-decay", cl::init(-1.0),
-                cl::desc("weight decay (default 0.01 for adamw, 0 otherwise)"),
-                cl::cat(category));
+    clipNorm("clip-norm",
+             cl::desc("clip the global gradient norm to this (0: off)"),
+             cl::init(0.0), cl::cat(gradientCategory));
 static cl::opt<double>
-    clipNorm("clip-norm", cl::init(0.0),
-             cl::desc("clip the global gradient norm (0: off)"),
-             cl::cat(category));
-static cl::opt<double> clipValue("clip-value", cl::init(0.0),
-                                 cl::desc("clip gradient elements (0: off)"),
-                                 cl::cat(category));
-static cl::opt<double> gradScale("grad-scale", cl::init(1.0),
-                                 cl::desc("scale gradients"),
-                                 cl::cat(category));
+    clipValue("clip-value",
+              cl::desc("clip gradient elements to [-X, X] (0: off)"),
+              cl::init(0.0), cl::cat(gradientCategory));
+static cl::opt<double> gradScale("grad-scale",
+                                 cl::desc("multiply the gradients by this, > 0"),
+                                 cl::init(1.0), cl::cat(gradientCategory));
 static cl::opt<double>
-    gradNoise("grad-noise", cl::init(0.0),
+    gradNoise("grad-noise",
               cl::desc("std of Gaussian gradient noise (0: off)"),
-              cl::cat(category));
-static cl::opt<uint64_t> gradNoiseSeed("grad-noise-seed", cl::init(0),
-                                       cl::desc("seed of the gradient noise"),
-                                       cl::cat(category));
+              cl::init(0.0), cl::cat(gradientCategory));
+static cl::opt<uint64_t>
+    gradNoiseSeed("grad-noise-seed",
+                  cl::desc("seed of the gradient noise (with --grad-noise)"),
+                  cl::init(0), cl::cat(gradientCategory));
 static cl::opt<std::string> nonFiniteGrads(
-    "nonfinite-grads", cl::init("apply"),
-    cl::desc("apply, or skip: leave parameters and optimizer state unchanged "
-             "when a gradient is NaN or infinite and count the step in "
-             "grad_stats.skipped_updates"),
-    cl::cat(category));
+    "nonfinite-grads",
+    cl::desc("when a gradient is NaN or infinite: apply the update anyway, "
+             "or skip it (parameters and optimizer state unchanged, the step "
+             "counted in grad_stats.skipped_updates)"),
+    cl::value_desc("apply|skip"), cl::init("apply"),
+    cl::cat(gradientCategory));
 static cl::opt<std::string> lossScale(
-    "loss-scale", cl::init("none"),
-    cl::desc("none or dynamic: loss scaling for f16 (halved on overflow, "
-             "doubled after --loss-scale-growth-interval good steps; implies "
-             "--nonfinite-grads=skip)"),
-    cl::cat(category));
-static cl::opt<double>
-    lossScaleInit("loss-scale-init", cl::init(65536.0),
-                  cl::desc("initial dynamic loss scale (a power of two)"),
-                  cl::cat(category));
+    "loss-scale",
+    cl::desc("loss scaling for f16: dynamic halves the scale on overflow and "
+             "doubles it after --loss-scale-growth-interval good steps "
+             "(implies --nonfinite-grads=skip)"),
+    cl::value_desc("none|dynamic"), cl::init("none"),
+    cl::cat(gradientCategory));
+static cl::opt<double> lossScaleInit(
+    "loss-scale-init",
+    cl::desc("initial dynamic loss scale, a power of two in [2^-64, 2^64]"),
+    cl::init(65536.0), cl::cat(gradientCategory));
 static cl::opt<int64_t> lossScaleGrowthInterval(
-    "loss-scale-growth-interval", cl::init(2000),
-    cl::desc("applied updates in a row before the loss scale doubles"),
-    cl::cat(category));
+    "loss-scale-growth-interval",
+    cl::desc("applied updates in a row before the dynamic loss scale "
+             "doubles, >= 1"),
+    cl::init(2000), cl::cat(gradientCategory));
 static cl::opt<bool> gradStats("grad-stats",
                                cl::desc("emit gradient statistics outputs"),
-                               cl::cat(category));
+                               cl::cat(gradientCategory));
+
+// Precision and memory.
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("storage of parameters and activations: f32, bf16 or f16 "
-             "(compute stays f32; bf16/f16 keep f32 master weights)"),
-    cl::init("f32"), cl::cat(category));
+    cl::desc("storage of parameters and activations (compute stays f32; "
+             "bf16/f16 keep f32 master weights)"),
+    cl::value_desc("f32|bf16|f16"), cl::init("f32"),
+    cl::cat(precisionCategory));
+static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
+                          cl::cat(precisionCategory));
+static cl::opt<std::string> memoryBudget(
+    "memory-budget",
+    cl::desc("device bytes a training step may use, resident buffers plus "
+             "its arena (e.g. 437MiB; 0: no budget); above it, cheap "
+             "activations (pointwise ops, norms, outer products) are computed "
+             "again in the backward instead of kept (--stats shows the "
+             "choice)"),
+    cl::value_desc("bytes"), cl::init("0"), cl::cat(precisionCategory));
+
+// Kernels.
 static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
-                                 cl::init("sm_90"), cl::cat(category));
+                                 cl::value_desc("sm_NN"), cl::init("sm_90"),
+                                 cl::cat(kernelCategory));
 static cl::opt<std::string> kernelCache(
     "kernel-cache",
     cl::desc("directory of compiled kernels kept between runs (default: "
              "$KILN_KERNEL_CACHE, else $XDG_CACHE_HOME/kiln/kernels, else "
              "~/.cache/kiln/kernels)"),
-    cl::value_desc("dir"), cl::cat(category));
+    cl::value_desc("dir"), cl::cat(kernelCategory));
+static cl::opt<bool> noKernelCache(
+    "no-kernel-cache", cl::desc("compile every kernel, keeping none"),
+    cl::cat(kernelCategory));
+static cl::list<std::string> customKernelDirs(
+    "I", cl::Prefix,
+    cl::desc("directory searched for the CUDA files of kiln.custom ops, "
+             "after the model's own (repeatable, in order)"),
+    cl::value_desc("dir"), cl::cat(kernelCategory));
 static cl::opt<bool>
     noTma("no-tma",
           cl::desc("copy GEMM, convolution and attention operands with the "
                    "threads rather than the tensor memory accelerator (sm_90; "
                    "for comparisons)"),
-          cl::cat(category));
+          cl::cat(kernelCategory));
 static cl::opt<std::string> gemmSchedule(
     "gemm-schedule",
     cl::desc("how the TMA GEMM kernel's consumer warpgroups share the work "
-             "(sm_90): auto (the cost model picks per product, the default), "
-             "cooperative (one tile among them) or pingpong (whole tiles in "
-             "turn, one's epilogue under the other's products)"),
-    cl::init("auto"), cl::cat(category));
+             "(sm_90): auto (the cost model picks per product), cooperative "
+             "(one tile among them) or pingpong (whole tiles in turn, one's "
+             "epilogue under the other's products)"),
+    cl::value_desc("auto|cooperative|pingpong"), cl::init("auto"),
+    cl::cat(kernelCategory));
 static cl::opt<std::string> gemmCluster(
     "gemm-cluster",
     cl::desc("blocks per thread-block cluster of the TMA GEMM kernel "
-             "(sm_90), which share the rhs tile by TMA multicast: 1 (the "
-             "default), 2, or auto (two where the product has two tile rows "
-             "to pair)"),
-    cl::init("1"), cl::cat(category));
+             "(sm_90), which share the rhs tile by TMA multicast; auto: two "
+             "where the product has two tile rows to pair"),
+    cl::value_desc("1|2|auto"), cl::init("1"), cl::cat(kernelCategory));
+static cl::opt<bool> gemmTmaStore(
+    "gemm-tma-store",
+    cl::desc("the TMA GEMM kernel (sm_90) stores its first result by TMA "
+             "from the staged epilogue's shared memory, where one problem's "
+             "result has the operands' element type (by default each lane "
+             "stores its 16-byte runs)"),
+    cl::cat(kernelCategory));
 static cl::opt<bool> persistentAttention(
     "persistent-attention",
-    cl::desc("run the Hopper attention kernels persistent (sm_90, the "
-             "default): one block per SM takes the (batch * head, tile) "
-             "work items in turn, copying the next item's tiles under the "
-             "last one's products; =false launches one block per work item "
-             "(causal: per pair of a long and a short item)"),
-    cl::init(true), cl::cat(category));
+    cl::desc("run the Hopper attention kernels persistent (sm_90): one block "
+             "per SM takes the (batch * head, tile) work items in turn, "
+             "copying the next item's tiles under the last one's products; "
+             "=false launches one block per work item (causal: per pair of a "
+             "long and a short item)"),
+    cl::init(true), cl::cat(kernelCategory));
 static cl::opt<std::string> attentionSchedule(
     "attention-schedule",
-    cl::desc("the Hopper attention forward's schedule (sm_90): auto (the "
-             "default: pingpong where the attention is causal), cooperative "
-             "(the two consumer warpgroups issue their matrix products as "
-             "they come) or pingpong (they take turns, so that one "
-             "warpgroup's softmax runs while the tensor cores multiply the "
-             "other's)"),
-    cl::init("auto"), cl::cat(category));
+    cl::desc("the Hopper attention forward's schedule (sm_90): auto "
+             "(pingpong where the attention is causal), cooperative (the two "
+             "consumer warpgroups issue their matrix products as they come) "
+             "or pingpong (they take turns, so that one warpgroup's softmax "
+             "runs while the tensor cores multiply the other's)"),
+    cl::value_desc("auto|cooperative|pingpong"), cl::init("auto"),
+    cl::cat(kernelCategory));
 static cl::opt<bool> fusedAttentionBackward(
     "fused-attention-backward",
     cl::desc("run the Hopper attention backward in one pass over the key "
@@ -204,75 +277,195 @@ static cl::opt<bool> fusedAttentionBackward(
              "log-sum-exp at hand): dQ is added in f32 by bulk reductions "
              "whose order varies, so its last bits may differ run to run "
              "(by default the backward is two deterministic kernels)"),
-    cl::cat(category));
-static cl::opt<bool> gemmTmaStore(
-    "gemm-tma-store",
-    cl::desc("the TMA GEMM kernel (sm_90) stores its first result by TMA "
-             "from the staged epilogue's shared memory, where one problem's "
-             "result has the operands' element type (by default each lane "
-             "stores its 16-byte runs)"),
-    cl::cat(category));
+    cl::cat(kernelCategory));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
     cl::desc("keep every fusion's launches apart (by default, launches that "
              "may run at once run as one kernel)"),
-    cl::cat(category));
-static cl::opt<std::string> memoryBudget(
-    "memory-budget",
-    cl::desc("device bytes a training step may use, resident buffers plus "
-             "its arena (e.g. 437MiB); above it, cheap activations "
-             "(pointwise ops, norms, outer products) are computed again in "
-             "the backward instead of kept (--stats shows the choice)"),
-    cl::init("0"), cl::cat(category));
-static cl::list<std::string> customKernelDirs(
-    "I", cl::Prefix,
-    cl::desc("directory searched for the CUDA files of kiln.custom ops, "
-             "after the model's own (repeatable, in order)"),
-    cl::value_desc("dir"), cl::cat(category));
-static cl::opt<bool> noKernelCache("no-kernel-cache",
-                                   cl::desc("compile every kernel"),
-                                   cl::cat(category));
-static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
-                          cl::cat(category));
-static cl::opt<std::string>
-    emit("emit", cl::desc("mlir, cuda, ptx, artifact (default) or header"),
-         cl::init("artifact"), cl::cat(category));
-static cl::opt<std::string>
-    headerPath("header",
-               cl::desc("also write the typed C++ header of the artifact "
-                        "(a class with one method per entry) to this file"),
-               cl::value_desc("path"), cl::cat(category));
-static cl::alias headerAlias("H", cl::desc("alias for --header"),
-                             cl::aliasopt(headerPath), cl::cat(category));
-static cl::opt<std::string> headerClass(
-    "header-class",
-    cl::desc("the typed header's class, optionally in namespaces "
-             "(\"models::Mlp\"; default: the input's file name in CamelCase)"),
-    cl::value_desc("name"), cl::cat(category));
-static cl::opt<bool> emitTemplates(
-    "emit-templates",
-    cl::desc("with --emit=cuda, also print the kernel templates the kernels "
-             "include, so that the output is self-contained"),
-    cl::cat(category));
+    cl::cat(kernelCategory));
+
+// Data-parallel training.
 static cl::opt<bool> dataParallel(
     "data-parallel",
     cl::desc("data-parallel training: the gradients are averaged over the "
              "ranks (NCCL all-reduce), in buckets each issued as soon as the "
              "backward has finished it, on a second stream; with one rank "
              "the artifact trains as without"),
-    cl::cat(category));
+    cl::cat(parallelCategory));
 static cl::opt<std::string> bucketBytes(
-    "bucket-bytes", cl::init("25MiB"),
-    cl::desc("bytes of a gradient bucket (--data-parallel; 25 MiB as "
+    "bucket-bytes",
+    cl::desc("bytes of a gradient bucket (with --data-parallel; 25MiB as "
              "PyTorch's DistributedDataParallel)"),
-    cl::cat(category));
+    cl::value_desc("bytes"), cl::init("25MiB"), cl::cat(parallelCategory));
 static cl::opt<std::string> firstBucketBytes(
-    "first-bucket-bytes", cl::init("1MiB"),
+    "first-bucket-bytes",
     cl::desc("bytes of the first gradient bucket, smaller so that "
-             "communication starts early (--data-parallel; 1 MiB)"),
-    cl::cat(category));
-// `--stats` is LLVM's own flag (statistics); kilnc reads it after parsing
-// and prints its kernels, launches (per kernel family) and memory per entry.
+             "communication starts early (with --data-parallel)"),
+    cl::value_desc("bytes"), cl::init("1MiB"), cl::cat(parallelCategory));
+
+// Model: kilnc's function beside the ONNX importer's options (LoadModel.h).
+static cl::opt<std::string> lossFunction(
+    "function",
+    cl::desc("the function to train (or, with --inference, to run); for "
+             ".onnx, the name the imported graph gets"),
+    cl::value_desc("name"), cl::init("loss"),
+    cl::cat(modelOptionCategory()));
+
+static const tools::ToolCommandLine &commandLine() {
+  static const tools::ToolCommandLine tool{
+      "kilnc",
+      "kilnc [options] <model.mlir|model.onnx> -o model.kiln",
+      "kilnc: the kiln ahead-of-time training compiler. Builds the training "
+      "entries of a model (or, with --inference, only its forward), fuses, "
+      "plans memory, generates CUDA kernels, compiles them to PTX and a "
+      "cubin for --arch, and writes the artifact kiln-run and the runtime "
+      "load.\n\nThe optimizer and its settings are fixed at compile time; the "
+      "learning rate, its schedule, the steps and the data are kiln-run's.",
+      {&outputCategory, &trainingCategory, &gradientCategory,
+       &precisionCategory, &kernelCategory, &parallelCategory,
+       &modelOptionCategory(), &mlirCategory},
+      {{"lr", "the learning rate is a run-time flag of kiln-run and "
+              "train_reference (--lr), not of the compiler"},
+       {"learning-rate", "the learning rate is a run-time flag of kiln-run "
+                         "and train_reference (--lr), not of the compiler"},
+       {"steps", "the number of steps is a run-time flag of kiln-run"},
+       {"seed", "the seed of the parameters is a run-time flag of kiln-run"},
+       {"schedule", "the learning-rate schedule is a run-time flag of "
+                    "kiln-run"},
+       {"warmup", "the warm-up is a run-time flag of kiln-run"},
+       {"dataset", "the training data is a run-time flag of kiln-run"},
+       {"checkpoint", "checkpoints are written by kiln-run"},
+       {"resume", "checkpoints are read by kiln-run"},
+       {"params", "parameter values are read by kiln-run"},
+       {"fn", "kilnc names the function with --function"}},
+      ""};
+  return tool;
+}
+
+static int usageError(const llvm::Twine &message) {
+  return tools::usageError(commandLine(), message);
+}
+
+/// Whether the optimizer setting `option` was given.
+static bool given(const cl::Option &option) {
+  return option.getNumOccurrences() > 0;
+}
+
+/// The first option of `options` given on the command line, or null.
+static const cl::Option *
+firstGiven(std::initializer_list<const cl::Option *> options) {
+  for (const cl::Option *option : options)
+    if (given(*option))
+      return option;
+  return nullptr;
+}
+
+/// Whether `value` is one of `choices`.
+static bool oneOf(llvm::StringRef value,
+                  std::initializer_list<llvm::StringRef> choices) {
+  return llvm::is_contained(choices, value);
+}
+
+/// Why the options do not go together or are out of range; empty when they
+/// are fine. Checked before anything is read.
+static std::string checkOptions() {
+  auto spelt = [](const cl::Option &option) { return tools::spelling(option); };
+  if (!oneOf(train, {"adamw", "adam", "sgd"}))
+    return "--train must be adamw, adam or sgd, got '" + train + "'";
+  if (inference) {
+    if (given(train))
+      return "--inference compiles no training entries: drop --train";
+    if (const cl::Option *option = firstGiven(
+            {&momentum, &nesterov, &beta1, &beta2, &epsilon, &weightDecay,
+             &clipNorm, &clipValue, &gradScale, &gradNoise, &gradNoiseSeed,
+             &nonFiniteGrads, &lossScale, &lossScaleInit,
+             &lossScaleGrowthInterval, &gradStats, &memoryBudget}))
+      return spelt(*option) +
+             " is a training setting; --inference compiles no training "
+             "entries";
+    if (dataParallel)
+      return "--data-parallel needs training entries, not --inference";
+  }
+  if (train == "sgd") {
+    if (const cl::Option *option = firstGiven({&beta1, &beta2, &epsilon}))
+      return spelt(*option) + " is a setting of adam and adamw, not of sgd";
+  } else if (const cl::Option *option = firstGiven({&momentum, &nesterov})) {
+    return spelt(*option) + " is a setting of sgd, not of " + train;
+  }
+  for (const cl::opt<double> *real :
+       {&momentum, &beta1, &beta2, &epsilon, &weightDecay, &clipNorm,
+        &clipValue, &gradScale, &gradNoise, &lossScaleInit})
+    if (!std::isfinite(real->getValue()))
+      return spelt(*real) + " must be a finite number";
+  for (const cl::opt<double> *rate : {&momentum, &beta1, &beta2})
+    if (*rate < 0 || *rate >= 1)
+      return spelt(*rate) + " must be in [0, 1), got " +
+             llvm::formatv("{0}", rate->getValue()).str();
+  if (nesterov && momentum <= 0)
+    return "--nesterov needs --momentum > 0";
+  if (epsilon <= 0)
+    return "--epsilon must be > 0";
+  if (given(weightDecay) && weightDecay < 0)
+    return "--weight-decay must be >= 0";
+  if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
+    return "--clip-norm, --clip-value and --grad-noise must be >= 0";
+  if (gradScale <= 0)
+    return "--grad-scale must be > 0";
+  if (given(gradNoiseSeed) && gradNoise == 0)
+    return "--grad-noise-seed seeds the noise of --grad-noise, which is off";
+  if (!oneOf(nonFiniteGrads, {"apply", "skip"}))
+    return "--nonfinite-grads must be apply or skip, got '" + nonFiniteGrads +
+           "'";
+  if (!oneOf(lossScale, {"none", "dynamic"}))
+    return "--loss-scale must be none or dynamic, got '" + lossScale + "'";
+  if (lossScale == "dynamic" && given(nonFiniteGrads) &&
+      nonFiniteGrads == "apply")
+    return "--loss-scale=dynamic skips the updates of non-finite gradients; "
+           "it cannot go with --nonfinite-grads=apply";
+  if (lossScale != "dynamic") {
+    if (const cl::Option *option =
+            firstGiven({&lossScaleInit, &lossScaleGrowthInterval}))
+      return spelt(*option) + " needs --loss-scale=dynamic";
+  }
+  int lossScaleExponent = 0;
+  if (std::frexp(lossScaleInit.getValue(), &lossScaleExponent) != 0.5 ||
+      lossScaleExponent - 1 < -64 || lossScaleExponent - 1 > 64)
+    return "--loss-scale-init must be a power of two between 2^-64 and 2^64";
+  if (lossScaleGrowthInterval < 1)
+    return "--loss-scale-growth-interval must be >= 1";
+
+  if (!oneOf(emit, {"mlir", "cuda", "ptx", "artifact", "header"}))
+    return "--emit must be mlir, cuda, ptx, artifact or header, got '" + emit +
+           "'";
+  if (emitTemplates && emit != "cuda")
+    return "--emit-templates needs --emit=cuda";
+  if (!headerPath.empty() && emit != "artifact")
+    return "--header writes the header beside the artifact; with --emit=" +
+           emit + " there is none (--emit=header writes only a header)";
+  if (given(headerClass) && headerPath.empty() && emit != "header")
+    return "--header-class names the class of the typed header: give "
+           "--header or --emit=header";
+  if (!oneOf(precision, {"f32", "bf16", "f16"}))
+    return "--precision must be f32, bf16 or f16, got '" + precision + "'";
+  llvm::StringRef archName = arch;
+  unsigned archNumber;
+  if (!archName.consume_front("sm_") ||
+      archName.drop_back(archName.ends_with("a")).getAsInteger(10, archNumber))
+    return "--arch must be an SM architecture such as sm_90 or sm_90a, got '" +
+           arch + "'";
+  if (given(kernelCache) && noKernelCache)
+    return "--kernel-cache and --no-kernel-cache contradict each other";
+  for (const cl::opt<std::string> *schedule :
+       {&gemmSchedule, &attentionSchedule})
+    if (!oneOf(*schedule, {"auto", "cooperative", "pingpong"}))
+      return spelt(*schedule) + " must be auto, cooperative or pingpong, got '" +
+             schedule->getValue() + "'";
+  if (!oneOf(gemmCluster, {"auto", "1", "2"}))
+    return "--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster + "'";
+  if ((given(bucketBytes) || given(firstBucketBytes)) && !dataParallel)
+    return "--bucket-bytes and --first-bucket-bytes need --data-parallel";
+  return checkModelOptions(inputPath);
+}
 
 static int fail(llvm::Twine message) {
   llvm::errs() << "kilnc: error: " << message << "\n";
@@ -370,80 +563,33 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  static cl::OptionCategory mlirCategory("pipeline options (MLIR)");
   for (auto &option : cl::getRegisteredOptions())
     if (option.getKey().starts_with("mlir-"))
       option.getValue()->addCategory(mlirCategory);
-  cl::HideUnrelatedOptions({&category, &mlirCategory});
-  // Keep LLVM's --stats visible: it asks for kilnc's statistics too.
-  if (auto *option = cl::getRegisteredOptions().lookup("stats"))
-    option->setHiddenFlag(cl::NotHidden), option->addCategory(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "kiln ahead-of-time training compiler\n");
-
-  if (train != "sgd" && train != "adam" && train != "adamw")
-    return fail("--train must be adamw, adam or sgd, got '" + train + "'");
-  if (emitTemplates && emit != "cuda")
-    return fail("--emit-templates needs --emit=cuda");
-  if (emit != "mlir" && emit != "cuda" && emit != "ptx" && emit != "artifact" &&
-      emit != "header")
-    return fail("--emit must be mlir, cuda, ptx, artifact or header, got '" +
-                emit + "'");
-  if (!headerPath.empty() && emit != "artifact")
-    return fail("--header writes the header beside the artifact; with --emit=" +
-                emit + " there is none (--emit=header writes only a header)");
-  if (precision != "f32" && precision != "bf16" && precision != "f16")
-    return fail("--precision must be f32, bf16 or f16, got '" + precision +
-                "'");
-  if (nesterov && momentum <= 0)
-    return fail("--nesterov needs --momentum > 0");
-  for (const cl::opt<std::string> *schedule :
-       {&gemmSchedule, &attentionSchedule}) {
-    const std::string &value = schedule->getValue();
-    if (value != "auto" && value != "cooperative" && value != "pingpong")
-      return fail("--" + schedule->ArgStr.str() +
-                  " must be auto, cooperative or pingpong, got '" + value +
-                  "'");
+  if (cl::Option *stats = cl::getRegisteredOptions().lookup("stats")) {
+    stats->setDescription(kStatsDescription);
+    stats->setHiddenFlag(cl::NotHidden);
+    stats->addCategory(outputCategory);
   }
-  if (gemmCluster != "auto" && gemmCluster != "1" && gemmCluster != "2")
-    return fail("--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster +
-                "'");
-  if (dataParallel && inference)
-    return fail("--data-parallel needs training entries, not --inference");
-  if ((bucketBytes.getNumOccurrences() ||
-       firstBucketBytes.getNumOccurrences()) &&
-      !dataParallel)
-    return fail("--bucket-bytes and --first-bucket-bytes need --data-parallel");
-  std::optional<uint64_t> budgetBytes = parseByteCount(memoryBudget),
-                          bucket = parseByteCount(bucketBytes),
-                          firstBucket = parseByteCount(firstBucketBytes);
-  for (auto [flag, text, bytes] :
-       {std::make_tuple("--memory-budget", &memoryBudget, budgetBytes),
-        std::make_tuple("--bucket-bytes", &bucketBytes, bucket),
-        std::make_tuple("--first-bucket-bytes", &firstBucketBytes,
-                        firstBucket)})
-    if (!bytes)
-      return fail(llvm::Twine(flag) + " must be a byte count (a number, " +
-                  "optionally with B, KB, MB, GB, KiB, MiB or GiB), got '" +
-                  text->getValue() + "'");
+  tools::parseToolCommandLine(argc, argv, commandLine());
+  if (std::string problem = checkOptions(); !problem.empty())
+    return usageError(problem);
+  std::optional<uint64_t> budgetBytes =
+      tools::byteCountOption(commandLine(), memoryBudget);
+  std::optional<uint64_t> bucket =
+      tools::byteCountOption(commandLine(), bucketBytes);
+  std::optional<uint64_t> firstBucket =
+      tools::byteCountOption(commandLine(), firstBucketBytes);
+  if (!budgetBytes || !bucket || !firstBucket)
+    return 2;
   if (*bucket == 0 || *firstBucket == 0)
-    return fail("--bucket-bytes and --first-bucket-bytes must be positive");
-  if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
-    return fail("--clip-norm, --clip-value and --grad-noise must be >= 0");
-
-  if (nonFiniteGrads != "apply" && nonFiniteGrads != "skip")
-    return fail("--nonfinite-grads must be apply or skip, got '" +
-                nonFiniteGrads + "'");
-  if (lossScale != "none" && lossScale != "dynamic")
-    return fail("--loss-scale must be none or dynamic, got '" + lossScale +
-                "'");
-  int lossScaleExponent = 0;
-  if (std::frexp(lossScaleInit.getValue(), &lossScaleExponent) != 0.5 ||
-      lossScaleExponent - 1 < -64 || lossScaleExponent - 1 > 64)
-    return fail("--loss-scale-init must be a power of two between 2^-64 and "
-                "2^64");
-  if (lossScaleGrowthInterval < 1)
-    return fail("--loss-scale-growth-interval must be >= 1");
+    return usageError(
+        "--bucket-bytes and --first-bucket-bytes must be positive");
+  // The artifact is binary: not for a terminal.
+  if (emit == "artifact" && outputPath == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed())
+    return usageError("the artifact is binary and standard output is a "
+                      "terminal: give -o model.kiln (or redirect the output)");
 
   PipelineOptions options;
   options.function = lossFunction.getValue();
@@ -453,7 +599,8 @@ int main(int argc, char **argv) {
   options.beta1 = beta1.getValue();
   options.beta2 = beta2.getValue();
   options.epsilon = epsilon.getValue();
-  options.weightDecay = weightDecay.getValue();
+  // Negative: the optimizer's default (TrainStep.h).
+  options.weightDecay = given(weightDecay) ? weightDecay.getValue() : -1.0;
   options.gradStats = gradStats.getValue();
   options.gradScale = gradScale.getValue();
   options.clipNorm = clipNorm.getValue();

@@ -5,7 +5,7 @@
 // RUN: kilnc %s --inference --function f -o %t.second.kiln --kernel-cache=%t.cache --stats 2>&1 | FileCheck %s --check-prefix=SECOND
 // RUN: cmp %t.first.kiln %t.second.kiln
 // RUN: ls %t.cache | FileCheck %s --check-prefix=FILES
-// RUN: kilnc %s --inference --function f -o %t.third.kiln --kernel-cache=%t.cache --no-kernel-cache --stats 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: env KILN_KERNEL_CACHE=%t.cache kilnc %s --inference --function f -o %t.third.kiln --no-kernel-cache --stats 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: env KILN_KERNEL_CACHE=%t.cache kilnc %s --inference --function f -o %t.fourth.kiln --stats 2>&1 | FileCheck %s --check-prefix=SECOND
 
 // FIRST: kernels: 1 distinct (1 compiled, 0 from the kernel cache;
