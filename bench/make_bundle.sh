@@ -116,7 +116,7 @@ draw_inputs() { # FILE NAME:TYPE...
   echo "func.func @inputs(${args}) {
   return
 }" >"${tmp}/inputs.mlir"
-  "${kilnref}" "${tmp}/inputs.mlir" --fn inputs --random-seed "${seed}" \
+  "${kilnref}" "${tmp}/inputs.mlir" --function inputs --random-seed "${seed}" \
     --int-range "${int_range}" --save-inputs "${file}" -o /dev/null
 }
 
@@ -127,7 +127,7 @@ draw_inputs "${out}/mlp.inputs.safetensors" x:tensor\<64x8xf32\> y:tensor\<64x1x
 for sample in sine_block mlp; do
   "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}.kiln" \
     --stats 2>"${out}/${sample}.stats"
-  "${kilnref}" "samples/${sample}.mlir" --fn loss --random-seed "${seed}" \
+  "${kilnref}" "samples/${sample}.mlir" --function loss --random-seed "${seed}" \
     --inputs "${out}/${sample}.inputs.safetensors" --precision f64 \
     --save-inputs "${out}/${sample}.params.safetensors" \
     -o "${out}/${sample}.expected.safetensors"
@@ -240,7 +240,7 @@ compile_or_note "${out}/byte_lm_nodrop.mlir" byte_lm --train=adamw || true
 compile_or_note "${out}/byte_lm_nodrop.mlir" byte_lm_bf16 --train=adamw --precision=bf16 || true
 int_range=256 draw_inputs "${out}/byte_lm.inputs.safetensors" tokens:tensor\<32x128xi32\> \
   targets:tensor\<32x128xi32\> dropout_offset:tensor\<32xi32\>
-"${kilnref}" "${out}/byte_lm_nodrop.mlir" --fn loss --random-seed "${seed}" \
+"${kilnref}" "${out}/byte_lm_nodrop.mlir" --function loss --random-seed "${seed}" \
   --inputs "${out}/byte_lm.inputs.safetensors" --precision f64 \
   --save-inputs "${out}/byte_lm.params.safetensors" \
   -o "${out}/byte_lm.expected.safetensors"
@@ -298,7 +298,7 @@ int_range=10 draw_inputs "${out}/${name}.inputs.safetensors" \
 if compile_or_note "bench/models/${name}.mlir" "${name}" --train=adamw --precision=bf16 &&
     [[ "${RESNET_FULL_CHECK:-1}" != 0 ]]; then
   start=${SECONDS}
-  "${kilnref}" "bench/models/${name}.mlir" --fn loss --random-seed "${seed}" --init-params \
+  "${kilnref}" "bench/models/${name}.mlir" --function loss --random-seed "${seed}" --init-params \
     --inputs "${out}/${name}.inputs.safetensors" --precision f64 \
     -o "${out}/${name}.expected.safetensors"
   echo "kiln-ref: ${name}'s f64 loss in $((SECONDS - start)) s" >&2
@@ -308,7 +308,7 @@ fi
 name=resnet18_32_check
 int_range=10 draw_inputs "${out}/${name}.inputs.safetensors" \
   x:tensor\<16x32x32x3xf32\> y:tensor\<16xi32\>
-"${kilnref}" "bench/models/${name}.mlir" --fn loss --random-seed "${seed}" \
+"${kilnref}" "bench/models/${name}.mlir" --function loss --random-seed "${seed}" \
   --inputs "${out}/${name}.inputs.safetensors" --precision f64 \
   --save-inputs "${out}/${name}.params.safetensors" \
   -o "${out}/${name}.expected.safetensors"

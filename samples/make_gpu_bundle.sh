@@ -88,7 +88,7 @@ for sample in transformer_classifier byte_lm; do
   # the loss alike.
   range=256
   [[ "${sample}" == transformer_classifier ]] && range=6
-  "${bin}/tools/kiln-ref/kiln-ref" "${nodrop}" --fn loss --random-seed "${seed}" \
+  "${bin}/tools/kiln-ref/kiln-ref" "${nodrop}" --function loss --random-seed "${seed}" \
     --init-params --int-range "${range}" --precision f64 \
     --save-inputs "${out}/${sample}.params.safetensors" \
     -o "${out}/${sample}.expected.safetensors"
@@ -112,7 +112,7 @@ for sample in byte_lm_lstm byte_lm_slstm; do
   fi
   "${kilnc}" "samples/${sample}.mlir" -o "${out}/${sample}_bf16.kiln" --precision=bf16
   cp "samples/${sample}.mlir" "${out}/${sample}.mlir"
-  "${bin}/tools/kiln-ref/kiln-ref" "samples/${sample}.mlir" --fn loss --random-seed "${seed}" \
+  "${bin}/tools/kiln-ref/kiln-ref" "samples/${sample}.mlir" --function loss --random-seed "${seed}" \
     --init-params --int-range 256 --precision f64 \
     --save-inputs "${out}/${sample}.params.safetensors" \
     -o "${out}/${sample}.expected.safetensors"
@@ -159,7 +159,7 @@ else
   "${kilnc}" "${out}/${sample}_eval.mlir" --inference --precision=bf16 \
     -o "${out}/${sample}_eval_bf16.kiln"
   # Images uniform in [-1, 1), labels uniform in [0, 10).
-  "${bin}/tools/kiln-ref/kiln-ref" "samples/${sample}.mlir" --fn loss --random-seed "${seed}" \
+  "${bin}/tools/kiln-ref/kiln-ref" "samples/${sample}.mlir" --function loss --random-seed "${seed}" \
     --init-params --int-range 10 --precision f64 \
     --save-inputs "${out}/${sample}.params.safetensors" \
     -o "${out}/${sample}.expected.safetensors"

@@ -41,7 +41,7 @@ for path in sys.argv[2:]:
     merged.update(safetensors_lite.load(path)[0])
 safetensors_lite.save(sys.argv[1], merged)
 PY
-"${bin}/tools/kiln-ref/kiln-ref" "${export_dir}/mlp.onnx" "${flags[@]}" --fn loss \
+"${bin}/tools/kiln-ref/kiln-ref" "${export_dir}/mlp.onnx" "${flags[@]}" --function loss \
   --inputs "${out}/reference_inputs.safetensors" --print >"${out}/kiln_ref_loss.txt"
 rm "${out}/reference_inputs.safetensors"
 cp "${export_dir}/batch.safetensors" "${export_dir}/torch_losses.txt" "${out}/"

@@ -372,7 +372,7 @@ def train_kiln_ref(args, cfg, ir, eval_ir, steps):
         lr = scheduled_lr(args.lr, step, args.warmup, args.steps)
         write_safetensors(inputs, {**state, **batch, "lr": ("F32", [], struct.pack("<f", lr)),
                                    "step": ("I32", [], struct.pack("<i", step + 1))})
-        proc = subprocess.run([args.kiln_ref, ir, "--fn", "train_step", "--inputs", inputs,
+        proc = subprocess.run([args.kiln_ref, ir, "--function", "train_step", "--inputs", inputs,
                                "-o", outputs], capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"kiln-ref failed at step {step + 1}:\n{proc.stdout}{proc.stderr}")
@@ -391,7 +391,7 @@ def train_kiln_ref(args, cfg, ir, eval_ir, steps):
         batch = {name: field_tensor(heldout, b * size, size, name) for name in FIELDS}
         write_safetensors(inputs, {**{n: state[n] for n in list(cfg["params"]) + list(cfg["state"])},
                                    **batch})
-        subprocess.run([args.kiln_ref, eval_ir, "--fn", "forward", "--inputs", inputs, "-o",
+        subprocess.run([args.kiln_ref, eval_ir, "--function", "forward", "--inputs", inputs, "-o",
                         outputs], check=True, capture_output=True)
         for name, (dtype, shape, raw) in read_safetensors(outputs).items():
             if dtype == "F32" and not shape:

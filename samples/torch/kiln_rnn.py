@@ -337,7 +337,7 @@ def check_against_kiln_ref(kiln_ref, kiln_opt, gen, failures):
                 f.write(forward)
             write_safetensors(inputs, dict(zip(names, ops)))
             out = os.path.join(tmp, "out.st")
-            subprocess.run([kiln_ref, fwd_path, "--fn", "f", "--inputs", inputs,
+            subprocess.run([kiln_ref, fwd_path, "--function", "f", "--inputs", inputs,
                             "--precision", "f64", "-o", out], check=True)
             ref = read_safetensors(out)
             ops64 = [t.double().requires_grad_(True) for t in ops]
@@ -355,7 +355,7 @@ def check_against_kiln_ref(kiln_ref, kiln_opt, gen, failures):
             with open(grad_path, "w") as f:
                 subprocess.run([kiln_opt, loss_path, "--kiln-autodiff"], stdout=f, check=True)
             write_safetensors(inputs, dict(zip(names + ("ws", "wl"), ops + [ws, wl])))
-            subprocess.run([kiln_ref, grad_path, "--fn", "loss_grad", "--inputs", inputs,
+            subprocess.run([kiln_ref, grad_path, "--function", "loss_grad", "--inputs", inputs,
                             "--precision", "f64", "-o", out], check=True)
             ref = read_safetensors(out)
             value = (states * ws.double()).sum() + (last * wl.double()).sum()

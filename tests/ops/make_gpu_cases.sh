@@ -51,7 +51,7 @@ for model in "${models}"/*.mlir; do
     # whose gradients explode at unit scale) asks: `// gpu-init-params`.
     init=()
     grep -q '^// gpu-init-params' "${model}" && init=(--init-params)
-    "${kilnref}" "${tmp}/module.mlir" --fn "${entry}" --random-seed "${seed}" \
+    "${kilnref}" "${tmp}/module.mlir" --function "${entry}" --random-seed "${seed}" \
       "${init[@]}" --precision f64 --save-inputs "${tmp}/drawn.safetensors" -o "${case}.expected.safetensors"
     (cd "${out}" && python3 split_inputs.py "${tmp}/module.mlir" "${entry}" \
       "${tmp}/drawn.safetensors" "${case}.params.safetensors" "${case}.inputs.safetensors")

@@ -278,7 +278,7 @@ std::string toolHelpText(const ToolCommandLine &tool) {
   StringRef(tool.overview).split(paragraphs, "\n\n", -1, false);
   for (auto [index, paragraph] : llvm::enumerate(paragraphs))
     os << (index ? "\n" : "") << wrap(paragraph.trim(), 0, 0) << "\n";
-  os << "\nusage: " << tool.synopsis << "\n";
+  os << "\n" << wrap("usage: " + tool.synopsis, 0, 6) << "\n";
   size_t part = 0;
   for (auto [index, options] : llvm::enumerate(shown)) {
     if (options.empty())

@@ -4,10 +4,10 @@
 // The oracle of every GPU check: runs one function of a model on the CPU
 // reference interpreter, with inputs and outputs in safetensors.
 //
-//   kiln-ref model.mlir|model.onnx --fn NAME [--inputs in.safetensors]
-//   [--random-seed S]
-//            [--int-range N] [--init-params] [--precision f64|f32]
-//            [--print] [--print-count K] [--save-inputs used.safetensors]
+//   kiln-ref model.mlir|model.onnx --function NAME
+//            [--inputs in.safetensors] [--random-seed S] [--int-range N]
+//            [--init-params] [--precision f64|f32] [--print]
+//            [--print-count K] [--save-inputs used.safetensors]
 //            [-o out.safetensors]
 //
 // Arguments are named by their kiln.name, else argN (N = position); results
@@ -33,7 +33,9 @@
 //
 // Errors (unparsable IR with MLIR's file:line:col diagnostics, unknown
 // function, unreadable or invalid files, missing, extra, mis-shaped or
-// mistyped inputs, failed evaluation) print a message and exit with 1.
+// mistyped inputs, failed evaluation) print a message and exit with 1; a bad
+// command line (tools/common/ToolOptions.h) exits with 2. --fn is an alias
+// of --function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +47,7 @@
 #include "kiln/dtype.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/random/philox.h"
+#include "tools/common/ToolOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -70,47 +73,88 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 namespace io = ::kiln::io;
 
-static cl::OptionCategory category("kiln-ref options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
-                                      cl::Required, cl::cat(category));
-static cl::opt<std::string> functionName("fn", cl::desc("the function to run"),
-                                         cl::Required, cl::cat(category));
+static cl::OptionCategory inputCategory("Inputs");
+static cl::OptionCategory runCategory("Evaluation");
+static cl::OptionCategory outputCategory("Output");
+static cl::opt<std::string> modelPath(cl::Positional,
+                                      cl::desc("<model.mlir|model.onnx>"),
+                                      cl::Required);
+static cl::opt<std::string> functionName(
+    "function", cl::desc("the function to run"), cl::value_desc("name"),
+    cl::Required, cl::cat(modelOptionCategory()));
+// kiln-ref's first spelling, kept working.
+static cl::alias functionAlias("fn", cl::desc("alias for --function"),
+                               cl::aliasopt(functionName));
 static cl::opt<std::string>
     inputsPath("inputs",
                cl::desc("safetensors file with the arguments by name"),
-               cl::cat(category));
+               cl::value_desc("path"), cl::cat(inputCategory));
 static cl::opt<uint64_t> randomSeed(
     "random-seed",
-    cl::desc(
-        "draw arguments missing from --inputs from Philox under this seed"),
-    cl::cat(category));
+    cl::desc("draw the arguments missing from --inputs from Philox under "
+             "this seed (without it, --inputs must hold every argument)"),
+    cl::cat(inputCategory));
 static cl::opt<int64_t>
     intRange("int-range",
-             cl::desc("random i32 arguments are uniform in [0, N) (default 4)"),
-             cl::init(4), cl::cat(category));
+             cl::desc("random i32 arguments are uniform in [0, N), N >= 1"),
+             cl::init(4), cl::cat(inputCategory));
 static cl::opt<bool>
     initParams("init-params",
                cl::desc("with --random-seed, kiln.param arguments take their "
                         "#kiln.init values under the seed"),
-               cl::init(false), cl::cat(category));
+               cl::init(false), cl::cat(inputCategory));
 static cl::opt<std::string> precisionName(
-    "precision", cl::desc("f32 (storage rounding, the default) or f64 (exact)"),
-    cl::init("f32"), cl::cat(category));
+    "precision",
+    cl::desc("f32 rounds every op's results to their storage type as the "
+             "GPU does; f64 keeps every value exact in double"),
+    cl::value_desc("f32|f64"), cl::init("f32"), cl::cat(runCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("output safetensors file"),
-                                       cl::value_desc("filename"),
-                                       cl::cat(category));
+                                       cl::value_desc("path"),
+                                       cl::cat(outputCategory));
 static cl::opt<std::string> saveInputsPath(
     "save-inputs",
     cl::desc("also write every argument as used (file and drawn) to this "
              "safetensors file, e.g. to feed the same inputs to kiln-run"),
-    cl::value_desc("path"), cl::init(""), cl::cat(category));
+    cl::value_desc("path"), cl::init(""), cl::cat(outputCategory));
 static cl::opt<bool>
     printOutputs("print",
                  cl::desc("print each output's name, type and first values"),
-                 cl::init(false), cl::cat(category));
-static cl::opt<unsigned> printCount("print-count",
-                                    cl::desc("values --print shows per output"),
-                                    cl::init(8), cl::cat(category));
+                 cl::init(false), cl::cat(outputCategory));
+static cl::opt<unsigned>
+    printCount("print-count", cl::desc("values --print shows per output"),
+               cl::init(8), cl::cat(outputCategory));
+
+static const ::kiln::tools::ToolCommandLine &commandLine() {
+  static const ::kiln::tools::ToolCommandLine tool{
+      "kiln-ref",
+      "kiln-ref [options] <model.mlir|model.onnx> --function NAME",
+      "kiln-ref: runs one function of a model on the CPU reference "
+      "interpreter, inputs and outputs in safetensors; the oracle of every "
+      "GPU check.",
+      {&modelOptionCategory(), &inputCategory, &runCategory, &outputCategory},
+      {{"fn", "kiln-ref names the function with --function"},
+       {"seed", "kiln-ref draws its inputs with --random-seed"}},
+      ""};
+  return tool;
+}
+
+/// Why the options do not go together or are out of range; empty when they
+/// are fine.
+static std::string checkOptions() {
+  bool random = randomSeed.getNumOccurrences() > 0;
+  if (precisionName != "f32" && precisionName != "f64")
+    return "--precision must be f32 or f64, got '" + precisionName + "'";
+  if (intRange < 1)
+    return "--int-range must be at least 1";
+  if (!random && (initParams || intRange.getNumOccurrences()))
+    return std::string(initParams ? "--init-params" : "--int-range") +
+           " sets how arguments are drawn: give --random-seed";
+  if (printCount.getNumOccurrences() && !printOutputs)
+    return "--print-count sets what --print shows: give --print";
+  if (outputPath.empty() && !printOutputs)
+    return "nothing to do: give -o out.safetensors and/or --print";
+  return checkModelOptions(modelPath);
+}
 
 namespace {
 
@@ -256,21 +300,11 @@ void printSummary(llvm::raw_ostream &os, llvm::StringRef name,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv, "kiln-ref: run a kiln function on the CPU reference\n");
-
-  std::optional<ref::Precision> precision;
-  if (precisionName == "f32")
-    precision = ref::Precision::F32;
-  else if (precisionName == "f64")
-    precision = ref::Precision::F64;
-  else
-    return fail("--precision must be f32 or f64, got '" + precisionName + "'");
-  if (intRange < 1)
-    return fail("--int-range must be at least 1");
-  if (outputPath.empty() && !printOutputs)
-    return fail("nothing to do: give -o out.safetensors and/or --print");
+  ::kiln::tools::parseToolCommandLine(argc, argv, commandLine());
+  if (std::string problem = checkOptions(); !problem.empty())
+    return ::kiln::tools::usageError(commandLine(), problem);
+  ref::Precision precision =
+      precisionName == "f64" ? ref::Precision::F64 : ref::Precision::F32;
 
   DialectRegistry registry;
   registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
@@ -382,7 +416,7 @@ int main(int argc, char **argv) {
                   "': " + std::string(written.message()));
   }
 
-  ref::Interpreter interpreter(*precision);
+  ref::Interpreter interpreter(precision);
   FailureOr<std::vector<ref::Tensor>> results =
       interpreter.run(function, inputs);
   if (failed(results))

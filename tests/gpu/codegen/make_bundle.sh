@@ -22,7 +22,7 @@ for model in tests/gpu/codegen/*.mlir; do
   name="$(basename "${model}" .mlir)"
   "${bin}/tools/kilnc/kilnc" --inference --function f "${model}" \
     -o "${out}/${name}.kiln" --stats 2>"${out}/${name}.stats"
-  "${bin}/tools/kiln-ref/kiln-ref" "${model}" --fn f --random-seed "${seed}" \
+  "${bin}/tools/kiln-ref/kiln-ref" "${model}" --function f --random-seed "${seed}" \
     --precision f64 --save-inputs "${out}/${name}.inputs.safetensors" \
     -o "${out}/${name}.expected.safetensors"
 done
@@ -76,11 +76,11 @@ update_case() {
   "${bin}/tools/kilnc/kilnc" "samples/${model}.mlir" -o "${out}/update_${name}.kiln" "$@"
   "${bin}/tools/kilnc/kilnc" "samples/${model}.mlir" -o "${tmp}/update_${name}.mlir" \
     --emit=mlir "$@"
-  "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --fn train_step \
+  "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --function train_step \
     --random-seed "${seed}" --save-inputs "${tmp}/drawn.safetensors" -o /dev/null
   python3 tests/gpu/codegen/make_update_case.py "${tmp}/drawn.safetensors" \
     "${step}" "${lr}" "${out}/update_${name}"
-  "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --fn train_step \
+  "${bin}/tools/kiln-ref/kiln-ref" "${tmp}/update_${name}.mlir" --function train_step \
     --inputs "${out}/update_${name}.inputs.safetensors" --precision f64 \
     -o "${out}/update_${name}.reference.safetensors"
 }

@@ -37,7 +37,7 @@ trap 'rm -rf "${tmp}"' EXIT
 # The reference: the same model in kiln ops, its training step as kilnc
 # builds it, on arguments drawn under the seed.
 "${kilnc}" tests/gpu/custom/model_reference.mlir --train=sgd --emit=mlir -o "${tmp}/reference.mlir"
-"${bin}/tools/kiln-ref/kiln-ref" "${tmp}/reference.mlir" --fn forward_backward \
+"${bin}/tools/kiln-ref/kiln-ref" "${tmp}/reference.mlir" --function forward_backward \
   --random-seed "${seed}" --precision f64 --save-inputs "${tmp}/drawn.safetensors" \
   -o "${out}/custom_sgd.expected.safetensors"
 cp tests/ops/split_inputs.py tests/gpu/codegen/safetensors_lite.py "${tmp}/"

@@ -1,13 +1,13 @@
 // kiln-ref runs a function, writes its results to safetensors by name, and
 // reads them back: every dtype survives the round trip.
-// RUN: kiln-ref %S/Inputs/funcs.mlir --fn make -o %t.in.safetensors --print \
+// RUN: kiln-ref %S/Inputs/funcs.mlir --function make -o %t.in.safetensors --print \
 // RUN:   | FileCheck %s --check-prefix=MAKE
-// RUN: kiln-ref %S/Inputs/funcs.mlir --fn use --inputs %t.in.safetensors \
+// RUN: kiln-ref %S/Inputs/funcs.mlir --function use --inputs %t.in.safetensors \
 // RUN:   -o %t.out.safetensors --print | FileCheck %s --check-prefix=USE
-// RUN: kiln-ref %S/Inputs/funcs.mlir --fn reread --inputs %t.out.safetensors \
+// RUN: kiln-ref %S/Inputs/funcs.mlir --function reread --inputs %t.out.safetensors \
 // RUN:   --print | FileCheck %s --check-prefix=REREAD
 // The f64 oracle gives the same answers here (every value is exact).
-// RUN: kiln-ref %S/Inputs/funcs.mlir --fn use --inputs %t.in.safetensors \
+// RUN: kiln-ref %S/Inputs/funcs.mlir --function use --inputs %t.in.safetensors \
 // RUN:   --precision f64 --print | FileCheck %s --check-prefix=USE
 
 // MAKE:      x: tensor<2x3xf32> = [1, 2, 3, 4, 5, 6]

@@ -1,7 +1,7 @@
 // Inputs drawn with --random-seed are saved as used; feeding them back gives
 // the same outputs.
-// RUN: kiln-ref %s --fn f --random-seed 11 --save-inputs %t.in.safetensors --print > %t.drawn
-// RUN: kiln-ref %s --fn f --inputs %t.in.safetensors --print > %t.fed
+// RUN: kiln-ref %s --function f --random-seed 11 --save-inputs %t.in.safetensors --print > %t.drawn
+// RUN: kiln-ref %s --function f --inputs %t.in.safetensors --print > %t.fed
 // RUN: diff %t.drawn %t.fed
 // RUN: FileCheck %s < %t.fed
 // CHECK: y: tensor<3xbf16> = [{{.*}}]

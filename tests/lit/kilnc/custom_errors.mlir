@@ -43,11 +43,11 @@
 // NOGRAD: missing_backward.mlir:3:8: error: the gradient of 'kiln.custom' op: the kernel file '{{.*}}Inputs/custom/axpb.cu' defines no function 'lit::axpb_gradient'
 
 // The CPU reference cannot run CUDA, and says so at the op.
-// RUN: not kiln-ref %S/Inputs/custom/include_dir.mlir --fn f --random-seed 1 -o %t.safetensors 2>&1 | FileCheck %s --check-prefix=REF
+// RUN: not kiln-ref %S/Inputs/custom/include_dir.mlir --function f --random-seed 1 -o %t.safetensors 2>&1 | FileCheck %s --check-prefix=REF
 // REF: include_dir.mlir:2:8: error: 'kiln.custom' op runs the CUDA function 'twice' of "axpb_elsewhere.cu", which the CPU reference cannot execute: check this model on the GPU (kilnc and kiln-run), or compare the kernel against finite differences of its forward there (tests/gpu/custom)
 // REF-NOT: wrote
 
 // Nor its backward (a training step kilnc built, as kiln-ref would get it).
 // RUN: kilnc %S/Inputs/custom/axpb_train.mlir --train=sgd --emit=mlir -o %t.step.mlir
-// RUN: not kiln-ref %t.step.mlir --fn forward_backward --random-seed 1 -o %t.safetensors 2>&1 | FileCheck %s --check-prefix=REFBACK
+// RUN: not kiln-ref %t.step.mlir --function forward_backward --random-seed 1 -o %t.safetensors 2>&1 | FileCheck %s --check-prefix=REFBACK
 // REFBACK: error: 'kiln.custom' op runs the CUDA function 'lit::axpb' of "axpb.cu", which the CPU reference cannot execute

@@ -9,7 +9,7 @@
 // ATTR: .attr.onnx: node 'pool0' (MaxPool): error: ONNX MaxPool (opset 17): kiln does not support dilations other than 1
 
 // RUN: python3 %S/Inputs/make_onnx_model.py unsupported_dtype %t.dtype.onnx
-// RUN: not kiln-ref %t.dtype.onnx --fn loss --random-seed 1 --print 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not kiln-ref %t.dtype.onnx --function loss --random-seed 1 --print 2>&1 | FileCheck %s --check-prefix=DTYPE
 // DTYPE: .dtype.onnx: input 'x': error: graph input 'x' has element type DOUBLE, which kiln does not support
 
 // RUN: python3 %S/Inputs/make_onnx_model.py bad_broadcast %t.bcast.onnx

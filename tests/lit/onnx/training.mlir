@@ -17,7 +17,7 @@
 
 // The weights file holds the ONNX values, which kiln-ref takes as inputs.
 // RUN: kilnc %t.mse.onnx --trainable=all --emit=mlir --onnx-weights=%t.weights.safetensors -o %t.ir.mlir
-// RUN: kiln-ref %t.mse.onnx --trainable=all --fn loss --inputs %t.weights.safetensors --random-seed 1 --print | FileCheck %s --check-prefix=REF
+// RUN: kiln-ref %t.mse.onnx --trainable=all --function loss --inputs %t.weights.safetensors --random-seed 1 --print | FileCheck %s --check-prefix=REF
 // REF: loss: tensor<f32> = [{{[0-9]}}
 
 // SoftmaxCrossEntropyLoss on logits [N, C] becomes kiln.cross_entropy.

@@ -5,7 +5,7 @@
 // samples/make_gpu_bundle.sh (the batch "<64x" replaced by the held-out
 // count) is a valid model whose every batch tensor has the new batch.
 // RUN: kilnc %samples/digits_cnn.mlir --emit=mlir | FileCheck %s
-// RUN: kiln-ref %samples/digits_cnn.mlir --fn loss --random-seed 1 --init-params \
+// RUN: kiln-ref %samples/digits_cnn.mlir --function loss --random-seed 1 --init-params \
 // RUN:   --int-range 10 --precision f64 --print | FileCheck %s --check-prefix=LOSS
 // RUN: sed 's/<64x/<179x/g' %samples/digits_cnn.mlir >%t.eval.mlir
 // RUN: kilnc %t.eval.mlir --inference --emit=mlir | FileCheck %s --check-prefix=EVAL

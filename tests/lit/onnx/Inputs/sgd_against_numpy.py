@@ -127,7 +127,7 @@ def main():
         inputs.update({"x": x, "labels": labels,
                        "lr": np.array(LR, np.float32), "step": np.array(step, np.int32)})
         save(step_in, inputs)
-        subprocess.run(["kiln-ref", ir, "--fn", "train_step", "--inputs", step_in,
+        subprocess.run(["kiln-ref", ir, "--function", "train_step", "--inputs", step_in,
                         "-o", step_out], check=True)
         params = load(step_out)
         loss = float(params.pop("loss"))
