@@ -3,6 +3,7 @@
 #include "codegen/artifact/ArtifactEmitter.h"
 
 #include "runtime/artifact/artifact_writer.h"
+#include "tools/common/version.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -66,6 +67,7 @@ static art::InitKind initKindOf(InitKind kind) {
 bool writeArtifact(const CompiledModule &module, std::string &bytes,
                    std::string &error) {
   art::ArtifactWriter writer({module.arch});
+  writer.mutable_artifact().producer = ::kiln::VersionLine("kilnc");
   llvm::StringMap<uint32_t> residentIndex;
   for (const ResidentInfo &resident : module.residents)
     residentIndex[resident.name] =
@@ -124,6 +126,10 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
       b.dtype = dtypeOf(t.type);
       b.shape = shapeOf(t.type);
       b.buffer = bufferRef(t.slot, t.slot.size);
+      if (t.validRange)
+        b.valid_range = art::ValueRange{t.validRange->low, t.validRange->high,
+                                        t.validRange->ignoreIndex,
+                                        t.validRange->use};
       return b;
     };
     for (const TensorRef &t : entry.inputs)

@@ -5,7 +5,9 @@
 // FlatBuffers format of runtime/artifact), which the runtime verifies on load.
 // Entry inputs named "lr" and "step" are the learning rate and step number
 // the runtime fills in; inputs and outputs bound to resident buffers are
-// parameters, optimizer state and gradients, the rest are host tensors.
+// parameters, optimizer state and gradients, the rest are host tensors. The
+// caller's i32 inputs carry the values they may hold (ValueRanges.h), and
+// the artifact names kilnc's version as its producer.
 //
 //===----------------------------------------------------------------------===//
 

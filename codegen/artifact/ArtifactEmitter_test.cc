@@ -4,6 +4,9 @@
 
 #include "runtime/artifact/artifact.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -63,6 +66,35 @@ TEST(ArtifactEmitter, ClustersBeforeSm90AreRefusedByName) {
   EXPECT_EQ(error, "entries[0].launches[1].cluster: (2, 2, 1) for target "
                    "architecture sm_80, which has no thread-block clusters "
                    "(sm_90 and newer)");
+}
+
+// An i32 input's value range and kilnc's version reach the artifact.
+TEST(ArtifactEmitter, RangesAndProducer) {
+  MLIRContext context;
+  CompiledModule module = shapedModule("sm_90");
+  CompiledEntry &entry = module.entries[0];
+  TensorRef labels;
+  labels.name = "labels";
+  labels.role = "input";
+  labels.type = RankedTensorType::get({4}, IntegerType::get(&context, 32));
+  labels.slot = SlotRef{false, "", 0, 16};
+  labels.validRange = IndexRange{0, 10, -100, "labels of kiln.cross_entropy"};
+  TensorRef tokens = labels;
+  tokens.name = "tokens";
+  tokens.slot.offset = 256;
+  tokens.validRange.reset();
+  entry.inputs = {labels, tokens};
+  entry.arenaBytes = 512;
+  std::string bytes, error;
+  ASSERT_TRUE(writeArtifact(module, bytes, error)) << error;
+  absl::StatusOr<art::Artifact> loaded = art::LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->producer.rfind("kilnc 0.", 0), 0u) << loaded->producer;
+  const std::vector<art::TensorBinding> &inputs = loaded->entries[0].inputs;
+  ASSERT_TRUE(inputs[0].valid_range.has_value());
+  EXPECT_EQ(*inputs[0].valid_range,
+            (art::ValueRange{0, 10, -100, "labels of kiln.cross_entropy"}));
+  EXPECT_FALSE(inputs[1].valid_range.has_value());
 }
 
 TEST(ArtifactEmitter, LaunchShapesForStats) {

@@ -122,6 +122,10 @@ private:
       noteResident(*slot, role, arg.getType());
       entry.inputs.push_back({argumentName(function, arg.getArgNumber()),
                               role.str(), arg.getType(), toRef(*slot)});
+      // The caller's index inputs: what the graph lets them hold.
+      if (!slot->resident && role == "input" &&
+          getElementTypeOrSelf(arg.getType()).isInteger(32))
+        entry.inputs.back().validRange = validRangeOf(arg);
     }
     Operation *terminator = function.getBody().front().getTerminator();
     for (OpOperand &operand : terminator->getOpOperands()) {

@@ -11,6 +11,7 @@
 #ifndef KILN_CODEGEN_CUDA_MODULECODEGEN_H
 #define KILN_CODEGEN_CUDA_MODULECODEGEN_H
 
+#include "codegen/artifact/ValueRanges.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/Nvrtc.h"
 
@@ -62,6 +63,8 @@ struct TensorRef {
   std::string role;
   Type type;
   SlotRef slot;
+  /// The values an i32 input of the caller may hold (ValueRanges.h).
+  std::optional<IndexRange> validRange;
 };
 
 /// A bucket of gradients averaged over the ranks (data parallel, see

@@ -128,9 +128,19 @@ bool operator==(const ResidentBuffer& a, const ResidentBuffer& b) {
                   a.in_place) == std::tie(b.name, b.byte_size, b.role, b.dtype,
                                           b.shape, b.donated, b.in_place);
 }
+std::string ValueRange::ToString() const {
+  std::string out = absl::StrCat("[", low, ", ", high, ")");
+  if (ignore_index) absl::StrAppend(&out, " or ", *ignore_index);
+  return out;
+}
+
+bool operator==(const ValueRange& a, const ValueRange& b) {
+  return std::tie(a.low, a.high, a.ignore_index, a.use) ==
+         std::tie(b.low, b.high, b.ignore_index, b.use);
+}
 bool operator==(const TensorBinding& a, const TensorBinding& b) {
-  return std::tie(a.name, a.dtype, a.shape, a.buffer) ==
-         std::tie(b.name, b.dtype, b.shape, b.buffer);
+  return std::tie(a.name, a.dtype, a.shape, a.buffer, a.valid_range) ==
+         std::tie(b.name, b.dtype, b.shape, b.buffer, b.valid_range);
 }
 bool operator==(const TensorMap& a, const TensorMap& b) {
   return std::tie(a.mode, a.dtype, a.dims, a.strides, a.box, a.element_strides,
@@ -192,10 +202,10 @@ bool operator==(const ConstantData& a, const ConstantData& b) {
 bool operator==(const Artifact& a, const Artifact& b) {
   return std::tie(a.format_version, a.target_archs, a.entries,
                   a.resident_buffers, a.kernels, a.parameters, a.constants,
-                  a.checksum) == std::tie(b.format_version, b.target_archs,
-                                          b.entries, b.resident_buffers,
-                                          b.kernels, b.parameters, b.constants,
-                                          b.checksum);
+                  a.producer, a.checksum) ==
+         std::tie(b.format_version, b.target_archs, b.entries,
+                  b.resident_buffers, b.kernels, b.parameters, b.constants,
+                  b.producer, b.checksum);
 }
 
 }  // namespace artifact

@@ -7,6 +7,7 @@
 // carry the same numeric values as the schema's.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,11 +105,33 @@ struct ResidentBuffer {
   bool in_place = false;
 };
 
+// The values an i32 entry input may hold, derived by the compiler from how
+// the graph uses it: the labels of kiln.cross_entropy over C classes lie in
+// [0, C) or equal its ignore_index; the indices of kiln.embedding with V
+// rows in [0, V); an input used both ways, in both.
+struct ValueRange {
+  int64_t low = 0;
+  int64_t high = 0;  // one past the largest valid value
+  std::optional<int64_t> ignore_index;
+  // What the input indexes, for messages and kiln-run --describe:
+  // "labels of kiln.cross_entropy over 10 classes".
+  std::string use;
+
+  bool Contains(int64_t value) const {
+    return (value >= low && value < high) ||
+           (ignore_index.has_value() && value == *ignore_index);
+  }
+  // "[0, 10)", "[0, 10) or -100".
+  std::string ToString() const;
+};
+
 struct TensorBinding {
   std::string name;
   DType dtype = DType::kF32;
   std::vector<int64_t> shape;
   BufferRef buffer;
+  // Caller inputs of i32 only; none: any value.
+  std::optional<ValueRange> valid_range;
 };
 
 // How the tensor memory accelerator (TMA) copies boxes of a tensor in global
@@ -266,6 +289,9 @@ struct Artifact {
   std::vector<Kernel> kernels;
   std::vector<Parameter> parameters;
   std::vector<ConstantData> constants;
+  // What compiled it ("kilnc 0.1.0 (kiln, commit 3911962)"); empty when not
+  // recorded.
+  std::string producer;
   // Filled in by LoadArtifact (FNV-1a 64 of the payload); ignored by the
   // writer.
   uint64_t checksum = 0;
@@ -276,6 +302,7 @@ struct Artifact {
 
 bool operator==(const BufferRef& a, const BufferRef& b);
 bool operator==(const ResidentBuffer& a, const ResidentBuffer& b);
+bool operator==(const ValueRange& a, const ValueRange& b);
 bool operator==(const TensorBinding& a, const TensorBinding& b);
 bool operator==(const TensorMap& a, const TensorMap& b);
 bool operator==(const Arg& a, const Arg& b);

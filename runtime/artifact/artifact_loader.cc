@@ -113,6 +113,16 @@ std::vector<TensorBinding> Bindings(
     b.dtype = DTypeFromFb(t->dtype());
     b.shape = Shape(t->shape());
     b.buffer = Ref(t->buffer());
+    if (const fb::ValueRange* r = t->valid_range()) {
+      ValueRange range;
+      range.low = r->low();
+      range.high = r->high();
+      if (r->ignore_index().has_value()) {
+        range.ignore_index = r->ignore_index().value();
+      }
+      range.use = Str(r->use());
+      b.valid_range = std::move(range);
+    }
     out.push_back(std::move(b));
   }
   return out;
@@ -122,6 +132,7 @@ std::vector<TensorBinding> Bindings(
 // zeros that ValidateArtifact rejects where they matter.
 Artifact Convert(const fb::Artifact& a) {
   Artifact out;
+  out.producer = Str(a.producer());
   if (a.target_archs() != nullptr) {
     for (const flatbuffers::String* s : *a.target_archs()) {
       out.target_archs.push_back(Str(s));

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/artifact/artifact_writer.h"
@@ -31,6 +32,66 @@ TEST(ArtifactTest, ValidArtifactsRoundTrip) {
     // Serialising what was loaded gives the same bytes.
     EXPECT_EQ(SerializeArtifact(*loaded), *bytes);
   }
+}
+
+// MinimalArtifact() as written before value ranges and producers were
+// recorded: such files still load, and the writer still writes them so.
+constexpr char kMinimalArtifactBeforeRanges[] =
+    "140000004b494c4e00000a00180004000c0008000a0000000200000010000000b9e1b1f2"
+    "7f80363400000000100300001400000010001c00040008000c0010001400180010000000"
+    "e4020000f4000000ec000000140000000c00000004000000000000000000000001000000"
+    "14000000100020000400180008000c001000140010000000ac0000002000000000000000"
+    "000100000c000000d111000000000000030000000101020001000000100000000c001000"
+    "08000c00000007000c000000000000016000000004000000500000002e76657273696f6e"
+    "20382e300a2e74617267657420736d5f39300a2e616464726573735f73697a652036340a"
+    "2e76697369626c65202e656e7472792072656c755f3028290a7b0a20207265743b0a7d0a"
+    "0000000005000000736d5f39300000000600000072656c755f3000000000000001000000"
+    "1400000000000e001800040008000c00100014000e000000c4010000640100000c010000"
+    "f80000000400000001000000180000001400300008000c00180024002800000007002c00"
+    "140000000000000000000000010000000100000001000000200000000100000001000000"
+    "0000000008000000000000000300000070000000340000001000000000000a0016000700"
+    "000008000a0000000000000220000000000000000000000000000a002e00070008002000"
+    "0a0000000000000101000000000000000001000000000000800000000000000000000000"
+    "000000000000000000000a0028000700080020000a000000000000010100000000000000"
+    "000000000000000080000000000000000000000000000000080010000800040008000000"
+    "0001000000020000000000000100000004000000acffffff000000013c00000020000000"
+    "010000000000000000010000000000008000000000000000000000000200000004000000"
+    "00000000080000000000000000000000010000007900000001000000100000000c002c00"
+    "080007000c0010000c000000000000013800000020000000010000000000000000000000"
+    "000000008000000000000000000000000200000004000000000000000800000000000000"
+    "010000007800000007000000666f727761726400010000000400000005000000736d5f39"
+    "30000000";
+
+TEST(ArtifactTest, FilesWithoutRangesOrProducerLoadAsBefore) {
+  const std::string bytes = absl::HexStringToBytes(kMinimalArtifactBeforeRanges);
+  absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Artifact expected = testing::MinimalArtifact();
+  expected.checksum = loaded->checksum;
+  EXPECT_TRUE(*loaded == expected);
+  EXPECT_FALSE(loaded->entries[0].inputs[0].valid_range.has_value());
+  EXPECT_EQ(loaded->producer, "");
+  EXPECT_EQ(SerializeArtifact(testing::MinimalArtifact()), bytes);
+}
+
+TEST(ArtifactTest, RangesAndProducerRoundTrip) {
+  absl::StatusOr<Artifact> loaded =
+      LoadArtifact(SerializeArtifact(testing::ClassifierArtifact()));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->producer, "kilnc 0.1.0 (kiln, commit 1234567)");
+  const Entry& forward = *loaded->FindEntry("forward");
+  ASSERT_TRUE(forward.inputs[1].valid_range.has_value());
+  const ValueRange& labels = *forward.inputs[1].valid_range;
+  EXPECT_EQ(labels.ToString(), "[0, 3) or -100");
+  EXPECT_EQ(labels.use, "labels of kiln.cross_entropy over 3 classes");
+  EXPECT_TRUE(labels.Contains(0));
+  EXPECT_TRUE(labels.Contains(2));
+  EXPECT_TRUE(labels.Contains(-100));
+  EXPECT_FALSE(labels.Contains(3));
+  EXPECT_FALSE(labels.Contains(-1));
+  EXPECT_EQ(forward.inputs[0].valid_range->ToString(), "[0, 16)");
+  EXPECT_FALSE(forward.inputs[0].valid_range->ignore_index.has_value());
+  EXPECT_FALSE(forward.inputs[2].valid_range.has_value());
 }
 
 TEST(ArtifactTest, FileLayout) {
@@ -149,6 +210,7 @@ Artifact Mutated(Artifact a, const std::function<void(Artifact&)>& f) {
 }
 
 std::vector<SemanticCase> SemanticCases() {
+  using testing::ClassifierArtifact;
   using testing::MinimalArtifact;
   using testing::MixedPrecisionArtifact;
   using testing::TensorMapArtifact;
@@ -621,6 +683,37 @@ std::vector<SemanticCase> SemanticCases() {
          });
        },
        "entries[3].collectives[0].tensors: a collective of no tensors"},
+      {"range on a float input",
+       [] {
+         return Mutated(MinimalArtifact(), [](Artifact& a) {
+           a.entries[0].inputs[0].valid_range = ValueRange{0, 4, {}, "x"};
+         });
+       },
+       "entries[0].inputs[0].valid_range: on a binding of f32 (ranges are "
+       "for i32 inputs)"},
+      {"range on an output",
+       [] {
+         return Mutated(ClassifierArtifact(), [](Artifact& a) {
+           a.entries[0].outputs[0].valid_range = ValueRange{0, 4, {}, "x"};
+         });
+       },
+       "entries[0].outputs[0].valid_range: on an output"},
+      {"range on a resident input",
+       [] {
+         return Mutated(ClassifierArtifact(), [](Artifact& a) {
+           TensorBinding& b = a.entries[0].inputs[1];
+           b.buffer = BufferRef::Resident(0, 0, 16);
+         });
+       },
+       "entries[0].inputs[1].valid_range: on a resident buffer (ranges are "
+       "for the caller's inputs)"},
+      {"empty range",
+       [] {
+         return Mutated(ClassifierArtifact(), [](Artifact& a) {
+           a.entries[0].inputs[1].valid_range->high = 0;
+         });
+       },
+       "entries[0].inputs[1].valid_range: [0, 0) is empty"},
       {"collective of unknown kind",
        [] {
          return Mutated(TrainingArtifact(), [](Artifact& a) {

@@ -393,7 +393,7 @@ class Validator {
 
   absl::Status CheckBindings(const std::string& path,
                              const std::vector<TensorBinding>& bindings,
-                             const Entry& entry) {
+                             const Entry& entry, bool inputs) {
     std::set<std::string> names;
     for (size_t i = 0; i < bindings.size(); ++i) {
       const TensorBinding& b = bindings[i];
@@ -410,6 +410,29 @@ class Validator {
                        " bytes does not match shape ", ShapeString(b.shape),
                        " x ", DTypeLabel(b.dtype), " = ", bytes, " bytes");
       }
+      if (b.valid_range && !inputs) {
+        return Invalid(bpath + ".valid_range", "on an output");
+      }
+      if (b.valid_range) {
+        KILN_RETURN_IF_ERROR(CheckRange(bpath + ".valid_range", b));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // A value range is for the caller's i32 inputs and is not empty.
+  absl::Status CheckRange(const std::string& path, const TensorBinding& b) {
+    if (b.dtype != DType::kI32) {
+      return Invalid(path, "on a binding of ", DTypeLabel(b.dtype),
+                     " (ranges are for i32 inputs)");
+    }
+    if (b.buffer.space != MemorySpace::kArena) {
+      return Invalid(path, "on a resident buffer (ranges are for the "
+                           "caller's inputs)");
+    }
+    if (b.valid_range->low >= b.valid_range->high) {
+      return Invalid(path, "[", b.valid_range->low, ", ",
+                     b.valid_range->high, ") is empty");
     }
     return absl::OkStatus();
   }
@@ -634,9 +657,10 @@ class Validator {
       return Invalid(path + ".arena.size", entry.arena_size, " exceeds ",
                      kMaxArenaSize);
     }
-    KILN_RETURN_IF_ERROR(CheckBindings(path + ".inputs", entry.inputs, entry));
     KILN_RETURN_IF_ERROR(
-        CheckBindings(path + ".outputs", entry.outputs, entry));
+        CheckBindings(path + ".inputs", entry.inputs, entry, /*inputs=*/true));
+    KILN_RETURN_IF_ERROR(CheckBindings(path + ".outputs", entry.outputs, entry,
+                                       /*inputs=*/false));
     for (size_t l = 0; l < entry.launches.size(); ++l) {
       KILN_RETURN_IF_ERROR(CheckLaunch(absl::StrCat(path, ".launches[", l, "]"),
                                        entry.launches[l], entry));

@@ -27,12 +27,26 @@ Offset<Vector<int64_t>> Shape(FlatBufferBuilder& b,
   return b.CreateVector(shape);
 }
 
+Offset<fb::ValueRange> RangeFb(FlatBufferBuilder& b, const ValueRange& r) {
+  auto use = b.CreateString(r.use);
+  fb::ValueRangeBuilder range(b);
+  range.add_low(r.low);
+  range.add_high(r.high);
+  if (r.ignore_index) range.add_ignore_index(*r.ignore_index);
+  range.add_use(use);
+  return range.Finish();
+}
+
 Offset<fb::TensorBinding> Binding(FlatBufferBuilder& b,
                                   const TensorBinding& t) {
   auto name = b.CreateString(t.name);
   auto shape = Shape(b, t.shape);
+  // Left out when absent, so files without ranges stay as they were.
+  const Offset<fb::ValueRange> range =
+      t.valid_range ? RangeFb(b, *t.valid_range) : Offset<fb::ValueRange>();
   const fb::BufferRef ref = ToFb(t.buffer);
-  return fb::CreateTensorBinding(b, name, DTypeToFb(t.dtype), shape, &ref);
+  return fb::CreateTensorBinding(b, name, DTypeToFb(t.dtype), shape, &ref,
+                                 range);
 }
 
 Offset<Vector<Offset<fb::TensorBinding>>> Bindings(
@@ -180,8 +194,12 @@ std::string SerializePayload(const Artifact& a) {
   }
   auto constants_vec = b.CreateVector(constants);
 
+  const Offset<flatbuffers::String> producer =
+      a.producer.empty() ? Offset<flatbuffers::String>()
+                         : b.CreateString(a.producer);
   b.Finish(fb::CreateArtifact(b, archs_vec, entries_vec, residents_vec,
-                              kernels_vec, params_vec, constants_vec));
+                              kernels_vec, params_vec, constants_vec,
+                              producer));
   std::string payload(reinterpret_cast<const char*>(b.GetBufferPointer()),
                       b.GetSize());
   // A whole number of the envelope's 16-byte payload alignment, so the

@@ -33,19 +33,29 @@ absl::string_view RoleName(BufferRole role) {
 
 }  // namespace
 
-// Keep in step with the runtime's binding rules (runtime.h): resident
-// inputs are the runtime's, "lr" (f32 scalar) and "step" (i32 scalar) are
-// filled in, every other input is the caller's.
+InputSource SourceOf(const TensorBinding& binding) {
+  if (binding.buffer.space == MemorySpace::kResident) {
+    return InputSource::kResident;
+  }
+  if (binding.name == "lr" && binding.dtype == DType::kF32 &&
+      binding.shape.empty()) {
+    return InputSource::kLr;
+  }
+  if (binding.name == "step" && binding.dtype == DType::kI32 &&
+      binding.shape.empty()) {
+    return InputSource::kStep;
+  }
+  return InputSource::kCaller;
+}
+
 std::string InterfaceSignature(const Artifact& artifact) {
   std::string out = "kiln-interface 1\n";
   for (const Entry& entry : artifact.entries) {
     absl::StrAppend(&out, "entry ", entry.name, "\n");
     for (const TensorBinding& input : entry.inputs) {
-      if (input.buffer.space == MemorySpace::kResident) continue;
-      if ((input.name == "lr" && input.dtype == DType::kF32 &&
-           input.shape.empty()) ||
-          (input.name == "step" && input.dtype == DType::kI32 &&
-           input.shape.empty())) {
+      const InputSource source = SourceOf(input);
+      if (source == InputSource::kResident) continue;
+      if (source != InputSource::kCaller) {
         absl::StrAppend(&out, "  ", input.name, "\n");
         continue;
       }

@@ -14,6 +14,13 @@
 namespace kiln {
 namespace artifact {
 
+// Where an entry input's value comes from when the entry runs (the binding
+// rules of kiln/runtime.h): a resident buffer (parameter, model state,
+// optimizer state, gradient, ...), the learning rate ("lr", f32 scalar), the
+// update number ("step", i32 scalar), or the caller.
+enum class InputSource { kCaller, kResident, kLr, kStep };
+InputSource SourceOf(const TensorBinding& binding);
+
 // The interface as text, one line each: "kiln-interface 1", then for every
 // entry (in the artifact's order) "entry NAME", its caller inputs
 // "  input NAME DTYPE[DIMS]" (DIMS comma-separated), its learning-rate and

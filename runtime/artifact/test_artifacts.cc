@@ -307,9 +307,97 @@ Artifact TensorMapArtifact() {
   return w.artifact();
 }
 
+Artifact ClassifierArtifact() {
+  ArtifactWriter w({"sm_90"});
+  w.mutable_artifact().producer = "kilnc 0.1.0 (kiln, commit 1234567)";
+  const uint32_t emb = w.AddParameter("emb", DType::kF32, {16, 4},
+                                      InitKind::kNormal, 0.0f, 0.02f, 0);
+  const uint32_t wb =
+      w.AddParameter("w", DType::kF32, {4, 3}, InitKind::kXavier, 1, 0, 1);
+  const uint32_t running =
+      w.AddState("running", DType::kF32, {3}, InitKind::kZeros, 0, 0, 2);
+  std::vector<uint32_t> updated;
+  for (const char* name : {"emb", "w"}) {
+    const std::vector<int64_t> shape =
+        std::string(name) == "emb" ? std::vector<int64_t>{16, 4}
+                                   : std::vector<int64_t>{4, 3};
+    updated.push_back(w.AddBuffer(std::string("grad.") + name,
+                                  BufferRole::kGradient, DType::kF32, shape));
+    for (const char* moment : {"adam_m.", "adam_v."}) {
+      updated.push_back(w.AddBuffer(moment + std::string(name),
+                                    BufferRole::kOptimizerState, DType::kF32,
+                                    shape));
+    }
+  }
+  const uint32_t gather = w.AddKernel(MakeKernel(
+      "kiln_embedding_0a1b2c3d4e5f", {A::kBuffer, A::kBuffer, A::kBuffer},
+      {"sm_90"}, true));
+  const uint32_t loss = w.AddKernel(MakeKernel(
+      "kiln_cross_entropy_rows_112233445566",
+      {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer}, {"sm_90"}, true));
+  const uint32_t adam = w.AddKernel(
+      MakeKernel("kiln_optimizer_aabbccddeeff",
+                 {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer},
+                 {"sm_90"}, true));
+
+  TensorBinding tokens =
+      Bind("tokens", DType::kI32, {4, 2}, BufferRef::Arena(0, 32));
+  tokens.valid_range =
+      ValueRange{0, 16, std::nullopt, "indices of kiln.embedding of 16 rows"};
+  TensorBinding labels =
+      Bind("labels", DType::kI32, {4}, BufferRef::Arena(256, 16));
+  labels.valid_range =
+      ValueRange{0, 3, -100, "labels of kiln.cross_entropy over 3 classes"};
+  const std::vector<TensorBinding> resident = {
+      Bind("emb", DType::kF32, {16, 4}, BufferRef::Resident(emb, 0, 256)),
+      Bind("w", DType::kF32, {4, 3}, BufferRef::Resident(wb, 0, 48)),
+      Bind("running", DType::kF32, {3}, BufferRef::Resident(running, 0, 12))};
+  const TensorBinding loss_out =
+      Bind("loss", DType::kF32, {}, BufferRef::Arena(512, 4));
+  const Launch gather_launch = MakeLaunch(
+      gather, {1, 1, 1}, {32, 1, 1}, 0,
+      {Arg::Buffer(BufferRef::Resident(emb, 0, 256)),
+       Arg::Buffer(BufferRef::Arena(0, 32)), Arg::Buffer(BufferRef::Arena(
+                                                 1536, 128))});
+  const Launch loss_launch = MakeLaunch(
+      loss, {1, 1, 1}, {32, 1, 1}, 0,
+      {Arg::Buffer(BufferRef::Arena(1536, 128)),
+       Arg::Buffer(BufferRef::Resident(wb, 0, 48)),
+       Arg::Buffer(BufferRef::Arena(256, 16)),
+       Arg::Buffer(BufferRef::Arena(512, 4))});
+
+  Entry forward;
+  forward.name = "forward";
+  forward.arena_size = 2048;
+  forward.inputs = {tokens, labels};
+  forward.inputs.insert(forward.inputs.end(), resident.begin(), resident.end());
+  forward.outputs = {loss_out,
+                     Bind("accuracy", DType::kF32, {}, BufferRef::Arena(768, 4))};
+  forward.launches = {gather_launch, loss_launch};
+  w.AddEntry(forward);
+
+  Entry train = forward;
+  train.name = "train_step";
+  train.arena_size = 4096;
+  train.inputs.push_back(
+      Bind("lr", DType::kF32, {}, BufferRef::Arena(1024, 4)));
+  train.inputs.push_back(
+      Bind("step", DType::kI32, {}, BufferRef::Arena(1280, 4)));
+  train.outputs = {loss_out, resident[0], resident[1], resident[2]};
+  train.launches.push_back(MakeLaunch(
+      adam, {1, 1, 1}, {64, 1, 1}, 0,
+      {Arg::Buffer(BufferRef::Resident(emb, 0, 256)),
+       Arg::Buffer(BufferRef::Resident(updated[0], 0, 256)),
+       Arg::Buffer(BufferRef::Resident(updated[1], 0, 256)),
+       Arg::Buffer(BufferRef::Resident(updated[2], 0, 256)),
+       Arg::Buffer(BufferRef::Arena(1024, 4))}));
+  w.AddEntry(train);
+  return w.artifact();
+}
+
 std::vector<Artifact> ValidArtifacts() {
   return {MinimalArtifact(), TrainingArtifact(), MixedPrecisionArtifact(),
-          TensorMapArtifact()};
+          TensorMapArtifact(), ClassifierArtifact()};
 }
 
 }  // namespace testing

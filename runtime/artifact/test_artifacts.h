@@ -27,6 +27,13 @@ Artifact MixedPrecisionArtifact();
 // [128, 576] in the arena.
 Artifact TensorMapArtifact();
 
+// A classifier as kilnc writes one, with its producer: tokens i32[4, 2]
+// (embedding indices in [0, 16)) and labels i32[4] (cross entropy labels in
+// [0, 3) or -100) -> loss, accuracy; parameters emb [16, 4] and w [4, 3],
+// model state "running" [3], Adam moments and gradients; entries forward and
+// train_step (lr, step); three kernel families.
+Artifact ClassifierArtifact();
+
 // All of the above.
 std::vector<Artifact> ValidArtifacts();
 

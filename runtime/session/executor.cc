@@ -79,21 +79,6 @@ LaunchConfig ToolConfig(int64_t n) {
 
 }  // namespace
 
-InputSource SourceOf(const artifact::TensorBinding& binding) {
-  if (binding.buffer.space == artifact::MemorySpace::kResident) {
-    return InputSource::kResident;
-  }
-  if (binding.name == "lr" && binding.dtype == DType::kF32 &&
-      binding.shape.empty()) {
-    return InputSource::kLr;
-  }
-  if (binding.name == "step" && binding.dtype == DType::kI32 &&
-      binding.shape.empty()) {
-    return InputSource::kStep;
-  }
-  return InputSource::kCaller;
-}
-
 RuntimeState::~RuntimeState() {
   if (stream != nullptr) (void)stream->Synchronize();
   {

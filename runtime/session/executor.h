@@ -18,6 +18,7 @@
 #include "kiln/runtime.h"
 #include "kiln/tensor.h"
 #include "runtime/artifact/artifact.h"
+#include "runtime/artifact/interface.h"
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/graph.h"
 #include "runtime/cuda/module.h"
@@ -66,8 +67,8 @@ struct ModuleState {
 };
 
 // Which inputs of an entry come from where.
-enum class InputSource { kCaller, kResident, kLr, kStep };
-InputSource SourceOf(const artifact::TensorBinding& binding);
+using artifact::InputSource;
+using artifact::SourceOf;
 
 class Executor {
  public:

@@ -83,7 +83,7 @@ must_print single_dash "unknown option -steps (flags take two dashes: --steps)"
 expect 0 help "${kiln_run}" --help
 must_print help "--memory-limit BYTES"
 # Every option, with its default.
-for flag in device memory-limit entry inputs params output check rtol \
+for flag in describe device memory-limit entry inputs params output check rtol \
     atol scaled-atol bench serial-launches allow-nonfinite-inputs warmup iters steps dataset \
     batch-fields lr schedule schedule-steps seed no-shuffle checkpoint checkpoint-every \
     resume log-every log-dir nproc distributed; do
@@ -102,6 +102,12 @@ expect 2 bad_memory_limit "${kiln_run}" predict.kiln --memory-limit 0
 must_print bad_memory_limit "--memory-limit must be at least 1 byte"
 expect 2 memory_limit_unit "${kiln_run}" predict.kiln --memory-limit 1TiB
 must_print memory_limit_unit "--memory-limit: '1TiB' is not a byte count"
+
+# --describe needs no driver.
+expect 0 describe "${kiln_run}" predict.kiln --describe
+must_print describe "predict.kiln: kiln artifact, format 2,"
+must_print describe "entry predict: 1 launch, arena "
+must_print describe "  in   x     f32[16,5]  batch input"
 
 # Without a driver: a clear error, status 1.
 if ! "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors >probe.log 2>&1 &&

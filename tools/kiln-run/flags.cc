@@ -7,6 +7,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 
+ABSL_FLAG(bool, describe, false,
+          "print what the artifact holds (entries with their inputs and "
+          "outputs, parameters and state, kernels, memory, target) and exit; "
+          "needs no GPU");
 ABSL_FLAG(int, device, 0, "the GPU to run on");
 ABSL_FLAG(std::optional<kiln::cli::ByteSize>, memory_limit, std::nullopt,
           "cap of the device memory the run's pool holds (resident buffers, "
@@ -147,7 +151,9 @@ Flags ReadFlags(std::vector<std::string> positional,
   f.log_dir = absl::GetFlag(FLAGS_log_dir);
   f.nproc = absl::GetFlag(FLAGS_nproc);
   f.distributed = absl::GetFlag(FLAGS_distributed);
-  if (f.steps) {
+  if (absl::GetFlag(FLAGS_describe)) {
+    f.mode = RunMode::kDescribe;
+  } else if (f.steps) {
     f.mode = RunMode::kTraining;
   } else if (!f.dataset.empty()) {
     f.mode = RunMode::kEvaluation;
@@ -312,6 +318,7 @@ cli::Usage KilnRunUsage() {
   usage.header = R"(usage: kiln-run MODEL.kiln [options]
 
 Runs a kiln artifact on the GPU:
+  kiln-run model.kiln --describe                      what it holds
   kiln-run model.kiln --entry NAME --inputs FILE [--output FILE]
       [--check FILE] [--bench]                        inference
   kiln-run model.kiln [--params FILE] --dataset FILE --batch-fields A,B
@@ -322,6 +329,7 @@ Runs a kiln artifact on the GPU:
 Exit status: 0 on success, 1 when a check or running failed or --check found
 a mismatch (or NaN), 2 for bad command lines.)";
   usage.sections = {
+      {"Artifact:", {"describe"}},
       {"Device:", {"device", "memory_limit"}},
       {"Inputs and checks (inference and training):",
        {"inputs", "dataset", "batch_fields", "allow_nonfinite_inputs", "seed",

@@ -42,6 +42,9 @@ TEST(KilnRunFlagsTest, ModesAndDefaults) {
   EXPECT_EQ(f->mode, RunMode::kInference);
   EXPECT_EQ(f->entry, "forward");
   EXPECT_EQ(f->memory_limit, uint64_t{1} << 30);
+  f = Parse({"m.kiln", "--describe"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->mode, RunMode::kDescribe);
   f = Parse({"m.kiln", "--dataset=d", "--batch-fields=x,y"});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->mode, RunMode::kEvaluation);
@@ -141,6 +144,8 @@ TEST(KilnRunFlagsTest, Conflicts) {
   EXPECT_EQ(ErrorOf({"--dataset", "d", "--batch-fields", "x", "--bench"}),
             "--dataset evaluates the entry batch by batch; it does not go "
             "with --bench");
+  EXPECT_EQ(ErrorOf({"--describe", "--inputs", "x"}),
+            "--describe takes no other flags (got --inputs)");
 }
 
 TEST(KilnRunFlagsTest, Positional) {

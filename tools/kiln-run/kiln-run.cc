@@ -44,6 +44,7 @@
 #include "runtime/memory/pool.h"
 #include "runtime/observe/event_file.h"
 #include "runtime/observe/loss_curve.h"
+#include "tools/kiln-run/describe.h"
 #include "tools/kiln-run/flags.h"
 #include "tools/kiln-run/rank_launcher.h"
 
@@ -721,8 +722,23 @@ absl::StatusOr<std::optional<distributed::DistributedConfig>> RanksOf(
   return config;
 }
 
+// --describe: the artifact's contents, from the file alone.
+int Describe(const std::string& path) {
+  absl::StatusOr<std::string> bytes = io::ReadFile(path);
+  absl::StatusOr<artifact::Artifact> artifact =
+      bytes.ok() ? artifact::LoadArtifact(*bytes) : bytes.status();
+  if (!artifact.ok()) {
+    std::fprintf(stderr, "kiln-run: %s\n",
+                 Annotate(artifact.status(), path).ToString().c_str());
+    return 1;
+  }
+  std::fputs(DescribeArtifact(*artifact, path, bytes->size()).c_str(), stdout);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlagsOrExit(argc, argv);
+  if (flags.mode == RunMode::kDescribe) return Describe(flags.model);
   // The launcher: N ranks of this command line, each of which finds RANK
   // in its environment.
   const char* rank_variable = std::getenv("RANK");
