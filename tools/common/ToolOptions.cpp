@@ -69,9 +69,11 @@ shownOptions(const ToolCommandLine &tool) {
   std::set<cl::Option *> seen;
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *option = entry.getValue();
-    // Pass names are registered as extra names of the pass list option.
+    // Pass names are registered as extra names of the pass list option,
+    // which has none of its own.
     if (option->getOptionHiddenFlag() != cl::NotHidden ||
-        entry.getKey() != option->ArgStr || !seen.insert(option).second)
+        (!option->ArgStr.empty() && entry.getKey() != option->ArgStr) ||
+        !seen.insert(option).second)
       continue;
     for (auto [index, category] : llvm::enumerate(tool.categories))
       if (inCategory(*option, category)) {
@@ -224,17 +226,23 @@ void printPassList(llvm::raw_ostream &os, StringRef info) {
     auto [spec, description] = text.split(" - ");
     spec = spec.trim();
     description = description.trim();
-    if (indent <= 6) {
+    if (indent <= 6 && !spec.starts_with("=")) {
       os << flagColumn(spec) << wrap(description, kDescriptionColumn,
                                      kDescriptionColumn)
          << "\n";
       continue;
     }
-    // A pass option: given inside the pass's flag, --pass="name=value".
-    spec = spec.ltrim('-');
-    std::string name = spec.split('=').first.str();
-    std::string valueName = placeholder(spec);
-    std::string entry = "    " + name + (valueName.empty() ? "" : "=" + valueName);
+    // A pass option, given inside the pass's flag (--pass="name=value"), or
+    // one value of such an option ("=value").
+    std::string entry;
+    if (spec.starts_with("=")) {
+      entry = "      " + spec.str();
+    } else {
+      spec = spec.ltrim('-');
+      std::string valueName = placeholder(spec);
+      entry = "    " + spec.split('=').first.str() +
+              (valueName.empty() ? "" : "=" + valueName);
+    }
     if (entry.size() + 2 > kDescriptionColumn)
       os << entry << "\n" << std::string(kDescriptionColumn, ' ');
     else
@@ -283,10 +291,12 @@ std::string toolHelpText(const ToolCommandLine &tool) {
   for (auto [index, options] : llvm::enumerate(shown)) {
     if (options.empty())
       continue;
+    // A pass list titles its own parts ("Passes:", "Pass Pipelines:").
     StringRef title = tool.categories[index]->getName();
-    os << "\n"
-       << wrap((title + (title.ends_with(":") ? "" : ":")).str(), 0, 2)
-       << "\n";
+    if (llvm::any_of(options, [](cl::Option *o) { return !o->ArgStr.empty(); }))
+      os << "\n"
+         << wrap((title + (title.ends_with(":") ? "" : ":")).str(), 0, 2)
+         << "\n";
     for (cl::Option *option : options) {
       StringRef info = part < parts.size() ? parts[part] : "";
       StringRef value = part + 1 < parts.size() ? parts[part + 1] : "";
@@ -346,16 +356,22 @@ unknownOptionMessage(llvm::ArrayRef<const char *> args,
       if (key == flag)
         return message + ": " + where;
     // A suggestion only among the tool's own options, and only when close.
+    // Names, not options: a pass list answers to every pass's name.
     std::string best;
     unsigned bestDistance = std::max<unsigned>(1, (key.size() + 1) / 3) + 1;
-    for (const auto &category : shownOptions(tool))
-      for (cl::Option *option : category) {
-        unsigned distance = key.edit_distance(option->ArgStr, true);
-        if (distance < bestDistance && !option->ArgStr.empty()) {
-          bestDistance = distance;
-          best = spelling(*option);
-        }
+    for (const auto &entry : options) {
+      const cl::Option &option = *entry.getValue();
+      if (option.getOptionHiddenFlag() != cl::NotHidden ||
+          llvm::none_of(tool.categories, [&](const cl::OptionCategory *c) {
+            return inCategory(option, c);
+          }))
+        continue;
+      unsigned distance = key.edit_distance(entry.getKey(), true);
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = (entry.getKey().size() == 1 ? "-" : "--") + entry.getKey().str();
       }
+    }
     if (!best.empty())
       message += "; did you mean '" + best + "'?";
     return message;

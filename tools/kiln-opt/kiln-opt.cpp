@@ -8,6 +8,12 @@
 // its options (--trainable, --loss, --target); its locations name the ONNX
 // nodes.
 //
+// The command line is mlir-opt's, registered here rather than by
+// mlir::registerAndParseCLIOptions so that --help shows mlir-opt's, MLIR's
+// and the importer's options and the passes, not libLLVM's (--help-hidden
+// has those), and a bad command line exits with status 2
+// (tools/common/ToolOptions.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/LoadModel.h"
@@ -21,11 +27,78 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Debug/Counter.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
+#include "tools/common/ToolOptions.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory optCategory("mlir-opt's options");
+static cl::OptionCategory mlirCategory(
+    "MLIR's printing, pass-manager and timing options");
+static cl::OptionCategory passCategory("Passes");
+static cl::opt<std::string> inputPath(cl::Positional,
+                                      cl::desc("<input.mlir|input.onnx>"),
+                                      cl::init("-"));
+static cl::opt<std::string> outputPath("o", cl::desc("output file"),
+                                       cl::value_desc("path"), cl::init("-"),
+                                       cl::cat(optCategory));
+
+/// Registers mlir-opt's options as mlir::registerAndParseCLIOptions does,
+/// each in its category: the pass list, MLIR's --mlir-* options, and the
+/// rest of mlir-opt's.
+static void registerOptOptions(mlir::DialectRegistry &registry) {
+  std::set<cl::Option *> before;
+  for (auto &entry : cl::getRegisteredOptions())
+    before.insert(entry.getValue());
+  mlir::MlirOptMainConfig::registerCLOptions(registry);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::tracing::DebugCounter::registerCLOptions();
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.getValue();
+    if (before.count(option) ||
+        option->getOptionHiddenFlag() != cl::NotHidden)
+      continue;
+    if (option->ArgStr.empty())
+      option->addCategory(passCategory);
+    else if (option->ArgStr.starts_with("mlir-"))
+      option->addCategory(mlirCategory);
+    else
+      option->addCategory(optCategory);
+  }
+}
+
+static ::kiln::tools::ToolCommandLine
+commandLine(const mlir::DialectRegistry &registry) {
+  return {"kiln-opt",
+          "kiln-opt [options] [<input.mlir|input.onnx>] [-o output.mlir]",
+          "kiln-opt: mlir-opt for kiln. Parses and verifies the input (standard "
+          "input without one), runs the passes given as flags or by "
+          "--pass-pipeline, and prints the IR. Dialects: " +
+              llvm::join(registry.getDialectNames(), ", ") + ".",
+          {&optCategory, &::mlir::kiln::modelOptionCategory(), &mlirCategory,
+           &passCategory},
+          {{"function", "kiln-opt takes the function of a pass as the "
+                        "pass's option, --kiln-pipeline=\"function=NAME\""},
+           {"train", "kilnc compiles; kiln-opt runs passes, such as "
+                     "--kiln-pipeline=\"train=adamw\""}},
+          ""};
+}
 
 /// Imports the ONNX model at `path` and prints it (with its locations) as
 /// the buffer MlirOptMain then parses; null after errors, already printed.
@@ -53,14 +126,19 @@ importToBuffer(llvm::StringRef path, mlir::DialectRegistry &registry) {
 }
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::registerTransformsPasses();
   mlir::kiln::registerKilnPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();
   mlir::kiln::registerGradientRules(registry);
-  auto [inputPath, outputPath] = mlir::registerAndParseCLIOptions(
-      argc, argv, "kiln optimizer driver\n", registry);
+  registerOptOptions(registry);
+  ::kiln::tools::ToolCommandLine tool = commandLine(registry);
+  ::kiln::tools::parseToolCommandLine(argc, argv, tool);
+  if (std::string problem = mlir::kiln::checkModelOptions(inputPath);
+      !problem.empty())
+    return ::kiln::tools::usageError(tool, problem);
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
 
