@@ -726,12 +726,15 @@ HostAllocator* DefaultHostAllocator() {
 
 BatchProducer::BatchProducer(MappedDataset* dataset,
                              const BatchOptions& options,
-                             HostAllocator* allocator)
-    : dataset_(dataset), options_(options), allocator_(allocator) {}
+                             HostAllocator* allocator, RecordHook hook)
+    : dataset_(dataset),
+      options_(options),
+      allocator_(allocator),
+      hook_(std::move(hook)) {}
 
 absl::StatusOr<std::unique_ptr<BatchProducer>> BatchProducer::Start(
     MappedDataset* dataset, const BatchOptions& options,
-    HostAllocator* allocator) {
+    HostAllocator* allocator, RecordHook hook) {
   if (options.batch_size == 0) return Invalid("batch_size must be positive");
   uint64_t bytes = 0;
   if (__builtin_mul_overflow(options.batch_size, dataset->record_bytes(),
@@ -739,7 +742,7 @@ absl::StatusOr<std::unique_ptr<BatchProducer>> BatchProducer::Start(
     return Invalid("batch of ", options.batch_size, " records overflows");
   }
   std::unique_ptr<BatchProducer> p(
-      new BatchProducer(dataset, options, allocator));
+      new BatchProducer(dataset, options, allocator, std::move(hook)));
   p->slot_bytes_ = bytes;
   {
     Locked lock(&p->mu_);
@@ -785,7 +788,10 @@ void BatchProducer::Run() {
     }
     // The slot is ours while it is kFilling: the consumer only takes kReady
     // slots, so this copy needs no lock.
-    const absl::Status status = dataset_->ReadRecords(indices, memory);
+    absl::Status status = dataset_->ReadRecords(indices, memory);
+    if (status.ok() && hook_) {
+      status = hook_(static_cast<uint8_t*>(memory), indices);
+    }
     Locked lock(&mu_);
     Batch& b = slot->batch;
     b.data = static_cast<const uint8_t*>(memory);

@@ -40,6 +40,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -136,6 +137,7 @@ class MappedDataset {
   MappedDataset(const MappedDataset&) = delete;
   MappedDataset& operator=(const MappedDataset&) = delete;
 
+  const std::string& path() const { return path_; }
   uint64_t record_count() const { return record_count_; }
   uint64_t record_bytes() const { return record_bytes_; }
   const std::vector<DatasetField>& fields() const { return fields_; }
@@ -257,16 +259,26 @@ struct Batch {
   std::vector<uint64_t> record_indices;
 };
 
+// Runs on the producer thread over each batch's records as soon as they are
+// read, before the consumer gets them: `records` holds indices.size()
+// records of the dataset's record_bytes(), the i-th being record indices[i]
+// of the file. It may check them (an error is the batch's error, as a read
+// error is) or rewrite them in place (e.g. narrow a field's values).
+using RecordHook = std::function<absl::Status(
+    uint8_t* records, absl::Span<const uint64_t> indices)>;
+
 // Fills batches on a background thread into two alternating slots (double
 // buffering): while the consumer holds batch n in slot n % 2, the producer
 // fills batch n + 1 into the other. Slots are handed over under a mutex, so the
 // producer never writes a slot the consumer holds.
 class BatchProducer {
  public:
-  // `dataset` and `allocator` must outlive the producer.
+  // `dataset` and `allocator` must outlive the producer; `hook`, when given,
+  // runs over every batch's records on the producer thread.
   static absl::StatusOr<std::unique_ptr<BatchProducer>> Start(
       MappedDataset* dataset, const BatchOptions& options,
-      HostAllocator* allocator = DefaultHostAllocator());
+      HostAllocator* allocator = DefaultHostAllocator(),
+      RecordHook hook = nullptr);
   // Stops the thread and frees the slots.
   ~BatchProducer();
 
@@ -286,13 +298,14 @@ class BatchProducer {
   };
 
   BatchProducer(MappedDataset* dataset, const BatchOptions& options,
-                HostAllocator* allocator);
+                HostAllocator* allocator, RecordHook hook);
   void Run();
   void ReleaseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   MappedDataset* const dataset_;
   const BatchOptions options_;
   HostAllocator* const allocator_;
+  const RecordHook hook_;
   size_t slot_bytes_ = 0;
 
   absl::Mutex mu_;

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/artifact/checksum.h"
@@ -77,6 +78,24 @@ TEST(DTypeTest, FileCodesAndNames) {
 }
 
 // Integer labels as PyTorch and NumPy write them: an i64 field.
+TEST(DTypeTest, NarrowsI64InPlace) {
+  std::vector<int64_t> wide = {0, -1, 7, INT32_MAX, INT32_MIN};
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(wide.data());
+  ASSERT_EQ(NarrowI64ToI32(bytes, bytes, wide.size()), wide.size());
+  const int32_t* narrow = reinterpret_cast<const int32_t*>(bytes);
+  EXPECT_EQ(std::vector<int32_t>(narrow, narrow + 5),
+            (std::vector<int32_t>{0, -1, 7, INT32_MAX, INT32_MIN}));
+  std::vector<int64_t> too_wide = {3, int64_t{INT32_MAX} + 1, 4};
+  std::vector<int32_t> out(3);
+  EXPECT_EQ(NarrowI64ToI32(reinterpret_cast<const uint8_t*>(too_wide.data()),
+                           reinterpret_cast<uint8_t*>(out.data()), 3),
+            1u);
+  too_wide[1] = int64_t{INT32_MIN} - 1;
+  EXPECT_EQ(NarrowI64ToI32(reinterpret_cast<const uint8_t*>(too_wide.data()),
+                           reinterpret_cast<uint8_t*>(out.data()), 3),
+            1u);
+}
+
 TEST(DatasetTest, I64FieldRoundTrip) {
   const std::string path = TmpPath("wide.kilndata");
   auto w = DatasetWriter::Create(path, {{"x", DType::kF32, {2}},
@@ -541,6 +560,42 @@ TEST(BatchProducerTest, DeliversTheSamplersBatches) {
     EXPECT_EQ((*p)->Next().status().code(), absl::StatusCode::kOutOfRange);
   }
   EXPECT_EQ(alloc.live(), 0u);
+}
+
+// The hook sees each batch's records on the producer thread, may rewrite
+// them, and its error ends the batches like a read error.
+TEST(BatchProducerTest, RecordHookRewritesAndRefuses) {
+  const uint64_t kBytes = 8, kCount = 12;
+  const std::string path = WriteRaw("hook.kilndata", kCount, kBytes);
+  auto d = MappedDataset::Open(path);
+  ASSERT_TRUE(d.ok());
+  BatchOptions o;
+  o.batch_size = 4;
+  o.shuffle = false;
+  o.num_epochs = 1;
+  const std::thread::id consumer = std::this_thread::get_id();
+  auto p = BatchProducer::Start(
+      d->get(), o, DefaultHostAllocator(),
+      [&](uint8_t* records, absl::Span<const uint64_t> indices) {
+        EXPECT_NE(std::this_thread::get_id(), consumer);
+        for (size_t i = 0; i < indices.size(); ++i) {
+          if (indices[i] == 9) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("record ", indices[i], " refused"));
+          }
+          records[i * kBytes] = static_cast<uint8_t>(100 + indices[i]);
+        }
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(p.ok()) << p.status();
+  for (uint64_t b = 0; b < 2; ++b) {
+    absl::StatusOr<Batch> batch = (*p)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    for (uint64_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(batch->data[i * kBytes], 100 + b * 4 + i);
+    }
+  }
+  EXPECT_EQ((*p)->Next().status().message(), "record 9 refused");
 }
 
 TEST(BatchProducerTest, AllocatorFailure) {

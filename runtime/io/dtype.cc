@@ -115,5 +115,18 @@ bool FindNonFinite(DType dtype, const uint8_t* data, size_t count,
   return false;
 }
 
+size_t NarrowI64ToI32(const uint8_t* src, uint8_t* dst, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    int64_t wide;
+    std::memcpy(&wide, src + 8 * i, 8);
+    if (wide < INT32_MIN || wide > INT32_MAX) return i;
+    const int32_t narrow = static_cast<int32_t>(wide);
+    // Element i's 4 bytes end before element i + 1's 8 start: nothing
+    // unread is overwritten.
+    std::memcpy(dst + 4 * i, &narrow, 4);
+  }
+  return count;
+}
+
 }  // namespace io
 }  // namespace kiln

@@ -46,6 +46,12 @@ std::string ShapeString(const std::vector<int64_t>& shape);
 bool FindNonFinite(DType dtype, const uint8_t* data, size_t count,
                    size_t* index, const char** kind);
 
+// Narrows `count` i64 values at `src` to i32 at `dst`, front to back, so
+// `dst` may be `src` (in place). Returns the index of the first value outside
+// the i32 range (what follows it is left unspecified), or `count` when all
+// fit.
+size_t NarrowI64ToI32(const uint8_t* src, uint8_t* dst, size_t count);
+
 }  // namespace io
 }  // namespace kiln
 

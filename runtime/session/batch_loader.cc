@@ -9,6 +9,7 @@
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/driver.h"
 #include "runtime/cuda/stream.h"
+#include "runtime/io/dtype.h"
 #include "runtime/memory/cuda_allocator.h"
 
 namespace kiln {
@@ -33,6 +34,66 @@ Inputs DeviceBatch::inputs() const {
   return out;
 }
 
+absl::StatusOr<std::vector<io::DatasetField>> LoaderFields(
+    const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options) {
+  std::vector<io::DatasetField> fields;
+  if (options.fields.empty()) {
+    fields = dataset.fields();
+  } else {
+    for (const std::string& name : options.fields) {
+      const io::DatasetField* f = dataset.FindField(name);
+      if (f == nullptr) {
+        std::vector<std::string> names;
+        for (const io::DatasetField& g : dataset.fields()) {
+          names.push_back(g.name);
+        }
+        return absl::InvalidArgumentError(
+            absl::StrCat("the dataset has no field '", name,
+                         "' (fields: ", absl::StrJoin(names, ", "), ")"));
+      }
+      fields.push_back(*f);
+    }
+  }
+  if (options.narrow_i64) {
+    for (io::DatasetField& f : fields) {
+      if (f.dtype != DType::kI64) continue;
+      f.dtype = DType::kI32;
+      f.bytes /= 2;
+    }
+  }
+  return fields;
+}
+
+namespace {
+
+// Narrows the i64 fields of `narrowed` (laid out as loaded, DType::kI32) in
+// place in each record, on the producer thread.
+io::RecordHook NarrowingHook(const io::MappedDataset& dataset,
+                             std::vector<io::DatasetField> narrowed) {
+  return [&dataset, narrowed = std::move(narrowed)](
+             uint8_t* records, absl::Span<const uint64_t> indices) {
+    for (size_t r = 0; r < indices.size(); ++r) {
+      uint8_t* record = records + r * dataset.record_bytes();
+      for (const io::DatasetField& f : narrowed) {
+        uint8_t* values = record + f.offset;
+        const size_t count = f.bytes / 4;
+        const size_t bad = io::NarrowI64ToI32(values, values, count);
+        if (bad == count) continue;
+        // Element `bad` has not been overwritten yet.
+        int64_t value;
+        std::memcpy(&value, values + 8 * bad, 8);
+        return absl::InvalidArgumentError(absl::StrCat(
+            dataset.path(), ": record ", indices[r], " field '", f.name,
+            "' element ", bad, ": ", value,
+            " does not fit the i32 the model takes"));
+      }
+    }
+    return absl::OkStatus();
+  };
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
     const Runtime& runtime, io::MappedDataset* dataset,
     const DeviceBatchLoaderOptions& options, const Stream& compute) {
@@ -46,22 +107,20 @@ absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
   }
   std::unique_ptr<DeviceBatchLoader> loader(
       new DeviceBatchLoader(runtime, compute));
-  if (options.fields.empty()) {
-    loader->fields_ = dataset->fields();
-  } else {
-    for (const std::string& name : options.fields) {
-      const io::DatasetField* f = dataset->FindField(name);
-      if (f == nullptr) {
-        std::vector<std::string> names;
-        for (const io::DatasetField& g : dataset->fields()) {
-          names.push_back(g.name);
-        }
-        return absl::InvalidArgumentError(
-            absl::StrCat("the dataset has no field '", name,
-                         "' (fields: ", absl::StrJoin(names, ", "), ")"));
-      }
-      loader->fields_.push_back(*f);
-    }
+  KILN_ASSIGN_OR_RETURN(loader->fields_, LoaderFields(*dataset, options));
+  std::vector<io::DatasetField> narrowed;
+  for (const io::DatasetField& f : loader->fields_) {
+    const io::DatasetField* stored = dataset->FindField(f.name);
+    if (stored != nullptr && stored->dtype != f.dtype) narrowed.push_back(f);
+  }
+  io::RecordHook hook = options.check;
+  if (!narrowed.empty()) {
+    hook = [narrow = NarrowingHook(*dataset, std::move(narrowed)),
+            check = options.check](uint8_t* records,
+                                   absl::Span<const uint64_t> indices) {
+      KILN_RETURN_IF_ERROR(narrow(records, indices));
+      return check ? check(records, indices) : absl::OkStatus();
+    };
   }
   loader->batch_size_ = options.batch.batch_size;
   loader->record_bytes_ = dataset->record_bytes();
@@ -81,7 +140,8 @@ absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
   loader->pinned_ = std::make_unique<PinnedHostAllocator>(device);
   KILN_ASSIGN_OR_RETURN(
       loader->producer_,
-      io::BatchProducer::Start(dataset, options.batch, loader->pinned_.get()));
+      io::BatchProducer::Start(dataset, options.batch, loader->pinned_.get(),
+                               std::move(hook)));
   return loader;
 }
 

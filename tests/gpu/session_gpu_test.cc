@@ -1096,6 +1096,82 @@ TEST_F(SessionGpuTest, DeviceBatchLoaderUploadsBatchesInOrder) {
               HasSubstr("no field 'label' (fields: x, y)"));
 }
 
+// i64 labels, as PyTorch and NumPy write them, arrive as i32 tensors; a
+// value past the i32 range, and the caller's check, stop the batches with
+// the record named.
+TEST_F(SessionGpuTest, DeviceBatchLoaderNarrowsI64Fields) {
+  const std::string path = TempPath("labels.kilndata");
+  {
+    auto writer = io::DatasetWriter::Create(
+        path, {{"x", DType::kF32, {2}}, {"label", DType::kI64, {3}}});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (int64_t r = 0; r < 12; ++r) {
+      struct {
+        float x[2];
+        int64_t label[3];
+      } record = {{1.0f * r, -1.0f * r}, {r, -r, r == 9 ? int64_t{1} << 33 : 7}};
+      ASSERT_TRUE((*writer)->Append(&record, sizeof(record)).ok());
+    }
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  ASSERT_OK_AND_ASSIGN(auto dataset, io::MappedDataset::Open(path));
+  LinRegOptions o;
+  auto module = LoadLinReg(o);
+  ASSERT_NE(module, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto trainer, module->NewTrainer({.seed = 1}));
+  DeviceBatchLoaderOptions options;
+  options.batch.batch_size = 4;
+  options.batch.shuffle = false;
+  options.batch.num_epochs = 1;
+  options.narrow_i64 = true;
+  ASSERT_OK_AND_ASSIGN(std::vector<io::DatasetField> fields,
+                       LoaderFields(*dataset, options));
+  ASSERT_EQ(fields.size(), 2u);
+  EXPECT_EQ(fields[1].dtype, DType::kI32);
+  EXPECT_EQ(fields[1].offset, 8u);
+  EXPECT_EQ(fields[1].bytes, 12u);
+  int checked = 0;
+  options.check = [&](uint8_t* records, absl::Span<const uint64_t> indices) {
+    ++checked;  // the narrowed values, where the layout says
+    int32_t first;
+    std::memcpy(&first, records + fields[1].offset, 4);
+    EXPECT_EQ(first, static_cast<int32_t>(indices[0]));
+    return absl::OkStatus();
+  };
+  ASSERT_OK_AND_ASSIGN(auto loader,
+                       DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                                 trainer->stream()));
+  ASSERT_OK_AND_ASSIGN(DeviceBatch batch, loader->Next());
+  const Tensor& labels = batch.fields.at("label");
+  EXPECT_EQ(labels.dtype(), DType::kI32);
+  ASSERT_EQ(labels.shape(), (Shape{4, 3}));
+  ASSERT_OK_AND_ASSIGN(HostTensor host, rt().Download(labels));
+  std::vector<int32_t> values(12);
+  std::memcpy(values.data(), host.data.data(), 48);
+  EXPECT_EQ(values, (std::vector<int32_t>{0, 0, 7, 1, -1, 7, 2, -2, 7, 3, -3,
+                                          7}));
+  ASSERT_OK(loader->Next().status());
+  absl::Status third = loader->Next().status();
+  EXPECT_EQ(third.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(third.message()),
+              HasSubstr("labels.kilndata: record 9 field 'label' element 2: "
+                        "8589934592 does not fit the i32 the model takes"));
+  EXPECT_GE(checked, 2);
+
+  // The caller's check refuses a batch like a read error.
+  options.narrow_i64 = false;
+  options.fields = {"x"};
+  options.check = [](uint8_t*, absl::Span<const uint64_t> indices) {
+    return indices[0] == 4 ? absl::InvalidArgumentError("record 4 refused")
+                           : absl::OkStatus();
+  };
+  ASSERT_OK_AND_ASSIGN(auto checked_loader,
+                       DeviceBatchLoader::Create(rt(), dataset.get(), options,
+                                                 trainer->stream()));
+  ASSERT_OK(checked_loader->Next().status());
+  EXPECT_EQ(checked_loader->Next().status().message(), "record 4 refused");
+}
+
 // A bf16 parameter with an f32 master copy: both start from the same
 // doubles, rounded to their own type; optimizer state and constants too.
 TEST_F(SessionGpuTest, MasterWeightsAndConstantsStartRight) {

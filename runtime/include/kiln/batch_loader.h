@@ -71,7 +71,22 @@ struct DeviceBatchLoaderOptions {
   io::BatchOptions batch;
   // The dataset fields to upload; empty: all of them.
   std::vector<std::string> fields;
+  // i64 fields (as PyTorch and NumPy write labels and tokens) become i32
+  // tensors, what the compiler's index inputs take: each value is narrowed
+  // on the producer thread, and one outside the i32 range is an error naming
+  // the dataset, the record, the field, the element and the value.
+  bool narrow_i64 = false;
+  // Runs on the producer thread over each batch's records after narrowing,
+  // laid out as LoaderFields() says (e.g. to check labels against a model's
+  // classes); its error is Next()'s.
+  io::RecordHook check;
 };
+
+// The fields a loader with `options` uploads, as they lie in each record
+// once narrowed (an i64 field narrowed to i32 keeps its offset and takes
+// half its bytes); InvalidArgument naming an unknown field.
+absl::StatusOr<std::vector<io::DatasetField>> LoaderFields(
+    const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options);
 
 class DeviceBatchLoader {
  public:
