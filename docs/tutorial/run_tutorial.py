@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Runs the tutorial of README.md, block by block, in a fresh folder.
+
+The README marks each block of the tutorial with an HTML comment on the line
+before it (blank lines may follow the comment):
+
+  <!-- tutorial: setup -->       building the tools: not run here (the tools
+                                 are given); its `bazel build` labels must be
+                                 exactly the tools given
+  <!-- tutorial: file PATH -->   the block is the committed file PATH, byte for
+                                 byte; it is written to the work folder under
+                                 its base name
+  <!-- tutorial -->              a shell script, run in the work folder
+  <!-- tutorial: expect RE -->   the same, and its output must match RE
+  <!-- tutorial: gpu -->         commands for the GPU, one per line (a line
+                                 ending in a backslash continues): each is run
+                                 on its own, and where there is no GPU it must
+                                 stop with the runtime's "no NVIDIA driver"
+                                 message, which counts it as skipped
+
+  run_tutorial.py README --root ROOT --bin BIN --work WORK
+                  [--only-gpu] [--require-gpu]
+
+ROOT is the checkout (for the committed files), BIN the folder of the tools.
+--only-gpu runs only the GPU blocks (on a GPU machine, in a work folder that
+the other blocks filled: make_gpu_bundle.sh); --require-gpu makes a skipped GPU command a failure.
+Exit status 0 when every block passed (or was skipped for want of a GPU).
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+MARKER = re.compile(r"^<!-- tutorial(?::\s*(\w+)\s*(.*?))?\s*-->$")
+NO_GPU = "no NVIDIA driver on this machine"
+
+
+def blocks(readme):
+    """(line, kind, argument, language, text) of every marked block."""
+    lines = open(readme).read().split("\n")
+    result = []
+    for i, line in enumerate(lines):
+        m = MARKER.match(line.strip())
+        if not m:
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        fence = lines[j] if j < len(lines) else ""
+        if not fence.startswith("```"):
+            sys.exit(f"{readme}:{i + 1}: the tutorial marker is not followed "
+                     "by a code block")
+        end = lines.index("```", j + 1)
+        text = "\n".join(lines[j + 1:end]) + "\n"
+        result.append((i + 1, m.group(1) or "run", m.group(2) or "",
+                       fence[3:].strip(), text))
+    return result
+
+
+def commands(text):
+    """The commands of a GPU block: its lines, continuations joined."""
+    result, current = [], ""
+    for line in text.splitlines():
+        if line.strip().startswith("#") and not current:
+            continue
+        current += line.rstrip("\\").strip() + " " if line.endswith("\\") \
+            else line.strip()
+        if not line.endswith("\\"):
+            if current.strip():
+                result.append(current.strip())
+            current = ""
+    return result
+
+
+def run(script, work, env):
+    process = subprocess.run(["bash", "-euo", "pipefail", "-c", script],
+                             cwd=work, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    sys.stdout.write(process.stdout)
+    sys.stdout.flush()
+    return process.returncode, process.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("readme")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--only-gpu", action="store_true")
+    parser.add_argument("--require-gpu", action="store_true")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    env = dict(os.environ)
+    env["PATH"] = os.path.abspath(args.bin) + os.pathsep + env["PATH"]
+    tools = sorted(os.listdir(args.bin))
+    failures, skipped, ran = [], [], 0
+
+    def fail(line, message):
+        failures.append(f"{args.readme}:{line}: {message}")
+        print(f"FAIL: {args.readme}:{line}: {message}", flush=True)
+
+    found = blocks(args.readme)
+    if not found:
+        sys.exit(f"{args.readme}: no tutorial blocks")
+    for line, kind, argument, language, text in found:
+        if args.only_gpu and kind != "gpu":
+            continue
+        if kind == "setup":
+            labels = re.findall(r"//[\w/.-]*(?::[\w.-]+)?", text)
+            names = sorted(label.split(":")[-1].split("/")[-1]
+                           for label in labels)
+            if names != tools:
+                fail(line, f"the setup builds {names}, the test runs {tools}")
+        elif kind == "file":
+            with open(os.path.join(args.root, argument)) as f:
+                committed = f.read()
+            if text != committed:
+                fail(line, f"the block is not {argument} as committed")
+            with open(os.path.join(args.work, os.path.basename(argument)),
+                      "w") as f:
+                f.write(text)
+        elif kind in ("run", "expect"):
+            print(f"== {args.readme}:{line}", flush=True)
+            status, output = run(text, args.work, env)
+            ran += 1
+            if status != 0:
+                fail(line, f"the block exited with status {status}")
+                break
+            if kind == "expect" and not re.search(argument, output, re.M):
+                fail(line, f"its output does not match {argument!r}")
+        elif kind == "gpu":
+            for command in commands(text):
+                print(f"== {args.readme}:{line}: {command}", flush=True)
+                status, output = run(command, args.work, env)
+                ran += 1
+                if status == 0:
+                    continue
+                if NO_GPU in output and not args.require_gpu:
+                    skipped.append(command)
+                    print("   (no GPU here: skipped)", flush=True)
+                else:
+                    fail(line, f"{shlex.split(command)[0]} exited with "
+                         f"status {status}")
+        else:
+            fail(line, f"unknown tutorial marker '{kind}'")
+    print()
+    for command in skipped:
+        print(f"SKIPPED (no GPU on this machine): {command}")
+    print(f"tutorial: {ran} blocks and commands ran, {len(skipped)} GPU "
+          f"commands skipped, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
