@@ -13,6 +13,7 @@
 #include "runtime/cuda/module.h"
 #include "runtime/cuda/stream.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/io/checkpoint.h"
 #include "runtime/memory/cuda_allocator.h"
 #include "runtime/session/executor.h"
 
@@ -260,17 +261,9 @@ bool IsCheckpointed(artifact::BufferRole role) {
          role == artifact::BufferRole::kMasterWeight;
 }
 
-// Checks that `t` can be loaded into resident buffer `rb`.
-absl::Status CheckLoadable(const std::string& path,
-                           const artifact::ResidentBuffer& rb,
-                           const HostTensor& t) {
-  if (t.dtype != rb.dtype || t.shape != rb.shape) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": tensor '", rb.name, "' is ", DTypeName(t.dtype),
-                     ShapeString(t.shape), " but the model's is ",
-                     DTypeName(rb.dtype), ShapeString(rb.shape)));
-  }
-  return absl::OkStatus();
+// What the checkpoint reader expects of resident buffer `rb`.
+io::TensorSpec SpecOf(const artifact::ResidentBuffer& rb) {
+  return {rb.name, rb.dtype, rb.shape};
 }
 
 }  // namespace
@@ -310,7 +303,7 @@ absl::Status Session::LoadParameters(const std::string& path) {
           absl::StrCat(path, ": no tensor for ", param ? "parameter" : "state",
                        " '", rbs[i].name, "'"));
     }
-    KILN_RETURN_IF_ERROR(CheckLoadable(path, rbs[i], it->second));
+    KILN_RETURN_IF_ERROR(io::CheckTensorFits(path, SpecOf(rbs[i]), it->second));
     loads.emplace_back(static_cast<int>(i), &it->second);
   }
   for (const auto& [index, tensor] : loads) {
@@ -540,58 +533,35 @@ absl::Status Trainer::Save(const std::string& path) {
   // Undefined buffers are never written over a good checkpoint.
   KILN_RETURN_IF_ERROR(
       Annotate(executor_->CheckUsable(), absl::StrCat("not saving ", path)));
-  io::Safetensors st;
+  io::Checkpoint checkpoint;
+  checkpoint.step = step_;
   const auto& rbs = executor_->artifact().resident_buffers;
   for (size_t i = 0; i < rbs.size(); ++i) {
     if (!IsCheckpointed(rbs[i].role)) continue;
     KILN_ASSIGN_OR_RETURN(HostTensor t,
                           executor_->DownloadResident(static_cast<int>(i)));
-    st.tensors.emplace(rbs[i].name, std::move(t));
+    checkpoint.tensors.emplace(rbs[i].name, std::move(t));
   }
-  st.metadata["format"] = "kiln";
-  st.metadata["step"] = absl::StrCat(step_);
-  return Annotate(io::WriteSafetensorsFile(path, st),
+  return Annotate(io::WriteCheckpoint(path, checkpoint),
                   absl::StrCat("saving a checkpoint to ", path));
 }
 
 absl::Status Trainer::Restore(const std::string& path) {
-  auto read = io::ReadSafetensorsFile(path);
-  if (!read.ok()) return Annotate(read.status(), path);
-  const io::Safetensors& st = *read;
-  int64_t step = 0;
-  auto it = st.metadata.find("step");
-  if (it == st.metadata.end() || !absl::SimpleAtoi(it->second, &step) ||
-      step < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path,
-                     ": __metadata__ has no valid \"step\" (a kiln checkpoint "
-                     "stores the update count there)"));
-  }
   const auto& rbs = executor_->artifact().resident_buffers;
-  std::set<std::string> known;
-  std::vector<std::pair<int, const HostTensor*>> loads;
+  std::vector<io::TensorSpec> expected;
+  std::vector<int> buffers;
   for (size_t i = 0; i < rbs.size(); ++i) {
     if (!IsCheckpointed(rbs[i].role)) continue;
-    known.insert(rbs[i].name);
-    auto t = st.tensors.find(rbs[i].name);
-    if (t == st.tensors.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": no tensor '", rbs[i].name, "'"));
-    }
-    KILN_RETURN_IF_ERROR(CheckLoadable(path, rbs[i], t->second));
-    loads.emplace_back(static_cast<int>(i), &t->second);
+    expected.push_back(SpecOf(rbs[i]));
+    buffers.push_back(static_cast<int>(i));
   }
-  for (const auto& [name, t] : st.tensors) {
-    if (known.count(name) == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": tensor '", name,
-                       "' is not a parameter, model state, optimizer state "
-                       "or master weight of this model"));
-    }
-  }
-  for (const auto& [index, t] : loads) {
+  // Checked whole before anything changes.
+  KILN_ASSIGN_OR_RETURN(io::Checkpoint checkpoint,
+                        io::ReadCheckpoint(path, expected));
+  for (int index : buffers) {
+    const HostTensor& t = checkpoint.tensors.at(rbs[index].name);
     absl::Status uploaded =
-        executor_->UploadResident(index, t->data.data(), t->data.size());
+        executor_->UploadResident(index, t.data.data(), t.data.size());
     if (!uploaded.ok() && executor_->faulted()) {
       return Annotate(
           uploaded,
@@ -604,7 +574,7 @@ absl::Status Trainer::Restore(const std::string& path) {
   }
   // Every checkpointed buffer holds the checkpoint's values again.
   executor_->ClearFault();
-  step_ = step;
+  step_ = checkpoint.step;
   return absl::OkStatus();
 }
 

@@ -298,7 +298,7 @@ class Trainer {
   // Checkpoints in safetensors: every parameter, model state buffer (batch
   // norm running statistics), optimizer state buffer and master weight by
   // its name, and {"step": "<n>", "format": "kiln"} in
-  // __metadata__; written atomically. Restore checks every tensor (present,
+  // __metadata__ (runtime/io/checkpoint.h); written atomically. Restore checks every tensor (present,
   // same dtype and shape) and the step before it changes anything; then the
   // trainer continues exactly as the saved one would have.
   //
