@@ -43,10 +43,11 @@ mkdir -p "${log}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
   >"${log}/tutorial.log" 2>&1 || true
 echo "kiln $(cat "${here}/COMMIT")" >>"${log}/tutorial.log"
-python3 "${here}/run_tutorial.py" "${here}/README.md" --root "${here}" \
-  --bin "${here}/bin" --work "${here}/work" --only-gpu --require-gpu \
-  2>&1 | tee -a "${log}/tutorial.log"
-cd "${here}/work"
+log="$(cd "${log}" && pwd)"
+cd "${here}"
+python3 run_tutorial.py README.md --root . --bin bin --work work --only-gpu \
+  --require-gpu 2>&1 | tee -a "${log}/tutorial.log"
+cd work
 {
   echo "== docs/runtime-api.md's example"
   ../bin/train_classifier classifier.kiln train.kilndata api.safetensors
