@@ -16,7 +16,10 @@ before it (blank lines may follow the comment):
                                  ending in a backslash continues): each is run
                                  on its own, and where there is no GPU it must
                                  stop with the runtime's "no NVIDIA driver"
-                                 message, which counts it as skipped
+                                 message, which counts it as skipped; a
+                                 command that reads a file which a skipped
+                                 command would have written (--checkpoint,
+                                 --output, -o) is skipped too, saying so
 
   run_tutorial.py README --root ROOT --bin BIN --work WORK
                   [--only-gpu] [--require-gpu]
@@ -35,6 +38,25 @@ import sys
 
 MARKER = re.compile(r"^<!-- tutorial(?::\s*(\w+)\s*(.*?))?\s*-->$")
 NO_GPU = "no NVIDIA driver on this machine"
+OUTPUT_FLAGS = ("--checkpoint", "--output", "-o")
+
+
+def outputs(command):
+    """The files a command writes, by its output flags."""
+    words = shlex.split(command)
+    found = []
+    for i, word in enumerate(words):
+        flag, _, value = word.partition("=")
+        if flag in OUTPUT_FLAGS:
+            found.append(value or (words[i + 1] if i + 1 < len(words) else ""))
+    return [f for f in found if f]
+
+
+def reads(command, files):
+    """Those of `files` that the command names (as a word or a flag value)."""
+    words = shlex.split(command)
+    values = set(words) | {w.partition("=")[2] for w in words}
+    return [f for f in files if f in values]
 
 
 def blocks(readme):
@@ -97,6 +119,7 @@ def main():
     env["PATH"] = os.path.abspath(args.bin) + os.pathsep + env["PATH"]
     tools = sorted(os.listdir(args.bin))
     failures, skipped, ran = [], [], 0
+    unwritten = []  # files that skipped commands would have written
 
     def fail(line, message):
         failures.append(f"{args.readme}:{line}: {message}")
@@ -134,12 +157,22 @@ def main():
         elif kind == "gpu":
             for command in commands(text):
                 print(f"== {args.readme}:{line}: {command}", flush=True)
+                missing = [f for f in reads(command, unwritten)
+                           if not os.path.exists(os.path.join(args.work, f))]
+                if missing:
+                    skipped.append((command, f"it reads {', '.join(missing)}"
+                                    ", which a skipped command writes"))
+                    unwritten += outputs(command)
+                    print(f"   (skipped: it reads {', '.join(missing)}, which "
+                          "a skipped command writes)", flush=True)
+                    continue
                 status, output = run(command, args.work, env)
                 ran += 1
                 if status == 0:
                     continue
                 if NO_GPU in output and not args.require_gpu:
-                    skipped.append(command)
+                    skipped.append((command, "no GPU on this machine"))
+                    unwritten += outputs(command)
                     print("   (no GPU here: skipped)", flush=True)
                 else:
                     fail(line, f"{shlex.split(command)[0]} exited with "
@@ -147,8 +180,8 @@ def main():
         else:
             fail(line, f"unknown tutorial marker '{kind}'")
     print()
-    for command in skipped:
-        print(f"SKIPPED (no GPU on this machine): {command}")
+    for command, reason in skipped:
+        print(f"SKIPPED ({reason}): {command}")
     print(f"tutorial: {ran} blocks and commands ran, {len(skipped)} GPU "
           f"commands skipped, {len(failures)} failed")
     return 1 if failures else 0
