@@ -8,9 +8,12 @@
 //   train_reference --model samples/sine_block.mlir --task sine --steps 1000
 //                   [--seed 1] [--lr 3e-3|1e-2] [--beta1 0.9] [--beta2 0.99]
 //                   [--epsilon 1e-8] [--weight-decay 0] [--clip-norm 1]
-//                   [--warmup steps/20] [--final-lr-fraction 0]
+//                   [--warmup steps/20] [--schedule-steps N]
+//                   [--final-lr-fraction 0]
 //                   [--precision f32|f64|bf16|f16] [--eval-every N]
 //                   [--eval-samples 64] [--expect-mse-below 0.04]
+//                   [--checkpoint out.safetensors] [--checkpoint-every N]
+//                   [--resume in.safetensors]
 //   train_reference --model samples/byte_lm.mlir --dataset train.kilndata
 //                   [--heldout heldout.kilndata] [--eval-every N]
 //                   [--log-every 1] [...]
@@ -35,14 +38,26 @@
 // --eval-every steps: the mean of each scalar result (the loss in nats and
 // bits, a classifier's accuracy).
 //
+// --checkpoint writes the trainer's parameters, model state, optimizer state
+// and step at the end (and every --checkpoint-every steps) in kiln-run's
+// checkpoint format (runtime/io/checkpoint.h, through
+// compiler/training/ReferenceCheckpoint.h), which kiln-run --resume and
+// --params read; --resume continues from one, with the batches and the
+// learning-rate schedule where it left them, bit for bit as the run that
+// wrote it would have (--steps counts the checkpoint's steps; a run stopped
+// early takes --schedule-steps of the whole). --help lists every option with
+// its default; a bad command line exits with status 2.
+//
 //===----------------------------------------------------------------------===//
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "compiler/training/ReferenceCheckpoint.h"
 #include "compiler/training/ReferenceTrainer.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/MixedPrecision.h"
@@ -58,76 +73,209 @@
 #include "mlir/Parser/Parser.h"
 #include "runtime/io/dataset.h"
 #include "samples/data/sine_task.h"
+#include "tools/common/ToolOptions.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
-static cl::OptionCategory category("train_reference options");
-static cl::opt<std::string> modelPath("model", cl::desc("model .mlir"),
-                                      cl::Required, cl::cat(category));
-static cl::opt<std::string> task("task", cl::desc("sine or regression"),
-                                 cl::init("sine"), cl::cat(category));
-static cl::opt<int> steps("steps", cl::desc("training steps"), cl::init(1000),
-                          cl::cat(category));
-static cl::opt<uint64_t> seed("seed", cl::desc("seed"), cl::init(1),
-                              cl::cat(category));
-static cl::opt<double> peakLrFlag(
-    "lr",
-    cl::desc("peak learning rate (default: 3e-3 for sine, 1e-2 for regression, "
-             "1e-3 with --dataset)"),
-    cl::init(0.0), cl::cat(category));
-static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9),
-                             cl::cat(category));
-static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.99),
-                             cl::cat(category));
-static cl::opt<double> weightDecay("weight-decay",
-                                   cl::desc("AdamW weight decay"),
-                                   cl::init(0.0), cl::cat(category));
-static cl::opt<double> epsilon("epsilon", cl::desc("AdamW epsilon"),
-                               cl::init(1e-8), cl::cat(category));
-static cl::opt<int> warmup("warmup",
-                           cl::desc("linear warm-up steps (-1: steps/20)"),
-                           cl::init(-1), cl::cat(category));
-static cl::opt<double> finalLrFraction(
-    "final-lr-fraction",
-    cl::desc("the cosine schedule ends at this fraction of the peak rate"),
-    cl::init(0.0), cl::cat(category));
-static cl::opt<double> clipNorm(
-    "clip-norm", cl::desc("clip gradients to this global norm (0: off)"),
-    cl::init(1.0), cl::cat(category));
-static cl::opt<int> evalSamples(
-    "eval-samples",
-    cl::desc("held-out samples (sequences for the sine task) to evaluate on"),
-    cl::init(64), cl::cat(category));
-static cl::opt<int> evalEvery(
-    "eval-every",
-    cl::desc("print the held-out MSE (with --dataset: the --heldout metrics) "
-             "every N steps (0: only at the end)"),
-    cl::init(0), cl::cat(category));
-static cl::opt<std::string> precision(
-    "precision",
-    cl::desc("f32 or f64 arithmetic, or bf16/f16 storage with f32 arithmetic "
-             "(what kilnc --precision=bf16|f16 compiles for the GPU)"),
-    cl::init("f32"), cl::cat(category));
+static cl::OptionCategory dataCategory("Model and data");
+static cl::OptionCategory scheduleCategory("Steps and learning rate");
+static cl::OptionCategory optimizerCategory("Optimizer (AdamW)");
+static cl::OptionCategory evalCategory("Evaluation and progress");
+static cl::OptionCategory checkpointCategory(
+    "Checkpoints (kiln-run's format: kiln-run --resume and --params read "
+    "them)");
+
+static cl::opt<std::string> modelPath("model", cl::desc("the model"),
+                                      cl::value_desc("model.mlir"),
+                                      cl::Required, cl::cat(dataCategory));
+static cl::opt<std::string>
+    task("task", cl::desc("the task whose batches are drawn (without --dataset)"),
+         cl::value_desc("sine|regression"), cl::init("sine"),
+         cl::cat(dataCategory));
 static cl::opt<std::string> datasetPath(
     "dataset",
     cl::desc("train on the records of this KILNDATA file (fields named as "
              "the model's inputs) instead of --task"),
-    cl::init(""), cl::cat(category));
+    cl::value_desc("path"), cl::init(""), cl::cat(dataCategory));
 static cl::opt<std::string> heldoutPath(
     "heldout",
     cl::desc("with --dataset: evaluate the loss on this KILNDATA file"),
-    cl::init(""), cl::cat(category));
+    cl::value_desc("path"), cl::init(""), cl::cat(dataCategory));
+static cl::opt<uint64_t>
+    seed("seed",
+         cl::desc("draws the parameters and the task's batches and held-out "
+                  "samples"),
+         cl::init(1), cl::cat(dataCategory));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("f32 or f64 arithmetic, or bf16/f16 storage with f32 arithmetic "
+             "(what kilnc --precision=bf16|f16 compiles for the GPU)"),
+    cl::value_desc("f32|f64|bf16|f16"), cl::init("f32"),
+    cl::cat(dataCategory));
+
+static cl::opt<int> steps("steps",
+                          cl::desc("train until step N, counting the steps "
+                                   "of a --resume checkpoint; >= 1"),
+                          cl::init(1000), cl::cat(scheduleCategory));
+static cl::opt<double> peakLrFlag(
+    "lr",
+    cl::desc("peak learning rate, > 0 (default: 3e-3 for sine, 1e-2 for "
+             "regression, 1e-3 with --dataset)"),
+    cl::cat(scheduleCategory));
+static cl::opt<int> warmup("warmup",
+                           cl::desc("linear warm-up steps, >= 0 (default: "
+                                    "the schedule's steps / 20)"),
+                           cl::cat(scheduleCategory));
+static cl::opt<int> scheduleSteps(
+    "schedule-steps",
+    cl::desc("the length of the cosine schedule, >= --steps (default: "
+             "--steps), so that a run stopped early and resumed follows the "
+             "schedule of the whole"),
+    cl::cat(scheduleCategory));
+static cl::opt<double> finalLrFraction(
+    "final-lr-fraction",
+    cl::desc("the cosine schedule ends at this fraction of the peak rate, "
+             "in [0, 1]"),
+    cl::init(0.0), cl::cat(scheduleCategory));
+
+static cl::opt<double> beta1("beta1", cl::desc("AdamW beta1, in [0, 1)"),
+                             cl::init(0.9), cl::cat(optimizerCategory));
+static cl::opt<double> beta2("beta2", cl::desc("AdamW beta2, in [0, 1)"),
+                             cl::init(0.99), cl::cat(optimizerCategory));
+static cl::opt<double> epsilon("epsilon", cl::desc("AdamW epsilon, > 0"),
+                               cl::init(1e-8), cl::cat(optimizerCategory));
+static cl::opt<double> weightDecay("weight-decay",
+                                   cl::desc("AdamW weight decay, >= 0"),
+                                   cl::init(0.0), cl::cat(optimizerCategory));
+static cl::opt<double> clipNorm(
+    "clip-norm",
+    cl::desc("clip gradients to this global norm, >= 0 (0: off)"),
+    cl::init(1.0), cl::cat(optimizerCategory));
+
+static cl::opt<int> evalSamples(
+    "eval-samples",
+    cl::desc("held-out samples (sequences for the sine task) to evaluate on, "
+             ">= 1 (without --dataset)"),
+    cl::init(64), cl::cat(evalCategory));
+static cl::opt<int> evalEvery(
+    "eval-every",
+    cl::desc("print the held-out MSE (with --dataset: the --heldout metrics) "
+             "every N steps (0: only at the end)"),
+    cl::init(0), cl::cat(evalCategory));
 static cl::opt<int> logEvery(
     "log-every",
-    cl::desc("print the loss of every N-th step on a line of its own (0: a "
-             "progress line every 50 steps)"),
-    cl::init(0), cl::cat(category));
+    cl::desc("with --dataset: print the loss of every N-th step on a line of "
+             "its own (0: a progress line every 50 steps)"),
+    cl::init(0), cl::cat(evalCategory));
 static cl::opt<double> expectBelow(
     "expect-mse-below",
-    cl::desc("exit with status 1 unless the held-out MSE ends below this"),
-    cl::init(-1.0), cl::cat(category));
+    cl::desc("exit with status 1 unless the held-out MSE ends below this "
+             "(without --dataset; default: no check)"),
+    cl::cat(evalCategory));
+
+static cl::opt<std::string> checkpointPath(
+    "checkpoint",
+    cl::desc("write the parameters, model state, optimizer state and step "
+             "to this file at the end (and every --checkpoint-every steps)"),
+    cl::value_desc("path"), cl::init(""), cl::cat(checkpointCategory));
+static cl::opt<int> checkpointEvery(
+    "checkpoint-every",
+    cl::desc("also write --checkpoint every N steps (0: only at the end)"),
+    cl::init(0), cl::cat(checkpointCategory));
+static cl::opt<std::string> resumePath(
+    "resume",
+    cl::desc("start from this checkpoint, at its step (the data and the "
+             "schedule continue where it left them)"),
+    cl::value_desc("path"), cl::init(""), cl::cat(checkpointCategory));
+
+static const ::kiln::tools::ToolCommandLine &commandLine() {
+  static const ::kiln::tools::ToolCommandLine tool{
+      "train_reference",
+      "train_reference --model model.mlir [--dataset train.kilndata] "
+      "[options]",
+      "train_reference: trains a model on the CPU reference interpreter "
+      "(AdamW, linear warm-up then cosine decay), printing its progress, then "
+      "evaluates it on held-out data. What the quick start runs where there "
+      "is no GPU; the end-to-end tests assert its final error.",
+      {&dataCategory, &scheduleCategory, &optimizerCategory, &evalCategory,
+       &checkpointCategory},
+      {{"train", "train_reference always trains with AdamW"},
+       {"params", "start from a checkpoint with --resume"},
+       {"inputs", "train_reference draws its batches (--task) or reads a "
+                  "KILNDATA file (--dataset)"},
+       {"fn", "train_reference trains the model's function 'loss'"},
+       {"function", "train_reference trains the model's function 'loss'"}},
+      ""};
+  return tool;
+}
+
+/// Why the options do not go together or are out of range; empty when they
+/// are fine.
+static std::string checkOptions() {
+  auto given = [](const cl::Option &option) {
+    return option.getNumOccurrences() > 0;
+  };
+  bool dataset = !datasetPath.empty();
+  if (dataset && given(task))
+    return "--task draws batches; --dataset reads them: give one";
+  if (!dataset && task != "sine" && task != "regression")
+    return "--task must be sine or regression, got '" + task + "'";
+  if (!dataset) {
+    for (const cl::Option *option : {static_cast<const cl::Option *>(
+                                         &heldoutPath),
+                                     static_cast<const cl::Option *>(
+                                         &logEvery)})
+      if (given(*option))
+        return ::kiln::tools::spelling(*option) + " needs --dataset";
+  } else {
+    for (const cl::Option *option :
+         {static_cast<const cl::Option *>(&evalSamples),
+          static_cast<const cl::Option *>(&expectBelow)})
+      if (given(*option))
+        return ::kiln::tools::spelling(*option) +
+               " is for --task, not --dataset (--heldout evaluates a dataset)";
+  }
+  if (precision != "f32" && precision != "f64" && precision != "bf16" &&
+      precision != "f16")
+    return "--precision must be f32, f64, bf16 or f16, got '" + precision +
+           "'";
+  if (steps < 1)
+    return "--steps must be >= 1";
+  if (given(scheduleSteps) && scheduleSteps < steps)
+    return "--schedule-steps must be >= --steps";
+  if (given(warmup) && warmup < 0)
+    return "--warmup must be >= 0";
+  for (const cl::opt<double> *real :
+       {&peakLrFlag, &finalLrFraction, &beta1, &beta2, &epsilon, &weightDecay,
+        &clipNorm, &expectBelow})
+    if (!std::isfinite(real->getValue()))
+      return ::kiln::tools::spelling(*real) + " must be a finite number";
+  if (given(peakLrFlag) && peakLrFlag <= 0)
+    return "--lr must be > 0";
+  if (finalLrFraction < 0 || finalLrFraction > 1)
+    return "--final-lr-fraction must be in [0, 1]";
+  for (const cl::opt<double> *beta : {&beta1, &beta2})
+    if (*beta < 0 || *beta >= 1)
+      return ::kiln::tools::spelling(*beta) + " must be in [0, 1)";
+  if (epsilon <= 0)
+    return "--epsilon must be > 0";
+  if (weightDecay < 0 || clipNorm < 0)
+    return "--weight-decay and --clip-norm must be >= 0";
+  if (evalSamples < 1)
+    return "--eval-samples must be >= 1";
+  if (evalEvery < 0 || logEvery < 0 || checkpointEvery < 0)
+    return "--eval-every, --log-every and --checkpoint-every must be >= 0";
+  if (given(expectBelow) && expectBelow <= 0)
+    return "--expect-mse-below must be > 0";
+  if (checkpointEvery > 0 && checkpointPath.empty())
+    return "--checkpoint-every needs --checkpoint";
+  if (precision == "f64" && (!checkpointPath.empty() || !resumePath.empty()))
+    return "checkpoints hold the model's storage types, which --precision=f64 "
+           "does not round to: train in f32, bf16 or f16 to checkpoint";
+  return "";
+}
 
 namespace {
 
@@ -302,6 +450,67 @@ void printHeldOut(const HeldOut &result) {
   llvm::outs() << "\n";
 }
 
+/// The learning rate of step `step` (from 0) of the cosine schedule.
+double learningRate(int step, double peakLr) {
+  const int length = scheduleSteps.getNumOccurrences() ? scheduleSteps : steps;
+  return ::kiln::samples::CosineLearningRate(
+      step, length, peakLr, peakLr * finalLrFraction,
+      warmup.getNumOccurrences() ? int(warmup) : length / 20);
+}
+
+/// Restores --resume into `trainer`: the step to continue from (0 without
+/// one), or nothing after an error, printed.
+std::optional<int> resume(ReferenceTrainer &trainer) {
+  if (resumePath.empty()) return 0;
+  if (llvm::Error error = restoreCheckpoint(trainer, resumePath)) {
+    llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+    return std::nullopt;
+  }
+  if (trainer.stepCount() > steps) {
+    llvm::errs() << "error: --steps " << steps
+                 << " is below the checkpoint's step " << trainer.stepCount()
+                 << "\n";
+    return std::nullopt;
+  }
+  llvm::outs() << "resumed from " << resumePath << " at step "
+               << trainer.stepCount() << "\n";
+  return int(trainer.stepCount());
+}
+
+/// Writes --checkpoint; false after an error, printed.
+bool writeCheckpoint(const ReferenceTrainer &trainer) {
+  if (llvm::Error error = saveCheckpoint(trainer, checkpointPath)) {
+    llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+    return false;
+  }
+  return true;
+}
+
+/// "wrote checkpoint PATH (step N)".
+void reportCheckpoint(const ReferenceTrainer &trainer) {
+  llvm::outs() << "wrote checkpoint " << checkpointPath << " (step "
+               << trainer.stepCount() << ")\n";
+}
+
+/// After `done` steps: writes --checkpoint if --checkpoint-every asks for it
+/// now (the last step's is written after the loop) and says so after
+/// `separator`. False after an error.
+bool checkpointIfDue(const ReferenceTrainer &trainer, int done,
+                     llvm::StringRef separator = "") {
+  if (checkpointEvery <= 0 || done % checkpointEvery != 0 || done == steps)
+    return true;
+  if (!writeCheckpoint(trainer))
+    return false;
+  llvm::outs() << separator;
+  reportCheckpoint(trainer);
+  return true;
+}
+
+/// The last checkpoint, after training: nothing to do without --checkpoint.
+bool finalCheckpoint(const ReferenceTrainer &trainer) {
+  return checkpointPath.empty() || writeCheckpoint(trainer);
+}
+
 /// Trains on the records of --dataset; see the file comment.
 int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
                    double peakLr) {
@@ -326,11 +535,11 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
   llvm::outs() << "training " << modelPath << " on the CPU reference, " << steps
                << " steps on " << datasetPath << " (" << batches
                << " batches, in file order), AdamW, cosine schedule\n";
+  const std::optional<int> first = resume(trainer);
+  if (!first) return 1;
   auto start = std::chrono::steady_clock::now();
-  for (int step = 0; step < steps; ++step) {
-    double lr = ::kiln::samples::CosineLearningRate(
-        step, steps, peakLr, peakLr * finalLrFraction,
-        warmup >= 0 ? int(warmup) : steps / 20);
+  for (int step = *first; step < steps; ++step) {
+    double lr = learningRate(step, peakLr);
     FailureOr<NamedTensors> batch =
         datasetBatch(*data, forward, step % batches);
     if (failed(batch)) return 1;
@@ -348,7 +557,8 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
                      : (step + 1) % 50 == 0 || step + 1 == steps)
       llvm::outs() << llvm::format(
           "step %d/%d  loss %.6g  lr %.3g  %.2f s/step\n", step + 1, int(steps),
-          *loss, lr, elapsed / (step + 1));
+          *loss, lr, elapsed / (step + 1 - *first));
+    if (!checkpointIfDue(trainer, step + 1)) return 1;
     if (heldout && evalEvery > 0 && (step + 1) % evalEvery == 0 &&
         step + 1 != steps) {
       FailureOr<HeldOut> result = evaluateHeldOut(trainer, *heldout, forward);
@@ -357,32 +567,24 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
       printHeldOut(*result);
     }
   }
-  if (!heldout) return 0;
-  FailureOr<HeldOut> result = evaluateHeldOut(trainer, *heldout, forward);
-  if (failed(result)) return 1;
-  printHeldOut(*result);
-  return std::isfinite(result->means.lookup("loss")) ? 0 : 1;
+  if (!finalCheckpoint(trainer)) return 1;
+  if (heldout) {
+    FailureOr<HeldOut> result = evaluateHeldOut(trainer, *heldout, forward);
+    if (failed(result)) return 1;
+    printHeldOut(*result);
+    if (!std::isfinite(result->means.lookup("loss"))) return 1;
+  }
+  if (!checkpointPath.empty()) reportCheckpoint(trainer);
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "kiln CPU reference trainer\n");
-  if (datasetPath.empty() && task != "sine" && task != "regression") {
-    llvm::errs() << "error: --task must be sine or regression\n";
-    return 2;
-  }
-  if (precision != "f32" && precision != "f64" && precision != "bf16" &&
-      precision != "f16") {
-    llvm::errs() << "error: --precision must be f32, f64, bf16 or f16\n";
-    return 2;
-  }
-  if (evalSamples < 1) {
-    llvm::errs() << "error: --eval-samples must be at least 1\n";
-    return 2;
-  }
+  ::kiln::tools::parseToolCommandLine(argc, argv, commandLine());
+  if (std::string problem = checkOptions(); !problem.empty())
+    return ::kiln::tools::usageError(commandLine(), problem);
 
   const double peakLr = peakLrFlag > 0 ? double(peakLrFlag)
                         : datasetPath.empty()
@@ -447,35 +649,48 @@ int main(int argc, char **argv) {
 
   llvm::outs() << "training " << modelPath << " (" << task << ") on the CPU "
                << "reference, " << steps << " steps, AdamW, cosine schedule\n";
+  const std::optional<int> first = resume(**trainer);
+  if (!first) return 1;
+  // Resumed: the batches of the steps done are drawn and dropped, so that
+  // the data continue where the checkpoint left them.
+  for (int step = 0; step < *first; ++step)
+    makeBatch(trainRng, xShape, yShape);
   auto start = std::chrono::steady_clock::now();
   double loss = NAN;
-  for (int step = 0; step < steps; ++step) {
-    double lr = ::kiln::samples::CosineLearningRate(
-        step, steps, peakLr, peakLr * finalLrFraction,
-        warmup >= 0 ? int(warmup) : steps / 20);
+  bool midLine = false;
+  for (int step = *first; step < steps; ++step) {
+    double lr = learningRate(step, peakLr);
     FailureOr<double> result =
         (*trainer)->step(makeBatch(trainRng, xShape, yShape), lr);
     if (failed(result)) return 1;
     loss = *result;
-    if (evalEvery > 0 && (step + 1) % evalEvery == 0 && step + 1 != steps)
+    // The progress line ends without a newline.
+    if (!checkpointIfDue(**trainer, step + 1, midLine ? "\n" : ""))
+      return 1;
+    if (evalEvery > 0 && (step + 1) % evalEvery == 0 && step + 1 != steps) {
       llvm::outs() << llvm::format("\nstep %5d  held-out MSE %.5f\n", step + 1,
                                    evaluate());
+      midLine = false;
+    }
     if ((step + 1) % 50 == 0 || step + 1 == steps) {
+      midLine = true;
       double elapsed = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
-      double rate = (step + 1) / elapsed;
+      double rate = (step + 1 - *first) / elapsed;
       llvm::outs() << llvm::format(
           "\rstep %5d/%d  loss %.5f  lr %.2e  %.1f steps/s  ETA %.0fs",
           step + 1, int(steps), loss, lr, rate, (steps - step - 1) / rate);
       llvm::outs().flush();
     }
   }
+  if (!finalCheckpoint(**trainer)) return 1;
   double mse = evaluate();
   llvm::outs() << llvm::format(
       "\nheld-out MSE over %lld samples: %.5f\n",
       static_cast<long long>(heldOut.size() * xShape[0]), mse);
-  if (expectBelow > 0) {
+  if (!checkpointPath.empty()) reportCheckpoint(**trainer);
+  if (expectBelow.getNumOccurrences()) {
     bool ok = mse < expectBelow;
     llvm::outs() << (ok ? "PASS" : "FAIL") << ": held-out MSE "
                  << (ok ? "<" : ">=") << " " << expectBelow.getValue() << "\n";
