@@ -5,12 +5,20 @@
 // check kiln-run makes on the inputs it reads, so that a NaN or infinity in
 // a user's file is reported where it is instead of surfacing as a NaN loss.
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "runtime/io/safetensors.h"
 
 namespace kiln {
 namespace io {
+
+// "element 17 [3, 2]": the flat index `i` of a tensor of `shape` and its
+// index per dimension (row-major), how errors name an element.
+std::string ElementText(const std::vector<int64_t>& shape, size_t i);
 
 // OK when every element of `t` is finite (tensors that are not f32, bf16 or
 // f16 always are); otherwise InvalidArgument naming `what`, the first NaN or

@@ -10,6 +10,7 @@
 #include "runtime/cuda/driver.h"
 #include "runtime/cuda/stream.h"
 #include "runtime/io/dtype.h"
+#include "runtime/io/finite.h"
 #include "runtime/memory/cuda_allocator.h"
 
 namespace kiln {
@@ -82,10 +83,13 @@ io::RecordHook NarrowingHook(const io::MappedDataset& dataset,
         // Element `bad` has not been overwritten yet.
         int64_t value;
         std::memcpy(&value, values + 8 * bad, 8);
+        // A scalar field is one value: no element to name.
+        const std::string element =
+            f.shape.empty() ? "" : " " + io::ElementText(f.shape, bad);
         return absl::InvalidArgumentError(absl::StrCat(
-            dataset.path(), ": record ", indices[r], " field '", f.name,
-            "' element ", bad, ": ", value,
-            " does not fit the i32 the model takes"));
+            dataset.path(), ": record ", indices[r], " field '", f.name, "'",
+            element, " is ", value, ", which does not fit the i32 the model "
+            "takes"));
       }
     }
     return absl::OkStatus();
@@ -93,6 +97,25 @@ io::RecordHook NarrowingHook(const io::MappedDataset& dataset,
 }
 
 }  // namespace
+
+absl::StatusOr<io::RecordHook> LoaderHook(
+    const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options) {
+  KILN_ASSIGN_OR_RETURN(std::vector<io::DatasetField> loaded,
+                        LoaderFields(dataset, options));
+  std::vector<io::DatasetField> narrowed;
+  for (const io::DatasetField& f : loaded) {
+    const io::DatasetField* stored = dataset.FindField(f.name);
+    if (stored != nullptr && stored->dtype != f.dtype) narrowed.push_back(f);
+  }
+  if (narrowed.empty()) return options.check;
+  return io::RecordHook(
+      [narrow = NarrowingHook(dataset, std::move(narrowed)),
+       check = options.check](uint8_t* records,
+                              absl::Span<const uint64_t> indices) {
+        KILN_RETURN_IF_ERROR(narrow(records, indices));
+        return check ? check(records, indices) : absl::OkStatus();
+      });
+}
 
 absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
     const Runtime& runtime, io::MappedDataset* dataset,
@@ -108,20 +131,7 @@ absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
   std::unique_ptr<DeviceBatchLoader> loader(
       new DeviceBatchLoader(runtime, compute));
   KILN_ASSIGN_OR_RETURN(loader->fields_, LoaderFields(*dataset, options));
-  std::vector<io::DatasetField> narrowed;
-  for (const io::DatasetField& f : loader->fields_) {
-    const io::DatasetField* stored = dataset->FindField(f.name);
-    if (stored != nullptr && stored->dtype != f.dtype) narrowed.push_back(f);
-  }
-  io::RecordHook hook = options.check;
-  if (!narrowed.empty()) {
-    hook = [narrow = NarrowingHook(*dataset, std::move(narrowed)),
-            check = options.check](uint8_t* records,
-                                   absl::Span<const uint64_t> indices) {
-      KILN_RETURN_IF_ERROR(narrow(records, indices));
-      return check ? check(records, indices) : absl::OkStatus();
-    };
-  }
+  KILN_ASSIGN_OR_RETURN(io::RecordHook hook, LoaderHook(*dataset, options));
   loader->batch_size_ = options.batch.batch_size;
   loader->record_bytes_ = dataset->record_bytes();
   const Device& device = runtime.device();

@@ -15,6 +15,7 @@
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
 #include "runtime/memory/cuda_allocator.h"
+#include "runtime/session/checkpoint_rules.h"
 #include "runtime/session/executor.h"
 
 namespace kiln {
@@ -254,18 +255,6 @@ absl::StatusOr<std::vector<artifact::TensorBinding>> CallerInputs(
   return out;
 }
 
-bool IsCheckpointed(artifact::BufferRole role) {
-  return role == artifact::BufferRole::kParameter ||
-         role == artifact::BufferRole::kState ||
-         role == artifact::BufferRole::kOptimizerState ||
-         role == artifact::BufferRole::kMasterWeight;
-}
-
-// What the checkpoint reader expects of resident buffer `rb`.
-io::TensorSpec SpecOf(const artifact::ResidentBuffer& rb) {
-  return {rb.name, rb.dtype, rb.shape};
-}
-
 }  // namespace
 
 Session::Session(std::unique_ptr<Executor> executor)
@@ -287,28 +276,11 @@ absl::StatusOr<std::vector<artifact::TensorBinding>> Session::InputsOf(
 
 absl::Status Session::LoadParameters(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(io::Safetensors st, io::ReadSafetensorsFile(path));
-  const auto& rbs = executor_->artifact().resident_buffers;
-  std::vector<std::pair<int, const HostTensor*>> loads;
-  for (size_t i = 0; i < rbs.size(); ++i) {
-    const bool param = rbs[i].role == artifact::BufferRole::kParameter;
-    const bool state = rbs[i].role == artifact::BufferRole::kState;
-    const bool master = rbs[i].role == artifact::BufferRole::kMasterWeight;
-    if (!param && !state && !master) continue;
-    auto it = st.tensors.find(rbs[i].name);
-    if (it == st.tensors.end()) {
-      if (master) continue;
-      // Inference with running statistics left at their initial values
-      // would be silently wrong: model state is required like parameters.
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": no tensor for ", param ? "parameter" : "state",
-                       " '", rbs[i].name, "'"));
-    }
-    KILN_RETURN_IF_ERROR(io::CheckTensorFits(path, SpecOf(rbs[i]), it->second));
-    loads.emplace_back(static_cast<int>(i), &it->second);
-  }
-  for (const auto& [index, tensor] : loads) {
-    KILN_RETURN_IF_ERROR(executor_->UploadResident(index, tensor->data.data(),
-                                                   tensor->data.size()));
+  KILN_ASSIGN_OR_RETURN(std::vector<BufferLoad> loads,
+                        ParameterLoads(executor_->artifact(), st, path));
+  for (const BufferLoad& load : loads) {
+    KILN_RETURN_IF_ERROR(executor_->UploadResident(
+        load.buffer, load.tensor->data.data(), load.tensor->data.size()));
   }
   // Every parameter and state buffer holds the file's values again.
   executor_->ClearFault();
@@ -547,21 +519,16 @@ absl::Status Trainer::Save(const std::string& path) {
 }
 
 absl::Status Trainer::Restore(const std::string& path) {
-  const auto& rbs = executor_->artifact().resident_buffers;
-  std::vector<io::TensorSpec> expected;
-  std::vector<int> buffers;
-  for (size_t i = 0; i < rbs.size(); ++i) {
-    if (!IsCheckpointed(rbs[i].role)) continue;
-    expected.push_back(SpecOf(rbs[i]));
-    buffers.push_back(static_cast<int>(i));
-  }
   // Checked whole before anything changes.
-  KILN_ASSIGN_OR_RETURN(io::Checkpoint checkpoint,
-                        io::ReadCheckpoint(path, expected));
-  for (int index : buffers) {
+  KILN_ASSIGN_OR_RETURN(
+      io::Checkpoint checkpoint,
+      io::ReadCheckpoint(path, CheckpointSpecs(executor_->artifact())));
+  const auto& rbs = executor_->artifact().resident_buffers;
+  for (size_t index = 0; index < rbs.size(); ++index) {
+    if (!IsCheckpointed(rbs[index].role)) continue;
     const HostTensor& t = checkpoint.tensors.at(rbs[index].name);
-    absl::Status uploaded =
-        executor_->UploadResident(index, t.data.data(), t.data.size());
+    absl::Status uploaded = executor_->UploadResident(
+        static_cast<int>(index), t.data.data(), t.data.size());
     if (!uploaded.ok() && executor_->faulted()) {
       return Annotate(
           uploaded,

@@ -83,7 +83,7 @@ must_print single_dash "unknown option -steps (flags take two dashes: --steps)"
 expect 0 help "${kiln_run}" --help
 must_print help "--memory-limit BYTES"
 # Every option, with its default.
-for flag in describe device memory-limit entry inputs params output check rtol \
+for flag in describe dry-run device memory-limit entry inputs params output check rtol \
     atol scaled-atol bench serial-launches allow-nonfinite-inputs warmup iters steps dataset \
     batch-fields lr schedule schedule-steps seed no-shuffle checkpoint checkpoint-every \
     resume log-every log-dir nproc distributed; do
@@ -109,10 +109,65 @@ must_print describe "predict.kiln: kiln artifact, format 2,"
 must_print describe "entry predict: 1 launch, arena "
 must_print describe "  in   x     f32[16,5]  batch input"
 
+# Every file and flag is checked against the artifact before the driver is
+# opened; --dry-run stops there and says what would run.
+expect 0 dry_run "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
+    --check predict_expected.safetensors --dry-run
+must_print dry_run "dry run: predict.kiln would run (every check passed; the GPU was not opened)"
+must_print dry_run "  inference: predict"
+must_print dry_run "  input: x f32[16,5] from predict_in.safetensors"
+expect 0 dry_run_training "${kiln_run}" linreg.kiln --steps 200 --dataset linreg.kilndata \
+    --batch-fields x,y --lr 0.05 --schedule cosine --warmup 10 --seed 3 \
+    --checkpoint full.safetensors --checkpoint-every 50 --dry-run
+must_print dry_run_training "  training: train_step, steps 1 to 200"
+must_print dry_run_training "  learning rate: 0.05, cosine over 200 steps, warm-up 10 steps"
+must_print dry_run_training "batches of 16 (x f32[5], y f32[3] per record), shuffled with seed 3"
+must_print dry_run_training "  checkpoint: full.safetensors at the end and every 50 steps"
+must_print dry_run_training "  read and checked all 320 records of linreg.kilndata"
+[[ ! -e full.safetensors ]] || { echo "FAIL dry_run_training wrote a checkpoint"; failures=$((failures + 1)); }
+expect 0 dry_run_ranks "${kiln_run}" linreg_dp8.kiln --nproc 2 --steps 5 \
+    --dataset linreg.kilndata --batch-fields x,y --dry-run
+must_print dry_run_ranks "  data parallel: 2 ranks"
+expect 1 dry_run_missing_input "${kiln_run}" predict.kiln --entry predict --dry-run
+must_print dry_run_missing_input "entry 'predict' is missing input 'x' (f32[16,5]): give --inputs"
+expect 1 dry_run_bad_field "${kiln_run}" linreg.kiln --steps 3 --dataset linreg.kilndata \
+    --batch-fields x,z --dry-run
+must_print dry_run_bad_field "linreg.kilndata has no field 'z' (fields: x, y)"
+expect 1 dry_run_bad_check "${kiln_run}" predict.kiln --entry predict \
+    --inputs predict_in.safetensors --check batch.safetensors --dry-run
+must_print dry_run_bad_check "batch.safetensors: tensor 'x' names nothing entry 'predict' writes (it writes pred f32[16,3])"
+expect 1 dry_run_output_folder "${kiln_run}" predict.kiln --entry predict \
+    --inputs predict_in.safetensors --output no/such/out.safetensors --dry-run
+must_print dry_run_output_folder "--output no/such/out.safetensors: there is no folder no/such"
+expect 1 dry_run_memory "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
+    --memory-limit 256 --dry-run
+must_print dry_run_memory "--memory-limit 256 bytes is below what entry 'predict' holds on the device: 2124 bytes"
+# INT64 labels and tokens, as PyTorch and NumPy write them, are narrowed to
+# the model's i32; values outside the i32 range or outside what the model
+# allows (a label within its classes) are named before anything runs.
+expect 0 echo_dry_run "${kiln_run}" echo.kiln --inputs echo_in.safetensors --dry-run
+must_print echo_dry_run "  converts: labels: i64 to i32"
+expect 1 echo_bad_label "${kiln_run}" echo.kiln --inputs echo_bad_label.safetensors
+must_print echo_bad_label "echo_bad_label.safetensors: input 'labels': element 1 [1] is 3, outside [0, 3) or -100 (labels of kiln.cross_entropy over 3 classes)"
+expect 1 echo_wide "${kiln_run}" echo.kiln --inputs echo_wide.safetensors
+must_print echo_wide "echo_wide.safetensors: input 'tokens': element 3 [1, 1] is 8589934592, which does not fit the i32 the model takes"
+for log in echo_bad_label echo_wide; do
+  if grep -q "driver" "${log}.log"; then
+    echo "FAIL ${log}: the driver was opened"
+    failures=$((failures + 1))
+  fi
+done
+expect 0 echo_dataset_dry_run "${kiln_run}" echo.kiln --dataset echo.kilndata \
+    --batch-fields tokens,labels --dry-run
+must_print echo_dataset_dry_run "  read and checked all 12 records of echo.kilndata"
+expect 1 echo_bad_dataset_dry_run "${kiln_run}" echo.kiln --dataset echo_bad.kilndata \
+    --batch-fields tokens,labels --dry-run
+must_print echo_bad_dataset_dry_run "echo_bad.kilndata: record 9 field 'labels' is 7, outside [0, 3) or -100"
+
 # Without a driver: a clear error, status 1.
 if ! "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors >probe.log 2>&1 &&
     grep -q "no NVIDIA driver" probe.log; then
-  expect 1 no_driver "${kiln_run}" predict.kiln
+  expect 1 no_driver "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors
   must_print no_driver "no NVIDIA driver"
   echo "no CUDA driver: the GPU part of the kiln-run test skipped"
   [[ ${failures} -eq 0 ]]
@@ -128,6 +183,20 @@ must_print bad_artifact "INVALID_ARGUMENT"
 expect 1 missing_inputs "${kiln_run}" predict.kiln --entry predict --inputs nope.safetensors
 expect 1 wrong_entry "${kiln_run}" predict.kiln --entry forward
 must_print wrong_entry "no entry 'forward'"
+
+# i64 inputs reach the entry as i32 (echo.kiln returns them); a dataset's
+# records are checked as each batch is gathered: record 9's label stops the
+# evaluation, named, after the driver was opened.
+expect 0 echo_run "${kiln_run}" echo.kiln --inputs echo_in.safetensors \
+    --check echo_expected.safetensors
+must_print echo_run "check labels_out: ok (4 elements"
+must_print echo_run "check tokens_out: ok (8 elements"
+expect 0 echo_dataset "${kiln_run}" echo.kiln --dataset echo.kilndata --batch-fields tokens,labels
+must_print echo_dataset "evaluated forward on 3 batches of 4 records of echo.kilndata"
+expect 1 echo_bad_dataset "${kiln_run}" echo.kiln --dataset echo_bad.kilndata \
+    --batch-fields tokens,labels
+must_print echo_bad_dataset "echo.kiln on "
+must_print echo_bad_dataset "echo_bad.kilndata: record 9 field 'labels' is 7, outside [0, 3) or -100"
 
 # Inference, outputs, --check.
 expect 0 predict "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
@@ -152,11 +221,14 @@ must_print bench "bench predict: median"
 # The stand-in driver and the H200 (sm_90, CUDA 12.3+) launch early.
 must_print bench "(3 warm-up calls; 1 of 1 launches programmatic)"
 must_print bench "bench memory: peak "
-# A pool limit below what the model needs: the allocation that passes it
-# fails with the limit and the bytes asked for, and the run exits 1.
+# A pool limit that holds the arena and the resident buffers but not the
+# inputs and outputs besides: the allocation that passes it fails with the
+# limit and the bytes asked for, and the run exits 1.
 expect 1 memory_limit "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
-    --memory-limit 256
-must_print memory_limit "the pool's limit of 256 bytes"
+    --memory-limit 2124
+must_print memory_limit "the pool's limit of 2124 bytes"
+expect 0 memory_limit_units "${kiln_run}" predict.kiln --entry predict \
+    --inputs predict_in.safetensors --memory-limit 1MiB
 expect 0 bench_serial "${kiln_run}" predict.kiln --entry predict \
     --inputs predict_in.safetensors --bench --warmup 3 --iters 20 \
     --serial-launches

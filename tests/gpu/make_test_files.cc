@@ -12,11 +12,24 @@
 //                                the same with the gradient all-reduces of
 //                                kilnc --data-parallel, batches 8 and 4 (2
 //                                and 4 ranks of global batches of 16)
+//   echo.kiln                    entry forward returns its inputs tokens
+//                                i32[4, 2] (values in [0, 16)) and labels
+//                                i32[4] (in [0, 3) or -100) as tokens_out
+//                                and labels_out, with no kernel
+//   echo_in.safetensors          tokens and labels as i64, as PyTorch
+//                                writes them; echo_expected.safetensors the
+//                                outputs as i32; echo_bad_label.safetensors
+//                                a label 3; echo_wide.safetensors a token
+//                                2^33
+//   echo.kilndata, echo_bad.kilndata
+//                                12 records of i64 tokens [2] and labels;
+//                                in the second record 9's label is 7
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "kiln/status.h"
 #include "runtime/artifact/artifact_writer.h"
 #include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
@@ -25,6 +38,72 @@
 
 namespace kiln {
 namespace {
+
+// The files of echo.kiln (see the top of the file).
+absl::Status WriteEchoFiles(const std::string& dir) {
+  artifact::ArtifactWriter w({"sm_90"});
+  artifact::Entry e;
+  e.name = "forward";
+  e.arena_size = 512;
+  artifact::TensorBinding tokens{"tokens", DType::kI32, {4, 2},
+                                 artifact::BufferRef::Arena(0, 32)};
+  tokens.valid_range = artifact::ValueRange{
+      0, 16, std::nullopt, "indices of kiln.embedding of 16 rows"};
+  artifact::TensorBinding labels{"labels", DType::kI32, {4},
+                                 artifact::BufferRef::Arena(256, 16)};
+  labels.valid_range = artifact::ValueRange{
+      0, 3, -100, "labels of kiln.cross_entropy over 3 classes"};
+  e.inputs = {tokens, labels};
+  e.outputs = {{"tokens_out", DType::kI32, {4, 2}, tokens.buffer},
+               {"labels_out", DType::kI32, {4}, labels.buffer}};
+  w.AddEntry(std::move(e));
+  KILN_RETURN_IF_ERROR(
+      artifact::WriteArtifactFile(w.artifact(), dir + "/echo.kiln"));
+
+  auto bytes_of = [](const auto& values) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(values.data());
+    return std::vector<uint8_t>(p, p + sizeof(values[0]) * values.size());
+  };
+  const std::vector<int64_t> token_values = {0, 1, 2, 3, 4, 5, 15, 14};
+  const std::vector<int64_t> label_values = {0, 2, -100, 1};
+  auto write = [&](const std::string& name, std::vector<int64_t> t,
+                   std::vector<int64_t> l) {
+    io::Safetensors st;
+    st.tensors["tokens"] = {DType::kI64, {4, 2}, bytes_of(t)};
+    st.tensors["labels"] = {DType::kI64, {4}, bytes_of(l)};
+    return io::WriteSafetensorsFile(dir + "/" + name, st);
+  };
+  KILN_RETURN_IF_ERROR(write("echo_in.safetensors", token_values, label_values));
+  KILN_RETURN_IF_ERROR(
+      write("echo_bad_label.safetensors", token_values, {0, 3, 1, 2}));
+  std::vector<int64_t> wide = token_values;
+  wide[3] = int64_t{1} << 33;
+  KILN_RETURN_IF_ERROR(write("echo_wide.safetensors", wide, label_values));
+  io::Safetensors expected;
+  expected.tensors["tokens_out"] = {
+      DType::kI32, {4, 2},
+      bytes_of(std::vector<int32_t>(token_values.begin(), token_values.end()))};
+  expected.tensors["labels_out"] = {
+      DType::kI32, {4},
+      bytes_of(std::vector<int32_t>(label_values.begin(), label_values.end()))};
+  KILN_RETURN_IF_ERROR(
+      io::WriteSafetensorsFile(dir + "/echo_expected.safetensors", expected));
+
+  for (const char* name : {"echo", "echo_bad"}) {
+    KILN_ASSIGN_OR_RETURN(
+        auto writer,
+        io::DatasetWriter::Create(
+            dir + "/" + name + ".kilndata",
+            {{"tokens", DType::kI64, {2}}, {"labels", DType::kI64, {}}}));
+    for (int64_t r = 0; r < 12; ++r) {
+      const bool bad = std::string(name) == "echo_bad" && r == 9;
+      const int64_t record[3] = {r, 15 - r, bad ? 7 : r % 3};
+      KILN_RETURN_IF_ERROR(writer->Append(record, sizeof(record)));
+    }
+    KILN_RETURN_IF_ERROR(writer->Finish());
+  }
+  return absl::OkStatus();
+}
 
 int Fail(const absl::Status& s) {
   std::fprintf(stderr, "make_test_files: %s\n", s.ToString().c_str());
@@ -121,6 +200,8 @@ int Main(int argc, char** argv) {
   pred[5] += 1.0f;
   expected.tensors["pred"] = io::HostTensor::F32({o.batch, o.out}, pred);
   s = io::WriteSafetensorsFile(dir + "/predict_wrong.safetensors", expected);
+  if (!s.ok()) return Fail(s);
+  s = WriteEchoFiles(dir);
   if (!s.ok()) return Fail(s);
   return 0;
 }

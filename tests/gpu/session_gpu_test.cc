@@ -1154,8 +1154,9 @@ TEST_F(SessionGpuTest, DeviceBatchLoaderNarrowsI64Fields) {
   absl::Status third = loader->Next().status();
   EXPECT_EQ(third.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(third.message()),
-              HasSubstr("labels.kilndata: record 9 field 'label' element 2: "
-                        "8589934592 does not fit the i32 the model takes"));
+              HasSubstr("labels.kilndata: record 9 field 'label' element 2 "
+                        "[2] is 8589934592, which does not fit the i32 the "
+                        "model takes"));
   EXPECT_GE(checked, 2);
 
   // The caller's check refuses a batch like a read error.

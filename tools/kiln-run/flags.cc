@@ -11,6 +11,11 @@ ABSL_FLAG(bool, describe, false,
           "print what the artifact holds (entries with their inputs and "
           "outputs, parameters and state, kernels, memory, target) and exit; "
           "needs no GPU");
+ABSL_FLAG(bool, dry_run, false,
+          "check the artifact and every file and flag against it, print what "
+          "would run and exit without opening the GPU: status 0 if the run "
+          "would start, 1 otherwise (dataset records are all read and "
+          "checked)");
 ABSL_FLAG(int, device, 0, "the GPU to run on");
 ABSL_FLAG(std::optional<kiln::cli::ByteSize>, memory_limit, std::nullopt,
           "cap of the device memory the run's pool holds (resident buffers, "
@@ -116,6 +121,7 @@ Flags ReadFlags(std::vector<std::string> positional,
   Flags f;
   if (positional.size() == 1) f.model = positional[0];
   f.given = std::move(given);
+  f.dry_run = absl::GetFlag(FLAGS_dry_run);
   f.device = absl::GetFlag(FLAGS_device);
   if (auto limit = absl::GetFlag(FLAGS_memory_limit)) {
     f.memory_limit = limit->bytes;
@@ -325,11 +331,13 @@ Runs a kiln artifact on the GPU:
                                                       evaluation
   kiln-run model.kiln --steps N (--dataset FILE --batch-fields A,B |
       --inputs FILE) [--lr LR --schedule cosine ...]  training
+Every file and flag is checked against the artifact before the GPU is
+opened; --dry-run stops there.
 
 Exit status: 0 on success, 1 when a check or running failed or --check found
 a mismatch (or NaN), 2 for bad command lines.)";
   usage.sections = {
-      {"Artifact:", {"describe"}},
+      {"Artifact:", {"describe", "dry_run"}},
       {"Device:", {"device", "memory_limit"}},
       {"Inputs and checks (inference and training):",
        {"inputs", "dataset", "batch_fields", "allow_nonfinite_inputs", "seed",

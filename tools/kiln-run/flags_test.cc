@@ -45,9 +45,10 @@ TEST(KilnRunFlagsTest, ModesAndDefaults) {
   f = Parse({"m.kiln", "--describe"});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->mode, RunMode::kDescribe);
-  f = Parse({"m.kiln", "--dataset=d", "--batch-fields=x,y"});
+  f = Parse({"m.kiln", "--dataset=d", "--batch-fields=x,y", "--dry-run"});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->mode, RunMode::kEvaluation);
+  EXPECT_TRUE(f->dry_run);
   f = Parse({"m.kiln", "--steps=5", "--inputs=b"});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->mode, RunMode::kTraining);
@@ -68,7 +69,7 @@ TEST(KilnRunFlagsTest, GoodCommandLines) {
                   "--warmup", "200", "--checkpoint", "c", "--checkpoint-every",
                   "10", "--log-every", "5", "--log-dir", "d", "--lr", "0"}),
            {"--steps", "5", "--dataset", "d", "--batch-fields", "x,y",
-            "--no-shuffle", "--nproc", "2"},
+            "--no-shuffle", "--nproc", "2", "--dry-run"},
            {"--dataset", "d", "--batch-fields", "x", "--params", "p",
             "--entry", "eval"},
        }) {
@@ -146,6 +147,8 @@ TEST(KilnRunFlagsTest, Conflicts) {
             "with --bench");
   EXPECT_EQ(ErrorOf({"--describe", "--inputs", "x"}),
             "--describe takes no other flags (got --inputs)");
+  EXPECT_EQ(ErrorOf({"--describe", "--dry-run"}),
+            "--describe takes no other flags (got --dry-run)");
 }
 
 TEST(KilnRunFlagsTest, Positional) {

@@ -46,6 +46,7 @@
 #include "runtime/observe/loss_curve.h"
 #include "tools/kiln-run/describe.h"
 #include "tools/kiln-run/flags.h"
+#include "tools/kiln-run/preflight.h"
 #include "tools/kiln-run/rank_launcher.h"
 
 namespace kiln {
@@ -163,91 +164,80 @@ absl::StatusOr<bool> Check(const std::map<std::string, HostTensor>& actual,
   return ok;
 }
 
-// How kiln-run opens datasets: records with a NaN or infinity in a float
-// field are refused unless --allow-nonfinite-inputs.
-io::DatasetOptions DatasetOptionsOf(const Flags& f) {
-  io::DatasetOptions options;
-  options.check_finite = !f.allow_nonfinite_inputs;
-  return options;
+// The entry's inputs from --inputs, as the plan converted and checked them.
+Inputs InputsOf(const RunPlan& plan) {
+  Inputs inputs;
+  for (const auto& [name, t] : plan.inputs) inputs.emplace(name, Input(t));
+  return inputs;
 }
 
-// The tensors of `path`; unless `allow_nonfinite`, the first NaN or infinity
-// in any of them is an error (before anything runs).
-absl::StatusOr<Inputs> ReadInputs(const std::string& path,
-                                  bool allow_nonfinite) {
-  KILN_ASSIGN_OR_RETURN(io::Safetensors st, io::ReadSafetensorsFile(path));
+// Sets the parameters and model state --inputs gave (through `buffer`, the
+// session's or trainer's view of a resident buffer by name).
+template <typename Owner>
+absl::Status SetResident(const RunPlan& plan, Runtime& rt, Owner& owner) {
+  for (const auto& [name, t] : plan.resident) {
+    KILN_ASSIGN_OR_RETURN(Tensor buffer, owner.Buffer(name));
+    KILN_RETURN_IF_ERROR(rt.CopyInto(buffer, t));
+  }
+  return absl::OkStatus();
+}
+
+// Batch `records` (num_records of the dataset's record bytes) as the
+// entry's inputs, each field as the plan lays it out.
+Inputs BatchInputs(const RunPlan& plan, const uint8_t* records,
+                   uint64_t num_records) {
+  const uint64_t record_bytes = plan.dataset->record_bytes();
   Inputs inputs;
-  for (auto& [name, t] : st.tensors) {
-    if (!allow_nonfinite) {
-      KILN_RETURN_IF_ERROR(
-          io::CheckFinite(t, absl::StrCat(path, ": input '", name, "'")));
+  for (const io::DatasetField& field : plan.fields) {
+    HostTensor t;
+    t.dtype = field.dtype;
+    t.shape = {static_cast<int64_t>(num_records)};
+    t.shape.insert(t.shape.end(), field.shape.begin(), field.shape.end());
+    t.data.resize(num_records * field.bytes);
+    for (uint64_t r = 0; r < num_records; ++r) {
+      std::memcpy(t.data.data() + r * field.bytes,
+                  records + r * record_bytes + field.offset, field.bytes);
     }
-    inputs.emplace(name, Input(std::move(t)));
+    inputs.emplace(field.name, Input(std::move(t)));
   }
   return inputs;
 }
 
 // Runs the entry on every whole batch of the dataset, in file order, and
 // prints the mean of each scalar output (e.g. a held-out loss and accuracy).
-// Batches are gathered on the host: evaluation is not worth an upload
-// pipeline, and the session's calls copy host inputs in order anyway.
-absl::StatusOr<int> RunEvaluation(const Flags& f, Runtime& rt,
-                                  Session& session) {
-  KILN_ASSIGN_OR_RETURN(std::vector<artifact::TensorBinding> wanted,
-                        session.InputsOf(f.entry));
-  if (wanted.empty() || wanted[0].shape.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("entry ", f.entry, " has no batched input"));
-  }
-  const uint64_t batch_size = static_cast<uint64_t>(wanted[0].shape[0]);
+// Batches are gathered on the host, through the checks of the plan:
+// evaluation is not worth an upload pipeline, and the session's calls copy
+// host inputs in order anyway.
+absl::StatusOr<int> RunEvaluation(const Flags& f, const RunPlan& plan,
+                                  Runtime& rt, Session& session) {
+  io::BatchOptions options = plan.loader.batch;
+  options.num_epochs = 1;
+  KILN_ASSIGN_OR_RETURN(io::RecordHook hook,
+                        LoaderHook(*plan.dataset, plan.loader));
   KILN_ASSIGN_OR_RETURN(
-      std::unique_ptr<io::MappedDataset> dataset,
-      io::MappedDataset::Open(f.dataset, DatasetOptionsOf(f)));
-  std::vector<const io::DatasetField*> fields;
-  for (const std::string& name : f.batch_fields) {
-    const io::DatasetField* field = dataset->FindField(name);
-    if (field == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(f.dataset, " has no field '", name, "'"));
-    }
-    fields.push_back(field);
-  }
-  const uint64_t batches = dataset->record_count() / batch_size;
-  if (batches == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(f.dataset, " has ", dataset->record_count(),
-                     " records, fewer than one batch of ", batch_size));
-  }
-  std::vector<uint8_t> records(batch_size * dataset->record_bytes());
+      std::unique_ptr<io::BatchProducer> producer,
+      io::BatchProducer::Start(plan.dataset.get(), options,
+                               io::DefaultHostAllocator(), std::move(hook)));
   std::map<std::string, double> sums;
-  for (uint64_t b = 0; b < batches; ++b) {
-    KILN_RETURN_IF_ERROR(
-        dataset->ReadRange(b * batch_size, batch_size, records.data()));
-    Inputs inputs;
-    for (const io::DatasetField* field : fields) {
-      HostTensor t;
-      t.dtype = field->dtype;
-      t.shape = {static_cast<int64_t>(batch_size)};
-      t.shape.insert(t.shape.end(), field->shape.begin(), field->shape.end());
-      t.data.resize(batch_size * field->bytes);
-      for (uint64_t r = 0; r < batch_size; ++r) {
-        std::memcpy(
-            t.data.data() + r * field->bytes,
-            records.data() + r * dataset->record_bytes() + field->offset,
-            field->bytes);
-      }
-      inputs.emplace(field->name, Input(std::move(t)));
-    }
-    KILN_ASSIGN_OR_RETURN(Outputs outputs, session.Run(f.entry, inputs));
+  uint64_t batches = 0;
+  while (true) {
+    absl::StatusOr<io::Batch> batch = producer->Next();
+    if (absl::IsOutOfRange(batch.status())) break;
+    KILN_RETURN_IF_ERROR(batch.status());
+    KILN_ASSIGN_OR_RETURN(
+        Outputs outputs,
+        session.Run(f.entry, BatchInputs(plan, batch->data, batch->num_records)));
     for (const auto& [name, tensor] : outputs) {
       KILN_ASSIGN_OR_RETURN(HostTensor host, rt.Download(tensor));
       if (!host.shape.empty()) continue;
       sums[name] += AsDoubles(host)[0];
     }
+    ++batches;
   }
   std::printf("evaluated %s on %llu batches of %llu records of %s:",
               f.entry.c_str(), static_cast<unsigned long long>(batches),
-              static_cast<unsigned long long>(batch_size), f.dataset.c_str());
+              static_cast<unsigned long long>(options.batch_size),
+              f.dataset.c_str());
   bool finite = true;
   for (const auto& [name, sum] : sums) {
     const double mean = sum / static_cast<double>(batches);
@@ -258,19 +248,17 @@ absl::StatusOr<int> RunEvaluation(const Flags& f, Runtime& rt,
   return finite ? 0 : 1;
 }
 
-absl::StatusOr<int> RunInference(const Flags& f, Runtime& rt, Module& module) {
+absl::StatusOr<int> RunInference(const Flags& f, const RunPlan& plan,
+                                 Runtime& rt, Module& module) {
   KILN_ASSIGN_OR_RETURN(
       auto session,
       module.NewSession(
           {.seed = f.seed, .programmatic_launch = !f.serial_launches}));
   if (!f.params.empty())
     KILN_RETURN_IF_ERROR(session->LoadParameters(f.params));
-  if (!f.dataset.empty()) return RunEvaluation(f, rt, *session);
-  Inputs inputs;
-  if (!f.inputs.empty()) {
-    KILN_ASSIGN_OR_RETURN(inputs,
-                          ReadInputs(f.inputs, f.allow_nonfinite_inputs));
-  }
+  KILN_RETURN_IF_ERROR(SetResident(plan, rt, *session));
+  if (!f.dataset.empty()) return RunEvaluation(f, plan, rt, *session);
+  const Inputs inputs = InputsOf(plan);
   KILN_ASSIGN_OR_RETURN(Outputs outputs, session->Run(f.entry, inputs));
   std::map<std::string, HostTensor> host;
   for (const auto& [name, t] : outputs) {
@@ -505,7 +493,8 @@ struct Ranks {
   bool leader() const { return rank == 0; }
 };
 
-absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module,
+absl::StatusOr<int> RunTraining(const Flags& f, const RunPlan& plan,
+                                Runtime& rt, Module& module,
                                 const Ranks& ranks) {
   TrainerOptions trainer_options;
   trainer_options.seed = f.seed;
@@ -517,42 +506,21 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module,
     std::printf("resumed from %s at step %lld\n", f.resume.c_str(),
                 static_cast<long long>(trainer->step()));
   }
+  KILN_RETURN_IF_ERROR(SetResident(plan, rt, *trainer));
   const int64_t total = *f.steps;
   const int64_t start = trainer->step();
-  if (start > total) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--steps ", total, " is below the checkpoint's step ", start));
-  }
-  const std::string entry =
-      module.HasEntry("train_step") ? "train_step" : "forward_backward";
-  KILN_ASSIGN_OR_RETURN(std::vector<artifact::TensorBinding> wanted,
-                        trainer->InputsOf(entry));
+  const uint64_t batch_size = plan.loader.batch.batch_size;
 
-  Inputs fixed;
-  std::unique_ptr<io::MappedDataset> dataset;
+  const Inputs fixed = InputsOf(plan);
   std::unique_ptr<DeviceBatchLoader> loader;
-  if (!f.inputs.empty()) {
-    KILN_ASSIGN_OR_RETURN(fixed,
-                          ReadInputs(f.inputs, f.allow_nonfinite_inputs));
-  } else {
-    KILN_ASSIGN_OR_RETURN(
-        dataset, io::MappedDataset::Open(f.dataset, DatasetOptionsOf(f)));
-    if (wanted.empty() || wanted[0].shape.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("entry ", entry, " has no batched input"));
-    }
-    DeviceBatchLoaderOptions options;
-    options.batch.batch_size = static_cast<uint64_t>(wanted[0].shape[0]);
-    options.batch.shuffle = f.shuffle;
-    options.batch.seed = f.seed;
-    options.batch.drop_last = true;
+  if (plan.dataset != nullptr) {
+    DeviceBatchLoaderOptions options = plan.loader;
     // Every rank draws the same global batches and trains on its slice.
     options.batch.shard_count = static_cast<uint64_t>(ranks.world_size);
     options.batch.shard_index = static_cast<uint64_t>(ranks.rank);
-    options.fields = f.batch_fields;
-    KILN_ASSIGN_OR_RETURN(loader,
-                          DeviceBatchLoader::Create(rt, dataset.get(), options,
-                                                    trainer->stream()));
+    KILN_ASSIGN_OR_RETURN(loader, DeviceBatchLoader::Create(
+                                      rt, plan.dataset.get(), options,
+                                      trainer->stream()));
     // Resumed: the batches of the steps already done are skipped, so the data
     // order continues where the checkpoint left it.
     for (int64_t i = 0; i < start; ++i) {
@@ -565,9 +533,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, Runtime& rt, Module& module,
   if (ranks.communicator != nullptr) {
     std::printf("data parallel: %d ranks, %s; the loss printed is rank 0's\n",
                 ranks.world_size,
-                dataset != nullptr
+                loader != nullptr
                     ? absl::StrCat("global batches of ", ranks.world_size,
-                                   " x ", wanted[0].shape[0], " records")
+                                   " x ", batch_size, " records")
                           .c_str()
                     : "every rank on the same --inputs");
   }
@@ -736,24 +704,45 @@ int Describe(const std::string& path) {
   return 0;
 }
 
+// --dry-run: what the run would do, once every record of the dataset has
+// passed the checks the run makes as it reads them.
+int DryRun(const Flags& flags, const RunPlan& plan, int world_size) {
+  absl::StatusOr<uint64_t> records = CheckEveryRecord(plan);
+  if (!records.ok()) {
+    std::fprintf(stderr, "kiln-run: %s\n", records.status().ToString().c_str());
+    return 1;
+  }
+  std::fputs(DescribeRun(plan, flags, world_size).c_str(), stdout);
+  if (plan.dataset != nullptr) {
+    std::printf("  read and checked all %llu records of %s\n",
+                static_cast<unsigned long long>(*records),
+                flags.dataset.c_str());
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlagsOrExit(argc, argv);
   if (flags.mode == RunMode::kDescribe) return Describe(flags.model);
-  // The launcher: N ranks of this command line, each of which finds RANK
-  // in its environment.
-  const char* rank_variable = std::getenv("RANK");
-  if (flags.nproc > 1 && (rank_variable == nullptr || *rank_variable == 0) &&
-      flags.distributed != "off") {
-    LaunchOptions launch;
-    launch.nproc = flags.nproc;
-    return LaunchRanks(argv, launch);
-  }
   std::string who;
   auto fail = [&who](const absl::Status& s) {
     std::fprintf(stderr, "kiln-run%s: %s\n", who.c_str(),
                  std::string(s.ToString()).c_str());
     return 1;
   };
+  // The launcher: N ranks of this command line, each of which finds RANK
+  // in its environment. The files are checked once before any starts.
+  const char* rank_variable = std::getenv("RANK");
+  if (flags.nproc > 1 && (rank_variable == nullptr || *rank_variable == 0) &&
+      !flags.dry_run) {
+    if (absl::Status checked = PlanRun(flags, flags.nproc).status();
+        !checked.ok()) {
+      return fail(checked);
+    }
+    LaunchOptions launch;
+    launch.nproc = flags.nproc;
+    return LaunchRanks(argv, launch);
+  }
   absl::StatusOr<std::optional<distributed::DistributedConfig>> config =
       RanksOf(flags);
   if (!config.ok()) return fail(config.status());
@@ -780,14 +769,13 @@ int Main(int argc, char** argv) {
       stdout = quiet;
     }
   }
-  // The file first, read once: a missing or damaged artifact is reported as
-  // such, also on a machine without a GPU.
-  absl::StatusOr<std::string> bytes = io::ReadFile(flags.model);
-  if (!bytes.ok()) return fail(bytes.status());
-  if (absl::Status checked = artifact::LoadArtifact(*bytes).status();
-      !checked.ok()) {
-    return fail(Annotate(checked, flags.model));
-  }
+  // Every file and flag against the artifact first, each file read once: a
+  // bad one is reported as such, also on a machine without a GPU.
+  const int world_size =
+      config->has_value() ? ranks.world_size : std::max(1, flags.nproc);
+  absl::StatusOr<RunPlan> plan = PlanRun(flags, world_size);
+  if (!plan.ok()) return fail(plan.status());
+  if (flags.dry_run) return DryRun(flags, *plan, world_size);
   absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Open(device);
   if (!rt.ok()) return fail(rt.status());
   if (config->has_value()) {
@@ -799,15 +787,15 @@ int Main(int argc, char** argv) {
   }
   (*rt)->pool().SetLimit(static_cast<size_t>(flags.memory_limit));
   absl::StatusOr<std::unique_ptr<Module>> module =
-      (*rt)->LoadFromMemory(*bytes);
+      (*rt)->LoadFromMemory(plan->artifact_bytes);
   if (!module.ok()) return fail(Annotate(module.status(), flags.model));
   std::printf("%s on %s (sm_%d), kernels from %s\n", flags.model.c_str(),
               (*rt)->device().name().c_str(),
               (*rt)->device().compute_capability().sm(),
               (*module)->loaded_cubins() ? "cubins" : "PTX");
-  absl::StatusOr<int> status = flags.steps
-                                   ? RunTraining(flags, **rt, **module, ranks)
-                                   : RunInference(flags, **rt, **module);
+  absl::StatusOr<int> status =
+      flags.steps ? RunTraining(flags, *plan, **rt, **module, ranks)
+                  : RunInference(flags, *plan, **rt, **module);
   if (!status.ok() && ranks.communicator != nullptr) {
     // A failed rank leaves without tearing down: its streams may hold NCCL
     // work that waits for a peer that is gone.

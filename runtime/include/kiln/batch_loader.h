@@ -88,6 +88,13 @@ struct DeviceBatchLoaderOptions {
 absl::StatusOr<std::vector<io::DatasetField>> LoaderFields(
     const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options);
 
+// What a loader with `options` runs over each batch's records on the
+// producer thread: the narrowing, then options.check (null when there is
+// nothing to run). For host-side readers of the same batches
+// (io::BatchProducer). `dataset` must outlive it.
+absl::StatusOr<io::RecordHook> LoaderHook(
+    const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options);
+
 class DeviceBatchLoader {
  public:
   // `dataset` must outlive the loader; `compute` is the stream that uses the
