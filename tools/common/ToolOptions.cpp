@@ -314,7 +314,8 @@ std::string toolHelpText(const ToolCommandLine &tool) {
              kDescriptionColumn)
      << "\n"
      << flagColumn("--version")
-     << wrap("print \"" + VersionLine(tool.name) + "\" and exit",
+     << wrap("print kiln's version and the commit the tool was built from, "
+             "and exit",
              kDescriptionColumn, kDescriptionColumn)
      << "\n";
   if (!tool.footer.empty())
