@@ -71,9 +71,7 @@ IndexRange intersect(const IndexRange &a, const IndexRange &b) {
   out.high = std::min(a.high, b.high);
   if (a.ignoreIndex && a.ignoreIndex == b.ignoreIndex)
     out.ignoreIndex = a.ignoreIndex;
-  out.use = b.use == a.use || StringRef(a.use).contains(b.use)
-                ? a.use
-                : a.use + " and " + b.use;
+  out.use = a.use + " and " + b.use;
   return out;
 }
 
@@ -96,10 +94,17 @@ std::optional<IndexRange> validRangeOf(Value input) {
   }
   if (allowed.empty())
     return std::nullopt;
-  // In the order of their descriptions, whatever the order of the uses.
-  llvm::sort(allowed, [](const IndexRange &a, const IndexRange &b) {
+  // In the order of their descriptions, whatever the order of the uses; a
+  // use seen twice (a loss and its gradient) counts once.
+  auto byUse = [](const IndexRange &a, const IndexRange &b) {
     return a.use < b.use;
-  });
+  };
+  llvm::sort(allowed, byUse);
+  allowed.erase(std::unique(allowed.begin(), allowed.end(),
+                            [](const IndexRange &a, const IndexRange &b) {
+                              return a.use == b.use;
+                            }),
+                allowed.end());
   IndexRange range = allowed.front();
   for (const IndexRange &other : llvm::drop_begin(allowed))
     range = intersect(range, other);

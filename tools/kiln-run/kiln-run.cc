@@ -10,9 +10,12 @@
 //   kiln-run model.kiln --params ckpt.safetensors --dataset heldout.kilndata \
 //       --batch-fields x,y
 //   kiln-run model.kiln --nproc 2 --steps 1000 ...    data parallel
+//   kiln-run model.kiln --describe                      what it holds
 //
-// Exit status: 0 on success, 1 when running failed or --check found a
-// mismatch (or NaN), 2 for bad command lines.
+// Every file and flag is checked against the artifact before the driver is
+// opened (preflight.h); --dry-run stops there. docs/kiln-run.md has more.
+// Exit status: 0 on success, 1 when a check or running failed or --check
+// found a mismatch (or NaN), 2 for bad command lines.
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,7 +42,6 @@
 #include "runtime/distributed/config.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/dataset.h"
-#include "runtime/io/finite.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/memory/pool.h"
 #include "runtime/observe/event_file.h"

@@ -483,57 +483,51 @@ absl::StatusOr<RunPlan> PlanRun(const Flags& f, int world_size) {
   return plan;
 }
 
-std::string DescribeRun(const RunPlan& plan, const Flags& f, int world_size) {
+namespace {
+
+// --dry-run's lines on the entry, the steps and the learning rate.
+std::vector<std::string> WhatRuns(const RunPlan& plan, const Flags& f) {
+  if (f.mode == RunMode::kEvaluation) {
+    return {absl::StrCat("evaluation: ", plan.entry,
+                         " on every whole batch, the mean of each scalar "
+                         "output")};
+  }
+  if (f.mode != RunMode::kTraining) {
+    return {absl::StrCat(
+        "inference: ", plan.entry,
+        f.bench ? absl::StrCat(", timed over ", f.iters, " replays") : "")};
+  }
+  return {absl::StrCat("training: ", plan.entry, ", steps ",
+                       plan.start_step + 1, " to ", *f.steps,
+                       f.resume.empty()
+                           ? ""
+                           : absl::StrCat(" (resumed from ", f.resume, ")")),
+          absl::StrCat("learning rate: ", f.lr, ", ", f.schedule,
+                       f.schedule == "cosine"
+                           ? absl::StrCat(" over ",
+                                          f.schedule_steps.value_or(*f.steps),
+                                          " steps")
+                           : "",
+                       ", warm-up ", f.warmup.value_or(0), " steps")};
+}
+
+// --dry-run's lines on where the entry's inputs and parameters come from.
+std::vector<std::string> WhatItReads(const RunPlan& plan, const Flags& f,
+                                     int world_size) {
   std::vector<std::string> lines;
-  lines.push_back(absl::StrCat("dry run: ", f.model,
-                               " would run (every check passed; the GPU was "
-                               "not opened)"));
-  switch (f.mode) {
-    case RunMode::kTraining: {
-      std::string what = absl::StrCat(
-          "training: ", plan.entry, ", steps ", plan.start_step + 1, " to ",
-          *f.steps);
-      if (!f.resume.empty()) absl::StrAppend(&what, " (resumed from ", f.resume, ")");
-      lines.push_back(what);
-      lines.push_back(absl::StrCat(
-          "learning rate: ", f.lr, ", ", f.schedule,
-          f.schedule == "cosine"
-              ? absl::StrCat(" over ", f.schedule_steps.value_or(*f.steps),
-                             " steps")
-              : "",
-          ", warm-up ", f.warmup.value_or(0), " steps"));
-      break;
-    }
-    case RunMode::kEvaluation:
-      lines.push_back(absl::StrCat("evaluation: ", plan.entry,
-                                   " on every whole batch, the mean of each "
-                                   "scalar output"));
-      break;
-    default:
-      lines.push_back(absl::StrCat("inference: ", plan.entry,
-                                   f.bench ? absl::StrCat(", timed over ",
-                                                          f.iters,
-                                                          " replays")
-                                           : ""));
-      break;
-  }
-  if (world_size > 1) {
-    lines.push_back(absl::StrCat("data parallel: ", world_size, " ranks"));
-  }
   if (plan.dataset != nullptr) {
     std::vector<std::string> fields;
     for (const io::DatasetField& field : plan.fields) {
-      fields.push_back(absl::StrCat(field.name, " ",
-                                    TypeText(field.dtype, field.shape)));
+      fields.push_back(
+          absl::StrCat(field.name, " ", TypeText(field.dtype, field.shape)));
     }
     const uint64_t batch = plan.loader.batch.batch_size;
     lines.push_back(absl::StrCat(
         "data: ", f.dataset, ", ", plan.dataset->record_count(),
         " records, batches of ", batch, " (", absl::StrJoin(fields, ", "),
         " per record), ",
-        plan.loader.batch.shuffle
-            ? absl::StrCat("shuffled with seed ", f.seed)
-            : std::string("in file order"),
+        plan.loader.batch.shuffle ? absl::StrCat("shuffled with seed ", f.seed)
+                                  : std::string("in file order"),
         ", ", plan.dataset->record_count() / (batch * world_size),
         " batches per epoch"));
   }
@@ -551,6 +545,12 @@ std::string DescribeRun(const RunPlan& plan, const Flags& f, int world_size) {
     lines.push_back("converts: " + c);
   }
   if (!f.params.empty()) lines.push_back("parameters: " + f.params);
+  return lines;
+}
+
+// --dry-run's lines on what the run writes and checks.
+std::vector<std::string> WhatItWrites(const Flags& f) {
+  std::vector<std::string> lines;
   if (!f.check.empty()) {
     lines.push_back(absl::StrCat("checks against: ", f.check, " (rtol ",
                                  f.rtol, ", atol ", f.atol, ")"));
@@ -564,6 +564,23 @@ std::string DescribeRun(const RunPlan& plan, const Flags& f, int world_size) {
             : ""));
   }
   if (!f.log_dir.empty()) lines.push_back("logs: " + f.log_dir);
+  return lines;
+}
+
+}  // namespace
+
+std::string DescribeRun(const RunPlan& plan, const Flags& f, int world_size) {
+  std::vector<std::string> lines = {
+      absl::StrCat("dry run: ", f.model,
+                   " would run (every check passed; the GPU was not opened)")};
+  for (std::vector<std::string> part :
+       {WhatRuns(plan, f),
+        world_size > 1 ? std::vector<std::string>{absl::StrCat(
+                             "data parallel: ", world_size, " ranks")}
+                       : std::vector<std::string>{},
+        WhatItReads(plan, f, world_size), WhatItWrites(f)}) {
+    lines.insert(lines.end(), part.begin(), part.end());
+  }
   lines.push_back(absl::StrCat(
       "device: GPU ", f.device, ", at least ", BytesText(plan.device_bytes),
       f.memory_limit > 0
