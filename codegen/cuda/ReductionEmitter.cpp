@@ -44,6 +44,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -450,24 +451,100 @@ LogicalResult emitNorm(Emission &e) {
 // Cross entropy
 //===----------------------------------------------------------------------===//
 
-/// The configuration members of cross entropy with `eps` label smoothing
-/// over C classes.
-std::string smoothingMembers(double eps, int64_t c) {
-  return floatMember("keep", 1 - eps) + floatMember("smooth", eps / double(c)) +
-         "  static constexpr bool smoothing = " +
-         (eps != 0 ? "true" : "false") + ";\n";
+/// What configures a cross entropy's kernels besides its shape.
+struct CrossEntropyForm {
+  double eps = 0;
+  std::optional<int64_t> ignore;
+  Reduction reduction = Reduction::mean;
+
+  template <typename LossOp> static CrossEntropyForm of(LossOp op) {
+    return {op.getLabelSmoothing().convertToDouble(), op.getIgnoreIndex(),
+            op.getReduction()};
+  }
+  bool operator==(const CrossEntropyForm &other) const {
+    return eps == other.eps && ignore == other.ignore &&
+           reduction == other.reduction;
+  }
+  /// Whether the mean divides by the count of the rows not ignored
+  /// (cross_entropy_count) rather than by N.
+  bool counted() const { return ignore && reduction == Reduction::mean; }
+  /// The incoming gradient's factor fixed at compile time (a counted mean
+  /// divides by the count in the kernel).
+  double scale(int64_t n) const {
+    return reduction == Reduction::mean && !counted() ? 1.0 / n : 1.0;
+  }
+  /// The --stats words of the configuration.
+  std::string words() const {
+    return std::string(eps != 0 ? " smoothing" : "") +
+           (ignore ? " ignore=" + str(*ignore) : "") +
+           (counted() ? " counted" : "");
+  }
+  /// The configuration members over C classes: label smoothing, the ignored
+  /// label and whether the mean is counted.
+  std::string members(int64_t c) const {
+    return floatMember("keep", 1 - eps) +
+           floatMember("smooth", eps / double(c)) +
+           "  static constexpr bool smoothing = " +
+           (eps != 0 ? "true" : "false") +
+           ";\n  static constexpr bool ignores = " +
+           (ignore ? "true" : "false") +
+           ";\n  static constexpr int ignore_index = " +
+           str(ignore.value_or(0)) +
+           ";\n  static constexpr bool counted = " +
+           (counted() ? "true" : "false") + ";\n";
+  }
+};
+
+/// One block counts the rows whose label (`labels`, N of them) is not
+/// `ignore` into a float of scratch, which it returns.
+uint64_t emitLabelCount(KernelSet &kernels, LaunchArg labels, int64_t n,
+                        int64_t ignore) {
+  uint64_t count = kernels.builder.scratch(4);
+  Params params;
+  params.add("const int *__restrict__ labels", labels);
+  params.add("float *__restrict__ count", LaunchArg::scratch(count));
+  KernelSpec spec = templateKernel(
+      "kiln_cross_entropy_count", "cross_entropy.cuh", "cross_entropy_count",
+      "n=" + str(n) + " ignore=" + str(ignore),
+      llvm::formatv("kiln::reduce::label_count_config<idx_t, {0}, {1}>", n,
+                    ignore)
+          .str(),
+      "", "cross_entropy_count<cfg>", params);
+  spec.grid = dim3Of(1);
+  spec.block = dim3Of(256);
+  kernels.kernel(std::move(spec), params);
+  return count;
+}
+
+/// The scratch of the count of rows not ignored when `form` needs one
+/// (emitting its kernel), else nothing.
+std::optional<uint64_t> countIfNeeded(KernelSet &kernels,
+                                      const CrossEntropyForm &form,
+                                      LaunchArg labels, int64_t n) {
+  if (!form.counted())
+    return std::nullopt;
+  return emitLabelCount(kernels, labels, n, *form.ignore);
+}
+
+/// Adds the `count` parameter when there is one.
+void addCount(Params &params, std::optional<uint64_t> count) {
+  if (count)
+    params.add("const float *__restrict__ count", LaunchArg::scratch(*count));
 }
 
 /// One block adds the row losses (scratch) in a fixed order into the loss;
-/// `params` binds `row_loss` and `out`.
+/// `params` binds `row_loss` and `out` (and `count` for a counted mean).
 void emitCrossEntropyTotal(KernelSet &kernels, const Params &params, int64_t n,
-                           int64_t c, Reduction reduction) {
-  bool mean = reduction == Reduction::mean;
+                           int64_t c, const CrossEntropyForm &form) {
+  bool mean = form.reduction == Reduction::mean;
   KernelSpec spec = templateKernel(
       "kiln_cross_entropy_total", "cross_entropy.cuh", "cross_entropy_total",
-      "n=" + str(n) + (mean ? " mean" : " sum"),
-      llvm::formatv("kiln::reduce::loss_total_config<idx_t, {0}, {1}, {2}>", n,
-                    c > 0 ? "true" : "false", mean ? "true" : "false")
+      "n=" + str(n) + (mean ? " mean" : " sum") +
+          (form.counted() ? " counted" : ""),
+      llvm::formatv("kiln::reduce::loss_total_config<idx_t, {0}, {1}, {2}, "
+                    "{3}>",
+                    n, c > 0 ? "true" : "false", mean ? "true" : "false",
+                    form.counted() ? "true" : "false")
           .str(),
       "", "cross_entropy_total<cfg>", params);
   spec.grid = dim3Of(1);
@@ -479,7 +556,7 @@ LogicalResult emitCrossEntropy(Emission &e) {
   auto loss = cast<CrossEntropyOp>(e.op());
   auto type = cast<ShapedType>(loss.getLogits().getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
-  double eps = loss.getLabelSmoothing().convertToDouble();
+  CrossEntropyForm form = CrossEntropyForm::of(loss);
   uint64_t rowLoss = e.builder.scratch(std::max<int64_t>(n, 1) * 4);
   if (n > 0 && c > 0) {
     RowKernel row(n, c);
@@ -489,17 +566,19 @@ LogicalResult emitCrossEntropy(Emission &e) {
     params.add("float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
     KernelSpec spec = templateKernel(
         "kiln_cross_entropy_rows", "cross_entropy.cuh", "cross_entropy_rows",
-        row.configuration() + (eps != 0 ? " smoothing" : ""),
-        rowConfig("cross_entropy_config", n, c), smoothingMembers(eps, c),
+        row.configuration() + form.words(),
+        rowConfig("cross_entropy_config", n, c), form.members(c),
         "cross_entropy_rows<cfg>", params);
     spec.grid = row.grid();
     spec.block = row.block();
     e.kernel(std::move(spec), params);
   }
+  std::optional<uint64_t> count = countIfNeeded(e, form, e.operand(1), n);
   Params final;
   final.add("const float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
   e.addOutput(final, 0, "out");
-  emitCrossEntropyTotal(e, final, n, c, loss.getReduction());
+  addCount(final, count);
+  emitCrossEntropyTotal(e, final, n, c, form);
   return success();
 }
 
@@ -509,20 +588,20 @@ LogicalResult emitCrossEntropyBackward(Emission &e) {
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
   if (n * c == 0)
     return success();
-  double eps = loss.getLabelSmoothing().convertToDouble();
-  double reductionScale =
-      loss.getReduction() == Reduction::mean ? 1.0 / n : 1.0;
+  CrossEntropyForm form = CrossEntropyForm::of(loss);
+  std::optional<uint64_t> count = countIfNeeded(e, form, e.operand(2), n);
   RowKernel row(n, c);
   Params params;
   e.addInput(params, 0, "grad");
   e.addInput(params, 1, "logits");
   e.addInput(params, 2, "labels");
   e.addOutput(params, 0, "out");
+  addCount(params, count);
   KernelSpec spec = templateKernel(
       "kiln_cross_entropy_backward", "cross_entropy.cuh",
-      "cross_entropy_backward", row.configuration(),
+      "cross_entropy_backward", row.configuration() + form.words(),
       rowConfig("cross_entropy_config", n, c),
-      smoothingMembers(eps, c) + floatMember("scale", reductionScale),
+      form.members(c) + floatMember("scale", form.scale(n)),
       "cross_entropy_backward<cfg>", params);
   spec.grid = row.grid();
   spec.block = row.block();
@@ -588,7 +667,9 @@ FailureOr<CrossEntropyPair> matchCrossEntropyPair(FusionOp fusion) {
   pair.labels = argumentOf(pair.forward.getLabels());
   if (pair.logits < 0 || pair.labels < 0 ||
       pair.backward.getLogits() != pair.forward.getLogits() ||
-      pair.backward.getLabels() != pair.forward.getLabels())
+      pair.backward.getLabels() != pair.forward.getLabels() ||
+      !(CrossEntropyForm::of(pair.backward) ==
+        CrossEntropyForm::of(pair.forward)))
     return failure();
   pair.grad = argumentOf(pair.backward.getGrad());
   if (pair.grad < 0) {
@@ -624,10 +705,11 @@ FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
                     fusion, target);
   auto type = cast<ShapedType>(pair.forward.getLogits().getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
-  double eps = pair.forward.getLabelSmoothing().convertToDouble();
-  Reduction reduction = pair.forward.getReduction();
+  CrossEntropyForm form = CrossEntropyForm::of(pair.forward);
   uint64_t rowLoss = kernels.builder.scratch(std::max<int64_t>(n, 1) * 4);
   std::string logitsType = cudaType(pair.forward.getLogits());
+  std::optional<uint64_t> count =
+      countIfNeeded(kernels, form, LaunchArg::operand(pair.labels), n);
   if (n > 0 && c > 0) {
     // 16-byte steps when every row starts aligned.
     int64_t bytes = type.getElementTypeBitWidth() / 8;
@@ -645,7 +727,7 @@ FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
     params.add("float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
     params.add(cudaType(pair.backward.getResult()) + " *__restrict__ out",
                LaunchArg::result(pair.gradient));
-    double scale = reduction == Reduction::mean ? 1.0 / n : 1.0;
+    addCount(params, count);
     bool cached = ::kiln::reduce::ceil_div(::kiln::reduce::ceil_div(c, width),
                                            row.group) *
                       width <=
@@ -655,16 +737,18 @@ FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
         llvm::formatv("rows={0} m={1} group={2} rows_per_block={3} width={4}"
                       "{5}{6}",
                       n, c, row.group, row.rowsPerBlock, width,
-                      cached ? " cached" : "", eps != 0 ? " smoothing" : "")
+                      cached ? " cached" : "", form.words())
             .str(),
         rowConfig("cross_entropy_fused_config", n, c, ", " + str(width)),
-        smoothingMembers(eps, c) + floatMember("scale", scale) +
+        form.members(c) + floatMember("scale", form.scale(n)) +
             floatMember("seed", pair.seed.value_or(0.0)),
         "cross_entropy_fused<cfg>", params);
     // A constant incoming gradient is the configuration's `seed`.
     if (pair.seed)
-      spec.body = "  kiln::reduce::cross_entropy_fused<cfg>(ctx, (const float "
-                  "*)nullptr, logits, labels, row_loss, out);\n";
+      spec.body = std::string("  kiln::reduce::cross_entropy_fused<cfg>(ctx, "
+                              "(const float *)nullptr, logits, labels, "
+                              "row_loss, out") +
+                  (count ? ", count" : "") + ");\n";
     spec.grid = row.grid();
     spec.block = row.block();
     kernels.kernel(std::move(spec), params);
@@ -675,7 +759,8 @@ FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
               LaunchArg::scratch(rowLoss));
     final.add(cudaType(pair.forward.getResult()) + " *__restrict__ out",
               LaunchArg::result(pair.loss));
-    emitCrossEntropyTotal(kernels, final, n, c, reduction);
+    addCount(final, count);
+    emitCrossEntropyTotal(kernels, final, n, c, form);
   }
   return kernels.builder.take();
 }

@@ -273,6 +273,46 @@ TEST_F(ReductionEmitterTest, CrossEntropyBackward) {
        "tensor<16x32001xbf16>");
 }
 
+TEST_F(ReductionEmitterTest, CrossEntropyIgnoreIndex) {
+  // The mean counts the rows not ignored first (one block), and the total
+  // divides by that count.
+  GeneratedFusion mean =
+      emit("kiln.cross_entropy %arg0, %arg1 ignore_index = -100 : "
+           "tensor<32x10xf32>, tensor<32xi32>",
+           "tensor<32x10xf32>, tensor<32xi32>", "tensor<f32>");
+  ASSERT_EQ(mean.launches.size(), 3u);
+  EXPECT_NE(mean.kernels[0].source.find("ignore_index = -100;"),
+            std::string::npos);
+  EXPECT_NE(mean.kernels[1].source.find(
+                "label_count_config<idx_t, 32, -100>"),
+            std::string::npos);
+  EXPECT_NE(mean.kernels[2].source.find(
+                "loss_total_config<idx_t, 32, true, true, true>"),
+            std::string::npos);
+  EXPECT_NE(mean.kernels[2].source.find("(ctx, row_loss, out, count)"),
+            std::string::npos);
+  // The sum leaves ignored rows out without a count.
+  GeneratedFusion sum =
+      emit("kiln.cross_entropy %arg0, %arg1 reduction = sum ignore_index = 3 "
+           ": tensor<32x10xf32>, tensor<32xi32>",
+           "tensor<32x10xf32>, tensor<32xi32>", "tensor<f32>");
+  ASSERT_EQ(sum.launches.size(), 2u);
+  EXPECT_NE(sum.kernels[0].source.find("ignores = true"), std::string::npos);
+  EXPECT_NE(sum.kernels[0].source.find("counted = false"), std::string::npos);
+  GeneratedFusion backward =
+      emit("kiln.cross_entropy_backward %arg0, %arg1, %arg2 ignore_index = "
+           "-1 : tensor<16x7xbf16>, tensor<16xi32>",
+           "tensor<bf16>, tensor<16x7xbf16>, tensor<16xi32>",
+           "tensor<16x7xbf16>");
+  ASSERT_EQ(backward.launches.size(), 2u);
+  EXPECT_NE(backward.kernels[1].source.find("counted = true"),
+            std::string::npos);
+  EXPECT_NE(backward.kernels[1].source.find("scale = 1.0"), std::string::npos)
+      << backward.kernels[1].source;
+  EXPECT_NE(backward.kernels[1].source.find(", out, count)"),
+            std::string::npos);
+}
+
 TEST_F(ReductionEmitterTest, BinaryCrossEntropy) {
   emit("kiln.binary_cross_entropy %arg0, %arg1 : tensor<32x1xf32>",
        "tensor<32x1xf32>, tensor<32x1xf32>", "tensor<f32>");

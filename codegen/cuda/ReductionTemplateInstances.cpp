@@ -139,26 +139,46 @@ std::vector<Case> cases() {
              "= 1.000000e-01 : " +
                  l + ", tensor<32xi32>",
              {g, l, "tensor<32xi32>"}, {l});
+      // ignore_index: the mean counts the rows (cross_entropy_count), the
+      // sum leaves ignored rows out.
+      single("cross_entropy_ignore_" + tag,
+             "kiln.cross_entropy %arg0, %arg1 label_smoothing = 1.000000e-01 "
+             "ignore_index = -100 : " +
+                 l + ", tensor<32xi32>",
+             {l, "tensor<32xi32>"}, {g});
+      single("cross_entropy_ignore_sum_" + tag,
+             "kiln.cross_entropy %arg0, %arg1 reduction = sum ignore_index = "
+             "0 : " +
+                 l + ", tensor<32xi32>",
+             {l, "tensor<32xi32>"}, {g});
+      single("cross_entropy_backward_ignore_" + tag,
+             "kiln.cross_entropy_backward %arg0, %arg1, %arg2 ignore_index = "
+             "-100 : " +
+                 l + ", tensor<32xi32>",
+             {g, l, "tensor<32xi32>"}, {l});
     }
     // Loss and gradient in one kernel: a constant seed (the training step's)
     // or one read from memory; cached, re-read and odd-length rows.
     for (llvm::StringRef c : {"10", "1000", "32768", "50257"}) {
       std::string l = tensor("32x" + c.str(), type);
-      for (bool constantSeed : {true, false}) {
+      // The seed constant or read; ignore_index's counted mean with either.
+      for (int variant = 0; variant < 4; ++variant) {
+        bool constantSeed = variant % 2 == 0, ignore = variant >= 2;
         std::string seed = constantSeed ? "%s" : "%seed";
+        std::string attrs = std::string("label_smoothing = 0.1") +
+                            (ignore ? " ignore_index = -100" : "");
         all.push_back(
             {("cross_entropy_fused_" + type + "_c" + c +
-              (constantSeed ? "_constant_seed" : "_seed"))
+              (constantSeed ? "_constant_seed" : "_seed") +
+              (ignore ? "_ignore" : ""))
                  .str(),
              "func.func @f(%l: " + l + ", %y: tensor<32xi32>, %seed: " + g +
                  ") -> (" + g + ", " + l + ") {\n" +
-                 "  %loss = kiln.cross_entropy %l, %y label_smoothing = 0.1 : " +
-                 l + ", tensor<32xi32>\n" +
-                 "  %s = kiln.constant dense<1.0> : " + g + "\n" +
-                 "  %g = kiln.cross_entropy_backward " + seed +
-                 ", %l, %y label_smoothing = 0.1 : " + l +
-                 ", tensor<32xi32>\n" + "  return %loss, %g : " + g + ", " + l +
-                 "\n}\n",
+                 "  %loss = kiln.cross_entropy %l, %y " + attrs + " : " + l +
+                 ", tensor<32xi32>\n" + "  %s = kiln.constant dense<1.0> : " +
+                 g + "\n" + "  %g = kiln.cross_entropy_backward " + seed +
+                 ", %l, %y " + attrs + " : " + l + ", tensor<32xi32>\n" +
+                 "  return %loss, %g : " + g + ", " + l + "\n}\n",
              /*fuse=*/true});
       }
     }

@@ -368,6 +368,20 @@ TEST_F(NNGradientTest, CrossEntropySum) {
                        {0}, withIntBound(7));
 }
 
+TEST_F(NNGradientTest, CrossEntropyIgnoreIndex) {
+  // Rows 1 and 4 are ignored: the mean divides by 4 and their gradient is 0.
+  for (const char *reduction : {"mean", "sum"})
+    expectGradientsMatch(std::string(R"mlir(
+    func.func @loss(%x: tensor<6x5xf32>) -> tensor<f32> {
+      %y = kiln.constant dense<[3, -100, 0, 4, -100, 1]> : tensor<6xi32>
+      %l = kiln.cross_entropy %x, %y reduction = )mlir") +
+                             reduction + R"mlir( label_smoothing = 0.1
+          ignore_index = -100 : tensor<6x5xf32>, tensor<6xi32>
+      return %l : tensor<f32>
+    })mlir",
+                         {0});
+}
+
 TEST_F(NNGradientTest, CrossEntropyAfterSoftmaxChain) {
   // Logits from a layer norm: the loss gradient flows on through another rule.
   expectGradientsMatch(R"mlir(

@@ -12,8 +12,10 @@
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace mlir::kiln::ref {
 
@@ -340,41 +342,52 @@ LogicalResult evalBatchNormBackward(Operation *op,
 // Embedding and rope
 //===----------------------------------------------------------------------===//
 
-LogicalResult evalEmbedding(Operation *,
+/// Fails with an error naming the op and the element when an index of an
+/// embedding is not a row of its table.
+LogicalResult checkRows(Operation *op, const Tensor &indices, int64_t rows) {
+  for (size_t i = 0, e = indices.data.size(); i < e; ++i) {
+    double index = indices.data[i];
+    if (!(index >= 0 && index < double(rows)))
+      return op->emitOpError()
+             << "index " << int64_t(index) << " at element "
+             << formatShape(unflatIndex(indices.shape, int64_t(i)))
+             << " of 'indices' is outside the " << rows
+             << " rows of the table";
+  }
+  return success();
+}
+
+LogicalResult evalEmbedding(Operation *op,
                             llvm::ArrayRef<const Tensor *> operands,
                             llvm::MutableArrayRef<Tensor> results,
                             EvalContext &) {
   const Tensor &table = *operands[0], &indices = *operands[1];
   int64_t rows = table.shape[0], width = table.shape[1];
+  if (failed(checkRows(op, indices, rows)))
+    return failure();
   double *out = results[0].data.data();
   for (double index : indices.data) {
-    if (index >= 0 && index < rows) {
-      const double *row = table.data.data() + int64_t(index) * width;
-      std::copy(row, row + width, out);
-    } else {
-      // Unspecified: NaN makes a stray index visible instead of reading
-      // out of bounds.
-      std::fill(out, out + width, kNaN);
-    }
+    const double *row = table.data.data() + int64_t(index) * width;
+    std::copy(row, row + width, out);
     out += width;
   }
   return success();
 }
 
-LogicalResult evalEmbeddingBackward(Operation *,
+LogicalResult evalEmbeddingBackward(Operation *op,
                                     llvm::ArrayRef<const Tensor *> operands,
                                     llvm::MutableArrayRef<Tensor> results,
                                     EvalContext &) {
   const Tensor &g = *operands[0], &indices = *operands[1];
   Tensor &table = results[0];
   int64_t rows = table.shape[0], width = table.shape[1];
+  if (failed(checkRows(op, indices, rows)))
+    return failure();
   const double *grad = g.data.data();
   for (double index : indices.data) {
-    if (index >= 0 && index < rows) {
-      double *row = table.data.data() + int64_t(index) * width;
-      for (int64_t j = 0; j < width; ++j)
-        row[j] += grad[j];
-    }
+    double *row = table.data.data() + int64_t(index) * width;
+    for (int64_t j = 0; j < width; ++j)
+      row[j] += grad[j];
     grad += width;
   }
   return success();
@@ -476,6 +489,38 @@ double logSumExp(const double *x, int64_t count) {
   return maximum + std::log(sum);
 }
 
+/// The rows of a cross entropy's labels that count: those whose label is
+/// not `ignore`. A label that is neither a class nor `ignore` is an error
+/// naming the op and the row.
+FailureOr<std::vector<bool>> countedRows(Operation *op, const Tensor &labels,
+                                         int64_t classes,
+                                         std::optional<int64_t> ignore) {
+  std::vector<bool> counted(labels.data.size());
+  for (size_t n = 0; n < counted.size(); ++n) {
+    double label = labels.data[n];
+    if (ignore && label == double(*ignore))
+      continue;
+    if (!(label >= 0 && label < double(classes))) {
+      InFlightDiagnostic error = op->emitOpError()
+                                 << "label " << int64_t(label) << " of row "
+                                 << n << " is outside the " << classes
+                                 << " classes [0, " << classes << ")";
+      if (ignore)
+        error << " and is not ignore_index " << *ignore;
+      return failure();
+    }
+    counted[n] = true;
+  }
+  return counted;
+}
+
+/// 1 / the counted rows for `mean` (as PyTorch: NaN when none counts in the
+/// loss, where the gradient is 0 anyway), 1 for `sum`.
+double countedScale(Reduction reduction, const std::vector<bool> &counted) {
+  return reductionScale(reduction,
+                        std::count(counted.begin(), counted.end(), true));
+}
+
 LogicalResult evalCrossEntropy(Operation *op,
                                llvm::ArrayRef<const Tensor *> operands,
                                llvm::MutableArrayRef<Tensor> results,
@@ -483,14 +528,18 @@ LogicalResult evalCrossEntropy(Operation *op,
   auto loss = cast<CrossEntropyOp>(op);
   const Tensor &logits = *operands[0], &labels = *operands[1];
   int64_t rows = logits.shape[0], classes = logits.shape[1];
+  FailureOr<std::vector<bool>> counted =
+      countedRows(op, labels, classes, loss.getIgnoreIndex());
+  if (failed(counted))
+    return failure();
   double eps = loss.getLabelSmoothing().convertToDouble();
   double total = 0;
   for (int64_t n = 0; n < rows; ++n) {
+    if (!(*counted)[n])
+      continue;
     const double *x = logits.data.data() + n * classes;
     double lse = logSumExp(x, classes);
-    double label = labels.data[n];
-    double picked =
-        label >= 0 && label < classes ? x[int64_t(label)] - lse : kNaN;
+    double picked = x[int64_t(labels.data[n])] - lse;
     double sum = 0;
     for (int64_t c = 0; c < classes; ++c)
       sum += x[c] - lse;
@@ -499,8 +548,9 @@ LogicalResult evalCrossEntropy(Operation *op,
       row -= eps / double(classes) * sum;
     total += row;
   }
+  // The mean divides (0 / 0 when every row is ignored, as PyTorch's).
   if (loss.getReduction() == Reduction::mean)
-    total /= double(rows);
+    total /= double(std::count(counted->begin(), counted->end(), true));
   results[0].data[0] = total;
   return success();
 }
@@ -512,21 +562,24 @@ LogicalResult evalCrossEntropyBackward(Operation *op,
   auto loss = cast<CrossEntropyBackwardOp>(op);
   const Tensor &logits = *operands[1], &labels = *operands[2];
   int64_t rows = logits.shape[0], classes = logits.shape[1];
+  FailureOr<std::vector<bool>> counted =
+      countedRows(op, labels, classes, loss.getIgnoreIndex());
+  if (failed(counted))
+    return failure();
   double eps = loss.getLabelSmoothing().convertToDouble();
   double scale =
-      operands[0]->data[0] * reductionScale(loss.getReduction(), rows);
+      operands[0]->data[0] * countedScale(loss.getReduction(), *counted);
   double uniform = eps / double(classes);
+  // Ignored rows keep the results' zeros.
   for (int64_t n = 0; n < rows; ++n) {
+    if (!(*counted)[n])
+      continue;
     const double *x = logits.data.data() + n * classes;
     double *out = results[0].data.data() + n * classes;
     double lse = logSumExp(x, classes);
     for (int64_t c = 0; c < classes; ++c)
       out[c] = scale * (std::exp(x[c] - lse) - uniform);
-    double label = labels.data[n];
-    if (label >= 0 && label < classes)
-      out[int64_t(label)] -= scale * (1 - eps);
-    else
-      std::fill(out, out + classes, kNaN);
+    out[int64_t(labels.data[n])] -= scale * (1 - eps);
   }
   return success();
 }

@@ -45,6 +45,20 @@ protected:
     return succeeded(results) ? *results : std::vector<Tensor>{};
   }
 
+  /// Parses `source`, expects its first function to fail on `inputs` and
+  /// returns the diagnostics.
+  std::string runError(llvm::StringRef source, std::vector<Tensor> inputs) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << diagnostics;
+    if (!module)
+      return "";
+    diagnostics.clear();
+    Interpreter interpreter(Precision::F64);
+    EXPECT_TRUE(failed(
+        interpreter.run(*module->getOps<func::FuncOp>().begin(), inputs)));
+    return diagnostics;
+  }
+
   Tensor random(llvm::ArrayRef<int64_t> shape, double low = -2.0,
                 double high = 2.0, ElementKind kind = ElementKind::F32) {
     Tensor t(shape, kind);
@@ -769,6 +783,149 @@ TEST_F(NNEvalTest, CrossEntropyBackwardClosedForm) {
     }
   }
   expectClose(r[0], expected);
+}
+
+/// PyTorch's cross entropy with ignore_index, written out: the rows whose
+/// label is `ignore` are left out of the sum and of the mean's count.
+struct IgnoredCrossEntropy {
+  double sum = 0;
+  int64_t counted = 0;
+  std::vector<double> rowGradient; // d(sum) / d logits
+};
+
+IgnoredCrossEntropy ignoredCrossEntropy(const Tensor &logits,
+                                        const Tensor &labels, double eps,
+                                        int64_t ignore) {
+  int64_t rows = logits.shape[0], classes = logits.shape[1];
+  IgnoredCrossEntropy out;
+  out.rowGradient.assign(rows * classes, 0.0);
+  for (int64_t n = 0; n < rows; ++n) {
+    if (labels.data[n] == double(ignore))
+      continue;
+    ++out.counted;
+    const double *x = &logits.data[n * classes];
+    double z = 0;
+    for (int64_t c = 0; c < classes; ++c)
+      z += std::exp(x[c]);
+    for (int64_t c = 0; c < classes; ++c) {
+      double q = (c == int64_t(labels.data[n]) ? 1 - eps : 0.0) + eps / classes;
+      out.sum -= q * (x[c] - std::log(z));
+      out.rowGradient[n * classes + c] = std::exp(x[c]) / z - q;
+    }
+  }
+  return out;
+}
+
+TEST_F(NNEvalTest, CrossEntropyIgnoreIndex) {
+  Tensor logits = random({7, 5}, -3, 3), labels = randomIndices({7}, 5);
+  labels.data[1] = labels.data[4] = -100;
+  Tensor g({}, ElementKind::F32);
+  g.data = {0.3 + random({1}, 0, 1).data[0]};
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<7x5xf32>, %y: tensor<7xi32>, %g: tensor<f32>)
+        -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<7x5xf32>, tensor<7x5xf32>) {
+      %m = kiln.cross_entropy %x, %y ignore_index = -100 : tensor<7x5xf32>, tensor<7xi32>
+      %ms = kiln.cross_entropy %x, %y label_smoothing = 0.2 ignore_index = -100 : tensor<7x5xf32>, tensor<7xi32>
+      %s = kiln.cross_entropy %x, %y reduction = sum label_smoothing = 0.2 ignore_index = -100 : tensor<7x5xf32>, tensor<7xi32>
+      %dm = kiln.cross_entropy_backward %g, %x, %y label_smoothing = 0.2 ignore_index = -100 : tensor<7x5xf32>, tensor<7xi32>
+      %ds = kiln.cross_entropy_backward %g, %x, %y reduction = sum ignore_index = -100 : tensor<7x5xf32>, tensor<7xi32>
+      return %m, %ms, %s, %dm, %ds : tensor<f32>, tensor<f32>, tensor<f32>, tensor<7x5xf32>, tensor<7x5xf32>
+    })mlir",
+               {logits, labels, g});
+  ASSERT_EQ(r.size(), 5u);
+  IgnoredCrossEntropy plain = ignoredCrossEntropy(logits, labels, 0, -100);
+  IgnoredCrossEntropy smoothed = ignoredCrossEntropy(logits, labels, 0.2, -100);
+  ASSERT_EQ(plain.counted, 5);
+  expectClose(r[0], {plain.sum / 5});
+  expectClose(r[1], {smoothed.sum / 5});
+  expectClose(r[2], {smoothed.sum});
+  std::vector<double> mean(35), sum(35);
+  for (int i = 0; i < 35; ++i) {
+    mean[i] = g.data[0] / 5 * smoothed.rowGradient[i];
+    sum[i] = g.data[0] * plain.rowGradient[i];
+  }
+  expectClose(r[3], mean);
+  expectClose(r[4], sum);
+  for (int c = 0; c < 5; ++c)
+    EXPECT_EQ(r[3].data[5 + c], 0.0) << "an ignored row's gradient is 0";
+}
+
+TEST_F(NNEvalTest, CrossEntropyIgnoreIndexOfAClass) {
+  // ignore_index may name a class: its rows are left out like any other.
+  Tensor logits = random({6, 3}), labels = randomIndices({6}, 3);
+  labels.data[0] = 2;
+  labels.data[3] = 0;
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<6x3xf32>, %y: tensor<6xi32>) -> tensor<f32> {
+      %m = kiln.cross_entropy %x, %y ignore_index = 2 : tensor<6x3xf32>, tensor<6xi32>
+      return %m : tensor<f32>
+    })mlir",
+               {logits, labels});
+  ASSERT_EQ(r.size(), 1u);
+  IgnoredCrossEntropy expected = ignoredCrossEntropy(logits, labels, 0, 2);
+  expectClose(r[0], {expected.sum / double(expected.counted)});
+}
+
+TEST_F(NNEvalTest, CrossEntropyEveryRowIgnored) {
+  // As PyTorch: the mean is 0 / 0 and the gradient 0; the sum is 0.
+  Tensor logits = random({3, 4}), labels({3}, ElementKind::I32);
+  labels.data = {-1, -1, -1};
+  Tensor g({}, ElementKind::F32);
+  g.data = {1.0};
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<3x4xf32>, %y: tensor<3xi32>, %g: tensor<f32>)
+        -> (tensor<f32>, tensor<f32>, tensor<3x4xf32>) {
+      %m = kiln.cross_entropy %x, %y label_smoothing = 0.1 ignore_index = -1 : tensor<3x4xf32>, tensor<3xi32>
+      %s = kiln.cross_entropy %x, %y reduction = sum ignore_index = -1 : tensor<3x4xf32>, tensor<3xi32>
+      %d = kiln.cross_entropy_backward %g, %x, %y label_smoothing = 0.1 ignore_index = -1 : tensor<3x4xf32>, tensor<3xi32>
+      return %m, %s, %d : tensor<f32>, tensor<f32>, tensor<3x4xf32>
+    })mlir",
+               {logits, labels, g});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_TRUE(std::isnan(r[0].data[0]));
+  EXPECT_EQ(r[1].data[0], 0.0);
+  expectClose(r[2], std::vector<double>(12, 0.0));
+}
+
+TEST_F(NNEvalTest, CrossEntropyLabelOutsideTheClassesIsAnError) {
+  Tensor logits = random({4, 5}), labels = randomIndices({4}, 5);
+  labels.data[2] = 7;
+  std::string error = runError(R"mlir(
+    func.func @f(%x: tensor<4x5xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+      %m = kiln.cross_entropy %x, %y ignore_index = -100 : tensor<4x5xf32>, tensor<4xi32>
+      return %m : tensor<f32>
+    })mlir",
+                               {logits, labels});
+  EXPECT_NE(error.find("'kiln.cross_entropy' op label 7 of row 2 is outside "
+                       "the 5 classes [0, 5) and is not ignore_index -100"),
+            std::string::npos)
+      << error;
+  labels.data[2] = -1;
+  error = runError(R"mlir(
+    func.func @f(%g: tensor<f32>, %x: tensor<4x5xf32>, %y: tensor<4xi32>) -> tensor<4x5xf32> {
+      %d = kiln.cross_entropy_backward %g, %x, %y : tensor<4x5xf32>, tensor<4xi32>
+      return %d : tensor<4x5xf32>
+    })mlir",
+                   {random({}), logits, labels});
+  EXPECT_NE(error.find("'kiln.cross_entropy_backward' op label -1 of row 2 is "
+                       "outside the 5 classes [0, 5)\n"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(NNEvalTest, EmbeddingIndexOutsideTheTableIsAnError) {
+  Tensor table = random({6, 3}), indices = randomIndices({2, 4}, 6);
+  indices.data[5] = 6;
+  std::string error = runError(R"mlir(
+    func.func @f(%t: tensor<6x3xf32>, %i: tensor<2x4xi32>) -> tensor<2x4x3xf32> {
+      %e = kiln.embedding %t, %i : tensor<6x3xf32>, tensor<2x4xi32>
+      return %e : tensor<2x4x3xf32>
+    })mlir",
+                               {table, indices});
+  EXPECT_NE(error.find("'kiln.embedding' op index 6 at element [1, 1] of "
+                       "'indices' is outside the 6 rows of the table"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(NNEvalTest, BinaryCrossEntropyStableForm) {

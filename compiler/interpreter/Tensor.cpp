@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <unistd.h>
 
@@ -120,6 +121,28 @@ Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
   for (size_t d = shape.size(); d-- > 1;)
     strides[d - 1] = strides[d] * shape[d];
   return strides;
+}
+
+Shape unflatIndex(llvm::ArrayRef<int64_t> shape, int64_t flat) {
+  Shape index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return index;
+}
+
+std::optional<int64_t> readI64AsI32(const uint8_t *bytes, int64_t count,
+                                    double *out) {
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t value;
+    std::memcpy(&value, bytes + 8 * i, 8);
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<int32_t>::max())
+      return i;
+    out[i] = double(value);
+  }
+  return std::nullopt;
 }
 
 Shape Tensor::strides() const { return rowMajorStrides(shape); }

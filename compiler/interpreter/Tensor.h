@@ -71,6 +71,16 @@ uint64_t hostMemoryBytes();
 /// Row-major strides of `shape`.
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
+/// The multi-index of row-major position `flat` in `shape` (for naming an
+/// element in a diagnostic).
+Shape unflatIndex(llvm::ArrayRef<int64_t> shape, int64_t flat);
+
+/// Reads `count` little-endian i64 values (what PyTorch and NumPy store
+/// integers as) into `out` as i32 values. Returns the position of the first
+/// one outside the i32 range, where it stops; nothing when all fit.
+std::optional<int64_t> readI64AsI32(const uint8_t *bytes, int64_t count,
+                                    double *out);
+
 /// Strides that read a tensor of shape `from` as if broadcast to `to` (numpy
 /// rules, `from` must be broadcastable): 0 along broadcast dimensions.
 Shape broadcastStrides(llvm::ArrayRef<int64_t> from,

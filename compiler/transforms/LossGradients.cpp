@@ -73,6 +73,7 @@ void formLossGradientGroups(Block &body, Grouping &grouping) {
           forward.getLabels() != backward.getLabels() ||
           forward.getLabelSmoothing() != backward.getLabelSmoothing() ||
           forward.getReduction() != backward.getReduction() ||
+          forward.getIgnoreIndex() != backward.getIgnoreIndex() ||
           !forward->isBeforeInBlock(backward))
         continue;
       // The kernel stands at the backward op, and the incoming gradient must

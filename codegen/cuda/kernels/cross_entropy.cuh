@@ -3,7 +3,10 @@
 // Cross entropy over logits [N, C] with integer labels: a row kernel
 // (reduce_row.cuh) leaves each row's loss in scratch and one block adds
 // them in a fixed order; the backward is a row kernel, and a forward and
-// backward of the same logits can be one (cross_entropy_fused). A label outside
+// backward of the same logits can be one (cross_entropy_fused). A label equal
+// to the configuration's ignore_index (when `ignores`) gives its row loss and
+// gradient 0; with the mean, cross_entropy_count first counts the other rows
+// and the kernels divide by that count (`counted`). Any other label outside
 // [0, C) makes its row's loss and gradient NaN. Binary cross entropy's
 // gradient is element-wise.
 //
@@ -16,9 +19,39 @@ namespace reduce {
 
 // Rows of logits; `keep` is 1 - label_smoothing and `smooth`
 // label_smoothing / C, as f32, from the planner's configuration (a derived
-// struct), with `smoothing` whether label_smoothing is not 0.
+// struct), with `smoothing` whether label_smoothing is not 0, `ignores`
+// whether rows labelled `ignore_index` are left out, and `counted` whether
+// the mean divides by the count of cross_entropy_count.
 template <class Idx, long long N, long long C>
 struct cross_entropy_config : row_config<Idx, N, C> {};
+
+// Whether a row's label is the configuration's ignore_index.
+template <class Cfg> __device__ __forceinline__ bool ignored(int label) {
+  return Cfg::ignores && label == Cfg::ignore_index;
+}
+
+// The rows whose label is not ignore_index, counted by one block of 256
+// threads into `count` (exact: each thread's count and the sum are
+// integers).
+template <class Idx, long long N, int Ignore> struct label_count_config {
+  using idx_t = Idx;
+  static constexpr long long n = N;
+  static constexpr int ignore_index = Ignore;
+};
+
+template <class Cfg>
+__device__ __forceinline__ void
+cross_entropy_count(const launch_ctx &ctx, const int *__restrict__ labels,
+                    float *__restrict__ count) {
+  using idx_t = typename Cfg::idx_t;
+  __shared__ unsigned scratch[32];
+  unsigned c = 0;
+  for (idx_t i = ctx.thread.x; i < (idx_t)Cfg::n; i += 256)
+    c += labels[i] != Cfg::ignore_index;
+  c = kiln_group_reduce<256>(ctx, c, kiln_sum_op(), 0u, scratch);
+  if (ctx.thread.x == 0)
+    *count = (float)c;
+}
 
 // The row's max and log-sum-exp.
 template <class Cfg, class X>
@@ -48,9 +81,8 @@ cross_entropy_rows(const launch_ctx &ctx, const L *__restrict__ logits,
   x.cache(p.lid);
   const float lse = log_sum_exp<Cfg>(ctx, p.lid, x, scratch).y;
   const int label = labels[p.row];
-  const float picked = label >= 0 && label < Cfg::m
-                           ? kiln_load(x.row[label]) - lse
-                           : kiln_nan();
+  const bool valid = label >= 0 && label < Cfg::m;
+  const float picked = valid ? kiln_load(x.row[label]) - lse : kiln_nan();
   float l = -Cfg::keep * picked;
   if constexpr (Cfg::smoothing) {
     // -eps/C * sum_c log_softmax
@@ -61,22 +93,24 @@ cross_entropy_rows(const launch_ctx &ctx, const L *__restrict__ logits,
     l -= Cfg::smooth * sl;
   }
   if (p.active && p.lid == 0)
-    row_loss[p.row] = l;
+    row_loss[p.row] = ignored<Cfg>(label) ? 0.f : l;
 }
 
 // The loss: one block of 256 threads adds the N row losses (NaN without
-// classes), divided by N for the mean.
-template <class Idx, long long N, bool Classes, bool Mean> struct loss_total_config {
+// classes), divided for the mean by N or, when `Counted`, by `count`.
+template <class Idx, long long N, bool Classes, bool Mean, bool Counted = false>
+struct loss_total_config {
   using idx_t = Idx;
   static constexpr long long n = N;
-  static constexpr bool classes = Classes, mean = Mean;
+  static constexpr bool classes = Classes, mean = Mean, counted = Counted;
   static constexpr float nf = (float)N;
 };
 
 template <class Cfg, class Out>
 __device__ __forceinline__ void
 cross_entropy_total(const launch_ctx &ctx, const float *__restrict__ row_loss,
-                    Out *__restrict__ out) {
+                    Out *__restrict__ out,
+                    const float *__restrict__ count = nullptr) {
   using idx_t = typename Cfg::idx_t;
   __shared__ float scratch[32];
   float s = 0.f;
@@ -85,19 +119,31 @@ cross_entropy_total(const launch_ctx &ctx, const float *__restrict__ row_loss,
   s = kiln_group_reduce<256>(ctx, s, kiln_sum_op(), 0.f, scratch);
   if (ctx.thread.x == 0) {
     if constexpr (Cfg::mean)
-      kiln_store(out, s / Cfg::nf);
+      kiln_store(out, s / (Cfg::counted ? *count : Cfg::nf));
     else
       kiln_store(out, s);
   }
 }
 
+// The incoming gradient's factor: `scale` of the configuration (1/N for the
+// mean, 1 for the sum), divided by `count` when `counted`.
+template <class Cfg>
+__device__ __forceinline__ float gradient_scale(float grad,
+                                                const float *count) {
+  if constexpr (Cfg::counted)
+    return grad * Cfg::scale / *count;
+  else
+    return grad * Cfg::scale;
+}
+
 // d logits = scale * (softmax - eps/C - (1 - eps) [j == label]), scale the
-// incoming gradient times `scale` of the configuration (1/N for the mean).
+// incoming gradient times gradient_scale; 0 in ignored rows.
 template <class Cfg, class G, class L, class Out>
 __device__ __forceinline__ void
 cross_entropy_backward(const launch_ctx &ctx, const G *__restrict__ grad,
                        const L *__restrict__ logits,
-                       const int *__restrict__ labels, Out *__restrict__ out) {
+                       const int *__restrict__ labels, Out *__restrict__ out,
+                       const float *__restrict__ count = nullptr) {
   using idx_t = typename Cfg::idx_t;
   __shared__ float scratch[32];
   const row_position<Cfg> p(ctx);
@@ -105,16 +151,17 @@ cross_entropy_backward(const launch_ctx &ctx, const G *__restrict__ grad,
   Out *out_row = out + p.row * (idx_t)Cfg::m;
   x.cache(p.lid);
   const float lse = log_sum_exp<Cfg>(ctx, p.lid, x, scratch).y;
-  const float scale = kiln_load(grad[0]) * Cfg::scale;
+  const float scale = gradient_scale<Cfg>(kiln_load(grad[0]), count);
   const int label = labels[p.row];
   const bool valid = label >= 0 && label < Cfg::m;
+  const bool skip = ignored<Cfg>(label);
   if (!p.active)
     return;
   row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
     float v = scale * (expf(x.at(k, e, j) - lse) - Cfg::smooth);
     if (j == label)
       v -= scale * Cfg::keep;
-    kiln_store(out_row + j, valid ? v : kiln_nan());
+    kiln_store(out_row + j, skip ? 0.f : valid ? v : kiln_nan());
   });
 }
 
@@ -130,15 +177,16 @@ struct cross_entropy_fused_config : row_config<Idx, N, C, W> {
       row_config<Idx, N, C, W>::steps * W <= 32;
 };
 
-// The derived configuration adds keep/smooth/smoothing and `scale` as
-// cross_entropy_backward's, plus `seed`, the incoming gradient when it is a
-// compile-time constant (`grad` is then null).
+// The derived configuration adds keep/smooth/smoothing, ignores/ignore_index,
+// counted and `scale` as cross_entropy_backward's, plus `seed`, the incoming
+// gradient when it is a compile-time constant (`grad` is then null).
 template <class Cfg, class G, class L, class Out>
 __device__ __forceinline__ void
 cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
                     const L *__restrict__ logits,
                     const int *__restrict__ labels,
-                    float *__restrict__ row_loss, Out *__restrict__ out) {
+                    float *__restrict__ row_loss, Out *__restrict__ out,
+                    const float *__restrict__ count = nullptr) {
   using idx_t = typename Cfg::idx_t;
   constexpr int W = Cfg::width;
   __shared__ float scratch[32];
@@ -153,6 +201,7 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
   // here).
   const int label = labels[p.row];
   const bool valid = label >= 0 && label < Cfg::m;
+  const bool skip = ignored<Cfg>(label);
   const float picked = valid ? kiln_load(x.row[label]) : 0.f;
 
   float mx = -kiln_inf();
@@ -190,9 +239,10 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
   if (!p.active)
     return;
   if (p.lid == 0)
-    row_loss[p.row] = l;
+    row_loss[p.row] = skip ? 0.f : l;
 
-  const float scale = (grad ? kiln_load(grad[0]) : Cfg::seed) * Cfg::scale;
+  const float scale =
+      gradient_scale<Cfg>(grad ? kiln_load(grad[0]) : Cfg::seed, count);
   const float scale_by_sum = scale / s;
   Out *out_row = out + p.row * (idx_t)Cfg::m;
   alignas(16) Out lanes[W];
@@ -206,10 +256,11 @@ cross_entropy_fused(const launch_ctx &ctx, const G *__restrict__ grad,
           v = scale * (expf(x.at(k, e, j) - lse) - Cfg::smooth);
         if (j == label)
           v -= scale * Cfg::keep;
+        v = skip ? 0.f : valid ? v : kiln_nan();
         if constexpr (W == 1)
-          kiln_store(out_row + j, valid ? v : kiln_nan());
+          kiln_store(out_row + j, v);
         else
-          kiln_store(&lanes[e], valid ? v : kiln_nan());
+          kiln_store(&lanes[e], v);
       },
       load, [&](idx_t j0) { store_step<Cfg>(out, p.row, j0, lanes); });
 }

@@ -1,8 +1,9 @@
 //===- LossImporters.cpp - ONNX loss nodes and the --loss option ----------===//
 //
 // SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss. The common case
-// (logits [N, C], no class weights, no ignore_index, mean or sum) becomes
-// kiln.cross_entropy, which the training pipeline fuses; every other form is
+// (logits [N, C], no class weights, mean or sum, with or without
+// ignore_index) becomes kiln.cross_entropy, which the training pipeline
+// fuses; every other form is
 // composed exactly from a one-hot mask of the labels: per element
 // l = -w[label] * logp[label], where w is 0 for ignore_index, reduced by
 // sum, by sum / sum(w) (mean), or not at all (none).
@@ -10,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/GraphImporter.h"
+
+#include <limits>
 
 namespace mlir::kiln::onnx_import {
 namespace {
@@ -33,8 +36,12 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
   std::string reduction = node.stringAttr("reduction", "mean");
   if (reduction != "mean" && reduction != "sum" && reduction != "none")
     return node.unsupported("reduction = '" + reduction + "'");
-  bool hasIgnore = node.hasAttr("ignore_index");
+  // The labels are i32 (INT64 ones are narrowed on import): an ignore_index
+  // outside that range matches none of them.
   int64_t ignoreIndex = node.intAttr("ignore_index", 0);
+  bool hasIgnore = node.hasAttr("ignore_index") &&
+                   ignoreIndex >= std::numeric_limits<int32_t>::min() &&
+                   ignoreIndex <= std::numeric_limits<int32_t>::max();
   Value weights = node.hasInput(2) ? node.input(2) : Value();
   if (node.hasInput(2) && !weights)
     return failure();
@@ -47,11 +54,13 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
   KilnBuilder kb = node.kb();
   Location loc = node.loc();
 
-  if (fromLogits && ts.getRank() == 2 && !weights && !hasIgnore &&
-      reduction != "none" && !node.hasOutput(1)) {
+  if (fromLogits && ts.getRank() == 2 && !weights && reduction != "none" &&
+      !node.hasOutput(1)) {
     Reduction kind = reduction == "sum" ? Reduction::sum : Reduction::mean;
-    node.setResult(0, b.create<CrossEntropyOp>(loc, scores, labels, kind,
-                                               llvm::APFloat(0.0)));
+    node.setResult(0, b.create<CrossEntropyOp>(
+                          loc, scores, labels, kind, llvm::APFloat(0.0),
+                          hasIgnore ? b.getI64IntegerAttr(ignoreIndex)
+                                    : IntegerAttr()));
     return success();
   }
 
@@ -117,7 +126,7 @@ FailureOr<Value> buildRequestedLoss(OpBuilder &b, Location loc,
         .getResult();
   return b
       .create<CrossEntropyOp>(loc, prediction, target, Reduction::mean,
-                              llvm::APFloat(0.0))
+                              llvm::APFloat(0.0), IntegerAttr())
       .getResult();
 }
 

@@ -360,7 +360,8 @@ struct CrossEntropyGradient
     auto loss = cast<CrossEntropyOp>(op);
     operandGrads.push_back(builder.create<CrossEntropyBackwardOp>(
         op->getLoc(), resultGrads[0], loss.getLogits(), loss.getLabels(),
-        loss.getReductionAttr(), loss.getLabelSmoothingAttr()));
+        loss.getReductionAttr(), loss.getLabelSmoothingAttr(),
+        loss.getIgnoreIndexAttr()));
     operandGrads.push_back(Value()); // integer labels
     return success();
   }

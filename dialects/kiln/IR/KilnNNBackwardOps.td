@@ -306,15 +306,17 @@ def Kiln_CrossEntropyBackwardOp : Kiln_Op<"cross_entropy_backward",
   let summary = "gradient of kiln.cross_entropy with respect to the logits";
   let description = [{
     For `grad`, the rank-0 gradient of a `kiln.cross_entropy` loss (same
-    `reduction`, default `mean`, and `label_smoothing` `eps`, default 0, in
-    `[0, 1]`), its `logits` `[N, C]` and i32 `labels` `[N]`:
+    `reduction`, default `mean`, `label_smoothing` `eps`, default 0, in
+    `[0, 1]`, and `ignore_index`), its `logits` `[N, C]` and i32 `labels`
+    `[N]`:
 
     `result[n, c] = grad * s * (softmax(logits)[n, c] - (1 - eps) * [c == labels[n]] - eps / C)`
 
-    with `s = 1/N` for `mean` and 1 for `sum`; the softmax subtracts the row
-    maximum first. A label outside `[0, C)` makes its row unspecified. The
-    result has the type of `logits`; `grad` is a rank-0 tensor of their
-    element type.
+    with `s = 1/K` for `mean` and 1 for `sum`, where K is the number of rows
+    whose label is not `ignore_index` (N without it); the softmax subtracts
+    the row maximum first. Rows whose label is `ignore_index` are 0; any
+    other label outside `[0, C)` makes its row unspecified. The result has
+    the type of `logits`; `grad` is a rank-0 tensor of their element type.
 
     ```mlir
     %dl = kiln.cross_entropy_backward %g, %logits, %labels
@@ -324,11 +326,13 @@ def Kiln_CrossEntropyBackwardOp : Kiln_Op<"cross_entropy_backward",
   let arguments = (ins Kiln_FloatTensor:$grad, Kiln_FloatTensor:$logits,
       Kiln_IndexTensor:$labels,
       DefaultValuedAttr<Kiln_ReductionAttr, "::mlir::kiln::Reduction::mean">:$reduction,
-      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing,
+      OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $logits `,` $labels (`reduction` `=` `` $reduction^)?
-    (`label_smoothing` `=` $label_smoothing^)? attr-dict
+    (`label_smoothing` `=` $label_smoothing^)?
+    (`ignore_index` `=` $ignore_index^)? attr-dict
     `:` type($logits) `,` type($labels)
   }];
   let hasVerifier = 1;

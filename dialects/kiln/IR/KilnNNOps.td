@@ -473,9 +473,9 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy",
     [InferTypeOpAdaptor, Kiln_Reduces]> {
   let summary = "softmax cross entropy of logits and integer labels";
   let description = [{
-    For float `logits` `[N, C]` and i32 `labels` `[N]` (each in `[0, C)`;
-    outside it the result is unspecified), with
-    `lsm = log_softmax(logits, dim 1)` and `eps = label_smoothing`
+    For float `logits` `[N, C]` and i32 `labels` `[N]` (each in `[0, C)` or
+    equal to `ignore_index`; any other label makes the result unspecified),
+    with `lsm = log_softmax(logits, dim 1)` and `eps = label_smoothing`
     (in `[0, 1]`, default 0) the loss of row `n` is
 
     `l[n] = -(1 - eps) * lsm[n, labels[n]] - eps / C * sum_c lsm[n, c]`
@@ -485,18 +485,28 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy",
     the default, divides by N; or `sum`); the result is a rank-0 tensor of
     the logits' element type. The gradient flows to `logits` only.
 
+    `ignore_index` (optional, an i32 value; PyTorch's is -100) is a label
+    that selects no class: its rows have loss 0, smoothing term included, and
+    gradient 0, and `mean` divides by the number of the other rows, as
+    `torch.nn.functional.cross_entropy(..., ignore_index=...)` does. When
+    every row is ignored, `mean` is NaN (0 / 0) and the gradient 0.
+
     ```mlir
     %l = kiln.cross_entropy %logits, %labels label_smoothing = 1.000000e-01
+        : tensor<32x10xf32>, tensor<32xi32>
+    %t = kiln.cross_entropy %logits, %labels ignore_index = -100
         : tensor<32x10xf32>, tensor<32xi32>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$logits, Kiln_IndexTensor:$labels,
       DefaultValuedAttr<Kiln_ReductionAttr, "::mlir::kiln::Reduction::mean">:$reduction,
-      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing,
+      OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $labels (`reduction` `=` `` $reduction^)?
-    (`label_smoothing` `=` $label_smoothing^)? attr-dict
+    (`label_smoothing` `=` $label_smoothing^)?
+    (`ignore_index` `=` $ignore_index^)? attr-dict
     `:` type($logits) `,` type($labels)
   }];
   let hasVerifier = 1;

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
 #include <optional>
@@ -43,6 +44,12 @@ inline std::string shapeString(RankedTensorType type) {
 /// backward op) are ranked tensors of rank 4 ([B, H, T, D]).
 LogicalResult checkAttentionOperandRanks(std::optional<Location> location,
                                          Value query, Value key, Value value);
+
+/// The checks kiln.cross_entropy and its backward share: logits [N, C],
+/// labels [N], label_smoothing in [0, 1], an i32 ignore_index.
+LogicalResult verifyCrossEntropy(Operation *op, Value logits, Value labels,
+                                 double smoothing,
+                                 std::optional<int64_t> ignoreIndex);
 
 } // namespace mlir::kiln
 

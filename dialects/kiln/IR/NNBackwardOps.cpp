@@ -363,18 +363,7 @@ LogicalResult EmbeddingBackwardOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult CrossEntropyBackwardOp::verify() {
-  auto logits = cast<RankedTensorType>(getLogits().getType());
-  if (logits.getRank() != 2)
-    return emitOpError() << "'logits' must have rank 2 ([N, C]), got "
-                         << shapeString(logits);
-  auto labels = cast<RankedTensorType>(getLabels().getType());
-  if (labels.getShape() != logits.getShape().take_front())
-    return emitOpError() << "'labels' must have shape [" << logits.getDimSize(0)
-                         << "] (the rows of 'logits'), got "
-                         << shapeString(labels);
-  double smoothing = getLabelSmoothing().convertToDouble();
-  if (!(smoothing >= 0 && smoothing <= 1))
-    return emitOpError() << "'label_smoothing' must be in [0, 1], got "
-                         << smoothing;
-  return success();
+  return verifyCrossEntropy(*this, getLogits(), getLabels(),
+                            getLabelSmoothing().convertToDouble(),
+                            getIgnoreIndex());
 }

@@ -8,6 +8,8 @@
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/IR/KilnOpUtils.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -327,18 +329,32 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
   return inferScalarLoss(location, "logits", adaptor.getLogits(), results);
 }
 
-LogicalResult CrossEntropyOp::verify() {
-  auto logits = cast<RankedTensorType>(getLogits().getType());
-  auto labels = cast<RankedTensorType>(getLabels().getType());
+LogicalResult mlir::kiln::verifyCrossEntropy(Operation *op, Value logitsValue,
+                                 Value labelsValue, double smoothing,
+                                 std::optional<int64_t> ignoreIndex) {
+  auto logits = cast<RankedTensorType>(logitsValue.getType());
+  auto labels = cast<RankedTensorType>(labelsValue.getType());
   if (logits.getRank() != 2)
-    return emitOpError() << "'logits' must have rank 2 ([N, C]), got "
-                         << shapeString(logits);
+    return op->emitOpError() << "'logits' must have rank 2 ([N, C]), got "
+                             << shapeString(logits);
   if (labels.getShape() != logits.getShape().take_front())
-    return emitOpError() << "'labels' must have shape [" << logits.getDimSize(0)
-                         << "] (N of 'logits'), got " << shapeString(labels);
-  double smoothing = getLabelSmoothing().convertToDouble();
+    return op->emitOpError()
+           << "'labels' must have shape [" << logits.getDimSize(0)
+           << "] (N of 'logits'), got " << shapeString(labels);
   if (!(smoothing >= 0 && smoothing <= 1))
-    return emitOpError() << "'label_smoothing' must be in [0, 1], got "
-                         << smoothing;
+    return op->emitOpError() << "'label_smoothing' must be in [0, 1], got "
+                             << smoothing;
+  // Labels are i32: a wider value could never match one.
+  if (ignoreIndex && (*ignoreIndex < std::numeric_limits<int32_t>::min() ||
+                      *ignoreIndex > std::numeric_limits<int32_t>::max()))
+    return op->emitOpError()
+           << "'ignore_index' must be an i32 value like the labels, got "
+           << *ignoreIndex;
   return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return verifyCrossEntropy(*this, getLogits(), getLabels(),
+                            getLabelSmoothing().convertToDouble(),
+                            getIgnoreIndex());
 }

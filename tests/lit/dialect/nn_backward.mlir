@@ -69,7 +69,7 @@ func.func @pool(%g: tensor<2x16x8x8xf32>, %x: tensor<2x16x15x15xf32>,
 // CHECK-LABEL: func.func @embedding_and_losses
 // CHECK: %[[E:.*]] = kiln.embedding_backward %{{.*}}, %{{.*}} : tensor<4x32x64xf32>, tensor<4x32xi32> -> tensor<1000x64xf32>
 // CHECK: %[[C:.*]] = kiln.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} label_smoothing = 1.000000e-01 : tensor<32x10xf32>, tensor<32xi32>
-// CHECK: %[[S:.*]] = kiln.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} reduction = sum : tensor<32x10xf32>, tensor<32xi32>
+// CHECK: %[[S:.*]] = kiln.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} reduction = sum ignore_index = -1 : tensor<32x10xf32>, tensor<32xi32>
 // CHECK: %[[B:.*]] = kiln.binary_cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} reduction = sum : tensor<32x1xbf16>
 // CHECK: return %[[E]], %[[C]], %[[S]], %[[B]] : tensor<1000x64xf32>, tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x1xbf16>
 func.func @embedding_and_losses(%g: tensor<4x32x64xf32>, %tokens: tensor<4x32xi32>,
@@ -81,7 +81,7 @@ func.func @embedding_and_losses(%g: tensor<4x32x64xf32>, %tokens: tensor<4x32xi3
       : tensor<4x32x64xf32>, tensor<4x32xi32> -> tensor<1000x64xf32>
   %dl = kiln.cross_entropy_backward %l, %logits, %labels label_smoothing = 1.000000e-01
       : tensor<32x10xf32>, tensor<32xi32>
-  %ds = kiln.cross_entropy_backward %l, %logits, %labels reduction = sum
+  %ds = kiln.cross_entropy_backward %l, %logits, %labels reduction = sum ignore_index = -1
       : tensor<32x10xf32>, tensor<32xi32>
   %db = kiln.binary_cross_entropy_backward %lb, %x, %t reduction = sum : tensor<32x1xbf16>
   return %dt, %dl, %ds, %db : tensor<1000x64xf32>, tensor<32x10xf32>, tensor<32x10xf32>, tensor<32x1xbf16>

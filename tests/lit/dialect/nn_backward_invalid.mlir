@@ -334,7 +334,7 @@ func.func @cross_entropy_backward_rank(%l: tensor<f32>, %x: tensor<2x32x10xf32>,
 // -----
 
 func.func @cross_entropy_backward_labels(%l: tensor<f32>, %x: tensor<32x10xf32>, %y: tensor<10xi32>) {
-  // expected-error @+1 {{'kiln.cross_entropy_backward' op 'labels' must have shape [32] (the rows of 'logits'), got [10]}}
+  // expected-error @+1 {{'kiln.cross_entropy_backward' op 'labels' must have shape [32] (N of 'logits'), got [10]}}
   %0 = kiln.cross_entropy_backward %l, %x, %y : tensor<32x10xf32>, tensor<10xi32>
   return
 }
@@ -344,6 +344,14 @@ func.func @cross_entropy_backward_labels(%l: tensor<f32>, %x: tensor<32x10xf32>,
 func.func @cross_entropy_backward_smoothing(%l: tensor<f32>, %x: tensor<32x10xf32>, %y: tensor<32xi32>) {
   // expected-error @+1 {{'kiln.cross_entropy_backward' op 'label_smoothing' must be in [0, 1], got 1.500000e+00}}
   %0 = kiln.cross_entropy_backward %l, %x, %y label_smoothing = 1.5 : tensor<32x10xf32>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_backward_ignore_index(%l: tensor<f32>, %x: tensor<32x10xf32>, %y: tensor<32xi32>) {
+  // expected-error @+1 {{'kiln.cross_entropy_backward' op 'ignore_index' must be an i32 value like the labels, got -2147483649}}
+  %0 = kiln.cross_entropy_backward %l, %x, %y ignore_index = -2147483649 : tensor<32x10xf32>, tensor<32xi32>
   return
 }
 

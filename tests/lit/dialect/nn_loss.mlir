@@ -14,12 +14,17 @@ func.func @mse(%p: tensor<16x3x5xf32>, %t: tensor<16x3x5xf32>) -> (tensor<f32>, 
 // CHECK-LABEL: func.func @cross_entropy
 // CHECK: %[[A:.*]] = kiln.cross_entropy %{{.*}}, %{{.*}} label_smoothing = 1.000000e-01 : tensor<32x10xbf16>, tensor<32xi32>
 // CHECK: %[[B:.*]] = kiln.cross_entropy %{{.*}}, %{{.*}} reduction = sum : tensor<32x10xbf16>, tensor<32xi32>
-// CHECK: return %[[A]], %[[B]] : tensor<bf16>, tensor<bf16>
-func.func @cross_entropy(%logits: tensor<32x10xbf16>, %labels: tensor<32xi32>) -> (tensor<bf16>, tensor<bf16>) {
+// CHECK: %[[I:.*]] = kiln.cross_entropy %{{.*}}, %{{.*}} ignore_index = -100 : tensor<32x10xbf16>, tensor<32xi32>
+// CHECK: %[[J:.*]] = kiln.cross_entropy %{{.*}}, %{{.*}} reduction = sum label_smoothing = 2.000000e-01 ignore_index = 3 : tensor<32x10xbf16>, tensor<32xi32>
+// CHECK: return %[[A]], %[[B]], %[[I]], %[[J]] : tensor<bf16>, tensor<bf16>, tensor<bf16>, tensor<bf16>
+func.func @cross_entropy(%logits: tensor<32x10xbf16>, %labels: tensor<32xi32>) -> (tensor<bf16>, tensor<bf16>, tensor<bf16>, tensor<bf16>) {
   %0 = kiln.cross_entropy %logits, %labels label_smoothing = 0.1 : tensor<32x10xbf16>, tensor<32xi32>
   %1 = kiln.cross_entropy %logits, %labels reduction = sum label_smoothing = 0.0
       : tensor<32x10xbf16>, tensor<32xi32>
-  return %0, %1 : tensor<bf16>, tensor<bf16>
+  %2 = kiln.cross_entropy %logits, %labels ignore_index = -100 : tensor<32x10xbf16>, tensor<32xi32>
+  %3 = kiln.cross_entropy %logits, %labels reduction = sum label_smoothing = 0.2 ignore_index = 3
+      : tensor<32x10xbf16>, tensor<32xi32>
+  return %0, %1, %2, %3 : tensor<bf16>, tensor<bf16>, tensor<bf16>, tensor<bf16>
 }
 
 // CHECK-LABEL: func.func @bce

@@ -49,6 +49,30 @@ func.func @ce_smoothing(%l: tensor<32x10xf32>, %y: tensor<32xi32>) {
 
 // -----
 
+func.func @ce_ignore_index_range(%l: tensor<32x10xf32>, %y: tensor<32xi32>) {
+  // expected-error @+1 {{'kiln.cross_entropy' op 'ignore_index' must be an i32 value like the labels, got 4294967296}}
+  %0 = kiln.cross_entropy %l, %y ignore_index = 4294967296 : tensor<32x10xf32>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @ce_ignore_index_float(%l: tensor<32x10xf32>, %y: tensor<32xi32>) {
+  // expected-error @+1 {{floating point value not valid for specified type}}
+  %0 = kiln.cross_entropy %l, %y ignore_index = 1.5 : tensor<32x10xf32>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @ce_ignore_index_type(%l: tensor<32x10xf32>, %y: tensor<32xi32>) {
+  // expected-error @+1 {{'kiln.cross_entropy' op attribute 'ignore_index' failed to satisfy constraint: 64-bit signless integer attribute}}
+  %0 = "kiln.cross_entropy"(%l, %y) <{ignore_index = 1 : i32}> : (tensor<32x10xf32>, tensor<32xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
 func.func @ce_float_labels(%l: tensor<32x10xf32>, %y: tensor<32xf32>) {
   // expected-error @+1 {{'kiln.cross_entropy' op operand #1 must be statically shaped tensor of 32-bit signless integer values, but got 'tensor<32xf32>'}}
   %0 = kiln.cross_entropy %l, %y : tensor<32x10xf32>, tensor<32xf32>
