@@ -33,7 +33,9 @@
 // and whole batches are taken in file order, starting again at the end, so a
 // file of one batch trains on that batch at every step (parameters and model
 // state such as batch norm running statistics are the trainer's, not
-// fields). --heldout evaluates the forward entry (batch norm on its running
+// fields; samples/data/reference_batch.h: i64 fields feed i32 inputs, and a
+// label or index out of its op's range is an error naming the record).
+// --heldout evaluates the forward entry (batch norm on its running
 // statistics) on every whole batch of a second file at the end, and every
 // --eval-every steps: the mean of each scalar result (the loss in nats and
 // bits, a classifier's accuracy).
@@ -72,6 +74,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "runtime/io/dataset.h"
+#include "samples/data/reference_batch.h"
 #include "samples/data/sine_task.h"
 #include "tools/common/ToolOptions.h"
 
@@ -312,79 +315,25 @@ llvm::SmallVector<int64_t> shapeOf(func::FuncOp function,
   return {};
 }
 
-/// Whether argument `i` of `forward` is a parameter or model state (batch
-/// norm running statistics), which the trainer holds, rather than an input.
-bool heldByTrainer(func::FuncOp forward, unsigned i) {
-  return forward.getArgAttr(i, KilnDialect::kParamAttrName) ||
-         forward.getArgAttr(i, KilnDialect::kStateAttrName);
-}
+using ::kiln::samples::HeldByTrainer;
 
-/// Batch `index` of `data` (records index*B ... in file order) as the
-/// inputs of `forward` (neither parameters nor model state), by name.
+/// Batch `index` of `data` as the inputs of `forward`
+/// (samples/data/reference_batch.h); errors are printed.
 FailureOr<NamedTensors> datasetBatch(::kiln::io::MappedDataset &data,
                                      func::FuncOp forward, uint64_t index) {
-  NamedTensors batch;
-  std::vector<uint8_t> records;
-  for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    if (heldByTrainer(forward, i)) continue;
-    auto name =
-        forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
-    auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
-    const ::kiln::io::DatasetField *field =
-        name ? data.FindField(name.getValue().str()) : nullptr;
-    if (!field) {
-      llvm::errs() << "error: the dataset has no field for input " << i
-                   << (name ? " '" + name.getValue().str() + "'" : "") << "\n";
-      return failure();
-    }
-    ref::Tensor t(type.getShape(), *ref::elementKindOf(type.getElementType()));
-    const uint64_t size = type.getShape()[0];
-    const bool isF32 = t.kind == ref::ElementKind::F32;
-    if ((!isF32 && t.kind != ref::ElementKind::I32) ||
-        field->dtype != (isF32 ? ::kiln::DType::kF32 : ::kiln::DType::kI32) ||
-        llvm::ArrayRef<int64_t>(field->shape) != type.getShape().drop_front()) {
-      llvm::errs() << "error: field '" << field->name
-                   << "' does not hold records of input " << t.typeString()
-                   << "\n";
-      return failure();
-    }
-    if (records.empty()) {
-      records.resize(size * data.record_bytes());
-      absl::Status read = data.ReadRange(index * size, size, records.data());
-      if (!read.ok()) {
-        llvm::errs() << "error: " << std::string(read.message()) << "\n";
-        return failure();
-      }
-    }
-    const uint64_t perRecord = field->bytes / 4;
-    for (uint64_t r = 0; r < size; ++r)
-      for (uint64_t j = 0; j < perRecord; ++j) {
-        const uint8_t *p =
-            records.data() + r * data.record_bytes() + field->offset + 4 * j;
-        double &out = t.data[r * perRecord + j];
-        if (isF32) {
-          float v;
-          std::memcpy(&v, p, 4);
-          out = v;
-        } else {
-          int32_t v;
-          std::memcpy(&v, p, 4);
-          out = v;
-        }
-      }
-    batch[name.getValue()] = std::move(t);
+  llvm::Expected<NamedTensors> batch =
+      ::kiln::samples::ReadReferenceBatch(data, forward, index);
+  if (!batch) {
+    llvm::errs() << "error: " << llvm::toString(batch.takeError()) << "\n";
+    return failure();
   }
-  return batch;
+  return std::move(*batch);
 }
 
 /// The number of whole batches of `forward`'s batch size in `data`.
 uint64_t wholeBatches(::kiln::io::MappedDataset &data, func::FuncOp forward) {
-  for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i)
-    if (!heldByTrainer(forward, i))
-      return data.record_count() /
-             cast<RankedTensorType>(forward.getArgumentTypes()[i])
-                 .getShape()[0];
-  return 0;
+  uint64_t size = ::kiln::samples::BatchRecords(forward);
+  return size ? data.record_count() / size : 0;
 }
 
 /// The means of the forward entry's scalar results over whole batches.
@@ -413,7 +362,7 @@ FailureOr<HeldOut> evaluateHeldOut(ReferenceTrainer &trainer,
       auto name =
           forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
       const NamedTensors &source =
-          heldByTrainer(forward, i) ? trainer.state() : *batch;
+          HeldByTrainer(forward, i) ? trainer.state() : *batch;
       auto it = name ? source.find(name.getValue()) : source.end();
       if (it == source.end()) {
         llvm::errs() << "error: no value for argument " << i << " of forward\n";

@@ -13,7 +13,13 @@
 // Arguments are named by their kiln.name, else argN (N = position); results
 // by their kiln.name, else resultN. Each argument comes from the tensor of its
 // name in --inputs, which must have the argument's shape and dtype exactly
-// (F32, BF16, F16, I32, BOOL for f32, bf16, f16, i32, i1). With
+// (F32, BF16, F16, I32, BOOL for f32, bf16, f16, i32, i1), or I64 for i32
+// (what PyTorch and NumPy write), narrowed: a value outside the i32 range is
+// an error naming the tensor and element. An input that is a
+// kiln.cross_entropy's labels or a kiln.embedding's indices (directly or
+// through kiln.reshape) is checked: a label outside the classes (and not the
+// ignore_index) or an index outside the table is an error naming the input's
+// element, the value and the op (after --save-inputs has written them). With
 // --random-seed, arguments missing from --inputs are drawn from Philox stream
 // N (the argument's position) of seed S: floats uniform in [-1, 1), i32
 // uniform in [0, --int-range) (default 4), i1 0 or 1 with equal odds; with
@@ -40,6 +46,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/LoadModel.h"
+#include "compiler/interpreter/IndexInputs.h"
 #include "compiler/interpreter/Initializers.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -367,12 +374,25 @@ int main(int argc, char **argv) {
     auto found = inputFile.tensors.find(name);
     if (found != inputFile.tensors.end()) {
       const io::HostTensor &file = found->second;
-      if (file.dtype != expected ||
+      bool narrowed =
+          file.dtype == io::DType::kI64 && expected == io::DType::kI32;
+      if ((file.dtype != expected && !narrowed) ||
           llvm::ArrayRef<int64_t>(file.shape) != type.getShape())
         return fail("input '" + name + "' must be " +
-                    describe(expected, type.getShape()) + ", got " +
-                    describe(file.dtype, file.shape));
-      decode(file, tensor);
+                    describe(expected, type.getShape()) +
+                    (expected == io::DType::kI32 ? " (or i64)" : "") +
+                    ", got " + describe(file.dtype, file.shape));
+      if (!narrowed) {
+        decode(file, tensor);
+      } else if (std::optional<int64_t> bad = ref::readI64AsI32(
+                     file.data.data(), tensor.size(), tensor.data.data())) {
+        int64_t value;
+        std::memcpy(&value, file.data.data() + 8 * *bad, 8);
+        return fail("input '" + name + "' element " +
+                    formatShape(ref::unflatIndex(file.shape, *bad)) +
+                    ": i64 value " + std::to_string(value) +
+                    " is outside the i32 range");
+      }
     } else if (random) {
       auto init =
           function.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
@@ -414,6 +434,16 @@ int main(int argc, char **argv) {
     if (!written.ok())
       return fail("cannot write '" + saveInputsPath +
                   "': " + std::string(written.message()));
+  }
+
+  // After --save-inputs, so that the inputs a bad value came with are kept.
+  for (const ref::IndexInput &use : ref::findIndexInputs(function)) {
+    const ref::Tensor &values = inputs[use.argument];
+    if (std::optional<int64_t> bad = ref::firstBadIndex(use, values))
+      return fail("input '" + argumentName(function, use.argument) +
+                  "' element " +
+                  formatShape(ref::unflatIndex(values.shape, *bad)) + ": " +
+                  ref::describeBadIndex(use, values.data[*bad]));
   }
 
   ref::Interpreter interpreter(precision);
