@@ -47,7 +47,7 @@ help_lists() {
 }
 
 help_lists "${make_dataset}" task out records seed features sine-length text csv \
-  heldout-out length stride heldout-fraction
+  heldout-out length stride heldout-fraction from shuffle classes-out
 expect 2 "unknown flag --nope" "${make_dataset}" --nope --out x
 expect 2 "--out is required" "${make_dataset}" --task sine
 expect 2 "--records: 'many' is not an integer" "${make_dataset}" --records many --out x

@@ -8,6 +8,14 @@
 //                [--seed S] [--records N]
 //   make_dataset --task digits --csv FILE --out TRAIN --heldout-out HELDOUT
 //                [--heldout-fraction 0.1] [--seed S]
+//   make_dataset --from FILE --out TRAIN [--heldout-out HELDOUT]
+//                [--heldout-fraction 0.1] [--shuffle] [--seed S]
+//                [--classes-out FILE] FIELD...
+//
+// --from: the user's own data, a safetensors, NumPy .npy/.npz or CSV file;
+// each FIELD argument, NAME[=SOURCE][:f32|i32|class][@SHAPE], picks a
+// tensor or CSV columns for one field (docs/data-formats.md,
+// samples/data_import/).
 //
 // sine, regression: one record per sequence (sine: x, y of shape [32, 1]) or
 // per sample (regression: x [8], y [1]), each drawn fresh, so one epoch of N
@@ -59,6 +67,7 @@
 #include "absl/flags/flag.h"
 #include "runtime/io/dataset.h"
 #include "samples/data/sine_task.h"
+#include "samples/data_import/import.h"
 #include "tools/common/command_line.h"
 
 ABSL_FLAG(std::string, task, "sine",
@@ -82,7 +91,15 @@ ABSL_FLAG(std::string, heldout_out, "",
 ABSL_FLAG(int, length, 128, "text: bytes per window");
 ABSL_FLAG(int, stride, 64, "text: bytes between training windows");
 ABSL_FLAG(double, heldout_fraction, 0.1,
-          "text, digits: the fraction held out, in (0, 1)");
+          "text, digits, --from: the fraction held out, in (0, 1)");
+ABSL_FLAG(std::string, from, "",
+          "a safetensors, .npy, .npz or .csv file whose records to write, "
+          "field by field as the FIELD arguments say");
+ABSL_FLAG(bool, shuffle, false,
+          "--from: shuffle the records under --seed (default: file order)");
+ABSL_FLAG(std::string, classes_out, "",
+          "--from: write the ids of class fields' names here "
+          "(FIELD<TAB>ID<TAB>NAME lines)");
 
 namespace {
 
@@ -111,6 +128,10 @@ struct Flags {
   int stride = 64;
   int features = 4096;
   double heldout_fraction = 0.1;
+  std::string from;
+  bool shuffle = false;
+  std::string classes_out;
+  std::vector<std::string> fields;  // --from's FIELD arguments
 };
 
 kiln::cli::Usage MakeDatasetUsage() {
@@ -128,18 +149,28 @@ kiln::cli::Usage MakeDatasetUsage() {
       "       make_dataset --task digits --csv FILE --out TRAIN --heldout-out "
       "HELDOUT\n"
       "                    [--heldout-fraction 0.1] [--seed S]\n"
+      "       make_dataset --from FILE --out TRAIN [--heldout-out HELDOUT] "
+      "[--heldout-fraction 0.1]\n"
+      "                    [--shuffle] [--seed S] [--classes-out FILE] "
+      "FIELD...\n"
       "\n"
-      "Writes a sample task's data as a memory-mapped KILNDATA file.";
+      "Writes a sample task's data, or the records of a safetensors, .npy, "
+      ".npz\n"
+      "or CSV file, as a memory-mapped KILNDATA file. A FIELD is\n"
+      "NAME[=SOURCE][:f32|i32|class][@SHAPE]: SOURCE a tensor's name or CSV\n"
+      "columns (a,b or a..b), NAME when left out (docs/data-formats.md).";
   usage.sections = {
       {"Options:", {"task", "out", "records", "seed"}},
       {"wide:", {"features"}},
       {"sine:", {"sine_length"}},
       {"text and digits:",
        {"text", "csv", "heldout_out", "length", "stride", "heldout_fraction"}},
+      {"your own data:", {"from", "shuffle", "classes_out"}},
   };
   usage.metavars = {{"task", "NAME"}, {"out", "FILE"}, {"seed", "S"},
                     {"text", "FILE"}, {"csv", "FILE"}, {"heldout_out", "FILE"},
-                    {"features", "F"}};
+                    {"features", "F"}, {"from", "FILE"},
+                    {"classes_out", "FILE"}};
   return usage;
 }
 
@@ -149,8 +180,21 @@ Flags ParseFlags(int argc, char** argv) {
   const std::vector<std::string> positional =
       kiln::cli::ParseCommandLine(argc, argv, usage);
   auto bad = [&](const std::string& m) { kiln::cli::UsageError(usage, m); };
-  if (!positional.empty()) bad("unexpected argument '" + positional[0] + "'");
   Flags f;
+  f.from = absl::GetFlag(FLAGS_from);
+  f.shuffle = absl::GetFlag(FLAGS_shuffle);
+  f.classes_out = absl::GetFlag(FLAGS_classes_out);
+  if (f.from.empty() && !positional.empty()) {
+    bad("unexpected argument '" + positional[0] + "' (FIELD arguments go "
+        "with --from)");
+  }
+  if (!f.from.empty() && positional.empty()) {
+    bad("--from needs FIELD arguments: NAME[=SOURCE][:f32|i32|class][@SHAPE]");
+  }
+  if (f.from.empty() && (f.shuffle || !f.classes_out.empty())) {
+    bad("--shuffle and --classes-out go with --from");
+  }
+  f.fields = positional;
   f.task = absl::GetFlag(FLAGS_task);
   f.out = absl::GetFlag(FLAGS_out);
   f.records = static_cast<long>(absl::GetFlag(FLAGS_records));
@@ -166,6 +210,16 @@ Flags ParseFlags(int argc, char** argv) {
   f.heldout_fraction = absl::GetFlag(FLAGS_heldout_fraction);
   if (f.out.empty()) bad("--out is required");
   if (f.records < 0) bad("--records must be >= 0");
+  if (!f.from.empty()) {
+    if (f.task != "sine" || f.records != 0) {
+      bad("--from does not go with --task or --records");
+    }
+    if (!f.heldout_out.empty() &&
+        !(f.heldout_fraction > 0 && f.heldout_fraction < 1)) {
+      bad("--heldout-fraction must be in (0, 1)");
+    }
+    return f;
+  }
   const bool split = f.task == "text" || f.task == "digits";
   if (split) {
     if (f.heldout_out.empty()) bad("--task " + f.task + " needs --heldout-out");
@@ -456,10 +510,71 @@ int WriteDigitsTask(const Flags& flags) {
   return 0;
 }
 
+// Writes "FIELD<TAB>ID<TAB>NAME" lines of the class fields to `path`.
+int WriteClasses(const std::string& path,
+                 const kiln::data_import::ImportedData& data) {
+  std::ofstream out(path);
+  for (const auto& field : data.fields)
+    for (size_t id = 0; id < field.classes.size(); ++id)
+      out << field.field.name << '\t' << id << '\t' << field.classes[id]
+          << '\n';
+  if (!out.flush()) {
+    std::fprintf(stderr, "error: cannot write %s\n", path.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int WriteFromFile(const Flags& flags) {
+  std::vector<kiln::data_import::FieldSpec> specs;
+  for (const std::string& text : flags.fields) {
+    auto spec = kiln::data_import::ParseFieldSpec(text);
+    if (!spec.ok()) {
+      std::fprintf(stderr, "make_dataset: %s\n",
+                   std::string(spec.status().message()).c_str());
+      return 2;
+    }
+    specs.push_back(*std::move(spec));
+  }
+  auto data = kiln::data_import::ImportFile(flags.from, specs);
+  if (!data.ok()) return Fail(data.status());
+  kiln::data_import::WriteOptions options;
+  options.out = flags.out;
+  options.heldout_out = flags.heldout_out;
+  options.heldout_fraction = flags.heldout_fraction;
+  options.shuffle = flags.shuffle;
+  options.seed = flags.seed;
+  auto summary = kiln::data_import::WriteDatasets(*data, options);
+  if (!summary.ok()) return Fail(summary.status());
+  for (const auto& field : data->fields) {
+    std::printf("field %s: %s%s from %s\n", field.field.name.c_str(),
+                std::string(kiln::DTypeName(field.field.dtype)).c_str(),
+                kiln::io::ShapeString(field.field.shape).c_str(),
+                field.source.c_str());
+    for (size_t id = 0; id < field.classes.size(); ++id)
+      std::printf("  class %zu: %s\n", id, field.classes[id].c_str());
+  }
+  if (!flags.classes_out.empty()) {
+    if (int status = WriteClasses(flags.classes_out, *data)) return status;
+  }
+  std::printf("%s: %llu records; wrote %llu to %s", flags.from.c_str(),
+              static_cast<unsigned long long>(data->records),
+              static_cast<unsigned long long>(summary->written),
+              flags.out.c_str());
+  if (summary->held_out > 0) {
+    std::printf(" and %llu held out to %s",
+                static_cast<unsigned long long>(summary->held_out),
+                flags.heldout_out.c_str());
+  }
+  std::printf("%s\n", flags.shuffle ? " (shuffled)" : "");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
+  if (!flags.from.empty()) return WriteFromFile(flags);
   if (flags.task == "order") return WriteOrder(flags);
   if (flags.task == "wide") return WriteWide(flags);
   if (flags.task == "text") return WriteText(flags);

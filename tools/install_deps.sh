@@ -11,6 +11,7 @@ PACKAGES=(
   googletest libgtest-dev
   protobuf-compiler libprotobuf-dev
   libonnx-dev libonnx-testdata python3-onnx
+  libzip-dev
   python3
 )
 

@@ -4,35 +4,16 @@
 // Memory-mapped datasets of fixed-size records, batch sampling, and a
 // double-buffered background batch producer.
 //
-// File format "KILNDATA" version 2 (all integers little endian):
-//
-//   offset size
-//    0      8   magic "KILNDATA"
-//    8      4   u32 version = 1
-//   12      4   u32 field_count
-//   16      8   u64 record_bytes  (> 0)
-//   24      8   u64 record_count
-//   32      8   u64 data_offset   (multiple of 64, >= 64 + layout_bytes)
-//   40      8   u64 layout_bytes
-//   48      8   u64 checksum: FNV-1a 64 (runtime/artifact/checksum.h) of bytes
-//               [0, 48), then bytes [56, 64), then the layout bytes
-//   56      8   u64 chunk_bytes (> 0): the data's checksum granule
-//   64      layout_bytes: field_count fields, each
-//                 u16 name length, name (UTF-8), u8 dtype
-//                 (io::DatasetDTypeCode), u8 rank, rank x u64 extents
-//   data_offset: record_count records of record_bytes bytes. A record is its
-//               fields' row-major bytes packed in order, without padding, so
-//               record_bytes is the sum of the fields' sizes (with no fields,
-//               the caller defines the record's contents).
-//   data_offset + record_count * record_bytes: the data's checksums, one u64
-//               FNV-1a 64 per chunk_bytes of data (the last chunk may be
-//               shorter), and nothing after them. A reader checks each chunk
-//               the first time a record in it is read: a flipped byte is an
-//               error that names the bytes, records and file offset.
-//
-// Version 1 files (no checksums over the data: bytes [56, 64) zero and left
-// out of the header checksum, nothing after the data is required) are still
-// read.
+// File format "KILNDATA", version 2 (kDatasetVersion; version 1 files are
+// still read), specified byte by byte in docs/data-formats.md, with its
+// checksums and a NumPy writer (runtime/io/dataset_doc_test.cc holds the two
+// to each other). In short: a 64-byte header (magic "KILNDATA", u32 version,
+// u32 field_count, u64 record_bytes, record_count, data_offset, layout_bytes,
+// header checksum, chunk_bytes), the layout of the fields (name, dtype code,
+// per-record shape), fixed-size records of the fields packed in order from
+// data_offset, then one FNV-1a 64 checksum per chunk_bytes of data. A reader
+// checks each chunk the first time a record in it is read: a flipped byte is
+// an error that names the bytes, records and file offset.
 //
 // The file may be larger than memory: MappedDataset maps a window of it
 // (read-only) and moves the window as records are read. Headerless files of
