@@ -167,10 +167,10 @@ kiln::cli::Usage MakeDatasetUsage() {
        {"text", "csv", "heldout_out", "length", "stride", "heldout_fraction"}},
       {"your own data:", {"from", "shuffle", "classes_out"}},
   };
-  usage.metavars = {{"task", "NAME"}, {"out", "FILE"}, {"seed", "S"},
-                    {"text", "FILE"}, {"csv", "FILE"}, {"heldout_out", "FILE"},
-                    {"features", "F"}, {"from", "FILE"},
-                    {"classes_out", "FILE"}};
+  usage.metavars = {
+      {"task", "NAME"},  {"out", "FILE"},  {"seed", "S"},
+      {"text", "FILE"},  {"csv", "FILE"},  {"heldout_out", "FILE"},
+      {"features", "F"}, {"from", "FILE"}, {"classes_out", "FILE"}};
   return usage;
 }
 
@@ -185,7 +185,8 @@ Flags ParseFlags(int argc, char** argv) {
   f.shuffle = absl::GetFlag(FLAGS_shuffle);
   f.classes_out = absl::GetFlag(FLAGS_classes_out);
   if (f.from.empty() && !positional.empty()) {
-    bad("unexpected argument '" + positional[0] + "' (FIELD arguments go "
+    bad("unexpected argument '" + positional[0] +
+        "' (FIELD arguments go "
         "with --from)");
   }
   if (!f.from.empty() && positional.empty()) {

@@ -372,7 +372,11 @@ FailureOr<HeldOut> evaluateHeldOut(ReferenceTrainer &trainer,
     }
     FailureOr<std::vector<ref::Tensor>> results =
         interpreter.run(forward, arguments);
-    if (failed(results)) return failure();
+    if (failed(results)) {
+      llvm::errs() << "note: on "
+                   << ::kiln::samples::DescribeBatch(data, forward, b) << "\n";
+      return failure();
+    }
     for (unsigned j = 0, e = forward.getNumResults(); j < e; ++j) {
       if ((*results)[j].size() != 1) continue;
       auto name = forward.getResultAttrOfType<StringAttr>(
@@ -493,7 +497,13 @@ int trainOnDataset(ReferenceTrainer &trainer, func::FuncOp forward,
         datasetBatch(*data, forward, step % batches);
     if (failed(batch)) return 1;
     FailureOr<double> loss = trainer.step(*batch, lr);
-    if (failed(loss)) return 1;
+    if (failed(loss)) {
+      llvm::errs() << "note: on "
+                   << ::kiln::samples::DescribeBatch(*data, forward,
+                                                     step % batches)
+                   << "\n";
+      return 1;
+    }
     if (!std::isfinite(*loss)) {
       llvm::errs() << "error: the loss is " << *loss << " at step " << step + 1
                    << "\n";

@@ -489,8 +489,7 @@ struct CrossEntropyForm {
            ";\n  static constexpr bool ignores = " +
            (ignore ? "true" : "false") +
            ";\n  static constexpr int ignore_index = " +
-           str(ignore.value_or(0)) +
-           ";\n  static constexpr bool counted = " +
+           str(ignore.value_or(0)) + ";\n  static constexpr bool counted = " +
            (counted() ? "true" : "false") + ";\n";
   }
 };
@@ -564,11 +563,11 @@ LogicalResult emitCrossEntropy(Emission &e) {
     e.addInput(params, 0, "logits");
     e.addInput(params, 1, "labels");
     params.add("float *__restrict__ row_loss", LaunchArg::scratch(rowLoss));
-    KernelSpec spec = templateKernel(
-        "kiln_cross_entropy_rows", "cross_entropy.cuh", "cross_entropy_rows",
-        row.configuration() + form.words(),
-        rowConfig("cross_entropy_config", n, c), form.members(c),
-        "cross_entropy_rows<cfg>", params);
+    KernelSpec spec =
+        templateKernel("kiln_cross_entropy_rows", "cross_entropy.cuh",
+                       "cross_entropy_rows", row.configuration() + form.words(),
+                       rowConfig("cross_entropy_config", n, c), form.members(c),
+                       "cross_entropy_rows<cfg>", params);
     spec.grid = row.grid();
     spec.block = row.block();
     e.kernel(std::move(spec), params);

@@ -283,8 +283,7 @@ TEST_F(ReductionEmitterTest, CrossEntropyIgnoreIndex) {
   ASSERT_EQ(mean.launches.size(), 3u);
   EXPECT_NE(mean.kernels[0].source.find("ignore_index = -100;"),
             std::string::npos);
-  EXPECT_NE(mean.kernels[1].source.find(
-                "label_count_config<idx_t, 32, -100>"),
+  EXPECT_NE(mean.kernels[1].source.find("label_count_config<idx_t, 32, -100>"),
             std::string::npos);
   EXPECT_NE(mean.kernels[2].source.find(
                 "loss_total_config<idx_t, 32, true, true, true>"),
@@ -299,11 +298,10 @@ TEST_F(ReductionEmitterTest, CrossEntropyIgnoreIndex) {
   ASSERT_EQ(sum.launches.size(), 2u);
   EXPECT_NE(sum.kernels[0].source.find("ignores = true"), std::string::npos);
   EXPECT_NE(sum.kernels[0].source.find("counted = false"), std::string::npos);
-  GeneratedFusion backward =
-      emit("kiln.cross_entropy_backward %arg0, %arg1, %arg2 ignore_index = "
-           "-1 : tensor<16x7xbf16>, tensor<16xi32>",
-           "tensor<bf16>, tensor<16x7xbf16>, tensor<16xi32>",
-           "tensor<16x7xbf16>");
+  GeneratedFusion backward = emit(
+      "kiln.cross_entropy_backward %arg0, %arg1, %arg2 ignore_index = "
+      "-1 : tensor<16x7xbf16>, tensor<16xi32>",
+      "tensor<bf16>, tensor<16x7xbf16>, tensor<16xi32>", "tensor<16x7xbf16>");
   ASSERT_EQ(backward.launches.size(), 2u);
   EXPECT_NE(backward.kernels[1].source.find("counted = true"),
             std::string::npos);

@@ -65,8 +65,8 @@ std::string describeBadIndex(const IndexInput &input, double value) {
   llvm::raw_string_ostream os(text);
   bool label = isa<CrossEntropyOp>(input.user);
   os << (label ? "label " : "index ") << int64_t(value) << " is outside the "
-     << input.bound << (label ? " classes" : " rows") << " [0, "
-     << input.bound << ")";
+     << input.bound << (label ? " classes" : " rows") << " [0, " << input.bound
+     << ")";
   if (input.ignore)
     os << " and is not ignore_index " << *input.ignore;
   os << " of " << input.user->getName() << " at ";

@@ -351,8 +351,7 @@ LogicalResult checkRows(Operation *op, const Tensor &indices, int64_t rows) {
       return op->emitOpError()
              << "index " << int64_t(index) << " at element "
              << formatShape(unflatIndex(indices.shape, int64_t(i)))
-             << " of 'indices' is outside the " << rows
-             << " rows of the table";
+             << " of 'indices' is outside the " << rows << " rows of the table";
   }
   return success();
 }

@@ -25,12 +25,12 @@ std::string Doc() {
 TEST(DatasetDocTest, VersionIsTheCodes) {
   std::smatch m;
   const std::string doc = Doc();
-  ASSERT_TRUE(std::regex_search(doc, m,
-                                std::regex(R"(\*\*KILNDATA version (\d+)\*\*)")));
+  ASSERT_TRUE(std::regex_search(
+      doc, m, std::regex(R"(\*\*KILNDATA version (\d+)\*\*)")));
   EXPECT_EQ(std::stoul(m[1]), kDatasetVersion);
-  EXPECT_NE(doc.find("| 8 | 4 | u32 version | " +
-                     std::to_string(kDatasetVersion)),
-            std::string::npos);
+  EXPECT_NE(
+      doc.find("| 8 | 4 | u32 version | " + std::to_string(kDatasetVersion)),
+      std::string::npos);
 }
 
 TEST(DatasetDocTest, DtypeCodesAreTheCodes) {
@@ -54,9 +54,10 @@ TEST(DatasetDocTest, NumpySnippetWritesAFileTheReaderAccepts) {
   std::ofstream(dir + "/write_kilndata.py")
       << doc.substr(begin + 10, end - begin - 10);
   const std::string out = dir + "/snippet.kilndata";
-  ASSERT_EQ(std::system(("/usr/bin/python3 " + dir + "/write_kilndata.py " +
-                         out).c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(
+          ("/usr/bin/python3 " + dir + "/write_kilndata.py " + out).c_str()),
+      0);
   absl::StatusOr<std::unique_ptr<MappedDataset>> data =
       MappedDataset::Open(out);
   ASSERT_TRUE(data.ok()) << data.status();

@@ -93,7 +93,7 @@ llvm::Expected<mlir::kiln::NamedTensors> ReadReferenceBatch(
     return Error(std::string(read.message()));
   }
   // The field each argument came from, for the index checks.
-  llvm::DenseMap<unsigned, const io::DatasetField*> fieldOf;
+  llvm::DenseMap<unsigned, const io::DatasetField*> field_of;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
     if (HeldByTrainer(forward, i)) continue;
     auto name =
@@ -107,29 +107,27 @@ llvm::Expected<mlir::kiln::NamedTensors> ReadReferenceBatch(
                    (name ? " '" + name.getValue().str() + "'" : ""));
     }
     ref::Tensor t(type.getShape(), *ref::elementKindOf(type.getElementType()));
-    const bool isF32 = t.kind == ref::ElementKind::F32;
-    const bool dtypeFits =
-        isF32 ? field->dtype == DType::kF32
-              : t.kind == ref::ElementKind::I32 &&
-                    (field->dtype == DType::kI32 ||
-                     field->dtype == DType::kI64);
-    if (!dtypeFits ||
+    const bool is_f32 = t.kind == ref::ElementKind::F32;
+    const bool dtype_fits = is_f32 ? field->dtype == DType::kF32
+                                   : t.kind == ref::ElementKind::I32 &&
+                                         (field->dtype == DType::kI32 ||
+                                          field->dtype == DType::kI64);
+    if (!dtype_fits ||
         llvm::ArrayRef<int64_t>(field->shape) != type.getShape().drop_front()) {
-      return Error(data.path() + ": field '" + field->name + "' (" +
-                   std::string(DTypeName(field->dtype)) +
-                   io::ShapeString(field->shape) +
-                   " per record) does not hold records of input " +
-                   t.typeString() +
-                   (isF32 ? "" : " (i32 or i64 fields feed i32 inputs)"));
+      return Error(
+          data.path() + ": field '" + field->name + "' (" +
+          std::string(DTypeName(field->dtype)) + io::ShapeString(field->shape) +
+          " per record) does not hold records of input " + t.typeString() +
+          (is_f32 ? "" : " (i32 or i64 fields feed i32 inputs)"));
     }
     if (llvm::Error error = Decode(data, *field, records, first, t))
       return std::move(error);
-    fieldOf[i] = field;
+    field_of[i] = field;
     batch[name.getValue()] = std::move(t);
   }
   for (const ref::IndexInput& use : ref::findIndexInputs(forward)) {
-    auto it = fieldOf.find(use.argument);
-    if (it == fieldOf.end()) continue;
+    auto it = field_of.find(use.argument);
+    if (it == field_of.end()) continue;
     const ref::Tensor& values = batch[it->second->name];
     if (std::optional<int64_t> bad = ref::firstBadIndex(use, values)) {
       return Error(Where(data, *it->second, first, *bad) + ": " +
@@ -137,6 +135,14 @@ llvm::Expected<mlir::kiln::NamedTensors> ReadReferenceBatch(
     }
   }
   return batch;
+}
+
+std::string DescribeBatch(const io::MappedDataset& data, FuncOp forward,
+                          uint64_t index) {
+  const uint64_t size = BatchRecords(forward), first = index * size;
+  return "records " + std::to_string(first) + " to " +
+         std::to_string(first + size - 1) + " of " + data.path() +
+         " (row r of the batch is record " + std::to_string(first) + " + r)";
 }
 
 }  // namespace kiln::samples

@@ -7,6 +7,7 @@
 #define KILN_SAMPLES_DATA_REFERENCE_BATCH_H_
 
 #include <cstdint>
+#include <string>
 
 #include "compiler/training/ReferenceTrainer.h"
 #include "llvm/Support/Error.h"
@@ -32,6 +33,12 @@ uint64_t BatchRecords(mlir::func::FuncOp forward);
 // names the file, and for values the record, field, element and value.
 llvm::Expected<mlir::kiln::NamedTensors> ReadReferenceBatch(
     io::MappedDataset& data, mlir::func::FuncOp forward, uint64_t index);
+
+// "records 64 to 127 of FILE (row r of the batch is record 64 + r)": what
+// batch `index` was read from, for a failure inside the model on it (a value
+// the checks above cannot trace to an input).
+std::string DescribeBatch(const io::MappedDataset& data,
+                          mlir::func::FuncOp forward, uint64_t index);
 
 }  // namespace kiln::samples
 

@@ -35,7 +35,8 @@ class ReferenceBatchTest : public ::testing::Test {
     module = mlir::parseSourceString<mlir::ModuleOp>(kModel, &context);
     forward = *module->getOps<mlir::func::FuncOp>().begin();
     for (int r = 0; r < 9; ++r) {
-      for (int j = 0; j < 4; ++j) x[r][j] = std::normal_distribution<float>()(rng);
+      for (int j = 0; j < 4; ++j)
+        x[r][j] = std::normal_distribution<float>()(rng);
       labels[r] = std::uniform_int_distribution<int64_t>(-1, 3)(rng);
     }
   }
@@ -55,7 +56,8 @@ class ReferenceBatchTest : public ::testing::Test {
         std::memcpy(record + 16, &labels[r], 8);
       else
         std::memcpy(record + 16, &narrow, 4);
-      EXPECT_TRUE((*writer)->Append(record, label_dtype == DType::kI64 ? 24 : 20).ok());
+      EXPECT_TRUE(
+          (*writer)->Append(record, label_dtype == DType::kI64 ? 24 : 20).ok());
     }
     EXPECT_TRUE((*writer)->Finish().ok());
     auto data = io::MappedDataset::Open(path);
@@ -99,11 +101,18 @@ TEST_F(ReferenceBatchTest, ValuesOutOfRangeNameTheRecord) {
   std::unique_ptr<io::MappedDataset> data = Write(DType::kI64);
   EXPECT_THAT(Error(*data, 2),
               HasSubstr(path + ": record 7, field 'labels' element [0]: label "
-                        "4 is outside the 4 classes [0, 4) and is not "
-                        "ignore_index -1 of kiln.cross_entropy at "));
+                               "4 is outside the 4 classes [0, 4) and is not "
+                               "ignore_index -1 of kiln.cross_entropy at "));
   EXPECT_THAT(Error(*data, 1),
               HasSubstr(path + ": record 4, field 'labels' element [0]: i64 "
-                        "value 8589934592 is outside the i32 range"));
+                               "value 8589934592 is outside the i32 range"));
+}
+
+TEST_F(ReferenceBatchTest, DescribesTheRecordsOfABatch) {
+  std::unique_ptr<io::MappedDataset> data = Write(DType::kI32);
+  EXPECT_EQ(
+      DescribeBatch(*data, forward, 2),
+      "records 6 to 8 of " + path + " (row r of the batch is record 6 + r)");
 }
 
 TEST_F(ReferenceBatchTest, FieldsMustFitTheInputs) {
@@ -115,8 +124,7 @@ TEST_F(ReferenceBatchTest, FieldsMustFitTheInputs) {
                         "records of input tensor<3x4xf32>"));
   forward.setArgAttr(1, mlir::kiln::KilnDialect::kNameAttrName,
                      mlir::StringAttr::get(&context, "pixels"));
-  EXPECT_THAT(Error(*data, 0),
-              HasSubstr(" has no field for input 1 'pixels'"));
+  EXPECT_THAT(Error(*data, 0), HasSubstr(" has no field for input 1 'pixels'"));
 }
 
 }  // namespace

@@ -133,9 +133,9 @@ absl::StatusOr<CsvTable> ParseCsv(absl::string_view path,
     if (!row.ok()) return row.status();
     if (row->empty()) break;
     if (row->size() != table.header.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          table.Where(row->front()), ": the row has ", row->size(),
-          " cells, the header ", table.header.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(table.Where(row->front()), ": the row has ", row->size(),
+                       " cells, the header ", table.header.size()));
     }
     table.rows.push_back(*std::move(row));
   }

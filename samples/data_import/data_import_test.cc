@@ -3,9 +3,9 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <numeric>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -94,8 +94,8 @@ TEST(FieldSpecTest, RefusesWhatItCannotRead) {
 }
 
 TEST(CsvTest, QuotesAndLineEnds) {
-  absl::StatusOr<CsvTable> t = ParseCsv(
-      "t.csv", "a,\"b,c\",d\r\n1,\"say \"\"hi\"\"\",3\r\n\r\n4,5,6");
+  absl::StatusOr<CsvTable> t =
+      ParseCsv("t.csv", "a,\"b,c\",d\r\n1,\"say \"\"hi\"\"\",3\r\n\r\n4,5,6");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_THAT(t->header, ElementsAre("a", "b,c", "d"));
   ASSERT_EQ(t->rows.size(), 2u);
@@ -118,12 +118,11 @@ TEST(CsvTest, ErrorsNameLineAndColumn) {
 }
 
 TEST(CsvImportTest, RangesClassesAndDtypes) {
-  absl::StatusOr<CsvTable> t = ParseCsv(
-      "iris.csv",
-      "id,w,h,d,species\n"
-      "7,0.5,1.25,-2,setosa\n"
-      "8,1e-3,2,3.5,virginica\n"
-      "9,4,5,6,setosa\n");
+  absl::StatusOr<CsvTable> t = ParseCsv("iris.csv",
+                                        "id,w,h,d,species\n"
+                                        "7,0.5,1.25,-2,setosa\n"
+                                        "8,1e-3,2,3.5,virginica\n"
+                                        "9,4,5,6,setosa\n");
   ASSERT_TRUE(t.ok()) << t.status();
   absl::StatusOr<ImportedData> data =
       ImportCsv(*t, Specs({"x=w..d", "y=species:class", "id:i32@1", "h"}));
@@ -308,8 +307,9 @@ TEST(WriteTest, ShuffledSplitKeepsEveryRecordOnce) {
     ASSERT_TRUE(dataset.ok()) << dataset.status();
     ASSERT_EQ((*dataset)->fields().size(), 2u);
     std::vector<uint8_t> bytes((*dataset)->record_count() * 8);
-    ASSERT_TRUE((*dataset)->ReadRange(0, (*dataset)->record_count(),
-                                      bytes.data()).ok());
+    ASSERT_TRUE((*dataset)
+                    ->ReadRange(0, (*dataset)->record_count(), bytes.data())
+                    .ok());
     for (uint64_t r = 0; r < (*dataset)->record_count(); ++r) {
       int32_t id;
       float v;

@@ -55,7 +55,8 @@ absl::StatusOr<FieldSpec> ParseFieldSpec(absl::string_view text) {
     } else if (dtype == "class") {
       spec.dtype = FieldDType::kClass;
     } else {
-      return Bad(text, absl::StrCat("dtype '", dtype, "' is not f32, i32 or class"));
+      return Bad(text,
+                 absl::StrCat("dtype '", dtype, "' is not f32, i32 or class"));
     }
   }
   const size_t equals = rest.find('=');
@@ -68,8 +69,8 @@ absl::StatusOr<FieldSpec> ParseFieldSpec(absl::string_view text) {
   for (absl::string_view item : absl::StrSplit(spec.source, ',')) {
     std::vector<absl::string_view> ends = absl::StrSplit(item, "..");
     if (ends.size() > 2 || ends[0].empty() || ends.back().empty()) {
-      return Bad(text, absl::StrCat("'", item,
-                                    "' is not a column or a range a..b"));
+      return Bad(text,
+                 absl::StrCat("'", item, "' is not a column or a range a..b"));
     }
     spec.columns.push_back({std::string(ends[0]), std::string(ends.back())});
   }

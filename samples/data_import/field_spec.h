@@ -30,9 +30,9 @@ struct ColumnRange {
 
 struct FieldSpec {
   std::string name;
-  std::string source;                 // as written; NAME when left out
-  std::vector<ColumnRange> columns;   // SOURCE read as CSV columns
-  std::optional<FieldDType> dtype;    // the source's kind decides when absent
+  std::string source;                // as written; NAME when left out
+  std::vector<ColumnRange> columns;  // SOURCE read as CSV columns
+  std::optional<FieldDType> dtype;   // the source's kind decides when absent
   std::optional<std::vector<int64_t>> shape;  // per record
 };
 

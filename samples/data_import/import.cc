@@ -89,9 +89,8 @@ absl::StatusOr<ImportedField> ImportTensor(const std::string& path,
                                            const SourceTensor& t,
                                            const FieldSpec& spec) {
   if (!t.error.empty()) return absl::InvalidArgumentError(t.error);
-  const std::string where =
-      absl::StrCat(path, ": tensor '", t.name.empty() ? spec.source : t.name,
-                   "'");
+  const std::string where = absl::StrCat(
+      path, ": tensor '", t.name.empty() ? spec.source : t.name, "'");
   if (t.shape.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, " is a scalar: its first dimension must be the record"));
@@ -99,9 +98,9 @@ absl::StatusOr<ImportedField> ImportTensor(const std::string& path,
   ImportedField out;
   out.source = where;
   out.field.name = spec.name;
-  const bool isFloat = t.kind == ElementKind::kFloat;
-  FieldDType dtype = spec.dtype.value_or(isFloat ? FieldDType::kF32
-                                                 : FieldDType::kI32);
+  const bool is_float = t.kind == ElementKind::kFloat;
+  FieldDType dtype =
+      spec.dtype.value_or(is_float ? FieldDType::kF32 : FieldDType::kI32);
   if (dtype == FieldDType::kClass) {
     return absl::InvalidArgumentError(absl::StrCat(
         "field '", spec.name, "': class is for CSV columns of names"));
@@ -116,12 +115,12 @@ absl::StatusOr<ImportedField> ImportTensor(const std::string& path,
   for (int64_t i = 0; i < n; ++i) {
     std::string problem;
     if (dtype == FieldDType::kF32) {
-      const double v = isFloat ? t.FloatAt(i)
-                               : static_cast<double>(t.IntegerAt(i));
+      const double v =
+          is_float ? t.FloatAt(i) : static_cast<double>(t.IntegerAt(i));
       problem = NotF32(v);
       const float f = static_cast<float>(v);
       Put(&out.data, &f);
-    } else if (isFloat) {
+    } else if (is_float) {
       const double v = t.FloatAt(i);
       problem = NotWholeI32(v);
       const int32_t x = problem.empty() ? static_cast<int32_t>(v) : 0;
@@ -159,9 +158,9 @@ absl::StatusOr<std::vector<size_t>> ResolveColumns(const CsvTable& table,
     if (!first.ok()) return first.status();
     if (!last.ok()) return last.status();
     if (*last < *first) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          table.path, ": field '", spec.name, "': column '", range.last,
-          "' comes before '", range.first, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(table.path, ": field '", spec.name, "': column '",
+                       range.last, "' comes before '", range.first, "'"));
     }
     for (size_t c = *first; c <= *last; ++c) columns.push_back(c);
   }
@@ -174,14 +173,14 @@ absl::Status ParseCell(const CsvTable& table, const CsvCell& cell,
                        std::vector<uint8_t>* out) {
   const absl::string_view text = absl::StripAsciiWhitespace(cell.text);
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        table.Where(cell), ": column '", column, "': ", why));
+    return absl::InvalidArgumentError(
+        absl::StrCat(table.Where(cell), ": column '", column, "': ", why));
   };
   if (text.empty()) return bad("empty cell");
   int64_t integer = 0;
   double value = 0;
-  const bool isInteger = absl::SimpleAtoi(text, &integer);
-  if (!isInteger && !absl::SimpleAtod(text, &value)) {
+  const bool is_integer = absl::SimpleAtoi(text, &integer);
+  if (!is_integer && !absl::SimpleAtod(text, &value)) {
     return bad(absl::StrCat("'", text, "' is not a number",
                             dtype == FieldDType::kF32
                                 ? " (a column of names is a field of "
@@ -190,15 +189,15 @@ absl::Status ParseCell(const CsvTable& table, const CsvCell& cell,
   }
   std::string problem;
   if (dtype == FieldDType::kF32) {
-    if (isInteger) value = static_cast<double>(integer);
+    if (is_integer) value = static_cast<double>(integer);
     problem = NotF32(value);
     const float f = static_cast<float>(value);
     Put(out, &f);
   } else {
-    problem = isInteger ? NotI32(absl::int128(integer)) : NotWholeI32(value);
-    const int32_t x =
-        problem.empty() ? static_cast<int32_t>(isInteger ? integer : value)
-                        : 0;
+    problem = is_integer ? NotI32(absl::int128(integer)) : NotWholeI32(value);
+    const int32_t x = problem.empty()
+                          ? static_cast<int32_t>(is_integer ? integer : value)
+                          : 0;
     Put(out, &x);
   }
   return problem.empty() ? absl::OkStatus() : bad(problem);
@@ -270,19 +269,18 @@ absl::StatusOr<ImportedData> ImportTensors(
   for (const FieldSpec& spec : specs) {
     const SourceTensor* t = FindTensor(tensors, spec.source);
     if (t == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": no tensor '", spec.source, "' (field '",
-                       spec.name, "'; the tensors are ", TensorNames(tensors),
-                       ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": no tensor '", spec.source, "' (field '", spec.name,
+          "'; the tensors are ", TensorNames(tensors), ")"));
     }
     absl::StatusOr<ImportedField> field = ImportTensor(path, *t, spec);
     if (!field.ok()) return field.status();
     const uint64_t records = static_cast<uint64_t>(t->shape[0]);
     if (first != nullptr && records != data.records) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": tensor '", t->name, "' has ", records,
-          " records (its first dimension), tensor '", first->name, "' ",
-          data.records));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": tensor '", t->name, "' has ", records,
+                       " records (its first dimension), tensor '", first->name,
+                       "' ", data.records));
     }
     first = first ? first : t;
     data.records = records;

@@ -37,9 +37,10 @@ absl::Status CheckSize(absl::string_view where, const SourceTensor& tensor,
     expected *= static_cast<uint64_t>(d);
   }
   if (bytes != expected) {
-    return Bad(where, absl::StrCat("holds ", bytes, " bytes of data, its shape ",
-                                   absl::StrJoin(tensor.shape, "x"), " of ",
-                                   tensor.dtype, " needs ", expected));
+    return Bad(where,
+               absl::StrCat("holds ", bytes, " bytes of data, its shape ",
+                            absl::StrJoin(tensor.shape, "x"), " of ",
+                            tensor.dtype, " needs ", expected));
   }
   return absl::OkStatus();
 }
@@ -112,13 +113,15 @@ absl::Status ParseNpyHeader(absl::string_view where, absl::string_view dict,
       DictValue(where, dict, "fortran_order");
   if (!fortran.ok()) return fortran.status();
   if (*fortran != "False") {
-    return Bad(where, "Fortran-ordered arrays are not supported (save a "
-                      "C-ordered array: np.ascontiguousarray)");
+    return Bad(where,
+               "Fortran-ordered arrays are not supported (save a "
+               "C-ordered array: np.ascontiguousarray)");
   }
   absl::StatusOr<absl::string_view> shape = DictValue(where, dict, "shape");
   if (!shape.ok()) return shape.status();
   absl::string_view inside = *shape;
-  if (!absl::ConsumePrefix(&inside, "(") || !absl::ConsumeSuffix(&inside, ")")) {
+  if (!absl::ConsumePrefix(&inside, "(") ||
+      !absl::ConsumeSuffix(&inside, ")")) {
     return Bad(where, absl::StrCat("shape ", *shape, " is not a tuple"));
   }
   for (absl::string_view extent :
@@ -126,7 +129,8 @@ absl::Status ParseNpyHeader(absl::string_view where, absl::string_view dict,
     int64_t value = 0;
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(extent), &value) ||
         value < 0) {
-      return Bad(where, absl::StrCat("shape ", *shape, " is not a tuple of "
+      return Bad(where, absl::StrCat("shape ", *shape,
+                                     " is not a tuple of "
                                      "extents"));
     }
     t->shape.push_back(value);
@@ -150,9 +154,9 @@ absl::StatusOr<std::vector<SourceTensor>> ReadNpz(const std::string& path) {
   if (!archive) {
     zip_error_t e;
     zip_error_init_with_code(&e, error);
-    absl::Status status = Bad(
-        path, absl::StrCat("not a readable .npz (zip) file: ",
-                           zip_error_strerror(&e)));
+    absl::Status status =
+        Bad(path, absl::StrCat("not a readable .npz (zip) file: ",
+                               zip_error_strerror(&e)));
     zip_error_fini(&e);
     return status;
   }
@@ -279,8 +283,8 @@ absl::StatusOr<SourceTensor> ParseNpy(absl::string_view where,
   const int major = static_cast<uint8_t>(bytes[6]);
   const size_t length_bytes = major == 1 ? 2 : 4;
   if (major < 1 || major > 3 || bytes.size() < 8 + length_bytes) {
-    return Bad(where, absl::StrCat(".npy version ", major,
-                                   " is not 1, 2 or 3"));
+    return Bad(where,
+               absl::StrCat(".npy version ", major, " is not 1, 2 or 3"));
   }
   uint64_t header_bytes = 0;
   for (size_t i = length_bytes; i-- > 0;)

@@ -53,12 +53,12 @@ absl::StatusOr<WriteSummary> WriteDatasets(const ImportedData& data,
   }
   WriteSummary summary;
   if (!options.heldout_out.empty()) {
-    summary.held_out = static_cast<uint64_t>(
-        static_cast<double>(data.records) * options.heldout_fraction);
+    summary.held_out = static_cast<uint64_t>(static_cast<double>(data.records) *
+                                             options.heldout_fraction);
     if (summary.held_out == 0 || summary.held_out == data.records) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          data.records, " records are too few to hold out ",
-          options.heldout_fraction, " of them"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(data.records, " records are too few to hold out ",
+                       options.heldout_fraction, " of them"));
     }
   }
   summary.written = data.records - summary.held_out;

@@ -57,10 +57,10 @@ LogicalResult importLoss(OnnxNode &node, bool fromLogits) {
   if (fromLogits && ts.getRank() == 2 && !weights && reduction != "none" &&
       !node.hasOutput(1)) {
     Reduction kind = reduction == "sum" ? Reduction::sum : Reduction::mean;
-    node.setResult(0, b.create<CrossEntropyOp>(
-                          loc, scores, labels, kind, llvm::APFloat(0.0),
-                          hasIgnore ? b.getI64IntegerAttr(ignoreIndex)
-                                    : IntegerAttr()));
+    node.setResult(
+        0, b.create<CrossEntropyOp>(
+               loc, scores, labels, kind, llvm::APFloat(0.0),
+               hasIgnore ? b.getI64IntegerAttr(ignoreIndex) : IntegerAttr()));
     return success();
   }
 

@@ -329,21 +329,22 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
   return inferScalarLoss(location, "logits", adaptor.getLogits(), results);
 }
 
-LogicalResult mlir::kiln::verifyCrossEntropy(Operation *op, Value logitsValue,
-                                 Value labelsValue, double smoothing,
-                                 std::optional<int64_t> ignoreIndex) {
+LogicalResult
+mlir::kiln::verifyCrossEntropy(Operation *op, Value logitsValue,
+                               Value labelsValue, double smoothing,
+                               std::optional<int64_t> ignoreIndex) {
   auto logits = cast<RankedTensorType>(logitsValue.getType());
   auto labels = cast<RankedTensorType>(labelsValue.getType());
   if (logits.getRank() != 2)
-    return op->emitOpError() << "'logits' must have rank 2 ([N, C]), got "
-                             << shapeString(logits);
+    return op->emitOpError()
+           << "'logits' must have rank 2 ([N, C]), got " << shapeString(logits);
   if (labels.getShape() != logits.getShape().take_front())
     return op->emitOpError()
            << "'labels' must have shape [" << logits.getDimSize(0)
            << "] (N of 'logits'), got " << shapeString(labels);
   if (!(smoothing >= 0 && smoothing <= 1))
-    return op->emitOpError() << "'label_smoothing' must be in [0, 1], got "
-                             << smoothing;
+    return op->emitOpError()
+           << "'label_smoothing' must be in [0, 1], got " << smoothing;
   // Labels are i32: a wider value could never match one.
   if (ignoreIndex && (*ignoreIndex < std::numeric_limits<int32_t>::min() ||
                       *ignoreIndex > std::numeric_limits<int32_t>::max()))
