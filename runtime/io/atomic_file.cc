@@ -59,7 +59,24 @@ bool WriteAll(int fd, absl::string_view data, int* err) {
   return true;
 }
 
+// Writes `contents` to an existing device or FIFO through open(2).
+absl::Status WriteInPlace(const std::string& path, absl::string_view contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, "cannot open", path);
+  int err = 0;
+  const bool written = WriteAll(fd, contents, &err);
+  ::close(fd);
+  if (!written) return ErrnoError(err, "cannot write", path);
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool IsSpecialFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) &&
+         !S_ISDIR(st.st_mode);
+}
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
@@ -67,6 +84,7 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::InvalidArgumentError(
         absl::StrCat("not a file path: \"", path, "\""));
   }
+  if (IsSpecialFile(path)) return WriteInPlace(path, contents);
   std::string tmpl = path + ".tmp.XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');

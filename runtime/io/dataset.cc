@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/artifact/checksum.h"
+#include "runtime/io/atomic_file.h"
 
 #if defined(__SANITIZE_THREAD__)
 #include <sanitizer/tsan_interface.h>
@@ -222,6 +223,12 @@ absl::StatusOr<std::unique_ptr<DatasetWriter>> DatasetWriter::Create(
   w->path_ = path;
   w->data_offset_ =
       RoundUp(kDatasetHeaderBytes + w->layout_.size(), kDataAlignment);
+  // The file is renamed into place at the end: never over a device node.
+  if (IsSpecialFile(path)) {
+    return Invalid(path,
+                   ": not a regular file (a dataset is written to a "
+                   "temporary file and renamed into place)");
+  }
   std::string tmpl = path + ".tmp.XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
