@@ -66,10 +66,12 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "backward finishes them, each all-reduced as soon as it is "
            "complete; train_step runs forward_backward's launches then "
            "apply_update's">,
-    Option<"bucketBytes", "bucket-bytes", "uint64_t", "26214400",
-           "Bytes of a gradient bucket (data parallel)">,
-    Option<"firstBucketBytes", "first-bucket-bytes", "uint64_t", "1048576",
-           "Bytes of the first gradient bucket (data parallel)">,
+    Option<"bucketBytes", "bucket-bytes", "::mlir::kiln::ByteCount",
+           "26214400",
+           "Bytes of a gradient bucket (data parallel), e.g. 25MiB">,
+    Option<"firstBucketBytes", "first-bucket-bytes", "::mlir::kiln::ByteCount",
+           "1048576",
+           "Bytes of the first gradient bucket (data parallel), e.g. 1MiB">,
   ];
 }
 

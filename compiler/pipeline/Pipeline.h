@@ -23,6 +23,7 @@
 #ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
 #define KILN_COMPILER_PIPELINE_PIPELINE_H
 
+#include "compiler/options/ByteCount.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -101,11 +102,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Storage of parameters and activations: f32, bf16 or "
                      "f16 (compute stays f32)"),
       llvm::cl::init("f32")};
-  Option<uint64_t> memoryBudget{
+  Option<ByteCount> memoryBudget{
       *this, "memory-budget",
       llvm::cl::desc("Device bytes a training step may use (resident buffers "
                      "plus its arena); above it, cheap activations are "
-                     "recomputed in the backward (0: no budget)"),
+                     "recomputed in the backward (e.g. 437MiB; 0: no "
+                     "budget)"),
       llvm::cl::init(0)};
   Option<unsigned> reuseDelay{
       *this, "reuse-delay",
@@ -180,11 +182,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "forward_backward's kernels then apply_update's "
                      "(codegen)"),
       llvm::cl::init(false)};
-  Option<uint64_t> bucketBytes{
+  Option<ByteCount> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Bytes of a gradient bucket (data parallel)"),
       llvm::cl::init(25ull << 20)};
-  Option<uint64_t> firstBucketBytes{
+  Option<ByteCount> firstBucketBytes{
       *this, "first-bucket-bytes",
       llvm::cl::desc("Bytes of the first gradient bucket (data parallel)"),
       llvm::cl::init(1ull << 20)};

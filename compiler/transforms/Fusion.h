@@ -4,6 +4,7 @@
 #ifndef KILN_COMPILER_TRANSFORMS_FUSION_H
 #define KILN_COMPILER_TRANSFORMS_FUSION_H
 
+#include "compiler/options/ByteCount.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 

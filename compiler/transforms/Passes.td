@@ -110,8 +110,10 @@ def KilnRecompute : Pass<"kiln-recompute", "mlir::ModuleOp"> {
     met is a warning that says how far off the plan is.
   }];
   let options = [
-    Option<"memoryBudget", "memory-budget", "uint64_t", /*default=*/"0",
-           "device bytes a training step may use (0: no budget)">,
+    Option<"memoryBudget", "memory-budget", "::mlir::kiln::ByteCount",
+           /*default=*/"0",
+           "device bytes a training step may use, e.g. 437MiB (0: no "
+           "budget)">,
     Option<"reuseDelay", "reuse-delay", "unsigned", /*default=*/"0",
            "as kiln-plan-memory's, so that the arenas measured are the "
            "ones the plan will have">,
