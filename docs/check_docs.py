@@ -15,10 +15,9 @@ For each Markdown file given:
 - every relative link points to a file that exists and, for a Markdown
   file, to one of its headings.
 
-  check_docs.py --kiln-opt KILN_OPT --root ROOT [--pending FILE,...] MD...
+  check_docs.py --kiln-opt KILN_OPT --root ROOT MD...
 
-MD and the link targets are relative to ROOT; a --pending file may be
-missing (a link to it is reported, not failed).
+MD and the link targets are relative to ROOT.
 """
 import argparse
 import os
@@ -135,7 +134,7 @@ def check_ops(path, text):
     return failures
 
 
-def check_links(root, path, text, pending, notes):
+def check_links(root, path, text):
     failures = []
     prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     prose = re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group(0)), prose)
@@ -149,11 +148,8 @@ def check_links(root, path, text, pending, notes):
                                                  file)) if file else path
         full = os.path.join(root, resolved)
         if not os.path.exists(full):
-            if resolved in pending:
-                notes.append(f"{where}: {target} does not exist yet")
-            else:
-                failures.append(f"{where}: the link {target} points to "
-                                f"{resolved}, which does not exist")
+            failures.append(f"{where}: the link {target} points to "
+                            f"{resolved}, which does not exist")
             continue
         if fragment and resolved.endswith(".md"):
             with open(full) as f:
@@ -167,11 +163,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kiln-opt", required=True)
     parser.add_argument("--root", required=True)
-    parser.add_argument("--pending", default="",
-                        help="comma-separated files that may be missing")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
-    failures, notes, blocks = [], [], 0
+    failures, blocks = [], 0
     with tempfile.TemporaryDirectory() as workdir:
         for path in args.files:
             with open(os.path.join(args.root, path)) as f:
@@ -190,10 +184,7 @@ def main():
                         failures.append(f"{path}:{line_of(text, m.start())}: "
                                         f"the block is not {m.group(1)} as "
                                         "committed")
-            failures += check_links(args.root, path, text,
-                                    args.pending.split(","), notes)
-    for note in notes:
-        print("note: " + note)
+            failures += check_links(args.root, path, text)
     for failure in failures:
         print("FAIL: " + failure + "\n")
     print(f"{len(args.files)} files, {blocks} mlir blocks, "

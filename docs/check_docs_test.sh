@@ -1,9 +1,8 @@
 #!/bin/bash
 # Runs check_docs.py over the docs (paths relative to the workspace root).
-#   check_docs_test.sh CHECK_DOCS KILN_OPT PENDING DOC...
+#   check_docs_test.sh CHECK_DOCS KILN_OPT DOC...
 set -euo pipefail
 check="$1"
 kiln_opt="$2"
-pending="$3"
-shift 3
-exec python3 "${check}" --kiln-opt "${kiln_opt}" --root . --pending "${pending}" "$@"
+shift 2
+exec python3 "${check}" --kiln-opt "${kiln_opt}" --root . "$@"
