@@ -47,6 +47,7 @@
 
 #include "compiler/import/LoadModel.h"
 #include "compiler/interpreter/IndexInputs.h"
+#include "compiler/interpreter/HostTensors.h"
 #include "compiler/interpreter/Initializers.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -171,100 +172,12 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-io::DType fileDType(ref::ElementKind kind) {
-  switch (kind) {
-  case ref::ElementKind::F32:
-    return io::DType::kF32;
-  case ref::ElementKind::BF16:
-    return io::DType::kBF16;
-  case ref::ElementKind::F16:
-    return io::DType::kF16;
-  case ref::ElementKind::I32:
-    return io::DType::kI32;
-  case ref::ElementKind::I1:
-    return ::kiln::DType::kI1;
-  }
-  llvm_unreachable("unknown element kind");
-}
-
 /// "F32 [64, 8]", how a file tensor or an argument is described in messages.
 std::string describe(io::DType dtype, llvm::ArrayRef<int64_t> shape) {
   std::string text = std::string(::kiln::DTypeName(dtype)) + " [";
   for (auto [i, extent] : llvm::enumerate(shape))
     text += (i ? ", " : "") + std::to_string(extent);
   return text + "]";
-}
-
-/// Decodes `file` (already checked to match `tensor`'s kind and shape).
-void decode(const io::HostTensor &file, ref::Tensor &tensor) {
-  const uint8_t *bytes = file.data.data();
-  for (size_t i = 0; i < tensor.data.size(); ++i) {
-    double value = 0;
-    switch (tensor.kind) {
-    case ref::ElementKind::F32: {
-      float f;
-      std::memcpy(&f, bytes + 4 * i, 4);
-      value = f;
-      break;
-    }
-    case ref::ElementKind::BF16:
-    case ref::ElementKind::F16: {
-      uint16_t bits;
-      std::memcpy(&bits, bytes + 2 * i, 2);
-      value = tensor.kind == ref::ElementKind::BF16 ? ::kiln::Bf16ToF32(bits)
-                                                    : ::kiln::F16ToF32(bits);
-      break;
-    }
-    case ref::ElementKind::I32: {
-      int32_t v;
-      std::memcpy(&v, bytes + 4 * i, 4);
-      value = v;
-      break;
-    }
-    case ref::ElementKind::I1:
-      value = bytes[i] != 0;
-      break;
-    }
-    tensor.data[i] = value;
-  }
-}
-
-/// The file image of `tensor` in its own dtype; floats are rounded to
-/// nearest even (bf16 and f16 through f32).
-io::HostTensor encode(const ref::Tensor &tensor) {
-  io::HostTensor file;
-  file.dtype = fileDType(tensor.kind);
-  file.shape.assign(tensor.shape.begin(), tensor.shape.end());
-  file.data.resize(tensor.data.size() * ::kiln::DTypeSize(file.dtype));
-  uint8_t *bytes = file.data.data();
-  for (size_t i = 0; i < tensor.data.size(); ++i) {
-    double value = tensor.data[i];
-    switch (tensor.kind) {
-    case ref::ElementKind::F32: {
-      float f = static_cast<float>(value);
-      std::memcpy(bytes + 4 * i, &f, 4);
-      break;
-    }
-    case ref::ElementKind::BF16:
-    case ref::ElementKind::F16: {
-      float f = static_cast<float>(value);
-      uint16_t bits = tensor.kind == ref::ElementKind::BF16
-                          ? ::kiln::F32ToBf16(f)
-                          : ::kiln::F32ToF16(f);
-      std::memcpy(bytes + 2 * i, &bits, 2);
-      break;
-    }
-    case ref::ElementKind::I32: {
-      int32_t v = static_cast<int32_t>(value);
-      std::memcpy(bytes + 4 * i, &v, 4);
-      break;
-    }
-    case ref::ElementKind::I1:
-      bytes[i] = value != 0;
-      break;
-    }
-  }
-  return file;
 }
 
 /// Draws argument `index` from Philox stream `index` of `seed`.
@@ -370,7 +283,7 @@ int main(int argc, char **argv) {
                   " bytes as f64 values, more than this machine's " +
                   std::to_string(memory));
     ref::Tensor tensor = ref::Tensor::ofType(type);
-    io::DType expected = fileDType(tensor.kind);
+    io::DType expected = ref::fileDType(tensor.kind);
     auto found = inputFile.tensors.find(name);
     if (found != inputFile.tensors.end()) {
       const io::HostTensor &file = found->second;
@@ -383,7 +296,7 @@ int main(int argc, char **argv) {
                     (expected == io::DType::kI32 ? " (or i64)" : "") +
                     ", got " + describe(file.dtype, file.shape));
       if (!narrowed) {
-        decode(file, tensor);
+        ref::fromHostTensor(file, tensor);
       } else if (std::optional<int64_t> bad = ref::readI64AsI32(
                      file.data.data(), tensor.size(), tensor.data.data())) {
         int64_t value;
@@ -429,7 +342,8 @@ int main(int argc, char **argv) {
     io::Safetensors used;
     used.metadata["kiln.function"] = functionName;
     for (auto [index, tensor] : llvm::enumerate(inputs))
-      used.tensors.emplace(argumentName(function, index), encode(tensor));
+      used.tensors.emplace(argumentName(function, index),
+                           ref::toHostTensor(tensor));
     absl::Status written = io::WriteSafetensorsFile(saveInputsPath, used);
     if (!written.ok())
       return fail("cannot write '" + saveInputsPath +
@@ -459,7 +373,7 @@ int main(int argc, char **argv) {
     std::string name = resultName(function, index);
     if (printOutputs)
       printSummary(llvm::outs(), name, result);
-    if (!outputFile.tensors.emplace(name, encode(result)).second)
+    if (!outputFile.tensors.emplace(name, ref::toHostTensor(result)).second)
       return fail("two results of '" + functionName + "' are named '" + name +
                   "'");
   }
