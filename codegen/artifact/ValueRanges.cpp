@@ -18,11 +18,15 @@ int64_t dim(Value value, unsigned index) {
   return cast<RankedTensorType>(value.getType()).getDimSize(index);
 }
 
-IndexRange labelsOver(Value logits) {
+/// The labels of a cross entropy over the classes of `logits`, and the
+/// label it ignores, if any.
+IndexRange labelsOver(Value logits, std::optional<int64_t> ignore) {
   int64_t classes = dim(logits, 1);
-  return {0, classes, std::nullopt,
-          "labels of kiln.cross_entropy over " + std::to_string(classes) +
-              " classes"};
+  std::string use = "labels of kiln.cross_entropy over " +
+                    std::to_string(classes) + " classes";
+  if (ignore)
+    use += " with ignore_index " + std::to_string(*ignore);
+  return {0, classes, ignore, use};
 }
 
 IndexRange rowsOf(int64_t rows) {
@@ -35,10 +39,10 @@ IndexRange rowsOf(int64_t rows) {
 std::optional<IndexRange> rangeOfUse(Operation *op, unsigned operand) {
   if (auto loss = dyn_cast<CrossEntropyOp>(op);
       loss && operand == loss.getLabelsMutable().getOperandNumber())
-    return labelsOver(loss.getLogits());
+    return labelsOver(loss.getLogits(), loss.getIgnoreIndex());
   if (auto grad = dyn_cast<CrossEntropyBackwardOp>(op);
       grad && operand == grad.getLabelsMutable().getOperandNumber())
-    return labelsOver(grad.getLogits());
+    return labelsOver(grad.getLogits(), grad.getIgnoreIndex());
   if (auto gather = dyn_cast<EmbeddingOp>(op);
       gather && operand == gather.getIndicesMutable().getOperandNumber())
     return rowsOf(dim(gather.getTable(), 0));
@@ -57,8 +61,7 @@ SmallVector<Value> carriedBy(OpOperand &use) {
     return {fusion.getBody().front().getArgument(use.getOperandNumber())};
   if (isa<YieldOp>(op))
     return {op->getParentOp()->getResult(use.getOperandNumber())};
-  if (isa<ReshapeOp, TransposeOp, SliceOp, BroadcastToOp, FlipOp, ConcatOp>(
-          op))
+  if (isa<ReshapeOp, TransposeOp, SliceOp, BroadcastToOp, FlipOp, ConcatOp>(op))
     return {op->getResult(0)};
   return {};
 }

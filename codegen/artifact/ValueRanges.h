@@ -1,7 +1,9 @@
-//===- ValueRanges.h - the values an entry's index inputs may hold -*- C++ -*-===//
+//===- ValueRanges.h - the values an entry's index inputs may hold -*- C++
+//-*-===//
 //
 // An entry input used as the labels of kiln.cross_entropy over C classes may
-// hold [0, C) (and the op's ignore_index), one used as the indices of
+// hold [0, C) and the op's ignore_index, if it has one; one used as the
+// indices of
 // kiln.embedding with V rows [0, V): outside that range the kernels' results
 // are unspecified. The artifact records the range (ValueRange in
 // runtime/artifact) so that the runtime's tools check inputs against it

@@ -15,8 +15,7 @@ namespace {
 class ValueRangesTest : public ::testing::Test {
 protected:
   /// The range of argument `index` of the single function in `source`.
-  std::optional<IndexRange> rangeOf(const std::string &source,
-                                    unsigned index) {
+  std::optional<IndexRange> rangeOf(const std::string &source, unsigned index) {
     parsed = parseSourceString<ModuleOp>(source, &test.context);
     EXPECT_TRUE(parsed) << test.diagnostics;
     if (!parsed)
@@ -44,6 +43,33 @@ TEST_F(ValueRangesTest, LabelsOfCrossEntropy) {
   EXPECT_EQ(range->use, "labels of kiln.cross_entropy over 10 classes");
   // The logits are not indices.
   EXPECT_FALSE(validRangeOf(function.getArgument(0)));
+}
+
+// PyTorch's -100: the label the loss skips is valid besides the classes,
+// unless another use does not skip it.
+TEST_F(ValueRangesTest, IgnoreIndex) {
+  std::optional<IndexRange> range = rangeOf(R"(
+    func.func @f(%logits: tensor<8x10xf32>, %labels: tensor<8xi32>) -> tensor<f32> {
+      %l = kiln.cross_entropy %logits, %labels ignore_index = -100 : tensor<8x10xf32>, tensor<8xi32>
+      return %l : tensor<f32>
+    })",
+                                            1);
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->ignoreIndex, std::optional<int64_t>(-100));
+  EXPECT_EQ(range->use, "labels of kiln.cross_entropy over 10 classes with "
+                        "ignore_index -100");
+  range = rangeOf(R"(
+    func.func @f(%logits: tensor<8x10xf32>, %table: tensor<12x10xf32>, %labels: tensor<8xi32>) -> tensor<f32> {
+      %l = kiln.cross_entropy %logits, %labels ignore_index = -100 : tensor<8x10xf32>, tensor<8xi32>
+      %e = kiln.embedding %table, %labels : tensor<12x10xf32>, tensor<8xi32>
+      %m = kiln.cross_entropy %e, %labels : tensor<8x10xf32>, tensor<8xi32>
+      %s = kiln.add %l, %m : tensor<f32>, tensor<f32>
+      return %s : tensor<f32>
+    })",
+                  2);
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->high, 10);
+  EXPECT_FALSE(range->ignoreIndex);
 }
 
 // Through a reshape into a fusion region, as kilnc leaves a language

@@ -63,7 +63,8 @@ constexpr char kMinimalArtifactBeforeRanges[] =
     "30000000";
 
 TEST(ArtifactTest, FilesWithoutRangesOrProducerLoadAsBefore) {
-  const std::string bytes = absl::HexStringToBytes(kMinimalArtifactBeforeRanges);
+  const std::string bytes =
+      absl::HexStringToBytes(kMinimalArtifactBeforeRanges);
   absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Artifact expected = testing::MinimalArtifact();
@@ -83,7 +84,9 @@ TEST(ArtifactTest, RangesAndProducerRoundTrip) {
   ASSERT_TRUE(forward.inputs[1].valid_range.has_value());
   const ValueRange& labels = *forward.inputs[1].valid_range;
   EXPECT_EQ(labels.ToString(), "[0, 3) or -100");
-  EXPECT_EQ(labels.use, "labels of kiln.cross_entropy over 3 classes");
+  EXPECT_EQ(
+      labels.use,
+      "labels of kiln.cross_entropy over 3 classes with ignore_index -100");
   EXPECT_TRUE(labels.Contains(0));
   EXPECT_TRUE(labels.Contains(2));
   EXPECT_TRUE(labels.Contains(-100));
@@ -816,7 +819,8 @@ TEST(ArtifactTest, ExampleMessageFromTheDesign) {
 TEST(ArtifactTest, ClusterAndCooperativeRoundTrip) {
   const std::string bytes = *WriteArtifact(testing::MixedPrecisionArtifact());
   const fb::Envelope* env = fb::GetEnvelope(bytes.data());
-  const fb::Artifact* payload = flatbuffers::GetRoot<fb::Artifact>(env->payload()->data());
+  const fb::Artifact* payload =
+      flatbuffers::GetRoot<fb::Artifact>(env->payload()->data());
   const auto* launches = payload->entries()->Get(0)->launches();
   ASSERT_EQ(launches->size(), 4u);
   EXPECT_EQ(launches->Get(0)->cluster(), nullptr);

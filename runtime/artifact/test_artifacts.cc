@@ -346,8 +346,9 @@ Artifact ClassifierArtifact() {
       ValueRange{0, 16, std::nullopt, "indices of kiln.embedding of 16 rows"};
   TensorBinding labels =
       Bind("labels", DType::kI32, {4}, BufferRef::Arena(256, 16));
-  labels.valid_range =
-      ValueRange{0, 3, -100, "labels of kiln.cross_entropy over 3 classes"};
+  labels.valid_range = ValueRange{
+      0, 3, -100,
+      "labels of kiln.cross_entropy over 3 classes with ignore_index -100"};
   const std::vector<TensorBinding> resident = {
       Bind("emb", DType::kF32, {16, 4}, BufferRef::Resident(emb, 0, 256)),
       Bind("w", DType::kF32, {4, 3}, BufferRef::Resident(wb, 0, 48)),
@@ -371,8 +372,8 @@ Artifact ClassifierArtifact() {
   forward.arena_size = 2048;
   forward.inputs = {tokens, labels};
   forward.inputs.insert(forward.inputs.end(), resident.begin(), resident.end());
-  forward.outputs = {loss_out,
-                     Bind("accuracy", DType::kF32, {}, BufferRef::Arena(768, 4))};
+  forward.outputs = {
+      loss_out, Bind("accuracy", DType::kF32, {}, BufferRef::Arena(768, 4))};
   forward.launches = {gather_launch, loss_launch};
   w.AddEntry(forward);
 

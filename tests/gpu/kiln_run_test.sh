@@ -148,7 +148,7 @@ must_print dry_run_memory "--memory-limit 256 bytes is below what entry 'predict
 expect 0 echo_dry_run "${kiln_run}" echo.kiln --inputs echo_in.safetensors --dry-run
 must_print echo_dry_run "  converts: labels: i64 to i32"
 expect 1 echo_bad_label "${kiln_run}" echo.kiln --inputs echo_bad_label.safetensors
-must_print echo_bad_label "echo_bad_label.safetensors: input 'labels': element 1 [1] is 3, outside [0, 3) or -100 (labels of kiln.cross_entropy over 3 classes)"
+must_print echo_bad_label "echo_bad_label.safetensors: input 'labels': element 1 [1] is 3, outside [0, 3) or -100 (labels of kiln.cross_entropy over 3 classes with ignore_index -100)"
 expect 1 echo_wide "${kiln_run}" echo.kiln --inputs echo_wide.safetensors
 must_print echo_wide "echo_wide.safetensors: input 'tokens': element 3 [1, 1] is 8589934592, which does not fit the i32 the model takes"
 for log in echo_bad_label echo_wide; do

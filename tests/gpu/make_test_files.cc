@@ -45,14 +45,15 @@ absl::Status WriteEchoFiles(const std::string& dir) {
   artifact::Entry e;
   e.name = "forward";
   e.arena_size = 512;
-  artifact::TensorBinding tokens{"tokens", DType::kI32, {4, 2},
-                                 artifact::BufferRef::Arena(0, 32)};
+  artifact::TensorBinding tokens{
+      "tokens", DType::kI32, {4, 2}, artifact::BufferRef::Arena(0, 32)};
   tokens.valid_range = artifact::ValueRange{
       0, 16, std::nullopt, "indices of kiln.embedding of 16 rows"};
-  artifact::TensorBinding labels{"labels", DType::kI32, {4},
-                                 artifact::BufferRef::Arena(256, 16)};
+  artifact::TensorBinding labels{
+      "labels", DType::kI32, {4}, artifact::BufferRef::Arena(256, 16)};
   labels.valid_range = artifact::ValueRange{
-      0, 3, -100, "labels of kiln.cross_entropy over 3 classes"};
+      0, 3, -100,
+      "labels of kiln.cross_entropy over 3 classes with ignore_index -100"};
   e.inputs = {tokens, labels};
   e.outputs = {{"tokens_out", DType::kI32, {4, 2}, tokens.buffer},
                {"labels_out", DType::kI32, {4}, labels.buffer}};
@@ -73,7 +74,8 @@ absl::Status WriteEchoFiles(const std::string& dir) {
     st.tensors["labels"] = {DType::kI64, {4}, bytes_of(l)};
     return io::WriteSafetensorsFile(dir + "/" + name, st);
   };
-  KILN_RETURN_IF_ERROR(write("echo_in.safetensors", token_values, label_values));
+  KILN_RETURN_IF_ERROR(
+      write("echo_in.safetensors", token_values, label_values));
   KILN_RETURN_IF_ERROR(
       write("echo_bad_label.safetensors", token_values, {0, 3, 1, 2}));
   std::vector<int64_t> wide = token_values;
@@ -81,20 +83,21 @@ absl::Status WriteEchoFiles(const std::string& dir) {
   KILN_RETURN_IF_ERROR(write("echo_wide.safetensors", wide, label_values));
   io::Safetensors expected;
   expected.tensors["tokens_out"] = {
-      DType::kI32, {4, 2},
+      DType::kI32,
+      {4, 2},
       bytes_of(std::vector<int32_t>(token_values.begin(), token_values.end()))};
   expected.tensors["labels_out"] = {
-      DType::kI32, {4},
+      DType::kI32,
+      {4},
       bytes_of(std::vector<int32_t>(label_values.begin(), label_values.end()))};
   KILN_RETURN_IF_ERROR(
       io::WriteSafetensorsFile(dir + "/echo_expected.safetensors", expected));
 
   for (const char* name : {"echo", "echo_bad"}) {
     KILN_ASSIGN_OR_RETURN(
-        auto writer,
-        io::DatasetWriter::Create(
-            dir + "/" + name + ".kilndata",
-            {{"tokens", DType::kI64, {2}}, {"labels", DType::kI64, {}}}));
+        auto writer, io::DatasetWriter::Create(dir + "/" + name + ".kilndata",
+                                               {{"tokens", DType::kI64, {2}},
+                                                {"labels", DType::kI64, {}}}));
     for (int64_t r = 0; r < 12; ++r) {
       const bool bad = std::string(name) == "echo_bad" && r == 9;
       const int64_t record[3] = {r, 15 - r, bad ? 7 : r % 3};

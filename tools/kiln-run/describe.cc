@@ -73,10 +73,9 @@ std::string Header(const Artifact& a, const std::string& path,
   std::string out = absl::StrFormat(
       "%s: kiln artifact, format %d, %s, checksum %016x\n", path,
       a.format_version, BytesText(file_bytes), a.checksum);
-  absl::StrAppend(&out, "compiled by: ",
-                  a.producer.empty() ? "not recorded (an older kilnc)"
-                                     : a.producer,
-                  "\n");
+  absl::StrAppend(
+      &out, "compiled by: ",
+      a.producer.empty() ? "not recorded (an older kilnc)" : a.producer, "\n");
   size_t cubins = 0;
   std::set<std::string> image_archs;
   for (const artifact::Kernel& k : a.kernels) {
@@ -88,8 +87,8 @@ std::string Header(const Artifact& a, const std::string& path,
     cubins += cubin;
   }
   absl::StrAppend(&out, "target: ", absl::StrJoin(a.target_archs, ", "),
-                  " (PTX for ", absl::StrJoin(image_archs, ", "), "; ",
-                  cubins, " of ", a.kernels.size(), " kernels with a cubin)\n");
+                  " (PTX for ", absl::StrJoin(image_archs, ", "), "; ", cubins,
+                  " of ", a.kernels.size(), " kernels with a cubin)\n");
   std::set<std::string> params, masters;
   for (const artifact::ResidentBuffer& b : a.resident_buffers) {
     if (b.role == BufferRole::kParameter) {
@@ -100,9 +99,9 @@ std::string Header(const Artifact& a, const std::string& path,
     }
   }
   std::string precision =
-      params.empty() ? "no parameters"
-                     : absl::StrCat(absl::StrJoin(params, " and "),
-                                    " parameters");
+      params.empty()
+          ? "no parameters"
+          : absl::StrCat(absl::StrJoin(params, " and "), " parameters");
   if (!masters.empty()) {
     absl::StrAppend(&precision, " with ", absl::StrJoin(masters, " and "),
                     " master weights");
@@ -119,12 +118,12 @@ std::string Entries(const Artifact& a) {
                     ", arena ", BytesText(e.arena_size), "\n");
     std::vector<std::vector<std::string>> rows;
     for (const TensorBinding& b : e.inputs) {
-      rows.push_back({"in", b.name, TypeText(b.dtype, b.shape),
-                      InputRole(a, b)});
+      rows.push_back(
+          {"in", b.name, TypeText(b.dtype, b.shape), InputRole(a, b)});
     }
     for (const TensorBinding& b : e.outputs) {
-      rows.push_back({"out", b.name, TypeText(b.dtype, b.shape),
-                      OutputRole(a, b)});
+      rows.push_back(
+          {"out", b.name, TypeText(b.dtype, b.shape), OutputRole(a, b)});
     }
     absl::StrAppend(&out, Table(rows, "  "));
   }
@@ -174,13 +173,14 @@ std::string Memory(const Artifact& a) {
     parts.push_back(absl::StrCat(RoleText(role), " ", BytesText(bytes)));
   }
   std::string out = absl::StrCat("\nmemory: resident ", BytesText(resident));
-  if (!parts.empty()) absl::StrAppend(&out, " (", absl::StrJoin(parts, ", "), ")");
+  if (!parts.empty())
+    absl::StrAppend(&out, " (", absl::StrJoin(parts, ", "), ")");
   absl::StrAppend(&out, "\n");
   std::vector<std::vector<std::string>> rows;
   for (const artifact::Entry& e : a.entries) {
-    rows.push_back({e.name, "arena " + BytesText(e.arena_size),
-                    "with the resident buffers " +
-                        BytesText(resident + e.arena_size)});
+    rows.push_back(
+        {e.name, "arena " + BytesText(e.arena_size),
+         "with the resident buffers " + BytesText(resident + e.arena_size)});
   }
   return out + Table(rows, "  ");
 }
@@ -243,9 +243,8 @@ std::string InputRole(const Artifact& a, const TensorBinding& input) {
       break;
   }
   if (!input.valid_range) return "batch input";
-  return absl::StrCat("batch input, values in ",
-                      input.valid_range->ToString(), " (",
-                      input.valid_range->use, ")");
+  return absl::StrCat("batch input, values in ", input.valid_range->ToString(),
+                      " (", input.valid_range->use, ")");
 }
 
 std::string OutputRole(const Artifact& a, const TensorBinding& output) {

@@ -26,9 +26,11 @@ TEST(DescribeTest, EverythingAnArtifactHolds) {
   EXPECT_THAT(text,
               HasSubstr("  in   tokens    i32[4,2]   batch input, values in "
                         "[0, 16) (indices of kiln.embedding of 16 rows)\n"));
-  EXPECT_THAT(text, HasSubstr("  in   labels    i32[4]     batch input, values "
-                              "in [0, 3) or -100 (labels of "
-                              "kiln.cross_entropy over 3 classes)\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("  in   labels    i32[4]     batch input, values "
+                "in [0, 3) or -100 (labels of "
+                "kiln.cross_entropy over 3 classes with ignore_index -100)\n"));
   EXPECT_THAT(text, HasSubstr("  in   emb       f32[16,4]  parameter, "
                               "supplied by the runtime\n"));
   EXPECT_THAT(text, HasSubstr("  in   running   f32[3]     model state, "

@@ -212,8 +212,9 @@ absl::Status CheckCompanions(const Flags& f) {
   auto bad = [](const std::string& m) { return absl::InvalidArgumentError(m); };
   if (std::string given = GivenOf(f, {"rtol", "atol", "scaled_atol"});
       !given.empty() && f.check.empty()) {
-    return bad(absl::StrCat(given, ": tolerances of --check, which is not "
-                                   "given"));
+    return bad(absl::StrCat(given,
+                            ": tolerances of --check, which is not "
+                            "given"));
   }
   if (!f.batch_fields.empty() && f.dataset.empty()) {
     return bad("--batch-fields needs --dataset");
@@ -223,8 +224,9 @@ absl::Status CheckCompanions(const Flags& f) {
   }
   if (f.given.count("iters") && !f.bench) return bad("--iters needs --bench");
   if (f.nproc > 1 && f.distributed == "off") {
-    return bad("--nproc starts data-parallel ranks; it does not go with "
-               "--distributed=off");
+    return bad(
+        "--nproc starts data-parallel ranks; it does not go with "
+        "--distributed=off");
   }
   return absl::OkStatus();
 }
@@ -239,15 +241,17 @@ absl::Status CheckTraining(const Flags& f) {
                             "--resume)"));
   }
   if (f.dataset.empty() == f.inputs.empty()) {
-    return bad("training needs either --dataset (with --batch-fields) or "
-               "--inputs (one fixed batch)");
+    return bad(
+        "training needs either --dataset (with --batch-fields) or "
+        "--inputs (one fixed batch)");
   }
   if (!f.dataset.empty() && f.batch_fields.empty()) {
     return bad("--dataset needs --batch-fields");
   }
   if (f.given.count("no_shuffle") && f.dataset.empty()) {
-    return bad("--no-shuffle orders the records of --dataset, which is not "
-               "given");
+    return bad(
+        "--no-shuffle orders the records of --dataset, which is not "
+        "given");
   }
   if (f.checkpoint_every > 0 && f.checkpoint.empty()) {
     return bad("--checkpoint-every needs --checkpoint");
@@ -266,10 +270,9 @@ absl::Status CheckTraining(const Flags& f) {
 
 absl::Status CheckNotTraining(const Flags& f) {
   auto bad = [](const std::string& m) { return absl::InvalidArgumentError(m); };
-  if (std::string given =
-          GivenOf(f, {"lr", "schedule", "schedule_steps", "no_shuffle",
-                      "checkpoint", "checkpoint_every", "resume", "log_every",
-                      "log_dir"});
+  if (std::string given = GivenOf(
+          f, {"lr", "schedule", "schedule_steps", "no_shuffle", "checkpoint",
+              "checkpoint_every", "resume", "log_every", "log_dir"});
       !given.empty()) {
     return bad(absl::StrCat(given, ": training flags; they need --steps"));
   }
@@ -278,8 +281,9 @@ absl::Status CheckNotTraining(const Flags& f) {
     return bad("--distributed=nccl trains: it needs --steps");
   }
   if (f.warmup && !f.bench) {
-    return bad("--warmup is the warm-up of --bench (or, with --steps, of the "
-               "learning rate)");
+    return bad(
+        "--warmup is the warm-up of --bench (or, with --steps, of the "
+        "learning rate)");
   }
   if (f.mode == RunMode::kEvaluation) {
     if (f.batch_fields.empty()) {
@@ -350,12 +354,23 @@ a mismatch (or NaN), 2 for bad command lines.)";
       {"Data parallel (training):", {"nproc", "distributed"}},
   };
   usage.metavars = {
-      {"inputs", "FILE"},   {"dataset", "FILE"},    {"batch_fields", "A,B"},
-      {"seed", "S"},        {"check", "FILE"},      {"rtol", "R"},
-      {"atol", "A"},        {"entry", "NAME"},      {"params", "FILE"},
-      {"output", "FILE"},   {"lr", "LR"},           {"schedule", "NAME"},
-      {"checkpoint", "FILE"}, {"resume", "FILE"},   {"log_dir", "DIR"},
-      {"nproc", "N"},       {"distributed", "MODE"},
+      {"inputs", "FILE"},
+      {"dataset", "FILE"},
+      {"batch_fields", "A,B"},
+      {"seed", "S"},
+      {"check", "FILE"},
+      {"rtol", "R"},
+      {"atol", "A"},
+      {"entry", "NAME"},
+      {"params", "FILE"},
+      {"output", "FILE"},
+      {"lr", "LR"},
+      {"schedule", "NAME"},
+      {"checkpoint", "FILE"},
+      {"resume", "FILE"},
+      {"log_dir", "DIR"},
+      {"nproc", "N"},
+      {"distributed", "MODE"},
   };
   usage.footer =
       "Flags of another mode are refused (--lr without --steps, --iters "

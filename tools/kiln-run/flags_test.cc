@@ -59,19 +59,18 @@ TEST(KilnRunFlagsTest, GoodCommandLines) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{
            {"--entry", "predict", "--inputs", "i", "--check", "c", "--rtol",
-            "0", "--atol", "1e-3", "--bench", "--iters", "5", "--warmup",
-            "0"},
+            "0", "--atol", "1e-3", "--bench", "--iters", "5", "--warmup", "0"},
            {"--memory-limit", "437MiB", "--inputs", "i"},
            // An untrained checkpoint; a warm-up longer than a short run.
            {"--steps", "0", "--inputs", "i", "--checkpoint", "c"},
            Train({"--warmup", "500"}),
-           Train({"--schedule", "cosine", "--schedule-steps", "200",
-                  "--warmup", "200", "--checkpoint", "c", "--checkpoint-every",
-                  "10", "--log-every", "5", "--log-dir", "d", "--lr", "0"}),
+           Train({"--schedule", "cosine", "--schedule-steps", "200", "--warmup",
+                  "200", "--checkpoint", "c", "--checkpoint-every", "10",
+                  "--log-every", "5", "--log-dir", "d", "--lr", "0"}),
            {"--steps", "5", "--dataset", "d", "--batch-fields", "x,y",
             "--no-shuffle", "--nproc", "2", "--dry-run"},
-           {"--dataset", "d", "--batch-fields", "x", "--params", "p",
-            "--entry", "eval"},
+           {"--dataset", "d", "--batch-fields", "x", "--params", "p", "--entry",
+            "eval"},
        }) {
     EXPECT_EQ(ErrorOf(args), "ok") << args[0];
   }
@@ -96,9 +95,9 @@ TEST(KilnRunFlagsTest, OutOfRange) {
   EXPECT_EQ(ErrorOf(Train({"--log-every", "-2"})), "--log-every must be >= 0");
   EXPECT_EQ(ErrorOf({"--distributed", "mpi"}),
             "--distributed: 'mpi' is not auto, nccl or off");
-  EXPECT_EQ(ErrorOf({"--steps", "5", "--dataset", "d", "--batch-fields",
-                     "x,y,x"}),
-            "--batch-fields names 'x' twice");
+  EXPECT_EQ(
+      ErrorOf({"--steps", "5", "--dataset", "d", "--batch-fields", "x,y,x"}),
+      "--batch-fields names 'x' twice");
 }
 
 TEST(KilnRunFlagsTest, Conflicts) {

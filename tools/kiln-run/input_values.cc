@@ -78,8 +78,9 @@ absl::Status CheckRange(const io::HostTensor& t,
   const size_t n = t.data.size() / 4;
   const size_t bad = FindOutside(t.data.data(), n, range, &value);
   if (bad == n) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      what, ": ", io::ElementText(t.shape, bad), " is ", OutsideText(value, range)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": ", io::ElementText(t.shape, bad), " is ",
+                   OutsideText(value, range)));
 }
 
 absl::Status CheckRecords(const std::string& dataset, uint64_t record_bytes,
@@ -90,18 +91,16 @@ absl::Status CheckRecords(const std::string& dataset, uint64_t record_bytes,
     for (const FieldRange& f : ranges) {
       int32_t value = 0;
       const size_t n = f.field.bytes / 4;
-      const size_t bad = FindOutside(records + r * record_bytes + f.field.offset,
-                                     n, f.range, &value);
+      const size_t bad = FindOutside(
+          records + r * record_bytes + f.field.offset, n, f.range, &value);
       if (bad == n) continue;
       // A scalar field is one value: no element to name.
       const std::string element =
-          f.field.shape.empty()
-              ? ""
-              : " " + io::ElementText(f.field.shape, bad);
-      return absl::InvalidArgumentError(
-          absl::StrCat(dataset, ": record ", indices[r], " field '",
-                       f.field.name, "'", element, " is ",
-                       OutsideText(value, f.range)));
+          f.field.shape.empty() ? ""
+                                : " " + io::ElementText(f.field.shape, bad);
+      return absl::InvalidArgumentError(absl::StrCat(
+          dataset, ": record ", indices[r], " field '", f.field.name, "'",
+          element, " is ", OutsideText(value, f.range)));
     }
   }
   return absl::OkStatus();

@@ -227,8 +227,8 @@ absl::StatusOr<int> RunEvaluation(const Flags& f, const RunPlan& plan,
     if (absl::IsOutOfRange(batch.status())) break;
     KILN_RETURN_IF_ERROR(batch.status());
     KILN_ASSIGN_OR_RETURN(
-        Outputs outputs,
-        session.Run(f.entry, BatchInputs(plan, batch->data, batch->num_records)));
+        Outputs outputs, session.Run(f.entry, BatchInputs(plan, batch->data,
+                                                          batch->num_records)));
     for (const auto& [name, tensor] : outputs) {
       KILN_ASSIGN_OR_RETURN(HostTensor host, rt.Download(tensor));
       if (!host.shape.empty()) continue;
@@ -236,10 +236,10 @@ absl::StatusOr<int> RunEvaluation(const Flags& f, const RunPlan& plan,
     }
     ++batches;
   }
-  std::printf("evaluated %s on %llu batches of %llu records of %s:",
-              f.entry.c_str(), static_cast<unsigned long long>(batches),
-              static_cast<unsigned long long>(options.batch_size),
-              f.dataset.c_str());
+  std::printf(
+      "evaluated %s on %llu batches of %llu records of %s:", f.entry.c_str(),
+      static_cast<unsigned long long>(batches),
+      static_cast<unsigned long long>(options.batch_size), f.dataset.c_str());
   bool finite = true;
   for (const auto& [name, sum] : sums) {
     const double mean = sum / static_cast<double>(batches);
@@ -292,7 +292,8 @@ absl::StatusOr<int> RunInference(const Flags& f, const RunPlan& plan,
       if (!resident.ok()) continue;
       KILN_ASSIGN_OR_RETURN(host[name], rt.Download(*resident));
     }
-    KILN_ASSIGN_OR_RETURN(bool ok, Check(host, f.check, f.rtol, f.atol, f.scaled_atol));
+    KILN_ASSIGN_OR_RETURN(bool ok,
+                          Check(host, f.check, f.rtol, f.atol, f.scaled_atol));
     if (!ok) status = 1;
   }
   if (f.bench) {
@@ -520,9 +521,9 @@ absl::StatusOr<int> RunTraining(const Flags& f, const RunPlan& plan,
     // Every rank draws the same global batches and trains on its slice.
     options.batch.shard_count = static_cast<uint64_t>(ranks.world_size);
     options.batch.shard_index = static_cast<uint64_t>(ranks.rank);
-    KILN_ASSIGN_OR_RETURN(loader, DeviceBatchLoader::Create(
-                                      rt, plan.dataset.get(), options,
-                                      trainer->stream()));
+    KILN_ASSIGN_OR_RETURN(
+        loader, DeviceBatchLoader::Create(rt, plan.dataset.get(), options,
+                                          trainer->stream()));
     // Resumed: the batches of the steps already done are skipped, so the data
     // order continues where the checkpoint left it.
     for (int64_t i = 0; i < start; ++i) {
@@ -661,7 +662,8 @@ absl::StatusOr<int> RunTraining(const Flags& f, const RunPlan& plan,
       KILN_ASSIGN_OR_RETURN(Tensor t, trainer->Parameter(name));
       KILN_ASSIGN_OR_RETURN(params[name], rt.Download(t));
     }
-    KILN_ASSIGN_OR_RETURN(bool ok, Check(params, f.check, f.rtol, f.atol, f.scaled_atol));
+    KILN_ASSIGN_OR_RETURN(
+        bool ok, Check(params, f.check, f.rtol, f.atol, f.scaled_atol));
     if (!ok) return 1;
   }
   return 0;

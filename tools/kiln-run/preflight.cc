@@ -86,16 +86,17 @@ absl::StatusOr<std::string> EntryOf(const Flags& f, const Artifact& a) {
   if (a.FindEntry(f.entry) != nullptr) return f.entry;
   std::vector<std::string> names;
   for (const Entry& e : a.entries) names.push_back(e.name);
-  return absl::NotFoundError(absl::StrCat(f.model, ": the artifact has no entry '",
-                                          f.entry, "' (entries: ",
-                                          absl::StrJoin(names, ", "), ")"));
+  return absl::NotFoundError(
+      absl::StrCat(f.model, ": the artifact has no entry '", f.entry,
+                   "' (entries: ", absl::StrJoin(names, ", "), ")"));
 }
 
 // One tensor of --inputs that is a caller input of the entry.
 absl::Status PlanInput(const Flags& f, const Entry& entry,
                        const TensorBinding& binding, io::HostTensor t,
                        RunPlan& plan) {
-  const std::string what = absl::StrCat(f.inputs, ": input '", binding.name, "'");
+  const std::string what =
+      absl::StrCat(f.inputs, ": input '", binding.name, "'");
   if (t.shape != binding.shape) {
     return Invalid(absl::StrCat(what, " is ", TypeText(t.dtype, t.shape),
                                 " but entry '", entry.name, "' takes ",
@@ -121,8 +122,8 @@ absl::Status PlanInput(const Flags& f, const Entry& entry,
 // buffer (and, for a parameter stored narrower than f32, its master weight).
 absl::Status PlanResident(const Flags& f, const artifact::ResidentBuffer& rb,
                           io::HostTensor t, RunPlan& plan) {
-  const std::string what = absl::StrCat(f.inputs, ": ", RoleText(rb.role),
-                                        " '", rb.name, "'");
+  const std::string what =
+      absl::StrCat(f.inputs, ": ", RoleText(rb.role), " '", rb.name, "'");
   if (t.shape != rb.shape) {
     return Invalid(absl::StrCat(what, " is ", TypeText(t.dtype, t.shape),
                                 " but the model's is ",
@@ -153,11 +154,13 @@ absl::Status NotAnInput(const Flags& f, const Entry& entry,
     if (b.name != name) continue;
     switch (artifact::SourceOf(b)) {
       case artifact::InputSource::kLr:
-        return Invalid(head + "is the learning rate, which kiln-run gives "
-                              "the entry itself (--lr)");
+        return Invalid(head +
+                       "is the learning rate, which kiln-run gives "
+                       "the entry itself (--lr)");
       case artifact::InputSource::kStep:
-        return Invalid(head + "is the update number, which kiln-run gives "
-                              "the entry itself");
+        return Invalid(head +
+                       "is the update number, which kiln-run gives "
+                       "the entry itself");
       default:
         break;
     }
@@ -174,10 +177,9 @@ absl::Status PlanInputs(const Flags& f, const Entry& entry, RunPlan& plan) {
     if (f.mode != RunMode::kInference || wanted.empty()) {
       return absl::OkStatus();
     }
-    return Invalid(absl::StrCat("entry '", entry.name, "' is missing input '",
-                                wanted[0]->name, "' (",
-                                TypeText(wanted[0]->dtype, wanted[0]->shape),
-                                "): give --inputs"));
+    return Invalid(absl::StrCat(
+        "entry '", entry.name, "' is missing input '", wanted[0]->name, "' (",
+        TypeText(wanted[0]->dtype, wanted[0]->shape), "): give --inputs"));
   }
   KILN_ASSIGN_OR_RETURN(io::Safetensors file,
                         io::ReadSafetensorsFile(f.inputs));
@@ -190,19 +192,19 @@ absl::Status PlanInputs(const Flags& f, const Entry& entry, RunPlan& plan) {
     if (i < 0) return NotAnInput(f, entry, name);
     const artifact::ResidentBuffer& rb = plan.artifact.resident_buffers[i];
     if (rb.role != BufferRole::kParameter && rb.role != BufferRole::kState) {
-      return Invalid(absl::StrCat(
-          f.inputs, ": tensor '", name, "' is the model's ", RoleText(rb.role),
-          " '", name, "', which --inputs cannot set (--resume restores a "
-          "training checkpoint)"));
+      return Invalid(
+          absl::StrCat(f.inputs, ": tensor '", name, "' is the model's ",
+                       RoleText(rb.role), " '", name,
+                       "', which --inputs cannot set (--resume restores a "
+                       "training checkpoint)"));
     }
     KILN_RETURN_IF_ERROR(PlanResident(f, rb, std::move(t), plan));
   }
   for (const TensorBinding* b : wanted) {
     if (plan.inputs.count(b->name) == 0) {
       return Invalid(absl::StrCat("entry '", entry.name, "' is missing input '",
-                                  b->name, "' (",
-                                  TypeText(b->dtype, b->shape), ") in ",
-                                  f.inputs));
+                                  b->name, "' (", TypeText(b->dtype, b->shape),
+                                  ") in ", f.inputs));
     }
   }
   return absl::OkStatus();
@@ -274,8 +276,10 @@ absl::Status PlanCheck(const Flags& f, const Entry& entry, RunPlan& plan) {
     }
     if (t.shape != b->shape) {
       return Invalid(absl::StrCat(f.check, ": tensor '", name, "' is ",
-                                  TypeText(t.dtype, t.shape), " but the run "
-                                  "writes ", TypeText(b->dtype, b->shape)));
+                                  TypeText(t.dtype, t.shape),
+                                  " but the run "
+                                  "writes ",
+                                  TypeText(b->dtype, b->shape)));
     }
   }
   return absl::OkStatus();
@@ -285,15 +289,16 @@ absl::Status PlanCheck(const Flags& f, const Entry& entry, RunPlan& plan) {
 absl::Status PlanField(const Flags& f, const Entry& entry,
                        const io::DatasetField& field,
                        const TensorBinding* binding, RunPlan& plan) {
-  const std::string what = absl::StrCat(f.dataset, ": field '", field.name, "'");
+  const std::string what =
+      absl::StrCat(f.dataset, ": field '", field.name, "'");
   if (binding == nullptr) {
     return Invalid(absl::StrCat(what, " is no input of entry '", entry.name,
                                 "' (it takes ",
                                 BindingsText(CallerInputs(entry)), ")"));
   }
-  std::vector<int64_t> record(binding->shape.begin() +
-                                  std::min<size_t>(1, binding->shape.size()),
-                              binding->shape.end());
+  std::vector<int64_t> record(
+      binding->shape.begin() + std::min<size_t>(1, binding->shape.size()),
+      binding->shape.end());
   if (binding->shape.empty() || field.shape != record) {
     return Invalid(absl::StrCat(
         what, " holds ", TypeText(field.dtype, field.shape),
@@ -307,10 +312,9 @@ absl::Status PlanField(const Flags& f, const Entry& entry,
   const bool narrowed =
       field.dtype == DType::kI64 && binding->dtype == DType::kI32;
   if (field.dtype != binding->dtype && !narrowed) {
-    return Invalid(absl::StrCat(what, " is ", DTypeName(field.dtype),
-                                " but entry '", entry.name, "' takes ",
-                                binding->name, " as ",
-                                DTypeName(binding->dtype)));
+    return Invalid(absl::StrCat(
+        what, " is ", DTypeName(field.dtype), " but entry '", entry.name,
+        "' takes ", binding->name, " as ", DTypeName(binding->dtype)));
   }
   if (narrowed) {
     plan.conversions.push_back(
@@ -351,10 +355,10 @@ absl::Status PlanDataset(const Flags& f, const Entry& entry, int world_size,
   for (const TensorBinding* b : wanted) {
     if (std::find(f.batch_fields.begin(), f.batch_fields.end(), b->name) ==
         f.batch_fields.end()) {
-      return Invalid(absl::StrCat(
-          "entry '", entry.name, "' is missing input '", b->name, "' (",
-          TypeText(b->dtype, b->shape), "): add a field of ", f.dataset,
-          " to --batch-fields"));
+      return Invalid(absl::StrCat("entry '", entry.name, "' is missing input '",
+                                  b->name, "' (", TypeText(b->dtype, b->shape),
+                                  "): add a field of ", f.dataset,
+                                  " to --batch-fields"));
     }
   }
   const uint64_t global = static_cast<uint64_t>(batch) * world_size;
@@ -377,12 +381,11 @@ absl::Status PlanDataset(const Flags& f, const Entry& entry, int world_size,
     if (b->valid_range) ranges.push_back({field, *b->valid_range});
   }
   if (!ranges.empty()) {
-    plan.loader.check = [path = f.dataset,
-                         record_bytes = plan.dataset->record_bytes(),
-                         ranges](uint8_t* records,
-                                 absl::Span<const uint64_t> indices) {
-      return CheckRecords(path, record_bytes, ranges, records, indices);
-    };
+    plan.loader.check =
+        [path = f.dataset, record_bytes = plan.dataset->record_bytes(), ranges](
+            uint8_t* records, absl::Span<const uint64_t> indices) {
+          return CheckRecords(path, record_bytes, ranges, records, indices);
+        };
   }
   return absl::OkStatus();
 }
@@ -424,12 +427,12 @@ absl::Status CheckWritableFolder(const std::string& path, const char* flag) {
                                           : existing.substr(0, slash);
   }
   if (!S_ISDIR(st.st_mode)) {
-    return Invalid(absl::StrCat(flag, " ", path, ": ", existing,
-                                " is not a folder"));
+    return Invalid(
+        absl::StrCat(flag, " ", path, ": ", existing, " is not a folder"));
   }
   if (::access(existing.c_str(), W_OK | X_OK) != 0) {
-    return Invalid(absl::StrCat(flag, " ", path, ": ", existing,
-                                " is not writable"));
+    return Invalid(
+        absl::StrCat(flag, " ", path, ": ", existing, " is not writable"));
   }
   return absl::OkStatus();
 }
@@ -502,13 +505,13 @@ std::vector<std::string> WhatRuns(const RunPlan& plan, const Flags& f) {
                        f.resume.empty()
                            ? ""
                            : absl::StrCat(" (resumed from ", f.resume, ")")),
-          absl::StrCat("learning rate: ", f.lr, ", ", f.schedule,
-                       f.schedule == "cosine"
-                           ? absl::StrCat(" over ",
-                                          f.schedule_steps.value_or(*f.steps),
-                                          " steps")
-                           : "",
-                       ", warm-up ", f.warmup.value_or(0), " steps")};
+          absl::StrCat(
+              "learning rate: ", f.lr, ", ", f.schedule,
+              f.schedule == "cosine"
+                  ? absl::StrCat(" over ", f.schedule_steps.value_or(*f.steps),
+                                 " steps")
+                  : "",
+              ", warm-up ", f.warmup.value_or(0), " steps")};
 }
 
 // --dry-run's lines on where the entry's inputs and parameters come from.
@@ -532,14 +535,12 @@ std::vector<std::string> WhatItReads(const RunPlan& plan, const Flags& f,
         " batches per epoch"));
   }
   for (const auto& [name, t] : plan.inputs) {
-    lines.push_back(absl::StrCat("input: ", name, " ",
-                                 TypeText(t.dtype, t.shape), " from ",
-                                 f.inputs));
+    lines.push_back(absl::StrCat(
+        "input: ", name, " ", TypeText(t.dtype, t.shape), " from ", f.inputs));
   }
   for (const auto& [name, t] : plan.resident) {
-    lines.push_back(absl::StrCat("sets: ", name, " ",
-                                 TypeText(t.dtype, t.shape), " from ",
-                                 f.inputs));
+    lines.push_back(absl::StrCat(
+        "sets: ", name, " ", TypeText(t.dtype, t.shape), " from ", f.inputs));
   }
   for (const std::string& c : plan.conversions) {
     lines.push_back("converts: " + c);
@@ -552,8 +553,8 @@ std::vector<std::string> WhatItReads(const RunPlan& plan, const Flags& f,
 std::vector<std::string> WhatItWrites(const Flags& f) {
   std::vector<std::string> lines;
   if (!f.check.empty()) {
-    lines.push_back(absl::StrCat("checks against: ", f.check, " (rtol ",
-                                 f.rtol, ", atol ", f.atol, ")"));
+    lines.push_back(absl::StrCat("checks against: ", f.check, " (rtol ", f.rtol,
+                                 ", atol ", f.atol, ")"));
   }
   if (!f.output.empty()) lines.push_back("writes: " + f.output);
   if (!f.checkpoint.empty()) {

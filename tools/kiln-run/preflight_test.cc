@@ -18,8 +18,8 @@
 namespace kiln {
 namespace {
 
-using ::testing::HasSubstr;
 using io::HostTensor;
+using ::testing::HasSubstr;
 
 std::string Tmp(const std::string& name) {
   return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -72,12 +72,11 @@ class PreflightTest : public ::testing::Test {
     ASSERT_TRUE(artifact::WriteArtifactFile(
                     artifact::testing::ClassifierArtifact(), model_)
                     .ok());
-    inputs_ = WriteTensors(
-        "in.safetensors",
-        {{"tokens", I64({4, 2}, {0, 1, 2, 3, 4, 5, 15, 0})},
-         {"labels", I64({4}, {0, 2, -100, 1})},
-         {"emb", F32Zeros({16, 4})},
-         {"running", F32Zeros({3})}});
+    inputs_ = WriteTensors("in.safetensors",
+                           {{"tokens", I64({4, 2}, {0, 1, 2, 3, 4, 5, 15, 0})},
+                            {"labels", I64({4}, {0, 2, -100, 1})},
+                            {"emb", F32Zeros({16, 4})},
+                            {"running", F32Zeros({3})}});
   }
 
   // PlanRun of "kiln-run MODEL args...".
@@ -115,8 +114,8 @@ TEST_F(PreflightTest, InputsWithParametersAndI64) {
   EXPECT_EQ(plan->resident.size(), 2u);
   EXPECT_EQ(plan->resident.count("emb"), 1u);
   EXPECT_EQ(plan->resident.count("running"), 1u);
-  EXPECT_THAT(plan->conversions,
-              ::testing::ElementsAre("labels: i64 to i32", "tokens: i64 to i32"));
+  EXPECT_THAT(plan->conversions, ::testing::ElementsAre("labels: i64 to i32",
+                                                        "tokens: i64 to i32"));
   const std::string text = DescribeRun(*plan, flags_, 1);
   EXPECT_THAT(text, HasSubstr("dry run: " + model_ + " would run"));
   EXPECT_THAT(text, HasSubstr("\n  inference: forward\n"));
@@ -125,14 +124,15 @@ TEST_F(PreflightTest, InputsWithParametersAndI64) {
 }
 
 TEST_F(PreflightTest, InputValuesAreChecked) {
-  EXPECT_EQ(ErrorOf({"--inputs",
-                     WriteTensors("label.safetensors",
-                                  {{"tokens", I64({4, 2}, {0, 0, 0, 0, 0, 0,
-                                                           0, 0})},
-                                   {"labels", I64({4}, {0, 1, 3, 1})}})}),
-            Tmp("label.safetensors") +
-                ": input 'labels': element 2 [2] is 3, outside [0, 3) or "
-                "-100 (labels of kiln.cross_entropy over 3 classes)");
+  EXPECT_EQ(
+      ErrorOf({"--inputs",
+               WriteTensors("label.safetensors",
+                            {{"tokens", I64({4, 2}, {0, 0, 0, 0, 0, 0, 0, 0})},
+                             {"labels", I64({4}, {0, 1, 3, 1})}})}),
+      Tmp("label.safetensors") +
+          ": input 'labels': element 2 [2] is 3, outside [0, 3) or "
+          "-100 (labels of kiln.cross_entropy over 3 classes with ignore_index "
+          "-100)");
   EXPECT_EQ(ErrorOf({"--inputs",
                      WriteTensors("token.safetensors",
                                   {{"tokens", I64({4, 2}, {0, int64_t{1} << 32,
@@ -141,37 +141,36 @@ TEST_F(PreflightTest, InputValuesAreChecked) {
             Tmp("token.safetensors") +
                 ": input 'tokens': element 1 [0, 1] is 4294967296, which does "
                 "not fit the i32 the model takes");
-  EXPECT_EQ(ErrorOf({"--inputs",
-                     WriteTensors("neg.safetensors",
-                                  {{"tokens", I64({4, 2}, {0, 0, 0, 0, 0, -1,
-                                                           0, 0})},
-                                   {"labels", I64({4}, {0, 1, 2, 1})}})}),
-            Tmp("neg.safetensors") +
-                ": input 'tokens': element 5 [2, 1] is -1, outside [0, 16) "
-                "(indices of kiln.embedding of 16 rows)");
+  EXPECT_EQ(
+      ErrorOf({"--inputs",
+               WriteTensors("neg.safetensors",
+                            {{"tokens", I64({4, 2}, {0, 0, 0, 0, 0, -1, 0, 0})},
+                             {"labels", I64({4}, {0, 1, 2, 1})}})}),
+      Tmp("neg.safetensors") +
+          ": input 'tokens': element 5 [2, 1] is -1, outside [0, 16) "
+          "(indices of kiln.embedding of 16 rows)");
 }
 
 TEST_F(PreflightTest, InputTensorsAreNamedWhenWrong) {
   const HostTensor tokens = I64({4, 2}, {0, 0, 0, 0, 0, 0, 0, 0});
   const HostTensor labels = I64({4}, {0, 0, 0, 0});
-  EXPECT_EQ(ErrorOf({"--inputs",
-                     WriteTensors("extra.safetensors",
-                                  {{"tokens", tokens},
-                                   {"labels", labels},
-                                   {"bogus", F32Zeros({1})}})}),
+  EXPECT_EQ(ErrorOf({"--inputs", WriteTensors("extra.safetensors",
+                                              {{"tokens", tokens},
+                                               {"labels", labels},
+                                               {"bogus", F32Zeros({1})}})}),
             Tmp("extra.safetensors") +
                 ": tensor 'bogus' is neither an input of entry 'forward' (it "
                 "takes tokens i32[4,2], labels i32[4]) nor a parameter or "
                 "model state of the model");
-  EXPECT_EQ(ErrorOf({"--inputs",
-                     WriteTensors("moment.safetensors",
-                                  {{"tokens", tokens},
-                                   {"labels", labels},
-                                   {"adam_m.w", F32Zeros({4, 3})}})}),
-            Tmp("moment.safetensors") +
-                ": tensor 'adam_m.w' is the model's optimizer moment "
-                "'adam_m.w', which --inputs cannot set (--resume restores a "
-                "training checkpoint)");
+  EXPECT_EQ(
+      ErrorOf({"--inputs", WriteTensors("moment.safetensors",
+                                        {{"tokens", tokens},
+                                         {"labels", labels},
+                                         {"adam_m.w", F32Zeros({4, 3})}})}),
+      Tmp("moment.safetensors") +
+          ": tensor 'adam_m.w' is the model's optimizer moment "
+          "'adam_m.w', which --inputs cannot set (--resume restores a "
+          "training checkpoint)");
   EXPECT_EQ(ErrorOf({"--inputs", WriteTensors("missing.safetensors",
                                               {{"tokens", tokens}})}),
             "entry 'forward' is missing input 'labels' (i32[4]) in " +
@@ -183,17 +182,15 @@ TEST_F(PreflightTest, InputTensorsAreNamedWhenWrong) {
             Tmp("shape.safetensors") +
                 ": input 'labels' is i64[2,2] but entry 'forward' takes "
                 "i32[4]");
-  EXPECT_EQ(ErrorOf({"--inputs",
-                     WriteTensors("type.safetensors",
-                                  {{"tokens", tokens},
-                                   {"labels", F32Zeros({4})}})}),
+  EXPECT_EQ(ErrorOf({"--inputs", WriteTensors("type.safetensors",
+                                              {{"tokens", tokens},
+                                               {"labels", F32Zeros({4})}})}),
             Tmp("type.safetensors") +
                 ": input 'labels' is f32[4] but the model takes i32[4]");
-  EXPECT_EQ(ErrorOf({"--inputs",
-                     WriteTensors("param.safetensors",
-                                  {{"tokens", tokens},
-                                   {"labels", labels},
-                                   {"w", F32Zeros({3, 4})}})}),
+  EXPECT_EQ(ErrorOf({"--inputs", WriteTensors("param.safetensors",
+                                              {{"tokens", tokens},
+                                               {"labels", labels},
+                                               {"w", F32Zeros({3, 4})}})}),
             Tmp("param.safetensors") +
                 ": parameter 'w' is f32[3,4] but the model's is f32[4,3]");
   EXPECT_EQ(ErrorOf({}),
@@ -207,8 +204,9 @@ TEST_F(PreflightTest, EntriesAndCheckpoints) {
   absl::StatusOr<RunPlan> missing = Plan({"--entry", "predict"});
   EXPECT_TRUE(absl::IsNotFound(missing.status()));
   EXPECT_EQ(missing.status().message(),
-            model_ + ": the artifact has no entry 'predict' (entries: "
-                     "forward, train_step)");
+            model_ +
+                ": the artifact has no entry 'predict' (entries: "
+                "forward, train_step)");
   const std::string data = WriteDataset("train.kilndata", 40);
   absl::StatusOr<RunPlan> train = Plan(
       {"--steps", "10", "--dataset", data, "--batch-fields", "tokens,labels"});
@@ -234,11 +232,11 @@ TEST_F(PreflightTest, EntriesAndCheckpoints) {
   EXPECT_EQ(resumed->start_step, 12);
   args = train_args;
   args.insert(args.end(), {"--steps", "10"});
-  EXPECT_EQ(ErrorOf(args), "--steps 10 is below the checkpoint's step 12 (" +
-                               ckpt + ")");
+  EXPECT_EQ(ErrorOf(args),
+            "--steps 10 is below the checkpoint's step 12 (" + ckpt + ")");
   all.erase("adam_v.w");
-  args = {"--steps", "20", "--resume",
-          WriteTensors("partial.safetensors", all, {{"step", "1"}}),
+  args = {"--steps",  "20",
+          "--resume", WriteTensors("partial.safetensors", all, {{"step", "1"}}),
           "--inputs", inputs_};
   EXPECT_EQ(ErrorOf(args),
             Tmp("partial.safetensors") + ": no tensor 'adam_v.w'");
@@ -262,7 +260,8 @@ TEST_F(PreflightTest, DatasetFieldsAgainstTheEntry) {
   ASSERT_TRUE(records.ok()) << records.status();
   EXPECT_EQ(*records, 10u);
   EXPECT_THAT(DescribeRun(*plan, flags_, 1),
-              HasSubstr("data: " + data + ", 10 records, batches of 4 (tokens "
+              HasSubstr("data: " + data +
+                        ", 10 records, batches of 4 (tokens "
                         "i32[2], labels i32[] per record), in file order, 2 "
                         "batches per epoch"));
 
@@ -270,7 +269,8 @@ TEST_F(PreflightTest, DatasetFieldsAgainstTheEntry) {
             data + " has no field 'label' (fields: tokens, labels)");
   EXPECT_EQ(ErrorOf({"--dataset", data, "--batch-fields", "tokens"}),
             "entry 'forward' is missing input 'labels' (i32[4]): add a field "
-            "of " + data + " to --batch-fields");
+            "of " +
+                data + " to --batch-fields");
   const std::string wide = Tmp("wide.kilndata");
   {
     auto writer = io::DatasetWriter::Create(
@@ -281,13 +281,13 @@ TEST_F(PreflightTest, DatasetFieldsAgainstTheEntry) {
     ASSERT_TRUE((*writer)->Finish().ok());
   }
   EXPECT_EQ(ErrorOf({"--dataset", wide, "--batch-fields", "tokens,labels"}),
-            wide + ": field 'tokens' holds i32[3] per record, but entry "
-                   "'forward' takes tokens i32[4,2] (batches of 4 records of "
-                   "i32[2])");
+            wide +
+                ": field 'tokens' holds i32[3] per record, but entry "
+                "'forward' takes tokens i32[4,2] (batches of 4 records of "
+                "i32[2])");
   EXPECT_EQ(ErrorOf({"--dataset", WriteDataset("few.kilndata", 3),
                      "--batch-fields", "tokens,labels"}),
-            Tmp("few.kilndata") +
-                " has 3 records, fewer than one batch of 4");
+            Tmp("few.kilndata") + " has 3 records, fewer than one batch of 4");
   absl::StatusOr<RunPlan> two_ranks =
       Plan({"--steps", "5", "--dataset", WriteDataset("six.kilndata", 6),
             "--batch-fields", "tokens,labels"},
@@ -305,15 +305,18 @@ TEST_F(PreflightTest, DatasetValuesAreCheckedPerRecord) {
       Plan({"--dataset", bad, "--batch-fields", "tokens,labels"});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(CheckEveryRecord(*plan).status().message(),
-            bad + ": record 9 field 'labels' is 7, outside [0, 3) or -100 "
-                  "(labels of kiln.cross_entropy over 3 classes)");
+            bad +
+                ": record 9 field 'labels' is 7, outside [0, 3) or -100 "
+                "(labels of kiln.cross_entropy over 3 classes with "
+                "ignore_index -100)");
   const std::string huge =
       WriteDataset("huge.kilndata", 12, 5, int64_t{1} << 40);
   plan = Plan({"--dataset", huge, "--batch-fields", "tokens,labels"});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(CheckEveryRecord(*plan).status().message(),
-            huge + ": record 5 field 'labels' is 1099511627776, which does "
-                   "not fit the i32 the model takes");
+            huge +
+                ": record 5 field 'labels' is 1099511627776, which does "
+                "not fit the i32 the model takes");
   // The ignored label is fine.
   plan = Plan({"--dataset", WriteDataset("ignored.kilndata", 12, 4, -100),
                "--batch-fields", "tokens,labels"});
@@ -322,16 +325,18 @@ TEST_F(PreflightTest, DatasetValuesAreCheckedPerRecord) {
 }
 
 TEST_F(PreflightTest, ChecksOutputsAndMemory) {
-  const std::string expected = WriteTensors(
-      "expected.safetensors", {{"loss", F32Zeros({})}, {"probs", F32Zeros({4})}});
+  const std::string expected =
+      WriteTensors("expected.safetensors",
+                   {{"loss", F32Zeros({})}, {"probs", F32Zeros({4})}});
   EXPECT_EQ(ErrorOf({"--inputs", inputs_, "--check", expected}),
-            expected + ": tensor 'probs' names nothing entry 'forward' writes "
-                       "(it writes loss f32[], accuracy f32[])");
-  EXPECT_EQ(ErrorOf({"--inputs", inputs_, "--check",
-                     WriteTensors("shaped.safetensors",
-                                  {{"loss", F32Zeros({2})}})}),
-            Tmp("shaped.safetensors") +
-                ": tensor 'loss' is f32[2] but the run writes f32[]");
+            expected +
+                ": tensor 'probs' names nothing entry 'forward' writes "
+                "(it writes loss f32[], accuracy f32[])");
+  EXPECT_EQ(
+      ErrorOf({"--inputs", inputs_, "--check",
+               WriteTensors("shaped.safetensors", {{"loss", F32Zeros({2})}})}),
+      Tmp("shaped.safetensors") +
+          ": tensor 'loss' is f32[2] but the run writes f32[]");
   EXPECT_EQ(ErrorOf({"--inputs", inputs_, "--output", Tmp("no/such/out")}),
             "--output " + Tmp("no/such/out") + ": there is no folder " +
                 Tmp("no/such"));

@@ -13,7 +13,7 @@
 // CHECK: entry forward: {{[0-9]+}} launches
 // CHECK-NEXT: in   table   f32[16,3]  parameter, supplied by the runtime
 // CHECK-NEXT: in   tokens  i32[2,2]   batch input, values in [0, 16) (indices of kiln.embedding of 16 rows)
-// CHECK-NEXT: in   labels  i32[4]     batch input, values in [0, 3) (labels of kiln.cross_entropy over 3 classes)
+// CHECK-NEXT: in   labels  i32[4]     batch input, values in [0, 3) or -100 (labels of kiln.cross_entropy over 3 classes with ignore_index -100)
 // CHECK-NEXT: in   scale   f32[]      batch input
 // CHECK-NEXT: out  loss    f32[]      returned
 // CHECK: entry train_step:
@@ -38,6 +38,6 @@ func.func @loss(
   %flat = kiln.reshape %tokens : tensor<2x2xi32> -> tensor<4xi32>
   %logits = kiln.embedding %table, %flat : tensor<16x3xf32>, tensor<4xi32>
   %scaled = kiln.mul %logits, %scale : tensor<4x3xf32>, tensor<f32>
-  %l = kiln.cross_entropy %scaled, %labels : tensor<4x3xf32>, tensor<4xi32>
+  %l = kiln.cross_entropy %scaled, %labels ignore_index = -100 : tensor<4x3xf32>, tensor<4xi32>
   return %l : tensor<f32>
 }
