@@ -93,10 +93,9 @@ static cl::OptionCategory checkpointCategory(
 static cl::opt<std::string> modelPath("model", cl::desc("the model"),
                                       cl::value_desc("model.mlir"),
                                       cl::Required, cl::cat(dataCategory));
-static cl::opt<std::string>
-    task("task", cl::desc("the task whose batches are drawn (without --dataset)"),
-         cl::value_desc("sine|regression"), cl::init("sine"),
-         cl::cat(dataCategory));
+static cl::opt<std::string> task(
+    "task", cl::desc("the task whose batches are drawn (without --dataset)"),
+    cl::value_desc("sine|regression"), cl::init("sine"), cl::cat(dataCategory));
 static cl::opt<std::string> datasetPath(
     "dataset",
     cl::desc("train on the records of this KILNDATA file (fields named as "
@@ -106,17 +105,16 @@ static cl::opt<std::string> heldoutPath(
     "heldout",
     cl::desc("with --dataset: evaluate the loss on this KILNDATA file"),
     cl::value_desc("path"), cl::init(""), cl::cat(dataCategory));
-static cl::opt<uint64_t>
-    seed("seed",
-         cl::desc("draws the parameters and the task's batches and held-out "
-                  "samples"),
-         cl::init(1), cl::cat(dataCategory));
+static cl::opt<uint64_t> seed(
+    "seed",
+    cl::desc("draws the parameters and the task's batches and held-out "
+             "samples"),
+    cl::init(1), cl::cat(dataCategory));
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("f32 or f64 arithmetic, or bf16/f16 storage with f32 arithmetic "
              "(what kilnc --precision=bf16|f16 compiles for the GPU)"),
-    cl::value_desc("f32|f64|bf16|f16"), cl::init("f32"),
-    cl::cat(dataCategory));
+    cl::value_desc("f32|f64|bf16|f16"), cl::init("f32"), cl::cat(dataCategory));
 
 static cl::opt<int> steps("steps",
                           cl::desc("train until step N, counting the steps "
@@ -153,8 +151,7 @@ static cl::opt<double> weightDecay("weight-decay",
                                    cl::desc("AdamW weight decay, >= 0"),
                                    cl::init(0.0), cl::cat(optimizerCategory));
 static cl::opt<double> clipNorm(
-    "clip-norm",
-    cl::desc("clip gradients to this global norm, >= 0 (0: off)"),
+    "clip-norm", cl::desc("clip gradients to this global norm, >= 0 (0: off)"),
     cl::init(1.0), cl::cat(optimizerCategory));
 
 static cl::opt<int> evalSamples(
@@ -206,8 +203,9 @@ static const ::kiln::tools::ToolCommandLine &commandLine() {
        &checkpointCategory},
       {{"train", "train_reference always trains with AdamW"},
        {"params", "start from a checkpoint with --resume"},
-       {"inputs", "train_reference draws its batches (--task) or reads a "
-                  "KILNDATA file (--dataset)"},
+       {"inputs",
+        "train_reference draws its batches (--task) or reads a "
+        "KILNDATA file (--dataset)"},
        {"fn", "train_reference trains the model's function 'loss'"},
        {"function", "train_reference trains the model's function 'loss'"}},
       ""};
@@ -226,10 +224,9 @@ static std::string checkOptions() {
   if (!dataset && task != "sine" && task != "regression")
     return "--task must be sine or regression, got '" + task + "'";
   if (!dataset) {
-    for (const cl::Option *option : {static_cast<const cl::Option *>(
-                                         &heldoutPath),
-                                     static_cast<const cl::Option *>(
-                                         &logEvery)})
+    for (const cl::Option *option :
+         {static_cast<const cl::Option *>(&heldoutPath),
+          static_cast<const cl::Option *>(&logEvery)})
       if (given(*option))
         return ::kiln::tools::spelling(*option) + " needs --dataset";
   } else {
@@ -242,32 +239,26 @@ static std::string checkOptions() {
   }
   if (precision != "f32" && precision != "f64" && precision != "bf16" &&
       precision != "f16")
-    return "--precision must be f32, f64, bf16 or f16, got '" + precision +
-           "'";
-  if (steps < 1)
-    return "--steps must be >= 1";
+    return "--precision must be f32, f64, bf16 or f16, got '" + precision + "'";
+  if (steps < 1) return "--steps must be >= 1";
   if (given(scheduleSteps) && scheduleSteps < steps)
     return "--schedule-steps must be >= --steps";
-  if (given(warmup) && warmup < 0)
-    return "--warmup must be >= 0";
+  if (given(warmup) && warmup < 0) return "--warmup must be >= 0";
   for (const cl::opt<double> *real :
        {&peakLrFlag, &finalLrFraction, &beta1, &beta2, &epsilon, &weightDecay,
         &clipNorm, &expectBelow})
     if (!std::isfinite(real->getValue()))
       return ::kiln::tools::spelling(*real) + " must be a finite number";
-  if (given(peakLrFlag) && peakLrFlag <= 0)
-    return "--lr must be > 0";
+  if (given(peakLrFlag) && peakLrFlag <= 0) return "--lr must be > 0";
   if (finalLrFraction < 0 || finalLrFraction > 1)
     return "--final-lr-fraction must be in [0, 1]";
   for (const cl::opt<double> *beta : {&beta1, &beta2})
     if (*beta < 0 || *beta >= 1)
       return ::kiln::tools::spelling(*beta) + " must be in [0, 1)";
-  if (epsilon <= 0)
-    return "--epsilon must be > 0";
+  if (epsilon <= 0) return "--epsilon must be > 0";
   if (weightDecay < 0 || clipNorm < 0)
     return "--weight-decay and --clip-norm must be >= 0";
-  if (evalSamples < 1)
-    return "--eval-samples must be >= 1";
+  if (evalSamples < 1) return "--eval-samples must be >= 1";
   if (evalEvery < 0 || logEvery < 0 || checkpointEvery < 0)
     return "--eval-every, --log-every and --checkpoint-every must be >= 0";
   if (given(expectBelow) && expectBelow <= 0)
@@ -452,8 +443,7 @@ bool checkpointIfDue(const ReferenceTrainer &trainer, int done,
                      llvm::StringRef separator = "") {
   if (checkpointEvery <= 0 || done % checkpointEvery != 0 || done == steps)
     return true;
-  if (!writeCheckpoint(trainer))
-    return false;
+  if (!writeCheckpoint(trainer)) return false;
   llvm::outs() << separator;
   reportCheckpoint(trainer);
   return true;
@@ -612,8 +602,7 @@ int main(int argc, char **argv) {
   if (!first) return 1;
   // Resumed: the batches of the steps done are drawn and dropped, so that
   // the data continue where the checkpoint left them.
-  for (int step = 0; step < *first; ++step)
-    makeBatch(trainRng, xShape, yShape);
+  for (int step = 0; step < *first; ++step) makeBatch(trainRng, xShape, yShape);
   auto start = std::chrono::steady_clock::now();
   double loss = NAN;
   bool midLine = false;
@@ -624,8 +613,7 @@ int main(int argc, char **argv) {
     if (failed(result)) return 1;
     loss = *result;
     // The progress line ends without a newline.
-    if (!checkpointIfDue(**trainer, step + 1, midLine ? "\n" : ""))
-      return 1;
+    if (!checkpointIfDue(**trainer, step + 1, midLine ? "\n" : "")) return 1;
     if (evalEvery > 0 && (step + 1) % evalEvery == 0 && step + 1 != steps) {
       llvm::outs() << llvm::format("\nstep %5d  held-out MSE %.5f\n", step + 1,
                                    evaluate());

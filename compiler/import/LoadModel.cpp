@@ -31,11 +31,12 @@ cl::opt<std::string> target("target",
                                      "that --loss adds"),
                             cl::value_desc("name"), cl::init(""),
                             cl::cat(modelOptionCategory()));
-cl::opt<std::string> weights(
-    "onnx-weights",
-    cl::desc(".onnx: write the trainable initializers' values to this "
-             "safetensors file, for kiln-run --params"),
-    cl::value_desc("path"), cl::init(""), cl::cat(modelOptionCategory()));
+cl::opt<std::string>
+    weights("onnx-weights",
+            cl::desc(".onnx: write the trainable initializers' values to this "
+                     "safetensors file, for kiln-run --params"),
+            cl::value_desc("path"), cl::init(""),
+            cl::cat(modelOptionCategory()));
 
 } // namespace
 

@@ -1,4 +1,4 @@
-//===- HostTensors.h - interpreter tensors as file tensors -------*- C++ -*-===//
+//===- HostTensors.h - interpreter tensors as file tensors ------*- C++ -*-===//
 //
 // The reference interpreter's tensors (doubles, whatever their element type)
 // as the runtime's host tensors (runtime/io/safetensors.h: bytes in the

@@ -12,9 +12,9 @@ namespace {
 TEST(HostTensorsTest, StoredValuesRoundTripExactly) {
   std::mt19937_64 rng{std::random_device{}()};
   std::uniform_real_distribution<double> real(-100.0, 100.0);
-  for (ElementKind kind : {ElementKind::F32, ElementKind::BF16,
-                           ElementKind::F16, ElementKind::I32,
-                           ElementKind::I1}) {
+  for (ElementKind kind :
+       {ElementKind::F32, ElementKind::BF16, ElementKind::F16, ElementKind::I32,
+        ElementKind::I1}) {
     SCOPED_TRACE(elementKindName(kind).str());
     Tensor tensor({3, 5}, kind);
     for (double &value : tensor.data)

@@ -1,4 +1,4 @@
-//===- ByteCount.h - byte counts as pass options ------------------*- C++ -*-===//
+//===- ByteCount.h - byte counts as pass options ----------------*- C++ -*-===//
 //
 // The type of the passes' byte-count options (memory-budget, bucket-bytes,
 // first-bucket-bytes): a uint64_t that llvm::cl parses with units, "437MiB",

@@ -9,8 +9,8 @@
 #ifndef KILN_COMPILER_PIPELINE_CODEGENPASS_H
 #define KILN_COMPILER_PIPELINE_CODEGENPASS_H
 
-#include "compiler/options/ByteCount.h"
 #include "codegen/cuda/ModuleCodegen.h"
+#include "compiler/options/ByteCount.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -39,9 +39,9 @@ llvm::Error restoreCheckpoint(ReferenceTrainer &trainer, llvm::StringRef path) {
   for (const auto &entry : trainer.state())
     state.emplace(entry.getKey().str(), &entry.getValue());
   for (const auto &[name, tensor] : state)
-    expected.push_back({name, ref::fileDType(tensor->kind),
-                        std::vector<int64_t>(tensor->shape.begin(),
-                                             tensor->shape.end())});
+    expected.push_back(
+        {name, ref::fileDType(tensor->kind),
+         std::vector<int64_t>(tensor->shape.begin(), tensor->shape.end())});
   absl::StatusOr<io::Checkpoint> checkpoint =
       io::ReadCheckpoint(path.str(), expected);
   if (!checkpoint.ok())

@@ -1,4 +1,4 @@
-//===- ReferenceCheckpoint.h - checkpoints of the CPU trainer ----*- C++ -*-===//
+//===- ReferenceCheckpoint.h - checkpoints of the CPU trainer ---*- C++ -*-===//
 //
 // The CPU reference trainer's state as a kiln training checkpoint
 // (runtime/io/checkpoint.h), the file kiln-run --checkpoint writes and

@@ -71,8 +71,8 @@ protected:
     NamedTensors inputs;
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     for (unsigned i = 0; i < forward.getNumArguments(); ++i) {
-      auto name = forward.getArgAttrOfType<StringAttr>(
-          i, KilnDialect::kNameAttrName);
+      auto name =
+          forward.getArgAttrOfType<StringAttr>(i, KilnDialect::kNameAttrName);
       if (forward.getArgAttr(i, KilnDialect::kParamAttrName))
         continue;
       ref::Tensor t = ref::Tensor::ofType(
@@ -166,8 +166,7 @@ TEST_F(ReferenceCheckpointTest, ACheckpointThatDoesNotFitChangesNothing) {
     std::string text = error ? llvm::toString(std::move(error)) : "(none)";
     EXPECT_THAT(text, HasSubstr(badPath + ": " + message));
     for (const auto &entry : before)
-      EXPECT_EQ(b->state().lookup(entry.getKey()).data,
-                entry.getValue().data);
+      EXPECT_EQ(b->state().lookup(entry.getKey()).data, entry.getValue().data);
     EXPECT_EQ(b->stepCount(), 0);
   };
   ::kiln::io::Checkpoint bad;

@@ -108,10 +108,9 @@ TEST(CheckpointTest, NeedsAValidStep) {
     EXPECT_THAT(std::string(status.message()),
                 HasSubstr("has no valid \"step\""));
   }
-  EXPECT_EQ(ReadCheckpoint(TempPath("absent.safetensors"), Specs())
-                .status()
-                .code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(
+      ReadCheckpoint(TempPath("absent.safetensors"), Specs()).status().code(),
+      absl::StatusCode::kNotFound);
 }
 
 }  // namespace

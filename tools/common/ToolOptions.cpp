@@ -61,6 +61,13 @@ bool inCategory(const cl::Option &option, const cl::OptionCategory *category) {
   return llvm::is_contained(option.Categories, category);
 }
 
+/// Whether `option` is in one of the tool's categories.
+bool isToolOption(const cl::Option &option, const ToolCommandLine &tool) {
+  return llvm::any_of(tool.categories, [&](const cl::OptionCategory *c) {
+    return inCategory(option, c);
+  });
+}
+
 /// The options --help lists per category: each registered option once,
 /// under the first of the tool's categories it belongs to, sorted by name.
 std::vector<std::vector<cl::Option *>>
@@ -93,11 +100,8 @@ shownOptions(const ToolCommandLine &tool) {
 void hideOtherOptions(const ToolCommandLine &tool) {
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *option = entry.getValue();
-    if (option->getOptionHiddenFlag() != cl::NotHidden)
-      continue;
-    if (llvm::none_of(tool.categories, [&](const cl::OptionCategory *c) {
-          return inCategory(*option, c);
-        }))
+    if (option->getOptionHiddenFlag() == cl::NotHidden &&
+        !isToolOption(*option, tool))
       option->setHiddenFlag(cl::Hidden);
   }
 }
@@ -179,14 +183,18 @@ std::string wrap(StringRef text, size_t column, size_t indent) {
   return out;
 }
 
-/// "  --name VALUE" padded to the description column, or on a line of its
-/// own when longer.
+/// `left` padded to the description column, or on a line of its own when
+/// longer.
+std::string padToDescription(std::string left) {
+  if (left.size() + 2 > kDescriptionColumn)
+    return left + "\n" + std::string(kDescriptionColumn, ' ');
+  left.resize(kDescriptionColumn, ' ');
+  return left;
+}
+
+/// "  --name VALUE", padded.
 std::string flagColumn(StringRef flag) {
-  std::string line = "  " + flag.str();
-  if (line.size() + 2 > kDescriptionColumn)
-    return line + "\n" + std::string(kDescriptionColumn, ' ');
-  line.resize(kDescriptionColumn, ' ');
-  return line;
+  return padToDescription("  " + flag.str());
 }
 
 /// One line (or more, wrapped) per option: flag, description and default.
@@ -195,19 +203,17 @@ void printOption(llvm::raw_ostream &os, const cl::Option &option,
   std::string valueName = placeholder(info);
   std::string flag = spelling(option);
   if (!valueName.empty())
-    flag += (option.getValueExpectedFlag() == cl::ValueOptional ? "[=" : " ") +
-            valueName + (option.getValueExpectedFlag() == cl::ValueOptional
-                             ? "]"
-                             : "");
+    flag += option.getValueExpectedFlag() == cl::ValueOptional
+                ? "[=" + valueName + "]"
+                : " " + valueName;
   std::string description = option.HelpStr.trim().str();
   if (option.getNumOccurrencesFlag() == cl::Required)
     description += " (required)";
   else if (!StringRef(description).contains("default:"))
-    description += " (default:\x01" +
-                   defaultOf(value, !valueName.empty()) + ")";
-  os << flagColumn(flag) << wrap(description, kDescriptionColumn,
-                                 kDescriptionColumn)
-     << "\n";
+    description +=
+        " (default:\x01" + defaultOf(value, !valueName.empty()) + ")";
+  os << flagColumn(flag)
+     << wrap(description, kDescriptionColumn, kDescriptionColumn) << "\n";
 }
 
 /// The pass list of an MLIR tool (an option without a name whose values
@@ -227,9 +233,8 @@ void printPassList(llvm::raw_ostream &os, StringRef info) {
     spec = spec.trim();
     description = description.trim();
     if (indent <= 6 && !spec.starts_with("=")) {
-      os << flagColumn(spec) << wrap(description, kDescriptionColumn,
-                                     kDescriptionColumn)
-         << "\n";
+      os << flagColumn(spec)
+         << wrap(description, kDescriptionColumn, kDescriptionColumn) << "\n";
       continue;
     }
     // A pass option, given inside the pass's flag (--pass="name=value"), or
@@ -243,11 +248,8 @@ void printPassList(llvm::raw_ostream &os, StringRef info) {
       entry = "    " + spec.split('=').first.str() +
               (valueName.empty() ? "" : "=" + valueName);
     }
-    if (entry.size() + 2 > kDescriptionColumn)
-      os << entry << "\n" << std::string(kDescriptionColumn, ' ');
-    else
-      os << entry << std::string(kDescriptionColumn - entry.size(), ' ');
-    os << wrap(description, kDescriptionColumn, kDescriptionColumn) << "\n";
+    os << padToDescription(entry)
+       << wrap(description, kDescriptionColumn, kDescriptionColumn) << "\n";
   }
 }
 
@@ -363,9 +365,7 @@ unknownOptionMessage(llvm::ArrayRef<const char *> args,
     for (const auto &entry : options) {
       const cl::Option &option = *entry.getValue();
       if (option.getOptionHiddenFlag() != cl::NotHidden ||
-          llvm::none_of(tool.categories, [&](const cl::OptionCategory *c) {
-            return inCategory(option, c);
-          }))
+          !isToolOption(option, tool))
         continue;
       unsigned distance = key.edit_distance(entry.getKey(), true);
       if (distance < bestDistance) {
@@ -398,9 +398,8 @@ std::optional<uint64_t> byteCountOption(const ToolCommandLine &tool,
 void parseToolCommandLine(int argc, char **argv, const ToolCommandLine &tool) {
   static std::string versionName;
   versionName = tool.name;
-  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << VersionLine(versionName) << "\n";
-  });
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << VersionLine(versionName) << "\n"; });
   hideOtherOptions(tool);
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];

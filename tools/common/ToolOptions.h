@@ -57,8 +57,9 @@ std::string toolHelpText(const ToolCommandLine &tool);
 
 /// The message for the first option of `args` (args[0] is the program) that
 /// names no registered option, or nothing when they all do.
-std::optional<std::string> unknownOptionMessage(llvm::ArrayRef<const char *> args,
-                                                const ToolCommandLine &tool);
+std::optional<std::string>
+unknownOptionMessage(llvm::ArrayRef<const char *> args,
+                     const ToolCommandLine &tool);
 
 /// Prints "<tool>: error: <message>" and a hint to stderr; returns 2, the
 /// exit status of a bad command line.

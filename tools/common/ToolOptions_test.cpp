@@ -2,9 +2,9 @@
 
 #include "tools/common/version.h"
 
-#include "gtest/gtest.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "gtest/gtest.h"
 
 namespace kiln::tools {
 namespace {
@@ -49,8 +49,10 @@ TEST(ToolOptionsTest, HelpListsTheToolsOptionsWithTheirDefaults) {
   for (const char *line : {
            "tester: checks the help.\n\nusage: tester [options] <input>\n",
            "\ntest options:\n",
-           "  -T DIR                    a folder (repeatable) (default: none)\n",
-           "  --test-computed N         computed (default: twice --test-count)\n",
+           "  -T DIR                    a folder (repeatable) (default: "
+           "none)\n",
+           "  --test-computed N         computed (default: twice "
+           "--test-count)\n",
            "  --test-count N            a count (default: 3)\n",
            "  --test-kind a|b           a kind (default: b)\n",
            "  --test-mode fast|slow     the mode (default: fast)\n",

@@ -18,7 +18,7 @@ constexpr std::pair<std::string_view, uint64_t> kUnits[] = {
     {"GiB", uint64_t{1} << 30},
 };
 
-}  // namespace
+} // namespace
 
 const char kByteCountSyntax[] =
     "a number of bytes, optionally with B, KB, MB, GB (powers of 1000) or "
@@ -28,18 +28,21 @@ std::optional<uint64_t> ParseByteCount(std::string_view text) {
   size_t digits = 0;
   uint64_t count = 0;
   constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  for (; digits < text.size() && std::isdigit(static_cast<unsigned char>(
-                                     text[digits]));
+  for (; digits < text.size() &&
+         std::isdigit(static_cast<unsigned char>(text[digits]));
        ++digits) {
     const uint64_t digit = text[digits] - '0';
-    if (count > (kMax - digit) / 10) return std::nullopt;
+    if (count > (kMax - digit) / 10)
+      return std::nullopt;
     count = count * 10 + digit;
   }
-  if (digits == 0) return std::nullopt;
+  if (digits == 0)
+    return std::nullopt;
   const std::string_view unit = text.substr(digits);
-  for (const auto& [suffix, scale] : kUnits) {
+  for (const auto &[suffix, scale] : kUnits) {
     if (unit == suffix) {
-      if (count > kMax / scale) return std::nullopt;
+      if (count > kMax / scale)
+        return std::nullopt;
       return count * scale;
     }
   }
@@ -47,15 +50,16 @@ std::optional<uint64_t> ParseByteCount(std::string_view text) {
 }
 
 std::string FormatByteCount(uint64_t bytes) {
-  static constexpr std::pair<const char*, int> kBinary[] = {
+  static constexpr std::pair<const char *, int> kBinary[] = {
       {"GiB", 30}, {"MiB", 20}, {"KiB", 10}};
   if (bytes != 0) {
-    for (const auto& [suffix, shift] : kBinary) {
+    for (const auto &[suffix, shift] : kBinary) {
       const uint64_t unit = uint64_t{1} << shift;
-      if (bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
+      if (bytes % unit == 0)
+        return std::to_string(bytes / unit) + suffix;
     }
   }
   return std::to_string(bytes);
 }
 
-}  // namespace kiln
+} // namespace kiln

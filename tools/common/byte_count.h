@@ -24,6 +24,6 @@ std::optional<uint64_t> ParseByteCount(std::string_view text);
 // that ParseByteCount(FormatByteCount(n)) == n.
 std::string FormatByteCount(uint64_t bytes);
 
-}  // namespace kiln
+} // namespace kiln
 
-#endif  // KILN_TOOLS_COMMON_BYTE_COUNT_H_
+#endif // KILN_TOOLS_COMMON_BYTE_COUNT_H_

@@ -21,9 +21,8 @@ TEST(ByteCountTest, PlainBytesAndUnits) {
 }
 
 TEST(ByteCountTest, RejectsWhatIsNotACount) {
-  for (const char* text :
-       {"", "MiB", "-1", "1.5GiB", "12 MiB", "12mib", "12TiB", "0x10", "1e6",
-        "12MiBs", " 12"}) {
+  for (const char *text : {"", "MiB", "-1", "1.5GiB", "12 MiB", "12mib",
+                           "12TiB", "0x10", "1e6", "12MiBs", " 12"}) {
     EXPECT_EQ(ParseByteCount(text), std::nullopt) << text;
   }
 }
@@ -31,7 +30,7 @@ TEST(ByteCountTest, RejectsWhatIsNotACount) {
 TEST(ByteCountTest, RejectsCountsPast64Bits) {
   EXPECT_EQ(ParseByteCount("18446744073709551615"), UINT64_MAX);
   EXPECT_EQ(ParseByteCount("18446744073709551616"), std::nullopt);
-  EXPECT_EQ(ParseByteCount("17179869184GiB"), std::nullopt);  // 2^34 GiB
+  EXPECT_EQ(ParseByteCount("17179869184GiB"), std::nullopt); // 2^34 GiB
   EXPECT_EQ(ParseByteCount("17179869183GiB"), uint64_t{17179869183} << 30);
 }
 
@@ -49,5 +48,5 @@ TEST(ByteCountTest, FormatUsesTheLargestBinaryUnitAndRoundTrips) {
   }
 }
 
-}  // namespace
-}  // namespace kiln
+} // namespace
+} // namespace kiln

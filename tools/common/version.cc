@@ -5,7 +5,7 @@ namespace version_internal {
 // Defined in the source //tools/common:build_commit generates, so that a new
 // commit recompiles that one line and relinks, nothing else.
 extern const char kBuildCommit[];
-}  // namespace version_internal
+} // namespace version_internal
 
 std::string_view KilnVersion() { return "0.1.0"; }
 
@@ -21,4 +21,4 @@ std::string VersionLine(std::string_view program) {
   return line;
 }
 
-}  // namespace kiln
+} // namespace kiln

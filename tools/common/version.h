@@ -19,6 +19,6 @@ std::string_view BuildCommit();
 // "<program> 0.1.0 (kiln, commit 3911962)": what --version prints.
 std::string VersionLine(std::string_view program);
 
-}  // namespace kiln
+} // namespace kiln
 
-#endif  // KILN_TOOLS_COMMON_VERSION_H_
+#endif // KILN_TOOLS_COMMON_VERSION_H_

@@ -11,7 +11,9 @@ namespace {
 TEST(VersionTest, LineNamesProgramVersionAndCommit) {
   std::string line = VersionLine("kilnc");
   EXPECT_TRUE(std::regex_match(
-      line, std::regex(R"(kilnc \d+\.\d+\.\d+ \(kiln, commit ([0-9a-f]{4,64}|unknown)\))")))
+      line,
+      std::regex(
+          R"(kilnc \d+\.\d+\.\d+ \(kiln, commit ([0-9a-f]{4,64}|unknown)\))")))
       << line;
   EXPECT_EQ(line, "kilnc " + std::string(KilnVersion()) + " (kiln, commit " +
                       std::string(BuildCommit()) + ")");
@@ -22,5 +24,5 @@ TEST(VersionTest, VersionIsSemantic) {
                                std::regex(R"(\d+\.\d+\.\d+)")));
 }
 
-}  // namespace
-}  // namespace kiln
+} // namespace
+} // namespace kiln

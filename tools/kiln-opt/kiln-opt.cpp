@@ -21,16 +21,16 @@
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
+#include "mlir/Debug/Counter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Support/FileUtilities.h"
-#include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "mlir/Debug/Counter.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "tools/common/ToolOptions.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,8 +46,8 @@
 namespace cl = llvm::cl;
 
 static cl::OptionCategory optCategory("mlir-opt's options");
-static cl::OptionCategory mlirCategory(
-    "MLIR's printing, pass-manager and timing options");
+static cl::OptionCategory
+    mlirCategory("MLIR's printing, pass-manager and timing options");
 static cl::OptionCategory passCategory("Passes");
 static cl::opt<std::string> inputPath(cl::Positional,
                                       cl::desc("<input.mlir|input.onnx>"),
@@ -71,8 +71,7 @@ static void registerOptOptions(mlir::DialectRegistry &registry) {
   mlir::tracing::DebugCounter::registerCLOptions();
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *option = entry.getValue();
-    if (before.count(option) ||
-        option->getOptionHiddenFlag() != cl::NotHidden)
+    if (before.count(option) || option->getOptionHiddenFlag() != cl::NotHidden)
       continue;
     if (option->ArgStr.empty())
       option->addCategory(passCategory);
@@ -85,19 +84,20 @@ static void registerOptOptions(mlir::DialectRegistry &registry) {
 
 static ::kiln::tools::ToolCommandLine
 commandLine(const mlir::DialectRegistry &registry) {
-  return {"kiln-opt",
-          "kiln-opt [options] [<input.mlir|input.onnx>] [-o output.mlir]",
-          "kiln-opt: mlir-opt for kiln. Parses and verifies the input (standard "
-          "input without one), runs the passes given as flags or by "
-          "--pass-pipeline, and prints the IR. Dialects: " +
-              llvm::join(registry.getDialectNames(), ", ") + ".",
-          {&optCategory, &::mlir::kiln::modelOptionCategory(), &mlirCategory,
-           &passCategory},
-          {{"function", "kiln-opt takes the function of a pass as the "
-                        "pass's option, --kiln-pipeline=\"function=NAME\""},
-           {"train", "kilnc compiles; kiln-opt runs passes, such as "
-                     "--kiln-pipeline=\"train=adamw\""}},
-          ""};
+  return {
+      "kiln-opt",
+      "kiln-opt [options] [<input.mlir|input.onnx>] [-o output.mlir]",
+      "kiln-opt: mlir-opt for kiln. Parses and verifies the input (standard "
+      "input without one), runs the passes given as flags or by "
+      "--pass-pipeline, and prints the IR. Dialects: " +
+          llvm::join(registry.getDialectNames(), ", ") + ".",
+      {&optCategory, &::mlir::kiln::modelOptionCategory(), &mlirCategory,
+       &passCategory},
+      {{"function", "kiln-opt takes the function of a pass as the "
+                    "pass's option, --kiln-pipeline=\"function=NAME\""},
+       {"train", "kilnc compiles; kiln-opt runs passes, such as "
+                 "--kiln-pipeline=\"train=adamw\""}},
+      ""};
 }
 
 /// Imports the ONNX model at `path` and prints it (with its locations) as

@@ -46,8 +46,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/LoadModel.h"
-#include "compiler/interpreter/IndexInputs.h"
 #include "compiler/interpreter/HostTensors.h"
+#include "compiler/interpreter/IndexInputs.h"
 #include "compiler/interpreter/Initializers.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -87,9 +87,10 @@ static cl::OptionCategory outputCategory("Output");
 static cl::opt<std::string> modelPath(cl::Positional,
                                       cl::desc("<model.mlir|model.onnx>"),
                                       cl::Required);
-static cl::opt<std::string> functionName(
-    "function", cl::desc("the function to run"), cl::value_desc("name"),
-    cl::Required, cl::cat(modelOptionCategory()));
+static cl::opt<std::string> functionName("function",
+                                         cl::desc("the function to run"),
+                                         cl::value_desc("name"), cl::Required,
+                                         cl::cat(modelOptionCategory()));
 // kiln-ref's first spelling, kept working.
 static cl::alias functionAlias("fn", cl::desc("alias for --function"),
                                cl::aliasopt(functionName));
@@ -128,9 +129,9 @@ static cl::opt<bool>
     printOutputs("print",
                  cl::desc("print each output's name, type and first values"),
                  cl::init(false), cl::cat(outputCategory));
-static cl::opt<unsigned>
-    printCount("print-count", cl::desc("values --print shows per output"),
-               cl::init(8), cl::cat(outputCategory));
+static cl::opt<unsigned> printCount("print-count",
+                                    cl::desc("values --print shows per output"),
+                                    cl::init(8), cl::cat(outputCategory));
 
 static const ::kiln::tools::ToolCommandLine &commandLine() {
   static const ::kiln::tools::ToolCommandLine tool{

@@ -46,8 +46,8 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -65,7 +65,6 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 namespace tools = ::kiln::tools;
 
-
 // The options by topic; --help shows them in this order (ToolOptions.h).
 static cl::OptionCategory outputCategory("Output");
 static cl::OptionCategory trainingCategory("Training");
@@ -80,10 +79,9 @@ static cl::opt<std::string> inputPath(cl::Positional,
                                       cl::Required);
 
 // Output.
-static cl::opt<std::string> outputPath(
-    "o",
-    cl::desc("output file ('-': standard output)"),
-    cl::value_desc("path"), cl::init("-"), cl::cat(outputCategory));
+static cl::opt<std::string>
+    outputPath("o", cl::desc("output file ('-': standard output)"),
+               cl::value_desc("path"), cl::init("-"), cl::cat(outputCategory));
 static cl::opt<std::string>
     emit("emit",
          cl::desc("what to write: the artifact, the compiled module's IR "
@@ -125,12 +123,12 @@ static cl::opt<bool> inference(
     "inference",
     cl::desc("compile only the forward entry (no gradients, no optimizer)"),
     cl::cat(trainingCategory));
-static cl::opt<double> momentum("momentum",
-                                cl::desc("SGD momentum, in [0, 1)"),
+static cl::opt<double> momentum("momentum", cl::desc("SGD momentum, in [0, 1)"),
                                 cl::init(0.0), cl::cat(trainingCategory));
-static cl::opt<bool> nesterov(
-    "nesterov", cl::desc("SGD Nesterov momentum (needs --momentum > 0)"),
-    cl::cat(trainingCategory));
+static cl::opt<bool>
+    nesterov("nesterov",
+             cl::desc("SGD Nesterov momentum (needs --momentum > 0)"),
+             cl::cat(trainingCategory));
 static cl::opt<double> beta1("beta1", cl::desc("Adam(W) beta1, in [0, 1)"),
                              cl::init(0.9), cl::cat(trainingCategory));
 static cl::opt<double> beta2("beta2", cl::desc("Adam(W) beta2, in [0, 1)"),
@@ -152,12 +150,11 @@ static cl::opt<double>
     clipValue("clip-value",
               cl::desc("clip gradient elements to [-X, X] (0: off)"),
               cl::init(0.0), cl::cat(gradientCategory));
-static cl::opt<double> gradScale("grad-scale",
-                                 cl::desc("multiply the gradients by this, > 0"),
-                                 cl::init(1.0), cl::cat(gradientCategory));
 static cl::opt<double>
-    gradNoise("grad-noise",
-              cl::desc("std of Gaussian gradient noise (0: off)"),
+    gradScale("grad-scale", cl::desc("multiply the gradients by this, > 0"),
+              cl::init(1.0), cl::cat(gradientCategory));
+static cl::opt<double>
+    gradNoise("grad-noise", cl::desc("std of Gaussian gradient noise (0: off)"),
               cl::init(0.0), cl::cat(gradientCategory));
 static cl::opt<uint64_t>
     gradNoiseSeed("grad-noise-seed",
@@ -168,8 +165,7 @@ static cl::opt<std::string> nonFiniteGrads(
     cl::desc("when a gradient is NaN or infinite: apply the update anyway, "
              "or skip it (parameters and optimizer state unchanged, the step "
              "counted in grad_stats.skipped_updates)"),
-    cl::value_desc("apply|skip"), cl::init("apply"),
-    cl::cat(gradientCategory));
+    cl::value_desc("apply|skip"), cl::init("apply"), cl::cat(gradientCategory));
 static cl::opt<std::string> lossScale(
     "loss-scale",
     cl::desc("loss scaling for f16: dynamic halves the scale on overflow and "
@@ -218,9 +214,10 @@ static cl::opt<std::string> kernelCache(
              "$KILN_KERNEL_CACHE, else $XDG_CACHE_HOME/kiln/kernels, else "
              "~/.cache/kiln/kernels)"),
     cl::value_desc("dir"), cl::cat(kernelCategory));
-static cl::opt<bool> noKernelCache(
-    "no-kernel-cache", cl::desc("compile every kernel, keeping none"),
-    cl::cat(kernelCategory));
+static cl::opt<bool>
+    noKernelCache("no-kernel-cache",
+                  cl::desc("compile every kernel, keeping none"),
+                  cl::cat(kernelCategory));
 static cl::list<std::string> customKernelDirs(
     "I", cl::Prefix,
     cl::desc("directory searched for the CUDA files of kiln.custom ops, "
@@ -308,8 +305,7 @@ static cl::opt<std::string> lossFunction(
     "function",
     cl::desc("the function to train (or, with --inference, to run); for "
              ".onnx, the name the imported graph gets"),
-    cl::value_desc("name"), cl::init("loss"),
-    cl::cat(modelOptionCategory()));
+    cl::value_desc("name"), cl::init("loss"), cl::cat(modelOptionCategory()));
 
 static const tools::ToolCommandLine &commandLine() {
   static const tools::ToolCommandLine tool{
@@ -458,7 +454,8 @@ static std::string checkOptions() {
   for (const cl::opt<std::string> *schedule :
        {&gemmSchedule, &attentionSchedule})
     if (!oneOf(*schedule, {"auto", "cooperative", "pingpong"}))
-      return spelt(*schedule) + " must be auto, cooperative or pingpong, got '" +
+      return spelt(*schedule) +
+             " must be auto, cooperative or pingpong, got '" +
              schedule->getValue() + "'";
   if (!oneOf(gemmCluster, {"auto", "1", "2"}))
     return "--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster + "'";
