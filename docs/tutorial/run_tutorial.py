@@ -26,7 +26,8 @@ before it (blank lines may follow the comment):
 
 ROOT is the checkout (for the committed files), BIN the folder of the tools.
 --only-gpu runs only the GPU blocks (on a GPU machine, in a work folder that
-the other blocks filled: make_gpu_bundle.sh); --require-gpu makes a skipped GPU command a failure.
+the other blocks filled: make_gpu_bundle.sh); --require-gpu makes a GPU
+command that finds no GPU a failure.
 Exit status 0 when every block passed (or was skipped for want of a GPU).
 """
 import argparse
@@ -60,7 +61,7 @@ def reads(command, files):
 
 
 def blocks(readme):
-    """(line, kind, argument, language, text) of every marked block."""
+    """(line, kind, argument, text) of every marked block."""
     lines = open(readme).read().split("\n")
     result = []
     for i, line in enumerate(lines):
@@ -74,10 +75,11 @@ def blocks(readme):
         if not fence.startswith("```"):
             sys.exit(f"{readme}:{i + 1}: the tutorial marker is not followed "
                      "by a code block")
+        if "```" not in lines[j + 1:]:
+            sys.exit(f"{readme}:{j + 1}: the code block does not end")
         end = lines.index("```", j + 1)
         text = "\n".join(lines[j + 1:end]) + "\n"
-        result.append((i + 1, m.group(1) or "run", m.group(2) or "",
-                       fence[3:].strip(), text))
+        result.append((i + 1, m.group(1) or "run", m.group(2) or "", text))
     return result
 
 
@@ -128,7 +130,7 @@ def main():
     found = blocks(args.readme)
     if not found:
         sys.exit(f"{args.readme}: no tutorial blocks")
-    for line, kind, argument, language, text in found:
+    for line, kind, argument, text in found:
         if args.only_gpu and kind != "gpu":
             continue
         if kind == "setup":
@@ -160,11 +162,11 @@ def main():
                 missing = [f for f in reads(command, unwritten)
                            if not os.path.exists(os.path.join(args.work, f))]
                 if missing:
-                    skipped.append((command, f"it reads {', '.join(missing)}"
-                                    ", which a skipped command writes"))
+                    reason = (f"it reads {', '.join(missing)}, which a "
+                              "skipped command writes")
+                    skipped.append((command, reason))
                     unwritten += outputs(command)
-                    print(f"   (skipped: it reads {', '.join(missing)}, which "
-                          "a skipped command writes)", flush=True)
+                    print(f"   (skipped: {reason})", flush=True)
                     continue
                 status, output = run(command, args.work, env)
                 ran += 1
