@@ -16,10 +16,12 @@ before it (blank lines may follow the comment):
                                  ending in a backslash continues): each is run
                                  on its own, and where there is no GPU it must
                                  stop with the runtime's "no NVIDIA driver"
-                                 message, which counts it as skipped; a
-                                 command that reads a file which a skipped
-                                 command would have written (--checkpoint,
-                                 --output, -o) is skipped too, saying so
+                                 message, which counts it as skipped (a
+                                 skipped kiln-run command then runs again
+                                 with --dry-run, which must pass); a command
+                                 that reads a file which a skipped command
+                                 would have written (--checkpoint, --output,
+                                 -o) is skipped too, saying so
 
   run_tutorial.py README --root ROOT --bin BIN --work WORK
                   [--only-gpu] [--require-gpu]
@@ -173,9 +175,17 @@ def main():
                 if status == 0:
                     continue
                 if NO_GPU in output and not args.require_gpu:
-                    skipped.append((command, "no GPU on this machine"))
+                    reason = "no GPU on this machine"
+                    if shlex.split(command)[0] == "kiln-run":
+                        reason += "; checked with --dry-run"
+                    print(f"   (skipped: {reason})", flush=True)
+                    if "--dry-run" in reason:
+                        status, _ = run(command + " --dry-run", args.work, env)
+                        if status != 0:
+                            fail(line, "kiln-run --dry-run exited with status "
+                                 f"{status}")
+                    skipped.append((command, reason))
                     unwritten += outputs(command)
-                    print("   (no GPU here: skipped)", flush=True)
                 else:
                     fail(line, f"{shlex.split(command)[0]} exited with "
                          f"status {status}")
