@@ -73,8 +73,9 @@
 ABSL_FLAG(std::string, task, "sine",
           "sine | regression | order | wide | text | digits");
 ABSL_FLAG(std::string, out, "",
-          "the KILNDATA file (text, digits: the "
-          "training split); required");
+          "the KILNDATA file (text, digits: the training split; --from: a "
+          "name ending in .safetensors writes a tensor per field instead); "
+          "required");
 ABSL_FLAG(int64_t, records, 0,
           "records to write (0: the task's, 4000; text: all windows)");
 ABSL_FLAG(int64_t, seed, 1, "seed of the data (and of the split's order)");

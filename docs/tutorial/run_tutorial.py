@@ -10,6 +10,9 @@ before it (blank lines may follow the comment):
   <!-- tutorial: file PATH -->   the block is the committed file PATH, byte for
                                  byte; it is written to the work folder under
                                  its base name
+  <!-- tutorial: excerpt PATH -->  the block is a run of whole lines of the
+                                 committed file PATH, byte for byte (the
+                                 tests build the file itself)
   <!-- tutorial -->              a shell script, run in the work folder
   <!-- tutorial: expect RE -->   the same, and its output must match RE
   <!-- tutorial: gpu -->         commands for the GPU, one per line (a line
@@ -149,6 +152,11 @@ def main():
             with open(os.path.join(args.work, os.path.basename(argument)),
                       "w") as f:
                 f.write(text)
+        elif kind == "excerpt":
+            with open(os.path.join(args.root, argument)) as f:
+                committed = f.read()
+            if ("\n" + text) not in ("\n" + committed):
+                fail(line, f"the block is not a run of lines of {argument}")
         elif kind in ("run", "expect"):
             print(f"== {args.readme}:{line}", flush=True)
             status, output = run(text, args.work, env)

@@ -61,6 +61,14 @@ HostTensor HostTensor::I32(std::vector<int64_t> shape,
   return HostTensor{DType::kI32, std::move(shape), RawBytes(values)};
 }
 
+namespace internal {
+absl::Status ElementTypeMismatch(DType have, DType want) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("the tensor holds ", SafetensorsDTypeName(have),
+                   " elements, not ", SafetensorsDTypeName(want)));
+}
+}  // namespace internal
+
 bool operator==(const HostTensor& a, const HostTensor& b) {
   return std::tie(a.dtype, a.shape, a.data) ==
          std::tie(b.dtype, b.shape, b.data);

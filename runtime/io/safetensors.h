@@ -31,6 +31,7 @@
 // implementation writes).
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -57,7 +58,39 @@ struct HostTensor {
                         const std::vector<float>& values);
   static HostTensor I32(std::vector<int64_t> shape,
                         const std::vector<int32_t>& values);
+
+  // The elements as T: float for F32, int32_t for I32, int64_t for I64.
+  // InvalidArgument when T is not this tensor's element type.
+  template <typename T>
+  absl::StatusOr<std::vector<T>> Values() const;
 };
+
+namespace internal {
+template <typename T>
+struct ElementType;
+template <>
+struct ElementType<float> {
+  static constexpr DType kDType = DType::kF32;
+};
+template <>
+struct ElementType<int32_t> {
+  static constexpr DType kDType = DType::kI32;
+};
+template <>
+struct ElementType<int64_t> {
+  static constexpr DType kDType = DType::kI64;
+};
+absl::Status ElementTypeMismatch(DType have, DType want);
+}  // namespace internal
+
+template <typename T>
+absl::StatusOr<std::vector<T>> HostTensor::Values() const {
+  constexpr DType want = internal::ElementType<T>::kDType;
+  if (dtype != want) return internal::ElementTypeMismatch(dtype, want);
+  std::vector<T> values(data.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), data.data(), data.size());
+  return values;
+}
 
 struct Safetensors {
   std::map<std::string, HostTensor> tensors;

@@ -60,6 +60,20 @@ std::string Make(const std::string& header, const std::string& data) {
   return out + header + data;
 }
 
+TEST(SafetensorsTest, ValuesOfTheTensorsType) {
+  const HostTensor labels = HostTensor::I32({3}, {7, -2, 40});
+  absl::StatusOr<std::vector<int32_t>> values = labels.Values<int32_t>();
+  ASSERT_TRUE(values.ok()) << values.status();
+  EXPECT_EQ(*values, (std::vector<int32_t>{7, -2, 40}));
+  absl::StatusOr<std::vector<float>> wrong = labels.Values<float>();
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(),
+            "the tensor holds I32 elements, not F32");
+  const HostTensor empty = HostTensor::F32({0, 4}, {});
+  ASSERT_TRUE(empty.Values<float>().ok());
+  EXPECT_TRUE(empty.Values<float>()->empty());
+}
+
 TEST(SafetensorsTest, GoldenBytes) {
   absl::StatusOr<std::string> bytes = SerializeSafetensors(Sample());
   ASSERT_TRUE(bytes.ok()) << bytes.status();

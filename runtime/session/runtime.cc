@@ -174,6 +174,17 @@ absl::StatusOr<Tensor> Runtime::Upload(const HostTensor& host) const {
   return t;
 }
 
+absl::StatusOr<Tensor> FindOutput(const Outputs& outputs,
+                                  absl::string_view name) {
+  auto found = outputs.find(std::string(name));
+  if (found != outputs.end()) return found->second;
+  std::vector<std::string> names;
+  for (const auto& [output, tensor] : outputs) names.push_back(output);
+  return absl::NotFoundError(absl::StrCat("no output '", name,
+                                          "'; the outputs are: ",
+                                          absl::StrJoin(names, ", ")));
+}
+
 absl::StatusOr<HostTensor> Runtime::Download(const Tensor& tensor) const {
   if (!tensor.IsContiguous()) {
     return absl::InvalidArgumentError(

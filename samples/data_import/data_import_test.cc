@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/io/safetensors.h"
 #include "samples/data_import/import.h"
 
 namespace kiln::data_import {
@@ -327,6 +328,29 @@ TEST(WriteTest, ShuffledSplitKeepsEveryRecordOnce) {
   options.heldout_fraction = 0.01;
   EXPECT_THAT(WriteDatasets(*data, options).status().message(),
               HasSubstr("20 records are too few to hold out 0.01 of them"));
+}
+
+TEST(WriteTest, SafetensorsOutputHoldsABatchPerField) {
+  absl::StatusOr<CsvTable> t =
+      ParseCsv("few.csv", "a,b,c,label\n1,2,3,0\n4,5,6,2\n7,8,9,1\n");
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<ImportedData> data =
+      ImportCsv(*t, Specs({"x=a..c@3x1", "label:i32"}));
+  ASSERT_TRUE(data.ok()) << data.status();
+  WriteOptions options;
+  options.out = TempDir() + "/batch.safetensors";
+  ASSERT_TRUE(WriteDatasets(*data, options).ok());
+  absl::StatusOr<io::Safetensors> batch =
+      io::ReadSafetensorsFile(options.out);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_EQ(batch->tensors.size(), 2u);
+  const io::HostTensor& x = batch->tensors.at("x");
+  EXPECT_EQ(x.shape, (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(*x.Values<float>(),
+            (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(batch->tensors.at("label").shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(*batch->tensors.at("label").Values<int32_t>(),
+            (std::vector<int32_t>{0, 2, 1}));
 }
 
 }  // namespace

@@ -60,7 +60,9 @@ struct WriteSummary {
   uint64_t held_out = 0;
 };
 
-// Writes the records of `data` as KILNDATA files (docs/data-formats.md).
+// Writes the records of `data` as KILNDATA files (docs/data-formats.md); an
+// output path ending in .safetensors gets one tensor per field instead,
+// [records, field shape...], a batch for kiln-run --inputs.
 absl::StatusOr<WriteSummary> WriteDatasets(const ImportedData& data,
                                            const WriteOptions& options);
 

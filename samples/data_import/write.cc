@@ -1,8 +1,11 @@
+#include <algorithm>
 #include <numeric>
 #include <random>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/io/safetensors.h"
 #include "samples/data_import/import.h"
 
 namespace kiln::data_import {
@@ -15,9 +18,39 @@ uint64_t Below(std::mt19937_64& rng, uint64_t n) {
                                64);
 }
 
+// The records [begin, end) of `order` as one safetensors file: a tensor per
+// field, [records, field shape...] (a batch for kiln-run --inputs or the
+// runtime API).
+absl::Status WriteTensors(const std::string& path, const ImportedData& data,
+                          const std::vector<uint64_t>& order, uint64_t begin,
+                          uint64_t end) {
+  io::Safetensors out;
+  for (const ImportedField& f : data.fields) {
+    io::HostTensor& tensor = out.tensors[f.field.name];
+    tensor.dtype = f.field.dtype;
+    tensor.shape = {static_cast<int64_t>(end - begin)};
+    tensor.shape.insert(tensor.shape.end(), f.field.shape.begin(),
+                        f.field.shape.end());
+    const uint64_t bytes = f.data.size() / std::max<uint64_t>(data.records, 1);
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint8_t* p = f.data.data() + order[i] * bytes;
+      tensor.data.insert(tensor.data.end(), p, p + bytes);
+    }
+  }
+  absl::Status written = io::WriteSafetensorsFile(path, out);
+  if (written.ok()) return written;
+  return absl::Status(written.code(),
+                      absl::StrCat(path, ": ", written.message()));
+}
+
+bool IsSafetensorsPath(const std::string& path) {
+  return absl::EndsWith(path, ".safetensors");
+}
+
 absl::Status WriteRecords(const std::string& path, const ImportedData& data,
                           const std::vector<uint64_t>& order, uint64_t begin,
                           uint64_t end) {
+  if (IsSafetensorsPath(path)) return WriteTensors(path, data, order, begin, end);
   std::vector<io::DatasetField> fields;
   for (const ImportedField& f : data.fields) fields.push_back(f.field);
   absl::StatusOr<std::unique_ptr<io::DatasetWriter>> writer =

@@ -113,6 +113,11 @@ using Inputs = std::map<std::string, Input>;
 // they stay valid across later calls).
 using Outputs = std::map<std::string, Tensor>;
 
+// The output `name` of an entry's outputs; NotFound naming the outputs there
+// are.
+absl::StatusOr<Tensor> FindOutput(const Outputs& outputs,
+                                  absl::string_view name);
+
 class Module;
 
 class Runtime {
