@@ -162,8 +162,9 @@ dataInputs(const onnx::ModelProto &model) {
 }
 
 /// Whether a graph input is bound to its data when shapes need it: integer
-/// and BOOL inputs (shapes, axes, indices, flags) and rank-0 ones (scalar
-/// parameters such as Range's bounds or Dropout's ratio).
+/// and BOOL inputs (shapes, axes, indices, flags), rank-0 ones (scalar
+/// parameters such as Range's bounds or Dropout's ratio) and short vectors
+/// (Resize's scales).
 bool bindsStatically(const onnx::ValueInfoProto &input) {
   if (!input.type().has_tensor_type())
     return false;
@@ -172,7 +173,11 @@ bool bindsStatically(const onnx::ValueInfoProto &input) {
   bool integer =
       t != onnx::TensorProto::FLOAT && t != onnx::TensorProto::FLOAT16 &&
       t != onnx::TensorProto::BFLOAT16 && t != onnx::TensorProto::DOUBLE;
-  return integer || (tensor.has_shape() && tensor.shape().dim_size() == 0);
+  if (integer || !tensor.has_shape())
+    return integer;
+  const auto &shape = tensor.shape();
+  return shape.dim_size() == 0 ||
+         (shape.dim_size() == 1 && shape.dim(0).dim_value() <= 8);
 }
 
 } // namespace
@@ -217,6 +222,14 @@ TestResult runBackendTest(const std::string &folder, const Tolerance &tolerance,
   }
   std::vector<const onnx::ValueInfoProto *> inputs = dataInputs(model);
   std::string modelPath = (root / "model.onnx").string();
+  {
+    FirstError diagnostics(context);
+    if (mlir::failed(
+            mlir::kiln::loadExternalData(model, modelPath, &context))) {
+      result.message = diagnostics.message;
+      return result;
+    }
+  }
 
   for (const fs::path &set : sets) {
     std::string error;

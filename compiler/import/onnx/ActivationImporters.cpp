@@ -2,7 +2,7 @@
 //
 // Relu, Sigmoid, Tanh, LeakyRelu and Gelu map onto kiln ops; the others are
 // composed from kiln's elementwise ops with ONNX's formulas (Elu, Selu,
-// Celu, Softplus in its overflow-free form, Softsign, HardSigmoid,
+// Celu, Softplus in its overflow-free form, Mish, Softsign, HardSigmoid,
 // HardSwish, ThresholdedRelu, PRelu).
 //
 //===----------------------------------------------------------------------===//
@@ -57,6 +57,15 @@ LogicalResult importRelu(OnnxNode &node) {
     return node.unsupported("a BOOL Relu");
   node.setResult(0, node.builder().create<ReluOp>(node.loc(), x));
   return success();
+}
+
+/// Softplus: log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)), which
+/// neither overflows nor loses the small values.
+Value softplus(OnnxNode &node, Value x) {
+  KilnBuilder kb = node.kb();
+  Value e = kb.exp(kb.neg(kb.abs(x)));
+  Value l = kb.log(kb.add(node.scalarLike(1.0, x), e));
+  return kb.add(kb.max(x, node.scalarLike(0.0, x)), l);
 }
 
 LogicalResult importGelu(OnnxNode &node) {
@@ -133,16 +142,11 @@ void registerActivationImporters(OpImporterRegistry &registry) {
                                     kb.sub(e, node.scalarLike(1.0, x)));
                  return kb.add(kb.max(x, zero), kb.min(neg, zero));
                }));
-  // Softplus: log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)), which
-  // neither overflows nor loses the small values.
-  registry.add("Softplus", activation([](OnnxNode &node, Value x) -> Value {
+  registry.add("Softplus", activation(softplus));
+  // Mish: x * tanh(softplus(x)).
+  registry.add("Mish", activation([](OnnxNode &node, Value x) -> Value {
                  KilnBuilder kb = node.kb();
-                 OpBuilder &b = node.builder();
-                 Value e = b.create<ExpOp>(
-                     node.loc(), kb.neg(b.create<AbsOp>(node.loc(), x)));
-                 Value l = b.create<LogOp>(node.loc(),
-                                           kb.add(node.scalarLike(1.0, x), e));
-                 return kb.add(kb.max(x, node.scalarLike(0.0, x)), l);
+                 return kb.mul(x, kb.tanh(softplus(node, x)));
                }));
   registry.add("Softsign", activation([](OnnxNode &node, Value x) -> Value {
                  KilnBuilder kb = node.kb();

@@ -264,10 +264,18 @@ LogicalResult importCast(OnnxNode &node, Type target, llvm::StringRef what) {
   return success();
 }
 
+/// Cast's and CastLike's saturate (version 19) and round_mode (version 24)
+/// apply to float8 targets only, which kiln does not have.
+void ignoreFloat8Attributes(OnnxNode &node) {
+  if (node.version() >= 19)
+    node.ignoreAttr("saturate");
+  if (node.version() >= 24)
+    node.ignoreAttr("round_mode");
+}
+
 LogicalResult importCastOp(OnnxNode &node) {
   int64_t to = node.intAttr("to", 0);
-  if (node.hasAttr("saturate"))
-    node.ignoreAttr("saturate"); // Only affects float8 targets.
+  ignoreFloat8Attributes(node);
   Type target = kilnElementType(node.builder().getContext(), to);
   if (!target)
     return node.unsupported("casting to " + onnxTypeName(to));
@@ -278,6 +286,7 @@ LogicalResult importCastLike(OnnxNode &node) {
   RankedTensorType like = node.inputType(1);
   if (!like)
     return failure();
+  ignoreFloat8Attributes(node);
   return importCast(node, like.getElementType(), "target_type");
 }
 

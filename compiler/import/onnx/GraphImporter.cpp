@@ -2,6 +2,7 @@
 
 #include "compiler/import/onnx/GraphImporter.h"
 #include "compiler/import/onnx/OnnxTypes.h"
+#include "compiler/import/onnx/OpVersions.h"
 #include "compiler/interpreter/Interpreter.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -14,9 +15,6 @@
 
 namespace mlir::kiln::onnx_import {
 
-/// The newest default-domain opset the importers know.
-static constexpr int64_t kMaxOpset = 17;
-
 const OpImporterRegistry &OpImporterRegistry::global() {
   static const OpImporterRegistry registry = [] {
     OpImporterRegistry r;
@@ -27,9 +25,18 @@ const OpImporterRegistry &OpImporterRegistry::global() {
     registerNNImporters(r);
     registerRecurrentImporters(r);
     registerLossImporters(r);
+    registerResizeImporters(r);
     return r;
   }();
   return registry;
+}
+
+std::vector<llvm::StringRef> OpImporterRegistry::opTypes() const {
+  std::vector<llvm::StringRef> types;
+  for (const auto &entry : importers)
+    types.push_back(entry.getKey());
+  llvm::sort(types);
+  return types;
 }
 
 GraphImporter::GraphImporter(const onnx::ModelProto &model,
@@ -145,27 +152,33 @@ Location GraphImporter::graphLoc(llvm::StringRef what) {
                       FileLineColLoc::get(context, fileName, 0, 0));
 }
 
-Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
-  std::string label = node.name().empty() ? "node " + std::to_string(index)
-                                          : "node '" + node.name() + "'";
-  return graphLoc(label + " (" + node.op_type() + ")");
-}
-
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
-                                        int index) {
-  Location loc = nodeLoc(node, index);
+LogicalResult GraphImporter::importNode(const FlatNode &flat) {
+  const onnx::NodeProto &node = *flat.proto;
+  Location loc = graphLoc(flat.label);
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
                           << node.domain()
-                          << "' is not supported (only the default domain)";
+                          << "' is not supported (only the default domain "
+                             "and the model's own functions)";
   const OpImporter *importer =
       OpImporterRegistry::global().lookup(node.op_type());
-  if (!importer)
+  if (!importer || opVersions(node.op_type()).empty())
     return emitError(loc) << "ONNX op '" << node.op_type()
                           << "' is not supported by the kiln importer";
+  if (flat.opset > kNewestOpset)
+    return emitError(loc) << "the node binds to opset " << flat.opset
+                          << " of the default ONNX domain; the importer knows "
+                             "the ONNX ops up to opset "
+                          << kNewestOpset;
+  if (definitionVersion(node.op_type(), flat.opset) == 0)
+    return emitError(loc) << "ONNX op '" << node.op_type()
+                          << "' is defined from opset "
+                          << opVersions(node.op_type()).front()
+                          << " on, and the node's default-domain opset is "
+                          << flat.opset;
   Block *body = b.getInsertionBlock();
   Operation *before = body->empty() ? nullptr : &body->back();
-  OnnxNode onnxNode(node, *this, loc);
+  OnnxNode onnxNode(node, *this, loc, flat.opset);
   // Every failure must have told why: count the errors on their way out.
   int errors = 0;
   LogicalResult imported = success();
@@ -217,6 +230,29 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   return success();
 }
 
+/// The model's file format and default-domain opset must be ones whose
+/// meaning the importer knows: each op follows its definition at the
+/// model's opset (OpVersions.h), whatever libonnx's own tables know.
+LogicalResult GraphImporter::checkVersions(Location fileLoc) {
+  if (model.ir_version() > kNewestIrVersion)
+    return emitError(fileLoc)
+           << "the model has ONNX IR version " << model.ir_version()
+           << "; the importer reads IR versions up to " << kNewestIrVersion;
+  for (const onnx::OperatorSetIdProto &opsetId : model.opset_import())
+    if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx")
+      defaultOpset = opsetId.version();
+  if (defaultOpset <= 0)
+    return emitError(fileLoc) << "the model imports no opset of the default "
+                                 "ONNX domain";
+  if (defaultOpset > kNewestOpset)
+    return emitError(fileLoc)
+           << "the model imports opset " << defaultOpset
+           << " of the default ONNX domain; the importer knows the ONNX ops "
+              "up to opset "
+           << kNewestOpset;
+  return success();
+}
+
 /// Whether `name` was asked to be trainable.
 static bool isTrainable(const OnnxImportOptions &options,
                         llvm::StringRef name) {
@@ -232,23 +268,14 @@ static bool isTrainable(const OnnxImportOptions &options,
 OwningOpRef<ModuleOp> GraphImporter::run() {
   const onnx::GraphProto &graph = model.graph();
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
-  for (const onnx::OperatorSetIdProto &opsetId : model.opset_import())
-    if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx")
-      defaultOpset = opsetId.version();
-  if (defaultOpset == 0)
-    return emitError(fileLoc) << "the model imports no opset of the default "
-                                 "ONNX domain",
-           nullptr;
-  // Ops change meaning between opsets; the importers know those up to 17
-  // (what libonnx 1.12 defines) and reject what differs in older ones.
-  if (defaultOpset > kMaxOpset)
-    return emitError(fileLoc)
-               << "the model imports opset " << defaultOpset
-               << " of the default ONNX domain; the importer "
-                  "maps opsets up to "
-               << kMaxOpset << " (export with opset_version=" << kMaxOpset
-               << ")",
-           nullptr;
+  if (failed(checkVersions(fileLoc)))
+    return nullptr;
+  std::deque<onnx::NodeProto> inlined;
+  auto nodes =
+      flattenGraph(model, defaultOpset, inlined,
+                   [&](const std::string &label) { return graphLoc(label); });
+  if (failed(nodes))
+    return nullptr;
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   b.setInsertionPointToEnd(module->getBody());
@@ -396,8 +423,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       return nullptr;
   }
 
-  for (auto [index, node] : llvm::enumerate(graph.node()))
-    if (failed(importNode(node, static_cast<int>(index))))
+  for (const FlatNode &node : *nodes)
+    if (failed(importNode(node)))
       return nullptr;
 
   // Results: the graph outputs, checked against their declared types, or
@@ -491,6 +518,8 @@ OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *context,
     return emitError(loc) << "'" << path
                           << "' is not an ONNX model (protobuf ModelProto)",
            nullptr;
+  if (failed(loadExternalData(model, path, context)))
+    return nullptr;
   return importOnnxModel(model, context, options, path);
 }
 

@@ -15,6 +15,7 @@
 #ifndef KILN_COMPILER_IMPORT_ONNX_GRAPHIMPORTER_H
 #define KILN_COMPILER_IMPORT_ONNX_GRAPHIMPORTER_H
 
+#include "compiler/import/onnx/FunctionInliner.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "dialects/kiln/IR/KilnBuilder.h"
 
@@ -43,13 +44,17 @@ struct GraphValue {
 
 class OnnxNode {
 public:
-  OnnxNode(const onnx::NodeProto &node, GraphImporter &graph, Location loc);
+  OnnxNode(const onnx::NodeProto &node, GraphImporter &graph, Location loc,
+           int64_t opset);
 
   llvm::StringRef opType() const { return node.op_type(); }
   const onnx::NodeProto &proto() const { return node; }
   Location loc() const { return location; }
-  /// The default-domain opset the model imports.
-  int64_t opset() const;
+  /// The default-domain opset the node binds to (the model's, or that of
+  /// the local function it was inlined from).
+  int64_t opset() const { return nodeOpset; }
+  /// The version of the op's definition at that opset (OpVersions.h).
+  int version() const;
   const OnnxImportOptions &options() const;
 
   OpBuilder &builder();
@@ -127,6 +132,7 @@ private:
   const onnx::NodeProto &node;
   GraphImporter &graph;
   Location location;
+  int64_t nodeOpset;
   llvm::StringSet<> used;
   const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
 };
@@ -146,6 +152,8 @@ public:
   }
   /// The registry with every op family's importers.
   static const OpImporterRegistry &global();
+  /// The op types with an importer, sorted.
+  std::vector<llvm::StringRef> opTypes() const;
 
 private:
   llvm::StringMap<OpImporter> importers;
@@ -159,6 +167,7 @@ void registerReductionImporters(OpImporterRegistry &registry);
 void registerNNImporters(OpImporterRegistry &registry);
 void registerRecurrentImporters(OpImporterRegistry &registry);
 void registerLossImporters(OpImporterRegistry &registry);
+void registerResizeImporters(OpImporterRegistry &registry);
 
 class GraphImporter {
 public:
@@ -170,7 +179,6 @@ public:
 
   MLIRContext *getContext() { return context; }
   OpBuilder &builder() { return b; }
-  int64_t opset() const { return defaultOpset; }
   const OnnxImportOptions &options() const { return opts; }
 
   GraphValue *lookup(llvm::StringRef name);
@@ -193,8 +201,8 @@ private:
   llvm::StringMap<GraphValue> values;
 
   Location graphLoc(llvm::StringRef what);
-  Location nodeLoc(const onnx::NodeProto &node, int index);
-  LogicalResult importNode(const onnx::NodeProto &node, int index);
+  LogicalResult checkVersions(Location fileLoc);
+  LogicalResult importNode(const FlatNode &node);
 };
 
 /// Writes the values of `tensors` (floating-point initializers) to the

@@ -252,7 +252,10 @@ OpImporter pool(bool isMax) {
     if (tx.getRank() != 3 && tx.getRank() != 4)
       return node.unsupported("a " + std::to_string(tx.getRank() - 2) + "-D " +
                               node.opType() + " (1-D and 2-D only)");
-    auto window = readWindow(node, tx.getShape().drop_front(2), {}, isMax);
+    // AveragePool has dilations from version 19 on.
+    bool hasDilations = isMax || node.version() >= 19;
+    auto window =
+        readWindow(node, tx.getShape().drop_front(2), {}, hasDilations);
     if (failed(window))
       return failure();
     bool includePad = !isMax && node.intAttr("count_include_pad", 0) != 0;
@@ -413,6 +416,75 @@ LogicalResult importInstanceNorm(OnnxNode &node) {
   Value y = kb.mul(centred, kb.rsqrt(kb.add(var, node.scalarLike(eps, var))));
   y = kb.mul(y, channelwise(node, scale, tx.getRank()));
   node.setResult(0, kb.add(y, channelwise(node, bias, tx.getRank())));
+  return success();
+}
+
+/// Group normalisation of x [N, C, ...] in `groups` groups of channels,
+/// then a per-channel affine: the one place that maps it onto kiln (a layer
+/// norm over each group's channels and positions). `scale` and `bias` are
+/// [C].
+Value groupNormalization(OnnxNode &node, Value x, Value scale, Value bias,
+                         int64_t groups, double eps) {
+  auto tx = KilnBuilder::typeOf(x);
+  llvm::SmallVector<int64_t> grouped = {tx.getDimSize(0), groups,
+                                        tx.getDimSize(1) / groups};
+  llvm::append_range(grouped, tx.getShape().drop_front(2));
+  Value g = node.reshape(x, grouped);
+  Value normed = node.builder().create<LayerNormOp>(
+      node.loc(), KilnBuilder::typeOf(g), g, Value(), Value(),
+      static_cast<int64_t>(grouped.size()) - 2, llvm::APFloat(eps));
+  KilnBuilder kb = node.kb();
+  Value y = kb.mul(node.reshape(normed, tx.getShape()),
+                   channelwise(node, scale, tx.getRank()));
+  return kb.add(y, channelwise(node, bias, tx.getRank()));
+}
+
+/// GroupNormalization: scale and bias per group in version 18, per channel
+/// from version 21.
+LogicalResult importGroupNorm(OnnxNode &node) {
+  Value x = node.input(0), scale = node.input(1), bias = node.input(2);
+  if (!x || !scale || !bias)
+    return failure();
+  if (!isFloatValue(x))
+    return node.unsupported("an integer GroupNormalization");
+  auto tx = KilnBuilder::typeOf(x);
+  if (tx.getRank() < 3)
+    return node.emitError()
+           << "GroupNormalization needs [N, C, ...], not " << tx;
+  double eps = node.floatAttr("epsilon", 1e-5f);
+  if (!node.hasAttr("num_groups"))
+    return node.emitError() << "GroupNormalization needs num_groups";
+  int64_t groups = node.intAttr("num_groups", 0);
+  int64_t channels = tx.getDimSize(1);
+  if (groups <= 0 || channels % groups != 0)
+    return node.emitError()
+           << "GroupNormalization's num_groups " << groups
+           << " does not divide the " << channels << " channels";
+  bool perChannel = node.version() >= 21;
+  if (perChannel && node.intAttr("stash_type", 1) != 1)
+    return node.unsupported("stash_type = " +
+                            std::to_string(node.intAttr("stash_type", 1)));
+  int64_t expected = perChannel ? channels : groups;
+  for (Value v : {scale, bias})
+    if (KilnBuilder::typeOf(v).getShape() !=
+            llvm::ArrayRef<int64_t>{expected} ||
+        KilnBuilder::elementOf(v) != tx.getElementType())
+      return node.emitError()
+             << "GroupNormalization-" << node.version()
+             << "'s scale and bias must be [" << expected
+             << "] of the input's type, not " << KilnBuilder::typeOf(v);
+  if (!perChannel) {
+    // Each group's value repeated over its channels.
+    auto perGroup = [&](Value v) {
+      auto type = RankedTensorType::get({groups, channels / groups},
+                                        tx.getElementType());
+      Value spread = node.kb().broadcastTo(node.reshape(v, {groups, 1}), type);
+      return node.reshape(spread, {channels});
+    };
+    scale = perGroup(scale);
+    bias = perGroup(bias);
+  }
+  node.setResult(0, groupNormalization(node, x, scale, bias, groups, eps));
   return success();
 }
 
@@ -619,6 +691,7 @@ void registerNNImporters(OpImporterRegistry &registry) {
   registry.add("BatchNormalization", importBatchNorm);
   registry.add("InstanceNormalization", importInstanceNorm);
   registry.add("LayerNormalization", importLayerNorm);
+  registry.add("GroupNormalization", importGroupNorm);
   registry.add("MeanVarianceNormalization", importMeanVarianceNorm);
   registry.add("Softmax", softmaxLike(SoftmaxKind::Softmax));
   registry.add("LogSoftmax", softmaxLike(SoftmaxKind::LogSoftmax));

@@ -18,6 +18,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
@@ -56,8 +57,16 @@ OwningOpRef<ModuleOp> importOnnxModel(const onnx::ModelProto &model,
                                       const OnnxImportOptions &options,
                                       llvm::StringRef fileName);
 
-/// Reads and imports the .onnx file at `path` (an unreadable or unparsable
-/// file is an error at the file's location).
+/// Reads the data of every tensor of `model` that keeps it in a file beside
+/// the model (data_location EXTERNAL: what torch.onnx.export writes for the
+/// weights) into the tensor. `modelPath` is the model's file: data files are
+/// named relative to its folder and must lie inside it. Errors go to
+/// `context`'s handler, located at the tensor.
+LogicalResult loadExternalData(onnx::ModelProto &model,
+                               llvm::StringRef modelPath, MLIRContext *context);
+
+/// Reads and imports the .onnx file at `path` with its external data (an
+/// unreadable or unparsable file is an error at the file's location).
 OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *context,
                                      const OnnxImportOptions &options);
 

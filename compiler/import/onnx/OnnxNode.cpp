@@ -2,6 +2,7 @@
 
 #include "compiler/import/onnx/GraphImporter.h"
 #include "compiler/import/onnx/OnnxTypes.h"
+#include "compiler/import/onnx/OpVersions.h"
 #include "dialects/kiln/Utils/ShapeInference.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -9,10 +10,12 @@
 namespace mlir::kiln::onnx_import {
 
 OnnxNode::OnnxNode(const onnx::NodeProto &node, GraphImporter &graph,
-                   Location loc)
-    : node(node), graph(graph), location(loc) {}
+                   Location loc, int64_t opset)
+    : node(node), graph(graph), location(loc), nodeOpset(opset) {}
 
-int64_t OnnxNode::opset() const { return graph.opset(); }
+int OnnxNode::version() const {
+  return definitionVersion(node.op_type(), nodeOpset);
+}
 const OnnxImportOptions &OnnxNode::options() const { return graph.options(); }
 OpBuilder &OnnxNode::builder() { return graph.builder(); }
 
@@ -160,7 +163,7 @@ InFlightDiagnostic OnnxNode::emitError() { return mlir::emitError(location); }
 
 LogicalResult OnnxNode::unsupported(const llvm::Twine &what) {
   return mlir::emitError(location)
-         << "ONNX " << opType() << " (opset " << opset()
+         << "ONNX " << opType() << "-" << version() << " (opset " << opset()
          << "): kiln does not support " << what;
 }
 

@@ -7,6 +7,7 @@
 #include "llvm/ADT/APFloat.h"
 
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 namespace mlir::kiln::onnx_import {
@@ -17,6 +18,12 @@ std::string onnxTypeName(int32_t elemType) {
   if (TensorProto::DataType_IsValid(elemType))
     return TensorProto::DataType_Name(
         static_cast<TensorProto::DataType>(elemType));
+  // The types of IR versions 9 to 13, which libonnx 1.12 does not name.
+  static const char *const newer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
+  if (elemType >= 17 && elemType < 17 + static_cast<int32_t>(std::size(newer)))
+    return newer[elemType - 17];
   return "element type " + std::to_string(elemType);
 }
 
@@ -166,8 +173,8 @@ LogicalResult decode(const TensorProto &tensor, Location loc,
   int32_t type = tensor.data_type();
   if (tensor.data_location() == TensorProto::EXTERNAL)
     return emitError(loc) << what
-                          << " keeps its data in an external file, which the "
-                             "importer does not read";
+                          << " keeps its data in an external file, which was "
+                             "not loaded";
   if (type == TensorProto::STRING || type == TensorProto::COMPLEX64 ||
       type == TensorProto::COMPLEX128 || rawWidth(type) == 0)
     return emitError(loc) << what << " has element type " << onnxTypeName(type)

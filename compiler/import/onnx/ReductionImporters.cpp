@@ -1,6 +1,7 @@
 //===- ReductionImporters.cpp - ONNX reductions, ArgMax and ArgMin --------===//
 //
-// ReduceSum/Mean/Max/Min map onto kiln's reductions; L1, L2, SumSquare,
+// ReduceSum/Mean/Max/Min map onto kiln's reductions (ReduceMax and ReduceMin
+// of BOOL, from version 20, through i32); L1, L2, SumSquare,
 // LogSum and LogSumExp (max-shifted, so it does not overflow) are composed.
 // ReduceProd is exp(sum(log|x|)) with the sign from the count of negative
 // elements (0 where any element is 0). ArgMin is ArgMax of -x;
@@ -33,15 +34,18 @@ OpImporter reduce(Reduction kind) {
       return failure();
     auto type = KilnBuilder::typeOf(x);
     bool isFloat = llvm::isa<FloatType>(type.getElementType());
-    if (type.getElementType().isInteger(1))
-      return node.unsupported("a BOOL reduction");
-    bool floatOnly = kind != Reduction::Sum && kind != Reduction::Max &&
-                     kind != Reduction::Min;
+    // ReduceMax and ReduceMin of BOOL (from version 20) are any and all.
+    bool isBool = type.getElementType().isInteger(1);
+    bool extremum = kind == Reduction::Max || kind == Reduction::Min;
+    if (isBool && !(extremum && node.version() >= 20))
+      return node.unsupported("a BOOL " + node.opType());
+    bool floatOnly = kind != Reduction::Sum && !extremum;
     if (floatOnly && !isFloat)
       return node.unsupported("an integer " + node.opType());
-    // ReduceSum takes its axes as an input from opset 13 on, the others
-    // only from opset 18, which the importer does not read.
-    bool axesFromInput = node.opType() == "ReduceSum" && node.opset() >= 13;
+    // The axes are an input from version 13 of ReduceSum and version 18 of
+    // the others on, an attribute before.
+    bool axesFromInput = node.opType() == "ReduceSum" ? node.version() >= 13
+                                                      : node.version() >= 18;
     llvm::SmallVector<int64_t> axes;
     if (axesFromInput) {
       if (node.hasInput(1)) {
@@ -54,7 +58,7 @@ OpImporter reduce(Reduction kind) {
       axes = node.intsAttr("axes");
     }
     bool keep = node.intAttr("keepdims", 1) != 0;
-    bool noop = node.intAttr("noop_with_empty_axes", 0) != 0;
+    bool noop = axesFromInput && node.intAttr("noop_with_empty_axes", 0) != 0;
     if (axes.empty() && noop) {
       node.setResult(0, x);
       return success();
@@ -77,6 +81,15 @@ OpImporter reduce(Reduction kind) {
     OpBuilder &b = node.builder();
     Location loc = node.loc();
     KilnBuilder kb = node.kb();
+    if (isBool) {
+      Value asInt = kb.cast(x, b.getI32Type());
+      Value r = kind == Reduction::Max
+                    ? b.create<ReduceMaxOp>(loc, asInt, dims, keep).getResult()
+                    : b.create<ReduceMinOp>(loc, asInt, dims, keep).getResult();
+      node.setResult(0,
+                     kb.compare(CmpPredicate::ne, r, node.scalarLike(0.0, r)));
+      return success();
+    }
     auto sum = [&](Value v) {
       return b.create<ReduceSumOp>(loc, v, dims, keep).getResult();
     };

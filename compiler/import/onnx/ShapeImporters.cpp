@@ -510,6 +510,20 @@ LogicalResult importSplit(OnnxNode &node) {
   }
   int64_t n = type.getDimSize(*axis);
   unsigned parts = node.numOutputs();
+  // Version 18: num_outputs chunks of ceil(n / num_outputs), the last one
+  // smaller.
+  int64_t chunks = node.version() >= 18 ? node.intAttr("num_outputs", 0) : 0;
+  if (chunks != 0) {
+    if (!sizes.empty())
+      return node.emitError() << "Split takes the split sizes or "
+                                 "num_outputs, not both";
+    if (chunks != static_cast<int64_t>(parts))
+      return node.emitError() << "Split's num_outputs is " << chunks
+                              << " but the node has " << parts << " outputs";
+    int64_t chunk = (n + chunks - 1) / chunks;
+    sizes.assign(chunks, chunk);
+    sizes.back() = n - chunk * (chunks - 1);
+  }
   if (sizes.empty()) {
     if (parts == 0 || n % parts != 0)
       return node.emitError() << "Split cannot divide size " << n << " into "
@@ -601,11 +615,21 @@ LogicalResult importRange(OnnxNode &node) {
   double s = start->front(), l = limit->front(), d = delta->front();
   if (d == 0)
     return node.emitError() << "Range's delta is 0";
+  // Version 27: f16 and bf16 ranges are computed in f32 (stash_type 1, the
+  // default) or in their own type (0).
+  bool halfWidth =
+      type.getElementType().isF16() || type.getElementType().isBF16();
+  if (node.version() >= 27 && node.intAttr("stash_type", 1) != 1 && halfWidth)
+    return node.unsupported("stash_type = 0 (a range accumulated in its own "
+                            "16-bit type)");
   int64_t count =
       std::max<int64_t>(static_cast<int64_t>(std::ceil((l - s) / d)), 0);
   std::vector<double> values;
   for (int64_t i = 0; i < count; ++i)
-    values.push_back(s + i * d);
+    values.push_back(halfWidth ? static_cast<double>(static_cast<float>(s) +
+                                                     static_cast<float>(i) *
+                                                         static_cast<float>(d))
+                               : s + i * d);
   auto resultType = RankedTensorType::get({count}, type.getElementType());
   if (type.getElementType().isIntOrIndex()) {
     node.setConstantResult(
@@ -688,10 +712,33 @@ LogicalResult importPad(OnnxNode &node) {
         return failure();
       value = v->front();
     }
-    if (node.hasInput(3))
-      return node.unsupported("the axes input of Pad");
   }
   int64_t rank = type.getRank();
+  // Version 18: the pads of the axes the `axes` input names, the others 0.
+  if (node.hasInput(3)) {
+    if (node.version() < 18)
+      return node.emitError() << "Pad-" << node.version()
+                              << " has no axes input (it came in Pad-18)";
+    auto axes = node.constantInts(3, "the axes of Pad");
+    if (failed(axes))
+      return failure();
+    if (pads.size() != 2 * axes->size())
+      return node.emitError() << "Pad needs 2 pads per axis: " << pads.size()
+                              << " pads for " << axes->size() << " axes";
+    llvm::SmallVector<int64_t> all(2 * rank, 0);
+    llvm::SmallVector<bool> seen(rank, false);
+    for (auto [i, axis] : llvm::enumerate(*axes)) {
+      auto a = node.normalizeAxis(axis, rank);
+      if (failed(a))
+        return failure();
+      if (seen[*a])
+        return node.emitError() << "Pad's axes repeat " << axis;
+      seen[*a] = true;
+      all[*a] = pads[i];
+      all[*a + rank] = pads[i + axes->size()];
+    }
+    pads = all;
+  }
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     return node.emitError() << "Pad needs 2 * rank pads";
   llvm::SmallVector<int64_t> low(pads.begin(), pads.begin() + rank),

@@ -6,6 +6,7 @@
 Built with Debian's python3-onnx (1.12), so every model is one that
 libonnx reads. Weights are fixed pseudo-random numbers (numpy seed 0).
 """
+import os
 import sys
 
 import numpy as np
@@ -126,24 +127,113 @@ def batchnorm():
                                   np.full(3, 0.5, np.float32), "var")])
 
 
-def newer_opset():
-    """A model of opset 18 (see OPSETS), newer than the importer maps."""
+def relu():
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
     return helper.make_graph(nodes, "relu",
                              [tensor("x", TensorProto.FLOAT, [3])],
                              [tensor("y", TensorProto.FLOAT, [3])])
 
 
-MODELS = {f.__name__: f for f in [mlp, mlp_mse, classifier_sce, unsupported_op,
-                                   unsupported_attribute, unsupported_dtype,
-                                   bad_broadcast, lstm, batchnorm, newer_opset]}
-# Models of another default-domain opset than 17.
-OPSETS = {"newer_opset": 18}
+def gelu():
+    nodes = [helper.make_node("Gelu", ["x"], ["y"], name="gelu0")]
+    return helper.make_graph(nodes, "gelu",
+                             [tensor("x", TensorProto.FLOAT, [3])],
+                             [tensor("y", TensorProto.FLOAT, [3])])
+
+
+def resize(**attributes):
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"],
+                              name="up0", **attributes)]
+    return helper.make_graph(
+        nodes, "resize", [tensor("x", TensorProto.FLOAT, [1, 1, 2, 2])],
+        [tensor("y", TensorProto.FLOAT, [1, 1, 4, 4])],
+        [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32),
+                                 "scales")])
+
+
+def external(files=None, **entries):
+    """The mlp_mse with w1's data in a file beside the model, as `entries`
+    describe it; `files` maps file names (relative to the model) to what to
+    write there: w1's bytes after `prefix` padding bytes."""
+    graph = mlp_mse()
+    w1 = graph.initializer[0]
+    data = numpy_helper.to_array(w1).tobytes()
+    w1.ClearField("raw_data")
+    w1.ClearField("float_data")
+    w1.data_location = TensorProto.EXTERNAL
+    for key, value in entries.items():
+        w1.external_data.add(key=key, value=str(value))
+    written = {name: b"\xff" * prefix + data
+               for name, prefix in (files or {}).items()}
+    return graph, [], written
+
+
+def recursive_function():
+    """Functions f and g calling each other."""
+    def call(callee):
+        return helper.make_node(callee, ["a"], ["b"], name="call_" + callee,
+                                domain="lit")
+
+    f = helper.make_function("lit", "f", ["a"], ["b"], [call("g")],
+                             [helper.make_opsetid("", 18)])
+    g = helper.make_function("lit", "g", ["a"], ["b"], [call("f")],
+                             [helper.make_opsetid("", 18)])
+    nodes = [helper.make_node("f", ["x"], ["y"], name="f0", domain="lit")]
+    graph = helper.make_graph(nodes, "recursive",
+                              [tensor("x", TensorProto.FLOAT, [3])],
+                              [tensor("y", TensorProto.FLOAT, [3])])
+    return graph, [f, g], {}
+
+
+# name: (graph builder, default-domain opset, IR version).
+MODELS = {f.__name__: (f, 17, 8)
+          for f in [mlp, mlp_mse, classifier_sce, unsupported_op,
+                    unsupported_attribute, unsupported_dtype, bad_broadcast,
+                    lstm, batchnorm]}
+MODELS.update({
+    # Opsets and IR versions newer than the importer knows.
+    "newer_opset": (relu, 28, 8),
+    "newer_ir": (relu, 21, 14),
+    # An op used before the opset that defines it.
+    "gelu_opset17": (gelu, 17, 8),
+    "resize_linear": (lambda: resize(mode="linear"), 18, 8),
+    "resize_crop": (lambda: resize(
+        coordinate_transformation_mode="tf_crop_and_resize"), 18, 8),
+    "resize_round_up": (lambda: resize(
+        coordinate_transformation_mode="asymmetric",
+        nearest_mode="round_prefer_ceil"), 18, 8),
+    "recursive_function": (recursive_function, 18, 10),
+    # External data (written beside the model where the entry names files).
+    "external": (lambda: external({"w1.bin": 0}, location="w1.bin"), 18, 8),
+    "external_offset": (lambda: external({"data/w.bin": 8},
+                                         location="data/w.bin", offset=8,
+                                         length=60), 18, 8),
+    "external_escape": (lambda: external(location="../w1.bin"), 18, 8),
+    "external_absolute": (lambda: external(location="/etc/hostname"), 18, 8),
+    "external_link": (lambda: external(location="link.bin"), 18, 8),
+    "external_missing": (lambda: external(location="nowhere.bin"), 18, 8),
+    "external_short": (lambda: external({"w1.bin": 0}, location="w1.bin",
+                                        offset=4, length=60), 18, 8),
+    "external_key": (lambda: external(location="w1.bin",
+                                      compression="zstd"), 18, 8),
+    "external_no_location": (lambda: external(offset=0), 18, 8),
+})
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
-    opset = [helper.make_opsetid("", OPSETS.get(name, 17))]
-    model = helper.make_model(MODELS[name](), opset_imports=opset,
-                              producer_name="kiln-lit")
-    model.ir_version = 8
+    build, opset, ir_version = MODELS[name]
+    built = build()
+    graph, functions, files = built if isinstance(built, tuple) else \
+        (built, [], {})
+    for name, data in files.items():
+        path = os.path.join(os.path.dirname(os.path.abspath(out)), name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    opsets = [helper.make_opsetid("", opset)]
+    if functions:
+        opsets.append(helper.make_opsetid("lit", 1))
+    model = helper.make_model(graph, opset_imports=opsets,
+                              producer_name="kiln-lit", functions=functions)
+    model.ir_version = ir_version
     onnx.save(model, out)
