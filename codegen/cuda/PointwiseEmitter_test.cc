@@ -174,7 +174,7 @@ TEST_F(PointwiseEmitterTest, UnaryFloatOpsInEveryFloatType) {
       {"floor", "kiln::op::floor("}, {"ceil", "kiln::op::ceil("},
       {"round", "kiln::op::round("}, {"neg", "kiln::op::neg("},
       {"abs", "kiln::op::abs("},     {"sign", "kiln::op::sign("},
-      {"relu", "kiln::op::relu("}};
+      {"relu", "kiln::op::relu("},   {"erf", "kiln::op::erf("}};
   for (const char *t : kFloatTypes) {
     std::string type = std::string("tensor<7x33x") + t + ">";
     FusionSpec spec;

@@ -535,6 +535,7 @@ static const llvm::DenseMap<TypeID, DeviceFunction> &deviceFunctions() {
       {TypeID::get<SinOp>(), {"kiln::op::sin", true}},
       {TypeID::get<CosOp>(), {"kiln::op::cos", true}},
       {TypeID::get<TanhOp>(), {"kiln::op::tanh", true}},
+      {TypeID::get<ErfOp>(), {"kiln::op::erf", true}},
       {TypeID::get<SigmoidOp>(), {"kiln::op::sigmoid", true}},
       {TypeID::get<SiluOp>(), {"kiln::op::silu", true}},
       {TypeID::get<GeluOp>(),

@@ -144,6 +144,10 @@ TEST_F(ElementwiseGradientTest, Tanh) {
   expectGradientsMatch(unaryLoss("tanh", "4x3x5xf32"), {0}, InputSpec{-3, 3});
 }
 
+TEST_F(ElementwiseGradientTest, Erf) {
+  expectGradientsMatch(unaryLoss("erf", "4x3x5xf32"), {0}, InputSpec{-3, 3});
+}
+
 TEST_F(ElementwiseGradientTest, Sigmoid) {
   expectGradientsMatch(unaryLoss("sigmoid", "4x3x5xf32"), {0},
                        InputSpec{-4, 4});

@@ -356,6 +356,7 @@ void registerElementwiseEvaluators(EvaluatorRegistry &registry) {
   registry.add<SinOp>(unaryEvaluator([](double x) { return std::sin(x); }));
   registry.add<CosOp>(unaryEvaluator([](double x) { return std::cos(x); }));
   registry.add<TanhOp>(unaryEvaluator([](double x) { return std::tanh(x); }));
+  registry.add<ErfOp>(unaryEvaluator([](double x) { return std::erf(x); }));
   registry.add<SigmoidOp>(
       unaryEvaluator([](double x) { return 1.0 / (1.0 + std::exp(-x)); }));
   registry.add<SiluOp>(

@@ -129,6 +129,7 @@ TEST_F(ElementwiseEvalTest, UnaryFloatOpsMatchFormulas) {
        -4, 4},
       {"sigmoid", "", [](double x) { return std::exp(x) / (std::exp(x) + 1); },
        -8, 8},
+      {"erf", "", [](double x) { return 1.0 - std::erfc(x); }, -4, 4},
       {"silu", "", [](double x) { return x * std::exp(x) / (std::exp(x) + 1); },
        -8, 8},
       {"gelu", "",

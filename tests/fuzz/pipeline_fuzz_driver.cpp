@@ -36,7 +36,7 @@ const std::vector<std::vector<std::string>> kOpFamilies = {
      "kiln.pow"},
     {"kiln.exp", "kiln.log", "kiln.tanh", "kiln.relu", "kiln.sigmoid",
      "kiln.neg", "kiln.abs", "kiln.sqrt", "kiln.rsqrt", "kiln.sin",
-     "kiln.cos", "kiln.gelu", "kiln.silu"},
+     "kiln.cos", "kiln.gelu", "kiln.silu", "kiln.erf"},
     {"kiln.reduce_sum", "kiln.reduce_mean", "kiln.reduce_max",
      "kiln.reduce_min"},
 };

@@ -41,6 +41,7 @@ __device__ __forceinline__ float rsqrt(float x) { return 1.0f / sqrtf(x); }
 __device__ __forceinline__ float sin(float x) { return sinf(x); }
 __device__ __forceinline__ float cos(float x) { return cosf(x); }
 __device__ __forceinline__ float tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ float erf(float x) { return erff(x); }
 __device__ __forceinline__ float sigmoid(float x) { return kiln_sigmoid(x); }
 __device__ __forceinline__ float silu(float x) { return kiln_silu(x); }
 // kiln.gelu with approximate = none and approximate = tanh.

@@ -626,6 +626,7 @@ void registerElementwiseImporters(OpImporterRegistry &registry) {
   registry.add("Sqrt", unary<SqrtOp>(true));
   registry.add("Sin", unary<SinOp>(true));
   registry.add("Cos", unary<CosOp>(true));
+  registry.add("Erf", unary<ErfOp>(true));
   registry.add("Floor", unary<FloorOp>(true));
   registry.add("Ceil", unary<CeilOp>(true));
   registry.add("Round", unary<RoundOp>(true));

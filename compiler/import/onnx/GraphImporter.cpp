@@ -480,6 +480,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     resultTypes.push_back(v.getType());
   function.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   function.setAllResultAttrs(resultAttrs);
+  fuseGeluPatterns(function);
   if (failed(mlir::verify(*module)))
     return nullptr;
   if (!opts.weightsPath.empty()) {

@@ -210,6 +210,10 @@ private:
 LogicalResult writeWeights(llvm::ArrayRef<const onnx::TensorProto *> tensors,
                            llvm::StringRef path, Location loc);
 
+/// Replaces GELU written out in element-wise ops (the forms exporters write
+/// below opset 20) by kiln.gelu (GeluPatterns.cpp).
+void fuseGeluPatterns(func::FuncOp function);
+
 /// Builds the loss that --loss asks for on the graph's output
 /// (LossImporters.cpp).
 FailureOr<Value> buildRequestedLoss(OpBuilder &b, Location loc,

@@ -60,6 +60,7 @@ const llvm::StringMap<std::vector<int>> &table() {
       {"Dropout", {1, 6, 7, 10, 12, 13, 22}},
       {"Elu", {1, 6, 22}},
       {"Equal", {1, 7, 11, 13, 19}},
+      {"Erf", {9, 13}},
       {"Exp", {1, 6, 13}},
       {"Expand", {8, 13}},
       {"EyeLike", {9, 22}},

@@ -136,6 +136,15 @@ struct TanhGradient : UnaryGradient<TanhGradient, TanhOp> {
   }
 };
 
+/// d(erf x) = g * 2 / sqrt(pi) * exp(-x^2).
+struct ErfGradient : UnaryGradient<ErfGradient, ErfOp> {
+  static Value gradient(KilnBuilder &kb, ErfOp op, Value g) {
+    Value x = op.getInput();
+    Value density = kb.exp(kb.neg(kb.mul(x, x)));
+    return kb.mul(g, kb.scale(density, 2.0 / std::sqrt(M_PI)));
+  }
+};
+
 /// d(sigmoid x) = g * y * (1 - y).
 struct SigmoidGradient : UnaryGradient<SigmoidGradient, SigmoidOp> {
   static Value gradient(KilnBuilder &kb, SigmoidOp op, Value g) {
@@ -164,8 +173,8 @@ struct SiluGradient : UnaryGradient<SiluGradient, SiluOp> {
 };
 
 /// Exact: d(x Phi(x)) = Phi(x) + x phi(x), with phi the standard normal
-/// density. The dialect has no erf op, so Phi(x) is recovered from the forward
-/// result as y / x; near 0, where that quotient loses precision (0 / 0 at
+/// density. Phi(x) is recovered from the forward result as y / x (no second
+/// erf); near 0, where that quotient loses precision (0 / 0 at
 /// x = 0), Phi(x) is taken as 0.5, which is within half an ulp of f32 there
 /// (|x| <= 2^-30).
 /// tanh form: with u = k (x + c x^3), t = tanh(u):
@@ -333,6 +342,7 @@ void registerElementwiseGradientRules(MLIRContext *context) {
   SqrtOp::attachInterface<SqrtGradient>(*context);
   RsqrtOp::attachInterface<RsqrtGradient>(*context);
   SinOp::attachInterface<SinGradient>(*context);
+  ErfOp::attachInterface<ErfGradient>(*context);
   CosOp::attachInterface<CosGradient>(*context);
   TanhOp::attachInterface<TanhGradient>(*context);
   SigmoidOp::attachInterface<SigmoidGradient>(*context);

@@ -228,6 +228,10 @@ def Kiln_RsqrtOp : Kiln_UnaryFloatOp<"rsqrt", "1 / sqrt(x)",
 def Kiln_SinOp : Kiln_UnaryFloatOp<"sin", "sin(x)", "`x` in radians.">;
 def Kiln_CosOp : Kiln_UnaryFloatOp<"cos", "cos(x)", "`x` in radians.">;
 def Kiln_TanhOp : Kiln_UnaryFloatOp<"tanh", "tanh(x)">;
+def Kiln_ErfOp : Kiln_UnaryFloatOp<"erf", "erf(x)",
+    "The Gauss error function, `2 / sqrt(pi)` times the integral of "
+    # "`exp(-t^2)` from 0 to `x`; its derivative is "
+    # "`2 / sqrt(pi) * exp(-x^2)`.">;
 def Kiln_SigmoidOp : Kiln_UnaryFloatOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Kiln_SiluOp : Kiln_UnaryFloatOp<"silu", "x / (1 + exp(-x))",
     "Also called swish: `x * sigmoid(x)`.">;

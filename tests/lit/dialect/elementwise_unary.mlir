@@ -87,6 +87,9 @@ func.func @numeric(%a0: tensor<3x5x7xf32>, %a1: tensor<2x9xbf16>, %a2: tensor<6x
 // CHECK: kiln.round %arg0 : tensor<2x3x5xf32>
 // CHECK: kiln.round %arg1 : tensor<7x4xbf16>
 // CHECK: kiln.round %arg2 : tensor<3xf16>
+// CHECK: kiln.erf %arg0 : tensor<2x3x5xf32>
+// CHECK: kiln.erf %arg1 : tensor<7x4xbf16>
+// CHECK: kiln.erf %arg2 : tensor<3xf16>
 // GENERIC-LABEL: sym_name = "float"
 // GENERIC: "kiln.exp"(%{{[^,)]+}}) : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
 // GENERIC: "kiln.round"(%{{[^,)]+}}) : (tensor<3xf16>) -> tensor<3xf16>
@@ -133,6 +136,9 @@ func.func @float(%x0: tensor<2x3x5xf32>, %x1: tensor<7x4xbf16>, %x2: tensor<3xf1
   %39 = kiln.round %x0 : tensor<2x3x5xf32>
   %40 = kiln.round %x1 : tensor<7x4xbf16>
   %41 = kiln.round %x2 : tensor<3xf16>
+  %42 = kiln.erf %x0 : tensor<2x3x5xf32>
+  %43 = kiln.erf %x1 : tensor<7x4xbf16>
+  %44 = kiln.erf %x2 : tensor<3xf16>
   return %0, %41 : tensor<2x3x5xf32>, tensor<3xf16>
 }
 

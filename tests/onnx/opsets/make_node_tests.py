@@ -237,6 +237,66 @@ def nn():
     return tests
 
 
+def gelu_patterns():
+    """GELU written out below opset 20, in the orders exporters write it
+    (the importer makes each one kiln.gelu), and a near miss that stays
+    element-wise."""
+    x = rand(3, 5, low=-5, high=5)
+    x64 = x.astype(np.float64)
+    erf = np.vectorize(math.erf)
+    exact = f32(0.5 * x64 * (1 + erf(x64 / math.sqrt(2))))
+    inner = math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64 ** 3)
+    tanh = f32(0.5 * x64 * (1 + np.tanh(inner)))
+    c = lambda v: f32(v)
+    m = lambda *args, **kw: helper.make_node(*args, **kw)
+    forms = {
+        # torch.onnx.export (TorchScript), nn.GELU().
+        "gelu_torchscript": ([
+            m("Div", ["x", "sqrt2"], ["u"]), m("Erf", ["u"], ["e"]),
+            m("Add", ["e", "one"], ["s"]), m("Mul", ["x", "s"], ["p"]),
+            m("Mul", ["p", "half"], ["y"])], exact, 17),
+        # PyTorch's ONNX op library (the dynamo exporter below opset 20).
+        "gelu_torchlib": ([
+            m("Div", ["x", "sqrt2"], ["u"]), m("Erf", ["u"], ["e"]),
+            m("Add", ["e", "one"], ["s"]), m("Mul", ["half", "s"], ["h"]),
+            m("Mul", ["x", "h"], ["y"])], exact, 18),
+        # x * 0.5 * (1 + erf(x * 0.7071...)), as models write it by hand.
+        "gelu_by_hand": ([
+            m("Mul", ["x", "rsqrt2"], ["u"]), m("Erf", ["u"], ["e"]),
+            m("Add", ["one", "e"], ["s"]), m("Mul", ["x", "half"], ["h"]),
+            m("Mul", ["h", "s"], ["y"])], exact, 17),
+        # torch.onnx.export (TorchScript), nn.GELU(approximate='tanh').
+        "gelu_tanh_torchscript": ([
+            m("Mul", ["x", "x"], ["x2"]), m("Mul", ["x", "x2"], ["x3"]),
+            m("Mul", ["kappa", "x3"], ["k3"]), m("Add", ["x", "k3"], ["a"]),
+            m("Mul", ["beta", "a"], ["v"]), m("Tanh", ["v"], ["t"]),
+            m("Add", ["one", "t"], ["s"]), m("Mul", ["x", "s"], ["p"]),
+            m("Mul", ["half", "p"], ["y"])], tanh, 17),
+        # The op library's tanh form, with Pow(x, 3).
+        "gelu_tanh_pow": ([
+            m("Pow", ["x", "three"], ["x3"]), m("Mul", ["kappa", "x3"], ["k3"]),
+            m("Add", ["k3", "x"], ["a"]), m("Mul", ["a", "beta"], ["v"]),
+            m("Tanh", ["v"], ["t"]), m("Add", ["t", "one"], ["s"]),
+            m("Mul", ["half", "s"], ["h"]), m("Mul", ["x", "h"], ["y"])],
+            tanh, 18),
+        # 0.4 instead of 0.5: not GELU, imported as written.
+        "not_gelu": ([
+            m("Div", ["x", "sqrt2"], ["u"]), m("Erf", ["u"], ["e"]),
+            m("Add", ["e", "one"], ["s"]), m("Mul", ["x", "s"], ["p"]),
+            m("Mul", ["p", "point4"], ["y"])], f32(exact * 0.8), 17),
+    }
+    constants = {"sqrt2": c(math.sqrt(2)), "rsqrt2": c(1 / math.sqrt(2)),
+                 "one": c(1), "half": c(0.5), "point4": c(0.4),
+                 "kappa": c(0.044715), "beta": c(math.sqrt(2 / math.pi)),
+                 "three": c(3)}
+    tests = []
+    for name, (nodes, expected, opset) in forms.items():
+        used = {i for n in nodes for i in n.input}
+        tests.append(Test(name, opset, nodes, {"x": x}, {"y": expected},
+                          {k: v for k, v in constants.items() if k in used}))
+    return tests
+
+
 def resizes():
     tests = []
     x = rand(1, 2, 3, 4)
@@ -337,8 +397,8 @@ def functions():
 
 def main():
     root = sys.argv[1]
-    tests = reductions() + shapes() + nn() + resizes() + external_data() + \
-        functions()
+    tests = reductions() + shapes() + nn() + gelu_patterns() + resizes() + \
+        external_data() + functions()
     for test in tests:
         test.write(root)
     print(f"wrote {len(tests)} node tests (numpy seed {SEED})",
