@@ -31,7 +31,9 @@
 // kernel-parameter budget (kMaxPointerArgs) go to further kernels (launched
 // one after the other), and a group that alone exceeds it is split into
 // groups of fewer results of the same shape, as is a group whose vector
-// path would hold more than kMaxLaneRegisters registers of tensor elements.
+// path would hold more than kMaxLaneRegisters registers of tensor elements;
+// results written over an input that others are computed from stay in one
+// group (inseparableResults).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +41,7 @@
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
+#include "compiler/transforms/MemoryPlan.h"
 #include "compiler/transforms/OpClasses.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"
@@ -217,6 +220,134 @@ bool bodySupported(FusionOp fusion, std::string *why) {
   return true;
 }
 
+/// Whether two buffers share bytes.
+bool overlap(const BufferSlot &a, const BufferSlot &b) {
+  return a.resident == b.resident && (!a.resident || a.name == b.name) &&
+         a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
+/// The results of `group` in the sets that one group must hold whole, each
+/// ascending, the sets in order of their first result. A result written over
+/// an input that another result is computed from (an optimizer's moment or
+/// master weight, updated in place) must be computed by the threads that
+/// read that input, before they overwrite it. Split into two groups, the
+/// other group's blocks would read the input before or after it is
+/// overwritten as they happen to be scheduled, and a later kernel would
+/// always read the new value: an optimizer's update, split that way, took
+/// the new moment for the old one in some runs and not in others. Buffers
+/// come from the memory plan; without one nothing is tied.
+SmallVector<SmallVector<unsigned>> inseparableResults(FusionOp fusion,
+                                                      const Group &group) {
+  const size_t n = group.results.size();
+  SmallVector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i)
+    parent[i] = i;
+  std::function<size_t(size_t)> find = [&](size_t i) {
+    return parent[i] == i ? i : parent[i] = find(parent[i]);
+  };
+  SmallVector<std::optional<BufferSlot>> written(n);
+  for (size_t i = 0; i < n; ++i)
+    if (FailureOr<BufferSlot> slot =
+            bufferOf(fusion.getResult(group.results[i]));
+        succeeded(slot))
+      written[i] = *slot;
+  for (size_t reader = 0; reader < n; ++reader) {
+    Group one;
+    one.shape = group.shape;
+    one.results = {group.results[reader]};
+    if (!analyze(fusion, one, nullptr))
+      continue;
+    for (unsigned input : one.inputs) {
+      FailureOr<BufferSlot> read = bufferOf(fusion.getInputs()[input]);
+      if (failed(read))
+        continue;
+      for (size_t writer = 0; writer < n; ++writer)
+        if (writer != reader && written[writer] &&
+            overlap(*written[writer], *read))
+          parent[find(writer)] = find(reader);
+    }
+  }
+  SmallVector<SmallVector<unsigned>> sets;
+  llvm::DenseMap<size_t, size_t> setOf;
+  for (size_t i = 0; i < n; ++i) {
+    auto [it, added] = setOf.try_emplace(find(i), sets.size());
+    if (added)
+      sets.emplace_back();
+    sets[it->second].push_back(group.results[i]);
+  }
+  return sets;
+}
+
+/// The buffers `group` reads (its inputs') and writes (its results').
+SmallVector<BufferSlot> slotsOf(FusionOp fusion, const Group &group,
+                                bool written) {
+  SmallVector<BufferSlot> slots;
+  for (unsigned i : written ? group.results : group.inputs) {
+    Value v = written ? fusion.getResult(i) : fusion.getInputs()[i];
+    if (FailureOr<BufferSlot> slot = bufferOf(v); succeeded(slot))
+      slots.push_back(*slot);
+  }
+  return slots;
+}
+
+bool anyOverlap(ArrayRef<BufferSlot> a, ArrayRef<BufferSlot> b) {
+  return llvm::any_of(a, [&](const BufferSlot &x) {
+    return llvm::any_of(b, [&](const BufferSlot &y) { return overlap(x, y); });
+  });
+}
+
+/// The round of each group: groups of one round may share a kernel, and the
+/// kernels of a round run after those of the rounds before. A group that
+/// writes a buffer another group reads (state shared by every parameter's
+/// update, such as the dynamic loss scale's counters, updated in place)
+/// runs a round after that group: in one kernel their blocks would run in
+/// either order. Within a group every result is written by the thread that
+/// reads its element, so a result of fewer elements than the group's root
+/// (written by one thread, read by all) may not overwrite what the group
+/// reads. Errors at the fusion for groups that would overwrite each other's
+/// inputs.
+FailureOr<SmallVector<unsigned>> kernelRounds(FusionOp fusion,
+                                              ArrayRef<Group> groups) {
+  const size_t n = groups.size();
+  SmallVector<SmallVector<BufferSlot>> reads, writes;
+  for (const Group &group : groups) {
+    reads.push_back(slotsOf(fusion, group, false));
+    writes.push_back(slotsOf(fusion, group, true));
+  }
+  auto yield = cast<YieldOp>(fusion.getBody().front().getTerminator());
+  for (auto [g, group] : llvm::enumerate(groups))
+    for (unsigned r : group.results) {
+      if (numElements(shapeOf(yield.getValues()[r])) == group.elements)
+        continue;
+      FailureOr<BufferSlot> slot = bufferOf(fusion.getResult(r));
+      if (succeeded(slot) && anyOverlap({*slot}, reads[g])) {
+        emitFusionError(fusion)
+            << "pointwise codegen: result #" << r
+            << " has fewer elements than its kernel's root and is written "
+               "over an input the kernel reads";
+        return failure();
+      }
+    }
+  SmallVector<unsigned> round(n, 0);
+  for (size_t pass = 0;; ++pass) {
+    bool changed = false;
+    for (size_t w = 0; w < n; ++w)
+      for (size_t r = 0; r < n; ++r)
+        if (w != r && round[w] <= round[r] && anyOverlap(writes[w], reads[r])) {
+          round[w] = round[r] + 1;
+          changed = true;
+        }
+    if (!changed)
+      return round;
+    if (pass == n) {
+      emitFusionError(fusion)
+          << "pointwise codegen: results are written over inputs that other "
+             "results of the fusion are computed from, both ways";
+      return failure();
+    }
+  }
+}
+
 /// The results partitioned by shape, in order of first appearance.
 SmallVector<Group> groupsByShape(FusionOp fusion) {
   SmallVector<Group> groups;
@@ -333,28 +464,35 @@ FailureOr<std::vector<KernelPlan>> planKernels(FusionOp fusion,
   if (groups.empty())
     return (emitFusionError(fusion) << "pointwise codegen: ") << why;
 
-  // A group that alone needs too many pointers is split by its results
-  // (same shape, fewer tensors each).
+  // A group that alone needs too many pointers, or too many registers on
+  // its vector path, is split by its results (same shape, fewer tensors
+  // each), never between results that must stay together.
   SmallVector<Group> fitted;
   std::function<LogicalResult(Group &)> fit =
       [&](Group &group) -> LogicalResult {
     bool fewPointers =
         int64_t(group.inputs.size() + group.results.size()) <= kMaxPointerArgs;
-    if (fewPointers && (group.results.size() == 1 ||
-                        laneRegisters(fusion, group) <= kMaxLaneRegisters)) {
+    SmallVector<SmallVector<unsigned>> sets = inseparableResults(fusion, group);
+    if (fewPointers &&
+        (sets.size() == 1 || laneRegisters(fusion, group) <= kMaxLaneRegisters)) {
       fitted.push_back(std::move(group));
       return success();
     }
-    if (group.results.size() == 1)
+    if (sets.size() == 1)
       return (emitFusionError(fusion) << "pointwise codegen: result #")
-             << group.results[0] << " reads more than " << kMaxPointerArgs
-             << " inputs";
-    size_t half = group.results.size() / 2;
-    for (auto part : {ArrayRef<unsigned>(group.results).take_front(half),
-                      ArrayRef<unsigned>(group.results).drop_front(half)}) {
+             << group.results[0]
+             << (group.results.size() > 1
+                     ? " and the results written over what it reads read"
+                     : " reads")
+             << " more than " << kMaxPointerArgs << " inputs";
+    size_t half = sets.size() / 2;
+    for (auto part : {ArrayRef(sets).take_front(half),
+                      ArrayRef(sets).drop_front(half)}) {
       Group piece;
       piece.shape = group.shape;
-      piece.results.assign(part.begin(), part.end());
+      for (const SmallVector<unsigned> &set : part)
+        piece.results.append(set.begin(), set.end());
+      llvm::sort(piece.results);
       if (!analyze(fusion, piece, &why))
         return (emitFusionError(fusion) << "pointwise codegen: ") << why;
       if (failed(fit(piece)))
@@ -366,23 +504,37 @@ FailureOr<std::vector<KernelPlan>> planKernels(FusionOp fusion,
     if (failed(fit(group)))
       return failure();
 
-  // Groups in kernels of at most kMaxPointerArgs parameters each.
+  // Groups in kernels of at most kMaxPointerArgs parameters each, a group
+  // that overwrites what others read after them (kernelRounds).
+  FailureOr<SmallVector<unsigned>> rounds = kernelRounds(fusion, fitted);
+  if (failed(rounds))
+    return failure();
   std::vector<KernelPlan> kernels(1);
   llvm::DenseSet<unsigned> inputs, results;
-  for (Group &group : fitted) {
-    llvm::DenseSet<unsigned> moreInputs = inputs;
-    moreInputs.insert(group.inputs.begin(), group.inputs.end());
-    size_t pointers = moreInputs.size() + results.size() + group.results.size();
-    if (pointers > kMaxPointerArgs && !kernels.back().groups.empty()) {
-      kernels.emplace_back();
-      inputs.clear();
-      results.clear();
-      moreInputs =
-          llvm::DenseSet<unsigned>(group.inputs.begin(), group.inputs.end());
+  unsigned lastRound = 0;
+  for (unsigned round = 0; !fitted.empty(); ++round) {
+    for (auto [g, group] : llvm::enumerate(fitted)) {
+      if ((*rounds)[g] != round)
+        continue;
+      llvm::DenseSet<unsigned> moreInputs = inputs;
+      moreInputs.insert(group.inputs.begin(), group.inputs.end());
+      size_t pointers =
+          moreInputs.size() + results.size() + group.results.size();
+      if ((pointers > kMaxPointerArgs || round != lastRound) &&
+          !kernels.back().groups.empty()) {
+        kernels.emplace_back();
+        inputs.clear();
+        results.clear();
+        moreInputs =
+            llvm::DenseSet<unsigned>(group.inputs.begin(), group.inputs.end());
+      }
+      lastRound = round;
+      inputs = std::move(moreInputs);
+      results.insert(group.results.begin(), group.results.end());
+      kernels.back().groups.push_back(std::move(group));
     }
-    inputs = std::move(moreInputs);
-    results.insert(group.results.begin(), group.results.end());
-    kernels.back().groups.push_back(std::move(group));
+    if (round == *llvm::max_element(*rounds))
+      break;
   }
 
   // Index type: int unless some tensor (or a loop bound) needs 64 bits.

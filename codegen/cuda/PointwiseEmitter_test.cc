@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -1083,6 +1084,150 @@ TEST_F(PointwiseEmitterTest, ManyTensorsOfOneShapeSplitToStayInRegisters) {
   EXPECT_TRUE(contains(src, "block_ranges<0, 1, 2> ranges;")) << src;
   EXPECT_TRUE(contains(src, "results #0 #1 #2 #3 #4 #5; blocks [0, 1)")) << src;
   EXPECT_EQ(g.launches[0].grid[0], 2u);
+}
+
+/// Gives the function's arguments and the fusion's results the resident
+/// buffers named (as the memory plan does; "" for none), whole tensors.
+void placeInBuffers(FusionOp fusion, ArrayRef<std::string> inputs,
+                    ArrayRef<std::string> results) {
+  Builder b(fusion.getContext());
+  auto slot = [&](const std::string &name, Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    int64_t bytes =
+        tensor.getNumElements() * tensor.getElementTypeBitWidth() / 8;
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("buffer", b.getStringAttr(name)),
+         b.getNamedAttr("offset", b.getI64IntegerAttr(0)),
+         b.getNamedAttr("size", b.getI64IntegerAttr(bytes))});
+  };
+  auto function = fusion->getParentOfType<func::FuncOp>();
+  for (auto [i, name] : llvm::enumerate(inputs))
+    if (!name.empty())
+      function.setArgAttr(i, "kiln.buffer",
+                          slot(name, function.getArgument(i).getType()));
+  SmallVector<Attribute> slots;
+  for (auto [i, name] : llvm::enumerate(results))
+    slots.push_back(name.empty()
+                        ? Attribute(b.getDictionaryAttr({}))
+                        : Attribute(slot(name, fusion.getResult(i).getType())));
+  fusion->setAttr("kiln.buffers", b.getArrayAttr(slots));
+}
+
+/// The results of each group of the kernels, from their headers.
+std::vector<std::set<unsigned>> groupResults(const GeneratedFusion &g) {
+  std::vector<std::set<unsigned>> groups;
+  for (const GeneratedKernel &kernel : g.kernels) {
+    llvm::StringRef rest = kernel.source;
+    for (size_t at = rest.find("// group "); at != llvm::StringRef::npos;
+         at = rest.find("// group ", at + 1)) {
+      llvm::StringRef line = rest.drop_front(at).split('\n').first;
+      llvm::StringRef list = line.split(" results").second.split(';').first;
+      std::set<unsigned> results;
+      while (!list.empty()) {
+        auto [word, tail] = list.ltrim().split(' ');
+        unsigned r = 0;
+        if (word.consume_front("#") && !word.getAsInteger(10, r))
+          results.insert(r);
+        list = tail;
+      }
+      groups.push_back(results);
+    }
+  }
+  return groups;
+}
+
+TEST_F(PointwiseEmitterTest, ResultsWrittenOverWhatOthersReadStayInOneGroup) {
+  // Twelve parameters of one shape, momentum SGD with the momentum and the
+  // parameter updated in place: m' = 0.9 m + g over m, p' = p - lr m' over
+  // p. p' is computed from m, which m' overwrites: the two must be computed
+  // by the same thread, so a split to keep the vector path in registers may
+  // not put them in different groups, whose blocks would read m before or
+  // after it is overwritten as they happen to run. The results come m'
+  // first, so halving them by number would part every pair.
+  FusionSpec spec;
+  spec.kind = "optimizer";
+  spec.inputs = {"tensor<f32>"};
+  std::vector<std::string> inputBuffers = {""}, resultBuffers;
+  const std::string type = "tensor<1024xf32>";
+  std::string updates;
+  for (int i = 0; i < 12; ++i) {
+    std::string k = std::to_string(i), g = "%x" + std::to_string(1 + 3 * i),
+                m = "%x" + std::to_string(2 + 3 * i),
+                p = "%x" + std::to_string(3 + 3 * i);
+    for (const char *role : {"g", "m", "p"}) {
+      spec.inputs.push_back(type);
+      inputBuffers.push_back(role == std::string("g") ? "" : role + k);
+    }
+    spec.body += "    %s" + k + " = kiln.mul " + m + ", %x0 : " + type +
+                 ", tensor<f32>\n    %m" + k + " = kiln.add %s" + k + ", " +
+                 g + " : " + type + ", " + type + "\n    %l" + k +
+                 " = kiln.mul %m" + k + ", %x0 : " + type + ", tensor<f32>\n";
+    updates += "    %p" + k + " = kiln.sub " + p + ", %l" + k + " : " + type +
+               ", " + type + "\n";
+    spec.yields.push_back({"%m" + k, type});
+    resultBuffers.push_back("m" + k);
+  }
+  spec.body += updates;
+  for (int i = 0; i < 12; ++i) {
+    spec.yields.push_back({"%p" + std::to_string(i), type});
+    resultBuffers.push_back("p" + std::to_string(i));
+  }
+  FusionOp fusion = parse(spec);
+  ASSERT_TRUE(fusion);
+  placeInBuffers(fusion, inputBuffers, resultBuffers);
+  GeneratedFusion g = emitAndCompile(fusion);
+  std::vector<std::set<unsigned>> groups = groupResults(g);
+  ASSERT_GT(groups.size(), 1u) << "the split this test is about did not happen";
+  for (unsigned i = 0; i < 12; ++i) {
+    int together = 0;
+    for (const std::set<unsigned> &group : groups)
+      together += group.count(i) && group.count(12 + i);
+    EXPECT_EQ(together, 1) << "m" << i << "' and p" << i << "' are apart";
+  }
+}
+
+TEST_F(PointwiseEmitterTest, SharedStateWrittenInPlaceGoesInALaterKernel) {
+  // A scale shared by every update and updated in place (as the dynamic
+  // loss scale's counters are): the parameters' group reads it, so the
+  // scalar group that overwrites it runs in a kernel after theirs.
+  FusionSpec spec;
+  spec.kind = "optimizer";
+  spec.inputs = {"tensor<f32>", "tensor<1024xf32>", "tensor<1024xf32>"};
+  spec.body = "    %0 = kiln.mul %x2, %x0 : tensor<1024xf32>, tensor<f32>\n"
+              "    %1 = kiln.sub %x1, %0 : tensor<1024xf32>, tensor<1024xf32>\n"
+              "    %2 = kiln.add %x0, %x0 : tensor<f32>, tensor<f32>\n";
+  spec.yields = {{"%1", "tensor<1024xf32>"}, {"%2", "tensor<f32>"}};
+  FusionOp fusion = parse(spec);
+  ASSERT_TRUE(fusion);
+  placeInBuffers(fusion, {"scale", "p", ""}, {"p", "scale"});
+  GeneratedFusion g = emitAndCompile(fusion);
+  ASSERT_EQ(g.kernels.size(), 2u);
+  ASSERT_EQ(g.launches.size(), 2u);
+  EXPECT_TRUE(contains(g.kernels[g.launches[0].kernel].source, "results #0;"))
+      << g.kernels[g.launches[0].kernel].source;
+  EXPECT_TRUE(contains(g.kernels[g.launches[1].kernel].source, "results #1;"))
+      << g.kernels[g.launches[1].kernel].source;
+
+  // Without buffers (no plan) nothing is written in place: one kernel.
+  GeneratedFusion unplaced = emitAndCompile(spec);
+  EXPECT_EQ(unplaced.kernels.size(), 1u);
+}
+
+TEST_F(PointwiseEmitterTest, ABroadcastResultWrittenOverAnInputIsRefused) {
+  // One root [1024]: every thread reads the scale s in its prologue while
+  // the thread of element 0 writes s' over it.
+  FusionSpec spec;
+  spec.inputs = {"tensor<f32>", "tensor<1024xf32>"};
+  spec.body = "    %0 = kiln.mul %x1, %x0 : tensor<1024xf32>, tensor<f32>\n"
+              "    %1 = kiln.add %x0, %x0 : tensor<f32>, tensor<f32>\n";
+  spec.yields = {{"%0", "tensor<1024xf32>"}, {"%1", "tensor<f32>"}};
+  FusionOp fusion = parse(spec);
+  ASSERT_TRUE(fusion);
+  placeInBuffers(fusion, {"s", ""}, {"", "s"});
+  EXPECT_TRUE(failed(emitter->emit(fusion, CodegenOptions())));
+  EXPECT_TRUE(contains(diagnostics, "has fewer elements than its kernel's "
+                                    "root and is written over an input"))
+      << diagnostics;
 }
 
 TEST_F(PointwiseEmitterTest, PointwiseAndOptimizerKernelsMergeAsParts) {
