@@ -4,6 +4,7 @@
 
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/LaunchMerging.h"
+#include "codegen/cuda/PredecessorWait.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/IR/KilnNaming.h"
 
@@ -36,7 +37,8 @@ public:
     if (options.mergeLaunches)
       mergeLaunches();
     dropUnlaunchedKernels();
-    if (compile && failed(compileKernels(module.getLoc())))
+    if (compile && (failed(compileKernels(module.getLoc())) ||
+                    failed(checkPredecessorWaits(module.getLoc()))))
       return failure();
     // Parameters and model state start from their initialisers.
     if (auto forward = module.lookupSymbol<func::FuncOp>("forward"))
@@ -247,6 +249,30 @@ private:
           fusion ? emitFusionError(fusion) : mlir::emitError(loc);
       diag << "generated kernel '" << kernel.name
            << "' does not compile: " << job.error;
+      return failure();
+    }
+    return success();
+  }
+
+  /// Every kernel the runtime may launch while its predecessor still runs
+  /// (PredecessorWait.h) waits before it touches memory, as compiled: an
+  /// error at the fusion of the first that does not (at `loc` for a merged
+  /// kernel).
+  LogicalResult checkPredecessorWaits(Location loc) {
+    for (const CompiledKernelImage &kernel : result.kernels) {
+      if (!kernel.waitsForPredecessor)
+        continue;
+      std::optional<std::string> early =
+          accessBeforeWait(kernel.binary.ptx, kernel.name);
+      if (!early)
+        continue;
+      FusionOp fusion = fusionByHash.lookup(kernel.hash);
+      InFlightDiagnostic diag =
+          fusion ? emitFusionError(fusion) : mlir::emitError(loc);
+      diag << "generated kernel '" << kernel.name
+           << "' may start before the kernel launched ahead of it has ended, "
+              "but its PTX does not wait for that kernel first ("
+           << *early << ")";
       return failure();
     }
     return success();

@@ -23,17 +23,8 @@ rm -rf "${work}"
 mkdir -p "${work}/include/kiln" "${work}/instances" "${work}/logs"
 cp "$@" "${work}/include/kiln/"
 
-# Templates take their position from a kiln::launch_ctx, never from CUDA's
-# built-in variables, so that they can run as parts of a merged kernel; only
-# the prelude's this_launch() reads those.
-builtins=$(grep -nwE 'blockIdx|threadIdx|blockDim|gridDim' "$@" |
-  grep -v '/prelude.cuh:')
-if [[ -n ${builtins} ]]; then
-  echo "check_templates: templates must take block and thread positions from" \
-    "their kiln::launch_ctx:" >&2
-  echo "${builtins}" >&2
-  exit 1
-fi
+# The rules read off the templates' text (template_rules.sh, beside this).
+"$(dirname "$0")/template_rules.sh" "$@" || exit 1
 
 "${instances_tool}" "${work}/instances" || exit 1
 
