@@ -17,8 +17,8 @@ namespace cl = llvm::cl;
 cl::opt<std::string>
     trainable("trainable",
               cl::desc(".onnx: the initializers that become trainable "
-                       "parameters, all or comma-separated names (the others "
-                       "are constants)"),
+                       "parameters, all (every floating-point one) or "
+                       "comma-separated names (the others are constants)"),
               cl::value_desc("all|NAME,..."), cl::init(""),
               cl::cat(modelOptionCategory()));
 cl::opt<std::string> loss("loss",

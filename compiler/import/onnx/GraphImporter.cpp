@@ -26,6 +26,7 @@ const OpImporterRegistry &OpImporterRegistry::global() {
     registerRecurrentImporters(r);
     registerLossImporters(r);
     registerResizeImporters(r);
+    registerEinsumImporters(r);
     return r;
   }();
   return registry;
@@ -253,13 +254,20 @@ LogicalResult GraphImporter::checkVersions(Location fileLoc) {
   return success();
 }
 
-/// Whether `name` was asked to be trainable.
+/// Whether the initializer `tensor` was asked to be trainable: "all" means
+/// every floating-point one (integer initializers, such as the shapes
+/// exporters store, stay constants).
 static bool isTrainable(const OnnxImportOptions &options,
-                        llvm::StringRef name) {
+                        const onnx::TensorProto &tensor) {
+  llvm::StringRef name = tensor.name();
   if (options.trainable.empty())
     return false;
-  if (options.trainable == "all")
-    return true;
+  if (options.trainable == "all") {
+    int32_t type = tensor.data_type();
+    return type == onnx::TensorProto::FLOAT ||
+           type == onnx::TensorProto::FLOAT16 ||
+           type == onnx::TensorProto::BFLOAT16;
+  }
   llvm::SmallVector<llvm::StringRef> names;
   llvm::StringRef(options.trainable).split(names, ',', -1, false);
   return llvm::is_contained(names, name);
@@ -316,7 +324,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     argNames.push_back(name.str());
   };
   for (const onnx::TensorProto &tensor : graph.initializer()) {
-    if (!isTrainable(opts, tensor.name()))
+    if (!isTrainable(opts, tensor))
       continue;
     Location loc = graphLoc("initializer '" + tensor.name() + "'");
     Type element = kilnElementType(context, tensor.data_type());
@@ -411,7 +419,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return success();
   };
   for (const onnx::TensorProto &tensor : graph.initializer())
-    if (!isTrainable(opts, tensor.name()) &&
+    if (!isTrainable(opts, tensor) &&
         failed(defineConstant(tensor, tensor.name())))
       return nullptr;
   for (const auto &[name, tensor] : opts.staticInputs) {
@@ -486,7 +494,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   if (!opts.weightsPath.empty()) {
     llvm::SmallVector<const onnx::TensorProto *> params;
     for (const onnx::TensorProto &tensor : graph.initializer())
-      if (isTrainable(opts, tensor.name()))
+      if (isTrainable(opts, tensor))
         params.push_back(&tensor);
     if (failed(writeWeights(params, opts.weightsPath, fileLoc)))
       return nullptr;

@@ -31,7 +31,8 @@ struct OnnxImportOptions {
   /// Name of the imported function (the pipeline's --function).
   std::string functionName = "loss";
   /// Initializers that become kiln.param arguments: "" (none: all are
-  /// constants), "all", or a comma-separated list of initializer names.
+  /// constants), "all" (every floating-point one), or a comma-separated
+  /// list of initializer names.
   std::string trainable;
   /// A loss appended to the graph: "" (none), "mse" or "cross_entropy", on
   /// the graph's single output and a new input named `target`.

@@ -30,8 +30,9 @@ TEST(OpVersionsTest, VersionsAscendWithinTheReviewedOpsets) {
     for (size_t i = 0; i < versions.size(); ++i) {
       EXPECT_GE(versions[i], 1) << op.str();
       EXPECT_LE(versions[i], kNewestOpset) << op.str();
-      if (i > 0)
+      if (i > 0) {
         EXPECT_LT(versions[i - 1], versions[i]) << op.str();
+      }
     }
   }
 }

@@ -5,7 +5,8 @@
 // LogSum and LogSumExp (max-shifted, so it does not overflow) are composed.
 // ReduceProd is exp(sum(log|x|)) with the sign from the count of negative
 // elements (0 where any element is 0). ArgMin is ArgMax of -x;
-// select_last_index flips the axis first.
+// select_last_index flips the axis first. CumSum is a log-step scan of
+// shifted additions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,9 +178,56 @@ OpImporter argReduce(bool isMin) {
   };
 }
 
+/// CumSum as a log-step scan (Hillis and Steele): after the step of shift s
+/// each element holds the sum of the 2s elements ending at it, so
+/// ceil(log2 n) shifted additions (pads and slices: exact for i32, and for
+/// floats in another order of the same sum) give the inclusive sum.
+/// exclusive shifts the result by one; reverse scans the flipped axis.
+LogicalResult importCumSum(OnnxNode &node) {
+  Value x = node.input(0);
+  if (!x)
+    return failure();
+  auto type = KilnBuilder::typeOf(x);
+  if (type.getElementType().isInteger(1))
+    return node.unsupported("a BOOL CumSum");
+  auto axes = node.constantInts(1, "the axis of CumSum");
+  if (failed(axes))
+    return failure();
+  if (axes->size() != 1)
+    return node.emitError() << "CumSum's axis must hold one value";
+  auto axis = node.normalizeAxis(axes->front(), type.getRank());
+  if (failed(axis))
+    return failure();
+  bool exclusive = node.intAttr("exclusive", 0) != 0;
+  bool reverse = node.intAttr("reverse", 0) != 0;
+  int64_t n = type.getDimSize(*axis), rank = type.getRank();
+  OpBuilder &b = node.builder();
+  KilnBuilder kb = node.kb();
+  // `v` moved `s` places along the axis, zeros coming in.
+  auto shifted = [&](Value v, int64_t s) {
+    llvm::SmallVector<int64_t> start(rank, 0), limit(type.getShape()),
+        step(rank, 1), low(rank, 0), high(rank, 0);
+    limit[*axis] = n - s;
+    low[*axis] = s;
+    return kb.pad(kb.slice(v, start, limit, step), low, high);
+  };
+  Value y = x;
+  if (reverse)
+    y = b.create<FlipOp>(node.loc(), y, llvm::ArrayRef<int64_t>{*axis});
+  for (int64_t s = 1; s < n; s *= 2)
+    y = kb.add(y, shifted(y, s));
+  if (exclusive && n > 0)
+    y = shifted(y, 1);
+  if (reverse)
+    y = b.create<FlipOp>(node.loc(), y, llvm::ArrayRef<int64_t>{*axis});
+  node.setResult(0, y);
+  return success();
+}
+
 } // namespace
 
 void registerReductionImporters(OpImporterRegistry &registry) {
+  registry.add("CumSum", importCumSum);
   registry.add("ReduceSum", reduce(Reduction::Sum));
   registry.add("ReduceMean", reduce(Reduction::Mean));
   registry.add("ReduceMax", reduce(Reduction::Max));

@@ -297,6 +297,62 @@ def gelu_patterns():
     return tests
 
 
+# Einsum equations (one or two operands, no diagonal) and operand shapes.
+EINSUMS = {
+    "attention_scores": ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    "attention_values": ("bhqk,bhkd->bhqd", [(2, 3, 4, 6), (2, 3, 6, 5)]),
+    "batch_matmul": ("bij,bjk->bik", [(3, 4, 5), (3, 5, 2)]),
+    "matmul": ("ij,jk->ik", [(4, 5), (5, 3)]),
+    "lhs_transposed": ("bkq,bkd->bqd", [(2, 5, 4), (2, 5, 3)]),
+    "output_permuted": ("bij,bjk->bki", [(3, 4, 5), (3, 5, 2)]),
+    "summed_row_index": ("bij,bjk->bk", [(3, 4, 5), (3, 5, 2)]),
+    "ellipsis": ("...ij,...jk->...ik", [(2, 3, 4, 5), (2, 3, 5, 6)]),
+    "implicit": ("ij,jk", [(4, 5), (5, 3)]),
+    "inner_product": ("i,i->", [(7,), (7,)]),
+    "outer_product": ("i,j->ij", [(3,), (4,)]),
+    "transpose": ("ij->ji", [(3, 4)]),
+    "row_sums": ("ij->i", [(3, 4)]),
+}
+
+
+def einsums():
+    tests = []
+    for name, (equation, shapes) in EINSUMS.items():
+        arrays = [rand(*shape) for shape in shapes]
+        names = ["a", "b"][:len(arrays)]
+        y = f32(np.einsum(equation, *[a.astype(np.float64) for a in arrays]))
+        tests.append(Test("einsum_" + name, 12,
+                          [node("Einsum", names, ["y"], equation=equation)],
+                          dict(zip(names, arrays)), {"y": y}))
+    return tests
+
+
+def cumsums():
+    tests = []
+    x = rand(3, 9)
+    for exclusive in (0, 1):
+        for reverse in (0, 1):
+            y = x.astype(np.float64)
+            if reverse:
+                y = y[:, ::-1]
+            y = np.cumsum(y, axis=1)
+            if exclusive:
+                y = np.concatenate([np.zeros((3, 1)), y[:, :-1]], axis=1)
+            if reverse:
+                y = y[:, ::-1]
+            tests.append(Test(
+                f"cumsum_exclusive{exclusive}_reverse{reverse}", 14,
+                [node("CumSum", ["x", "axis"], ["y"], exclusive=exclusive,
+                      reverse=reverse)],
+                {"x": x}, {"y": f32(y)}, {"axis": ints(-1)}))
+    counts = RNG.integers(-1000, 1000, size=(4, 5)).astype(np.int64)
+    tests.append(Test("cumsum_int64_axis0", 11,
+                      [node("CumSum", ["x", "axis"], ["y"])],
+                      {"x": counts}, {"y": np.cumsum(counts, axis=0)},
+                      {"axis": ints(0)}))
+    return tests
+
+
 def resizes():
     tests = []
     x = rand(1, 2, 3, 4)
@@ -397,8 +453,8 @@ def functions():
 
 def main():
     root = sys.argv[1]
-    tests = reductions() + shapes() + nn() + gelu_patterns() + resizes() + \
-        external_data() + functions()
+    tests = reductions() + shapes() + nn() + gelu_patterns() + einsums() + \
+        cumsums() + resizes() + external_data() + functions()
     for test in tests:
         test.write(root)
     print(f"wrote {len(tests)} node tests (numpy seed {SEED})",

@@ -168,6 +168,45 @@ def external(files=None, **entries):
     return graph, [], written
 
 
+def attention_block():
+    """Einsum attention, a CumSum and GELU written out as TorchScript
+    exports it (Div, Erf, Add, Mul, Mul), on trainable projections."""
+    def const(name, value):
+        return numpy_helper.from_array(np.array(value, np.float32), name)
+
+    nodes = [
+        helper.make_node("MatMul", ["x", "wq"], ["q"], name="q_proj"),
+        helper.make_node("MatMul", ["x", "wk"], ["k"], name="k_proj"),
+        helper.make_node("Einsum", ["q", "k"], ["s"], name="scores",
+                         equation="bqd,bkd->bqk"),
+        helper.make_node("CumSum", ["s", "axis"], ["c"], name="cumsum",
+                         exclusive=1),
+        helper.make_node("Div", ["c", "sqrt2"], ["u"], name="gelu_div"),
+        helper.make_node("Erf", ["u"], ["e"], name="gelu_erf"),
+        helper.make_node("Add", ["e", "one"], ["p"], name="gelu_add"),
+        helper.make_node("Mul", ["c", "p"], ["m"], name="gelu_mul"),
+        helper.make_node("Mul", ["m", "half"], ["g"], name="gelu_half"),
+        helper.make_node("Einsum", ["g", "x"], ["y"], name="mix",
+                         equation="bqk,bkd->bqd"),
+    ]
+    return helper.make_graph(
+        nodes, "attention", [tensor("x", TensorProto.FLOAT, [2, 4, 8])],
+        [tensor("y", TensorProto.FLOAT, [2, 4, 8])],
+        [weights("wq", 8, 8), weights("wk", 8, 8),
+         numpy_helper.from_array(np.array(-1, np.int64), "axis"),
+         const("sqrt2", 2 ** 0.5), const("one", 1.0), const("half", 0.5)])
+
+
+def einsum(equation, shapes):
+    names = ["a", "b", "c"][:len(shapes)]
+    nodes = [helper.make_node("Einsum", names, ["y"], name="einsum0",
+                              equation=equation)]
+    return helper.make_graph(
+        nodes, "einsum",
+        [tensor(n, TensorProto.FLOAT, s) for n, s in zip(names, shapes)],
+        [tensor("y", TensorProto.FLOAT, [3])])
+
+
 def recursive_function():
     """Functions f and g calling each other."""
     def call(callee):
@@ -203,6 +242,11 @@ MODELS.update({
         coordinate_transformation_mode="asymmetric",
         nearest_mode="round_prefer_ceil"), 18, 8),
     "recursive_function": (recursive_function, 18, 10),
+    "attention_block": (attention_block, 17, 8),
+    "einsum_diagonal": (lambda: einsum("bii->bi", [[2, 3, 3]]), 17, 8),
+    "einsum_three": (lambda: einsum("i,i,i->i", [[3], [3], [3]]), 17, 8),
+    "einsum_broadcast": (lambda: einsum("bi,bi->b", [[1, 3], [2, 3]]), 17,
+                         8),
     # External data (written beside the model where the entry names files).
     "external": (lambda: external({"w1.bin": 0}, location="w1.bin"), 18, 8),
     "external_offset": (lambda: external({"data/w.bin": 8},
