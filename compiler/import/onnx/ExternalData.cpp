@@ -108,8 +108,11 @@ private:
     if (std::error_code error = fs::real_path(joined, real))
       return emitError(at) << "cannot open its external data file '" << joined
                            << "': " << error.message();
-    llvm::SmallString<256> inside(folder);
-    path::append(inside, "");
+    // The folder's path and a separator: a sibling folder whose name
+    // starts with this one's is outside too.
+    std::string inside(folder);
+    if (!llvm::StringRef(inside).ends_with(path::get_separator()))
+      inside += path::get_separator();
     if (!llvm::StringRef(real).starts_with(inside))
       return emitError(at) << "its external data file '" << location
                            << "' resolves to '" << real

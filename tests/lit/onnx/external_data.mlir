@@ -29,6 +29,10 @@
 // RUN: echo outside > %t/outside.bin && ln -sf %t/outside.bin %t/model/link.bin
 // RUN: not kilnc %t/model/link.onnx --inference 2>&1 | FileCheck %s --check-prefix=LINK
 // LINK: initializer 'w1': error: its external data file 'link.bin' resolves to '{{.*}}outside.bin', outside the model's folder
+// A sibling folder whose name begins with the model folder's is outside too.
+// RUN: mkdir -p %t/model2 && echo sibling > %t/model2/w.bin && ln -sf %t/model2/w.bin %t/model/link.bin
+// RUN: not kilnc %t/model/link.onnx --inference 2>&1 | FileCheck %s --check-prefix=SIBLING
+// SIBLING: initializer 'w1': error: its external data file 'link.bin' resolves to '{{.*}}model2/w.bin', outside the model's folder
 // RUN: python3 %S/Inputs/make_onnx_model.py external_missing %t/model/missing.onnx
 // RUN: not kiln-opt %t/model/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: initializer 'w1': error: cannot open its external data file '{{.*}}nowhere.bin': No such file or directory
