@@ -4,10 +4,12 @@
 // 27). Changes in opsets 18 to 27 for these ops, and how the importers
 // follow them:
 //   18: the Reduce* ops (but ReduceSum, since 13) take `axes` as an input;
-//       Split gains num_outputs; Pad takes an `axes` input; GroupNormalization
-//       and Mish are new.
+//       Split gains num_outputs; Pad takes an `axes` input; Resize gains
+//       axes, antialias (linear and cubic only) and
+//       keep_aspect_ratio_policy; GroupNormalization and Mish are new.
 //   19: AveragePool gains dilations; Cast and CastLike gain saturate (float8
-//       targets only); Pad gains mode 'wrap'; Equal, Constant, Identity,
+//       targets only); Pad gains mode 'wrap'; Resize gains the
+//       half_pixel_symmetric coordinates; Equal, Constant, Identity,
 //       Reshape, Shape and Size widen their types.
 //   20: Gelu is new; ReduceMax and ReduceMin accept bool and define empty
 //       reductions; ConstantOfShape, IsInf and IsNaN widen their types.
