@@ -303,9 +303,11 @@ bool anyOverlap(ArrayRef<BufferSlot> a, ArrayRef<BufferSlot> b) {
 /// runs a round after that group: in one kernel their blocks would run in
 /// either order. Within a group every result is written by the thread that
 /// reads its element, so a result of fewer elements than the group's root
-/// (written by one thread, read by all) may not overwrite what the group
-/// reads. Errors at the fusion for groups that would overwrite each other's
-/// inputs.
+/// (written by one thread) may not overwrite what a result of another shape
+/// is computed from (read by every thread). Other threads may still read
+/// such an input to recompute the broadcast result itself, but they do not
+/// store it. Errors at the fusion for groups that would overwrite each
+/// other's inputs.
 FailureOr<SmallVector<unsigned>> kernelRounds(FusionOp fusion,
                                               ArrayRef<Group> groups) {
   const size_t n = groups.size();
@@ -315,12 +317,28 @@ FailureOr<SmallVector<unsigned>> kernelRounds(FusionOp fusion,
     writes.push_back(slotsOf(fusion, group, true));
   }
   auto yield = cast<YieldOp>(fusion.getBody().front().getTerminator());
-  for (auto [g, group] : llvm::enumerate(groups))
+  auto shapeOfResult = [&](unsigned r) {
+    return shapeOf(yield.getValues()[r]);
+  };
+  // The buffers read for the results of `group` whose shape is not `shape`.
+  auto readsForOtherShapes = [&](const Group &group, ArrayRef<int64_t> shape) {
+    Group others;
+    others.shape = group.shape;
+    for (unsigned s : group.results)
+      if (ArrayRef<int64_t>(shapeOfResult(s)) != shape)
+        others.results.push_back(s);
+    if (others.results.empty() || !analyze(fusion, others, nullptr))
+      return SmallVector<BufferSlot>();
+    return slotsOf(fusion, others, false);
+  };
+  for (const Group &group : groups)
     for (unsigned r : group.results) {
-      if (numElements(shapeOf(yield.getValues()[r])) == group.elements)
+      ArrayRef<int64_t> shape = shapeOfResult(r);
+      if (numElements(shape) == group.elements)
         continue;
       FailureOr<BufferSlot> slot = bufferOf(fusion.getResult(r));
-      if (succeeded(slot) && anyOverlap({*slot}, reads[g])) {
+      if (succeeded(slot) &&
+          anyOverlap({*slot}, readsForOtherShapes(group, shape))) {
         emitFusionError(fusion)
             << "pointwise codegen: result #" << r
             << " has fewer elements than its kernel's root and is written "

@@ -1230,6 +1230,24 @@ TEST_F(PointwiseEmitterTest, ABroadcastResultWrittenOverAnInputIsRefused) {
       << diagnostics;
 }
 
+TEST_F(PointwiseEmitterTest, ABroadcastResultMayOverwriteWhatOnlyItReads) {
+  // A loss's sum beside its gradient (cross entropy plus a mean squared
+  // error): the scalar l' = a + b is written over a, which no element of
+  // the [12x10] result reads, so the one thread that stores l' is the only
+  // one whose reading of a matters.
+  FusionSpec spec;
+  spec.inputs = {"tensor<12x10xf32>", "tensor<f32>", "tensor<f32>"};
+  spec.body = "    %0 = kiln.add %x1, %x2 : tensor<f32>, tensor<f32>\n"
+              "    %1 = kiln.mul %x0, %x0 : tensor<12x10xf32>, "
+              "tensor<12x10xf32>\n";
+  spec.yields = {{"%0", "tensor<f32>"}, {"%1", "tensor<12x10xf32>"}};
+  FusionOp fusion = parse(spec);
+  ASSERT_TRUE(fusion);
+  placeInBuffers(fusion, {"", "a", ""}, {"a", ""});
+  GeneratedFusion g = emitAndCompile(fusion);
+  EXPECT_EQ(g.kernels.size(), 1u) << diagnostics;
+}
+
 TEST_F(PointwiseEmitterTest, PointwiseAndOptimizerKernelsMergeAsParts) {
   // A vector-path kernel, a broadcast kernel and a multi-tensor kernel run
   // side by side as parts of one merged kernel (LaunchMerging.h).
