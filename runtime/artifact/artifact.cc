@@ -123,10 +123,18 @@ bool operator==(const BufferRef& a, const BufferRef& b) {
   return std::tie(a.space, a.index, a.offset, a.size) ==
          std::tie(b.space, b.index, b.offset, b.size);
 }
+InitialValue InitialValue::Copy(absl::string_view bytes) {
+  auto copy = std::make_shared<const std::string>(bytes);
+  return InitialValue{*copy, copy};
+}
+bool operator==(const InitialValue& a, const InitialValue& b) {
+  return a.bytes == b.bytes;
+}
 bool operator==(const ResidentBuffer& a, const ResidentBuffer& b) {
   return std::tie(a.name, a.byte_size, a.role, a.dtype, a.shape, a.donated,
-                  a.in_place) == std::tie(b.name, b.byte_size, b.role, b.dtype,
-                                          b.shape, b.donated, b.in_place);
+                  a.in_place, a.initial_value) ==
+         std::tie(b.name, b.byte_size, b.role, b.dtype, b.shape, b.donated,
+                  b.in_place, b.initial_value);
 }
 std::string ValueRange::ToString() const {
   std::string out = absl::StrCat("[", low, ", ", high, ")");
@@ -196,16 +204,13 @@ bool operator==(const Parameter& a, const Parameter& b) {
          std::memcmp(&a.init_a, &b.init_a, sizeof(float)) == 0 &&
          std::memcmp(&a.init_b, &b.init_b, sizeof(float)) == 0;
 }
-bool operator==(const ConstantData& a, const ConstantData& b) {
-  return a.buffer == b.buffer && a.data == b.data;
-}
 bool operator==(const Artifact& a, const Artifact& b) {
   return std::tie(a.format_version, a.target_archs, a.entries,
-                  a.resident_buffers, a.kernels, a.parameters, a.constants,
-                  a.producer, a.checksum) ==
-         std::tie(b.format_version, b.target_archs, b.entries,
-                  b.resident_buffers, b.kernels, b.parameters, b.constants,
-                  b.producer, b.checksum);
+                  a.resident_buffers, a.kernels, a.parameters, a.producer,
+                  a.checksum) == std::tie(b.format_version, b.target_archs,
+                                          b.entries, b.resident_buffers,
+                                          b.kernels, b.parameters, b.producer,
+                                          b.checksum);
 }
 
 }  // namespace artifact

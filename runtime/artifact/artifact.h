@@ -7,6 +7,7 @@
 // carry the same numeric values as the schema's.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +21,14 @@
 namespace kiln {
 namespace artifact {
 
-// The format version this runtime reads and writes. Version 2 numbers
-// initialisers as runtime/random's InitKind (zeros 0 ... kaiming 6).
-inline constexpr uint32_t kFormatVersion = 2;
+// The format version this runtime writes. Version 2 numbers initialisers as
+// runtime/random's InitKind (zeros 0 ... kaiming 6); version 3 adds the data
+// section of initial values (kiln_artifact.fbs). It reads both.
+inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kOldestFormatVersion = 2;
+// Initial values start at multiples of this many bytes of the data section,
+// which starts at a multiple of it in the file.
+inline constexpr uint64_t kDataAlignment = 64;
 // Shared memory per block that sm_90 allows (227 KiB), static plus dynamic.
 inline constexpr uint64_t kMaxSharedBytes = 227 * 1024;
 // The most dimensions a shape may have.
@@ -95,6 +101,20 @@ struct BufferRef {
   }
 };
 
+// The bytes a resident buffer holds when a session starts: an imported
+// model's weights, a large constant. They lie outside the artifact's tables
+// (the file's data section): a loaded artifact's values point into a copy
+// of that section which `owner` keeps alive, a written one's may point at
+// memory of the writer's caller (owner null), which must outlive the
+// writing.
+struct InitialValue {
+  absl::string_view bytes;
+  std::shared_ptr<const void> owner;
+
+  // A value that owns a copy of `bytes`.
+  static InitialValue Copy(absl::string_view bytes);
+};
+
 struct ResidentBuffer {
   std::string name;
   uint64_t byte_size = 0;
@@ -103,6 +123,10 @@ struct ResidentBuffer {
   std::vector<int64_t> shape;
   bool donated = false;
   bool in_place = false;
+  // Parameters, model state, master weights and constants only; every
+  // constant has one. Without it, parameters and state start from their
+  // initialiser (Artifact::parameters), other buffers from zeros.
+  std::optional<InitialValue> initial_value;
 };
 
 // The values an i32 entry input may hold, derived by the compiler from how
@@ -275,12 +299,6 @@ struct Parameter {
   uint32_t buffer = 0;  // index into Artifact::resident_buffers
 };
 
-struct ConstantData {
-  uint32_t buffer =
-      0;  // index into Artifact::resident_buffers (role kConstant)
-  std::vector<uint8_t> data;
-};
-
 struct Artifact {
   uint32_t format_version = kFormatVersion;
   std::vector<std::string> target_archs;
@@ -288,7 +306,6 @@ struct Artifact {
   std::vector<ResidentBuffer> resident_buffers;
   std::vector<Kernel> kernels;
   std::vector<Parameter> parameters;
-  std::vector<ConstantData> constants;
   // What compiled it ("kilnc 0.1.0 (kiln, commit 3911962)"); empty when not
   // recorded.
   std::string producer;
@@ -301,6 +318,7 @@ struct Artifact {
 };
 
 bool operator==(const BufferRef& a, const BufferRef& b);
+bool operator==(const InitialValue& a, const InitialValue& b);
 bool operator==(const ResidentBuffer& a, const ResidentBuffer& b);
 bool operator==(const ValueRange& a, const ValueRange& b);
 bool operator==(const TensorBinding& a, const TensorBinding& b);
@@ -314,7 +332,6 @@ bool operator==(const Entry& a, const Entry& b);
 bool operator==(const KernelImage& a, const KernelImage& b);
 bool operator==(const Kernel& a, const Kernel& b);
 bool operator==(const Parameter& a, const Parameter& b);
-bool operator==(const ConstantData& a, const ConstantData& b);
 bool operator==(const Artifact& a, const Artifact& b);
 inline bool operator!=(const BufferRef& a, const BufferRef& b) {
   return !(a == b);
@@ -339,9 +356,6 @@ inline bool operator!=(const Kernel& a, const Kernel& b) { return !(a == b); }
 inline bool operator!=(const Parameter& a, const Parameter& b) {
   return !(a == b);
 }
-inline bool operator!=(const ConstantData& a, const ConstantData& b) {
-  return !(a == b);
-}
 inline bool operator!=(const Artifact& a, const Artifact& b) {
   return !(a == b);
 }
@@ -353,8 +367,10 @@ inline bool operator!=(const Artifact& a, const Artifact& b) {
 // parameters; launch geometry non-zero and within CUDA's limits; shared memory
 // within kMaxSharedBytes; cluster shapes of at most kMaxClusterBlocks that
 // divide the grid, only for sm_90+ targets and never on a cooperative
-// launch; unique names; parameters and constants tied to
-// resident buffers of the right role, shape and size. Errors are
+// launch; unique names; parameters tied to resident buffers of the right
+// role, shape and size; initial values of the buffer's size, only for
+// parameters, state, master weights and constants (every constant has one),
+// never beside an initialiser of the same buffer. Errors are
 // InvalidArgument and start with the field path, e.g.
 //   "entries[1].launches[3].args[2]: offset 4096 + 256 bytes exceeds arena size
 //   4096".
@@ -373,10 +389,12 @@ LoadableImages FindLoadableImages(const Kernel& kernel, int sm);
 
 // Reads an artifact file image: checks its size, file identifier "KILN", format
 // version and checksum, runs the FlatBuffers verifier over envelope and
-// payload, converts to plain values and runs ValidateArtifact. Never crashes on
-// bad input; every error is InvalidArgument naming the field ("file",
-// "file_identifier", "format_version", "checksum", "payload", or a path such as
-// "kernels[2].images").
+// payload, checks the data section's place and every initial value's range and
+// checksum, converts to plain values (the initial values point into one copy
+// of the data section) and runs ValidateArtifact. Never crashes on bad input;
+// every error is InvalidArgument naming the field ("file", "file_identifier",
+// "format_version", "checksum", "payload", "data_offset", or a path such as
+// "kernels[2].images" or "resident_buffers[3].initial_value").
 absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes);
 // Reads `path` and calls LoadArtifact (NotFound etc. for I/O errors).
 absl::StatusOr<Artifact> LoadArtifactFile(const std::string& path);

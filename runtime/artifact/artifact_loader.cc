@@ -2,10 +2,11 @@
 // nothing in the payload is read before the checksum has matched and the
 // FlatBuffers verifier has passed; semantic checks follow on plain values.
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <sstream>
+#include <string>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -128,6 +129,90 @@ std::vector<TensorBinding> Bindings(
   return out;
 }
 
+// The initial value of resident buffer `index` from its range in `data`
+// (the file's data section, which `owner` holds): within the section, at a
+// multiple of kDataAlignment, with its checksum.
+absl::StatusOr<InitialValue> ValueInData(
+    size_t index, const fb::DataRange& range, absl::string_view data,
+    uint64_t data_offset, const std::shared_ptr<const std::string>& owner) {
+  const std::string path =
+      absl::StrCat("resident_buffers[", index, "].initial_value");
+  if (range.offset() % kDataAlignment != 0) {
+    return Invalid(path, "offset ", range.offset(), " is not a multiple of ",
+                   kDataAlignment);
+  }
+  if (range.offset() > data.size() ||
+      range.size() > data.size() - range.offset()) {
+    return Invalid(path, "bytes [", range.offset(), ", +", range.size(),
+                   ") lie beyond the data section's ", data.size());
+  }
+  const absl::string_view bytes = data.substr(range.offset(), range.size());
+  const uint64_t checksum = Fnv1a64(bytes);
+  if (checksum != range.checksum()) {
+    return Invalid(path,
+                   absl::StrFormat("stored checksum 0x%016x, computed 0x%016x "
+                                   "over %d bytes at file offset %d",
+                                   range.checksum(), checksum, bytes.size(),
+                                   data_offset + range.offset()));
+  }
+  return InitialValue{bytes, owner};
+}
+
+// The initial values of a format 3 file's resident buffers, pointing into
+// one copy of its data section `data` (at file offset `data_offset`).
+absl::Status ReadInitialValues(const fb::Artifact& a, absl::string_view data,
+                               uint64_t data_offset, Artifact& out) {
+  if (a.constants() != nullptr) {
+    return Invalid("constants",
+                   "format 3 keeps constant data in the data section");
+  }
+  if (a.resident_buffers() == nullptr) return absl::OkStatus();
+  const auto owner = std::make_shared<const std::string>(data);
+  for (size_t i = 0; i < a.resident_buffers()->size(); ++i) {
+    const fb::DataRange* range = a.resident_buffers()->Get(i)->initial_value();
+    if (range == nullptr) continue;
+    absl::StatusOr<InitialValue> value =
+        ValueInData(i, *range, *owner, data_offset, owner);
+    if (!value.ok()) return value.status();
+    out.resident_buffers[i].initial_value = *std::move(value);
+  }
+  return absl::OkStatus();
+}
+
+// A format 2 file's constant data (in the payload) as initial values.
+absl::Status ReadConstants(const fb::Artifact& a, Artifact& out) {
+  if (a.resident_buffers() != nullptr) {
+    for (size_t i = 0; i < a.resident_buffers()->size(); ++i) {
+      if (a.resident_buffers()->Get(i)->initial_value() != nullptr) {
+        return Invalid(absl::StrCat("resident_buffers[", i, "].initial_value"),
+                       "format 2 has no data section");
+      }
+    }
+  }
+  if (a.constants() == nullptr) return absl::OkStatus();
+  for (size_t i = 0; i < a.constants()->size(); ++i) {
+    const fb::ConstantData* c = a.constants()->Get(i);
+    const std::string path = absl::StrCat("constants[", i, "].buffer");
+    if (c->buffer() >= out.resident_buffers.size()) {
+      return Invalid(path, "resident buffer index ", c->buffer(),
+                     " out of range (", out.resident_buffers.size(),
+                     " resident buffers)");
+    }
+    ResidentBuffer& b = out.resident_buffers[c->buffer()];
+    if (b.role != BufferRole::kConstant) {
+      return Invalid(path, "resident buffer ", c->buffer(), " '", b.name,
+                     "' is not a constant");
+    }
+    if (b.initial_value) {
+      return Invalid(path, "resident buffer ", c->buffer(), " has data twice");
+    }
+    const std::vector<uint8_t> data = Bytes(c->data());
+    b.initial_value = InitialValue::Copy(absl::string_view(
+        reinterpret_cast<const char*>(data.data()), data.size()));
+  }
+  return absl::OkStatus();
+}
+
 // Plain values from a verified payload. Absent fields become empty values or
 // zeros that ValidateArtifact rejects where they matter.
 Artifact Convert(const fb::Artifact& a) {
@@ -239,11 +324,6 @@ Artifact Convert(const fb::Artifact& a) {
       out.parameters.push_back(std::move(param));
     }
   }
-  if (a.constants() != nullptr) {
-    for (const fb::ConstantData* c : *a.constants()) {
-      out.constants.push_back({c->buffer(), Bytes(c->data())});
-    }
-  }
   return out;
 }
 
@@ -255,15 +335,14 @@ absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
   if (bytes.size() < kMinSize) {
     return Invalid("file", bytes.size(), " bytes is too small for an artifact");
   }
-  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
-    return Invalid("file", bytes.size(), " bytes exceeds the format's limit ",
-                   FLATBUFFERS_MAX_BUFFER_SIZE - 1);
-  }
   if (bytes.substr(4, 4) != fb::EnvelopeIdentifier()) {
     return Invalid("file_identifier", "expected \"KILN\", got \"",
                    absl::CEscape(bytes.substr(4, 4)), "\"");
   }
-  AlignedBytes file(bytes.data(), bytes.size());
+  // The FlatBuffers part (the envelope) comes first and is bounded by the
+  // format's limit; the data section after it is not.
+  constexpr size_t kMaxFlatBuffer = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
+  AlignedBytes file(bytes.data(), std::min(bytes.size(), kMaxFlatBuffer));
   {
     flatbuffers::Verifier verifier(file.data(), file.size());
     if (!fb::VerifyEnvelopeBuffer(verifier)) {
@@ -271,10 +350,40 @@ absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
     }
   }
   const fb::Envelope* envelope = fb::GetEnvelope(file.data());
-  if (envelope->format_version() != kFormatVersion) {
-    return Invalid("format_version", "unsupported version ",
-                   envelope->format_version(), " (this runtime reads ",
+  const uint32_t version = envelope->format_version();
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
+    return Invalid("format_version", "unsupported version ", version,
+                   " (this runtime reads ", kOldestFormatVersion, " to ",
                    kFormatVersion, ")");
+  }
+  // The data section ends the file; the envelope must lie before it.
+  const uint64_t data_offset = envelope->data_offset();
+  const uint64_t data_size = envelope->data_size();
+  if (version < 3 && (data_offset != 0 || data_size != 0)) {
+    return Invalid("data_offset", "format 2 has no data section");
+  }
+  if (data_size == 0 && data_offset == 0) {
+    if (bytes.size() > kMaxFlatBuffer) {
+      return Invalid("file", bytes.size(),
+                     " bytes without a data section exceeds the format's "
+                     "limit ",
+                     kMaxFlatBuffer);
+    }
+  } else {
+    if (data_offset % kDataAlignment != 0 || data_offset > bytes.size() ||
+        data_size != bytes.size() - data_offset) {
+      return Invalid(
+          "data_offset",
+          absl::StrCat("the data section [", data_offset, ", +", data_size,
+                       ") must start at a multiple of ", kDataAlignment,
+                       " and end the file of ", bytes.size(), " bytes"));
+    }
+    flatbuffers::Verifier verifier(
+        file.data(), std::min<uint64_t>(data_offset, file.size()));
+    if (data_offset > kMaxFlatBuffer || !fb::VerifyEnvelopeBuffer(verifier)) {
+      return Invalid("file",
+                     "the envelope does not end before the data section");
+    }
   }
   const flatbuffers::Vector<uint8_t>* payload = envelope->payload();
   if (payload == nullptr || payload->size() == 0) {
@@ -295,21 +404,34 @@ absl::StatusOr<Artifact> LoadArtifact(absl::string_view bytes) {
       return Invalid("payload", "not a valid FlatBuffer of table Artifact");
     }
   }
-  Artifact artifact = Convert(*flatbuffers::GetRoot<fb::Artifact>(body.data()));
-  artifact.format_version = envelope->format_version();
+  const fb::Artifact& root = *flatbuffers::GetRoot<fb::Artifact>(body.data());
+  Artifact artifact = Convert(root);
+  artifact.format_version = version;
   artifact.checksum = checksum;
+  absl::Status values =
+      version < 3
+          ? ReadConstants(root, artifact)
+          : ReadInitialValues(root,
+                              data_size == 0 ? absl::string_view()
+                                             : bytes.substr(data_offset),
+                              data_offset, artifact);
+  if (!values.ok()) return values;
   absl::Status status = ValidateArtifact(artifact);
   if (!status.ok()) return status;
   return artifact;
 }
 
 absl::StatusOr<Artifact> LoadArtifactFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  // Read whole into one string: the data section may be most of the file.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
-  return LoadArtifact(contents.str());
+  const std::streamoff size = in.tellg();
+  std::string contents(size < 0 ? 0 : static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (size < 0 || !in.read(contents.data(), size)) {
+    return absl::DataLossError(absl::StrCat("cannot read ", path));
+  }
+  return LoadArtifact(contents);
 }
 
 }  // namespace artifact

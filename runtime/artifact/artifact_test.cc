@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/artifact/artifact_writer.h"
@@ -68,11 +69,13 @@ TEST(ArtifactTest, FilesWithoutRangesOrProducerLoadAsBefore) {
   absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Artifact expected = testing::MinimalArtifact();
+  expected.format_version = 2;
   expected.checksum = loaded->checksum;
   EXPECT_TRUE(*loaded == expected);
   EXPECT_FALSE(loaded->entries[0].inputs[0].valid_range.has_value());
   EXPECT_EQ(loaded->producer, "");
-  EXPECT_EQ(SerializeArtifact(testing::MinimalArtifact()), bytes);
+  expected.checksum = 0;
+  EXPECT_EQ(SerializeArtifact(expected), bytes);
 }
 
 TEST(ArtifactTest, RangesAndProducerRoundTrip) {
@@ -127,9 +130,10 @@ TEST(ArtifactTest, WriterBuildsParametersAndConstants) {
   EXPECT_EQ(w.role, BufferRole::kParameter);
   EXPECT_EQ(w.byte_size, 16u * 8 * 4);
   EXPECT_TRUE(w.in_place);
-  ASSERT_EQ(a.constants.size(), 1u);
-  EXPECT_EQ(a.resident_buffers[a.constants[0].buffer].role,
-            BufferRole::kConstant);
+  const ResidentBuffer& scale = a.resident_buffers[6];
+  EXPECT_EQ(scale.role, BufferRole::kConstant);
+  ASSERT_TRUE(scale.initial_value.has_value());
+  EXPECT_EQ(scale.initial_value->bytes.size(), scale.byte_size);
 }
 
 TEST(ArtifactTest, ModelStateIsInitialisedLikeAParameter) {
@@ -184,7 +188,8 @@ TEST(ArtifactTest, EnvelopeErrors) {
   Artifact v1 = testing::MinimalArtifact();
   v1.format_version = 1;
   ExpectInvalid(LoadArtifact(SerializeArtifact(v1)),
-                "format_version: unsupported version 1 (this runtime reads 2)");
+                "format_version: unsupported version 1 (this runtime reads 2 "
+                "to 3)");
 
   // A byte of PTX changed: the checksum no longer matches.
   std::string damaged = bytes;
@@ -206,6 +211,103 @@ struct SemanticCase {
   std::function<Artifact()> make;
   const char* message;
 };
+
+// The data section: after the envelope at a multiple of 64 bytes, each value
+// at a multiple of 64 into it, the file's last bytes; the values load as
+// written.
+TEST(ArtifactTest, InitialValuesLieInTheDataSection) {
+  const Artifact a = testing::WeightsArtifact();
+  const std::string bytes = *WriteArtifact(a);
+  const fb::Envelope* envelope = fb::GetEnvelope(bytes.data());
+  EXPECT_EQ(envelope->format_version(), 3u);
+  EXPECT_EQ(envelope->data_offset() % kDataAlignment, 0u);
+  EXPECT_EQ(envelope->data_offset() + envelope->data_size(), bytes.size());
+  const absl::string_view data =
+      absl::string_view(bytes).substr(envelope->data_offset());
+  const fb::Artifact* payload =
+      flatbuffers::GetRoot<fb::Artifact>(envelope->payload()->data());
+  size_t values = 0;
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    const fb::DataRange* range =
+        payload->resident_buffers()->Get(i)->initial_value();
+    ASSERT_EQ(range != nullptr, a.resident_buffers[i].initial_value.has_value())
+        << i;
+    if (range == nullptr) continue;
+    ++values;
+    EXPECT_EQ(range->offset() % kDataAlignment, 0u);
+    EXPECT_EQ(data.substr(range->offset(), range->size()),
+              a.resident_buffers[i].initial_value->bytes);
+    EXPECT_EQ(range->checksum(),
+              Fnv1a64(a.resident_buffers[i].initial_value->bytes));
+  }
+  EXPECT_EQ(values, 4u);
+  absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    EXPECT_TRUE(loaded->resident_buffers[i].initial_value ==
+                a.resident_buffers[i].initial_value)
+        << i;
+  }
+  // The pieces a compiler streams are the file.
+  const ArtifactFile file = LayOutArtifact(a);
+  EXPECT_EQ(file.Join(), bytes);
+  EXPECT_EQ(file.size(), bytes.size());
+  EXPECT_EQ(file.checksum, loaded->checksum);
+}
+
+TEST(ArtifactTest, DamagedDataSection) {
+  const std::string bytes = *WriteArtifact(testing::WeightsArtifact());
+  const fb::Envelope* envelope = fb::GetEnvelope(bytes.data());
+  const uint64_t data_offset = envelope->data_offset();
+  // A byte of the constant "table" (buffer 4, the last value) changed.
+  std::string damaged = bytes;
+  damaged[bytes.size() - 3] ^= 0x40;
+  absl::StatusOr<Artifact> r = LoadArtifact(damaged);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              StartsWith("resident_buffers[4].initial_value: stored checksum "
+                         "0x"));
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("over 160 bytes at file offset"));
+  // Cut short, or with a byte more: the section no longer ends the file.
+  for (const std::string& resized :
+       {bytes.substr(0, bytes.size() - 1), bytes + std::string(1, '\0')}) {
+    ExpectInvalid(
+        LoadArtifact(resized),
+        absl::StrCat("data_offset: the data section [", data_offset, ", +",
+                     envelope->data_size(),
+                     ") must start at a multiple of 64 and end the file of ",
+                     resized.size(), " bytes"));
+  }
+}
+
+// Format 2 files keep constant data in the payload; they load as before,
+// the data as the constant's initial value.
+TEST(ArtifactTest, FormatTwoConstantsLoadAsInitialValues) {
+  Artifact v2 = testing::TrainingArtifact();
+  v2.format_version = 2;
+  const std::string bytes = *WriteArtifact(v2);
+  const fb::Envelope* envelope = fb::GetEnvelope(bytes.data());
+  EXPECT_EQ(envelope->data_size(), 0u);
+  const fb::Artifact* payload =
+      flatbuffers::GetRoot<fb::Artifact>(envelope->payload()->data());
+  ASSERT_NE(payload->constants(), nullptr);
+  ASSERT_EQ(payload->constants()->size(), 1u);
+  EXPECT_EQ(payload->constants()->Get(0)->buffer(), 6u);
+  absl::StatusOr<Artifact> loaded = LoadArtifact(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->format_version, 2u);
+  ASSERT_TRUE(loaded->resident_buffers[6].initial_value.has_value());
+  EXPECT_TRUE(loaded->resident_buffers[6].initial_value ==
+              v2.resident_buffers[6].initial_value);
+  EXPECT_EQ(SerializeArtifact(*loaded), bytes);
+  // Other initial values need the data section of format 3.
+  Artifact weights = testing::WeightsArtifact();
+  weights.format_version = 2;
+  EXPECT_EQ(std::string(ValidateArtifact(weights).message()),
+            "resident_buffers[0].initial_value: format 2 carries initial "
+            "values of constants only");
+}
 
 Artifact Mutated(Artifact a, const std::function<void(Artifact&)>& f) {
   f(a);
@@ -487,17 +589,40 @@ std::vector<SemanticCase> SemanticCases() {
        "parameters[0].init_b: negative standard deviation -1"},
       {"constant size",
        [] {
-         return Mutated(TrainingArtifact(),
-                        [](Artifact& a) { a.constants[0].data.pop_back(); });
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[6].initial_value =
+               InitialValue::Copy(std::string(31, '\1'));
+         });
        },
-       "constants[0].data: 31 bytes, but resident buffer 'scale' has 32"},
+       "resident_buffers[6].initial_value: 31 bytes, but buffer 'scale' has "
+       "32"},
       {"constant without data",
        [] {
-         return Mutated(TrainingArtifact(),
-                        [](Artifact& a) { a.constants.clear(); });
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[6].initial_value.reset();
+         });
        },
-       "resident_buffers[6]: constant buffer 'scale' has no data in "
-       "constants"},
+       "resident_buffers[6]: constant buffer 'scale' has no initial value"},
+      {"initial value of a gradient",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[2].initial_value =
+               InitialValue::Copy(std::string(512, '\0'));
+         });
+       },
+       "resident_buffers[2].initial_value: buffer 'grad/w' has role 3, which "
+       "starts from zeros (only parameters, state, master weights and "
+       "constants have initial values)"},
+      {"initial value beside an initialiser",
+       [] {
+         return Mutated(TrainingArtifact(), [](Artifact& a) {
+           a.resident_buffers[0].initial_value =
+               InitialValue::Copy(std::string(512, '\0'));
+         });
+       },
+       "resident_buffers[0].initial_value: buffer 'w' has an initialiser in "
+       "parameters too"},
+
       {"duplicate resident name",
        [] {
          return Mutated(TrainingArtifact(),

@@ -214,10 +214,11 @@ class Validator {
   explicit Validator(const Artifact& a) : a_(a) {}
 
   absl::Status Run() {
-    if (a_.format_version != kFormatVersion) {
+    if (a_.format_version < kOldestFormatVersion ||
+        a_.format_version > kFormatVersion) {
       return Invalid("format_version", "unsupported version ",
-                     a_.format_version, " (this runtime reads ", kFormatVersion,
-                     ")");
+                     a_.format_version, " (this runtime reads ",
+                     kOldestFormatVersion, " to ", kFormatVersion, ")");
     }
     KILN_RETURN_IF_ERROR(CheckArchs());
     for (size_t i = 0; i < a_.resident_buffers.size(); ++i) {
@@ -235,7 +236,7 @@ class Validator {
       }
     }
     KILN_RETURN_IF_ERROR(CheckParameters());
-    return CheckConstants();
+    return CheckInitialValues();
   }
 
  private:
@@ -722,37 +723,41 @@ class Validator {
     return absl::OkStatus();
   }
 
-  absl::Status CheckConstants() {
-    std::set<uint32_t> seen;
-    for (size_t i = 0; i < a_.constants.size(); ++i) {
-      const ConstantData& c = a_.constants[i];
-      const std::string path = absl::StrCat("constants[", i, "]");
-      if (c.buffer >= a_.resident_buffers.size()) {
-        return Invalid(path + ".buffer", "resident buffer index ", c.buffer,
-                       " out of range (", a_.resident_buffers.size(),
-                       " resident buffers)");
-      }
-      const ResidentBuffer& b = a_.resident_buffers[c.buffer];
-      if (b.role != BufferRole::kConstant) {
-        return Invalid(path + ".buffer", "resident buffer ", c.buffer, " '",
-                       b.name, "' is not a constant");
-      }
-      if (!seen.insert(c.buffer).second) {
-        return Invalid(path + ".buffer", "resident buffer ", c.buffer,
-                       " has data twice");
-      }
-      if (c.data.size() != b.byte_size) {
-        return Invalid(path + ".data", c.data.size(),
-                       " bytes, but resident buffer '", b.name, "' has ",
-                       b.byte_size);
-      }
-    }
+  // Initial values: of their buffer's size, for the roles that start from
+  // one, never beside the same buffer's initialiser; every constant has one.
+  absl::Status CheckInitialValues() {
+    std::set<uint32_t> initialised;
+    for (const Parameter& p : a_.parameters) initialised.insert(p.buffer);
     for (size_t i = 0; i < a_.resident_buffers.size(); ++i) {
-      if (a_.resident_buffers[i].role == BufferRole::kConstant &&
-          seen.count(static_cast<uint32_t>(i)) == 0) {
-        return Invalid(absl::StrCat("resident_buffers[", i, "]"),
-                       "constant buffer '", a_.resident_buffers[i].name,
-                       "' has no data in constants");
+      const ResidentBuffer& b = a_.resident_buffers[i];
+      const std::string path = absl::StrCat("resident_buffers[", i, "]");
+      if (!b.initial_value) {
+        if (b.role == BufferRole::kConstant) {
+          return Invalid(path, "constant buffer '", b.name,
+                         "' has no initial value");
+        }
+        continue;
+      }
+      const std::string value = path + ".initial_value";
+      if (b.role != BufferRole::kParameter && b.role != BufferRole::kState &&
+          b.role != BufferRole::kMasterWeight &&
+          b.role != BufferRole::kConstant) {
+        return Invalid(value, "buffer '", b.name, "' has role ",
+                       static_cast<int>(b.role),
+                       ", which starts from zeros (only parameters, state, "
+                       "master weights and constants have initial values)");
+      }
+      if (b.initial_value->bytes.size() != b.byte_size) {
+        return Invalid(value, b.initial_value->bytes.size(),
+                       " bytes, but buffer '", b.name, "' has ", b.byte_size);
+      }
+      if (initialised.count(static_cast<uint32_t>(i)) != 0) {
+        return Invalid(value, "buffer '", b.name,
+                       "' has an initialiser in parameters too");
+      }
+      if (a_.format_version < 3 && b.role != BufferRole::kConstant) {
+        return Invalid(value, "format ", a_.format_version,
+                       " carries initial values of constants only");
       }
     }
     return absl::OkStatus();

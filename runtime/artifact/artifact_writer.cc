@@ -1,5 +1,6 @@
 #include "runtime/artifact/artifact_writer.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -147,7 +148,36 @@ Offset<fb::Kernel> KernelFb(FlatBufferBuilder& b, const Kernel& k) {
                           k.static_shared_bytes, k.max_threads, params_vec);
 }
 
-std::string SerializePayload(const Artifact& a) {
+// The data section of a format 3 file: each initial value at the next
+// multiple of kDataAlignment, zeros between.
+struct DataSection {
+  std::vector<std::optional<fb::DataRange>> ranges;  // by resident buffer
+  std::vector<absl::string_view> pieces;
+  uint64_t size = 0;
+};
+
+DataSection LayOutData(const Artifact& a) {
+  static const char kZeros[kDataAlignment] = {};
+  DataSection data;
+  data.ranges.resize(a.resident_buffers.size());
+  if (a.format_version < 3) return data;  // format 2 has no data section
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    const std::optional<InitialValue>& value =
+        a.resident_buffers[i].initial_value;
+    if (!value) continue;
+    const uint64_t pad =
+        (kDataAlignment - data.size % kDataAlignment) % kDataAlignment;
+    if (pad != 0) data.pieces.push_back(absl::string_view(kZeros, pad));
+    data.size += pad;
+    data.ranges[i] =
+        fb::DataRange(data.size, value->bytes.size(), Fnv1a64(value->bytes));
+    if (!value->bytes.empty()) data.pieces.push_back(value->bytes);
+    data.size += value->bytes.size();
+  }
+  return data;
+}
+
+std::string SerializePayload(const Artifact& a, const DataSection& data) {
   FlatBufferBuilder b(4096);
   // Write scalars even when they equal the schema default: otherwise -0.0f
   // (== 0.0f) would be dropped and read back as +0.0f.
@@ -163,12 +193,14 @@ std::string SerializePayload(const Artifact& a) {
   auto entries_vec = b.CreateVector(entries);
 
   std::vector<Offset<fb::ResidentBuffer>> residents;
-  for (const ResidentBuffer& r : a.resident_buffers) {
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    const ResidentBuffer& r = a.resident_buffers[i];
     auto name = b.CreateString(r.name);
     auto shape = Shape(b, r.shape);
+    const fb::DataRange* range = data.ranges[i] ? &*data.ranges[i] : nullptr;
     residents.push_back(fb::CreateResidentBuffer(
         b, name, r.byte_size, static_cast<fb::BufferRole>(r.role),
-        DTypeToFb(r.dtype), shape, r.donated, r.in_place));
+        DTypeToFb(r.dtype), shape, r.donated, r.in_place, range));
   }
   auto residents_vec = b.CreateVector(residents);
 
@@ -186,13 +218,22 @@ std::string SerializePayload(const Artifact& a) {
   }
   auto params_vec = b.CreateVector(params);
 
-  std::vector<Offset<fb::ConstantData>> constants;
-  for (const ConstantData& c : a.constants) {
-    b.ForceVectorAlignment(c.data.size(), 1, 16);
-    auto data = b.CreateVector(c.data);
-    constants.push_back(fb::CreateConstantData(b, c.buffer, data));
+  // Format 2 keeps the constants' data in the payload.
+  Offset<Vector<Offset<fb::ConstantData>>> constants_vec = 0;
+  if (a.format_version < 3) {
+    std::vector<Offset<fb::ConstantData>> constants;
+    for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+      const ResidentBuffer& r = a.resident_buffers[i];
+      if (r.role != BufferRole::kConstant || !r.initial_value) continue;
+      const absl::string_view bytes = r.initial_value->bytes;
+      b.ForceVectorAlignment(bytes.size(), 1, 16);
+      auto values = b.CreateVector(
+          reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+      constants.push_back(
+          fb::CreateConstantData(b, static_cast<uint32_t>(i), values));
+    }
+    constants_vec = b.CreateVector(constants);
   }
-  auto constants_vec = b.CreateVector(constants);
 
   const Offset<flatbuffers::String> producer =
       a.producer.empty() ? Offset<flatbuffers::String>()
@@ -209,30 +250,79 @@ std::string SerializePayload(const Artifact& a) {
   return payload;
 }
 
+// The envelope of `payload`, followed by zeros up to the data section of
+// `data_size` bytes when there is one.
+std::string Seal(absl::string_view payload, uint32_t format_version,
+                 uint64_t data_size) {
+  const uint64_t checksum = Fnv1a64(payload);
+  auto build = [&](uint64_t data_offset) {
+    FlatBufferBuilder b(payload.size() + 128);
+    // The data fields are written even as zeros while the offset is being
+    // measured, so that both builds have the same size.
+    b.ForceDefaults(data_size != 0);
+    b.ForceVectorAlignment(payload.size(), 1, 16);
+    auto payload_vec = b.CreateVector(
+        reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
+    auto root = fb::CreateEnvelope(b, format_version, checksum, payload_vec,
+                                   data_size != 0 ? data_offset : 0, data_size);
+    fb::FinishEnvelopeBuffer(b, root);
+    return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()),
+                       b.GetSize());
+  };
+  std::string head = build(0);
+  if (data_size == 0) return head;
+  const uint64_t data_offset =
+      (head.size() + kDataAlignment - 1) / kDataAlignment * kDataAlignment;
+  head = build(data_offset);
+  head.resize(data_offset, '\0');
+  return head;
+}
+
 }  // namespace
+
+uint64_t ArtifactFile::size() const {
+  uint64_t bytes = head.size();
+  for (absl::string_view piece : data) bytes += piece.size();
+  return bytes;
+}
+
+std::string ArtifactFile::Join() const {
+  std::string out;
+  out.reserve(size());
+  out += head;
+  for (absl::string_view piece : data) out.append(piece.data(), piece.size());
+  return out;
+}
 
 std::string SealArtifactPayload(absl::string_view payload,
                                 uint32_t format_version) {
-  FlatBufferBuilder b(payload.size() + 128);
-  b.ForceVectorAlignment(payload.size(), 1, 16);
-  auto payload_vec = b.CreateVector(
-      reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
-  auto root =
-      fb::CreateEnvelope(b, format_version, Fnv1a64(payload), payload_vec);
-  fb::FinishEnvelopeBuffer(b, root);
-  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()),
-                     b.GetSize());
+  return Seal(payload, format_version, 0);
+}
+
+ArtifactFile LayOutArtifact(const Artifact& artifact) {
+  DataSection data = LayOutData(artifact);
+  const std::string payload = SerializePayload(artifact, data);
+  ArtifactFile file;
+  file.checksum = Fnv1a64(payload);
+  file.head = Seal(payload, artifact.format_version, data.size);
+  file.data = std::move(data.pieces);
+  return file;
 }
 
 std::string SerializeArtifact(const Artifact& artifact) {
-  return SealArtifactPayload(SerializePayload(artifact),
-                             artifact.format_version);
+  return LayOutArtifact(artifact).Join();
+}
+
+absl::StatusOr<ArtifactFile> LayOutValidArtifact(const Artifact& artifact) {
+  absl::Status status = ValidateArtifact(artifact);
+  if (!status.ok()) return status;
+  return LayOutArtifact(artifact);
 }
 
 absl::StatusOr<std::string> WriteArtifact(const Artifact& artifact) {
-  absl::Status status = ValidateArtifact(artifact);
-  if (!status.ok()) return status;
-  return SerializeArtifact(artifact);
+  absl::StatusOr<ArtifactFile> file = LayOutValidArtifact(artifact);
+  if (!file.ok()) return file.status();
+  return file->Join();
 }
 
 absl::Status WriteArtifactFile(const Artifact& artifact,
@@ -310,8 +400,14 @@ uint32_t ArtifactWriter::AddConstant(std::string name, DType dtype,
                                      std::vector<uint8_t> data) {
   const uint32_t index = AddBuffer(std::move(name), BufferRole::kConstant,
                                    dtype, std::move(shape));
-  artifact_.constants.push_back({index, std::move(data)});
+  SetInitialValue(
+      index, InitialValue::Copy(absl::string_view(
+                 reinterpret_cast<const char*>(data.data()), data.size())));
   return index;
+}
+
+void ArtifactWriter::SetInitialValue(uint32_t buffer, InitialValue value) {
+  artifact_.resident_buffers[buffer].initial_value = std::move(value);
 }
 
 uint32_t ArtifactWriter::AddEntry(Entry entry) {

@@ -16,9 +16,28 @@
 namespace kiln {
 namespace artifact {
 
-// Serialises `artifact` as written, without validating it (so tests can make
+// An artifact file as the pieces it is written in: `head` (the envelope and
+// the zeros up to the data section) and the data section's pieces in order
+// (each initial value's bytes where the artifact holds them, and the zero
+// padding between them). Nothing of the initial values is copied, so a
+// compiler streams them to the file.
+struct ArtifactFile {
+  std::string head;
+  std::vector<absl::string_view> data;
+  // The payload's checksum, as LoadArtifact reports it.
+  uint64_t checksum = 0;
+
+  uint64_t size() const;
+  // The whole file in memory.
+  std::string Join() const;
+};
+
+// Lays `artifact` out as written, without validating it (so tests can make
 // invalid files): payload FlatBuffer, checksum, envelope with identifier
-// "KILN". `artifact.checksum` is ignored. The output is deterministic.
+// "KILN", data section. `artifact.checksum` is ignored. The output is
+// deterministic.
+ArtifactFile LayOutArtifact(const Artifact& artifact);
+// LayOutArtifact(artifact).Join().
 std::string SerializeArtifact(const Artifact& artifact);
 
 // Wraps raw payload bytes (a FlatBuffer with root kiln.fb.Artifact, or anything
@@ -26,7 +45,8 @@ std::string SerializeArtifact(const Artifact& artifact);
 std::string SealArtifactPayload(absl::string_view payload,
                                 uint32_t format_version = kFormatVersion);
 
-// Validates and serialises.
+// Validates and lays out, or serialises.
+absl::StatusOr<ArtifactFile> LayOutValidArtifact(const Artifact& artifact);
 absl::StatusOr<std::string> WriteArtifact(const Artifact& artifact);
 // WriteArtifact to a file (written whole, then renamed into place).
 absl::Status WriteArtifactFile(const Artifact& artifact,
@@ -57,12 +77,15 @@ class ArtifactWriter {
   uint32_t AddState(std::string name, DType dtype, std::vector<int64_t> shape,
                     InitKind init, float init_a, float init_b,
                     uint64_t seed_stream);
-  // A resident buffer of role constant holding `data`; returns its index.
+  // A resident buffer of role constant holding (a copy of) `data`; returns
+  // its index.
   uint32_t AddConstant(std::string name, DType dtype,
                        std::vector<int64_t> shape, std::vector<uint8_t> data);
   // A resident buffer of the given role, sized from shape and dtype.
   uint32_t AddBuffer(std::string name, BufferRole role, DType dtype,
                      std::vector<int64_t> shape);
+  // What resident buffer `buffer` holds when a session starts.
+  void SetInitialValue(uint32_t buffer, InitialValue value);
   uint32_t AddEntry(Entry entry);
 
   const Artifact& artifact() const { return artifact_; }

@@ -396,9 +396,66 @@ Artifact ClassifierArtifact() {
   return w.artifact();
 }
 
+// `count` elements of `dtype`, byte i being a function of i and `seed`.
+InitialValue Values(DType dtype, size_t count, int seed) {
+  std::string bytes(count * DTypeSize(dtype), '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>((i * 37 + seed * 11) & 0x7f);
+  }
+  return InitialValue::Copy(bytes);
+}
+
+Artifact WeightsArtifact() {
+  ArtifactWriter w({"sm_90"});
+  const uint32_t weight =
+      w.AddBuffer("fc.weight", BufferRole::kParameter, DType::kBF16, {4, 3});
+  w.SetInitialValue(weight, Values(DType::kBF16, 12, 1));
+  const uint32_t bias =
+      w.AddParameter("fc.bias", DType::kBF16, {3}, InitKind::kZeros, 0, 0, 1);
+  const uint32_t master = w.AddBuffer(
+      "master.fc.weight", BufferRole::kMasterWeight, DType::kF32, {4, 3});
+  w.SetInitialValue(master, Values(DType::kF32, 12, 2));
+  const uint32_t running =
+      w.AddBuffer("bn.running_var", BufferRole::kState, DType::kF32, {3});
+  w.SetInitialValue(running, Values(DType::kF32, 3, 3));
+  const uint32_t table =
+      w.AddBuffer("table", BufferRole::kConstant, DType::kF32, {40});
+  w.SetInitialValue(table, Values(DType::kF32, 40, 4));
+  const uint32_t grad = w.AddBuffer("grad.fc.weight", BufferRole::kGradient,
+                                    DType::kBF16, {4, 3});
+  const uint32_t k =
+      w.AddKernel(MakeKernel("linear_0",
+                             {A::kBuffer, A::kBuffer, A::kBuffer, A::kBuffer,
+                              A::kBuffer, A::kBuffer, A::kBuffer},
+                             {"sm_90"}, true));
+  Entry forward;
+  forward.name = "forward";
+  forward.arena_size = 256;
+  forward.inputs = {
+      Bind("x", DType::kF32, {2, 4}, BufferRef::Arena(0, 32)),
+      Bind("fc.weight", DType::kBF16, {4, 3},
+           BufferRef::Resident(weight, 0, 24)),
+      Bind("fc.bias", DType::kBF16, {3}, BufferRef::Resident(bias, 0, 6)),
+      Bind("bn.running_var", DType::kF32, {3},
+           BufferRef::Resident(running, 0, 12)),
+      Bind("table", DType::kF32, {40}, BufferRef::Resident(table, 0, 160))};
+  forward.outputs = {Bind("y", DType::kF32, {2, 3}, BufferRef::Arena(128, 24))};
+  forward.launches.push_back(
+      MakeLaunch(k, {1, 1, 1}, {32, 1, 1}, 0,
+                 {Arg::Buffer(BufferRef::Arena(0, 32)),
+                  Arg::Buffer(BufferRef::Resident(weight, 0, 24)),
+                  Arg::Buffer(BufferRef::Resident(bias, 0, 6)),
+                  Arg::Buffer(BufferRef::Resident(running, 0, 12)),
+                  Arg::Buffer(BufferRef::Resident(table, 0, 160)),
+                  Arg::Buffer(BufferRef::Resident(master, 0, 48)),
+                  Arg::Buffer(BufferRef::Resident(grad, 0, 24))}));
+  w.AddEntry(std::move(forward));
+  return w.artifact();
+}
+
 std::vector<Artifact> ValidArtifacts() {
-  return {MinimalArtifact(), TrainingArtifact(), MixedPrecisionArtifact(),
-          TensorMapArtifact(), ClassifierArtifact()};
+  return {MinimalArtifact(),   TrainingArtifact(),   MixedPrecisionArtifact(),
+          TensorMapArtifact(), ClassifierArtifact(), WeightsArtifact()};
 }
 
 }  // namespace testing

@@ -34,6 +34,13 @@ Artifact TensorMapArtifact();
 // train_step (lr, step); three kernel families.
 Artifact ClassifierArtifact();
 
+// An imported model's inference and training entries, as kilnc writes them
+// (format 3): the bf16 parameter "fc.weight" and its f32 master weight, the
+// model state "bn.running_var" and the constant "table" [40] start from
+// initial values in the data section (of sizes that need padding); the
+// parameter "fc.bias" from its initialiser.
+Artifact WeightsArtifact();
+
 // All of the above.
 std::vector<Artifact> ValidArtifacts();
 

@@ -162,16 +162,18 @@ absl::Status Executor::Init() {
   const artifact::Artifact& a = artifact();
   const StreamId sid = StreamIdOf(*stream_);
 
-  // Host images of every resident buffer, then one upload each.
+  // Host images of the resident buffers that start from an initialiser or
+  // zeros; those with an initial value upload it from the artifact itself.
   std::vector<std::vector<uint8_t>> host(a.resident_buffers.size());
   for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
-    host[i].assign(a.resident_buffers[i].byte_size, 0);
+    if (!a.resident_buffers[i].initial_value) {
+      host[i].assign(a.resident_buffers[i].byte_size, 0);
+    }
   }
   for (const artifact::Parameter& p : a.parameters) {
     const std::vector<double> values =
         InitialValues(p.init, p.init_a, p.init_b, p.shape, options_.seed,
                       static_cast<uint32_t>(p.seed_stream));
-    const artifact::ResidentBuffer& rb = a.resident_buffers[p.buffer];
     const size_t size = DTypeSize(p.dtype);
     std::vector<uint8_t>& out = host[p.buffer];
     for (size_t j = 0; j < values.size() && (j + 1) * size <= out.size(); ++j) {
@@ -188,27 +190,27 @@ absl::Status Executor::Init() {
         StoreAs(DType::kF32, values[j], &m[j * 4]);
       }
     }
-    (void)rb;
-  }
-  for (const artifact::ConstantData& c : a.constants) {
-    std::vector<uint8_t>& out = host[c.buffer];
-    std::memcpy(out.data(), c.data.data(), std::min(out.size(), c.data.size()));
   }
   residents_.reserve(a.resident_buffers.size());
   for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    const artifact::ResidentBuffer& rb = a.resident_buffers[i];
     absl::StatusOr<DeviceBuffer> allocated =
-        rt.pool->Allocate(a.resident_buffers[i].byte_size, sid);
+        rt.pool->Allocate(rb.byte_size, sid);
     if (!allocated.ok()) {
       return absl::Status(
           allocated.status().code(),
-          absl::StrCat("resident buffer '", a.resident_buffers[i].name, "' (",
-                       a.resident_buffers[i].byte_size,
+          absl::StrCat("resident buffer '", rb.name, "' (", rb.byte_size,
                        " bytes): ", allocated.status().message()));
     }
     DeviceBuffer buffer = *std::move(allocated);
-    if (!host[i].empty()) {
+    const absl::string_view image =
+        rb.initial_value
+            ? rb.initial_value->bytes
+            : absl::string_view(reinterpret_cast<const char*>(host[i].data()),
+                                host[i].size());
+    if (!image.empty()) {
       KILN_RETURN_IF_ERROR(
-          stream_->CopyToDevice(buffer.data(), host[i].data(), host[i].size()));
+          stream_->CopyToDevice(buffer.data(), image.data(), image.size()));
     }
     residents_.push_back(std::move(buffer));
   }

@@ -1207,5 +1207,63 @@ TEST_F(SessionGpuTest, MasterWeightsAndConstantsStartRight) {
             absl::StatusCode::kNotFound);
 }
 
+// Values the artifact carries (an imported model's weights) are what the
+// buffers hold when a session starts, whatever its seed, after the file's
+// round trip; optimizer state beside them starts from zeros, and a parameter
+// without a value still starts from its initialiser.
+TEST_F(SessionGpuTest, CarriedValuesStartRight) {
+  uint32_t stream = 0;
+  auto draw = [&](size_t count) {
+    const RandomStream r{29, stream++, 0};
+    std::vector<float> v(count);
+    for (size_t i = 0; i < count; ++i)
+      v[i] = static_cast<float>(r.Uniform(i) * 4 - 2);
+    return v;
+  };
+  auto bytes_of = [](const void* data, size_t size) {
+    return artifact::InitialValue::Copy(
+        absl::string_view(static_cast<const char*>(data), size));
+  };
+  const std::vector<float> master = draw(7 * 9), running = draw(5),
+                           table = draw(33);
+  std::vector<uint16_t> weight(master.size());
+  for (size_t i = 0; i < master.size(); ++i) weight[i] = F32ToBf16(master[i]);
+  artifact::ArtifactWriter w({"sm_90"});
+  const uint32_t e =
+      w.AddBuffer("e", artifact::BufferRole::kParameter, DType::kBF16, {7, 9});
+  w.SetInitialValue(e, bytes_of(weight.data(), weight.size() * 2));
+  w.SetInitialValue(w.AddBuffer("master.e", artifact::BufferRole::kMasterWeight,
+                                DType::kF32, {7, 9}),
+                    bytes_of(master.data(), master.size() * 4));
+  w.AddBuffer("adam_m.e", artifact::BufferRole::kOptimizerState, DType::kF32,
+              {7, 9});
+  w.SetInitialValue(w.AddBuffer("bn.running_var", artifact::BufferRole::kState,
+                                DType::kF32, {5}),
+                    bytes_of(running.data(), running.size() * 4));
+  w.SetInitialValue(
+      w.AddBuffer("table", artifact::BufferRole::kConstant, DType::kF32, {33}),
+      bytes_of(table.data(), table.size() * 4));
+  w.AddParameter("b", DType::kF32, {4}, InitKind::kNormal, 0.0f, 1.0f, 1);
+  ASSERT_OK_AND_ASSIGN(std::string file, w.Finish());
+  ASSERT_OK_AND_ASSIGN(auto module, rt().LoadFromMemory(file));
+  for (uint64_t seed : {3u, 4u}) {
+    ASSERT_OK_AND_ASSIGN(auto session, module->NewSession({.seed = seed}));
+    ASSERT_OK_AND_ASSIGN(Tensor te, session->Parameter("e"));
+    ASSERT_OK_AND_ASSIGN(HostTensor he, rt().Download(te));
+    ASSERT_EQ(he.data.size(), weight.size() * 2);
+    EXPECT_EQ(std::memcmp(he.data.data(), weight.data(), he.data.size()), 0);
+    EXPECT_EQ(Download(session->Buffer("master.e")), master);
+    EXPECT_EQ(Download(session->Buffer("bn.running_var")), running);
+    EXPECT_EQ(Download(session->Buffer("table")), table);
+    for (float m : Download(session->Buffer("adam_m.e"))) EXPECT_EQ(m, 0.0f);
+    const std::vector<double> b =
+        InitialValues(InitKind::kNormal, 0.0, 1.0, {4}, seed, 1);
+    const std::vector<float> got_b = Download(session->Parameter("b"));
+    ASSERT_EQ(got_b.size(), b.size());
+    for (size_t i = 0; i < b.size(); ++i)
+      EXPECT_EQ(got_b[i], static_cast<float>(b[i])) << i;
+  }
+}
+
 }  // namespace
 }  // namespace kiln

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <vector>
@@ -67,6 +68,64 @@ std::string InitText(const artifact::Parameter& p) {
   return "?";
 }
 
+// Element `at` of a buffer of `dtype`, for the eye.
+double ElementValue(DType dtype, const char* at) {
+  auto load = [at](auto value) {
+    std::memcpy(&value, at, sizeof(value));
+    return value;
+  };
+  switch (dtype) {
+    case DType::kF32:
+      return load(float{});
+    case DType::kBF16:
+      return Bf16ToF32(load(uint16_t{}));
+    case DType::kF16:
+      return F16ToF32(load(uint16_t{}));
+    case DType::kI32:
+      return load(int32_t{});
+    case DType::kI64:
+      return static_cast<double>(load(int64_t{}));
+    case DType::kI1:
+      return load(uint8_t{});
+  }
+  return 0;
+}
+
+// The first few elements of an initial value: "carried: 0.0123, -0.5, 1,
+// ...".
+std::string FirstValues(const artifact::ResidentBuffer& b) {
+  constexpr size_t kShown = 3;
+  const size_t width = DTypeSize(b.dtype);
+  const absl::string_view bytes = b.initial_value->bytes;
+  const size_t count = bytes.size() / width;
+  std::vector<std::string> values;
+  for (size_t i = 0; i < std::min(count, kShown); ++i) {
+    values.push_back(absl::StrFormat(
+        "%.4g", ElementValue(b.dtype, bytes.data() + i * width)));
+  }
+  if (count > kShown) values.push_back("...");
+  return absl::StrCat("carried: ", absl::StrJoin(values, ", "));
+}
+
+// The values the artifact carries for its resident buffers (an imported
+// model's weights, large constants).
+std::string CarriedText(const Artifact& a) {
+  size_t buffers = 0;
+  uint64_t bytes = 0;
+  for (const artifact::ResidentBuffer& b : a.resident_buffers) {
+    if (!b.initial_value) continue;
+    ++buffers;
+    bytes += b.initial_value->bytes.size();
+  }
+  if (buffers == 0) {
+    return "weights: none carried (parameters start from their "
+           "initialisers)\n";
+  }
+  return absl::StrCat(
+      "weights: ", buffers, buffers == 1 ? " buffer starts" : " buffers start",
+      " from values the artifact carries, ", BytesText(bytes), "\n");
+}
+
 // What compiled it, for which devices, with which storage types.
 std::string Header(const Artifact& a, const std::string& path,
                    uint64_t file_bytes) {
@@ -106,7 +165,7 @@ std::string Header(const Artifact& a, const std::string& path,
     absl::StrAppend(&precision, " with ", absl::StrJoin(masters, " and "),
                     " master weights");
   }
-  absl::StrAppend(&out, "precision: ", precision, "\n");
+  absl::StrAppend(&out, "precision: ", precision, "\n", CarriedText(a));
   return out;
 }
 
@@ -140,7 +199,9 @@ std::string Buffers(const Artifact& a) {
     total += b.byte_size;
     auto init = inits.find(static_cast<uint32_t>(i));
     rows.push_back({b.name, TypeText(b.dtype, b.shape), RoleText(b.role),
-                    init == inits.end() ? "" : InitText(*init->second)});
+                    b.initial_value       ? FirstValues(b)
+                    : init == inits.end() ? ""
+                                          : InitText(*init->second)});
   }
   return absl::StrCat("\nparameters and state: ", a.resident_buffers.size(),
                       " resident buffers, ", BytesText(total), "\n",

@@ -11,11 +11,12 @@
 namespace kiln {
 
 // The artifact read from `path` (`file_bytes` long): what compiled it, its
-// target and precision; every entry with its inputs and outputs (name,
-// dtype and shape, role: batch input with its valid values, or supplied by
-// the runtime); the parameters, model state, optimizer moments, gradients,
-// master weights and constants; the kernels by family; the memory: resident
-// bytes and each entry's arena.
+// target and precision, the weights it carries; every entry with its inputs and
+// outputs (name, dtype and shape, role: batch input with its valid values, or
+// supplied by the runtime); the parameters, model state, optimizer moments,
+// gradients, master weights and constants, each with its initialiser or its
+// first carried values; the kernels by family; the memory: resident bytes and
+// each entry's arena.
 std::string DescribeArtifact(const artifact::Artifact& artifact,
                              const std::string& path, uint64_t file_bytes);
 

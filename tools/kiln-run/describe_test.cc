@@ -13,13 +13,15 @@ TEST(DescribeTest, EverythingAnArtifactHolds) {
   artifact::Artifact a = artifact::testing::ClassifierArtifact();
   a.checksum = 0xabcdef;
   const std::string text = DescribeArtifact(a, "cls.kiln", 5000);
-  EXPECT_THAT(text, HasSubstr("cls.kiln: kiln artifact, format 2, 5000 bytes "
+  EXPECT_THAT(text, HasSubstr("cls.kiln: kiln artifact, format 3, 5000 bytes "
                               "(4.88 KiB), checksum 0000000000abcdef\n"));
   EXPECT_THAT(text,
               HasSubstr("compiled by: kilnc 0.1.0 (kiln, commit 1234567)\n"));
   EXPECT_THAT(text, HasSubstr("target: sm_90 (PTX for sm_90; 3 of 3 kernels "
                               "with a cubin)\n"));
-  EXPECT_THAT(text, HasSubstr("precision: f32 parameters\n"));
+  EXPECT_THAT(text, HasSubstr("precision: f32 parameters\nweights: none "
+                              "carried (parameters start from their "
+                              "initialisers)\n"));
   // Entries, their inputs and outputs with their roles, aligned.
   EXPECT_THAT(text, HasSubstr("entry forward: 2 launches, arena 2048 bytes "
                               "(2 KiB)\n"));
@@ -72,6 +74,27 @@ TEST(DescribeTest, OlderArtifactsAndMasterWeights) {
   EXPECT_THAT(text, HasSubstr("precision: bf16 and f16 parameters with f32 "
                               "master weights\n"));
   EXPECT_THAT(text, HasSubstr("target: sm_90a"));
+}
+
+TEST(DescribeTest, CarriedWeights) {
+  artifact::Artifact a = artifact::testing::WeightsArtifact();
+  // fc.weight's first bf16 values 0.5 and -2, table's f32 1.5 (f32 0x3fc00000).
+  std::string weight(24, '\0'), table(160, '\0');
+  weight[1] = 0x3f;
+  weight[3] = static_cast<char>(0xc0);
+  table[2] = static_cast<char>(0xc0);
+  table[3] = 0x3f;
+  a.resident_buffers[0].initial_value = artifact::InitialValue::Copy(weight);
+  a.resident_buffers[4].initial_value = artifact::InitialValue::Copy(table);
+  const std::string text = DescribeArtifact(a, "w.kiln", 1000);
+  EXPECT_THAT(text, HasSubstr("weights: 4 buffers start from values the "
+                              "artifact carries, 244 bytes\n"));
+  EXPECT_THAT(text, HasSubstr("  fc.weight         bf16[4,3]  parameter      "
+                              "carried: 0.5, -2, 0, ...\n"));
+  EXPECT_THAT(text, HasSubstr("  fc.bias           bf16[3]    parameter      "
+                              "zeros\n"));
+  EXPECT_THAT(text, HasSubstr("  table             f32[40]    constant       "
+                              "carried: 1.5, 0, 0, ...\n"));
 }
 
 TEST(DescribeTest, KernelFamilies) {

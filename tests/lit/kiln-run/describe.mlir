@@ -6,10 +6,11 @@
 // RUN: not kiln-run %t.kiln --describe --steps 3 2>&1 | FileCheck %s --check-prefix=ALONE
 // RUN: not kiln-run %t.missing.kiln --describe 2>&1 | FileCheck %s --check-prefix=MISSING
 
-// CHECK: kiln artifact, format 2,
+// CHECK: kiln artifact, format 3,
 // CHECK-NEXT: compiled by: kilnc 0.{{[0-9]+}}.{{[0-9]+}} (kiln, commit
 // CHECK-NEXT: target: sm_90 (PTX for sm_90;
 // CHECK-NEXT: precision: f32 parameters
+// CHECK-NEXT: weights: none carried (parameters start from their initialisers)
 // CHECK: entry forward: {{[0-9]+}} launches
 // CHECK-NEXT: in   table   f32[16,3]  parameter, supplied by the runtime
 // CHECK-NEXT: in   tokens  i32[2,2]   batch input, values in [0, 16) (indices of kiln.embedding of 16 rows)
