@@ -105,7 +105,7 @@ must_print memory_limit_unit "--memory-limit: '1TiB' is not a byte count"
 
 # --describe needs no driver.
 expect 0 describe "${kiln_run}" predict.kiln --describe
-must_print describe "predict.kiln: kiln artifact, format 2,"
+must_print describe "predict.kiln: kiln artifact, format 3,"
 must_print describe "entry predict: 1 launch, arena "
 must_print describe "  in   x     f32[16,5]  batch input"
 
