@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/import/onnx/OnnxTypes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -163,6 +164,8 @@ private:
                            << ", length " << count << ") lies beyond the end "
                            << "of '" << location << "', which holds " << size
                            << " bytes";
+    if (failed(onnx_import::checkTensorData(tensor, at, label, count)))
+      return failure();
     auto bytes = llvm::MemoryBuffer::getFileSlice(*file, count, start,
                                                   /*IsVolatile=*/false);
     if (!bytes)

@@ -334,6 +334,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                  << onnxTypeName(tensor.data_type())
                  << " cannot be trainable (floating point only)",
              nullptr;
+    // Its values are read only for --onnx-weights; their size is checked
+    // against its dims in any case.
+    if (failed(checkTensorData(tensor, loc,
+                               "initializer '" + tensor.name() + "'")))
+      return nullptr;
     llvm::SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
     addArgument(tensor.name(), RankedTensorType::get(dims, element), true);
   }

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 #include <iterator>
@@ -87,13 +88,6 @@ FailureOr<RankedTensorType> kilnTypeOf(const onnx::TypeProto &type,
 
 namespace {
 
-int64_t elementCount(const TensorProto &tensor) {
-  int64_t count = 1;
-  for (int64_t dim : tensor.dims())
-    count *= dim;
-  return count;
-}
-
 /// Size in bytes of one element of raw_data for the supported decodings.
 int rawWidth(int32_t elemType) {
   switch (elemType) {
@@ -117,6 +111,31 @@ int rawWidth(int32_t elemType) {
   default:
     return 0;
   }
+}
+
+/// The length of the typed field that holds `tensor`'s elements when it has
+/// no raw_data (float_data for FLOAT, int32_data for the narrow types, ...).
+int64_t typedFieldSize(const TensorProto &tensor) {
+  switch (tensor.data_type()) {
+  case TensorProto::FLOAT:
+    return tensor.float_data_size();
+  case TensorProto::DOUBLE:
+    return tensor.double_data_size();
+  case TensorProto::INT64:
+    return tensor.int64_data_size();
+  case TensorProto::UINT32:
+  case TensorProto::UINT64:
+    return tensor.uint64_data_size();
+  default: // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16
+    return tensor.int32_data_size();
+  }
+}
+
+std::string dimsText(const TensorProto &tensor) {
+  std::string text = "[";
+  for (int i = 0; i < tensor.dims_size(); ++i)
+    text += (i ? ", " : "") + std::to_string(tensor.dims(i));
+  return text + "]";
 }
 
 double halfBitsToDouble(uint16_t bits, bool bfloat) {
@@ -179,18 +198,17 @@ LogicalResult decode(const TensorProto &tensor, Location loc,
       type == TensorProto::COMPLEX128 || rawWidth(type) == 0)
     return emitError(loc) << what << " has element type " << onnxTypeName(type)
                           << ", which kiln does not support";
-  int64_t count = elementCount(tensor);
+  // Sizes are checked before anything is allocated.
+  if (failed(checkTensorData(tensor, loc, what)))
+    return failure();
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims())
+    count *= dim;
   numbers.resize(count);
   if (ints)
     ints->assign(count, 0);
-  auto mismatch = [&](size_t have) {
-    return emitError(loc) << what << " holds " << have
-                          << " elements but its shape needs " << count;
-  };
   if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
-    if (static_cast<int64_t>(raw.size()) != count * rawWidth(type))
-      return mismatch(raw.size() / rawWidth(type));
     for (int64_t i = 0; i < count; ++i) {
       int64_t asInt = 0;
       numbers[i] = rawElement(raw, type, i, &asInt);
@@ -200,8 +218,6 @@ LogicalResult decode(const TensorProto &tensor, Location loc,
     return success();
   }
   auto fill = [&](const auto &field, auto convert) -> LogicalResult {
-    if (static_cast<int64_t>(field.size()) != count)
-      return mismatch(field.size());
     for (int64_t i = 0; i < count; ++i) {
       int64_t asInt = 0;
       numbers[i] = convert(field.Get(i), &asInt);
@@ -244,6 +260,51 @@ bool isIntegral(int32_t type) {
 }
 
 } // namespace
+
+LogicalResult checkTensorData(const TensorProto &tensor, Location loc,
+                              llvm::StringRef what,
+                              std::optional<uint64_t> externalBytes) {
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0)
+      return emitError(loc) << what << " has a negative dimension in its dims "
+                            << dimsText(tensor);
+    if (llvm::MulOverflow(count, dim, count))
+      return emitError(loc) << what << " has dims " << dimsText(tensor)
+                            << ", more than 2^63 elements";
+  }
+  int width = rawWidth(tensor.data_type());
+  int64_t bytes = 0;
+  if (width == 0) // strings and unsupported types: their readers say so
+    return success();
+  if (llvm::MulOverflow(count, static_cast<int64_t>(width), bytes))
+    return emitError(loc) << what << " has dims " << dimsText(tensor)
+                          << ", more than 2^63 bytes of "
+                          << onnxTypeName(tensor.data_type());
+  auto mismatch = [&](llvm::StringRef where, uint64_t have, llvm::StringRef unit,
+                      int64_t need) {
+    return emitError(loc) << what << " holds " << have << " " << unit << " in "
+                          << where << " but its dims " << dimsText(tensor)
+                          << " of " << onnxTypeName(tensor.data_type())
+                          << " need " << need << " " << unit;
+  };
+  if (externalBytes) {
+    if (*externalBytes != static_cast<uint64_t>(bytes))
+      return mismatch("its external data", *externalBytes, "bytes", bytes);
+    return success();
+  }
+  if (tensor.data_location() == TensorProto::EXTERNAL)
+    return success(); // checked with its length when it is loaded
+  if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != static_cast<uint64_t>(bytes))
+      return mismatch("raw_data", tensor.raw_data().size(), "bytes", bytes);
+    return success();
+  }
+  if (typedFieldSize(tensor) != count)
+    return mismatch("its typed data", typedFieldSize(tensor), "elements",
+                    count);
+  return success();
+}
 
 FailureOr<std::vector<double>> readNumbers(const TensorProto &tensor,
                                            Location loc, llvm::StringRef what) {

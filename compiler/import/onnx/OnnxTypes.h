@@ -17,6 +17,7 @@
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::kiln::onnx_import {
@@ -38,6 +39,17 @@ staticShape(const onnx::TensorShapeProto &shape, Location loc,
 /// `loc` for a non-tensor, dynamically shaped or unsupported type.
 FailureOr<RankedTensorType> kilnTypeOf(const onnx::TypeProto &type,
                                        Location loc, llvm::StringRef what);
+
+/// Checks, before anything is read or allocated, that the data of `tensor`
+/// fits its dims: no negative dimension, an element and byte count within
+/// 2^63, and exactly that many elements in its typed field, in its raw_data
+/// or, for data in an external file not loaded yet, in `externalBytes`
+/// (tensors without external bytes are checked once loaded). Types without
+/// a fixed width are left to the readers, which reject them.
+LogicalResult
+checkTensorData(const onnx::TensorProto &tensor, Location loc,
+                llvm::StringRef what,
+                std::optional<uint64_t> externalBytes = std::nullopt);
 
 /// The elements of `tensor` as doubles in row-major order (int64 values
 /// beyond 2^53 are rounded; use readInt64s for exact integers). Reads the

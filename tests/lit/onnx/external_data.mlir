@@ -45,3 +45,6 @@
 // RUN: python3 %S/Inputs/make_onnx_model.py external_no_location %t/model/nolocation.onnx
 // RUN: not kiln-opt %t/model/nolocation.onnx 2>&1 | FileCheck %s --check-prefix=NOLOC
 // NOLOC: initializer 'w1': error: keeps its data in an external file but names none (no 'location')
+// RUN: python3 %S/Inputs/make_onnx_model.py external_length %t/model/length.onnx
+// RUN: not kiln-opt %t/model/length.onnx 2>&1 | FileCheck %s --check-prefix=LENGTH
+// LENGTH: initializer 'w1': error: initializer 'w1' holds 8 bytes in its external data but its dims [3, 5] of FLOAT need 60 bytes

@@ -224,6 +224,22 @@ def recursive_function():
     return graph, [f, g], {}
 
 
+def bad_data(dims, raw=None, floats=None):
+    """y = x + c, where the initializer c's data does not fit its dims."""
+    c = TensorProto()
+    c.name = "c"
+    c.data_type = TensorProto.FLOAT
+    c.dims.extend(dims)
+    if raw is not None:
+        c.raw_data = raw
+    if floats is not None:
+        c.float_data.extend(floats)
+    nodes = [helper.make_node("Add", ["x", "c"], ["y"], name="add0")]
+    return helper.make_graph(nodes, "bad_data",
+                             [tensor("x", TensorProto.FLOAT, [2])],
+                             [tensor("y", TensorProto.FLOAT, [2])], [c])
+
+
 # name: (graph builder, default-domain opset, IR version).
 MODELS = {f.__name__: (f, 17, 8)
           for f in [mlp, mlp_mse, classifier_sce, unsupported_op,
@@ -261,6 +277,12 @@ MODELS.update({
     "external_key": (lambda: external(location="w1.bin",
                                       compression="zstd"), 18, 8),
     "external_no_location": (lambda: external(offset=0), 18, 8),
+    "external_length": (lambda: external({"w1.bin": 0}, location="w1.bin",
+                                         length=8), 18, 8),
+    # Initializers whose data does not fit their dims.
+    "huge_dims": (lambda: bad_data([10**9, 10**9], raw=b"\0" * 4), 17, 8),
+    "overflowing_dims": (lambda: bad_data([2**62, 4], raw=b"\0" * 4), 17, 8),
+    "short_typed_data": (lambda: bad_data([2], floats=[1.0]), 17, 8),
 })
 
 if __name__ == "__main__":
