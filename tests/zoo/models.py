@@ -1,0 +1,386 @@
+"""The model zoo: real PyTorch models, written as their users write them.
+
+Each entry of ZOO is a function of the size ("ci": small enough for a
+2-core machine; "full": the real configuration, for the GPU) returning a
+Case: the model (its forward returns the prediction), its named inputs,
+the target and the loss that compares them. Images are NCHW, tokens
+int64, as PyTorch's own. Every model is deterministic in training mode:
+dropout and stochastic depth are 0, so that kiln and PyTorch compute the
+same function; where torchvision's constructor takes widths, "ci" narrows
+them (the ResNets have none: they keep their real widths at 64x64).
+"""
+import collections
+import math
+
+import torch
+import torch.nn.functional as F
+import torchvision
+from torch import nn
+from torchvision.models import convnext, efficientnet
+
+Case = collections.namedtuple("Case", "model inputs target loss")
+
+
+def _images(size, channels, classes, ci_side=64):
+    # At 64x64 the last stage of the CNNs is 2x2: batch norm over 8 values
+    # a channel (at 32x32, 2 values: ill-conditioned enough that PyTorch's
+    # own f32 and f64 gradients disagree).
+    side, batch = (224, 8) if size == "full" else (ci_side, 2)
+    return ({"x": torch.randn(batch, channels, side, side)},
+            torch.randint(0, classes, (batch,)))
+
+
+def _no_dropout(model):
+    for module in model.modules():
+        if isinstance(module, nn.Dropout):
+            module.p = 0.0
+    return model
+
+
+# --- torchvision's image classifiers --------------------------------------
+
+def resnet18(size):
+    return Case(torchvision.models.resnet18(num_classes=10), *_images(size, 3, 10),
+                "cross_entropy")
+
+
+def resnet50(size):
+    return Case(torchvision.models.resnet50(num_classes=10), *_images(size, 3, 10),
+                "cross_entropy")
+
+
+def mobilenet_v2(size):
+    width = 1.0 if size == "full" else 0.25
+    model = torchvision.models.mobilenet_v2(num_classes=10, width_mult=width, dropout=0.0)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def efficientnet_b0(size):
+    width = 1.0 if size == "full" else 0.25
+    setting, last_channel = efficientnet._efficientnet_conf(
+        "efficientnet_b0", width_mult=width, depth_mult=1.0)
+    model = efficientnet.EfficientNet(setting, dropout=0.0, stochastic_depth_prob=0.0,
+                                      last_channel=last_channel, num_classes=10)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def convnext_tiny(size):
+    # ConvNeXt-Tiny's depths (3, 3, 9, 3); widths 96..768, or 16..128.
+    base = 96 if size == "full" else 16
+    widths = [base, 2 * base, 4 * base, 8 * base]
+    setting = [convnext.CNBlockConfig(w, n, d)
+               for w, n, d in zip(widths, widths[1:] + [None], [3, 3, 9, 3])]
+    model = convnext.ConvNeXt(setting, stochastic_depth_prob=0.0, num_classes=10)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def vit(size):
+    # ViT-S/16 at 224, or a 2-layer ViT of width 32 on 32x32 with 8x8 patches.
+    if size == "full":
+        model = torchvision.models.VisionTransformer(
+            image_size=224, patch_size=16, num_layers=12, num_heads=6, hidden_dim=384,
+            mlp_dim=1536, num_classes=10)
+    else:
+        model = torchvision.models.VisionTransformer(
+            image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32,
+            mlp_dim=64, num_classes=10)
+    return Case(model, *_images(size, 3, 10, ci_side=32), "cross_entropy")
+
+
+# --- language models ---------------------------------------------------------
+
+def _lm_size(size):
+    # (vocabulary, width, heads, layers, sequence, batch)
+    return (512, 256, 4, 4, 128, 8) if size == "full" else (64, 32, 2, 2, 16, 2)
+
+
+class CausalLM(nn.Module):
+    """GPT-style: token and learned position embeddings, pre-norm
+    nn.TransformerEncoder layers with GELU under a causal mask, a final
+    LayerNorm and the vocabulary head."""
+
+    def __init__(self, vocab, width, heads, layers, seq):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, width)
+        self.positions = nn.Parameter(0.02 * torch.randn(seq, width))
+        layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0,
+                                           activation="gelu", batch_first=True,
+                                           norm_first=True)
+        self.blocks = nn.TransformerEncoder(layer, layers)
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, tokens):
+        seq = tokens.shape[1]
+        mask = nn.Transformer.generate_square_subsequent_mask(seq)
+        h = self.tokens(tokens) + self.positions[:seq]
+        return self.head(self.norm(self.blocks(h, mask=mask)))
+
+
+def gpt(size):
+    vocab, width, heads, layers, seq, batch = _lm_size(size)
+    tokens = torch.randint(0, vocab, (batch, seq + 1))
+    return Case(CausalLM(vocab, width, heads, layers, seq), {"tokens": tokens[:, :-1]},
+                tokens[:, 1:], "cross_entropy")
+
+
+class BertClassifier(nn.Module):
+    """BERT-style: token, position and segment embeddings with LayerNorm,
+    post-norm encoder layers whose attention skips the padding
+    (attention_mask 0), and the pooler (tanh of the first token) under a
+    classification head."""
+
+    def __init__(self, vocab, width, heads, layers, seq, classes):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, width)
+        self.positions = nn.Embedding(seq, width)
+        self.segments = nn.Embedding(2, width)
+        self.norm = nn.LayerNorm(width, eps=1e-12)
+        layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0,
+                                           activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers)
+        self.pooler = nn.Linear(width, width)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, tokens, attention_mask):
+        positions = torch.arange(tokens.shape[1]).unsqueeze(0)
+        h = self.tokens(tokens) + self.positions(positions) + self.segments(
+            torch.zeros_like(tokens))
+        h = self.encoder(self.norm(h), src_key_padding_mask=attention_mask == 0)
+        return self.head(torch.tanh(self.pooler(h[:, 0])))
+
+
+def bert(size):
+    vocab, width, heads, layers, seq, batch = _lm_size(size)
+    tokens = torch.randint(0, vocab, (batch, seq))
+    lengths = torch.randint(seq // 2, seq + 1, (batch,))
+    lengths[0] = seq
+    attention_mask = (torch.arange(seq)[None, :] < lengths[:, None]).long()
+    model = BertClassifier(vocab, width, heads, layers, seq, classes=4)
+    return Case(model, {"tokens": tokens, "attention_mask": attention_mask},
+                torch.randint(0, 4, (batch,)), "cross_entropy")
+
+
+class LstmTagger(nn.Module):
+    """An embedding, a 2-layer bidirectional LSTM and a per-token head."""
+
+    def __init__(self, vocab, width, classes):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, width)
+        self.lstm = nn.LSTM(width, width, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(2 * width, classes)
+
+    def forward(self, tokens):
+        return self.head(self.lstm(self.embedding(tokens))[0])
+
+
+def lstm(size):
+    vocab, width, _, _, seq, batch = _lm_size(size)
+    return Case(LstmTagger(vocab, width, classes=8),
+                {"tokens": torch.randint(0, vocab, (batch, seq))},
+                torch.randint(0, 8, (batch, seq)), "cross_entropy")
+
+
+class GruClassifier(nn.Module):
+    """Feature sequences through a 2-layer bidirectional GRU, averaged over
+    time, then classified."""
+
+    def __init__(self, features, width, classes):
+        super().__init__()
+        self.gru = nn.GRU(features, width, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(2 * width, classes)
+
+    def forward(self, x):
+        return self.head(self.gru(x)[0].mean(dim=1))
+
+
+def gru(size):
+    _, width, _, _, seq, batch = _lm_size(size)
+    return Case(GruClassifier(16, width, classes=4), {"x": torch.randn(batch, seq, 16)},
+                torch.randint(0, 4, (batch,)), "cross_entropy")
+
+
+# --- diffusion -----------------------------------------------------------------
+
+class TimestepEmbedding(nn.Module):
+    """The sinusoidal embedding of integer timesteps [B] -> [B, dim]; its
+    frequencies are a buffer (an initializer: the same f32 constants in
+    PyTorch's f64 reference as in the exported graph)."""
+
+    def __init__(self, dim):
+        super().__init__()
+        half = dim // 2
+        self.register_buffer("freqs", torch.exp(-math.log(10000.0) * torch.arange(half) / half))
+
+    def forward(self, t):
+        angles = t.to(self.freqs.dtype)[:, None] * self.freqs[None, :]
+        return torch.cat([torch.cos(angles), torch.sin(angles)], dim=1)
+
+
+class ResBlock(nn.Module):
+    def __init__(self, cin, cout, tdim, groups):
+        super().__init__()
+        self.norm1 = nn.GroupNorm(groups, cin)
+        self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
+        self.time = nn.Linear(tdim, cout)
+        self.norm2 = nn.GroupNorm(groups, cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+    def forward(self, x, temb):
+        h = self.conv1(F.silu(self.norm1(x)))
+        h = h + self.time(F.silu(temb))[:, :, None, None]
+        h = self.conv2(F.silu(self.norm2(h)))
+        return self.skip(x) + h
+
+
+class AttentionBlock(nn.Module):
+    """Self-attention over the pixels, as the UNets of DDPM and Stable
+    Diffusion have it at low resolution."""
+
+    def __init__(self, channels, groups):
+        super().__init__()
+        self.norm = nn.GroupNorm(groups, channels)
+        self.qkv = nn.Conv2d(channels, 3 * channels, 1)
+        self.out = nn.Conv2d(channels, channels, 1)
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        q, k, v = self.qkv(self.norm(x)).reshape(b, 3, c, h * w).unbind(1)
+        weights = torch.softmax(q.transpose(1, 2) @ k / math.sqrt(c), dim=-1)
+        return x + self.out((v @ weights.transpose(1, 2)).reshape(b, c, h, w))
+
+
+class UNet(nn.Module):
+    """A diffusion UNet: timestep embedding through an MLP, ResBlocks with
+    GroupNorm and SiLU, a strided-conv downsampling, attention in the
+    middle, nearest upsampling and skip concatenation; predicts the noise."""
+
+    def __init__(self, channels, base, groups):
+        super().__init__()
+        tdim = 4 * base
+        self.time_mlp = nn.Sequential(TimestepEmbedding(base), nn.Linear(base, tdim), nn.SiLU(),
+                                      nn.Linear(tdim, tdim))
+        self.stem = nn.Conv2d(channels, base, 3, padding=1)
+        self.down1 = ResBlock(base, base, tdim, groups)
+        self.downsample = nn.Conv2d(base, base, 3, stride=2, padding=1)
+        self.down2 = ResBlock(base, 2 * base, tdim, groups)
+        self.mid = ResBlock(2 * base, 2 * base, tdim, groups)
+        self.attention = AttentionBlock(2 * base, groups)
+        self.up2 = ResBlock(4 * base, base, tdim, groups)
+        self.upsample = nn.Sequential(nn.Upsample(scale_factor=2, mode="nearest"),
+                                      nn.Conv2d(base, base, 3, padding=1))
+        self.up1 = ResBlock(2 * base, base, tdim, groups)
+        self.out = nn.Sequential(nn.GroupNorm(groups, base), nn.SiLU(),
+                                 nn.Conv2d(base, channels, 3, padding=1))
+
+    def forward(self, x, t):
+        temb = self.time_mlp(t)
+        h1 = self.down1(self.stem(x), temb)
+        h2 = self.down2(self.downsample(h1), temb)
+        h = self.attention(self.mid(h2, temb))
+        h = self.up2(torch.cat([h, h2], dim=1), temb)
+        h = self.up1(torch.cat([self.upsample(h), h1], dim=1), temb)
+        return self.out(h)
+
+
+def _diffusion_batch(size, channels, side):
+    batch = 8 if size == "full" else 2
+    return ({"x": torch.randn(batch, channels, side, side),
+             "t": torch.randint(0, 1000, (batch,))},
+            torch.randn(batch, channels, side, side))
+
+
+def unet(size):
+    base, side = (64, 64) if size == "full" else (16, 16)
+    return Case(UNet(3, base, groups=8 if size == "full" else 4),
+                *_diffusion_batch(size, 3, side), "mse")
+
+
+class DiTBlock(nn.Module):
+    """adaLN modulation: the conditioning gives shift, scale and gate of the
+    attention and of the MLP (tanh GELU). The modulation is not
+    zero-initialised as in DiT, so that every weight has a gradient; its
+    LayerNorms are affine (PyTorch 1.13 exports an affine-free LayerNorm
+    without the scale input ONNX requires, which its own checker rejects)."""
+
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(width, eps=1e-6)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)
+        self.norm2 = nn.LayerNorm(width, eps=1e-6)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * width, width))
+        self.modulation = nn.Sequential(nn.SiLU(), nn.Linear(width, 6 * width))
+
+    def attention(self, x):
+        b, n, c = x.shape
+        q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads).permute(
+            2, 0, 3, 1, 4).unbind(0)
+        weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(c // self.heads), dim=-1)
+        return self.proj((weights @ v).transpose(1, 2).reshape(b, n, c))
+
+    def forward(self, x, c):
+        shift1, scale1, gate1, shift2, scale2, gate2 = self.modulation(c)[:, None].chunk(6, dim=2)
+        x = x + gate1 * self.attention(self.norm1(x) * (1 + scale1) + shift1)
+        return x + gate2 * self.mlp(self.norm2(x) * (1 + scale2) + shift2)
+
+
+class DiT(nn.Module):
+    """Patch embedding, timestep and class conditioning, DiT blocks and the
+    adaLN final layer; predicts the noise of each patch, unpatchified."""
+
+    def __init__(self, channels, side, patch, width, heads, depth, classes):
+        super().__init__()
+        self.patch, self.channels, self.width = patch, channels, width
+        self.embed = nn.Conv2d(channels, width, patch, stride=patch)
+        self.positions = nn.Parameter(0.02 * torch.randn((side // patch) ** 2, width))
+        self.time_mlp = nn.Sequential(TimestepEmbedding(width), nn.Linear(width, width),
+                                      nn.SiLU(), nn.Linear(width, width))
+        self.classes = nn.Embedding(classes, width)
+        self.blocks = nn.ModuleList(DiTBlock(width, heads) for _ in range(depth))
+        self.final_norm = nn.LayerNorm(width, eps=1e-6)
+        self.final_modulation = nn.Sequential(nn.SiLU(), nn.Linear(width, 2 * width))
+        self.final = nn.Linear(width, patch * patch * channels)
+
+    def forward(self, x, t, y):
+        b, _, h, w = x.shape
+        p, grid = self.patch, h // self.patch
+        tokens = self.embed(x).flatten(2).transpose(1, 2) + self.positions
+        c = self.time_mlp(t) + self.classes(y)
+        for block in self.blocks:
+            tokens = block(tokens, c)
+        shift, scale = self.final_modulation(c)[:, None].chunk(2, dim=2)
+        out = self.final(self.final_norm(tokens) * (1 + scale) + shift)
+        out = out.reshape(b, grid, grid, p, p, self.channels).permute(0, 5, 1, 3, 2, 4)
+        return out.reshape(b, self.channels, h, w)
+
+
+def dit(size):
+    side, patch, width, heads, depth = (32, 2, 384, 6, 4) if size == "full" else (8, 2, 32, 2, 2)
+    inputs, target = _diffusion_batch(size, 4, side)
+    inputs["y"] = torch.randint(0, 10, (inputs["x"].shape[0],))
+    return Case(DiT(4, side, patch, width, heads, depth, classes=10), inputs, target, "mse")
+
+
+ZOO = collections.OrderedDict((f.__name__, f) for f in [
+    resnet18, resnet50, mobilenet_v2, efficientnet_b0, convnext_tiny, vit,
+    gpt, bert, lstm, gru, unet, dit])
+
+
+class WithLoss(nn.Module):
+    """The model and its loss in one graph, as kiln trains it: the inputs
+    and the target in, the scalar loss out."""
+
+    def __init__(self, model, loss):
+        super().__init__()
+        self.model, self.loss = model, loss
+
+    def forward(self, *args):
+        *inputs, target = args
+        out = self.model(*inputs)
+        if self.loss == "mse":  # (the exporter has no F.mse_loss)
+            return ((out - target) ** 2).mean()
+        return F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))

@@ -1,0 +1,557 @@
+#!/usr/bin/env python3
+"""The model zoo: real PyTorch models exported to ONNX and brought into kiln.
+
+    zoo.py check --kilnc KILNC --kiln-ref KILN_REF --work DIR
+        [--expectations FILE [--update]] [--models A,B] [--size ci|full]
+        [--shard I/N] [--jobs N] [--kernel-cache DIR] [--junit FILE] [--table FILE]
+    zoo.py bundle --kilnc KILNC --out DIR [--models A,B] [--size full|ci]
+    zoo.py gpu-reference BUNDLE MODEL
+    zoo.py compare-steps TORCH_LOSSES.txt KILN_RUN.log [--rtol 1e-3]
+
+check: each model of models.py is exported with torch.onnx.export at opset
+17 twice, for training (model and loss in one graph, TrainingMode.TRAINING:
+batch norm on the batch's statistics) and for inference (eval mode, the
+model's output), and goes through five checks:
+  inference   kilnc NAME.infer.onnx --inference
+  f32_sgd     kilnc NAME.train.onnx --trainable=PARAMS --train=sgd
+  bf16_adamw  kilnc NAME.train.onnx --trainable=PARAMS --train=adamw --precision=bf16
+  loss        kiln-ref on NAME.train.onnx in f64 at PyTorch's weights: the
+              loss within 1e-5 relative of PyTorch's (f64)
+  gradients   kilnc --emit=mlir --onnx-weights (the weights must equal
+              PyTorch's), then kiln-ref's forward_backward in f64: every
+              parameter's gradient within 1e-4 of PyTorch's relative to
+              the gradient's norm (||kiln - torch|| / ||torch||)
+PARAMS are the model's parameters (its buffers, batch norm's running
+statistics, stay constants). Each outcome is `pass`, `skip: WHY` or
+`fail: DIAGNOSTIC` (the tool's first error line, the work folder left
+out); the expectations file holds one line `MODEL CHECK OUTCOME` per model
+and check, and the run fails where an outcome differs from it (a model that
+starts passing, or fails another way; numbers with a fraction or an
+exponent in a diagnostic are compared as numbers of any value). --update
+rewrites it from the run. Inference compiles of models whose weights
+exceed --inference-weight-limit are skipped: kilnc writes inference
+weights into the kernels' source, which takes minutes and gigabytes for
+tens of megabytes.
+
+bundle: the GPU check (make_gpu_bundle.sh): per model, the artifacts
+(inference, f32 SGD, f32 AdamW), the batch, PyTorch's f64 inference output,
+the module's buffers and the digests of the exported weights.
+gpu-reference (there, with PyTorch): the weights again under the export's
+seed and PyTorch's loss, gradients and 30-step losses; compare-steps
+compares those losses with kiln-run's (run_gpu_bundle.sh).
+"""
+import argparse
+import concurrent.futures
+import copy
+import hashlib
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+import warnings
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+
+CHECKS = ["inference", "f32_sgd", "bf16_adamw", "loss", "gradients"]
+COMPILE_FLAGS = {"inference": ["--inference"], "f32_sgd": ["--train=sgd"],
+                 "bf16_adamw": ["--train=adamw", "--precision=bf16"],
+                 "f32_adamw": ["--train=adamw"]}
+LOSS_RTOL, GRADIENT_TOLERANCE = 1e-5, 1e-4
+STEPS, SGD_LR, ADAMW_LR = 30, 0.01, 1e-3
+FLOAT = re.compile(r"-?\d+(\.\d*)?e[-+]?\d+|-?\d+\.\d+")
+
+# --- safetensors ------------------------------------------------------------
+
+DTYPES = {"F64": np.float64, "F32": np.float32, "I64": np.int64, "I32": np.int32}
+
+
+def save_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, array in tensors.items():
+        array = np.ascontiguousarray(array)
+        dtype = next(k for k, v in DTYPES.items() if v == array.dtype)
+        raw = array.tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + size])
+    header.pop("__metadata__", None)
+    tensors = {}
+    for name, info in header.items():
+        begin, end = info["data_offsets"]
+        raw = data[8 + size + begin:8 + size + end]
+        if info["dtype"] == "BF16":
+            bits = np.frombuffer(raw, np.uint16).astype(np.uint32) << 16
+            array = bits.view(np.float32)
+        else:
+            array = np.frombuffer(raw, DTYPES[info["dtype"]])
+        tensors[name] = array.reshape(info["shape"])
+    return tensors
+
+
+# --- PyTorch's side ----------------------------------------------------------
+
+def export(name, size, out):
+    """Exports model `name` to OUT/NAME.{train,infer}.onnx and writes
+    OUT/NAME.inputs.safetensors (PyTorch's weights by initializer name, the
+    batch and the target), OUT/NAME.torch.safetensors (PyTorch's f64 loss,
+    grad.PARAM gradients and inference output) and OUT/NAME.json (the
+    trainable parameters, the input names, the weights' bytes)."""
+    import torch
+    import models
+    warnings.filterwarnings("ignore")  # the exporter's notes on every model
+    torch.manual_seed(0)
+    case = models.ZOO[name](size)
+    train = models.WithLoss(case.model, case.loss).train()
+    names = list(case.inputs) + ["target"]
+    args = tuple(case.inputs.values()) + (case.target,)
+    path = os.path.join(out, name)
+    torch.onnx.export(train, args, path + ".train.onnx", opset_version=17,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      input_names=names, output_names=["loss"])
+    case.model.eval()
+    torch.onnx.export(case.model, tuple(case.inputs.values()), path + ".infer.onnx",
+                      opset_version=17, input_names=list(case.inputs), output_names=["output"])
+    params = dict(train.named_parameters())
+    weights = {n: p.detach().numpy() for n, p in params.items()}
+    batch = {n: a.numpy() for n, a in zip(names, args)}
+    save_safetensors(path + ".inputs.safetensors", {**weights, **batch})
+
+    # The f64 references: the same weights and batch, in double (the
+    # inference output first: the training forward updates the running
+    # statistics the inference export holds).
+    reference = as_exported(copy.deepcopy(train).double())
+    double = tuple(a.double() if a.is_floating_point() else a for a in args)
+    with torch.no_grad():
+        expected = {"output": reference.model.eval()(*double[:-1]).numpy()}
+    loss = reference.train()(*double)
+    loss.backward()
+    expected["loss"] = loss.detach().numpy()
+    expected.update({"grad." + n: p.grad.numpy() for n, p in reference.named_parameters()})
+    save_safetensors(path + ".torch.safetensors", expected)
+    with open(path + ".json", "w") as f:
+        json.dump({"trainable": list(params), "inputs": names,
+                   "weight_bytes": sum(a.nbytes for a in weights.values())}, f)
+    return case, train
+
+
+def as_exported(model):
+    """The model with the epsilons of its norms rounded to f32, as ONNX's
+    attributes hold them (the difference shows where a norm divides by
+    almost nothing but its epsilon)."""
+    for module in model.modules():
+        if isinstance(getattr(module, "eps", None), float):
+            module.eps = float(np.float32(module.eps))
+    return model
+
+
+def torch_steps(train, args, optimizer):
+    """PyTorch's losses over STEPS steps from the model's weights (f32)."""
+    import torch
+    model = copy.deepcopy(train).train()
+    if optimizer == "sgd":
+        opt = torch.optim.SGD(model.parameters(), lr=SGD_LR)
+    else:  # kilnc's AdamW defaults are PyTorch's.
+        opt = torch.optim.AdamW(model.parameters(), lr=ADAMW_LR)
+    losses = []
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss = model(*args)
+        losses.append(loss.item())
+        loss.backward()
+        opt.step()
+    return losses
+
+
+# --- kiln's side ---------------------------------------------------------------
+
+def run_tool(cmd, work):
+    """(exit status, seconds, first diagnostic line or None)."""
+    start = time.monotonic()
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if result.returncode == 0:
+        return 0, seconds, None
+    lines = [l.strip() for l in result.stderr.splitlines() if l.strip()]
+    line = next((l for l in lines if "error:" in l), lines[-1] if lines else "")
+    line = line.replace(work.rstrip("/") + "/", "")
+    if result.returncode != 1:
+        line = f"exit status {result.returncode}: {line}"
+    return result.returncode, seconds, line
+
+
+def compile_check(args, name, check, info):
+    """Compiles NAME for `check`; (outcome, detail)."""
+    if check == "inference" and info["weight_bytes"] > args.inference_weight_limit:
+        mb = info["weight_bytes"] / 2**20
+        return (f"skip: {mb:.1f} MiB of weights, above the "
+                f"{args.inference_weight_limit / 2**20:g} MiB limit of inference compiles"), ""
+    path = os.path.join(args.work, name)
+    model = path + (".infer.onnx" if check == "inference" else ".train.onnx")
+    flags = COMPILE_FLAGS[check]
+    if check != "inference":
+        flags = [f"--trainable={','.join(info['trainable'])}"] + flags
+    artifact = f"{path}.{check}.kiln"
+    status, seconds, error = run_tool(
+        [args.kilnc, model, *flags, "-o", artifact,
+         f"--kernel-cache={args.kernel_cache or os.path.join(args.work, 'kernels')}"],
+        args.work)
+    if status:
+        return f"fail: {error}", f"{seconds:.0f} s"
+    return "pass", f"{seconds:.0f} s, {os.path.getsize(artifact) / 2**20:.1f} MiB"
+
+
+def loss_check(args, name, info):
+    path = os.path.join(args.work, name)
+    out = path + ".loss.safetensors"
+    status, _, error = run_tool(
+        [args.kiln_ref, path + ".train.onnx", f"--trainable={','.join(info['trainable'])}",
+         "--function", "loss", "--inputs", path + ".inputs.safetensors",
+         "--precision", "f64", "-o", out], args.work)
+    if status:
+        return f"fail: {error}", ""
+    ours = float(load_safetensors(out)["loss"])
+    torch_loss = float(load_safetensors(path + ".torch.safetensors")["loss"])
+    rel = abs(ours - torch_loss) / max(abs(torch_loss), 1e-30)
+    detail = f"relative difference {rel:.1e}"
+    if not rel <= LOSS_RTOL:
+        return f"fail: loss {ours:.6e}, PyTorch's {torch_loss:.6e}", detail
+    return "pass", detail
+
+
+def gradient_check(args, name, info):
+    path = os.path.join(args.work, name)
+    trainable = f"--trainable={','.join(info['trainable'])}"
+    status, _, error = run_tool(
+        [args.kilnc, path + ".train.onnx", trainable, "--train=sgd", "--emit=mlir",
+         f"--onnx-weights={path}.weights.safetensors", "-o", path + ".module.mlir"], args.work)
+    if status:
+        return f"fail: {error}", ""
+    inputs = load_safetensors(path + ".inputs.safetensors")
+    weights = load_safetensors(path + ".weights.safetensors")
+    for n in info["trainable"]:
+        if n not in weights or not np.array_equal(weights[n], inputs[n]):
+            return f"fail: --onnx-weights: {n} is not PyTorch's", ""
+    save_safetensors(path + ".ref_inputs.safetensors",
+                     {**weights, **{n: inputs[n] for n in info["inputs"]}})
+    out = path + ".gradients.safetensors"
+    status, _, error = run_tool(
+        [args.kiln_ref, path + ".module.mlir", "--function", "forward_backward", "--inputs",
+         path + ".ref_inputs.safetensors", "--precision", "f64", "-o", out], args.work)
+    if status:
+        return f"fail: {error}", ""
+    ours = load_safetensors(out)
+    expected = load_safetensors(path + ".torch.safetensors")
+    if any("grad." + n not in ours for n in info["trainable"]):
+        missing = next(n for n in info["trainable"] if "grad." + n not in ours)
+        return f"fail: no gradient of {missing}", ""
+    # A gradient that is zero up to rounding (a bias whose shift a batch
+    # norm's mean removes further on) is compared with a millionth of the
+    # whole model's gradient norm instead of its own.
+    floor = 1e-6 * np.sqrt(sum(np.sum(expected["grad." + n] ** 2) for n in info["trainable"]))
+    worst, bad = (0.0, None), 0
+    for n in info["trainable"]:
+        g = expected["grad." + n]
+        diff = np.linalg.norm(ours["grad." + n].astype(np.float64) - g)
+        rel = diff / max(np.linalg.norm(g), floor, 1e-30) if diff else 0.0
+        bad += not rel <= GRADIENT_TOLERANCE
+        worst = max(worst, (rel, n), key=lambda w: (w[0], w[1] or ""))
+    detail = f"{len(info['trainable'])} gradients, worst {worst[0]:.1e} ({worst[1]})"
+    if bad:
+        return (f"fail: {bad} of {len(info['trainable'])} gradients differ; worst "
+                f"{worst[1]}: {worst[0]:.2e} of its norm"), detail
+    return "pass", detail
+
+
+def run_check(args, name, check, info):
+    if check == "loss":
+        return loss_check(args, name, info)
+    if check == "gradients":
+        return gradient_check(args, name, info)
+    return compile_check(args, name, check, info)
+
+
+# --- expectations -----------------------------------------------------------
+
+def read_expectations(path):
+    expected = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split(" ", 2)
+            if len(fields) != 3 or fields[1] not in CHECKS:
+                sys.exit(f"{path}:{number}: expected 'MODEL CHECK OUTCOME' with CHECK one of "
+                         f"{', '.join(CHECKS)}")
+            expected[(fields[0], fields[1])] = fields[2]
+    return expected
+
+
+def same_outcome(actual, expected):
+    return FLOAT.sub("#", actual) == FLOAT.sub("#", expected)
+
+
+def write_expectations(path, outcomes, order):
+    """Rewrites PATH with this run's outcomes, keeping its comments and the
+    lines of models that did not run (another shard's)."""
+    kept = read_expectations(path) if os.path.exists(path) else {}
+    kept.update({key: outcome for key, (outcome, _) in outcomes.items()})
+    with open(path) as f:
+        header = [line for line in f if line.startswith("#")]
+    with open(path, "w") as f:
+        f.writelines(header)
+        for name in order:
+            for check_name in CHECKS:
+                if (name, check_name) in kept:
+                    f.write(f"{name} {check_name} {kept[(name, check_name)]}\n")
+
+
+def write_table(path, outcomes, infos):
+    rows = ["| model | parameters | " + " | ".join(CHECKS) + " |",
+            "| --- | --- |" + " --- |" * len(CHECKS)]
+    for name, info in infos.items():
+        cells = []
+        for check in CHECKS:
+            outcome, detail = outcomes[(name, check)]
+            cells.append(outcome.split(":")[0] + (f" ({detail})" if detail else ""))
+        rows.append(f"| {name} | {len(info['trainable'])} tensors, "
+                    f"{info['weight_bytes'] / 2**20:.1f} MiB | " + " | ".join(cells) + " |")
+    with open(path, "w") as f:
+        f.write("\n".join(rows) + "\n")
+
+
+def write_junit(path, results):
+    suite = ElementTree.Element("testsuite", name="zoo", tests=str(len(results)),
+                                failures=str(sum(1 for _, f in results if f)))
+    for case_name, failure in results:
+        case = ElementTree.SubElement(suite, "testcase", name=case_name, classname="zoo",
+                                      status="run")
+        if failure:
+            ElementTree.SubElement(case, "failure", message=failure[:200]).text = failure
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    ElementTree.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def check(args):
+    import models
+    names = args.models.split(",") if args.models else list(models.ZOO)
+    index, count = (int(v) for v in args.shard.split("/"))
+    names = names[index::count]
+    os.makedirs(args.work, exist_ok=True)
+    args.work = os.path.abspath(args.work)
+    infos = {}
+    for name in names:
+        start = time.monotonic()
+        export(name, args.size, args.work)
+        with open(os.path.join(args.work, name + ".json")) as f:
+            infos[name] = json.load(f)
+        print(f"exported {name} ({time.monotonic() - start:.1f} s)", flush=True)
+    outcomes = {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        jobs = {(n, c): pool.submit(run_check, args, n, c, infos[n]) for n in names for c in CHECKS}
+        for key, job in jobs.items():
+            outcomes[key] = job.result()
+            print(f"{key[0]} {key[1]}: {outcomes[key][0]}"
+                  + (f" [{outcomes[key][1]}]" if outcomes[key][1] else ""), flush=True)
+    if args.table:
+        write_table(args.table, outcomes, infos)
+    if not args.expectations:
+        return 0
+    if args.update:
+        write_expectations(args.expectations, outcomes, list(models.ZOO))
+        print(f"wrote {args.expectations}")
+        return 0
+    expected = read_expectations(args.expectations)
+    results = []
+    for (name, check_name), (outcome, _) in outcomes.items():
+        want = expected.get((name, check_name))
+        failure = None
+        if want is None:
+            failure = f"no expectation for {name} {check_name} (now: {outcome})"
+        elif not same_outcome(outcome, want):
+            failure = f"expected '{want}', got '{outcome}'"
+            if outcome == "pass":
+                failure = f"now passes (expected '{want}'): update {args.expectations}"
+        results.append((f"{name}:{check_name}", failure))
+    failed = [f"{case}: {failure}" for case, failure in results if failure]
+    for line in failed:
+        print("UNEXPECTED " + line)
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    if args.junit:
+        write_junit(args.junit, results)
+    return 1 if failed else 0
+
+
+# --- the GPU bundle ------------------------------------------------------------
+
+def bundle(args):
+    """Writes the GPU check of every model into args.out: its artifacts (an
+    inference artifact only where the weights are within the limit), the
+    batch, PyTorch's f64 inference output, the module's buffers and the
+    digests of the exported weights. The weights themselves are not carried:
+    gpu-reference makes them again there from the same seed (and says so
+    where that PyTorch's initialisation gives other values)."""
+    import models
+    names = args.models.split(",") if args.models else list(models.ZOO)
+    os.makedirs(args.out, exist_ok=True)
+    args.work = os.path.abspath(os.path.join(args.out, "work"))
+    os.makedirs(args.work, exist_ok=True)
+    manifest = []
+    for name in names:
+        _, train = export(name, args.size, args.work)
+        work, out = os.path.join(args.work, name), os.path.join(args.out, name)
+        with open(work + ".json") as f:
+            info = json.load(f)
+        inputs = load_safetensors(work + ".inputs.safetensors")
+        info["size"] = args.size
+        info["digests"] = {n: hashlib.sha256(inputs[n].tobytes()).hexdigest()
+                           for n in info["trainable"]}
+        with open(out + ".json", "w") as f:
+            json.dump(info, f, indent=1)
+        save_safetensors(out + ".batch.safetensors", {n: inputs[n] for n in info["inputs"]})
+        save_safetensors(out + ".infer_inputs.safetensors",
+                         {n: inputs[n] for n in info["inputs"][:-1]})
+        buffers = {n: b.numpy() for n, b in train.named_buffers() if b.is_floating_point()}
+        save_safetensors(out + ".buffers.safetensors", buffers)
+        output = load_safetensors(work + ".torch.safetensors")["output"]
+        save_safetensors(out + ".expected_output.safetensors",
+                         {"output": output.astype(np.float32)})
+        for mode in ("inference", "f32_sgd", "f32_adamw"):
+            outcome, detail = compile_check(args, name, mode, info)
+            if outcome == "pass":
+                os.replace(f"{work}.{mode}.kiln", f"{out}.{mode}.kiln")
+            manifest.append(f"{name} {mode} {outcome}" + (f" [{detail}]" if detail else ""))
+            print(manifest[-1], flush=True)
+    with open(os.path.join(args.out, "MANIFEST"), "w") as f:
+        f.write("\n".join(manifest) + "\n")
+    with open(os.path.join(args.out, "MODELS"), "w") as f:
+        f.write("\n".join(names) + "\n")
+    return 0
+
+
+def gpu_reference(args):
+    """On the GPU machine: the model again under the export's seed with the
+    exported buffers, its weights and the batch as kiln-run's inputs
+    (NAME.run_inputs.safetensors), PyTorch's f64 loss and gradients
+    (NAME.expected_{loss,gradients}.safetensors, in f32 for kiln-run --check)
+    and its f32 losses over STEPS SGD and AdamW steps, TF32 off
+    (NAME.torch_{sgd,adamw}_losses.txt)."""
+    import torch
+    import models
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    path = os.path.join(args.bundle, args.model)
+    with open(path + ".json") as f:
+        info = json.load(f)
+    torch.manual_seed(0)
+    case = models.ZOO[args.model](info["size"])
+    train = models.WithLoss(case.model, case.loss).train()
+    buffers = load_safetensors(path + ".buffers.safetensors")
+    train.load_state_dict({n: torch.from_numpy(a.copy()) for n, a in buffers.items()},
+                          strict=False)
+    weights = {n: p.detach().numpy() for n, p in train.named_parameters()}
+    differ = [n for n in info["trainable"]
+              if hashlib.sha256(weights[n].tobytes()).hexdigest() != info["digests"][n]]
+    print(f"{args.model}: PyTorch {torch.__version__} on {device}; weights: "
+          + (f"its own initialisation, which differs from the exported weights in "
+             f"{len(differ)} of {len(weights)} tensors (first {differ[0]})" if differ else
+             "the exported ones"))
+    batch = load_safetensors(path + ".batch.safetensors")
+    save_safetensors(path + ".run_inputs.safetensors", {**weights, **batch})
+    args_f32 = tuple(torch.from_numpy(batch[n].copy()).to(device) for n in info["inputs"])
+    reference = as_exported(copy.deepcopy(train)).double().to(device)
+    loss = reference(*(a.double() if a.is_floating_point() else a for a in args_f32))
+    loss.backward()
+    save_safetensors(path + ".expected_loss.safetensors",
+                     {"loss": loss.detach().cpu().numpy().astype(np.float32)})
+    save_safetensors(path + ".expected_gradients.safetensors",
+                     {n: p.grad.cpu().numpy().astype(np.float32)
+                      for n, p in reference.named_parameters()})
+    for optimizer in ("sgd", "adamw"):
+        losses = torch_steps(train.to(device), args_f32, optimizer)
+        with open(f"{path}.torch_{optimizer}_losses.txt", "w") as f:
+            f.write("".join(f"{v:.9g}\n" for v in losses))
+    return 0
+
+
+def compare_steps(args):
+    with open(args.torch_losses) as f:
+        torch_losses = [float(line) for line in f if line.strip()]
+    kiln = {}
+    with open(args.kiln_log) as f:
+        for line in f:
+            m = re.search(r"step (\d+)/\d+\s+loss (\S+)", line)
+            if m:
+                kiln[int(m.group(1))] = float(m.group(2))
+    worst, first_bad = 0.0, None
+    print("step  torch  kiln  relative difference")
+    for step, expected in enumerate(torch_losses, start=1):
+        ours = kiln.get(step, float("nan"))
+        rel = abs(ours - expected) / max(abs(expected), 1e-30)
+        print(f"{step} {expected:.7g} {ours:.7g} {rel:.2e}")
+        worst = max(worst, rel) if rel == rel else float("inf")
+        if first_bad is None and not rel <= args.rtol:
+            first_bad = step
+    print(f"largest relative difference {worst:.2e}; "
+          + (f"above {args.rtol:g} from step {first_bad}" if first_bad else
+             f"every step within {args.rtol:g}"))
+    return 1 if first_bad else 0
+
+
+def main():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in ("check", "bundle"):
+        p = sub.add_parser(command)
+        p.add_argument("--kilnc", required=True)
+        p.add_argument("--models", help="comma-separated (default: all)")
+        p.add_argument("--kernel-cache", help="kilnc's kernel cache (check: WORK/kernels; "
+                       "bundle: kilnc's default)")
+        p.add_argument("--inference-weight-limit", type=float,
+                       default=8 * 2**20 if command == "check" else 64 * 2**20,
+                       help="bytes of weights above which inference compiles are skipped")
+    p_check, p_bundle = sub.choices["check"], sub.choices["bundle"]
+    p_check.add_argument("--kiln-ref", required=True)
+    p_check.add_argument("--work", required=True)
+    p_check.add_argument("--size", choices=["ci", "full"], default="ci")
+    p_check.add_argument("--expectations")
+    p_check.add_argument("--update", action="store_true")
+    p_check.add_argument("--jobs", type=int, default=2)
+    p_check.add_argument("--shard", default="0/1", help="I/N: every Nth model from the Ith")
+    p_check.add_argument("--junit")
+    p_check.add_argument("--table")
+    p_bundle.add_argument("--out", required=True)
+    p_bundle.set_defaults(kernel_cache=os.path.expanduser("~/.cache/kiln/kernels"))
+    p_bundle.add_argument("--size", choices=["ci", "full"], default="full")
+    p = sub.add_parser("compare-steps")
+    p.add_argument("torch_losses")
+    p.add_argument("kiln_log")
+    p.add_argument("--rtol", type=float, default=1e-3)
+    p = sub.add_parser("gpu-reference")
+    p.add_argument("bundle")
+    p.add_argument("model")
+    args = parser.parse_args()
+    return {"check": check, "bundle": bundle, "compare-steps": compare_steps,
+            "gpu-reference": gpu_reference}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
