@@ -1,6 +1,7 @@
 #!/bin/bash
-# Builds, on this machine, the GPU check of the model zoo into DIR (default
-# .gpu-bundle/zoo) and DIR.tar.xz, the file to carry:
+# Builds, on this machine (Debian's python3 with python3-torch), the GPU
+# check of the model zoo into DIR (default .gpu-bundle/zoo) and DIR.tar.xz,
+# the file to carry:
 #   tests/zoo/make_gpu_bundle.sh [DIR]        (MODELS=a,b for some; SIZE=ci|full)
 # Each model of tests/zoo/models.py is exported at its full size (SIZE=full:
 # ResNets, MobileNetV2, EfficientNet-B0 and ConvNeXt-Tiny at 224x224, ViT-S/16,
@@ -19,7 +20,7 @@ rm -rf "${out}" "${out}.tar.xz"
 mkdir -p "${out}"
 bazel build //tools/kilnc //tools/kiln-run >/dev/null
 bin="$(bazel info bazel-bin 2>/dev/null)"
-python3 tests/zoo/zoo.py bundle --kilnc "${bin}/tools/kilnc/kilnc" --out "${out}" \
+/usr/bin/python3 tests/zoo/zoo.py bundle --kilnc "${bin}/tools/kilnc/kilnc" --out "${out}" \
   --size "${SIZE:-full}" ${MODELS:+--models "${MODELS}"}
 rm -rf "${out}/work"
 cp "${bin}/tools/kiln-run/kiln-run" tests/zoo/zoo.py tests/zoo/models.py "${out}/"

@@ -72,7 +72,7 @@ DTYPES = {"F64": np.float64, "F32": np.float32, "I64": np.int64, "I32": np.int32
 def save_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
     for name, array in tensors.items():
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # (0-d stays 0-d)
         dtype = next(k for k, v in DTYPES.items() if v == array.dtype)
         raw = array.tobytes()
         header[name] = {"dtype": dtype, "shape": list(array.shape),
@@ -482,7 +482,7 @@ def gpu_reference(args):
     save_safetensors(path + ".expected_loss.safetensors",
                      {"loss": loss.detach().cpu().numpy().astype(np.float32)})
     save_safetensors(path + ".expected_gradients.safetensors",
-                     {n: p.grad.cpu().numpy().astype(np.float32)
+                     {"grad." + n: p.grad.cpu().numpy().astype(np.float32)
                       for n, p in reference.named_parameters()})
     for optimizer in ("sgd", "adamw"):
         losses = torch_steps(train.to(device), args_f32, optimizer)
