@@ -6,7 +6,7 @@
 # Each model of tests/zoo/models.py is exported at its full size (SIZE=full:
 # ResNets, MobileNetV2, EfficientNet-B0 and ConvNeXt-Tiny at 224x224, ViT-S/16,
 # the language models at T 128, the UNet at 64x64) and compiled with kilnc
-# for inference (where its weights are within zoo.py's limit: kilnc writes
+# for inference (where its weights are within 16 MiB: kilnc writes
 # inference weights into the kernels' source), f32 SGD and f32 AdamW; the
 # bundle holds the artifacts, the batch, PyTorch's f64 inference output and
 # the module's buffers. The weights are made again there from the same seed

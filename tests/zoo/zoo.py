@@ -526,7 +526,7 @@ def main():
         p.add_argument("--kernel-cache", help="kilnc's kernel cache (check: WORK/kernels; "
                        "bundle: kilnc's default)")
         p.add_argument("--inference-weight-limit", type=float,
-                       default=8 * 2**20 if command == "check" else 64 * 2**20,
+                       default=8 * 2**20 if command == "check" else 16 * 2**20,
                        help="bytes of weights above which inference compiles are skipped")
     p_check, p_bundle = sub.choices["check"], sub.choices["bundle"]
     p_check.add_argument("--kiln-ref", required=True)
