@@ -5,6 +5,7 @@
         [--expectations FILE [--update]] [--models A,B] [--size ci|full]
         [--shard I/N] [--jobs N] [--kernel-cache DIR] [--junit FILE] [--table FILE]
     zoo.py bundle --kilnc KILNC --out DIR [--models A,B] [--size full|ci]
+    zoo.py export --out DIR [--exporter default|torchscript] [--models A,B] [--size ci|full]
     zoo.py gpu-reference BUNDLE MODEL
     zoo.py compare-steps TORCH_LOSSES.txt KILN_RUN.log [--rtol 1e-3]
 
@@ -33,6 +34,10 @@ exceed --inference-weight-limit are skipped: kilnc writes inference
 weights into the kernels' source, which takes minutes and gigabytes for
 tens of megabytes.
 
+export: the models alone, by default with the exporter's own defaults (on
+the GPU machine, current PyTorch: opset 18 and newer, external data);
+check --exported DIR then checks those files instead of exporting here.
+
 bundle: the GPU check (make_gpu_bundle.sh): per model, the artifacts
 (inference, f32 SGD, f32 AdamW), the batch, PyTorch's f64 inference output,
 the module's buffers and the digests of the exported weights.
@@ -47,6 +52,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -106,7 +112,20 @@ def load_safetensors(path):
 
 # --- PyTorch's side ----------------------------------------------------------
 
-def export(name, size, out):
+def onnx_export(model, args, path, exporter, **kwargs):
+    """torch.onnx.export as a user calls it: "torchscript" at opset 17 (the
+    exporter of PyTorch 1.x, training mode for the training graph), or
+    "default": the call with no options (PyTorch 2.x's own defaults:
+    opset 18 and newer, weights in a file beside the model)."""
+    import torch
+    if exporter == "default":
+        torch.onnx.export(model, args, path, input_names=kwargs["input_names"],
+                          output_names=kwargs["output_names"])
+    else:
+        torch.onnx.export(model, args, path, opset_version=17, **kwargs)
+
+
+def export(name, size, out, exporter="torchscript"):
     """Exports model `name` to OUT/NAME.{train,infer}.onnx and writes
     OUT/NAME.inputs.safetensors (PyTorch's weights by initializer name, the
     batch and the target), OUT/NAME.torch.safetensors (PyTorch's f64 loss,
@@ -121,12 +140,13 @@ def export(name, size, out):
     names = list(case.inputs) + ["target"]
     args = tuple(case.inputs.values()) + (case.target,)
     path = os.path.join(out, name)
-    torch.onnx.export(train, args, path + ".train.onnx", opset_version=17,
-                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
-                      input_names=names, output_names=["loss"])
+    training = {} if exporter == "default" else {
+        "training": torch.onnx.TrainingMode.TRAINING, "do_constant_folding": False}
+    onnx_export(train, args, path + ".train.onnx", exporter, input_names=names,
+                output_names=["loss"], **training)
     case.model.eval()
-    torch.onnx.export(case.model, tuple(case.inputs.values()), path + ".infer.onnx",
-                      opset_version=17, input_names=list(case.inputs), output_names=["output"])
+    onnx_export(case.model, tuple(case.inputs.values()), path + ".infer.onnx", exporter,
+                input_names=list(case.inputs), output_names=["output"])
     params = dict(train.named_parameters())
     weights = {n: p.detach().numpy() for n, p in params.items()}
     batch = {n: a.numpy() for n, a in zip(names, args)}
@@ -145,7 +165,8 @@ def export(name, size, out):
     expected.update({"grad." + n: p.grad.numpy() for n, p in reference.named_parameters()})
     save_safetensors(path + ".torch.safetensors", expected)
     with open(path + ".json", "w") as f:
-        json.dump({"trainable": list(params), "inputs": names,
+        json.dump({"trainable": list(params), "inputs": names, "exporter": exporter,
+                   "torch": torch.__version__,
                    "weight_bytes": sum(a.nbytes for a in weights.values())}, f)
     return case, train
 
@@ -350,6 +371,29 @@ def write_junit(path, results):
     ElementTree.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def export_only(args):
+    """Exports the models into args.out without checking them (on the GPU
+    machine, with its PyTorch's default exporter; check --exported reads
+    them here)."""
+    import torch
+    import models
+    names = args.models.split(",") if args.models else list(models.ZOO)
+    os.makedirs(args.out, exist_ok=True)
+    failed = 0
+    for name in names:
+        start = time.monotonic()
+        try:
+            export(name, args.size, args.out, args.exporter)
+        except Exception as e:  # the exporter's own failure, reported per model
+            failed += 1
+            print(f"{name}: torch {torch.__version__} cannot export it: "
+                  f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", flush=True)
+            continue
+        print(f"exported {name} with torch {torch.__version__} ({args.exporter}, "
+              f"{time.monotonic() - start:.1f} s)", flush=True)
+    return 1 if failed else 0
+
+
 def check(args):
     import models
     names = args.models.split(",") if args.models else list(models.ZOO)
@@ -360,10 +404,16 @@ def check(args):
     infos = {}
     for name in names:
         start = time.monotonic()
-        export(name, args.size, args.work)
+        if args.exported:
+            for f in os.listdir(args.exported):
+                if f.startswith(name + ".") or f.startswith(name + "_"):
+                    shutil.copy(os.path.join(args.exported, f), args.work)
+        else:
+            export(name, args.size, args.work)
         with open(os.path.join(args.work, name + ".json")) as f:
             infos[name] = json.load(f)
-        print(f"exported {name} ({time.monotonic() - start:.1f} s)", flush=True)
+        print(f"{'copied' if args.exported else 'exported'} {name} "
+              f"({time.monotonic() - start:.1f} s)", flush=True)
     outcomes = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         jobs = {(n, c): pool.submit(run_check, args, n, c, infos[n]) for n in names for c in CHECKS}
@@ -540,9 +590,16 @@ def main():
     p_check.add_argument("--shard", default="0/1", help="I/N: every Nth model from the Ith")
     p_check.add_argument("--junit")
     p_check.add_argument("--table")
+    p_check.add_argument("--exported", help="a folder of `zoo.py export`: its models are "
+                         "checked instead of exporting them here")
     p_bundle.add_argument("--out", required=True)
     p_bundle.set_defaults(kernel_cache=os.path.expanduser("~/.cache/kiln/kernels"))
     p_bundle.add_argument("--size", choices=["ci", "full"], default="full")
+    p = sub.add_parser("export")
+    p.add_argument("--out", required=True)
+    p.add_argument("--models", help="comma-separated (default: all)")
+    p.add_argument("--size", choices=["ci", "full"], default="ci")
+    p.add_argument("--exporter", choices=["torchscript", "default"], default="default")
     p = sub.add_parser("compare-steps")
     p.add_argument("torch_losses")
     p.add_argument("kiln_log")
@@ -551,7 +608,7 @@ def main():
     p.add_argument("bundle")
     p.add_argument("model")
     args = parser.parse_args()
-    return {"check": check, "bundle": bundle, "compare-steps": compare_steps,
+    return {"check": check, "bundle": bundle, "export": export_only, "compare-steps": compare_steps,
             "gpu-reference": gpu_reference}[args.command](args)
 
 
