@@ -80,7 +80,7 @@ FailureOr<GemmPlan> analyzeGemm(FusionOp fusion, std::string &why) {
     }
     std::string name = op.getName().getStringRef().str();
     if (!ScalarEmitter::supportsOp(&op) ||
-        !ScalarEmitter::bufferOperands(&op).empty() ||
+        !ScalarEmitter::remappedOperands(&op).empty() ||
         op.getNumResults() != 1) {
       why = "'" + name + "' is not an element-wise epilogue op";
       return failure();

@@ -3,16 +3,18 @@
 //
 // Kinds "pointwise" and "optimizer".
 //
-// pointwise: the body holds only pointwise ops (ScalarEmitter's list) and
-// index-remapping ops, which read fusion inputs or, when their positions
-// stay inside the operand (transpose, slice, flip, reshape, rope), compute
-// it at those positions (a chain of layout and element-wise ops is one
-// loop). One result (the largest) is the root; every other result must
-// broadcast to it. The kernel is kernels/pointwise.cuh: one thread per root
-// element in a grid-stride loop, or V consecutive elements with 16-byte
-// vector accesses when every tensor read or written has the root's elements
-// (or one element) and every pointer is aligned at run time (V = 16 / the
-// smallest element size, at most 8). The group's functor
+// pointwise: the body holds any pointwise and index-remapping ops (every op
+// with the ScalarForm trait), which read their operands from fusion inputs
+// or compute them at the positions they read (a chain of layout, gather and
+// element-wise ops is one loop; ScalarEmitter.h). This is the loop kernel
+// of every group --kiln-fuse forms from such ops, whatever their order and
+// whatever computes their operands. One result (the largest) is the root;
+// every other result must broadcast to it. The kernel is
+// kernels/pointwise.cuh: one thread per root element in a grid-stride loop,
+// or V consecutive elements with 16-byte vector accesses when every tensor
+// read or written has the root's elements (or one element) and every
+// pointer is aligned at run time (V = 16 / the smallest element size, at
+// most 8). The group's functor
 // (PointwiseFunctors.cpp) computes and stores everything at one root
 // element; values with one element (a learning rate, a bias correction) are
 // computed once per thread.
@@ -122,17 +124,13 @@ bool analyze(FusionOp fusion, Group &group, std::string *why) {
     std::string reason;
     if (!ScalarEmitter::supportsOp(op, &reason))
       return fail(reason);
-    SmallVector<Value> remapped = ScalarEmitter::bufferOperands(op);
+    SmallVector<Value> remapped = ScalarEmitter::remappedOperands(op);
     bool computedRemapped = false;
     for (Value operand : remapped) {
       if (auto argument = dyn_cast<BlockArgument>(operand)) {
         inputs.insert(argument.getArgNumber());
         continue;
       }
-      if (!remapsWithinOperands(op))
-        return fail("'" + op->getName().getStringRef().str() +
-                    "' reads a value computed inside the fusion; its data "
-                    "operands must be fusion inputs");
       computedRemapped = true;
       stack.push_back({operand, true});
     }
@@ -194,10 +192,8 @@ int64_t laneRegisters(FusionOp fusion, const Group &group) {
   return bytes / 4;
 }
 
-/// Every op of the body is one the ScalarEmitter knows, and index-remapping
-/// ops read fusion inputs unless their positions stay inside the operand
-/// (checked for dead ops too, so that the fusion as written is what the
-/// kernel computes).
+/// Every op of the body is one the ScalarEmitter knows (checked for dead ops
+/// too, so that the fusion as written is what the kernel computes).
 bool bodySupported(FusionOp fusion, std::string *why) {
   for (Operation &op : fusion.getBody().front().without_terminator()) {
     std::string reason;
@@ -206,16 +202,6 @@ bool bodySupported(FusionOp fusion, std::string *why) {
         *why = reason;
       return false;
     }
-    if (remapsWithinOperands(&op))
-      continue;
-    for (Value operand : ScalarEmitter::bufferOperands(&op))
-      if (!isa<BlockArgument>(operand)) {
-        if (why)
-          *why = "'" + op.getName().getStringRef().str() +
-                 "' reads a value computed inside the fusion; its data "
-                 "operands must be fusion inputs";
-        return false;
-      }
   }
   return true;
 }

@@ -110,7 +110,7 @@ FailureOr<std::string> FunctorWriter::prologue() {
       if (!needed.insert(x).second)
         continue;
       if (Operation *op = x.getDefiningOp()) {
-        SmallVector<Value> remapped = ScalarEmitter::bufferOperands(op);
+        SmallVector<Value> remapped = ScalarEmitter::remappedOperands(op);
         for (Value operand : op->getOperands())
           if (!llvm::is_contained(remapped, operand))
             stack.push_back(operand);

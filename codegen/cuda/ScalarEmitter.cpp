@@ -175,7 +175,7 @@ bool ScalarEmitter::supportsOp(Operation *op, std::string *why) {
   return true;
 }
 
-SmallVector<Value> ScalarEmitter::bufferOperands(Operation *op) {
+SmallVector<Value> ScalarEmitter::remappedOperands(Operation *op) {
   if (remapsOperands(op))
     return SmallVector<Value>(op->getOperands());
   return {};
@@ -405,14 +405,17 @@ FailureOr<std::string> ScalarEmitter::emit(Value value, std::string &out,
       return failure();
     }
     ops.push_back(op);
-    SmallVector<Value> remapped = bufferOperands(op);
+    SmallVector<Value> remapped = remappedOperands(op);
     for (Value operand : op->getOperands()) {
       if (llvm::is_contained(remapped, operand)) {
-        // Computed at the remapped positions by expression().
+        // Loaded or computed at the remapped positions by expression(); a
+        // value bound as one element's expression holds no other position.
         if (!buffers.count(operand) &&
-            (isa<BlockArgument>(operand) || !remapsWithinOperands(op))) {
-          op->emitOpError("codegen: its data operands must be fusion inputs "
-                          "(buffers), not values computed in the fusion");
+            (isa<BlockArgument>(operand) ||
+             (bound.count(operand) &&
+              tensorType(operand).getNumElements() != 1))) {
+          op->emitOpError("codegen: it reads a value bound at one element "
+                          "at other positions");
           return failure();
         }
         continue;
@@ -615,6 +618,42 @@ struct ScalarEmitter::OpEmission {
     return coordsCache;
   }
   std::string flat() { return self.projectedFlat(result); }
+
+  using Compute =
+      llvm::function_ref<FailureOr<std::string>(size_t, std::string &, int)>;
+  /// A variable that holds case n's value, for the first n whose condition
+  /// holds (the last case where none does): each case's statements run in
+  /// a C block of their own, only where it is chosen. The remapping ops
+  /// compute an operand so only at positions that lie inside it.
+  FailureOr<std::string> branches(ArrayRef<std::string> conditions,
+                                  Compute compute) {
+    std::string var = name + "_v";
+    out += pad + computeCType(type).str() + " " + var + ";\n";
+    for (size_t n = 0; n <= conditions.size(); ++n) {
+      out += pad + (n == 0 ? "" : "} else ") +
+             (n < conditions.size() ? "if (" + conditions[n] + ") " : "") +
+             "{\n";
+      FailureOr<std::string> value = compute(n, out, indent + 2);
+      if (failed(value))
+        return failure();
+      out += pad + "  " + var + " = " + *value + ";\n";
+    }
+    out += pad + "}\n";
+    return var;
+  }
+  /// The value `compute` gives where `condition` holds, else `fallback`.
+  FailureOr<std::string>
+  guarded(const std::string &condition, const std::string &fallback,
+          llvm::function_ref<FailureOr<std::string>(std::string &, int)>
+              compute) {
+    return branches({condition},
+                    [&](size_t n, std::string &into,
+                        int at) -> FailureOr<std::string> {
+                      if (n == 0)
+                        return compute(into, at);
+                      return fallback;
+                    });
+  }
 
 private:
   SmallVector<std::string> coordsCache;
@@ -912,6 +951,13 @@ FailureOr<std::string> ScalarCases::pad(OpEmission &e) {
   std::string value = e.isFloat ? floatLiteral(roundedToType(v, e.type))
                       : e.isInt ? intLiteral(static_cast<int64_t>(v))
                                 : (v != 0 ? "true" : "false");
+  if (!e.self.buffers.count(input)) {
+    // Computed in the fusion: only at positions inside the operand.
+    return e.guarded(inside.empty() ? "true" : inside, value,
+                     [&](std::string &out, int indent) {
+                       return e.self.valueAt(input, in, out, indent);
+                     });
+  }
   std::string element = e.self.load(input, in);
   if (inside.empty())
     return element;
@@ -922,18 +968,34 @@ FailureOr<std::string> ScalarCases::concat(OpEmission &e) {
   auto c = cast<ConcatOp>(e.op);
   int64_t dim = c.getDim();
   std::string j = e.coords()[dim];
-  // Innermost first: the last input is the final else.
   SmallVector<int64_t> offsets;
   int64_t offset = 0;
   for (Value input : c.getInputs()) {
     offsets.push_back(offset);
     offset += tensorType(input).getShape()[dim];
   }
-  std::string text;
-  for (size_t n = c.getInputs().size(); n-- > 0;) {
+  auto at = [&](size_t n) {
     Index in{e.coords(), ""};
     in.coords[dim] = plus(j, -offsets[n]);
-    std::string value = e.self.load(c.getInputs()[n], in);
+    return in;
+  };
+  bool allBuffers = llvm::all_of(c.getInputs(), [&](Value input) {
+    return e.self.buffers.count(input) != 0;
+  });
+  if (!allBuffers) {
+    // Some inputs are computed in the fusion: only the one the position
+    // falls in is.
+    SmallVector<std::string> conditions;
+    for (size_t n = 1; n < offsets.size(); ++n)
+      conditions.push_back("(" + j + ") < " + indexLiteral(offsets[n]));
+    return e.branches(conditions, [&](size_t n, std::string &out, int indent) {
+      return e.self.valueAt(c.getInputs()[n], at(n), out, indent);
+    });
+  }
+  // Innermost first: the last input is the final else.
+  std::string text;
+  for (size_t n = c.getInputs().size(); n-- > 0;) {
+    std::string value = e.self.load(c.getInputs()[n], at(n));
     if (text.empty()) {
       text = value;
       continue;
@@ -952,18 +1014,29 @@ FailureOr<std::string> ScalarCases::embedding(OpEmission &e) {
   int64_t width = tensorType(table).getShape()[1];
   const SmallVector<std::string> &at = e.coords();
   Index rowIndex{SmallVector<std::string>(at.begin(), at.end() - 1), ""};
+  FailureOr<std::string> index = self.valueAt(indices, rowIndex, e.out,
+                                              e.indent);
+  if (failed(index))
+    return failure();
   std::string row = e.name + "_row";
-  e.out +=
-      e.pad + "const int " + row + " = " + self.load(indices, rowIndex) + ";\n";
+  e.out += e.pad + "const int " + row + " = " + *index + ";\n";
   std::string column = at.back();
-  std::string index = "(" + self.indexType + ")" + row;
-  std::string element = width == 1 ? index
-                                   : index + " * " + indexLiteral(width) +
-                                         (column == "0" ? "" : " + " + column);
   // Out-of-range rows read nothing and give NaN (as the reference).
-  return "((" + row + " >= 0 && " + row + " < " + std::to_string(rows) +
-         ") ? " + self.loadAtFlat(table, element) + " : " + floatLiteral(NAN) +
-         ")";
+  std::string inRange =
+      row + " >= 0 && " + row + " < " + std::to_string(rows);
+  std::string rowAt = "(" + self.indexType + ")" + row;
+  if (!self.buffers.count(table)) {
+    Index element{{rowAt, column}, ""};
+    return e.guarded(inRange, floatLiteral(NAN),
+                     [&](std::string &out, int indent) {
+                       return self.valueAt(table, element, out, indent);
+                     });
+  }
+  std::string element = width == 1 ? rowAt
+                                   : rowAt + " * " + indexLiteral(width) +
+                                         (column == "0" ? "" : " + " + column);
+  return "((" + inRange + ") ? " + self.loadAtFlat(table, element) + " : " +
+         floatLiteral(NAN) + ")";
 }
 
 FailureOr<std::string> ScalarCases::rope(OpEmission &e) {

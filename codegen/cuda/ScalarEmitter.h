@@ -18,11 +18,13 @@
 // or C expressions that already hold the element at the current index (a
 // register of an enclosing kernel, e.g. a GEMM accumulator). Index-remapping
 // ops (transpose, slice, flip, pad, concat, reshape, rope, embedding) read
-// their data operands at remapped indices: from buffers, or, for the ops
-// whose positions always lie inside the operand (transpose, slice, flip,
-// reshape, rope; see remapsWithinOperands), by computing the operand there
-// (a nested emitter over the operand's shape evaluates its ops at the
-// remapped coordinates; nothing computed at the current index is reused).
+// their operands at remapped indices: from buffers, or by computing the
+// operand there (a nested emitter over the operand's shape evaluates its
+// ops at the remapped coordinates; nothing computed at the current index is
+// reused). Where a position may lie outside an operand (pad, the inputs of
+// concat, an embedding's rows) the operand is computed in a branch taken
+// only at positions inside it, so that every group of pointwise and
+// index-remapping ops has a kernel, whatever computes their operands.
 //
 // Compute types: float for f32/bf16/f16 (an op with a bf16 or f16 result
 // rounds its f32 value once to that type, as the reference interpreter
@@ -97,10 +99,10 @@ public:
   /// the table of device functions (kernels/scalar_ops.cuh) or a case of
   /// its own. Every op with the ScalarForm trait has one.
   static bool hasScalarLowering(OperationName name);
-  /// The operands of `op` it reads at remapped indices (the data operands of
-  /// index-remapping ops); all others are evaluated at the projected index.
-  /// They must be buffers unless remapsWithinOperands(op).
-  static llvm::SmallVector<Value> bufferOperands(Operation *op);
+  /// The operands of `op` it reads at remapped indices (the operands of
+  /// index-remapping ops): buffers, or values computed there; all others are
+  /// evaluated at the projected index.
+  static llvm::SmallVector<Value> remappedOperands(Operation *op);
 
   /// Appends to `out` (each line indented by `indent` spaces) the statements
   /// that compute `value` at the current index, and the ops it depends on

@@ -43,11 +43,6 @@ bool remapsOperands(Operation *op) {
   return isa<RemapsOperandsOpInterface>(op);
 }
 
-bool remapsWithinOperands(Operation *op) {
-  auto remapping = dyn_cast<RemapsOperandsOpInterface>(op);
-  return remapping && remapping.remapsWithinOperands();
-}
-
 int64_t remappedReadsPerElement(Operation *op) {
   auto remapping = dyn_cast<RemapsOperandsOpInterface>(op);
   return remapping ? remapping.getRemappedReadsPerElement() : 1;

@@ -25,9 +25,9 @@ enum class OpClass {
   /// operand: elementwise ops, constants, iota, random ops, broadcast_to,
   /// dropout, triu, tril (trait Kiln_Pointwise).
   Pointwise,
-  /// Pointwise over the result, but data operands are read at remapped
-  /// indices, so they must be materialised buffers or computed there
-  /// (transpose, slice, rope...; trait Kiln_Layout).
+  /// Pointwise over the result, but operands are read at remapped indices,
+  /// from buffers or computed there (transpose, slice, pad, concat, rope,
+  /// embedding...; trait Kiln_Layout).
   Gather,
   /// Changes only the shape of a contiguous buffer: no kernel, an alias
   /// (reshape; trait Kiln_View).
@@ -55,13 +55,6 @@ llvm::StringRef fusionKindOf(Operation *op);
 /// Whether `op` reads its data operands at remapped positions (layout ops
 /// and reshape: RemapsOperandsOpInterface).
 bool remapsOperands(Operation *op);
-
-/// Whether `op` reads its data operands at remapped positions that always
-/// lie inside them (transpose, slice, flip, rope, reshape): a kernel can then
-/// compute such an operand at those positions instead of reading a buffer.
-/// (pad, concat and embedding choose among positions that may lie outside,
-/// so their data operands stay buffers.)
-bool remapsWithinOperands(Operation *op);
 
 /// Positions of its data operand that `op` reads per result element (rope
 /// reads two: each element and its rotation partner; the other remapping

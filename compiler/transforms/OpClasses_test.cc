@@ -164,34 +164,34 @@ TEST_F(OpClassesTest, SpotChecks) {
     const char *op;
     OpClass opClass;
     const char *kind;
-    bool remaps, within;
+    bool remaps;
     int64_t reads;
   };
   const Expected expected[] = {
-      {"kiln.add", OpClass::Pointwise, "pointwise", false, false, 1},
-      {"kiln.triu", OpClass::Pointwise, "pointwise", false, false, 1},
-      {"kiln.dropout", OpClass::Pointwise, "pointwise", false, false, 1},
-      {"kiln.broadcast_to", OpClass::Pointwise, "pointwise", false, false, 1},
-      {"kiln.transpose", OpClass::Gather, "pointwise", true, true, 1},
-      {"kiln.rope", OpClass::Gather, "pointwise", true, true, 2},
-      {"kiln.pad", OpClass::Gather, "pointwise", true, false, 1},
-      {"kiln.concat", OpClass::Gather, "pointwise", true, false, 1},
-      {"kiln.embedding", OpClass::Gather, "pointwise", true, false, 1},
-      {"kiln.reshape", OpClass::View, "pointwise", true, true, 1},
-      {"kiln.softmax", OpClass::Reduction, "reduction", false, false, 1},
-      {"kiln.matmul", OpClass::Gemm, "gemm", false, false, 1},
-      {"kiln.attention_backward", OpClass::Dedicated, "attention", false, false,
+      {"kiln.add", OpClass::Pointwise, "pointwise", false, 1},
+      {"kiln.triu", OpClass::Pointwise, "pointwise", false, 1},
+      {"kiln.dropout", OpClass::Pointwise, "pointwise", false, 1},
+      {"kiln.broadcast_to", OpClass::Pointwise, "pointwise", false, 1},
+      {"kiln.transpose", OpClass::Gather, "pointwise", true, 1},
+      {"kiln.rope", OpClass::Gather, "pointwise", true, 2},
+      {"kiln.pad", OpClass::Gather, "pointwise", true, 1},
+      {"kiln.concat", OpClass::Gather, "pointwise", true, 1},
+      {"kiln.embedding", OpClass::Gather, "pointwise", true, 1},
+      {"kiln.reshape", OpClass::View, "pointwise", true, 1},
+      {"kiln.softmax", OpClass::Reduction, "reduction", false, 1},
+      {"kiln.matmul", OpClass::Gemm, "gemm", false, 1},
+      {"kiln.attention_backward", OpClass::Dedicated, "attention", false,
        1},
-      {"kiln.rnn", OpClass::Dedicated, "rnn", false, false, 1},
-      {"kiln.conv2d_backward_filter", OpClass::Dedicated, "conv", false, false,
+      {"kiln.rnn", OpClass::Dedicated, "rnn", false, 1},
+      {"kiln.conv2d_backward_filter", OpClass::Dedicated, "conv", false,
        1},
-      {"kiln.max_pool2d", OpClass::Dedicated, "pool", false, false, 1},
-      {"kiln.avg_pool2d_backward", OpClass::Dedicated, "pool", false, false, 1},
+      {"kiln.max_pool2d", OpClass::Dedicated, "pool", false, 1},
+      {"kiln.avg_pool2d_backward", OpClass::Dedicated, "pool", false, 1},
       {"kiln.batch_norm_backward", OpClass::Dedicated, "batch_norm", false,
-       false, 1},
-      {"kiln.embedding_backward", OpClass::Dedicated, "embedding", false, false,
        1},
-      {"kiln.fusion", OpClass::Other, "pointwise", false, false, 1},
+      {"kiln.embedding_backward", OpClass::Dedicated, "embedding", false,
+       1},
+      {"kiln.fusion", OpClass::Other, "pointwise", false, 1},
   };
   for (const Expected &e : expected) {
     Operation *op = instance(e.op);
@@ -200,7 +200,6 @@ TEST_F(OpClassesTest, SpotChecks) {
       EXPECT_EQ(fusionKindOf(op), e.kind) << e.op;
     }
     EXPECT_EQ(remapsOperands(op), e.remaps) << e.op;
-    EXPECT_EQ(remapsWithinOperands(op), e.within) << e.op;
     EXPECT_EQ(remappedReadsPerElement(op), e.reads) << e.op;
     op->destroy();
   }

@@ -1,11 +1,12 @@
 //===- RemapChains.cpp - layout ops inside pointwise kernels --------------===//
 //
 // A pointwise kernel computes each element of its root from the elements of
-// its operands; an index-remapping op (transpose, slice, flip, reshape,
-// rope) reads its operand at other positions. When that operand is itself
-// computed element-wise, the kernel can compute it at those positions
-// instead of reading it from a buffer that a kernel of its own wrote: a
-// chain such as scale -> rope -> scale -> transpose becomes one loop.
+// its operands; an index-remapping op (transpose, slice, flip, pad, concat,
+// reshape, rope, embedding) reads its operands at other positions. When an
+// operand is itself computed element-wise, the kernel can compute it at
+// those positions instead of reading it from a buffer that a kernel of its
+// own wrote: a chain such as scale -> rope -> scale -> transpose, or the
+// slices, pads and adds of a gate's gradient, becomes one loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +23,6 @@ static constexpr int64_t kMaxFanOut = 4;
 
 bool canComputeAtRemappedPositions(Operation *producer, Operation *reader,
                                    const Group &group, int64_t &fanOut) {
-  if (remapsOperands(reader) && !remapsWithinOperands(reader))
-    return false;
   // Computed at remapped positions, it cannot also be stored as a result.
   for (Operation *user : producer->getUsers())
     if (user != reader && !group.ops.contains(user))

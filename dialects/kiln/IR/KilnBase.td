@@ -125,25 +125,21 @@ def Kiln_NonDifferentiable : NativeOpTrait<"kiln::NonDifferentiable">;
 /// tril): such ops fuse into one loop.
 def Kiln_Pointwise : NativeOpTrait<"kiln::Pointwise">;
 
-/// Reads its operands at positions computed from the result element's:
-/// `withinOperands` when every position read lies inside the operands (a
-/// kernel may then compute an operand there instead of reading a buffer),
+/// Reads its operands at positions computed from the result element's,
 /// `readsPerElement` positions of an operand per result element.
-class Kiln_RemapsOperands<bit withinOperands, int readsPerElement = 1>
+class Kiln_RemapsOperands<int readsPerElement = 1>
     : TraitList<[
         NativeOpTrait<"kiln::RemapsOperands", [],
-          "static bool remapsWithinOperands() { return "
-          # !if(withinOperands, "true", "false") # "; }\n"
-          # "static int64_t getRemappedReadsPerElement() { return "
+          "static int64_t getRemappedReadsPerElement() { return "
           # readsPerElement # "; }">,
         Kiln_RemapsOperandsOpInterface]>;
 
 /// Layout op: pointwise over the result, but its operands are read at
 /// remapped positions (transpose, slice, flip, pad, concat, rope,
-/// embedding), so they are buffers unless `withinOperands`.
-class Kiln_Layout<bit withinOperands, int readsPerElement = 1>
+/// embedding): a kernel loads them there, or computes them there.
+class Kiln_Layout<int readsPerElement = 1>
     : TraitList<[NativeOpTrait<"kiln::Layout">,
-                 Kiln_RemapsOperands<withinOperands, readsPerElement>]>;
+                 Kiln_RemapsOperands<readsPerElement>]>;
 
 /// Changes only the shape of a contiguous buffer: an alias, no kernel.
 def Kiln_View : NativeOpTrait<"kiln::View">;

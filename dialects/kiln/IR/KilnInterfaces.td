@@ -48,17 +48,9 @@ def Kiln_RemapsOperandsOpInterface : OpInterface<"RemapsOperandsOpInterface"> {
     An op whose result element reads its operands at positions computed from
     the element's own (transpose, slice, flip, pad, concat, reshape, rope,
     embedding) rather than at the element itself. Ops get it, with its
-    parameters, from the `Kiln_RemapsOperands` trait list (KilnBase.td).
+    parameter, from the `Kiln_RemapsOperands` trait list (KilnBase.td).
   }];
   let methods = [
-    StaticInterfaceMethod<[{
-        Whether every position read lies inside the operands (transpose,
-        slice, flip, reshape, rope), so that a kernel may compute an
-        operand at those positions instead of reading a buffer. Ops that
-        choose among positions that may lie outside (pad, concat,
-        embedding) return false: their operands stay buffers.
-      }],
-      "bool", "remapsWithinOperands", (ins)>,
     StaticInterfaceMethod<[{
         Positions of an operand read per result element (rope reads two:
         the element and its rotation partner).

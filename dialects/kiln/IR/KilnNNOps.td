@@ -306,7 +306,7 @@ def Kiln_AvgPool2dOp : Kiln_Pool2dOp<"avg_pool2d", "average",
 //===----------------------------------------------------------------------===//
 
 def Kiln_EmbeddingOp : Kiln_Op<"embedding",
-    [InferTypeOpAdaptor, Kiln_Layout</*within=*/0>, Kiln_ScalarForm]> {
+    [InferTypeOpAdaptor, Kiln_Layout<>, Kiln_ScalarForm]> {
   let summary = "gathers rows of an embedding table";
   let description = [{
     `result[i..., :] = table[indices[i...], :]` for a float `table` `[V, D]`
@@ -327,7 +327,7 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding",
 }
 
 def Kiln_RopeOp : Kiln_Op<"rope", [SameOperandsAndResultType,
-    Kiln_Layout</*within=*/1, /*readsPerElement=*/2>, Kiln_ScalarForm]> {
+    Kiln_Layout</*readsPerElement=*/2>, Kiln_ScalarForm]> {
   let summary = "rotary position embedding (rotate-half pairing)";
   let description = [{
     Rotary position embedding of `input` laid out `[B, T, H, D]` (batch,

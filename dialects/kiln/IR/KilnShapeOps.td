@@ -23,7 +23,7 @@ class Kiln_ExplicitShapeOp<string mnemonic, list<Trait> traits = []>
 
 def Kiln_ReshapeOp
     : Kiln_ExplicitShapeOp<"reshape", [Kiln_View,
-                                       Kiln_RemapsOperands</*within=*/1>,
+                                       Kiln_RemapsOperands<>,
                                        Kiln_ScalarForm]> {
   let summary = "reinterprets a tensor with another shape of the same size";
   let description = [{
@@ -67,7 +67,7 @@ def Kiln_BroadcastToOp
 //===----------------------------------------------------------------------===//
 
 def Kiln_TransposeOp : Kiln_Op<"transpose",
-    [InferTypeOpAdaptor, Kiln_Layout</*within=*/1>, Kiln_ScalarForm]> {
+    [InferTypeOpAdaptor, Kiln_Layout<>, Kiln_ScalarForm]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `k` is input dimension `perm[k]` (as `numpy.transpose`):
@@ -88,7 +88,7 @@ def Kiln_TransposeOp : Kiln_Op<"transpose",
 }
 
 def Kiln_SliceOp : Kiln_Op<"slice",
-    [InferTypeOpAdaptor, Kiln_Layout</*within=*/1>, Kiln_ScalarForm]> {
+    [InferTypeOpAdaptor, Kiln_Layout<>, Kiln_ScalarForm]> {
   let summary = "strided slice with static bounds";
   let description = [{
     Takes, in every dimension `d`, the indices `start[d], start[d] + step[d],
@@ -114,7 +114,7 @@ def Kiln_SliceOp : Kiln_Op<"slice",
 }
 
 def Kiln_ConcatOp : Kiln_Op<"concat",
-    [InferTypeOpAdaptor, Kiln_Layout</*within=*/0>, Kiln_ScalarForm]> {
+    [InferTypeOpAdaptor, Kiln_Layout<>, Kiln_ScalarForm]> {
   let summary = "joins tensors along one dimension";
   let description = [{
     Places the `inputs` one after another, in operand order, along dimension
@@ -136,7 +136,7 @@ def Kiln_ConcatOp : Kiln_Op<"concat",
 }
 
 def Kiln_PadOp : Kiln_Op<"pad",
-    [InferTypeOpAdaptor, Kiln_Layout</*within=*/0>, Kiln_ScalarForm]> {
+    [InferTypeOpAdaptor, Kiln_Layout<>, Kiln_ScalarForm]> {
   let summary = "pads a tensor with a constant";
   let description = [{
     Adds `low[d]` elements before and `high[d]` elements after dimension `d`,
@@ -169,7 +169,7 @@ def Kiln_PadOp : Kiln_Op<"pad",
 //===----------------------------------------------------------------------===//
 
 def Kiln_FlipOp : Kiln_Op<"flip",
-    [SameOperandsAndResultType, Kiln_Layout</*within=*/1>, Kiln_ScalarForm]> {
+    [SameOperandsAndResultType, Kiln_Layout<>, Kiln_ScalarForm]> {
   let summary = "reverses a tensor along the given dimensions";
   let description = [{
     Reverses the order of the elements along each dimension in `dims` (each
