@@ -1,6 +1,8 @@
 //===- LoadModel.cpp - a model file, MLIR or ONNX, as a kiln module -------===//
 
 #include "compiler/import/LoadModel.h"
+#include "compiler/import/ModelText.h"
+#include "dialects/kiln/IR/ModuleVerifier.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
@@ -117,13 +119,21 @@ OwningOpRef<ModuleOp> loadModel(llvm::StringRef path,
                                 MLIRContext *context,
                                 const OnnxImportOptions &options,
                                 std::string &error) {
-  if (isOnnxPath(path))
-    return importOnnxFile(path, context, options);
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
-  if (!file)
+  OwningOpRef<ModuleOp> module;
+  if (isOnnxPath(path)) {
+    module = importOnnxFile(path, context, options);
+  } else {
+    std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
+    if (!file)
+      return nullptr;
+    if (failed(checkModelText(*file, error)))
+      return nullptr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, context);
+  }
+  if (!module || failed(verifyModule(*module)))
     return nullptr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, context);
+  return module;
 }
 
 } // namespace mlir::kiln

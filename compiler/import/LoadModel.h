@@ -50,9 +50,11 @@ std::unique_ptr<ScopedDiagnosticHandler>
 makeOnnxDiagnosticHandler(MLIRContext *context);
 
 /// Parses the MLIR file at `path` into `sourceMgr` (so that a
-/// SourceMgrDiagnosticHandler on it shows file:line:col), or imports it as
-/// ONNX with `options`. Null after errors, which went to the context's
-/// diagnostic handler, or (unreadable file) into `error`.
+/// SourceMgrDiagnosticHandler on it shows file:line:col), after the checks
+/// of its bytes (ModelText.h), or imports it as ONNX with `options`; then
+/// checks the module as a whole (dialects/kiln/IR/ModuleVerifier.h). Null
+/// after errors, which went to the context's diagnostic handler, or
+/// (unreadable or binary file) into `error`.
 OwningOpRef<ModuleOp> loadModel(llvm::StringRef path,
                                 llvm::SourceMgr &sourceMgr,
                                 MLIRContext *context,

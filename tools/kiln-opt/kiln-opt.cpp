@@ -17,9 +17,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/LoadModel.h"
+#include "compiler/import/ModelText.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/ModuleVerifier.h"
 
 #include "mlir/Debug/Counter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -141,6 +143,13 @@ int main(int argc, char **argv) {
     return ::kiln::tools::usageError(tool, problem);
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
+  // The checks of a whole module that the other tools make as they load a
+  // model run before the passes given.
+  config.setPassPipelineSetupFn(
+      [given = mlir::MlirOptMainConfig(config)](mlir::PassManager &pm) {
+        pm.addPass(mlir::kiln::createVerifyModulePass());
+        return given.setupPassPipeline(pm);
+      });
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input;
@@ -152,6 +161,11 @@ int main(int argc, char **argv) {
     input = mlir::openInputFile(inputPath, &error);
     if (!input) {
       llvm::errs() << error << "\n";
+      return 1;
+    }
+    // The checks of the text every tool makes before parsing.
+    if (mlir::failed(mlir::kiln::checkModelText(*input, error))) {
+      llvm::errs() << "kiln-opt: error: " << error << "\n";
       return 1;
     }
   }

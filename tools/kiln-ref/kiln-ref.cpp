@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
       loadModel(modelPath, sourceMgr, &context,
                 onnxImportOptionsFromCommandLine(functionName), openError);
   if (!module)
-    return openError.empty() ? 1 : fail("cannot read model: " + openError);
+    return openError.empty() ? 1 : fail(openError);
 
   auto function = module->lookupSymbol<func::FuncOp>(functionName);
   if (!function) {

@@ -43,7 +43,7 @@
 // be written.
 // RUN: not kiln-ref %t.nonexistent.mlir --function f -o %t.o 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOMODEL
-// NOMODEL: error: cannot read model: {{.*}}nonexistent.mlir
+// NOMODEL: error: cannot open input file '{{.*}}nonexistent.mlir'
 // RUN: not kiln-ref %S/Inputs/funcs.mlir --function only_x --inputs %t.nonexistent \
 // RUN:   -o %t.o 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: error: cannot read inputs '{{.*}}nonexistent':
