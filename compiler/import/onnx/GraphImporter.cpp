@@ -273,6 +273,32 @@ static bool isTrainable(const OnnxImportOptions &options,
   return llvm::is_contained(names, name);
 }
 
+/// ONNX assigns every value once: a node output that names a graph input,
+/// an initializer or an earlier output would replace that value silently.
+/// The error is at the second writer, naming the first.
+static LogicalResult
+checkSingleWriters(const onnx::GraphProto &graph,
+                   llvm::ArrayRef<FlatNode> nodes,
+                   llvm::function_ref<Location(const std::string &)> locate) {
+  llvm::StringMap<std::string> writers;
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    writers.try_emplace(tensor.name(), "initializer '" + tensor.name() + "'");
+  for (const onnx::ValueInfoProto &input : graph.input())
+    writers.try_emplace(input.name(), "graph input '" + input.name() + "'");
+  for (const FlatNode &node : nodes)
+    for (const std::string &output : node.proto->output()) {
+      if (output.empty())
+        continue;
+      auto [first, fresh] = writers.try_emplace(output, node.label);
+      if (!fresh)
+        return emitError(locate(node.label))
+               << "ONNX " << node.proto->op_type() << ": output '" << output
+               << "' is already written by " << first->second
+               << "; every ONNX value has one writer";
+    }
+  return success();
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   const onnx::GraphProto &graph = model.graph();
   Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
@@ -282,7 +308,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   auto nodes =
       flattenGraph(model, defaultOpset, inlined,
                    [&](const std::string &label) { return graphLoc(label); });
-  if (failed(nodes))
+  if (failed(nodes) ||
+      failed(checkSingleWriters(graph, *nodes, [&](const std::string &label) {
+        return graphLoc(label);
+      })))
     return nullptr;
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);

@@ -16,6 +16,16 @@
 // RUN: not kiln-opt %t.bcast.onnx 2>&1 | FileCheck %s --check-prefix=BCAST
 // BCAST: node 'add0' (Add): error: ONNX Add operands 'tensor<2x3xf32>' and 'tensor<4xf32>' do not broadcast
 
+// A value written by two nodes, or a node writing a graph input: an error
+// at the second writer naming the first (ONNX values have one writer).
+// RUN: python3 %S/Inputs/make_onnx_model.py two_writers %t.twice.onnx
+// RUN: not kilnc %t.twice.onnx --inference -o %t.twice.kiln 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not kiln-ref %t.twice.onnx --function loss --random-seed 1 --print 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: .twice.onnx: node 'neg0' (Neg): error: ONNX Neg: output 'y' is already written by node 'relu0' (Relu); every ONNX value has one writer
+// RUN: python3 %S/Inputs/make_onnx_model.py overwritten_input %t.input.onnx
+// RUN: not kiln-opt %t.input.onnx 2>&1 | FileCheck %s --check-prefix=INPUT
+// INPUT: .input.onnx: node 'neg0' (Neg): error: ONNX Neg: output 'x' is already written by graph input 'x'; every ONNX value has one writer
+
 // Training options that do not fit the model.
 // RUN: python3 %S/Inputs/make_onnx_model.py mlp %t.mlp.onnx
 // RUN: not kilnc %t.mlp.onnx --trainable=w1,w9 --emit=mlir 2>&1 | FileCheck %s --check-prefix=TRAIN

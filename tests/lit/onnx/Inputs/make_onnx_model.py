@@ -134,6 +134,24 @@ def relu():
                              [tensor("y", TensorProto.FLOAT, [3])])
 
 
+def two_writers():
+    """y written twice: by Relu(x) and by Neg(x)."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu0"),
+             helper.make_node("Neg", ["x"], ["y"], name="neg0")]
+    return helper.make_graph(nodes, "two_writers",
+                             [tensor("x", TensorProto.FLOAT, [3])],
+                             [tensor("y", TensorProto.FLOAT, [3])])
+
+
+def overwritten_input():
+    """A node that writes the graph input x."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu0"),
+             helper.make_node("Neg", ["y"], ["x"], name="neg0")]
+    return helper.make_graph(nodes, "overwritten_input",
+                             [tensor("x", TensorProto.FLOAT, [3])],
+                             [tensor("y", TensorProto.FLOAT, [3])])
+
+
 def gelu():
     nodes = [helper.make_node("Gelu", ["x"], ["y"], name="gelu0")]
     return helper.make_graph(nodes, "gelu",
@@ -258,6 +276,9 @@ MODELS.update({
         coordinate_transformation_mode="asymmetric",
         nearest_mode="round_prefer_ceil"), 18, 8),
     "recursive_function": (recursive_function, 18, 10),
+    # Values written more than once.
+    "two_writers": (two_writers, 17, 8),
+    "overwritten_input": (overwritten_input, 17, 8),
     "attention_block": (attention_block, 17, 8),
     "einsum_diagonal": (lambda: einsum("bii->bi", [[2, 3, 3]]), 17, 8),
     "einsum_three": (lambda: einsum("i,i,i->i", [[3], [3], [3]]), 17, 8),
