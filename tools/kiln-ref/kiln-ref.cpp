@@ -5,7 +5,8 @@
 // reference interpreter, with inputs and outputs in safetensors.
 //
 //   kiln-ref model.mlir|model.onnx --function NAME
-//            [--inputs in.safetensors] [--random-seed S] [--int-range N]
+//            [--inputs in.safetensors [--allow-nonfinite-inputs]]
+//            [--random-seed S] [--int-range N]
 //            [--init-params] [--precision f64|f32] [--print]
 //            [--print-count K] [--save-inputs used.safetensors]
 //            [-o out.safetensors]
@@ -15,7 +16,8 @@
 // name in --inputs, which must have the argument's shape and dtype exactly
 // (F32, BF16, F16, I32, BOOL for f32, bf16, f16, i32, i1), or I64 for i32
 // (what PyTorch and NumPy write), narrowed: a value outside the i32 range is
-// an error naming the tensor and element. An input that is a
+// an error naming the tensor and element, and so is a NaN or infinity in a
+// floating-point tensor unless --allow-nonfinite-inputs. An input that is a
 // kiln.cross_entropy's labels or a kiln.embedding's indices (directly or
 // through kiln.reshape) is checked: a label outside the classes (and not the
 // ignore_index) or an index outside the table is an error naming the input's
@@ -53,6 +55,7 @@
 #include "dialects/kiln/IR/KilnDialect.h"
 #include "dialects/kiln/IR/KilnNaming.h"
 #include "kiln/dtype.h"
+#include "runtime/io/finite.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/random/philox.h"
 #include "tools/common/ToolOptions.h"
@@ -98,6 +101,11 @@ static cl::opt<std::string>
     inputsPath("inputs",
                cl::desc("safetensors file with the arguments by name"),
                cl::value_desc("path"), cl::cat(inputCategory));
+static cl::opt<bool> allowNonfiniteInputs(
+    "allow-nonfinite-inputs",
+    cl::desc("pass NaN and infinite values of --inputs on to the function "
+             "(without it they are an error naming the tensor and element)"),
+    cl::init(false), cl::cat(inputCategory));
 static cl::opt<uint64_t> randomSeed(
     "random-seed",
     cl::desc("draw the arguments missing from --inputs from Philox under "
@@ -158,6 +166,9 @@ static std::string checkOptions() {
   if (!random && (initParams || intRange.getNumOccurrences()))
     return std::string(initParams ? "--init-params" : "--int-range") +
            " sets how arguments are drawn: give --random-seed";
+  if (allowNonfiniteInputs && inputsPath.empty())
+    return "--allow-nonfinite-inputs sets how --inputs is checked: give "
+           "--inputs";
   if (printCount.getNumOccurrences() && !printOutputs)
     return "--print-count sets what --print shows: give --print";
   if (outputPath.empty() && !printOutputs)
@@ -297,6 +308,12 @@ int main(int argc, char **argv) {
                     (expected == io::DType::kI32 ? " (or i64)" : "") +
                     ", got " + describe(file.dtype, file.shape));
       if (!narrowed) {
+        if (!allowNonfiniteInputs)
+          if (absl::Status finite = io::CheckFinite(
+                  file, "input '" + name + "' in " + inputsPath);
+              !finite.ok())
+            return fail(std::string(finite.message()) +
+                        " (--allow-nonfinite-inputs passes it on)");
         ref::fromHostTensor(file, tensor);
       } else if (std::optional<int64_t> bad = ref::readI64AsI32(
                      file.data.data(), tensor.size(), tensor.data.data())) {
