@@ -29,8 +29,15 @@ std::pair<int64_t, int64_t> Fans(const std::vector<int64_t>& shape) {
 std::vector<double> InitialValues(InitKind kind, double a, double b,
                                   const std::vector<int64_t>& shape,
                                   uint64_t seed, uint32_t stream) {
-  size_t n = static_cast<size_t>(Product(shape.begin(), shape.end()));
-  std::vector<double> values(n, 0.0);
+  const size_t n = static_cast<size_t>(Product(shape.begin(), shape.end()));
+  return InitialValues(kind, a, b, shape, seed, stream, 0, n);
+}
+
+std::vector<double> InitialValues(InitKind kind, double a, double b,
+                                  const std::vector<int64_t>& shape,
+                                  uint64_t seed, uint32_t stream, size_t begin,
+                                  size_t count) {
+  std::vector<double> values(count, 0.0);
   RandomStream random{seed, stream, 0};
   auto [fan_in, fan_out] = Fans(shape);
   switch (kind) {
@@ -43,21 +50,23 @@ std::vector<double> InitialValues(InitKind kind, double a, double b,
       std::fill(values.begin(), values.end(), a);
       break;
     case InitKind::kNormal:
-      for (size_t i = 0; i < n; ++i) values[i] = a + b * random.Normal(i);
+      for (size_t i = 0; i < count; ++i)
+        values[i] = a + b * random.Normal(begin + i);
       break;
     case InitKind::kUniform:
-      for (size_t i = 0; i < n; ++i)
-        values[i] = a + (b - a) * random.Uniform(i);
+      for (size_t i = 0; i < count; ++i)
+        values[i] = a + (b - a) * random.Uniform(begin + i);
       break;
     case InitKind::kXavier: {
       double bound = a * std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
-      for (size_t i = 0; i < n; ++i)
-        values[i] = bound * (2.0 * random.Uniform(i) - 1.0);
+      for (size_t i = 0; i < count; ++i)
+        values[i] = bound * (2.0 * random.Uniform(begin + i) - 1.0);
       break;
     }
     case InitKind::kKaiming: {
       double std = a / std::sqrt(static_cast<double>(fan_in));
-      for (size_t i = 0; i < n; ++i) values[i] = std * random.Normal(i);
+      for (size_t i = 0; i < count; ++i)
+        values[i] = std * random.Normal(begin + i);
       break;
     }
   }

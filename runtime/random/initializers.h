@@ -18,6 +18,7 @@
 #ifndef KILN_RUNTIME_RANDOM_INITIALIZERS_H_
 #define KILN_RUNTIME_RANDOM_INITIALIZERS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -41,6 +42,13 @@ std::pair<int64_t, int64_t> Fans(const std::vector<int64_t>& shape);
 std::vector<double> InitialValues(InitKind kind, double a, double b,
                                   const std::vector<int64_t>& shape,
                                   uint64_t seed, uint32_t stream);
+
+// Elements [begin, begin + count) of the same values, for a parameter too
+// large to hold as doubles at once (each element depends only on its index).
+std::vector<double> InitialValues(InitKind kind, double a, double b,
+                                  const std::vector<int64_t>& shape,
+                                  uint64_t seed, uint32_t stream, size_t begin,
+                                  size_t count);
 
 }  // namespace kiln
 

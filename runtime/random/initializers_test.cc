@@ -1,6 +1,8 @@
 #include "runtime/random/initializers.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -56,6 +58,26 @@ TEST(InitialValues, SeedAndStreamSelectTheNumbers) {
   for (double x : a) {
     EXPECT_GE(x, -1);
     EXPECT_LT(x, 1);
+  }
+}
+
+// A range is the same numbers as the whole parameter's slice: the runtime
+// initialises a parameter too large for one host vector piece by piece.
+TEST(InitialValues, RangeIsASliceOfTheWhole) {
+  const std::vector<int64_t> shape = {37, 29};
+  for (InitKind kind : {InitKind::kZeros, InitKind::kOnes, InitKind::kConstant,
+                        InitKind::kNormal, InitKind::kUniform,
+                        InitKind::kXavier, InitKind::kKaiming}) {
+    const std::vector<double> whole =
+        InitialValues(kind, 0.5, 2.0, shape, 11, 3);
+    for (size_t begin : {size_t{0}, size_t{1}, size_t{500}, size_t{1072}}) {
+      const size_t count = std::min<size_t>(101, whole.size() - begin);
+      const std::vector<double> range =
+          InitialValues(kind, 0.5, 2.0, shape, 11, 3, begin, count);
+      EXPECT_EQ(range, std::vector<double>(whole.begin() + begin,
+                                           whole.begin() + begin + count))
+          << "kind " << static_cast<int>(kind) << ", begin " << begin;
+    }
   }
 }
 

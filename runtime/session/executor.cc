@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +15,7 @@
 #include "runtime/distributed/communicator.h"
 #include "runtime/memory/cuda_allocator.h"
 #include "runtime/random/initializers.h"
+#include "runtime/session/resident_memory.h"
 #include "runtime/session/tensor_map.h"
 
 namespace kiln {
@@ -67,6 +72,85 @@ void StoreAs(DType dtype, double value, uint8_t* out) {
       return;
     }
   }
+}
+
+// What a resident buffer starts as: the initial value the artifact carries,
+// else a parameter's initial values (stored as `dtype`: the parameter's
+// own, or f32 for its master copy), else zeros.
+struct InitialContents {
+  const artifact::InitialValue* carried = nullptr;
+  const artifact::Parameter* parameter = nullptr;
+  DType dtype = DType::kF32;
+};
+
+std::vector<InitialContents> InitialContentsOf(const artifact::Artifact& a) {
+  std::vector<InitialContents> contents(a.resident_buffers.size());
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    index.emplace(a.resident_buffers[i].name, i);
+  }
+  for (const artifact::Parameter& p : a.parameters) {
+    contents[p.buffer] = {nullptr, &p, p.dtype};
+    // The f32 master copy starts from the same doubles.
+    auto master = index.find("master." + p.name);
+    if (master != index.end() &&
+        a.resident_buffers[master->second].role ==
+            artifact::BufferRole::kMasterWeight &&
+        a.resident_buffers[master->second].dtype == DType::kF32) {
+      contents[master->second] = {nullptr, &p, DType::kF32};
+    }
+  }
+  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
+    const std::optional<artifact::InitialValue>& value =
+        a.resident_buffers[i].initial_value;
+    if (value) contents[i] = {&*value, nullptr, DType::kF32};
+  }
+  return contents;
+}
+
+// The host memory a parameter's initial values go through at a time: one
+// larger than the host's memory still starts from them.
+constexpr size_t kStagingBytes = size_t{64} << 20;
+
+// Writes bytes [offset, offset + out.size()) of a parameter's initial
+// values to `out` (zeros already): the elements that lie wholly inside.
+void FillStaging(const InitialContents& contents, size_t offset, uint64_t seed,
+                 std::vector<uint8_t>& out) {
+  const artifact::Parameter& p = *contents.parameter;
+  const size_t size = DTypeSize(contents.dtype);
+  const size_t elements = static_cast<size_t>(NumElements(p.shape));
+  const size_t first = offset / size;
+  if (first >= elements) return;
+  const size_t count = std::min(out.size() / size, elements - first);
+  const std::vector<double> values =
+      InitialValues(p.init, p.init_a, p.init_b, p.shape, seed,
+                    static_cast<uint32_t>(p.seed_stream), first, count);
+  for (size_t j = 0; j < count; ++j) {
+    StoreAs(contents.dtype, values[j], &out[j * size]);
+  }
+}
+
+// Uploads the `bytes` initial bytes of a resident buffer to `device`.
+absl::Status Upload(const InitialContents& contents, size_t bytes,
+                    uint64_t seed, const Stream& stream, DevicePtr device) {
+  if (contents.carried != nullptr) {
+    const absl::string_view value = contents.carried->bytes;
+    return stream.CopyToDevice(device, value.data(),
+                               std::min(value.size(), bytes));
+  }
+  if (contents.parameter == nullptr) {
+    return stream.Memset(device, 0, bytes);
+  }
+  std::vector<uint8_t> staging;
+  for (size_t offset = 0; offset < bytes; offset += kStagingBytes) {
+    staging.assign(std::min(kStagingBytes, bytes - offset), 0);
+    FillStaging(contents, offset, seed, staging);
+    KILN_RETURN_IF_ERROR(
+        stream.CopyToDevice(device + offset, staging.data(), staging.size()));
+    // The staging area is written again only after the copy has read it.
+    KILN_RETURN_IF_ERROR(stream.Synchronize());
+  }
+  return absl::OkStatus();
 }
 
 LaunchConfig ToolConfig(int64_t n) {
@@ -162,35 +246,13 @@ absl::Status Executor::Init() {
   const artifact::Artifact& a = artifact();
   const StreamId sid = StreamIdOf(*stream_);
 
-  // Host images of the resident buffers that start from an initialiser or
-  // zeros; those with an initial value upload it from the artifact itself.
-  std::vector<std::vector<uint8_t>> host(a.resident_buffers.size());
-  for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
-    if (!a.resident_buffers[i].initial_value) {
-      host[i].assign(a.resident_buffers[i].byte_size, 0);
-    }
-  }
-  for (const artifact::Parameter& p : a.parameters) {
-    const std::vector<double> values =
-        InitialValues(p.init, p.init_a, p.init_b, p.shape, options_.seed,
-                      static_cast<uint32_t>(p.seed_stream));
-    const size_t size = DTypeSize(p.dtype);
-    std::vector<uint8_t>& out = host[p.buffer];
-    for (size_t j = 0; j < values.size() && (j + 1) * size <= out.size(); ++j) {
-      StoreAs(p.dtype, values[j], &out[j * size]);
-    }
-    // The f32 master copy starts from the same doubles.
-    const int master = FindResident("master." + p.name);
-    if (master >= 0 &&
-        a.resident_buffers[master].role ==
-            artifact::BufferRole::kMasterWeight &&
-        a.resident_buffers[master].dtype == DType::kF32) {
-      std::vector<uint8_t>& m = host[master];
-      for (size_t j = 0; j < values.size() && (j + 1) * 4 <= m.size(); ++j) {
-        StoreAs(DType::kF32, values[j], &m[j * 4]);
-      }
-    }
-  }
+  // Nothing is allocated or initialised before all of it is known to fit.
+  KILN_ASSIGN_OR_RETURN(const MemoryInfo memory, rt.device->GetMemoryInfo());
+  KILN_RETURN_IF_ERROR(CheckResidentsFit(
+      a.resident_buffers, memory.free_bytes + rt.pool->stats().bytes_cached,
+      memory.total_bytes,
+      absl::StrCat(rt.device->name(), " (device ", rt.device->ordinal(), ")")));
+  const std::vector<InitialContents> contents = InitialContentsOf(a);
   residents_.reserve(a.resident_buffers.size());
   for (size_t i = 0; i < a.resident_buffers.size(); ++i) {
     const artifact::ResidentBuffer& rb = a.resident_buffers[i];
@@ -202,17 +264,9 @@ absl::Status Executor::Init() {
           absl::StrCat("resident buffer '", rb.name, "' (", rb.byte_size,
                        " bytes): ", allocated.status().message()));
     }
-    DeviceBuffer buffer = *std::move(allocated);
-    const absl::string_view image =
-        rb.initial_value
-            ? rb.initial_value->bytes
-            : absl::string_view(reinterpret_cast<const char*>(host[i].data()),
-                                host[i].size());
-    if (!image.empty()) {
-      KILN_RETURN_IF_ERROR(
-          stream_->CopyToDevice(buffer.data(), image.data(), image.size()));
-    }
-    residents_.push_back(std::move(buffer));
+    residents_.push_back(*std::move(allocated));
+    KILN_RETURN_IF_ERROR(Upload(contents[i], rb.byte_size, options_.seed,
+                                *stream_, residents_.back().data()));
   }
   return stream_->Synchronize();
 }

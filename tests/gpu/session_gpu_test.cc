@@ -25,6 +25,7 @@
 #include "runtime/cuda/driver.h"
 #include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/memory/pool.h"
 #include "runtime/random/initializers.h"
 #include "runtime/random/philox.h"
 #include "tests/gpu/linreg_artifact.h"
@@ -1263,6 +1264,60 @@ TEST_F(SessionGpuTest, CarriedValuesStartRight) {
     for (size_t i = 0; i < b.size(); ++i)
       EXPECT_EQ(got_b[i], static_cast<float>(b[i])) << i;
   }
+}
+
+// A parameter larger than the host memory the runtime initialises through
+// at a time (64 MiB) starts from the same values as a small one, in its own
+// dtype and in its f32 master copy.
+TEST_F(SessionGpuTest, LargeParametersStartFromTheirInitialisers) {
+  const std::vector<int64_t> shape = {4100, 4100};  // 67 MB as f32
+  artifact::ArtifactWriter w({"sm_90"});
+  w.AddParameter("w", DType::kF32, shape, InitKind::kKaiming, 1.0f, 0.0f, 0);
+  w.AddParameter("e", DType::kBF16, shape, InitKind::kNormal, 0.5f, 2.0f, 1);
+  w.AddBuffer("master.e", artifact::BufferRole::kMasterWeight, DType::kF32,
+              shape);
+  ASSERT_OK_AND_ASSIGN(std::string file, w.Finish());
+  ASSERT_OK_AND_ASSIGN(auto module, rt().LoadFromMemory(file));
+  ASSERT_OK_AND_ASSIGN(auto session, module->NewSession({.seed = 23}));
+  const std::vector<double> vw =
+      InitialValues(InitKind::kKaiming, 1.0, 0.0, shape, 23, 0);
+  const std::vector<double> ve =
+      InitialValues(InitKind::kNormal, 0.5, 2.0, shape, 23, 1);
+  const std::vector<float> got_w = Download(session->Parameter("w"));
+  const std::vector<float> master = Download(session->Buffer("master.e"));
+  ASSERT_OK_AND_ASSIGN(Tensor e, session->Parameter("e"));
+  ASSERT_OK_AND_ASSIGN(HostTensor he, rt().Download(e));
+  ASSERT_EQ(got_w.size(), vw.size());
+  ASSERT_EQ(master.size(), ve.size());
+  ASSERT_EQ(he.data.size(), ve.size() * 2);
+  size_t wrong = 0;
+  for (size_t i = 0; i < vw.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, he.data.data() + 2 * i, 2);
+    wrong += got_w[i] != static_cast<float>(vw[i]) ||
+             master[i] != static_cast<float>(ve[i]) ||
+             bits != F32ToBf16(static_cast<float>(ve[i]));
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+// Resident buffers larger than the device are refused before anything is
+// allocated or initialised, naming the largest buffer and its bytes.
+TEST_F(SessionGpuTest, ResidentBuffersPastTheDeviceAreRefusedFirst) {
+  artifact::ArtifactWriter w({"sm_90"});
+  w.AddParameter("b", DType::kF32, {4}, InitKind::kZeros, 0.0f, 0.0f, 0);
+  // 640 GB: more than any GPU holds.
+  w.AddParameter("w", DType::kF32, {400000, 400000}, InitKind::kXavier, 1.0f,
+                 0.0f, 1);
+  ASSERT_OK_AND_ASSIGN(std::string file, w.Finish());
+  ASSERT_OK_AND_ASSIGN(auto module, rt().LoadFromMemory(file));
+  const int64_t allocations = rt().pool().stats().device_allocations;
+  const auto session = module->NewSession({});
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(session.status().message()),
+              HasSubstr("resident buffer 'w' (640000000000 bytes) is larger "
+                        "than the whole memory of"));
+  EXPECT_EQ(rt().pool().stats().device_allocations, allocations);
 }
 
 }  // namespace

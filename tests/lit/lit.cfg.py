@@ -22,3 +22,9 @@ config.environment["PATH"] = os.pathsep.join(
     tool_dirs + [config.environment.get("PATH", "/usr/bin:/bin")])
 config.substitutions.append(
     ("%samples", os.path.join(runfiles, workspace, "samples")))
+# The CPU stand-in for libcuda: kiln-run up to its first kernel launch
+# (KILN_LIBCUDA_PATH=%fake_libcuda kiln-run ...), e.g. what it checks before
+# allocating device memory.
+config.substitutions.append(
+    ("%fake_libcuda",
+     os.path.join(runfiles, workspace, "runtime", "cuda", "libfake_cuda.so")))

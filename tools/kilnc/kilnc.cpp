@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/artifact/ArtifactEmitter.h"
+#include "codegen/cuda/DeviceMemory.h"
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/KernelTemplates.h"
 #include "codegen/cuda/ModuleCodegen.h"
@@ -203,6 +204,12 @@ static cl::opt<std::string> memoryBudget(
              "again in the backward instead of kept (--stats shows the "
              "choice)"),
     cl::value_desc("bytes"), cl::init("0"), cl::cat(precisionCategory));
+static cl::opt<std::string> deviceMemory(
+    "device-memory",
+    cl::desc("memory of the GPU the artifact is for; kilnc warns when the "
+             "resident buffers and the largest entry's arena need more "
+             "(default: the largest part of --arch, 141GiB for sm_90)"),
+    cl::value_desc("bytes"), cl::cat(precisionCategory));
 
 // Kernels.
 static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
@@ -523,6 +530,32 @@ static void printStats(const codegen::CompiledModule &module) {
   }
 }
 
+/// Warns when the artifact needs more device memory than `deviceBytes`
+/// (`device` names it), which kiln-run would refuse before allocating.
+static void warnPastDeviceMemory(const codegen::CompiledModule &module,
+                                 uint64_t deviceBytes, llvm::StringRef device) {
+  uint64_t resident = 0, arena = 0;
+  const codegen::ResidentInfo *largest = nullptr;
+  for (const codegen::ResidentInfo &info : module.residents) {
+    uint64_t bytes = tensorBytes(info.type);
+    resident += bytes;
+    if (!largest || bytes > tensorBytes(largest->type))
+      largest = &info;
+  }
+  for (const codegen::CompiledEntry &entry : module.entries)
+    arena = std::max<uint64_t>(arena, entry.arenaBytes);
+  if (resident + arena <= deviceBytes)
+    return;
+  llvm::errs() << "kilnc: warning: the artifact needs " << resident + arena
+               << " bytes of device memory, more than the " << deviceBytes
+               << " bytes of " << device << ": resident buffers " << resident;
+  if (largest)
+    llvm::errs() << " (the largest '" << largest->name << "', "
+                 << tensorBytes(largest->type) << ")";
+  llvm::errs() << ", the largest entry's arena " << arena
+               << "; kiln-run will refuse it there\n";
+}
+
 /// What --memory-budget chose to compute again (kiln-recompute).
 static void printRecomputed(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>()) {
@@ -577,7 +610,12 @@ int main(int argc, char **argv) {
       tools::byteCountOption(commandLine(), bucketBytes);
   std::optional<uint64_t> firstBucket =
       tools::byteCountOption(commandLine(), firstBucketBytes);
-  if (!budgetBytes || !bucket || !firstBucket)
+  const codegen::DeviceMemory largest = codegen::largestDeviceMemory(arch);
+  std::optional<uint64_t> deviceBytes =
+      deviceMemory.getNumOccurrences()
+          ? tools::byteCountOption(commandLine(), deviceMemory)
+          : std::optional<uint64_t>(largest.bytes);
+  if (!budgetBytes || !bucket || !firstBucket || !deviceBytes)
     return 2;
   if (*bucket == 0 || *firstBucket == 0)
     return usageError(
@@ -695,6 +733,12 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (*deviceBytes)
+    warnPastDeviceMemory(compiled, *deviceBytes,
+                         deviceMemory.getNumOccurrences()
+                             ? std::string("--device-memory")
+                             : "the largest " + arch.getValue() + " GPU (" +
+                                   largest.part.str() + ")");
   if (llvm::AreStatisticsEnabled()) {
     printStats(compiled);
     printRecomputed(*module);
