@@ -131,6 +131,11 @@ LogicalResult BatchNormBackwardOp::verify() {
     return failure();
   auto type = cast<RankedTensorType>(getInput().getType());
   int64_t dim = getDimAttr().getInt();
+  // Checked here too: the op's verifier runs before the inferred types are.
+  if (dim < 0 || dim >= type.getRank())
+    return emitOpError() << "'dim' must be in [0, " << type.getRank()
+                         << ") for an input of rank " << type.getRank()
+                         << ", got " << dim;
   int64_t channels[] = {type.getDimSize(dim)};
   return checkOperand(*this, "gamma", getGamma(), channels,
                       type.getElementType(),

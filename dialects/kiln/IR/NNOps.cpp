@@ -135,6 +135,11 @@ LogicalResult BatchNormOp::verify() {
     return failure();
   auto type = cast<RankedTensorType>(getInput().getType());
   int64_t dim = getDimAttr().getInt();
+  // Checked here too: the op's verifier runs before the inferred types are.
+  if (dim < 0 || dim >= type.getRank())
+    return emitOpError() << "'dim' must be in [0, " << type.getRank()
+                         << ") for an input of rank " << type.getRank()
+                         << ", got " << dim;
   std::string why = "the channel dim " + std::to_string(dim) + " of 'input'";
   int64_t channels[] = {type.getDimSize(dim)};
   if (failed(checkOperand(*this, "gamma", getGamma(), channels,

@@ -107,6 +107,17 @@ func.func @batch_norm_backward_dim(%g: tensor<4x3x5xf32>, %gamma: tensor<3xf32>)
 
 // -----
 
+// The same in the generic form, which the custom syntax's type inference
+// does not see first.
+func.func @batch_norm_backward_dim_generic(%g: tensor<4x3x5xf32>, %gamma: tensor<3xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm_backward' op 'dim' must be in [0, 3) for an input of rank 3, got 9}}
+  %0:3 = "kiln.batch_norm_backward"(%g, %g, %gamma) <{dim = 9 : i64, eps = 1.0e-05 : f64}>
+      : (tensor<4x3x5xf32>, tensor<4x3x5xf32>, tensor<3xf32>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
 func.func @batch_norm_backward_eps(%g: tensor<4x3x5xf32>, %gamma: tensor<3xf32>) {
   // expected-error @+1 {{'kiln.batch_norm_backward' op 'eps' must be positive, got -1.000000e+00}}
   %0:3 = kiln.batch_norm_backward %g, %g, %gamma eps = -1.0 : tensor<4x3x5xf32>, tensor<3xf32>

@@ -164,6 +164,17 @@ func.func @batch_norm_wrong_result(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>)
 
 // -----
 
+// A channel dim past the input's rank, in the generic form (which the
+// custom syntax's type inference does not see first).
+func.func @batch_norm_dim_past_rank(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>) {
+  // expected-error @+1 {{'kiln.batch_norm' op 'dim' must be in [0, 4) for an input of rank 4, got 2143289344}}
+  %y:3 = "kiln.batch_norm"(%x, %g, %g) <{dim = 2143289344 : i64, eps = 1.0e-05 : f64}>
+      : (tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
 func.func @batch_norm_one_running(%x: tensor<8x16x5x5xf32>, %g: tensor<16xf32>) {
   // expected-error @+1 {{'kiln.batch_norm' op 'running' takes two operands (the running mean and the running variance), got 1}}
   %y:4 = kiln.batch_norm %x, %g, %g running %g : tensor<8x16x5x5xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
