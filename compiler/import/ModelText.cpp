@@ -2,6 +2,7 @@
 
 #include "compiler/import/ModelText.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -63,10 +64,38 @@ bool isBlank(llvm::StringRef text) {
   }
 }
 
-/// The first bracket nested deeper than kMaxModelNesting, outside comments
-/// and string literals (the MLIR lexer's: "..." with backslash escapes,
-/// ended by a newline at the latest), or null. `->` closes nothing.
-const char *findDeepNesting(llvm::StringRef text) {
+/// Where a model's text goes wrong before parsing, and how.
+struct TextProblem {
+  const char *at = nullptr;
+  std::string what;
+};
+
+/// The first element of a dense array of i1 at the start of `text`
+/// ("array<i1: ...>") that is not `true` or `false`, or null: MLIR 19 takes
+/// integers there but builds an attribute that crashes its printer.
+const char *findIntegerBoolArray(llvm::StringRef text) {
+  llvm::StringRef rest = text.drop_front(llvm::StringRef("array<i1").size());
+  if (rest.empty() || llvm::isDigit(rest.front()))
+    return nullptr; // array<i16 ...> and the like
+  rest = rest.ltrim();
+  if (!rest.consume_front(":"))
+    return nullptr;
+  llvm::StringRef elements = rest.take_until([](char c) { return c == '>'; });
+  while (!elements.empty()) {
+    auto [element, next] = elements.split(',');
+    llvm::StringRef word = element.trim();
+    if (word != "true" && word != "false")
+      return word.empty() ? element.data() : word.data();
+    elements = next;
+  }
+  return nullptr;
+}
+
+/// The first problem of `text` outside comments and string literals (the
+/// MLIR lexer's: "..." with backslash escapes, ended by a newline at the
+/// latest): a bracket nested deeper than kMaxModelNesting (`->` closes
+/// nothing), or an integer in an array of i1.
+TextProblem findProblem(llvm::StringRef text) {
   unsigned depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     switch (text[i]) {
@@ -79,12 +108,19 @@ const char *findDeepNesting(llvm::StringRef text) {
         if (text[i] == '\\')
           ++i;
       break;
+    case 'a':
+      if (text.substr(i).starts_with("array<i1"))
+        if (const char *bad = findIntegerBoolArray(text.substr(i)))
+          return {bad, "an array of i1 takes true and false, not integers"};
+      break;
     case '(':
     case '[':
     case '{':
     case '<':
       if (++depth > kMaxModelNesting)
-        return text.data() + i;
+        return {text.data() + i,
+                "brackets nest more than " + std::to_string(kMaxModelNesting) +
+                    " levels deep here, past what kiln parses"};
       break;
     case '>':
       if (i > 0 && text[i - 1] == '-')
@@ -100,7 +136,7 @@ const char *findDeepNesting(llvm::StringRef text) {
       break;
     }
   }
-  return nullptr;
+  return {};
 }
 
 } // namespace
@@ -123,19 +159,18 @@ LogicalResult checkModelText(const llvm::MemoryBuffer &buffer,
                          "func.func";
     return failure();
   }
-  const char *deep = findDeepNesting(text);
-  if (!deep)
+  TextProblem problem = findProblem(text);
+  if (!problem.at)
     return success();
   // Not through the diagnostic handler, which would echo the line: a line
   // of a hundred thousand brackets.
-  llvm::StringRef before = text.take_front(deep - text.data());
+  llvm::StringRef before = text.take_front(problem.at - text.data());
   size_t line = before.count('\n') + 1;
   size_t newline = before.rfind('\n');
   size_t column = newline == llvm::StringRef::npos ? before.size() + 1
                                                    : before.size() - newline;
-  error = (name + ":" + llvm::Twine(line) + ":" + llvm::Twine(column) +
-           ": brackets nest more than " + llvm::Twine(kMaxModelNesting) +
-           " levels deep here, past what kiln parses")
+  error = (name + ":" + llvm::Twine(line) + ":" + llvm::Twine(column) + ": " +
+           problem.what)
               .str();
   return failure();
 }

@@ -6,8 +6,10 @@
 // run on the bytes before the parser does: a binary file is named as one
 // (with what it looks like) and never echoed; an empty file is named as
 // one (MLIR would take it for an empty module); brackets nested deeper than
-// kMaxModelNesting are an error at the bracket (file:line:col). MLIR
-// bytecode is left to the parser.
+// kMaxModelNesting are an error at the bracket (file:line:col), and so is an
+// integer in an array of i1 (`array<i1: 1, 0>`), which MLIR 19 parses into
+// an attribute that crashes its printer. MLIR bytecode is left to the
+// parser.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,9 +30,9 @@ constexpr unsigned kMaxModelNesting = 256;
 /// Checks the model text in `buffer` (named by its identifier): fails with
 /// `error` set to "FILE is not a text file (it looks like ...)" for a binary
 /// file, "FILE is empty: ..." for one of nothing but white space and
-/// comments, and "FILE:LINE:COL: brackets nest more than ..." at the first
-/// bracket past kMaxModelNesting (not through a diagnostic handler, which
-/// would echo the line).
+/// comments, and "FILE:LINE:COL: ..." at the first bracket past
+/// kMaxModelNesting or integer in an array of i1 (not through a diagnostic
+/// handler, which would echo the line).
 LogicalResult checkModelText(const llvm::MemoryBuffer &buffer,
                              std::string &error);
 

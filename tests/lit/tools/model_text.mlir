@@ -2,7 +2,8 @@
 // the same way by kilnc, kiln-opt and kiln-ref: a binary file is named as
 // such, never echoed; an empty file is an error; brackets nested past the
 // parser's limit are an error at the bracket (file:line:col), not a stack
-// overflow. Every failure exits with 1.
+// overflow; so is an integer in an array of i1, which MLIR 19 parses into
+// an attribute that crashes its printer. Every failure exits with 1.
 
 // A binary file (an ELF executable) given as .mlir: one line of error.
 // RUN: python3 -c "import shutil, sys; shutil.copy(sys.executable, sys.argv[1])" %t.elf.mlir
@@ -60,3 +61,10 @@
 // Brackets in comments and strings do not count.
 // RUN: python3 -c "print('// ' + '[' * 1000); print('func.func @f(%%x: tensor<2xf32> {kiln.name = \"' + '[' * 1000 + '\"}) -> tensor<2xf32> {'); print('  return %%x : tensor<2xf32>'); print('}')" > %t.quoted.mlir
 // RUN: kiln-opt %t.quoted.mlir | FileCheck %s --check-prefix=SHALLOW
+
+// An array of i1 takes true and false; the integers MLIR would take there
+// are an error at the first one.
+// RUN: sh %S/Inputs/exit_status.sh kiln-opt %S/Inputs/integer_bool_array.mlir | FileCheck %s --check-prefix=BOOLS
+// RUN: sh %S/Inputs/exit_status.sh kilnc %S/Inputs/integer_bool_array.mlir --inference -o %t.kiln | FileCheck %s --check-prefix=BOOLS
+// BOOLS: error: {{.*}}integer_bool_array.mlir:1:49: an array of i1 takes true and false, not integers
+// BOOLS-NEXT: exit status 1
