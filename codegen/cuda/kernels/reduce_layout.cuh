@@ -48,12 +48,13 @@ __host__ __device__ constexpr bool row_cached(long long m, long long width,
 // A reduced range of `length` elements of `blocks` blocks' outputs is split
 // into chunks when the blocks do not reach `target` and each chunk still
 // gets `min_chunk` elements, 1024 chunks at most: the elements of one chunk
-// (all of them when the range is not split; the last chunk may be shorter).
+// (all of them when the range is not split, or when there are no blocks,
+// e.g. no channels; the last chunk may be shorter).
 __host__ __device__ constexpr long long split_chunk(long long blocks,
                                                     long long length,
                                                     long long min_chunk,
                                                     long long target) {
-  if (blocks >= target || length <= min_chunk)
+  if (blocks <= 0 || blocks >= target || length <= min_chunk)
     return max_of(length, 1);
   return ceil_div(length, clamp(min_of(ceil_div(target, blocks),
                                        ceil_div(length, min_chunk)),

@@ -119,7 +119,9 @@ struct BatchNormGradient
     RankedTensorType type = KilnBuilder::typeOf(x);
     Type element = type.getElementType();
     int64_t dim = norm.getDimAttr().getInt();
-    int64_t perChannel = type.getNumElements() / type.getDimSize(dim);
+    int64_t channels = type.getDimSize(dim);
+    // Zero channels: every statistic is empty, and so are their terms.
+    int64_t perChannel = channels ? type.getNumElements() / channels : 0;
     // [C] statistics as [1, .., C, .., 1] so they broadcast along `dim`.
     SmallVector<int64_t> statShape(type.getRank(), 1);
     statShape[dim] = type.getDimSize(dim);
