@@ -2,14 +2,17 @@
 //
 // Runs LLVMFuzzerTestOneInput (pipeline_fuzz_target.cpp: kilnc's whole
 // pipeline) over a seed corpus of valid models and over mutations that keep
-// them parseable often enough to reach the passes: a dimension of a tensor
-// type replaced (by 0, 1, a prime, a large power of two or the largest
-// 64-bit values), an element type swapped, an op replaced by another of the
-// same form, a number in an attribute changed, two operands of an op
-// swapped, an operand or argument duplicated in place of another. Not
-// coverage guided; deterministic under --seed.
+// them parseable often enough to reach the passes: a dimension of the
+// tensor types replaced everywhere it stands (by 0, 1, a prime, a large
+// power of two or the largest 64-bit values), an element type swapped
+// everywhere, an op replaced by another of the same form (all three from
+// the dictionary that ir_fuzz_dictionary generates from the dialect,
+// --dict), a number in an attribute changed, two operands of an op
+// swapped, an operand or argument duplicated in place of another.
+// Not coverage guided; deterministic under --seed.
 //
-// Usage: pipeline_fuzz_driver [--iterations=N] [--seed=S] files...
+// Usage: pipeline_fuzz_driver --dict=FILE [--iterations=N] [--seed=S]
+//                             files...
 // (KILN_FUZZ_ECHO=1 prints each mutation before it runs.)
 //
 //===----------------------------------------------------------------------===//
@@ -25,21 +28,6 @@ extern "C" void PipelineFuzzReport();
 
 namespace {
 
-const char *const kDims[] = {"0",  "1",     "2",        "3",
-                             "7",  "64",    "65537",    "2147483648",
-                             "4611686018427387904",     "9223372036854775807"};
-const char *const kTypes[] = {"f32", "bf16", "f16", "i32", "i1"};
-// Ops of one form each: binary element-wise, unary element-wise,
-// reductions.
-const std::vector<std::vector<std::string>> kOpFamilies = {
-    {"kiln.add", "kiln.sub", "kiln.mul", "kiln.div", "kiln.max", "kiln.min",
-     "kiln.pow"},
-    {"kiln.exp", "kiln.log", "kiln.tanh", "kiln.relu", "kiln.sigmoid",
-     "kiln.neg", "kiln.abs", "kiln.sqrt", "kiln.rsqrt", "kiln.sin",
-     "kiln.cos", "kiln.gelu", "kiln.silu", "kiln.erf"},
-    {"kiln.reduce_sum", "kiln.reduce_mean", "kiln.reduce_max",
-     "kiln.reduce_min"},
-};
 const char *const kNumbers[] = {"0", "1", "-1", "2", "1.0e+39", "-0.0",
                                 "1.0e-45", "3", "1000000000000"};
 
@@ -70,33 +58,24 @@ void replaceOne(std::string &text, const std::regex &pattern, int group,
   text.replace(at, old.size(), choose(old));
 }
 
-std::string mutate(const std::string &input, std::mt19937_64 &rng) {
-  static const std::regex dim("(?:tensor<|x)([0-9]+)(?=x)");
-  static const std::regex type("\\b(f32|bf16|f16|i32|i1)\\b");
-  static const std::regex op("\\b(kiln\\.[a-z_0-9]+)\\b");
+std::string mutate(const std::string &input,
+                   const kiln_fuzz::Dictionary &dictionary,
+                   std::mt19937_64 &rng) {
   static const std::regex number("(?:= |\\[|, )(-?[0-9][0-9.e+-]*)");
   static const std::regex operands("(%[A-Za-z0-9_#]+), (%[A-Za-z0-9_#]+)");
   static const std::regex value("(%[A-Za-z0-9_#]+)");
   std::string out = input;
-  const int steps = 1 + rng() % 3;
+  const int steps = 1 + rng() % 2;
   for (int i = 0; i < steps; ++i) {
     switch (rng() % 6) {
-    case 0:
-      replaceOne(out, dim, 1, rng,
-                 [&](const std::string &) { return std::string(pick(kDims, rng)); });
+    case 0: // a dimension, everywhere it stands (the types stay consistent)
+      kiln_fuzz::swapToken(out, dictionary, rng, "number_dim", true);
       break;
-    case 1:
-      replaceOne(out, type, 1, rng,
-                 [&](const std::string &) { return std::string(pick(kTypes, rng)); });
+    case 1: // an element type, everywhere
+      kiln_fuzz::swapToken(out, dictionary, rng, "type", true);
       break;
     case 2:
-      replaceOne(out, op, 1, rng, [&](const std::string &old) {
-        for (const std::vector<std::string> &family : kOpFamilies)
-          for (const std::string &name : family)
-            if (name == old)
-              return family[rng() % family.size()];
-        return old;
-      });
+      kiln_fuzz::swapToken(out, dictionary, rng, "op_");
       break;
     case 3:
       replaceOne(out, number, 1, rng,
@@ -131,7 +110,8 @@ int main(int argc, char **argv) {
   const int status = kiln_fuzz::runDriver(
       argc, argv, 200,
       [](const std::string &input, const std::vector<std::string> &,
-         std::mt19937_64 &rng) { return mutate(input, rng); });
+         const kiln_fuzz::Dictionary &dictionary,
+         std::mt19937_64 &rng) { return mutate(input, dictionary, rng); });
   if (status == 0)
     PipelineFuzzReport();
   return status;

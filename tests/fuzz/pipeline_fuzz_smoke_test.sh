@@ -5,5 +5,8 @@
 # the test.
 set -euo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+dictionary="${TEST_TMPDIR}/kiln_ir.dict"
+"${root}/tests/fuzz/make_dictionary.sh" "${root}" "${root}" "${dictionary}"
 mapfile -t inputs < <(find "${root}/samples" "${root}/tests/ops/models" -maxdepth 1 -name '*.mlir' | sort)
-exec "${root}/tests/fuzz/pipeline_fuzz_driver" --iterations=1000 --seed="${FUZZ_SEED:-20261202}" "${inputs[@]}"
+exec "${root}/tests/fuzz/pipeline_fuzz_driver" --dict="${dictionary}" \
+  --iterations=1000 --seed="${FUZZ_SEED:-20261202}" "${inputs[@]}"

@@ -92,6 +92,11 @@ void runPipeline(mlir::ModuleOp module, llvm::StringRef function,
 
 } // namespace
 
+extern "C" void KilnFuzzCounts(long *inputs, long *parsed) {
+  *inputs = counts.inputs;
+  *parsed = counts.parsed;
+}
+
 /// Prints the counts (the driver calls it at the end).
 extern "C" void PipelineFuzzReport() {
   std::printf("%ld inputs, %ld parsed and verified; pipeline runs: %ld "

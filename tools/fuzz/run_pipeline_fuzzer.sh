@@ -31,10 +31,13 @@ shift || true
 FUZZ_DIR="${FUZZ_DIR:-/tmp/kiln-pipeline-fuzz}"
 mkdir -p "${FUZZ_DIR}/corpus" "${FUZZ_DIR}/obj" "${FUZZ_DIR}/include"
 
-# The generated .inc files and the embedded kernel templates
-# (KernelTemplates.cpp) come from the Bazel build.
+# The generated .inc files, the embedded kernel templates
+# (KernelTemplates.cpp) and the dictionary's generator come from the Bazel
+# build.
 target=//tests/fuzz:pipeline_fuzz_target
-bazel build "${target}" >/dev/null 2>&1 || bazel build "${target}"
+dictionary=//tests/fuzz:ir_fuzz_dictionary
+bazel build "${target}" "${dictionary}" >/dev/null 2>&1 ||
+  bazel build "${target}" "${dictionary}"
 GEN="$(bazel info bazel-bin 2>/dev/null)"
 
 # The project's own sources that the target links, from Bazel's graph.
@@ -104,9 +107,9 @@ for seed in "${seeds[@]}"; do
   size=$(stat -c %s "${seed}")
   ((size > max_len)) && max_len="${size}"
 done
-# A dictionary of the seeds' op names, types and attribute names.
-grep -ohE '\b(kiln|func)\.[a-z_0-9]+|\b[a-z_]+ =|\b(tensor|f32|bf16|f16|i32|i64|i1)\b' \
-  "${seeds[@]}" | sort -u | sed 's/.*/"&"/' > "${FUZZ_DIR}/kiln.dict"
+# The dictionary of the dialect's tokens (every registered op, attribute
+# name, keyword, enum case and type).
+tests/fuzz/make_dictionary.sh "${GEN}" . "${FUZZ_DIR}/kiln_ir.dict"
 
 cd "${FUZZ_DIR}"
 # Leak detection is off: MLIR interns attributes for the process lifetime.
@@ -116,4 +119,4 @@ cd "${FUZZ_DIR}"
 ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 \
 UBSAN_OPTIONS=print_stacktrace=1 ./pipeline_fuzzer \
   -max_total_time="${seconds}" -max_len="${max_len}" -timeout=30 \
-  -dict=kiln.dict -print_final_stats=1 "$@" corpus
+  -dict=kiln_ir.dict -print_final_stats=1 "$@" corpus
