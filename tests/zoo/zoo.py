@@ -164,6 +164,8 @@ def export(name, size, out, exporter="torchscript"):
     expected["loss"] = loss.detach().numpy()
     expected.update({"grad." + n: p.grad.numpy() for n, p in reference.named_parameters()})
     save_safetensors(path + ".torch.safetensors", expected)
+    save_safetensors(path + ".buffers.safetensors",
+                     {n: b.numpy() for n, b in train.named_buffers() if b.is_floating_point()})
     with open(path + ".json", "w") as f:
         json.dump({"trainable": list(params), "inputs": names, "exporter": exporter,
                    "torch": torch.__version__,
@@ -371,6 +373,17 @@ def write_junit(path, results):
     ElementTree.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def obtain(name, args):
+    """The exported files of model `name` in args.work: copied from
+    args.exported (a folder of `zoo.py export`), or exported here."""
+    if not args.exported:
+        export(name, args.size, args.work)
+        return
+    for f in os.listdir(args.exported):
+        if f.startswith(name + "."):
+            shutil.copy(os.path.join(args.exported, f), args.work)
+
+
 def export_only(args):
     """Exports the models into args.out without checking them (on the GPU
     machine, with its PyTorch's default exporter; check --exported reads
@@ -404,12 +417,7 @@ def check(args):
     infos = {}
     for name in names:
         start = time.monotonic()
-        if args.exported:
-            for f in os.listdir(args.exported):
-                if f.startswith(name + ".") or f.startswith(name + "_"):
-                    shutil.copy(os.path.join(args.exported, f), args.work)
-        else:
-            export(name, args.size, args.work)
+        obtain(name, args)
         with open(os.path.join(args.work, name + ".json")) as f:
             infos[name] = json.load(f)
         print(f"{'copied' if args.exported else 'exported'} {name} "
@@ -466,7 +474,7 @@ def bundle(args):
     os.makedirs(args.work, exist_ok=True)
     manifest = []
     for name in names:
-        _, train = export(name, args.size, args.work)
+        obtain(name, args)
         work, out = os.path.join(args.work, name), os.path.join(args.out, name)
         with open(work + ".json") as f:
             info = json.load(f)
@@ -479,8 +487,7 @@ def bundle(args):
         save_safetensors(out + ".batch.safetensors", {n: inputs[n] for n in info["inputs"]})
         save_safetensors(out + ".infer_inputs.safetensors",
                          {n: inputs[n] for n in info["inputs"][:-1]})
-        buffers = {n: b.numpy() for n, b in train.named_buffers() if b.is_floating_point()}
-        save_safetensors(out + ".buffers.safetensors", buffers)
+        shutil.copy(work + ".buffers.safetensors", out + ".buffers.safetensors")
         output = load_safetensors(work + ".torch.safetensors")["output"]
         save_safetensors(out + ".expected_output.safetensors",
                          {"output": output.astype(np.float32)})
@@ -580,6 +587,8 @@ def main():
         p.add_argument("--inference-weight-limit", type=float,
                        default=8 * 2**20 if command == "check" else 16 * 2**20,
                        help="bytes of weights above which inference compiles are skipped")
+        p.add_argument("--exported", help="a folder of `zoo.py export`: its models are "
+                       "used instead of exporting them here")
     p_check, p_bundle = sub.choices["check"], sub.choices["bundle"]
     p_check.add_argument("--kiln-ref", required=True)
     p_check.add_argument("--work", required=True)
@@ -590,8 +599,7 @@ def main():
     p_check.add_argument("--shard", default="0/1", help="I/N: every Nth model from the Ith")
     p_check.add_argument("--junit")
     p_check.add_argument("--table")
-    p_check.add_argument("--exported", help="a folder of `zoo.py export`: its models are "
-                         "checked instead of exporting them here")
+
     p_bundle.add_argument("--out", required=True)
     p_bundle.set_defaults(kernel_cache=os.path.expanduser("~/.cache/kiln/kernels"))
     p_bundle.add_argument("--size", choices=["ci", "full"], default="full")
