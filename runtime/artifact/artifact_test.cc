@@ -253,6 +253,10 @@ TEST(ArtifactTest, InitialValuesLieInTheDataSection) {
   EXPECT_EQ(file.Join(), bytes);
   EXPECT_EQ(file.size(), bytes.size());
   EXPECT_EQ(file.checksum, loaded->checksum);
+  // The file keeps the values it points to alive beyond the artifact.
+  const ArtifactFile kept = LayOutArtifact(testing::WeightsArtifact());
+  EXPECT_EQ(kept.owners.size(), 4u);
+  EXPECT_EQ(kept.Join(), bytes);
 }
 
 TEST(ArtifactTest, DamagedDataSection) {

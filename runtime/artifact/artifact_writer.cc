@@ -153,6 +153,7 @@ Offset<fb::Kernel> KernelFb(FlatBufferBuilder& b, const Kernel& k) {
 struct DataSection {
   std::vector<std::optional<fb::DataRange>> ranges;  // by resident buffer
   std::vector<absl::string_view> pieces;
+  std::vector<std::shared_ptr<const void>> owners;
   uint64_t size = 0;
 };
 
@@ -172,6 +173,7 @@ DataSection LayOutData(const Artifact& a) {
     data.ranges[i] =
         fb::DataRange(data.size, value->bytes.size(), Fnv1a64(value->bytes));
     if (!value->bytes.empty()) data.pieces.push_back(value->bytes);
+    if (value->owner) data.owners.push_back(value->owner);
     data.size += value->bytes.size();
   }
   return data;
@@ -306,6 +308,7 @@ ArtifactFile LayOutArtifact(const Artifact& artifact) {
   file.checksum = Fnv1a64(payload);
   file.head = Seal(payload, artifact.format_version, data.size);
   file.data = std::move(data.pieces);
+  file.owners = std::move(data.owners);
   return file;
 }
 

@@ -5,6 +5,7 @@
 // artifact emitter and the tests use it; the runtime itself only loads.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,10 +21,13 @@ namespace artifact {
 // the zeros up to the data section) and the data section's pieces in order
 // (each initial value's bytes where the artifact holds them, and the zero
 // padding between them). Nothing of the initial values is copied, so a
-// compiler streams them to the file.
+// compiler streams them to the file; the file keeps the values' owners
+// alive, so it may outlive the Artifact it was laid out from (values
+// without an owner must outlive it).
 struct ArtifactFile {
   std::string head;
   std::vector<absl::string_view> data;
+  std::vector<std::shared_ptr<const void>> owners;
   // The payload's checksum, as LoadArtifact reports it.
   uint64_t checksum = 0;
 
