@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cstring>
+#include <memory>
 
 namespace mlir::kiln::codegen {
 
@@ -33,6 +34,8 @@ static std::vector<int64_t> shapeOf(Type type) {
 }
 
 static art::BufferRole roleOf(llvm::StringRef role) {
+  if (role == "constant")
+    return art::BufferRole::kConstant;
   if (role == "optimizer_state")
     return art::BufferRole::kOptimizerState;
   if (role == "master_weight")
@@ -64,8 +67,77 @@ static art::InitKind initKindOf(InitKind kind) {
   return art::InitKind::kZeros;
 }
 
-bool writeArtifact(const CompiledModule &module, std::string &bytes,
-                   std::string &error) {
+/// `value`'s elements as a buffer of `dtype` holds them: row-major, little
+/// endian, i1 one byte per element, floats rounded to nearest even. The
+/// attribute's own bytes when they are already that (they live as long as
+/// the MLIR context); a copy otherwise.
+static art::InitialValue storedBytes(DenseElementsAttr value,
+                                     art::DType dtype) {
+  Type element = value.getElementType();
+  bool same = (dtype == art::DType::kF32 && element.isF32()) ||
+              (dtype == art::DType::kBF16 && element.isBF16()) ||
+              (dtype == art::DType::kF16 && element.isF16()) ||
+              (dtype == art::DType::kI32 && element.isInteger(32));
+  if (same && !value.isSplat()) {
+    ArrayRef<char> raw = value.getRawData();
+    return art::InitialValue{absl::string_view(raw.data(), raw.size()),
+                             nullptr};
+  }
+  const size_t width = ::kiln::DTypeSize(dtype);
+  auto bytes = std::make_shared<std::string>();
+  bytes->reserve(value.getNumElements() * width);
+  auto append = [&](uint64_t bits) {
+    for (size_t k = 0; k < width; ++k)
+      bytes->push_back(static_cast<char>(bits >> (8 * k)));
+  };
+  if (isa<FloatType>(element)) {
+    const llvm::fltSemantics &semantics =
+        dtype == art::DType::kBF16  ? llvm::APFloat::BFloat()
+        : dtype == art::DType::kF16 ? llvm::APFloat::IEEEhalf()
+                                    : llvm::APFloat::IEEEsingle();
+    for (llvm::APFloat v : value.getValues<llvm::APFloat>()) {
+      bool lost;
+      v.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+      append(v.bitcastToAPInt().getZExtValue());
+    }
+  } else {
+    for (const llvm::APInt &v : value.getValues<llvm::APInt>())
+      append(element.isInteger(1) ? v.getZExtValue() : v.getSExtValue());
+  }
+  return art::InitialValue{*bytes, bytes};
+}
+
+/// The values the buffers start from: constants', and those of parameters
+/// and state with a kiln.value, which then has no initialiser (the f32
+/// master weight of a narrow parameter starts from the same values).
+static bool setStartingValues(const CompiledModule &module,
+                              const llvm::StringMap<uint32_t> &residentIndex,
+                              art::ArtifactWriter &writer, std::string &error) {
+  for (const ResidentInfo &resident : module.residents)
+    if (resident.value)
+      writer.SetInitialValue(
+          residentIndex.lookup(resident.name),
+          storedBytes(resident.value, dtypeOf(resident.type)));
+  for (const ParameterInfo &param : module.parameters) {
+    if (!param.value)
+      continue;
+    auto it = residentIndex.find(param.name);
+    if (it == residentIndex.end()) {
+      error = "parameter '" + param.name + "' has no resident buffer";
+      return false;
+    }
+    writer.SetInitialValue(it->second,
+                           storedBytes(param.value, dtypeOf(param.type)));
+    auto master = residentIndex.find("master." + param.name);
+    if (master != residentIndex.end())
+      writer.SetInitialValue(master->second,
+                             storedBytes(param.value, art::DType::kF32));
+  }
+  return true;
+}
+
+FailureOr<::kiln::artifact::ArtifactFile>
+writeArtifact(const CompiledModule &module, std::string &error) {
   art::ArtifactWriter writer({module.arch});
   writer.mutable_artifact().producer = ::kiln::VersionLine("kilnc");
   llvm::StringMap<uint32_t> residentIndex;
@@ -73,7 +145,11 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     residentIndex[resident.name] =
         writer.AddBuffer(resident.name, roleOf(resident.role),
                          dtypeOf(resident.type), shapeOf(resident.type));
+  if (!setStartingValues(module, residentIndex, writer, error))
+    return failure();
   for (const ParameterInfo &param : module.parameters) {
+    if (param.value)
+      continue;
     art::Parameter p;
     p.name = param.name;
     p.shape = shapeOf(param.type);
@@ -85,7 +161,7 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     auto it = residentIndex.find(param.name);
     if (it == residentIndex.end()) {
       error = "parameter '" + param.name + "' has no resident buffer";
-      return false;
+      return failure();
     }
     p.buffer = it->second;
     writer.mutable_artifact().parameters.push_back(std::move(p));
@@ -200,13 +276,13 @@ bool writeArtifact(const CompiledModule &module, std::string &bytes,
     }
     writer.AddEntry(std::move(e));
   }
-  absl::StatusOr<std::string> serialized = writer.Finish();
-  if (!serialized.ok()) {
-    error = std::string(serialized.status().message());
-    return false;
+  absl::StatusOr<art::ArtifactFile> file =
+      art::LayOutValidArtifact(writer.artifact());
+  if (!file.ok()) {
+    error = std::string(file.status().message());
+    return failure();
   }
-  bytes = std::move(*serialized);
-  return true;
+  return *std::move(file);
 }
 
 } // namespace mlir::kiln::codegen

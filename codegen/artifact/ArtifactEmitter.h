@@ -15,15 +15,20 @@
 #define KILN_CODEGEN_ARTIFACT_ARTIFACTEMITTER_H
 
 #include "codegen/cuda/ModuleCodegen.h"
+#include "runtime/artifact/artifact_writer.h"
 
 #include <string>
 
 namespace mlir::kiln::codegen {
 
-/// Serialises `module` into artifact bytes; on failure returns false with
-/// the runtime validator's message (naming the field) in `error`.
-bool writeArtifact(const CompiledModule &module, std::string &bytes,
-                   std::string &error);
+/// Lays `module` out as an artifact file: its envelope and the bytes of
+/// the values its resident buffers start from (constants; parameters and
+/// state with a kiln.value), which point into the module's attributes where
+/// they are stored as is, so the MLIR context must outlive the file. On
+/// failure sets `error` to the runtime validator's message (naming the
+/// field).
+FailureOr<::kiln::artifact::ArtifactFile>
+writeArtifact(const CompiledModule &module, std::string &error);
 
 } // namespace mlir::kiln::codegen
 

@@ -49,10 +49,13 @@ public:
           init = forward.getArgAttrOfType<InitAttr>(
               i, KilnDialect::kStateAttrName);
         if (init)
-          result.parameters.push_back({stringEntry(forward.getArgAttrDict(i),
-                                                   KilnDialect::kNameAttrName)
-                                           .str(),
-                                       forward.getArgumentTypes()[i], init, i});
+          result.parameters.push_back(
+              {stringEntry(forward.getArgAttrDict(i),
+                           KilnDialect::kNameAttrName)
+                   .str(),
+               forward.getArgumentTypes()[i], init, i,
+               forward.getArgAttrOfType<DenseElementsAttr>(
+                   i, KilnDialect::kValueAttrName)});
       }
     return success();
   }
@@ -64,10 +67,11 @@ public:
   }
 
 private:
-  void noteResident(const BufferSlot &slot, StringRef role, Type type) {
+  void noteResident(const BufferSlot &slot, StringRef role, Type type,
+                    DenseElementsAttr value = {}) {
     if (!slot.resident || !residentNames.insert(slot.name).second)
       return;
-    result.residents.push_back({slot.name, role.str(), type});
+    result.residents.push_back({slot.name, role.str(), type, value});
   }
 
   LogicalResult addEntry(func::FuncOp function) {
@@ -121,6 +125,13 @@ private:
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       if (role.empty())
         role = "input";
+      // A constant is the kernels' business: a buffer, not an input.
+      if (role == "constant") {
+        noteResident(
+            *slot, role, arg.getType(),
+            attrs.getAs<DenseElementsAttr>(KilnDialect::kValueAttrName));
+        continue;
+      }
       noteResident(*slot, role, arg.getType());
       entry.inputs.push_back({argumentName(function, arg.getArgNumber()),
                               role.str(), arg.getType(), toRef(*slot)});

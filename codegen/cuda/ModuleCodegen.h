@@ -107,20 +107,23 @@ struct CompiledKernelImage {
 };
 
 /// A resident buffer: parameter, model state, master weight, optimizer state,
-/// gradient.
+/// gradient, constant (whose values `value` holds).
 struct ResidentInfo {
   std::string name;
   std::string role;
   Type type;
+  DenseElementsAttr value;
 };
 
 /// The initialiser of a parameter or of model state (kiln.state): `stream`
-/// is its position in forward.
+/// is its position in forward. With `value` (its kiln.value: an imported
+/// model's weights) it starts from those values instead.
 struct ParameterInfo {
   std::string name;
   Type type;
   InitAttr init;
   uint32_t stream = 0;
+  DenseElementsAttr value;
 };
 
 struct CompiledModule {

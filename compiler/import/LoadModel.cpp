@@ -35,8 +35,9 @@ cl::opt<std::string> target("target",
                             cl::cat(modelOptionCategory()));
 cl::opt<std::string>
     weights("onnx-weights",
-            cl::desc(".onnx: write the trainable initializers' values to this "
-                     "safetensors file, for kiln-run --params"),
+            cl::desc(".onnx: also write the trainable initializers' values "
+                     "(which the parameters start from) to this safetensors "
+                     "file, for kiln-ref --inputs and kiln-run --params"),
             cl::value_desc("path"), cl::init(""),
             cl::cat(modelOptionCategory()));
 

@@ -7,8 +7,10 @@
 //   --trainable=all|NAME,NAME   initializers that become kiln.param arguments
 //   --loss=mse|cross_entropy    a loss on the graph's single output ...
 //   --target=NAME               ... against a new input of this name
-//   --onnx-weights=FILE         writes the trainable initializers' values as
-//                               safetensors (kiln-run --params FILE)
+//   --onnx-weights=FILE         also writes the trainable initializers'
+//                               values (which the parameters start from, as
+//                               kiln.value) as safetensors (kiln-ref --inputs,
+//                               kiln-run --params FILE)
 //
 //===----------------------------------------------------------------------===//
 

@@ -23,4 +23,34 @@ std::vector<double> initialValues(InitAttr init, llvm::ArrayRef<int64_t> shape,
       std::vector<int64_t>(shape.begin(), shape.end()), seed, stream);
 }
 
+std::vector<double> valuesOf(DenseElementsAttr value) {
+  std::vector<double> out;
+  out.reserve(value.getNumElements());
+  if (isa<FloatType>(value.getElementType())) {
+    for (const llvm::APFloat &v : value.getValues<llvm::APFloat>())
+      out.push_back(v.convertToDouble());
+  } else {
+    bool flag = value.getElementType().isInteger(1);
+    for (const llvm::APInt &v : value.getValues<llvm::APInt>())
+      out.push_back(flag ? double(v.getZExtValue()) : double(v.getSExtValue()));
+  }
+  return out;
+}
+
+std::optional<std::vector<double>>
+startingValues(func::FuncOp function, unsigned index, uint64_t seed) {
+  if (auto value = function.getArgAttrOfType<DenseElementsAttr>(
+          index, KilnDialect::kValueAttrName))
+    return valuesOf(value);
+  auto init =
+      function.getArgAttrOfType<InitAttr>(index, KilnDialect::kParamAttrName);
+  if (!init)
+    init =
+        function.getArgAttrOfType<InitAttr>(index, KilnDialect::kStateAttrName);
+  if (!init)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(function.getArgumentTypes()[index]);
+  return initialValues(init, type.getShape(), seed, index);
+}
+
 } // namespace mlir::kiln::ref

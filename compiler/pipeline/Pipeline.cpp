@@ -71,6 +71,8 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
     pm.addPass(createKilnMakeTrainStep(step));
   }
 
+  // Before recompute, which counts the resident bytes.
+  pm.addPass(createKilnResidentConstants());
   if (options.memoryBudget > 0) {
     KilnRecomputeOptions recompute;
     recompute.memoryBudget = options.memoryBudget;

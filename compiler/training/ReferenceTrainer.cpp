@@ -22,21 +22,15 @@ ReferenceTrainer::create(ModuleOp module, uint64_t seed,
   std::unique_ptr<ReferenceTrainer> trainer(
       new ReferenceTrainer(module, precision));
 
-  // Parameters and model state from their initialisers, streams by
-  // position in forward.
+  // Parameters and model state from their values (an imported model's
+  // weights) or initialisers, streams by position in forward.
   auto forward = module.lookupSymbol<func::FuncOp>("forward");
   llvm::StringMap<std::vector<double>> initial;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    auto init =
-        forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);
-    if (!init)
-      init = forward.getArgAttrOfType<InitAttr>(i, KilnDialect::kStateAttrName);
-    if (!init)
-      continue;
-    auto type = cast<RankedTensorType>(forward.getArgumentTypes()[i]);
-    StringRef name =
-        stringEntry(forward.getArgAttrDict(i), KilnDialect::kNameAttrName);
-    initial[name] = ref::initialValues(init, type.getShape(), seed, i);
+    if (forward.getArgAttr(i, KilnDialect::kParamAttrName) ||
+        forward.getArgAttr(i, KilnDialect::kStateAttrName))
+      initial[argumentName(forward, i)] =
+          *ref::startingValues(forward, i, seed);
   }
   // State buffers come from train_step's signature.
   auto trainStep = module.lookupSymbol<func::FuncOp>("train_step");
@@ -82,6 +76,15 @@ LogicalResult ReferenceTrainer::run(StringRef name, const NamedTensors &inputs,
                            : ref::roundToStorage(learningRate, scalar.kind,
                                                  interpreter.getPrecision());
       arguments.push_back(std::move(scalar));
+      continue;
+    }
+    // A resident constant (kiln-resident-constants) carries its values.
+    if (auto value = function.getArgAttrOfType<DenseElementsAttr>(
+            i, KilnDialect::kValueAttrName);
+        value && role == "constant") {
+      ref::Tensor constant = ref::Tensor::ofType(type);
+      constant.data = ref::valuesOf(value);
+      arguments.push_back(std::move(constant));
       continue;
     }
     const NamedTensors &source =

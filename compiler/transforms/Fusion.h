@@ -19,6 +19,7 @@ LogicalResult fuseFunction(func::FuncOp function);
 #define GEN_PASS_DECL_KILNPLANMEMORY
 #define GEN_PASS_DECL_KILNMIXEDPRECISION
 #define GEN_PASS_DECL_KILNRECOMPUTE
+#define GEN_PASS_DECL_KILNRESIDENTCONSTANTS
 #define GEN_PASS_REGISTRATION
 #include "compiler/transforms/Passes.h.inc"
 

@@ -139,7 +139,7 @@ private:
       StringRef role = stringEntry(attrs, KilnDialect::kRoleAttrName);
       StringRef name = stringEntry(attrs, KilnDialect::kNameAttrName);
       if (role == "param" || role == "state" || role == "optimizer_state" ||
-          role == "master_weight" || role == "gradient") {
+          role == "master_weight" || role == "gradient" || role == "constant") {
         resident[arg] =
             BufferSlot{true, name.str(), 0, tensorBytes(arg.getType())};
         continue;

@@ -63,8 +63,9 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let description = [{
     After fusion, gives each value of each function a place in memory and
     records it as attributes for the code generator and the runtime:
-    - parameters, master weights and optimizer state are resident buffers
-      named like the argument; a result marked `kiln.updates` is written into
+    - parameters, master weights, optimizer state and constants (role
+      `constant`, kiln-resident-constants) are resident buffers named like
+      the argument; a result marked `kiln.updates` is written into
       the buffer of the argument it replaces (in place);
     - gradients (results of forward_backward, arguments of apply_update) are
       resident buffers `grad.<param>`, so host code can read and edit them
@@ -88,6 +89,33 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     Option<"reuseDelay", "reuse-delay", "unsigned", /*default=*/"0",
            "kernels after a tensor's last use before its bytes are reused">,
   ];
+}
+
+def KilnResidentConstants : Pass<"kiln-resident-constants", "mlir::ModuleOp"> {
+  let summary = "Makes large constants resident buffers that the artifact "
+                "holds as data";
+  let description = [{
+    In every function, each `kiln.constant` of more than
+    `max-inline-elements` elements that are not all equal (an inference
+    model's weights, a table) becomes an argument with
+    `kiln.role = "constant"` and its values as `kiln.value`: a resident
+    buffer (role CONSTANT) whose values the artifact carries in its data
+    section and the runtime uploads once, read by the kernels like a
+    parameter, instead of a table in kernel code or a kernel that fills a
+    buffer on every call. The buffer is named by the constant's `kiln.name`
+    (the ONNX importer names the constants of initializers) or
+    `constant.<k>`, never a name the module already uses; the same values
+    under the same name are one buffer for every function. Splats and small
+    tables stay in the kernels that evaluate them; so does a constant the
+    function returns (its result needs a buffer of its own).
+  }];
+  let options = [
+    Option<"maxInlineElements", "max-inline-elements", "int64_t",
+           /*default=*/"16",
+           "the most elements of a constant that kernels carry in their "
+           "code">,
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
 def KilnRecompute : Pass<"kiln-recompute", "mlir::ModuleOp"> {

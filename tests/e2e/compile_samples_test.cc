@@ -54,10 +54,12 @@ TEST_P(CompileSamplesTest, KernelsAssembleAndArtifactLoads) {
     EXPECT_FALSE(kernel.binary.cubin.empty()) << kernel.name;
   }
 
-  std::string bytes, error;
-  ASSERT_TRUE(codegen::writeArtifact(*compiled, bytes, error)) << error;
+  std::string error;
+  FailureOr<::kiln::artifact::ArtifactFile> file =
+      codegen::writeArtifact(*compiled, error);
+  ASSERT_TRUE(succeeded(file)) << error;
   absl::StatusOr<::kiln::artifact::Artifact> loaded =
-      ::kiln::artifact::LoadArtifact(bytes);
+      ::kiln::artifact::LoadArtifact(file->Join());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   for (const char *entry : {"forward", "forward_backward", "apply_update", "train_step"})
     EXPECT_NE(loaded->FindEntry(entry), nullptr) << entry;

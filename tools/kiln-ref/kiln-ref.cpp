@@ -29,8 +29,10 @@
 // instead (what the trainers start from). kiln.state arguments (batch norm
 // running statistics) always take their #kiln.init values, as the runtime's
 // state buffers do: a random running variance would be meaningless. Without
-// --random-seed every argument must be in --inputs. A tensor in --inputs that
-// names no argument is an error.
+// --random-seed every argument must be in --inputs. An argument with a
+// kiln.value (an imported model's weights, a resident constant) missing from
+// --inputs takes those values, with or without --random-seed. A tensor in
+// --inputs that names no argument is an error.
 //
 // --precision f32 (the default) rounds every op's results to their storage
 // type as the GPU does; f64 keeps every value exact in double. Outputs are
@@ -117,8 +119,9 @@ static cl::opt<int64_t>
              cl::init(4), cl::cat(inputCategory));
 static cl::opt<bool>
     initParams("init-params",
-               cl::desc("with --random-seed, kiln.param arguments take their "
-                        "#kiln.init values under the seed"),
+               cl::desc("with --random-seed, kiln.param arguments without "
+                        "a kiln.value take their #kiln.init values under the "
+                        "seed"),
                cl::init(false), cl::cat(inputCategory));
 static cl::opt<std::string> precisionName(
     "precision",
@@ -324,6 +327,14 @@ int main(int argc, char **argv) {
                     ": i64 value " + std::to_string(value) +
                     " is outside the i32 range");
       }
+    } else if (auto value = function.getArgAttrOfType<DenseElementsAttr>(
+                   i, KilnDialect::kValueAttrName)) {
+      // The values it starts from (an imported model's weights, a resident
+      // constant), rounded to its storage type as the runtime stores them.
+      tensor.data = ref::valuesOf(value);
+      for (double &element : tensor.data)
+        element =
+            ref::roundToStorage(element, tensor.kind, ref::Precision::F32);
     } else if (random) {
       auto init =
           function.getArgAttrOfType<InitAttr>(i, KilnDialect::kParamAttrName);

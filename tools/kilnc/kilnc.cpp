@@ -760,18 +760,25 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   }
-  std::string bytes;
-  if (!codegen::writeArtifact(compiled, bytes, error))
+  FailureOr<::kiln::artifact::ArtifactFile> file =
+      codegen::writeArtifact(compiled, error);
+  if (failed(file))
     return fail("invalid artifact: " + error);
+  // Piece by piece: the weights go from the module's attributes to the file.
+  auto writeFile = [&](llvm::raw_ostream &os) {
+    os << file->head;
+    for (absl::string_view piece : file->data)
+      os.write(piece.data(), piece.size());
+  };
   if (emit == "artifact" && headerPath.empty()) {
-    output->os() << bytes;
+    writeFile(output->os());
     output->keep();
     return 0;
   }
 
   // The typed header, from the artifact as the runtime reads it.
   absl::StatusOr<::kiln::artifact::Artifact> loaded =
-      ::kiln::artifact::LoadArtifact(bytes);
+      ::kiln::artifact::LoadArtifact(file->Join());
   if (!loaded.ok())
     return fail("invalid artifact: " + std::string(loaded.status().message()));
   codegen::HeaderOptions headerOptions;
@@ -796,7 +803,7 @@ int main(int argc, char **argv) {
   auto headerOutput = openOutputFile(headerPath, &error);
   if (!headerOutput)
     return fail(error);
-  output->os() << bytes;
+  writeFile(output->os());
   headerOutput->os() << header;
   output->keep();
   headerOutput->keep();

@@ -337,16 +337,17 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   llvm::SmallVector<DictionaryAttr> argAttrs;
   llvm::SmallVector<std::string> argNames;
   auto addArgument = [&](llvm::StringRef name, RankedTensorType type,
-                         bool param) {
+                         DenseElementsAttr weights) {
     llvm::SmallVector<NamedAttribute> attrs;
     attrs.push_back(
         b.getNamedAttr(KilnDialect::kNameAttrName, b.getStringAttr(name)));
-    if (param) {
-      // The fresh initialiser of a parameter; the ONNX values themselves
-      // are the model's weights (kilnc --onnx-weights writes them).
+    if (weights) {
+      // A parameter starts from the model's own weights; its initialiser
+      // is what a fresh initialisation would draw.
       InitKind kind = type.getRank() >= 2 ? InitKind::xavier : InitKind::zeros;
       attrs.push_back(b.getNamedAttr(KilnDialect::kParamAttrName,
                                      InitAttr::get(context, kind)));
+      attrs.push_back(b.getNamedAttr(KilnDialect::kValueAttrName, weights));
     }
     argTypes.push_back(type);
     argAttrs.push_back(b.getDictionaryAttr(attrs));
@@ -363,13 +364,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                  << onnxTypeName(tensor.data_type())
                  << " cannot be trainable (floating point only)",
              nullptr;
-    // Its values are read only for --onnx-weights; their size is checked
-    // against its dims in any case.
-    if (failed(checkTensorData(tensor, loc,
-                               "initializer '" + tensor.name() + "'")))
+    auto weights =
+        toElementsAttr(tensor, loc, "initializer '" + tensor.name() + "'");
+    if (failed(weights))
       return nullptr;
-    llvm::SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
-    addArgument(tensor.name(), RankedTensorType::get(dims, element), true);
+    addArgument(tensor.name(), llvm::cast<RankedTensorType>(weights->getType()),
+                *weights);
   }
   llvm::StringSet<> staticNames;
   for (const onnx::ValueInfoProto &input : graph.input()) {
@@ -384,7 +384,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
         kilnTypeOf(input.type(), loc, "graph input '" + input.name() + "'");
     if (failed(type))
       return nullptr;
-    addArgument(input.name(), *type, false);
+    addArgument(input.name(), *type, DenseElementsAttr());
   }
   bool wantsLoss = !opts.loss.empty();
   if (wantsLoss) {
@@ -415,7 +415,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       targetType =
           RankedTensorType::get({outType->getDimSize(0)}, b.getI32Type());
     }
-    addArgument(opts.target, targetType, false);
+    addArgument(opts.target, targetType, DenseElementsAttr());
   }
 
   auto function = b.create<func::FuncOp>(fileLoc, opts.functionName,
@@ -446,10 +446,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     auto attr = toElementsAttr(tensor, loc, "initializer '" + name.str() + "'");
     if (failed(attr))
       return failure();
-    define(name, GraphValue{b.create<ConstantOp>(loc, *attr).getResult(),
-                            std::nullopt,
-                            {},
-                            Type()});
+    // Named, so that a resident buffer made of it carries the name.
+    auto constant = b.create<ConstantOp>(loc, *attr);
+    constant->setAttr(KilnDialect::kNameAttrName, b.getStringAttr(name));
+    define(name, GraphValue{constant.getResult(), std::nullopt, {}, Type()});
     return success();
   };
   for (const onnx::TensorProto &tensor : graph.initializer())

@@ -2,8 +2,9 @@
 //
 // Imports an ONNX model (read with Debian's libonnx protobuf classes) as a
 // module with one func.func of kiln ops. Graph inputs become arguments named
-// by kiln.name; initializers become kiln.param arguments (--trainable) or
-// constants; graph outputs become results named by kiln.name. With a loss (an
+// by kiln.name; initializers become kiln.param arguments (--trainable) that
+// start from their values (kiln.value), or constants named by their kiln.name;
+// graph outputs become results named by kiln.name. With a loss (an
 // ONNX loss node that is the graph's only output, or --loss/--target) the
 // function returns the scalar loss and is what the training pipeline compiles.
 // Every op carries a location naming its ONNX node; every op, attribute or
@@ -46,8 +47,9 @@ struct OnnxImportOptions {
   /// reproduce another framework's numbers, so comparisons would fail.
   bool rejectRandomOps = false;
   /// Where to write the values of the trainable initializers (safetensors,
-  /// by name, in their kiln dtypes), what kiln-run --params loads: the
-  /// model's own weights rather than a fresh initialisation. "" for none.
+  /// by name, in their kiln dtypes), what kiln-ref --inputs and kiln-run
+  /// --params load; the parameters start from them anyway (kiln.value).
+  /// "" for none.
   std::string weightsPath;
 };
 

@@ -3,15 +3,19 @@
 // Builds an ONNX MLP (Gemm with transB, Tanh, Gemm: what torch.onnx exports
 // for nn.Linear layers) with libonnx's protobuf classes, imports it with
 // every initializer trainable and --loss=mse, builds the training entries
-// (SGD) and trains it on the f64 reference. Each step's loss and the final
-// weights must match a hand-written f64 forward and backward pass of the
-// same network, on fresh random weights and data every run.
+// (SGD, AdamW) and trains it on the f64 reference from the model's own
+// weights, which the import carries (nothing is set by hand). Each step's
+// loss and the final weights must match a hand-written f64 forward and
+// backward pass of the same network with PyTorch's SGD and AdamW (moments
+// from zero), on fresh random weights and data every run; stored in bf16,
+// parameters start rounded and master weights exact.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/training/ReferenceTrainer.h"
 #include "compiler/training/TrainStep.h"
+#include "compiler/transforms/MixedPrecision.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -95,8 +99,9 @@ onnx::ModelProto mlpModel(const Weights &w) {
   return model;
 }
 
-/// One SGD step of the MLP with MSE in f64; returns the loss before it.
-double referenceStep(Weights &w, const Matrix &x, const Matrix &t, double lr) {
+/// The MLP's MSE loss in f64 and its gradients `g`.
+double lossAndGradients(const Weights &w, const Matrix &x, const Matrix &t,
+                        Weights &g) {
   Matrix a(kBatch * kHidden), y(kBatch * kOut);
   for (int n = 0; n < kBatch; ++n)
     for (int h = 0; h < kHidden; ++h) {
@@ -116,8 +121,8 @@ double referenceStep(Weights &w, const Matrix &x, const Matrix &t, double lr) {
       loss += d * d / (kBatch * kOut);
       dy[n * kOut + o] = 2 * d / (kBatch * kOut);
     }
-  Weights g{Matrix(w.w1.size()), Matrix(w.b1.size()), Matrix(w.w2.size()),
-            Matrix(w.b2.size())};
+  g = Weights{Matrix(w.w1.size()), Matrix(w.b1.size()), Matrix(w.w2.size()),
+              Matrix(w.b2.size())};
   for (int n = 0; n < kBatch; ++n) {
     for (int o = 0; o < kOut; ++o) {
       g.b2[o] += dy[n * kOut + o];
@@ -134,16 +139,61 @@ double referenceStep(Weights &w, const Matrix &x, const Matrix &t, double lr) {
         g.w1[h * kIn + i] += dh * x[n * kIn + i];
     }
   }
-  auto update = [lr](Matrix &p, const Matrix &grad) {
-    for (size_t i = 0; i < p.size(); ++i)
-      p[i] -= lr * grad[i];
-  };
-  update(w.w1, g.w1);
-  update(w.b1, g.b1);
-  update(w.w2, g.w2);
-  update(w.b2, g.b2);
   return loss;
 }
+
+/// The four tensors of `w` (and of `g`, `m`, `v` alike), in one order.
+std::vector<Matrix *> tensorsOf(Weights &w) {
+  return {&w.w1, &w.b1, &w.w2, &w.b2};
+}
+
+/// One SGD step of the MLP with MSE in f64; returns the loss before it.
+double referenceStep(Weights &w, const Matrix &x, const Matrix &t, double lr) {
+  Weights g;
+  double loss = lossAndGradients(w, x, t, g);
+  for (auto [p, grad] : llvm::zip(tensorsOf(w), tensorsOf(g)))
+    for (size_t i = 0; i < p->size(); ++i)
+      (*p)[i] -= lr * (*grad)[i];
+  return loss;
+}
+
+/// A number as the f32 constant the training step holds it in.
+double f32(double value) { return static_cast<float>(value); }
+
+/// PyTorch's AdamW (decoupled decay, bias-corrected moments starting from
+/// zero) in f64, with kiln's hyperparameters: f32 constants, the bias
+/// corrections 1 - beta^t of the f32 betas.
+struct ReferenceAdamW {
+  double beta1 = f32(0.9), beta2 = f32(0.999), epsilon = f32(1e-8),
+         weightDecay = f32(0.01);
+  Weights m, v;
+  int steps = 0;
+
+  explicit ReferenceAdamW(const Weights &w)
+      : m{Matrix(w.w1.size()), Matrix(w.b1.size()), Matrix(w.w2.size()),
+          Matrix(w.b2.size())},
+        v(m) {}
+
+  /// One step; returns the loss before it.
+  double step(Weights &w, const Matrix &x, const Matrix &t, double lr) {
+    Weights g;
+    double loss = lossAndGradients(w, x, t, g);
+    ++steps;
+    double correction1 = 1 - std::pow(beta1, steps);
+    double correction2 = 1 - std::pow(beta2, steps);
+    for (auto [p, grad, mt, vt] :
+         llvm::zip(tensorsOf(w), tensorsOf(g), tensorsOf(m), tensorsOf(v)))
+      for (size_t i = 0; i < p->size(); ++i) {
+        double gi = (*grad)[i];
+        (*mt)[i] = beta1 * (*mt)[i] + f32(1 - 0.9) * gi;
+        (*vt)[i] = beta2 * (*vt)[i] + f32(1 - 0.999) * gi * gi;
+        double update = ((*mt)[i] / correction1) /
+                        (std::sqrt((*vt)[i] / correction2) + epsilon);
+        (*p)[i] -= lr * (update + weightDecay * (*p)[i]);
+      }
+    return loss;
+  }
+};
 
 ref::Tensor tensorOf(std::vector<int64_t> shape, const Matrix &values) {
   ref::Tensor tensor(shape, ref::ElementKind::F32);
@@ -151,87 +201,158 @@ ref::Tensor tensorOf(std::vector<int64_t> shape, const Matrix &values) {
   return tensor;
 }
 
-TEST(OnnxTrainingTest, ImportedMlpTrainsLikeTheHandWrittenReference) {
-  std::random_device device;
-  const unsigned seed = device();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1, 1);
-  auto draw = [&](size_t n) {
+/// The MLP imported with every initializer trainable and --loss=mse, on
+/// fresh random weights and data (f32 values, exact in the initializers).
+class OnnxTrainingTest : public ::testing::Test {
+protected:
+  OnnxTrainingTest() : rng(seed), context(registryWithGradients()) {
+    context.loadAllAvailableDialects();
+    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+      diagnostics += diag.str() + "\n";
+      return success();
+    });
+    weights = Weights{draw(kHidden * kIn), draw(kHidden), draw(kOut * kHidden),
+                      draw(kOut)};
+    x = draw(kBatch * kIn);
+    t = draw(kBatch * kOut);
+    batch["x"] = tensorOf({kBatch, kIn}, x);
+    batch["t"] = tensorOf({kBatch, kOut}, t);
+  }
+
+  static DialectRegistry registryWithGradients() {
+    DialectRegistry registry;
+    registry.insert<KilnDialect, func::FuncDialect>();
+    registerGradientRules(registry);
+    return registry;
+  }
+
+  Matrix draw(size_t n) {
+    std::uniform_real_distribution<float> uniform(-1, 1);
     Matrix m(n);
     for (double &v : m)
-      v = uniform(rng); // f32 values, exact in the f32 initializers
+      v = uniform(rng);
     return m;
-  };
-  Weights weights{draw(kHidden * kIn), draw(kHidden), draw(kOut * kHidden),
-                  draw(kOut)};
-  Matrix x = draw(kBatch * kIn), t = draw(kBatch * kOut);
+  }
 
-  DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect>();
-  registerGradientRules(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  /// The imported model's training entries under `optimizer`, stored in
+  /// `storage` (bf16: with f32 master weights), on the reference trainer:
+  /// nothing is set by hand, so it starts where the model says.
+  std::unique_ptr<ReferenceTrainer> trainer(OptimizerKind optimizer,
+                                            ref::Precision precision,
+                                            FloatType storage = {}) {
+    OnnxImportOptions options;
+    options.trainable = "all";
+    options.loss = "mse";
+    options.target = "t";
+    module = importOnnxModel(mlpModel(weights), &context, options, "mlp.onnx");
+    if (!module)
+      return nullptr;
+    if (storage && failed(narrowStorage(
+                       module->lookupSymbol<func::FuncOp>("loss"), storage)))
+      return nullptr;
+    TrainStepOptions trainOptions;
+    trainOptions.optimizer.kind = optimizer;
+    trainOptions.optimizer.weightDecay =
+        optimizer == OptimizerKind::AdamW ? 0.01 : 0.0;
+    if (failed(buildTrainingEntries(*module, trainOptions)) ||
+        failed(verify(*module)))
+      return nullptr;
+    auto created = ReferenceTrainer::create(*module, /*seed=*/1, precision);
+    return succeeded(created) ? std::move(*created) : nullptr;
+  }
+
+  const Matrix &state(ReferenceTrainer &trainer, const std::string &name) {
+    static const Matrix missing;
+    auto it = trainer.state().find(name);
+    EXPECT_NE(it, trainer.state().end()) << name;
+    return it == trainer.state().end() ? missing : it->second.data;
+  }
+
+  void expectWeights(ReferenceTrainer &trainer, const Weights &expected) {
+    Weights w = expected;
+    for (auto [name, values] : llvm::zip(
+             std::vector<std::string>{"w1", "b1", "w2", "b2"}, tensorsOf(w))) {
+      const Matrix &got = state(trainer, name);
+      ASSERT_EQ(got.size(), values->size()) << name;
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_NEAR(got[i], (*values)[i], 1e-12) << name << "[" << i << "]";
+    }
+  }
+
+  const unsigned seed = std::random_device()();
+  std::mt19937 rng;
+  MLIRContext context;
   std::string diagnostics;
-  context.getDiagEngine().registerHandler([&](Diagnostic &diag) {
-    diagnostics += diag.str() + "\n";
-    return success();
-  });
-
-  OnnxImportOptions options;
-  options.trainable = "all";
-  options.loss = "mse";
-  options.target = "t";
-  OwningOpRef<ModuleOp> module =
-      importOnnxModel(mlpModel(weights), &context, options, "mlp.onnx");
-  ASSERT_TRUE(module) << diagnostics;
-  TrainStepOptions trainOptions;
-  trainOptions.optimizer.kind = OptimizerKind::SGD;
-  ASSERT_TRUE(succeeded(buildTrainingEntries(*module, trainOptions)))
-      << diagnostics;
-  ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
-  auto trainer =
-      ReferenceTrainer::create(*module, /*seed=*/1, ref::Precision::F64);
-  ASSERT_TRUE(succeeded(trainer)) << diagnostics;
-  // Start from the ONNX weights (kilnc --onnx-weights), not a fresh init.
-  NamedTensors &state = (*trainer)->mutableState();
-  state["w1"] = tensorOf({kHidden, kIn}, weights.w1);
-  state["b1"] = tensorOf({kHidden}, weights.b1);
-  state["w2"] = tensorOf({kOut, kHidden}, weights.w2);
-  state["b2"] = tensorOf({kOut}, weights.b2);
-
+  OwningOpRef<ModuleOp> module;
+  Weights weights;
+  Matrix x, t;
   NamedTensors batch;
-  batch["x"] = tensorOf({kBatch, kIn}, x);
-  batch["t"] = tensorOf({kBatch, kOut}, t);
+};
+
+TEST_F(OnnxTrainingTest, ImportedMlpTrainsLikeTheHandWrittenReference) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto sgd = trainer(OptimizerKind::SGD, ref::Precision::F64);
+  ASSERT_TRUE(sgd) << diagnostics;
   constexpr double kLr = 0.1;
   for (int step = 0; step < 5; ++step) {
     double expected = referenceStep(weights, x, t, kLr);
-    FailureOr<double> loss = (*trainer)->step(batch, kLr);
+    FailureOr<double> loss = sgd->step(batch, kLr);
     ASSERT_TRUE(succeeded(loss)) << diagnostics;
     EXPECT_NEAR(*loss, expected, 1e-12 * std::max(1.0, expected))
         << "step " << step;
   }
-  auto expectWeights = [&](const char *name, const Matrix &expected) {
-    const ref::Tensor &got = (*trainer)->state().find(name)->second;
-    ASSERT_EQ(got.data.size(), expected.size()) << name;
-    for (size_t i = 0; i < expected.size(); ++i)
-      EXPECT_NEAR(got.data[i], expected[i], 1e-12) << name << "[" << i << "]";
-  };
-  expectWeights("w1", weights.w1);
-  expectWeights("b1", weights.b1);
-  expectWeights("w2", weights.w2);
-  expectWeights("b2", weights.b2);
+  expectWeights(*sgd, weights);
 }
 
-TEST(OnnxTrainingTest, UnknownTrainableNameIsAnError) {
-  MLIRContext context;
-  std::string diagnostics;
-  context.getDiagEngine().registerHandler([&](Diagnostic &diag) {
-    diagnostics += diag.str() + "\n";
-    return success();
-  });
-  Weights weights{Matrix(kHidden * kIn, 0.5), Matrix(kHidden, 0.5),
-                  Matrix(kOut * kHidden, 0.5), Matrix(kOut, 0.5)};
+// AdamW from the model's own weights: its moments start at zero, as
+// PyTorch's do, and each step matches PyTorch's AdamW in f64.
+TEST_F(OnnxTrainingTest, AdamWStartsFromTheWeightsWithZeroMoments) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto adamw = trainer(OptimizerKind::AdamW, ref::Precision::F64);
+  ASSERT_TRUE(adamw) << diagnostics;
+  expectWeights(*adamw, weights);
+  for (const char *name : {"w1", "b1", "w2", "b2"})
+    for (const char *moment : {"adam_m.", "adam_v."})
+      for (double v : state(*adamw, std::string(moment) + name))
+        ASSERT_EQ(v, 0.0) << moment << name;
+  ReferenceAdamW reference(weights);
+  constexpr double kLr = 0.05;
+  for (int step = 0; step < 5; ++step) {
+    double expected = reference.step(weights, x, t, kLr);
+    FailureOr<double> loss = adamw->step(batch, kLr);
+    ASSERT_TRUE(succeeded(loss)) << diagnostics;
+    EXPECT_NEAR(*loss, expected, 1e-12 * std::max(1.0, expected))
+        << "step " << step;
+  }
+  expectWeights(*adamw, weights);
+}
+
+// Stored in bf16, a parameter starts from its value rounded to nearest even
+// and its f32 master weight from the value itself.
+TEST_F(OnnxTrainingTest, Bf16ParametersAndMasterWeightsStartFromTheWeights) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto adamw = trainer(OptimizerKind::AdamW, ref::Precision::F32,
+                       BFloat16Type::get(&context));
+  ASSERT_TRUE(adamw) << diagnostics;
+  for (auto [name, values] :
+       llvm::zip(std::vector<std::string>{"w1", "b1", "w2", "b2"},
+                 tensorsOf(weights))) {
+    const Matrix &param = state(*adamw, name);
+    const Matrix &master = state(*adamw, "master." + name);
+    ASSERT_EQ(param.size(), values->size()) << name;
+    ASSERT_EQ(master.size(), values->size()) << name;
+    for (size_t i = 0; i < param.size(); ++i) {
+      llvm::APFloat rounded(static_cast<float>((*values)[i]));
+      bool lost;
+      rounded.convert(llvm::APFloat::BFloat(),
+                      llvm::APFloat::rmNearestTiesToEven, &lost);
+      EXPECT_EQ(param[i], rounded.convertToDouble()) << name << "[" << i << "]";
+      EXPECT_EQ(master[i], (*values)[i]) << name << "[" << i << "]";
+    }
+  }
+}
+
+TEST_F(OnnxTrainingTest, UnknownTrainableNameIsAnError) {
   OnnxImportOptions options;
   options.trainable = "w1,fc3";
   EXPECT_FALSE(importOnnxModel(mlpModel(weights), &context, options, "m"));

@@ -43,6 +43,15 @@ def Kiln_Dialect : Dialect {
     runtime's inputs and outputs, dataset fields and checkpoint tensors go
     by these names.
 
+    `kiln.value = dense<...>` on a parameter or model state argument gives
+    the values it starts from instead of a draw from its initialiser (an
+    imported model's weights): an elements attribute of the argument's
+    shape, of its element type or a float type that rounds to it (a bf16
+    parameter's f32 value is also its f32 master weight's). The training
+    and inference entries carry it to the artifact, whose buffer starts
+    with those values. `--kiln-resident-constants` also turns large
+    constants into arguments of role `constant` with their `kiln.value`.
+
     Conventions every op follows:
 
     - Binary elementwise ops (`add`, `sub`, `mul`, `div`, `pow`, `max`,
@@ -76,9 +85,12 @@ def Kiln_Dialect : Dialect {
     /// Name of the argument/result attribute that gives it a host-visible name.
     static constexpr ::llvm::StringLiteral kNameAttrName = "kiln.name";
     /// What an argument or result is to the runtime (param, state,
-    /// optimizer_state, master_weight, input, gradient, learning_rate, step,
-    /// loss, statistic, output).
+    /// optimizer_state, master_weight, constant, input, gradient,
+    /// learning_rate, step, loss, statistic, output).
     static constexpr ::llvm::StringLiteral kRoleAttrName = "kiln.role";
+    /// On a parameter, state or constant argument: the values it starts
+    /// from (a DenseElementsAttr of its shape).
+    static constexpr ::llvm::StringLiteral kValueAttrName = "kiln.value";
     /// On a result: the index of the argument it replaces, so the runtime can
     /// update that buffer in place.
     static constexpr ::llvm::StringLiteral kUpdatesAttrName = "kiln.updates";

@@ -14,6 +14,32 @@ void KilnDialect::initialize() {
   registerOps();
 }
 
+/// `kiln.value`: the values a parameter, state or constant argument starts
+/// from, of its shape, and of its element type or a float type that rounds
+/// to it.
+static LogicalResult verifyStartingValue(Operation *op, Type valueType,
+                                         NamedAttribute attribute,
+                                         StringRef where) {
+  StringRef name = attribute.getName().strref();
+  if (where != "argument")
+    return op->emitError() << "'" << name << "' may only mark a function "
+                           << "argument, not a " << where;
+  auto value = dyn_cast<DenseElementsAttr>(attribute.getValue());
+  auto tensor = dyn_cast<RankedTensorType>(valueType);
+  if (!value || !tensor)
+    return op->emitError() << "'" << name
+                           << "' must be a dense elements attribute for a "
+                              "tensor argument, got "
+                           << attribute.getValue();
+  Type element = tensor.getElementType(), given = value.getElementType();
+  bool rounds = isa<FloatType>(element) && isa<FloatType>(given);
+  if (value.getType().getShape() != tensor.getShape() ||
+      (given != element && !rounds))
+    return op->emitError() << "'" << name << "' of type " << value.getType()
+                           << " does not fit an argument of type " << tensor;
+  return success();
+}
+
 /// `kiln.param` must hold a `#kiln.init` and may only mark a tensor argument of
 /// a function; `kiln.name` must be a non-empty string.
 static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
@@ -49,17 +75,19 @@ static LogicalResult verifyValueAttribute(Operation *op, Type valueType,
   if (name == KilnDialect::kRoleAttrName) {
     auto text = dyn_cast<StringAttr>(attribute.getValue());
     static constexpr llvm::StringLiteral kRoles[] = {
-        "param",    "state",         "optimizer_state", "master_weight",
-        "input",    "gradient",      "learning_rate",   "step",
-        "loss",     "statistic",     "output"};
+        "param",    "state", "optimizer_state", "master_weight",
+        "constant", "input", "gradient",        "learning_rate",
+        "step",     "loss",  "statistic",       "output"};
     if (!text || !llvm::is_contained(kRoles, text.getValue()))
       return op->emitError()
              << "'" << name << "' must be one of param, state, "
-             << "optimizer_state, master_weight, input, gradient, "
+             << "optimizer_state, master_weight, constant, input, gradient, "
              << "learning_rate, step, loss, statistic, output; got "
              << attribute.getValue();
     return success();
   }
+  if (name == KilnDialect::kValueAttrName)
+    return verifyStartingValue(op, valueType, attribute, where);
   if (name == "kiln.buffer") {
     // Written by --kiln-plan-memory: {buffer, offset, size}.
     auto dict = dyn_cast<DictionaryAttr>(attribute.getValue());
@@ -100,6 +128,19 @@ LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
                << "argument " << argIndex << " is marked both '"
                << kParamAttrName << "' and '" << kStateAttrName
                << "': state is not trained";
+  // Only buffers that live across calls start from values.
+  if (attribute.getName() == kValueAttrName)
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      auto role = func.getArgAttrOfType<StringAttr>(argIndex, kRoleAttrName);
+      if (!func.getArgAttr(argIndex, kParamAttrName) &&
+          !func.getArgAttr(argIndex, kStateAttrName) &&
+          !(role && role.getValue() == "constant"))
+        return op->emitError()
+               << "argument " << argIndex << " has a '" << kValueAttrName
+               << "' but is not a parameter ('" << kParamAttrName
+               << "'), state ('" << kStateAttrName
+               << "') or constant (kiln.role = \"constant\")";
+    }
   Type type;
   if (op->getNumRegions() > regionIndex &&
       !op->getRegion(regionIndex).empty() &&

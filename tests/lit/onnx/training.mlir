@@ -1,9 +1,10 @@
 // Training an imported ONNX model: initializers become kiln.param arguments
-// (--trainable) and the loss is the graph's own (an MSE written as
-// Sub/Mul/ReduceMean, a SoftmaxCrossEntropyLoss) or --loss/--target.
+// (--trainable) that start from their values (kiln.value), and the loss is
+// the graph's own (an MSE written as Sub/Mul/ReduceMean, a
+// SoftmaxCrossEntropyLoss) or --loss/--target.
 // RUN: python3 %S/Inputs/make_onnx_model.py mlp_mse %t.mse.onnx
 // RUN: kiln-opt %t.mse.onnx --trainable=all | FileCheck %s --check-prefix=PARAMS
-// PARAMS: func.func @loss(%{{.*}}: tensor<3x5xf32> {kiln.name = "w1", kiln.param = #kiln.init<xavier{{.*}}>}, %{{.*}}: tensor<5xf32> {kiln.name = "b1", kiln.param = #kiln.init<zeros>}
+// PARAMS: func.func @loss(%{{.*}}: tensor<3x5xf32> {kiln.name = "w1", kiln.param = #kiln.init<xavier{{.*}}>, kiln.value = dense<{{.*}}> : tensor<3x5xf32>}, %{{.*}}: tensor<5xf32> {kiln.name = "b1", kiln.param = #kiln.init<zeros>, kiln.value = dense<{{.*}}> : tensor<5xf32>}
 // PARAMS-SAME: {kiln.name = "x"}, %{{.*}}: tensor<4x2xf32> {kiln.name = "target"}) -> (tensor<f32> {kiln.name = "loss"})
 // PARAMS: kiln.reduce_mean
 
@@ -13,7 +14,7 @@
 
 // Only the named initializers train; the others stay constants.
 // RUN: kiln-opt %t.mse.onnx --trainable=w2 | FileCheck %s --check-prefix=SOME
-// SOME: func.func @loss(%{{.*}}: tensor<5x2xf32> {kiln.name = "w2", kiln.param = #kiln.init<xavier{{.*}}>}, %{{.*}}: tensor<4x3xf32> {kiln.name = "x"}
+// SOME: func.func @loss(%{{.*}}: tensor<5x2xf32> {kiln.name = "w2", kiln.param = #kiln.init<xavier{{.*}}>, kiln.value = dense<{{.*}}> : tensor<5x2xf32>}, %{{.*}}: tensor<4x3xf32> {kiln.name = "x"}
 
 // The weights file holds the ONNX values, which kiln-ref takes as inputs.
 // RUN: kilnc %t.mse.onnx --trainable=all --emit=mlir --onnx-weights=%t.weights.safetensors -o %t.ir.mlir

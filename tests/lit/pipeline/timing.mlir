@@ -5,6 +5,7 @@
 // CHECK: Execution time report
 // CHECK: Parser
 // CHECK-NEXT: KilnMakeTrainStep
+// CHECK-NEXT: KilnResidentConstants
 // CHECK-NEXT: KilnFuse
 // CHECK-NEXT: KilnPlanMemory
 // CHECK-NEXT: Output
@@ -14,6 +15,7 @@
 // CODEGEN: Parser
 // CODEGEN-NEXT: KilnMixedPrecision
 // CODEGEN-NEXT: KilnMakeForward
+// CODEGEN-NEXT: KilnResidentConstants
 // CODEGEN-NEXT: KilnFuse
 // CODEGEN-NEXT: KilnPlanMemory
 // CODEGEN-NEXT: KilnCodegen
