@@ -3,12 +3,13 @@
 // Builds an ONNX MLP (Gemm with transB, Tanh, Gemm: what torch.onnx exports
 // for nn.Linear layers) with libonnx's protobuf classes, imports it with
 // every initializer trainable and --loss=mse, builds the training entries
-// (SGD, AdamW) and trains it on the f64 reference from the model's own
+// (every optimizer) and trains it on the f64 reference from the model's own
 // weights, which the import carries (nothing is set by hand). Each step's
 // loss and the final weights must match a hand-written f64 forward and
-// backward pass of the same network with PyTorch's SGD and AdamW (moments
-// from zero), on fresh random weights and data every run; stored in bf16,
-// parameters start rounded and master weights exact.
+// backward pass of the same network with PyTorch's SGD (with and without
+// momentum), Adam and AdamW (buffers from zero), on fresh random weights
+// and data every run; stored in bf16, parameters start rounded and master
+// weights exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,30 +148,17 @@ std::vector<Matrix *> tensorsOf(Weights &w) {
   return {&w.w1, &w.b1, &w.w2, &w.b2};
 }
 
-/// One SGD step of the MLP with MSE in f64; returns the loss before it.
-double referenceStep(Weights &w, const Matrix &x, const Matrix &t, double lr) {
-  Weights g;
-  double loss = lossAndGradients(w, x, t, g);
-  for (auto [p, grad] : llvm::zip(tensorsOf(w), tensorsOf(g)))
-    for (size_t i = 0; i < p->size(); ++i)
-      (*p)[i] -= lr * (*grad)[i];
-  return loss;
-}
-
 /// A number as the f32 constant the training step holds it in.
 double f32(double value) { return static_cast<float>(value); }
 
-/// PyTorch's AdamW (decoupled decay, bias-corrected moments starting from
-/// zero) in f64, with kiln's hyperparameters: f32 constants, the bias
-/// corrections 1 - beta^t of the f32 betas.
-struct ReferenceAdamW {
-  double beta1 = f32(0.9), beta2 = f32(0.999), epsilon = f32(1e-8),
-         weightDecay = f32(0.01);
-  Weights m, v;
-  int steps = 0;
-
-  explicit ReferenceAdamW(const Weights &w)
-      : m{Matrix(w.w1.size()), Matrix(w.b1.size()), Matrix(w.w2.size()),
+/// PyTorch's optimizers in f64 with kiln's hyperparameters (f32 constants;
+/// Adam's bias corrections 1 - beta^t of the f32 betas), every buffer
+/// starting from zero: SGD with momentum (Nesterov's or not) and L2 decay,
+/// Adam with L2 decay, AdamW with decoupled decay.
+struct ReferenceOptimizer {
+  ReferenceOptimizer(const OptimizerOptions &options, const Weights &w)
+      : options(options),
+        m{Matrix(w.w1.size()), Matrix(w.b1.size()), Matrix(w.w2.size()),
           Matrix(w.b2.size())},
         v(m) {}
 
@@ -179,20 +167,38 @@ struct ReferenceAdamW {
     Weights g;
     double loss = lossAndGradients(w, x, t, g);
     ++steps;
-    double correction1 = 1 - std::pow(beta1, steps);
-    double correction2 = 1 - std::pow(beta2, steps);
     for (auto [p, grad, mt, vt] :
          llvm::zip(tensorsOf(w), tensorsOf(g), tensorsOf(m), tensorsOf(v)))
-      for (size_t i = 0; i < p->size(); ++i) {
-        double gi = (*grad)[i];
-        (*mt)[i] = beta1 * (*mt)[i] + f32(1 - 0.9) * gi;
-        (*vt)[i] = beta2 * (*vt)[i] + f32(1 - 0.999) * gi * gi;
-        double update = ((*mt)[i] / correction1) /
-                        (std::sqrt((*vt)[i] / correction2) + epsilon);
-        (*p)[i] -= lr * (update + weightDecay * (*p)[i]);
-      }
+      for (size_t i = 0; i < p->size(); ++i)
+        (*p)[i] -= lr * update((*p)[i], (*grad)[i], (*mt)[i], (*vt)[i]);
     return loss;
   }
+
+private:
+  /// The step of one element `p` with gradient `g` and buffers `m`, `v`.
+  double update(double p, double g, double &m, double &v) const {
+    double decay = f32(options.weightDecay);
+    if (options.kind != OptimizerKind::AdamW)
+      g += decay * p;
+    if (options.kind == OptimizerKind::SGD) {
+      if (options.momentum == 0)
+        return g;
+      double momentum = f32(options.momentum);
+      m = momentum * m + g;
+      return options.nesterov ? g + momentum * m : m;
+    }
+    double beta1 = f32(options.beta1), beta2 = f32(options.beta2);
+    m = beta1 * m + f32(1 - options.beta1) * g;
+    v = beta2 * v + f32(1 - options.beta2) * g * g;
+    double mHat = m / (1 - std::pow(beta1, steps));
+    double vHat = v / (1 - std::pow(beta2, steps));
+    double step = mHat / (std::sqrt(vHat) + f32(options.epsilon));
+    return options.kind == OptimizerKind::AdamW ? step + decay * p : step;
+  }
+
+  OptimizerOptions options;
+  Weights m, v; // momentum; Adam's first and second moments
+  int steps = 0;
 };
 
 ref::Tensor tensorOf(std::vector<int64_t> shape, const Matrix &values) {
@@ -237,7 +243,7 @@ protected:
   /// The imported model's training entries under `optimizer`, stored in
   /// `storage` (bf16: with f32 master weights), on the reference trainer:
   /// nothing is set by hand, so it starts where the model says.
-  std::unique_ptr<ReferenceTrainer> trainer(OptimizerKind optimizer,
+  std::unique_ptr<ReferenceTrainer> trainer(const OptimizerOptions &optimizer,
                                             ref::Precision precision,
                                             FloatType storage = {}) {
     OnnxImportOptions options;
@@ -251,9 +257,7 @@ protected:
                        module->lookupSymbol<func::FuncOp>("loss"), storage)))
       return nullptr;
     TrainStepOptions trainOptions;
-    trainOptions.optimizer.kind = optimizer;
-    trainOptions.optimizer.weightDecay =
-        optimizer == OptimizerKind::AdamW ? 0.01 : 0.0;
+    trainOptions.optimizer = optimizer;
     if (failed(buildTrainingEntries(*module, trainOptions)) ||
         failed(verify(*module)))
       return nullptr;
@@ -289,50 +293,67 @@ protected:
   NamedTensors batch;
 };
 
-TEST_F(OnnxTrainingTest, ImportedMlpTrainsLikeTheHandWrittenReference) {
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  auto sgd = trainer(OptimizerKind::SGD, ref::Precision::F64);
-  ASSERT_TRUE(sgd) << diagnostics;
-  constexpr double kLr = 0.1;
-  for (int step = 0; step < 5; ++step) {
-    double expected = referenceStep(weights, x, t, kLr);
-    FailureOr<double> loss = sgd->step(batch, kLr);
-    ASSERT_TRUE(succeeded(loss)) << diagnostics;
-    EXPECT_NEAR(*loss, expected, 1e-12 * std::max(1.0, expected))
-        << "step " << step;
-  }
-  expectWeights(*sgd, weights);
+/// The optimizers kilnc offers (--train, --momentum, --nesterov,
+/// --weight-decay), by name.
+std::vector<std::pair<std::string, OptimizerOptions>> everyOptimizer() {
+  OptimizerOptions momentum{OptimizerKind::SGD};
+  momentum.momentum = 0.9;
+  momentum.weightDecay = 0.01;
+  OptimizerOptions nesterov = momentum;
+  nesterov.nesterov = true;
+  OptimizerOptions adam{OptimizerKind::Adam};
+  adam.weightDecay = 0.01;
+  OptimizerOptions adamw{OptimizerKind::AdamW};
+  adamw.weightDecay = 0.01;
+  return {{"sgd", OptimizerOptions{OptimizerKind::SGD}},
+          {"sgd momentum", momentum},
+          {"sgd nesterov", nesterov},
+          {"adam", adam},
+          {"adamw", adamw}};
 }
 
-// AdamW from the model's own weights: its moments start at zero, as
-// PyTorch's do, and each step matches PyTorch's AdamW in f64.
-TEST_F(OnnxTrainingTest, AdamWStartsFromTheWeightsWithZeroMoments) {
+// Every optimizer trains from the model's own weights with its buffers
+// (momentum, Adam's moments) starting at zero, as PyTorch's do, and each
+// step matches PyTorch's update in f64.
+TEST_F(OnnxTrainingTest, EveryOptimizerStartsFromTheWeightsWithZeroState) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  auto adamw = trainer(OptimizerKind::AdamW, ref::Precision::F64);
-  ASSERT_TRUE(adamw) << diagnostics;
-  expectWeights(*adamw, weights);
-  for (const char *name : {"w1", "b1", "w2", "b2"})
-    for (const char *moment : {"adam_m.", "adam_v."})
-      for (double v : state(*adamw, std::string(moment) + name))
-        ASSERT_EQ(v, 0.0) << moment << name;
-  ReferenceAdamW reference(weights);
-  constexpr double kLr = 0.05;
-  for (int step = 0; step < 5; ++step) {
-    double expected = reference.step(weights, x, t, kLr);
-    FailureOr<double> loss = adamw->step(batch, kLr);
-    ASSERT_TRUE(succeeded(loss)) << diagnostics;
-    EXPECT_NEAR(*loss, expected, 1e-12 * std::max(1.0, expected))
-        << "step " << step;
+  for (const auto &[name, options] : everyOptimizer()) {
+    SCOPED_TRACE(name);
+    auto optimizer = trainer(options, ref::Precision::F64);
+    ASSERT_TRUE(optimizer) << diagnostics;
+    Weights expected = weights;
+    expectWeights(*optimizer, expected);
+    size_t buffers = 0;
+    for (const auto &entry : optimizer->state()) {
+      llvm::StringRef state = entry.getKey();
+      if (!state.starts_with("momentum.") && !state.starts_with("adam_"))
+        continue;
+      ++buffers;
+      for (double v : entry.getValue().data)
+        ASSERT_EQ(v, 0.0) << state.str();
+    }
+    size_t perParameter = options.kind != OptimizerKind::SGD ? 2
+                          : options.momentum != 0            ? 1
+                                                             : 0;
+    EXPECT_EQ(buffers, 4 * perParameter);
+    ReferenceOptimizer reference(options, expected);
+    constexpr double kLr = 0.05;
+    for (int step = 0; step < 5; ++step) {
+      double want = reference.step(expected, x, t, kLr);
+      FailureOr<double> loss = optimizer->step(batch, kLr);
+      ASSERT_TRUE(succeeded(loss)) << diagnostics;
+      EXPECT_NEAR(*loss, want, 1e-12 * std::max(1.0, want)) << "step " << step;
+    }
+    expectWeights(*optimizer, expected);
   }
-  expectWeights(*adamw, weights);
 }
 
 // Stored in bf16, a parameter starts from its value rounded to nearest even
 // and its f32 master weight from the value itself.
 TEST_F(OnnxTrainingTest, Bf16ParametersAndMasterWeightsStartFromTheWeights) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  auto adamw = trainer(OptimizerKind::AdamW, ref::Precision::F32,
-                       BFloat16Type::get(&context));
+  auto adamw = trainer(OptimizerOptions{OptimizerKind::AdamW},
+                       ref::Precision::F32, BFloat16Type::get(&context));
   ASSERT_TRUE(adamw) << diagnostics;
   for (auto [name, values] :
        llvm::zip(std::vector<std::string>{"w1", "b1", "w2", "b2"},
