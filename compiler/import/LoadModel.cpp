@@ -33,6 +33,13 @@ cl::opt<std::string> target("target",
                                      "that --loss adds"),
                             cl::value_desc("name"), cl::init(""),
                             cl::cat(modelOptionCategory()));
+cl::opt<bool> freshParams(
+    "fresh-params",
+    cl::desc(".onnx: trainable initializers start from a fresh "
+             "initialisation (xavier for weights, zeros for the rest) instead "
+             "of their values, which the artifact then does not carry "
+             "(kiln-run --params loads them)"),
+    cl::init(false), cl::cat(modelOptionCategory()));
 cl::opt<std::string>
     weights("onnx-weights",
             cl::desc(".onnx: also write the trainable initializers' values "
@@ -112,6 +119,7 @@ onnxImportOptionsFromCommandLine(llvm::StringRef functionName) {
   options.loss = loss;
   options.target = target;
   options.weightsPath = weights;
+  options.freshParameters = freshParams;
   return options;
 }
 

@@ -7,6 +7,8 @@
 //   --trainable=all|NAME,NAME   initializers that become kiln.param arguments
 //   --loss=mse|cross_entropy    a loss on the graph's single output ...
 //   --target=NAME               ... against a new input of this name
+//   --fresh-params              trainable initializers start from their
+//                               #kiln.init, not their values
 //   --onnx-weights=FILE         also writes the trainable initializers'
 //                               values (which the parameters start from, as
 //                               kiln.value) as safetensors (kiln-ref --inputs,

@@ -6,8 +6,9 @@
 # Each model of tests/zoo/models.py is exported at its full size (SIZE=full:
 # ResNets, MobileNetV2, EfficientNet-B0 and ConvNeXt-Tiny at 224x224, ViT-S/16,
 # the language models at T 128, the UNet at 64x64) and compiled with kilnc
-# for inference (where its weights are within 16 MiB: kilnc writes
-# inference weights into the kernels' source), f32 SGD and f32 AdamW; the
+# for inference (where its weights are within 16 MiB: the artifact carries
+# them, and they compress little), f32 SGD and f32 AdamW (--fresh-params:
+# the weights come with the inputs); the
 # bundle holds the artifacts, the batch, PyTorch's f64 inference output and
 # the module's buffers. The weights are made again there from the same seed
 # (zoo.py gpu-reference), which also computes PyTorch's loss, gradients and

@@ -39,8 +39,11 @@ the GPU machine, current PyTorch: opset 18 and newer, external data);
 check --exported DIR then checks those files instead of exporting here.
 
 bundle: the GPU check (make_gpu_bundle.sh): per model, the artifacts
-(inference, f32 SGD, f32 AdamW), the batch, PyTorch's f64 inference output,
-the module's buffers and the digests of the exported weights.
+(inference, which carries the weights, where they are within
+--inference-weight-limit, 16 MiB by default; f32 SGD and f32 AdamW compiled
+with --fresh-params, so that they carry none), the batch, PyTorch's f64
+inference output, the module's buffers and the digests of the exported
+weights.
 gpu-reference (there, with PyTorch): the weights again under the export's
 seed and PyTorch's loss, gradients and 30-step losses; compare-steps
 compares those losses with kiln-run's (run_gpu_bundle.sh).
@@ -220,15 +223,16 @@ def run_tool(cmd, work):
 
 def compile_check(args, name, check, info):
     """Compiles NAME for `check`; (outcome, detail)."""
-    if check == "inference" and info["weight_bytes"] > args.inference_weight_limit:
+    limit = args.inference_weight_limit
+    if check == "inference" and limit is not None and info["weight_bytes"] > limit:
         mb = info["weight_bytes"] / 2**20
         return (f"skip: {mb:.1f} MiB of weights, above the "
-                f"{args.inference_weight_limit / 2**20:g} MiB limit of inference compiles"), ""
+                f"{limit / 2**20:g} MiB limit of inference compiles"), ""
     path = os.path.join(args.work, name)
     model = path + (".infer.onnx" if check == "inference" else ".train.onnx")
     flags = COMPILE_FLAGS[check]
     if check != "inference":
-        flags = [f"--trainable={','.join(info['trainable'])}"] + flags
+        flags = [f"--trainable={','.join(info['trainable'])}"] + flags + args.train_flags
     artifact = f"{path}.{check}.kiln"
     status, seconds, error = run_tool(
         [args.kilnc, model, *flags, "-o", artifact,
@@ -462,7 +466,8 @@ def check(args):
 
 def bundle(args):
     """Writes the GPU check of every model into args.out: its artifacts (an
-    inference artifact only where the weights are within the limit), the
+    inference artifact, which carries the weights, only where they are
+    within the limit; training artifacts without them), the
     batch, PyTorch's f64 inference output, the module's buffers and the
     digests of the exported weights. The weights themselves are not carried:
     gpu-reference makes them again there from the same seed (and says so
@@ -589,6 +594,8 @@ def main():
                        help="bytes of weights above which inference compiles are skipped")
         p.add_argument("--exported", help="a folder of `zoo.py export`: its models are "
                        "used instead of exporting them here")
+        # The bundle's training artifacts leave the weights to the inputs.
+        p.set_defaults(train_flags=[] if command == "check" else ["--fresh-params"])
     p_check, p_bundle = sub.choices["check"], sub.choices["bundle"]
     p_check.add_argument("--kiln-ref", required=True)
     p_check.add_argument("--work", required=True)

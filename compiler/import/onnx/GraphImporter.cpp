@@ -343,11 +343,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
         b.getNamedAttr(KilnDialect::kNameAttrName, b.getStringAttr(name)));
     if (weights) {
       // A parameter starts from the model's own weights; its initialiser
-      // is what a fresh initialisation would draw.
+      // is what a fresh initialisation draws (--fresh-params).
       InitKind kind = type.getRank() >= 2 ? InitKind::xavier : InitKind::zeros;
       attrs.push_back(b.getNamedAttr(KilnDialect::kParamAttrName,
                                      InitAttr::get(context, kind)));
-      attrs.push_back(b.getNamedAttr(KilnDialect::kValueAttrName, weights));
+      if (!opts.freshParameters)
+        attrs.push_back(b.getNamedAttr(KilnDialect::kValueAttrName, weights));
     }
     argTypes.push_back(type);
     argAttrs.push_back(b.getDictionaryAttr(attrs));

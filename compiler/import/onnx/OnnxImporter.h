@@ -46,6 +46,10 @@ struct OnnxImportOptions {
   /// nonzero ratio, RandomUniform, ...): kiln's Philox streams cannot
   /// reproduce another framework's numbers, so comparisons would fail.
   bool rejectRandomOps = false;
+  /// Trainable initializers start from their #kiln.init (a fresh
+  /// initialisation) rather than their values (kiln.value), which the
+  /// artifact then does not carry.
+  bool freshParameters = false;
   /// Where to write the values of the trainable initializers (safetensors,
   /// by name, in their kiln dtypes), what kiln-ref --inputs and kiln-run
   /// --params load; the parameters start from them anyway (kiln.value).

@@ -15,6 +15,8 @@
 // RUN: kiln-run %t.dir/inference.kiln --describe | FileCheck %s --check-prefix=INFER
 // RUN: kiln-run %t.dir/train.kiln --describe | FileCheck %s --check-prefix=TRAIN
 // RUN: kiln-run %t.dir/bf16.kiln --describe | FileCheck %s --check-prefix=BF16
+// RUN: kilnc %t.dir/cnn.onnx --trainable=all --loss=cross_entropy --target=labels --train=sgd --fresh-params -o %t.dir/fresh.kiln
+// RUN: kiln-run %t.dir/fresh.kiln --describe | FileCheck %s --check-prefix=FRESH
 
 // CHECK: weights_as_data: {{[0-9]+}} bytes of weights found in the data sections
 // CHECK: weights_as_data: {{[0-9]+}} bytes of CUDA, the largest table {{([0-9]|1[0-6])}} elements
@@ -42,3 +44,8 @@
 // BF16: conv.weight         bf16[8,3,3,3]  parameter         carried:
 // BF16: master.conv.weight  f32[8,3,3,3]   master weight     carried:
 // BF16-NEXT: adam_m.conv.weight  f32[8,3,3,3]   optimizer moment{{$}}
+
+// --fresh-params: a fresh initialisation, no weights carried.
+// FRESH: weights: none carried (parameters start from their initialisers)
+// FRESH: conv.weight       f32[8,3,3,3]  parameter  xavier (gain 1)
+// FRESH-NEXT: conv.bias         f32[8]        parameter  zeros

@@ -5,7 +5,8 @@
 // RUN: kiln-ref -h | FileCheck %s --check-prefix=HELP
 // HELP: usage: kiln-ref [options] <model.mlir|model.onnx> --function NAME
 // HELP: Model:
-// HELP-NEXT: --function NAME           the function to run (required)
+// HELP-NEXT: --fresh-params {{ *}}.onnx: trainable initializers start from a fresh
+// HELP: --function NAME           the function to run (required)
 // HELP: --trainable
 // HELP: Inputs:
 // HELP: --int-range N

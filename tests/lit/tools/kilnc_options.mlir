@@ -20,7 +20,8 @@
 // HELP: --bucket-bytes BYTES
 // HELP: (default: 25MiB)
 // HELP: Model:
-// HELP-NEXT: --function NAME
+// HELP-NEXT: --fresh-params {{ *}}.onnx: trainable initializers start from a fresh
+// HELP: --function NAME
 // HELP: --loss mse|cross_entropy
 // HELP-NEXT: --target
 // HELP: --onnx-weights PATH
