@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def export(path, batch):
@@ -102,6 +103,9 @@ def main():
 
     sizes = {k: envelope(v) for k, v in out.items() if k != "inference_warm"}
     ratio = sizes["inference"][0] / (weights + sizes["training"][1])
+    version = subprocess.run([args.kilnc, "--version"], capture_output=True,
+                             text=True).stdout.splitlines()[0]
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {version}\n")
     print(f"ResNet-18 (torchvision, opset 17, batch {args.batch} at 224x224), "
           f"{weights} bytes of weights; {os.cpu_count()} cores, load "
           f"average {load} at the end\n")
