@@ -34,6 +34,7 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
     list->push_back(createAttentionEmitter());
     list->push_back(createEmbeddingEmitter());
     list->push_back(createPoolEmitter());
+    list->push_back(createResizeEmitter());
     list->push_back(createBatchNormEmitter());
     list->push_back(createRnnEmitter());
     list->push_back(createConvEmitter());
@@ -62,6 +63,7 @@ static StringRef kernelKindDescription(StringRef kind) {
       .Case("rnn", "a recurrent kernel")
       .Case("conv", "a convolution kernel")
       .Case("pool", "a pooling kernel")
+      .Case("resize", "a resize-gradient kernel")
       .Case("batch_norm", "a batch-norm kernel")
       .Case("embedding", "an embedding-gradient kernel")
       .Case("custom", "the user's kernel")

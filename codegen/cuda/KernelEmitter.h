@@ -243,6 +243,7 @@ std::unique_ptr<KernelEmitter> createGemmEmitter();
 std::unique_ptr<KernelEmitter> createAttentionEmitter();
 std::unique_ptr<KernelEmitter> createEmbeddingEmitter();
 std::unique_ptr<KernelEmitter> createPoolEmitter();
+std::unique_ptr<KernelEmitter> createResizeEmitter();
 std::unique_ptr<KernelEmitter> createBatchNormEmitter();
 std::unique_ptr<KernelEmitter> createRnnEmitter();
 std::unique_ptr<KernelEmitter> createConvEmitter();

@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 namespace mlir::kiln::codegen {
 
@@ -692,6 +693,7 @@ struct ScalarCases {
   static Result concat(OpEmission &e);
   static Result embedding(OpEmission &e);
   static Result rope(OpEmission &e);
+  static Result resize(OpEmission &e);
 
   static const llvm::DenseMap<TypeID, Case> &table() {
     static const auto *cases = new llvm::DenseMap<TypeID, Case>{
@@ -714,6 +716,7 @@ struct ScalarCases {
         {TypeID::get<ConcatOp>(), concat},
         {TypeID::get<EmbeddingOp>(), embedding},
         {TypeID::get<RopeOp>(), rope},
+        {TypeID::get<ResizeOp>(), resize},
     };
     return *cases;
   }
@@ -1139,6 +1142,62 @@ FailureOr<std::string> ScalarCases::rope(OpEmission &e) {
   return e.rounded("(" + lower + " ? " + name + "_x0 * " + cosine + minus +
                    name + "_x1 * " + s + " : " + name + "_x1 * " + cosine +
                    plus + name + "_x0 * " + s + ")");
+}
+
+/// kiln.resize: per resized dim, the input index (nearest) or the two
+/// indices and weights (linear) from kiln/resize_layout.cuh, which the
+/// reference calls too; linear taps blend dim after dim, the first resized
+/// dim outermost, as the reference nests them.
+FailureOr<std::string> ScalarCases::resize(OpEmission &e) {
+  auto r = cast<ResizeOp>(e.op);
+  Value input = r.getInput();
+  ArrayRef<int64_t> inShape = tensorType(input).getShape();
+  SmallVector<int64_t> dims = r.getResizedDims();
+  bool linear = r.getMode() == ResizeMode::linear;
+  const std::string coordinates =
+      std::to_string(static_cast<int>(r.getCoordinates()));
+  struct Tap {
+    std::string first, second, keep, take; // indices; weights of each
+  };
+  SmallVector<Tap> taps;
+  for (auto [k, d] : llvm::enumerate(dims)) {
+    std::string name = e.name + "_" + std::to_string(k);
+    std::string arguments = "(long long)(" + e.coords()[d] + "), " +
+                            std::to_string(inShape[d]) + "LL, " +
+                            std::to_string(e.shape[d]) + "LL, " +
+                            doubleLiteral(r.getScales()[d]);
+    if (!linear) {
+      e.out += e.pad + "const long long " + name +
+               " = kiln::resize::nearest_index(" + coordinates + ", " +
+               std::to_string(static_cast<int>(r.getRounding())) + ", " +
+               arguments + ");\n";
+      taps.push_back({name, "", "", ""});
+      continue;
+    }
+    e.out += e.pad + "const kiln::resize::linear_tap " + name +
+             " = kiln::resize::linear_taps(" + coordinates + ", " + arguments +
+             ");\n";
+    e.out += e.pad + "const float " + name + "_keep = (float)(1.0 - " + name +
+             ".w1);\n";
+    e.out += e.pad + "const float " + name + "_take = (float)" + name +
+             ".w1;\n";
+    taps.push_back({name + ".i0", name + ".i1", name + "_keep", name + "_take"});
+  }
+  Index at{e.coords(), ""};
+  std::function<std::string(size_t)> blend = [&](size_t k) -> std::string {
+    if (k == dims.size())
+      return e.self.load(input, at);
+    int64_t d = dims[k];
+    at.coords[d] = taps[k].first;
+    std::string first = blend(k + 1);
+    if (!linear)
+      return first;
+    at.coords[d] = taps[k].second;
+    std::string second = blend(k + 1);
+    return "(" + taps[k].keep + " * " + first + " + " + taps[k].take + " * " +
+           second + ")";
+  };
+  return e.rounded(blend(0));
 }
 
 } // namespace mlir::kiln::codegen

@@ -17,11 +17,11 @@
 // value's storage type, loaded with kiln_load at the projected flat index)
 // or C expressions that already hold the element at the current index (a
 // register of an enclosing kernel, e.g. a GEMM accumulator). Index-remapping
-// ops (transpose, slice, flip, pad, concat, reshape, rope, embedding) read
-// their operands at remapped indices: from buffers, or by computing the
-// operand there (a nested emitter over the operand's shape evaluates its
-// ops at the remapped coordinates; nothing computed at the current index is
-// reused). Where a position may lie outside an operand (pad, the inputs of
+// ops (transpose, slice, flip, pad, concat, reshape, rope, embedding,
+// resize) read their operands at remapped indices: from buffers, or by
+// computing the operand there (a nested emitter over the operand's shape
+// evaluates its ops at the remapped coordinates; nothing computed at the
+// current index is reused). Where a position may lie outside an operand (pad, the inputs of
 // concat, an embedding's rows) the operand is computed in a branch taken
 // only at positions inside it, so that every group of pointwise and
 // index-remapping ops has a kernel, whatever computes their operands.

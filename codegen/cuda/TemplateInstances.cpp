@@ -120,7 +120,8 @@ std::vector<TemplateInstance> allTemplateInstances() {
                       batchNormTemplateInstances, convTemplateInstances,
                       embeddingTemplateInstances, gemmTemplateInstances,
                       pointwiseTemplateInstances, poolTemplateInstances,
-                      reductionTemplateInstances, rnnTemplateInstances})
+                      reductionTemplateInstances, resizeTemplateInstances,
+                      rnnTemplateInstances})
     llvm::append_range(all, family());
   return all;
 }

@@ -72,6 +72,9 @@ std::vector<TemplateInstance> pointwiseTemplateInstances();
 /// The pooling kernels (PoolTemplateInstances.cpp).
 std::vector<TemplateInstance> poolTemplateInstances();
 
+/// The resize gradient's kernels (ResizeTemplateInstances.cpp).
+std::vector<TemplateInstance> resizeTemplateInstances();
+
 /// The reduction kernels (ReductionTemplateInstances.cpp).
 std::vector<TemplateInstance> reductionTemplateInstances();
 

@@ -279,6 +279,84 @@ TEST_F(NNGradientTest, AvgPoolNhwcCountIncludePad) {
                        {0});
 }
 
+TEST_F(NNGradientTest, ResizeNearestUpsample) {
+  // nn.Upsample(scale_factor=2): each input feeds a 2x2 block.
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x3x4x5xf32>, %w: tensor<2x3x8x10xf32>) -> tensor<f32> {
+      %y = kiln.resize %x mode = nearest coordinates = asymmetric rounding = floor
+          scales = [1.0, 1.0, 2.0, 2.0] : tensor<2x3x4x5xf32> -> tensor<2x3x8x10xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x3x8x10xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
+TEST_F(NNGradientTest, ResizeNearestFractionalAndDown) {
+  // Scale 1.5 up along one dim (uneven repeats, ties up) and 0.5 down along
+  // another (some inputs feed nothing).
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<5x8x3xf32>, %w: tensor<7x4x3xf32>) -> tensor<f32> {
+      %y = kiln.resize %x mode = nearest coordinates = half_pixel
+          rounding = round_prefer_ceil scales = [1.5, 0.5, 1.0]
+          : tensor<5x8x3xf32> -> tensor<7x4x3xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<7x4x3xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
+TEST_F(NNGradientTest, ResizeBilinearHalfPixel) {
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x2x3x4xf32>, %w: tensor<2x2x7x9xf32>) -> tensor<f32> {
+      %y = kiln.resize %x mode = linear coordinates = half_pixel
+          scales = [1.0, 1.0, 2.3333333333333335, 2.25]
+          : tensor<2x2x3x4xf32> -> tensor<2x2x7x9xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x2x7x9xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
+TEST_F(NNGradientTest, ResizeBilinearAlignCornersDown) {
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x9x7x3xf32>, %w: tensor<2x4x5x3xf32>) -> tensor<f32> {
+      %y = kiln.resize %x mode = linear coordinates = align_corners
+          scales = [1.0, 0.5, 0.75, 1.0] : tensor<2x9x7x3xf32> -> tensor<2x4x5x3xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x4x5x3xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
+TEST_F(NNGradientTest, ResizeLinearOtherCoordinates) {
+  // pytorch_half_pixel to a single output, asymmetric, and
+  // half_pixel_symmetric (trilinear over three dims).
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<3x4x5x2xf32>, %w: tensor<1x6x7x2xf32>,
+                    %v: tensor<3x8x5x2xf32>) -> tensor<f32> {
+      %y = kiln.resize %x mode = linear coordinates = half_pixel_symmetric
+          scales = [0.33, 1.5, 1.4, 1.0] : tensor<3x4x5x2xf32> -> tensor<1x6x7x2xf32>
+      %z = kiln.resize %x mode = linear coordinates = asymmetric
+          scales = [1.0, 2.0, 1.0, 1.0] : tensor<3x4x5x2xf32> -> tensor<3x8x5x2xf32>
+      %l1 = kiln.mse_loss %y, %w reduction = sum : tensor<1x6x7x2xf32>
+      %l2 = kiln.mse_loss %z, %v reduction = sum : tensor<3x8x5x2xf32>
+      %l = kiln.add %l1, %l2 : tensor<f32>, tensor<f32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
+TEST_F(NNGradientTest, ResizePytorchHalfPixelToOne) {
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x5x4xf32>, %w: tensor<2x1x4xf32>) -> tensor<f32> {
+      %y = kiln.resize %x mode = linear coordinates = pytorch_half_pixel
+          scales = [1.0, 0.2, 1.0] : tensor<2x5x4xf32> -> tensor<2x1x4xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x1x4xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0});
+}
+
 TEST_F(NNGradientTest, EmbeddingRepeatedIndices) {
   // 12 indices into 7 rows: repeats are certain, so rows accumulate.
   expectGradientsMatch(R"mlir(

@@ -20,6 +20,7 @@
 namespace mlir::kiln::ref {
 
 void registerNNConvEvaluators(EvaluatorRegistry &registry);
+void registerResizeEvaluators(EvaluatorRegistry &registry);
 
 namespace {
 
@@ -637,6 +638,7 @@ void registerNNEvaluators(EvaluatorRegistry &registry) {
   registry.add<BinaryCrossEntropyOp>(evalBinaryCrossEntropy);
   registry.add<BinaryCrossEntropyBackwardOp>(evalBinaryCrossEntropyBackward);
   registerNNConvEvaluators(registry);
+  registerResizeEvaluators(registry);
 }
 
 } // namespace mlir::kiln::ref

@@ -49,7 +49,7 @@ OpClass classify(Operation *op);
 
 /// The fusion kind of an op that becomes a kernel by itself: "pointwise",
 /// "reduction", "gemm", or the kind a dedicated op names ("attention",
-/// "rnn", "conv", "pool", "batch_norm", "embedding").
+/// "rnn", "conv", "pool", "resize", "batch_norm", "embedding").
 llvm::StringRef fusionKindOf(Operation *op);
 
 /// Whether `op` reads its data operands at remapped positions (layout ops

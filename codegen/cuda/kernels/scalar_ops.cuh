@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 #include "kiln/prelude.cuh"
+#include "kiln/resize_layout.cuh"
 
 namespace kiln {
 namespace op {

@@ -1,17 +1,20 @@
 //===- ResizeImporters.cpp - ONNX Resize ----------------------------------===//
 //
-// Resize in nearest mode, where along every axis it repeats each element a
-// whole number of times (nn.Upsample(scale_factor=k, mode='nearest') and
-// 'nearest-exact' as PyTorch exports them): a broadcast between reshapes,
-// exact with its gradient. The importer computes each axis's index map with
-// ONNX's coordinate transformation and rounding and takes the node only when
-// that map is the repetition; everything else (linear and cubic modes,
-// downsampling, fractional factors, tf_crop_and_resize) is rejected by name.
-// The whole mapping is this file, for a dedicated upsample op to replace.
+// Resize onto kiln.resize: nearest (every nearest_mode) and linear modes with
+// every coordinate transformation but tf_crop_and_resize, from scales or
+// sizes, with the attributes of each version (10: asymmetric coordinates and
+// floor rounding, as Upsample; 11 and 13: coordinate_transformation_mode,
+// nearest_mode; 18: axes, keep_aspect_ratio_policy, antialias; 19:
+// half_pixel_symmetric). Cubic mode, tf_crop_and_resize and antialiased
+// linear downsampling are rejected by name.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/GraphImporter.h"
+
+#include "dialects/kiln/IR/KilnOpUtils.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <optional>
@@ -23,6 +26,7 @@ namespace {
 struct ResizeAttributes {
   std::string mode, coordinates, nearest, aspectPolicy;
   llvm::SmallVector<int64_t> axes;
+  bool antialias = false;
 };
 
 /// Reads every attribute of the node's version; the ones that only affect
@@ -47,46 +51,30 @@ ResizeAttributes readAttributes(OnnxNode &node) {
   }
   a.aspectPolicy = "stretch";
   if (version >= 18) {
-    node.ignoreAttr("antialias"); // Linear and cubic downscaling only.
+    a.antialias = node.intAttr("antialias", 0) != 0;
     a.axes = node.intsAttr("axes");
     a.aspectPolicy = node.stringAttr("keep_aspect_ratio_policy", "stretch");
   }
   return a;
 }
 
-/// Where output index `o` of an axis reads, per ONNX's coordinate
-/// transformation and nearest rounding, or nullopt for an unknown mode.
-std::optional<int64_t> sourceIndex(const ResizeAttributes &a, int64_t o,
-                                   int64_t in, int64_t out, double scale) {
-  double x = 0;
-  if (a.coordinates == "half_pixel") {
-    x = (o + 0.5) / scale - 0.5;
-  } else if (a.coordinates == "pytorch_half_pixel") {
-    x = out > 1 ? (o + 0.5) / scale - 0.5 : 0;
-  } else if (a.coordinates == "half_pixel_symmetric") {
-    double width = in * scale;
-    double adjustment = out / width;
-    x = in / 2.0 * (1 - adjustment) + (o + 0.5) / scale - 0.5;
-  } else if (a.coordinates == "align_corners") {
-    x = out > 1 ? o * static_cast<double>(in - 1) / (out - 1) : 0;
-  } else if (a.coordinates == "asymmetric") {
-    x = o / scale;
-  } else {
-    return std::nullopt;
-  }
-  double index = 0;
-  bool half = x - std::floor(x) == 0.5;
-  if (a.nearest == "round_prefer_floor")
-    index = half ? std::floor(x) : std::round(x);
-  else if (a.nearest == "round_prefer_ceil")
-    index = half ? std::ceil(x) : std::round(x);
-  else if (a.nearest == "floor")
-    index = std::floor(x);
-  else if (a.nearest == "ceil")
-    index = std::ceil(x);
-  else
-    return std::nullopt;
-  return std::clamp<int64_t>(static_cast<int64_t>(index), 0, in - 1);
+std::optional<ResizeCoordinates> coordinatesOf(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ResizeCoordinates>>(name)
+      .Case("half_pixel", ResizeCoordinates::half_pixel)
+      .Case("pytorch_half_pixel", ResizeCoordinates::pytorch_half_pixel)
+      .Case("align_corners", ResizeCoordinates::align_corners)
+      .Case("asymmetric", ResizeCoordinates::asymmetric)
+      .Case("half_pixel_symmetric", ResizeCoordinates::half_pixel_symmetric)
+      .Default(std::nullopt);
+}
+
+std::optional<ResizeRounding> roundingOf(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ResizeRounding>>(name)
+      .Case("round_prefer_floor", ResizeRounding::round_prefer_floor)
+      .Case("round_prefer_ceil", ResizeRounding::round_prefer_ceil)
+      .Case("floor", ResizeRounding::floor)
+      .Case("ceil", ResizeRounding::ceil)
+      .Default(std::nullopt);
 }
 
 LogicalResult importResize(OnnxNode &node) {
@@ -96,12 +84,22 @@ LogicalResult importResize(OnnxNode &node) {
   auto type = KilnBuilder::typeOf(x);
   int64_t rank = type.getRank();
   ResizeAttributes a = readAttributes(node);
-  if (a.mode != "nearest")
+  if (!llvm::isa<FloatType>(type.getElementType()))
+    return node.unsupported("an integer Resize (kiln resizes floats)");
+  if (a.mode != "nearest" && a.mode != "linear")
     return node.unsupported("mode = '" + a.mode +
-                            "' (kiln resizes by nearest neighbour only)");
-  if (a.coordinates == "tf_crop_and_resize")
-    return node.unsupported("coordinate_transformation_mode = "
-                            "'tf_crop_and_resize'");
+                            "' (kiln resizes by nearest neighbour or linear "
+                            "interpolation)");
+  bool linear = a.mode == "linear";
+  std::optional<ResizeCoordinates> coordinates = coordinatesOf(a.coordinates);
+  if (!coordinates)
+    return node.unsupported("coordinate_transformation_mode = '" +
+                            a.coordinates + "'");
+  std::optional<ResizeRounding> rounding = roundingOf(a.nearest);
+  if (!rounding)
+    return node.emitError() << "Resize's nearest_mode '" << a.nearest
+                            << "' is not one of round_prefer_floor, "
+                               "round_prefer_ceil, floor, ceil";
   if (a.aspectPolicy != "stretch" && a.aspectPolicy != "not_larger" &&
       a.aspectPolicy != "not_smaller")
     return node.unsupported("keep_aspect_ratio_policy = '" + a.aspectPolicy +
@@ -119,13 +117,13 @@ LogicalResult importResize(OnnxNode &node) {
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
   unsigned scalesInput = node.version() >= 11 ? 2 : 1;
-  std::vector<double> scales;
+  std::vector<double> given;
   llvm::SmallVector<int64_t> sizes;
   if (node.hasInput(scalesInput)) {
     auto s = node.constantNumbers(scalesInput, "the scales of Resize");
     if (failed(s))
       return failure();
-    scales = *s;
+    given = *s;
   }
   if (node.version() >= 11 && node.hasInput(3)) {
     auto s = node.constantInts(3, "the sizes of Resize");
@@ -133,73 +131,66 @@ LogicalResult importResize(OnnxNode &node) {
       return failure();
     sizes = *s;
   }
-  if (scales.empty() == sizes.empty())
+  if (given.empty() == sizes.empty())
     return node.emitError() << "Resize needs either scales or sizes";
-  size_t given = scales.empty() ? sizes.size() : scales.size();
-  if (given != axes.size())
-    return node.emitError() << "Resize has " << given << " scales or sizes for "
+  size_t count = given.empty() ? sizes.size() : given.size();
+  if (count != axes.size())
+    return node.emitError() << "Resize has " << count << " scales or sizes for "
                             << axes.size() << " axes";
-  if (!sizes.empty() && a.aspectPolicy != "stretch") {
-    // One scale for every resized axis, the smallest or largest asked for.
-    double common = 0;
+  // Each axis's scale and output size.
+  llvm::SmallVector<double> scales(rank, 1.0);
+  llvm::SmallVector<int64_t> shape(type.getShape());
+  if (!sizes.empty()) {
     for (auto [i, d] : llvm::enumerate(axes)) {
-      double s = static_cast<double>(sizes[i]) / type.getDimSize(d);
-      common = i == 0                           ? s
-               : a.aspectPolicy == "not_larger" ? std::min(common, s)
-                                                : std::max(common, s);
+      if (sizes[i] <= 0 || type.getDimSize(d) <= 0)
+        return node.emitError() << "Resize's size " << sizes[i] << " of axis "
+                                << d << " leaves no elements";
+      scales[d] = static_cast<double>(sizes[i]) / type.getDimSize(d);
+    }
+    if (a.aspectPolicy != "stretch") {
+      // One scale for every resized axis, the smallest or largest asked for.
+      double common = scales[axes.front()];
+      for (int64_t d : axes)
+        common = a.aspectPolicy == "not_larger" ? std::min(common, scales[d])
+                                                : std::max(common, scales[d]);
+      for (auto [i, d] : llvm::enumerate(axes)) {
+        scales[d] = common;
+        sizes[i] = static_cast<int64_t>(
+            std::floor(common * type.getDimSize(d) + 0.5));
+      }
     }
     for (auto [i, d] : llvm::enumerate(axes))
-      sizes[i] =
-          static_cast<int64_t>(std::floor(common * type.getDimSize(d) + 0.5));
-  }
-
-  // Each axis's index map must repeat every element `factor` times.
-  llvm::SmallVector<int64_t> factors(rank, 1);
-  for (auto [i, d] : llvm::enumerate(axes)) {
-    int64_t in = type.getDimSize(d);
-    double scale = 0;
-    int64_t out = 0;
-    if (scales.empty()) {
-      out = sizes[i];
-      scale = in > 0 ? static_cast<double>(out) / in : 0;
-    } else {
-      scale = scales[i];
-      out = static_cast<int64_t>(std::floor(in * scale));
+      shape[d] = sizes[i];
+  } else {
+    for (auto [i, d] : llvm::enumerate(axes)) {
+      scales[d] = given[i];
+      shape[d] = static_cast<int64_t>(std::floor(type.getDimSize(d) * given[i]));
+      if (!(given[i] > 0) || !std::isfinite(given[i]) ||
+          (type.getDimSize(d) > 0 && shape[d] <= 0))
+        return node.emitError() << "Resize's scale " << given[i] << " of axis "
+                                << d << " leaves no elements";
     }
-    if (scale <= 0 || out <= 0 || in <= 0)
-      return node.emitError() << "Resize's scale " << scale << " of axis " << d
-                              << " leaves no elements";
-    bool repeats = out % in == 0;
-    for (int64_t o = 0; repeats && o < out; ++o) {
-      std::optional<int64_t> source = sourceIndex(a, o, in, out, scale);
-      if (!source)
-        return node.unsupported("coordinate_transformation_mode = '" +
-                                a.coordinates + "' with nearest_mode = '" +
-                                a.nearest + "'");
-      repeats = *source == o / (out / in);
-    }
-    if (!repeats)
-      return node.unsupported(
-          "resizing axis " + std::to_string(d) + " from " + std::to_string(in) +
-          " to " + std::to_string(out) + " with '" + a.coordinates +
-          "' coordinates and '" + a.nearest +
-          "' rounding, which is not a repetition of each element (kiln "
-          "upsamples by whole factors only)");
-    factors[d] = out / in;
   }
-
-  // [.., d, ..] -> [.., d, 1, ..] -> [.., d, k, ..] -> [.., d * k, ..].
-  llvm::SmallVector<int64_t> spread, broadcast, result;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t size = type.getDimSize(d);
-    spread.append({size, 1});
-    broadcast.append({size, factors[d]});
-    result.push_back(size * factors[d]);
+  llvm::SmallVector<int64_t> dims = resizedDims(type.getShape(), shape, scales);
+  if (dims.empty()) {
+    node.setResult(0, x);
+    return success();
   }
-  Value y = node.reshape(x, spread);
-  y = node.kb().broadcastTo(
-      y, RankedTensorType::get(broadcast, type.getElementType()));
-  node.setResult(0, node.reshape(y, result));
+  if (static_cast<int64_t>(dims.size()) > kMaxResizedDims)
+    return node.unsupported("resizing " + std::to_string(dims.size()) +
+                            " axes (kiln resizes at most " +
+                            std::to_string(kMaxResizedDims) + ")");
+  if (linear && a.antialias &&
+      llvm::any_of(dims, [&](int64_t d) { return scales[d] < 1.0; }))
+    return node.unsupported("antialias = 1 when downsampling in linear mode");
+  auto result = RankedTensorType::get(shape, type.getElementType());
+  OpBuilder &b = node.builder();
+  node.setResult(
+      0, b.create<ResizeOp>(
+             node.loc(), result, x,
+             linear ? ResizeMode::linear : ResizeMode::nearest, *coordinates,
+             linear ? ResizeRounding::round_prefer_floor : *rounding,
+             b.getDenseF64ArrayAttr(scales)));
   return success();
 }
 

@@ -277,6 +277,23 @@ struct AvgPool2dGradient
   }
 };
 
+/// y[o] = sum_i w(o, i) x[i] with fixed weights (one per output for
+/// nearest, the blend weights for linear): dx[i] = sum_o w(o, i) g[o], which
+/// kiln.resize_backward gathers per input element.
+struct ResizeGradient
+    : public GradientOpInterface::ExternalModel<ResizeGradient, ResizeOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto resize = cast<ResizeOp>(op);
+    operandGrads.push_back(builder.create<ResizeBackwardOp>(
+        op->getLoc(), resize.getInput().getType(), resultGrads[0],
+        resize.getModeAttr(), resize.getCoordinatesAttr(),
+        resize.getRoundingAttr(), resize.getScalesAttr()));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Embedding, rope and dropout
 //===----------------------------------------------------------------------===//
@@ -399,6 +416,7 @@ void registerNNGradientRules(MLIRContext *context) {
   Conv2dOp::attachInterface<Conv2dGradient>(*context);
   MaxPool2dOp::attachInterface<MaxPool2dGradient>(*context);
   AvgPool2dOp::attachInterface<AvgPool2dGradient>(*context);
+  ResizeOp::attachInterface<ResizeGradient>(*context);
   EmbeddingOp::attachInterface<EmbeddingGradient>(*context);
   RopeOp::attachInterface<RopeGradient>(*context);
   DropoutOp::attachInterface<DropoutGradient>(*context);

@@ -35,6 +35,39 @@ def Kiln_ConvLayout : I32EnumAttr<"ConvLayout",
 }
 def Kiln_ConvLayoutAttr : EnumAttr<Kiln_Dialect, Kiln_ConvLayout, "layout">;
 
+def Kiln_ResizeMode : I32EnumAttr<"ResizeMode",
+    "how kiln.resize reads its input", [
+    I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>]> {
+  let cppNamespace = "::mlir::kiln";
+  let genSpecializedAttr = 0;
+}
+def Kiln_ResizeModeAttr : EnumAttr<Kiln_Dialect, Kiln_ResizeMode, "resize_mode">;
+
+// The values are those of kiln::resize::coordinates in
+// codegen/cuda/kernels/resize_layout.cuh.
+def Kiln_ResizeCoordinates : I32EnumAttr<"ResizeCoordinates",
+    "ONNX Resize's coordinate transformation", [
+    I32EnumAttrCase<"half_pixel", 0>, I32EnumAttrCase<"pytorch_half_pixel", 1>,
+    I32EnumAttrCase<"align_corners", 2>, I32EnumAttrCase<"asymmetric", 3>,
+    I32EnumAttrCase<"half_pixel_symmetric", 4>]> {
+  let cppNamespace = "::mlir::kiln";
+  let genSpecializedAttr = 0;
+}
+def Kiln_ResizeCoordinatesAttr
+    : EnumAttr<Kiln_Dialect, Kiln_ResizeCoordinates, "resize_coordinates">;
+
+// The values are those of kiln::resize::rounding.
+def Kiln_ResizeRounding : I32EnumAttr<"ResizeRounding",
+    "how nearest-neighbour resizing rounds a coordinate", [
+    I32EnumAttrCase<"round_prefer_floor", 0>,
+    I32EnumAttrCase<"round_prefer_ceil", 1>, I32EnumAttrCase<"floor", 2>,
+    I32EnumAttrCase<"ceil", 3>]> {
+  let cppNamespace = "::mlir::kiln";
+  let genSpecializedAttr = 0;
+}
+def Kiln_ResizeRoundingAttr
+    : EnumAttr<Kiln_Dialect, Kiln_ResizeRounding, "resize_rounding">;
+
 def Kiln_RnnFunction : I32EnumAttr<"RnnFunction",
     "cell function of kiln.rnn", [
     I32EnumAttrCase<"lstm", 0>, I32EnumAttrCase<"gru", 1>,

@@ -260,6 +260,45 @@ def Kiln_AvgPool2dBackwardOp : Kiln_Op<"avg_pool2d_backward",
 }
 
 //===----------------------------------------------------------------------===//
+// Resizing
+//===----------------------------------------------------------------------===//
+
+def Kiln_ResizeBackwardOp : Kiln_Op<"resize_backward",
+    [Kiln_DedicatedKernel<"resize">]> {
+  let summary = "gradient of kiln.resize";
+  let description = [{
+    The gradient of `kiln.resize` (same `mode`, `coordinates`, `rounding`
+    and `scales`) with respect to its input, for `grad` of the forward
+    result's type: every input element receives the gradients of the output
+    elements that read it, each times the weight it was read with (1 for
+    nearest, the blend weights for linear, multiplied over the resized
+    dims). Kernels gather, in increasing output order, without atomics. The
+    result type, the forward input's, is written out.
+
+    ```mlir
+    %dx = kiln.resize_backward %g mode = linear coordinates = align_corners
+        scales = [1.0, 1.0, 2.0, 2.0] : tensor<2x3x8x10xf32> -> tensor<2x3x4x5xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$grad, Kiln_ResizeModeAttr:$mode,
+      Kiln_ResizeCoordinatesAttr:$coordinates,
+      DefaultValuedAttr<Kiln_ResizeRoundingAttr,
+                        "::mlir::kiln::ResizeRounding::round_prefer_floor">:$rounding,
+      DenseF64ArrayAttr:$scales);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `mode` `=` `` $mode `coordinates` `=` `` $coordinates
+    (`rounding` `=` `` $rounding^)? `scales` `=` $scales attr-dict
+    `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dims whose size or scale changes, in increasing order.
+    ::llvm::SmallVector<int64_t> getResizedDims();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding
 //===----------------------------------------------------------------------===//
 

@@ -302,6 +302,73 @@ def Kiln_AvgPool2dOp : Kiln_Pool2dOp<"avg_pool2d", "average",
   "(`count_include_pad` $count_include_pad^)?">;
 
 //===----------------------------------------------------------------------===//
+// Resizing
+//===----------------------------------------------------------------------===//
+
+// Linear resizing over three dims reads 8 positions per element: more than
+// a kernel computes an operand at (RemapChains.cpp), so the operand of a
+// resize is read from a buffer.
+def Kiln_ResizeOp : Kiln_Op<"resize",
+    [Kiln_Layout</*readsPerElement=*/8>, Kiln_ScalarForm]> {
+  let summary = "resamples a tensor: nearest neighbour or (multi)linear";
+  let description = [{
+    ONNX Resize (and PyTorch's `interpolate` / `nn.Upsample`) on any dims of
+    a float tensor, to the sizes of the written result type; `scales` has
+    one positive value per dim. A dim is resized when its size changes or
+    its scale is not 1; at most three are (the others are copied). Along a
+    resized dim of `in` input and `out` output elements with scale `s`,
+    output index `o` reads input coordinate `x` by `coordinates`:
+
+    | coordinates            | x                                              |
+    |------------------------|------------------------------------------------|
+    | `half_pixel`           | `(o + 0.5) / s - 0.5`                          |
+    | `pytorch_half_pixel`   | `(o + 0.5) / s - 0.5`, 0 when `out == 1`       |
+    | `align_corners`        | `o * (in - 1) / (out - 1)`, 0 when `out == 1`  |
+    | `asymmetric`           | `o / s`                                        |
+    | `half_pixel_symmetric` | `in/2 * (1 - out / (in*s)) + (o + 0.5) / s - 0.5` |
+
+    computed in f64, each operation correctly rounded (the CPU reference and
+    the GPU pick the same elements). `mode = nearest` reads the element at
+    `x` rounded by `rounding` (`round_prefer_floor`, the default: to the
+    nearest index, ties down; `round_prefer_ceil`: ties up; `floor`;
+    `ceil`) and clamped to `[0, in - 1]`. `mode = linear` clamps `x` to
+    `[0, in - 1]` and blends `i0 = floor(x)` and `i1 = min(i0 + 1, in - 1)`
+    as `(1 - w) * v[i0] + w * v[i1]`, `w = x - i0`, dim after dim (bilinear
+    over two dims: the blend along the first of the blends along the
+    second). The result has the input's element type; its type is written
+    out (ONNX's sizes need not be `floor(in * s)`).
+
+    PyTorch exports `nn.Upsample(scale_factor=2)` (nearest) as `asymmetric`
+    with `floor` rounding, bilinear with `half_pixel` (`align_corners`
+    with `align_corners=True`). The gradient (`kiln.resize_backward`)
+    gathers: each input element adds the outputs that read it.
+
+    ```mlir
+    %y = kiln.resize %x mode = nearest coordinates = asymmetric rounding = floor
+        scales = [1.0, 1.0, 2.0, 2.0] : tensor<2x3x4x5xf32> -> tensor<2x3x8x10xf32>
+    %z = kiln.resize %x mode = linear coordinates = half_pixel
+        scales = [1.0, 1.0, 1.5, 1.5] : tensor<2x3x4x5xf32> -> tensor<2x3x6x7xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_ResizeModeAttr:$mode,
+      Kiln_ResizeCoordinatesAttr:$coordinates,
+      DefaultValuedAttr<Kiln_ResizeRoundingAttr,
+                        "::mlir::kiln::ResizeRounding::round_prefer_floor">:$rounding,
+      DenseF64ArrayAttr:$scales);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `mode` `=` `` $mode `coordinates` `=` `` $coordinates
+    (`rounding` `=` `` $rounding^)? `scales` `=` $scales attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dims whose size or scale changes, in increasing order.
+    ::llvm::SmallVector<int64_t> getResizedDims();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding and rotary position embedding
 //===----------------------------------------------------------------------===//
 
@@ -627,7 +694,8 @@ def Kiln_FusionOp : Kiln_Op<"fusion",
     ends in `kiln.yield`, whose operand types are the op's result types.
     `kind` tells the code generator which template family applies: one of
     `pointwise`, `reduction`, `gemm`, `attention`, `rnn`, `conv`, `pool`,
-    `batch_norm`, `embedding` (the gradient of an embedding), `optimizer`.
+    `resize` (the gradient of a resize), `batch_norm`, `embedding` (the
+    gradient of an embedding), `optimizer`, `custom`.
 
     ```mlir
     %r = kiln.fusion "pointwise" (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {

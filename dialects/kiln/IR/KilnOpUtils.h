@@ -51,6 +51,15 @@ LogicalResult verifyCrossEntropy(Operation *op, Value logits, Value labels,
                                  double smoothing,
                                  std::optional<int64_t> ignoreIndex);
 
+/// Dims kiln.resize may resize at most.
+inline constexpr int64_t kMaxResizedDims = 3;
+
+/// The dims a resize of `input` to `output` with `scales` resizes: those
+/// whose size changes or whose scale is not 1.
+llvm::SmallVector<int64_t> resizedDims(llvm::ArrayRef<int64_t> input,
+                                       llvm::ArrayRef<int64_t> output,
+                                       llvm::ArrayRef<double> scales);
+
 } // namespace mlir::kiln
 
 #endif // KILN_DIALECTS_KILN_IR_KILNOPUTILS_H

@@ -10,8 +10,9 @@ using namespace mlir::kiln;
 
 ArrayRef<StringLiteral> FusionOp::knownKinds() {
   static constexpr StringLiteral kinds[] = {
-      "pointwise", "reduction",  "gemm",      "attention", "rnn",   "conv",
-      "pool",      "batch_norm", "embedding", "optimizer", "custom"};
+      "pointwise",  "reduction", "gemm",      "attention", "rnn",
+      "conv",       "pool",      "resize",    "batch_norm", "embedding",
+      "optimizer",  "custom"};
   return kinds;
 }
 

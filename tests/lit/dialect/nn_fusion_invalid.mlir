@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s -split-input-file -verify-diagnostics --allow-unregistered-dialect
 
 func.func @unknown_kind(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'kiln.fusion' op 'kind' must be one of pointwise, reduction, gemm, attention, rnn, conv, pool, batch_norm, embedding, optimizer, custom; got "elementwise"}}
+  // expected-error @+1 {{'kiln.fusion' op 'kind' must be one of pointwise, reduction, gemm, attention, rnn, conv, pool, resize, batch_norm, embedding, optimizer, custom; got "elementwise"}}
   %r = kiln.fusion "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     kiln.yield %x : tensor<4xf32>

@@ -11,16 +11,24 @@
 // RUN: not kiln-opt %t.gelu.onnx 2>&1 | FileCheck %s --check-prefix=GELU
 // GELU: node 'gelu0' (Gelu): error: ONNX op 'Gelu' is defined from opset 20 on, and the node's default-domain opset is 17
 
-// Resize: nearest repetition only; the rest is refused by name.
+// Resize: nearest and linear onto kiln.resize, with the version's defaults
+// (half_pixel, round_prefer_floor); cubic, tf_crop_and_resize and
+// antialiased linear downsampling are refused by name.
 // RUN: python3 %S/Inputs/make_onnx_model.py resize_linear %t.linear.onnx
-// RUN: not kiln-opt %t.linear.onnx 2>&1 | FileCheck %s --check-prefix=LINEAR
-// LINEAR: node 'up0' (Resize): error: ONNX Resize-18 (opset 18): kiln does not support mode = 'linear' (kiln resizes by nearest neighbour only)
+// RUN: kiln-opt %t.linear.onnx | FileCheck %s --check-prefix=LINEAR
+// LINEAR: kiln.resize %{{.*}} mode = linear coordinates = half_pixel scales = [1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00] : tensor<1x1x4x4xf32> -> tensor<1x1x8x8xf32>
+// RUN: python3 %S/Inputs/make_onnx_model.py resize_round_up %t.round.onnx
+// RUN: kiln-opt %t.round.onnx | FileCheck %s --check-prefix=ROUND
+// ROUND: kiln.resize %{{.*}} mode = nearest coordinates = asymmetric rounding = round_prefer_ceil scales = [1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00]
+// RUN: python3 %S/Inputs/make_onnx_model.py resize_cubic %t.cubic.onnx
+// RUN: not kiln-opt %t.cubic.onnx 2>&1 | FileCheck %s --check-prefix=CUBIC
+// CUBIC: node 'up0' (Resize): error: ONNX Resize-18 (opset 18): kiln does not support mode = 'cubic' (kiln resizes by nearest neighbour or linear interpolation)
 // RUN: python3 %S/Inputs/make_onnx_model.py resize_crop %t.crop.onnx
 // RUN: not kiln-opt %t.crop.onnx 2>&1 | FileCheck %s --check-prefix=CROP
 // CROP: error: ONNX Resize-18 (opset 18): kiln does not support coordinate_transformation_mode = 'tf_crop_and_resize'
-// RUN: python3 %S/Inputs/make_onnx_model.py resize_round_up %t.round.onnx
-// RUN: not kiln-opt %t.round.onnx 2>&1 | FileCheck %s --check-prefix=ROUND
-// ROUND: error: ONNX Resize-18 (opset 18): kiln does not support resizing axis 2 from 2 to 4 with 'asymmetric' coordinates and 'round_prefer_ceil' rounding, which is not a repetition of each element
+// RUN: python3 %S/Inputs/make_onnx_model.py resize_antialias %t.antialias.onnx
+// RUN: not kiln-opt %t.antialias.onnx 2>&1 | FileCheck %s --check-prefix=ANTIALIAS
+// ANTIALIAS: node 'up0' (Resize): error: ONNX Resize-18 (opset 18): kiln does not support antialias = 1 when downsampling in linear mode
 
 // Local functions are inlined; one that calls itself is an error at the
 // call, naming the calls it came through.

@@ -376,7 +376,46 @@ def resizes():
     tests.append(Test("resize_nearest_half_pixel_19", 19,
                       [node("Resize", ["x", "", "scales"], ["y"])],
                       {"x": x}, {"y": up3}, {"scales": f32([1, 1, 1, 3])}))
+    # Linear over the last two axes, from sizes (axes of opset 18) and from
+    # scales with half_pixel_symmetric (opset 19).
+    tests.append(Test("resize_linear_sizes_axes_18", 18,
+                      [node("Resize", ["x", "", "", "sizes"], ["y"],
+                            mode="linear", axes=[2, 3])],
+                      {"x": x},
+                      {"y": f32(bilinear(x, (5, 7), (5 / 3, 7 / 4),
+                                         "half_pixel"))},
+                      {"sizes": ints(5, 7)}))
+    tests.append(Test("resize_linear_symmetric_19", 19,
+                      [node("Resize", ["x", "", "scales"], ["y"],
+                            mode="linear",
+                            coordinate_transformation_mode=
+                            "half_pixel_symmetric")],
+                      {"x": x},
+                      {"y": f32(bilinear(x, (4, 6), (1.5, 1.5),
+                                         "half_pixel_symmetric"))},
+                      {"scales": f32([1, 1, 1.5, 1.5])}))
     return tests
+
+
+def bilinear(x, sizes, scales, coordinates):
+    """ONNX Resize in linear mode over the last two axes of x, in float64."""
+    def taps(out, size, scale):
+        o = np.arange(out, dtype=np.float64)
+        if coordinates == "half_pixel_symmetric":
+            offset = size / 2 * (1 - out / (size * scale))
+            c = offset + (o + 0.5) / scale - 0.5
+        else:
+            c = (o + 0.5) / scale - 0.5
+        c = np.clip(c, 0, size - 1)
+        i0 = np.floor(c).astype(np.int64)
+        i1 = np.minimum(i0 + 1, size - 1)
+        return i0, i1, c - i0
+    h0, h1, wh = taps(sizes[0], x.shape[2], scales[0])
+    w0, w1, ww = taps(sizes[1], x.shape[3], scales[1])
+    v = x.astype(np.float64)
+    rows = (v[:, :, h0, :] * (1 - wh)[:, None] +
+            v[:, :, h1, :] * wh[:, None])
+    return rows[:, :, :, w0] * (1 - ww) + rows[:, :, :, w1] * ww
 
 
 def external_data():

@@ -159,13 +159,14 @@ def gelu():
                              [tensor("y", TensorProto.FLOAT, [3])])
 
 
-def resize(**attributes):
+def resize(scale=2, **attributes):
     nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"],
                               name="up0", **attributes)]
+    size = int(4 * scale)
     return helper.make_graph(
-        nodes, "resize", [tensor("x", TensorProto.FLOAT, [1, 1, 2, 2])],
-        [tensor("y", TensorProto.FLOAT, [1, 1, 4, 4])],
-        [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32),
+        nodes, "resize", [tensor("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+        [tensor("y", TensorProto.FLOAT, [1, 1, size, size])],
+        [numpy_helper.from_array(np.array([1, 1, scale, scale], np.float32),
                                  "scales")])
 
 
@@ -270,6 +271,9 @@ MODELS.update({
     # An op used before the opset that defines it.
     "gelu_opset17": (gelu, 17, 8),
     "resize_linear": (lambda: resize(mode="linear"), 18, 8),
+    "resize_cubic": (lambda: resize(mode="cubic"), 18, 8),
+    "resize_antialias": (lambda: resize(0.5, mode="linear", antialias=1), 18,
+                         8),
     "resize_crop": (lambda: resize(
         coordinate_transformation_mode="tf_crop_and_resize"), 18, 8),
     "resize_round_up": (lambda: resize(
