@@ -29,10 +29,10 @@ out); the expectations file holds one line `MODEL CHECK OUTCOME` per model
 and check, and the run fails where an outcome differs from it (a model that
 starts passing, or fails another way; numbers with a fraction or an
 exponent in a diagnostic are compared as numbers of any value). --update
-rewrites it from the run. Inference compiles of models whose weights
-exceed --inference-weight-limit are skipped: kilnc writes inference
-weights into the kernels' source, which takes minutes and gigabytes for
-tens of megabytes.
+rewrites it from the run. --inference-weight-limit skips the inference
+compiles of models whose weights exceed it (none by default: the artifact
+carries the weights as data, so kilnc's time and memory do not grow with
+them).
 
 export: the models alone, by default with the exporter's own defaults (on
 the GPU machine, current PyTorch: opset 18 and newer, external data);
@@ -590,7 +590,7 @@ def main():
         p.add_argument("--kernel-cache", help="kilnc's kernel cache (check: WORK/kernels; "
                        "bundle: kilnc's default)")
         p.add_argument("--inference-weight-limit", type=float,
-                       default=8 * 2**20 if command == "check" else 16 * 2**20,
+                       default=None if command == "check" else 16 * 2**20,
                        help="bytes of weights above which inference compiles are skipped")
         p.add_argument("--exported", help="a folder of `zoo.py export`: its models are "
                        "used instead of exporting them here")
