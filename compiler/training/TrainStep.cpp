@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
@@ -420,6 +421,16 @@ static func::FuncOp buildApplyUpdate(OpBuilder &moduleBuilder, Location loc,
   return function;
 }
 
+/// Whether `value` is an argument or a view of one (which shares its buffer).
+static bool aliasesArgument(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isa<ReshapeOp, BroadcastToOp, TransposeOp, SliceOp>(op))
+      return false;
+    value = op->getOperand(0);
+  }
+  return true;
+}
+
 /// Builds train_step(params..., state..., inputs..., lr, step) from the two
 /// halves, so that it computes exactly what they compute one after the other.
 /// `updated` lists, for each updated state that forward_backward returns
@@ -488,6 +499,11 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
   // (loss, gradients..., updated state...)
   SmallVector<Value> lossAndGrads =
       inlineBody(builder, forwardBackward, lossArguments);
+  // A loss that is a parameter (or a view of one) would be read after the
+  // update overwrites it: the step returns a copy taken before.
+  if (aliasesArgument(lossAndGrads[0]))
+    lossAndGrads[0] =
+        builder.create<CastOp>(loc, lossAndGrads[0].getType(), lossAndGrads[0]);
 
   SmallVector<Value> updateArguments;
   for (size_t i = 0; i < n + slots.size(); ++i)
@@ -505,6 +521,26 @@ static func::FuncOp buildTrainStep(OpBuilder &moduleBuilder, Location loc,
   results.append(update.begin() + n + slots.size(), update.end());
   builder.create<func::ReturnOp>(loc, results);
   return function;
+}
+
+/// Gives every gradient result of `forwardBackward` (results 1..count) a
+/// value of its own. Each lands in a resident buffer of its own, which a
+/// kernel writes; one value returned as two gradients (that of p and of q
+/// in `p + q`) or an argument returned as one has no kernel for the second
+/// buffer, so such a result becomes a copy (a cast to its own type, which
+/// an element-wise kernel computes).
+static void distinctGradients(func::FuncOp forwardBackward, size_t count) {
+  Operation *terminator = forwardBackward.getBody().front().getTerminator();
+  OpBuilder builder(terminator);
+  llvm::SmallPtrSet<Value, 8> seen;
+  for (size_t i = 1; i <= count; ++i) {
+    OpOperand &operand = terminator->getOpOperand(i);
+    Value grad = operand.get();
+    if (seen.insert(grad).second && grad.getDefiningOp())
+      continue;
+    operand.set(
+        builder.create<CastOp>(terminator->getLoc(), grad.getType(), grad));
+  }
 }
 
 /// Replaces the seed argument of `forwardBackward` (its last, the gradient
@@ -604,6 +640,7 @@ LogicalResult buildTrainingEntries(ModuleOp module,
   for (size_t i = 1; i <= params.size(); ++i)
     forwardBackward->setResultAttr(i, KilnDialect::kRoleAttrName,
                                    b.getStringAttr("gradient"));
+  distinctGradients(*forwardBackward, params.size());
   // The forward pass of training updates the running statistics: their new
   // values follow the gradients and replace the state arguments in place.
   SmallVector<size_t> updated;
