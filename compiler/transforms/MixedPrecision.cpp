@@ -29,6 +29,31 @@ static RankedTensorType narrowed(Type type, FloatType storage) {
   return cast<RankedTensorType>(type).clone(storage);
 }
 
+/// Whether `value` is an attention's row log-sum-exp, which is f32 whatever
+/// the storage type (as computed, for attention_backward and the host).
+static bool keepsF32(Value value) {
+  auto attention = value.getDefiningOp<AttentionOp>();
+  return attention && value == attention.getRowLse();
+}
+
+/// Gives the row log-sum-exp of `attention` converted to the storage type to
+/// its users other than attention_backward and the return.
+static void narrowRowLseUses(AttentionOp attention, FloatType storage) {
+  Value lse = attention.getRowLse();
+  if (!lse)
+    return;
+  OpBuilder builder(attention->getContext());
+  builder.setInsertionPointAfter(attention);
+  auto converted = builder.create<CastOp>(
+      attention.getLoc(), narrowed(lse.getType(), storage), lse);
+  lse.replaceUsesWithIf(converted, [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    return user != converted && !isa<AttentionBackwardOp, func::ReturnOp>(user);
+  });
+  if (converted.use_empty())
+    converted.erase();
+}
+
 LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
   if (function.isExternal())
     return function.emitOpError("has no body");
@@ -81,8 +106,10 @@ LogicalResult narrowStorage(func::FuncOp function, FloatType storage) {
     }
     // A cast to f32 now casts to the storage type.
     for (Value result : op.getResults())
-      if (isF32Tensor(result.getType()))
+      if (isF32Tensor(result.getType()) && !keepsF32(result))
         result.setType(narrowed(result.getType(), storage));
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      narrowRowLseUses(attention, storage);
     // Updated running statistics keep the type of the running ones.
     if (auto norm = dyn_cast<BatchNormOp>(op))
       for (auto [running, updated] :

@@ -21,6 +21,12 @@ struct AttentionGradient
                                ValueRange resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     auto attention = cast<AttentionOp>(op);
+    // The row log-sum-exp is what attention_backward reads; a loss that
+    // depends on it would need its gradient too, which no rule gives.
+    if (resultGrads.size() > 1 && resultGrads[1])
+      return op->emitOpError("has no gradient through its row log-sum-exp "
+                             "(with_row_lse): the loss depends on it through "
+                             "a differentiated argument");
     Value dOut = resultGrads[0];
     if (!dOut) {
       operandGrads.append(op->getNumOperands(), Value());

@@ -452,7 +452,9 @@ def Kiln_AttentionOp : Kiln_Op<"attention",
     row's log-sum-exp of its scaled, masked scores,
     `lse_i = log(sum_j exp(q_i . k_j * scale))` over the keys it sees: what
     `kiln.attention_backward` needs to recompute the weights without a sweep
-    of its own (compilation pairs the two ops).
+    of its own (compilation pairs the two ops). It stays f32 under
+    `--precision=bf16|f16`, and it has no gradient: a loss that depends on
+    it through a parameter is an error at the op.
 
     ```mlir
     %o = kiln.attention %q, %k, %v causal scale = 1.250000e-01
