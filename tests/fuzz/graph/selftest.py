@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""The fuzzer's oracles catch what they are for: each case runs check() on a
+generated graph with a stand-in kilnc that breaks one thing, and expects the
+finding it must cause; the real kilnc must cause none.
+
+    selftest.py --bin DIR --work DIR
+"""
+import argparse
+import os
+import random
+import stat
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import check  # noqa: E402
+import gen  # noqa: E402
+from graph_fuzz import write_junit  # noqa: E402
+
+# Stand-ins for kilnc: "$REAL" is the real one, "$@" kilnc's arguments.
+BROKEN = {
+    "crash": ("kill -SEGV $$", "compile", "exit status -11"),
+    "unlocated error": ('echo "error: something went wrong" >&2; exit 1', "compile",
+                        "an error without a location"),
+    "error outside the graph": ('echo "/tmp/elsewhere.mlir:3:4: error: bad" >&2; exit 1', "compile",
+                                "an error located outside the graph"),
+    "internal IR in the error": (
+        'echo "$1:2:1: error: bad operand of %0 = kiln.fusion \\"pointwise\\"" >&2; exit 1',
+        "compile", "compiler-internal IR"),
+    # Every sub of the module before code generation becomes an add: the
+    # entries compute something else than the graph.
+    "wrong arithmetic": ('"$REAL" "$@" 2> >(sed "s/kiln.sub /kiln.add /" >&2)', "transform", ""),
+}
+# A stand-in for kiln-opt whose gradients are wrong: in the reference's
+# forward_backward every sub becomes an add (the last argument is -o FILE).
+WRONG_GRADIENT = ('"$REAL" "$@" && sed -i "/func.func @forward_backward/,/^  }/s/kiln.sub /kiln.add /" '
+                  '"${@: -1}"')
+
+
+def stand_in(work, name, body, real):
+    path = os.path.join(work, name.replace(" ", "_") + ".sh")
+    with open(path, "w") as f:
+        f.write(f'#!/bin/bash\nREAL="{real}"\n{body}\n')
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
+def graph_with(op_name):
+    """A generated graph that has op_name (for the arithmetic case: a sub
+    on the loss's path in every mode)."""
+    for i in range(200):
+        g = gen.generate(f"selftest:{i}", random.Random(f"selftest:{i}"), only=[op_name, "kiln.tanh"])
+        if any(op.name == op_name for op in g.ops) and any(a.kind == "param" for a in g.args):
+            return g
+    raise RuntimeError(f"no graph with {op_name}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--junit")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    real = os.path.join(args.bin, "kilnc")
+    graph = graph_with("kiln.sub")
+    cases = []
+
+    def record(name, ok, detail):
+        cases.append((name, "" if ok else detail))
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
+
+    def tools(kilnc, kiln_opt=os.path.join(args.bin, "kiln-opt")):
+        return check.Tools(kilnc, kiln_opt, os.path.join(args.bin, "kiln-ref"))
+
+    result = check.check(graph, tools(real), os.path.join(args.work, "real"), 1)
+    record("the real kilnc", not result.findings and result.checks > 0,
+           f"{result.findings or 'no findings'}, {result.checks} comparisons")
+    for name, (body, kind, text) in BROKEN.items():
+        kilnc = stand_in(args.work, name, body, real)
+        result = check.check(graph, tools(kilnc), os.path.join(args.work, name.replace(" ", "_")), 1)
+        record(name, any(f[0] == kind and text in f[2] for f in result.findings),
+               f"expected a {kind} finding with '{text}', got {result.findings or 'none'}")
+    kiln_opt = stand_in(args.work, "wrong gradient", WRONG_GRADIENT, os.path.join(args.bin, "kiln-opt"))
+    result = check.check(graph, tools(real, kiln_opt), os.path.join(args.work, "wrong_gradient"), 1)
+    record("wrong gradient", any(f[0] == "autodiff" for f in result.findings),
+           f"expected an autodiff finding, got {result.findings or 'none'}")
+    if args.junit:
+        write_junit(args.junit, "graph_fuzz_selftest", [(n, f"self-test: {d}" if d else "") for n, d in cases])
+    return 1 if any(d for _, d in cases) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
