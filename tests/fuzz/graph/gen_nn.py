@@ -301,9 +301,10 @@ def attention(gen):
     if lse:
         attrs += " with_row_lse"
         # The row log-sum-exp has no gradient: the loss may use it only
-        # where no parameter reaches it.
-        usable = not active(q, k)
-        results.append(gen.new_value((b, h, tq), "f32", active(q, k), -10.0, 10.0, pool=usable))
+        # where no parameter reaches the op (autodiff takes every result of
+        # an op with an active operand as active).
+        usable = not active(q, k, v)
+        results.append(gen.new_value((b, h, tq), "f32", active(q, k, v), -10.0, 10.0, pool=usable))
         if not usable:
             gen.g.outputs.append(results[1])
     return gen.emit("kiln.attention", [q, k, v], results,
