@@ -1183,21 +1183,29 @@ FailureOr<std::string> ScalarCases::resize(OpEmission &e) {
              ".w1;\n";
     taps.push_back({name + ".i0", name + ".i1", name + "_keep", name + "_take"});
   }
+  // The input is a buffer, or a constant the kernel took a copy of, which
+  // valueAt reads at the tap's position as well.
   Index at{e.coords(), ""};
-  std::function<std::string(size_t)> blend = [&](size_t k) -> std::string {
+  std::function<FailureOr<std::string>(size_t)> blend =
+      [&](size_t k) -> FailureOr<std::string> {
     if (k == dims.size())
-      return e.self.load(input, at);
+      return e.self.valueAt(input, at, e.out, e.indent);
     int64_t d = dims[k];
     at.coords[d] = taps[k].first;
-    std::string first = blend(k + 1);
-    if (!linear)
+    FailureOr<std::string> first = blend(k + 1);
+    if (failed(first) || !linear)
       return first;
     at.coords[d] = taps[k].second;
-    std::string second = blend(k + 1);
-    return "(" + taps[k].keep + " * " + first + " + " + taps[k].take + " * " +
-           second + ")";
+    FailureOr<std::string> second = blend(k + 1);
+    if (failed(second))
+      return failure();
+    return "(" + taps[k].keep + " * " + *first + " + " + taps[k].take +
+           " * " + *second + ")";
   };
-  return e.rounded(blend(0));
+  FailureOr<std::string> value = blend(0);
+  if (failed(value))
+    return failure();
+  return e.rounded(*value);
 }
 
 } // namespace mlir::kiln::codegen
