@@ -4,7 +4,7 @@ gradient rule)."""
 import math
 
 from gen_core import Skip
-from gen_ops import active, dims_text, op, opt
+from gen_ops import active, dims_text, op, opt, resize_form
 from graph_ir import numel, tensor_type
 
 
@@ -372,6 +372,16 @@ def avg_pool2d_backward(gen):
     return gen.emit("kiln.avg_pool2d_backward", [g], [backward_result(gen, x, dtype)],
                     f"kiln.avg_pool2d_backward {{0}} layout = {layout} kernel = {dims_text(kernel)}{attrs}"
                     f" : {g.type} -> {tensor_type(x, dtype)}")
+
+
+@op("kiln.resize_backward")
+def resize_backward(gen):
+    x, dtype = gen.shape(gen.rng.randint(1, 4)), gen.float_dtype()
+    attrs, y = resize_form(gen, x)
+    g = inactive(gen, y, dtype)
+    r = backward_result(gen, x, dtype, 1e3)
+    return gen.emit("kiln.resize_backward", [g], [r],
+                    f"kiln.resize_backward {{0}} {attrs} : {g.type} -> {r.type}")
 
 
 @op("kiln.max_pool2d_backward")

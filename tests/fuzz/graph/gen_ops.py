@@ -411,6 +411,43 @@ def transpose(gen):
                     f"kiln.transpose {{0}} perm = {dims_text(perm)} : {x.type}")
 
 
+RESIZE_COORDINATES = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                      "half_pixel_symmetric")
+RESIZE_ROUNDING = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+def resize_form(gen, shape):
+    """Attributes and result shape of a kiln.resize of `shape`: up to three
+    dims resized to 1..8 elements, each scale the size ratio or a free one
+    (ONNX's sizes need not be floor(in * scale))."""
+    dims = [d for d in range(len(shape)) if gen.chance(0.5)][:3]
+    if not dims:
+        raise Skip()
+    out, scales = list(shape), [1.0] * len(shape)
+    for d in dims:
+        out[d] = gen.choice(DIMS)
+        scales[d] = (out[d] / shape[d] if gen.chance(0.7)
+                     else gen.choice((0.5, 0.75, 1.5, 2.0, 3.0)))
+    mode = gen.choice(("nearest", "linear"))
+    attrs = f"mode = {mode} coordinates = {gen.choice(RESIZE_COORDINATES)}"
+    if mode == "nearest":
+        attrs += opt(gen, f" rounding = {gen.choice(RESIZE_ROUNDING)}")
+    attrs += " scales = [" + ", ".join(fmt_float(s) for s in scales) + "]"
+    return attrs, tuple(out)
+
+
+@op("kiln.resize")
+def resize(gen):
+    x = gen.operand(FLOATS, min_rank=1, max_rank=4)
+    attrs, shape = resize_form(gen, x.shape)
+    if numel(shape) > 4096:
+        raise Skip()
+    # Nearest reads elements and linear blends two: the range stays.
+    y = gen.derived(x, shape)
+    return gen.emit("kiln.resize", [x], [y],
+                    f"kiln.resize {{0}} {attrs} : {x.type} -> {y.type}")
+
+
 def triangle(name):
     @op(name)
     def generate(gen):

@@ -3,9 +3,9 @@
 
     graph_fuzz.py run --bin DIR --seed S --count N [--first I] [--jobs J]
         [--work DIR] [--nvrtc-every K] [--only OP,...] [--junit FILE] [--quiet]
-    graph_fuzz.py show --seed S --index I
+    graph_fuzz.py show --seed S --index I [--only OP,...]
     graph_fuzz.py reduce --bin DIR --seed S --index I --out FILE.mlir
-        [--check CHECK] [--mode MODE] [--work DIR]
+        [--check CHECK] [--mode MODE] [--work DIR] [--only OP,...]
     graph_fuzz.py ops --registered-ops BIN [--seed S --count N]
     graph_fuzz.py bundle --bin DIR --seed S --count N --out DIR [--first I]
 
@@ -44,6 +44,11 @@ import check  # noqa: E402
 import gen  # noqa: E402
 
 
+def only_ops(args):
+    """The ops of --only (graphs S:I of `run --only` are other graphs)."""
+    return args.only.split(",") if args.only else None
+
+
 def make_graph(seed, index, only=None):
     label = f"{seed}:{index}"
     return gen.generate(label, random.Random(label), only=only)
@@ -60,8 +65,7 @@ def tools_of(args, nvrtc=False):
 
 
 def one(args, index):
-    only = args.only.split(",") if args.only else None
-    graph = make_graph(args.seed, index, only)
+    graph = make_graph(args.seed, index, only_ops(args))
     work = os.path.join(args.work, "graphs", f"{args.seed}_{index}")
     nvrtc = bool(args.nvrtc_every) and index % args.nvrtc_every == 0
     try:
@@ -184,13 +188,13 @@ def ops_command(args):
 
 
 def show_command(args):
-    sys.stdout.write(make_graph(args.seed, args.index).text())
+    sys.stdout.write(make_graph(args.seed, args.index, only_ops(args)).text())
     return 0
 
 
 def reduce_command(args):
     import reduce
-    graph = make_graph(args.seed, args.index)
+    graph = make_graph(args.seed, args.index, only_ops(args))
     tools = tools_of(args)
     seed = input_seed(args.seed, args.index)
     reduced, finding = reduce.reduce(graph, tools, args.work, seed, args.check, args.mode)
@@ -235,6 +239,7 @@ def main():
     red_p.add_argument("--out", required=True)
     red_p.add_argument("--check")
     red_p.add_argument("--mode")
+    red_p.add_argument("--only")
     bun_p = sub.add_parser("bundle")
     bun_p.add_argument("--bin", required=True, help="folder of kilnc, kiln-opt, kiln-ref and kiln-run")
     bun_p.add_argument("--work", default="/tmp/kiln-graph-fuzz")
@@ -245,6 +250,7 @@ def main():
     show_p = sub.add_parser("show")
     show_p.add_argument("--seed", type=int, required=True)
     show_p.add_argument("--index", type=int, required=True)
+    show_p.add_argument("--only")
     ops_p = sub.add_parser("ops")
     ops_p.add_argument("--registered-ops", required=True)
     ops_p.add_argument("--seed", type=int, default=1)
