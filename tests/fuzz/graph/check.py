@@ -61,12 +61,8 @@ EXPECTED_REFUSALS = {
 # Refusals of valid graphs that are known and open, each with the test that
 # shows it (XFAIL until it is fixed): counted apart, not as findings.
 KNOWN_OPEN = {
-    r"no GPU kernel for '[^']*' yet: it needs an element-wise kernel":
-        "tests/lit/graph_fuzz/constant_operand_of_remap.mlir",
     r"no GPU kernel for 'kiln.attention' yet: it needs an attention kernel":
         "tests/lit/graph_fuzz/attention_row_lse_only.mlir",
-    r"no GPU kernel for '[^']*' yet: it needs a kernel$":
-        "tests/lit/graph_fuzz/optimizer_absorbs_remap.mlir",
     r"operand #\d+ does not dominate this use":
         "tests/lit/graph_fuzz/chained_view_gradients.mlir",
     r"generated kernel 'kiln_attention_wgmma_bwd_dq_\w+' does not compile":

@@ -1,11 +1,10 @@
-// Open: a constant operand of an index-remapping op is copied into the
-// op's kernel, and no kernel family takes the group: "no GPU kernel for
-// 'kiln.concat' yet: it needs an element-wise kernel", in every mode, though
-// the op compiles with the same operand as an argument (and likewise for an
-// embedding's table: embedding_constant_table.mlir). Found by the graph
-// fuzzer (tests/fuzz/graph); the fuzzer counts these refusals as known
-// until this test passes.
-// XFAIL: *
+// A constant operand of an index-remapping op is copied into the op's
+// kernel; no kernel family took that group ("no GPU kernel for
+// 'kiln.concat' yet: it needs an element-wise kernel") until the loop kernel
+// took every group of element-wise, layout and gather ops, whatever computes
+// their operands (likewise an embedding's table:
+// embedding_constant_table.mlir). Found by the graph fuzzer
+// (tests/fuzz/graph).
 // RUN: kilnc %s --inference --emit=cuda -o %t.cu
 func.func @loss(
     %x: tensor<1x8xf32> {kiln.name = "x"},

@@ -1,10 +1,9 @@
-// Open: the optimizer kernel of a step that also updates an f16 parameter
-// takes the gradient of a slice-then-mean parameter (a division, a
-// broadcast and a pad) into its group, and no kernel family takes that:
-// "no GPU kernel for 'kiln.div' yet: it needs a kernel". Each parameter
-// alone trains. Found by the graph fuzzer (tests/fuzz/graph); the fuzzer
-// counts these refusals as known until this test passes.
-// XFAIL: *
+// The optimizer kernel of a step that also updates an f16 parameter takes
+// the gradient of a slice-then-mean parameter (a division, a broadcast and a
+// pad) into its group; no kernel family took that ("no GPU kernel for
+// 'kiln.div' yet: it needs a kernel") until the loop kernel took every group
+// of element-wise, layout and gather ops. Found by the graph fuzzer
+// (tests/fuzz/graph).
 // RUN: kilnc %s --train=sgd --emit=cuda -o %t.cu
 func.func @loss(
     %p: tensor<7xf32> {kiln.param = #kiln.init<constant, value = 0.25>, kiln.name = "p"},
