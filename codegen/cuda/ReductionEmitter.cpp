@@ -333,17 +333,88 @@ void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
   e.kernel(std::move(finalSpec), final);
 }
 
-/// layer_norm, rms_norm and their backward ops.
+/// The parameter gradients of a group norm of [N, C, S...] in `groups`
+/// groups: a row kernel of the sums of grad * xh and grad over each
+/// (sample, channel)'s S positions, with its group's statistics in `stats`,
+/// into scratch; then a kernel that adds each channel's sums in sample
+/// order.
+void emitGroupNormParamGrads(Emission &e, ShapedType type, int64_t groups,
+                             uint64_t stats, int weightResult,
+                             int biasResult) {
+  int64_t n = type.getDimSize(0), channels = type.getDimSize(1);
+  int64_t spatial = channels ? type.getNumElements() / (n * channels) : 0;
+  bool weight = weightResult >= 0, bias = biasResult >= 0;
+  auto flag = [](bool b) { return b ? "true" : "false"; };
+  uint64_t sums = e.builder.scratch(n * channels * 8);
+  RowKernel row(n * channels, spatial);
+  Params params;
+  e.addInput(params, 0, "grad");
+  e.addInput(params, 1, "input");
+  params.add("const float2 *__restrict__ stats", LaunchArg::scratch(stats));
+  params.add("float2 *__restrict__ sums", LaunchArg::scratch(sums));
+  KernelSpec spec = templateKernel(
+      "kiln_group_norm_channel_sums", "norm.cuh", "group_norm_channel_sums",
+      row.configuration(), row.config(), "",
+      llvm::formatv("group_norm_channel_sums<cfg, {0}, {1}>", groups,
+                    channels)
+          .str(),
+      params);
+  spec.grid = row.grid();
+  spec.block = row.block();
+  e.kernel(std::move(spec), params);
+
+  Params final;
+  final.add("const float2 *__restrict__ sums", LaunchArg::scratch(sums));
+  std::string args = ", sums";
+  for (auto [present, result, name] : {std::tuple{weight, weightResult, "dw"},
+                                       std::tuple{bias, biasResult, "db"}}) {
+    if (present) {
+      e.addOutput(final, result, name);
+      args += std::string(", ") + name;
+    } else {
+      args += ", (float *)nullptr";
+    }
+  }
+  KernelSpec finalSpec =
+      templateKernel("kiln_group_norm_param_final", "norm.cuh",
+                     "group_norm_param_final", llvm::formatv("n={0} c={1}", n,
+                                                             channels),
+                     "idx_t", "", "", {});
+  finalSpec.functors.clear();
+  finalSpec.body = llvm::formatv("  kiln::reduce::group_norm_param_final<"
+                                 "idx_t, {0}, {1}, {2}, {3}>(ctx{4});\n",
+                                 n, channels, flag(weight), flag(bias), args)
+                       .str();
+  finalSpec.grid = dim3Of(::kiln::reduce::ceil_div(channels, 256));
+  finalSpec.block = dim3Of(256);
+  e.kernel(std::move(finalSpec), final);
+}
+
+/// layer_norm, rms_norm, group_norm and their backward ops.
 LogicalResult emitNorm(Emission &e) {
   Operation *op = e.op();
-  bool backward = isa<LayerNormBackwardOp, RmsNormBackwardOp>(op);
-  bool layer = isa<LayerNormOp, LayerNormBackwardOp>(op);
+  bool backward =
+      isa<LayerNormBackwardOp, RmsNormBackwardOp, GroupNormBackwardOp>(op);
+  bool layer = isa<LayerNormOp, LayerNormBackwardOp, GroupNormOp,
+                   GroupNormBackwardOp>(op);
   Value input = op->getOperand(backward ? 1 : 0);
   auto type = cast<ShapedType>(input.getType());
   int64_t normalizedDims = 1;
+  // A group norm's rows are (sample, group) pairs: every dim but the first
+  // is normalised, in `groups` rows per sample.
+  int64_t groups = 0;
   double eps;
   Value weight, bias;
-  if (auto n = dyn_cast<LayerNormOp>(op)) {
+  if (auto n = dyn_cast<GroupNormOp>(op)) {
+    groups = n.getGroups();
+    eps = n.getEps().convertToDouble();
+    weight = n.getWeight();
+    bias = n.getBias();
+  } else if (auto n = dyn_cast<GroupNormBackwardOp>(op)) {
+    groups = n.getGroups();
+    eps = n.getEps().convertToDouble();
+    weight = n.getWeight();
+  } else if (auto n = dyn_cast<LayerNormOp>(op)) {
     normalizedDims = n.getNumNormalizedDims();
     eps = n.getEps().convertToDouble();
     weight = n.getWeight();
@@ -361,8 +432,14 @@ LogicalResult emitNorm(Emission &e) {
     weight = r.getWeight();
   }
   int64_t m = 1;
-  for (int64_t s : type.getShape().take_back(normalizedDims))
-    m *= s;
+  if (groups) {
+    for (int64_t s : type.getShape().drop_front())
+      m *= s;
+    m /= groups;
+  } else {
+    for (int64_t s : type.getShape().take_back(normalizedDims))
+      m *= s;
+  }
   int64_t rows = m ? type.getNumElements() / m : 0;
   std::string prefix = "kiln_" + op->getName().stripDialect().str();
   unsigned weightOperand = backward ? 2 : 1;
@@ -388,11 +465,17 @@ LogicalResult emitNorm(Emission &e) {
   }
 
   auto flag = [](bool b) { return b ? "true" : "false"; };
+  int64_t spatial = groups ? m / (type.getDimSize(1) / groups) : 0;
   std::string config =
-      rowConfig("norm_config", rows, m,
-                llvm::formatv(", {0}, {1}, {2}", flag(layer),
-                              flag(bool(weight)), flag(bool(bias)))
-                    .str());
+      groups ? rowConfig("group_norm_config", rows, m,
+                         llvm::formatv(", {0}, {1}, {2}, {3}",
+                                       flag(bool(weight)), flag(bool(bias)),
+                                       groups, spatial)
+                             .str())
+             : rowConfig("norm_config", rows, m,
+                         llvm::formatv(", {0}, {1}, {2}", flag(layer),
+                                       flag(bool(weight)), flag(bool(bias)))
+                             .str());
   std::string weightArg = weight ? "weight" : "(const float *)nullptr";
   std::string call, args;
   if (!backward) {
@@ -410,7 +493,11 @@ LogicalResult emitNorm(Emission &e) {
   if (rows > 0 && m > 0) {
     KernelSpec spec = templateKernel(
         prefix, "norm.cuh", backward ? "norm_backward" : "norm_forward",
-        row.configuration() + (layer ? " layer" : " rms"), config,
+        row.configuration() +
+            (groups   ? " groups=" + std::to_string(groups)
+             : layer ? std::string(" layer")
+                     : std::string(" rms")),
+        config,
         floatMember("eps", eps), "", {});
     spec.body = "  kiln::reduce::" + call + "(ctx" + args + ");\n";
     spec.grid = row.grid();
@@ -439,6 +526,9 @@ LogicalResult emitNorm(Emission &e) {
       spec.grid = dim3Of(::kiln::reduce::ceil_div(m, 256));
       spec.block = dim3Of(256);
       e.kernel(std::move(spec), zero);
+    } else if (groups) {
+      emitGroupNormParamGrads(e, type, groups, stats, e.yields(1) ? 1 : -1,
+                              e.yields(2) ? 2 : -1);
     } else {
       emitNormParamGrads(e, rows, m, stats, e.yields(1) ? 1 : -1,
                          layer && e.yields(2) ? 2 : -1);
@@ -770,8 +860,9 @@ FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
 
 bool isSupportedOp(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ArgmaxOp,
-             SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
-             LayerNormBackwardOp, RmsNormBackwardOp, MseLossOp, CrossEntropyOp,
+             SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, GroupNormOp,
+             LayerNormBackwardOp, RmsNormBackwardOp, GroupNormBackwardOp,
+             MseLossOp, CrossEntropyOp,
              CrossEntropyBackwardOp, BinaryCrossEntropyOp,
              BinaryCrossEntropyBackwardOp>(op);
 }
@@ -785,7 +876,8 @@ bool isSingleOpFusion(FusionOp fusion) {
   // Every result must be yielded, except the parameter gradients of the
   // norm backward ops (skipped when unused).
   Operation *op = single->op;
-  return isa<LayerNormBackwardOp, RmsNormBackwardOp>(op) ||
+  return isa<LayerNormBackwardOp, RmsNormBackwardOp, GroupNormBackwardOp>(
+             op) ||
          single->resultOf[0] >= 0;
 }
 
@@ -822,8 +914,8 @@ public:
       result = emitSoftmax(e, s.getDim(), /*log=*/false);
     else if (auto s = dyn_cast<LogSoftmaxOp>(op))
       result = emitSoftmax(e, s.getDim(), /*log=*/true);
-    else if (isa<LayerNormOp, RmsNormOp, LayerNormBackwardOp,
-                 RmsNormBackwardOp>(op))
+    else if (isa<LayerNormOp, RmsNormOp, GroupNormOp, LayerNormBackwardOp,
+                 RmsNormBackwardOp, GroupNormBackwardOp>(op))
       result = emitNorm(e);
     else if (auto l = dyn_cast<MseLossOp>(op))
       result = emitElementLoss(

@@ -7,8 +7,9 @@
 // group size (1..1024 threads per row, cached and re-read rows) for vector
 // widths 1, 4 (f32) and 8 (bf16); row and column generic reductions with
 // and without splits and their final pass; the softmax, norm, norm
-// parameter gradient (one pass and split + final) and loss kernels; and the
-// multi-tensor reductions (one block; partial + final), in f32 and bf16.
+// parameter gradient (one pass and split + final), group norm (with its
+// per-channel parameter gradients) and loss kernels; and the multi-tensor
+// reductions (one block; partial + final), in f32 and bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,6 +120,34 @@ std::vector<Case> cases() {
     single(("layer_norm_noweight_" + type).str(),
            "kiln.layer_norm %arg0 : " + y, {y}, {y});
   }
+
+  // Group norms: rows of a group's channels and positions (short, block,
+  // re-read), with per-channel parameters; the backward's per-(sample,
+  // channel) sums and their final pass; without parameters.
+  for (llvm::StringRef type : {"f32", "bf16"})
+    for (auto [shape, groups] :
+         {std::pair{"2x8x5x6", "4"}, std::pair{"4x32x32x32", "8"},
+          std::pair{"2x64x64x64", "2"}}) {
+      std::string x = tensor(shape, type);
+      std::string w = tensor(llvm::StringRef(shape).split('x').second.split(
+                                 'x').first,
+                             type);
+      std::string tag = (type + "_" + shape).str();
+      std::string attrs = std::string(" groups = ") + groups + " : ";
+      single("group_norm_" + tag,
+             "kiln.group_norm %arg0, %arg1, %arg2" + attrs + x + ", " + w +
+                 ", " + w,
+             {x, w, w}, {x});
+      single("group_norm_backward_" + tag,
+             "kiln.group_norm_backward %arg0, %arg1, %arg2" + attrs + x +
+                 ", " + w,
+             {x, x, w}, {x, w, w});
+      single("group_norm_noweight_" + tag,
+             "kiln.group_norm %arg0" + attrs + x, {x}, {x});
+      single("group_norm_backward_noweight_" + tag,
+             "kiln.group_norm_backward %arg0, %arg1" + attrs + x, {x, x},
+             {x, w, w});
+    }
 
   // Losses.
   for (llvm::StringRef type : {"f32", "bf16"}) {

@@ -80,6 +80,34 @@ TEST_F(NNGradientTest, LayerNormPlain) {
                        {0});
 }
 
+TEST_F(NNGradientTest, GroupNormWeightBias) {
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x6x3x4xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>,
+                    %w: tensor<2x6x3x4xf32>) -> tensor<f32> {
+      %y = kiln.group_norm %x, %g, %b groups = 3 eps = 1.0e-03
+          : tensor<2x6x3x4xf32>, tensor<6xf32>, tensor<6xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x6x3x4xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0, 1, 2});
+}
+
+TEST_F(NNGradientTest, GroupNormInstanceAndLayerForms) {
+  // groups = C (instance norm, weight only) and groups = 1 without
+  // parameters, on [N, C, L] and [N, C].
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<3x4x5xf32>, %g: tensor<4xf32>, %v: tensor<3x8xf32>,
+                    %w: tensor<3x4x5xf32>, %u: tensor<3x8xf32>) -> tensor<f32> {
+      %y = kiln.group_norm %x, %g groups = 4 : tensor<3x4x5xf32>, tensor<4xf32>
+      %z = kiln.group_norm %v groups = 1 : tensor<3x8xf32>
+      %l1 = kiln.mse_loss %y, %w reduction = sum : tensor<3x4x5xf32>
+      %l2 = kiln.mse_loss %z, %u reduction = sum : tensor<3x8xf32>
+      %l = kiln.add %l1, %l2 : tensor<f32>, tensor<f32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0, 1, 2});
+}
+
 TEST_F(NNGradientTest, RmsNormWeight) {
   expectGradientsMatch(R"mlir(
     func.func @loss(%x: tensor<2x3x6xf32>, %g: tensor<6xf32>,

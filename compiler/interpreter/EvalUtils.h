@@ -6,6 +6,9 @@
 
 #include "compiler/interpreter/Interpreter.h"
 
+#include <cmath>
+#include <utility>
+
 namespace mlir::kiln::ref {
 
 /// An evaluator applying `fn(x)` to every element of operand 0.
@@ -63,6 +66,19 @@ void reduceOver(const Tensor &input, llvm::ArrayRef<int64_t> dims,
       });
   for (size_t i = 0; i < accumulators.size(); ++i)
     output.data[i] = finish(accumulators[i], groupSize);
+}
+
+/// Mean and 1/sqrt(biased variance + eps) of `count` contiguous values
+/// (the variance in a second pass, around the mean).
+inline std::pair<double, double> meanAndRstd(const double *x, int64_t count,
+                                             double eps) {
+  double sum = 0;
+  for (int64_t j = 0; j < count; ++j)
+    sum += x[j];
+  double mean = sum / count, sq = 0;
+  for (int64_t j = 0; j < count; ++j)
+    sq += (x[j] - mean) * (x[j] - mean);
+  return {mean, 1.0 / std::sqrt(sq / count + eps)};
 }
 
 } // namespace mlir::kiln::ref

@@ -21,6 +21,7 @@ namespace mlir::kiln::ref {
 
 void registerNNConvEvaluators(EvaluatorRegistry &registry);
 void registerResizeEvaluators(EvaluatorRegistry &registry);
+void registerGroupNormEvaluators(EvaluatorRegistry &registry);
 
 namespace {
 
@@ -94,18 +95,6 @@ evalSoftmax(Operation *op, llvm::ArrayRef<const Tensor *> operands,
 //===----------------------------------------------------------------------===//
 // Normalisation
 //===----------------------------------------------------------------------===//
-
-/// Mean and 1/sqrt(biased variance + eps) of `count` contiguous values.
-std::pair<double, double> meanAndRstd(const double *x, int64_t count,
-                                      double eps) {
-  double sum = 0;
-  for (int64_t j = 0; j < count; ++j)
-    sum += x[j];
-  double mean = sum / count, sq = 0;
-  for (int64_t j = 0; j < count; ++j)
-    sq += (x[j] - mean) * (x[j] - mean);
-  return {mean, 1.0 / std::sqrt(sq / count + eps)};
-}
 
 LogicalResult evalLayerNorm(Operation *op,
                             llvm::ArrayRef<const Tensor *> operands,
@@ -639,6 +628,7 @@ void registerNNEvaluators(EvaluatorRegistry &registry) {
   registry.add<BinaryCrossEntropyBackwardOp>(evalBinaryCrossEntropyBackward);
   registerNNConvEvaluators(registry);
   registerResizeEvaluators(registry);
+  registerGroupNormEvaluators(registry);
 }
 
 } // namespace mlir::kiln::ref

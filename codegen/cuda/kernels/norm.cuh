@@ -1,4 +1,4 @@
-//===- norm.cuh - layer_norm, rms_norm and their gradients ----------------===//
+//===- norm.cuh - layer_norm, rms_norm, group_norm and their gradients ----===//
 //
 // Row kernels (reduce_row.cuh) over [rows, M]: the forward norm, and the
 // backward dx, which leaves each row's (mean, rstd) for the parameter
@@ -6,6 +6,12 @@
 // from the statistics, with rows split over blocks when the columns alone
 // do not fill the GPU and a second kernel that adds the splits in order.
 // The variance takes two passes, like the reference: no cancellation.
+//
+// A group norm of [N, C, S...] is the same row kernels over N * G rows of
+// (C / G) * S elements (a sample's group of channels with their positions),
+// whose parameters are per channel (group_norm_config::param_index); its
+// parameter gradients are a row kernel of per-(sample, channel) sums and a
+// kernel that adds each channel's sums in sample order.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -21,6 +27,19 @@ template <class Idx, long long Rows, long long M, bool Layer, bool Weight,
 struct norm_config : row_config<Idx, Rows, M> {
   static constexpr bool layer = Layer, weight = Weight, bias = Bias;
   static constexpr float mf = (float)M;
+  // The weight and bias element of element j of row r: column j.
+  static __device__ __forceinline__ Idx param_index(Idx, Idx j) { return j; }
+};
+
+// Rows of a group norm of [N, C, S...] in `Groups` groups (rows N * Groups,
+// M = C / Groups * Spatial): element j of row r belongs to channel
+// (r % Groups) * (C / Groups) + j / Spatial.
+template <class Idx, long long Rows, long long M, bool Weight, bool Bias,
+          long long Groups, long long Spatial>
+struct group_norm_config : norm_config<Idx, Rows, M, true, Weight, Bias> {
+  static __device__ __forceinline__ Idx param_index(Idx row, Idx j) {
+    return (row % (Idx)Groups) * (Idx)(M / Spatial) + j / (Idx)Spatial;
+  }
 };
 
 // The row's mean (0 for rms_norm) and 1 / sqrt(var + eps) over x.
@@ -67,9 +86,9 @@ __device__ __forceinline__ void norm_forward(const launch_ctx &ctx,
   row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
     float y = (x.at(k, e, j) - mean) * rstd;
     if constexpr (Cfg::weight)
-      y = y * kiln_load(weight[j]);
+      y = y * kiln_load(weight[Cfg::param_index(p.row, j)]);
     if constexpr (Cfg::bias)
-      y = y + kiln_load(bias[j]);
+      y = y + kiln_load(bias[Cfg::param_index(p.row, j)]);
     kiln_store(out_row + j, y);
   });
 }
@@ -95,7 +114,7 @@ norm_backward(const launch_ctx &ctx, const G *__restrict__ grad,
   const float mean = st.x, rstd = st.y;
   auto gy = [&](int k, int e, idx_t j) {
     if constexpr (Cfg::weight)
-      return g.at(k, e, j) * kiln_load(weight[j]);
+      return g.at(k, e, j) * kiln_load(weight[Cfg::param_index(p.row, j)]);
     else
       return g.at(k, e, j);
   };
@@ -221,6 +240,59 @@ norm_param_grad_final(const launch_ctx &ctx, const float *__restrict__ pw,
     add_splits<Cfg>(j, pw, dw);
   if constexpr (Cfg::bias)
     add_splits<Cfg>(j, pb, db);
+}
+
+// A group norm's parameter gradients, first per (sample, channel): rows of
+// the S positions of one channel of one sample (Cfg a row_config over
+// N * Channels rows of S), each the sums of grad * xh and of grad with its
+// group's (mean, rstd) from `stats`.
+template <class Cfg, long long Groups, long long Channels, class G, class In>
+__device__ __forceinline__ void
+group_norm_channel_sums(const launch_ctx &ctx, const G *__restrict__ grad,
+                        const In *__restrict__ input,
+                        const float2 *__restrict__ stats,
+                        float2 *__restrict__ sums) {
+  using idx_t = typename Cfg::idx_t;
+  __shared__ float scratch[32];
+  const row_position<Cfg> p(ctx);
+  row_input<Cfg, G> g(grad, p.row);
+  row_input<Cfg, In> x(input, p.row);
+  g.cache(p.lid);
+  x.cache(p.lid);
+  const idx_t n = p.row / (idx_t)Channels, c = p.row % (idx_t)Channels;
+  const float2 st = stats[n * (idx_t)Groups + c / (idx_t)(Channels / Groups)];
+  float sgx = 0.f, sg = 0.f;
+  row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
+    const float gv = g.at(k, e, j);
+    sgx += gv * ((x.at(k, e, j) - st.x) * st.y);
+    sg += gv;
+  });
+  sgx = row_reduce<Cfg>(ctx, sgx, kiln_sum_op(), 0.f, scratch);
+  sg = row_reduce<Cfg>(ctx, sg, kiln_sum_op(), 0.f, scratch);
+  if (p.active && p.lid == 0)
+    sums[p.row] = make_float2(sgx, sg);
+}
+
+// Then each channel's sums over the N samples, in sample order: dw and db
+// (either null when its Weight / Bias is false).
+template <class Idx, long long N, long long Channels, bool Weight, bool Bias,
+          class DW, class DB>
+__device__ __forceinline__ void
+group_norm_param_final(const launch_ctx &ctx, const float2 *__restrict__ sums,
+                       DW *__restrict__ dw, DB *__restrict__ db) {
+  const Idx c = (Idx)ctx.block.x * 256 + ctx.thread.x;
+  if (c >= (Idx)Channels)
+    return;
+  float aw = 0.f, ab = 0.f;
+  for (Idx n = 0; n < (Idx)N; ++n) {
+    const float2 s = sums[n * (Idx)Channels + c];
+    aw += s.x;
+    ab += s.y;
+  }
+  if constexpr (Weight)
+    kiln_store(dw + c, aw);
+  if constexpr (Bias)
+    kiln_store(db + c, ab);
 }
 
 // Zeros of M elements (the parameter gradients of a norm without rows).

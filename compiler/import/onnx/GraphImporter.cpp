@@ -524,6 +524,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   function.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   function.setAllResultAttrs(resultAttrs);
   fuseGeluPatterns(function);
+  fuseGroupNormPatterns(function);
   if (failed(mlir::verify(*module)))
     return nullptr;
   if (!opts.weightsPath.empty()) {

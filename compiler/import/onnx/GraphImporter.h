@@ -215,6 +215,11 @@ LogicalResult writeWeights(llvm::ArrayRef<const onnx::TensorProto *> tensors,
 /// below opset 20) by kiln.gelu (GeluPatterns.cpp).
 void fuseGeluPatterns(func::FuncOp function);
 
+/// Replaces PyTorch's nn.GroupNorm as its TorchScript exporter writes it (an
+/// instance norm between reshapes, then a per-channel Mul and Add) by one
+/// kiln.group_norm (GroupNormPatterns.cpp).
+void fuseGroupNormPatterns(func::FuncOp function);
+
 /// Builds the loss that --loss asks for on the graph's output
 /// (LossImporters.cpp).
 FailureOr<Value> buildRequestedLoss(OpBuilder &b, Location loc,

@@ -386,6 +386,9 @@ LogicalResult importBatchNorm(OnnxNode &node) {
   return success();
 }
 
+/// InstanceNormalization: a group norm with a group per channel. (PyTorch's
+/// nn.GroupNorm exports as one over [N, groups, -1] between reshapes, which
+/// fuseGroupNormPatterns turns into the group norm it is.)
 LogicalResult importInstanceNorm(OnnxNode &node) {
   Value x = node.input(0), scale = node.input(1), bias = node.input(2);
   if (!x || !scale || !bias)
@@ -402,41 +405,10 @@ LogicalResult importInstanceNorm(OnnxNode &node) {
         KilnBuilder::elementOf(v) != tx.getElementType())
       return node.emitError() << "InstanceNormalization's scale and B must "
                                  "be [C] of the input's type";
-  llvm::SmallVector<int64_t> dims;
-  for (int64_t d = 2; d < tx.getRank(); ++d)
-    dims.push_back(d);
-  if (dims.empty())
-    return node.emitError() << "InstanceNormalization needs spatial dims";
-  OpBuilder &b = node.builder();
-  KilnBuilder kb = node.kb();
-  Value mean = b.create<ReduceMeanOp>(node.loc(), x, dims, true);
-  Value centred = kb.sub(x, mean);
-  Value var =
-      b.create<ReduceMeanOp>(node.loc(), kb.mul(centred, centred), dims, true);
-  Value y = kb.mul(centred, kb.rsqrt(kb.add(var, node.scalarLike(eps, var))));
-  y = kb.mul(y, channelwise(node, scale, tx.getRank()));
-  node.setResult(0, kb.add(y, channelwise(node, bias, tx.getRank())));
+  node.setResult(0, node.builder().create<GroupNormOp>(
+                        node.loc(), tx, x, scale, bias, tx.getDimSize(1),
+                        llvm::APFloat(eps)));
   return success();
-}
-
-/// Group normalisation of x [N, C, ...] in `groups` groups of channels,
-/// then a per-channel affine: the one place that maps it onto kiln (a layer
-/// norm over each group's channels and positions). `scale` and `bias` are
-/// [C].
-Value groupNormalization(OnnxNode &node, Value x, Value scale, Value bias,
-                         int64_t groups, double eps) {
-  auto tx = KilnBuilder::typeOf(x);
-  llvm::SmallVector<int64_t> grouped = {tx.getDimSize(0), groups,
-                                        tx.getDimSize(1) / groups};
-  llvm::append_range(grouped, tx.getShape().drop_front(2));
-  Value g = node.reshape(x, grouped);
-  Value normed = node.builder().create<LayerNormOp>(
-      node.loc(), KilnBuilder::typeOf(g), g, Value(), Value(),
-      static_cast<int64_t>(grouped.size()) - 2, llvm::APFloat(eps));
-  KilnBuilder kb = node.kb();
-  Value y = kb.mul(node.reshape(normed, tx.getShape()),
-                   channelwise(node, scale, tx.getRank()));
-  return kb.add(y, channelwise(node, bias, tx.getRank()));
 }
 
 /// GroupNormalization: scale and bias per group in version 18, per channel
@@ -484,7 +456,9 @@ LogicalResult importGroupNorm(OnnxNode &node) {
     scale = perGroup(scale);
     bias = perGroup(bias);
   }
-  node.setResult(0, groupNormalization(node, x, scale, bias, groups, eps));
+  node.setResult(0, node.builder().create<GroupNormOp>(
+                        node.loc(), tx, x, scale, bias, groups,
+                        llvm::APFloat(eps)));
   return success();
 }
 

@@ -83,6 +83,28 @@ struct LayerNormGradient
   }
 };
 
+/// y = group_norm(x) w + b: kiln.group_norm_backward recomputes each
+/// group's statistics and gives dx, dw = sum(g * xh) and db = sum(g) per
+/// channel.
+struct GroupNormGradient
+    : public GradientOpInterface::ExternalModel<GroupNormGradient,
+                                                GroupNormOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto norm = cast<GroupNormOp>(op);
+    auto backward = builder.create<GroupNormBackwardOp>(
+        op->getLoc(), resultGrads[0], norm.getInput(), norm.getWeight(),
+        norm.getGroupsAttr(), norm.getEpsAttr());
+    operandGrads.push_back(backward.getInputGrad());
+    if (norm.getWeight())
+      operandGrads.push_back(backward.getWeightGrad());
+    if (norm.getBias())
+      operandGrads.push_back(backward.getBiasGrad());
+    return success();
+  }
+};
+
 struct RmsNormGradient
     : public GradientOpInterface::ExternalModel<RmsNormGradient, RmsNormOp> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
@@ -412,6 +434,7 @@ void registerNNGradientRules(MLIRContext *context) {
   LogSoftmaxOp::attachInterface<LogSoftmaxGradient>(*context);
   LayerNormOp::attachInterface<LayerNormGradient>(*context);
   RmsNormOp::attachInterface<RmsNormGradient>(*context);
+  GroupNormOp::attachInterface<GroupNormGradient>(*context);
   BatchNormOp::attachInterface<BatchNormGradient>(*context);
   Conv2dOp::attachInterface<Conv2dGradient>(*context);
   MaxPool2dOp::attachInterface<MaxPool2dGradient>(*context);

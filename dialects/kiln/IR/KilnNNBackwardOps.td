@@ -89,6 +89,42 @@ def Kiln_RmsNormBackwardOp : Kiln_Op<"rms_norm_backward",
   let hasVerifier = 1;
 }
 
+def Kiln_GroupNormBackwardOp : Kiln_Op<"group_norm_backward",
+    [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>, Kiln_Reduces]> {
+  let summary = "gradients of kiln.group_norm";
+  let description = [{
+    Gradients of `kiln.group_norm` (same `groups` and `eps`, default 1e-5)
+    for `grad`, the gradient of its result, which has the type of `input`
+    `[N, C, ...]`. Over the `M` elements of each (sample, group), with its
+    mean `m`, biased variance `v`, `r = 1 / sqrt(v + eps)`,
+    `xh = (x - m) * r` and `gy = grad * weight[c]` (`weight` `[C]` optional,
+    absent: 1):
+
+    - `input_grad = r * (gy - mean(gy) - xh * mean(gy * xh))`, means over
+      the group; the type of `input`;
+    - `weight_grad[c] = sum(grad * xh)` and `bias_grad[c] = sum(grad)` over
+      the samples and spatial positions of channel `c`: `[C]` of the input's
+      element type (computed for a weight of ones when `weight` is absent).
+
+    ```mlir
+    %dx, %dw, %db = kiln.group_norm_backward %g, %x, %w groups = 8
+        : tensor<2x32x16x16xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$grad, Kiln_FloatTensor:$input,
+                       Optional<Kiln_FloatTensor>:$weight,
+                       I64Attr:$groups,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Kiln_FloatTensor:$input_grad,
+                      Kiln_FloatTensor:$weight_grad,
+                      Kiln_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input (`,` $weight^)? `groups` `=` $groups (`eps` `=` $eps^)?
+    attr-dict `:` type($input) (`,` type($weight)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_BatchNormBackwardOp : Kiln_Op<"batch_norm_backward",
     [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>,
      Kiln_DedicatedKernel<"batch_norm">]> {

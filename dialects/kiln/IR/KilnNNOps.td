@@ -116,6 +116,45 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm",
   let hasVerifier = 1;
 }
 
+def Kiln_GroupNormOp : Kiln_Op<"group_norm",
+    [AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+     Kiln_Reduces]> {
+  let summary = "group normalisation over groups of channels";
+  let description = [{
+    Normalises `input` `[N, C, ...]` (rank >= 2, channels at dim 1, any
+    spatial dims after them; C divisible by `groups`) over each of its
+    `groups` groups of `C / groups` consecutive channels together with every
+    spatial position, per sample: with mean `m` and biased variance `v` of
+    each (sample, group),
+
+    `y = (x - m) / sqrt(v + eps) * weight[c] + bias[c]`
+
+    as PyTorch's `nn.GroupNorm` and ONNX GroupNormalization (21) define it.
+    `weight` and `bias` are optional (absent: 1 and 0; a `bias` only with a
+    `weight`), `[C]` of the input's element type. `groups` is positive;
+    `eps` (default 1e-5) positive. The result has the input's type. One
+    `groups = C` is instance normalisation, `groups = 1` layer
+    normalisation over all but the batch dim.
+
+    ```mlir
+    %y = kiln.group_norm %x, %w, %b groups = 8 eps = 1.0e-06
+        : tensor<2x32x16x16xf32>, tensor<32xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input,
+                       Optional<Kiln_FloatTensor>:$weight,
+                       Optional<Kiln_FloatTensor>:$bias,
+                       I64Attr:$groups,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $weight^)? (`,` $bias^)? `groups` `=` $groups
+    (`eps` `=` $eps^)?
+    attr-dict `:` type($input) (`,` type($weight)^)? (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_BatchNormOp : Kiln_Op<"batch_norm",
     [InferTypeOpAdaptor, Kiln_DedicatedKernel<"batch_norm">]> {
   let summary = "batch normalisation, with optional running statistics";

@@ -56,6 +56,28 @@ def resample(name, shape, out, opsets=(11, 13, 17), **interpolate):
             {"x": shape, "target": shape[:2] + out}, opsets)
 
 
+class Normalized(torch.nn.Module):
+    """A per-channel scale (a parameter), a norm module, a squared error."""
+
+    def __init__(self, channels, norm):
+        super().__init__()
+        self.scale = torch.nn.Parameter(1 + 0.2 * torch.randn(1, channels, 1, 1))
+        self.norm = norm
+
+    def forward(self, x, target):
+        return ((self.norm(x * self.scale) - target) ** 2).mean()
+
+
+def normalized(name, shape, make_norm, opsets=(11, 13, 17)):
+    def make():
+        module = Normalized(shape[1], make_norm())
+        with torch.no_grad():  # parameters away from their initial 1 and 0
+            for p in module.norm.parameters():
+                p.add_(0.3 * torch.randn_like(p))
+        return module
+    return (name, make, {"x": shape, "target": shape}, opsets)
+
+
 CASES = [
     resample("upsample_nearest_2x", [2, 3, 4, 5], [8, 10], scale_factor=2,
              mode="nearest"),
@@ -71,6 +93,14 @@ CASES = [
              mode="bilinear", align_corners=False),
     resample("downsample_bilinear", [2, 3, 8, 6], [4, 3], scale_factor=0.5,
              mode="bilinear", align_corners=False),
+    normalized("group_norm", [2, 8, 5, 6],
+               lambda: torch.nn.GroupNorm(4, 8, eps=1e-3)),
+    normalized("group_norm_no_affine", [3, 6, 4, 4],
+               lambda: torch.nn.GroupNorm(2, 6, affine=False)),
+    normalized("group_norm_one_group", [2, 6, 3, 5],
+               lambda: torch.nn.GroupNorm(1, 6)),
+    normalized("instance_norm_affine", [2, 4, 5, 6],
+               lambda: torch.nn.InstanceNorm2d(4, affine=True)),
 ]
 
 

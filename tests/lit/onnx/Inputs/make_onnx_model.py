@@ -170,6 +170,54 @@ def resize(scale=2, **attributes):
                                  "scales")])
 
 
+def group_norm_pattern(scale=1.0):
+    """nn.GroupNorm(4, 8) as PyTorch's TorchScript exporter writes it: an
+    instance norm of [N, 4, -1] between reshapes, then Mul and Add by the
+    weight and bias unsqueezed to [8, 1, 1]. `scale` is the instance norm's
+    per-group scale (PyTorch's is 1)."""
+    const = lambda name, array: helper.make_node(
+        "Constant", [], [name], value=numpy_helper.from_array(array, name))
+    nodes = [
+        const("grouped", np.array([2, 4, -1], np.int64)),
+        helper.make_node("Reshape", ["x", "grouped"], ["r"], name="reshape0"),
+        const("ones", np.full(4, scale, np.float32)),
+        const("zeros", np.zeros(4, np.float32)),
+        helper.make_node("InstanceNormalization", ["r", "ones", "zeros"],
+                         ["n"], name="norm0", epsilon=1e-5),
+        helper.make_node("Shape", ["x"], ["shape"], name="shape0"),
+        helper.make_node("Reshape", ["n", "shape"], ["back"], name="reshape1"),
+        const("axes", np.array([1, 2], np.int64)),
+        helper.make_node("Unsqueeze", ["weight", "axes"], ["w3"], name="u0"),
+        helper.make_node("Mul", ["back", "w3"], ["scaled"], name="mul0"),
+        helper.make_node("Unsqueeze", ["bias", "axes"], ["b3"], name="u1"),
+        helper.make_node("Add", ["scaled", "b3"], ["y"], name="add0"),
+    ]
+    return helper.make_graph(
+        nodes, "group_norm", [tensor("x", TensorProto.FLOAT, [2, 8, 3, 5])],
+        [tensor("y", TensorProto.FLOAT, [2, 8, 3, 5])],
+        [weights("weight", 8), weights("bias", 8)])
+
+
+def instance_norm():
+    nodes = [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"],
+                              name="norm0", epsilon=1e-3)]
+    return helper.make_graph(
+        nodes, "instance_norm", [tensor("x", TensorProto.FLOAT, [2, 3, 7])],
+        [tensor("y", TensorProto.FLOAT, [2, 3, 7])],
+        [weights("s", 3), weights("b", 3)])
+
+
+def group_norm(parameters):
+    """GroupNormalization of [2, 6, 3, 3] in 3 groups, with `parameters`
+    scales and biases (3 per group in version 18, 6 per channel from 21)."""
+    nodes = [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                              name="norm0", num_groups=3, epsilon=1e-3)]
+    return helper.make_graph(
+        nodes, "group_norm", [tensor("x", TensorProto.FLOAT, [2, 6, 3, 3])],
+        [tensor("y", TensorProto.FLOAT, [2, 6, 3, 3])],
+        [weights("s", parameters), weights("b", parameters)])
+
+
 def external(files=None, **entries):
     """The mlp_mse with w1's data in a file beside the model, as `entries`
     describe it; `files` maps file names (relative to the model) to what to
@@ -270,6 +318,11 @@ MODELS.update({
     "newer_ir": (relu, 21, 14),
     # An op used before the opset that defines it.
     "gelu_opset17": (gelu, 17, 8),
+    "group_norm_pattern": (group_norm_pattern, 17, 8),
+    "group_norm_pattern_scaled": (lambda: group_norm_pattern(2.0), 17, 8),
+    "instance_norm": (instance_norm, 17, 8),
+    "group_norm_18": (lambda: group_norm(3), 18, 8),
+    "group_norm_21": (lambda: group_norm(6), 21, 8),
     "resize_linear": (lambda: resize(mode="linear"), 18, 8),
     "resize_cubic": (lambda: resize(mode="cubic"), 18, 8),
     "resize_antialias": (lambda: resize(0.5, mode="linear", antialias=1), 18,
