@@ -260,6 +260,34 @@ TEST_F(NNGradientTest, Conv2dNhwcPlain) {
                        {0, 1});
 }
 
+TEST_F(NNGradientTest, Conv2dBackwardInputAsTransposedConv) {
+  // A transposed convolution (ONNX ConvTranspose): the reverse of the conv
+  // above, whose last input row no window reaches (as with output_padding).
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%g: tensor<2x6x4x3xf32>, %f: tensor<6x2x3x3xf32>,
+                    %w: tensor<2x4x9x8xf32>) -> tensor<f32> {
+      %y = kiln.conv2d_backward_input %g, %f layout = nchw stride = [2, 2]
+          padding = [1, 2, 0, 1] dilation = [2, 2] groups = 2
+          : tensor<2x6x4x3xf32>, tensor<6x2x3x3xf32> -> tensor<2x4x9x8xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x4x9x8xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0, 1});
+}
+
+TEST_F(NNGradientTest, Conv2dBackwardInputNhwc) {
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%g: tensor<2x4x3x6xf32>, %f: tensor<6x3x3x2xf32>,
+                    %w: tensor<2x9x8x4xf32>) -> tensor<f32> {
+      %y = kiln.conv2d_backward_input %g, %f layout = nhwc stride = [2, 2]
+          padding = [1, 2, 0, 1] dilation = [2, 2] groups = 2
+          : tensor<2x4x3x6xf32>, tensor<6x3x3x2xf32> -> tensor<2x9x8x4xf32>
+      %l = kiln.mse_loss %y, %w reduction = sum : tensor<2x9x8x4xf32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0, 1});
+}
+
 TEST_F(NNGradientTest, MaxPoolNchwPadded) {
   // OH = (7 + 2 - 3) / 2 + 1 = 4, OW = (6 + 1 - 2) / 2 + 1 = 3. Uniform
   // random inputs have no ties (almost surely).

@@ -1,7 +1,8 @@
 //===- NNImporters.cpp - ONNX matmul, conv, pooling, norms, softmax -------===//
 //
-// MatMul/Gemm onto kiln.matmul; Conv and the 2-D pools onto kiln.conv2d and
-// kiln.max_pool2d/avg_pool2d in NCHW (1-D ones through a height of 1);
+// MatMul/Gemm onto kiln.matmul; Conv, ConvTranspose and the 2-D pools onto
+// kiln.conv2d, kiln.conv2d_backward_input and kiln.max_pool2d/avg_pool2d in
+// NCHW (1-D ones through a height of 1);
 // normalisations onto kiln.layer_norm or composed; softmax-like ops onto
 // kiln's with ONNX's axis conventions (opset < 13 flattens to 2-D).
 //
@@ -159,6 +160,13 @@ Value from2d(OnnxNode &node, Value y) {
   return node.reshape(y, shape);
 }
 
+/// `v` of shape [C] reshaped to broadcast along dim 1 of a rank-`rank` value.
+Value channelwise(OnnxNode &node, Value v, int64_t rank) {
+  llvm::SmallVector<int64_t> shape(rank, 1);
+  shape[1] = KilnBuilder::typeOf(v).getDimSize(0);
+  return node.reshape(v, shape);
+}
+
 /// Every output size is positive (kiln's conv and pools need it).
 LogicalResult checkOutputSize(OnnxNode &node, llvm::ArrayRef<int64_t> spatial,
                               const Window &w) {
@@ -212,6 +220,90 @@ LogicalResult importConv(OnnxNode &node) {
   Value y = node.builder().create<Conv2dOp>(
       node.loc(), x, w, bias, ConvLayout::nchw, window->stride, window->padding,
       window->dilation, groups);
+  node.setResult(0, window->oneD ? from2d(node, y) : y);
+  return success();
+}
+
+/// ConvTranspose (1-D, 2-D) is the input gradient of the Conv whose input
+/// has the ConvTranspose's output shape and whose filter is its weight
+/// [C_in, C_out/group, k...] as it is: one kiln.conv2d_backward_input, whose
+/// gradient rule, reference and kernels it uses. That Conv must map the
+/// output back onto the input's shape, so output_padding stays below the
+/// stride.
+LogicalResult importConvTranspose(OnnxNode &node) {
+  Value x = node.input(0), w = node.input(1);
+  if (!x || !w)
+    return failure();
+  auto tx = KilnBuilder::typeOf(x), tw = KilnBuilder::typeOf(w);
+  if (!isFloatValue(x))
+    return node.unsupported("an integer ConvTranspose");
+  if (tx.getRank() != 3 && tx.getRank() != 4)
+    return node.unsupported("a " + std::to_string(tx.getRank() - 2) +
+                            "-D ConvTranspose (1-D and 2-D only)");
+  std::string autoPad = node.stringAttr("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID")
+    return node.unsupported("auto_pad = '" + autoPad + "' on ConvTranspose");
+  if (node.hasAttr("output_shape"))
+    return node.unsupported("output_shape on ConvTranspose (give pads and "
+                            "output_padding instead)");
+  int64_t groups = node.intAttr("group", 1);
+  Value bias = node.hasInput(2) ? node.input(2) : Value();
+  if (node.hasInput(2) && !bias)
+    return failure();
+  int64_t outChannels = tw.getRank() > 1 ? tw.getDimSize(1) * groups : 0;
+  if (tw.getRank() != tx.getRank() ||
+      tw.getElementType() != tx.getElementType() || groups <= 0 ||
+      tw.getDimSize(0) != tx.getDimSize(1) || tw.getDimSize(0) % groups != 0 ||
+      (bias && (KilnBuilder::typeOf(bias).getShape() !=
+                    llvm::ArrayRef<int64_t>{outChannels} ||
+                KilnBuilder::elementOf(bias) != tx.getElementType())))
+    return node.emitError() << "ConvTranspose's input " << tx << ", weights "
+                            << tw << (bias ? " and bias" : "")
+                            << " do not fit together with group = " << groups;
+  llvm::ArrayRef<int64_t> spatial = tx.getShape().drop_front(2),
+                          kernel = tw.getShape().drop_front(2);
+  auto window = readWindow(node, spatial, kernel, true);
+  if (failed(window))
+    return failure();
+  llvm::SmallVector<int64_t> outputPadding = node.intsAttr(
+      "output_padding", llvm::SmallVector<int64_t>(spatial.size(), 0));
+  if (outputPadding.size() != spatial.size())
+    return node.emitError() << "ConvTranspose's output_padding must have "
+                            << spatial.size() << " entries";
+  llvm::SmallVector<int64_t> outShape = {tx.getDimSize(0), outChannels};
+  for (size_t d = 0; d < spatial.size(); ++d) {
+    size_t k = window->oneD ? 1 : d;
+    if (window->kernel[k] != kernel[d])
+      return node.emitError() << "ConvTranspose's kernel_shape does not "
+                                 "match its weights "
+                              << tw;
+    for (int64_t pad : {window->padding[2 * k], window->padding[2 * k + 1]})
+      if (pad < 0)
+        return node.unsupported("negative pads on ConvTranspose");
+    if (outputPadding[d] < 0 || outputPadding[d] >= window->stride[k])
+      return node.unsupported("output_padding " +
+                              std::to_string(outputPadding[d]) +
+                              " outside [0, stride) on ConvTranspose");
+    int64_t size = window->stride[k] * (spatial[d] - 1) + outputPadding[d] +
+                   window->dilation[k] * (kernel[d] - 1) + 1 -
+                   window->padding[2 * k] - window->padding[2 * k + 1];
+    if (window->stride[k] <= 0 || window->dilation[k] <= 0 || size <= 0)
+      return node.emitError() << "ConvTranspose's output size " << size
+                              << " of spatial dimension " << d
+                              << " is not positive";
+    outShape.push_back(size);
+  }
+  if (window->oneD) {
+    x = as2d(node, x);
+    w = as2d(node, w);
+    outShape.insert(outShape.begin() + 2, 1);
+  }
+  Value y = node.builder().create<Conv2dBackwardInputOp>(
+      node.loc(), RankedTensorType::get(outShape, tx.getElementType()), x, w,
+      ConvLayout::nchw, window->stride, window->padding, window->dilation,
+      groups);
+  if (bias)
+    y = node.kb().add(y, channelwise(node, bias, 4));
   node.setResult(0, window->oneD ? from2d(node, y) : y);
   return success();
 }
@@ -319,13 +411,6 @@ OpImporter globalPool(bool isMax) {
     node.setResult(0, y);
     return success();
   };
-}
-
-/// `v` of shape [C] reshaped to broadcast along dim 1 of a rank-`rank` value.
-Value channelwise(OnnxNode &node, Value v, int64_t rank) {
-  llvm::SmallVector<int64_t> shape(rank, 1);
-  shape[1] = KilnBuilder::typeOf(v).getDimSize(0);
-  return node.reshape(v, shape);
 }
 
 LogicalResult importBatchNorm(OnnxNode &node) {
@@ -658,6 +743,7 @@ void registerNNImporters(OpImporterRegistry &registry) {
   registry.add("MatMul", importMatMul);
   registry.add("Gemm", importGemm);
   registry.add("Conv", importConv);
+  registry.add("ConvTranspose", importConvTranspose);
   registry.add("MaxPool", pool(true));
   registry.add("AveragePool", pool(false));
   registry.add("GlobalAveragePool", globalPool(false));

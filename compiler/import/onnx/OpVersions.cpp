@@ -55,6 +55,7 @@ const llvm::StringMap<std::vector<int>> &table() {
       {"Constant", {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}},
       {"ConstantOfShape", {9, 20, 21, 23, 24, 25}},
       {"Conv", {1, 11, 22}},
+      {"ConvTranspose", {1, 11, 22}},
       {"Cos", {7, 22}},
       {"Cosh", {9, 22}},
       {"CumSum", {11, 14}},

@@ -267,6 +267,30 @@ struct Conv2dGradient
   }
 };
 
+/// y = conv2d_backward_input(g, w), a transposed convolution (ONNX
+/// ConvTranspose): linear in g with the forward conv2d as its adjoint, so
+/// dg = conv2d(dy, w); and dw[o, c, kh, kw] = sum g * dy at the positions
+/// that tap pairs, which is conv2d_backward_filter(g, dy).
+struct Conv2dBackwardInputGradient
+    : public GradientOpInterface::ExternalModel<Conv2dBackwardInputGradient,
+                                                Conv2dBackwardInputOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    auto conv = cast<Conv2dBackwardInputOp>(op);
+    Value dy = resultGrads[0];
+    operandGrads.push_back(builder.create<Conv2dOp>(
+        op->getLoc(), conv.getGrad().getType(), dy, conv.getFilter(), Value(),
+        conv.getLayoutAttr(), conv.getStrideAttr(), conv.getPaddingAttr(),
+        conv.getDilationAttr(), conv.getGroupsAttr()));
+    operandGrads.push_back(builder.create<Conv2dBackwardFilterOp>(
+        op->getLoc(), conv.getFilter().getType(), conv.getGrad(), dy,
+        conv.getLayoutAttr(), conv.getStrideAttr(), conv.getPaddingAttr(),
+        conv.getDilationAttr(), conv.getGroupsAttr()));
+    return success();
+  }
+};
+
 struct MaxPool2dGradient
     : public GradientOpInterface::ExternalModel<MaxPool2dGradient,
                                                 MaxPool2dOp> {
@@ -437,6 +461,8 @@ void registerNNGradientRules(MLIRContext *context) {
   GroupNormOp::attachInterface<GroupNormGradient>(*context);
   BatchNormOp::attachInterface<BatchNormGradient>(*context);
   Conv2dOp::attachInterface<Conv2dGradient>(*context);
+  Conv2dBackwardInputOp::attachInterface<Conv2dBackwardInputGradient>(
+      *context);
   MaxPool2dOp::attachInterface<MaxPool2dGradient>(*context);
   AvgPool2dOp::attachInterface<AvgPool2dGradient>(*context);
   ResizeOp::attachInterface<ResizeGradient>(*context);

@@ -201,6 +201,12 @@ def Kiln_Conv2dBackwardInputOp : Kiln_ConvBackwardOp<"conv2d_backward_input",
     `filter` must give `grad`'s shape, and all types share one element
     type.
 
+    It is also a layer of its own, a transposed convolution of `grad` (ONNX
+    ConvTranspose, PyTorch's `nn.ConvTranspose2d` with its weight
+    `[C_in, C_out/groups, KH, KW]` as `filter`): it is differentiable, with
+    a `kiln.conv2d` of the result's gradient for `grad` and a
+    `kiln.conv2d_backward_filter` for `filter`.
+
     ```mlir
     %dx = kiln.conv2d_backward_input %g, %w layout = nchw stride = [2, 2]
         padding = [1, 1, 1, 1] groups = 2

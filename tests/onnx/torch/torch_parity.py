@@ -56,26 +56,31 @@ def resample(name, shape, out, opsets=(11, 13, 17), **interpolate):
             {"x": shape, "target": shape[:2] + out}, opsets)
 
 
-class Normalized(torch.nn.Module):
-    """A per-channel scale (a parameter), a norm module, a squared error."""
+class Scaled(torch.nn.Module):
+    """A per-channel scale (a parameter), a layer, a squared error."""
 
-    def __init__(self, channels, norm):
+    def __init__(self, shape, layer):
         super().__init__()
-        self.scale = torch.nn.Parameter(1 + 0.2 * torch.randn(1, channels, 1, 1))
-        self.norm = norm
+        self.scale = torch.nn.Parameter(
+            1 + 0.2 * torch.randn(1, shape[1], *[1] * (len(shape) - 2)))
+        self.layer = layer
 
     def forward(self, x, target):
-        return ((self.norm(x * self.scale) - target) ** 2).mean()
+        return ((self.layer(x * self.scale) - target) ** 2).mean()
 
 
-def normalized(name, shape, make_norm, opsets=(11, 13, 17)):
+def scaled(name, shape, out, make_layer, opsets=(11, 13, 17)):
     def make():
-        module = Normalized(shape[1], make_norm())
-        with torch.no_grad():  # parameters away from their initial 1 and 0
-            for p in module.norm.parameters():
+        module = Scaled(shape, make_layer())
+        with torch.no_grad():  # parameters away from their initial values
+            for p in module.layer.parameters():
                 p.add_(0.3 * torch.randn_like(p))
         return module
-    return (name, make, {"x": shape, "target": shape}, opsets)
+    return (name, make, {"x": shape, "target": out}, opsets)
+
+
+def normalized(name, shape, make_norm):
+    return scaled(name, shape, shape, make_norm)
 
 
 CASES = [
@@ -101,6 +106,15 @@ CASES = [
                lambda: torch.nn.GroupNorm(1, 6)),
     normalized("instance_norm_affine", [2, 4, 5, 6],
                lambda: torch.nn.InstanceNorm2d(4, affine=True)),
+    scaled("conv_transpose2d", [2, 4, 5, 6], [2, 6, 10, 12],
+           lambda: torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
+                                            output_padding=1)),
+    scaled("conv_transpose2d_dilated_groups", [2, 4, 4, 5], [2, 6, 6, 11],
+           lambda: torch.nn.ConvTranspose2d(4, 6, (2, 3), stride=(1, 2),
+                                            padding=(0, 1), dilation=2,
+                                            groups=2, bias=False)),
+    scaled("conv_transpose1d", [2, 3, 7], [2, 5, 14],
+           lambda: torch.nn.ConvTranspose1d(3, 5, 4, stride=2, padding=1)),
 ]
 
 

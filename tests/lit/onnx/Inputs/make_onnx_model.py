@@ -218,6 +218,19 @@ def group_norm(parameters):
         [weights("s", parameters), weights("b", parameters)])
 
 
+def conv_transpose(x, w, y, bias=True, **attributes):
+    """One ConvTranspose of input shape `x`, weights `w` (and a bias) to
+    output shape `y`."""
+    inputs = ["x", "w"] + (["b"] if bias else [])
+    nodes = [helper.make_node("ConvTranspose", inputs, ["y"], name="up0",
+                              **attributes)]
+    initializers = [weights("w", *w)] + ([weights("b", w[1] * attributes.get(
+        "group", 1))] if bias else [])
+    return helper.make_graph(nodes, "conv_transpose",
+                             [tensor("x", TensorProto.FLOAT, x)],
+                             [tensor("y", TensorProto.FLOAT, y)], initializers)
+
+
 def external(files=None, **entries):
     """The mlp_mse with w1's data in a file beside the model, as `entries`
     describe it; `files` maps file names (relative to the model) to what to
@@ -321,6 +334,25 @@ MODELS.update({
     "group_norm_pattern": (group_norm_pattern, 17, 8),
     "group_norm_pattern_scaled": (lambda: group_norm_pattern(2.0), 17, 8),
     "instance_norm": (instance_norm, 17, 8),
+    "conv_transpose_2d": (lambda: conv_transpose(
+        [2, 4, 3, 5], [4, 3, 3, 3], [2, 3, 7, 11], strides=[2, 2],
+        pads=[1, 0, 0, 1], output_padding=[1, 1]), 17, 8),
+    "conv_transpose_groups": (lambda: conv_transpose(
+        [1, 4, 4, 4], [4, 1, 2, 2], [1, 2, 6, 6], bias=False, group=2,
+        dilations=[2, 2]), 11, 8),
+    "conv_transpose_1d": (lambda: conv_transpose(
+        [2, 3, 7], [3, 2, 4], [2, 2, 15], strides=[2], pads=[1, 0]), 17, 8),
+    "conv_transpose_output_shape": (lambda: conv_transpose(
+        [1, 1, 3, 3], [1, 2, 3, 3], [1, 2, 10, 8], strides=[3, 2],
+        output_shape=[10, 8]), 17, 8),
+    "conv_transpose_same": (lambda: conv_transpose(
+        [1, 1, 3, 3], [1, 2, 3, 3], [1, 2, 6, 6], strides=[2, 2],
+        auto_pad="SAME_UPPER"), 17, 8),
+    "conv_transpose_big_output_padding": (lambda: conv_transpose(
+        [1, 1, 3, 3], [1, 2, 3, 3], [1, 2, 7, 7], strides=[2, 2],
+        output_padding=[2, 0]), 17, 8),
+    "conv_transpose_3d": (lambda: conv_transpose(
+        [1, 1, 2, 2, 2], [1, 1, 2, 2, 2], [1, 1, 3, 3, 3]), 17, 8),
     "group_norm_18": (lambda: group_norm(3), 18, 8),
     "group_norm_21": (lambda: group_norm(6), 21, 8),
     "resize_linear": (lambda: resize(mode="linear"), 18, 8),
