@@ -26,6 +26,7 @@ const OpImporterRegistry &OpImporterRegistry::global() {
     registerRecurrentImporters(r);
     registerLossImporters(r);
     registerResizeImporters(r);
+    registerPadImporters(r);
     registerEinsumImporters(r);
     return r;
   }();

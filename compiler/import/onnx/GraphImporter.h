@@ -168,6 +168,7 @@ void registerNNImporters(OpImporterRegistry &registry);
 void registerRecurrentImporters(OpImporterRegistry &registry);
 void registerLossImporters(OpImporterRegistry &registry);
 void registerResizeImporters(OpImporterRegistry &registry);
+void registerPadImporters(OpImporterRegistry &registry);
 void registerEinsumImporters(OpImporterRegistry &registry);
 
 class GraphImporter {

@@ -689,68 +689,6 @@ LogicalResult importTrilu(OnnxNode &node) {
   return success();
 }
 
-LogicalResult importPad(OnnxNode &node) {
-  auto type = node.inputType(0);
-  if (!type)
-    return failure();
-  std::string mode = node.stringAttr("mode", "constant");
-  if (mode != "constant")
-    return node.unsupported("mode = '" + mode + "' (only constant padding)");
-  llvm::SmallVector<int64_t> pads;
-  double value = 0;
-  if (node.opset() < 11) {
-    pads = node.intsAttr(node.opset() < 2 ? "paddings" : "pads");
-    value = node.floatAttr("value", 0.0f);
-  } else {
-    auto p = node.constantInts(1, "the pads of Pad");
-    if (failed(p))
-      return failure();
-    pads = *p;
-    if (node.hasInput(2)) {
-      auto v = node.constantNumbers(2, "the constant_value of Pad");
-      if (failed(v))
-        return failure();
-      value = v->front();
-    }
-  }
-  int64_t rank = type.getRank();
-  // Version 18: the pads of the axes the `axes` input names, the others 0.
-  if (node.hasInput(3)) {
-    if (node.version() < 18)
-      return node.emitError() << "Pad-" << node.version()
-                              << " has no axes input (it came in Pad-18)";
-    auto axes = node.constantInts(3, "the axes of Pad");
-    if (failed(axes))
-      return failure();
-    if (pads.size() != 2 * axes->size())
-      return node.emitError() << "Pad needs 2 pads per axis: " << pads.size()
-                              << " pads for " << axes->size() << " axes";
-    llvm::SmallVector<int64_t> all(2 * rank, 0);
-    llvm::SmallVector<bool> seen(rank, false);
-    for (auto [i, axis] : llvm::enumerate(*axes)) {
-      auto a = node.normalizeAxis(axis, rank);
-      if (failed(a))
-        return failure();
-      if (seen[*a])
-        return node.emitError() << "Pad's axes repeat " << axis;
-      seen[*a] = true;
-      all[*a] = pads[i];
-      all[*a + rank] = pads[i + axes->size()];
-    }
-    pads = all;
-  }
-  if (static_cast<int64_t>(pads.size()) != 2 * rank)
-    return node.emitError() << "Pad needs 2 * rank pads";
-  llvm::SmallVector<int64_t> low(pads.begin(), pads.begin() + rank),
-      high(pads.begin() + rank, pads.end());
-  for (int64_t p : pads)
-    if (p < 0)
-      return node.unsupported("negative pads");
-  node.setResult(0, node.builder().create<PadOp>(node.loc(), node.input(0), low,
-                                                 high, llvm::APFloat(value)));
-  return success();
-}
-
 LogicalResult importDepthToSpace(OnnxNode &node) {
   auto type = node.inputType(0);
   if (!type)
@@ -815,7 +753,6 @@ void registerShapeImporters(OpImporterRegistry &registry) {
   registry.add("Range", importRange);
   registry.add("EyeLike", importEyeLike);
   registry.add("Trilu", importTrilu);
-  registry.add("Pad", importPad);
   registry.add("DepthToSpace", importDepthToSpace);
   registry.add("SpaceToDepth", importSpaceToDepth);
 }

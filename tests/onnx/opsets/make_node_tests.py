@@ -167,6 +167,17 @@ def shapes():
                       {"x": x}, {"y": padded},
                       {"pads": ints(1, 2, 0, 1), "value": f32(0.5),
                        "axes": ints(-1, 1)}))
+    # Pad's modes in the forms of 18 (axes) and 19 (wrap), against numpy.
+    x = rand(2, 3, 4)
+    for mode, numpy_mode, opset in (("reflect", "reflect", 18),
+                                    ("edge", "edge", 18),
+                                    ("wrap", "wrap", 19)):
+        padded = np.pad(x, ((0, 0), (2, 1), (1, 3)), mode=numpy_mode)
+        tests.append(Test(f"pad_{mode}_axes_{opset}", opset,
+                          [node("Pad", ["x", "pads", "", "axes"], ["y"],
+                                mode=mode)],
+                          {"x": x}, {"y": padded},
+                          {"pads": ints(2, 1, 1, 3), "axes": ints(1, -1)}))
     # The shape ops at opset 21 (their types widened), in an IR 10 model.
     x = rand(2, 3, 4)
     y = np.transpose(x, (2, 0, 1)).reshape(4, 6)[None].reshape(1, 24)

@@ -115,6 +115,14 @@ CASES = [
                                             groups=2, bias=False)),
     scaled("conv_transpose1d", [2, 3, 7], [2, 5, 14],
            lambda: torch.nn.ConvTranspose1d(3, 5, 4, stride=2, padding=1)),
+    scaled("reflection_pad2d", [2, 3, 5, 6], [2, 3, 8, 9],
+           lambda: torch.nn.ReflectionPad2d((1, 2, 2, 1)), (9, 11, 13, 17)),
+    scaled("replication_pad2d", [2, 3, 4, 5], [2, 3, 7, 8],
+           lambda: torch.nn.ReplicationPad2d((3, 0, 1, 2)), (9, 11, 13, 17)),
+    scaled("reflection_pad1d", [2, 3, 6], [2, 3, 10],
+           lambda: torch.nn.ReflectionPad1d(2)),
+    scaled("replication_pad1d", [2, 3, 5], [2, 3, 9],
+           lambda: torch.nn.ReplicationPad1d((1, 3))),
 ]
 
 

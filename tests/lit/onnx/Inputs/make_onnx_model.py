@@ -231,6 +231,32 @@ def conv_transpose(x, w, y, bias=True, **attributes):
                              [tensor("y", TensorProto.FLOAT, y)], initializers)
 
 
+def pad(mode, pads, out, as_attribute=False, scaled=False):
+    """Pad of x [2, 3, 4, 5] in `mode` by `pads`, given as the attribute
+    (before opset 11) or as the pads input; `scaled`: of x times a
+    per-channel weight (a parameter to train)."""
+    nodes, initializers, padded = [], [], "x"
+    if scaled:
+        nodes.append(helper.make_node("Mul", ["x", "s"], ["xs"], name="mul0"))
+        initializers.append(weights("s", 1, 3, 1, 1))
+        padded = "xs"
+    if as_attribute:
+        nodes.append(helper.make_node("Pad", [padded], ["y"], name="pad0",
+                                      mode=mode, pads=pads))
+    else:
+        nodes += [
+            helper.make_node("Constant", [], ["pads"],
+                             value=numpy_helper.from_array(
+                                 np.array(pads, np.int64), "pads")),
+            helper.make_node("Pad", [padded, "pads"], ["y"], name="pad0",
+                             mode=mode),
+        ]
+    return helper.make_graph(nodes, "pad",
+                             [tensor("x", TensorProto.FLOAT, [2, 3, 4, 5])],
+                             [tensor("y", TensorProto.FLOAT, out)],
+                             initializers)
+
+
 def external(files=None, **entries):
     """The mlp_mse with w1's data in a file beside the model, as `entries`
     describe it; `files` maps file names (relative to the model) to what to
@@ -353,6 +379,19 @@ MODELS.update({
         output_padding=[2, 0]), 17, 8),
     "conv_transpose_3d": (lambda: conv_transpose(
         [1, 1, 2, 2, 2], [1, 1, 2, 2, 2], [1, 1, 3, 3, 3]), 17, 8),
+    "pad_reflect": (lambda: pad("reflect", [0, 0, 1, 2, 0, 0, 3, 1],
+                                [2, 3, 8, 8]), 13, 8),
+    "pad_edge_opset2": (lambda: pad("edge", [0, 1, 0, 2, 0, 0, 0, 3],
+                                    [2, 4, 4, 10], as_attribute=True), 2, 8),
+    "pad_reflect_scaled": (lambda: pad("reflect", [0, 0, 1, 2, 0, 0, 3, 1],
+                                       [2, 3, 8, 8], scaled=True), 13, 8),
+    "pad_edge_scaled": (lambda: pad("edge", [0, 1, 0, 2, 0, 0, 0, 3],
+                                    [2, 4, 4, 10], as_attribute=True,
+                                    scaled=True), 2, 8),
+    "pad_reflect_too_far": (lambda: pad("reflect", [0, 0, 0, 5, 0, 0, 0, 0],
+                                        [2, 3, 4, 10]), 13, 8),
+    "pad_wrap_18": (lambda: pad("wrap", [0, 0, 0, 1, 0, 0, 0, 1],
+                                [2, 3, 4, 7]), 18, 8),
     "group_norm_18": (lambda: group_norm(3), 18, 8),
     "group_norm_21": (lambda: group_norm(6), 21, 8),
     "resize_linear": (lambda: resize(mode="linear"), 18, 8),
