@@ -82,6 +82,27 @@ def rms_norm(gen):
                     + f"{eps_attr(gen)} : " + ", ".join(v.type for v in operands))
 
 
+def group_count(gen, channels):
+    return gen.choice([g for g in range(1, channels + 1) if channels % g == 0])
+
+
+@op("kiln.group_norm")
+def group_norm(gen):
+    x = gen.bounded(gen.operand(min_rank=2, max_rank=4), 20.0)
+    c = x.shape[1]
+    groups = group_count(gen, c)
+    operands = [x]
+    if gen.chance(0.7):
+        operands.append(gen.bounded(gen.of_shape((c,), x.dtype), 4.0))
+        if gen.chance(0.7):
+            operands.append(gen.bounded(gen.of_shape((c,), x.dtype), 4.0))
+    mag = math.sqrt(numel(x.shape[1:]) // groups) * (operands[1].mag if len(operands) > 1 else 1) + (
+        operands[2].mag if len(operands) > 2 else 0)
+    return gen.emit("kiln.group_norm", operands, [gen.new_value(x.shape, x.dtype, active(*operands), -mag, mag)],
+                    "kiln.group_norm " + ", ".join(f"{{{i}}}" for i in range(len(operands)))
+                    + f" groups = {groups}{eps_attr(gen)} : " + ", ".join(v.type for v in operands))
+
+
 @op("kiln.batch_norm", 1.5)
 def batch_norm(gen):
     x = gen.bounded(gen.operand(min_rank=2, max_rank=4), 20.0)
@@ -493,6 +514,20 @@ def rms_norm_backward(gen):
                     [backward_result(gen, x.shape, x.dtype, 1e3), backward_result(gen, x.shape[-1:], x.dtype, 1e3)],
                     "kiln.rms_norm_backward " + ", ".join(f"{{{i}}}" for i in range(len(operands)))
                     + f"{eps_attr(gen)} : {types}")
+
+
+@op("kiln.group_norm_backward")
+def group_norm_backward(gen):
+    x = gen.bounded(gen.operand(min_rank=2, max_rank=4, inactive=True), 4.0)
+    c = (x.shape[1],)
+    g = inactive(gen, x.shape, x.dtype)
+    operands = [g, x] + ([inactive(gen, c, x.dtype)] if gen.chance(0.6) else [])
+    types = ", ".join(v.type for v in operands[1:])
+    return gen.emit("kiln.group_norm_backward", operands,
+                    [backward_result(gen, x.shape, x.dtype, 1e3), backward_result(gen, c, x.dtype, 1e3),
+                     backward_result(gen, c, x.dtype, 1e3)],
+                    "kiln.group_norm_backward " + ", ".join(f"{{{i}}}" for i in range(len(operands)))
+                    + f" groups = {group_count(gen, x.shape[1])}{eps_attr(gen)} : {types}")
 
 
 @op("kiln.attention_backward")
