@@ -1,8 +1,9 @@
 """The model zoo: real PyTorch models, written as their users write them.
 
 Each entry of ZOO is a function of the size ("ci": small enough for a
-2-core machine; "full": the real configuration, for the GPU) returning a
-Case: the model (its forward returns the prediction), its named inputs,
+2-core machine; "full": the real configuration, for the GPU; "bench": the
+real configuration at a training run's batch, for bench/zoo_speed.py, where
+a model has one) returning a Case: the model (its forward returns the prediction), its named inputs,
 the target and the loss that compares them. Images are NCHW, tokens
 int64, as PyTorch's own. Every model is deterministic in training mode:
 dropout and stochastic depth are 0, so that kiln and PyTorch compute the
@@ -25,7 +26,7 @@ def _images(size, channels, classes, ci_side=64):
     # At 64x64 the last stage of the CNNs is 2x2: batch norm over 8 values
     # a channel (at 32x32, 2 values: ill-conditioned enough that PyTorch's
     # own f32 and f64 gradients disagree).
-    side, batch = (224, 8) if size == "full" else (ci_side, 2)
+    side, batch = {"full": (224, 8), "bench": (224, 64)}.get(size, (ci_side, 2))
     return ({"x": torch.randn(batch, channels, side, side)},
             torch.randint(0, classes, (batch,)))
 
@@ -76,7 +77,7 @@ def convnext_tiny(size):
 
 def vit(size):
     # ViT-S/16 at 224, or a 2-layer ViT of width 32 on 32x32 with 8x8 patches.
-    if size == "full":
+    if size in ("full", "bench"):
         model = torchvision.models.VisionTransformer(
             image_size=224, patch_size=16, num_layers=12, num_heads=6, hidden_dim=384,
             mlp_dim=1536, num_classes=10)
@@ -90,8 +91,10 @@ def vit(size):
 # --- language models ---------------------------------------------------------
 
 def _lm_size(size):
-    # (vocabulary, width, heads, layers, sequence, batch)
-    return (512, 256, 4, 4, 128, 8) if size == "full" else (64, 32, 2, 2, 16, 2)
+    # (vocabulary, width, heads, layers, sequence, batch); "bench" is GPT-2
+    # small's width and depth with a 32k vocabulary.
+    return {"full": (512, 256, 4, 4, 128, 8),
+            "bench": (32768, 768, 12, 12, 1024, 8)}.get(size, (64, 32, 2, 2, 16, 2))
 
 
 class CausalLM(nn.Module):
@@ -285,15 +288,16 @@ class UNet(nn.Module):
 
 
 def _diffusion_batch(size, channels, side):
-    batch = 8 if size == "full" else 2
+    batch = {"full": 8, "bench": 32}.get(size, 2)
     return ({"x": torch.randn(batch, channels, side, side),
              "t": torch.randint(0, 1000, (batch,))},
             torch.randn(batch, channels, side, side))
 
 
 def unet(size):
-    base, side = (64, 64) if size == "full" else (16, 16)
-    return Case(UNet(3, base, groups=8 if size == "full" else 4),
+    full = size in ("full", "bench")
+    base, side = (64, 64) if full else (16, 16)
+    return Case(UNet(3, base, groups=8 if full else 4),
                 *_diffusion_batch(size, 3, side), "mse")
 
 

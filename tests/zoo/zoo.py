@@ -139,14 +139,8 @@ def export(name, size, out, exporter="torchscript"):
     warnings.filterwarnings("ignore")  # the exporter's notes on every model
     torch.manual_seed(0)
     case = models.ZOO[name](size)
-    train = models.WithLoss(case.model, case.loss).train()
-    names = list(case.inputs) + ["target"]
-    args = tuple(case.inputs.values()) + (case.target,)
     path = os.path.join(out, name)
-    training = {} if exporter == "default" else {
-        "training": torch.onnx.TrainingMode.TRAINING, "do_constant_folding": False}
-    onnx_export(train, args, path + ".train.onnx", exporter, input_names=names,
-                output_names=["loss"], **training)
+    train, names, args = export_training(case, path + ".train.onnx", exporter)
     case.model.eval()
     onnx_export(case.model, tuple(case.inputs.values()), path + ".infer.onnx", exporter,
                 input_names=list(case.inputs), output_names=["output"])
@@ -174,6 +168,23 @@ def export(name, size, out, exporter="torchscript"):
                    "torch": torch.__version__,
                    "weight_bytes": sum(a.nbytes for a in weights.values())}, f)
     return case, train
+
+
+def export_training(case, path, exporter="torchscript"):
+    """Exports the model of `case` with its loss, one graph from the inputs
+    and the target to the loss, to PATH (TrainingMode.TRAINING: batch norm
+    on the batch's statistics); returns (that module, the input names, the
+    arguments)."""
+    import torch
+    import models
+    train = models.WithLoss(case.model, case.loss).train()
+    names = list(case.inputs) + ["target"]
+    args = tuple(case.inputs.values()) + (case.target,)
+    training = {} if exporter == "default" else {
+        "training": torch.onnx.TrainingMode.TRAINING, "do_constant_folding": False}
+    onnx_export(train, args, path, exporter, input_names=names, output_names=["loss"],
+                **training)
+    return train, names, args
 
 
 def as_exported(model):
