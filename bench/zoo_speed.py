@@ -155,9 +155,11 @@ def measure_kiln(args, case):
     with tempfile.TemporaryDirectory() as tmp:
         inputs = os.path.join(tmp, args.workload + ".inputs.safetensors")
         write_kiln_inputs(case, inputs)
-        if args.dry_run:
+        if args.dry_run:  # the command time_kiln runs, checked without a GPU
             proc = subprocess.run([os.path.join(HERE, "kiln-run"), artifact, "--entry",
-                                   "train_step", "--inputs", inputs, "--dry-run"],
+                                   "train_step", "--inputs", inputs, "--bench", "--warmup",
+                                   str(args.warmup), "--iters", str(args.iters),
+                                   "--seed", str(SEED), "--dry-run"],
                                   capture_output=True, text=True)
             print((proc.stdout + proc.stderr).rstrip(), flush=True)
             if proc.returncode:
@@ -371,7 +373,8 @@ def format_results(args, names, workloads, results):
     for name in names:
         r = {v: results.get((name, v)) for v in VARIANTS}
         entry = workloads.get(name)
-        size = entry["size"] if entry and not args.dry_run else f"{args.size} size"
+        size = (f"{entry['size']}; {entry['parameters'] / 1e6:.1f}M parameters"
+                if entry and not args.dry_run else f"{args.size} size")
         cells = [name, size, cell_ms(r["kiln"]), cell_ms(r["eager"]), cell_ms(r["compile"]),
                  cell_ratio(r["eager"], r["kiln"]), cell_ratio(r["compile"], r["kiln"]),
                  cell_peak(r["kiln"]), cell_peak(r["eager"]), cell_peak(r["compile"]),
