@@ -71,8 +71,13 @@ def export_workload(args, name):
     torch.manual_seed(0)
     case = models.ZOO[name]("bench")
     start = time.monotonic()
-    with torch.no_grad():  # the same graph, without the autograd tape's gigabytes
-        train, names, _ = zoo.export_training(case, os.path.join(args.work, name + ".train.onnx"))
+    onnx = os.path.join(args.work, name + ".train.onnx")
+    if args.keep_exports and os.path.exists(onnx):
+        train = models.WithLoss(case.model, case.loss)
+        names = list(case.inputs) + ["target"]
+    else:
+        with torch.no_grad():  # the same graph, without the autograd tape's gigabytes
+            train, names, _ = zoo.export_training(case, onnx)
     entry = {"size": SIZES[name], "inputs": names,
              "export_s": round(time.monotonic() - start, 1),
              "parameters": sum(p.numel() for p in train.parameters())}
@@ -118,7 +123,8 @@ def bundle(args):
         for name in selected(args.only):
             print(f"{name}: exporting ({SIZES[name]})", flush=True)
             entry, trainable = export_workload(args, name)
-            print(f"{name}: exported in {entry['export_s']:.0f} s", flush=True)
+            print(f"{name}: exported in {entry['export_s']:.0f} s"
+                  + (" (or kept)" if args.keep_exports else ""), flush=True)
             jobs[name] = pool.submit(compile_workload, args, name, entry, trainable)
         compiled = {n: job.result() for n, job in jobs.items()}
     entries = read_json(path)  # another run's workloads (--only) stay
@@ -427,6 +433,8 @@ def main():
     p.add_argument("--work", help="exports and kernel cache (default OUT/work)")
     p.add_argument("--only", help="comma-separated workloads (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="kilnc processes at once")
+    p.add_argument("--keep-exports", action="store_true",
+                   help="compile the ONNX files WORK holds (an earlier export) again")
     p = sub.add_parser("run")
     p.add_argument("out", help="folder for zoo_speed.md and zoo_speed.log")
     p.add_argument("--only", help="comma-separated workloads (default: all)")
