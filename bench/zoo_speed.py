@@ -318,6 +318,7 @@ def run(args):
             say(log, f"{name} {variant}: {json.dumps(results[(name, variant)])}")
         table = format_results(args, names, workloads, results)
         say(log, table)
+        say(log, f"zoo_speed.py run: {args.budget - (deadline - time.monotonic()):.0f} s")
     with open(os.path.join(args.out, "zoo_speed.md"), "w") as f:
         f.write(table)
     return 0
