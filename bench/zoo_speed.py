@@ -107,7 +107,8 @@ def compile_workload(args, name, entry, trainable):
 def manifest_line(name, entry):
     what = (f"fail: {entry['error']}" if "error" in entry else
             f"pass: {entry['artifact_bytes'] / 2**20:.1f} MiB")
-    return f"{name} bf16_adamw {what} [kilnc {entry['kilnc_s']:.0f} s; {entry['size']}]"
+    note = f"; {entry['note']}" if entry.get("note") else ""
+    return f"{name} bf16_adamw {what} [kilnc {entry['kilnc_s']:.0f} s; {entry['size']}{note}]"
 
 
 def bundle(args):
@@ -362,6 +363,8 @@ def row_notes(name, entry, results):
     notes = []
     if entry and "error" in entry:
         notes.append(f"kilnc: `{entry['error']}`")
+    if entry and entry.get("note"):
+        notes.append(entry["note"])
     for variant in VARIANTS:
         r = results.get((name, variant))
         if r and "error" in r:
