@@ -101,9 +101,13 @@ void FusionBuilder::kernel(KernelSpec spec) {
   for (const KernelParam &param : spec.params)
     args.push_back(param.arg);
   GeneratedKernel kernel = renderKernel(spec);
-  if (spec.cooperative || spec.cluster != std::array<uint32_t, 3>{1, 1, 1})
+  std::array<uint32_t, 3> grid = launchGridOf(spec);
+  // A merged kernel runs its parts' code, not their entries: neither one
+  // that must run all its blocks at once nor one run in tiles can be a part.
+  if (spec.cooperative || spec.cluster != std::array<uint32_t, 3>{1, 1, 1} ||
+      grid != spec.grid)
     kernel.part = KernelPart();
-  addLaunch(std::move(kernel), spec.grid, spec.block, spec.dynamicSharedBytes,
+  addLaunch(std::move(kernel), grid, spec.block, spec.dynamicSharedBytes,
             std::move(args));
   generated.launches.back().cluster = spec.cluster;
   generated.launches.back().cooperative = spec.cooperative;

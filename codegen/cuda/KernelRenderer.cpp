@@ -3,6 +3,7 @@
 #include "codegen/cuda/KernelRenderer.h"
 
 #include "codegen/cuda/Nvrtc.h"
+#include "runtime/artifact/launch_limits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -44,6 +45,22 @@ uint32_t threadsOf(std::array<uint32_t, 3> block) {
 
 } // namespace
 
+std::array<uint32_t, 3> launchGridOf(const KernelSpec &spec) {
+  namespace limits = ::kiln::launch_limits;
+  if (spec.cooperative || spec.cluster != std::array<uint32_t, 3>{1, 1, 1})
+    return spec.grid;
+  std::array<uint32_t, 3> grid = spec.grid;
+  for (int d = 0; d < 3; ++d) {
+    uint64_t limit = d == 0 ? limits::kMaxGridX : limits::kMaxGridYZ;
+    uint64_t blocks = grid[d];
+    if (blocks <= limit)
+      continue;
+    uint64_t tiles = (blocks + limit - 1) / limit;
+    grid[d] = static_cast<uint32_t>((blocks + tiles - 1) / tiles);
+  }
+  return grid;
+}
+
 GeneratedKernel renderKernel(const KernelSpec &spec) {
   GeneratedKernel kernel;
   kernel.archSpecific = spec.archSpecific;
@@ -73,10 +90,15 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
     os << "}\n";
   }
 
+  bool tiled = launchGridOf(spec) != spec.grid;
+  std::set<std::string> templates(spec.templates.begin(),
+                                  spec.templates.end());
+  if (tiled)
+    templates.insert("kiln/tiled_grid.cuh");
   std::string source;
   llvm::raw_string_ostream os(source);
   os << spec.header;
-  writeIncludes(os, {spec.templates.begin(), spec.templates.end()});
+  writeIncludes(os, templates);
   if (!spec.globalCode.empty()) {
     os << "\n" << spec.globalCode;
     if (spec.globalCode.back() != '\n')
@@ -100,10 +122,22 @@ GeneratedKernel renderKernel(const KernelSpec &spec) {
   os << ") {\n";
   if (spec.programmatic)
     os << "  " << kWaitForPredecessor << "\n";
-  os << "  kiln_kernel::run(kiln::this_launch()";
-  for (const std::string &name : names)
-    os << ", " << name;
-  os << ");\n}\n";
+  if (tiled) {
+    os << "  // A grid of [" << spec.grid[0] << ", " << spec.grid[1] << ", "
+       << spec.grid[2] << "] blocks, past CUDA's limits, in tiles.\n"
+       << "  kiln::run_tiled<" << spec.grid[0] << "u, " << spec.grid[1]
+       << "u, " << spec.grid[2] << "u>(\n"
+       << "      kiln::this_launch(), [&](const kiln::launch_ctx &ctx) {\n"
+       << "        kiln_kernel::run(ctx";
+    for (const std::string &name : names)
+      os << ", " << name;
+    os << ");\n      });\n}\n";
+  } else {
+    os << "  kiln_kernel::run(kiln::this_launch()";
+    for (const std::string &name : names)
+      os << ", " << name;
+    os << ");\n}\n";
+  }
   os.flush();
 
   kernel.name = spec.prefix + "_" +

@@ -79,8 +79,18 @@ struct KernelSpec {
   }
 };
 
-/// The kernel of `spec`, named `<prefix>_<12 hex digits of its hash>`.
+/// The kernel of `spec`, named `<prefix>_<12 hex digits of its hash>`. A
+/// grid past CUDA's limits is run in tiles: the kernel is launched with
+/// launchGridOf(spec) blocks, each of which runs the blocks of spec.grid
+/// that fall to it (kiln/tiled_grid.cuh); such a kernel is never part of a
+/// merged one.
 GeneratedKernel renderKernel(const KernelSpec &spec);
+
+/// The grid `spec`'s kernel is launched with: its own grid where CUDA takes
+/// it (and for cooperative or clustered launches, whose blocks must all run
+/// at once), else, per dimension past its limit, the fewest blocks that
+/// take the dimension's blocks in equal tiles.
+std::array<uint32_t, 3> launchGridOf(const KernelSpec &spec);
 
 /// One part of a merged kernel: a kernel's part and the geometry of the
 /// launch it replaces.

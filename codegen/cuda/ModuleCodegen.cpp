@@ -7,6 +7,7 @@
 #include "codegen/cuda/PredecessorWait.h"
 #include "compiler/transforms/MemoryPlan.h"
 #include "dialects/kiln/IR/KilnNaming.h"
+#include "runtime/artifact/launch_limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringExtras.h"
@@ -207,10 +208,43 @@ private:
           }
           compiled.args.push_back(out);
         }
+        if (failed(checkLaunchLimits(e.fusion, compiled)))
+          return failure();
         entry.launches.push_back(std::move(compiled));
       }
     }
     result.entries.push_back(std::move(entry));
+    return success();
+  }
+
+  /// An error at the user's op of `fusion` when CUDA would refuse
+  /// `launch`: more parameters than one launch passes, or a grid or block
+  /// past CUDA's limits. Planners keep within them (launch_limits.h); this
+  /// names the op where one does not, instead of leaving the artifact's
+  /// validator to refuse the file.
+  static LogicalResult checkLaunchLimits(FusionOp fusion,
+                                         const CompiledLaunch &launch) {
+    namespace limits = ::kiln::launch_limits;
+    uint64_t bytes = 0;
+    for (const CompiledArg &arg : launch.args)
+      bytes = limits::WithParam(bytes, arg.kind == LaunchArg::Kind::TensorMap);
+    if (launch.args.size() > limits::kMaxKernelParams ||
+        bytes > limits::kMaxKernelParamBytes)
+      return emitFusionError(fusion)
+             << "a kernel of this op would take " << launch.args.size()
+             << " parameters (" << bytes << " bytes), more than one launch "
+             << "passes (" << limits::kMaxKernelParams << ", "
+             << limits::kMaxKernelParamBytes << " bytes)";
+    auto [gx, gy, gz] = launch.grid;
+    auto [bx, by, bz] = launch.block;
+    if (gx > limits::kMaxGridX || gy > limits::kMaxGridYZ ||
+        gz > limits::kMaxGridYZ || bx > limits::kMaxBlockXY ||
+        by > limits::kMaxBlockXY || bz > limits::kMaxBlockZ ||
+        uint64_t{bx} * by * bz > limits::kMaxThreadsPerBlock)
+      return emitFusionError(fusion)
+             << "a kernel of this op would launch a grid of [" << gx << ", "
+             << gy << ", " << gz << "] blocks of [" << bx << ", " << by << ", "
+             << bz << "] threads, outside CUDA's limits";
     return success();
   }
 

@@ -49,6 +49,7 @@
 #include "dialects/kiln/Utils/ShapeInference.h"
 
 #include "kiln/pointwise_layout.cuh"
+#include "runtime/artifact/launch_limits.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -66,11 +67,10 @@ namespace {
 int64_t maxGroupBlocks(const GpuTarget &target) {
   return target.blocksForWaves(4, 8);
 }
-/// Pointer parameters of one kernel at most. CUDA allows 32764 bytes of
-/// parameters (sm_70 and later); the budget is lower so that a huge optimizer
-/// update becomes several kernels of bounded size (NVRTC's time grows faster
-/// than linearly with the size of one kernel).
-constexpr int64_t kMaxPointerArgs = 1024;
+/// Pointer parameters of one kernel at most: its parameters are pointers,
+/// and one launch passes at most kMaxKernelParams (launch_limits.h); the
+/// tensors of more go to further kernels.
+constexpr int64_t kMaxPointerArgs = ::kiln::launch_limits::kMaxKernelParams;
 /// Registers the vector path of one group may hold its tensors' V elements
 /// in (a quarter of what a thread may have): a group of many tensors of one
 /// shape (an optimizer's moments of many parameters) is split into groups

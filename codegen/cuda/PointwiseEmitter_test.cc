@@ -11,6 +11,7 @@
 #include "codegen/cuda/ScalarEmitter.h"
 
 #include "compiler/training/TrainStep.h"
+#include "runtime/artifact/launch_limits.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -1093,8 +1094,8 @@ TEST_F(PointwiseEmitterTest, OptimizerGroupsGetBlocksByTheirSize) {
 
 TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
   // 700 parameters in two shapes, p' = p - lr * g: 1 + 3 * 350 pointers per
-  // shape group, over the budget of 1024, so each group is halved and the
-  // halves go to kernels of their own (the [4, 3] halves are split further,
+  // shape group, over the budget of 512, so each group is split and the
+  // parts go to kernels of their own (the [4, 3] halves are split further,
   // to keep their vector path in registers).
   FusionSpec spec;
   spec.kind = "optimizer";
@@ -1117,7 +1118,8 @@ TEST_F(PointwiseEmitterTest, OptimizerOverTheParameterBudgetSplitsIntoKernels) {
   size_t results = 0;
   for (auto [k, launch] : llvm::enumerate(g.launches)) {
     EXPECT_EQ(launch.kernel, k);
-    EXPECT_LE(launch.args.size(), 1024u);
+    // What one launch passes (the artifact refuses more).
+    EXPECT_LE(launch.args.size(), ::kiln::launch_limits::kMaxKernelParams);
     for (const LaunchArg &arg : launch.args)
       results += arg.kind == LaunchArg::Kind::Result;
   }

@@ -77,6 +77,22 @@ TEST_F(ReductionEmitterTest, ColumnReductionSplitsLongColumns) {
   EXPECT_GT(g.scratchBytes, 0u);
 }
 
+TEST_F(ReductionEmitterTest, ColumnReductionPastTheGridLimitRunsInTiles) {
+  // 2^36 columns are 2^31 tiles of 32, one block each: more than a launch's
+  // 2^31 - 1 blocks in x, so the kernel is launched with half as many,
+  // each running two of the planned blocks (kiln/tiled_grid.cuh).
+  GeneratedFusion g = emit(
+      "kiln.reduce_max %arg0 dims = [0] : tensor<2x68719476736xf32>",
+      "tensor<2x68719476736xf32>", "tensor<68719476736xf32>");
+  ASSERT_EQ(g.launches.size(), 1u);
+  EXPECT_EQ(g.kernels[0].templateName, "reduce_columns");
+  EXPECT_EQ(g.launches[0].grid,
+            (std::array<uint32_t, 3>{1u << 30, 1, 1}));
+  EXPECT_NE(g.kernels[0].source.find("kiln::run_tiled<2147483648u"),
+            std::string::npos)
+      << g.kernels[0].source;
+}
+
 TEST_F(ReductionEmitterTest, SumAllIsDeterministicTwoPass) {
   GeneratedFusion g =
       emit("kiln.reduce_sum %arg0 dims = [0, 1] : tensor<1000x1001xbf16>",

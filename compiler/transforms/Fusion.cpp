@@ -15,7 +15,8 @@
 //     uses them is in the group or comes after the root (then the value
 //     becomes an extra result of the fusion), and the producers of what
 //     index-remapping ops read when nothing else uses them
-//     (RemapChains.cpp); a constant that some kernel must read from memory,
+//     (RemapChains.cpp), while the group's tensors fit one kernel
+//     (KernelBudget.h); a constant that some kernel must read from memory,
 //     and a view returned as a gradient or update (results with buffers of
 //     their own), root groups too;
 //  3. in the training entries, the pointwise groups that produce the updated
@@ -31,6 +32,7 @@
 #include "compiler/transforms/Fusion.h"
 
 #include "compiler/transforms/FusionSteps.h"
+#include "compiler/transforms/KernelBudget.h"
 #include "compiler/transforms/OpClasses.h"
 #include "compiler/transforms/ReductionFusion.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -39,6 +41,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
@@ -76,21 +79,43 @@ static bool inlinesConstant(Operation *user, const Group *group,
          (userClass == OpClass::Reduction && group->ops.size() > 1);
 }
 
+/// Whether result `i` of `function` lives in a buffer of its own: a
+/// gradient or an update of a parameter or of state.
+static bool hasOwnBuffer(func::FuncOp function, unsigned i) {
+  auto role =
+      function.getResultAttrOfType<StringAttr>(i, KilnDialect::kRoleAttrName);
+  return (role && role.getValue() == "gradient") ||
+         function.getResultAttr(i, KilnDialect::kUpdatesAttrName);
+}
+
 /// Whether the function returns `op`'s result as one that lives in a buffer
-/// of its own: a gradient or an update of a parameter or of state.
+/// of its own.
 static bool isReturnedToOwnBuffer(Operation &op) {
   auto function = op.getParentOfType<func::FuncOp>();
-  for (OpOperand &use : op.getUses()) {
-    if (!isa<func::ReturnOp>(use.getOwner()))
-      continue;
-    unsigned i = use.getOperandNumber();
-    auto role =
-        function.getResultAttrOfType<StringAttr>(i, KilnDialect::kRoleAttrName);
-    if ((role && role.getValue() == "gradient") ||
-        function.getResultAttr(i, KilnDialect::kUpdatesAttrName))
+  for (OpOperand &use : op.getUses())
+    if (isa<func::ReturnOp>(use.getOwner()) &&
+        hasOwnBuffer(function, use.getOperandNumber()))
       return true;
-  }
   return false;
+}
+
+/// Gives every result that lives in a buffer of its own a value of its own,
+/// computed by a kernel that writes it there: an argument, or a value
+/// returned so twice (the gradients of both operands of `a + b` are one
+/// value), is returned through a reshape to its own type, which step 2
+/// makes a kernel of.
+static void separateOwnBufferResults(func::FuncOp function) {
+  Operation *terminator = function.getBody().front().getTerminator();
+  OpBuilder builder(terminator);
+  llvm::DenseSet<Value> returned;
+  for (OpOperand &operand : terminator->getOpOperands()) {
+    Value value = operand.get();
+    if (!hasOwnBuffer(function, operand.getOperandNumber()) ||
+        (!isa<BlockArgument>(value) && returned.insert(value).second))
+      continue;
+    operand.set(builder.create<ReshapeOp>(value.getLoc(), value.getType(),
+                                          value));
+  }
 }
 
 /// Step 2: pointwise trees and single-op groups, walking backwards.
@@ -129,6 +154,8 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
         OpClass producerClass = classify(producer);
         if (producerClass != OpClass::Pointwise &&
             producerClass != OpClass::Gather && producerClass != OpClass::View)
+          continue;
+        if (!fitsKernelBudget(group->kind, group->ops, {producer}))
           continue;
         if (remaps || remapped) {
           if (!canComputeAtRemappedPositions(producer, member, *group, fanOut))
@@ -254,6 +281,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (isOpTriviallyDead(&op))
       op.erase();
+  separateOwnBufferResults(function);
   foldTransposedOperands(body);
   rewriteOuterProducts(body);
   rewriteVectorProducts(body);

@@ -11,6 +11,7 @@
 #include "compiler/transforms/FusionGroups.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::kiln {
 
@@ -70,9 +71,11 @@ void formConvGroups(func::FuncOp function, Grouping &grouping);
 /// of each row.
 void formLossGradientGroups(Block &body, Grouping &grouping);
 
-/// Whether `op` adds products of matmuls (or sums of them): a gemm group
-/// holding one computes one product over the concatenated K of its matmuls.
-bool isSumOfProducts(Operation *op);
+/// The adds of `body` that add products of matmuls (or sums of them): a
+/// gemm group holding one computes one product over the concatenated K of
+/// its matmuls. Found in one walk, since asking op by op walks a long chain
+/// of adds (the residual stream's gradient) once per op.
+llvm::DenseSet<Operation *> sumsOfProducts(Block &body);
 
 /// Whether a pointwise group may take `producer`, whose result an
 /// index-remapping op of the group reads at remapped positions

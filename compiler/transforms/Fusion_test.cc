@@ -13,6 +13,7 @@
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/ReductionPlan.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "runtime/artifact/launch_limits.h"
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -185,6 +186,60 @@ INSTANTIATE_TEST_SUITE_P(
       name = name.substr(0, name.find('.'));
       return name + (info.param.bf16 ? "_bf16" : "_f32");
     });
+
+/// A model whose output is scaled and shifted by `vectors` parameter
+/// vectors, one after the other: a kernel of the whole chain would read all
+/// of them, and the backward's gradient of each is a reduction over the
+/// rows of the chain's gradient at that point.
+std::string vectorChain(int vectors) {
+  std::string args, body, h = "%x";
+  for (int i = 0; i < vectors; ++i) {
+    args += "%v" + std::to_string(i) +
+            ": tensor<8xf32> {kiln.param = #kiln.init<normal, std = 0.1>, "
+            "kiln.name = \"v" + std::to_string(i) + "\"}, ";
+    std::string s = "%s" + std::to_string(i);
+    body += "  " + s + " = kiln." + (i % 2 ? "add " : "mul ") + h + ", %v" +
+            std::to_string(i) + " : tensor<16x8xf32>, tensor<8xf32>\n";
+    h = s;
+  }
+  return "func.func @loss(" + args +
+         "%x: tensor<16x8xf32> {kiln.name = \"x\"}, %t: tensor<16x8xf32> "
+         "{kiln.name = \"t\"}) -> tensor<f32> {\n" +
+         body + "  %l = kiln.mse_loss " + h +
+         ", %t reduction = mean : tensor<16x8xf32>\n"
+         "  return %l : tensor<f32>\n}\n";
+}
+
+class LaunchBudgetTest : public ::testing::Test, protected FusionCheck {};
+
+TEST_F(LaunchBudgetTest, KernelsTakeWhatOneLaunchPasses) {
+  // 600 vectors: one element-wise kernel of the chain would take more
+  // tensors than a launch passes (launch_limits.h), and one reduction
+  // kernel of all the gradients more accumulators than its columns keep in
+  // shared memory; fusion forms several kernels, which compute the same.
+  OwningOpRef<ModuleOp> plain =
+      parseSourceString<ModuleOp>(vectorChain(600), &context);
+  ASSERT_TRUE(plain) << diagnostics;
+  TrainStepOptions options;
+  options.optimizer.kind = OptimizerKind::SGD;
+  checkTrainingEntries(*plain, options, /*multiTensorNorm=*/false);
+  OwningOpRef<ModuleOp> fused = plain->clone();
+  for (auto function : fused->getOps<func::FuncOp>())
+    ASSERT_TRUE(succeeded(fuseFunction(function)));
+  fused->walk([](FusionOp fusion) {
+    // The optimizer's independent updates go to kernels of whole shape
+    // groups in its emitter (PointwiseEmitter_test).
+    if (fusion.getKind() == "optimizer")
+      return;
+    EXPECT_LE(fusion->getNumOperands() + fusion->getNumResults(),
+              ::kiln::launch_limits::kMaxKernelParams)
+        << fusion.getKind().str();
+    int reductions = 0;
+    fusion.getBody().walk([&](ReduceSumOp) { ++reductions; });
+    if (fusion.getKind() == "reduction")
+      EXPECT_LE(reductions, 16);
+  });
+}
 
 /// Reductions written from primitives, each expected to become one
 /// reduction fusion.

@@ -9,7 +9,8 @@
 // derivative of GELU that multiplies the gradient of an MLP's input). Ops
 // that stand between the matmul and the next epilogue op and use the values
 // computed so far, but feed nothing before that op (a loss reduction), move
-// below it, so that the fusion can stand at its last op.
+// below it, so that the fusion can stand at its last op. An epilogue ends
+// where its tensors would no longer fit one kernel (KernelBudget.h).
 //
 // A sum of products of matmuls of one shape that nothing else uses roots
 // one group: one product over their concatenated K (the gradient of an
@@ -28,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/transforms/FusionSteps.h"
+#include "compiler/transforms/KernelBudget.h"
 
 #include "compiler/transforms/OpClasses.h"
 #include "dialects/kiln/IR/KilnDialect.h"
@@ -66,8 +68,14 @@ SmallVector<Operation *> sideTree(Value value, const Group &group,
         !isBroadcastableTo(tensorType(producer->getResult(0)).getShape(),
                            shape))
       continue;
+    // Only the epilogue may use it: the product (matmul, convolution) and
+    // batch norm read their operands from memory, so a value they read
+    // stays outside (the input of a residual block, cast for the product
+    // and added after it, is read twice).
     if (llvm::any_of(producer->getUsers(), [&](Operation *user) {
-          return !group.ops.contains(user) && !inTree.contains(user);
+          return !inTree.contains(user) &&
+                 (!group.ops.contains(user) ||
+                  classify(user) != OpClass::Pointwise);
         }))
       continue;
     tree.push_back(producer);
@@ -156,7 +164,8 @@ bool extendEpilogue(Group &group, Grouping &grouping, Operation *next,
       if (!group.ops.contains(user) && !next->isBeforeInBlock(user) &&
           !llvm::is_contained(blocking, user))
         blocking.push_back(user);
-  bool sunk = blocking.empty() || sinkBelow(blocking, next, group, grouping);
+  bool sunk = fitsKernelBudget(group.kind, group.ops) &&
+              (blocking.empty() || sinkBelow(blocking, next, group, grouping));
   group.ops.remove(next);
   for (Operation *op : side)
     group.ops.remove(op);
@@ -222,13 +231,16 @@ void takeBatchNorm(Group &group, Grouping &grouping, Conv2dOp conv,
 
 } // namespace
 
-bool isSumOfProducts(Operation *op) {
-  if (!isa<AddOp>(op))
-    return false;
-  return llvm::all_of(op->getOperands(), [](Value operand) {
-    Operation *producer = operand.getDefiningOp();
-    return producer && (isa<MatmulOp>(producer) || isSumOfProducts(producer));
-  });
+llvm::DenseSet<Operation *> sumsOfProducts(Block &body) {
+  llvm::DenseSet<Operation *> sums;
+  for (Operation &op : body)
+    if (isa<AddOp>(op) && llvm::all_of(op.getOperands(), [&](Value operand) {
+          Operation *producer = operand.getDefiningOp();
+          return producer &&
+                 (isa<MatmulOp>(producer) || sums.contains(producer));
+        }))
+      sums.insert(&op);
+  return sums;
 }
 
 void formGemmGroups(func::FuncOp function, Grouping &grouping) {
@@ -236,10 +248,11 @@ void formGemmGroups(func::FuncOp function, Grouping &grouping) {
   llvm::DenseSet<Operation *> update = optimizerUpdateOps(function);
   // Roots: the outermost sums of products first, then every other matmul.
   SmallVector<Operation *> roots;
+  llvm::DenseSet<Operation *> sums = sumsOfProducts(body);
   for (Operation &op : body)
-    if (isSumOfProducts(&op) &&
+    if (sums.contains(&op) &&
         !(op.getResult(0).hasOneUse() &&
-          isSumOfProducts(*op.getResult(0).getUsers().begin())))
+          sums.contains(*op.getResult(0).getUsers().begin())))
       roots.push_back(&op);
   for (Operation &op : body)
     if (isa<MatmulOp>(op))

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/transforms/FusionSteps.h"
+#include "compiler/transforms/KernelBudget.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -42,11 +43,13 @@ SmallVector<MatmulOp> matmulsOf(const Group &group) {
 }
 
 /// Whether the matmuls of `a` and `b` can be one grouped launch (neither
-/// sums its products over a concatenated K).
-bool sameGemmProblems(const Group &a, const Group &b) {
+/// sums its products over a concatenated K: `sums`).
+bool sameGemmProblems(const Group &a, const Group &b,
+                      const llvm::DenseSet<Operation *> &sums) {
+  auto isSum = [&](Operation *op) { return sums.contains(op); };
   SmallVector<MatmulOp> left = matmulsOf(a), right = matmulsOf(b);
-  if (left.empty() || right.empty() || llvm::any_of(a.ops, isSumOfProducts) ||
-      llvm::any_of(b.ops, isSumOfProducts))
+  if (left.empty() || right.empty() || llvm::any_of(a.ops, isSum) ||
+      llvm::any_of(b.ops, isSum))
     return false;
   bool shared = false;
   for (MatmulOp x : left)
@@ -153,11 +156,16 @@ void mergeHorizontalGroups(func::FuncOp function, Grouping &grouping) {
   // Independent groups only: an epilogue cannot combine the products of
   // two problems, and a pointwise kernel would compute a value that the
   // other reads at remapped positions once more at each position.
+  llvm::DenseSet<Operation *> sums =
+      sumsOfProducts(function.getBody().front());
   mergeInOrder(
       grouping, [](const Group &group) { return group.kind == "gemm"; },
-      [](const Group &earlier, const Group &later) {
-        return sameGemmProblems(earlier, later) &&
-               !usesValuesOf(later, earlier);
+      [&](const Group &earlier, const Group &later) {
+        return sameGemmProblems(earlier, later, sums) &&
+               !usesValuesOf(later, earlier) &&
+               fitsKernelBudget("gemm", later.ops,
+                                SmallVector<Operation *>(earlier.ops.begin(),
+                                                         earlier.ops.end()));
       });
   mergeInOrder(grouping, isPointwiseKind,
                [&](const Group &earlier, const Group &later) {

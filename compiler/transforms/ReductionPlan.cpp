@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/ReductionPlan.h"
 
+#include "compiler/transforms/KernelBudget.h"
 #include "compiler/transforms/OpClasses.h"
 #include "dialects/kiln/Utils/ShapeInference.h"
 
@@ -197,18 +198,17 @@ private:
   }
 
   /// A kernel takes every input and output tensor as a pointer parameter,
-  /// and an artifact's kernels take at most 512 parameters: a bound (with
-  /// room for scratch pointers) splits the norm of a model with very many
-  /// parameters into a few multi-tensor kernels.
+  /// and one launch passes only so many (KernelBudget.h): the norm of a
+  /// model with very many parameters becomes a few multi-tensor kernels.
   LogicalResult checkInputs() {
-    constexpr size_t kMaxTensors = 400;
+    const int64_t budget = kernelTensorBudget("reduction");
     llvm::DenseSet<Value> inputs;
     for (Operation *op : ops)
       for (Value operand : op->getOperands())
         if (!isMember(operand))
           inputs.insert(operand);
-    if (inputs.size() + outputs.size() > kMaxTensors)
-      return fail("more than " + llvm::Twine(kMaxTensors) +
+    if (int64_t(inputs.size() + outputs.size()) > budget)
+      return fail("more than " + llvm::Twine(budget) +
                   " input and output tensors");
     return success();
   }
@@ -406,6 +406,15 @@ private:
   }
 
   LogicalResult checkKernelShape() {
+    // Column mode (kernels/reduce_dims.cuh) combines a tile of 8 x 33
+    // threads' accumulators in shared memory: at 8 bytes an accumulator,
+    // 16 reductions take 33 KiB of the 48 KiB a block has statically.
+    constexpr size_t kMaxColumnReductions = 16;
+    for (const ReductionSpace &space : plan.spaces)
+      if (plan.form == ReductionPlan::Form::Rows && !space.innermost() &&
+          space.reductions.size() > kMaxColumnReductions)
+        return fail("more than " + llvm::Twine(kMaxColumnReductions) +
+                    " reductions over outer dims");
     if (plan.numStages > 1)
       plan.needsRowKernel = true;
     if (!plan.needsRowKernel)

@@ -10,22 +10,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/artifact/artifact.h"
+#include "runtime/artifact/launch_limits.h"
 
 namespace kiln {
 namespace artifact {
 namespace {
 
-// CUDA's launch limits (compute capability 7.0 and later).
-constexpr uint64_t kMaxGridX = (1ULL << 31) - 1;
-constexpr uint64_t kMaxGridYZ = 65535;
-constexpr uint64_t kMaxBlockXY = 1024;
-constexpr uint64_t kMaxBlockZ = 64;
-constexpr uint64_t kMaxThreadsPerBlock = 1024;
-// Kernel parameters are 8 bytes each, a tensor map 128 bytes aligned to 64;
-// 4 KiB of them is the classic limit.
-constexpr size_t kMaxKernelParams = 512;
-constexpr uint64_t kMaxKernelParamBytes = 4096;
-constexpr uint64_t kTensorMapBytes = 128;
+using launch_limits::kMaxBlockXY;
+using launch_limits::kMaxBlockZ;
+using launch_limits::kMaxGridX;
+using launch_limits::kMaxGridYZ;
+using launch_limits::kMaxKernelParamBytes;
+using launch_limits::kMaxKernelParams;
+using launch_limits::kMaxThreadsPerBlock;
 constexpr uint64_t kMaxArenaAlignment = 1 << 16;
 constexpr uint64_t kMaxArenaSize = 1ULL << 48;
 constexpr size_t kMaxNameBytes = 4096;
@@ -309,9 +306,8 @@ class Validator {
         return Invalid(absl::StrCat(path, ".params[", p, "]"),
                        "unknown argument kind ", static_cast<int>(kind));
       }
-      param_bytes = kernel.params[p] == ArgKind::kTensorMap
-                        ? (param_bytes + 63) / 64 * 64 + kTensorMapBytes
-                        : param_bytes + 8;
+      param_bytes = launch_limits::WithParam(
+          param_bytes, kernel.params[p] == ArgKind::kTensorMap);
     }
     if (param_bytes > kMaxKernelParamBytes) {
       return Invalid(path + ".params", param_bytes,

@@ -41,3 +41,26 @@ func.func @pointwise_tree(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<32xf
   %3 = kiln.reshape %2 : tensor<4x8xf32> -> tensor<32xf32>
   return %3 : tensor<32xf32>
 }
+
+// Results that live in buffers of their own (gradients, updates) are values
+// of their own: the gradients of both operands of `a + b` are one value,
+// and a gradient may be an argument; each such result after the first is
+// a reshape to its own type, which a kernel writes there (the copy of the
+// argument joins the independent kernel of the product).
+// CHECK-LABEL: func.func @shared_gradients
+// CHECK: %[[G:.*]]:2 = kiln.fusion "pointwise" (%arg0, %arg1)
+// CHECK: kiln.mul
+// CHECK-NEXT: %[[A:.*]] = kiln.reshape %arg3
+// CHECK-NEXT: kiln.yield %{{.*}}, %[[A]]
+// CHECK: %[[C:.*]] = kiln.fusion "pointwise" (%[[G]]#0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.reshape
+// CHECK: return %[[G]]#0, %[[C]], %[[G]]#1
+func.func @shared_gradients(%d: tensor<4xf32>, %x: tensor<4xf32>)
+    -> (tensor<4xf32> {kiln.name = "grad.a", kiln.role = "gradient"},
+        tensor<4xf32> {kiln.name = "grad.b", kiln.role = "gradient"},
+        tensor<4xf32> {kiln.name = "grad.c", kiln.role = "gradient"}) {
+  %two = kiln.constant dense<2.0> : tensor<f32>
+  %g = kiln.mul %d, %two : tensor<4xf32>, tensor<f32>
+  return %g, %g, %x : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -69,3 +69,27 @@ func.func @update(%w: tensor<8x4xf32>, %x: tensor<16x8xf32>, %dy: tensor<16x4xf3
   %w2 = kiln.sub %w, %s : tensor<8x4xf32>, tensor<8x4xf32>
   return %w2 : tensor<8x4xf32>
 }
+
+// A residual block's input, cast for the product and added after it: the
+// cast feeds the matmul, which reads its operands from memory, so it stays
+// out of the epilogue (a kernel of its own) although the epilogue reads it
+// too.
+// CHECK-LABEL: func.func @residual_of_the_product_operand
+// CHECK: %[[C:.*]] = kiln.fusion "pointwise" (%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.cast
+// CHECK: %[[G:.*]] = kiln.fusion "gemm" (%[[C]], %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.tanh
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.yield
+// CHECK: return %[[G]]
+func.func @residual_of_the_product_operand(%x: tensor<16x8xf32>, %w: tensor<8x8xbf16>)
+    -> tensor<16x8xbf16> {
+  %c = kiln.cast %x : tensor<16x8xf32> to tensor<16x8xbf16>
+  %m = kiln.matmul %c, %w : tensor<16x8xbf16>, tensor<8x8xbf16>
+  %t = kiln.tanh %m : tensor<16x8xbf16>
+  %r = kiln.add %c, %t : tensor<16x8xbf16>, tensor<16x8xbf16>
+  return %r : tensor<16x8xbf16>
+}
