@@ -21,7 +21,8 @@
 //     their own), root groups too;
 //  3. in the training entries, the pointwise groups that produce the updated
 //     parameters and optimizer state, and the scalar groups that only feed
-//     them, merge into one multi-tensor optimizer kernel;
+//     them, merge into one multi-tensor optimizer kernel (each that nothing
+//     outside reads before the kernel's place);
 //  4. independent groups that one kernel can run merge horizontally: gemms
 //     of one shape sharing an operand, and pointwise groups
 //     (HorizontalFusion.cpp).
@@ -209,11 +210,26 @@ static void formOptimizerGroup(func::FuncOp function, Grouping &grouping) {
       }
     }
   }
-  Group *merged = update.front();
-  for (Group *group : update)
-    if (group != merged)
-      grouping.merge(merged, group);
-  merged->kind = "optimizer";
+  // The kernel stands at the last op of the latest group. A group joins it
+  // only when nothing outside reads its values before that point: a view of
+  // one update that another update reads leaves its producer a kernel of its
+  // own, which runs first.
+  SmallVector<Group *> candidates(update.begin(), update.end());
+  llvm::sort(candidates, [](Group *a, Group *b) {
+    return a->last()->isBeforeInBlock(b->last());
+  });
+  Group *merged = candidates.pop_back_val();
+  bool joined = true, any = false;
+  while (joined) {
+    joined = false;
+    for (Group *group : llvm::reverse(candidates))
+      if (!group->ops.empty() && canJoin(*group, *merged)) {
+        grouping.merge(merged, group);
+        joined = any = true;
+      }
+  }
+  if (any)
+    merged->kind = "optimizer";
 }
 
 /// Replaces the ops of `group` by one kiln.fusion at its last op.

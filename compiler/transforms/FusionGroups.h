@@ -16,6 +16,7 @@
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -77,6 +78,20 @@ private:
 inline bool usersOutsideComeAfter(Operation *op, const Group &group,
                                   Operation *point) {
   return usersOutsideComeAfter(op, group.ops, point);
+}
+
+/// Whether `earlier` may move to the last op of `later` and join it: nothing
+/// outside the two reads a value of `earlier` before that point.
+inline bool canJoin(const Group &earlier, const Group &later) {
+  Operation *point = later.last();
+  if (point->isBeforeInBlock(earlier.last()))
+    return false;
+  Group merged;
+  merged.ops = earlier.ops;
+  merged.ops.insert(later.ops.begin(), later.ops.end());
+  return llvm::all_of(earlier.ops, [&](Operation *op) {
+    return usersOutsideComeAfter(op, merged, point);
+  });
 }
 
 } // namespace mlir::kiln

@@ -106,19 +106,6 @@ bool noInPlaceConflict(const Group &a, const Group &b, func::FuncOp function) {
          !readsAnyOf(a, overwrittenArguments(b, function));
 }
 
-/// Whether `earlier` may move to the last op of `later` and join it.
-bool canJoin(const Group &earlier, const Group &later) {
-  Operation *point = later.last();
-  if (point->isBeforeInBlock(earlier.last()))
-    return false;
-  Group merged;
-  merged.ops = earlier.ops;
-  merged.ops.insert(later.ops.begin(), later.ops.end());
-  return llvm::all_of(earlier.ops, [&](Operation *op) {
-    return usersOutsideComeAfter(op, merged, point);
-  });
-}
-
 /// Among the groups `eligible` selects, merges in block order each group
 /// into the first later one that `compatible` allows and it can join.
 template <typename Eligible, typename Compatible>

@@ -33,7 +33,8 @@ def KilnFuse : Pass<"kiln-fuse", "mlir::ModuleOp"> {
       innermost (its kernels address memory through strides);
     - in the update of `apply_update` and `train_step`, the element-wise
       update of every parameter and optimizer buffer into one multi-tensor
-      kernel (`optimizer`);
+      kernel (`optimizer`), except an update that must run before another
+      (one reads a view of what the other computes);
     - then, horizontally: matmuls of one shape that share an operand into
       one grouped `gemm` launch, independent pointwise kernels into one.
     A matmul operand that a transpose of its last two dimensions defines
