@@ -232,6 +232,15 @@ static void formOptimizerGroup(func::FuncOp function, Grouping &grouping) {
     merged->kind = "optimizer";
 }
 
+/// Whether a kernel writes `result` even when nothing outside its group reads
+/// it: the attention kernels always write the attention's output (none
+/// computes the row log-sum-exp alone), so the fusion yields it into a buffer
+/// of its own.
+static bool isAlwaysWritten(Value result) {
+  auto attention = result.getDefiningOp<AttentionOp>();
+  return attention && result == attention.getResult();
+}
+
 /// Replaces the ops of `group` by one kiln.fusion at its last op.
 static void materialize(const Group &group) {
   SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
@@ -252,9 +261,11 @@ static void materialize(const Group &group) {
         inputs.insert(operand);
     }
     for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !group.ops.contains(user);
-          }))
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) {
+                         return !group.ops.contains(user);
+                       }) ||
+          (result.use_empty() && isAlwaysWritten(result)))
         outputs.insert(result);
   }
 
