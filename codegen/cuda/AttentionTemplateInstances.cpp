@@ -6,7 +6,8 @@
 // bf16 instances read [B, T, H, D] buffers (the strided head addressing),
 // f32 ones use 64-bit offsets; causal ones take the forward's row
 // log-sum-exp into the backward. The Hopper tensor-core kernels come at each
-// head dim that changes their plan, the backward also in one pass.
+// head dim that changes their plan, the backward also in one pass and (its
+// dQ kernel) without a dQ.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,25 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
   // The Hopper kernels at every head dim that changes their tiles, stages
   // or panels, in bf16 (interleaved heads) and f16 (dense).
   const GpuTarget &hopper = *GpuTarget::forArch("sm_90");
+  // The kernels of `p`'s plan named `only` (all where empty).
+  auto addHopper = [&](const AttentionProblem &p, bool fused, bool pingpong,
+                       llvm::StringRef name, llvm::StringRef only = "") {
+    std::optional<AttentionWgmmaPlan> plan =
+        chooseAttentionWgmma(p, hopper, true, false, fused,
+                             pingpong ? AttentionSchedule::PingPong
+                                      : AttentionSchedule::Cooperative);
+    if (!plan || plan->fused != fused || plan->pingpong != pingpong)
+      return;
+    FusionBuilder builder("// attention template instance\n");
+    planAttentionWgmma(p, *plan, builder);
+    GeneratedFusion fusion = builder.take();
+    for (const GeneratedKernel &kernel : fusion.kernels)
+      if (only.empty() || kernel.templateName == only)
+        instances.push_back(
+            {llvm::formatv("{0}_{1}", kernel.templateName, name).str(),
+             kernel.source,
+             {"sm_90a"}});
+  };
   for (bool backward : {false, true})
     for (int64_t dim : {64, 96, 128, 192, 256})
       for (bool causal : {false, true})
@@ -113,6 +133,8 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
           if (llvm::StringRef(elem) == "float")
             continue;
           AttentionProblem p = problem(backward, dim, causal, elem);
+          std::string name = llvm::formatv("{0}_d{1}{2}", short_, dim,
+                                           causal ? "_causal" : "");
           // Each twice: the forward with and without turns between its
           // consumers, the backward in two deterministic kernels and in one
           // pass (which takes the forward's row log-sum-exp).
@@ -120,23 +142,16 @@ std::vector<TemplateInstance> attentionTemplateInstances() {
             bool fused = backward && variant, pingpong = !backward && variant;
             if (fused && !p.rowLse)
               p.rowLse = LaunchArg::operand(5);
-            std::optional<AttentionWgmmaPlan> plan =
-                chooseAttentionWgmma(p, hopper, true, false, fused,
-                                     pingpong ? AttentionSchedule::PingPong
-                                              : AttentionSchedule::Cooperative);
-            if (!plan || plan->fused != fused || plan->pingpong != pingpong)
-              continue;
-            FusionBuilder builder("// attention template instance\n");
-            planAttentionWgmma(p, *plan, builder);
-            GeneratedFusion fusion = builder.take();
-            for (const GeneratedKernel &kernel : fusion.kernels)
-              instances.push_back(
-                  {llvm::formatv("{0}_{1}_d{2}{3}{4}", kernel.templateName,
-                                 short_, dim, causal ? "_causal" : "",
-                                 pingpong ? "_pingpong" : "")
-                       .str(),
-                   kernel.source,
-                   {"sm_90a"}});
+            addHopper(p, fused, pingpong, pingpong ? name + "_pingpong" : name);
+          }
+          // The backward of a query that needs no gradient (bf16): the dQ
+          // kernel computes the rows' statistics alone (the others are
+          // those above).
+          if (backward && llvm::StringRef(elem) == "__nv_bfloat16") {
+            AttentionProblem noDq = problem(backward, dim, causal, elem);
+            noDq.results[0].reset();
+            addHopper(noDq, false, false, name + "_no_dq",
+                      "attention_wgmma_bwd_dq");
           }
         }
   return instances;

@@ -243,80 +243,81 @@ __device__ __forceinline__ void backward_dq_wgmma(
         row_delta[(idx_t)bh * C::stats_rows + qi] = qi < TQ ? delta[h] : 0.f;
       }
     }
+    // Without a dQ the statistics are all this kernel computes: sweep 2,
+    // which stores through C::d_query_layout, is then not instantiated.
     if constexpr (!C::has_dq) {
       release_by_warpgroup(sm.fixed_empty(), tid);
       ring.use += x.uses;
-      continue;
-    }
-
-    // Sweep 2: dQ += (P * (dP - delta)) K.
-    constexpr int PANELS = DP / kPanel;
-    float dq[PANELS][32];
-    zero_panels(dq);
-    float dp[BN / 2];
-    unsigned ds[BN / 16][4];
-    auto gradient = [&](bool mask, int j) {
-      const int u = sweep1 + j, st = ring.stage(u), k0 = j * BN;
-      tma::wait(sm.full_a(st), ring.parity(u));
-      tma::wait(sm.full_b(st), (vPhase >> st) & 1u);
-      vPhase ^= 1u << st;
-      product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
-      product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
-      retire<0>();
-      gemm::fence_accumulators(s);
-      gemm::fence_accumulators(dp);
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int j8 = 0; j8 < BN / 8; ++j8)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const int i = 4 * j8 + 2 * h + c;
-            const bool hidden =
-                mask && !visible<C>(row0 + 8 * h, k0 + 8 * j8 + pos.col + c);
-            const float p =
-                hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse[h]));
-            s[i] = p * (dp[i] - delta[h]);
-          }
-      to_fragments<elem_t, BN>(ds, s);
-      product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
-      // Retired before the next scores are issued, as in backward_dkdv_wgmma.
-      retire<0>();
-      fence_panels(dq);
-      fence_fragments(ds);
-      release_by_warpgroup(sm.empty(st), tid);
-    };
-    if constexpr (kOneLoopPerSweep) {
-      for (int j = 0; j < tiles; ++j)
-        gradient(j >= whole, j);
     } else {
-      for (int j = 0; j < whole; ++j)
-        gradient(false, j);
-      for (int j = whole; j < tiles; ++j)
-        gradient(true, j);
-    }
-    // Every product has retired: the next item's Q and dO may come while
-    // this one's epilogue runs. (Freed at the last tile's scores instead,
-    // ptxas serialises the head dim 256 kernel's products.)
-    release_by_warpgroup(sm.fixed_empty(), tid);
-    ring.use += x.uses;
-    elem_t *dqb = d_query + C::d_query_layout::base(bh);
+      // Sweep 2: dQ += (P * (dP - delta)) K.
+      constexpr int PANELS = DP / kPanel;
+      float dq[PANELS][32];
+      zero_panels(dq);
+      float dp[BN / 2];
+      unsigned ds[BN / 16][4];
+      auto gradient = [&](bool mask, int j) {
+        const int u = sweep1 + j, st = ring.stage(u), k0 = j * BN;
+        tma::wait(sm.full_a(st), ring.parity(u));
+        tma::wait(sm.full_b(st), (vPhase >> st) & 1u);
+        vPhase ^= 1u << st;
+        product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
+        product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
+        retire<0>();
+        gemm::fence_accumulators(s);
+        gemm::fence_accumulators(dp);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int qi = row0 + 8 * h;
-      if (qi >= TQ)
-        continue;
+        for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int p = 0; p < PANELS; ++p)
+          for (int j8 = 0; j8 < BN / 8; ++j8)
 #pragma unroll
-        for (int j8 = 0; j8 < 8; ++j8) {
-          const int e = p * kPanel + 8 * j8 + pos.col;
-          if (e < C::d)
-            *reinterpret_cast<unsigned *>(
-                dqb + (idx_t)qi * C::d_query_layout::row + e) =
-                pack<elem_t>(dq[p][4 * j8 + 2 * h] * C::scale,
-                             dq[p][4 * j8 + 2 * h + 1] * C::scale);
-        }
+            for (int c = 0; c < 2; ++c) {
+              const int i = 4 * j8 + 2 * h + c;
+              const bool hidden =
+                  mask && !visible<C>(row0 + 8 * h, k0 + 8 * j8 + pos.col + c);
+              const float p =
+                  hidden ? 0.f : fast_exp2(fmaf(s[i], C::qscale, -lse[h]));
+              s[i] = p * (dp[i] - delta[h]);
+            }
+        to_fragments<elem_t, BN>(ds, s);
+        product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
+        // Retired before the next scores are issued, as in backward_dkdv_wgmma.
+        retire<0>();
+        fence_panels(dq);
+        fence_fragments(ds);
+        release_by_warpgroup(sm.empty(st), tid);
+      };
+      if constexpr (kOneLoopPerSweep) {
+        for (int j = 0; j < tiles; ++j)
+          gradient(j >= whole, j);
+      } else {
+        for (int j = 0; j < whole; ++j)
+          gradient(false, j);
+        for (int j = whole; j < tiles; ++j)
+          gradient(true, j);
+      }
+      // Every product has retired: the next item's Q and dO may come while
+      // this one's epilogue runs. (Freed at the last tile's scores instead,
+      // ptxas serialises the head dim 256 kernel's products.)
+      release_by_warpgroup(sm.fixed_empty(), tid);
+      ring.use += x.uses;
+      elem_t *dqb = d_query + C::d_query_layout::base(bh);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int qi = row0 + 8 * h;
+        if (qi >= TQ)
+          continue;
+#pragma unroll
+        for (int p = 0; p < PANELS; ++p)
+#pragma unroll
+          for (int j8 = 0; j8 < 8; ++j8) {
+            const int e = p * kPanel + 8 * j8 + pos.col;
+            if (e < C::d)
+              *reinterpret_cast<unsigned *>(
+                  dqb + (idx_t)qi * C::d_query_layout::row + e) =
+                  pack<elem_t>(dq[p][4 * j8 + 2 * h] * C::scale,
+                               dq[p][4 * j8 + 2 * h + 1] * C::scale);
+          }
+      }
     }
   }
 }
