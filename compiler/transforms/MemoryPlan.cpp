@@ -199,6 +199,13 @@ private:
       return false;
     if (lastUse(input) != index.lookup(fusion) || returned.contains(input))
       return false;
+    // The kernel must read those bytes through this operand alone: through
+    // a view of them that is another operand, it may read them at other
+    // positions (broadcast to a larger result, say) after they are written.
+    if (llvm::any_of(fusion.getInputs(), [&](Value other) {
+          return other != input && rootOf(other) == rootOf(input);
+        }))
+      return false;
     auto arg = fusion.getBody().getArgument(
         llvm::find(fusion.getInputs(), input) - fusion.getInputs().begin());
     if (fusion.getKind() == "reduction")

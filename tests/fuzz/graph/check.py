@@ -60,10 +60,7 @@ EXPECTED_REFUSALS = {
 }
 # Refusals of valid graphs that are known and open, each with the test that
 # shows it (XFAIL until it is fixed): counted apart, not as findings.
-KNOWN_OPEN = {
-    r"pointwise codegen: result #\d+ has fewer elements than its kernel's root and is written over":
-        "tests/lit/graph_fuzz/broadcast_result_over_input.mlir",
-}
+KNOWN_OPEN = {}
 
 
 class Tools:
