@@ -330,7 +330,7 @@ def Kiln_ResizeBackwardOp : Kiln_Op<"resize_backward",
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `mode` `=` `` $mode `coordinates` `=` `` $coordinates
-    (`rounding` `=` `` $rounding^)? `scales` `=` $scales attr-dict
+    (`rounding` `=` `` $rounding^)? `scales` `=` custom<ExactF64Array>($scales) attr-dict
     `:` type($grad) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -397,7 +397,7 @@ def Kiln_ResizeOp : Kiln_Op<"resize",
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $input `mode` `=` `` $mode `coordinates` `=` `` $coordinates
-    (`rounding` `=` `` $rounding^)? `scales` `=` $scales attr-dict
+    (`rounding` `=` `` $rounding^)? `scales` `=` custom<ExactF64Array>($scales) attr-dict
     `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "dialects/kiln/IR/ExactF64Array.h"
 
 #include "mlir/IR/OpImplementation.h"
 

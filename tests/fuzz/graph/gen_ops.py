@@ -438,10 +438,7 @@ def resize_form(gen, shape):
 
 @op("kiln.resize")
 def resize(gen):
-    # Only on values no parameter reaches, for now: a loss through a nearest
-    # resize (4x3 -> 4x4, asymmetric, scale 4/3) gets gradients that central
-    # differences do not confirm, an open finding.
-    x = gen.operand(FLOATS, min_rank=1, max_rank=4, inactive=True)
+    x = gen.operand(FLOATS, min_rank=1, max_rank=4)
     attrs, shape = resize_form(gen, x.shape)
     if numel(shape) > 4096:
         raise Skip()

@@ -16,10 +16,10 @@
 // antialiased linear downsampling are refused by name.
 // RUN: python3 %S/Inputs/make_onnx_model.py resize_linear %t.linear.onnx
 // RUN: kiln-opt %t.linear.onnx | FileCheck %s --check-prefix=LINEAR
-// LINEAR: kiln.resize %{{.*}} mode = linear coordinates = half_pixel scales = [1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00] : tensor<1x1x4x4xf32> -> tensor<1x1x8x8xf32>
+// LINEAR: kiln.resize %{{.*}} mode = linear coordinates = half_pixel scales = [1.0, 1.0, 2.0, 2.0] : tensor<1x1x4x4xf32> -> tensor<1x1x8x8xf32>
 // RUN: python3 %S/Inputs/make_onnx_model.py resize_round_up %t.round.onnx
 // RUN: kiln-opt %t.round.onnx | FileCheck %s --check-prefix=ROUND
-// ROUND: kiln.resize %{{.*}} mode = nearest coordinates = asymmetric rounding = round_prefer_ceil scales = [1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00]
+// ROUND: kiln.resize %{{.*}} mode = nearest coordinates = asymmetric rounding = round_prefer_ceil scales = [1.0, 1.0, 2.0, 2.0]
 // RUN: python3 %S/Inputs/make_onnx_model.py resize_cubic %t.cubic.onnx
 // RUN: not kiln-opt %t.cubic.onnx 2>&1 | FileCheck %s --check-prefix=CUBIC
 // CUBIC: node 'up0' (Resize): error: ONNX Resize-18 (opset 18): kiln does not support mode = 'cubic' (kiln resizes by nearest neighbour or linear interpolation)
