@@ -47,17 +47,11 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests", "zoo")]
 
 import run as bench_run  # noqa: E402  (bench/run.py: timing, safetensors)
 
-# workload: (model of models.py, its size, what that is). The 4-layer
-# transformers are there because kilnc's bf16 AdamW step of the 12-layer
-# ones exceeds the artifact's 512 kernel parameters (its optimizer kernel
-# takes 8 a parameter tensor).
+# workload: (model of models.py, its size, what that is).
 WORKLOADS = {
     "resnet50": ("resnet50", "bench", "224x224, batch 64, 10 classes"),
     "vit": ("vit", "bench", "ViT-S/16, 224x224, batch 64, 10 classes"),
-    "vit_4": ("vit", "bench-shallow", "ViT-S/16 with 4 layers, 224x224, batch 64, 10 classes"),
     "gpt": ("gpt", "bench", "12 layers, width 768, 12 heads, vocab 32768, T 1024, batch 8"),
-    "gpt_4": ("gpt", "bench-shallow", "4 layers, width 768, 12 heads, vocab 32768, T 1024, "
-              "batch 8"),
     "unet": ("unet", "bench", "width 64 (64-128), 64x64, batch 32")}
 CHANNELS_LAST = {"resnet50", "unet"}  # convolutional: PyTorch's fast layout
 VARIANTS = ["kiln", "eager", "compile"]

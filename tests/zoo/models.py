@@ -3,8 +3,7 @@
 Each entry of ZOO is a function of the size ("ci": small enough for a
 2-core machine; "full": the real configuration, for the GPU; "bench": the
 real configuration at a training run's batch, for bench/zoo_speed.py, where
-a model has one; "bench-shallow": the same with 4 layers, for the
-transformers) returning a Case: the model (its forward returns the prediction), its named inputs,
+a model has one) returning a Case: the model (its forward returns the prediction), its named inputs,
 the target and the loss that compares them. Images are NCHW, tokens
 int64, as PyTorch's own. Every model is deterministic in training mode:
 dropout and stochastic depth are 0, so that kiln and PyTorch compute the
@@ -27,8 +26,7 @@ def _images(size, channels, classes, ci_side=64):
     # At 64x64 the last stage of the CNNs is 2x2: batch norm over 8 values
     # a channel (at 32x32, 2 values: ill-conditioned enough that PyTorch's
     # own f32 and f64 gradients disagree).
-    side, batch = {"full": (224, 8), "bench": (224, 64),
-                   "bench-shallow": (224, 64)}.get(size, (ci_side, 2))
+    side, batch = {"full": (224, 8), "bench": (224, 64)}.get(size, (ci_side, 2))
     return ({"x": torch.randn(batch, channels, side, side)},
             torch.randint(0, classes, (batch,)))
 
@@ -79,10 +77,9 @@ def convnext_tiny(size):
 
 def vit(size):
     # ViT-S/16 at 224, or a 2-layer ViT of width 32 on 32x32 with 8x8 patches.
-    if size in ("full", "bench", "bench-shallow"):
+    if size in ("full", "bench"):
         model = torchvision.models.VisionTransformer(
-            image_size=224, patch_size=16, num_layers=4 if size == "bench-shallow" else 12,
-            num_heads=6, hidden_dim=384,
+            image_size=224, patch_size=16, num_layers=12, num_heads=6, hidden_dim=384,
             mlp_dim=1536, num_classes=10)
     else:
         model = torchvision.models.VisionTransformer(
@@ -97,8 +94,7 @@ def _lm_size(size):
     # (vocabulary, width, heads, layers, sequence, batch); "bench" is GPT-2
     # small's width and depth with a 32k vocabulary.
     return {"full": (512, 256, 4, 4, 128, 8),
-            "bench": (32768, 768, 12, 12, 1024, 8),
-            "bench-shallow": (32768, 768, 12, 4, 1024, 8)}.get(size, (64, 32, 2, 2, 16, 2))
+            "bench": (32768, 768, 12, 12, 1024, 8)}.get(size, (64, 32, 2, 2, 16, 2))
 
 
 class CausalLM(nn.Module):

@@ -8,6 +8,7 @@
     zoo.py export --out DIR [--exporter default|torchscript] [--models A,B] [--size ci|full]
     zoo.py gpu-reference BUNDLE MODEL
     zoo.py compare-steps TORCH_LOSSES.txt KILN_RUN.log [--rtol 1e-3]
+    zoo.py compare-gradients EXPECTED_F64 TORCH_F32 KILN_OUTPUT
 
 check: each model of models.py is exported with torch.onnx.export at opset
 17 twice, for training (model and loss in one graph, TrainingMode.TRAINING:
@@ -45,8 +46,9 @@ with --fresh-params, so that they carry none), the batch, PyTorch's f64
 inference output, the module's buffers and the digests of the exported
 weights.
 gpu-reference (there, with PyTorch): the weights again under the export's
-seed and PyTorch's loss, gradients and 30-step losses; compare-steps
-compares those losses with kiln-run's (run_gpu_bundle.sh).
+seed and PyTorch's loss, its f64 and f32 gradients and its 30-step losses;
+compare-steps compares those losses with kiln-run's, compare-gradients the
+gradients (run_gpu_bundle.sh).
 """
 import argparse
 import concurrent.futures
@@ -69,7 +71,7 @@ CHECKS = ["inference", "f32_sgd", "bf16_adamw", "loss", "gradients"]
 COMPILE_FLAGS = {"inference": ["--inference"], "f32_sgd": ["--train=sgd"],
                  "bf16_adamw": ["--train=adamw", "--precision=bf16"],
                  "f32_adamw": ["--train=adamw"]}
-LOSS_RTOL, GRADIENT_TOLERANCE = 1e-5, 1e-4
+LOSS_RTOL, GRADIENT_TOLERANCE, F32_ERROR_RATIO = 1e-5, 1e-4, 4.0
 STEPS, SGD_LR, ADAMW_LR = 30, 0.01, 1e-3
 NUMBER = re.compile(r"-?\d+(\.\d*)?e[-+]?\d+|-?\d+\.\d+|\d+")
 
@@ -557,13 +559,72 @@ def gpu_reference(args):
     save_safetensors(path + ".expected_loss.safetensors",
                      {"loss": loss.detach().cpu().numpy().astype(np.float32)})
     save_safetensors(path + ".expected_gradients.safetensors",
-                     {"grad." + n: p.grad.cpu().numpy().astype(np.float32)
-                      for n, p in reference.named_parameters()})
+                     {"grad." + n: p.grad.cpu().numpy() for n, p in reference.named_parameters()})
+    # PyTorch's own f32 gradients on the same device: how far f32 arithmetic
+    # alone lands from f64 on this model is the yardstick of kiln's f32.
+    f32 = as_exported(copy.deepcopy(train)).to(device)
+    f32(*args_f32).backward()
+    save_safetensors(path + ".torch_f32_gradients.safetensors",
+                     {"grad." + n: p.grad.cpu().numpy() for n, p in f32.named_parameters()})
+    errors = gradient_errors(load_safetensors(path + ".expected_gradients.safetensors"),
+                             load_safetensors(path + ".torch_f32_gradients.safetensors"))
+    floor = 1e-6 * max(m for _, m in errors.values()) + 1e-30
+    worst = sorted(errors.items(), key=lambda kv: -kv[1][0] / max(kv[1][1], floor))[:5]
+    print("PyTorch's f32 gradients from f64, worst of their largest magnitude: "
+          + ", ".join(f"{n} {e / max(m, floor):.2e}" for n, (e, m) in worst))
     for optimizer in ("sgd", "adamw"):
         losses = torch_steps(train.to(device), args_f32, optimizer)
         with open(f"{path}.torch_{optimizer}_losses.txt", "w") as f:
             f.write("".join(f"{v:.9g}\n" for v in losses))
     return 0
+
+
+def gradient_errors(expected, other):
+    """{name: (largest |other - expected|, largest |expected|)} over the
+    gradients of `expected` (f64)."""
+    return {n: (float(np.max(np.abs(other[n].astype(np.float64) - g), initial=0.0)),
+                float(np.max(np.abs(g), initial=0.0))) for n, g in expected.items()}
+
+
+def compare_gradients(args):
+    """kiln's f32 gradients (kiln-run --output) against PyTorch's f64 ones,
+    calibrated by PyTorch's own f32 gradients on the same machine: a tensor
+    passes where kiln's largest error is within GRADIENT_TOLERANCE of the
+    tensor's largest magnitude, within a millionth of the model's largest
+    gradient (a gradient that is zero up to rounding, as a bias whose shift
+    a later normalisation removes), or within F32_ERROR_RATIO times
+    PyTorch's f32 error (an ill-conditioned reduction, as batch norm over
+    eight values a channel, where f32 alone cannot do better)."""
+    expected = load_safetensors(args.expected)
+    kiln_out, torch_f32 = load_safetensors(args.kiln), load_safetensors(args.torch_f32)
+    missing = [n for n in expected if n not in kiln_out]
+    if missing:
+        print(f"kiln's output has no {missing[0]} ({len(missing)} missing)")
+        return 1
+    ours, theirs = gradient_errors(expected, kiln_out), gradient_errors(expected, torch_f32)
+    largest = max(m for _, m in ours.values())
+    rows = []
+    for n, (e, m) in ours.items():
+        tolerance = max(GRADIENT_TOLERANCE * m, 1e-6 * largest, F32_ERROR_RATIO * theirs[n][0])
+        rows.append((e / tolerance if tolerance else (0.0 if e == 0 else float("inf")),
+                     n, e, m, theirs[n][0]))
+    rows.sort(reverse=True)
+    bad = [r for r in rows if not r[0] <= 1.0]
+    print("gradient  kiln-f64  PyTorch-f32-f64  largest |f64|  (errors: largest absolute)")
+    for ratio, n, e, m, t in (bad or rows[:5]):
+        print(f"{n} {e:.3e} {t:.3e} {m:.3e}" + ("  above tolerance" if ratio > 1 else ""))
+    scale = lambda r: max(r[3], 1e-6 * largest, 1e-30)  # noqa: E731
+    worst = max(rows, key=lambda r: r[2] / scale(r))
+    summary = (f"{len(rows)} gradients; worst kiln error {worst[2] / scale(worst):.2e} "
+               f"of its largest ({worst[1]}; PyTorch f32 {worst[4] / scale(worst):.2e})")
+    for _, n, *_ in bad[:3]:  # where the worst tensors differ
+        diff = np.abs(kiln_out[n].astype(np.float64) - expected[n]).ravel()
+        for i in np.argsort(-diff)[:4]:
+            index = np.unravel_index(i, expected[n].shape)
+            print(f"  {n}{list(index)}: kiln {kiln_out[n][index]:.6e}, PyTorch f32 "
+                  f"{torch_f32[n][index]:.6e}, f64 {expected[n][index]:.6e}")
+    print(f"{summary}; {len(bad)} above tolerance" if bad else f"{summary}; all within tolerance")
+    return 1 if bad else 0
 
 
 def compare_steps(args):
@@ -630,12 +691,16 @@ def main():
     p.add_argument("torch_losses")
     p.add_argument("kiln_log")
     p.add_argument("--rtol", type=float, default=1e-3)
+    p = sub.add_parser("compare-gradients")
+    p.add_argument("expected", help="PyTorch's f64 gradients")
+    p.add_argument("torch_f32", help="PyTorch's f32 gradients")
+    p.add_argument("kiln", help="kiln-run --output of forward_backward")
     p = sub.add_parser("gpu-reference")
     p.add_argument("bundle")
     p.add_argument("model")
     args = parser.parse_args()
     return {"check": check, "bundle": bundle, "export": export_only, "compare-steps": compare_steps,
-            "gpu-reference": gpu_reference}[args.command](args)
+            "compare-gradients": compare_gradients, "gpu-reference": gpu_reference}[args.command](args)
 
 
 if __name__ == "__main__":
