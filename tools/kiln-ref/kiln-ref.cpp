@@ -10,6 +10,7 @@
 //            [--init-params] [--precision f64|f32] [--print]
 //            [--print-count K] [--save-inputs used.safetensors]
 //            [-o out.safetensors]
+//   kiln-ref --batch runs.txt
 //
 // Arguments are named by their kiln.name, else argN (N = position); results
 // by their kiln.name, else resultN. Each argument comes from the tensor of its
@@ -47,6 +48,13 @@
 // command line (tools/common/ToolOptions.h) exits with 2. --fn is an alias
 // of --function.
 //
+// --batch FILE evaluates many runs in one process, each model parsed once
+// (BatchJobs.h has the file's format): starting an MLIR tool costs more than
+// evaluating a small graph. A failed run prints its errors as above, then
+// "kiln-ref: batch line N failed", and the runs after it still go; the exit
+// status is 1 if any run failed. The single-run options above (other than
+// the model) do not go with --batch.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/LoadModel.h"
@@ -61,6 +69,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/random/philox.h"
 #include "tools/common/ToolOptions.h"
+#include "tools/kiln-ref/BatchJobs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -68,6 +77,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -90,11 +100,10 @@ static cl::OptionCategory inputCategory("Inputs");
 static cl::OptionCategory runCategory("Evaluation");
 static cl::OptionCategory outputCategory("Output");
 static cl::opt<std::string> modelPath(cl::Positional,
-                                      cl::desc("<model.mlir|model.onnx>"),
-                                      cl::Required);
+                                      cl::desc("<model.mlir|model.onnx>"));
 static cl::opt<std::string> functionName("function",
-                                         cl::desc("the function to run"),
-                                         cl::value_desc("name"), cl::Required,
+                                         cl::desc("the function to run (required unless --batch)"),
+                                         cl::value_desc("name"),
                                          cl::cat(modelOptionCategory()));
 // kiln-ref's first spelling, kept working.
 static cl::alias functionAlias("fn", cl::desc("alias for --function"),
@@ -128,6 +137,12 @@ static cl::opt<std::string> precisionName(
     cl::desc("f32 rounds every op's results to their storage type as the "
              "GPU does; f64 keeps every value exact in double"),
     cl::value_desc("f32|f64"), cl::init("f32"), cl::cat(runCategory));
+static cl::opt<std::string> batchPath(
+    "batch",
+    cl::desc("evaluate the runs a file lists, one a line: MODEL, FUNCTION, "
+             "PRECISION, INPUTS ('-' for none) and OUTPUT separated by tabs, "
+             "each model parsed once (instead of a model and --function)"),
+    cl::value_desc("path"), cl::cat(runCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("output safetensors file"),
                                        cl::value_desc("path"),
                                        cl::cat(outputCategory));
@@ -161,6 +176,25 @@ static const ::kiln::tools::ToolCommandLine &commandLine() {
 /// Why the options do not go together or are out of range; empty when they
 /// are fine.
 static std::string checkOptions() {
+  if (!batchPath.empty()) {
+    const cl::Option *singleRun[] = {
+        &functionName, &inputsPath, &allowNonfiniteInputs, &randomSeed,
+        &intRange,     &initParams, &precisionName,        &outputPath,
+        &saveInputsPath, &printOutputs, &printCount};
+    for (const cl::Option *option : singleRun)
+      if (option->getNumOccurrences())
+        return "--batch lists each run's model, function, precision, inputs "
+               "and output: give " +
+               ::kiln::tools::spelling(*option) + " in a single run only";
+    if (!modelPath.empty())
+      return "--batch lists each run's model: give no model '" + modelPath +
+             "' with it";
+    return checkModelOptions(batchPath);
+  }
+  if (modelPath.empty())
+    return "give a model (or --batch FILE)";
+  if (functionName.empty())
+    return "give --function NAME";
   bool random = randomSeed.getNumOccurrences() > 0;
   if (precisionName != "f32" && precisionName != "f64")
     return "--precision must be f32 or f64, got '" + precisionName + "'";
@@ -231,49 +265,43 @@ void printSummary(llvm::raw_ostream &os, llvm::StringRef name,
   os << "]\n";
 }
 
-} // namespace
+/// One evaluation: a function of a model on inputs, written to a file.
+struct Run {
+  std::string model, function, precision, inputs, output;
+};
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  ::kiln::tools::parseToolCommandLine(argc, argv, commandLine());
-  if (std::string problem = checkOptions(); !problem.empty())
-    return ::kiln::tools::usageError(commandLine(), problem);
-  ref::Precision precision =
-      precisionName == "f64" ? ref::Precision::F64 : ref::Precision::F32;
-
-  DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-
+/// The model `run` names, or null after its errors were printed.
+OwningOpRef<ModuleOp> load(const Run &run, MLIRContext &context,
+                           llvm::SourceMgr &sourceMgr) {
   std::string openError;
-  llvm::SourceMgr sourceMgr;
-  // Parse and verifier errors print as file:line:col: error: ...; a .onnx
-  // model goes through the ONNX importer, its errors located at its nodes.
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  auto onnxDiagnostics = makeOnnxDiagnosticHandler(&context);
   OwningOpRef<ModuleOp> module =
-      loadModel(modelPath, sourceMgr, &context,
-                onnxImportOptionsFromCommandLine(functionName), openError);
-  if (!module)
-    return openError.empty() ? 1 : fail(openError);
+      loadModel(run.model, sourceMgr, &context,
+                onnxImportOptionsFromCommandLine(run.function), openError);
+  if (!module && !openError.empty())
+    fail(openError);
+  return module;
+}
 
-  auto function = module->lookupSymbol<func::FuncOp>(functionName);
+/// Evaluates `run` on `module`; the exit status of a single run.
+int runFunction(ModuleOp module, const Run &run) {
+  ref::Precision precision =
+      run.precision == "f64" ? ref::Precision::F64 : ref::Precision::F32;
+  auto function = module.lookupSymbol<func::FuncOp>(run.function);
   if (!function) {
     std::string names;
-    for (auto candidate : module->getOps<func::FuncOp>())
+    for (auto candidate : module.getOps<func::FuncOp>())
       names += (names.empty() ? "" : ", ") + candidate.getSymName().str();
-    return fail("no function '" + functionName + "' in " + modelPath +
+    return fail("no function '" + run.function + "' in " + run.model +
                 " (functions: " + (names.empty() ? "none" : names) + ")");
   }
   if (function.isExternal())
-    return fail("function '" + functionName + "' has no body");
+    return fail("function '" + run.function + "' has no body");
 
   io::Safetensors inputFile;
-  if (!inputsPath.empty()) {
-    absl::StatusOr<io::Safetensors> read = io::ReadSafetensorsFile(inputsPath);
+  if (!run.inputs.empty()) {
+    absl::StatusOr<io::Safetensors> read = io::ReadSafetensorsFile(run.inputs);
     if (!read.ok())
-      return fail("cannot read inputs '" + inputsPath +
+      return fail("cannot read inputs '" + run.inputs +
                   "': " + std::string(read.status().message()));
     inputFile = std::move(*read);
   }
@@ -288,11 +316,11 @@ int main(int argc, char **argv) {
     auto type = dyn_cast<RankedTensorType>(function.getArgumentTypes()[i]);
     if (!type || !type.hasStaticShape() ||
         !ref::elementKindOf(type.getElementType()))
-      return fail("argument '" + name + "' of '" + functionName +
+      return fail("argument '" + name + "' of '" + run.function +
                   "' is not a static tensor of f32, bf16, f16, i32 or i1");
     uint64_t bytes = ref::hostBytesOf(type), memory = ref::hostMemoryBytes();
     if (memory && bytes > memory)
-      return fail("argument '" + name + "' of '" + functionName + "' needs " +
+      return fail("argument '" + name + "' of '" + run.function + "' needs " +
                   (bytes == UINT64_MAX ? std::string("more than 2^64")
                                        : std::to_string(bytes)) +
                   " bytes as f64 values, more than this machine's " +
@@ -313,7 +341,7 @@ int main(int argc, char **argv) {
       if (!narrowed) {
         if (!allowNonfiniteInputs)
           if (absl::Status finite = io::CheckFinite(
-                  file, "input '" + name + "' in " + inputsPath);
+                  file, "input '" + name + "' in " + run.inputs);
               !finite.ok())
             return fail(std::string(finite.message()) +
                         " (--allow-nonfinite-inputs passes it on)");
@@ -353,23 +381,23 @@ int main(int argc, char **argv) {
       // modes, so that --save-inputs writes exactly what was used.
       for (double &value : tensor.data)
         value = ref::roundToStorage(value, tensor.kind, ref::Precision::F32);
-    } else if (inputsPath.empty()) {
-      return fail("missing input '" + name + "' of '" + functionName +
+    } else if (run.inputs.empty()) {
+      return fail("missing input '" + name + "' of '" + run.function +
                   "' (give --inputs or --random-seed)");
     } else {
-      return fail("missing input '" + name + "' of '" + functionName + "' in " +
-                  inputsPath);
+      return fail("missing input '" + name + "' of '" + run.function + "' in " +
+                  run.inputs);
     }
     inputs.push_back(std::move(tensor));
   }
   for (const auto &[name, file] : inputFile.tensors)
     if (!argumentNames.contains(name))
-      return fail("input '" + name + "' in " + inputsPath +
-                  " names no argument of '" + functionName + "'");
+      return fail("input '" + name + "' in " + run.inputs +
+                  " names no argument of '" + run.function + "'");
 
   if (!saveInputsPath.empty()) {
     io::Safetensors used;
-    used.metadata["kiln.function"] = functionName;
+    used.metadata["kiln.function"] = run.function;
     for (auto [index, tensor] : llvm::enumerate(inputs))
       used.tensors.emplace(argumentName(function, index),
                            ref::toHostTensor(tensor));
@@ -396,21 +424,87 @@ int main(int argc, char **argv) {
     return 1; // The interpreter has reported why.
 
   io::Safetensors outputFile;
-  outputFile.metadata["kiln.function"] = functionName;
-  outputFile.metadata["kiln.precision"] = precisionName;
+  outputFile.metadata["kiln.function"] = run.function;
+  outputFile.metadata["kiln.precision"] = run.precision;
   for (auto [index, result] : llvm::enumerate(*results)) {
     std::string name = resultName(function, index);
     if (printOutputs)
       printSummary(llvm::outs(), name, result);
     if (!outputFile.tensors.emplace(name, ref::toHostTensor(result)).second)
-      return fail("two results of '" + functionName + "' are named '" + name +
+      return fail("two results of '" + run.function + "' are named '" + name +
                   "'");
   }
-  if (!outputPath.empty()) {
-    absl::Status written = io::WriteSafetensorsFile(outputPath, outputFile);
+  if (!run.output.empty()) {
+    absl::Status written = io::WriteSafetensorsFile(run.output, outputFile);
     if (!written.ok())
-      return fail("cannot write '" + outputPath +
+      return fail("cannot write '" + run.output +
                   "': " + std::string(written.message()));
   }
   return 0;
+}
+
+/// A model of a --batch file with the source its diagnostics show.
+struct BatchModel {
+  std::unique_ptr<llvm::SourceMgr> sourceMgr;
+  OwningOpRef<ModuleOp> module;
+};
+
+/// Evaluates every run of the --batch file, each model parsed once (a model
+/// that fails to parse is tried again by its next run, which reports why
+/// again). A failed run's errors are followed by "kiln-ref: batch line N
+/// failed" and the runs after it go on; 1 if any failed.
+int runBatch(MLIRContext &context) {
+  auto text = llvm::MemoryBuffer::getFile(batchPath);
+  if (!text)
+    return fail("cannot read batch file '" + batchPath +
+                "': " + text.getError().message());
+  std::string error;
+  std::vector<::kiln::tools::BatchJob> jobs =
+      ::kiln::tools::parseBatchJobs(batchPath, (*text)->getBuffer(), error);
+  if (!error.empty())
+    return fail(error);
+  llvm::StringMap<BatchModel> models;
+  int status = 0;
+  for (const ::kiln::tools::BatchJob &job : jobs) {
+    Run run{job.model, job.function, job.precision,
+            job.inputs == "-" ? "" : job.inputs, job.output};
+    // A SourceMgr parses its first buffer: one per model.
+    BatchModel &model = models[job.model];
+    if (!model.module)
+      model.sourceMgr = std::make_unique<llvm::SourceMgr>();
+    SourceMgrDiagnosticHandler diagnostics(*model.sourceMgr, &context);
+    if (!model.module)
+      model.module = load(run, context, *model.sourceMgr);
+    if (!model.module || runFunction(*model.module, run) != 0) {
+      llvm::errs() << "kiln-ref: batch line " << job.line << " failed\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  ::kiln::tools::parseToolCommandLine(argc, argv, commandLine());
+  if (std::string problem = checkOptions(); !problem.empty())
+    return ::kiln::tools::usageError(commandLine(), problem);
+
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  if (!batchPath.empty())
+    return runBatch(context);
+  llvm::SourceMgr sourceMgr;
+  // Parse and verifier errors print as file:line:col: error: ...; a .onnx
+  // model goes through the ONNX importer, its errors located at its nodes.
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  auto onnxDiagnostics = makeOnnxDiagnosticHandler(&context);
+
+  Run run{modelPath, functionName, precisionName, inputsPath, outputPath};
+  OwningOpRef<ModuleOp> module = load(run, context, sourceMgr);
+  return module ? runFunction(*module, run) : 1;
 }

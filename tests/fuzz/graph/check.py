@@ -29,13 +29,14 @@ KNOWN_OPEN); precision misses under bf16 or f16 rounding are advisories.
 import math
 import os
 import re
-import subprocess
 import time
 
 import numpy as np
 
 import modules
+import ref_batch
 import tensors
+from process import TIMEOUT_S, first_line, run  # noqa: F401 (bundle.py's too)
 
 MODES = {
     "inference": ["--inference"],
@@ -49,7 +50,6 @@ PRECISION_RTOL = {"f32": 1e-3, "f16": 2e-2, "bf16": 0.1}
 # (and casts to i32 or i1).
 DISCONTINUOUS = ("kiln.floor", "kiln.ceil", "kiln.round", "kiln.sign", "kiln.compare",
                  "kiln.argmax")
-TIMEOUT_S = 300
 # Located errors that are the graph's own fault or a documented limit, each
 # with why; any other refusal of a generated (valid) graph is a finding.
 EXPECTED_REFUSALS = {
@@ -81,24 +81,6 @@ class Result:
 
     def find(self, check, mode, detail):
         self.findings.append((check, mode, detail))
-
-
-def run(cmd, timeout=TIMEOUT_S):
-    """(exit status, stdout, stderr); status None after timing out twice
-    (the first may be a stall of a busy machine)."""
-    for _ in range(2):
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                               errors="replace")
-            return p.returncode, p.stdout, p.stderr
-        except subprocess.TimeoutExpired:
-            pass
-    return None, "", f"timed out twice after {timeout} s"
-
-
-def first_line(text, limit=300):
-    lines = [l for l in text.splitlines() if l.strip()]
-    return (lines[0] if lines else "(no output)")[:limit]
 
 
 # --- compile ------------------------------------------------------------------
@@ -214,14 +196,7 @@ def optimizer_state(rng):
 
 def evaluate(tools, module_path, function, inputs, precision, work, tag):
     """kiln-ref's outputs {name: array}, or the error text."""
-    inp = os.path.join(work, f"{tag}.in.safetensors")
-    out = os.path.join(work, f"{tag}.out.safetensors")
-    tensors.save(inp, inputs)
-    status, _, stderr = run([tools.kiln_ref, module_path, "--function", function, "--inputs", inp,
-                             "--precision", precision, "-o", out])
-    if status != 0:
-        return f"kiln-ref {function} ({precision}) exit {status}: {first_line(stderr)}"
-    return tensors.load(out)
+    return ref_batch.evaluate(tools.kiln_ref, module_path, function, inputs, precision, work, tag)
 
 
 # --- comparisons ----------------------------------------------------------------
@@ -338,9 +313,11 @@ def reference(tools, path, passes, out, result, mode):
     return None
 
 
-def differential(graph, tools, work, seed, compiled, result):
-    rng = np.random.default_rng(seed)
-    values = draw_inputs(graph, rng)
+def references(graph, tools, work, compiled, result):
+    """The entries kiln-opt builds without fusion or memory planning:
+    {"sgd": forward (and forward_backward when training), "bf16": the bf16
+    AdamW step's, "promoted": the graph's with every type f32}, each there
+    when needed and built; None without the first."""
     path = os.path.join(work, "graph.mlir")
     if "f32_sgd" in compiled or "bf16_adamw" in compiled:
         ref_sgd = reference(tools, path, ["--kiln-make-train-step=function=loss optimizer=sgd"],
@@ -349,70 +326,106 @@ def differential(graph, tools, work, seed, compiled, result):
         ref_sgd = reference(tools, path, ["--kiln-make-forward=function=loss"],
                             os.path.join(work, "ref_forward.mlir"), result, "inference")
     if ref_sgd is None:
+        return None
+    refs = {"sgd": ref_sgd}
+    if "forward_backward" in open(ref_sgd).read() and narrowest_type(graph) != "f32":
+        refs["promoted"] = promoted_reference(graph, tools, work, result)
+    if "bf16_adamw" in compiled:
+        refs["bf16"] = reference(tools, path, ["--kiln-mixed-precision=function=loss precision=bf16",
+                                               "--kiln-make-train-step=function=loss optimizer=adamw"],
+                                 os.path.join(work, "ref_bf16.mlir"), result, "bf16_adamw")
+    return refs
+
+
+def differential(graph, tools, work, seed, compiled, result):
+    """Every kiln-ref run the comparisons need is made by one kiln-ref
+    process (ref_batch.py); only those a miss asks for (a second direction
+    of the central difference, the perturbed inputs of a precision miss)
+    run later on their own."""
+    rng = np.random.default_rng(seed)
+    values = draw_inputs(graph, rng)
+    refs = references(graph, tools, work, compiled, result)
+    if refs is None:
         return
+    ref_sgd = refs["sgd"]
     training = "forward_backward" in open(ref_sgd).read()
     discontinuous = has_jumps(graph)
     narrow = narrowest_type(graph)
+    batch = ref_batch.RefBatch(tools.kiln_ref, work)
+    types = {}
 
-    def run_entry(module_path, function, precision, tag, extra=None):
+    def queue(tag, module_path, function, precision, extra=None):
         sig = modules.signature(open(module_path).read(), function)
         if sig is None:
-            return f"{module_path} has no function @{function}", {}
-        inputs = entry_inputs(sig[0], values, extra or (lambda n, s: np.zeros(s)))
-        types = {name: dtype for name, _, dtype in sig[1]}
-        return evaluate(tools, module_path, function, inputs, precision, work, tag), types
+            batch.results[tag] = f"{module_path} has no function @{function}"
+            return
+        batch.add(tag, module_path, function, entry_inputs(sig[0], values, extra or zeros), precision)
+        types[tag] = {name: dtype for name, _, dtype in sig[1]}
 
-    def perturbed(module_path, function, eps):
-        """The module's f64 outputs with every float argument moved by a
+    queue("ref_forward", ref_sgd, "forward", "f64")
+    if training:
+        queue("ref_fb", ref_sgd, "forward_backward", "f64")
+    differences = None
+    if training and (narrow == "f32" or refs.get("promoted")):
+        if narrow != "f32":
+            queue("promoted_fb", refs["promoted"], "forward_backward", "f64")
+        differences = CentralDifferences(graph, tools, work, values, rng)
+        differences.queue(batch)
+    for mode, function, tag in (("inference", "forward", "inf"), ("f32_sgd", "forward_backward", "sgd")):
+        if mode in compiled:
+            queue(f"{tag}_f64", compiled[mode], function, "f64")
+            queue(f"{tag}_f32", compiled[mode], function, "f32")
+    if refs.get("bf16"):
+        module = compiled["bf16_adamw"]
+        queue("ref_bf16_fb", refs["bf16"], "forward_backward", "f64")
+        queue("bf16_f64", module, "forward_backward", "f64")
+        state = optimizer_state(np.random.default_rng(seed + 1))
+        queue("ref_bf16_step", refs["bf16"], "train_step", "f64", state)
+        queue("bf16_step", module, "train_step", "f64", state)
+        if not discontinuous:
+            queue("bf16_f32", module, "forward_backward", "f32")
+    batch.run()
+
+    def perturbed(function):
+        """The reference's f64 outputs with every float argument moved by a
         relative eps in a random direction."""
-        moved = {k: v * (1 + eps * rng.uniform(-1, 1, np.shape(v))) if np.asarray(v).dtype.kind == "f" else v
-                 for k, v in values.items()}
-        sig = modules.signature(open(module_path).read(), function)
-        inputs = entry_inputs(sig[0], moved, lambda n, s: np.zeros(s))
-        return evaluate(tools, module_path, function, inputs, "f64", work, "perturbed")
+        def outputs(eps):
+            moved = {k: v * (1 + eps * rng.uniform(-1, 1, np.shape(v))) if np.asarray(v).dtype.kind == "f"
+                     else v for k, v in values.items()}
+            sig = modules.signature(open(ref_sgd).read(), function)
+            inputs = entry_inputs(sig[0], moved, zeros)
+            return evaluate(tools, ref_sgd, function, inputs, "f64", work, "perturbed")
+        return outputs
 
-    want_fwd, _ = run_entry(ref_sgd, "forward", "f64", "ref_forward")
-    want_fb = run_entry(ref_sgd, "forward_backward", "f64", "ref_fb")[0] if training else {}
+    want_fwd = batch["ref_forward"]
+    want_fb = batch["ref_fb"] if training else {}
     if isinstance(want_fb, str) or isinstance(want_fwd, str):
         result.find("reference", "f32_sgd", want_fb if isinstance(want_fb, str) else want_fwd)
         return
-    if training:
-        grads = want_fb
-        if narrowest_type(graph) != "f32":
-            grads = promoted_gradients(graph, tools, work, values, result)
-        if grads is not None:
-            autodiff_check(graph, tools, work, values, grads, rng, result)
-
-    if "inference" in compiled:
-        got, types = run_entry(compiled["inference"], "forward", "f64", "inf_f64")
-        compare_outputs(result, "transform", "inference", got, want_fwd, types)
-        got, _ = run_entry(compiled["inference"], "forward", "f32", "inf_f32")
-        precision_check(result, "inference", got, want_fwd, types, narrow, discontinuous,
-                        lambda eps: perturbed(ref_sgd, "forward", eps))
-    if "f32_sgd" in compiled:
-        got, types = run_entry(compiled["f32_sgd"], "forward_backward", "f64", "sgd_f64")
-        compare_outputs(result, "transform", "f32_sgd", got, want_fb, types)
-        got, _ = run_entry(compiled["f32_sgd"], "forward_backward", "f32", "sgd_f32")
-        precision_check(result, "f32_sgd", got, want_fb, types, narrow, discontinuous,
-                        lambda eps: perturbed(ref_sgd, "forward_backward", eps))
-    if "bf16_adamw" in compiled:
-        ref_bf16 = reference(tools, path, ["--kiln-mixed-precision=function=loss precision=bf16",
-                                           "--kiln-make-train-step=function=loss optimizer=adamw"],
-                             os.path.join(work, "ref_bf16.mlir"), result, "bf16_adamw")
-        if ref_bf16 is None:
-            return
-        module = compiled["bf16_adamw"]
-        want, _ = run_entry(ref_bf16, "forward_backward", "f64", "ref_bf16_fb")
-        got, types = run_entry(module, "forward_backward", "f64", "bf16_f64")
-        compare_outputs(result, "transform", "bf16_adamw", got, want, types)
-        state = optimizer_state(np.random.default_rng(seed + 1))
-        want, _ = run_entry(ref_bf16, "train_step", "f64", "ref_bf16_step", state)
-        got, types = run_entry(module, "train_step", "f64", "bf16_step", state)
-        compare_outputs(result, "transform", "bf16_adamw", got, want, types)
+    if differences:
+        grads = want_fb if narrow == "f32" else batch["promoted_fb"]
+        if isinstance(grads, str):
+            result.find("reference", "f32_sgd", grads)
+        else:
+            differences.check(grads, batch, result)
+    for mode, function, tag, want in (("inference", "forward", "inf", want_fwd),
+                                      ("f32_sgd", "forward_backward", "sgd", want_fb)):
+        if mode in compiled:
+            compare_outputs(result, "transform", mode, batch[f"{tag}_f64"], want, types.get(f"{tag}_f64", {}))
+            precision_check(result, mode, batch[f"{tag}_f32"], want, types.get(f"{tag}_f64", {}), narrow,
+                            discontinuous, perturbed(function))
+    if refs.get("bf16"):
+        for want, got in (("ref_bf16_fb", "bf16_f64"), ("ref_bf16_step", "bf16_step")):
+            compare_outputs(result, "transform", "bf16_adamw", batch[got], batch[want], types.get(got, {}))
         if not discontinuous:
-            got, types = run_entry(module, "forward_backward", "f32", "bf16_f32")
-            precision_check(result, "bf16_adamw", got, want_fb, types, "bf16", discontinuous,
-                            lambda eps: perturbed(ref_sgd, "forward_backward", eps))
+            precision_check(result, "bf16_adamw", batch["bf16_f32"], want_fb, types.get("bf16_f32", {}), "bf16",
+                            discontinuous, perturbed("forward_backward"))
+
+
+def zeros(name, shape):
+    """An entry's argument the graph does not have (optimizer state, lr,
+    step): zeros."""
+    return np.zeros(shape)
 
 
 def has_jumps(graph):
@@ -471,60 +484,76 @@ def promoted(text):
     return NARROW_TYPE.sub(r"\1f32>", text)
 
 
-def promoted_gradients(graph, tools, work, values, result):
-    """forward_backward of the promoted graph in f64, or None."""
+def promoted_reference(graph, tools, work, result):
+    """The reference entries of the promoted graph, or None."""
     path = os.path.join(work, "promoted.mlir")
     with open(path, "w") as f:
         f.write(promoted(graph.text()))
-    module = reference(tools, path, ["--kiln-make-train-step=function=loss optimizer=sgd"],
-                       os.path.join(work, "ref_promoted.mlir"), result, "f32_sgd")
-    if module is None:
-        return None
-    sig = modules.signature(open(module).read(), "forward_backward")
-    inputs = entry_inputs(sig[0], values, lambda n, s: np.zeros(s))
-    out = evaluate(tools, module, "forward_backward", inputs, "f64", work, "promoted_fb")
-    if isinstance(out, str):
-        result.find("reference", "f32_sgd", out)
-        return None
-    return out
+    return reference(tools, path, ["--kiln-make-train-step=function=loss optimizer=sgd"],
+                     os.path.join(work, "ref_promoted.mlir"), result, "f32_sgd")
 
 
-def autodiff_check(graph, tools, work, values, grads, rng, result):
+class CentralDifferences:
     """(L(p + d) - L(p - d)) / 2 against sum(grad . d) for a random d of
     about 1e-6 per element, in f64 (on the graph with every type f32); a
     mismatch counts when a second direction confirms it (a first one may
-    cross a jump of floor or sign)."""
-    params = [a for a in graph.args if a.kind == "param"]
-    if not params:
-        return
-    fd_path = os.path.join(work, "fd.mlir")
-    with open(fd_path, "w") as f:
-        f.write(promoted(fd_module(graph)))
-    failures = []
-    for attempt in range(2):
-        inputs = {a.value.name: ("f32", values[a.value.name]) if a.value.is_float()
-                  else (a.value.dtype, values[a.value.name]) for a in graph.args}
-        predicted, scale = 0.0, 0.0
-        for a in params:
-            d = tensors.round_to(rng.standard_normal(a.value.shape) * 1e-6, "f32")
+    cross a jump of floor or sign). The first direction is evaluated with
+    the graph's other runs (queue), the second only when needed."""
+
+    def __init__(self, graph, tools, work, values, rng):
+        self.graph, self.tools, self.work, self.values, self.rng = graph, tools, work, values, rng
+        self.params = [a for a in graph.args if a.kind == "param"]
+        self.path = os.path.join(work, "fd.mlir")
+        self.first = None
+
+    def probe(self):
+        """@fd's inputs for a fresh random direction, and that direction by
+        parameter."""
+        inputs = {a.value.name: ("f32", self.values[a.value.name]) if a.value.is_float()
+                  else (a.value.dtype, self.values[a.value.name]) for a in self.graph.args}
+        directions = {}
+        for a in self.params:
+            d = tensors.round_to(self.rng.standard_normal(a.value.shape) * 1e-6, "f32")
             inputs["d_" + a.value.name] = ("f32", d)
-            g = np.asarray(grads["grad." + a.value.name], np.float64)
-            predicted += float(np.sum(g * d))
-            scale += float(np.sum(np.abs(g * d)))
-        out = evaluate(tools, fd_path, "fd", inputs, "f64", work, f"fd{attempt}")
-        if isinstance(out, str):
-            result.find("autodiff", "f64", out)
+            directions["grad." + a.value.name] = d
+        return inputs, directions
+
+    def queue(self, batch):
+        if not self.params:
             return
-        central = float(out["diff"]) / 2
-        result.checks += 1
-        if not math.isfinite(central) or not math.isfinite(float(grads["loss"])):
-            return  # (a NaN loss, as cross entropy's with every row ignored)
-        atol = 1e-12 * max(1.0, abs(float(grads["loss"])))
-        if abs(central - predicted) <= 1e-5 * scale + 1e-4 * abs(central) + atol:
+        with open(self.path, "w") as f:
+            f.write(promoted(fd_module(self.graph)))
+        inputs, self.first = self.probe()
+        batch.add("fd0", self.path, "fd", inputs, "f64")
+
+    def check(self, grads, batch, result):
+        if not self.params:
             return
-        failures.append(f"central difference {central:.9g}, gradients predict {predicted:.9g}"
-                        f" (sum |g d| {scale:.3g})")
-    result.find("autodiff", "f64", "; ".join(failures))
+        failures = []
+        for attempt in range(2):
+            if attempt == 0:
+                directions, out = self.first, batch["fd0"]
+            else:
+                inputs, directions = self.probe()
+                out = evaluate(self.tools, self.path, "fd", inputs, "f64", self.work, "fd1")
+            if isinstance(out, str):
+                result.find("autodiff", "f64", out)
+                return
+            predicted, scale = 0.0, 0.0
+            for name, d in directions.items():
+                g = np.asarray(grads[name], np.float64)
+                predicted += float(np.sum(g * d))
+                scale += float(np.sum(np.abs(g * d)))
+            central = float(out["diff"]) / 2
+            result.checks += 1
+            if not math.isfinite(central) or not math.isfinite(float(grads["loss"])):
+                return  # (a NaN loss, as cross entropy's with every row ignored)
+            atol = 1e-12 * max(1.0, abs(float(grads["loss"])))
+            if abs(central - predicted) <= 1e-5 * scale + 1e-4 * abs(central) + atol:
+                return
+            failures.append(f"central difference {central:.9g}, gradients predict {predicted:.9g}"
+                            f" (sum |g d| {scale:.3g})")
+        result.find("autodiff", "f64", "; ".join(failures))
 
 
 def fd_module(graph):

@@ -33,6 +33,14 @@ BROKEN = {
 }
 # A stand-in for kiln-opt whose gradients are wrong: in the reference's
 # forward_backward every sub becomes an add (the last argument is -o FILE).
+# Stand-ins for kiln-ref: one that crashes (the fuzzer asks again one run
+# at a time and names the run), and one whose first run of a batch fails
+# (its error must be that run's, ref_forward's, and no other's).
+BROKEN_REF = {
+    "kiln-ref crash": ("kill -SEGV $$", "reference", "(f64) exit -11: (no output)"),
+    "kiln-ref run fails in a batch": ('[ "$1" = --batch ] && sed -i "1s/\tforward\t/\tnope\t/" "$2"; "$REAL" "$@"',
+                                      "reference", "kiln-ref forward (f64) exit 1: error: no function 'nope'"),
+}
 WRONG_GRADIENT = ('"$REAL" "$@" && sed -i "/func.func @forward_backward/,/^  }/s/kiln.sub /kiln.add /" '
                   '"${@: -1}"')
 
@@ -70,8 +78,8 @@ def main():
         cases.append((name, "" if ok else detail))
         print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
 
-    def tools(kilnc, kiln_opt=os.path.join(args.bin, "kiln-opt")):
-        return check.Tools(kilnc, kiln_opt, os.path.join(args.bin, "kiln-ref"))
+    def tools(kilnc, kiln_opt=os.path.join(args.bin, "kiln-opt"), kiln_ref=os.path.join(args.bin, "kiln-ref")):
+        return check.Tools(kilnc, kiln_opt, kiln_ref)
 
     result = check.check(graph, tools(real), os.path.join(args.work, "real"), 1)
     record("the real kilnc", not result.findings and result.checks > 0,
@@ -79,6 +87,11 @@ def main():
     for name, (body, kind, text) in BROKEN.items():
         kilnc = stand_in(args.work, name, body, real)
         result = check.check(graph, tools(kilnc), os.path.join(args.work, name.replace(" ", "_")), 1)
+        record(name, any(f[0] == kind and text in f[2] for f in result.findings),
+               f"expected a {kind} finding with '{text}', got {result.findings or 'none'}")
+    for name, (body, kind, text) in BROKEN_REF.items():
+        kiln_ref = stand_in(args.work, name, body, os.path.join(args.bin, "kiln-ref"))
+        result = check.check(graph, tools(real, kiln_ref=kiln_ref), os.path.join(args.work, name.replace(" ", "_")), 1)
         record(name, any(f[0] == kind and text in f[2] for f in result.findings),
                f"expected a {kind} finding with '{text}', got {result.findings or 'none'}")
     kiln_opt = stand_in(args.work, "wrong gradient", WRONG_GRADIENT, os.path.join(args.bin, "kiln-opt"))

@@ -6,12 +6,13 @@
 // HELP: usage: kiln-ref [options] <model.mlir|model.onnx> --function NAME
 // HELP: Model:
 // HELP-NEXT: --fresh-params {{ *}}.onnx: trainable initializers start from a fresh
-// HELP: --function NAME           the function to run (required)
+// HELP: --function NAME           the function to run (required unless --batch)
 // HELP: --trainable
 // HELP: Inputs:
 // HELP: --int-range N
 // HELP-NEXT: (default: 4)
 // HELP: --random-seed N
+// HELP: --batch PATH {{ *}}evaluate the runs a file lists
 // HELP: Output:
 // HELP: -o PATH
 // HELP: --print-count N {{.*}}(default: 8)
@@ -27,7 +28,7 @@
 // RUN: cmp %t.function.safetensors %t.fn.safetensors
 
 // RUN: sh %S/Inputs/exit_status.sh kiln-ref %s --random-seed 3 --print | FileCheck %s --check-prefix=NOFUNCTION
-// NOFUNCTION: kiln-ref: for the --function option: must be specified at least once!
+// NOFUNCTION: kiln-ref: error: give --function NAME
 // NOFUNCTION: exit status 2
 // RUN: sh %S/Inputs/exit_status.sh kiln-ref %s --function f --random-seed 3 | FileCheck %s --check-prefix=NOTHING
 // NOTHING: kiln-ref: error: nothing to do: give -o out.safetensors and/or --print
