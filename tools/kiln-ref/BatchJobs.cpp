@@ -24,8 +24,8 @@ std::string checkJob(const BatchJob &job) {
 
 } // namespace
 
-std::vector<BatchJob> parseBatchJobs(llvm::StringRef path,
-                                     llvm::StringRef text, std::string &error) {
+std::vector<BatchJob> parseBatchJobs(llvm::StringRef path, llvm::StringRef text,
+                                     std::string &error) {
   std::vector<BatchJob> jobs;
   unsigned number = 0;
   while (!text.empty()) {
@@ -39,12 +39,13 @@ std::vector<BatchJob> parseBatchJobs(llvm::StringRef path,
     line.split(fields, '\t');
     std::string where = path.str() + ":" + std::to_string(number) + ": ";
     if (fields.size() != 5) {
-      error = where + "expected 5 tab-separated fields (model, function, "
-                      "precision, inputs, output), got " +
+      error = where +
+              "expected 5 tab-separated fields (model, function, "
+              "precision, inputs, output), got " +
               std::to_string(fields.size());
       return {};
     }
-    BatchJob job{number,           fields[0].str(), fields[1].str(),
+    BatchJob job{number,          fields[0].str(), fields[1].str(),
                  fields[2].str(), fields[3].str(), fields[4].str()};
     if (std::string why = checkJob(job); !why.empty()) {
       error = where + why;

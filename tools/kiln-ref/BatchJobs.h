@@ -31,8 +31,8 @@ struct BatchJob {
 
 /// The runs of a batch file's `text`, or, in `error`, the first bad line as
 /// "FILE:LINE: what is wrong" (FILE being `path`).
-std::vector<BatchJob> parseBatchJobs(llvm::StringRef path,
-                                     llvm::StringRef text, std::string &error);
+std::vector<BatchJob> parseBatchJobs(llvm::StringRef path, llvm::StringRef text,
+                                     std::string &error);
 
 } // namespace kiln::tools
 

@@ -7,13 +7,13 @@ namespace {
 
 TEST(BatchJobs, ReadsTabSeparatedRunsAndSkipsCommentsAndBlankLines) {
   std::string error;
-  std::vector<BatchJob> jobs = parseBatchJobs(
-      "runs.txt",
-      "# model function precision inputs output\n"
-      "a.mlir\tforward\tf64\tin.safetensors\tout.safetensors\n"
-      "\n"
-      "b c.mlir\tstep\tf32\t-\tout 2.safetensors\r\n",
-      error);
+  std::vector<BatchJob> jobs =
+      parseBatchJobs("runs.txt",
+                     "# model function precision inputs output\n"
+                     "a.mlir\tforward\tf64\tin.safetensors\tout.safetensors\n"
+                     "\n"
+                     "b c.mlir\tstep\tf32\t-\tout 2.safetensors\r\n",
+                     error);
   ASSERT_EQ(error, "");
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].line, 2u);
@@ -30,8 +30,8 @@ TEST(BatchJobs, ReadsTabSeparatedRunsAndSkipsCommentsAndBlankLines) {
 
 TEST(BatchJobs, NamesTheLineOfAWrongFieldCount) {
   std::string error;
-  EXPECT_TRUE(parseBatchJobs("runs.txt", "\na.mlir f f64 in out\n", error)
-                  .empty());
+  EXPECT_TRUE(
+      parseBatchJobs("runs.txt", "\na.mlir f f64 in out\n", error).empty());
   EXPECT_EQ(error, "runs.txt:2: expected 5 tab-separated fields (model, "
                    "function, precision, inputs, output), got 1");
 }

@@ -101,10 +101,10 @@ static cl::OptionCategory runCategory("Evaluation");
 static cl::OptionCategory outputCategory("Output");
 static cl::opt<std::string> modelPath(cl::Positional,
                                       cl::desc("<model.mlir|model.onnx>"));
-static cl::opt<std::string> functionName("function",
-                                         cl::desc("the function to run (required unless --batch)"),
-                                         cl::value_desc("name"),
-                                         cl::cat(modelOptionCategory()));
+static cl::opt<std::string>
+    functionName("function",
+                 cl::desc("the function to run (required unless --batch)"),
+                 cl::value_desc("name"), cl::cat(modelOptionCategory()));
 // kiln-ref's first spelling, kept working.
 static cl::alias functionAlias("fn", cl::desc("alias for --function"),
                                cl::aliasopt(functionName));
@@ -178,9 +178,10 @@ static const ::kiln::tools::ToolCommandLine &commandLine() {
 static std::string checkOptions() {
   if (!batchPath.empty()) {
     const cl::Option *singleRun[] = {
-        &functionName, &inputsPath, &allowNonfiniteInputs, &randomSeed,
-        &intRange,     &initParams, &precisionName,        &outputPath,
-        &saveInputsPath, &printOutputs, &printCount};
+        &functionName,  &inputsPath, &allowNonfiniteInputs,
+        &randomSeed,    &intRange,   &initParams,
+        &precisionName, &outputPath, &saveInputsPath,
+        &printOutputs,  &printCount};
     for (const cl::Option *option : singleRun)
       if (option->getNumOccurrences())
         return "--batch lists each run's model, function, precision, inputs "
