@@ -740,7 +740,7 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   main.mergeable = false;
   // The persistent kernels' blocks are one wave: launched early they would
   // crowd onto the SMs the predecessor leaves free (KernelSpec::programmatic;
-  // bench/results/2026-12-02-h200-conv-tma-notes.md).
+  // results/bench/2026-12-02-h200-conv-tma-notes.md).
   main.programmatic = !wgmma;
   builder.kernel(std::move(main));
   if (split)

@@ -35,7 +35,7 @@ const GemmTileConfig kConvMmaConfigs[] = {
 };
 // wgmma (sm_90a, kernels/conv_wgmma.cuh): warpgroups of 64 x BN over
 // 64-deep swizzled stages. The efficiencies and stage counts come from the
-// H200 sweep over the ResNet-50 layers (bench/results/
+// H200 sweep over the ResNet-50 layers (results/bench/
 // 2026-12-01-h200-conv-tile-sweep-wgmma.txt): 128x128 with six stages runs
 // best where K is long; 128x64 with four stages, two blocks per SM (whose
 // sixteen warps hide the gathers' address arithmetic and each other's
@@ -415,7 +415,7 @@ void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed,
     return;
   // Where the work items fit the SMs one each, a second block per SM would
   // find none: the one block takes the SM's shared memory for more stages
-  // (bench/results/2026-12-02-h200-conv-tma-sweep.txt).
+  // (results/bench/2026-12-02-h200-conv-tma-sweep.txt).
   int64_t items = ((plan.rows + tile.bm - 1) / tile.bm) *
                   ((plan.cols + tile.bn - 1) / tile.bn) * g.GROUPS *
                   plan.choice.split;
