@@ -50,8 +50,9 @@
 #    checkout has it, and FlashRNN's source (flashrnn/, FLASHRNN_COMMIT) from
 #    its git directory FLASHRNN_GIT (default /work/.mirror/NX-AI+flashrnn/repo;
 #    FLASHRNN_REV, default HEAD), left out with a message when absent;
-#  - COMMIT (the kiln commit the bundle was built from), run.py and the
-#    profile scripts (profile_gemm.sh, profile_entry.sh, profile_kernels.py).
+#  - COMMIT (the kiln commit the bundle was built from), run.py with its
+#    modules (bench_*.py) and the profile scripts (profile_gemm.sh,
+#    profile_entry.sh, profile_kernels.py).
 # Then, on the GPU machine, from inside DIR: python3 run.py RESULTS.md
 #
 # KILN_BIN=DIR takes kilnc, kiln-ref and kiln-run from DIR instead of
@@ -134,7 +135,7 @@ for sample in sine_block mlp; do
 done
 
 # A GEMM model as NAME.kiln, and as NAME_SUFFIX.kiln for each variant run.py
-# compares it with (run.py's GEMM_VARIANTS): in thread-block clusters that
+# compares it with (bench_gemm.py's GEMM_VARIANTS): in thread-block clusters that
 # share the rhs tile, with TMA stores, and in the ping-pong schedule.
 gemm_with_variants() { # MODEL NAME
   local model="$1" name="$2" variant
@@ -330,7 +331,7 @@ else
   echo "no FlashRNN git directory at ${flashrnn_git}: run.py reports its rows as missing" >&2
 fi
 
-cp "${kilnrun}" bench/run.py bench/profile_gemm.sh bench/profile_entry.sh \
+cp "${kilnrun}" bench/run.py bench/bench_*.py bench/profile_gemm.sh bench/profile_entry.sh \
   bench/profile_kernels.py "${out}/"
 commit="$(git rev-parse HEAD)"
 if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then

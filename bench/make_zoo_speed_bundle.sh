@@ -27,7 +27,7 @@ rm -rf "${out}" "${out}.tar.xz"
 mkdir -p "${out}"
 /usr/bin/python3 bench/zoo_speed.py bundle --kilnc "${kilnc}" --out "${out}" ${ONLY:+--only "${ONLY}"}
 rm -rf "${out}/work"
-cp "${kilnrun}" bench/zoo_speed.py bench/run.py tests/zoo/models.py "${out}/"
+cp "${kilnrun}" bench/zoo_speed.py bench/bench_harness.py tests/zoo/models.py "${out}/"
 chmod u+w,+x "${out}/kiln-run"
 git rev-parse HEAD >"${out}/COMMIT"
 tar cJf "${out}.tar.xz" -C "$(dirname "${out}")" "$(basename "${out}")"

@@ -9,7 +9,7 @@ bundle (here): per workload (WORKLOADS: models of tests/zoo/models.py at
 their "bench" size), the model and its loss are exported to ONNX as
 tests/zoo/zoo.py exports them (opset 17, training mode) and compiled with
 `kilnc --train=adamw --precision=bf16 --fresh-params`; DIR gets the
-artifacts, kiln-run, this script, bench/run.py, models.py, COMMIT,
+artifacts, kiln-run, this script, bench/bench_harness.py, models.py, COMMIT,
 workloads.json (kilnc's time, the artifact's size, or its diagnostic) and
 MANIFEST (the same, a line a workload). The batches are not carried: run
 draws them there from the seed.
@@ -45,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # in one folder.
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests", "zoo")]
 
-import run as bench_run  # noqa: E402  (bench/run.py: timing, safetensors)
+import bench_harness as harness  # noqa: E402  (timing, safetensors)
 
 # workload: (model of models.py, its size, what that is).
 WORKLOADS = {
@@ -155,8 +155,8 @@ def write_kiln_inputs(case, path):
     """The batch as kiln-run reads it: floats f32, integers i32."""
     import torch
     tensors = dict(case.inputs, target=case.target)
-    bench_run.write_safetensors(path, {
-        n: bench_run.safetensors_entry(t.float() if t.is_floating_point() else t.int())
+    harness.write_safetensors(path, {
+        n: harness.safetensors_entry(t.float() if t.is_floating_point() else t.int())
         for n, t in tensors.items()})
 
 
@@ -175,7 +175,7 @@ def measure_kiln(args, case):
             if proc.returncode:
                 return {"error": f"kiln-run --dry-run exit {proc.returncode}"}
             return {"note": "dry run: inputs checked, not timed"}
-        ms, note = bench_run.time_kiln(artifact, "train_step", inputs, None, args.warmup,
+        ms, note = harness.time_kiln(artifact, "train_step", inputs, None, args.warmup,
                                        args.iters, ["--seed", str(SEED)])
     if ms is None:
         return {"error": note}
@@ -230,7 +230,7 @@ def measure_torch(args, case):
     first_s = time.monotonic() - start
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
-        ms = bench_run.time_events(step, args.warmup, args.iters)
+        ms = harness.time_events(step, args.warmup, args.iters)
         peak = torch.cuda.max_memory_allocated() / 2**20
     else:
         ms, peak = time_cpu(step, args.warmup, args.iters), None
@@ -250,7 +250,7 @@ def measure(args):
     except Exception as e:  # reported as the row's note
         import traceback
         traceback.print_exc()
-        result = {"error": bench_run.short_error(e)}
+        result = {"error": harness.short_error(e)}
     print(RESULT + json.dumps(result), flush=True)
     return 0
 
@@ -341,7 +341,7 @@ def read_json(path):
 def cell_ms(result):
     if not result or result.get("error", "").startswith("not run"):
         return "not run"
-    return bench_run.fmt_ms(result.get("ms"))
+    return harness.fmt_ms(result.get("ms"))
 
 
 def cell_ratio(torch_result, kiln_result):

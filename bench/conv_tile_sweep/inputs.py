@@ -5,7 +5,7 @@ import sys
 
 import torch
 
-import run
+from bench_harness import write_safetensors
 
 name, n, c, h, w, o, k, s, p = sys.argv[1], *map(int, sys.argv[2:10])
 oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
@@ -17,6 +17,6 @@ def tensor(shape):
 
 
 X, W, G = tensor((n, h, w, c)), tensor((o, k, k, c)), tensor((n, oh, ow, o))
-run.write_safetensors(name + ".forward.safetensors", {"x": X, "w": W})
-run.write_safetensors(name + ".di.safetensors", {"g": G, "w": W})
-run.write_safetensors(name + ".dw.safetensors", {"g": G, "x": X})
+write_safetensors(name + ".forward.safetensors", {"x": X, "w": W})
+write_safetensors(name + ".di.safetensors", {"g": G, "w": W})
+write_safetensors(name + ".dw.safetensors", {"g": G, "x": X})

@@ -26,4 +26,4 @@ for model in "${out}"/*.mlir; do
   done
 done
 cp "${bin}/tools/kiln-run/kiln-run" bench/conv_tile_sweep/run.sh bench/conv_tile_sweep/inputs.py \
-  bench/run.py "${out}/"
+  bench/bench_harness.py "${out}/"

@@ -1,5 +1,5 @@
 // Attention, B8 H16 T2048 D64 bf16, causal, scale 1/sqrt(D).
-// Written by bench/models/gen_attention.py (bench/run.py's ATTENTION_SHAPES).
+// Written by bench/models/gen_attention.py (bench/bench_attention.py's ATTENTION_SHAPES).
 // Compiled with `kilnc --inference --function f`, the artifact has the
 // entries that bench/run.py times:
 //  - forward: o = attention(q, k, v);

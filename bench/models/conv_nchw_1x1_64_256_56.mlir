@@ -1,7 +1,7 @@
 // conv2d, NCHW, 1x1, 64->256, 56² (ResNet-50), N32 bf16:
 // x [32, 64, 56, 56], w [256, 64, 1, 1] -> y [32, 256, 56, 56];
 // 1x1 filter, stride 1, padding 0, no bias.
-// Written by bench/models/gen_conv.py (bench/run.py's CONV_LAYERS). Compiled
+// Written by bench/models/gen_conv.py (bench/bench_conv.py's CONV_LAYERS). Compiled
 // with `kilnc --inference --function f`, the artifact has the entries that
 // bench/run.py times:
 //  - forward: y = conv2d(x, w);

@@ -1,7 +1,7 @@
 // conv2d, NCHW, 3x3/2, 128->128, 56² (ResNet-50), N32 bf16:
 // x [32, 128, 56, 56], w [128, 128, 3, 3] -> y [32, 128, 28, 28];
 // 3x3 filter, stride 2, padding 1, no bias.
-// Written by bench/models/gen_conv.py (bench/run.py's CONV_LAYERS). Compiled
+// Written by bench/models/gen_conv.py (bench/bench_conv.py's CONV_LAYERS). Compiled
 // with `kilnc --inference --function f`, the artifact has the entries that
 // bench/run.py times:
 //  - forward: y = conv2d(x, w);

@@ -1,7 +1,7 @@
 // conv2d, NCHW, stem 7x7/2, 3->64, 224² (ResNet-50), N32 bf16:
 // x [32, 3, 224, 224], w [64, 3, 7, 7] -> y [32, 64, 112, 112];
 // 7x7 filter, stride 2, padding 3, no bias.
-// Written by bench/models/gen_conv.py (bench/run.py's CONV_LAYERS). Compiled
+// Written by bench/models/gen_conv.py (bench/bench_conv.py's CONV_LAYERS). Compiled
 // with `kilnc --inference --function f`, the artifact has the entries that
 // bench/run.py times:
 //  - forward: y = conv2d(x, w);

@@ -1,7 +1,7 @@
 // conv2d, NHWC, stem 7x7/2, 3->64, 224² (ResNet-50), N32 bf16:
 // x [32, 224, 224, 3], w [64, 7, 7, 3] -> y [32, 112, 112, 64];
 // 7x7 filter, stride 2, padding 3, no bias.
-// Written by bench/models/gen_conv.py (bench/run.py's CONV_LAYERS). Compiled
+// Written by bench/models/gen_conv.py (bench/bench_conv.py's CONV_LAYERS). Compiled
 // with `kilnc --inference --function f`, the artifact has the entries that
 // bench/run.py times:
 //  - forward: y = conv2d(x, w);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the attention models of the benchmarks, bench/models/attention_*.mlir:
-B8 H16 T2048 in bf16 at head dims 64 and 128, causal and not (bench/run.py's
+B8 H16 T2048 in bf16 at head dims 64 and 128, causal and not (bench/bench_attention.py's
 ATTENTION_SHAPES), one file per shape.
 
     python3 bench/models/gen_attention.py [--check] [--out DIR]
@@ -16,17 +16,17 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
-import run  # noqa: E402  bench/run.py: the shapes
+import bench_attention as attention  # noqa: E402  bench/bench_attention.py: the shapes
 import model_files  # noqa: E402
 
 
 def model(d, causal):
-    t = "tensor<" + "x".join(map(str, run.attention_shape(d))) + "xbf16>"
+    t = "tensor<" + "x".join(map(str, attention.attention_shape(d))) + "xbf16>"
     mask = " causal" if causal else ""
     return "\n".join([
-        f"// Attention, B{run.ATTENTION_B} H{run.ATTENTION_H} T{run.ATTENTION_T} "
+        f"// Attention, B{attention.ATTENTION_B} H{attention.ATTENTION_H} T{attention.ATTENTION_T} "
         f"D{d} bf16, {'causal' if causal else 'not causal'}, scale 1/sqrt(D).",
-        "// Written by bench/models/gen_attention.py (bench/run.py's ATTENTION_SHAPES).",
+        "// Written by bench/models/gen_attention.py (bench/bench_attention.py's ATTENTION_SHAPES).",
         "// Compiled with `kilnc --inference --function f`, the artifact has the",
         "// entries that bench/run.py times:",
         "//  - forward: o = attention(q, k, v);",
@@ -55,8 +55,8 @@ def main(argv):
     p.add_argument("--check", action="store_true",
                    help="compare instead of writing; exit 1 on a difference")
     args = p.parse_args(argv)
-    texts = {os.path.join(args.out, run.attention_model_name(d, causal) + ".mlir"):
-             model(d, causal) for d, causal in run.ATTENTION_SHAPES}
+    texts = {os.path.join(args.out, attention.attention_model_name(d, causal) + ".mlir"):
+             model(d, causal) for d, causal in attention.ATTENTION_SHAPES}
     return model_files.write_or_check(texts, args.check, "gen_attention.py")
 
 

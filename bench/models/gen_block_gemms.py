@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the matrix products of the transformer block's training step as
 models of their own, bench/models/gemm_block_<form>_<M>x<K>x<N>.mlir
-(bench/run.py's block_gemms: the forward's, the input gradients' and the
+(bench/bench_gemm.py's block_gemms: the forward's, the input gradients' and the
 weight gradients' products), one file per shape.
 
     python3 bench/models/gen_block_gemms.py [--check] [--out DIR]
@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
-import run  # noqa: E402  bench/run.py: the shapes
+import bench_gemm as gemm  # noqa: E402  bench/bench_gemm.py: the shapes
 import model_files  # noqa: E402
 
 FORMS = {"nn": ("y = a @ b", ""),
@@ -30,7 +30,7 @@ def tensor(shape):
 
 
 def model(form, m, k, n, count, what):
-    a, b = (tensor(s) for s in run.block_gemm_operands(form, m, k, n))
+    a, b = (tensor(s) for s in gemm.block_gemm_operands(form, m, k, n))
     y = tensor([m, n])
     formula, flag = FORMS[form]
     return "\n".join([
@@ -52,8 +52,8 @@ def main(argv):
     p.add_argument("--check", action="store_true",
                    help="compare instead of writing; exit 1 on a difference")
     args = p.parse_args(argv)
-    texts = {os.path.join(args.out, run.block_gemm_name(*shape[:4]) + ".mlir"):
-             model(*shape) for shape in run.block_gemms()}
+    texts = {os.path.join(args.out, gemm.block_gemm_name(*shape[:4]) + ".mlir"):
+             model(*shape) for shape in gemm.block_gemms()}
     return model_files.write_or_check(texts, args.check, "gen_block_gemms.py")
 
 

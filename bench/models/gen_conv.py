@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the convolution models of the benchmarks, bench/models/conv_*.mlir:
-ResNet-50's layers at N = 32 in bf16 (bench/run.py's CONV_LAYERS, the conv2d
+ResNet-50's layers at N = 32 in bf16 (bench/bench_conv.py's CONV_LAYERS, the conv2d
 anchors of TARGETS.md), in NHWC and NCHW, one file per layer and layout.
 
     python3 bench/models/gen_conv.py [--check] [--out DIR]
@@ -16,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
-import run  # noqa: E402  bench/run.py: the layers and their shapes
+import bench_conv as conv  # noqa: E402  bench/bench_conv.py: the layers and their shapes
 import model_files  # noqa: E402
 
 
@@ -37,16 +37,16 @@ def conv_attrs(layer, layout):
 def model(layer, layout):
     """The model file's text: @f (the forward pass), @fwdbwd and, for the
     stem, @fwdbwd_nodx."""
-    s = run.conv_shapes(layer, layout)
+    s = conv.conv_shapes(layer, layout)
     x, w, y = tensor(s["x"]), tensor(s["w"]), tensor(s["y"])
     attrs = conv_attrs(layer, layout)
     k, stride, pad = layer["k"], layer["stride"], layer["pad"]
-    directions = run.conv_directions(layer)
+    directions = conv.conv_directions(layer)
     lines = [
-        f"// conv2d, {layout.upper()}, {layer['what']} (ResNet-50), N{run.CONV_N} bf16:",
+        f"// conv2d, {layout.upper()}, {layer['what']} (ResNet-50), N{conv.CONV_N} bf16:",
         f"// x {s['x']}, w {s['w']} -> y {s['y']};",
         f"// {k}x{k} filter, stride {stride}, padding {pad}, no bias.",
-        "// Written by bench/models/gen_conv.py (bench/run.py's CONV_LAYERS). Compiled",
+        "// Written by bench/models/gen_conv.py (bench/bench_conv.py's CONV_LAYERS). Compiled",
         "// with `kilnc --inference --function f`, the artifact has the entries that",
         "// bench/run.py times:",
         "//  - forward: y = conv2d(x, w);",
@@ -96,10 +96,10 @@ def main(argv):
                    help="compare instead of writing; exit 1 on a difference")
     args = p.parse_args(argv)
     texts = {}
-    for layout in run.CONV_LAYOUTS:
-        for entry in run.CONV_LAYERS:
-            layer = run.conv_layer(entry[0])
-            path = os.path.join(args.out, run.conv_model_name(layout, layer["name"]) + ".mlir")
+    for layout in conv.CONV_LAYOUTS:
+        for entry in conv.CONV_LAYERS:
+            layer = conv.conv_layer(entry[0])
+            path = os.path.join(args.out, conv.conv_model_name(layout, layer["name"]) + ".mlir")
             texts[path] = model(layer, layout)
     return model_files.write_or_check(texts, args.check, "gen_conv.py")
 

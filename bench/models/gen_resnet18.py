@@ -10,7 +10,7 @@
                                        and computes its loss in f64, which
                                        bench/run.py checks its PyTorch model by.
 
-The network (bench/run.py's resnet18_convs and resnet18_module): a 3x3 stem
+The network (bench/bench_resnet.py's resnet18_convs and resnet18_module): a 3x3 stem
 conv (3 -> 64), batch norm, ReLU; four stages of two BasicBlocks (conv 3x3,
 batch norm, ReLU, conv 3x3, batch norm, plus the shortcut, ReLU) of 64, 128,
 256 and 512 channels, the first block of stages 2-4 with stride 2 and a 1x1
@@ -28,7 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
-import run  # noqa: E402  bench/run.py: the network's layers and names
+import bench_resnet as resnet  # noqa: E402  bench/bench_resnet.py: the network's layers and names
 import model_files  # noqa: E402
 
 
@@ -38,8 +38,8 @@ def tensor(shape, dtype="f32"):
 
 def model(widths, batch, name):
     """The text of the model file: func.func @loss."""
-    size, classes = run.RESNET_SIZE, run.RESNET_CLASSES
-    convs = run.resnet18_convs(widths)
+    size, classes = resnet.RESNET_SIZE, resnet.RESNET_CLASSES
+    convs = resnet.resnet18_convs(widths)
     args, body = [], []
 
     def arg(name, shape, attr):
@@ -131,8 +131,8 @@ def model(widths, batch, name):
                      + body) + "\n"
 
 
-MODELS = (("resnet18_32", run.RESNET_WIDTHS, run.RESNET_BATCH),
-          ("resnet18_32_check", run.RESNET_CHECK_WIDTHS, run.RESNET_CHECK_BATCH))
+MODELS = (("resnet18_32", resnet.RESNET_WIDTHS, resnet.RESNET_BATCH),
+          ("resnet18_32_check", resnet.RESNET_CHECK_WIDTHS, resnet.RESNET_CHECK_BATCH))
 
 
 def main(argv):

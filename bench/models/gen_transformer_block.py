@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the transformer-block model of the benchmarks,
 bench/models/transformer_block_b8t1024c1024.mlir: samples/sine_block.mlir's
-pre-norm block at B8 T1024 C1024 with 16 heads of 64 (bench/run.py's
+pre-norm block at B8 T1024 C1024 with 16 heads of 64 (bench/bench_transformer.py's
 BLOCK_SHAPE), causal, trained in bf16 with f32 master weights and AdamW
 (kilnc --train=adamw --precision=bf16).
 
@@ -18,12 +18,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.dont_write_bytecode = True
-import run  # noqa: E402  bench/run.py: the shape
+import bench_transformer as transformer  # noqa: E402  bench/bench_transformer.py: the shape
 import model_files  # noqa: E402
 
 
 def model():
-    b, t, c, h = (run.BLOCK_SHAPE[k] for k in ("B", "T", "C", "H"))
+    b, t, c, h = (transformer.BLOCK_SHAPE[k] for k in ("B", "T", "C", "H"))
     d, f = c // h, 4 * c
 
     def ten(*shape):
@@ -96,7 +96,7 @@ def main(argv):
     p.add_argument("--check", action="store_true",
                    help="compare instead of writing; exit 1 on a difference")
     args = p.parse_args(argv)
-    path = os.path.join(args.out, run.block_model_name() + ".mlir")
+    path = os.path.join(args.out, transformer.block_model_name() + ".mlir")
     return model_files.write_or_check({path: model()}, args.check,
                                       "gen_transformer_block.py")
 

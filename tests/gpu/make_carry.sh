@@ -61,7 +61,7 @@ done
 for f in "${bench}"/*; do
   [[ "$(basename "${f}")" =~ ${artifacts} ]] && cp "${f}" "${out}/bench/"
 done
-cp bench/run.py bench/profile_gemm.sh bench/profile_entry.sh bench/profile_kernels.py \
+cp bench/run.py bench/bench_*.py bench/profile_gemm.sh bench/profile_entry.sh bench/profile_kernels.py \
   "${out}/bench/"
 git rev-parse HEAD >"${out}/bench/COMMIT"
 echo "ONLY='${only#|}|^ops:${ops#^}${train:+|${train}}'" >"${out}/only"
