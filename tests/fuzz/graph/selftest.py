@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import check  # noqa: E402
 import gen  # noqa: E402
+from graph_ir import Arg, Graph, Op, Value  # noqa: E402
 from graph_fuzz import write_junit  # noqa: E402
 
 # Stand-ins for kilnc: "$REAL" is the real one, "$@" kilnc's arguments.
@@ -63,6 +64,27 @@ def graph_with(op_name):
     raise RuntimeError(f"no graph with {op_name}")
 
 
+def parameter_on_a_jump():
+    """loss = sum((ceil(p + 0.5) - x)^2) with every element of the bf16
+    parameter p drawn as -0.5: the loss jumps at p, so that every direction
+    of a central difference crosses the jump, and there is no gradient to
+    check (a bf16 parameter lands on such a point now and then)."""
+    g = Graph("selftest:parameter on a jump")
+    t = "tensor<4x2xbf16>"
+    p = Value("p", (4, 2), "bf16", active=True)
+    x = Value("x", (4, 2), "bf16")
+    g.args = [Arg(p, "param", ("uniform", -0.5, -0.5), "#kiln.init<constant, value = 0.25>"),
+              Arg(x, "input", ("uniform", -1.0, 1.0))]
+    half, shifted, up = Value("half", (), "bf16"), Value("shifted", (4, 2), "bf16"), Value("up", (4, 2), "bf16")
+    squares, g.loss = Value("squares", (), "bf16"), Value("total", (), "f32", active=True)
+    g.ops = [Op("kiln.constant", [], [half], "kiln.constant dense<0.5> : tensor<bf16>"),
+             Op("kiln.add", [p, half], [shifted], f"kiln.add {{0}}, {{1}} : {t}, tensor<bf16>"),
+             Op("kiln.ceil", [shifted], [up], f"kiln.ceil {{0}} : {t}"),
+             Op("kiln.mse_loss", [up, x], [squares], f"kiln.mse_loss {{0}}, {{1}} reduction = sum : {t}"),
+             Op("kiln.cast", [squares], [g.loss], "kiln.cast {0} : tensor<bf16> to tensor<f32>")]
+    return g
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True)
@@ -94,6 +116,9 @@ def main():
         result = check.check(graph, tools(real, kiln_ref=kiln_ref), os.path.join(args.work, name.replace(" ", "_")), 1)
         record(name, any(f[0] == kind and text in f[2] for f in result.findings),
                f"expected a {kind} finding with '{text}', got {result.findings or 'none'}")
+    result = check.check(parameter_on_a_jump(), tools(real), os.path.join(args.work, "on_a_jump"), 1)
+    record("a parameter on a jump", not result.findings and result.checks > 0,
+           f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
     kiln_opt = stand_in(args.work, "wrong gradient", WRONG_GRADIENT, os.path.join(args.bin, "kiln-opt"))
     result = check.check(graph, tools(real, kiln_opt), os.path.join(args.work, "wrong_gradient"), 1)
     record("wrong gradient", any(f[0] == "autodiff" for f in result.findings),
