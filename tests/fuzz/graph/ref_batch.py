@@ -4,8 +4,9 @@ Starting kiln-ref (loading LLVM's and MLIR's shared libraries) costs more
 than evaluating a generated graph, and a graph's check needs a dozen
 evaluations: they are queued with add() and made together by run(); each
 then has its outputs {name: array} or its error text, as a run of its own
-would give. A kiln-ref that crashes or hangs is asked again one run at a
-time, so that the run at fault is named.
+would give. When kiln-ref crashes or hangs, the run it was making (the
+first with neither outputs nor errors) gets the crash or the time-out, and
+the runs after it go to a new kiln-ref.
 """
 import os
 
@@ -33,31 +34,42 @@ class RefBatch:
 
     def run(self):
         """Makes the queued runs."""
-        if not self.queued:
-            return
+        queued, self.queued = self.queued, []
+        while queued:
+            queued = self.run_some(queued)
+
+    def run_some(self, queued):
+        """Makes `queued` with one kiln-ref; returns those after the run it
+        crashed or hung in."""
         path = os.path.join(self.work, "runs.tsv")
         with open(path, "w") as f:
-            for _, module_path, function, precision, inp, out in self.queued:
+            for _, module_path, function, precision, inp, out in queued:
                 f.write("\t".join((module_path, function, precision, inp, out)) + "\n")
         status, _, stderr = run([self.kiln_ref, "--batch", path])
-        if status in (0, 1):
-            errors = failed_runs(stderr)
-            for line, (tag, _, function, precision, _, out) in enumerate(self.queued, 1):
-                self.results[tag] = (outputs(out) if line not in errors else
-                                     f"kiln-ref {function} ({precision}) exit 1: {first_line(errors[line])}")
-        else:
-            for tag, module_path, function, precision, inp, out in self.queued:
-                self.results[tag] = run_one(self.kiln_ref, module_path, function, precision, inp, out)
-        self.queued = []
+        errors, last = failed_runs(stderr)
+        for line, (tag, _, function, precision, _, out) in enumerate(queued, 1):
+            if line in errors:
+                self.results[tag] = f"kiln-ref {function} ({precision}) exit 1: {first_line(errors[line])}"
+            elif os.path.exists(out):
+                self.results[tag] = tensors.load(out)
+            elif status in (0, 1):
+                self.results[tag] = f"kiln-ref {function} ({precision}) succeeded but wrote no {out}"
+            else:
+                self.results[tag] = crashed(status, function, precision, last)
+                return queued[line:]
+        if status not in (0, 1):  # After its last run: that run's finding.
+            tag, _, function, precision, _, _ = queued[-1]
+            self.results[tag] = crashed(status, function, precision, last)
+        return []
 
     def __getitem__(self, tag):
         return self.results[tag]
 
 
 def failed_runs(stderr):
-    """{line of the batch file: its errors} from kiln-ref --batch's stderr,
-    where each failed run's errors end with "kiln-ref: batch line N
-    failed"."""
+    """({line of the batch file: its errors}, what follows the last failed
+    run's) from kiln-ref --batch's stderr, where each failed run's errors
+    end with "kiln-ref: batch line N failed"."""
     errors, pending = {}, []
     for line in stderr.splitlines():
         if line.startswith(FAILED) and line.endswith(" failed"):
@@ -65,21 +77,12 @@ def failed_runs(stderr):
             pending = []
         else:
             pending.append(line)
-    return errors
+    return errors, "\n".join(pending)
 
 
-def outputs(path):
-    if not os.path.exists(path):
-        return f"kiln-ref succeeded but wrote no {path}"
-    return tensors.load(path)
-
-
-def run_one(kiln_ref, module_path, function, precision, inp, out):
-    status, _, stderr = run([kiln_ref, module_path, "--function", function, "--inputs", inp,
-                             "--precision", precision, "-o", out])
-    if status != 0:
-        return f"kiln-ref {function} ({precision}) exit {status}: {first_line(stderr)}"
-    return outputs(out)
+def crashed(status, function, precision, stderr):
+    kind = "timed out" if status is None else f"exit {status}"
+    return f"kiln-ref {function} ({precision}) {kind}: {first_line(stderr)}"
 
 
 def evaluate(kiln_ref, module_path, function, inputs, precision, work, tag):

@@ -34,11 +34,16 @@ BROKEN = {
 }
 # A stand-in for kiln-opt whose gradients are wrong: in the reference's
 # forward_backward every sub becomes an add (the last argument is -o FILE).
-# Stand-ins for kiln-ref: one that crashes (the fuzzer asks again one run
-# at a time and names the run), and one whose first run of a batch fails
-# (its error must be that run's, ref_forward's, and no other's).
+# Stand-ins for kiln-ref: one that crashes; one that crashes once, in the
+# second run of a batch (after the first's outputs: the crash is the second
+# run's, ref_fb's); one whose first run of a batch fails (its error must be
+# that run's, ref_forward's, and no other's).
+CRASH_IN_SECOND_RUN = ('if [ "$1" = --batch ] && [ ! -e "$2.crashed" ]; then touch "$2.crashed"; '
+                       'head -n 1 "$2" > "$2.head"; "$REAL" --batch "$2.head"; kill -SEGV $$; fi; "$REAL" "$@"')
 BROKEN_REF = {
     "kiln-ref crash": ("kill -SEGV $$", "reference", "(f64) exit -11: (no output)"),
+    "kiln-ref crash in a batch": (CRASH_IN_SECOND_RUN, "reference",
+                                  "kiln-ref forward_backward (f64) exit -11: (no output)"),
     "kiln-ref run fails in a batch": ('[ "$1" = --batch ] && sed -i "1s/\tforward\t/\tnope\t/" "$2"; "$REAL" "$@"',
                                       "reference", "kiln-ref forward (f64) exit 1: error: no function 'nope'"),
 }
