@@ -3,7 +3,6 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "compiler/autodiff/Autodiff.h"
-#include "compiler/pipeline/CodegenPass.h"
 #include "compiler/training/ForwardEntry.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
@@ -25,18 +24,10 @@ verifyPipelineOptions(const PipelineOptions &options,
     return emitError(
         "kiln-pipeline: precision must be f32, bf16 or f16, got '" + precision +
         "'");
-  if (options.dataParallel && train == "none")
-    return emitError("kiln-pipeline: data-parallel needs training entries "
-                     "(train=adamw, adam or sgd)");
-  if (options.dataParallel &&
-      (options.bucketBytes == 0 || options.firstBucketBytes == 0))
-    return emitError("kiln-pipeline: bucket-bytes and first-bucket-bytes "
-                     "must be positive");
   return success();
 }
 
-void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
-                       codegen::CompiledModule *compiled) {
+void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.precision != "f32") {
     KilnMixedPrecisionOptions mixed;
     mixed.function = options.function;
@@ -83,30 +74,52 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
   KilnPlanMemoryOptions memory;
   memory.reuseDelay = options.reuseDelay;
   pm.addPass(createKilnPlanMemory(memory));
+}
 
-  if (!options.codegen)
-    return;
-  KilnCodegenOptions codegen;
-  codegen.arch = options.arch;
-  codegen.tf32 = options.tf32;
-  codegen.mergeLaunches = options.mergeLaunches;
-  codegen.tma = options.tma;
-  codegen.gemmSchedule = options.gemmSchedule;
-  codegen.gemmCluster = options.gemmCluster;
-  codegen.persistentAttention = options.persistentAttention;
-  codegen.fusedAttentionBackward = options.fusedAttentionBackward;
-  codegen.attentionSchedule = options.attentionSchedule;
-  codegen.gemmTmaStore = options.gemmTmaStore;
-  codegen.kernelCache = options.kernelCache;
-  codegen.compile = options.compile;
-  // A view of the options' list, which the pass copies when it is created.
-  if (!options.customKernelDirs.empty())
-    codegen.customKernelDirs = llvm::ArrayRef<std::string>(
-        &options.customKernelDirs[0], options.customKernelDirs.size());
-  codegen.dataParallel = options.dataParallel;
-  codegen.bucketBytes = options.bucketBytes;
-  codegen.firstBucketBytes = options.firstBucketBytes;
-  pm.addPass(createKilnCodegenPass(codegen, compiled));
+/// Splits kiln-pipeline's option text ("train=none codegen=true
+/// gemm-schedule=pingpong") into the options `options` declares and the
+/// others, kiln-codegen's. Options are separated by spaces outside braces
+/// and quotes, as MLIR's option parser reads them.
+static std::pair<std::string, std::string>
+splitPipelineOptions(StringRef text, const PipelineOptions &options) {
+  std::string own, codegen;
+  auto take = [&](StringRef option) {
+    if (option.empty())
+      return;
+    std::string &into =
+        options.declares(option.split('=').first) ? own : codegen;
+    into += (into.empty() ? "" : " ") + option.str();
+  };
+  size_t start = 0, depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote)
+      quote = c == quote ? 0 : quote;
+    else if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '{')
+      ++depth;
+    else if (c == '}' && depth)
+      --depth;
+    else if (c == ' ' && !depth) {
+      take(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  take(text.drop_front(start));
+  return {own, codegen};
+}
+
+/// Adds the registered kiln-codegen with `codegenOptions` to `pm`.
+static LogicalResult
+addRegisteredCodegen(OpPassManager &pm, StringRef codegenOptions,
+                     function_ref<LogicalResult(const Twine &)> emitError) {
+  const PassInfo *codegen = PassInfo::lookup("kiln-codegen");
+  if (!codegen)
+    return emitError("kiln-pipeline: codegen=true needs kiln-codegen, which "
+                     "this program does not register");
+  return codegen->addToPipeline(pm, codegenOptions, emitError);
 }
 
 static void registerKilnPipeline() {
@@ -118,11 +131,18 @@ static void registerKilnPipeline() {
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> emitError) {
         PipelineOptions options;
-        if (failed(options.parseFromString(text)) ||
+        auto [own, codegenOptions] = splitPipelineOptions(text, options);
+        if (failed(options.parseFromString(own)) ||
             failed(verifyPipelineOptions(options, emitError)))
           return failure();
+        if (!options.codegen && !codegenOptions.empty())
+          return emitError("kiln-pipeline: '" + codegenOptions +
+                           "': not options of kiln-pipeline (those of "
+                           "kiln-codegen need codegen=true)");
         buildKilnPipeline(pm, options);
-        return success();
+        if (!options.codegen)
+          return success();
+        return addRegisteredCodegen(pm, codegenOptions, emitError);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
         handler(PipelineOptions());
@@ -134,7 +154,6 @@ void registerKilnPasses() {
     registerAutodiffPasses();
     registerTrainingPasses();
     registerTransformsPasses();
-    registerPipelinePasses();
     registerKilnPipeline();
     return true;
   }();

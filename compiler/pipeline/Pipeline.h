@@ -9,14 +9,15 @@
 //                                               kiln-make-train-step)
 //   kiln-fuse
 //   kiln-plan-memory                            reuse-delay
-//   [kiln-codegen]                              codegen=true (and the
-//                                               gradient buckets with
-//                                               data-parallel, bucket-bytes,
-//                                               first-bucket-bytes)
+//   [kiln-codegen]                              codegen=true, and every
+//                                               option that is not the
+//                                               pipeline's
 //
 // The options are kilnc's flags, with their names and defaults (train=none
 // is kilnc --inference; kilnc --no-merge-launches is reuse-delay=0
-// merge-launches=false).
+// merge-launches=false). kiln-codegen belongs to the code generator
+// (codegen/passes), which the compiler does not depend on: the registered
+// pipeline finds it by name and hands it the options it does not know.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +32,6 @@
 #include <string>
 
 namespace mlir::kiln {
-namespace codegen {
-struct CompiledModule;
-} // namespace codegen
 
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> function{*this, "function",
@@ -116,88 +114,15 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(1)};
   Option<bool> codegen{
       *this, "codegen",
-      llvm::cl::desc("End with kiln-codegen (kilnc does unless --emit=mlir; "
-                     "in kiln-opt it only checks that code generation "
-                     "succeeds)"),
+      llvm::cl::desc("End with kiln-codegen, found by name in the pass "
+                     "registry (kilnc does unless --emit=mlir; in kiln-opt "
+                     "it only checks that code generation succeeds). The "
+                     "options that are not kiln-pipeline's go to it"),
       llvm::cl::init(false)};
-  Option<std::string> arch{*this, "arch",
-                           llvm::cl::desc("Target architecture (codegen)"),
-                           llvm::cl::init("sm_90")};
-  Option<bool> tf32{
-      *this, "tf32",
-      llvm::cl::desc("f32 matmuls on TF32 tensor cores (codegen)"),
-      llvm::cl::init(false)};
-  Option<bool> mergeLaunches{
-      *this, "merge-launches",
-      llvm::cl::desc("Launches that may run at once run as one kernel "
-                     "(codegen)"),
-      llvm::cl::init(true)};
-  Option<bool> tma{
-      *this, "tma",
-      llvm::cl::desc("The tensor memory accelerator copies the operands of "
-                     "the kernels that can use it (codegen, sm_90)"),
-      llvm::cl::init(true)};
-  Option<std::string> gemmSchedule{
-      *this, "gemm-schedule",
-      llvm::cl::desc("The TMA GEMM kernel's consumer schedule: auto, "
-                     "cooperative or pingpong (codegen, sm_90)"),
-      llvm::cl::init("auto")};
-  Option<std::string> gemmCluster{
-      *this, "gemm-cluster",
-      llvm::cl::desc("Blocks per thread-block cluster of the TMA GEMM "
-                     "kernel: 1, 2 or auto (codegen, sm_90)"),
-      llvm::cl::init("1")};
-  Option<bool> persistentAttention{
-      *this, "persistent-attention",
-      llvm::cl::desc("The Hopper attention kernels run persistent, one "
-                     "block per SM; false: a block per work item, or causal "
-                     "pair of items (codegen, sm_90)"),
-      llvm::cl::init(true)};
-  Option<bool> fusedAttentionBackward{
-      *this, "fused-attention-backward",
-      llvm::cl::desc("The Hopper attention backward in one pass, dQ added "
-                     "by bulk reductions: not deterministic (codegen, "
-                     "sm_90)"),
-      llvm::cl::init(false)};
-  Option<std::string> attentionSchedule{
-      *this, "attention-schedule",
-      llvm::cl::desc("The Hopper attention forward's consumer schedule: "
-                     "auto (pingpong where causal), cooperative or pingpong "
-                     "(codegen, sm_90)"),
-      llvm::cl::init("auto")};
-  Option<bool> gemmTmaStore{
-      *this, "gemm-tma-store",
-      llvm::cl::desc("The TMA GEMM kernel stores its first result by TMA "
-                     "from the staged epilogue (codegen, sm_90)"),
-      llvm::cl::init(false)};
-  Option<std::string> kernelCache{
-      *this, "kernel-cache",
-      llvm::cl::desc("Directory of compiled kernels kept between runs "
-                     "(codegen; empty: none)"),
-      llvm::cl::init("")};
-  Option<bool> dataParallel{
-      *this, "data-parallel",
-      llvm::cl::desc("Data-parallel training: the gradients are averaged "
-                     "over the ranks in buckets; train_step runs "
-                     "forward_backward's kernels then apply_update's "
-                     "(codegen)"),
-      llvm::cl::init(false)};
-  Option<ByteCount> bucketBytes{
-      *this, "bucket-bytes",
-      llvm::cl::desc("Bytes of a gradient bucket (data parallel)"),
-      llvm::cl::init(25ull << 20)};
-  Option<ByteCount> firstBucketBytes{
-      *this, "first-bucket-bytes",
-      llvm::cl::desc("Bytes of the first gradient bucket (data parallel)"),
-      llvm::cl::init(1ull << 20)};
-  Option<bool> compile{
-      *this, "compile",
-      llvm::cl::desc("Compile the kernels (codegen; false: CUDA C++ only)"),
-      llvm::cl::init(true)};
-  ListOption<std::string> customKernelDirs{
-      *this, "custom-kernel-dir",
-      llvm::cl::desc("Directories searched for the CUDA files of kiln.custom "
-                     "ops after that of the IR file (codegen; kilnc -I)")};
+
+  /// Whether `name` is one of these options (the others of kiln-pipeline's
+  /// text are kiln-codegen's).
+  bool declares(llvm::StringRef name) const { return OptionsMap.count(name); }
 };
 
 /// Checks the options the pipeline's shape depends on (train, precision);
@@ -206,13 +131,15 @@ LogicalResult
 verifyPipelineOptions(const PipelineOptions &options,
                       function_ref<LogicalResult(const Twine &)> emitError);
 
-/// Adds the kiln pipeline to `pm` (anchored on builtin.module). With
-/// options.codegen, kiln-codegen ends it and moves the generated module into
-/// `*compiled` when that is not null.
-void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options,
-                       codegen::CompiledModule *compiled = nullptr);
+/// Adds the compiler's stages of the kiln pipeline to `pm` (anchored on
+/// builtin.module), up to kiln-plan-memory. Code generation is the code
+/// generator's pass: its creator adds it (kilnc), or the registered
+/// kiln-pipeline adds it by name with codegen=true.
+void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options);
 
-/// Registers every kiln pass and the pipeline as `kiln-pipeline` (once).
+/// Registers every pass of the compiler and the pipeline as `kiln-pipeline`
+/// (once). kiln-codegen is registered by the code generator
+/// (registerCodegenPasses), in the tools that link it.
 void registerKilnPasses();
 
 } // namespace mlir::kiln

@@ -1,26 +1,11 @@
 #include "compiler/pipeline/Pipeline.h"
 
-#include "codegen/cuda/ModuleCodegen.h"
-#include "compiler/testing/KilnTestContext.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 
 #include <gtest/gtest.h>
 
 namespace mlir::kiln {
 namespace {
-
-constexpr const char *kModel = R"mlir(
-func.func @f(%w: tensor<8xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w"},
-             %x: tensor<4x8xf32> {kiln.name = "x"}) -> tensor<f32> {
-  %0 = kiln.add %x, %w : tensor<4x8xf32>, tensor<8xf32>
-  %1 = kiln.tanh %0 : tensor<4x8xf32>
-  %2 = kiln.reduce_sum %1 dims = [0, 1] : tensor<4x8xf32>
-  return %2 : tensor<f32>
-}
-)mlir";
 
 std::string textualPipeline(OpPassManager &pm) {
   std::string text;
@@ -48,20 +33,17 @@ TEST(PipelineTest, StagesFollowTheOptions) {
   options.train = "none";
   options.precision = "bf16";
   options.reuseDelay = 0;
-  options.codegen = true;
-  options.arch = "sm_80";
+  options.codegen = true; // the registered pipeline's: not built here
   OpPassManager inference("builtin.module");
   buildKilnPipeline(inference, options);
   text = textualPipeline(inference);
   size_t mixed =
       text.find("kiln-mixed-precision{function=loss precision=bf16}");
   size_t forward = text.find("kiln-make-forward{function=loss}");
-  size_t codegen = text.find("kiln-codegen{arch=sm_80");
   ASSERT_NE(mixed, std::string::npos) << text;
   ASSERT_NE(forward, std::string::npos) << text;
-  ASSERT_NE(codegen, std::string::npos) << text;
   EXPECT_LT(mixed, forward);
-  EXPECT_LT(forward, codegen);
+  EXPECT_EQ(text.find("kiln-codegen"), std::string::npos) << text;
   EXPECT_NE(text.find("kiln-plan-memory{reuse-delay=0}"), std::string::npos);
   EXPECT_EQ(text.find("kiln-make-train-step"), std::string::npos) << text;
 }
@@ -103,29 +85,27 @@ TEST(PipelineTest, RegisteredAsKilnPipeline) {
       << errors;
 }
 
-TEST(PipelineTest, CodegenHandsOverTheGeneratedModule) {
-  KilnTestContext test;
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(kModel, &test.context);
-  ASSERT_TRUE(module) << test.diagnostics;
-
-  PipelineOptions options;
-  options.function = "f";
-  options.train = "none";
-  options.codegen = true;
-  options.compile = false; // CUDA C++ only: no NVRTC in a unit test
-  codegen::CompiledModule compiled;
-  PassManager pm(&test.context);
-  buildKilnPipeline(pm, options, &compiled);
-  ASSERT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
-
-  EXPECT_EQ(compiled.arch, "sm_90");
-  ASSERT_EQ(compiled.entries.size(), 1u);
-  EXPECT_EQ(compiled.entries[0].name, "forward");
-  EXPECT_FALSE(compiled.entries[0].launches.empty());
-  ASSERT_FALSE(compiled.kernels.empty());
-  EXPECT_NE(compiled.kernels[0].source.find("__global__"), std::string::npos);
-  EXPECT_TRUE(compiled.kernels[0].binary.ptx.empty());
+TEST(PipelineTest, CodegenOptionsNeedCodegen) {
+  registerKilnPasses();
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  // Options the pipeline does not declare are kiln-codegen's.
+  OpPassManager without("builtin.module");
+  EXPECT_TRUE(failed(parsePassPipeline(
+      "kiln-pipeline{train=none gemm-schedule=pingpong}", without, os)));
+  EXPECT_NE(errors.find("'gemm-schedule=pingpong': not options of "
+                        "kiln-pipeline (those of kiln-codegen need "
+                        "codegen=true)"),
+            std::string::npos)
+      << errors;
+  // This test links no code generator: kiln-codegen is not registered.
+  OpPassManager unregistered("builtin.module");
+  EXPECT_TRUE(failed(
+      parsePassPipeline("kiln-pipeline{codegen=true}", unregistered, os)));
+  EXPECT_NE(errors.find("codegen=true needs kiln-codegen, which this "
+                        "program does not register"),
+            std::string::npos)
+      << errors;
 }
 
 } // namespace

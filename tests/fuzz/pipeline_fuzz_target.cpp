@@ -72,8 +72,6 @@ void runPipeline(mlir::ModuleOp module, llvm::StringRef function,
   options.function = function.str();
   options.train = training ? "adamw" : "none";
   options.precision = training ? "bf16" : "f32";
-  options.compile = false;
-  options.kernelCache = "";
   mlir::PassManager pm(context);
   mlir::kiln::buildKilnPipeline(pm, options);
   if (succeeded(pm.run(*copy))) {

@@ -395,6 +395,18 @@ std::optional<uint64_t> byteCountOption(const ToolCommandLine &tool,
   return std::nullopt;
 }
 
+/// The first bad value reportBadValue() was told of.
+static std::string &badValueMessage() {
+  static std::string message;
+  return message;
+}
+
+bool reportBadValue(const cl::Option &option, const llvm::Twine &problem) {
+  if (badValueMessage().empty())
+    badValueMessage() = spelling(option) + " " + problem.str();
+  return true;
+}
+
 void parseToolCommandLine(int argc, char **argv, const ToolCommandLine &tool) {
   static std::string versionName;
   versionName = tool.name;
@@ -418,6 +430,8 @@ void parseToolCommandLine(int argc, char **argv, const ToolCommandLine &tool) {
   if (std::optional<std::string> unknown =
           unknownOptionMessage(llvm::ArrayRef(argv, argc), tool))
     std::exit(usageError(tool, *unknown));
+  if (!badValueMessage().empty())
+    std::exit(usageError(tool, badValueMessage()));
   // A bad value has been reported by its option, straight to stderr.
   if (StringRef(errors).trim().empty()) {
     llvm::errs() << "(" << tool.name << " --help lists the options)\n";

@@ -12,7 +12,8 @@
 //  * A bad command line prints "<tool>: error: ..." and exits with status 2;
 //    an unknown option is answered with where it belongs, or with the
 //    closest of the tool's own options when one is close.
-//  * usageError() reports the checks a tool makes after parsing, with 2.
+//  * usageError() reports the checks a tool makes after parsing, with 2;
+//    UsageErrorParser reports a bad value of a typed option the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +74,23 @@ byteCountOption(const ToolCommandLine &tool,
 
 /// "--name" of an option as given on the command line ("-o" for one letter).
 std::string spelling(const llvm::cl::Option &option);
+
+/// Keeps "<spelling of option> <problem>" for parseToolCommandLine, which
+/// reports it as a usage error; returns true, as llvm::cl parsers do on a
+/// bad value.
+bool reportBadValue(const llvm::cl::Option &option, const llvm::Twine &problem);
+
+/// `Parser` (a parser with a reject() hook, such as mlir::kiln::ChoiceParser)
+/// whose bad values are the tool's usage errors: "kilnc: error:
+/// --gemm-schedule must be auto, cooperative or pingpong, got 'fast'".
+template <typename Parser> class UsageErrorParser : public Parser {
+public:
+  using Parser::Parser;
+  bool reject(llvm::cl::Option &option, llvm::StringRef argName,
+              const llvm::Twine &problem) const override {
+    return reportBadValue(option, problem);
+  }
+};
 
 } // namespace kiln::tools
 

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/passes/CodegenPass.h"
 #include "compiler/import/LoadModel.h"
 #include "compiler/import/ModelText.h"
 #include "compiler/pipeline/Pipeline.h"
@@ -131,6 +132,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerTransformsPasses();
   mlir::kiln::registerKilnPasses();
+  mlir::kiln::registerCodegenPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

@@ -23,10 +23,10 @@
 #include "codegen/cuda/DeviceMemory.h"
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/KernelTemplates.h"
-#include "codegen/cuda/ModuleCodegen.h"
 #include "codegen/distributed/GradientBuckets.h"
 #include "codegen/header/CppNames.h"
 #include "codegen/header/HeaderEmitter.h"
+#include "codegen/passes/CodegenPass.h"
 #include "compiler/import/LoadModel.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/transforms/MemoryPlan.h"
@@ -194,7 +194,7 @@ static cl::opt<std::string> precision(
              "bf16/f16 keep f32 master weights)"),
     cl::value_desc("f32|bf16|f16"), cl::init("f32"),
     cl::cat(precisionCategory));
-static cl::opt<bool> tf32("tf32", cl::desc("f32 matmuls on TF32 tensor cores"),
+static cl::opt<bool> tf32("tf32", cl::desc(codegen::codegenOptionHelp("tf32")),
                           cl::cat(precisionCategory));
 static cl::opt<std::string> memoryBudget(
     "memory-budget",
@@ -212,7 +212,8 @@ static cl::opt<std::string> deviceMemory(
     cl::value_desc("bytes"), cl::cat(precisionCategory));
 
 // Kernels.
-static cl::opt<std::string> arch("arch", cl::desc("target architecture"),
+static cl::opt<std::string> arch("arch",
+                                 cl::desc(codegen::codegenOptionHelp("arch")),
                                  cl::value_desc("sm_NN"), cl::init("sm_90"),
                                  cl::cat(kernelCategory));
 static cl::opt<std::string> kernelCache(
@@ -236,51 +237,34 @@ static cl::opt<bool>
                    "threads rather than the tensor memory accelerator (sm_90; "
                    "for comparisons)"),
           cl::cat(kernelCategory));
-static cl::opt<std::string> gemmSchedule(
-    "gemm-schedule",
-    cl::desc("how the TMA GEMM kernel's consumer warpgroups share the work "
-             "(sm_90): auto (the cost model picks per product), cooperative "
-             "(one tile among them) or pingpong (whole tiles in turn, one's "
-             "epilogue under the other's products)"),
-    cl::value_desc("auto|cooperative|pingpong"), cl::init("auto"),
-    cl::cat(kernelCategory));
-static cl::opt<std::string> gemmCluster(
-    "gemm-cluster",
-    cl::desc("blocks per thread-block cluster of the TMA GEMM kernel "
-             "(sm_90), which share the rhs tile by TMA multicast; auto: two "
-             "where the product has two tile rows to pair"),
-    cl::value_desc("1|2|auto"), cl::init("1"), cl::cat(kernelCategory));
-static cl::opt<bool> gemmTmaStore(
-    "gemm-tma-store",
-    cl::desc("the TMA GEMM kernel (sm_90) stores its first result by TMA "
-             "from the staged epilogue's shared memory, where one problem's "
-             "result has the operands' element type (by default each lane "
-             "stores its 16-byte runs)"),
-    cl::cat(kernelCategory));
+/// A flag of an enumerated kiln-codegen option: its type and parser are the
+/// pass option's, a bad value is a usage error.
+template <typename Enum>
+using ChoiceFlag =
+    cl::opt<Enum, false, tools::UsageErrorParser<cl::parser<Enum>>>;
+
+static ChoiceFlag<codegen::GemmSchedule> gemmSchedule(
+    "gemm-schedule", cl::desc(codegen::codegenOptionHelp("gemm-schedule")),
+    cl::init(codegen::GemmSchedule::Auto), cl::cat(kernelCategory));
+static ChoiceFlag<codegen::GemmCluster>
+    gemmCluster("gemm-cluster",
+                cl::desc(codegen::codegenOptionHelp("gemm-cluster")),
+                cl::init(codegen::GemmCluster::One), cl::cat(kernelCategory));
+static cl::opt<bool>
+    gemmTmaStore("gemm-tma-store",
+                 cl::desc(codegen::codegenOptionHelp("gemm-tma-store")),
+                 cl::cat(kernelCategory));
 static cl::opt<bool> persistentAttention(
     "persistent-attention",
-    cl::desc("run the Hopper attention kernels persistent (sm_90): one block "
-             "per SM takes the (batch * head, tile) work items in turn, "
-             "copying the next item's tiles under the last one's products; "
-             "=false launches one block per work item (causal: per pair of a "
-             "long and a short item)"),
+    cl::desc(codegen::codegenOptionHelp("persistent-attention")),
     cl::init(true), cl::cat(kernelCategory));
-static cl::opt<std::string> attentionSchedule(
+static ChoiceFlag<codegen::AttentionSchedule> attentionSchedule(
     "attention-schedule",
-    cl::desc("the Hopper attention forward's schedule (sm_90): auto "
-             "(pingpong where the attention is causal), cooperative (the two "
-             "consumer warpgroups issue their matrix products as they come) "
-             "or pingpong (they take turns, so that one warpgroup's softmax "
-             "runs while the tensor cores multiply the other's)"),
-    cl::value_desc("auto|cooperative|pingpong"), cl::init("auto"),
-    cl::cat(kernelCategory));
+    cl::desc(codegen::codegenOptionHelp("attention-schedule")),
+    cl::init(codegen::AttentionSchedule::Auto), cl::cat(kernelCategory));
 static cl::opt<bool> fusedAttentionBackward(
     "fused-attention-backward",
-    cl::desc("run the Hopper attention backward in one pass over the key "
-             "tiles (sm_90, head dims of at most 128, the forward's row "
-             "log-sum-exp at hand): dQ is added in f32 by bulk reductions "
-             "whose order varies, so its last bits may differ run to run "
-             "(by default the backward is two deterministic kernels)"),
+    cl::desc(codegen::codegenOptionHelp("fused-attention-backward")),
     cl::cat(kernelCategory));
 static cl::opt<bool> noMergeLaunches(
     "no-merge-launches",
@@ -289,23 +273,18 @@ static cl::opt<bool> noMergeLaunches(
     cl::cat(kernelCategory));
 
 // Data-parallel training.
-static cl::opt<bool> dataParallel(
-    "data-parallel",
-    cl::desc("data-parallel training: the gradients are averaged over the "
-             "ranks (NCCL all-reduce), in buckets each issued as soon as the "
-             "backward has finished it, on a second stream; with one rank "
-             "the artifact trains as without"),
-    cl::cat(parallelCategory));
+static cl::opt<bool>
+    dataParallel("data-parallel",
+                 cl::desc(codegen::codegenOptionHelp("data-parallel")),
+                 cl::cat(parallelCategory));
 static cl::opt<std::string> bucketBytes(
-    "bucket-bytes",
-    cl::desc("bytes of a gradient bucket (with --data-parallel; 25MiB as "
-             "PyTorch's DistributedDataParallel)"),
+    "bucket-bytes", cl::desc(codegen::codegenOptionHelp("bucket-bytes")),
     cl::value_desc("bytes"), cl::init("25MiB"), cl::cat(parallelCategory));
-static cl::opt<std::string> firstBucketBytes(
-    "first-bucket-bytes",
-    cl::desc("bytes of the first gradient bucket, smaller so that "
-             "communication starts early (with --data-parallel)"),
-    cl::value_desc("bytes"), cl::init("1MiB"), cl::cat(parallelCategory));
+static cl::opt<std::string>
+    firstBucketBytes("first-bucket-bytes",
+                     cl::desc(codegen::codegenOptionHelp("first-bucket-bytes")),
+                     cl::value_desc("bytes"), cl::init("1MiB"),
+                     cl::cat(parallelCategory));
 
 // Model: kilnc's function beside the ONNX importer's options (LoadModel.h).
 static cl::opt<std::string> lossFunction(
@@ -369,10 +348,14 @@ static bool oneOf(llvm::StringRef value,
   return llvm::is_contained(choices, value);
 }
 
-/// Why the options do not go together or are out of range; empty when they
-/// are fine. Checked before anything is read.
-static std::string checkOptions() {
-  auto spelt = [](const cl::Option &option) { return tools::spelling(option); };
+static std::string spelt(const cl::Option &option) {
+  return tools::spelling(option);
+}
+
+/// Why the optimizer's settings do not go together or are out of range;
+/// empty when they are fine. The other check*Options below say it the same
+/// way for the gradient, output and kernel flags.
+static std::string checkOptimizerOptions() {
   if (!oneOf(train, {"adamw", "adam", "sgd"}))
     return "--train must be adamw, adam or sgd, got '" + train + "'";
   if (inference) {
@@ -410,6 +393,10 @@ static std::string checkOptions() {
     return "--epsilon must be > 0";
   if (given(weightDecay) && weightDecay < 0)
     return "--weight-decay must be >= 0";
+  return "";
+}
+
+static std::string checkGradientOptions() {
   if (clipNorm < 0 || clipValue < 0 || gradNoise < 0)
     return "--clip-norm, --clip-value and --grad-noise must be >= 0";
   if (gradScale <= 0)
@@ -436,7 +423,10 @@ static std::string checkOptions() {
     return "--loss-scale-init must be a power of two between 2^-64 and 2^64";
   if (lossScaleGrowthInterval < 1)
     return "--loss-scale-growth-interval must be >= 1";
+  return "";
+}
 
+static std::string checkOutputOptions() {
   if (!oneOf(emit, {"mlir", "cuda", "ptx", "artifact", "header"}))
     return "--emit must be mlir, cuda, ptx, artifact or header, got '" + emit +
            "'";
@@ -448,6 +438,10 @@ static std::string checkOptions() {
   if (given(headerClass) && headerPath.empty() && emit != "header")
     return "--header-class names the class of the typed header: give "
            "--header or --emit=header";
+  return "";
+}
+
+static std::string checkKernelOptions() {
   if (!oneOf(precision, {"f32", "bf16", "f16"}))
     return "--precision must be f32, bf16 or f16, got '" + precision + "'";
   llvm::StringRef archName = arch;
@@ -458,16 +452,18 @@ static std::string checkOptions() {
            arch + "'";
   if (given(kernelCache) && noKernelCache)
     return "--kernel-cache and --no-kernel-cache contradict each other";
-  for (const cl::opt<std::string> *schedule :
-       {&gemmSchedule, &attentionSchedule})
-    if (!oneOf(*schedule, {"auto", "cooperative", "pingpong"}))
-      return spelt(*schedule) +
-             " must be auto, cooperative or pingpong, got '" +
-             schedule->getValue() + "'";
-  if (!oneOf(gemmCluster, {"auto", "1", "2"}))
-    return "--gemm-cluster must be auto, 1 or 2, got '" + gemmCluster + "'";
   if ((given(bucketBytes) || given(firstBucketBytes)) && !dataParallel)
     return "--bucket-bytes and --first-bucket-bytes need --data-parallel";
+  return "";
+}
+
+/// Why the options do not go together or are out of range; empty when they
+/// are fine. Checked before anything is read.
+static std::string checkOptions() {
+  for (std::string (*check)() : {checkOptimizerOptions, checkGradientOptions,
+                                 checkOutputOptions, checkKernelOptions})
+    if (std::string problem = check(); !problem.empty())
+      return problem;
   return checkModelOptions(inputPath);
 }
 
@@ -574,8 +570,7 @@ static void printRecomputed(ModuleOp module) {
                    << integer("bytes") << " bytes) computed again where the "
                    << "backward reads it";
       if (ops > 1)
-        llvm::errs() << " (with " << ops - 1
-                     << " op(s) it is computed from)";
+        llvm::errs() << " (with " << ops - 1 << " op(s) it is computed from)";
       llvm::errs() << ": arena " << integer("arena_before") << " -> "
                    << integer("arena_after")
                    << " bytes, one more pointwise or norm pass\n";
@@ -583,12 +578,12 @@ static void printRecomputed(ModuleOp module) {
   }
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  // MLIR's printing, context, pass-manager and timing flags, as mlir-opt
-  // has them. The passes come first: --mlir-print-ir-after=PASS and the
-  // like accept the passes registered when they are.
+/// MLIR's printing, context, pass-manager and timing flags, as mlir-opt
+/// has them, and the passes: --mlir-print-ir-after=PASS and the like accept
+/// the passes registered when they are. Then the command line.
+static void parseCommandLine(int argc, char **argv) {
   registerKilnPasses();
+  registerCodegenPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
@@ -602,20 +597,32 @@ int main(int argc, char **argv) {
     stats->addCategory(outputCategory);
   }
   tools::parseToolCommandLine(argc, argv, commandLine());
+}
+
+/// The flags that take a number of bytes, parsed.
+struct ByteFlags {
+  uint64_t memoryBudget = 0, bucket = 0, firstBucket = 0;
+  /// Of the GPU the artifact is for (--device-memory, or the largest part
+  /// of --arch).
+  uint64_t device = 0;
+};
+
+/// Checks that the options go together and parses the byte counts; the
+/// exit status of a usage error (2), or 0.
+static int validateOptions(ByteFlags &bytes) {
   if (std::string problem = checkOptions(); !problem.empty())
     return usageError(problem);
-  std::optional<uint64_t> budgetBytes =
+  std::optional<uint64_t> budget =
       tools::byteCountOption(commandLine(), memoryBudget);
   std::optional<uint64_t> bucket =
       tools::byteCountOption(commandLine(), bucketBytes);
   std::optional<uint64_t> firstBucket =
       tools::byteCountOption(commandLine(), firstBucketBytes);
-  const codegen::DeviceMemory largest = codegen::largestDeviceMemory(arch);
-  std::optional<uint64_t> deviceBytes =
-      deviceMemory.getNumOccurrences()
+  std::optional<uint64_t> device =
+      given(deviceMemory)
           ? tools::byteCountOption(commandLine(), deviceMemory)
-          : std::optional<uint64_t>(largest.bytes);
-  if (!budgetBytes || !bucket || !firstBucket || !deviceBytes)
+          : std::optional<uint64_t>(codegen::largestDeviceMemory(arch).bytes);
+  if (!budget || !bucket || !firstBucket || !device)
     return 2;
   if (*bucket == 0 || *firstBucket == 0)
     return usageError(
@@ -625,8 +632,13 @@ int main(int argc, char **argv) {
       llvm::sys::Process::StandardOutIsDisplayed())
     return usageError("the artifact is binary and standard output is a "
                       "terminal: give -o model.kiln (or redirect the output)");
+  bytes = {*budget, *bucket, *firstBucket, *device};
+  return 0;
+}
 
-  PipelineOptions options;
+/// The compiler's stages, from kilnc's flags.
+static void setPipelineOptions(PipelineOptions &options,
+                               const ByteFlags &bytes) {
   options.function = lossFunction.getValue();
   options.train = inference ? std::string("none") : train.getValue();
   options.momentum = momentum.getValue();
@@ -650,8 +662,12 @@ int main(int argc, char **argv) {
   // Launch merging runs a kernel beside its predecessor only when it does
   // not write over what the predecessor reads: keep freed bytes one kernel.
   options.reuseDelay = noMergeLaunches ? 0u : 1u;
-  options.memoryBudget = *budgetBytes;
-  options.codegen = emit != "mlir";
+  options.memoryBudget = bytes.memoryBudget;
+}
+
+/// Code generation's options, from kilnc's flags.
+static KilnCodegenOptions codegenOptions(const ByteFlags &bytes) {
+  KilnCodegenOptions options;
   options.arch = arch.getValue();
   options.tf32 = tf32.getValue();
   options.mergeLaunches = !noMergeLaunches;
@@ -663,103 +679,126 @@ int main(int argc, char **argv) {
   options.attentionSchedule = attentionSchedule.getValue();
   options.gemmTmaStore = gemmTmaStore.getValue();
   if (!noKernelCache)
-    options.kernelCache = kernelCache.getNumOccurrences()
+    options.kernelCache = given(kernelCache)
                               ? std::string(kernelCache)
                               : codegen::KernelCache::defaultDirectory();
   options.compile = emit != "cuda";
-  for (const std::string &dir : customKernelDirs)
-    options.customKernelDirs.push_back(dir);
+  options.customKernelDirs = customKernelDirs;
   options.dataParallel = dataParallel.getValue();
-  options.bucketBytes = *bucket;
-  options.firstBucketBytes = *firstBucket;
+  options.bucketBytes = bytes.bucket;
+  options.firstBucketBytes = bytes.firstBucket;
+  return options;
+}
 
-  DefaultTimingManager timingManager;
-  applyDefaultTimingManagerCLOptions(timingManager);
-  TimingScope timing = timingManager.getRootScope();
-
+/// A context with the dialects of a model. Diagnostics point into the
+/// user's file; the generic form of the op they are about (compiler-internal
+/// IR) only with --mlir-print-op-on-diagnostic.
+static void configureContext(MLIRContext &context) {
   DialectRegistry registry;
   registry.insert<KilnDialect, func::FuncDialect>();
   registerGradientRules(registry);
-  MLIRContext context(registry);
+  context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
-  // Diagnostics point into the user's file; the generic form of the op they
-  // are about (compiler-internal IR) only with --mlir-print-op-on-diagnostic.
-  if (cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
-          ->getNumOccurrences() == 0)
+  if (!given(*cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]))
     context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+}
 
+/// Reads the model (a .onnx one through the ONNX importer); null after an
+/// error, with `status` set.
+static OwningOpRef<ModuleOp>
+parseInput(MLIRContext &context, llvm::SourceMgr &sourceMgr, int &status) {
   std::string openError;
-  TimingScope parserTiming = timing.nest("Parser");
-  // A .onnx model goes through the ONNX importer (compiler/import).
-  auto onnxDiagnostics = makeOnnxDiagnosticHandler(&context);
   OwningOpRef<ModuleOp> module =
       loadModel(inputPath, sourceMgr, &context,
                 onnxImportOptionsFromCommandLine(lossFunction), openError);
-  if (!module)
-    return openError.empty() ? 1 : fail(openError);
-  parserTiming.stop();
-
+  if (!module) {
+    status = openError.empty() ? 1 : fail(openError);
+    return nullptr;
+  }
   // With --precision or --inference a missing function is kilnc's error
   // (for training, kiln-make-train-step reports it).
   if ((precision != "f32" || inference) &&
-      !module->lookupSymbol<func::FuncOp>(lossFunction))
-    return fail("no function named '" + lossFunction + "'");
+      !module->lookupSymbol<func::FuncOp>(lossFunction)) {
+    status = fail("no function named '" + lossFunction + "'");
+    return nullptr;
+  }
+  return module;
+}
 
+/// Runs the pipeline on `module`, code generation included unless
+/// --emit=mlir; the generated module goes into `compiled`.
+static LogicalResult runPipeline(ModuleOp module, const ByteFlags &bytes,
+                                 TimingScope &timing,
+                                 codegen::CompiledModule &compiled) {
+  MLIRContext &context = *module.getContext();
   // A local reproducer needs a single-threaded pass manager; the pipeline
   // runs module passes only, so that costs nothing but parallel verification.
-  if (cl::getRegisteredOptions()
-          .lookup("mlir-pass-pipeline-local-reproducer")
-          ->getNumOccurrences())
+  if (given(*cl::getRegisteredOptions().lookup(
+          "mlir-pass-pipeline-local-reproducer")))
     context.disableMultithreading();
-  codegen::CompiledModule compiled;
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
+    return failure();
   pm.enableTiming(timing);
-  buildKilnPipeline(pm, options, &compiled);
-  if (failed(pm.run(*module)))
-    return 1;
+  PipelineOptions options;
+  setPipelineOptions(options, bytes);
+  buildKilnPipeline(pm, options);
+  if (emit != "mlir")
+    pm.addPass(
+        codegen::createKilnCodegenPass(codegenOptions(bytes), &compiled));
+  return pm.run(module);
+}
 
-  TimingScope outputTiming = timing.nest("Output");
+/// Prints the generated kernels' CUDA sources (with --emit-templates, and
+/// the templates they include) or their PTX.
+static void emitKernels(const codegen::CompiledModule &compiled,
+                        llvm::raw_ostream &os) {
+  for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
+    os << "// ===== " << kernel.name << " =====\n"
+       << (emit == "cuda" ? kernel.source : kernel.binary.ptx) << "\n";
+  if (emit != "cuda" || !emitTemplates)
+    return;
+  std::string sources;
+  for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
+    sources += kernel.source;
+  for (llvm::StringRef name : codegen::includedTemplates(sources))
+    os << "// ===== template " << name << " =====\n"
+       << codegen::kernelTemplate(name) << "\n";
+}
+
+/// The typed header of `file`, from the artifact as the runtime reads it;
+/// empty after an error, with `status` set.
+static std::string typedHeader(const ::kiln::artifact::ArtifactFile &file,
+                               int &status) {
+  absl::StatusOr<::kiln::artifact::Artifact> loaded =
+      ::kiln::artifact::LoadArtifact(file.Join());
+  if (!loaded.ok()) {
+    status =
+        fail("invalid artifact: " + std::string(loaded.status().message()));
+    return "";
+  }
+  codegen::HeaderOptions options;
+  llvm::StringRef headerFile = emit == "header" ? outputPath : headerPath;
+  options.className =
+      headerClass.empty()
+          ? codegen::cppCamelCase(llvm::sys::path::stem(inputPath))
+          : headerClass.getValue();
+  options.headerName = headerFile == "-"
+                           ? options.className + ".h"
+                           : llvm::sys::path::filename(headerFile).str();
+  options.source = llvm::sys::path::filename(inputPath).str();
+  options.pinChecksum = emit == "artifact";
+  std::string header, error;
+  if (!codegen::emitHeader(*loaded, options, header, error))
+    status = fail("typed header: " + error);
+  return header;
+}
+
+/// Writes the artifact to `output` and, with --header or --emit=header, its
+/// typed header; the exit status.
+static int emitArtifact(const codegen::CompiledModule &compiled,
+                        llvm::ToolOutputFile &output) {
   std::string error;
-  auto output = openOutputFile(outputPath, &error);
-  if (!output)
-    return fail(error);
-  if (emit == "mlir") {
-    module->print(output->os());
-    output->keep();
-    return 0;
-  }
-
-  if (*deviceBytes)
-    warnPastDeviceMemory(compiled, *deviceBytes,
-                         deviceMemory.getNumOccurrences()
-                             ? std::string("--device-memory")
-                             : "the largest " + arch.getValue() + " GPU (" +
-                                   largest.part.str() + ")");
-  if (llvm::AreStatisticsEnabled()) {
-    printStats(compiled);
-    printRecomputed(*module);
-    codegen::printBucketPlan(compiled, llvm::errs());
-  }
-  if (emit == "cuda" || emit == "ptx") {
-    for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
-      output->os() << "// ===== " << kernel.name << " =====\n"
-                   << (emit == "cuda" ? kernel.source : kernel.binary.ptx)
-                   << "\n";
-    if (emit == "cuda" && emitTemplates) {
-      std::string sources;
-      for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
-        sources += kernel.source;
-      for (llvm::StringRef name : codegen::includedTemplates(sources))
-        output->os() << "// ===== template " << name << " =====\n"
-                     << codegen::kernelTemplate(name) << "\n";
-    }
-    output->keep();
-    return 0;
-  }
   FailureOr<::kiln::artifact::ArtifactFile> file =
       codegen::writeArtifact(compiled, error);
   if (failed(file))
@@ -771,41 +810,94 @@ int main(int argc, char **argv) {
       os.write(piece.data(), piece.size());
   };
   if (emit == "artifact" && headerPath.empty()) {
-    writeFile(output->os());
-    output->keep();
+    writeFile(output.os());
+    output.keep();
     return 0;
   }
-
-  // The typed header, from the artifact as the runtime reads it.
-  absl::StatusOr<::kiln::artifact::Artifact> loaded =
-      ::kiln::artifact::LoadArtifact(file->Join());
-  if (!loaded.ok())
-    return fail("invalid artifact: " + std::string(loaded.status().message()));
-  codegen::HeaderOptions headerOptions;
-  llvm::StringRef headerFile = emit == "header" ? outputPath : headerPath;
-  headerOptions.className =
-      headerClass.empty()
-          ? codegen::cppCamelCase(llvm::sys::path::stem(inputPath))
-          : headerClass.getValue();
-  headerOptions.headerName = headerFile == "-"
-                                 ? headerOptions.className + ".h"
-                                 : llvm::sys::path::filename(headerFile).str();
-  headerOptions.source = llvm::sys::path::filename(inputPath).str();
-  headerOptions.pinChecksum = emit == "artifact";
-  std::string header;
-  if (!codegen::emitHeader(*loaded, headerOptions, header, error))
-    return fail("typed header: " + error);
+  int status = 0;
+  std::string header = typedHeader(*file, status);
+  if (status)
+    return status;
   if (emit == "header") {
-    output->os() << header;
-    output->keep();
+    output.os() << header;
+    output.keep();
     return 0;
   }
   auto headerOutput = openOutputFile(headerPath, &error);
   if (!headerOutput)
     return fail(error);
-  writeFile(output->os());
+  writeFile(output.os());
   headerOutput->os() << header;
-  output->keep();
+  output.keep();
   headerOutput->keep();
   return 0;
+}
+
+/// What --stats and the device memory check say about the generated module.
+static void report(ModuleOp module, const codegen::CompiledModule &compiled,
+                   const ByteFlags &bytes) {
+  if (bytes.device)
+    warnPastDeviceMemory(
+        compiled, bytes.device,
+        given(deviceMemory)
+            ? std::string("--device-memory")
+            : "the largest " + arch.getValue() + " GPU (" +
+                  codegen::largestDeviceMemory(arch).part.str() + ")");
+  if (!llvm::AreStatisticsEnabled())
+    return;
+  printStats(compiled);
+  printRecomputed(module);
+  codegen::printBucketPlan(compiled, llvm::errs());
+}
+
+/// Writes what --emit asks for; the exit status.
+static int emitOutput(ModuleOp module, const codegen::CompiledModule &compiled,
+                      const ByteFlags &bytes) {
+  std::string error;
+  auto output = openOutputFile(outputPath, &error);
+  if (!output)
+    return fail(error);
+  if (emit == "mlir") {
+    module->print(output->os());
+    output->keep();
+    return 0;
+  }
+  report(module, compiled, bytes);
+  if (emit == "cuda" || emit == "ptx") {
+    emitKernels(compiled, output->os());
+    output->keep();
+    return 0;
+  }
+  return emitArtifact(compiled, *output);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  parseCommandLine(argc, argv);
+  ByteFlags bytes;
+  if (int status = validateOptions(bytes))
+    return status;
+
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
+  MLIRContext context;
+  configureContext(context);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Models imported from ONNX: diagnostics name the node, while compiling too.
+  auto onnxDiagnostics = makeOnnxDiagnosticHandler(&context);
+
+  TimingScope parserTiming = timing.nest("Parser");
+  int status = 0;
+  OwningOpRef<ModuleOp> module = parseInput(context, sourceMgr, status);
+  if (!module)
+    return status;
+  parserTiming.stop();
+
+  codegen::CompiledModule compiled;
+  if (failed(runPipeline(*module, bytes, timing, compiled)))
+    return 1;
+  TimingScope outputTiming = timing.nest("Output");
+  return emitOutput(*module, compiled, bytes);
 }

@@ -10,6 +10,10 @@
 // RUN: not kiln-opt %s --kiln-codegen 2>&1 | FileCheck %s --check-prefix=UNPLANNED
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-make-forward,kiln-fuse,kiln-plan-memory,kiln-codegen{compile=false gemm-schedule=fast})" 2>&1 | FileCheck %s --check-prefix=GEMM-SCHEDULE
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-make-forward,kiln-fuse,kiln-plan-memory,kiln-codegen{compile=false attention-schedule=turns})" 2>&1 | FileCheck %s --check-prefix=ATTENTION-SCHEDULE
+// kiln-pipeline hands the options it does not declare to kiln-codegen.
+// RUN: kiln-opt %s --kiln-pipeline="train=none codegen=true compile=false gemm-schedule=pingpong gemm-cluster=auto" | FileCheck %s
+// RUN: not kiln-opt %s --kiln-pipeline="train=none codegen=true compile=false gemm-cluster=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: not kiln-opt %s --kiln-pipeline="train=none gemm-schedule=pingpong" 2>&1 | FileCheck %s --check-prefix=WITHOUT-CODEGEN
 
 // CHECK: func.func @forward
 // CHECK-SAME: kiln.arena_size
@@ -18,8 +22,10 @@
 // TRAIN: error: kiln-pipeline: train must be adamw, adam, sgd or none, got 'lion'
 // PRECISION: error: kiln-pipeline: precision must be f32, bf16 or f16, got 'fp8'
 // UNPLANNED: error: 'func.func' op has no memory plan (run --kiln-plan-memory)
-// GEMM-SCHEDULE: error: unknown gemm-schedule 'fast' (expected auto, cooperative or pingpong)
-// ATTENTION-SCHEDULE: error: unknown attention-schedule 'turns' (expected auto, cooperative or pingpong)
+// GEMM-SCHEDULE: for the --gemm-schedule option: must be auto, cooperative or pingpong, got 'fast'
+// ATTENTION-SCHEDULE: for the --attention-schedule option: must be auto, cooperative or pingpong, got 'turns'
+// CLUSTER: for the --gemm-cluster option: must be auto, 1 or 2, got '3'
+// WITHOUT-CODEGEN: error: kiln-pipeline: 'gemm-schedule=pingpong': not options of kiln-pipeline (those of kiln-codegen need codegen=true)
 func.func @loss(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}) {
   %0 = kiln.add %a, %b : tensor<4x8xf32>, tensor<8xf32>

@@ -2,14 +2,17 @@
 //
 // --kiln-codegen, the kiln pipeline's last stage: runs the code generator on
 // a fused, memory-planned module and hands the generated module (kernels,
-// launches, buffers) to the pass's creator.
+// launches, buffers) to the pass's creator. The compiler reaches it only by
+// name, through the pass registry (compiler/pipeline/Pipeline.h); tools
+// that link the code generator register it with registerCodegenPasses().
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_COMPILER_PIPELINE_CODEGENPASS_H
-#define KILN_COMPILER_PIPELINE_CODEGENPASS_H
+#ifndef KILN_CODEGEN_PASSES_CODEGENPASS_H
+#define KILN_CODEGEN_PASSES_CODEGENPASS_H
 
 #include "codegen/cuda/ModuleCodegen.h"
+#include "codegen/passes/CodegenOptionTypes.h"
 #include "compiler/options/ByteCount.h"
 
 #include "mlir/Pass/Pass.h"
@@ -19,17 +22,25 @@
 namespace mlir::kiln {
 
 #define GEN_PASS_DECL_KILNCODEGEN
-#include "compiler/pipeline/Passes.h.inc"
+#include "codegen/passes/Passes.h.inc"
+
+namespace codegen {
 
 /// A --kiln-codegen pass that moves what it generates into `*result` (when
 /// not null; it must outlive the pass manager's run). Without a result, the
 /// pass only checks that code generation succeeds.
 std::unique_ptr<Pass> createKilnCodegenPass(const KilnCodegenOptions &options,
-                                            codegen::CompiledModule *result);
+                                            CompiledModule *result);
+
+/// The help of the kiln-codegen option named `name` (Passes.td), for the
+/// tools' flags that set it.
+llvm::StringRef codegenOptionHelp(llvm::StringRef name);
+
+} // namespace codegen
 
 #define GEN_PASS_REGISTRATION
-#include "compiler/pipeline/Passes.h.inc"
+#include "codegen/passes/Passes.h.inc"
 
 } // namespace mlir::kiln
 
-#endif // KILN_COMPILER_PIPELINE_CODEGENPASS_H
+#endif // KILN_CODEGEN_PASSES_CODEGENPASS_H

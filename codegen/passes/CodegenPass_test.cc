@@ -1,0 +1,99 @@
+#include "codegen/passes/CodegenPass.h"
+
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/testing/KilnTestContext.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <gtest/gtest.h>
+
+namespace mlir::kiln {
+namespace {
+
+constexpr const char *kModel = R"mlir(
+func.func @f(%w: tensor<8xf32> {kiln.param = #kiln.init<zeros>, kiln.name = "w"},
+             %x: tensor<4x8xf32> {kiln.name = "x"}) -> tensor<f32> {
+  %0 = kiln.add %x, %w : tensor<4x8xf32>, tensor<8xf32>
+  %1 = kiln.tanh %0 : tensor<4x8xf32>
+  %2 = kiln.reduce_sum %1 dims = [0, 1] : tensor<4x8xf32>
+  return %2 : tensor<f32>
+}
+)mlir";
+
+std::string textualPipeline(OpPassManager &pm) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+
+TEST(CodegenPassTest, HandsOverTheGeneratedModule) {
+  KilnTestContext test;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kModel, &test.context);
+  ASSERT_TRUE(module) << test.diagnostics;
+
+  PipelineOptions options;
+  options.function = "f";
+  options.train = "none";
+  KilnCodegenOptions codegenOptions;
+  codegenOptions.compile = false; // CUDA C++ only: no NVRTC in a unit test
+  codegen::CompiledModule compiled;
+  PassManager pm(&test.context);
+  buildKilnPipeline(pm, options);
+  pm.addPass(codegen::createKilnCodegenPass(codegenOptions, &compiled));
+  ASSERT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
+
+  EXPECT_EQ(compiled.arch, "sm_90");
+  ASSERT_EQ(compiled.entries.size(), 1u);
+  EXPECT_EQ(compiled.entries[0].name, "forward");
+  EXPECT_FALSE(compiled.entries[0].launches.empty());
+  ASSERT_FALSE(compiled.kernels.empty());
+  EXPECT_NE(compiled.kernels[0].source.find("__global__"), std::string::npos);
+  EXPECT_TRUE(compiled.kernels[0].binary.ptx.empty());
+}
+
+TEST(CodegenPassTest, KilnPipelineForwardsTheCodegenOptions) {
+  registerKilnPasses();
+  registerCodegenPasses();
+  OpPassManager pm("builtin.module");
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  ASSERT_TRUE(succeeded(parsePassPipeline(
+      "kiln-pipeline{train=none codegen=true arch=sm_80 "
+      "gemm-schedule=pingpong gemm-cluster=auto custom-kernel-dir=a,b}",
+      pm, os)))
+      << errors;
+  std::string text = textualPipeline(pm);
+  EXPECT_NE(text.find("kiln-make-forward"), std::string::npos) << text;
+  EXPECT_NE(text.find("kiln-codegen{arch=sm_80"), std::string::npos) << text;
+  EXPECT_NE(text.find("gemm-schedule=pingpong"), std::string::npos) << text;
+  EXPECT_NE(text.find("gemm-cluster=auto"), std::string::npos) << text;
+  EXPECT_NE(text.find("custom-kernel-dir=a,b"), std::string::npos) << text;
+}
+
+TEST(CodegenPassTest, EnumeratedOptionsTakeOnlyTheirNames) {
+  registerCodegenPasses();
+  OpPassManager pm("builtin.module");
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  EXPECT_TRUE(
+      failed(parsePassPipeline("kiln-codegen{gemm-cluster=4}", pm, os)));
+  EXPECT_EQ(parseChoice<codegen::GemmCluster>("2"), codegen::GemmCluster::Two);
+  EXPECT_EQ(parseChoice<codegen::GemmSchedule>("fast"), std::nullopt);
+  EXPECT_EQ(choiceNames<codegen::AttentionSchedule>(),
+            "auto, cooperative or pingpong");
+  EXPECT_EQ(choiceName(codegen::GemmSchedule::PingPong), "pingpong");
+}
+
+TEST(CodegenPassTest, OptionHelpComesFromThePass) {
+  EXPECT_EQ(codegen::codegenOptionHelp("arch"), "Target architecture");
+  EXPECT_TRUE(codegen::codegenOptionHelp("gemm-schedule")
+                  .starts_with("How the TMA GEMM kernel's consumer"));
+}
+
+} // namespace
+} // namespace mlir::kiln
