@@ -203,6 +203,14 @@ expect 0 predict "${kiln_run}" predict.kiln --entry predict --inputs predict_in.
     --output out.safetensors --check predict_expected.safetensors --rtol 1e-5 --atol 1e-5
 must_print predict "check pred: ok"
 [[ -s out.safetensors ]] || { echo "FAIL predict: no out.safetensors"; failures=$((failures + 1)); }
+# --output writes the outputs that live in resident buffers too: the
+# gradients of forward_backward beside its loss.
+expect 0 gradients_output "${kiln_run}" linreg.kiln --entry forward_backward \
+    --inputs batch.safetensors --output fb_out.safetensors
+for name in loss grad.w grad.b; do
+  grep -aq "\"${name}\"" fb_out.safetensors ||
+    { echo "FAIL gradients_output: no ${name} in fb_out.safetensors"; failures=$((failures + 1)); }
+done
 expect 1 predict_mismatch "${kiln_run}" predict.kiln --entry predict --inputs predict_in.safetensors \
     --check predict_wrong.safetensors
 must_print predict_mismatch "check pred: MISMATCH 1 of 48 elements"

@@ -59,7 +59,9 @@ ABSL_FLAG(std::string, entry, "",
           "entry to run (inference and evaluation; none: forward)");
 ABSL_FLAG(std::string, params, "",
           "load parameters and model state from a checkpoint (safetensors)");
-ABSL_FLAG(std::string, output, "", "write the entry's outputs (safetensors)");
+ABSL_FLAG(std::string, output, "",
+          "write the entry's outputs, those in resident buffers (gradients) "
+          "included (safetensors)");
 ABSL_FLAG(bool, bench, false,
           "time the entry: --warmup calls, then the median of --iters "
           "event-timed graph replays, and the peak device memory the run held");

@@ -250,6 +250,21 @@ absl::StatusOr<int> RunEvaluation(const Flags& f, const RunPlan& plan,
   return finite ? 0 : 1;
 }
 
+// The entry's outputs that live in resident buffers (forward_backward's
+// gradients): Run returns only the arena's, --output writes both.
+absl::Status DownloadResidentOutputs(const artifact::Entry& entry,
+                                     Runtime& rt, const Session& session,
+                                     std::map<std::string, HostTensor>& host) {
+  for (const artifact::TensorBinding& b : entry.outputs) {
+    if (b.buffer.space != artifact::MemorySpace::kResident ||
+        host.count(b.name))
+      continue;
+    KILN_ASSIGN_OR_RETURN(Tensor resident, session.Buffer(b.name));
+    KILN_ASSIGN_OR_RETURN(host[b.name], rt.Download(resident));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> RunInference(const Flags& f, const RunPlan& plan,
                                  Runtime& rt, Module& module) {
   KILN_ASSIGN_OR_RETURN(
@@ -265,6 +280,10 @@ absl::StatusOr<int> RunInference(const Flags& f, const RunPlan& plan,
   std::map<std::string, HostTensor> host;
   for (const auto& [name, t] : outputs) {
     KILN_ASSIGN_OR_RETURN(host[name], rt.Download(t));
+  }
+  if (!f.output.empty()) {
+    KILN_RETURN_IF_ERROR(DownloadResidentOutputs(
+        *module.artifact().FindEntry(f.entry), rt, *session, host));
   }
   std::printf("ran %s: %zu output(s)", f.entry.c_str(), host.size());
   for (const auto& [name, t] : host) {
