@@ -253,7 +253,10 @@ class Gen:
 
     # --- guards -------------------------------------------------------------
     def unary(self, name, v, lo, hi, attrs=""):
-        return self.emit(name, [v], [self.derived(v, v.shape, lo=lo, hi=hi)],
+        # An index's bound holds only while its values stay in [0, bound)
+        # (kiln.neg of labels is no index).
+        bound = v.bound if v.bound is not None and 0 <= lo and hi < v.bound else None
+        return self.emit(name, [v], [self.derived(v, v.shape, lo=lo, hi=hi, bound=bound)],
                          f"{name} {{0}}{attrs} : {v.type}")
 
     def bounded(self, v, limit):

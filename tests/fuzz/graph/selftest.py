@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import check  # noqa: E402
 import gen  # noqa: E402
+import gen_core  # noqa: E402
 from graph_ir import Arg, Graph, Op, Value  # noqa: E402
 from graph_fuzz import write_junit  # noqa: E402
 
@@ -90,6 +91,36 @@ def parameter_on_a_jump():
     return g
 
 
+def argmax_of_ties():
+    """The argmax of a layer norm's row means (all 0 but for rounding) as an
+    output: f32 rounding picks its winner as arbitrarily as moving the
+    inputs by their rounding does, which is no precision finding (graph
+    1796624847:3706)."""
+    g = Graph("selftest:argmax of ties")
+    t = "tensor<4x8xf32>"
+    p, x = Value("p", (4, 8), "f32", active=True), Value("x", (4, 8), "f32")
+    g.args = [Arg(p, "param", ("uniform", -1.0, 1.0), "#kiln.init<constant, value = 0.25>"),
+              Arg(x, "input", ("uniform", -1.0, 1.0))]
+    normed, means = Value("normed", (4, 8), "f32", active=True), Value("means", (4, 1), "f32", active=True)
+    winner, g.loss = Value("winner", (1,), "i32"), Value("total", (), "f32", active=True)
+    g.outputs = [winner]
+    g.ops = [Op("kiln.layer_norm", [p], [normed], f"kiln.layer_norm {{0}} dims = 1 : {t}"),
+             Op("kiln.reduce_mean", [normed], [means], f"kiln.reduce_mean {{0}} dims = [1] keepdim : {t}"),
+             Op("kiln.argmax", [means], [winner], "kiln.argmax {0} dim = 0 : tensor<4x1xf32>"),
+             Op("kiln.mse_loss", [normed, x], [g.loss], f"kiln.mse_loss {{0}}, {{1}} : {t}")]
+    return g
+
+
+def negated_labels_are_no_index():
+    """kiln.neg of labels in [0, 4) must not be drawn as an index (graph
+    1796624847:3475 fed one to an embedding)."""
+    g = gen_core.Gen(random.Random(0), "selftest")
+    labels = g.leaf((4,), "i32", bound=4)
+    negated = g.unary("kiln.neg", labels, -labels.hi, -labels.lo)
+    absolute = g.unary("kiln.abs", labels, 0, labels.hi)
+    return labels.bound == 4 and negated.bound is None and absolute.bound == 4
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True)
@@ -121,6 +152,14 @@ def main():
         result = check.check(graph, tools(real, kiln_ref=kiln_ref), os.path.join(args.work, name.replace(" ", "_")), 1)
         record(name, any(f[0] == kind and text in f[2] for f in result.findings),
                f"expected a {kind} finding with '{text}', got {result.findings or 'none'}")
+    record("negated labels are no index", negated_labels_are_no_index(),
+           "kiln.neg of a bounded i32 value kept its index bound")
+    for seed in range(1, 9):  # (f32 rounding moves the winner for some inputs)
+        result = check.check(argmax_of_ties(), tools(real), os.path.join(args.work, "ties"), seed)
+        if result.findings:
+            break
+    record("an argmax of ties", not result.findings and result.checks > 0,
+           f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
     result = check.check(parameter_on_a_jump(), tools(real), os.path.join(args.work, "on_a_jump"), 1)
     record("a parameter on a jump", not result.findings and result.checks > 0,
            f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
