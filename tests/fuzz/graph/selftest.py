@@ -90,6 +90,24 @@ def parameter_on_a_jump():
     return g
 
 
+def parameter_near_a_kink():
+    """loss = sum(min(x, p)) with x one f32 step above p (0.5): every
+    direction of 1e-6 crosses min's kink, where the gradient changes from
+    1 to 0; a thousand times shorter ones do not, and agree with it (graph
+    1796624847:4260 drew an input 3e-8 from a min's other operand)."""
+    g = Graph("selftest:parameter near a kink")
+    t = "tensor<4x2xf32>"
+    p = Value("p", (4, 2), "f32", active=True)
+    x = Value("x", (4, 2), "f32")
+    g.args = [Arg(p, "param", ("uniform", 0.5, 0.5), "#kiln.init<constant, value = 0.25>"),
+              Arg(x, "input", ("uniform", 0.50000006, 0.50000006))]
+    low = Value("low", (4, 2), "f32")
+    g.loss = Value("total", (), "f32", active=True)
+    g.ops = [Op("kiln.min", [x, p], [low], f"kiln.min {{0}}, {{1}} : {t}, {t}"),
+             Op("kiln.reduce_sum", [low], [g.loss], f"kiln.reduce_sum {{0}} dims = [0, 1] : {t}")]
+    return g
+
+
 def max_pool_of_bf16():
     """A max pool of a bf16 parameter whose values tie (here all are 0.5;
     bf16's few values tie in some windows of graph 1796629020:66): kinks
@@ -181,6 +199,9 @@ def main():
            f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
     result = check.check(parameter_on_a_jump(), tools(real), os.path.join(args.work, "on_a_jump"), 1)
     record("a parameter on a jump", not result.findings and result.checks > 0,
+           f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
+    result = check.check(parameter_near_a_kink(), tools(real), os.path.join(args.work, "near_a_kink"), 1)
+    record("a parameter near a kink", not result.findings and result.checks > 0,
            f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
     kiln_opt = stand_in(args.work, "wrong gradient", WRONG_GRADIENT, os.path.join(args.bin, "kiln-opt"))
     result = check.check(graph, tools(real, kiln_opt), os.path.join(args.work, "wrong_gradient"), 1)
