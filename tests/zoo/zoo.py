@@ -581,17 +581,16 @@ def gpu_reference(args):
     reference = as_exported(copy.deepcopy(train)).double().to(device)
     loss = reference(*(a.double() if a.is_floating_point() else a for a in args_f32))
     loss.backward()
-    save_safetensors(path + ".expected_gradients.safetensors",
-                     {"loss": loss.detach().cpu().numpy(),
-                      **{"grad." + n: p.grad.cpu().numpy() for n, p in reference.named_parameters()}})
-    save_safetensors(path + ".torch_f32_gradients.safetensors",
-                     torch_f32_gradients(train, args_f32, device))
-    errors = gradient_errors(load_safetensors(path + ".expected_gradients.safetensors"),
-                             load_safetensors(path + ".torch_f32_gradients.safetensors"))
-    floor = 1e-6 * max(m for _, m in errors.values()) + 1e-30
-    worst = sorted(errors.items(), key=lambda kv: -kv[1][0] / max(kv[1][1], floor))[:5]
+    expected = {"loss": loss.detach().cpu().numpy(),
+                **{"grad." + n: p.grad.cpu().numpy() for n, p in reference.named_parameters()}}
+    f32 = torch_f32_gradients(train, args_f32, device)
+    save_safetensors(path + ".expected_gradients.safetensors", expected)
+    save_safetensors(path + ".torch_f32_gradients.safetensors", f32)
+    errors = gradient_errors(expected, f32)
+    largest = max(m for _, m in errors.values())
+    worst = sorted(errors.items(), key=lambda kv: -relative(*kv[1], largest))[:5]
     print("PyTorch's f32 gradients from f64, worst of their largest magnitude: "
-          + ", ".join(f"{n} {e / max(m, floor):.2e}" for n, (e, m) in worst))
+          + ", ".join(f"{n} {relative(e, m, largest):.2e}" for n, (e, m) in worst))
     for optimizer in ("sgd", "adamw"):
         losses = torch_steps(train.to(device), args_f32, optimizer)
         with open(f"{path}.torch_{optimizer}_losses.txt", "w") as f:
@@ -609,12 +608,24 @@ def gradient_errors(expected, other):
     return {n: (error(n, g), float(np.max(np.abs(g), initial=0.0))) for n, g in expected.items()}
 
 
+def relative(error, largest_here, largest_anywhere):
+    """An error relative to its tensor's largest magnitude, or to a millionth
+    of the model's largest where the tensor is zero up to rounding."""
+    return error / max(largest_here, 1e-6 * largest_anywhere, 1e-30)
+
+
+def tolerance(name, largest_here, largest_anywhere, torch_error):
+    """compare-gradients' bound on kiln's largest error in one tensor."""
+    bound = LOSS_RTOL if name == "loss" else GRADIENT_TOLERANCE
+    return max(bound * largest_here, 1e-6 * largest_anywhere, F32_ERROR_RATIO * torch_error)
+
+
 def compare_gradients(args):
     """kiln's f32 gradients (kiln-run --output), or with --what loss its
     loss, against PyTorch's f64 ones, calibrated by PyTorch's own f32 on the
     same machine: a tensor passes where kiln's largest error is within
-    GRADIENT_TOLERANCE (the loss: LOSS_RTOL) of the tensor's largest magnitude, within a millionth of the model's largest
-    gradient (a gradient that is zero up to rounding, as a bias whose shift
+    GRADIENT_TOLERANCE (the loss: LOSS_RTOL) of the tensor's largest
+    magnitude, within a millionth of the model's largest gradient (a gradient that is zero up to rounding, as a bias whose shift
     a later normalisation removes), or within F32_ERROR_RATIO times
     PyTorch's f32 error (an ill-conditioned reduction, as batch norm over
     eight values a channel, where f32 alone cannot do better)."""
@@ -629,19 +640,18 @@ def compare_gradients(args):
     largest = max(m for _, m in ours.values())
     rows = []
     for n, (e, m) in ours.items():
-        bound = LOSS_RTOL if n == "loss" else GRADIENT_TOLERANCE
-        tolerance = max(bound * m, 1e-6 * largest, F32_ERROR_RATIO * theirs[n][0])
-        rows.append((e / tolerance if tolerance else (0.0 if e == 0 else float("inf")),
+        bound = tolerance(n, m, largest, theirs[n][0])
+        rows.append((e / bound if bound else (0.0 if e == 0 else float("inf")),
                      n, e, m, theirs[n][0]))
     rows.sort(reverse=True)
     bad = [r for r in rows if not r[0] <= 1.0]
     print("tensor  kiln-f64  PyTorch-f32-f64  largest |f64|  (errors: largest absolute)")
     for ratio, n, e, m, t in (bad or rows[:5]):
         print(f"{n} {e:.3e} {t:.3e} {m:.3e}" + ("  above tolerance" if ratio > 1 else ""))
-    scale = lambda r: max(r[3], 1e-6 * largest, 1e-30)  # noqa: E731
-    worst = max(rows, key=lambda r: r[2] / scale(r))
-    summary = (f"{args.what}: {len(rows)} tensor(s); worst kiln error {worst[2] / scale(worst):.2e} "
-               f"of its largest ({worst[1]}; PyTorch f32 {worst[4] / scale(worst):.2e})")
+    worst = max(rows, key=lambda r: relative(r[2], r[3], largest))
+    summary = (f"{args.what}: {len(rows)} tensor(s); worst kiln error "
+               f"{relative(worst[2], worst[3], largest):.2e} of its largest ({worst[1]}; "
+               f"PyTorch f32 {relative(worst[4], worst[3], largest):.2e})")
     for _, n, *_ in bad[:3]:  # where the worst tensors differ
         diff = np.abs(kiln_out[n].astype(np.float64) - expected[n]).ravel()
         for i in np.argsort(-diff)[:4]:

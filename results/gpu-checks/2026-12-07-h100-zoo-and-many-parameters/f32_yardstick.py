@@ -33,10 +33,9 @@ for name in names:
     largest = max(m for _, m in theirs.values())
     rows, bad = [], []
     for n, (t, m) in theirs.items():
-        e, scale = ours[n], max(m, 1e-6 * largest)
-        rows.append((e / scale, t / scale, n))
-        tolerance = max(zoo.GRADIENT_TOLERANCE * m, 1e-6 * largest, zoo.F32_ERROR_RATIO * t)
-        if e > tolerance:
+        e = ours[n]
+        rows.append((zoo.relative(e, m, largest), zoo.relative(t, m, largest), n))
+        if e > zoo.tolerance(n, m, largest, t):
             bad.append(f"    {n}: kiln {e:.3g}, PyTorch f32 {t:.3g}, largest |f64| {m:.3g}")
     worst = max(rows)
     print(f"{name}: {len(rows)} gradients; kiln's worst {worst[0]:.2e} of its largest "

@@ -581,11 +581,7 @@ class CentralDifferences:
             if isinstance(out, str):
                 result.find("autodiff", "f64", out)
                 return
-            predicted, scale = 0.0, 0.0
-            for name, d in directions.items():
-                g = np.asarray(grads[name], np.float64)
-                predicted += float(np.sum(g * d))
-                scale += float(np.sum(np.abs(g * d)))
+            predicted, scale = prediction(grads, directions)
             central = float(out["diff"]) / 2
             centrals.append(central)
             result.checks += 1
@@ -633,10 +629,17 @@ class CentralDifferences:
         if isinstance(out, str):
             result.find("autodiff", "f64", out)
             return None
-        predicted = sum(float(np.sum(np.asarray(grads[n], np.float64) * d)) for n, d in directions.items())
-        scale = sum(float(np.sum(np.abs(np.asarray(grads[n], np.float64) * d)))
-                    for n, d in directions.items())
-        return float(out["diff"]) / 2, predicted, scale
+        return (float(out["diff"]) / 2, *prediction(grads, directions))
+
+
+def prediction(grads, directions):
+    """(sum(grad . d), sum |grad . d|) over the parameters' directions."""
+    predicted, scale = 0.0, 0.0
+    for name, d in directions.items():
+        gd = np.asarray(grads[name], np.float64) * d
+        predicted += float(np.sum(gd))
+        scale += float(np.sum(np.abs(gd)))
+    return predicted, scale
 
 
 def fd_module(graph):
