@@ -146,7 +146,7 @@ class BertClassifier(nn.Module):
         self.head = nn.Linear(width, classes)
 
     def forward(self, tokens, attention_mask):
-        positions = torch.arange(tokens.shape[1]).unsqueeze(0)
+        positions = torch.arange(tokens.shape[1], device=tokens.device).unsqueeze(0)
         h = self.tokens(tokens) + self.positions(positions) + self.segments(
             torch.zeros_like(tokens))
         h = self.encoder(self.norm(h), src_key_padding_mask=attention_mask == 0)
