@@ -7,11 +7,19 @@ bypassed (its result replaced by an operand of the same type), a parameter
 made an input, an output dropped; dead ops and unused arguments go after
 each change. Then every dimension size is tried smaller, throughout the
 text at once (the result must still verify).
+
+Every reduction works in a folder of its own under `work`, so that
+reductions sharing one --work (several at once) never read each other's
+files: graphs 1796630925:47, :4035 and :4554, reduced side by side, read
+each other's compiled entries and references, whose arguments their
+inputs did not fit.
 """
 import copy
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 
 import check
 from graph_ir import Arg
@@ -94,6 +102,14 @@ def reproduces(tools, graph, work, seed, want, modes):
 def reduce(graph, tools, work, seed, check_name=None, mode=None):
     """(reduced graph, its finding), or (None, None) without a finding."""
     os.makedirs(work, exist_ok=True)
+    own = tempfile.mkdtemp(prefix="reduce-", dir=work)
+    try:
+        return reduce_in(graph, tools, own, seed, check_name, mode)
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def reduce_in(graph, tools, work, seed, check_name, mode):
     result = check.check(graph, tools, os.path.join(work, "try"), seed)
     found = [f for f in result.findings
              if (check_name is None or f[0] == check_name) and (mode is None or f[1] == mode)]

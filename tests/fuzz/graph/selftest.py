@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402
 import gen  # noqa: E402
 import gen_core  # noqa: E402
+import reduce  # noqa: E402
 from graph_ir import Arg, Graph, Op, Value  # noqa: E402
 from graph_fuzz import write_junit  # noqa: E402
 
@@ -155,6 +156,26 @@ def negated_labels_are_no_index():
     return labels.bound == 4 and negated.bound is None and absolute.bound == 4
 
 
+def reduction_beside_another(graph, other, tools, work):
+    """Reduces `graph`, whose compile crashes (a stand-in kilnc crashes on
+    every kiln.sub), in `work` while another reduction in the same folder
+    writes its own graph where this one's was before each compile: the
+    reduction must still see its own graph and keep the crash (reductions
+    of graphs 1796630925:47, :4035 and :4554 side by side read each other's
+    files and stopped). True when it did."""
+    shared = os.path.join(work, "shared")
+    os.makedirs(os.path.join(shared, "try"), exist_ok=True)
+    other_path = os.path.join(work, "other.mlir")
+    with open(other_path, "w") as f:
+        f.write(other.text())
+    body = (f'cp "{other_path}" "{shared}/try/graph.mlir"\n'
+            'grep -q "kiln.sub " "$1" && kill -SEGV $$\n"$REAL" "$@"')
+    crashing = stand_in(work, "crash on sub beside another", body, tools.kilnc)
+    reduced, finding = reduce.reduce(graph, check.Tools(crashing, tools.kiln_opt, tools.kiln_ref), shared, 1)
+    return (reduced is not None and "kiln.sub " in reduced.text() and len(reduced.ops) < len(graph.ops)
+            and finding[0] == "compile" and "exit status -11" in finding[2])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True)
@@ -203,6 +224,9 @@ def main():
     result = check.check(parameter_near_a_kink(), tools(real), os.path.join(args.work, "near_a_kink"), 1)
     record("a parameter near a kink", not result.findings and result.checks > 0,
            f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
+    record("a reduction beside another", reduction_beside_another(graph, parameter_near_a_kink(), tools(real),
+                                                                  os.path.join(args.work, "reduce")),
+           "expected the reduction to keep its own graph's crash")
     kiln_opt = stand_in(args.work, "wrong gradient", WRONG_GRADIENT, os.path.join(args.bin, "kiln-opt"))
     result = check.check(graph, tools(real, kiln_opt), os.path.join(args.work, "wrong_gradient"), 1)
     record("wrong gradient", any(f[0] == "autodiff" for f in result.findings),
