@@ -10,9 +10,14 @@
 # f32 modes (absolute atol; for tf32, each component the larger of it and
 # the default), `.tf32-tolerance`, `.bf16-tolerance` and `.f16-tolerance`
 # (else the bf16 one) for theirs, with atol relative to each output's
-# largest magnitude (kiln-run --scaled-atol).
-# Prints PASS/FAIL per case and "N passed, N failed"; exits non-zero on any
-# failure. ONLY=REGEX runs the cases whose "ops:NAME" matches it alone.
+# largest magnitude (kiln-run --scaled-atol); a third field `gradients` makes
+# the gradients share the largest gradient's magnitude
+# (--shared-gradient-scale: a gradient whose terms cancel keeps their
+# rounding).
+# Prints PASS/FAIL per case (a FAIL names the tensors that missed, or the
+# log's last lines) and "N passed, N failed"; exits non-zero on any
+# failure. ONLY=REGEX runs the cases whose "ops:NAME" matches it alone;
+# KILN_JOBS cases run at once (default: half the cores, at most 8).
 set -uo pipefail
 dir="$1" logs="$2"
 mkdir -p "${logs}"
@@ -44,8 +49,9 @@ run_case() {
       break
     fi
   done
-  local case_rtol case_atol
-  read -r case_rtol case_atol <<<"${tolerance}"
+  local case_rtol case_atol case_scale
+  read -r case_rtol case_atol case_scale <<<"${tolerance}"
+  [[ "${case_scale}" == gradients ]] && scaled+=(--shared-gradient-scale)
   args=(--entry "$(cat "${case}.entry")" --check "${case}.expected.safetensors"
         --rtol "${case_rtol}" --atol "${case_atol}" "${scaled[@]}")
   [[ -f "${case}.params.safetensors" ]] && args+=(--params "${case}.params.safetensors")
@@ -53,11 +59,21 @@ run_case() {
   if "${kiln_run}" "${artifact}" "${args[@]}" >"${logs}/${name}.log" 2>&1; then
     echo "PASS ops:${name}" >"${logs}/${name}.result"
   else
-    echo "FAIL ops:${name}: $(tail -n 3 "${logs}/${name}.log" | tr '\n' ' ')" >"${logs}/${name}.result"
+    echo "FAIL ops:${name}: $(failure_of "${logs}/${name}.log")" >"${logs}/${name}.result"
   fi
 }
-# KILN_JOBS cases at once (the GPU is shared; each is small).
-jobs="${KILN_JOBS:-1}"
+# failure_of LOG: the check lines of the tensors that missed, else (an error
+# before or instead of the check) the log's last 3 lines, on one line.
+failure_of() {
+  local missed
+  missed="$(grep -E '^check [^ ]+: (MISMATCH|MISSING|SHAPE)' "$1")"
+  if [[ -n "${missed}" ]]; then echo "${missed}"; else tail -n 3 "$1"; fi | tr '\n' ' '
+}
+# Cases are small and independent: each kiln-run holds a context of its own
+# on the shared GPU, so the host's cores, not the GPU, bound how many help.
+cores="$(nproc 2>/dev/null || echo 2)"
+default_jobs=$((cores / 2)); ((default_jobs > 8)) && default_jobs=8; ((default_jobs < 1)) && default_jobs=1
+jobs="${KILN_JOBS:-${default_jobs}}"
 wanted() { # artifact
   [[ -z "${ONLY:-}" ]] || [[ "ops:$(basename "${1%.kiln}")" =~ ${ONLY} ]]
 }

@@ -14,11 +14,16 @@ namespace kiln {
 
 // An element matches when |actual - expected| <= atol' + rtol * |expected|,
 // atol' being atol, or with `scaled_atol` atol times the largest finite
-// |expected| of the tensor.
+// |expected| of the tensor; with `shared_gradient_scale` too, a gradient's
+// (a tensor named grad.*) atol is times the largest of all the gradients'.
+// A gradient of cancelling terms (zero in f64 up to 1e-17) carries the
+// rounding of its terms, of the size of the model's other gradients, which
+// its own small values do not measure.
 struct CheckTolerance {
   double rtol = 1e-5;
   double atol = 1e-6;
   bool scaled_atol = false;
+  bool shared_gradient_scale = false;
 };
 
 // Elements of a host tensor as doubles.

@@ -67,6 +67,54 @@ TEST(CheckTest, ScaledAtolIsRelativeToTheLargestExpectedValue) {
           .first);
 }
 
+// Graph 1796624847:10's bf16 AdamW case on the GPU: grad.p1's terms cancel
+// (1e-17 in f64), bf16 gives 0; grad.p2 is 1.
+constexpr CheckTolerance kSharedGradientScale = {.rtol = 0.1,
+                                                 .atol = 0.05,
+                                                 .scaled_atol = true,
+                                                 .shared_gradient_scale = true};
+
+TEST(CheckTest, CancellingGradientIsCheckedOnTheLargestGradientsScale) {
+  const HostTensors expected = {{"grad.p1", F32({3.3e-17f, -1e-17f})},
+                                {"grad.p2", F32({1})}};
+  const HostTensors actual = {{"grad.p1", F32({0, 2e-10f})},
+                              {"grad.p2", F32({1})}};
+  EXPECT_FALSE(Checked(actual, expected,
+                       {.rtol = 0.1, .atol = 0.05, .scaled_atol = true})
+                   .first);
+  const auto [ok, out] = Checked(actual, expected, kSharedGradientScale);
+  EXPECT_TRUE(ok) << out;
+  EXPECT_NE(out.find("max err / largest |expected gradient| 2e-10"),
+            std::string::npos)
+      << out;
+}
+
+TEST(CheckTest, SharedGradientScaleStillRejectsAWrongGradient) {
+  // Off by 0.06 of the largest gradient: more than bf16's rounding makes.
+  const HostTensors expected = {{"grad.p1", F32({0.01f, 0})},
+                                {"grad.p2", F32({1})}};
+  const auto [ok, out] =
+      Checked({{"grad.p1", F32({0.01f, 0.06f})}, {"grad.p2", F32({1})}},
+              expected, kSharedGradientScale);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(out.find("check grad.p1: MISMATCH 1 of 2 elements"),
+            std::string::npos)
+      << out;
+  // A wrong largest gradient fails on its own relative tolerance.
+  EXPECT_FALSE(Checked({{"grad.p1", F32({0.01f, 0})}, {"grad.p2", F32({1.2f})}},
+                       expected, kSharedGradientScale)
+                   .first);
+}
+
+TEST(CheckTest, OutputsOtherThanGradientsKeepTheirOwnScale) {
+  // The loss is no gradient: its miss of 0.5 is measured by its own 1, not
+  // by grad.p2's 100.
+  const HostTensors expected = {{"loss", F32({1})}, {"grad.p2", F32({100})}};
+  EXPECT_FALSE(Checked({{"loss", F32({1.5f})}, {"grad.p2", F32({100})}},
+                       expected, kSharedGradientScale)
+                   .first);
+}
+
 TEST(CheckTest, MissingAndMisshapenTensorsFail) {
   io::HostTensor matrix = F32({1, 2});
   matrix.shape = {1, 2};

@@ -48,6 +48,11 @@ ABSL_FLAG(
     bool, scaled_atol, false,
     "atol is relative to each tensor's largest |expected| (for storage "
     "types whose rounding scales with the tensor, bf16 over long chains)");
+ABSL_FLAG(bool, shared_gradient_scale, false,
+          "with --scaled-atol, the gradients (grad.*) share one scale, the "
+          "largest |expected| of them all: a gradient whose terms cancel "
+          "keeps the rounding of its terms, which its own small value does "
+          "not measure");
 ABSL_FLAG(std::optional<int64_t>, warmup, std::nullopt,
           "--bench: calls before timing (none: 10); training: linear warm-up "
           "steps of the learning rate (none: 0)");
@@ -136,6 +141,7 @@ Flags ReadFlags(std::vector<std::string> positional,
   f.rtol = absl::GetFlag(FLAGS_rtol);
   f.atol = absl::GetFlag(FLAGS_atol);
   f.scaled_atol = absl::GetFlag(FLAGS_scaled_atol);
+  f.shared_gradient_scale = absl::GetFlag(FLAGS_shared_gradient_scale);
   f.bench = absl::GetFlag(FLAGS_bench);
   f.serial_launches = absl::GetFlag(FLAGS_serial_launches);
   f.allow_nonfinite_inputs = absl::GetFlag(FLAGS_allow_nonfinite_inputs);
@@ -212,11 +218,15 @@ absl::Status CheckRanges(const Flags& f) {
 // Flags that go with others whatever the mode.
 absl::Status CheckCompanions(const Flags& f) {
   auto bad = [](const std::string& m) { return absl::InvalidArgumentError(m); };
-  if (std::string given = GivenOf(f, {"rtol", "atol", "scaled_atol"});
+  if (std::string given =
+          GivenOf(f, {"rtol", "atol", "scaled_atol", "shared_gradient_scale"});
       !given.empty() && f.check.empty()) {
     return bad(absl::StrCat(given,
                             ": tolerances of --check, which is not "
                             "given"));
+  }
+  if (f.shared_gradient_scale && !f.scaled_atol) {
+    return bad("--shared-gradient-scale needs --scaled-atol");
   }
   if (!f.batch_fields.empty() && f.dataset.empty()) {
     return bad("--batch-fields needs --dataset");
@@ -347,7 +357,8 @@ a mismatch (or NaN), 2 for bad command lines.)";
       {"Device:", {"device", "memory_limit"}},
       {"Inputs and checks (inference and training):",
        {"inputs", "dataset", "batch_fields", "allow_nonfinite_inputs", "seed",
-        "check", "rtol", "atol", "scaled_atol", "warmup", "serial_launches"}},
+        "check", "rtol", "atol", "scaled_atol", "shared_gradient_scale",
+        "warmup", "serial_launches"}},
       {"Inference (without --steps):",
        {"entry", "params", "output", "bench", "iters"}},
       {"Training (given --steps):",

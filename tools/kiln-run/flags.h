@@ -40,6 +40,7 @@ struct Flags {
   double rtol = 1e-5;
   double atol = 1e-6;
   bool scaled_atol = false;
+  bool shared_gradient_scale = false;
   bool bench = false;
   bool serial_launches = false;
   bool allow_nonfinite_inputs = false;

@@ -103,6 +103,8 @@ TEST(KilnRunFlagsTest, OutOfRange) {
 TEST(KilnRunFlagsTest, Conflicts) {
   EXPECT_EQ(ErrorOf({"--inputs", "i", "--atol", "1"}),
             "--atol: tolerances of --check, which is not given");
+  EXPECT_EQ(ErrorOf({"--check", "c", "--shared-gradient-scale"}),
+            "--shared-gradient-scale needs --scaled-atol");
   EXPECT_EQ(ErrorOf({"--iters", "5"}), "--iters needs --bench");
   EXPECT_EQ(ErrorOf({"--warmup", "5"}),
             "--warmup is the warm-up of --bench (or, with --steps, of the "

@@ -68,9 +68,11 @@ absl::StatusOr<bool> CheckOutputs(const Flags& f, Runtime& rt,
     if (!resident.ok()) continue;
     KILN_ASSIGN_OR_RETURN(host[name], rt.Download(*resident));
   }
-  return CheckTensors(
-      host, expected.tensors,
-      {.rtol = f.rtol, .atol = f.atol, .scaled_atol = f.scaled_atol});
+  return CheckTensors(host, expected.tensors,
+                      {.rtol = f.rtol,
+                       .atol = f.atol,
+                       .scaled_atol = f.scaled_atol,
+                       .shared_gradient_scale = f.shared_gradient_scale});
 }
 
 // --bench: the replays' times, the launches and the pool's high-water marks

@@ -308,9 +308,11 @@ absl::StatusOr<bool> CheckParameters(const Flags& f, Runtime& rt,
     KILN_ASSIGN_OR_RETURN(Tensor t, trainer.Parameter(name));
     KILN_ASSIGN_OR_RETURN(params[name], rt.Download(t));
   }
-  return CheckAgainstFile(
-      params, f.check,
-      {.rtol = f.rtol, .atol = f.atol, .scaled_atol = f.scaled_atol});
+  return CheckAgainstFile(params, f.check,
+                          {.rtol = f.rtol,
+                           .atol = f.atol,
+                           .scaled_atol = f.scaled_atol,
+                           .shared_gradient_scale = f.shared_gradient_scale});
 }
 
 // After the last step: the summary, the log's files, the checkpoint and

@@ -10,7 +10,8 @@ tests/ops/run_gpu_cases.sh runs on the GPU machine):
                                 module's entry
   S_I.MODE.entry                forward (inference) or forward_backward
   S_I.MODE.tolerance / .bf16-tolerance  where the graph's own bf16 or f16
-                                values need looser ones
+                                values need looser ones, and the bf16
+                                mode's (BF16_TOLERANCE)
 A mode whose narrow rounding may move a floor, sign or comparison across
 its jump (check.has_jumps) is left out, as in the CPU check. Each
 artifact is checked here with `kiln-run --dry-run` against its files.
@@ -27,10 +28,19 @@ import tensors
 
 ENTRY = {"inference": "forward", "f32_sgd": "forward_backward", "bf16_adamw": "forward_backward"}
 # Tolerances (rtol atol) of graphs with values of their own in bf16 or f16,
-# for the f32 modes (absolute atol) and the bf16 mode (atol relative to the
-# output's largest magnitude).
+# for the f32 modes (absolute atol).
 NARROW_TOLERANCE = {"bf16": "5e-2 2e-2", "f16": "1e-2 5e-3"}
-BF16_TOLERANCE = "1e-1 5e-2"
+# The bf16 mode's: atol relative to the output's largest magnitude, for a
+# gradient to the largest of all the gradients' (run_gpu_cases.sh's
+# `gradients`). Rounding every backward value to bf16 (2^-9 of it) leaves a
+# gradient whose terms cancel (1e-17 in f64) with an error of the size of
+# its terms, not of itself; and a gradient through a derivative that bf16
+# cannot resolve (a saturated tanh's 1 - y^2, with y's spacing 2^-8 next to
+# 1; a min of operands that bf16 makes equal, whose gradient is then split)
+# is off by much of its own, small, value. On graphs 0-239 of seed
+# 1796624847 (tests/fuzz/GRAPH_RESULTS.md) the GPU's largest such error was
+# 0.011 of the largest gradient.
+BF16_TOLERANCE = "1e-1 5e-2 gradients"
 
 
 def case(tools, kiln_run, graph, mode, values, out, stem):
