@@ -3,8 +3,8 @@
 # (inference, f32 SGD, bf16 AdamW) that compiles, the artifact, fresh random
 # arguments and kiln-ref's f64 outputs of the compiled entry, each checked
 # here with kiln-run --dry-run; kiln-run, the runner and DIR.tar.xz of it
-# all (about 25 KB a graph: the artifacts' PTX and cubins compress 13-fold
-# with xz, 4-fold with gzip). On the GPU machine:
+# all (about 90 KB a graph and 1.4 MB of kiln-run: the artifacts' PTX and
+# cubins compress 10-fold with xz, 4-fold with gzip). On the GPU machine:
 #   tar -xJf DIR.tar.xz && DIR/run_gpu_cases.sh DIR LOGDIR
 # (KILN_JOBS cases at once; by default half the cores, at most 8).
 #   tests/fuzz/graph/make_gpu_bundle.sh DIR N [SEED [FIRST]]
