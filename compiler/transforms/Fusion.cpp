@@ -279,13 +279,30 @@ static void materialize(const Group &group) {
   Block *block = new Block();
   fusion.getBody().push_back(block);
   IRMapping mapping;
-  for (Value input : inputs)
-    mapping.map(input, block->addArgument(input.getType(), input.getLoc()));
+  llvm::DenseMap<Value, Value> argumentOf;
+  for (Value input : inputs) {
+    argumentOf[input] = block->addArgument(input.getType(), input.getLoc());
+    mapping.map(input, argumentOf[input]);
+  }
   OpBuilder inner = OpBuilder::atBlockEnd(block);
+  // A constant that one member evaluates in place and another reads from
+  // memory (a matmul by a constant whose epilogue uses it too) is both a
+  // copy and an input: each member gets the one it takes.
+  llvm::DenseMap<Operation *, Operation *> copies;
   for (Operation *constant : constants)
-    inner.clone(*constant, mapping);
-  for (Operation *op : ops)
+    copies[constant] = inner.clone(*constant);
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands()) {
+      Operation *copy = copies.lookup(operand.getDefiningOp());
+      if (!copy)
+        continue;
+      mapping.map(operand,
+                  inlinesConstant(op, &group, operand.getDefiningOp())
+                      ? copy->getResult(0)
+                      : argumentOf.lookup(operand));
+    }
     inner.clone(*op, mapping);
+  }
   SmallVector<Value> yielded;
   for (Value v : outputs)
     yielded.push_back(mapping.lookup(v));
