@@ -539,7 +539,7 @@ void emitNorm(FusionBuilder &builder, const ConvPlan &plan, FusionOp fusion,
 
 FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
                                     const CodegenOptions &options,
-                                    std::optional<GemmForcedChoice> forced) {
+                                    std::optional<GemmChoice> forced) {
   std::string why;
   FailureOr<ConvPlan> analyzed = analyzeConv(fusion, why);
   if (failed(analyzed))

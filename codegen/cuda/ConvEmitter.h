@@ -4,7 +4,7 @@
 #ifndef KILN_CODEGEN_CUDA_CONVEMITTER_H
 #define KILN_CODEGEN_CUDA_CONVEMITTER_H
 
-#include "codegen/cuda/GemmEmitter.h"
+#include "codegen/cuda/GemmConfig.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
@@ -16,7 +16,7 @@ namespace mlir::kiln::codegen {
 /// model's (the template instances that every table entry is checked by).
 FailureOr<GeneratedFusion>
 emitConv(FusionOp fusion, const CodegenOptions &options,
-         std::optional<GemmForcedChoice> forced = std::nullopt);
+         std::optional<GemmChoice> forced = std::nullopt);
 
 } // namespace mlir::kiln::codegen
 

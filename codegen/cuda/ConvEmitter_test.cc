@@ -306,7 +306,7 @@ TEST_F(ConvEmitterTest, TmaStagesLeaveRoomForTheStatisticsEpilogue) {
   const GemmTileConfig &large = convWgmmaConfigs().front();
   ASSERT_EQ(large.bm, 128);
   FailureOr<GeneratedFusion> g =
-      emitConv(fusion, CodegenOptions(), GemmForcedChoice{large, 1});
+      emitConv(fusion, CodegenOptions(), GemmChoice{large, 1});
   ASSERT_TRUE(succeeded(g));
   EXPECT_EQ(templates(*g), "conv_tma bn_stats_final bn_normalize ");
   const GpuTarget &target = CodegenOptions().target();

@@ -241,7 +241,7 @@ std::vector<TemplateInstance> convTemplateInstances() {
     options.allowTf32 = c.tf32;
     FailureOr<GeneratedFusion> generated = failure();
     if (fusion)
-      generated = emitConv(fusion, options, GemmForcedChoice{c.tile, c.split});
+      generated = emitConv(fusion, options, GemmChoice{c.tile, c.split});
     std::string name = caseName(c);
     if (failed(generated) || generated->kernels.empty()) {
       // An instance that does not compile fails the check.

@@ -30,8 +30,10 @@
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/GemmConfig.h"
 #include "codegen/cuda/GemmEpilogue.h"
+#include "codegen/cuda/GemmKernelAttr.h"
 #include "codegen/cuda/GemmKernelSpec.h"
 #include "codegen/cuda/GemmPlan.h"
+#include "codegen/cuda/GemmSetup.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include "kiln/gemm_layout.cuh"
@@ -208,116 +210,25 @@ std::string bufferType(Value value) {
 
 FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
                                     const CodegenOptions &options,
-                                    std::optional<GemmForcedChoice> forced) {
-  std::string why;
-  FailureOr<GemmPlan> analyzed = analyzeGemm(fusion, why);
-  if (failed(analyzed))
-    return (emitFusionError(fusion)
-            << "the gemm emitter cannot generate this fusion: ")
-           << why;
-  const GemmPlan &plan = *analyzed;
-  if (archNumber(options.arch) < 80)
-    return (emitFusionError(fusion)
-            << "the gemm kernels need sm_80 or newer, got '")
-           << options.arch << "'";
+                                    const GemmKernelChoice &kernel) {
+  FailureOr<GemmSetup> setUp = setUpGemm(fusion, options);
+  if (failed(setUp) || failed(verifyGemm(*setUp, fusion, options, kernel)))
+    return failure();
+  const GemmSetup &setup = *setUp;
+  const GemmPlan &plan = setup.plan;
   const GpuTarget &target = options.target();
-
-  GemmKernelConfig config;
-  // Problems with outputs of their own (stacked), or summed into one.
-  config.ksums = plan.sum ? plan.problems.size() : 1;
-  config.groups = plan.sum ? 1 : plan.problems.size();
-  config.m = plan.m;
-  config.n = plan.n;
-  config.k = plan.k;
-  config.batch = plan.batch;
-  config.outRows = plan.batch * plan.m;
+  GemmKernelConfig config = setup.config;
   // Of every problem together.
   int64_t outElements = config.outElements();
   if (outElements == 0)
     return GeneratedFusion{}; // nothing to compute
 
-  bool isF32 = plan.elementType.isF32();
-  bool tensorCores = !isF32 || options.allowTf32;
-  config.element = plan.elementType.isBF16()  ? GemmElement::Bf16
-                   : plan.elementType.isF16() ? GemmElement::F16
-                                              : GemmElement::F32;
-  config.tf32 = tensorCores && isF32;
-  // Fold the batch into M when every batch shares the rhs and the lhs is
-  // dense [batch..., M, K].
-  ArrayRef<int64_t> outBatch = ArrayRef<int64_t>(plan.outShape).drop_back(2);
-  bool fold =
-      plan.batch > 1 && !plan.transposeLhs &&
-      llvm::all_of(plan.rhsBatchStrides, [](int64_t s) { return s == 0; }) &&
-      plan.lhsBatchStrides == gemmBroadcastStrides(outBatch, outBatch);
-  config.gemmBatch = fold ? 1 : plan.batch;
-  config.rows = fold ? plan.batch * plan.m : plan.m;
-
-  // 16-byte copies need the contiguous dimension of an operand to be a
-  // multiple of 16 bytes (base pointers are at least 256-byte aligned).
-  int vecElements = isF32 ? 4 : 8;
-  config.aKMajor = !plan.transposeLhs;
-  config.bKMajor = plan.transposeRhs;
-  config.aVec = (config.aKMajor ? plan.k : plan.m) % vecElements == 0;
-  config.bVec = (config.bKMajor ? plan.k : plan.n) % vecElements == 0;
-
-  // bf16/f16 on sm_90 may also take the wgmma kernels (sm_90a), which copy
-  // whole 16-byte chunks only; the cost model picks per shape. The TMA
-  // kernel runs one GEMM (a batch that shares the rhs folded into the
-  // rows) of several problems, each operand through a tensor map; the
-  // cp.async kernel one problem of any batch.
-  bool wgmma = target.hasWgmma && archNumber(options.arch) == 90 &&
-               config.aVec && config.bVec;
-  int64_t problems = config.groups * config.ksums;
-  int64_t int32Max = std::numeric_limits<int32_t>::max();
-  bool tma = wgmma && options.allowTma && config.gemmBatch == 1 &&
-             problems <= kGemmTmaMaxProblems && config.rows <= int32Max &&
-             plan.n <= int32Max && plan.k <= int32Max;
-  SmallVector<GemmTileConfig> candidates;
-  auto consider = [&](ArrayRef<GemmTileConfig> configs) {
-    for (const GemmTileConfig &tile : configs) {
-      // The ping-pong schedule is the TMA kernel's; --gemm-schedule may
-      // keep one schedule only.
-      if (tile.pingpong
-              ? !tma || options.gemmSchedule == GemmSchedule::Cooperative
-              : tma && tile.path == GemmPath::Wgmma &&
-                    options.gemmSchedule == GemmSchedule::PingPong)
-        continue;
-      if (tile.sharedBytes(config.aKMajor, config.bKMajor,
-                           config.elementBytes()) <= target.sharedBytesPerBlock)
-        candidates.push_back(tile);
-    }
-  };
-  if (!tensorCores)
-    consider(gemmSimtConfigs());
-  else if (isF32)
-    consider(gemmTf32Configs());
-  else {
-    if (tma || (wgmma && problems == 1))
-      consider(gemmWgmmaConfigs());
-    consider(gemmMmaConfigs());
-  }
-  if (candidates.empty() && !forced)
-    return (emitFusionError(fusion)
-            << "no gemm tile fits the shared memory of ")
-           << target.arch;
-  if (forced) {
-    const GemmTileConfig &tile = forced->config;
-    int64_t kTiles = config.ksums * ((plan.k + tile.bk - 1) / tile.bk);
-    int64_t perSplit =
-        kTiles ? (kTiles + forced->split - 1) / forced->split : 0;
-    config.choice = {tile, forced->split, static_cast<int>(perSplit)};
-  } else {
-    // Where ping-pong tiles compete, the cooperative ones pay for the
-    // epilogue they stall on.
-    bool pingpong = llvm::any_of(
-        candidates, [](const GemmTileConfig &tile) { return tile.pingpong; });
-    config.choice = chooseGemmConfig(
-        candidates, target, config.groups * config.gemmBatch, config.rows,
-        plan.n, plan.k, config.ksums, outElements, kGemmSplits, 0,
-        pingpong ? kGemmCooperativeEpilogueK : 0);
-  }
-  const GemmTileConfig &tile = config.choice.config;
-  config.tma = tma && tile.path == GemmPath::Wgmma;
+  const GemmTileConfig &tile = kernel.choice.config;
+  config.choice = {tile, kernel.choice.split,
+                   static_cast<int>(
+                       gemmKTilesPerSplit(setup, tile, kernel.choice.split))};
+  config.tf32 = tile.path == GemmPath::Tf32;
+  config.tma = kernel.tma;
   // The staged epilogue stores whole runs of 8 columns of one split's
   // results, in the shared memory the stages leave. It reads the
   // epilogue's operands one run at a time, a load latency each, so it
@@ -325,36 +236,15 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   // takes a tile: a ping-pong GELU gradient (K = 1024 on the H200) then
   // takes 170 us against 186 without the prefetch and the fragment stores'
   // 165, and the step as a whole is fastest with every epilogue staged.
-  if (config.tma && config.choice.split == 1 &&
-      plan.n % ::kiln::gemm::wgmma_staged_run == 0) {
-    GemmKernelConfig staged = config;
-    staged.stagedEpilogue = true;
-    config.stagedEpilogue =
-        gemmTmaSharedBytes(staged) <= target.sharedBytesPerBlock;
-  }
+  config.stagedEpilogue = gemmStagedEpilogue(setup, config, target);
   // The copy engine stores the staged rows of the first result when it has
   // the operands' element type (the staging's) and one problem writes it.
-  std::optional<unsigned> storedResult;
-  if (options.gemmTmaStore && config.stagedEpilogue && config.groups == 1 &&
-      !plan.problems.front().results.empty()) {
-    unsigned result = plan.problems.front().results.front();
-    if (gemmElementTypeOf(fusion.getResult(result)) == plan.elementType)
-      storedResult = result;
-  }
+  std::optional<unsigned> storedResult =
+      kernel.tmaStore
+          ? gemmTmaStoreResult(setup, fusion, config.stagedEpilogue)
+          : std::nullopt;
   config.tmaStore = storedResult.has_value();
-  // Clusters of two blocks on adjacent tile rows share the rhs tile: each
-  // copies half of it into both (TMA multicast), so the L2 serves the rhs
-  // once per cluster. Where there are two tile rows to pair and a half is
-  // whole swizzle atoms (K-major rows, or whole 64-wide columns).
-  if (config.tma && options.gemmCluster != 1 && target.hasClusters &&
-      target.maxClusterBlocks >= 2 && (config.rows + tile.bm - 1) / tile.bm >= 2 &&
-      (config.bKMajor || tile.bn / 64 % 2 == 0))
-    config.clusterM = 2;
-  if (tile.pingpong && !config.tma)
-    return emitFusionError(fusion)
-           << "the ping-pong GEMM schedule needs the TMA kernel (sm_90, one "
-              "GEMM of at most "
-           << kGemmTmaMaxProblems << " problems, 16-byte rows)";
+  config.clusterM = kernel.clusterM;
 
   // 32-bit index math (fewer registers) when every buffer, the scratch
   // and the tile overhang stay far below 2^31 elements.
@@ -394,7 +284,7 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
   if (failed(epilogue))
     return failure();
   std::string functors = gemmConfigFunctors(config, buffers) +
-                         writeOperands(plan, fold) + *epilogue;
+                         writeOperands(plan, setup.fold) + *epilogue;
   std::string header = describeFusion(plan, fusion, config.groups);
 
   FusionBuilder builder(header);
@@ -421,7 +311,25 @@ public:
 
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
-    return emitGemm(fusion, options);
+    FailureOr<GemmKernelChoice> kernel = gemmKernelOf(fusion, options);
+    if (failed(kernel))
+      return failure();
+    return emitGemm(fusion, options, *kernel);
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    FailureOr<GemmKernelChoice> kernel = selectGemm(fusion, options);
+    if (failed(kernel))
+      return failure();
+    return Attribute(gemmKernelAttr(fusion.getContext(), *kernel));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &options) const override {
+    FailureOr<GemmKernelChoice> kernel = gemmKernelOf(fusion, options);
+    return failure(failed(kernel) ||
+                   failed(verifyGemm(fusion, options, *kernel)));
   }
 };
 

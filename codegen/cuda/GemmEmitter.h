@@ -1,9 +1,9 @@
 //===- GemmEmitter.h - the kernels of a gemm fusion -------------*- C++ -*-===//
 //
-// The gemm emitter (createGemmEmitter in KernelEmitter.h) plans each fusion
-// with the cost model of GemmConfig.h. emitGemm also takes a configuration
-// to use instead, so that the template instances the nvcc check compiles
-// are rendered exactly as the planner renders the kernels it chooses.
+// A gemm fusion's kernel is chosen (selectGemm, the cost model of
+// GemmConfig.h), checked (verifyGemm) and rendered (emitGemm) apart, so that
+// a choice recorded in the IR (#kiln_cuda.gemm) or made by the template
+// instances the nvcc check compiles renders as the planner's own does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,19 +17,34 @@
 
 namespace mlir::kiln::codegen {
 
-/// A configuration to use instead of the cost model's choice.
-struct GemmForcedChoice {
-  GemmTileConfig config;
-  /// Splits of K (K tiles divided evenly, the last split shorter).
-  int split = 1;
+/// The kernel of a gemm fusion, as --kiln-select-kernels records it
+/// (#kiln_cuda.gemm, GemmKernelAttr.h): a tile of GemmConfig.h's tables and
+/// its split of K, and how the TMA kernel runs it.
+struct GemmKernelChoice {
+  GemmChoice choice;
+  /// The wgmma tile runs on operands the tensor memory accelerator copies.
+  bool tma = false;
+  /// Blocks per cluster sharing the rhs tile (TMA).
+  int clusterM = 1;
+  /// The first result stored by TMA from the staged epilogue.
+  bool tmaStore = false;
 };
 
-/// The kernels and launches of gemm fusion `fusion`; with `forced`, of that
-/// configuration (which must suit the fusion: wgmma needs sm_90 and 16-byte
-/// aligned operands of one problem).
-FailureOr<GeneratedFusion>
-emitGemm(FusionOp fusion, const CodegenOptions &options,
-         std::optional<GemmForcedChoice> forced = std::nullopt);
+/// The kernel the cost model chooses for gemm fusion `fusion`.
+FailureOr<GemmKernelChoice> selectGemm(FusionOp fusion,
+                                       const CodegenOptions &options);
+
+/// Checks that `kernel` can run `fusion` on options.arch (the tile fits,
+/// the kernel suits the operands and the target, no split of K is empty);
+/// the errors are the fusion's.
+LogicalResult verifyGemm(FusionOp fusion, const CodegenOptions &options,
+                         const GemmKernelChoice &kernel);
+
+/// The kernels and launches of gemm fusion `fusion` run by `kernel`, which
+/// is checked first (verifyGemm).
+FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
+                                    const CodegenOptions &options,
+                                    const GemmKernelChoice &kernel);
 
 } // namespace mlir::kiln::codegen
 

@@ -1,7 +1,7 @@
 //===- GemmTemplateInstances.cpp - every GEMM kernel the planner chooses --===//
 //
 // Every entry of the GEMM tile tables, for each element type it serves,
-// rendered by the emitter itself (emitGemm with the configuration forced)
+// rendered by the emitter itself (emitGemm of that tile)
 // from a representative fusion: a product with a bias, GELU (tanh) and both
 // the pre-activation and the activation as results, the register-heaviest
 // common epilogue. Shapes leave partial tiles, so that the bounds-tested
@@ -15,6 +15,7 @@
 #include "codegen/cuda/TemplateInstances.h"
 
 #include "codegen/cuda/GemmEmitter.h"
+#include "codegen/cuda/GemmSetup.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -270,8 +271,13 @@ std::vector<TemplateInstance> gemmTemplateInstances() {
     options.gemmTmaStore = c.tmaStore;
     FailureOr<GeneratedFusion> generated = failure();
     if (fusion)
-      generated =
-          emitGemm(fusion, options, GemmForcedChoice{c.config, c.split});
+      if (FailureOr<GemmSetup> setup = setUpGemm(fusion, options);
+          succeeded(setup)) {
+        GemmKernelChoice kernel;
+        kernel.choice = {c.config, c.split};
+        grantTmaOptions(*setup, fusion, options, kernel);
+        generated = emitGemm(fusion, options, kernel);
+      }
     std::string name = caseName(c);
     if (failed(generated) || generated->kernels.empty()) {
       // An instance that does not compile fails the check.

@@ -4,6 +4,7 @@
 #include "codegen/cuda/KernelEmitter.h"
 
 #include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/dialect/KilnCudaDialect.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -50,6 +51,30 @@ FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
   for (const auto &emitter : kernelEmitters())
     if (emitter->matches(fusion))
       return emitter->emit(fusion, options);
+  return reportUnsupportedFusion(fusion);
+}
+
+LogicalResult KernelEmitter::verifyKernel(FusionOp fusion, Attribute kernel,
+                                          const CodegenOptions &) const {
+  return fusion.emitOpError()
+         << cuda::kKernelAttrName << ": a " << fusion.getKind()
+         << " fusion's kernel is not chosen in the IR";
+}
+
+LogicalResult selectFusionKernel(FusionOp fusion,
+                                 const CodegenOptions &options) {
+  for (const auto &emitter : kernelEmitters()) {
+    if (!emitter->matches(fusion))
+      continue;
+    if (Attribute recorded = fusion->getAttr(cuda::kKernelAttrName))
+      return emitter->verifyKernel(fusion, recorded, options);
+    FailureOr<Attribute> chosen = emitter->selectKernel(fusion, options);
+    if (failed(chosen))
+      return failure();
+    if (*chosen)
+      fusion->setAttr(cuda::kKernelAttrName, *chosen);
+    return success();
+  }
   return reportUnsupportedFusion(fusion);
 }
 

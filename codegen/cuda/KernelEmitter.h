@@ -216,6 +216,17 @@ public:
   /// Generates the kernels; diagnostics go to `fusion`.
   virtual FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const = 0;
+  /// The kernel the emitter's planner chooses for `fusion`, as the
+  /// kiln_cuda attribute that emit() then renders (--kiln-select-kernels);
+  /// null where the emitter records no choice.
+  virtual FailureOr<Attribute> selectKernel(FusionOp fusion,
+                                            const CodegenOptions &options) const {
+    return Attribute();
+  }
+  /// Checks a recorded kernel `kernel` against `fusion` and the target;
+  /// diagnostics go to `fusion`.
+  virtual LogicalResult verifyKernel(FusionOp fusion, Attribute kernel,
+                                     const CodegenOptions &options) const;
 };
 
 /// The emitters of every kind, tried in order.
@@ -225,6 +236,11 @@ const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters();
 /// naming the fusion's ops when none does.
 FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
                                       const CodegenOptions &options);
+
+/// Sets `fusion`'s kiln_cuda.kernel to the choice of the emitter that
+/// matches it (none where it records no choice), or verifies the one it has.
+LogicalResult selectFusionKernel(FusionOp fusion,
+                                 const CodegenOptions &options);
 
 /// An error about `fusion`'s kernels at the op of the user's it computes (its
 /// first op that is not a constant), named as the user wrote it ("'kiln.matmul'

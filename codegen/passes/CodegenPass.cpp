@@ -31,17 +31,12 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
 
   /// The code generator's options, from the pass's.
   codegen::CodegenOptions generatorOptions() const {
-    codegen::CodegenOptions options;
-    options.arch = arch;
-    options.allowTf32 = tf32;
+    codegen::CodegenOptions options = codegen::kernelChoiceOptions(
+        arch, tf32, tma, gemmSchedule, gemmCluster, gemmTmaStore);
     options.mergeLaunches = mergeLaunches;
-    options.allowTma = tma;
-    options.gemmSchedule = gemmSchedule;
-    options.gemmCluster = static_cast<int>(gemmCluster.getValue());
     options.persistentAttention = persistentAttention;
     options.fusedAttentionBackward = fusedAttentionBackward;
     options.attentionSchedule = attentionSchedule;
-    options.gemmTmaStore = gemmTmaStore;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),
                                     customKernelDirs.end());

@@ -1,8 +1,10 @@
 //===- CodegenPass.h - code generation as a pass ----------------*- C++ -*-===//
 //
-// --kiln-codegen, the kiln pipeline's last stage: runs the code generator on
-// a fused, memory-planned module and hands the generated module (kernels,
-// launches, buffers) to the pass's creator. The compiler reaches it only by
+// --kiln-select-kernels records each fusion's kernel in the IR (a kiln_cuda
+// attribute); --kiln-codegen, the kiln pipeline's last stage, runs the code
+// generator on a fused, memory-planned module, rendering those choices, and
+// hands the generated module (kernels, launches, buffers) to the pass's
+// creator. The compiler reaches it only by
 // name, through the pass registry (compiler/pipeline/Pipeline.h); tools
 // that link the code generator register it with registerCodegenPasses().
 //
@@ -22,6 +24,7 @@
 namespace mlir::kiln {
 
 #define GEN_PASS_DECL_KILNCODEGEN
+#define GEN_PASS_DECL_KILNSELECTKERNELS
 #include "codegen/passes/Passes.h.inc"
 
 namespace codegen {
@@ -31,6 +34,19 @@ namespace codegen {
 /// pass only checks that code generation succeeds.
 std::unique_ptr<Pass> createKilnCodegenPass(const KilnCodegenOptions &options,
                                             CompiledModule *result);
+
+/// A --kiln-select-kernels pass.
+std::unique_ptr<Pass>
+createKilnSelectKernelsPass(const KilnSelectKernelsOptions &options);
+
+/// The same options of kiln-select-kernels as `options` has.
+KilnSelectKernelsOptions selectionOptionsOf(const KilnCodegenOptions &options);
+
+/// The code generator's options that the kernel planners read, from the
+/// passes' options of the same names (Passes.td, kernelChoiceOptions).
+CodegenOptions kernelChoiceOptions(llvm::StringRef arch, bool tf32, bool tma,
+                                   GemmSchedule gemmSchedule,
+                                   GemmCluster gemmCluster, bool gemmTmaStore);
 
 /// The help of the kiln-codegen option named `name` (Passes.td), for the
 /// tools' flags that set it.

@@ -1,8 +1,11 @@
 #include "codegen/passes/CodegenPass.h"
 
+#include "codegen/dialect/KilnCudaDialect.h"
+
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/testing/KilnTestContext.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -54,6 +57,59 @@ TEST(CodegenPassTest, HandsOverTheGeneratedModule) {
   ASSERT_FALSE(compiled.kernels.empty());
   EXPECT_NE(compiled.kernels[0].source.find("__global__"), std::string::npos);
   EXPECT_TRUE(compiled.kernels[0].binary.ptx.empty());
+}
+
+constexpr const char *kGemmModel = R"mlir(
+func.func @f(%x: tensor<256x2048xbf16> {kiln.name = "x"},
+             %w: tensor<2048x256xbf16> {kiln.name = "w"}) -> tensor<256x256xbf16> {
+  %0 = kiln.matmul %x, %w : tensor<256x2048xbf16>, tensor<2048x256xbf16>
+  return %0 : tensor<256x256xbf16>
+}
+)mlir";
+
+/// The CUDA source of kGemmModel's kernels after kilnc's passes, its gemm
+/// fusion's kiln_cuda.kernel set to `forced` (when not null) between
+/// selection and code generation.
+std::string gemmSources(KilnTestContext &test, const char *forced) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kGemmModel, &test.context);
+  EXPECT_TRUE(module) << test.diagnostics;
+  PipelineOptions options;
+  options.function = "f";
+  options.train = "none";
+  PassManager pm(&test.context);
+  buildKilnPipeline(pm, options);
+  pm.addPass(codegen::createKilnSelectKernelsPass({}));
+  EXPECT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
+  if (forced)
+    module->walk([&](FusionOp fusion) {
+      fusion->setAttr(cuda::kKernelAttrName,
+                      parseAttribute(forced, &test.context));
+    });
+  KilnCodegenOptions codegenOptions;
+  codegenOptions.compile = false;
+  codegen::CompiledModule compiled;
+  PassManager generate(&test.context);
+  generate.addPass(codegen::createKilnCodegenPass(codegenOptions, &compiled));
+  EXPECT_TRUE(succeeded(generate.run(*module))) << test.diagnostics;
+  std::string sources;
+  for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
+    sources += kernel.source;
+  return sources;
+}
+
+TEST(CodegenPassTest, RendersTheKernelRecordedInTheIr) {
+  KilnTestContext test;
+  std::string chosen = gemmSources(test, nullptr);
+  EXPECT_EQ(chosen.find("BM = 64, BN = 64, BK = 32"), std::string::npos)
+      << chosen;
+  std::string forced =
+      gemmSources(test, "#kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4, "
+                        "split = 3>");
+  EXPECT_NE(forced.find("BM = 64, BN = 64, BK = 32"), std::string::npos)
+      << forced;
+  EXPECT_NE(forced.find("SPLIT = 3"), std::string::npos);
+  EXPECT_NE(forced.find("kiln::gemm::splitk_reduce"), std::string::npos);
 }
 
 TEST(CodegenPassTest, KilnPipelineForwardsTheCodegenOptions) {

@@ -1,8 +1,9 @@
 //===- Passes.td - code generation as a pass ---------------*- tablegen -*-===//
 //
 // The one declaration of every code-generation option: kiln-opt's
-// --kiln-codegen and --kiln-pipeline take them by these names, and kilnc's
-// flags take their help from here (codegen/passes/CodegenPass.h).
+// --kiln-select-kernels, --kiln-codegen and --kiln-pipeline take them by
+// these names, and kilnc's flags take their help from here
+// (codegen/passes/CodegenPass.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,25 +12,13 @@
 
 include "mlir/Pass/PassBase.td"
 
-def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
-  let summary = "Generates (and compiles) the CUDA kernels of a planned module";
-  let description = [{
-    The last stage of the kiln pipeline, after --kiln-fuse and
-    --kiln-plan-memory: runs the code generator on the module (every fusion
-    of every entry to CUDA C++, NVRTC to PTX, nvJitLink to a cubin for
-    `arch`) and hands the result, the kernels, launches and buffers an
-    artifact holds, to whoever built the pass (kilnc writes it as CUDA, PTX
-    or an artifact). The IR is not changed. Created from a textual pipeline
-    (kiln-opt, a reproducer) the pass has no one to hand the result to: it
-    generates and compiles the kernels as a check and drops them.
-  }];
-  let options = [
+// The options the kernel planners read: --kiln-select-kernels chooses by
+// them, and --kiln-codegen where a fusion's choice is not in the IR.
+defvar kernelChoiceOptions = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "Target architecture">,
     Option<"tf32", "tf32", "bool", "false",
            "f32 matmuls on TF32 tensor cores">,
-    Option<"mergeLaunches", "merge-launches", "bool", "true",
-           "Run launches of an entry that may run at once as one kernel">,
     Option<"tma", "tma", "bool", "true",
            "Let the tensor memory accelerator copy the operands of the "
            "kernels that can use it (sm_90)">,
@@ -46,6 +35,28 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "Blocks per thread-block cluster of the TMA GEMM kernel (sm_90), "
            "which share the rhs tile by TMA multicast; auto: two where the "
            "product has two tile rows to pair">,
+    Option<"gemmTmaStore", "gemm-tma-store", "bool", "false",
+           "The TMA GEMM kernel (sm_90) stores its first result by TMA from "
+           "the staged epilogue's shared memory, where one problem's result "
+           "has the operands' element type (by default each lane stores its "
+           "16-byte runs)">,
+];
+
+def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
+  let summary = "Generates (and compiles) the CUDA kernels of a planned module";
+  let description = [{
+    The last stage of the kiln pipeline, after --kiln-fuse and
+    --kiln-plan-memory: runs the code generator on the module (every fusion
+    of every entry to CUDA C++, NVRTC to PTX, nvJitLink to a cubin for
+    `arch`) and hands the result, the kernels, launches and buffers an
+    artifact holds, to whoever built the pass (kilnc writes it as CUDA, PTX
+    or an artifact). The IR is not changed. Created from a textual pipeline
+    (kiln-opt, a reproducer) the pass has no one to hand the result to: it
+    generates and compiles the kernels as a check and drops them.
+  }];
+  let options = !listconcat(kernelChoiceOptions, [
+    Option<"mergeLaunches", "merge-launches", "bool", "true",
+           "Run launches of an entry that may run at once as one kernel">,
     Option<"persistentAttention", "persistent-attention", "bool", "true",
            "Run the Hopper attention kernels persistent (sm_90): one block "
            "per SM takes the (batch * head, tile) work items in turn, "
@@ -67,11 +78,6 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "warpgroups issue their matrix products as they come) or "
            "pingpong (they take turns, so that one warpgroup's softmax runs "
            "while the tensor cores multiply the other's)">,
-    Option<"gemmTmaStore", "gemm-tma-store", "bool", "false",
-           "The TMA GEMM kernel (sm_90) stores its first result by TMA from "
-           "the staged epilogue's shared memory, where one problem's result "
-           "has the operands' element type (by default each lane stores its "
-           "16-byte runs)">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",
@@ -93,7 +99,23 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "1048576",
            "Bytes of the first gradient bucket, smaller so that "
            "communication starts early (data parallel)">,
-  ];
+  ]);
+}
+
+def KilnSelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
+  let summary = "Records the kernel of each GEMM fusion as an attribute";
+  let description = [{
+    Runs the kernel planners of the code generator on every kiln.fusion
+    whose kernel is chosen in the IR (GEMM fusions: `#kiln_cuda.gemm`) and
+    writes the choice on the fusion as `kiln_cuda.kernel`, which
+    --kiln-codegen then renders. A fusion that already has one keeps it
+    once it is checked against the fusion and `arch` (a located error
+    where it cannot run it), so a forced choice or a tile sweep is an edit
+    of the IR. kilnc runs it before code generation:
+    `--mlir-print-ir-after=kiln-select-kernels` shows the choices.
+  }];
+  let dependentDialects = ["::mlir::kiln::cuda::KilnCudaDialect"];
+  let options = kernelChoiceOptions;
 }
 
 #endif // KILN_CODEGEN_PASSES_TD

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/dialect/KilnCudaDialect.h"
 #include "codegen/passes/CodegenPass.h"
 #include "compiler/import/LoadModel.h"
 #include "compiler/import/ModelText.h"
@@ -134,8 +135,8 @@ int main(int argc, char **argv) {
   mlir::kiln::registerKilnPasses();
   mlir::kiln::registerCodegenPasses();
   mlir::DialectRegistry registry;
-  registry.insert<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect>();
+  registry.insert<mlir::kiln::KilnDialect, mlir::kiln::cuda::KilnCudaDialect,
+                  mlir::func::FuncDialect, mlir::arith::ArithDialect>();
   mlir::kiln::registerGradientRules(registry);
   registerOptOptions(registry);
   ::kiln::tools::ToolCommandLine tool = commandLine(registry);

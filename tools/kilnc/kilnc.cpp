@@ -23,6 +23,7 @@
 #include "codegen/cuda/DeviceMemory.h"
 #include "codegen/cuda/KernelCache.h"
 #include "codegen/cuda/KernelTemplates.h"
+#include "codegen/dialect/KilnCudaDialect.h"
 #include "codegen/distributed/GradientBuckets.h"
 #include "codegen/header/CppNames.h"
 #include "codegen/header/HeaderEmitter.h"
@@ -695,7 +696,7 @@ static KilnCodegenOptions codegenOptions(const ByteFlags &bytes) {
 /// IR) only with --mlir-print-op-on-diagnostic.
 static void configureContext(MLIRContext &context) {
   DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect>();
+  registry.insert<KilnDialect, cuda::KilnCudaDialect, func::FuncDialect>();
   registerGradientRules(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
@@ -743,9 +744,12 @@ static LogicalResult runPipeline(ModuleOp module, const ByteFlags &bytes,
   PipelineOptions options;
   setPipelineOptions(options, bytes);
   buildKilnPipeline(pm, options);
-  if (emit != "mlir")
-    pm.addPass(
-        codegen::createKilnCodegenPass(codegenOptions(bytes), &compiled));
+  if (emit != "mlir") {
+    KilnCodegenOptions options = codegenOptions(bytes);
+    pm.addPass(codegen::createKilnSelectKernelsPass(
+        codegen::selectionOptionsOf(options)));
+    pm.addPass(codegen::createKilnCodegenPass(options, &compiled));
+  }
   return pm.run(module);
 }
 

@@ -18,6 +18,7 @@
 // CODEGEN-NEXT: KilnResidentConstants
 // CODEGEN-NEXT: KilnFuse
 // CODEGEN-NEXT: KilnPlanMemory
+// CODEGEN-NEXT: KilnSelectKernels
 // CODEGEN-NEXT: KilnCodegen
 // CODEGEN-NEXT: Output
 func.func @loss(%w: tensor<8x16xf32> {kiln.param = #kiln.init<xavier>, kiln.name = "w"},

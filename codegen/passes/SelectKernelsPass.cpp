@@ -1,0 +1,61 @@
+//===- SelectKernelsPass.cpp - each fusion's kernel into the IR -----------===//
+
+#include "codegen/dialect/KilnCudaDialect.h"
+#include "codegen/passes/CodegenPass.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DEF_KILNSELECTKERNELS
+#include "codegen/passes/Passes.h.inc"
+
+namespace {
+struct SelectKernelsPass
+    : public impl::KilnSelectKernelsBase<SelectKernelsPass> {
+  using KilnSelectKernelsBase::KilnSelectKernelsBase;
+
+  void runOnOperation() override {
+    codegen::CodegenOptions options = codegen::kernelChoiceOptions(
+        arch, tf32, tma, gemmSchedule, gemmCluster, gemmTmaStore);
+    // Every fusion is checked, so that one run reports every bad choice.
+    bool failedAny = false;
+    getOperation().walk([&](FusionOp fusion) {
+      failedAny |= failed(codegen::selectFusionKernel(fusion, options));
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass>
+codegen::createKilnSelectKernelsPass(const KilnSelectKernelsOptions &options) {
+  return std::make_unique<SelectKernelsPass>(options);
+}
+
+codegen::CodegenOptions
+codegen::kernelChoiceOptions(llvm::StringRef arch, bool tf32, bool tma,
+                             GemmSchedule gemmSchedule, GemmCluster gemmCluster,
+                             bool gemmTmaStore) {
+  CodegenOptions options;
+  options.arch = arch.str();
+  options.allowTf32 = tf32;
+  options.allowTma = tma;
+  options.gemmSchedule = gemmSchedule;
+  options.gemmCluster = static_cast<int>(gemmCluster);
+  options.gemmTmaStore = gemmTmaStore;
+  return options;
+}
+
+KilnSelectKernelsOptions
+codegen::selectionOptionsOf(const KilnCodegenOptions &options) {
+  KilnSelectKernelsOptions selection;
+  selection.arch = options.arch;
+  selection.tf32 = options.tf32;
+  selection.tma = options.tma;
+  selection.gemmSchedule = options.gemmSchedule;
+  selection.gemmCluster = options.gemmCluster;
+  selection.gemmTmaStore = options.gemmTmaStore;
+  return selection;
+}
+
+} // namespace mlir::kiln

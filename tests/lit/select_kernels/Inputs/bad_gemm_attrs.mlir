@@ -1,0 +1,13 @@
+module attributes {test.a = #kiln_cuda.gemm<dma, tile = 128x128x64>} {}
+// -----
+module attributes {test.a = #kiln_cuda.gemm<mma, tile = 128x128>} {}
+// -----
+module attributes {test.a = #kiln_cuda.gemm<mma, stages = 4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.gemm<mma, tile = 64x64x32, warps = 2>} {}
+// -----
+module attributes {test.a = #kiln_cuda.gemm<mma, tile = 64x64x32, split = 0>} {}
+// -----
+module attributes {test.a = #kiln_cuda.gemm<mma, tile = 64x64x32, pingpong>} {}
+// -----
+module attributes {test.a = #kiln_cuda.gemm<mma, tile = 0x64x32>} {}
