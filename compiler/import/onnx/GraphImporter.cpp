@@ -3,6 +3,7 @@
 #include "compiler/import/onnx/GraphImporter.h"
 #include "compiler/import/onnx/OnnxTypes.h"
 #include "compiler/import/onnx/OpVersions.h"
+#include "compiler/import/onnx/TrainableInitializers.h"
 #include "compiler/interpreter/Interpreter.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -255,25 +256,6 @@ LogicalResult GraphImporter::checkVersions(Location fileLoc) {
   return success();
 }
 
-/// Whether the initializer `tensor` was asked to be trainable: "all" means
-/// every floating-point one (integer initializers, such as the shapes
-/// exporters store, stay constants).
-static bool isTrainable(const OnnxImportOptions &options,
-                        const onnx::TensorProto &tensor) {
-  llvm::StringRef name = tensor.name();
-  if (options.trainable.empty())
-    return false;
-  if (options.trainable == "all") {
-    int32_t type = tensor.data_type();
-    return type == onnx::TensorProto::FLOAT ||
-           type == onnx::TensorProto::FLOAT16 ||
-           type == onnx::TensorProto::BFLOAT16;
-  }
-  llvm::SmallVector<llvm::StringRef> names;
-  llvm::StringRef(options.trainable).split(names, ',', -1, false);
-  return llvm::is_contained(names, name);
-}
-
 /// ONNX assigns every value once: a node output that names a graph input,
 /// an initializer or an earlier output would replace that value silently.
 /// The error is at the second writer, naming the first.
@@ -321,16 +303,13 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   llvm::StringMap<const onnx::TensorProto *> initializers;
   for (const onnx::TensorProto &tensor : graph.initializer())
     initializers[tensor.name()] = &tensor;
-  if (!opts.trainable.empty() && opts.trainable != "all") {
-    llvm::SmallVector<llvm::StringRef> names;
-    llvm::StringRef(opts.trainable).split(names, ',', -1, false);
-    for (llvm::StringRef name : names)
-      if (!initializers.count(name))
-        return emitError(fileLoc) << "--trainable names '" << name
-                                  << "', which is not an initializer of the "
-                                     "graph",
-               nullptr;
-  }
+  auto trainable =
+      selectTrainable(opts.trainable, graph, *nodes, fileLoc);
+  if (failed(trainable))
+    return nullptr;
+  auto isTrainable = [&](const onnx::TensorProto &tensor) {
+    return trainable->contains(tensor.name());
+  };
 
   // Arguments: trainable initializers (parameters), then the graph inputs,
   // then the target of a requested loss.
@@ -356,7 +335,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     argNames.push_back(name.str());
   };
   for (const onnx::TensorProto &tensor : graph.initializer()) {
-    if (!isTrainable(opts, tensor))
+    if (!isTrainable(tensor))
       continue;
     Location loc = graphLoc("initializer '" + tensor.name() + "'");
     Type element = kilnElementType(context, tensor.data_type());
@@ -455,7 +434,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     return success();
   };
   for (const onnx::TensorProto &tensor : graph.initializer())
-    if (!isTrainable(opts, tensor) &&
+    if (!isTrainable(tensor) &&
         failed(defineConstant(tensor, tensor.name())))
       return nullptr;
   for (const auto &[name, tensor] : opts.staticInputs) {
@@ -531,7 +510,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   if (!opts.weightsPath.empty()) {
     llvm::SmallVector<const onnx::TensorProto *> params;
     for (const onnx::TensorProto &tensor : graph.initializer())
-      if (isTrainable(opts, tensor))
+      if (isTrainable(tensor))
         params.push_back(&tensor);
     if (failed(writeWeights(params, opts.weightsPath, fileLoc)))
       return nullptr;

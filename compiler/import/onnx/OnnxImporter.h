@@ -32,8 +32,9 @@ struct OnnxImportOptions {
   /// Name of the imported function (the pipeline's --function).
   std::string functionName = "loss";
   /// Initializers that become kiln.param arguments: "" (none: all are
-  /// constants), "all" (every floating-point one), or a comma-separated
-  /// list of initializer names.
+  /// constants), "all" (every floating-point one an op reads as a weight,
+  /// TrainableInitializers.h), or a comma-separated list of initializer
+  /// names.
   std::string trainable;
   /// A loss appended to the graph: "" (none), "mse" or "cross_entropy", on
   /// the graph's single output and a new input named `target`.

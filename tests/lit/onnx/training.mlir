@@ -36,6 +36,24 @@
 // MSE: %{{.*}}: tensor<4x2xf32> {kiln.name = "y_true"}) -> (tensor<f32> {kiln.name = "loss"})
 // MSE: kiln.mse_loss
 
+// --trainable=all trains the weights, not the floating-point initializers
+// an op reads as settings: batch norm's running statistics, Clip's bounds
+// (ReLU6), Resize's scales.
+// RUN: python3 %S/Inputs/make_onnx_model.py operand_constants %t.settings.onnx
+// RUN: kiln-opt %t.settings.onnx --trainable=all 2>/dev/null | FileCheck %s --check-prefix=ALL
+// ALL: func.func @loss(%{{.*}}: tensor<3xf32> {kiln.name = "scale", kiln.param
+// ALL-SAME: %{{.*}}: tensor<3xf32> {kiln.name = "bias", kiln.param
+// ALL-SAME: %{{.*}}: tensor<8xf32> {kiln.name = "w", kiln.param
+// ALL-SAME: %{{.*}}: tensor<2x3x4x4xf32> {kiln.name = "x"})
+// ALL: kiln.constant {{.*}} {kiln.name = "mean"}
+// ALL: kiln.constant {{.*}} {kiln.name = "low"}
+// ALL: kiln.constant {{.*}} {kiln.name = "scales"}
+// RUN: kiln-opt %t.settings.onnx --trainable=all 2>/dev/null | grep -o "kiln.param" | wc -l | FileCheck %s --check-prefix=COUNT
+// COUNT: {{^ *3$}}
+// Named, they are refused with the reason.
+// RUN: not kiln-opt %t.settings.onnx --trainable=w,scales 2>&1 | FileCheck %s --check-prefix=NAMED
+// NAMED: error: --trainable names 'scales', which node 'up0' (Resize) reads as a setting (input 2), not a weight
+
 // Training a graph with inference-mode batch norm keeps its statistics
 // fixed: imported as the graph says, with a warning at the node.
 // RUN: python3 %S/Inputs/make_onnx_model.py batchnorm %t.bn.onnx

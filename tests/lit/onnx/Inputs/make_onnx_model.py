@@ -127,6 +127,28 @@ def batchnorm():
                                   np.full(3, 0.5, np.float32), "var")])
 
 
+def operand_constants():
+    """Floating-point initializers that are settings, not weights: batch
+    norm's running statistics, ReLU6's bounds (Clip) and an upsampling's
+    scales, beside the weights w and the batch norm's scale and bias."""
+    nodes = [helper.make_node("BatchNormalization",
+                              ["x", "scale", "bias", "mean", "var"], ["n"],
+                              name="bn0"),
+             helper.make_node("Clip", ["n", "low", "high"], ["c"], name="relu6"),
+             helper.make_node("Resize", ["c", "", "scales"], ["u"], name="up0"),
+             helper.make_node("Mul", ["u", "w"], ["y"], name="mul0")]
+    scalar = lambda value, name: numpy_helper.from_array(np.float32(value), name)
+    return helper.make_graph(
+        nodes, "operand_constants",
+        [tensor("x", TensorProto.FLOAT, [2, 3, 4, 4])],
+        [tensor("y", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [weights("scale", 3), weights("bias", 3), weights("mean", 3),
+         numpy_helper.from_array(np.full(3, 0.5, np.float32), "var"),
+         scalar(0, "low"), scalar(6, "high"),
+         numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"),
+         weights("w", 8)])
+
+
 def relu():
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
     return helper.make_graph(nodes, "relu",
@@ -350,7 +372,7 @@ def bad_data(dims, raw=None, floats=None):
 MODELS = {f.__name__: (f, 17, 8)
           for f in [mlp, mlp_mse, classifier_sce, unsupported_op,
                     unsupported_attribute, unsupported_dtype, bad_broadcast,
-                    lstm, batchnorm]}
+                    lstm, batchnorm, operand_constants]}
 MODELS.update({
     # Opsets and IR versions newer than the importer knows.
     "newer_opset": (relu, 28, 8),
