@@ -304,7 +304,7 @@ def compile_check(args, name, check, info):
     model = path + (".infer.onnx" if check == "inference" else ".train.onnx")
     flags = COMPILE_FLAGS[check]
     if check != "inference":
-        flags = [f"--trainable={','.join(info['trainable'])}"] + flags + args.train_flags
+        flags = [f"--trainable={','.join(info['train'])}"] + flags + args.train_flags
     artifact = f"{path}.{check}.kiln"
     status, seconds, error = run_tool(
         [args.kilnc, model, *flags, "-o", artifact,
@@ -316,35 +316,65 @@ def compile_check(args, name, check, info):
 
 
 def loss_check(args, name, info):
+    """kiln-ref's f64 loss at the exported weights against PyTorch's f64
+    loss (its eval-mode loss where the exporter wrote an eval-mode graph)."""
     path = os.path.join(args.work, name)
+    inputs = load_safetensors(path + ".inputs.safetensors")
+    given = info["inputs"] + ([] if info["train"] == ["all"] else info["train"])
+    save_safetensors(path + ".loss_inputs.safetensors", {n: inputs[n] for n in given})
     out = path + ".loss.safetensors"
     status, _, error = run_tool(
-        [args.kiln_ref, path + ".train.onnx", f"--trainable={','.join(info['trainable'])}",
-         "--function", "loss", "--inputs", path + ".inputs.safetensors",
+        [args.kiln_ref, path + ".train.onnx", f"--trainable={','.join(info['train'])}",
+         "--function", "loss", "--inputs", path + ".loss_inputs.safetensors",
          "--precision", "f64", "-o", out], args.work)
     if status:
         return f"fail: {error}", ""
     ours = float(load_safetensors(out)["loss"])
-    torch_loss = float(load_safetensors(path + ".torch.safetensors")["loss"])
+    torch_loss = (torch_eval_loss(args, name, info) if info["eval_graph"] else
+                  float(load_safetensors(path + ".torch.safetensors")["loss"]))
     rel = abs(ours - torch_loss) / max(abs(torch_loss), 1e-30)
-    detail = f"relative difference {rel:.1e}"
+    detail = f"relative difference {rel:.1e}" + (" (eval mode)" if info["eval_graph"] else "")
     if not rel <= LOSS_RTOL:
         return f"fail: loss {ours:.6e}, PyTorch's {torch_loss:.6e}", detail
     return "pass", detail
 
 
-def gradient_check(args, name, info):
+def torch_eval_loss(args, name, info):
+    """PyTorch's f64 loss of NAME in eval mode at the exported weights and
+    buffers: the function an eval-mode training graph computes."""
+    import torch
+    import models
     path = os.path.join(args.work, name)
-    trainable = f"--trainable={','.join(info['trainable'])}"
+    inputs = load_safetensors(path + ".inputs.safetensors")
+    state = {**{n: inputs[n] for n in info["trainable"]},
+             **load_safetensors(path + ".buffers.safetensors")}
+    case = models.ZOO[name](args.size)
+    model = models.WithLoss(case.model, case.loss)
+    model.load_state_dict({n: torch.from_numpy(a.copy()) for n, a in state.items()}, strict=False)
+    model = as_exported(model).double().eval()
+    batch = (torch.from_numpy(inputs[n].copy()) for n in info["inputs"])
+    with torch.no_grad():
+        return float(model(*(a.double() if a.is_floating_point() else a for a in batch)))
+
+
+def gradient_check(args, name, info):
+    """kiln-ref's f64 gradients at the exported weights against PyTorch's,
+    for each of PyTorch's parameters the graph holds unchanged (every one,
+    unless the exporter folded some: then those it kept, and none of an
+    eval-mode graph, whose gradients are not PyTorch's training ones)."""
+    path = os.path.join(args.work, name)
     status, _, error = run_tool(
-        [args.kilnc, path + ".train.onnx", trainable, "--train=sgd", "--emit=mlir",
-         f"--onnx-weights={path}.weights.safetensors", "-o", path + ".module.mlir"], args.work)
+        [args.kilnc, path + ".train.onnx", f"--trainable={','.join(info['train'])}",
+         "--train=sgd", "--emit=mlir", f"--onnx-weights={path}.weights.safetensors",
+         "-o", path + ".module.mlir"], args.work)
     if status:
         return f"fail: {error}", ""
     inputs = load_safetensors(path + ".inputs.safetensors")
     weights = load_safetensors(path + ".weights.safetensors")
+    folded = info["train"] == ["all"]
     for n in info["trainable"]:
-        if n not in weights or not np.array_equal(weights[n], inputs[n]):
+        if (n in weights or not folded) and not (
+                n in weights and np.array_equal(weights[n], inputs[n])):
             return f"fail: --onnx-weights: {n} is not PyTorch's", ""
     save_safetensors(path + ".ref_inputs.safetensors",
                      {**weights, **{n: inputs[n] for n in info["inputs"]}})
@@ -356,23 +386,28 @@ def gradient_check(args, name, info):
         return f"fail: {error}", ""
     ours = load_safetensors(out)
     expected = load_safetensors(path + ".torch.safetensors")
-    if any("grad." + n not in ours for n in info["trainable"]):
-        missing = next(n for n in info["trainable"] if "grad." + n not in ours)
-        return f"fail: no gradient of {missing}", ""
+    compared = [] if info["eval_graph"] else [n for n in info["trainable"] if n in weights]
+    missing = [n for n in compared if "grad." + n not in ours]
+    if missing:
+        return f"fail: no gradient of {missing[0]}", ""
     # A gradient that is zero up to rounding (a bias whose shift a batch
     # norm's mean removes further on) is compared with a millionth of the
     # whole model's gradient norm instead of its own.
     floor = 1e-6 * np.sqrt(sum(np.sum(expected["grad." + n] ** 2) for n in info["trainable"]))
     worst, bad = (0.0, None), 0
-    for n in info["trainable"]:
+    for n in compared:
         g = expected["grad." + n]
         diff = np.linalg.norm(ours["grad." + n].astype(np.float64) - g)
         rel = diff / max(np.linalg.norm(g), floor, 1e-30) if diff else 0.0
         bad += not rel <= GRADIENT_TOLERANCE
         worst = max(worst, (rel, n), key=lambda w: (w[0], w[1] or ""))
-    detail = f"{len(info['trainable'])} gradients, worst {worst[0]:.1e} ({worst[1]})"
+    detail = f"{len(compared)} gradients, worst {worst[0]:.1e} ({worst[1]})"
+    if folded:
+        detail += (f"; {sum(1 for k in ours if k.startswith('grad.'))} initializers trained, "
+                   f"{len(info['trainable']) - len(compared)} of PyTorch's "
+                   f"{len(info['trainable'])} parameters not compared")
     if bad:
-        return (f"fail: {bad} of {len(info['trainable'])} gradients differ; worst "
+        return (f"fail: {bad} of {len(compared)} gradients differ; worst "
                 f"{worst[1]}: {worst[0]:.2e} of its norm"), detail
     return "pass", detail
 
@@ -460,6 +495,35 @@ def obtain(name, args):
             shutil.copy(os.path.join(args.exported, f), args.work)
 
 
+def graph_facts(args, name, info):
+    """What check needs to know of NAME's exported training graph, into
+    INFO: "train" (kilnc's --trainable list) and "eval_graph" (True where
+    the exporter wrote batch norm in eval mode).
+    PyTorch's parameters are the trainable tensors where the graph holds
+    them as initializers. PyTorch 2.x's default exporter constant-folds
+    whatever the model does to a parameter (a transpose, a split of a fused
+    projection, batch norm into the convolution before it, in eval mode even
+    for a module in training mode) into the initializers it writes, under
+    other names: there every initializer is trained (`all`), which for a
+    transpose or a split is PyTorch's training step on other coordinates."""
+    import onnx
+    import models
+    graph = onnx.load(os.path.join(args.work, name + ".train.onnx"),
+                      load_external_data=False).graph
+    initializers = {i.name for i in graph.initializer}
+    kept = all(n in initializers for n in info["trainable"])
+    info["train"] = info["trainable"] if kept else ["all"]
+    has_norm = any(isinstance(m, torch_batch_norm_types())
+                   for m in models.ZOO[name](args.size).model.modules())
+    info["eval_graph"] = has_norm and not any(n.op_type == "BatchNormalization"
+                                              for n in graph.node)
+
+
+def torch_batch_norm_types():
+    import torch
+    return (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d, torch.nn.BatchNorm3d)
+
+
 def export_only(args):
     """Exports the models into args.out without checking them (on the GPU
     machine, with its PyTorch's default exporter; check --exported reads
@@ -496,6 +560,7 @@ def check(args):
         obtain(name, args)
         with open(os.path.join(args.work, name + ".json")) as f:
             infos[name] = json.load(f)
+        graph_facts(args, name, infos[name])
         print(f"{'copied' if args.exported else 'exported'} {name} "
               f"({time.monotonic() - start:.1f} s)", flush=True)
     outcomes = {}
