@@ -120,7 +120,11 @@ static void separateOwnBufferResults(func::FuncOp function) {
 }
 
 /// Step 2: pointwise trees and single-op groups, walking backwards.
-static void formRemainingGroups(Block &body, Grouping &grouping) {
+static void formRemainingGroups(func::FuncOp function, Grouping &grouping) {
+  Block &body = function.getBody().front();
+  llvm::SmallPtrSet<Value, 4> updatedInPlace =
+      argumentsUpdatedInPlace(function);
+  llvm::DenseSet<Operation *> updateOps = optimizerUpdateOps(function);
   for (Operation &op : llvm::reverse(body)) {
     OpClass opClass = classify(&op);
     if (grouping.of(&op) || opClass == OpClass::Other || op.use_empty())
@@ -158,6 +162,15 @@ static void formRemainingGroups(Block &body, Grouping &grouping) {
           continue;
         if (!fitsKernelBudget(group->kind, group->ops, {producer}))
           continue;
+        // An update's element-wise operand that reads a parameter another
+        // update overwrites in place, in another shape, is computed before
+        // the updates, in a kernel of its own: in the updates' kernel the
+        // threads of one shape would read what those of the other overwrite
+        // (p' = p - f(view of q) beside q' = q - g(view of p): either order
+        // reads a new value).
+        if (updateOps.contains(producer) &&
+            readsThroughView(producer, updatedInPlace))
+          continue;
         if (remaps || remapped) {
           if (!canComputeAtRemappedPositions(producer, member, *group, fanOut))
             continue;
@@ -188,12 +201,18 @@ static void formOptimizerGroup(func::FuncOp function, Grouping &grouping) {
   if (update.size() < 2)
     return;
   // Pointwise groups whose results feed only update groups (shared scalars
-  // such as bias corrections) join them.
+  // such as bias corrections) join them, unless they read, through a view,
+  // a parameter that an update overwrites (step 2 left them out for that).
+  llvm::SmallPtrSet<Value, 4> updatedInPlace =
+      argumentsUpdatedInPlace(function);
   bool changed = true;
   while (changed) {
     changed = false;
     for (Group *group : grouping.all()) {
-      if (update.contains(group) || group->kind != "pointwise")
+      if (update.contains(group) || group->kind != "pointwise" ||
+          llvm::any_of(group->ops, [&](Operation *op) {
+            return readsThroughView(op, updatedInPlace);
+          }))
         continue;
       bool feedsOnlyUpdate = true, feedsAny = false;
       for (Operation *op : group->ops)
@@ -344,7 +363,7 @@ LogicalResult fuseFunction(func::FuncOp function) {
     for (Operation *op : ops.drop_front())
       grouping.add(group, op);
   }
-  formRemainingGroups(body, grouping);
+  formRemainingGroups(function, grouping);
   formOptimizerGroup(function, grouping);
   mergeHorizontalGroups(function, grouping);
   // Constants that fill a buffer of their own go last, so that the kernels

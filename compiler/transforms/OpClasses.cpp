@@ -67,4 +67,35 @@ llvm::DenseSet<Operation *> optimizerUpdateOps(func::FuncOp function) {
   return ops;
 }
 
+llvm::SmallPtrSet<Value, 4> argumentsUpdatedInPlace(func::FuncOp function) {
+  llvm::SmallPtrSet<Value, 4> arguments;
+  for (unsigned i = 0, e = function.getNumResults(); i < e; ++i)
+    if (auto updates = function.getResultAttrOfType<IntegerAttr>(
+            i, KilnDialect::kUpdatesAttrName))
+      if (updates.getInt() < function.getNumArguments())
+        arguments.insert(function.getArgument(updates.getInt()));
+  return arguments;
+}
+
+/// `value`, or the value the chain of views that `value` is read through
+/// aliases.
+static Value viewedValue(Value value) {
+  while (Operation *producer = value.getDefiningOp()) {
+    if (classify(producer) != OpClass::View)
+      break;
+    value = producer->getOperand(0);
+  }
+  return value;
+}
+
+bool readsThroughView(Operation *op,
+                      const llvm::SmallPtrSet<Value, 4> &arguments) {
+  if (classify(op) == OpClass::View)
+    return arguments.contains(viewedValue(op->getOperand(0)));
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    Value viewed = viewedValue(operand);
+    return viewed != operand && arguments.contains(viewed);
+  });
+}
+
 } // namespace mlir::kiln

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::kiln {
@@ -65,6 +66,16 @@ int64_t remappedReadsPerElement(Operation *op);
 /// training entry (results marked kiln.updates) are computed from, up to the
 /// first op that is not element-wise: the multi-tensor optimizer kernel's.
 llvm::DenseSet<Operation *> optimizerUpdateOps(func::FuncOp function);
+
+/// The arguments of a training entry that its results overwrite in place:
+/// the parameters and state their updates (results marked kiln.updates)
+/// are written over.
+llvm::SmallPtrSet<Value, 4> argumentsUpdatedInPlace(func::FuncOp function);
+
+/// Whether `op` reads one of `arguments` through a view (or is a view of
+/// one): at other positions than its own elements, in another shape.
+bool readsThroughView(Operation *op,
+                      const llvm::SmallPtrSet<Value, 4> &arguments);
 
 } // namespace mlir::kiln
 
