@@ -146,6 +146,46 @@ def argmax_of_ties():
     return g
 
 
+def loss_that_cancels():
+    """loss = sum(broadcast(sum(layer_norm(p)))), 0 for every p in exact
+    arithmetic: f64 leaves rounding noise of 1e-14, f32 one of 1e-6, and
+    moving p does not move the loss (graph 1796630925:47)."""
+    g = Graph("selftest:loss that cancels")
+    p = Value("p", (5,), "f32", active=True)
+    g.args = [Arg(p, "param", ("uniform", -1.0, 1.0), "#kiln.init<constant, value = 0.25>")]
+    normed, total = Value("normed", (5,), "f32", active=True), Value("total", (), "f32", active=True)
+    spread, g.loss = Value("spread", (5, 8), "f32", active=True), Value("loss", (), "f32", active=True)
+    g.ops = [Op("kiln.layer_norm", [p], [normed], "kiln.layer_norm {0} dims = 1 eps = 1.0e-05 : tensor<5xf32>"),
+             Op("kiln.reduce_sum", [normed], [total], "kiln.reduce_sum {0} dims = [0] : tensor<5xf32>"),
+             Op("kiln.broadcast_to", [total], [spread], "kiln.broadcast_to {0} : tensor<f32> -> tensor<5x8xf32>"),
+             Op("kiln.reduce_sum", [spread], [g.loss], "kiln.reduce_sum {0} dims = [0, 1] : tensor<5x8xf32>")]
+    return g
+
+
+def sign_of_exact_zero():
+    """loss = p + sum(sign(dx)), dx the batch norm backward of tanh(iota)
+    (every channel constant) with dy = its input: dx is 0 in exact
+    arithmetic, f64 leaves noise whose signs add up to a few, f32 none
+    (graph 1796630925:4554); the iota does not move with the arguments."""
+    g = Graph("selftest:sign of an exact zero")
+    t = "tensor<2x2x5xf32>"
+    gamma, p = Value("gamma", (2,), "f32"), Value("p", (), "f32", active=True)
+    g.args = [Arg(gamma, "input", ("uniform", 0.5, 2.0)),
+              Arg(p, "param", ("uniform", -1.0, 1.0), "#kiln.init<constant, value = 0.25>")]
+    ramp, level = Value("ramp", (2, 2, 5), "f32", lo=0, hi=1), Value("level", (2, 2, 5), "f32")
+    dx, dgamma, dbeta = Value("dx", (2, 2, 5), "f32"), Value("dgamma", (2,), "f32"), Value("dbeta", (2,), "f32")
+    signs, total = Value("signs", (2, 2, 5), "f32"), Value("total", (), "f32")
+    g.loss = Value("loss", (), "f32", active=True)
+    g.ops = [Op("kiln.iota", [], [ramp], f"kiln.iota dim = 1 : {t}"),
+             Op("kiln.tanh", [ramp], [level], f"kiln.tanh {{0}} : {t}"),
+             Op("kiln.batch_norm_backward", [level, level, gamma], [dx, dgamma, dbeta],
+                f"kiln.batch_norm_backward {{0}}, {{1}}, {{2}} eps = 1.0e-06 : {t}, tensor<2xf32>"),
+             Op("kiln.sign", [dx], [signs], f"kiln.sign {{0}} : {t}"),
+             Op("kiln.reduce_sum", [signs], [total], f"kiln.reduce_sum {{0}} dims = [0, 1, 2] : {t}"),
+             Op("kiln.add", [p, total], [g.loss], "kiln.add {0}, {1} : tensor<f32>, tensor<f32>")]
+    return g
+
+
 def negated_labels_are_no_index():
     """kiln.neg of labels in [0, 4) must not be drawn as an index (graph
     1796624847:3475 fed one to an embedding)."""
@@ -227,6 +267,10 @@ def main():
     record("a reduction beside another", reduction_beside_another(graph, parameter_near_a_kink(), tools(real),
                                                                   os.path.join(args.work, "reduce")),
            "expected the reduction to keep its own graph's crash")
+    for name, graph_of in (("a loss that cancels", loss_that_cancels), ("a sign of an exact zero", sign_of_exact_zero)):
+        result = check.check(graph_of(), tools(real), os.path.join(args.work, name.replace(" ", "_")), 1)
+        record(name, not result.findings and result.checks > 0,
+               f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
     kiln_opt = stand_in(args.work, "wrong gradient", WRONG_GRADIENT, os.path.join(args.bin, "kiln-opt"))
     result = check.check(graph, tools(real, kiln_opt), os.path.join(args.work, "wrong_gradient"), 1)
     record("wrong gradient", any(f[0] == "autodiff" for f in result.findings),
