@@ -57,6 +57,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/dialect/KilnCudaDialect.h"
 #include "compiler/import/LoadModel.h"
 #include "compiler/interpreter/HostTensors.h"
 #include "compiler/interpreter/IndexInputs.h"
@@ -493,7 +494,10 @@ int main(int argc, char **argv) {
     return ::kiln::tools::usageError(commandLine(), problem);
 
   DialectRegistry registry;
-  registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
+  // kiln_cuda: the kernel choices kilnc records on the fusions of the
+  // modules it compiles, which kiln-ref runs as they stand.
+  registry.insert<KilnDialect, cuda::KilnCudaDialect, func::FuncDialect,
+                  arith::ArithDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
