@@ -20,7 +20,9 @@
 #include "codegen/cuda/ConvEmitter.h"
 
 #include "codegen/cuda/BatchNormKernels.h"
+#include "codegen/cuda/ConvKernelAttr.h"
 #include "codegen/cuda/ConvPlan.h"
+#include "codegen/cuda/ConvSetup.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/KernelRenderer.h"
@@ -161,20 +163,6 @@ int64_t resultRun(const ConvPlan &plan, FusionOp fusion) {
           1, (cast<ShapedType>(result.getType()).getElementTypeBitWidth() + 7) /
                  8);
   return outputIndex(plan).granule % run == 0 ? run : 0;
-}
-
-/// Whether the epilogue takes the trailing batch norm's statistics: the
-/// wgmma kernel stages its tiles, and the tiles' columns are the batch
-/// norm's channels (the forward pass's channels-last result).
-bool statsInEpilogue(const ConvPlan &plan, FusionOp fusion) {
-  const GemmTileConfig &tile = plan.choice.config;
-  int64_t run = resultRun(plan, fusion);
-  return plan.norm && !plan.depthwise && tile.path == GemmPath::Wgmma &&
-         plan.geometry.NHWC && !plan.viaChannelsLast &&
-         plan.epilogueResults.front() == plan.normInputResult &&
-         ::kiln::conv::wgmma_stages_results(
-             tile.bm, tile.bn, plan.choice.split, static_cast<int>(run),
-             static_cast<int>(16 / std::max<int64_t>(run, 1)));
 }
 
 /// The file-scope tables of the epilogue's statements, then `struct
@@ -537,35 +525,33 @@ void emitNorm(FusionBuilder &builder, const ConvPlan &plan, FusionOp fusion,
 
 } // namespace
 
-FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
-                                    const CodegenOptions &options,
-                                    std::optional<GemmChoice> forced) {
-  std::string why;
-  FailureOr<ConvPlan> analyzed = analyzeConv(fusion, why);
-  if (failed(analyzed))
-    return (emitFusionError(fusion)
-            << "the conv emitter cannot generate this fusion: ")
-           << why;
-  ConvPlan &plan = *analyzed;
-  if (archNumber(options.arch) < 80)
-    return (emitFusionError(fusion)
-            << "the convolution kernels need sm_80 or newer, "
-               "got '")
-           << options.arch << "'";
+bool convStatsInEpilogue(const ConvPlan &plan, FusionOp fusion) {
+  const GemmTileConfig &tile = plan.choice.config;
+  int64_t run = resultRun(plan, fusion);
+  return plan.norm && !plan.depthwise && tile.path == GemmPath::Wgmma &&
+         plan.geometry.NHWC && !plan.viaChannelsLast &&
+         plan.epilogueResults.front() == plan.normInputResult &&
+         ::kiln::conv::wgmma_stages_results(
+             tile.bm, tile.bn, plan.choice.split, static_cast<int>(run),
+             static_cast<int>(16 / std::max<int64_t>(run, 1)));
+}
+
+FailureOr<GeneratedFusion>
+emitConv(FusionOp fusion, const CodegenOptions &options,
+         const std::optional<ConvKernelChoice> &kernel) {
+  FailureOr<ConvPlan> prepared = prepareConv(fusion, options);
+  if (failed(prepared))
+    return failure();
+  ConvPlan &plan = *prepared;
   const GpuTarget &target = options.target();
-  if (failed(configureConv(plan, target, options.allowTf32,
-                           archNumber(options.arch) == 90, why)))
-    return (emitFusionError(fusion) << why);
-  if (forced && !plan.depthwise) {
-    if (forced->config.path == GemmPath::Wgmma && !plan.wgmmaAllowed)
-      return (emitFusionError(fusion)
-              << "a wgmma tile was forced on a convolution "
-                 "the wgmma kernel cannot run");
-    int64_t kTiles = (plan.k + forced->config.bk - 1) / forced->config.bk;
-    int64_t perSplit =
-        kTiles ? (kTiles + forced->split - 1) / forced->split : 0;
-    plan.choice = {convTileFor(plan, forced->config), forced->split,
-                   static_cast<int>(perSplit)};
+  if (kernel) {
+    if (failed(verifyConv(plan, fusion, options, *kernel)))
+      return failure();
+    setConvChoice(plan, kernel->choice.config, kernel->choice.split);
+    plan.tma = kernel->tma;
+    plan.tmaStages = kernel->tmaStages;
+  } else if (!plan.depthwise) {
+    return emitFusionError(fusion) << "a convolution's kernel is not chosen";
   }
   bool split = !plan.depthwise && plan.choice.split > 1;
   bool depthwiseFilter =
@@ -596,10 +582,7 @@ FailureOr<GeneratedFusion> emitConv(FusionOp fusion,
   }
   const GemmTileConfig &tile = plan.choice.config;
   // One kiln::bn::welford (12 bytes) per row tile and output channel.
-  bool stats = statsInEpilogue(plan, fusion);
-  chooseConvTma(
-      plan, target, options.allowTma && archNumber(options.arch) == 90,
-      stats ? ::kiln::bn::tile_stats_shared_bytes(tile.threads()) : 0);
+  bool stats = convStatsInEpilogue(plan, fusion);
   if (stats)
     scratch.stats = builder.scratch(
         12ull * ((plan.rows + tile.bm - 1) / tile.bm) * plan.geometry.O);
@@ -766,7 +749,30 @@ public:
 
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
-    return emitConv(fusion, options);
+    FailureOr<std::optional<ConvKernelChoice>> kernel =
+        convKernelOf(fusion, options);
+    if (failed(kernel))
+      return failure();
+    return emitConv(fusion, options, *kernel);
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    FailureOr<std::optional<ConvKernelChoice>> kernel =
+        selectConv(fusion, options);
+    if (failed(kernel))
+      return failure();
+    if (!*kernel)
+      return Attribute(); // depthwise: the direct kernels
+    return Attribute(convKernelAttr(fusion.getContext(), **kernel));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &options) const override {
+    FailureOr<std::optional<ConvKernelChoice>> kernel =
+        convKernelOf(fusion, options);
+    return failure(failed(kernel) ||
+                   failed(verifyConv(fusion, options, **kernel)));
   }
 };
 

@@ -11,8 +11,6 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -303,19 +301,8 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
   plan.aVec = ::kiln::conv::a_vector(k, vec);
   plan.bVec = ::kiln::conv::b_vector(k, vec);
 
-  // 32-bit offsets when every tensor and the split partials stay below
-  // 2^31 elements (with room for the tiles' overhang).
-  auto elements = [](ArrayRef<int64_t> shape) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  };
-  int64_t largest =
-      std::max({g.N * g.C * g.H * g.W, g.N * g.O * g.OH * g.OW,
-                g.O * g.KH * g.KW * (g.C / g.GROUPS), elements(plan.outShape)});
   if (plan.depthwise) {
-    plan.narrowIndex = largest <= (int64_t(1) << 30);
+    setConvChoice(plan, {}, 1);
     return success();
   }
 
@@ -346,51 +333,51 @@ LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
   // output: it takes splits beyond the GEMM's.
   static constexpr int kConvSplits[] = {1,  2,  3,  4,  6,  8,
                                         12, 16, 24, 32, 48, 64};
-  plan.choice = chooseGemmConfig(candidates, target, g.GROUPS, plan.rows,
-                                 plan.cols, plan.k, 1, plan.outElements(),
-                                 kConvSplits, kConvTileOverheadK);
-  // A tile forced for tuning sweeps (bench/conv_tile_sweep):
-  // KILN_CONV_TILE=BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT,
-  // with WARPS_M = WARPS_N = 0 for the wgmma kernel.
-  if (const char *forced = std::getenv("KILN_CONV_TILE")) {
-    GemmTileConfig tile = plan.choice.config;
-    int split = 1;
-    bool parsed = std::sscanf(forced, "%d,%d,%d,%d,%d,%d,%d,%d", &tile.bm,
-                              &tile.bn, &tile.bk, &tile.warpsM, &tile.warpsN,
-                              &tile.stages, &tile.occupancy, &split) == 8;
-    bool forcedWgmma = parsed && tile.warpsM == 0 && tile.warpsN == 0;
-    tile.path = forcedWgmma ? GemmPath::Wgmma
-                : plan.kind == ConvKind::Bf16 || plan.kind == ConvKind::F16
-                    ? GemmPath::MmaSync
-                    : GemmPath::Tf32;
-    bool valid =
-        parsed && tile.stages >= 2 && tile.occupancy >= 1 && split >= 1 &&
-        (forcedWgmma ? plan.wgmmaAllowed && (tile.bm == 64 || tile.bm == 128) &&
-                           (tile.bn == 64 || tile.bn == 128 ||
-                            (tile.bn == 256 && tile.bm == 128)) &&
-                           tile.bk == wgmma_block_k && tile.stages >= 3
-                     : tile.warpsM >= 1 && tile.warpsN >= 1 &&
-                           tile.bm % (16 * tile.warpsM) == 0 &&
-                           tile.bn % (16 * tile.warpsN) == 0 &&
-                           tile.bk % 16 == 0 && tile.bk >= 16);
-    if (!valid) {
-      why = std::string("KILN_CONV_TILE='") + forced +
-            "' is not BM,BN,BK,WARPS_M,WARPS_N,STAGES,BLOCKS_PER_SM,SPLIT "
-            "with warp tiles of whole 16x16 multiples, BK a multiple of 16, "
-            "two or more stages and positive counts (or WARPS_M = WARPS_N = "
-            "0: a wgmma tile of 64 or 128 rows, BN 64, 128 or 256 (128 "
-            "rows), BK " +
-            std::to_string(wgmma_block_k) +
-            " and three or more stages, for a convolution that may take it)";
-      return failure();
-    }
-    int64_t kTiles = (plan.k + tile.bk - 1) / tile.bk;
-    int64_t perSplit = (kTiles + split - 1) / split;
-    plan.choice = {tile, split, static_cast<int>(perSplit)};
-  }
-  largest = std::max(largest, plan.choice.split * plan.outElements());
-  plan.narrowIndex = largest <= (int64_t(1) << 30);
+  GemmChoice choice = chooseGemmConfig(candidates, target, g.GROUPS, plan.rows,
+                                       plan.cols, plan.k, 1, plan.outElements(),
+                                       kConvSplits, kConvTileOverheadK);
+  setConvChoice(plan, choice.config, choice.split);
   return success();
+}
+
+void setConvChoice(ConvPlan &plan, const GemmTileConfig &tile, int split) {
+  // 32-bit offsets when every tensor and the split partials stay below
+  // 2^31 elements (with room for the tiles' overhang).
+  auto elements = [](ArrayRef<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  };
+  const ConvGeometry &g = plan.geometry;
+  int64_t largest =
+      std::max({g.N * g.C * g.H * g.W, g.N * g.O * g.OH * g.OW,
+                g.O * g.KH * g.KW * (g.C / g.GROUPS), elements(plan.outShape)});
+  if (!plan.depthwise) {
+    int64_t kTiles = (plan.k + tile.bk - 1) / tile.bk;
+    int64_t perSplit = kTiles ? (kTiles + split - 1) / split : 0;
+    plan.choice = {tile, split, static_cast<int>(perSplit)};
+    largest = std::max(largest, split * plan.outElements());
+  }
+  plan.narrowIndex = largest <= (int64_t(1) << 30);
+}
+
+bool convTmaFits(const ConvPlan &plan) {
+  const ConvGeometry &g = plan.geometry;
+  const GemmTileConfig &tile = plan.choice.config;
+  if (plan.depthwise || tile.path != GemmPath::Wgmma ||
+      g.PASS != ::kiln::conv::kForward || !g.NHWC || plan.viaChannelsLast ||
+      plan.elementBytes() != 2 || (g.C / g.GROUPS) % wgmma_block_k != 0 ||
+      tile.bm > 256 || tile.bn > 256)
+    return false;
+  // The im2col copy walks window origins with the convolution's stride
+  // (at most 8) inside the box of the output's origins, whose corners an
+  // NHWC map holds in 8 bits; taps shift them by 16-bit offsets.
+  auto corner = [](int64_t c) { return c >= -128 && c < 128; };
+  return g.SH <= 8 && g.SW <= 8 && corner(-g.PL) && corner(-g.PT) &&
+         corner(::kiln::conv::im2col_upper_corner(g.OW, g.SW, g.PL, g.W)) &&
+         corner(::kiln::conv::im2col_upper_corner(g.OH, g.SH, g.PT, g.H)) &&
+         (g.KH - 1) * g.DH < 65536 && (g.KW - 1) * g.DW < 65536;
 }
 
 void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed,
@@ -399,19 +386,7 @@ void chooseConvTma(ConvPlan &plan, const GpuTarget &target, bool allowed,
   plan.tmaStages = 0;
   const ConvGeometry &g = plan.geometry;
   GemmTileConfig &tile = plan.choice.config;
-  if (!allowed || plan.depthwise || tile.path != GemmPath::Wgmma ||
-      g.PASS != ::kiln::conv::kForward || !g.NHWC || plan.viaChannelsLast ||
-      plan.elementBytes() != 2 || (g.C / g.GROUPS) % wgmma_block_k != 0 ||
-      tile.bm > 256 || tile.bn > 256)
-    return;
-  // The im2col copy walks window origins with the convolution's stride
-  // (at most 8) inside the box of the output's origins, whose corners an
-  // NHWC map holds in 8 bits; taps shift them by 16-bit offsets.
-  auto corner = [](int64_t c) { return c >= -128 && c < 128; };
-  if (g.SH > 8 || g.SW > 8 || !corner(-g.PL) || !corner(-g.PT) ||
-      !corner(::kiln::conv::im2col_upper_corner(g.OW, g.SW, g.PL, g.W)) ||
-      !corner(::kiln::conv::im2col_upper_corner(g.OH, g.SH, g.PT, g.H)) ||
-      (g.KH - 1) * g.DH >= 65536 || (g.KW - 1) * g.DW >= 65536)
+  if (!allowed || !convTmaFits(plan))
     return;
   // Where the work items fit the SMs one each, a second block per SM would
   // find none: the one block takes the SM's shared memory for more stages

@@ -119,6 +119,15 @@ FailureOr<ConvPlan> analyzeConv(FusionOp fusion, std::string &why);
 LogicalResult configureConv(ConvPlan &plan, const GpuTarget &target,
                             bool allowTf32, bool allowWgmma, std::string &why);
 
+/// Sets `plan`'s tile and split of the reduction (and the index width they
+/// need; of a depthwise plan, which takes neither, only that).
+void setConvChoice(ConvPlan &plan, const GemmTileConfig &tile, int split);
+
+/// conv_tma.cuh can run `plan`'s tile (configured): a wgmma tile of the
+/// channels-last forward pass of bf16/f16 with channels per group a
+/// multiple of 64, and a geometry the TMA's im2col copies can walk.
+bool convTmaFits(const ConvPlan &plan);
+
 /// Chooses whether `plan`'s wgmma tile (configured) runs conv_tma.cuh: the
 /// channels-last forward pass of bf16/f16 with channels per group a multiple
 /// of 64 and a geometry the TMA's im2col copies can walk; one block per SM

@@ -2,7 +2,7 @@
 //
 // Every entry of the implicit-GEMM tile tables (ConvPlan.cpp) for the
 // element types it serves (wgmma's for sm_90a, each of its passes too),
-// rendered by the emitter itself (emitConv with the tile forced) from a 3x3
+// rendered by the emitter itself (emitConv of that tile) from a 3x3
 // channels-last forward pass with bias and ReLU; then each pass in each layout
 // with the operands the planner gathers element by element (channels-first
 // windows, 3 input channels), split reductions (their partial stores and the
@@ -241,7 +241,10 @@ std::vector<TemplateInstance> convTemplateInstances() {
     options.allowTf32 = c.tf32;
     FailureOr<GeneratedFusion> generated = failure();
     if (fusion)
-      generated = emitConv(fusion, options, GemmChoice{c.tile, c.split});
+      if (FailureOr<std::optional<ConvKernelChoice>> kernel =
+              forceConvTile(fusion, options, c.tile, c.split);
+          succeeded(kernel))
+        generated = emitConv(fusion, options, *kernel);
     std::string name = caseName(c);
     if (failed(generated) || generated->kernels.empty()) {
       // An instance that does not compile fails the check.

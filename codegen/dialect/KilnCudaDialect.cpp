@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -23,76 +24,103 @@ void KilnCudaDialect::initialize() {
 }
 
 //===----------------------------------------------------------------------===//
-// #kiln_cuda.gemm
+// The `<KIND, key = value, flag, ...>` syntax of the kernel attributes
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The fields of a #kiln_cuda.gemm, with the values an omitted one takes.
-struct GemmFields {
-  GemmKind kind = GemmKind::Mma;
-  SmallVector<int64_t> tile;
-  int64_t stages = 0, cluster = 1, split = 1;
-  bool pingpong = false, tmaStore = false;
+/// One field of a kernel attribute: `key = N`, `key = AxB...` (`rank`
+/// sizes) or a bare `key` (a flag).
+struct Field {
+  StringRef key;
+  int64_t *integer = nullptr;
+  SmallVector<int64_t> *dims = nullptr;
+  size_t rank = 0;
+  bool *flag = nullptr;
 };
 
-/// Parses `, key = value` and `, flag` entries up to the closing `>`.
-ParseResult parseGemmEntries(AsmParser &parser, GemmFields &fields) {
+/// `MxNxK` for rank 3, `MxN` for rank 2.
+std::string dimsSyntax(size_t rank) { return rank == 3 ? "MxNxK" : "MxN"; }
+
+/// Parses `< KIND` and the `, field` entries up to the closing `>` of
+/// attribute `name`, whose kind is one of `kinds` (their names); `kind` is
+/// its index.
+ParseResult parseKernelAttr(AsmParser &parser, StringRef name,
+                            ArrayRef<StringRef> kinds, unsigned &kind,
+                            ArrayRef<Field> fields) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return failure();
+  const StringRef *found = llvm::find(kinds, kindName);
+  if (found == kinds.end())
+    return parser.emitError(loc, "unknown kernel '")
+           << kindName << "' of #kiln_cuda." << name << " (expected "
+           << llvm::join(kinds, ", ") << ")";
+  kind = found - kinds.begin();
   while (succeeded(parser.parseOptionalComma())) {
-    SMLoc loc = parser.getCurrentLocation();
+    SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
     if (parser.parseKeyword(&key))
       return failure();
-    if (key == "pingpong")
-      fields.pingpong = true;
-    else if (key == "tma_store")
-      fields.tmaStore = true;
-    else if (key == "tile") {
-      if (parser.parseEqual() ||
-          parser.parseDimensionList(fields.tile, /*allowDynamic=*/false,
-                                    /*withTrailingX=*/false))
-        return failure();
-      if (fields.tile.size() != 3)
-        return parser.emitError(loc, "expected tile = MxNxK");
-    } else if (key == "stages" || key == "cluster" || key == "split") {
-      int64_t &value = key == "stages"    ? fields.stages
-                       : key == "cluster" ? fields.cluster
-                                          : fields.split;
-      if (parser.parseEqual() || parser.parseInteger(value))
+    const Field *field = llvm::find_if(
+        fields, [&](const Field &f) { return f.key == key; });
+    if (field == fields.end()) {
+      InFlightDiagnostic diag = parser.emitError(keyLoc, "unknown #kiln_cuda.")
+                                << name << " field '" << key
+                                << "' (expected";
+      for (const Field &f : fields)
+        diag << " " << f.key;
+      return diag << ")";
+    }
+    if (field->flag) {
+      *field->flag = true;
+    } else if (field->integer) {
+      if (parser.parseEqual() || parser.parseInteger(*field->integer))
         return failure();
     } else {
-      return parser.emitError(loc, "unknown #kiln_cuda.gemm field '")
-             << key
-             << "' (expected tile, stages, pingpong, cluster, split or "
-                "tma_store)";
+      field->dims->clear();
+      if (parser.parseEqual() ||
+          parser.parseDimensionList(*field->dims, /*allowDynamic=*/false,
+                                    /*withTrailingX=*/false))
+        return failure();
+      if (field->dims->size() != field->rank)
+        return parser.emitError(keyLoc, "expected ")
+               << key << " = " << dimsSyntax(field->rank);
     }
   }
+  if (parser.parseGreater())
+    return failure();
+  for (const Field &f : fields)
+    if (f.dims && f.dims->size() != f.rank)
+      return parser.emitError(loc, "#kiln_cuda.")
+             << name << " needs " << f.key << " = " << dimsSyntax(f.rank);
   return success();
 }
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.gemm
+//===----------------------------------------------------------------------===//
+
 Attribute GemmAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  StringRef kindName;
-  if (parser.parseLess() || parser.parseKeyword(&kindName))
+  static constexpr StringRef kinds[] = {"tma", "wgmma", "mma", "tf32", "simt"};
+  unsigned kind = 0;
+  SmallVector<int64_t> tile;
+  int64_t stages = 0, cluster = 1, split = 1;
+  bool pingpong = false, tmaStore = false;
+  Field fields[] = {{"tile", nullptr, &tile, 3},
+                    {"stages", &stages},
+                    {"pingpong", nullptr, nullptr, 0, &pingpong},
+                    {"cluster", &cluster},
+                    {"split", &split},
+                    {"tma_store", nullptr, nullptr, 0, &tmaStore}};
+  if (failed(parseKernelAttr(parser, "gemm", kinds, kind, fields)))
     return {};
-  GemmFields fields;
-  std::optional<GemmKind> kind = symbolizeGemmKind(kindName);
-  if (!kind) {
-    parser.emitError(loc, "unknown GEMM kernel '")
-        << kindName << "' (expected tma, wgmma, mma, tf32 or simt)";
-    return {};
-  }
-  fields.kind = *kind;
-  if (failed(parseGemmEntries(parser, fields)) || parser.parseGreater())
-    return {};
-  if (fields.tile.empty()) {
-    parser.emitError(loc, "#kiln_cuda.gemm needs tile = MxNxK");
-    return {};
-  }
-  return GemmAttr::getChecked(
-      [&] { return parser.emitError(loc); }, parser.getContext(), fields.kind,
-      fields.tile[0], fields.tile[1], fields.tile[2], fields.stages,
-      fields.pingpong, fields.cluster, fields.split, fields.tmaStore);
+  return GemmAttr::getChecked([&] { return parser.emitError(loc); },
+                              parser.getContext(), *symbolizeGemmKind(kind),
+                              tile[0], tile[1], tile[2], stages, pingpong,
+                              cluster, split, tmaStore);
 }
 
 void GemmAttr::print(AsmPrinter &printer) const {
@@ -123,5 +151,61 @@ LogicalResult GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if ((pingpong || cluster > 1 || tmaStore) && kind != GemmKind::Tma)
     return emitError() << "pingpong, cluster and tma_store are the tma "
                           "kernel's";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.conv
+//===----------------------------------------------------------------------===//
+
+/// The wgmma kernels' tiles have no warp grid.
+static bool hasWarps(ConvKind kind) {
+  return kind == ConvKind::Mma || kind == ConvKind::Tf32;
+}
+
+Attribute ConvAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  static constexpr StringRef kinds[] = {"tma", "wgmma", "mma", "tf32"};
+  unsigned kind = 0;
+  SmallVector<int64_t> tile, warps = {0, 0};
+  int64_t stages = 0, blocksPerSm = 1, split = 1;
+  Field fields[] = {{"tile", nullptr, &tile, 3},
+                    {"warps", nullptr, &warps, 2},
+                    {"stages", &stages},
+                    {"blocks_per_sm", &blocksPerSm},
+                    {"split", &split}};
+  if (failed(parseKernelAttr(parser, "conv", kinds, kind, fields)))
+    return {};
+  return ConvAttr::getChecked([&] { return parser.emitError(loc); },
+                              parser.getContext(), *symbolizeConvKind(kind),
+                              tile[0], tile[1], tile[2], warps[0], warps[1],
+                              stages, blocksPerSm, split);
+}
+
+void ConvAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyConvKind(getKind()) << ", tile = " << getTileM()
+          << "x" << getTileN() << "x" << getTileK();
+  if (hasWarps(getKind()))
+    printer << ", warps = " << getWarpsM() << "x" << getWarpsN();
+  printer << ", stages = " << getStages()
+          << ", blocks_per_sm = " << getBlocksPerSm();
+  if (getSplit() != 1)
+    printer << ", split = " << getSplit();
+  printer << ">";
+}
+
+LogicalResult ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ConvKind kind, int64_t tileM, int64_t tileN,
+                               int64_t tileK, int64_t warpsM, int64_t warpsN,
+                               int64_t stages, int64_t blocksPerSm,
+                               int64_t split) {
+  if (tileM <= 0 || tileN <= 0 || tileK <= 0)
+    return emitError() << "#kiln_cuda.conv tile dimensions must be positive";
+  if (hasWarps(kind) ? warpsM < 1 || warpsN < 1 : warpsM || warpsN)
+    return emitError() << "the mma and tf32 kernels' tiles take warps = MxN "
+                          "(positive), the wgmma kernels' none";
+  if (stages < 1 || blocksPerSm < 1 || split < 1)
+    return emitError() << "#kiln_cuda.conv needs positive stages, "
+                          "blocks_per_sm and split";
   return success();
 }

@@ -70,4 +70,40 @@ def KilnCuda_GemmAttr : KilnCuda_Attr<"Gemm", "gemm"> {
   let genVerifyDecl = 1;
 }
 
+def KilnCuda_ConvKind : I32EnumAttr<"ConvKind", "convolution kernel", [
+  I32EnumAttrCase<"Tma", 0, "tma">,
+  I32EnumAttrCase<"Wgmma", 1, "wgmma">,
+  I32EnumAttrCase<"Mma", 2, "mma">,
+  I32EnumAttrCase<"Tf32", 3, "tf32">,
+]> {
+  let cppNamespace = "::mlir::kiln::cuda";
+  let genSpecializedAttr = 0;
+}
+
+def KilnCuda_ConvAttr : KilnCuda_Attr<"Conv", "conv"> {
+  let summary = "The implicit-GEMM kernel of a conv fusion";
+  let description = [{
+    `#kiln_cuda.conv<KIND, tile = MxNxK[, warps = MxN], stages = S,
+    blocks_per_sm = B[, split = P]>`: the kernel (`tma`: warpgroup MMA on
+    operands the tensor memory accelerator copies, conv_tma.cuh; `wgmma`:
+    warpgroup MMA, conv_wgmma.cuh; `mma`: mma.sync on bf16/f16 and `tf32`
+    on f32, conv_igemm.cuh) and its block tile over the implicit GEMM, any
+    tile of the kernel's template rather than only the planner's tables
+    (codegen/cuda/ConvPlan.cpp); the warps of an mma tile; its shared-memory
+    stages; the blocks per SM it is launched for; the splits of the
+    reduction (each writes f32 partials a second kernel adds). Depthwise
+    convolutions run direct kernels and take none.
+  }];
+  let parameters = (ins
+    EnumParameter<KilnCuda_ConvKind>:$kind,
+    "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
+    "int64_t":$warpsM, "int64_t":$warpsN,
+    "int64_t":$stages,
+    "int64_t":$blocksPerSm,
+    "int64_t":$split
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // KILN_CODEGEN_DIALECT_KILNCUDADIALECT_TD

@@ -103,10 +103,12 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
 }
 
 def KilnSelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
-  let summary = "Records the kernel of each GEMM fusion as an attribute";
+  let summary = "Records the kernel of each GEMM and conv fusion as an "
+                "attribute";
   let description = [{
     Runs the kernel planners of the code generator on every kiln.fusion
-    whose kernel is chosen in the IR (GEMM fusions: `#kiln_cuda.gemm`) and
+    whose kernel is chosen in the IR (GEMM fusions: `#kiln_cuda.gemm`;
+    conv fusions but depthwise ones: `#kiln_cuda.conv`) and
     writes the choice on the fusion as `kiln_cuda.kernel`, which
     --kiln-codegen then renders. A fusion that already has one keeps it
     once it is checked against the fusion and `arch` (a located error

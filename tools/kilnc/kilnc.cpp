@@ -213,6 +213,13 @@ static cl::opt<std::string> deviceMemory(
     cl::value_desc("bytes"), cl::cat(precisionCategory));
 
 // Kernels.
+static cl::opt<bool> planned(
+    "planned",
+    cl::desc("the input is a planned module (kilnc --emit=mlir, kiln-opt "
+             "--kiln-pipeline), whose kernel choices may have been edited: "
+             "skip the pipeline, select the kernels the module does not "
+             "choose (checking those it does) and generate them"),
+    cl::cat(kernelCategory));
 static cl::opt<std::string> arch("arch",
                                  cl::desc(codegen::codegenOptionHelp("arch")),
                                  cl::value_desc("sm_NN"), cl::init("sm_90"),
@@ -455,6 +462,12 @@ static std::string checkKernelOptions() {
     return "--kernel-cache and --no-kernel-cache contradict each other";
   if ((given(bucketBytes) || given(firstBucketBytes)) && !dataParallel)
     return "--bucket-bytes and --first-bucket-bytes need --data-parallel";
+  if (planned)
+    if (const cl::Option *option =
+            firstGiven({&train, &inference, &precision, &memoryBudget}))
+      return spelt(*option) +
+             " sets the pipeline, which --planned skips: the module is "
+             "already planned";
   return "";
 }
 
@@ -741,9 +754,11 @@ static LogicalResult runPipeline(ModuleOp module, const ByteFlags &bytes,
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   pm.enableTiming(timing);
-  PipelineOptions options;
-  setPipelineOptions(options, bytes);
-  buildKilnPipeline(pm, options);
+  if (!planned) {
+    PipelineOptions options;
+    setPipelineOptions(options, bytes);
+    buildKilnPipeline(pm, options);
+  }
   if (emit != "mlir") {
     KilnCodegenOptions options = codegenOptions(bytes);
     pm.addPass(codegen::createKilnSelectKernelsPass(

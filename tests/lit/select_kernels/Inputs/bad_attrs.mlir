@@ -11,3 +11,13 @@ module attributes {test.a = #kiln_cuda.gemm<mma, tile = 64x64x32, split = 0>} {}
 module attributes {test.a = #kiln_cuda.gemm<mma, tile = 64x64x32, pingpong>} {}
 // -----
 module attributes {test.a = #kiln_cuda.gemm<mma, tile = 0x64x32>} {}
+// -----
+module attributes {test.a = #kiln_cuda.conv<simt, tile = 64x64x32>} {}
+// -----
+module attributes {test.a = #kiln_cuda.conv<mma, tile = 64x64x32, stages = 3, blocks_per_sm = 2>} {}
+// -----
+module attributes {test.a = #kiln_cuda.conv<wgmma, tile = 64x64x64, warps = 2x2, stages = 4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.conv<mma, tile = 64x64x32, warps = 2x2x1, stages = 4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.conv<mma, tile = 64x64x32, warps = 2x2, stages = 4, blocks_per_sm = 0>} {}

@@ -1,0 +1,34 @@
+// #kiln_cuda.gemm and #kiln_cuda.conv print as they parse; omitted fields
+// take their defaults (no ping-pong, one block per cluster, one split, no
+// TMA store; one block per SM).
+// RUN: kiln-opt %s | FileCheck %s
+// RUN: kiln-opt %s | kiln-opt | FileCheck %s
+// RUN: not kiln-opt %S/Inputs/bad_attrs.mlir --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+
+// CHECK: a = #kiln_cuda.gemm<tma, tile = 128x128x64, stages = 6, pingpong, cluster = 2, split = 3, tma_store>
+// CHECK-SAME: b = #kiln_cuda.gemm<simt, tile = 32x32x32>
+// CHECK-SAME: c = #kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>
+// CHECK-SAME: d = #kiln_cuda.conv<mma, tile = 128x64x32, warps = 4x2, stages = 3, blocks_per_sm = 2, split = 8>
+// CHECK-SAME: e = #kiln_cuda.conv<tma, tile = 128x128x64, stages = 5, blocks_per_sm = 1>
+func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
+  test.a = #kiln_cuda.gemm<tma, split = 3, tile = 128x128x64, tma_store, cluster = 2, stages = 6, pingpong>,
+  test.b = #kiln_cuda.gemm<simt, tile = 32x32x32, stages = 0, split = 1>,
+  test.c = #kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>,
+  test.d = #kiln_cuda.conv<mma, split = 8, blocks_per_sm = 2, tile = 128x64x32, stages = 3, warps = 4x2>,
+  test.e = #kiln_cuda.conv<tma, tile = 128x128x64, stages = 5>
+} {
+  return %x : tensor<f32>
+}
+
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'dma' of #kiln_cuda.gemm (expected tma, wgmma, mma, tf32, simt)
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: expected tile = MxNxK
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.gemm needs tile = MxNxK
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown #kiln_cuda.gemm field 'warps' (expected tile stages pingpong cluster split tma_store)
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.gemm needs stages >= 0, cluster >= 1 and split >= 1
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: pingpong, cluster and tma_store are the tma kernel's
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.gemm tile dimensions must be positive
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'simt' of #kiln_cuda.conv (expected tma, wgmma, mma, tf32)
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: the mma and tf32 kernels' tiles take warps = MxN (positive), the wgmma kernels' none
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: the mma and tf32 kernels' tiles take warps = MxN (positive), the wgmma kernels' none
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: expected warps = MxN
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.conv needs positive stages, blocks_per_sm and split
