@@ -256,6 +256,12 @@ LogicalResult GraphImporter::checkVersions(Location fileLoc) {
   return success();
 }
 
+/// Whether every element of the floating-point `values` is finite.
+static bool allFinite(DenseElementsAttr values) {
+  return llvm::all_of(values.getValues<APFloat>(),
+                      [](const APFloat &v) { return v.isFinite(); });
+}
+
 /// ONNX assigns every value once: a node output that names a graph input,
 /// an initializer or an earlier output would replace that value silently.
 /// The error is at the second writer, naming the first.
@@ -349,6 +355,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
         toElementsAttr(tensor, loc, "initializer '" + tensor.name() + "'");
     if (failed(weights))
       return nullptr;
+    if (opts.trainable == "all" && !allFinite(*weights)) {
+      // An infinity is a setting (a mask's fill value), never a weight.
+      trainable->erase(tensor.name());
+      continue;
+    }
     addArgument(tensor.name(), llvm::cast<RankedTensorType>(weights->getType()),
                 *weights);
   }

@@ -5,8 +5,10 @@
 // weight. Floating-point initializers an op reads as a setting (batch
 // norm's running statistics, Clip's bounds, Resize's scales, a Pad's
 // value, a Dropout's ratio) stay constants: PyTorch has no parameter for
-// them, and kiln needs most of them at compile time. Naming one, or a name
-// that is not an initializer, is an error at the graph's file.
+// them, and kiln needs most of them at compile time. (The importer also
+// keeps an initializer holding an infinity, a mask's fill value, a
+// constant under "all".) Naming a setting, or a name that is not an
+// initializer, is an error at the graph's file.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_IMPORT_ONNX_TRAINABLEINITIALIZERS_H

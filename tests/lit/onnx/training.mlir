@@ -38,7 +38,8 @@
 
 // --trainable=all trains the weights, not the floating-point initializers
 // an op reads as settings: batch norm's running statistics, Clip's bounds
-// (ReLU6), Resize's scales.
+// (ReLU6), Resize's scales, and an initializer holding an infinity (a
+// mask's fill value).
 // RUN: python3 %S/Inputs/make_onnx_model.py operand_constants %t.settings.onnx
 // RUN: kiln-opt %t.settings.onnx --trainable=all 2>/dev/null | FileCheck %s --check-prefix=ALL
 // ALL: func.func @loss(%{{.*}}: tensor<3xf32> {kiln.name = "scale", kiln.param
@@ -48,6 +49,7 @@
 // ALL: kiln.constant {{.*}} {kiln.name = "mean"}
 // ALL: kiln.constant {{.*}} {kiln.name = "low"}
 // ALL: kiln.constant {{.*}} {kiln.name = "scales"}
+// ALL: kiln.constant {{.*}} {kiln.name = "floor"}
 // RUN: kiln-opt %t.settings.onnx --trainable=all 2>/dev/null | grep -o "kiln.param" | wc -l | FileCheck %s --check-prefix=COUNT
 // COUNT: {{^ *3$}}
 // Named, they are refused with the reason.

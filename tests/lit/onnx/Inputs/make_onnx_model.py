@@ -129,14 +129,16 @@ def batchnorm():
 
 def operand_constants():
     """Floating-point initializers that are settings, not weights: batch
-    norm's running statistics, ReLU6's bounds (Clip) and an upsampling's
-    scales, beside the weights w and the batch norm's scale and bias."""
+    norm's running statistics, ReLU6's bounds (Clip), an upsampling's
+    scales and an infinite fill value, beside the weights w and the batch
+    norm's scale and bias."""
     nodes = [helper.make_node("BatchNormalization",
                               ["x", "scale", "bias", "mean", "var"], ["n"],
                               name="bn0"),
              helper.make_node("Clip", ["n", "low", "high"], ["c"], name="relu6"),
              helper.make_node("Resize", ["c", "", "scales"], ["u"], name="up0"),
-             helper.make_node("Mul", ["u", "w"], ["y"], name="mul0")]
+             helper.make_node("Mul", ["u", "w"], ["m"], name="mul0"),
+             helper.make_node("Max", ["m", "floor"], ["y"], name="max0")]
     scalar = lambda value, name: numpy_helper.from_array(np.float32(value), name)
     return helper.make_graph(
         nodes, "operand_constants",
@@ -146,7 +148,7 @@ def operand_constants():
          numpy_helper.from_array(np.full(3, 0.5, np.float32), "var"),
          scalar(0, "low"), scalar(6, "high"),
          numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"),
-         weights("w", 8)])
+         weights("w", 8), scalar(-np.inf, "floor")])
 
 
 def relu():
