@@ -5,7 +5,7 @@
         [--expectations FILE [--update]] [--models A,B] [--size ci|full]
         [--shard I/N] [--jobs N] [--kernel-cache DIR] [--junit FILE] [--table FILE]
     zoo.py bundle --kilnc KILNC --out DIR [--models A,B] [--size full|ci]
-    zoo.py export --out DIR [--exporter default|default-training|torchscript] [--models A,B] [--size ci|full]
+    zoo.py export --out DIR [--exporter default|default-training|default-unoptimized|torchscript] [--models A,B] [--size ci|full]
     zoo.py gpu-reference BUNDLE MODEL
     zoo.py compare-steps TORCH_LOSSES.txt KILN_RUN.log [--rtol 1e-3]
     zoo.py compare-gradients EXPECTED_F64 TORCH_F32 KILN_OUTPUT [--what gradients|loss]
@@ -124,12 +124,20 @@ def onnx_export(model, args, path, exporter, **kwargs):
     "default": the call with no options (PyTorch 2.x's own defaults:
     opset 18 and newer, weights in a file beside the model), or
     "default-training": that call with training=TrainingMode.TRAINING for
-    the training graph, the one option a user exporting to train adds."""
+    the training graph, the one option a user exporting to train adds, or
+    "default-unoptimized": the default call with optimize=False (the
+    exporter's graph before its optimizer folds constants). "torchscript"
+    asks PyTorch 2.x for that exporter by name (dynamo=False)."""
+    import inspect
     import torch
+    if exporter == "default-unoptimized":
+        kwargs["optimize"] = False
     if exporter.startswith("default"):
         torch.onnx.export(model, args, path, **kwargs)
-    else:
-        torch.onnx.export(model, args, path, opset_version=17, **kwargs)
+        return
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False
+    torch.onnx.export(model, args, path, opset_version=17, **kwargs)
 
 
 def export(name, size, out, exporter="torchscript"):
@@ -187,6 +195,7 @@ def export_training(case, path, exporter="torchscript"):
     training = {
         "default": {},
         "default-training": {"training": torch.onnx.TrainingMode.TRAINING},
+        "default-unoptimized": {},
         "torchscript": {"training": torch.onnx.TrainingMode.TRAINING,
                         "do_constant_folding": False}}[exporter]
     onnx_export(train, args, path, exporter, input_names=names, output_names=["loss"],
@@ -854,7 +863,8 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--models", help="comma-separated (default: all)")
     p.add_argument("--size", choices=["ci", "full"], default="ci")
-    p.add_argument("--exporter", choices=["torchscript", "default", "default-training"],
+    p.add_argument("--exporter", choices=["torchscript", "default", "default-training",
+                                                 "default-unoptimized"],
                    default="default")
     p = sub.add_parser("compare-steps")
     p.add_argument("torch_losses")
