@@ -13,10 +13,20 @@
 #include "codegen/cuda/AttentionEmitter.h"
 
 #include "codegen/cuda/AttentionFusion.h"
-#include "codegen/cuda/AttentionPlanner.h"
+#include "codegen/cuda/AttentionKernelAttr.h"
 
 namespace mlir::kiln::codegen {
 namespace {
+
+/// The attention op of `fusion` and its problem; an error at the fusion
+/// where it is not one the kernels take.
+FailureOr<AttentionFusion> analyze(FusionOp fusion) {
+  FailureOr<AttentionFusion> single = analyzeAttentionFusion(fusion);
+  if (fusion.getKind() != "attention" || failed(single))
+    return (emitFusionError(fusion)
+            << "is not a supported single-op attention fusion");
+  return single;
+}
 
 class AttentionEmitter : public KernelEmitter {
 public:
@@ -33,29 +43,43 @@ public:
 
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
-    FailureOr<AttentionFusion> single = analyzeAttentionFusion(fusion);
-    if (fusion.getKind() != "attention" || failed(single))
-      return (emitFusionError(fusion)
-              << "is not a supported single-op attention fusion");
+    FailureOr<AttentionFusion> single = analyze(fusion);
+    if (failed(single))
+      return failure();
     const AttentionProblem &problem = single->problem;
-    FailureOr<int64_t> tile = chooseAttentionTile(problem, options.target());
-    if (failed(tile))
-      return (emitFusionError(fusion) << "attention head dims ")
-             << problem.d << "/" << problem.dv
-             << " do not fit in shared memory on " << options.arch;
+    FailureOr<AttentionKernelChoice> kernel =
+        attentionKernelOf(fusion, problem, options);
+    if (failed(kernel))
+      return failure();
     FusionBuilder builder("// kiln attention fusion of\n" +
                           describeOp(single->op));
     if (problem.batchHeads == 0 || problem.tq == 0)
       return builder.take();
-    if (std::optional<AttentionWgmmaPlan> wgmma = chooseAttentionWgmma(
-            problem, options.target(),
-            options.allowTma && archNumber(options.arch) == 90,
-            options.persistentAttention, options.fusedAttentionBackward,
-            options.attentionSchedule))
-      planAttentionWgmma(problem, *wgmma, builder);
+    if (kernel->wgmma)
+      planAttentionWgmma(problem, *kernel->wgmma, builder);
     else
-      planAttention(problem, *tile, builder);
+      planAttention(problem, kernel->tile, builder);
     return builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    FailureOr<AttentionFusion> single = analyze(fusion);
+    if (failed(single))
+      return failure();
+    FailureOr<AttentionKernelChoice> kernel =
+        selectAttention(fusion, single->problem, options);
+    if (failed(kernel))
+      return failure();
+    return Attribute(attentionKernelAttr(fusion.getContext(), *kernel,
+                                         single->problem.backward));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &options) const override {
+    FailureOr<AttentionFusion> single = analyze(fusion);
+    return failure(failed(single) ||
+                   failed(attentionKernelOf(fusion, single->problem, options)));
   }
 };
 

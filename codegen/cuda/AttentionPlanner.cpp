@@ -119,17 +119,19 @@ int64_t attentionBackwardDkDvSharedBytes(const AttentionProblem &p,
   return layout::backward_dkdv_smem(tile, padded(p.d), padded(p.dv)).bytes();
 }
 
+int64_t attentionSharedBytes(const AttentionProblem &p, int64_t tile) {
+  return p.backward ? std::max(attentionBackwardDqSharedBytes(p, tile),
+                               attentionBackwardDkDvSharedBytes(p, tile))
+                    : attentionForwardSharedBytes(p, tile);
+}
+
 FailureOr<int64_t> chooseAttentionTile(const AttentionProblem &p,
                                        const GpuTarget &target) {
   int64_t longest = padded(std::max(p.tq, p.tk));
   for (int64_t tile : kAttentionTiles) {
     if (tile > longest && tile != 16)
       continue;
-    int64_t need = p.backward
-                       ? std::max(attentionBackwardDqSharedBytes(p, tile),
-                                  attentionBackwardDkDvSharedBytes(p, tile))
-                       : attentionForwardSharedBytes(p, tile);
-    if (need <= int64_t(target.sharedBytesPerBlock))
+    if (attentionSharedBytes(p, tile) <= int64_t(target.sharedBytesPerBlock))
       return tile;
   }
   return failure();
@@ -230,24 +232,6 @@ TensorMapLayout panelMap(const AttentionProblem &p, const AttentionTensor &t,
   return map;
 }
 
-int64_t forwardBytes(const AttentionProblem &p, const AttentionWgmmaKernel &k) {
-  return layout::wgmma_forward_smem(k.fixedRows, k.streamedRows, p.d, p.dv,
-                                    k.stages)
-      .bytes();
-}
-int64_t backwardBytes(const AttentionProblem &p, const AttentionWgmmaKernel &k,
-                      bool rowStats) {
-  return layout::wgmma_backward_smem(k.fixedRows, k.streamedRows, p.d, p.dv,
-                                     k.stages, rowStats)
-      .bytes();
-}
-int64_t fusedBackwardBytes(const AttentionProblem &p,
-                           const AttentionWgmmaKernel &k) {
-  return layout::wgmma_fused_backward_smem(k.fixedRows, k.streamedRows, p.d,
-                                           p.dv, k.stages)
-      .bytes();
-}
-
 /// The most stages (2 to 4) of `kernel` whose shared memory fits `target`,
 /// trying each of `fixedRows` in turn; none when nothing fits.
 template <class Bytes>
@@ -300,32 +284,79 @@ std::string renderWgmmaConfig(const AttentionProblem &p,
 
 } // namespace
 
-std::optional<AttentionWgmmaPlan>
-chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
-                     bool allowed, bool persistent, bool fused,
-                     AttentionSchedule schedule) {
-  if (!allowed || (p.elem != "__nv_bfloat16" && p.elem != "__half"))
-    return std::nullopt;
+int64_t attentionWgmmaForwardBytes(const AttentionProblem &p,
+                                   const AttentionWgmmaKernel &k) {
+  return layout::wgmma_forward_smem(k.fixedRows, k.streamedRows, p.d, p.dv,
+                                    k.stages)
+      .bytes();
+}
+int64_t attentionWgmmaBackwardBytes(const AttentionProblem &p,
+                                    const AttentionWgmmaKernel &k,
+                                    bool rowStats) {
+  return layout::wgmma_backward_smem(k.fixedRows, k.streamedRows, p.d, p.dv,
+                                     k.stages, rowStats)
+      .bytes();
+}
+int64_t attentionWgmmaFusedBackwardBytes(const AttentionProblem &p,
+                                         const AttentionWgmmaKernel &k) {
+  return layout::wgmma_fused_backward_smem(k.fixedRows, k.streamedRows, p.d,
+                                           p.dv, k.stages)
+      .bytes();
+}
+
+std::string attentionWgmmaMismatch(const AttentionProblem &p, bool allowed) {
+  if (!allowed)
+    return "the tensor-core attention kernels need sm_90 with TMA";
+  if (p.elem != "__nv_bfloat16" && p.elem != "__half")
+    return "the tensor-core attention kernels take bf16/f16";
   if (p.d > layout::kMaxWgmmaHeadDim || p.dv > layout::kMaxWgmmaHeadDim ||
-      p.d % 8 != 0 || p.dv % 8 != 0 || p.tk == 0 ||
-      p.tq >= (int64_t(1) << 31) || p.tk >= (int64_t(1) << 31))
-    return std::nullopt;
+      p.d % 8 != 0 || p.dv % 8 != 0)
+    return "the tensor-core attention kernels take head dims of at most " +
+           std::to_string(layout::kMaxWgmmaHeadDim) + " in 16-byte runs";
+  if (p.tk == 0 || p.tq >= (int64_t(1) << 31) || p.tk >= (int64_t(1) << 31))
+    return "the tensor-core attention kernels take 1 to 2^31 - 1 keys and "
+           "fewer than 2^31 queries";
   // TMA copies the operands; the kernels store the results two elements at
   // a time.
   for (const AttentionTensor &t : p.operands)
     if (!tmaCopyable(t) || p.batchHeads % t.heads != 0)
-      return std::nullopt;
+      return "the tensor-core attention kernels copy operands whose strides "
+             "are whole 16-byte units by TMA";
   for (const std::optional<AttentionTensor> &t : p.results)
     if (t && !tmaCopyable(*t))
-      return std::nullopt;
+      return "the tensor-core attention kernels write results whose strides "
+             "are whole 16-byte units";
+  return "";
+}
+
+bool attentionFusedBackwardFits(const AttentionProblem &p) {
+  bool everyGradient = llvm::all_of(
+      p.results, [](const std::optional<AttentionTensor> &t) { return t; });
+  return p.backward && p.rowLse && everyGradient &&
+         layout::pad_panel(p.d) <= 128 && layout::pad_panel(p.dv) <= 128;
+}
+
+bool attentionNeedsSeparateDkDv(const AttentionProblem &p) {
+  return (layout::pad_panel(p.d) + layout::pad_panel(p.dv)) / layout::kPanel >
+         4;
+}
+
+std::optional<AttentionWgmmaPlan>
+chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
+                     bool allowed, bool persistent, bool fused,
+                     AttentionSchedule schedule) {
+  if (!attentionWgmmaMismatch(p, allowed).empty())
+    return std::nullopt;
 
   AttentionWgmmaPlan plan;
   plan.maxBlocks = persistent ? std::max<int64_t>(1, target.smCount) : 0;
-  int64_t dp = layout::pad_panel(p.d), dvp = layout::pad_panel(p.dv);
+  int64_t dp = layout::pad_panel(p.d);
   if (!p.backward) {
-    std::optional<AttentionWgmmaKernel> forward = fitStages(
-        target, {128}, dp <= 128 ? 128 : 64,
-        [&](const AttentionWgmmaKernel &k) { return forwardBytes(p, k); });
+    std::optional<AttentionWgmmaKernel> forward =
+        fitStages(target, {128}, dp <= 128 ? 128 : 64,
+                  [&](const AttentionWgmmaKernel &k) {
+                    return attentionWgmmaForwardBytes(p, k);
+                  });
     if (!forward)
       return std::nullopt;
     plan.forward = *forward;
@@ -336,28 +367,21 @@ chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
   }
   std::optional<AttentionWgmmaKernel> dq =
       fitStages(target, {128, 64}, 64, [&](const AttentionWgmmaKernel &k) {
-        return backwardBytes(p, k, false);
+        return attentionWgmmaBackwardBytes(p, k, false);
       });
   std::optional<AttentionWgmmaKernel> dkdv =
       fitStages(target, {128, 64}, 64, [&](const AttentionWgmmaKernel &k) {
-        return backwardBytes(p, k, true);
+        return attentionWgmmaBackwardBytes(p, k, true);
       });
   if (!dq || !dkdv)
     return std::nullopt;
   plan.dq = *dq;
   plan.dkdv = *dkdv;
-  // Both gradients' accumulators (a 64-row slice of each) in registers take
-  // 32 per 64 head-dim elements: at most four panels together.
-  plan.separateDkDv = (dp + dvp) / layout::kPanel > 4;
-  // The one-pass backward keeps dK, dV and a share of dQ (head dim x 64
-  // queries) in registers: head dims of at most 128.
-  bool everyGradient = llvm::all_of(
-      p.results, [](const std::optional<AttentionTensor> &t) { return t; });
-  if (fused && p.rowLse && everyGradient && dp <= 128 && dvp <= 128)
+  plan.separateDkDv = attentionNeedsSeparateDkDv(p);
+  if (fused && attentionFusedBackwardFits(p))
     if (std::optional<AttentionWgmmaKernel> onePass = fitStages(
-            target, {128}, layout::kPanel,
-            [&](const AttentionWgmmaKernel &k) {
-              return fusedBackwardBytes(p, k);
+            target, {128}, layout::kPanel, [&](const AttentionWgmmaKernel &k) {
+              return attentionWgmmaFusedBackwardBytes(p, k);
             })) {
       plan.fused = true;
       plan.dkdv = *onePass;
@@ -483,9 +507,10 @@ void planFusedBackward(const AttentionProblem &p,
               "given_lse, row_lse, row_delta, dq_accum);\n";
   builder.kernel(std::move(prep));
 
-  KernelSpec all = specs.kernel(
-      "attention_wgmma_bwd_fused", "kiln/attention_wgmma_bwd_fused.cuh", k,
-      ceilDiv(p.tk, k.fixedRows), fusedBackwardBytes(p, k), config);
+  KernelSpec all = specs.kernel("attention_wgmma_bwd_fused",
+                                "kiln/attention_wgmma_bwd_fused.cuh", k,
+                                ceilDiv(p.tk, k.fixedRows),
+                                attentionWgmmaFusedBackwardBytes(p, k), config);
   specs.map(all, 0, "q_map", p.tq, p.d, k.streamedRows);
   specs.map(all, 1, "k_map", p.tk, p.d, k.fixedRows);
   specs.map(all, 2, "v_map", p.tk, p.dv, k.fixedRows);
@@ -528,7 +553,7 @@ void planAttentionWgmma(const AttentionProblem &p,
     const AttentionWgmmaKernel &k = plan.forward;
     KernelSpec s =
         spec("attention_wgmma_fwd", k, ceilDiv(p.tq, k.fixedRows),
-             forwardBytes(p, k),
+             attentionWgmmaForwardBytes(p, k),
              renderWgmmaConfig(p, k, false, false, 0, 0, plan.pingpong));
     specs.map(s, 0, "q_map", p.tq, p.d, k.fixedRows);
     specs.map(s, 1, "k_map", p.tk, p.d, k.streamedRows);
@@ -551,7 +576,7 @@ void planAttentionWgmma(const AttentionProblem &p,
   const AttentionWgmmaKernel &dq = plan.dq;
   KernelSpec query =
       spec("attention_wgmma_bwd_dq", dq, ceilDiv(p.tq, dq.fixedRows),
-           backwardBytes(p, dq, false),
+           attentionWgmmaBackwardBytes(p, dq, false),
            renderWgmmaConfig(p, dq, false, false, statsRows));
   specs.map(query, 0, "q_map", p.tq, p.d, dq.fixedRows);
   specs.map(query, 1, "k_map", p.tk, p.d, dq.streamedRows);
@@ -574,12 +599,12 @@ void planAttentionWgmma(const AttentionProblem &p,
 
   const AttentionWgmmaKernel &kv = plan.dkdv;
   auto keyKernel = [&](bool hasDk, bool hasDv) {
-    KernelSpec key =
-        spec(hasDk && hasDv ? "attention_wgmma_bwd_dkdv"
-             : hasDk        ? "attention_wgmma_bwd_dk"
-                            : "attention_wgmma_bwd_dv",
-             kv, ceilDiv(p.tk, kv.fixedRows), backwardBytes(p, kv, true),
-             renderWgmmaConfig(p, kv, hasDk, hasDv, statsRows));
+    KernelSpec key = spec(hasDk && hasDv ? "attention_wgmma_bwd_dkdv"
+                          : hasDk        ? "attention_wgmma_bwd_dk"
+                                         : "attention_wgmma_bwd_dv",
+                          kv, ceilDiv(p.tk, kv.fixedRows),
+                          attentionWgmmaBackwardBytes(p, kv, true),
+                          renderWgmmaConfig(p, kv, hasDk, hasDv, statsRows));
     specs.map(key, 0, "q_map", p.tq, p.d, kv.streamedRows);
     specs.map(key, 1, "k_map", p.tk, p.d, kv.fixedRows);
     specs.map(key, 2, "v_map", p.tk, p.dv, kv.fixedRows);

@@ -30,6 +30,10 @@ int64_t attentionBackwardDqSharedBytes(const AttentionProblem &p, int64_t tile);
 int64_t attentionBackwardDkDvSharedBytes(const AttentionProblem &p,
                                          int64_t tile);
 
+/// The most dynamic shared memory of the SIMT kernels of `p` with
+/// `tile`-row tiles.
+int64_t attentionSharedBytes(const AttentionProblem &p, int64_t tile);
+
 /// The largest tile no longer than the (16-padded) sequences whose kernels
 /// fit in one block's shared memory on `target`; 16 may exceed the
 /// sequences. Fails when not even 16 fits.
@@ -71,6 +75,30 @@ struct AttentionWgmmaPlan {
   int64_t maxBlocks = 0;
 };
 
+/// Dynamic shared memory of the Hopper kernels: the forward, the backward's
+/// dq (`rowStats` false) or dk/dv kernel, the one-pass backward.
+int64_t attentionWgmmaForwardBytes(const AttentionProblem &p,
+                                   const AttentionWgmmaKernel &k);
+int64_t attentionWgmmaBackwardBytes(const AttentionProblem &p,
+                                    const AttentionWgmmaKernel &k,
+                                    bool rowStats);
+int64_t attentionWgmmaFusedBackwardBytes(const AttentionProblem &p,
+                                         const AttentionWgmmaKernel &k);
+
+/// Why the Hopper kernels cannot run `p` (`allowed`: sm_90a with TMA); empty
+/// if they can.
+std::string attentionWgmmaMismatch(const AttentionProblem &p, bool allowed);
+
+/// Whether the one-pass backward can run `p`: every gradient taken, the
+/// forward's row log-sum-exp given, and head dims of at most 128, since it
+/// keeps dK, dV and a share of dQ (head dim x 64 queries) in registers.
+bool attentionFusedBackwardFits(const AttentionProblem &p);
+
+/// Whether the Hopper backward of `p` computes dK and dV in two launches:
+/// both gradients' accumulators (a 64-row slice of each) in registers take
+/// 32 per 64 head-dim elements, at most four panels together.
+bool attentionNeedsSeparateDkDv(const AttentionProblem &p);
+
 /// The Hopper plan of `p` when its kernels can run on tensor cores by TMA:
 /// `allowed` (sm_90a with TMA), bf16/f16 storage, head dims of at most 256
 /// in whole 16-byte rows, and every tensor's strides whole 16-byte rows.
@@ -81,8 +109,7 @@ struct AttentionWgmmaPlan {
 /// (Auto: where `p` is causal).
 std::optional<AttentionWgmmaPlan>
 chooseAttentionWgmma(const AttentionProblem &p, const GpuTarget &target,
-                     bool allowed, bool persistent = false,
-                     bool fused = false,
+                     bool allowed, bool persistent = false, bool fused = false,
                      AttentionSchedule schedule = AttentionSchedule::Auto);
 
 /// Adds the Hopper kernels of `p` and their launches to `builder`.

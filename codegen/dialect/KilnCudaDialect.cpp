@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -36,6 +37,8 @@ struct Field {
   SmallVector<int64_t> *dims = nullptr;
   size_t rank = 0;
   bool *flag = nullptr;
+  /// Sizes that may be left out (they stay empty).
+  bool optional = false;
 };
 
 /// `MxNxK` for rank 3, `MxN` for rank 2.
@@ -91,7 +94,7 @@ ParseResult parseKernelAttr(AsmParser &parser, StringRef name,
   if (parser.parseGreater())
     return failure();
   for (const Field &f : fields)
-    if (f.dims && f.dims->size() != f.rank)
+    if (f.dims && f.dims->size() != f.rank && !(f.optional && f.dims->empty()))
       return parser.emitError(loc, "#kiln_cuda.")
              << name << " needs " << f.key << " = " << dimsSyntax(f.rank);
   return success();
@@ -207,5 +210,107 @@ LogicalResult ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (stages < 1 || blocksPerSm < 1 || split < 1)
     return emitError() << "#kiln_cuda.conv needs positive stages, "
                           "blocks_per_sm and split";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.attention
+//===----------------------------------------------------------------------===//
+
+Attribute AttentionAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  static constexpr StringRef kinds[] = {"simt", "wgmma"};
+  unsigned kind = 0;
+  SmallVector<int64_t> forward, dq, dkdv;
+  int64_t tile = 0, persistent = 0;
+  bool pingpong = false, separateDkdv = false, fused = false;
+  Field fields[] = {{"tile", &tile},
+                    {"forward", nullptr, &forward, 3, nullptr, true},
+                    {"dq", nullptr, &dq, 3, nullptr, true},
+                    {"dkdv", nullptr, &dkdv, 3, nullptr, true},
+                    {"pingpong", nullptr, nullptr, 0, &pingpong},
+                    {"separate_dkdv", nullptr, nullptr, 0, &separateDkdv},
+                    {"fused", nullptr, nullptr, 0, &fused},
+                    {"persistent", &persistent}};
+  if (failed(parseKernelAttr(parser, "attention", kinds, kind, fields)))
+    return {};
+  return AttentionAttr::getChecked(
+      [&] { return parser.emitError(loc); }, parser.getContext(),
+      *symbolizeAttentionKind(kind), tile, forward, dq, dkdv, pingpong,
+      separateDkdv, fused, persistent);
+}
+
+void AttentionAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyAttentionKind(getKind());
+  if (getTile())
+    printer << ", tile = " << getTile();
+  auto kernel = [&](StringRef key, ArrayRef<int64_t> sizes) {
+    if (!sizes.empty())
+      printer << ", " << key << " = " << sizes[0] << "x" << sizes[1] << "x"
+              << sizes[2];
+  };
+  kernel("forward", getForward());
+  kernel("dq", getDq());
+  kernel("dkdv", getDkdv());
+  if (getPingpong())
+    printer << ", pingpong";
+  if (getSeparateDkdv())
+    printer << ", separate_dkdv";
+  if (getFused())
+    printer << ", fused";
+  if (getPersistent())
+    printer << ", persistent = " << getPersistent();
+  printer << ">";
+}
+
+/// Why the fields of a #kiln_cuda.attention do not describe one of the
+/// kernels' forms; empty if they do.
+static std::string
+attentionMismatch(AttentionKind kind, int64_t tile, ArrayRef<int64_t> forward,
+                  ArrayRef<int64_t> dq, ArrayRef<int64_t> dkdv, bool pingpong,
+                  bool separateDkdv, bool fused, int64_t persistent) {
+  bool wgmmaFields = !forward.empty() || !dq.empty() || !dkdv.empty() ||
+                     pingpong || separateDkdv || fused || persistent;
+  if (kind == AttentionKind::Simt)
+    return tile > 0 && !wgmmaFields
+               ? ""
+               : "the simt kernels take a positive tile and nothing else";
+  if (tile)
+    return "the wgmma kernels take no tile";
+  for (ArrayRef<int64_t> sizes : {forward, dq, dkdv})
+    if (!sizes.empty() && sizes.size() != 3)
+      return "a wgmma kernel is BMxBNxS";
+  if (llvm::any_of(llvm::concat<const int64_t>(forward, dq, dkdv),
+                   [](int64_t size) { return size <= 0; }) ||
+      persistent < 0)
+    return "the wgmma kernels' sizes must be positive, persistent at "
+           "least 0";
+  bool backward = !dq.empty() || !dkdv.empty() || separateDkdv || fused;
+  if (forward.empty() == !backward)
+    return "a wgmma attention is a forward (forward = BMxBNxS) or a "
+           "backward (dkdv = BMxBNxS), not both";
+  if (pingpong && backward)
+    return "pingpong is the forward's";
+  if (!backward)
+    return "";
+  if (dkdv.empty())
+    return "the backward needs dkdv = BMxBNxS";
+  if (dq.empty() != fused)
+    return "the backward takes dq = BMxBNxS, or is fused and takes none";
+  if (fused && separateDkdv)
+    return "the fused backward has no separate dK and dV launches";
+  return "";
+}
+
+LogicalResult
+AttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      AttentionKind kind, int64_t tile,
+                      ArrayRef<int64_t> forward, ArrayRef<int64_t> dq,
+                      ArrayRef<int64_t> dkdv, bool pingpong, bool separateDkdv,
+                      bool fused, int64_t persistent) {
+  std::string why = attentionMismatch(kind, tile, forward, dq, dkdv, pingpong,
+                                      separateDkdv, fused, persistent);
+  if (!why.empty())
+    return emitError() << "#kiln_cuda.attention: " << why;
   return success();
 }

@@ -106,4 +106,48 @@ def KilnCuda_ConvAttr : KilnCuda_Attr<"Conv", "conv"> {
   let genVerifyDecl = 1;
 }
 
+def KilnCuda_AttentionKind : I32EnumAttr<"AttentionKind", "attention kernel", [
+  I32EnumAttrCase<"Simt", 0, "simt">,
+  I32EnumAttrCase<"Wgmma", 1, "wgmma">,
+]> {
+  let cppNamespace = "::mlir::kiln::cuda";
+  let genSpecializedAttr = 0;
+}
+
+def KilnCuda_AttentionAttr : KilnCuda_Attr<"Attention", "attention"> {
+  let summary = "The flash-attention kernels of an attention fusion";
+  let description = [{
+    `#kiln_cuda.attention<simt, tile = T>`: the CUDA-core kernels
+    (attention_fwd.cuh, attention_bwd.cuh) with T-row tiles of queries and
+    keys (64, 32 or 16).
+
+    `#kiln_cuda.attention<wgmma, forward = BMxBNxS[, pingpong]
+    [, persistent = P]>` and, for the backward, `#kiln_cuda.attention<wgmma,
+    dq = BMxBNxS, dkdv = BMxBNxS[, separate_dkdv][, persistent = P]>` or
+    `#kiln_cuda.attention<wgmma, fused, dkdv = BMxBNxS[, persistent = P]>`:
+    the Hopper tensor-core kernels (attention_wgmma_*.cuh), each given as the
+    rows of the tile a block keeps (one consumer warpgroup per 64), the rows
+    of the tiles it streams by TMA and its pipeline stages. `pingpong`: the
+    forward's two consumer warpgroups take turns issuing their products;
+    `separate_dkdv`: the key gradients as two launches (dK, then dV), where
+    both accumulators would not fit in registers; `fused`: the one-pass
+    backward (attention_wgmma_bwd_fused.cuh) that adds dQ in f32 by bulk
+    reductions; `persistent = P`: at most P blocks (one per SM) take the
+    work items in turn, instead of a block per item.
+  }];
+  let parameters = (ins
+    EnumParameter<KilnCuda_AttentionKind>:$kind,
+    "int64_t":$tile,
+    ArrayRefParameter<"int64_t">:$forward,
+    ArrayRefParameter<"int64_t">:$dq,
+    ArrayRefParameter<"int64_t">:$dkdv,
+    "bool":$pingpong,
+    "bool":$separateDkdv,
+    "bool":$fused,
+    "int64_t":$persistent
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // KILN_CODEGEN_DIALECT_KILNCUDADIALECT_TD

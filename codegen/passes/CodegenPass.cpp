@@ -13,6 +13,9 @@ namespace mlir::kiln {
 namespace {
 struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
   using KilnCodegenBase::KilnCodegenBase;
+  // The planners' options are the base's (protected).
+  friend codegen::CodegenOptions
+  codegen::kernelChoiceOptions<CodegenPass>(const CodegenPass &);
   CodegenPass(const KilnCodegenOptions &options,
               codegen::CompiledModule *result)
       : KilnCodegenBase(options), result(result) {}
@@ -31,12 +34,8 @@ struct CodegenPass : public impl::KilnCodegenBase<CodegenPass> {
 
   /// The code generator's options, from the pass's.
   codegen::CodegenOptions generatorOptions() const {
-    codegen::CodegenOptions options = codegen::kernelChoiceOptions(
-        arch, tf32, tma, gemmSchedule, gemmCluster, gemmTmaStore);
+    codegen::CodegenOptions options = codegen::kernelChoiceOptions(*this);
     options.mergeLaunches = mergeLaunches;
-    options.persistentAttention = persistentAttention;
-    options.fusedAttentionBackward = fusedAttentionBackward;
-    options.attentionSchedule = attentionSchedule;
     options.kernelCacheDirectory = kernelCache;
     options.customKernelDirs.assign(customKernelDirs.begin(),
                                     customKernelDirs.end());

@@ -42,11 +42,24 @@ createKilnSelectKernelsPass(const KilnSelectKernelsOptions &options);
 /// The same options of kiln-select-kernels as `options` has.
 KilnSelectKernelsOptions selectionOptionsOf(const KilnCodegenOptions &options);
 
-/// The code generator's options that the kernel planners read, from the
-/// passes' options of the same names (Passes.td, kernelChoiceOptions).
-CodegenOptions kernelChoiceOptions(llvm::StringRef arch, bool tf32, bool tma,
-                                   GemmSchedule gemmSchedule,
-                                   GemmCluster gemmCluster, bool gemmTmaStore);
+/// The code generator's options that the kernel planners read, from a pass
+/// or pass options with the options of Passes.td's kernelChoiceOptions (a
+/// pass makes it its friend).
+template <class PassOptions>
+CodegenOptions kernelChoiceOptions(const PassOptions &pass) {
+  CodegenOptions options;
+  options.arch = std::string(pass.arch);
+  options.allowTf32 = pass.tf32;
+  options.allowTma = pass.tma;
+  options.gemmSchedule = pass.gemmSchedule;
+  options.gemmCluster =
+      static_cast<int>(static_cast<GemmCluster>(pass.gemmCluster));
+  options.gemmTmaStore = pass.gemmTmaStore;
+  options.persistentAttention = pass.persistentAttention;
+  options.fusedAttentionBackward = pass.fusedAttentionBackward;
+  options.attentionSchedule = pass.attentionSchedule;
+  return options;
+}
 
 /// The help of the kiln-codegen option named `name` (Passes.td), for the
 /// tools' flags that set it.

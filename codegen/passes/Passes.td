@@ -40,23 +40,6 @@ defvar kernelChoiceOptions = [
            "the staged epilogue's shared memory, where one problem's result "
            "has the operands' element type (by default each lane stores its "
            "16-byte runs)">,
-];
-
-def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
-  let summary = "Generates (and compiles) the CUDA kernels of a planned module";
-  let description = [{
-    The last stage of the kiln pipeline, after --kiln-fuse and
-    --kiln-plan-memory: runs the code generator on the module (every fusion
-    of every entry to CUDA C++, NVRTC to PTX, nvJitLink to a cubin for
-    `arch`) and hands the result, the kernels, launches and buffers an
-    artifact holds, to whoever built the pass (kilnc writes it as CUDA, PTX
-    or an artifact). The IR is not changed. Created from a textual pipeline
-    (kiln-opt, a reproducer) the pass has no one to hand the result to: it
-    generates and compiles the kernels as a check and drops them.
-  }];
-  let options = !listconcat(kernelChoiceOptions, [
-    Option<"mergeLaunches", "merge-launches", "bool", "true",
-           "Run launches of an entry that may run at once as one kernel">,
     Option<"persistentAttention", "persistent-attention", "bool", "true",
            "Run the Hopper attention kernels persistent (sm_90): one block "
            "per SM takes the (batch * head, tile) work items in turn, "
@@ -78,6 +61,23 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "warpgroups issue their matrix products as they come) or "
            "pingpong (they take turns, so that one warpgroup's softmax runs "
            "while the tensor cores multiply the other's)">,
+];
+
+def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
+  let summary = "Generates (and compiles) the CUDA kernels of a planned module";
+  let description = [{
+    The last stage of the kiln pipeline, after --kiln-fuse and
+    --kiln-plan-memory: runs the code generator on the module (every fusion
+    of every entry to CUDA C++, NVRTC to PTX, nvJitLink to a cubin for
+    `arch`) and hands the result, the kernels, launches and buffers an
+    artifact holds, to whoever built the pass (kilnc writes it as CUDA, PTX
+    or an artifact). The IR is not changed. Created from a textual pipeline
+    (kiln-opt, a reproducer) the pass has no one to hand the result to: it
+    generates and compiles the kernels as a check and drops them.
+  }];
+  let options = !listconcat(kernelChoiceOptions, [
+    Option<"mergeLaunches", "merge-launches", "bool", "true",
+           "Run launches of an entry that may run at once as one kernel">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
            "Directory of compiled kernels kept between runs (empty: none)">,
     Option<"compile", "compile", "bool", "true",
@@ -103,12 +103,13 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
 }
 
 def KilnSelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
-  let summary = "Records the kernel of each GEMM and conv fusion as an "
-                "attribute";
+  let summary = "Records the kernel of each GEMM, conv and attention fusion "
+                "as an attribute";
   let description = [{
     Runs the kernel planners of the code generator on every kiln.fusion
     whose kernel is chosen in the IR (GEMM fusions: `#kiln_cuda.gemm`;
-    conv fusions but depthwise ones: `#kiln_cuda.conv`) and
+    conv fusions but depthwise ones: `#kiln_cuda.conv`; attention fusions:
+    `#kiln_cuda.attention`) and
     writes the choice on the fusion as `kiln_cuda.kernel`, which
     --kiln-codegen then renders. A fusion that already has one keeps it
     once it is checked against the fusion and `arch` (a located error

@@ -12,10 +12,12 @@ namespace {
 struct SelectKernelsPass
     : public impl::KilnSelectKernelsBase<SelectKernelsPass> {
   using KilnSelectKernelsBase::KilnSelectKernelsBase;
+  // The planners' options are the base's (protected).
+  friend codegen::CodegenOptions
+  codegen::kernelChoiceOptions<SelectKernelsPass>(const SelectKernelsPass &);
 
   void runOnOperation() override {
-    codegen::CodegenOptions options = codegen::kernelChoiceOptions(
-        arch, tf32, tma, gemmSchedule, gemmCluster, gemmTmaStore);
+    codegen::CodegenOptions options = codegen::kernelChoiceOptions(*this);
     // Every fusion is checked, so that one run reports every bad choice.
     bool failedAny = false;
     getOperation().walk([&](FusionOp fusion) {
@@ -32,20 +34,6 @@ codegen::createKilnSelectKernelsPass(const KilnSelectKernelsOptions &options) {
   return std::make_unique<SelectKernelsPass>(options);
 }
 
-codegen::CodegenOptions
-codegen::kernelChoiceOptions(llvm::StringRef arch, bool tf32, bool tma,
-                             GemmSchedule gemmSchedule, GemmCluster gemmCluster,
-                             bool gemmTmaStore) {
-  CodegenOptions options;
-  options.arch = arch.str();
-  options.allowTf32 = tf32;
-  options.allowTma = tma;
-  options.gemmSchedule = gemmSchedule;
-  options.gemmCluster = static_cast<int>(gemmCluster);
-  options.gemmTmaStore = gemmTmaStore;
-  return options;
-}
-
 KilnSelectKernelsOptions
 codegen::selectionOptionsOf(const KilnCodegenOptions &options) {
   KilnSelectKernelsOptions selection;
@@ -55,6 +43,9 @@ codegen::selectionOptionsOf(const KilnCodegenOptions &options) {
   selection.gemmSchedule = options.gemmSchedule;
   selection.gemmCluster = options.gemmCluster;
   selection.gemmTmaStore = options.gemmTmaStore;
+  selection.persistentAttention = options.persistentAttention;
+  selection.fusedAttentionBackward = options.fusedAttentionBackward;
+  selection.attentionSchedule = options.attentionSchedule;
   return selection;
 }
 

@@ -21,3 +21,21 @@ module attributes {test.a = #kiln_cuda.conv<wgmma, tile = 64x64x64, warps = 2x2,
 module attributes {test.a = #kiln_cuda.conv<mma, tile = 64x64x32, warps = 2x2x1, stages = 4>} {}
 // -----
 module attributes {test.a = #kiln_cuda.conv<mma, tile = 64x64x32, warps = 2x2, stages = 4, blocks_per_sm = 0>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<simt, tile = 32, pingpong>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, tile = 32, forward = 128x128x4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, forward = 128x128x4, dkdv = 128x64x4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, dq = 128x64x4, dkdv = 128x64x4, pingpong>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, dq = 128x64x4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, dq = 128x64x4, dkdv = 128x64x4, fused>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, dkdv = 128x64x4, fused, separate_dkdv>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, forward = 128x0x4>} {}
+// -----
+module attributes {test.a = #kiln_cuda.attention<wgmma, forward = 128x128>} {}
