@@ -1,10 +1,10 @@
 //===- attention_wgmma.cuh - pieces of the Hopper attention kernels -------===//
 //
-// What attention_wgmma_fwd.cuh and attention_wgmma_bwd.cuh share: wgmma
-// with the A operand in registers (a softmax's probabilities or a score
-// gradient, converted from the accumulators that computed them), the matrix
-// descriptors of the panel tiles of attention_wgmma_layout.cuh, the
-// accumulator fragment arithmetic and TMA copies of whole tiles.
+// What attention_wgmma_fwd.cuh and attention_wgmma_bwd.cuh share: products
+// with the A operand in registers (wgmma::mma_rs: a softmax's probabilities
+// or a score gradient, converted from the accumulators that computed them),
+// the matrix descriptors of the panel tiles of attention_wgmma_layout.cuh,
+// the accumulator fragment arithmetic and TMA copies of whole tiles.
 //
 // Fragments. A consumer warpgroup computes 64 rows of a product; in it warp
 // v, lane (g = lane / 4, c = lane % 4) holds rows 16v + g and 16v + g + 8 at
@@ -19,220 +19,14 @@
 #pragma once
 #include "kiln/attention_common.cuh"
 #include "kiln/attention_wgmma_layout.cuh"
+#include "kiln/fast_math.cuh"
 #include "kiln/gemm_wgmma.cuh"
+#include "kiln/memory.cuh"
 #include "kiln/tma.cuh"
+#include "kiln/wgmma.cuh"
 
 namespace kiln {
 namespace attention {
-
-// acc (m64 x N, N = 64 PANELS, one PANELS x 32 accumulator array) +=
-// A (registers a) * B (descriptor b), bf16 (wgmma_rs_bf16) or f16; B is
-// read N-major (transposed) when B_MN.
-#define KILN_DEFINE_WGMMA_RS(NAME, KILN_TYPE)                                  \
-  template <int PANELS, bool B_MN>                                             \
-  __device__ __forceinline__ void NAME(                                        \
-      float(&acc)[PANELS][32], const unsigned(&a)[4], unsigned long long b) {  \
-    constexpr int N = PANELS * 64;                                             \
-    static_assert(N <= 256, "wgmma tiles are at most 256 wide");               \
-    if constexpr (N == 64) {                                                   \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                \
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32." KILN_TYPE     \
-                   "." KILN_TYPE " {"                                          \
-                   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, "   \
-                   "%13, %14, %15, "                                           \
-                   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, "   \
-                   "%27, %28, %29, %30, %31"                                   \
-                   "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"          \
-                   : "+f"(acc[0][0]), "+f"(acc[0][1]), "+f"(acc[0][2]),        \
-                     "+f"(acc[0][3]), "+f"(acc[0][4]), "+f"(acc[0][5]),        \
-                     "+f"(acc[0][6]), "+f"(acc[0][7]), "+f"(acc[0][8]),        \
-                     "+f"(acc[0][9]), "+f"(acc[0][10]), "+f"(acc[0][11]),      \
-                     "+f"(acc[0][12]), "+f"(acc[0][13]), "+f"(acc[0][14]),     \
-                     "+f"(acc[0][15]), "+f"(acc[0][16]), "+f"(acc[0][17]),     \
-                     "+f"(acc[0][18]), "+f"(acc[0][19]), "+f"(acc[0][20]),     \
-                     "+f"(acc[0][21]), "+f"(acc[0][22]), "+f"(acc[0][23]),     \
-                     "+f"(acc[0][24]), "+f"(acc[0][25]), "+f"(acc[0][26]),     \
-                     "+f"(acc[0][27]), "+f"(acc[0][28]), "+f"(acc[0][29]),     \
-                     "+f"(acc[0][30]), "+f"(acc[0][31])                        \
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),       \
-                     "r"(1), "n"(B_MN ? 1 : 0));                               \
-    } else if constexpr (N == 128) {                                           \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                \
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32." KILN_TYPE    \
-                   "." KILN_TYPE " {"                                          \
-                   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, "   \
-                   "%13, %14, %15, "                                           \
-                   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, "   \
-                   "%27, %28, %29, %30, %31, "                                 \
-                   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, "   \
-                   "%43, %44, %45, %46, %47, "                                 \
-                   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "   \
-                   "%59, %60, %61, %62, %63"                                   \
-                   "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"          \
-                   : "+f"(acc[0][0]), "+f"(acc[0][1]), "+f"(acc[0][2]),        \
-                     "+f"(acc[0][3]), "+f"(acc[0][4]), "+f"(acc[0][5]),        \
-                     "+f"(acc[0][6]), "+f"(acc[0][7]), "+f"(acc[0][8]),        \
-                     "+f"(acc[0][9]), "+f"(acc[0][10]), "+f"(acc[0][11]),      \
-                     "+f"(acc[0][12]), "+f"(acc[0][13]), "+f"(acc[0][14]),     \
-                     "+f"(acc[0][15]), "+f"(acc[0][16]), "+f"(acc[0][17]),     \
-                     "+f"(acc[0][18]), "+f"(acc[0][19]), "+f"(acc[0][20]),     \
-                     "+f"(acc[0][21]), "+f"(acc[0][22]), "+f"(acc[0][23]),     \
-                     "+f"(acc[0][24]), "+f"(acc[0][25]), "+f"(acc[0][26]),     \
-                     "+f"(acc[0][27]), "+f"(acc[0][28]), "+f"(acc[0][29]),     \
-                     "+f"(acc[0][30]), "+f"(acc[0][31]), "+f"(acc[1][0]),      \
-                     "+f"(acc[1][1]), "+f"(acc[1][2]), "+f"(acc[1][3]),        \
-                     "+f"(acc[1][4]), "+f"(acc[1][5]), "+f"(acc[1][6]),        \
-                     "+f"(acc[1][7]), "+f"(acc[1][8]), "+f"(acc[1][9]),        \
-                     "+f"(acc[1][10]), "+f"(acc[1][11]), "+f"(acc[1][12]),     \
-                     "+f"(acc[1][13]), "+f"(acc[1][14]), "+f"(acc[1][15]),     \
-                     "+f"(acc[1][16]), "+f"(acc[1][17]), "+f"(acc[1][18]),     \
-                     "+f"(acc[1][19]), "+f"(acc[1][20]), "+f"(acc[1][21]),     \
-                     "+f"(acc[1][22]), "+f"(acc[1][23]), "+f"(acc[1][24]),     \
-                     "+f"(acc[1][25]), "+f"(acc[1][26]), "+f"(acc[1][27]),     \
-                     "+f"(acc[1][28]), "+f"(acc[1][29]), "+f"(acc[1][30]),     \
-                     "+f"(acc[1][31])                                          \
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),       \
-                     "r"(1), "n"(B_MN ? 1 : 0));                               \
-    } else if constexpr (N == 192) {                                           \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"               \
-                   "wgmma.mma_async.sync.aligned.m64n192k16.f32." KILN_TYPE    \
-                   "." KILN_TYPE " {"                                          \
-                   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, "   \
-                   "%13, %14, %15, "                                           \
-                   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, "   \
-                   "%27, %28, %29, %30, %31, "                                 \
-                   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, "   \
-                   "%43, %44, %45, %46, %47, "                                 \
-                   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "   \
-                   "%59, %60, %61, %62, %63, "                                 \
-                   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, "   \
-                   "%75, %76, %77, %78, %79, "                                 \
-                   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, "   \
-                   "%91, %92, %93, %94, %95"                                   \
-                   "}, {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"        \
-                   : "+f"(acc[0][0]), "+f"(acc[0][1]), "+f"(acc[0][2]),        \
-                     "+f"(acc[0][3]), "+f"(acc[0][4]), "+f"(acc[0][5]),        \
-                     "+f"(acc[0][6]), "+f"(acc[0][7]), "+f"(acc[0][8]),        \
-                     "+f"(acc[0][9]), "+f"(acc[0][10]), "+f"(acc[0][11]),      \
-                     "+f"(acc[0][12]), "+f"(acc[0][13]), "+f"(acc[0][14]),     \
-                     "+f"(acc[0][15]), "+f"(acc[0][16]), "+f"(acc[0][17]),     \
-                     "+f"(acc[0][18]), "+f"(acc[0][19]), "+f"(acc[0][20]),     \
-                     "+f"(acc[0][21]), "+f"(acc[0][22]), "+f"(acc[0][23]),     \
-                     "+f"(acc[0][24]), "+f"(acc[0][25]), "+f"(acc[0][26]),     \
-                     "+f"(acc[0][27]), "+f"(acc[0][28]), "+f"(acc[0][29]),     \
-                     "+f"(acc[0][30]), "+f"(acc[0][31]), "+f"(acc[1][0]),      \
-                     "+f"(acc[1][1]), "+f"(acc[1][2]), "+f"(acc[1][3]),        \
-                     "+f"(acc[1][4]), "+f"(acc[1][5]), "+f"(acc[1][6]),        \
-                     "+f"(acc[1][7]), "+f"(acc[1][8]), "+f"(acc[1][9]),        \
-                     "+f"(acc[1][10]), "+f"(acc[1][11]), "+f"(acc[1][12]),     \
-                     "+f"(acc[1][13]), "+f"(acc[1][14]), "+f"(acc[1][15]),     \
-                     "+f"(acc[1][16]), "+f"(acc[1][17]), "+f"(acc[1][18]),     \
-                     "+f"(acc[1][19]), "+f"(acc[1][20]), "+f"(acc[1][21]),     \
-                     "+f"(acc[1][22]), "+f"(acc[1][23]), "+f"(acc[1][24]),     \
-                     "+f"(acc[1][25]), "+f"(acc[1][26]), "+f"(acc[1][27]),     \
-                     "+f"(acc[1][28]), "+f"(acc[1][29]), "+f"(acc[1][30]),     \
-                     "+f"(acc[1][31]), "+f"(acc[2][0]), "+f"(acc[2][1]),       \
-                     "+f"(acc[2][2]), "+f"(acc[2][3]), "+f"(acc[2][4]),        \
-                     "+f"(acc[2][5]), "+f"(acc[2][6]), "+f"(acc[2][7]),        \
-                     "+f"(acc[2][8]), "+f"(acc[2][9]), "+f"(acc[2][10]),       \
-                     "+f"(acc[2][11]), "+f"(acc[2][12]), "+f"(acc[2][13]),     \
-                     "+f"(acc[2][14]), "+f"(acc[2][15]), "+f"(acc[2][16]),     \
-                     "+f"(acc[2][17]), "+f"(acc[2][18]), "+f"(acc[2][19]),     \
-                     "+f"(acc[2][20]), "+f"(acc[2][21]), "+f"(acc[2][22]),     \
-                     "+f"(acc[2][23]), "+f"(acc[2][24]), "+f"(acc[2][25]),     \
-                     "+f"(acc[2][26]), "+f"(acc[2][27]), "+f"(acc[2][28]),     \
-                     "+f"(acc[2][29]), "+f"(acc[2][30]), "+f"(acc[2][31])      \
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),       \
-                     "r"(1), "n"(B_MN ? 1 : 0));                               \
-    } else if constexpr (N == 256) {                                           \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"               \
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32." KILN_TYPE    \
-                   "." KILN_TYPE " {"                                          \
-                   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, "   \
-                   "%13, %14, %15, "                                           \
-                   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, "   \
-                   "%27, %28, %29, %30, %31, "                                 \
-                   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, "   \
-                   "%43, %44, %45, %46, %47, "                                 \
-                   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, "   \
-                   "%59, %60, %61, %62, %63, "                                 \
-                   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, "   \
-                   "%75, %76, %77, %78, %79, "                                 \
-                   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, "   \
-                   "%91, %92, %93, %94, %95, "                                 \
-                   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, "  \
-                   "%106, %107, %108, %109, %110, %111, "                      \
-                   "%112, %113, %114, %115, %116, %117, %118, %119, %120, "    \
-                   "%121, %122, %123, %124, %125, %126, %127"                  \
-                   "}, {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"    \
-                   : "+f"(acc[0][0]), "+f"(acc[0][1]), "+f"(acc[0][2]),        \
-                     "+f"(acc[0][3]), "+f"(acc[0][4]), "+f"(acc[0][5]),        \
-                     "+f"(acc[0][6]), "+f"(acc[0][7]), "+f"(acc[0][8]),        \
-                     "+f"(acc[0][9]), "+f"(acc[0][10]), "+f"(acc[0][11]),      \
-                     "+f"(acc[0][12]), "+f"(acc[0][13]), "+f"(acc[0][14]),     \
-                     "+f"(acc[0][15]), "+f"(acc[0][16]), "+f"(acc[0][17]),     \
-                     "+f"(acc[0][18]), "+f"(acc[0][19]), "+f"(acc[0][20]),     \
-                     "+f"(acc[0][21]), "+f"(acc[0][22]), "+f"(acc[0][23]),     \
-                     "+f"(acc[0][24]), "+f"(acc[0][25]), "+f"(acc[0][26]),     \
-                     "+f"(acc[0][27]), "+f"(acc[0][28]), "+f"(acc[0][29]),     \
-                     "+f"(acc[0][30]), "+f"(acc[0][31]), "+f"(acc[1][0]),      \
-                     "+f"(acc[1][1]), "+f"(acc[1][2]), "+f"(acc[1][3]),        \
-                     "+f"(acc[1][4]), "+f"(acc[1][5]), "+f"(acc[1][6]),        \
-                     "+f"(acc[1][7]), "+f"(acc[1][8]), "+f"(acc[1][9]),        \
-                     "+f"(acc[1][10]), "+f"(acc[1][11]), "+f"(acc[1][12]),     \
-                     "+f"(acc[1][13]), "+f"(acc[1][14]), "+f"(acc[1][15]),     \
-                     "+f"(acc[1][16]), "+f"(acc[1][17]), "+f"(acc[1][18]),     \
-                     "+f"(acc[1][19]), "+f"(acc[1][20]), "+f"(acc[1][21]),     \
-                     "+f"(acc[1][22]), "+f"(acc[1][23]), "+f"(acc[1][24]),     \
-                     "+f"(acc[1][25]), "+f"(acc[1][26]), "+f"(acc[1][27]),     \
-                     "+f"(acc[1][28]), "+f"(acc[1][29]), "+f"(acc[1][30]),     \
-                     "+f"(acc[1][31]), "+f"(acc[2][0]), "+f"(acc[2][1]),       \
-                     "+f"(acc[2][2]), "+f"(acc[2][3]), "+f"(acc[2][4]),        \
-                     "+f"(acc[2][5]), "+f"(acc[2][6]), "+f"(acc[2][7]),        \
-                     "+f"(acc[2][8]), "+f"(acc[2][9]), "+f"(acc[2][10]),       \
-                     "+f"(acc[2][11]), "+f"(acc[2][12]), "+f"(acc[2][13]),     \
-                     "+f"(acc[2][14]), "+f"(acc[2][15]), "+f"(acc[2][16]),     \
-                     "+f"(acc[2][17]), "+f"(acc[2][18]), "+f"(acc[2][19]),     \
-                     "+f"(acc[2][20]), "+f"(acc[2][21]), "+f"(acc[2][22]),     \
-                     "+f"(acc[2][23]), "+f"(acc[2][24]), "+f"(acc[2][25]),     \
-                     "+f"(acc[2][26]), "+f"(acc[2][27]), "+f"(acc[2][28]),     \
-                     "+f"(acc[2][29]), "+f"(acc[2][30]), "+f"(acc[2][31]),     \
-                     "+f"(acc[3][0]), "+f"(acc[3][1]), "+f"(acc[3][2]),        \
-                     "+f"(acc[3][3]), "+f"(acc[3][4]), "+f"(acc[3][5]),        \
-                     "+f"(acc[3][6]), "+f"(acc[3][7]), "+f"(acc[3][8]),        \
-                     "+f"(acc[3][9]), "+f"(acc[3][10]), "+f"(acc[3][11]),      \
-                     "+f"(acc[3][12]), "+f"(acc[3][13]), "+f"(acc[3][14]),     \
-                     "+f"(acc[3][15]), "+f"(acc[3][16]), "+f"(acc[3][17]),     \
-                     "+f"(acc[3][18]), "+f"(acc[3][19]), "+f"(acc[3][20]),     \
-                     "+f"(acc[3][21]), "+f"(acc[3][22]), "+f"(acc[3][23]),     \
-                     "+f"(acc[3][24]), "+f"(acc[3][25]), "+f"(acc[3][26]),     \
-                     "+f"(acc[3][27]), "+f"(acc[3][28]), "+f"(acc[3][29]),     \
-                     "+f"(acc[3][30]), "+f"(acc[3][31])                        \
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),       \
-                     "r"(1), "n"(B_MN ? 1 : 0));                               \
-    }                                                                          \
-  }
-KILN_DEFINE_WGMMA_RS(wgmma_rs_bf16, "bf16")
-KILN_DEFINE_WGMMA_RS(wgmma_rs_f16, "f16")
-#undef KILN_DEFINE_WGMMA_RS
-
-template <int KIND, bool B_MN, int PANELS>
-__device__ __forceinline__ void wgmma_rs(float (&acc)[PANELS][32],
-                                         const unsigned (&a)[4],
-                                         unsigned long long b) {
-  static_assert(KIND == 0 || KIND == 1, "wgmma multiplies bf16 or f16");
-  if constexpr (KIND == 0)
-    wgmma_rs_bf16<PANELS, B_MN>(acc, a, b);
-  else
-    wgmma_rs_f16<PANELS, B_MN>(acc, a, b);
-}
-
-// 2^x on the special-function unit (flushing subnormals; 2^-inf = 0).
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
 
 // Descriptors of panel tiles (attention_wgmma_layout.cuh) at shared address
 // `tile` with `rows` rows:
@@ -261,13 +55,13 @@ __device__ __forceinline__ void product_ss(float (&acc)[N / 2], unsigned a,
 #pragma unroll
   for (int i = 0; i < N / 2; ++i)
     acc[i] = 0.f;
-  gemm::fence_accumulators(acc);
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  wgmma::fence_accumulators(acc);
+  wgmma::fence();
 #pragma unroll
   for (int kk = 0; kk < DP / 16; ++kk)
-    gemm::wgmma<N, KIND, false, false>(acc, k_major(a, a_rows, row0, kk),
-                                       k_major(b, N, 0, kk));
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    wgmma::mma<N, KIND, false, false>(acc, k_major(a, a_rows, row0, kk),
+                                      k_major(b, N, 0, kk));
+  wgmma::commit_group();
 }
 
 // acc (64 x PANELS*64) += A (fragments of K = 16 * STEPS) * B (an N-major
@@ -278,27 +72,14 @@ __device__ __forceinline__ void product_rs(float (&acc)[PANELS][32],
                                            unsigned b) {
 #pragma unroll
   for (int p = 0; p < PANELS; ++p)
-    gemm::fence_accumulators(acc[p]);
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    wgmma::fence_accumulators(acc[p]);
+  wgmma::fence();
 #pragma unroll
   for (int kk = 0; kk < STEPS; ++kk)
-    wgmma_rs<KIND, true>(acc, a[kk], n_major(b, STEPS * 16, 0, kk));
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    wgmma::mma_rs<KIND, true>(acc, a[kk], n_major(b, STEPS * 16, 0, kk));
+  wgmma::commit_group();
 }
 
-// Waits until at most N commit groups of this warpgroup are in flight.
-template <int N> __device__ __forceinline__ void retire() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-template <int STEPS>
-__device__ __forceinline__ void fence_fragments(unsigned (&a)[STEPS][4]) {
-#pragma unroll
-  for (int kk = 0; kk < STEPS; ++kk)
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      asm volatile("" : "+r"(a[kk][i])::"memory");
-}
 template <int PANELS>
 __device__ __forceinline__ void zero_panels(float (&acc)[PANELS][32]) {
 #pragma unroll
@@ -311,7 +92,7 @@ template <int PANELS>
 __device__ __forceinline__ void fence_panels(float (&acc)[PANELS][32]) {
 #pragma unroll
   for (int p = 0; p < PANELS; ++p)
-    gemm::fence_accumulators(acc[p]);
+    wgmma::fence_accumulators(acc[p]);
 }
 
 using gemm::pack;

@@ -37,12 +37,6 @@
 namespace kiln {
 namespace attention {
 
-__device__ __forceinline__ float shared_float(unsigned addr) {
-  float v;
-  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
-  return v;
-}
-
 // rowsum(dO * O) of row `row` (of a tile's rows, `qi` < TQ) over the DV
 // columns, the quad's lanes taking every fourth 16-byte run of 8 columns
 // (DV is a multiple of 8, the rows are 16-byte aligned): a partial sum per
@@ -187,8 +181,8 @@ __device__ __forceinline__ void backward_dq_wgmma(
       const int st = ring.stage(u), k0 = u * BN;
       tma::wait(sm.full_a(st), ring.parity(u));
       product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
-      retire<0>();
-      gemm::fence_accumulators(s);
+      wgmma::wait<0>();
+      wgmma::fence_accumulators(s);
       release_by_warpgroup(sm.empty(st), tid);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -262,9 +256,9 @@ __device__ __forceinline__ void backward_dq_wgmma(
         vPhase ^= 1u << st;
         product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0, sm.a(st));
         product_ss<BN, DVP, C::kind>(dp, sm.fixed_b(), BM, aRow0, sm.b(st));
-        retire<0>();
-        gemm::fence_accumulators(s);
-        gemm::fence_accumulators(dp);
+        wgmma::wait<0>();
+        wgmma::fence_accumulators(s);
+        wgmma::fence_accumulators(dp);
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -281,9 +275,9 @@ __device__ __forceinline__ void backward_dq_wgmma(
         to_fragments<elem_t, BN>(ds, s);
         product_rs<BN / 16, PANELS, C::kind>(dq, ds, sm.a(st));
         // Retired before the next scores are issued, as in backward_dkdv_wgmma.
-        retire<0>();
+        wgmma::wait<0>();
         fence_panels(dq);
-        fence_fragments(ds);
+        wgmma::fence_fragments(ds);
         release_by_warpgroup(sm.empty(st), tid);
       };
       if constexpr (kOneLoopPerSweep) {
@@ -438,8 +432,8 @@ key_probabilities(float (&s)[BQ / 2], float (&dp)[BQ / 2], unsigned rows,
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
       const int col = 8 * j + pos.col + c;
-      const float lse = shared_float(rows + 4 * col);
-      const float delta = DK ? shared_float(rows + 4 * (BQ + col)) : 0.f;
+      const float lse = mem::load_shared_f32(rows + 4 * col);
+      const float delta = DK ? mem::load_shared_f32(rows + 4 * (BQ + col)) : 0.f;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h + c;
@@ -514,10 +508,10 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
         tma::wait(sm.full_b(st), ring.parity(u));
         product_ss<BQ, DVP, C::kind>(dp, sm.fixed_b(), BK, aRow0, sm.b(st));
       }
-      retire<0>();
-      gemm::fence_accumulators(s);
+      wgmma::wait<0>();
+      wgmma::fence_accumulators(s);
       if constexpr (DK)
-        gemm::fence_accumulators(dp);
+        wgmma::fence_accumulators(dp);
       // The last tile's products with K and V have retired: the next item's
       // keys and values may come.
       if (u == x.tiles - 1)
@@ -536,14 +530,14 @@ __device__ __forceinline__ void backward_dkdv_wgmma(
       // Both products retire before the next scores are issued: with them
       // in flight too, the accumulators and fragments the tensor cores hold
       // would exceed the registers, and ptxas would serialise every wgmma.
-      retire<0>();
+      wgmma::wait<0>();
       if constexpr (DK) {
         fence_panels(dk);
-        fence_fragments(dsf);
+        wgmma::fence_fragments(dsf);
       }
       if constexpr (DV) {
         fence_panels(dv);
-        fence_fragments(pf);
+        wgmma::fence_fragments(pf);
       }
       release_by_warpgroup(sm.empty(st), tid);
     };

@@ -118,9 +118,9 @@ __device__ __forceinline__ void backward_fused_wgmma(
       product_ss<BQ, DP, C::kind>(s, sm.fixed_a(), BK, aRow0, sm.a(st));
       tma::wait(sm.full_b(st), ring.parity(u));
       product_ss<BQ, DVP, C::kind>(dp, sm.fixed_b(), BK, aRow0, sm.b(st));
-      retire<0>();
-      gemm::fence_accumulators(s);
-      gemm::fence_accumulators(dp);
+      wgmma::wait<0>();
+      wgmma::fence_accumulators(s);
+      wgmma::fence_accumulators(dp);
       key_probabilities<C, BQ, true>(s, dp, sm.rows(st), kRow0, q0, pos,
                                      mask);
       to_fragments<elem_t, BQ>(pf, s);
@@ -134,11 +134,9 @@ __device__ __forceinline__ void backward_fused_wgmma(
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const unsigned r = aRow0 + pos.row + 8 * h;
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
-                           dsTile + r * 128 + ((j ^ (r & 7)) << 4) +
-                           pos.col * 2),
-                       "r"(dsf[j / 2][(j % 2) * 2 + h])
-                       : "memory");
+          mem::store_shared(dsTile + r * 128 + ((j ^ (r & 7)) << 4) +
+                                pos.col * 2,
+                            dsf[j / 2][(j % 2) * 2 + h]);
         }
       tma::fence_async();
       tma::named_barrier(1 + cwg, 128);
@@ -151,15 +149,15 @@ __device__ __forceinline__ void backward_fused_wgmma(
       zero_panels(dq);
       fence_panels(dq);
       auto dq_product = [&] {
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+        wgmma::fence();
 #pragma unroll
         for (int kk = 0; kk < OWN_STEPS; ++kk)
 #pragma unroll
           for (int p = 0; p < KPANELS; ++p)
-            gemm::wgmma<kPanel, C::kind, true, true>(
+            wgmma::mma<kPanel, C::kind, true, true>(
                 dq[p], n_major(sm.fixed_a(), BK, p, cwg * OWN_STEPS + kk),
                 n_major(dsTile, BK, 0, cwg * OWN_STEPS + kk));
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        wgmma::commit_group();
       };
       product_rs<BQ / 16, VPANELS, C::kind>(dv, pf, sm.b(st));
       product_rs<BQ / 16, KPANELS, C::kind>(dk, dsf, sm.a(st));
@@ -168,15 +166,15 @@ __device__ __forceinline__ void backward_fused_wgmma(
       // fragments), or ptxas would serialise every product.
       if constexpr (DQ_IN_FLIGHT)
         dq_product();
-      retire<0>();
+      wgmma::wait<0>();
       fence_panels(dk);
       fence_panels(dv);
-      fence_fragments(pf);
-      fence_fragments(dsf);
+      wgmma::fence_fragments(pf);
+      wgmma::fence_fragments(dsf);
       release_by_warpgroup(sm.empty(st), tid);
       if constexpr (!DQ_IN_FLIGHT) {
         dq_product();
-        retire<0>();
+        wgmma::wait<0>();
       }
       fence_panels(dq);
       // The last tile's products with K and V have retired: the next item's
@@ -204,9 +202,7 @@ __device__ __forceinline__ void backward_fused_wgmma(
         for (int p = 0; p < KPANELS; ++p)
 #pragma unroll
           for (int i = 0; i < 32; ++i)
-            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(element(p, i)),
-                         "f"(dq[p][i])
-                         : "memory");
+            mem::store_shared(element(p, i), dq[p][i]);
         tma::arrive(ready(b));
       } else {
         tma::wait(ready(b), phase);
@@ -215,9 +211,7 @@ __device__ __forceinline__ void backward_fused_wgmma(
 #pragma unroll
           for (int i = 0; i < 32; ++i) {
             const unsigned at = element(p, i);
-            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at),
-                         "f"(shared_float(at) + dq[p][i])
-                         : "memory");
+            mem::store_shared(at, mem::load_shared_f32(at) + dq[p][i]);
           }
         tma::fence_async();
         tma::named_barrier(3, 128);

@@ -185,8 +185,8 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
       tma::wait(sm.full_a(ring.stage()), ring.parity());
       product_ss<BN, DP, C::kind>(s, sm.fixed_a(), BM, aRow0,
                                   sm.a(ring.stage()));
-      retire<0>();
-      gemm::fence_accumulators(s);
+      wgmma::wait<0>();
+      wgmma::fence_accumulators(s);
       float alpha[2];
       if (whole > 0)
         softmax(false, 0, alpha);
@@ -202,13 +202,13 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
       tma::wait(sm.full_b(prev), ring.parity(j - 1));
       product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(prev));
       pass_turn();
-      retire<1>();
-      gemm::fence_accumulators(s);
+      wgmma::wait<1>();
+      wgmma::fence_accumulators(s);
       float alpha[2];
       softmax(mask, j * BN, alpha);
-      retire<0>();
+      wgmma::wait<0>();
       fence_panels(o);
-      fence_fragments(pf);
+      wgmma::fence_fragments(pf);
       release_by_warpgroup(sm.empty(prev), tid);
       rescale(alpha);
       to_fragments<elem_t, BN>(pf, s);
@@ -224,7 +224,7 @@ forward_wgmma(const launch_ctx &ctx, const tensor_map &q_map,
       const int last = ring.stage(tiles - 1);
       tma::wait(sm.full_b(last), ring.parity(tiles - 1));
       product_rs<BN / 16, VPANELS, C::kind>(o, pf, sm.b(last));
-      retire<0>();
+      wgmma::wait<0>();
       fence_panels(o);
       release_by_warpgroup(sm.empty(last), tid);
     }

@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 #include "kiln/conv_layout.cuh"
+#include "kiln/cp_async.cuh"
 #include "kiln/gemm_mma.cuh"
 
 namespace kiln {
@@ -139,13 +140,9 @@ template <class Cfg, bool IS_A> struct operand {
       const T *src = off >= 0 ? g + off : g;
       const unsigned dst = (unsigned)__cvta_generic_to_shared(s + at);
       if constexpr (VEC)
-        asm volatile(
-            "cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-            "l"(src), "r"(off >= 0 ? 16 : 0));
+        cp_async::cache_all<16>(dst, src, off >= 0 ? 16 : 0);
       else
-        asm volatile(
-            "cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst),
-            "l"(src), "r"(off >= 0 ? 4 : 0));
+        cp_async::cache_all<4>(dst, src, off >= 0 ? 4 : 0);
     }
   }
   // Element loads stored straight to the shared tile (not ASYNC), four in
@@ -165,8 +162,8 @@ template <class Cfg, bool IS_A> struct operand {
 // f32 as a high tf32 part and the tf32 of the rest.
 __device__ __forceinline__ void split_tf32(float x, unsigned &hi,
                                            unsigned &lo) {
-  hi = gemm::to_tf32(x);
-  lo = gemm::to_tf32(x - __uint_as_float(hi));
+  hi = mma::to_tf32(x);
+  lo = mma::to_tf32(x - __uint_as_float(hi));
 }
 
 // KIND 3's fragments of A (16 x 8 at m_base, kk) and of two adjacent 8-column
@@ -224,9 +221,9 @@ multiply_stage(float (&acc)[MT][NT][4], const typename Cfg::element *tA,
 #pragma unroll
           for (int j = 0; j < 2; ++j) {
             // The small cross terms first, then the large product.
-            gemm::mma<2>(acc[mt][nt + j], al[mt], bh[j]);
-            gemm::mma<2>(acc[mt][nt + j], ah[mt], bl[j]);
-            gemm::mma<2>(acc[mt][nt + j], ah[mt], bh[j]);
+            mma::fma<2>(acc[mt][nt + j], al[mt], bh[j]);
+            mma::fma<2>(acc[mt][nt + j], ah[mt], bl[j]);
+            mma::fma<2>(acc[mt][nt + j], ah[mt], bh[j]);
           }
       }
     } else {
@@ -242,7 +239,7 @@ multiply_stage(float (&acc)[MT][NT][4], const typename Cfg::element *tA,
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
-          gemm::mma<Cfg::KIND>(acc[mt][nt], af[mt], bf[nt]);
+          mma::fma<Cfg::KIND>(acc[mt][nt], af[mt], bf[nt]);
     }
   }
 }
@@ -314,22 +311,22 @@ __device__ __forceinline__ void igemm(const launch_ctx &ctx, const Params &p) {
         issue(s, kt_begin + s);
         gather(s, kt_begin + s);
       }
-      asm volatile("cp.async.commit_group;\n" ::);
+      cp_async::commit();
     }
     for (int i = 0; i < nk; ++i) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(Cfg::STAGES - 2));
+      cp_async::wait<Cfg::STAGES - 2>();
       __syncthreads();
       const int next = i + Cfg::STAGES - 1;
       if (next < nk)
         issue(next % Cfg::STAGES, kt_begin + next);
-      asm volatile("cp.async.commit_group;\n" ::);
+      cp_async::commit();
       multiply_stage<Cfg>(acc, sA + (i % Cfg::STAGES) * A::STAGE,
                           sB + (i % Cfg::STAGES) * B::STAGE, m_warp, n_warp,
                           lane);
       if (next < nk)
         gather(next % Cfg::STAGES, kt_begin + next);
     }
-    asm volatile("cp.async.wait_group 0;\n" ::);
+    cp_async::wait<0>();
     // The next (group, split) refills the stages.
     __syncthreads();
 

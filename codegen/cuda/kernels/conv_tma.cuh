@@ -145,17 +145,17 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
     int held = -1; // the stage the product in flight reads
     for (int i = 0; i < x.nk; ++i) {
       tma::wait(full(stage), phase);
-      gemm::fence_accumulators(acc);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+      wgmma::fence_accumulators(acc);
+      wgmma::fence();
 #pragma unroll
       for (int j = 0; j < Cfg::BK / 16; ++j)
-        gemm::wgmma<Cfg::BN, Cfg::KIND, false, false>(
+        wgmma::mma<Cfg::BN, Cfg::KIND, false, false>(
             acc, gemm::wgmma_operand(true, sA + stage * A_BYTES, cwg * 64, j),
             gemm::wgmma_operand(true, sB + stage * B_BYTES, 0, j));
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      wgmma::commit_group();
       // The previous product has retired: its stage is free.
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      gemm::fence_accumulators(acc);
+      wgmma::wait<1>();
+      wgmma::fence_accumulators(acc);
       if (held >= 0 && (ctid & 127) == 0)
         tma::arrive(empty(held));
       held = stage;
@@ -164,8 +164,8 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
         phase ^= 1u;
       }
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    gemm::fence_accumulators(acc);
+    wgmma::wait<0>();
+    wgmma::fence_accumulators(acc);
     if (held >= 0 && (ctid & 127) == 0)
       tma::arrive(empty(held));
     wgmma_epilogue<Cfg, Epi, STAGED>(p, x, acc, staged, ctid, [] {

@@ -108,8 +108,7 @@ template <class Cfg, bool IS_A> struct wgmma_operand_copy {
   // 16 bytes from src to shared address dst, or zeros.
   static __device__ __forceinline__ void copy(unsigned dst, const T *src,
                                               bool valid) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-                 "l"(src), "r"(valid ? 16 : 0));
+    cp_async::cache_all<16>(dst, src, valid ? 16 : 0);
   }
 };
 
@@ -289,7 +288,7 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
     for (int s = 0; s < AHEAD; ++s) {
       if (s < x.nk)
         load_stage(x, s, x.kt_begin + s);
-      asm volatile("cp.async.commit_group;\n" ::);
+      cp_async::commit();
     }
   };
 
@@ -305,34 +304,34 @@ __device__ __forceinline__ void wgmma_igemm(const launch_ctx &ctx,
       acc[i] = 0.0f;
 
     for (int i = 0; i < cur.nk; ++i) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(AHEAD - 1));
+      cp_async::wait<AHEAD - 1>();
       // cp.async wrote through the generic proxy; wgmma reads through the
       // async proxy.
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      tma::fence_async();
       __syncthreads();
       const int stage = i % Cfg::STAGES;
-      gemm::fence_accumulators(acc);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+      wgmma::fence_accumulators(acc);
+      wgmma::fence();
 #pragma unroll
       for (int j = 0; j < Cfg::BK / 16; ++j)
-        gemm::wgmma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
+        wgmma::mma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
             acc,
             gemm::wgmma_operand(Cfg::A_KMAJOR, sA + stage * A_BYTES, wg * 64,
                                 j),
             gemm::wgmma_operand(Cfg::B_KMAJOR, sB + stage * B_BYTES, 0, j));
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      wgmma::commit_group();
       // Refill the stage that group i - 2 read: each warpgroup waited for it
       // before the barrier above.
       const int next = i + AHEAD;
       if (next < cur.nk)
         load_stage(cur, next % Cfg::STAGES, cur.kt_begin + next);
-      asm volatile("cp.async.commit_group;\n" ::);
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      gemm::fence_accumulators(acc);
+      cp_async::commit();
+      wgmma::wait<1>();
+      wgmma::fence_accumulators(acc);
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    gemm::fence_accumulators(acc);
-    asm volatile("cp.async.wait_group 0;\n" ::);
+    wgmma::wait<0>();
+    wgmma::fence_accumulators(acc);
+    cp_async::wait<0>();
     // Every warpgroup is done with every stage before they are refilled.
     __syncthreads();
     const Item done = cur;

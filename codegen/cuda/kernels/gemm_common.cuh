@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 #include "kiln/gemm_layout.cuh"
+#include "kiln/memory.cuh"
 #include "kiln/prelude.cuh"
 
 namespace kiln {
@@ -43,7 +44,7 @@ __device__ __forceinline__ void prefetch_l2(const T *p, unsigned count) {
   const unsigned long long begin = reinterpret_cast<unsigned long long>(p);
   const unsigned long long end = begin + (unsigned long long)count * sizeof(T);
   for (unsigned long long line = begin & ~127ull; line < end; line += 128)
-    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(line) : "memory");
+    mem::prefetch_l2_line(line);
 }
 
 // Sizes derived from a configuration.
@@ -158,9 +159,7 @@ __device__ __forceinline__ void stage_run(unsigned slot,
 #pragma unroll
   for (int e = 0; e < 4; ++e)
     w[e] = pack<T>(res[2 * e][I], res[2 * e + 1][I]);
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(slot),
-               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
-               : "memory");
+  mem::store_shared(slot, w);
 }
 
 // Product values at output row r, columns c and c + 1 (c even): the fused

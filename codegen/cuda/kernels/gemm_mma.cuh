@@ -16,7 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/cp_async.cuh"
 #include "kiln/gemm_common.cuh"
+#include "kiln/mma.cuh"
 
 namespace kiln {
 namespace gemm {
@@ -67,8 +69,7 @@ __device__ __forceinline__ void mma_load_tile(typename Cfg::element *s,
       const bool valid = gr < GROWS && gc < GCOLS;
       const T *src = valid ? g + gr * GCOLS + gc : g;
       const unsigned dst = (unsigned)__cvta_generic_to_shared(s + row * LD + col);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                   "r"(valid ? 16 : 0));
+      cp_async::cache_global(dst, src, valid ? 16 : 0);
     }
   } else {
     constexpr int ELEMS = R * C;
@@ -80,44 +81,6 @@ __device__ __forceinline__ void mma_load_tile(typename Cfg::element *s,
       const idx gr = r0 + row, gc = c0 + col;
       s[row * LD + col] = (gr < GROWS && gc < GCOLS) ? g[gr * GCOLS + gc] : T(0.0f);
     }
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const T *p) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
-}
-template <typename T>
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const T *p) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
-}
-template <typename T> __device__ __forceinline__ unsigned to_tf32(T x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"((float)x));
-  return r;
-}
-// c += a b for KIND 0 (bf16 m16n8k16), 1 (f16 m16n8k16), 2 (tf32 m16n8k8).
-template <int KIND>
-__device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  if constexpr (KIND == 0) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  } else if constexpr (KIND == 1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  } else {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   }
 }
 
@@ -133,14 +96,14 @@ __device__ __forceinline__ void mma_fragment_a(unsigned (&a)[4], const typename 
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int m = m_base + g + (i & 1) * 8, k = kk + q + (i >> 1) * 4;
-      a[i] = to_tf32(Cfg::A_KMAJOR ? t[m * LD + k] : t[k * LD + m]);
+      a[i] = mma::to_tf32(Cfg::A_KMAJOR ? t[m * LD + k] : t[k * LD + m]);
     }
   } else if constexpr (Cfg::A_KMAJOR) {
     // Matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15) in fragment order.
-    ldmatrix_x4(a, t + (m_base + (lane & 15)) * LD + kk + (lane >> 4) * 8);
+    mma::ldmatrix_x4(a, t + (m_base + (lane & 15)) * LD + kk + (lane >> 4) * 8);
   } else {
     const int q = lane >> 3;
-    ldmatrix_x4_trans(a, t + (kk + (q >> 1) * 8 + (lane & 7)) * LD + m_base + (q & 1) * 8);
+    mma::ldmatrix_x4_trans(a, t + (kk + (q >> 1) * 8 + (lane & 7)) * LD + m_base + (q & 1) * 8);
   }
 }
 // Fragments of two adjacent 8-column B tiles (n_base and n_base + 8).
@@ -157,15 +120,15 @@ __device__ __forceinline__ void mma_fragment_b(unsigned (&b0)[2], unsigned (&b1)
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
         const int n = n_base + j * 8 + g, k = kk + q + i * 4;
-        (j ? b1 : b0)[i] = to_tf32(Cfg::B_KMAJOR ? t[n * LD + k] : t[k * LD + n]);
+        (j ? b1 : b0)[i] = mma::to_tf32(Cfg::B_KMAJOR ? t[n * LD + k] : t[k * LD + n]);
       }
   } else {
     unsigned r[4];
     const int q = lane >> 3;
     if constexpr (Cfg::B_KMAJOR)
-      ldmatrix_x4(r, t + (n_base + (q >> 1) * 8 + (lane & 7)) * LD + kk + (q & 1) * 8);
+      mma::ldmatrix_x4(r, t + (n_base + (q >> 1) * 8 + (lane & 7)) * LD + kk + (q & 1) * 8);
     else
-      ldmatrix_x4_trans(r, t + (kk + (q & 1) * 8 + (lane & 7)) * LD + n_base + (q >> 1) * 8);
+      mma::ldmatrix_x4_trans(r, t + (kk + (q & 1) * 8 + (lane & 7)) * LD + n_base + (q >> 1) * 8);
     b0[0] = r[0];
     b0[1] = r[1];
     b1[0] = r[2];
@@ -232,15 +195,15 @@ __device__ __forceinline__ void mma_gemm(const launch_ctx &ctx, const Params &p)
     for (int s = 0; s < Cfg::STAGES - 1; ++s) {
       if (s < nk)
         loadStage(s, ktBegin + s);
-      asm volatile("cp.async.commit_group;\n" ::);
+      cp_async::commit();
     }
     for (int i = 0; i < nk; ++i) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(Cfg::STAGES - 2));
+      cp_async::wait<Cfg::STAGES - 2>();
       __syncthreads();
       const int next = i + Cfg::STAGES - 1;
       if (next < nk)
         loadStage(next % Cfg::STAGES, ktBegin + next);
-      asm volatile("cp.async.commit_group;\n" ::);
+      cp_async::commit();
       const T *tA = sA + (i % Cfg::STAGES) * L::A_STAGE;
       const T *tB = sB + (i % Cfg::STAGES) * L::B_STAGE;
 #pragma unroll
@@ -256,10 +219,10 @@ __device__ __forceinline__ void mma_gemm(const launch_ctx &ctx, const Params &p)
         for (int mt = 0; mt < L::MT; ++mt)
 #pragma unroll
           for (int nt = 0; nt < L::NT; ++nt)
-            mma<Cfg::KIND>(acc[mt][nt], af[mt], bf[nt]);
+            mma::fma<Cfg::KIND>(acc[mt][nt], af[mt], bf[nt]);
       }
     }
-    asm volatile("cp.async.wait_group 0;\n" ::);
+    cp_async::wait<0>();
     // The next batch iteration refills the stages.
     __syncthreads();
 

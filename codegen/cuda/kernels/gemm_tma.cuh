@@ -61,7 +61,9 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/cluster.cuh"
 #include "kiln/gemm_wgmma.cuh"
+#include "kiln/memory.cuh"
 #include "kiln/tma.cuh"
 
 namespace kiln {
@@ -163,9 +165,7 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
       for (int half = 0; half < 2; ++half) {
         const int row = g + half * 8, a = (ch * RUNS + j) * 4 + half * 2;
         const unsigned at = staging + wgmma_staged_offset(row, j) + q * 4;
-        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at),
-                     "r"(pack<T>(acc[a], acc[a + 1]))
-                     : "memory");
+        mem::store_shared(at, pack<T>(acc[a], acc[a + 1]));
       }
     __syncwarp();
     // One run at a time: unrolled, the runs' epilogues would be interleaved
@@ -176,10 +176,7 @@ staged_epilogue(const Params &p, typename Cfg::index problem,
       const idx r = row0 + row, c = n0 + ch * CH + run * RUN;
       const unsigned slot = staging + wgmma_staged_offset(row, run);
       unsigned w[4];
-      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-                   : "r"(slot)
-                   : "memory");
+      mem::load_shared(slot, w);
       float v[RUN];
 #pragma unroll
       for (int e = 0; e < 4; ++e)
@@ -284,14 +281,14 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
   static_assert(CM == 1 || (Cfg::B_KMAJOR ? Cfg::BN / CM % 8 == 0
                                           : Cfg::BN / 64 % CM == 0),
                 "a block's share of the rhs tile is whole swizzle atoms");
-  const int rank = CM > 1 ? (int)tma::cluster_rank() : 0;
+  const int rank = CM > 1 ? (int)cluster::rank() : 0;
   const long long cluster = ctx.block.x / CM, clusters = ctx.grid.x / CM;
   const int tid = ctx.thread.x, wg = tid >> 7;
   tma::init_stage_barriers(tid, Cfg::STAGES, full, empty, READERS * CM);
   // A peer's copies and arrivals reach this block's barriers only once they
   // are initialised.
   if constexpr (CM > 1)
-    tma::cluster_sync();
+    cluster::sync();
   else
     __syncthreads();
 
@@ -418,23 +415,23 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
       tma::wait(full(stage), phase);
 #pragma unroll
       for (int t = 0; t < SLICES; ++t)
-        fence_accumulators(acc[t]);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+        wgmma::fence_accumulators(acc[t]);
+      wgmma::fence();
 #pragma unroll
       for (int j = 0; j < Cfg::BK / 16; ++j)
 #pragma unroll
         for (int t = 0; t < SLICES; ++t)
-          wgmma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
+          wgmma::mma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
               acc[t],
               wgmma_operand(Cfg::A_KMAJOR, sA + stage * A_BYTES,
                             (Cfg::PINGPONG ? t : cwg) * 64, j),
               wgmma_operand(Cfg::B_KMAJOR, sB + stage * B_BYTES, 0, j));
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      wgmma::commit_group();
       // The previous product has retired: its stage is free.
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      wgmma::wait<1>();
 #pragma unroll
       for (int t = 0; t < SLICES; ++t)
-        fence_accumulators(acc[t]);
+        wgmma::fence_accumulators(acc[t]);
       if (held >= 0)
         release(held);
       held = stage;
@@ -448,10 +445,10 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
         tma::pass_turn(cwg);
         advance(Work::at(w + clusters).nk);
       }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    wgmma::wait<0>();
 #pragma unroll
     for (int t = 0; t < SLICES; ++t)
-      fence_accumulators(acc[t]);
+      wgmma::fence_accumulators(acc[t]);
     if (held >= 0)
       release(held);
     if (x.outside)
@@ -479,7 +476,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
       tma::bulk_wait_done<0>();
   // No block leaves while its peers may still arrive on its barriers.
   if constexpr (CM > 1)
-    tma::cluster_sync();
+    cluster::sync();
 }
 
 } // namespace gemm

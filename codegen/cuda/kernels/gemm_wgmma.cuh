@@ -25,182 +25,13 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/cp_async.cuh"
 #include "kiln/gemm_common.cuh"
+#include "kiln/tma.cuh"
+#include "kiln/wgmma.cuh"
 
 namespace kiln {
 namespace gemm {
-
-// One m64 x BN x k16 wgmma: acc += A (descriptor a) * B (descriptor b), bf16
-// (KIND 0) or f16 (KIND 1) operands, A / B M- / N-major when A_MN / B_MN
-// (the transpose bits).
-template <int BN, int KIND, bool A_MN, bool B_MN>
-__device__ __forceinline__ void wgmma(float (&acc)[BN / 2], unsigned long long a,
-                                      unsigned long long b) {
-  static_assert((BN == 256 || BN == 128 || BN == 64) && (KIND == 0 || KIND == 1),
-                "wgmma tiles are 64 x 64, 64 x 128 or 64 x 256 of bf16 or f16");
-  // scale-d (accumulate), scale-a, scale-b, transpose-a, transpose-b.
-  if constexpr (BN == 256 && KIND == 0) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
-                 "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-                 "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
-                 "%58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
-                 "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "
-                 "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, "
-                 "%100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "
-                 "%124, %125, %126, %127"
-                 "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
-                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                   "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
-                   "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
-                   "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
-                   "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
-                   "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
-                   "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-                   "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63]), "+f"(acc[64]),
-                   "+f"(acc[65]), "+f"(acc[66]), "+f"(acc[67]), "+f"(acc[68]), "+f"(acc[69]),
-                   "+f"(acc[70]), "+f"(acc[71]), "+f"(acc[72]), "+f"(acc[73]), "+f"(acc[74]),
-                   "+f"(acc[75]), "+f"(acc[76]), "+f"(acc[77]), "+f"(acc[78]), "+f"(acc[79]),
-                   "+f"(acc[80]), "+f"(acc[81]), "+f"(acc[82]), "+f"(acc[83]), "+f"(acc[84]),
-                   "+f"(acc[85]), "+f"(acc[86]), "+f"(acc[87]), "+f"(acc[88]), "+f"(acc[89]),
-                   "+f"(acc[90]), "+f"(acc[91]), "+f"(acc[92]), "+f"(acc[93]), "+f"(acc[94]),
-                   "+f"(acc[95]), "+f"(acc[96]), "+f"(acc[97]), "+f"(acc[98]), "+f"(acc[99]),
-                   "+f"(acc[100]), "+f"(acc[101]), "+f"(acc[102]), "+f"(acc[103]),
-                   "+f"(acc[104]), "+f"(acc[105]), "+f"(acc[106]), "+f"(acc[107]),
-                   "+f"(acc[108]), "+f"(acc[109]), "+f"(acc[110]), "+f"(acc[111]),
-                   "+f"(acc[112]), "+f"(acc[113]), "+f"(acc[114]), "+f"(acc[115]),
-                   "+f"(acc[116]), "+f"(acc[117]), "+f"(acc[118]), "+f"(acc[119]),
-                   "+f"(acc[120]), "+f"(acc[121]), "+f"(acc[122]), "+f"(acc[123]),
-                   "+f"(acc[124]), "+f"(acc[125]), "+f"(acc[126]), "+f"(acc[127])
-                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
-  } else if constexpr (BN == 256 && KIND == 1) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
-                 "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-                 "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
-                 "%58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
-                 "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "
-                 "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, "
-                 "%100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "
-                 "%124, %125, %126, %127"
-                 "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
-                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                   "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
-                   "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
-                   "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
-                   "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
-                   "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
-                   "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-                   "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63]), "+f"(acc[64]),
-                   "+f"(acc[65]), "+f"(acc[66]), "+f"(acc[67]), "+f"(acc[68]), "+f"(acc[69]),
-                   "+f"(acc[70]), "+f"(acc[71]), "+f"(acc[72]), "+f"(acc[73]), "+f"(acc[74]),
-                   "+f"(acc[75]), "+f"(acc[76]), "+f"(acc[77]), "+f"(acc[78]), "+f"(acc[79]),
-                   "+f"(acc[80]), "+f"(acc[81]), "+f"(acc[82]), "+f"(acc[83]), "+f"(acc[84]),
-                   "+f"(acc[85]), "+f"(acc[86]), "+f"(acc[87]), "+f"(acc[88]), "+f"(acc[89]),
-                   "+f"(acc[90]), "+f"(acc[91]), "+f"(acc[92]), "+f"(acc[93]), "+f"(acc[94]),
-                   "+f"(acc[95]), "+f"(acc[96]), "+f"(acc[97]), "+f"(acc[98]), "+f"(acc[99]),
-                   "+f"(acc[100]), "+f"(acc[101]), "+f"(acc[102]), "+f"(acc[103]),
-                   "+f"(acc[104]), "+f"(acc[105]), "+f"(acc[106]), "+f"(acc[107]),
-                   "+f"(acc[108]), "+f"(acc[109]), "+f"(acc[110]), "+f"(acc[111]),
-                   "+f"(acc[112]), "+f"(acc[113]), "+f"(acc[114]), "+f"(acc[115]),
-                   "+f"(acc[116]), "+f"(acc[117]), "+f"(acc[118]), "+f"(acc[119]),
-                   "+f"(acc[120]), "+f"(acc[121]), "+f"(acc[122]), "+f"(acc[123]),
-                   "+f"(acc[124]), "+f"(acc[125]), "+f"(acc[126]), "+f"(acc[127])
-                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
-  } else if constexpr (BN == 128 && KIND == 0) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
-                 "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-                 "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
-                 "%58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
-                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                   "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
-                   "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
-                   "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
-                   "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
-                   "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
-                   "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-                   "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
-                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
-  } else if constexpr (BN == 128 && KIND == 1) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
-                 "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-                 "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
-                 "%58, %59, %60, %61, %62, %63"
-                 "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
-                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                   "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]),
-                   "+f"(acc[35]), "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]),
-                   "+f"(acc[40]), "+f"(acc[41]), "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]),
-                   "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), "+f"(acc[48]), "+f"(acc[49]),
-                   "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), "+f"(acc[54]),
-                   "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-                   "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
-                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
-  } else if constexpr (BN == 64 && KIND == 0) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
-                 "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
-                 "%28, %29, %30, %31"
-                 "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                   "+f"(acc[30]), "+f"(acc[31])
-                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
-  } else if constexpr (BN == 64 && KIND == 1) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
-                 "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
-                 "%28, %29, %30, %31"
-                 "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]),
-                   "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]),
-                   "+f"(acc[10]), "+f"(acc[11]), "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]),
-                   "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), "+f"(acc[18]), "+f"(acc[19]),
-                   "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), "+f"(acc[24]),
-                   "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-                   "+f"(acc[30]), "+f"(acc[31])
-                 : "l"(a), "l"(b), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
-  }
-}
 
 // One thread's share of the copies of an operand tile from a GROWS x GCOLS
 // matrix (rows M/N when K-major, else K): COUNT 16-byte chunks, STEP tile
@@ -234,20 +65,11 @@ struct wgmma_tile_copy {
 #pragma unroll
     for (int i = 0; i < COUNT; ++i) {
       const bool valid = (!COL_TAIL || c0 < GCOLS) && (!ROW_TAIL || r0 + i * STEP < GROWS);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                       s + offset + i * STEP * 128),
-                   "l"(valid ? src + i * STEP * GCOLS : g), "r"(valid ? 16 : 0));
+      cp_async::cache_global(s + offset + i * STEP * 128,
+                             valid ? src + i * STEP * GCOLS : g, valid ? 16 : 0);
     }
   }
 };
-
-// Keeps the compiler from moving accumulator accesses across the wgmma
-// fences and waits (the asynchronous MMA writes them behind its back).
-template <int COUNT> __device__ __forceinline__ void fence_accumulators(float (&acc)[COUNT]) {
-#pragma unroll
-  for (int i = 0; i < COUNT; ++i)
-    asm volatile("" : "+f"(acc[i])::"memory");
-}
 
 // A unit of work: one output tile of one GEMM batch and K split.
 template <class Cfg> struct wgmma_work {
@@ -357,7 +179,7 @@ __device__ __forceinline__ void wgmma_gemm(const launch_ctx &ctx, const Params &
     for (int s = 0; s < AHEAD; ++s) {
       if (s < x.nk)
         loadStage(x, s, x.ktBegin + s);
-      asm volatile("cp.async.commit_group;\n" ::);
+      cp_async::commit();
     }
   };
 
@@ -373,32 +195,32 @@ __device__ __forceinline__ void wgmma_gemm(const launch_ctx &ctx, const Params &
       acc[i] = 0.0f;
 
     for (int i = 0; i < cur.nk; ++i) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(AHEAD - 1));
+      cp_async::wait<AHEAD - 1>();
       // cp.async wrote through the generic proxy; wgmma reads through the
       // async proxy.
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      tma::fence_async();
       __syncthreads();
       const int stage = i % Cfg::STAGES;
-      fence_accumulators(acc);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+      wgmma::fence_accumulators(acc);
+      wgmma::fence();
 #pragma unroll
       for (int j = 0; j < Cfg::BK / 16; ++j)
-        wgmma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
+        wgmma::mma<Cfg::BN, Cfg::KIND, !Cfg::A_KMAJOR, !Cfg::B_KMAJOR>(
             acc, wgmma_operand(Cfg::A_KMAJOR, sA + stage * A_BYTES, wg * 64, j),
             wgmma_operand(Cfg::B_KMAJOR, sB + stage * B_BYTES, 0, j));
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      wgmma::commit_group();
       // Refill the stage that group i - 2 read: each warpgroup waited for it
       // before the barrier above.
       const int next = i + AHEAD;
       if (next < cur.nk)
         loadStage(cur, next % Cfg::STAGES, cur.ktBegin + next);
-      asm volatile("cp.async.commit_group;\n" ::);
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      fence_accumulators(acc);
+      cp_async::commit();
+      wgmma::wait<1>();
+      wgmma::fence_accumulators(acc);
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    fence_accumulators(acc);
-    asm volatile("cp.async.wait_group 0;\n" ::);
+    wgmma::wait<0>();
+    wgmma::fence_accumulators(acc);
+    cp_async::wait<0>();
     // Both warpgroups are done with every stage before they are refilled.
     __syncthreads();
     const Work done = cur;

@@ -10,6 +10,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kiln/griddepcontrol.cuh"
+
 namespace kiln {
 
 // Where a thread runs: its block's index in the grid, the grid, its index in
@@ -41,18 +43,6 @@ __device__ __forceinline__ launch_ctx this_launch() {
 }
 
 } // namespace kiln
-
-// The first statement of every kernel. The runtime may launch a kernel with
-// programmatic stream serialization (sm_90 and newer), which schedules it
-// while the previous kernel on the stream still runs: wait here, before any
-// memory access, until that kernel has finished and its writes are visible,
-// then let the next kernel be scheduled in turn.
-__device__ __forceinline__ void kiln_wait_for_predecessor() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
 
 // Storage <-> compute (f32) conversions, round to nearest even.
 __device__ __forceinline__ float kiln_load(float x) { return x; }

@@ -21,6 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/cluster.cuh"
+#include "kiln/memory.cuh"
 #include "kiln/prelude.cuh"
 #include "kiln/rnn_cells.cuh"
 #include "kiln/rnn_layout.cuh"
@@ -75,9 +77,7 @@ struct rnn_config {
 
 __device__ __forceinline__ void cluster_sync() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;\n" ::
-                   : "memory");
+  cluster::sync();
 #else
   __trap();
 #endif
@@ -90,19 +90,13 @@ __device__ __forceinline__ void store_to_rank(O *local, unsigned rank,
                                               float v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const unsigned addr = (unsigned)__cvta_generic_to_shared(local);
-  unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
-               : "=r"(remote)
-               : "r"(addr), "r"(rank));
+  const unsigned remote = cluster::map_shared(addr, rank);
   if constexpr (sizeof(O) == 4) {
-    asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(remote), "f"(v)
-                 : "memory");
+    cluster::store_shared(remote, v);
   } else {
     O x;
     kiln_store(&x, v);
-    asm volatile("st.shared::cluster.b16 [%0], %1;\n" ::"r"(remote),
-                 "h"(bits16(x))
-                 : "memory");
+    cluster::store_shared(remote, bits16(x));
   }
 #else
   __trap();
@@ -117,14 +111,10 @@ group_barrier(unsigned *counter, unsigned target, unsigned thread) {
   __syncthreads();
   if (thread == 0) {
     __threadfence();
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(counter)
-                 : "memory");
+    mem::release_increment(counter);
     unsigned seen;
     do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                   : "=r"(seen)
-                   : "l"(counter)
-                   : "memory");
+      seen = mem::acquire_load(counter);
     } while (seen < target);
   }
   __syncthreads();

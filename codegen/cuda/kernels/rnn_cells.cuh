@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/fast_math.cuh"
 #include "kiln/prelude.cuh"
 #include "kiln/rnn_layout.cuh"
 
@@ -21,9 +22,7 @@ namespace rnn {
 template <bool FAST> struct cell_math {
   static __device__ __forceinline__ float tanh(float x) {
     if constexpr (FAST) {
-      float y;
-      asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-      return y;
+      return fast_tanh(x);
     } else {
       return tanhf(x);
     }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 #include "kiln/gemm_mma.cuh"
+#include "kiln/mma.cuh"
 #include "kiln/rnn_layout.cuh"
 
 namespace kiln {
@@ -54,8 +55,8 @@ __device__ __forceinline__ void load_b(unsigned (&b)[2], int lane, At at) {
     b[1] = pack16(to16<Kind>(at(2 * tig + 8, gid)),
                   to16<Kind>(at(2 * tig + 9, gid)));
   } else if constexpr (Kind == kTf32) {
-    b[0] = gemm::to_tf32(at(tig, gid));
-    b[1] = gemm::to_tf32(at(tig + 4, gid));
+    b[0] = mma::to_tf32(at(tig, gid));
+    b[1] = mma::to_tf32(at(tig + 4, gid));
   } else {
     b[0] = __float_as_uint(at(tig, gid));
     b[1] = __float_as_uint(at(tig + 4, gid));
@@ -96,8 +97,8 @@ load_b_rows(unsigned (&b)[2], const typename operand_of<Kind>::type *rows,
     b[1] = *reinterpret_cast<const unsigned *>(p + 8);
   } else {
     const float *p = rows + (long long)(n0 + gid) * pitch + k0 + tig;
-    b[0] = Kind == kTf32 ? gemm::to_tf32(p[0]) : __float_as_uint(p[0]);
-    b[1] = Kind == kTf32 ? gemm::to_tf32(p[4]) : __float_as_uint(p[4]);
+    b[0] = Kind == kTf32 ? mma::to_tf32(p[0]) : __float_as_uint(p[0]);
+    b[1] = Kind == kTf32 ? mma::to_tf32(p[4]) : __float_as_uint(p[4]);
   }
 }
 
@@ -105,32 +106,32 @@ template <int Kind>
 __device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4],
                                     const unsigned (&b)[2]) {
   if constexpr (Kind == kBf16) {
-    gemm::mma<0>(c, a, b);
+    mma::fma<0>(c, a, b);
   } else if constexpr (Kind == kF16) {
-    gemm::mma<1>(c, a, b);
+    mma::fma<1>(c, a, b);
   } else if constexpr (Kind == kTf32) {
-    const unsigned t[4] = {gemm::to_tf32(__uint_as_float(a[0])),
-                           gemm::to_tf32(__uint_as_float(a[1])),
-                           gemm::to_tf32(__uint_as_float(a[2])),
-                           gemm::to_tf32(__uint_as_float(a[3]))};
-    gemm::mma<2>(c, t, b);
+    const unsigned t[4] = {mma::to_tf32(__uint_as_float(a[0])),
+                           mma::to_tf32(__uint_as_float(a[1])),
+                           mma::to_tf32(__uint_as_float(a[2])),
+                           mma::to_tf32(__uint_as_float(a[3]))};
+    mma::fma<2>(c, t, b);
   } else {
     unsigned a_hi[4], a_lo[4], b_hi[2], b_lo[2];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const float v = __uint_as_float(a[i]);
-      a_hi[i] = gemm::to_tf32(v);
-      a_lo[i] = gemm::to_tf32(v - __uint_as_float(a_hi[i]));
+      a_hi[i] = mma::to_tf32(v);
+      a_lo[i] = mma::to_tf32(v - __uint_as_float(a_hi[i]));
     }
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const float v = __uint_as_float(b[i]);
-      b_hi[i] = gemm::to_tf32(v);
-      b_lo[i] = gemm::to_tf32(v - __uint_as_float(b_hi[i]));
+      b_hi[i] = mma::to_tf32(v);
+      b_lo[i] = mma::to_tf32(v - __uint_as_float(b_hi[i]));
     }
-    gemm::mma<2>(c, a_lo, b_hi);
-    gemm::mma<2>(c, a_hi, b_lo);
-    gemm::mma<2>(c, a_hi, b_hi);
+    mma::fma<2>(c, a_lo, b_hi);
+    mma::fma<2>(c, a_hi, b_lo);
+    mma::fma<2>(c, a_hi, b_hi);
   }
 }
 

@@ -22,7 +22,19 @@ check_refused wait '__device__ void f(const float *p) { float x = p[0]; kiln_wai
 check_refused asm '__device__ void f() { asm volatile("griddepcontrol.wait;" ::: "memory"); }'
 check_refused trigger '__device__ void f() { cudaTriggerProgrammaticLaunchCompletion(); }'
 check_refused sync '__device__ void f() { cudaGridDependencySynchronize(); }'
+check_refused wrapped_wait '__device__ void f() { kiln::grid_dependency::wait(); }'
+check_refused inline_ptx '__device__ float f(float x) { float y; asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }'
+check_refused gnu_asm '__device__ void f() { __asm__ volatile("membar.gl;" ::: "memory"); }'
 printf '#pragma once\n// kiln_wait_for_predecessor() and __global__ in comments\n__device__ int g(const kiln::launch_ctx &ctx) { return ctx.thread.x; }\n' \
   >"${dir}/fine.cuh"
 "${rules}" "${dir}/fine.cuh" || fail "a template that keeps the rules was refused"
+mkdir -p "${dir}/wrappers"
+printf '#pragma once\n__device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\\n" ::: "memory"); }\n' \
+  >"${dir}/wrappers/wgmma.cuh"
+"${rules}" "${dir}/wrappers/wgmma.cuh" || fail "a wrapper header's inline PTX was refused"
+printf '#pragma once\n__device__ void f() { asm volatile("fence.proxy.async;" ::: "memory"); }\n' \
+  >"${dir}/wrappers/my_wgmma.cuh"
+if "${rules}" "${dir}/wrappers/my_wgmma.cuh" 2>/dev/null; then
+  fail "inline PTX in a header that only ends like a wrapper's name passed"
+fi
 echo "template_rules_test: ok"

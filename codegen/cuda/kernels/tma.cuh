@@ -193,20 +193,12 @@ __device__ __forceinline__ void init_stage_barriers(int tid, int stages,
   barrier_init_fence();
 }
 
-// Thread-block clusters (sm_90): the block's rank in its cluster, an
-// arrival on the mbarrier at the same shared address in block `rank` of
-// the cluster, and a barrier of every thread of the cluster (threads that
-// have exited count as arrived) that orders shared-memory accesses across
-// its blocks. The arrival releases at the scope of the arriving block only
-// (the default): it tells a peer's producer that this block's reads of a
-// stage, which have completed, are done. A cluster-scope release would
-// first wait for every earlier write of the thread, the epilogue's global
-// stores among them, to reach the cluster.
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-  return rank;
-}
+// An arrival on the mbarrier at the same shared address in block `rank` of
+// the cluster. It releases at the scope of the arriving block only (the
+// default): it tells a peer's producer that this block's reads of a stage,
+// which have completed, are done. A cluster-scope release would first wait
+// for every earlier write of the thread, the epilogue's global stores among
+// them, to reach the cluster.
 __device__ __forceinline__ void arrive_in_block(unsigned bar, unsigned rank) {
   asm volatile("{\n"
                "  .reg .b32 remote;\n"
@@ -215,11 +207,6 @@ __device__ __forceinline__ void arrive_in_block(unsigned bar, unsigned rank) {
                "}\n" ::"r"(bar),
                "r"(rank)
                : "memory");
-}
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n"
-               "barrier.cluster.wait.acquire.aligned;\n" ::
-                   : "memory");
 }
 
 // A barrier among the `threads` threads (whole warps) that use `id` (1-15;
