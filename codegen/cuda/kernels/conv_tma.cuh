@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 #include "kiln/conv_wgmma.cuh"
+#include "kiln/pipeline.cuh"
 #include "kiln/tma.cuh"
 
 namespace kiln {
@@ -98,8 +99,7 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
       return;
     tma::prefetch(*p.a_map);
     tma::prefetch(*p.b_map);
-    int stage = 0;
-    unsigned phase = 0;
+    pipeline_state<Cfg::STAGES> write;
     for (long long w = ctx.block.x; w < Item::COUNT; w += ctx.grid.x) {
       const Item x = Item::at(w);
       // The window origin of the item's first output pixel; the copy walks
@@ -110,7 +110,8 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
                 oy = (int)(px.y * Cfg::SH - Cfg::PT), n = (int)px.n;
       const int row = (int)(x.group * og(Cfg{}) + x.n0);
       for (int kt = x.kt_begin; kt < x.kt_begin + x.nk; ++kt) {
-        tma::wait(empty(stage), phase ^ 1u);
+        const int stage = write.index;
+        tma::wait(empty(stage), write.phase ^ 1u);
         tma::arrive_expect_bytes(full(stage), A_BYTES + B_BYTES);
         const int k0 = kt * Cfg::BK;
         const int tap = k0 / (int)cg(Cfg{}), c0 = k0 % (int)cg(Cfg{});
@@ -120,10 +121,7 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
                             (unsigned short)(kw * Cfg::DW),
                             (unsigned short)(kh * Cfg::DH));
         tma::copy_2d(sB + stage * B_BYTES, *p.b_map, full(stage), k0, row);
-        if (++stage == Cfg::STAGES) {
-          stage = 0;
-          phase ^= 1u;
-        }
+        write.advance();
       }
     }
     return;
@@ -134,8 +132,7 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
   const int ctid = tid - 128, cwg = wg - 1;
   typedef typename Epi::run_t R;
   R *staged = reinterpret_cast<R *>(conv_smem + (sStaged - base));
-  int stage = 0;
-  unsigned phase = 0;
+  pipeline_state<Cfg::STAGES> read;
   for (long long w = ctx.block.x; w < Item::COUNT; w += ctx.grid.x) {
     const Item x = Item::at(w);
     float acc[ACC];
@@ -144,7 +141,8 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
       acc[i] = 0.0f;
     int held = -1; // the stage the product in flight reads
     for (int i = 0; i < x.nk; ++i) {
-      tma::wait(full(stage), phase);
+      const int stage = read.index;
+      tma::wait(full(stage), read.phase);
       wgmma::fence_accumulators(acc);
       wgmma::fence();
 #pragma unroll
@@ -159,10 +157,7 @@ __device__ __forceinline__ void tma_igemm(const launch_ctx &ctx,
       if (held >= 0 && (ctid & 127) == 0)
         tma::arrive(empty(held));
       held = stage;
-      if (++stage == Cfg::STAGES) {
-        stage = 0;
-        phase ^= 1u;
-      }
+      read.advance();
     }
     wgmma::wait<0>();
     wgmma::fence_accumulators(acc);

@@ -64,6 +64,7 @@
 #include "kiln/cluster.cuh"
 #include "kiln/gemm_wgmma.cuh"
 #include "kiln/memory.cuh"
+#include "kiln/pipeline.cuh"
 #include "kiln/tma.cuh"
 
 namespace kiln {
@@ -301,8 +302,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
       tma::prefetch(*p.a_map[i]);
       tma::prefetch(*p.b_map[i]);
     }
-    int stage = 0;
-    unsigned phase = 0;
+    pipeline_state<Cfg::STAGES> write;
     constexpr unsigned short EVERY_BLOCK = (1u << CM) - 1;
     for (long long w = cluster; w < Work::COUNT; w += clusters) {
       const Work x = Work::at(w, rank);
@@ -313,7 +313,8 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
         const int k0 = (Cfg::KSUMS > 1 ? kt - problem * S::KT : kt) * Cfg::BK;
         const tensor_map &a = map_of(p.a_map, problem),
                          &b = map_of(p.b_map, problem);
-        tma::wait(empty(stage), phase ^ 1u);
+        const int stage = write.index;
+        tma::wait(empty(stage), write.phase ^ 1u);
         tma::arrive_expect_bytes(full(stage),
                                  (x.outside ? 0u : A_BYTES) + B_BYTES);
         const unsigned tA = sA + stage * A_BYTES, tB = sB + stage * B_BYTES;
@@ -351,10 +352,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
             tma::copy_2d(tB + c * wgmma_mn_column, b, full(stage),
                          (int)x.n0 + 64 * c, k0);
         }
-        if (++stage == Cfg::STAGES) {
-          stage = 0;
-          phase ^= 1u;
-        }
+        write.advance();
       }
     }
     return;
@@ -362,13 +360,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
 
   Regs::consumer();
   const int cwg = wg - 1;
-  int stage = 0;
-  unsigned phase = 0;
-  auto advance = [&](int steps) {
-    stage += steps;
-    phase ^= (unsigned)(stage / Cfg::STAGES) & 1u;
-    stage %= Cfg::STAGES;
-  };
+  pipeline_state<Cfg::STAGES> read;
   // A stage read by this warpgroup's product is free for this block's
   // producer (and, in a cluster, every block's, which copy into it).
   auto release = [&](int s) {
@@ -392,7 +384,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
   // once the other has issued its own.
   if constexpr (Cfg::PINGPONG)
     if (cwg == 1 && cluster < Work::COUNT)
-      advance(Work::at(cluster).nk);
+      read.skip(Work::at(cluster).nk);
   for (long long w = first; w < Work::COUNT; w += step) {
     const Work x = Work::at(w, rank);
     // Every item but the block's first follows the other's.
@@ -412,7 +404,8 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
         acc[t][i] = 0.0f;
     int held = -1; // the stage the product in flight reads
     for (int i = 0; i < x.nk; ++i) {
-      tma::wait(full(stage), phase);
+      const int stage = read.index;
+      tma::wait(full(stage), read.phase);
 #pragma unroll
       for (int t = 0; t < SLICES; ++t)
         wgmma::fence_accumulators(acc[t]);
@@ -435,7 +428,9 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
       if (held >= 0)
         release(held);
       held = stage;
-      advance(1);
+      // By skip's arithmetic, as over the other consumer's items: the
+      // code this kernel's schedule was measured with.
+      read.skip(1);
     }
     // The other consumer's next item comes between this one and ours: its
     // turn, as soon as this item's stages have all been waited for (its
@@ -443,7 +438,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
     if constexpr (Cfg::PINGPONG)
       if (w + clusters < Work::COUNT) {
         tma::pass_turn(cwg);
-        advance(Work::at(w + clusters).nk);
+        read.skip(Work::at(w + clusters).nk);
       }
     wgmma::wait<0>();
 #pragma unroll
