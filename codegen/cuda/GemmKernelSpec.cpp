@@ -124,9 +124,12 @@ std::string describe(const GemmKernelConfig &config) {
 uint32_t gemmTmaSharedBytes(const GemmKernelConfig &config) {
   const GemmTileConfig &tile = config.choice.config;
   int consumerWarps = tile.threads() / 32;
-  return ::kiln::gemm::wgmma_tma_shared_bytes(
-      tile.bm, tile.bn, tile.stages,
-      config.stagedEpilogue ? consumerWarps : 0);
+  // The layout the kernel addresses its stages, staging and barriers by
+  // (gemm_tma_shared.cuh).
+  return ::kiln::gemm::wgmma_tma_smem(tile.bm, tile.bn, tile.stages,
+                                      config.stagedEpilogue ? consumerWarps
+                                                            : 0)
+      .bytes();
 }
 
 std::string gemmConfigFunctors(const GemmKernelConfig &config,
