@@ -126,9 +126,8 @@ uint32_t gemmTmaSharedBytes(const GemmKernelConfig &config) {
   int consumerWarps = tile.threads() / 32;
   // The layout the kernel addresses its stages, staging and barriers by
   // (gemm_tma_shared.cuh).
-  return ::kiln::gemm::wgmma_tma_smem(tile.bm, tile.bn, tile.stages,
-                                      config.stagedEpilogue ? consumerWarps
-                                                            : 0)
+  return ::kiln::gemm::tma_smem(tile.bm, tile.bn, tile.stages,
+                                config.stagedEpilogue ? consumerWarps : 0)
       .bytes();
 }
 

@@ -376,14 +376,18 @@ im2col_upper_corner(long long out, long long stride, long long pad_before,
                     long long in) {
   return (out - 1) * stride + 1 - pad_before - in;
 }
-// Its shared memory: `stages` A and B tiles, the staging region of the
-// epilogue (the two A tiles conv_wgmma.cuh leaves free, so that
-// wgmma_stages_results decides for both kernels), the stages' two
-// mbarriers, and the slack that aligns the tiles to 1024-byte atoms.
+// Its shared memory (gemm_layout.cuh's wgmma_tma_smem): `stages` A and B
+// tiles, the staging region of the epilogue (the two A tiles
+// conv_wgmma.cuh leaves free, so that wgmma_stages_results decides for
+// both kernels), the stages' two mbarriers, and the slack that aligns the
+// tiles to 1024-byte atoms.
+__host__ __device__ constexpr gemm::wgmma_tma_smem tma_smem(int bm, int bn,
+                                                            int stages) {
+  return gemm::wgmma_tma_smem(bm, bn, stages, 1, 2 * gemm::wgmma_tile_bytes(bm));
+}
 __host__ __device__ constexpr unsigned tma_shared_bytes(int bm, int bn,
                                                         int stages) {
-  return (unsigned)(stages * (bm + bn) * gemm::wgmma_block_k * 2 +
-                    2 * gemm::wgmma_tile_bytes(bm) + stages * 16 + 1024);
+  return tma_smem(bm, bn, stages).bytes();
 }
 
 } // namespace conv

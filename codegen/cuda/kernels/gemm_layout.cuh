@@ -143,22 +143,24 @@ __host__ __device__ constexpr unsigned wgmma_staged_offset(int row, int run) {
   return (unsigned)((run >> 3) * wgmma_staged_box_bytes + row * 128 +
                     (((run & 7) ^ (row & 7)) << 4));
 }
-// Dynamic shared memory of the TMA kernel (gemm_tma.cuh), as byte offsets
-// from its start rounded up to the 1024-byte swizzle atoms: `stages` A tiles
-// (bm x 64), as many B tiles (bn x 64), the staging of `staged_warps`
-// consumer warps (none: the epilogue stores its fragments), then a `full`
-// and an `empty` mbarrier per stage. The kernel addresses its stages by it
-// and the planner sizes the launch by bytes(), which adds the rounding's
-// slack.
+// Dynamic shared memory of the TMA kernels (gemm_tma.cuh, conv_tma.cuh), as
+// byte offsets from its start rounded up to the 1024-byte swizzle atoms:
+// `stages` A tiles (bm x 64), as many B tiles (bn x 64), the epilogue's
+// staging (`staged_units` units of `staging_unit` bytes: the GEMM's
+// consumer warps, none when its epilogue stores its fragments; the
+// convolution's two A tiles), then a `full` and an `empty` mbarrier per
+// stage. The kernels address their stages by it and the planners size the
+// launch by bytes(), which adds the rounding's slack.
 struct wgmma_tma_smem {
-  int stages, staged_warps;
-  unsigned a_tile, b_tile, staging_warp;
+  int stages, staged_units;
+  unsigned a_tile, b_tile, staging_unit;
 
   __host__ __device__ constexpr wgmma_tma_smem(int bm, int bn, int stages,
-                                               int staged_warps)
-      : stages(stages), staged_warps(staged_warps),
+                                               int staged_units,
+                                               unsigned staging_unit)
+      : stages(stages), staged_units(staged_units),
         a_tile(wgmma_tile_bytes(bm)), b_tile(wgmma_tile_bytes(bn)),
-        staging_warp(wgmma_staged_warp_bytes(bn)) {}
+        staging_unit(staging_unit) {}
 
   __host__ __device__ constexpr unsigned a(int stage) const {
     return stage * a_tile;
@@ -166,11 +168,11 @@ struct wgmma_tma_smem {
   __host__ __device__ constexpr unsigned b(int stage) const {
     return stages * a_tile + stage * b_tile;
   }
-  __host__ __device__ constexpr unsigned staging(int warp) const {
-    return b(stages) + warp * staging_warp;
+  __host__ __device__ constexpr unsigned staging(int unit) const {
+    return b(stages) + unit * staging_unit;
   }
   __host__ __device__ constexpr unsigned full(int stage) const {
-    return staging(staged_warps) + 8u * stage;
+    return staging(staged_units) + 8u * stage;
   }
   __host__ __device__ constexpr unsigned empty(int stage) const {
     return full(stages + stage);
@@ -179,6 +181,13 @@ struct wgmma_tma_smem {
     return empty(stages) + 1024u;
   }
 };
+// The GEMM's: the staging of `staged_warps` consumer warps.
+__host__ __device__ constexpr wgmma_tma_smem tma_smem(int bm, int bn,
+                                                      int stages,
+                                                      int staged_warps) {
+  return wgmma_tma_smem(bm, bn, stages, staged_warps,
+                        wgmma_staged_warp_bytes(bn));
+}
 // Byte offset of the 16-byte chunk c of row r in a 128-byte-swizzled tile:
 // K-major rows are M/N indices (c = k / 8), M/N-major rows are k (c = mn / 8).
 __host__ __device__ constexpr unsigned wgmma_swizzle_k(int r, int c) {

@@ -54,10 +54,10 @@
 // the work items and which role takes which), the producer's loads
 // (tma_load), the consumers' main loop (tma_mma, tma_mma_tail), the
 // epilogue (gemm_tma_epilogue.cuh) and the shared memory they meet in
-// (gemm_tma_shared.cuh, over gemm_layout.cuh's wgmma_tma_smem, by which the
-// planner sizes the launch); tma_gemm sets up the barriers and runs each
-// warpgroup's role, and pipeline_state (pipeline.cuh) tracks each side's
-// stage and phase.
+// (gemm_tma_roles.cuh and tma_shared.cuh, over gemm_layout.cuh's
+// wgmma_tma_smem, by which the planner sizes the launch); tma_gemm sets up the
+// barriers and runs each warpgroup's role, and pipeline_state (pipeline.cuh)
+// tracks each side's stage and phase.
 //
 // Cfg: as gemm_wgmma.cuh (GEMM_BATCH == 1: a batch that shares the rhs is
 // folded into the rows), A_VEC and B_VEC, PINGPONG, STAGED_EPILOGUE
@@ -72,11 +72,12 @@
 #pragma once
 #include "kiln/cluster.cuh"
 #include "kiln/gemm_tma_epilogue.cuh"
+#include "kiln/gemm_tma_roles.cuh"
 #include "kiln/gemm_tma_schedule.cuh"
-#include "kiln/gemm_tma_shared.cuh"
 #include "kiln/gemm_wgmma.cuh"
 #include "kiln/pipeline.cuh"
 #include "kiln/tma.cuh"
+#include "kiln/tma_shared.cuh"
 
 namespace kiln {
 namespace gemm {
@@ -102,7 +103,7 @@ map_of(const tensor_map *const (&maps)[P], int i) {
 template <class Cfg, class Params>
 __device__ __forceinline__ void tma_load(const Params &p,
                                          const tma_scheduler<Cfg> &tiles,
-                                         const tma_shared<Cfg> &sm, int rank) {
+                                         const tma_memory<Cfg> &sm, int rank) {
   typedef shape<Cfg> S;
   typedef tma_work<Cfg> Work;
   constexpr int CM = Cfg::CLUSTER_M;
@@ -173,7 +174,7 @@ __device__ __forceinline__ void tma_load(const Params &p,
 // producer (and, in a cluster, every block's, which copy into it): one
 // arrival per warpgroup, by its first thread.
 template <class Cfg>
-__device__ __forceinline__ void tma_release(const tma_shared<Cfg> &sm,
+__device__ __forceinline__ void tma_release(const tma_memory<Cfg> &sm,
                                             int stage, int tid) {
   if ((tid & 127) != 0)
     return;
@@ -193,7 +194,7 @@ __device__ __forceinline__ void tma_release(const tma_shared<Cfg> &sm,
 template <class Cfg>
 __device__ __forceinline__ int
 tma_mma(float (&acc)[tma_roles<Cfg>::SLICES][tma_roles<Cfg>::ACC],
-        pipeline_state<Cfg::STAGES> &read, int nk, const tma_shared<Cfg> &sm,
+        pipeline_state<Cfg::STAGES> &read, int nk, const tma_memory<Cfg> &sm,
         int cwg, int tid) {
   constexpr int SLICES = tma_roles<Cfg>::SLICES;
   int held = -1; // the stage the product in flight reads
@@ -234,7 +235,7 @@ tma_mma(float (&acc)[tma_roles<Cfg>::SLICES][tma_roles<Cfg>::ACC],
 template <class Cfg>
 __device__ __forceinline__ void
 tma_mma_tail(float (&acc)[tma_roles<Cfg>::SLICES][tma_roles<Cfg>::ACC],
-             int held, const tma_shared<Cfg> &sm, int tid) {
+             int held, const tma_memory<Cfg> &sm, int tid) {
   wgmma::wait<0>();
 #pragma unroll
   for (int t = 0; t < tma_roles<Cfg>::SLICES; ++t)
@@ -246,10 +247,9 @@ tma_mma_tail(float (&acc)[tma_roles<Cfg>::SLICES][tma_roles<Cfg>::ACC],
 // Consumer warpgroup cwg (warpgroup cwg + 1): its items' products and
 // epilogues.
 template <class Cfg, class Epi, class Params>
-__device__ __forceinline__ void tma_consume(const Params &p,
-                                            const tma_scheduler<Cfg> &tiles,
-                                            const tma_shared<Cfg> &sm,
-                                            int rank, int cwg, int tid) {
+__device__ __forceinline__ void
+tma_consume(const Params &p, const tma_scheduler<Cfg> &tiles,
+            const tma_memory<Cfg> &sm, int rank, int cwg, int tid) {
   typedef typename Cfg::index idx;
   typedef tma_work<Cfg> Work;
   typedef tma_roles<Cfg> R;
@@ -324,7 +324,7 @@ __device__ __forceinline__ void tma_gemm(const launch_ctx &ctx,
 
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   // Swizzle atoms start on 1024-byte boundaries (the launch adds the slack).
-  const tma_shared<Cfg> sm(
+  const tma_memory<Cfg> sm(
       ((unsigned)__cvta_generic_to_shared(gemm_smem) + 1023u) & ~1023u);
   const int rank = CM > 1 ? (int)cluster::rank() : 0;
   const tma_scheduler<Cfg> tiles(ctx);

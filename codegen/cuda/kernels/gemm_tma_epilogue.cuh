@@ -8,11 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+#include "kiln/gemm_tma_roles.cuh"
 #include "kiln/gemm_tma_schedule.cuh"
-#include "kiln/gemm_tma_shared.cuh"
 #include "kiln/gemm_wgmma.cuh"
 #include "kiln/memory.cuh"
 #include "kiln/tma.cuh"
+#include "kiln/tma_shared.cuh"
 
 namespace kiln {
 namespace gemm {
@@ -125,10 +126,10 @@ prefetch_epilogue_inputs(const Params &p, typename Cfg::index problem,
 // Consumer warpgroup cwg's epilogue of item x. Stacked problems' outputs
 // follow each other (r = problem * ROWS + row).
 template <class Cfg, class Epi, class Params>
-__device__ __forceinline__ void tma_epilogue(
-    const Params &p, const tma_work<Cfg> &x,
-    const float (&acc)[tma_roles<Cfg>::SLICES][tma_roles<Cfg>::ACC],
-    const tma_shared<Cfg> &sm, int cwg, int tid) {
+__device__ __forceinline__ void
+tma_epilogue(const Params &p, const tma_work<Cfg> &x,
+             const float (&acc)[tma_roles<Cfg>::SLICES][tma_roles<Cfg>::ACC],
+             const tma_memory<Cfg> &sm, int cwg, int tid) {
   typedef typename Cfg::index idx;
   if constexpr (Cfg::STAGED_EPILOGUE) {
     const int warp = (tid >> 5) & 3;

@@ -40,8 +40,7 @@ template <class Cfg> struct tma_work {
     tma_work x;
     const long long z = w / TILES;
     idx tm, tn;
-    grouped_tile<idx>((idx)(w % TILES), TILES_MC, S::TILES_N, GROUP_MC, tm,
-                      tn);
+    grouped_tile<idx>((idx)(w % TILES), TILES_MC, S::TILES_N, GROUP_MC, tm, tn);
     x.problem = (int)(z / Cfg::SPLIT);
     x.split = (int)(z % Cfg::SPLIT);
     x.m0 = (tm * CM + rank) * Cfg::BM;

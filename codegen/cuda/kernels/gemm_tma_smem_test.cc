@@ -11,6 +11,7 @@
 
 namespace {
 
+using kiln::gemm::tma_smem;
 using kiln::gemm::wgmma_tma_smem;
 
 struct Shape {
@@ -25,7 +26,7 @@ constexpr Shape kShapes[] = {{128, 128, 6, 8}, {128, 256, 4, 8},
 
 TEST(GemmTmaSmem, RegionsFollowEachOtherAligned) {
   for (const Shape &s : kShapes) {
-    const wgmma_tma_smem L(s.bm, s.bn, s.stages, s.stagedWarps);
+    const wgmma_tma_smem L = tma_smem(s.bm, s.bn, s.stages, s.stagedWarps);
     SCOPED_TRACE(testing::Message() << s.bm << "x" << s.bn << " stages "
                                     << s.stages << " staged warps "
                                     << s.stagedWarps);
@@ -57,8 +58,8 @@ TEST(GemmTmaSmem, RegionsFollowEachOtherAligned) {
 TEST(GemmTmaSmem, FitsTheLargestTileInHoppersSharedMemory) {
   // The largest cooperative tile, 128 x 256 in four stages with eight
   // staging warps, within sm_90's 227 KiB per block.
-  EXPECT_LE(wgmma_tma_smem(128, 256, 4, 8).bytes(), 227u * 1024);
-  EXPECT_EQ(wgmma_tma_smem(128, 256, 4, 8).bytes(),
+  EXPECT_LE(tma_smem(128, 256, 4, 8).bytes(), 227u * 1024);
+  EXPECT_EQ(tma_smem(128, 256, 4, 8).bytes(),
             4u * (16384 + 32768) + 8 * 4096 + 64 + 1024);
 }
 
