@@ -1,0 +1,56 @@
+// Conversions between the C API's structs and the C++ API's types.
+#ifndef KILN_RUNTIME_C_CONVERT_H_
+#define KILN_RUNTIME_C_CONVERT_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kiln/kiln.h"
+#include "kiln/runtime.h"
+#include "runtime/c/objects.h"
+
+namespace kiln {
+namespace c_api {
+
+// Checks every field of `inputs` (names, dtypes, ranks, byte sizes) and
+// makes views of their host data: the C++ API then checks them against the
+// entry.
+absl::StatusOr<Inputs> ToInputs(const kiln_input* inputs, size_t count);
+
+// `name` must outlive the info.
+kiln_tensor_info Describe(const std::string& name, DType dtype,
+                          const std::vector<int64_t>& shape, kiln_role role);
+// An entry's binding, with the role of the resident buffer it is bound to.
+kiln_tensor_info Describe(const artifact::Artifact& artifact,
+                          const artifact::TensorBinding& binding);
+
+// Checks that a caller's buffer (`data`, `size_bytes`) holds exactly
+// `expected` bytes, the size of the tensor `name`.
+absl::Status CheckSize(const std::string& name, size_t expected,
+                       size_t size_bytes, const void* data);
+
+// Copies the device tensor `name` into the caller's `dst` / from `src`.
+absl::Status ReadTensor(SharedRuntime& runtime, const std::string& name,
+                        const Tensor& tensor, void* dst, size_t size_bytes);
+absl::Status WriteTensor(SharedRuntime& runtime, const std::string& name,
+                         const Tensor& tensor, const void* src,
+                         size_t size_bytes);
+
+// Host copies of `outputs`.
+absl::StatusOr<std::unique_ptr<kiln_outputs>> CopyOutputs(
+    SharedRuntime& runtime, const Outputs& outputs);
+
+// An out-parameter (or other pointer) that must not be null: checked before
+// any work, so that a null one cannot leave a half-done call behind.
+absl::Status NotNull(const void* pointer, const char* what);
+
+// A string argument that must not be null.
+absl::StatusOr<std::string> Text(const char* text, const char* what);
+
+}  // namespace c_api
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_C_CONVERT_H_
