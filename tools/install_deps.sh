@@ -13,6 +13,8 @@ PACKAGES=(
   libonnx-dev libonnx-testdata python3-onnx
   libzip-dev
   python3
+  # The SDK's users in tests (sdk/examples): CMake, pkg-config, rustc.
+  cmake pkg-config rustc
   # The model zoo (tests/zoo) exports PyTorch models while it runs.
   python3-torch python3-torchvision
 )

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Installs the SDK into a fresh prefix and builds and runs, against that
+# prefix only, its users in four languages: a C program (pkg-config), a CMake
+# project (find_package(kiln)), a Rust program (rustc, the C API declared by
+# hand) and a Python script (ctypes, libkiln.so). Each trains linear
+# regression on the CPU stand-in driver; the loss must fall.
+#   consumers_test.sh INSTALL_TREE SDK_FILES(6) MAKE_TEST_FILES FAKE_LIBCUDA
+#                     EXAMPLES_DIR
+set -uo pipefail
+install_tree="$(realpath "$1")"
+sdk_files=()
+for file in "${@:2:6}"; do sdk_files+=("$(realpath "${file}")"); done
+make_test_files="$(realpath "$8")" fake_libcuda="$(realpath "$9")"
+examples="$(realpath "${10}")"
+work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/consumers.XXXXXX")"
+cd "${work}" || exit 1
+prefix="${work}/prefix"
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+"${install_tree}" "${prefix}" "${sdk_files[@]}" || exit 1
+"${make_test_files}" "${work}" >/dev/null || exit 1
+export KILN_LIBCUDA_PATH="${fake_libcuda}"
+artifact="${work}/linreg.kiln"
+
+# falls <name> <log>: the log's last "loss" is below half its first.
+falls() {
+  if awk '/loss/ { last = $NF; if (first == "") first = $NF }
+          END { exit !(first != "" && last < first / 2) }' "$2"; then
+    echo "ok   $1: $(grep -m1 loss "$2") ... $(grep loss "$2" | tail -1)"
+  else
+    fail "$1:"
+    sed 's/^/    /' "$2"
+  fi
+}
+
+# The installed header stands alone, in C and in C++.
+echo '#include <kiln/kiln.h>' >header.c
+cc -std=c99 -Wall -Werror -c header.c -I"${prefix}/include" -o header_c.o ||
+  fail "kiln/kiln.h does not compile alone as C"
+c++ -x c++ -std=c++11 -Wall -Werror -c header.c -I"${prefix}/include" \
+  -o header_cc.o || fail "kiln/kiln.h does not compile alone as C++"
+
+# libkiln.so exports the C API and nothing else.
+others="$(nm -D --defined-only "${prefix}/lib/libkiln.so" |
+  awk '$2 ~ /[TDBRVW]/ && $3 !~ /^kiln_/' | head -3)"
+[[ -z "${others}" ]] || fail "libkiln.so exports more than kiln_*: ${others}"
+
+# C, through pkg-config.
+export PKG_CONFIG_PATH="${prefix}/lib/pkgconfig"
+[[ "$(pkg-config --variable=artifact_format_version kiln)" =~ ^[0-9]+$ ]] ||
+  fail "kiln.pc has no artifact_format_version"
+cc -std=c11 -Wall -o train_c "${examples}/c/train.c" \
+  $(pkg-config --cflags --libs kiln) || fail "C build"
+./train_c "${artifact}" 60 0.05 >c.log 2>&1 || fail "C run: $(cat c.log)"
+falls C c.log
+
+# CMake, through find_package(kiln).
+cmake -S "${examples}/cmake" -B cmake_build -DCMAKE_PREFIX_PATH="${prefix}" \
+  >cmake.log 2>&1 && cmake --build cmake_build >>cmake.log 2>&1 ||
+  fail "CMake build: $(cat cmake.log)"
+grep -q "kiln 0\.[0-9]*\.[0-9]*, artifact format [0-9]" cmake.log ||
+  fail "CMake did not report kiln's versions"
+cmake_build/train "${artifact}" 60 0.05 >cmake_run.log 2>&1 ||
+  fail "CMake run: $(cat cmake_run.log)"
+falls CMake cmake_run.log
+
+# Rust: rustc alone, no crates.
+rustc -O -o train_rs "${examples}/rust/train.rs" -L "${prefix}/lib" \
+  -l static=kiln_runtime -l stdc++ >rust.log 2>&1 ||
+  fail "Rust build: $(cat rust.log)"
+./train_rs "${artifact}" 60 0.05 >rust_run.log 2>&1 ||
+  fail "Rust run: $(cat rust_run.log)"
+falls Rust rust_run.log
+
+# Python, with ctypes: inference, then one step with the same loss.
+if python3 "${examples}/python/train.py" "${prefix}/lib/libkiln.so" \
+    "${artifact}" >python.log 2>&1; then
+  echo "ok   Python: $(tr '\n' ' ' <python.log)"
+else
+  fail "Python:"
+  sed 's/^/    /' python.log
+fi
+
+echo "${failures} failures"
+[[ ${failures} -eq 0 ]]
