@@ -1,7 +1,8 @@
 //===- RnnEmitter.cpp - kernels of "rnn" fusions --------------------------===//
 //
 // kiln.rnn and kiln.rnn_backward onto the persistent kernels of
-// kernels/rnn.cuh, configured by planRnn (RnnPlan.h):
+// kernels/rnn.cuh, configured by planRnn (RnnPlan.h) or as the fusion's
+// #kiln_cuda.rnn records (RnnSelection.cpp):
 //
 //   forward    [zero_counters]  rnn_forward (one launch per wave of grid
 //              groups; clustered or cooperative as the plan says)
@@ -15,9 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/RnnEmitter.h"
+
 #include "codegen/cuda/EmitterUtils.h"
-#include "codegen/cuda/KernelEmitter.h"
-#include "codegen/cuda/RnnPlan.h"
 
 #include "kiln/rnn_layout.cuh"
 
@@ -353,6 +354,47 @@ void emitBackward(const Emission &e, const RnnFusion &f,
   }
 }
 
+/// An rnn fusion taken apart: its op and the problem its kernels solve.
+struct RnnSetup {
+  RnnFusion fusion;
+  RnnProblem problem;
+};
+
+/// `fusion`'s rnn op and problem (f32 on TF32 tensor cores as `options`
+/// allow); an error where the kernels cannot take it.
+FailureOr<RnnSetup> setUp(FusionOp fusion, const CodegenOptions &options) {
+  FailureOr<RnnFusion> parsed = RnnFusion::get(fusion);
+  if (failed(parsed))
+    return (emitFusionError(fusion) << "is not a fusion of one kiln.rnn or "
+                                       "kiln.rnn_backward");
+  RnnSetup setup{*parsed, {}};
+  Operation *op = parsed->op;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  RnnProblem &p = setup.problem;
+  p.backward = isa<RnnBackwardOp>(op);
+  RnnFunction function = p.backward ? cast<RnnBackwardOp>(op).getFunction()
+                                    : cast<RnnOp>(op).getFunction();
+  p.function = functionKind(function);
+  p.batch = input.getDimSize(0);
+  p.steps = input.getDimSize(1);
+  p.heads = input.getDimSize(3);
+  p.units = input.getDimSize(4);
+  Type elementType = input.getElementType();
+  p.kind = elementType.isBF16()  ? layout::kBf16
+           : elementType.isF16() ? layout::kF16
+           : options.allowTf32   ? layout::kTf32
+                                 : layout::kTf32x3;
+  if (p.backward) {
+    for (int i : {5, 6})
+      if (parsed->inputs[i].splat && *parsed->inputs[i].splat != 0.0)
+        return op->emitError("a splat gradient other than zero in ")
+               << op->getName() << " is not supported on the GPU";
+  }
+  if (p.batch * p.steps * p.heads * p.units == 0)
+    return op->emitError("an empty recurrence has no GPU kernel");
+  return setup;
+}
+
 class RnnEmitter : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
@@ -361,52 +403,21 @@ public:
 
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
-    FailureOr<RnnFusion> parsed = RnnFusion::get(fusion);
-    if (failed(parsed))
-      return (emitFusionError(fusion) << "is not a fusion of one kiln.rnn or "
-                                         "kiln.rnn_backward");
-    RnnFusion &f = *parsed;
-    auto input = cast<RankedTensorType>(f.op->getOperand(0).getType());
-    Emission e;
-    RnnProblem &p = e.problem;
-    p.backward = isa<RnnBackwardOp>(f.op);
-    RnnFunction function = p.backward ? cast<RnnBackwardOp>(f.op).getFunction()
-                                      : cast<RnnOp>(f.op).getFunction();
-    p.function = functionKind(function);
-    p.batch = input.getDimSize(0);
-    p.steps = input.getDimSize(1);
-    p.heads = input.getDimSize(3);
-    p.units = input.getDimSize(4);
-    Type elementType = input.getElementType();
-    p.kind = elementType.isBF16()  ? layout::kBf16
-             : elementType.isF16() ? layout::kF16
-             : options.allowTf32   ? layout::kTf32
-                                   : layout::kTf32x3;
+    FailureOr<RnnSetup> setup = setUp(fusion, options);
+    if (failed(setup))
+      return failure();
+    const RnnFusion &f = setup->fusion;
     Operation *op = f.op;
-    if (p.backward) {
-      for (int i : {5, 6})
-        if (f.inputs[i].splat && *f.inputs[i].splat != 0.0)
-          return op->emitError("a splat gradient other than zero in ")
-                 << op->getName() << " is not supported on the GPU";
-    }
-    if (p.batch * p.steps * p.heads * p.units == 0)
-      return op->emitError("an empty recurrence has no GPU kernel");
-    std::optional<RnnPlan> plan = planRnn(p, options.target());
-    if (!plan) {
-      InFlightDiagnostic diag = op->emitError("a recurrent layer of ")
-                                << p.heads << " heads of " << p.units
-                                << " units does not fit one GPU of "
-                                << options.target().part;
-      if (p.kind >= layout::kTf32)
-        diag << ": in f32 the rows of R that one block keeps for the "
-             << (p.backward ? "backward pass" : "forward pass")
-             << " need more registers than it has; bf16 or f16 storage "
-                "(--precision=bf16) fits";
-      return diag;
-    }
+    Emission e;
+    e.problem = setup->problem;
+    const RnnProblem &p = e.problem;
+    FailureOr<RnnPlan> plan = rnnPlanOf(fusion, op, p, options);
+    if (failed(plan))
+      return failure();
     e.plan = *plan;
     e.smCount = int(options.target().smCount);
-    e.type = cudaType(elementType);
+    e.type = cudaType(
+        cast<RankedTensorType>(op->getOperand(0).getType()).getElementType());
     e.ptr = e.type + " *__restrict__";
     e.cptr = "const " + e.type + " *__restrict__";
     const bool dStates = p.backward && !f.inputs[5].splat;
@@ -426,6 +437,25 @@ public:
     else
       emitForward(e, f, builder);
     return builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    FailureOr<RnnSetup> setup = setUp(fusion, options);
+    if (failed(setup))
+      return failure();
+    FailureOr<RnnPlan> plan =
+        selectRnn(setup->fusion.op, setup->problem, options);
+    if (failed(plan))
+      return failure();
+    return Attribute(rnnKernelAttr(fusion.getContext(), *plan));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &options) const override {
+    FailureOr<RnnSetup> setup = setUp(fusion, options);
+    return failure(failed(setup) || failed(rnnPlanOf(fusion, setup->fusion.op,
+                                                     setup->problem, options)));
   }
 };
 

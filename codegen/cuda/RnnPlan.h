@@ -56,6 +56,19 @@ struct RnnPlan {
 std::optional<RnnPlan> planRnn(const RnnProblem &problem,
                                const GpuTarget &target);
 
+/// How the `k` blocks of a group meet each step on `target`
+/// (kiln::rnn::sync_kind): one block alone, a thread-block cluster, or the
+/// whole grid of a cooperative launch.
+int rnnSyncOf(int64_t k, const GpuTarget &target);
+
+/// The plan of `problem` with batch tiles of `bt` rows, `k` blocks per group
+/// and the reduction split `ks` ways, scored as planRnn's search scores it
+/// (`relaxed`: past the registers, spilling); none, with the reason in
+/// `*why` when given, where the kernels cannot take it.
+std::optional<RnnPlan> scoreRnnPlan(const RnnProblem &problem,
+                                    const GpuTarget &target, int bt, int64_t k,
+                                    int ks, bool relaxed, std::string *why);
+
 } // namespace mlir::kiln::codegen
 
 #endif // KILN_CODEGEN_CUDA_RNNPLAN_H

@@ -314,3 +314,40 @@ AttentionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#kiln_cuda.attention: " << why;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.rnn
+//===----------------------------------------------------------------------===//
+
+Attribute RnnAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  static constexpr StringRef kinds[] = {"block", "cluster", "grid"};
+  unsigned sync = 0;
+  int64_t batchTile = 0, blocks = 0, splits = 1;
+  Field fields[] = {{"batch_tile", &batchTile},
+                    {"blocks", &blocks},
+                    {"splits", &splits}};
+  if (failed(parseKernelAttr(parser, "rnn", kinds, sync, fields)))
+    return {};
+  return RnnAttr::getChecked([&] { return parser.emitError(loc); },
+                             parser.getContext(), *symbolizeRnnSync(sync),
+                             batchTile, blocks, splits);
+}
+
+void RnnAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyRnnSync(getSync())
+          << ", batch_tile = " << getBatchTile() << ", blocks = " << getBlocks()
+          << ", splits = " << getSplits() << ">";
+}
+
+LogicalResult RnnAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              RnnSync sync, int64_t batchTile, int64_t blocks,
+                              int64_t splits) {
+  if (batchTile <= 0 || blocks <= 0 || splits <= 0)
+    return emitError() << "#kiln_cuda.rnn needs a positive batch_tile, "
+                          "blocks and splits";
+  if ((sync == RnnSync::Block) != (blocks == 1))
+    return emitError() << "#kiln_cuda.rnn: one block per group meets "
+                          "alone (block), more in a cluster or grid";
+  return success();
+}

@@ -150,4 +150,36 @@ def KilnCuda_AttentionAttr : KilnCuda_Attr<"Attention", "attention"> {
   let genVerifyDecl = 1;
 }
 
+def KilnCuda_RnnSync : I32EnumAttr<"RnnSync", "how a recurrent group meets", [
+  I32EnumAttrCase<"Block", 0, "block">,
+  I32EnumAttrCase<"Cluster", 1, "cluster">,
+  I32EnumAttrCase<"Grid", 2, "grid">,
+]> {
+  let cppNamespace = "::mlir::kiln::cuda";
+  let genSpecializedAttr = 0;
+}
+
+def KilnCuda_RnnAttr : KilnCuda_Attr<"Rnn", "rnn"> {
+  let summary = "The persistent recurrent kernel of an rnn fusion";
+  let description = [{
+    `#kiln_cuda.rnn<SYNC, batch_tile = BT, blocks = K, splits = KS>`: the
+    configuration of kernels/rnn.cuh (codegen/cuda/RnnPlan.h): each group
+    of BT batch rows (16, 32 or 64) of one head runs on K blocks, each
+    keeping its share of the head's units (whole 8-unit columns) of the
+    recurrent matrix, with the reduction over the units split KS ways
+    (1-16) among its warps; the blocks of a group meet each step in one
+    block (`block`, K = 1), a thread-block cluster (`cluster`) or the
+    whole grid of a cooperative launch (`grid`), as K and the target
+    allow.
+  }];
+  let parameters = (ins
+    EnumParameter<KilnCuda_RnnSync>:$sync,
+    "int64_t":$batchTile,
+    "int64_t":$blocks,
+    "int64_t":$splits
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // KILN_CODEGEN_DIALECT_KILNCUDADIALECT_TD

@@ -14,6 +14,7 @@
 // CHECK-SAME: g = #kiln_cuda.attention<wgmma, forward = 128x128x4, pingpong, persistent = 132>
 // CHECK-SAME: h = #kiln_cuda.attention<wgmma, dq = 128x64x3, dkdv = 64x64x2, separate_dkdv>
 // CHECK-SAME: i = #kiln_cuda.attention<wgmma, dkdv = 128x64x2, fused, persistent = 8>
+// CHECK-SAME: j = #kiln_cuda.rnn<cluster, batch_tile = 32, blocks = 4, splits = 1>
 func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
   test.a = #kiln_cuda.gemm<tma, split = 3, tile = 128x128x64, tma_store, cluster = 2, stages = 6, pingpong>,
   test.b = #kiln_cuda.gemm<simt, tile = 32x32x32, stages = 0, split = 1>,
@@ -23,7 +24,8 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
   test.f = #kiln_cuda.attention<simt, tile = 32>,
   test.g = #kiln_cuda.attention<wgmma, persistent = 132, pingpong, forward = 128x128x4>,
   test.h = #kiln_cuda.attention<wgmma, separate_dkdv, dkdv = 64x64x2, dq = 128x64x3, persistent = 0>,
-  test.i = #kiln_cuda.attention<wgmma, fused, dkdv = 128x64x2, persistent = 8>
+  test.i = #kiln_cuda.attention<wgmma, fused, dkdv = 128x64x2, persistent = 8>,
+  test.j = #kiln_cuda.rnn<cluster, blocks = 4, batch_tile = 32>
 } {
   return %x : tensor<f32>
 }
@@ -49,3 +51,6 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.attention: the fused backward has no separate dK and dV launches
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.attention: the wgmma kernels' sizes must be positive, persistent at least 0
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: expected forward = MxNxK
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.rnn needs a positive batch_tile, blocks and splits
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.rnn: one block per group meets alone (block), more in a cluster or grid
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'warp' of #kiln_cuda.rnn (expected block, cluster, grid)

@@ -39,3 +39,9 @@ module attributes {test.a = #kiln_cuda.attention<wgmma, dkdv = 128x64x4, fused, 
 module attributes {test.a = #kiln_cuda.attention<wgmma, forward = 128x0x4>} {}
 // -----
 module attributes {test.a = #kiln_cuda.attention<wgmma, forward = 128x128>} {}
+// -----
+module attributes {test.a = #kiln_cuda.rnn<block, batch_tile = 16, blocks = 1, splits = 0>} {}
+// -----
+module attributes {test.a = #kiln_cuda.rnn<block, batch_tile = 16, blocks = 2, splits = 1>} {}
+// -----
+module attributes {test.a = #kiln_cuda.rnn<warp, batch_tile = 16, blocks = 1>} {}
