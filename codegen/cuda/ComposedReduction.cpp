@@ -124,10 +124,10 @@ void Composer::findCopies() {
         }
 }
 
-FailureOr<GeneratedFusion> emitComposedReduction(FusionOp fusion,
-                                                 const ReductionPlan &plan,
-                                                 const GpuTarget &target) {
-  return Composer(fusion, plan, target).run();
+FailureOr<GeneratedFusion>
+emitComposedReduction(FusionOp fusion, const ReductionPlan &plan,
+                      const GpuTarget &target, std::optional<int64_t> splits) {
+  return Composer(fusion, plan, target, splits).run();
 }
 
 } // namespace mlir::kiln::codegen::reduction

@@ -187,6 +187,45 @@ private:
 
 } // namespace
 
+/// The column blocks of column mode: 32 columns of the innermost kept group
+/// each, for every index of the outer kept groups.
+static int64_t columnBlocks(const ReduceLayout &layout) {
+  int64_t inner = layout.kept.back().size;
+  return layout::ceil_div(inner, layout::kColumnTile) * (layout.rows / inner);
+}
+
+int64_t plannedSplits(const ReduceLayout &layout, int64_t targetBlocks) {
+  int64_t chunk;
+  if (layout.rowMode) {
+    int64_t group = layout::row_group(layout.length, layout::kReduceMaxGroup);
+    int64_t blocks =
+        layout::ceil_div(layout.rows, layout::rows_in_block(group));
+    chunk = layout::split_chunk(blocks, layout.length, layout::kRowMinChunk,
+                                targetBlocks);
+  } else {
+    // As a norm's parameter gradients (norm_param_chunk): each thread reads
+    // one element per row, so only several blocks per SM keep enough loads
+    // in flight (a bias gradient over 8192 x 1024 bf16 in 288 blocks read
+    // at 1.7 TB/s, a norm's in 1024 at 2.3).
+    chunk = layout::split_chunk(columnBlocks(layout), layout.length,
+                                layout::kColumnMinChunk,
+                                layout::kColumnTargetWaves * targetBlocks);
+  }
+  return layout::split_count(layout.length, chunk);
+}
+
+std::string splitsMismatch(const ReduceLayout &layout, int64_t splits) {
+  // Each split takes ceil(length / splits) elements: every one must get
+  // some (the planner's splits always do).
+  if (splits > 1 &&
+      layout::split_count(layout.length,
+                          layout::ceil_div(layout.length, splits)) != splits)
+    return std::to_string(splits) + " splits of " +
+           std::to_string(layout.length) +
+           " reduced elements leave a split empty";
+  return "";
+}
+
 void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
                 const ReduceLayout &layout) {
   int64_t rows = layout.rows, length = layout.length;
@@ -197,15 +236,15 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
   kernel.prefix = spec.prefix;
   kernel.templates = {"kiln/reduce_dims.cuh"};
   std::string config, entry;
-  int64_t chunk = 0, splits = 1;
+  const int64_t splits = kernels.splits
+                             ? *kernels.splits
+                             : plannedSplits(layout, kernels.targetBlocks);
+  const int64_t chunk = splits == 1 ? std::max<int64_t>(length, 1)
+                                    : layout::ceil_div(length, splits);
   if (layout.rowMode) {
-    int64_t group = layout::row_group(length, layout::kReduceMaxGroup);
-    int64_t blocks = layout::ceil_div(rows, layout::rows_in_block(group));
-    chunk = layout::split_chunk(blocks, length, layout::kRowMinChunk,
-                                kernels.targetBlocks);
-    splits = layout::split_count(length, chunk);
-    if (splits > 1)
-      group = layout::kReduceMaxGroup;
+    int64_t group = splits > 1
+                        ? layout::kReduceMaxGroup
+                        : layout::row_group(length, layout::kReduceMaxGroup);
     int64_t rowsPerBlock = layout::rows_in_block(group);
     config = llvm::formatv("kiln::reduce::reduce_rows_config<idx_t, {0}, {1}, "
                            "{2}>",
@@ -221,16 +260,6 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
     kernel.functors = functors.offsets(layout.kept, layout.reduced);
   } else {
     int64_t inner = layout.kept.back().size;
-    int64_t blocks =
-        layout::ceil_div(inner, layout::kColumnTile) * (rows / inner);
-    // As a norm's parameter gradients (norm_param_chunk): each thread reads
-    // one element per row, so only several blocks per SM keep enough loads
-    // in flight (a bias gradient over 8192 x 1024 bf16 in 288 blocks read
-    // at 1.7 TB/s, a norm's in 1024 at 2.3).
-    chunk = layout::split_chunk(blocks, length, layout::kColumnMinChunk,
-                                layout::kColumnTargetWaves *
-                                    kernels.targetBlocks);
-    splits = layout::split_count(length, chunk);
     config = llvm::formatv("kiln::reduce::reduce_columns_config<idx_t, {0}, "
                            "{1}, {2}, {3}>",
                            rows, length, inner, chunk);
@@ -239,7 +268,7 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
     kernel.configuration =
         llvm::formatv("rows={0} length={1} inner={2} splits={3}", rows, length,
                       inner, splits);
-    kernel.grid = dim3Of(blocks, splits);
+    kernel.grid = dim3Of(columnBlocks(layout), splits);
     kernel.block = dim3Of(layout::kColumnTile, layout::kColumnSplit);
     kernel.functors = functors.offsets(llvm::ArrayRef(layout.kept).drop_back(),
                                        layout.reduced);

@@ -22,7 +22,9 @@
 //   (column mode, coalesced, no transpose). When outputs are too few to fill
 //   the GPU, the reduced range is split over blocks that write per-block
 //   partials to scratch and a second kernel combines them in a fixed order
-//   (whole-tensor losses, sum_all, ...).
+//   (whole-tensor losses, sum_all, ...). Its split is the one kernel choice
+//   of the family recorded in the IR (#kiln_cuda.reduction, by
+//   --kiln-select-kernels) and rendered as recorded.
 // - Multi-tensor reductions (whole-tensor reductions over several tensors,
 //   such as a global gradient norm): one kernel of per-block partials over
 //   every tensor and one finishing kernel.
@@ -35,6 +37,7 @@
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/ReductionKernels.h"
+#include "codegen/dialect/KilnCudaDialect.h"
 #include "compiler/transforms/ReductionPlan.h"
 
 #include "kiln/reduce_layout.cuh"
@@ -91,20 +94,35 @@ struct Emission : KernelSet {
 // Generic reductions (reduce_*, argmax, whole-tensor losses)
 //===----------------------------------------------------------------------===//
 
+/// The input of reduce_sum/mean/max/min or argmax `op` over its dims.
+ReduceLayout reduceOpLayout(Operation *op) {
+  auto inType = cast<ShapedType>(op->getOperand(0).getType());
+  if (auto argmax = dyn_cast<ArgmaxOp>(op))
+    return ReduceLayout(inType.getShape(), {int64_t(argmax.getDim())});
+  return ReduceLayout(inType.getShape(), reducedDimsOf(op));
+}
+
+/// The input of a whole-tensor loss: every dim reduced.
+ReduceLayout elementLossLayout(Operation *op) {
+  auto type = cast<ShapedType>(op->getOperand(0).getType());
+  llvm::SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    dims.push_back(d);
+  return ReduceLayout(type.getShape(), dims);
+}
+
 /// reduce_sum/mean/max/min and argmax.
 LogicalResult emitReduceOp(Emission &e) {
   Operation *op = e.op();
   auto inType = cast<ShapedType>(op->getOperand(0).getType());
   bool isInt = inType.getElementType().isInteger(32);
   std::string value = isInt ? "int" : "float";
-  llvm::SmallVector<int64_t> dims;
   ReduceSpec spec;
   spec.prefix = "kiln_" + op->getName().stripDialect().str();
   Accumulator acc;
   std::string load = "kiln_load(in[off])";
   std::string finish = "acc";
   if (auto argmax = dyn_cast<ArgmaxOp>(op)) {
-    dims.push_back(int64_t(argmax.getDim()));
     acc.type = "kiln_arg<" + value + ">";
     acc.identity = acc.type + (isInt ? "{(-2147483647 - 1), 2147483647}"
                                      : "{-kiln_inf(), 2147483647}");
@@ -113,8 +131,6 @@ LogicalResult emitReduceOp(Emission &e) {
     acc.bytes = 8;
     finish = "acc.i";
   } else {
-    llvm::ArrayRef<int64_t> reduceDims = reducedDimsOf(op);
-    dims.assign(reduceDims.begin(), reduceDims.end());
     acc.type = value;
     acc.element = load;
     if (isa<ReduceSumOp, ReduceMeanOp>(op)) {
@@ -134,7 +150,7 @@ LogicalResult emitReduceOp(Emission &e) {
       acc.identity = isInt ? "2147483647" : "kiln_inf()";
     }
   }
-  ReduceLayout layout(inType.getShape(), dims);
+  ReduceLayout layout = reduceOpLayout(op);
   if (isa<ReduceMeanOp>(op))
     finish = "acc / " + floatLiteral(double(layout.length));
   spec.accs.push_back(acc);
@@ -150,10 +166,7 @@ LogicalResult emitReduceOp(Emission &e) {
 LogicalResult emitElementLoss(Emission &e, llvm::StringRef term,
                               Reduction reduction) {
   auto type = cast<ShapedType>(e.op()->getOperand(0).getType());
-  llvm::SmallVector<int64_t> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    dims.push_back(d);
-  ReduceLayout layout(type.getShape(), dims);
+  ReduceLayout layout = elementLossLayout(e.op());
   ReduceSpec spec;
   spec.prefix = "kiln_" + e.op()->getName().stripDialect().str();
   spec.accs.push_back({"float", "0.f", "kiln_sum_op", term.str(), 4});
@@ -881,6 +894,68 @@ bool isSingleOpFusion(FusionOp fusion) {
          single->resultOf[0] >= 0;
 }
 
+/// The layout of `fusion`'s generic reduction (GenericReduction.cpp), the
+/// one kernel of a reduction fusion chosen in the IR; none where its kernels
+/// are others (row kernels, multi-tensor, the norms, softmax, cross
+/// entropy) or it has nothing to reduce.
+std::optional<ReduceLayout> genericLayoutOf(FusionOp fusion) {
+  if (succeeded(matchCrossEntropyPair(fusion)))
+    return std::nullopt;
+  std::optional<ReduceLayout> layout;
+  if (isSingleOpFusion(fusion)) {
+    Operation *op = SingleOpFusion::get(fusion)->op;
+    if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ArgmaxOp>(op))
+      layout = reduceOpLayout(op);
+    else if (isa<MseLossOp, BinaryCrossEntropyOp>(op))
+      layout = elementLossLayout(op);
+  } else if (FailureOr<ReductionPlan> plan = planReduction(fusion);
+             succeeded(plan) && plan->form == ReductionPlan::Form::Rows &&
+             !plan->needsRowKernel) {
+    const ReductionSpace &space = plan->spaces.front();
+    layout = ReduceLayout(space.shape, space.dims);
+  }
+  if (layout && layout->rows == 0)
+    return std::nullopt;
+  return layout;
+}
+
+cuda::ReductionMode modeOf(const ReduceLayout &layout) {
+  return layout.rowMode ? cuda::ReductionMode::Rows
+                        : cuda::ReductionMode::Columns;
+}
+
+/// The splits of `fusion`'s generic reduction that its #kiln_cuda.reduction
+/// records, checked against the fusion (errors at the fusion); none where it
+/// records none.
+FailureOr<std::optional<int64_t>> recordedSplits(FusionOp fusion) {
+  Attribute recorded = fusion->getAttr(cuda::kKernelAttrName);
+  if (!recorded)
+    return std::optional<int64_t>();
+  auto error = [&]() {
+    return fusion.emitOpError() << cuda::kKernelAttrName << ": ";
+  };
+  auto attr = dyn_cast<cuda::ReductionAttr>(recorded);
+  if (!attr)
+    return error() << "a reduction fusion's kernel is a "
+                      "#kiln_cuda.reduction, got "
+                   << recorded;
+  std::optional<ReduceLayout> layout = genericLayoutOf(fusion);
+  if (!layout)
+    return error() << "only a generic reduction's kernel is chosen in the "
+                      "IR; this fusion's kernels are planned in code "
+                      "generation";
+  if (modeOf(*layout) != attr.getMode())
+    return error() << "a reduction "
+                   << (layout->rowMode ? "of the innermost elements"
+                                       : "keeping the innermost elements")
+                   << " runs in "
+                   << cuda::stringifyReductionMode(modeOf(*layout)) << ", not "
+                   << cuda::stringifyReductionMode(attr.getMode());
+  if (std::string why = splitsMismatch(*layout, attr.getSplits()); !why.empty())
+    return error() << why;
+  return std::optional<int64_t>(attr.getSplits());
+}
+
 class ReductionEmitter : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
@@ -895,6 +970,9 @@ public:
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (fusion.getKind() != "reduction")
       return (emitFusionError(fusion) << "is not a reduction fusion");
+    FailureOr<std::optional<int64_t>> splits = recordedSplits(fusion);
+    if (failed(splits))
+      return failure();
     if (FailureOr<CrossEntropyPair> pair = matchCrossEntropyPair(fusion);
         succeeded(pair))
       return emitCrossEntropyPair(fusion, *pair, options.target());
@@ -903,9 +981,10 @@ public:
       FailureOr<ReductionPlan> plan = planReduction(fusion, &why);
       if (failed(plan))
         return (emitFusionError(fusion) << "reduction codegen: ") << why;
-      return emitComposedReduction(fusion, *plan, options.target());
+      return emitComposedReduction(fusion, *plan, options.target(), *splits);
     }
     Emission e(*SingleOpFusion::get(fusion), fusion, options.target());
+    e.splits = *splits;
     Operation *op = e.op();
     LogicalResult result = success();
     if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ArgmaxOp>(op))
@@ -934,6 +1013,22 @@ public:
     if (failed(result))
       return failure();
     return e.builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    std::optional<ReduceLayout> layout = genericLayoutOf(fusion);
+    if (!layout)
+      return Attribute();
+    int64_t splits =
+        plannedSplits(*layout, KernelSet::targetBlocksOf(options.target()));
+    return Attribute(
+        cuda::ReductionAttr::get(fusion.getContext(), modeOf(*layout), splits));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &) const override {
+    return failure(failed(recordedSplits(fusion)));
   }
 };
 

@@ -22,6 +22,7 @@
 #include "compiler/transforms/ReductionPlan.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +52,14 @@ public:
   FusionBuilder builder;
   /// "int" or "long long".
   std::string idx;
-  /// Blocks that keep every SM busy about twice over.
+  /// Blocks that keep every SM busy about twice over (targetBlocksOf).
   int64_t targetBlocks;
+  static int64_t targetBlocksOf(const GpuTarget &target) {
+    return target.blocksForWaves(2);
+  }
+  /// The generic reduction's splits as the fusion's #kiln_cuda.reduction
+  /// records them (checked); plannedSplits' when none.
+  std::optional<int64_t> splits;
 };
 
 /// GROUP threads per row of M contiguous elements (kiln/reduce_row.cuh); the
@@ -159,18 +166,31 @@ struct ReduceSpec {
   }
 };
 
+/// The blocks the generic reduction splits each output's reduced range over
+/// (1: no split): as many as fill `targetBlocks` (four times over in
+/// column mode), in chunks of at least kRowMinChunk or kColumnMinChunk
+/// elements.
+int64_t plannedSplits(const ReduceLayout &layout, int64_t targetBlocks);
+
+/// Why the generic reduction cannot split `layout`'s reduced range over
+/// `splits` blocks; empty if it can.
+std::string splitsMismatch(const ReduceLayout &layout, int64_t splits);
+
 /// Emits the generic reduction: rows of contiguous reduced elements (row
 /// mode) or coalesced columns (column mode), split over blocks with a
-/// second, fixed-order pass when the outputs alone do not fill the GPU.
+/// second, fixed-order pass when the outputs alone do not fill the GPU
+/// (`kernels.splits`, else plannedSplits).
 void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
                 const ReduceLayout &layout);
 
 /// Emits a composed reduction fusion (anything but a single reduction op
 /// with its operands): the generic reduction with prologue and epilogue, a
-/// row kernel, or a multi-tensor reduction, as `plan` says.
-FailureOr<GeneratedFusion> emitComposedReduction(FusionOp fusion,
-                                                 const ReductionPlan &plan,
-                                                 const GpuTarget &target);
+/// row kernel, or a multi-tensor reduction, as `plan` says; the generic
+/// reduction split as `splits` says when given.
+FailureOr<GeneratedFusion>
+emitComposedReduction(FusionOp fusion, const ReductionPlan &plan,
+                      const GpuTarget &target,
+                      std::optional<int64_t> splits = std::nullopt);
 
 /// The type and name of a parameter declaration "type name".
 std::pair<std::string, std::string> splitDecl(llvm::StringRef decl);

@@ -351,3 +351,34 @@ LogicalResult RnnAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "alone (block), more in a cluster or grid";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.reduction
+//===----------------------------------------------------------------------===//
+
+Attribute ReductionAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  static constexpr StringRef kinds[] = {"rows", "columns"};
+  unsigned mode = 0;
+  int64_t splits = 1;
+  Field fields[] = {{"splits", &splits}};
+  if (failed(parseKernelAttr(parser, "reduction", kinds, mode, fields)))
+    return {};
+  return ReductionAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(),
+                                   *symbolizeReductionMode(mode), splits);
+}
+
+void ReductionAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyReductionMode(getMode())
+          << ", splits = " << getSplits() << ">";
+}
+
+LogicalResult
+ReductionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ReductionMode, int64_t splits) {
+  if (splits < 1 || splits > 1024)
+    return emitError() << "#kiln_cuda.reduction splits the reduced range "
+                          "over 1 to 1024 blocks";
+  return success();
+}

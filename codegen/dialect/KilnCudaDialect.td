@@ -182,4 +182,35 @@ def KilnCuda_RnnAttr : KilnCuda_Attr<"Rnn", "rnn"> {
   let genVerifyDecl = 1;
 }
 
+def KilnCuda_ReductionMode : I32EnumAttr<"ReductionMode",
+    "how the generic reduction kernel walks its input", [
+  I32EnumAttrCase<"Rows", 0, "rows">,
+  I32EnumAttrCase<"Columns", 1, "columns">,
+]> {
+  let cppNamespace = "::mlir::kiln::cuda";
+  let genSpecializedAttr = 0;
+}
+
+def KilnCuda_ReductionAttr : KilnCuda_Attr<"Reduction", "reduction"> {
+  let summary = "The generic reduction kernel of a reduction fusion";
+  let description = [{
+    `#kiln_cuda.reduction<MODE, splits = S>`: the generic reduction of
+    kernels/reduce_dims.cuh (codegen/cuda/GenericReduction.cpp), which
+    reduce_sum/mean/max/min, argmax, mse_loss, binary_cross_entropy and the
+    composed reductions without a row kernel run on. MODE is `rows` where
+    the innermost kept-or-reduced group of the input is reduced (a group of
+    threads walks each output's contiguous elements), `columns` otherwise
+    (threads along the contiguous kept columns); the input's shape decides
+    it. The reduced range of every output is split over S blocks (1 to
+    1024, each a nonempty share) that leave partials in scratch for a
+    second, fixed-order pass when S > 1.
+  }];
+  let parameters = (ins
+    EnumParameter<KilnCuda_ReductionMode>:$mode,
+    "int64_t":$splits
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // KILN_CODEGEN_DIALECT_KILNCUDADIALECT_TD

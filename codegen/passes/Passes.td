@@ -103,13 +103,14 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
 }
 
 def KilnSelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
-  let summary = "Records the kernel of each GEMM, conv, attention and rnn "
-                "fusion as an attribute";
+  let summary = "Records the kernel of each GEMM, conv, attention, rnn and "
+                "generic reduction fusion as an attribute";
   let description = [{
     Runs the kernel planners of the code generator on every kiln.fusion
     whose kernel is chosen in the IR (GEMM fusions: `#kiln_cuda.gemm`;
     conv fusions but depthwise ones: `#kiln_cuda.conv`; attention fusions:
-    `#kiln_cuda.attention`; rnn fusions: `#kiln_cuda.rnn`) and
+    `#kiln_cuda.attention`; rnn fusions: `#kiln_cuda.rnn`; reduction
+    fusions run by the generic reduction kernel: `#kiln_cuda.reduction`) and
     writes the choice on the fusion as `kiln_cuda.kernel`, which
     --kiln-codegen then renders. A fusion that already has one keeps it
     once it is checked against the fusion and `arch` (a located error

@@ -15,6 +15,8 @@
 // CHECK-SAME: h = #kiln_cuda.attention<wgmma, dq = 128x64x3, dkdv = 64x64x2, separate_dkdv>
 // CHECK-SAME: i = #kiln_cuda.attention<wgmma, dkdv = 128x64x2, fused, persistent = 8>
 // CHECK-SAME: j = #kiln_cuda.rnn<cluster, batch_tile = 32, blocks = 4, splits = 1>
+// CHECK-SAME: k = #kiln_cuda.reduction<columns, splits = 16>
+// CHECK-SAME: l = #kiln_cuda.reduction<rows, splits = 1>
 func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
   test.a = #kiln_cuda.gemm<tma, split = 3, tile = 128x128x64, tma_store, cluster = 2, stages = 6, pingpong>,
   test.b = #kiln_cuda.gemm<simt, tile = 32x32x32, stages = 0, split = 1>,
@@ -25,7 +27,9 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
   test.g = #kiln_cuda.attention<wgmma, persistent = 132, pingpong, forward = 128x128x4>,
   test.h = #kiln_cuda.attention<wgmma, separate_dkdv, dkdv = 64x64x2, dq = 128x64x3, persistent = 0>,
   test.i = #kiln_cuda.attention<wgmma, fused, dkdv = 128x64x2, persistent = 8>,
-  test.j = #kiln_cuda.rnn<cluster, blocks = 4, batch_tile = 32>
+  test.j = #kiln_cuda.rnn<cluster, blocks = 4, batch_tile = 32>,
+  test.k = #kiln_cuda.reduction<columns, splits = 16>,
+  test.l = #kiln_cuda.reduction<rows>
 } {
   return %x : tensor<f32>
 }
@@ -54,3 +58,7 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.rnn needs a positive batch_tile, blocks and splits
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.rnn: one block per group meets alone (block), more in a cluster or grid
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'warp' of #kiln_cuda.rnn (expected block, cluster, grid)
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.reduction splits the reduced range over 1 to 1024 blocks
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.reduction splits the reduced range over 1 to 1024 blocks
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'tiles' of #kiln_cuda.reduction (expected rows, columns)
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown #kiln_cuda.reduction field 'width' (expected splits)

@@ -45,3 +45,11 @@ module attributes {test.a = #kiln_cuda.rnn<block, batch_tile = 16, blocks = 1, s
 module attributes {test.a = #kiln_cuda.rnn<block, batch_tile = 16, blocks = 2, splits = 1>} {}
 // -----
 module attributes {test.a = #kiln_cuda.rnn<warp, batch_tile = 16, blocks = 1>} {}
+// -----
+module attributes {test.a = #kiln_cuda.reduction<rows, splits = 0>} {}
+// -----
+module attributes {test.a = #kiln_cuda.reduction<columns, splits = 1025>} {}
+// -----
+module attributes {test.a = #kiln_cuda.reduction<tiles, splits = 2>} {}
+// -----
+module attributes {test.a = #kiln_cuda.reduction<rows, width = 4>} {}
