@@ -146,6 +146,26 @@ def argmax_of_ties():
     return g
 
 
+def argmax_of_rounded_ties():
+    """The argmax of an RMS norm over a dimension of one, whose outputs
+    x / sqrt(x^2 + eps) * w are w up to eps / 2x^2: for |x| of 20 to 40 f64
+    still orders them and f32 rounds them all to w, so the unfused entries'
+    own f32 rounding picks another winner than f64 while moving the inputs
+    picks none (graph 1796642084:16709)."""
+    g = Graph("selftest:argmax of rounded ties")
+    t = "tensor<2x2x4x1xf32>"
+    x, p = Value("x", (2, 2, 4, 1), "f32"), Value("p", (1,), "f32", active=True)
+    g.args = [Arg(x, "input", ("uniform", 20.0, 40.0)),
+              Arg(p, "param", ("uniform", 0.5, 1.0), "#kiln.init<constant, value = 0.25>")]
+    normed, winner = Value("normed", (2, 2, 4, 1), "f32", active=True), Value("winner", (2, 1, 4, 1), "i32")
+    g.loss = Value("total", (), "f32", active=True)
+    g.outputs = [winner]
+    g.ops = [Op("kiln.rms_norm", [x, p], [normed], f"kiln.rms_norm {{0}}, {{1}} : {t}, tensor<1xf32>"),
+             Op("kiln.argmax", [normed], [winner], f"kiln.argmax {{0}} dim = 1 keepdim : {t}"),
+             Op("kiln.reduce_sum", [normed], [g.loss], f"kiln.reduce_sum {{0}} dims = [0, 1, 2, 3] : {t}")]
+    return g
+
+
 def loss_that_cancels():
     """loss = sum(broadcast(sum(layer_norm(p)))), 0 for every p in exact
     arithmetic: f64 leaves rounding noise of 1e-14, f32 one of 1e-6, and
@@ -267,7 +287,8 @@ def main():
     record("a reduction beside another", reduction_beside_another(graph, parameter_near_a_kink(), tools(real),
                                                                   os.path.join(args.work, "reduce")),
            "expected the reduction to keep its own graph's crash")
-    for name, graph_of in (("a loss that cancels", loss_that_cancels), ("a sign of an exact zero", sign_of_exact_zero)):
+    for name, graph_of in (("a loss that cancels", loss_that_cancels), ("a sign of an exact zero", sign_of_exact_zero),
+                           ("an argmax of values tied by rounding", argmax_of_rounded_ties)):
         result = check.check(graph_of(), tools(real), os.path.join(args.work, name.replace(" ", "_")), 1)
         record(name, not result.findings and result.checks > 0,
                f"expected no findings, got {result.findings or 'none'}, {result.checks} comparisons")
