@@ -249,8 +249,9 @@ TEST_F(ElementwiseGradientTest, DivBroadcast) {
   InputSpec spec;
   spec.ranges[1] = {0.5, 2.0};
   expectGradientsMatch(binaryLoss("div"), {0, 1}, spec);
+  // A negative divisor, kept as far from the pole at zero as the positive one.
   InputSpec negative;
-  negative.ranges[0] = {-2.0, -0.5};
+  negative.ranges[1] = {-2.0, -0.5};
   expectGradientsMatch(binaryLoss("div", "3x1xf32", "2x1x5xf32", "2x3x5xf32"),
                        {0, 1}, negative);
 }
