@@ -249,15 +249,27 @@ void kiln_session_close(kiln_session* session) {
   kiln::c_api::CloseHandle(session);
 }
 
-kiln_status kiln_session_run(kiln_session* handle, const char* entry,
+kiln_status kiln_session_run(kiln_session* session, const char* entry,
                              const kiln_input* inputs, size_t num_inputs,
                              kiln_outputs** out) {
+  return kiln_session_run_device(session, entry, inputs, num_inputs, nullptr,
+                                 0, out);
+}
+
+kiln_status kiln_session_run_device(kiln_session* handle, const char* entry,
+                                    const kiln_input* inputs,
+                                    size_t num_inputs,
+                                    const kiln_device_input* device_inputs,
+                                    size_t num_device_inputs,
+                                    kiln_outputs** out) {
   return Call([&]() -> absl::Status {
     KILN_RETURN_IF_ERROR(NotNull(out, "out"));
     KILN_ASSIGN_OR_RETURN(auto session, Lookup(handle, "session"));
     KILN_ASSIGN_OR_RETURN(std::string name, Text(entry, "entry"));
-    KILN_ASSIGN_OR_RETURN(kiln::Inputs bound,
-                          kiln::c_api::ToInputs(inputs, num_inputs));
+    KILN_ASSIGN_OR_RETURN(
+        kiln::Inputs bound,
+        kiln::c_api::ToInputs(inputs, num_inputs, device_inputs,
+                              num_device_inputs, *session->module->shared));
     absl::MutexLock lock(&session->mutex);
     KILN_ASSIGN_OR_RETURN(kiln::Outputs outputs,
                           session->session->Run(name, bound));

@@ -29,6 +29,22 @@ kiln_status WithTrainer(
   });
 }
 
+// Runs `body` on the trainer behind `handle` with the call's inputs checked
+// and bound.
+kiln_status WithInputs(
+    kiln_trainer* handle, const kiln_input* inputs, size_t num_inputs,
+    const kiln_device_input* device_inputs, size_t num_device_inputs,
+    const std::function<absl::Status(kiln_trainer&, const kiln::Inputs&)>&
+        body) {
+  return WithTrainer(handle, [&](kiln_trainer& trainer) -> absl::Status {
+    KILN_ASSIGN_OR_RETURN(
+        kiln::Inputs bound,
+        kiln::c_api::ToInputs(inputs, num_inputs, device_inputs,
+                              num_device_inputs, *trainer.module->shared));
+    return body(trainer, bound);
+  });
+}
+
 // A resident buffer of the trainer, by the C++ accessor `get`.
 using Getter = absl::StatusOr<kiln::Tensor> (kiln::Trainer::*)(
     const std::string&) const;
@@ -83,27 +99,46 @@ void kiln_trainer_close(kiln_trainer* trainer) {
   kiln::c_api::CloseHandle(trainer);
 }
 
-kiln_status kiln_trainer_step(kiln_trainer* handle, const kiln_input* inputs,
+kiln_status kiln_trainer_step(kiln_trainer* trainer, const kiln_input* inputs,
                               size_t num_inputs, float lr, float* loss) {
-  return WithTrainer(handle, [&](kiln_trainer& trainer) -> absl::Status {
-    KILN_ASSIGN_OR_RETURN(kiln::Inputs bound,
-                          kiln::c_api::ToInputs(inputs, num_inputs));
-    KILN_ASSIGN_OR_RETURN(float value, trainer.trainer->Step(bound, lr));
-    if (loss != nullptr) *loss = value;
-    return absl::OkStatus();
-  });
+  return kiln_trainer_step_device(trainer, inputs, num_inputs, nullptr, 0, lr,
+                                  loss);
 }
 
-kiln_status kiln_trainer_forward_backward(kiln_trainer* handle,
+kiln_status kiln_trainer_step_device(kiln_trainer* handle,
+                                     const kiln_input* inputs,
+                                     size_t num_inputs,
+                                     const kiln_device_input* device_inputs,
+                                     size_t num_device_inputs, float lr,
+                                     float* loss) {
+  return WithInputs(
+      handle, inputs, num_inputs, device_inputs, num_device_inputs,
+      [&](kiln_trainer& trainer, const kiln::Inputs& bound) -> absl::Status {
+        KILN_ASSIGN_OR_RETURN(float value, trainer.trainer->Step(bound, lr));
+        if (loss != nullptr) *loss = value;
+        return absl::OkStatus();
+      });
+}
+
+kiln_status kiln_trainer_forward_backward(kiln_trainer* trainer,
                                          const kiln_input* inputs,
                                          size_t num_inputs, float* loss) {
-  return WithTrainer(handle, [&](kiln_trainer& trainer) -> absl::Status {
-    KILN_ASSIGN_OR_RETURN(kiln::Inputs bound,
-                          kiln::c_api::ToInputs(inputs, num_inputs));
-    KILN_ASSIGN_OR_RETURN(float value, trainer.trainer->ForwardBackward(bound));
-    if (loss != nullptr) *loss = value;
-    return absl::OkStatus();
-  });
+  return kiln_trainer_forward_backward_device(trainer, inputs, num_inputs,
+                                              nullptr, 0, loss);
+}
+
+kiln_status kiln_trainer_forward_backward_device(
+    kiln_trainer* handle, const kiln_input* inputs, size_t num_inputs,
+    const kiln_device_input* device_inputs, size_t num_device_inputs,
+    float* loss) {
+  return WithInputs(
+      handle, inputs, num_inputs, device_inputs, num_device_inputs,
+      [&](kiln_trainer& trainer, const kiln::Inputs& bound) -> absl::Status {
+        KILN_ASSIGN_OR_RETURN(float value,
+                              trainer.trainer->ForwardBackward(bound));
+        if (loss != nullptr) *loss = value;
+        return absl::OkStatus();
+      });
 }
 
 kiln_status kiln_trainer_apply_update(kiln_trainer* handle, float lr) {
@@ -112,22 +147,32 @@ kiln_status kiln_trainer_apply_update(kiln_trainer* handle, float lr) {
   });
 }
 
-kiln_status kiln_trainer_forward(kiln_trainer* handle,
+kiln_status kiln_trainer_forward(kiln_trainer* trainer,
                                  const kiln_input* inputs, size_t num_inputs,
                                  kiln_outputs** out) {
-  return WithTrainer(handle, [&](kiln_trainer& trainer) -> absl::Status {
-    KILN_RETURN_IF_ERROR(NotNull(out, "out"));
-    KILN_ASSIGN_OR_RETURN(kiln::Inputs bound,
-                          kiln::c_api::ToInputs(inputs, num_inputs));
-    KILN_ASSIGN_OR_RETURN(kiln::Outputs outputs,
-                          trainer.trainer->Forward(bound));
-    KILN_ASSIGN_OR_RETURN(
-        auto copies,
-        kiln::c_api::CopyOutputs(*trainer.module->shared, outputs));
-    *out = kiln::c_api::Register(
-        std::shared_ptr<kiln_outputs>(std::move(copies)));
-    return absl::OkStatus();
-  });
+  return kiln_trainer_forward_device(trainer, inputs, num_inputs, nullptr, 0,
+                                     out);
+}
+
+kiln_status kiln_trainer_forward_device(kiln_trainer* handle,
+                                        const kiln_input* inputs,
+                                        size_t num_inputs,
+                                        const kiln_device_input* device_inputs,
+                                        size_t num_device_inputs,
+                                        kiln_outputs** out) {
+  return WithInputs(
+      handle, inputs, num_inputs, device_inputs, num_device_inputs,
+      [&](kiln_trainer& trainer, const kiln::Inputs& bound) -> absl::Status {
+        KILN_RETURN_IF_ERROR(NotNull(out, "out"));
+        KILN_ASSIGN_OR_RETURN(kiln::Outputs outputs,
+                              trainer.trainer->Forward(bound));
+        KILN_ASSIGN_OR_RETURN(
+            auto copies,
+            kiln::c_api::CopyOutputs(*trainer.module->shared, outputs));
+        *out = kiln::c_api::Register(
+            std::shared_ptr<kiln_outputs>(std::move(copies)));
+        return absl::OkStatus();
+      });
 }
 
 kiln_status kiln_trainer_step_count(kiln_trainer* handle, int64_t* step) {

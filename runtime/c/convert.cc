@@ -6,75 +6,115 @@
 
 #include "absl/strings/str_cat.h"
 #include "kiln/status.h"
+#include "runtime/c/handles.h"
 
 namespace kiln {
 namespace c_api {
 namespace {
 
-absl::StatusOr<DType> ToDType(int dtype, const std::string& name) {
-  if (dtype < KILN_F32 || dtype > KILN_I64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input ", name, ": unknown dtype ", dtype));
-  }
-  return static_cast<DType>(dtype);
-}
-
-// The shape of `input`, and a check of its byte size against it.
-absl::StatusOr<Shape> ToShape(const kiln_input& input, DType dtype) {
-  const std::string name = input.name;
-  if (input.rank < 0 || input.rank > KILN_MAX_RANK) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input ", name, ": rank ", input.rank, " is not in [0, ",
-        KILN_MAX_RANK, "]"));
-  }
-  if (input.rank > 0 && input.shape == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input ", name, ": shape is null"));
-  }
-  Shape shape(input.shape, input.shape + input.rank);
-  uint64_t bytes = DTypeSize(dtype);
-  for (int64_t dim : shape) {
-    if (dim < 0 || (dim > 0 && bytes > std::numeric_limits<uint64_t>::max() /
-                                           static_cast<uint64_t>(dim))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input ", name, ": bad dimension ", dim));
-    }
-    bytes *= static_cast<uint64_t>(dim);
-  }
+// A host input: its dtype, shape, byte size and data checked.
+absl::StatusOr<Input> ToHostInput(const kiln_input& input) {
+  const std::string what = absl::StrCat("input ", input.name);
+  KILN_ASSIGN_OR_RETURN(DType dtype, ToDType(input.dtype, what));
+  KILN_ASSIGN_OR_RETURN(Shape shape, ToShape(what, input.rank, input.shape));
+  KILN_ASSIGN_OR_RETURN(size_t bytes, ByteSize(what, dtype, shape));
   if (bytes != input.size_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input ", name, ": size_bytes is ", input.size_bytes,
-        " but its dtype and shape need ", bytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": size_bytes is ", input.size_bytes,
+                     " but its dtype and shape need ", bytes));
   }
   if (bytes > 0 && input.data == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input ", name, ": data is null"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": data is null"));
   }
-  return shape;
+  return Input::HostView(dtype, std::move(shape), input.data);
+}
+
+// A device input: an open tensor of `runtime`.
+absl::StatusOr<Input> ToDeviceInput(const kiln_device_input& input,
+                                    const SharedRuntime& runtime) {
+  const std::string what = absl::StrCat("device input ", input.name);
+  auto tensor = Lookup(input.tensor, "its tensor");
+  if (!tensor.ok()) return Annotate(tensor.status(), what);
+  if ((*tensor)->shared.get() != &runtime) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": its tensor belongs to another runtime (a tensor is usable "
+              "only with the runtime it was made from)"));
+  }
+  return Input((*tensor)->tensor);
+}
+
+// Adds `input` to `inputs` under `name`, which must be new.
+absl::Status Add(const char* name, absl::StatusOr<Input> input,
+                 Inputs& inputs) {
+  if (!input.ok()) return input.status();
+  if (!inputs.emplace(name, *std::move(input)).second) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input ", name, " is given twice"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<Inputs> ToInputs(const kiln_input* inputs, size_t count) {
+absl::StatusOr<DType> ToDType(int dtype, const std::string& what) {
+  if (dtype < KILN_F32 || dtype > KILN_I64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": unknown dtype ", dtype));
+  }
+  return static_cast<DType>(dtype);
+}
+
+absl::StatusOr<Shape> ToShape(const std::string& what, int32_t rank,
+                              const int64_t* dims) {
+  if (rank < 0 || rank > KILN_MAX_RANK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": rank ", rank, " is not in [0, ", KILN_MAX_RANK, "]"));
+  }
+  if (rank > 0 && dims == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": shape is null"));
+  }
+  return Shape(dims, dims + rank);
+}
+
+absl::StatusOr<size_t> ByteSize(const std::string& what, DType dtype,
+                                const Shape& shape) {
+  uint64_t bytes = DTypeSize(dtype);
+  for (int64_t dim : shape) {
+    if (dim < 0 || (dim > 0 && bytes > std::numeric_limits<size_t>::max() /
+                                           static_cast<uint64_t>(dim))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": bad dimension ", dim));
+    }
+    bytes *= static_cast<uint64_t>(dim);
+  }
+  return static_cast<size_t>(bytes);
+}
+
+absl::StatusOr<Inputs> ToInputs(const kiln_input* inputs, size_t count,
+                                const kiln_device_input* device_inputs,
+                                size_t device_count,
+                                const SharedRuntime& runtime) {
   if (count > 0 && inputs == nullptr) {
     return absl::InvalidArgumentError("inputs is null");
   }
+  if (device_count > 0 && device_inputs == nullptr) {
+    return absl::InvalidArgumentError("device_inputs is null");
+  }
   Inputs result;
   for (size_t i = 0; i < count; ++i) {
-    const kiln_input& input = inputs[i];
-    if (input.name == nullptr) {
+    if (inputs[i].name == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("input ", i, ": null name"));
     }
-    auto dtype = ToDType(input.dtype, input.name);
-    if (!dtype.ok()) return dtype.status();
-    auto shape = ToShape(input, *dtype);
-    if (!shape.ok()) return shape.status();
-    auto [it, added] = result.emplace(
-        input.name, Input::HostView(*dtype, *std::move(shape), input.data));
-    if (!added) {
+    KILN_RETURN_IF_ERROR(Add(inputs[i].name, ToHostInput(inputs[i]), result));
+  }
+  for (size_t i = 0; i < device_count; ++i) {
+    const kiln_device_input& input = device_inputs[i];
+    if (input.name == nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat("input ", input.name, " is given twice"));
+          absl::StrCat("device input ", i, ": null name"));
     }
+    KILN_RETURN_IF_ERROR(
+        Add(input.name, ToDeviceInput(input, runtime), result));
   }
   return result;
 }

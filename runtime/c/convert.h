@@ -10,15 +10,30 @@
 #include "absl/status/statusor.h"
 #include "kiln/kiln.h"
 #include "kiln/runtime.h"
+#include "runtime/artifact/artifact.h"
 #include "runtime/c/objects.h"
 
 namespace kiln {
 namespace c_api {
 
-// Checks every field of `inputs` (names, dtypes, ranks, byte sizes) and
-// makes views of their host data: the C++ API then checks them against the
-// entry.
-absl::StatusOr<Inputs> ToInputs(const kiln_input* inputs, size_t count);
+// A kiln_dtype's DType; `what` names the tensor in errors.
+absl::StatusOr<DType> ToDType(int dtype, const std::string& what);
+// The shape of `rank` dims at `dims` (null only for rank 0).
+absl::StatusOr<Shape> ToShape(const std::string& what, int32_t rank,
+                              const int64_t* dims);
+// The bytes of a dense tensor of `dtype` and `shape`: InvalidArgument for a
+// negative dimension or a size that does not fit in size_t.
+absl::StatusOr<size_t> ByteSize(const std::string& what, DType dtype,
+                                const Shape& shape);
+
+// Checks every field of `inputs` (names, dtypes, ranks, byte sizes) and of
+// `device_inputs` (open tensors of `runtime`; each name once in all) and
+// makes views of their host data and device tensors: the C++ API then checks
+// them against the entry.
+absl::StatusOr<Inputs> ToInputs(const kiln_input* inputs, size_t count,
+                                const kiln_device_input* device_inputs,
+                                size_t device_count,
+                                const SharedRuntime& runtime);
 
 // `name` must outlive the info.
 kiln_tensor_info Describe(const std::string& name, DType dtype,

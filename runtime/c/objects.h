@@ -48,6 +48,12 @@ struct kiln_trainer {
   std::unique_ptr<kiln::Trainer> trainer ABSL_PT_GUARDED_BY(mutex);
 };
 
+// A device tensor of its runtime (dense, from the runtime's pool).
+struct kiln_tensor {
+  std::shared_ptr<kiln::c_api::SharedRuntime> shared;
+  kiln::Tensor tensor;
+};
+
 // Host copies of a call's outputs, in name order.
 struct kiln_outputs {
   std::vector<std::string> names;

@@ -23,8 +23,19 @@
  * - Handles may be used from several threads: calls on one session or
  *   trainer are serialized (they run one at a time), calls on different ones
  *   run concurrently.
- * - Tensors cross as host memory: dense, row-major, little endian, with
- *   exactly the dtype, shape and byte size the artifact declares.
+ * - Tensors cross as host memory (kiln_input) or as device tensors
+ *   (kiln_tensor, passed as kiln_device_input to the *_device calls): dense,
+ *   row-major, little endian, with exactly the dtype, shape and byte size
+ *   the artifact declares.
+ *
+ * Device tensors keep a trainer's data on the GPU:
+ *
+ *   kiln_tensor* xd;
+ *   kiln_tensor_new(rt, KILN_F32, 2, x_shape, &xd);
+ *   kiln_tensor_write(xd, x, sizeof x);
+ *   kiln_device_input dev[1] = {{"x", xd}};
+ *   kiln_trainer_step_device(t, &in[1], 1, dev, 1, 0.01f, &loss);
+ *   kiln_tensor_close(xd);
  */
 #ifndef KILN_KILN_H_
 #define KILN_KILN_H_
@@ -37,7 +48,7 @@ extern "C" {
 #endif
 
 #define KILN_VERSION_MAJOR 0
-#define KILN_VERSION_MINOR 1
+#define KILN_VERSION_MINOR 2
 #define KILN_VERSION_PATCH 0
 
 /* Status codes: the numbers of absl::StatusCode (and gRPC). */
@@ -106,6 +117,15 @@ typedef struct kiln_input {
   size_t size_bytes; /* must equal the elements times the dtype's size */
 } kiln_input;
 
+/* One input of a *_device call given as a device tensor: its dtype and
+ * shape are the tensor's. The tensor must come from the runtime of the
+ * trainer or session, and work of other libraries that writes it must be
+ * complete before the call. */
+typedef struct kiln_device_input {
+  const char* name;
+  struct kiln_tensor* tensor;
+} kiln_device_input;
+
 typedef struct kiln_grad_stats {
   double global_norm;
   float max_abs;
@@ -117,6 +137,7 @@ typedef struct kiln_module kiln_module;
 typedef struct kiln_session kiln_session;
 typedef struct kiln_trainer kiln_trainer;
 typedef struct kiln_outputs kiln_outputs;
+typedef struct kiln_tensor kiln_tensor;
 
 /* --- Errors and versions ------------------------------------------------ */
 
@@ -134,6 +155,28 @@ uint32_t kiln_artifact_oldest_format_version(void);
 /* Opens GPU `device`: KILN_UNAVAILABLE without a driver. */
 kiln_status kiln_runtime_open(int device, kiln_runtime** out);
 void kiln_runtime_close(kiln_runtime* runtime);
+
+/* --- Device tensors ------------------------------------------------------ */
+
+/* A new dense tensor of `dtype` and `shape` (`rank` dims; null for rank 0)
+ * in the device memory of `runtime`, filled with zeros. It keeps what it
+ * needs of the runtime alive: closing the runtime first is allowed. */
+kiln_status kiln_tensor_new(kiln_runtime* runtime, kiln_dtype dtype,
+                            int32_t rank, const int64_t* shape,
+                            kiln_tensor** out);
+void kiln_tensor_close(kiln_tensor* tensor);
+/* Its dtype, shape and byte size (`name` is "", `role` KILN_ROLE_IO). */
+kiln_status kiln_tensor_describe(kiln_tensor* tensor, kiln_tensor_info* info);
+/* Host -> device and device -> host copies of all of its `size_bytes`
+ * bytes; they return when the copy is done. */
+kiln_status kiln_tensor_write(kiln_tensor* tensor, const void* src,
+                              size_t size_bytes);
+kiln_status kiln_tensor_read(kiln_tensor* tensor, void* dst,
+                             size_t size_bytes);
+/* Its device address (a CUdeviceptr) and byte size, for other CUDA
+ * libraries: valid until the tensor is closed. */
+kiln_status kiln_tensor_device_pointer(kiln_tensor* tensor, uint64_t* pointer,
+                                       size_t* size_bytes);
 
 /* --- Module: a loaded artifact ------------------------------------------ */
 
@@ -171,6 +214,14 @@ void kiln_session_close(kiln_session* session);
 kiln_status kiln_session_run(kiln_session* session, const char* entry,
                              const kiln_input* inputs, size_t num_inputs,
                              kiln_outputs** out);
+/* kiln_session_run with inputs given as host data and as device tensors;
+ * a name may appear once in all. */
+kiln_status kiln_session_run_device(kiln_session* session, const char* entry,
+                                    const kiln_input* inputs,
+                                    size_t num_inputs,
+                                    const kiln_device_input* device_inputs,
+                                    size_t num_device_inputs,
+                                    kiln_outputs** out);
 /* Parameters and state from a safetensors file (e.g. a checkpoint). */
 kiln_status kiln_session_load_parameters(kiln_session* session,
                                          const char* path);
@@ -204,6 +255,24 @@ kiln_status kiln_trainer_apply_update(kiln_trainer* trainer, float lr);
 kiln_status kiln_trainer_forward(kiln_trainer* trainer,
                                  const kiln_input* inputs, size_t num_inputs,
                                  kiln_outputs** out);
+/* The calls above with inputs given as host data and as device tensors
+ * (kiln_device_input); a name may appear once in all. */
+kiln_status kiln_trainer_step_device(kiln_trainer* trainer,
+                                     const kiln_input* inputs,
+                                     size_t num_inputs,
+                                     const kiln_device_input* device_inputs,
+                                     size_t num_device_inputs, float lr,
+                                     float* loss);
+kiln_status kiln_trainer_forward_backward_device(
+    kiln_trainer* trainer, const kiln_input* inputs, size_t num_inputs,
+    const kiln_device_input* device_inputs, size_t num_device_inputs,
+    float* loss);
+kiln_status kiln_trainer_forward_device(kiln_trainer* trainer,
+                                        const kiln_input* inputs,
+                                        size_t num_inputs,
+                                        const kiln_device_input* device_inputs,
+                                        size_t num_device_inputs,
+                                        kiln_outputs** out);
 /* Updates done so far. */
 kiln_status kiln_trainer_step_count(kiln_trainer* trainer, int64_t* step);
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,7 +61,8 @@ class CApiTest : public ::testing::Test {
 
 // One batch of the linear-regression problem: x [16, 5], y [16, 3].
 struct Batch {
-  Batch() : data(kiln::testing::MakeLinRegData(16, 5, 3, 7)) {
+  explicit Batch(uint64_t seed = 7)
+      : data(kiln::testing::MakeLinRegData(16, 5, 3, seed)) {
     inputs[0] = {"x", KILN_F32, 2, x_shape, data.x.data(),
                  data.x.size() * sizeof(float)};
     inputs[1] = {"y", KILN_F32, 2, y_shape, data.y.data(),
@@ -72,8 +74,39 @@ struct Batch {
   kiln_input inputs[2];
 };
 
+// A fresh seed for each run (printed, so that a failure can be replayed).
+uint64_t FreshSeed() {
+  const uint64_t seed = std::random_device{}();
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+// A device tensor of `runtime` holding `values` (f32, `shape`).
+kiln_tensor* DeviceCopy(kiln_runtime* runtime, const std::vector<int64_t>& shape,
+                        const std::vector<float>& values) {
+  kiln_tensor* tensor = nullptr;
+  EXPECT_EQ(kiln_tensor_new(runtime, KILN_F32,
+                            static_cast<int32_t>(shape.size()), shape.data(),
+                            &tensor),
+            KILN_OK)
+      << kiln_last_error();
+  EXPECT_EQ(kiln_tensor_write(tensor, values.data(), values.size() * 4),
+            KILN_OK)
+      << kiln_last_error();
+  return tensor;
+}
+
+// The bytes of resident buffer `name` of `trainer`.
+std::vector<uint8_t> ReadBytes(kiln_trainer* trainer, const char* name,
+                               size_t bytes) {
+  std::vector<uint8_t> data(bytes);
+  EXPECT_EQ(kiln_trainer_read(trainer, name, data.data(), bytes), KILN_OK)
+      << kiln_last_error();
+  return data;
+}
+
 TEST(CApiVersion, ReportsLibraryAndFormatVersions) {
-  EXPECT_STREQ(kiln_version(), "0.1.0");
+  EXPECT_STREQ(kiln_version(), "0.2.0");
   EXPECT_EQ(kiln_artifact_format_version(), 3u);
   EXPECT_EQ(kiln_artifact_oldest_format_version(), 2u);
 }
@@ -455,6 +488,272 @@ TEST_F(CApiTest, ThreadsTrainTheirOwnAndShareOneTrainer) {
   int64_t step = 0;
   ASSERT_KILN_OK(kiln_trainer_step_count(trainer_, &step));
   EXPECT_EQ(step, kThreads * kSteps);
+}
+
+TEST_F(CApiTest, DeviceTensorsRoundTrip) {
+  std::mt19937 random(FreshSeed());
+  std::uniform_int_distribution<int32_t> draw(-1000000, 1000000);
+  std::vector<int32_t> values(4 * 3 * 2);
+  for (int32_t& v : values) v = draw(random);
+  const int64_t shape[] = {4, 3, 2};
+  kiln_tensor* tensor = nullptr;
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_I32, 3, shape, &tensor));
+  std::vector<int32_t> back(values.size(), 1);
+  ASSERT_KILN_OK(kiln_tensor_read(tensor, back.data(), back.size() * 4));
+  EXPECT_EQ(back, std::vector<int32_t>(values.size(), 0)) << "not zeroed";
+  ASSERT_KILN_OK(kiln_tensor_write(tensor, values.data(), values.size() * 4));
+  ASSERT_KILN_OK(kiln_tensor_read(tensor, back.data(), back.size() * 4));
+  EXPECT_EQ(back, values);
+
+  kiln_tensor_info info;
+  ASSERT_KILN_OK(kiln_tensor_describe(tensor, &info));
+  EXPECT_STREQ(info.name, "");
+  EXPECT_EQ(info.dtype, KILN_I32);
+  EXPECT_EQ(info.role, KILN_ROLE_IO);
+  ASSERT_EQ(info.rank, 3);
+  EXPECT_EQ(info.shape[0], 4);
+  EXPECT_EQ(info.shape[1], 3);
+  EXPECT_EQ(info.shape[2], 2);
+  EXPECT_EQ(info.size_bytes, values.size() * 4);
+  uint64_t pointer = 0;
+  size_t size = 0;
+  ASSERT_KILN_OK(kiln_tensor_device_pointer(tensor, &pointer, &size));
+  EXPECT_NE(pointer, 0u);
+  EXPECT_EQ(size, values.size() * 4);
+
+  // A scalar, and a tensor that outlives its runtime's handle.
+  kiln_tensor* scalar = nullptr;
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_F32, 0, nullptr, &scalar));
+  kiln_runtime_close(runtime_);
+  runtime_ = nullptr;
+  const float pi = 3.25f;
+  float got = 0;
+  ASSERT_KILN_OK(kiln_tensor_write(scalar, &pi, 4));
+  ASSERT_KILN_OK(kiln_tensor_read(scalar, &got, 4));
+  EXPECT_EQ(got, pi);
+  kiln_tensor_close(scalar);
+  kiln_tensor_close(tensor);
+}
+
+TEST_F(CApiTest, DeviceTensorMisuseIsAnError) {
+  const int64_t shape[] = {2, 3};
+  kiln_tensor* tensor = nullptr;
+  EXPECT_KILN_ERROR(kiln_tensor_new(nullptr, KILN_F32, 2, shape, &tensor),
+                    KILN_INVALID_ARGUMENT, "runtime is null");
+  EXPECT_KILN_ERROR(kiln_tensor_new(runtime_, KILN_F32, 2, shape, nullptr),
+                    KILN_INVALID_ARGUMENT, "out is null");
+  EXPECT_KILN_ERROR(kiln_tensor_new(runtime_, static_cast<kiln_dtype>(42), 2,
+                                    shape, &tensor),
+                    KILN_INVALID_ARGUMENT, "unknown dtype 42");
+  EXPECT_KILN_ERROR(kiln_tensor_new(runtime_, KILN_F32, 17, shape, &tensor),
+                    KILN_INVALID_ARGUMENT, "rank 17");
+  EXPECT_KILN_ERROR(kiln_tensor_new(runtime_, KILN_F32, 2, nullptr, &tensor),
+                    KILN_INVALID_ARGUMENT, "shape is null");
+  const int64_t negative[] = {2, -3};
+  EXPECT_KILN_ERROR(kiln_tensor_new(runtime_, KILN_F32, 2, negative, &tensor),
+                    KILN_INVALID_ARGUMENT, "bad dimension -3");
+  const int64_t huge[] = {int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_KILN_ERROR(kiln_tensor_new(runtime_, KILN_F32, 2, huge, &tensor),
+                    KILN_INVALID_ARGUMENT, "bad dimension");
+  EXPECT_EQ(tensor, nullptr);
+
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_F32, 2, shape, &tensor));
+  float data[6] = {};
+  EXPECT_KILN_ERROR(kiln_tensor_write(tensor, data, 20), KILN_INVALID_ARGUMENT,
+                    "tensor holds 24 bytes, the caller's buffer 20");
+  EXPECT_KILN_ERROR(kiln_tensor_read(tensor, data, 28), KILN_INVALID_ARGUMENT,
+                    "holds 24 bytes");
+  EXPECT_KILN_ERROR(kiln_tensor_read(tensor, nullptr, 24),
+                    KILN_INVALID_ARGUMENT, "buffer is null");
+  EXPECT_KILN_ERROR(kiln_tensor_describe(tensor, nullptr),
+                    KILN_INVALID_ARGUMENT, "info is null");
+  uint64_t pointer = 0;
+  size_t size = 0;
+  EXPECT_KILN_ERROR(kiln_tensor_device_pointer(tensor, nullptr, &size),
+                    KILN_INVALID_ARGUMENT, "pointer is null");
+  EXPECT_KILN_ERROR(kiln_tensor_device_pointer(tensor, &pointer, nullptr),
+                    KILN_INVALID_ARGUMENT, "size_bytes is null");
+  EXPECT_EQ(pointer, 0u);
+  EXPECT_KILN_ERROR(kiln_tensor_read(nullptr, data, 24),
+                    KILN_INVALID_ARGUMENT, "tensor is null");
+  // Handles of another kind, both ways.
+  EXPECT_KILN_ERROR(
+      kiln_tensor_read(reinterpret_cast<kiln_tensor*>(runtime_), data, 24),
+      KILN_INVALID_ARGUMENT, "not an open handle");
+  EXPECT_KILN_ERROR(
+      kiln_runtime_open(0, nullptr), KILN_INVALID_ARGUMENT, "out is null");
+  size_t count = 0;
+  EXPECT_KILN_ERROR(
+      kiln_module_entry_count(reinterpret_cast<kiln_module*>(tensor), &count),
+      KILN_INVALID_ARGUMENT, "not an open handle");
+  kiln_tensor_close(tensor);
+  EXPECT_KILN_ERROR(kiln_tensor_read(tensor, data, 24), KILN_INVALID_ARGUMENT,
+                    "not an open handle");
+  EXPECT_KILN_ERROR(kiln_tensor_device_pointer(tensor, &pointer, &size),
+                    KILN_INVALID_ARGUMENT, "not an open handle");
+  kiln_tensor_close(tensor);  // twice: harmless
+  kiln_tensor_close(nullptr);
+}
+
+// Two trainers of one seed, one fed host data, the other the same data in
+// device tensors (or both kinds at once): every loss, gradient, parameter and
+// output agrees to the bit.
+TEST_F(CApiTest, DeviceInputsGiveTheStepsOfHostInputs) {
+  LoadLinReg();
+  kiln_trainer* device_fed = nullptr;
+  ASSERT_KILN_OK(kiln_trainer_new(module_, 3, &trainer_));
+  ASSERT_KILN_OK(kiln_trainer_new(module_, 3, &device_fed));
+  Batch batch(FreshSeed());
+  kiln_tensor* x = DeviceCopy(runtime_, {16, 5}, batch.data.x);
+  kiln_tensor* y = DeviceCopy(runtime_, {16, 3}, batch.data.y);
+  const kiln_device_input both[] = {{"x", x}, {"y", y}};
+  const kiln_device_input only_x[] = {{"x", x}};
+
+  for (int i = 0; i < 5; ++i) {
+    float host_loss = 0, device_loss = 1;
+    ASSERT_KILN_OK(kiln_trainer_step(trainer_, batch.inputs, 2, 0.05f,
+                                     &host_loss));
+    if (i % 2 == 0) {
+      ASSERT_KILN_OK(kiln_trainer_step_device(device_fed, nullptr, 0, both, 2,
+                                              0.05f, &device_loss));
+    } else {
+      ASSERT_KILN_OK(kiln_trainer_step_device(device_fed, &batch.inputs[1], 1,
+                                              only_x, 1, 0.05f, &device_loss));
+    }
+    EXPECT_EQ(0, std::memcmp(&host_loss, &device_loss, 4)) << "step " << i;
+  }
+  float host_loss = 0, device_loss = 1;
+  ASSERT_KILN_OK(kiln_trainer_forward_backward(trainer_, batch.inputs, 2,
+                                               &host_loss));
+  ASSERT_KILN_OK(kiln_trainer_forward_backward_device(
+      device_fed, nullptr, 0, both, 2, &device_loss));
+  EXPECT_EQ(0, std::memcmp(&host_loss, &device_loss, 4));
+  for (const char* name : {"w", "b", "grad.w", "grad.b", "adam_m.w"}) {
+    const size_t bytes = name[std::strlen(name) - 1] == 'w' ? 60 : 12;
+    EXPECT_EQ(ReadBytes(trainer_, name, bytes),
+              ReadBytes(device_fed, name, bytes))
+        << name;
+  }
+
+  kiln_outputs* host_out = nullptr;
+  kiln_outputs* device_out = nullptr;
+  ASSERT_KILN_OK(kiln_trainer_forward(trainer_, batch.inputs, 2, &host_out));
+  ASSERT_KILN_OK(kiln_trainer_forward_device(device_fed, &batch.inputs[0], 1,
+                                             &both[1], 1, &device_out));
+  std::vector<float> host_pred(48), device_pred(48, -1);
+  ASSERT_KILN_OK(kiln_outputs_read(host_out, "pred", host_pred.data(), 192));
+  ASSERT_KILN_OK(
+      kiln_outputs_read(device_out, "pred", device_pred.data(), 192));
+  EXPECT_EQ(0, std::memcmp(host_pred.data(), device_pred.data(), 192));
+  kiln_outputs_free(host_out);
+  kiln_outputs_free(device_out);
+  kiln_trainer_close(device_fed);
+  kiln_tensor_close(x);
+  kiln_tensor_close(y);
+}
+
+TEST_F(CApiTest, SessionRunsOnDeviceInputs) {
+  kiln::testing::LinRegOptions options;
+  options.inference_only = true;
+  LoadLinReg(options);
+  kiln_session* session = nullptr;
+  ASSERT_KILN_OK(kiln_session_new(module_, 0, &session));
+  Batch batch(FreshSeed());
+  kiln_tensor* x = DeviceCopy(runtime_, {16, 5}, batch.data.x);
+  const kiln_device_input device_x = {"x", x};
+  kiln_outputs* host_out = nullptr;
+  kiln_outputs* device_out = nullptr;
+  ASSERT_KILN_OK(kiln_session_run(session, "predict", batch.inputs, 1,
+                                  &host_out));
+  ASSERT_KILN_OK(kiln_session_run_device(session, "predict", nullptr, 0,
+                                         &device_x, 1, &device_out));
+  std::vector<float> host_pred(48), device_pred(48, -1);
+  ASSERT_KILN_OK(kiln_outputs_read(host_out, "pred", host_pred.data(), 192));
+  ASSERT_KILN_OK(
+      kiln_outputs_read(device_out, "pred", device_pred.data(), 192));
+  EXPECT_EQ(0, std::memcmp(host_pred.data(), device_pred.data(), 192));
+  EXPECT_KILN_ERROR(kiln_session_run_device(session, "predict", nullptr, 0,
+                                            &device_x, 1, nullptr),
+                    KILN_INVALID_ARGUMENT, "out is null");
+  kiln_outputs_free(host_out);
+  kiln_outputs_free(device_out);
+  kiln_session_close(session);
+  kiln_tensor_close(x);
+}
+
+TEST_F(CApiTest, BadDeviceInputsAreRejectedBeforeAnyUpdate) {
+  NewLinRegTrainer();
+  Batch batch(FreshSeed());
+  kiln_tensor* x = DeviceCopy(runtime_, {16, 5}, batch.data.x);
+  const std::vector<uint8_t> w_before = ReadBytes(trainer_, "w", 60);
+  const kiln_input* y_host = &batch.inputs[1];
+  auto step = [&](kiln_tensor* tensor) {
+    const kiln_device_input in = {"x", tensor};
+    return kiln_trainer_step_device(trainer_, y_host, 1, &in, 1, 0.1f,
+                                    nullptr);
+  };
+
+  kiln_tensor* wrong = nullptr;
+  const int64_t x_shape[] = {16, 5}, transposed[] = {5, 16};
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_I32, 2, x_shape, &wrong));
+  EXPECT_KILN_ERROR(step(wrong), KILN_INVALID_ARGUMENT, "must be f32[16, 5]");
+  kiln_tensor_close(wrong);
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_F32, 2, transposed, &wrong));
+  EXPECT_KILN_ERROR(step(wrong), KILN_INVALID_ARGUMENT, "must be f32[16, 5]");
+  kiln_tensor_close(wrong);
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_F32, 1, x_shape, &wrong));
+  EXPECT_KILN_ERROR(step(wrong), KILN_INVALID_ARGUMENT, "must be f32[16, 5]");
+  kiln_tensor_close(wrong);
+  EXPECT_KILN_ERROR(step(wrong), KILN_INVALID_ARGUMENT,
+                    "device input x: its tensor is not an open handle");
+  EXPECT_KILN_ERROR(step(nullptr), KILN_INVALID_ARGUMENT,
+                    "device input x: its tensor is null");
+  EXPECT_KILN_ERROR(step(reinterpret_cast<kiln_tensor*>(trainer_)),
+                    KILN_INVALID_ARGUMENT, "not an open handle");
+
+  // A tensor of another runtime.
+  kiln_runtime* other = nullptr;
+  ASSERT_KILN_OK(kiln_runtime_open(0, &other));
+  kiln_tensor* foreign = DeviceCopy(other, {16, 5}, batch.data.x);
+  EXPECT_KILN_ERROR(step(foreign), KILN_INVALID_ARGUMENT,
+                    "device input x: its tensor belongs to another runtime");
+  kiln_tensor_close(foreign);
+  kiln_runtime_close(other);
+
+  // Names: twice (host and device), none, unknown; null arrays.
+  const kiln_device_input x_device = {"x", x}, y_device = {"y", x};
+  EXPECT_KILN_ERROR(kiln_trainer_step_device(trainer_, batch.inputs, 2,
+                                             &x_device, 1, 0.1f, nullptr),
+                    KILN_INVALID_ARGUMENT, "input x is given twice");
+  const kiln_device_input unnamed = {nullptr, x};
+  EXPECT_KILN_ERROR(kiln_trainer_step_device(trainer_, y_host, 1, &unnamed, 1,
+                                             0.1f, nullptr),
+                    KILN_INVALID_ARGUMENT, "device input 0: null name");
+  EXPECT_KILN_ERROR(kiln_trainer_step_device(trainer_, y_host, 1, nullptr, 1,
+                                             0.1f, nullptr),
+                    KILN_INVALID_ARGUMENT, "device_inputs is null");
+  EXPECT_KILN_ERROR(kiln_trainer_step_device(trainer_, &batch.inputs[0], 1,
+                                             &y_device, 1, 0.1f, nullptr),
+                    KILN_INVALID_ARGUMENT, "y");  // x's tensor as y
+  EXPECT_KILN_ERROR(kiln_trainer_forward_backward_device(
+                        trainer_, nullptr, 0, &x_device, 1, nullptr),
+                    KILN_INVALID_ARGUMENT, "missing input 'y'");
+  kiln_outputs* out = nullptr;
+  EXPECT_KILN_ERROR(kiln_trainer_forward_device(trainer_, y_host, 1, &x_device,
+                                                1, nullptr),
+                    KILN_INVALID_ARGUMENT, "out is null");
+  EXPECT_KILN_ERROR(kiln_trainer_forward_device(nullptr, y_host, 1, &x_device,
+                                                1, &out),
+                    KILN_INVALID_ARGUMENT, "trainer is null");
+  EXPECT_EQ(out, nullptr);
+
+  int64_t steps = -1;
+  ASSERT_KILN_OK(kiln_trainer_step_count(trainer_, &steps));
+  EXPECT_EQ(steps, 0);
+  EXPECT_EQ(ReadBytes(trainer_, "w", 60), w_before);
+  // The right tensor still works; closing it after the call is fine.
+  EXPECT_KILN_OK(step(x));
+  kiln_tensor_close(x);
 }
 
 TEST_F(CApiTest, LastErrorIsPerThread) {
