@@ -14,6 +14,7 @@
 
 #include "codegen/cuda/AttentionFusion.h"
 #include "codegen/cuda/AttentionKernelAttr.h"
+#include "codegen/cuda/EmitterRegistry.h"
 
 namespace mlir::kiln::codegen {
 namespace {
@@ -88,5 +89,8 @@ public:
 std::unique_ptr<KernelEmitter> createAttentionEmitter() {
   return std::make_unique<AttentionEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Attention,
+                                              createAttentionEmitter);
 
 } // namespace mlir::kiln::codegen

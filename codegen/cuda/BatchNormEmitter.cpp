@@ -22,6 +22,7 @@
 
 #include "codegen/cuda/BatchNormKernels.h"
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -361,5 +362,8 @@ void emitBatchNormKernels(FusionBuilder &builder, Operation *op,
 std::unique_ptr<KernelEmitter> createBatchNormEmitter() {
   return std::make_unique<BatchNormEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::BatchNorm,
+                                              createBatchNormEmitter);
 
 } // namespace mlir::kiln::codegen

@@ -23,6 +23,7 @@
 #include "codegen/cuda/ConvKernelAttr.h"
 #include "codegen/cuda/ConvPlan.h"
 #include "codegen/cuda/ConvSetup.h"
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/KernelRenderer.h"
@@ -781,5 +782,8 @@ public:
 std::unique_ptr<KernelEmitter> createConvEmitter() {
   return std::make_unique<ConvEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Conv,
+                                              createConvEmitter);
 
 } // namespace mlir::kiln::codegen

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/CustomKernelSource.h"
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -254,5 +255,8 @@ public:
 std::unique_ptr<KernelEmitter> createCustomEmitter() {
   return std::make_unique<CustomEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Custom,
+                                              createCustomEmitter);
 
 } // namespace mlir::kiln::codegen

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -225,5 +226,8 @@ public:
 std::unique_ptr<KernelEmitter> createEmbeddingEmitter() {
   return std::make_unique<EmbeddingEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Embedding,
+                                              createEmbeddingEmitter);
 
 } // namespace mlir::kiln::codegen

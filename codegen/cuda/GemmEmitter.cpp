@@ -27,6 +27,7 @@
 
 #include "codegen/cuda/GemmEmitter.h"
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/GemmConfig.h"
 #include "codegen/cuda/GemmEpilogue.h"
@@ -338,5 +339,8 @@ public:
 std::unique_ptr<KernelEmitter> createGemmEmitter() {
   return std::make_unique<GemmEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Gemm,
+                                              createGemmEmitter);
 
 } // namespace mlir::kiln::codegen

@@ -3,12 +3,14 @@
 
 #include "codegen/cuda/KernelEmitter.h"
 
-#include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cstring>
+#include <utility>
 
 namespace mlir::kiln::codegen {
 
@@ -27,20 +29,28 @@ LaunchArg LaunchArg::tensorMapOf(const LaunchArg &buffer, TensorMapLayout map) {
   return arg;
 }
 
+/// The factories registered so far; a function's static, so that it exists
+/// before the first registration whatever the order of initialisation.
+static std::vector<std::pair<EmitterOrder, EmitterFactory>> &
+registeredFactories() {
+  static auto *factories =
+      new std::vector<std::pair<EmitterOrder, EmitterFactory>>();
+  return *factories;
+}
+
+EmitterRegistration::EmitterRegistration(EmitterOrder order,
+                                         EmitterFactory factory) {
+  registeredFactories().emplace_back(order, factory);
+}
+
 const std::vector<std::unique_ptr<KernelEmitter>> &kernelEmitters() {
   static const std::vector<std::unique_ptr<KernelEmitter>> *emitters = [] {
+    std::vector<std::pair<EmitterOrder, EmitterFactory>> factories =
+        registeredFactories();
+    llvm::stable_sort(factories, llvm::less_first());
     auto *list = new std::vector<std::unique_ptr<KernelEmitter>>();
-    list->push_back(createGemmEmitter());
-    list->push_back(createReductionEmitter());
-    list->push_back(createAttentionEmitter());
-    list->push_back(createEmbeddingEmitter());
-    list->push_back(createPoolEmitter());
-    list->push_back(createResizeEmitter());
-    list->push_back(createBatchNormEmitter());
-    list->push_back(createRnnEmitter());
-    list->push_back(createConvEmitter());
-    list->push_back(createCustomEmitter());
-    list->push_back(createPointwiseEmitter());
+    for (const auto &[order, factory] : factories)
+      list->push_back(factory());
     return list;
   }();
   return *emitters;

@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/PointwiseEmitter.h"
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/ScalarEmitter.h"
 
@@ -721,5 +722,8 @@ namespace mlir::kiln::codegen {
 std::unique_ptr<KernelEmitter> createPointwiseEmitter() {
   return std::make_unique<pointwise::PointwiseEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Pointwise,
+                                              createPointwiseEmitter);
 
 } // namespace mlir::kiln::codegen

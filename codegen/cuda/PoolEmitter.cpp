@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -227,5 +228,8 @@ public:
 std::unique_ptr<KernelEmitter> createPoolEmitter() {
   return std::make_unique<PoolEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Pool,
+                                              createPoolEmitter);
 
 } // namespace mlir::kiln::codegen

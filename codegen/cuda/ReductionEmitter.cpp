@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/ReductionKernels.h"
@@ -1037,5 +1038,8 @@ public:
 std::unique_ptr<KernelEmitter> createReductionEmitter() {
   return std::make_unique<ReductionEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Reduction,
+                                              createReductionEmitter);
 
 } // namespace mlir::kiln::codegen

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/ScalarEmitter.h"
@@ -146,5 +147,8 @@ private:
 std::unique_ptr<KernelEmitter> createResizeEmitter() {
   return std::make_unique<ResizeEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Resize,
+                                              createResizeEmitter);
 
 } // namespace mlir::kiln::codegen

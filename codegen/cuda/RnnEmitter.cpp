@@ -18,6 +18,7 @@
 
 #include "codegen/cuda/RnnEmitter.h"
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 
 #include "kiln/rnn_layout.cuh"
@@ -464,5 +465,8 @@ public:
 std::unique_ptr<KernelEmitter> createRnnEmitter() {
   return std::make_unique<RnnEmitter>();
 }
+
+static const EmitterRegistration registration(EmitterOrder::Rnn,
+                                              createRnnEmitter);
 
 } // namespace mlir::kiln::codegen
