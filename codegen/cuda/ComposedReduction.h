@@ -32,7 +32,7 @@
 #define KILN_CODEGEN_CUDA_COMPOSEDREDUCTION_H
 
 #include "codegen/cuda/ReductionKernels.h"
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/reduce_layout.cuh"
 

@@ -19,7 +19,7 @@
 
 #include "codegen/cuda/ConvEmitter.h"
 
-#include "codegen/cuda/BatchNormKernels.h"
+#include "codegen/cuda/norm/BatchNormKernels.h"
 #include "codegen/cuda/ConvKernelAttr.h"
 #include "codegen/cuda/ConvPlan.h"
 #include "codegen/cuda/ConvSetup.h"
@@ -27,7 +27,7 @@
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/KernelRenderer.h"
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/batch_norm_layout.cuh"
 #include "kiln/conv_layout.cuh"

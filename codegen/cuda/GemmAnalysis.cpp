@@ -2,7 +2,7 @@
 
 #include "codegen/cuda/GemmPlan.h"
 
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -3,7 +3,7 @@
 #include "codegen/cuda/GemmEpilogue.h"
 
 #include "codegen/cuda/EmitterUtils.h"
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/raw_ostream.h"

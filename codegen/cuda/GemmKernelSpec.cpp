@@ -2,7 +2,7 @@
 
 #include "codegen/cuda/GemmKernelSpec.h"
 
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/gemm_layout.cuh"
 

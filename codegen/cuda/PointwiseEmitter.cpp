@@ -42,7 +42,7 @@
 #include "codegen/cuda/PointwiseEmitter.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "compiler/transforms/MemoryPlan.h"
 #include "compiler/transforms/OpClasses.h"

@@ -8,7 +8,7 @@
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/KernelRenderer.h"
 #include "codegen/cuda/Nvrtc.h"
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "compiler/training/TrainStep.h"
 #include "runtime/artifact/launch_limits.h"

@@ -13,7 +13,7 @@
 
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/PointwiseEmitter.h"
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"
 

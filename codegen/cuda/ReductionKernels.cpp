@@ -2,7 +2,7 @@
 
 #include "codegen/cuda/ReductionKernels.h"
 
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/reduce_layout.cuh"
 

@@ -114,16 +114,4 @@ std::vector<TemplateInstance> mergedTemplateInstances() {
           {"single_part", a.source, {"sm_90", "sm_80"}}};
 }
 
-std::vector<TemplateInstance> allTemplateInstances() {
-  std::vector<TemplateInstance> all;
-  for (auto family : {mergedTemplateInstances, attentionTemplateInstances,
-                      batchNormTemplateInstances, convTemplateInstances,
-                      embeddingTemplateInstances, gemmTemplateInstances,
-                      pointwiseTemplateInstances, poolTemplateInstances,
-                      reductionTemplateInstances, resizeTemplateInstances,
-                      rnnTemplateInstances})
-    llvm::append_range(all, family());
-  return all;
-}
-
 } // namespace mlir::kiln::codegen

@@ -1,8 +1,8 @@
 //===- custom_layout.cuh - launch geometry of user kernels (kiln.custom) --===//
 //
 // Shared by the ABI header user kernels include (custom_op.cuh) and the
-// planner that launches them (codegen/cuda/CustomEmitter.cpp), so the two
-// agree on the rank a tensor may have and on how a grid is sized.
+// planner that launches them (codegen/cuda/custom/CustomEmitter.cpp), so the
+// two agree on the rank a tensor may have and on how a grid is sized.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -1,8 +1,8 @@
 //===- scalar_ops.cuh - kiln's element-wise ops on one element ------------===//
 //
 // The device form of the ops the ScalarEmitter writes as one call (its table
-// of device functions, codegen/cuda/ScalarEmitter.cpp): the element of the
-// result from the elements of the operands, in compute type (float for
+// of device functions, codegen/cuda/scalar/ScalarEmitter.cpp): the element of
+// the result from the elements of the operands, in compute type (float for
 // f32/bf16/f16, int for i32). Float arithmetic is IEEE f32 as written (no
 // fast math); i32 arithmetic wraps modulo 2^32. A bf16 or f16 result is
 // rounded by the caller, once, after the call (kiln_round_bf16/f16), where

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/CustomKernelSource.h"
+#include "codegen/cuda/custom/CustomKernelSource.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"

@@ -34,8 +34,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_SCALAREMITTER_H
-#define KILN_CODEGEN_CUDA_SCALAREMITTER_H
+#ifndef KILN_CODEGEN_CUDA_SCALAR_SCALAREMITTER_H
+#define KILN_CODEGEN_CUDA_SCALAR_SCALAREMITTER_H
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -177,4 +177,4 @@ private:
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_SCALAREMITTER_H
+#endif // KILN_CODEGEN_CUDA_SCALAR_SCALAREMITTER_H

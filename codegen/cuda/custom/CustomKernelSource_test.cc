@@ -1,4 +1,4 @@
-#include "codegen/cuda/CustomKernelSource.h"
+#include "codegen/cuda/custom/CustomKernelSource.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_CUSTOMKERNELSOURCE_H
-#define KILN_CODEGEN_CUDA_CUSTOMKERNELSOURCE_H
+#ifndef KILN_CODEGEN_CUDA_CUSTOM_CUSTOMKERNELSOURCE_H
+#define KILN_CODEGEN_CUDA_CUSTOM_CUSTOMKERNELSOURCE_H
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -53,4 +53,4 @@ bool mentionsIdentifier(llvm::StringRef text, llvm::StringRef name);
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_CUSTOMKERNELSOURCE_H
+#endif // KILN_CODEGEN_CUDA_CUSTOM_CUSTOMKERNELSOURCE_H

@@ -1,6 +1,6 @@
 //===- CustomKernelSource.cpp - the user's file of a kiln.custom ----------===//
 
-#include "codegen/cuda/CustomKernelSource.h"
+#include "codegen/cuda/custom/CustomKernelSource.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"

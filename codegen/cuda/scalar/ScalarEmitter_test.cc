@@ -4,7 +4,7 @@
 // scalar form without a lowering, or a lowering left behind for an op that
 // lost its scalar form, fails here.
 
-#include "codegen/cuda/ScalarEmitter.h"
+#include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 

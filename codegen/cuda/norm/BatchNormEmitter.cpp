@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/BatchNormKernels.h"
+#include "codegen/cuda/norm/BatchNormKernels.h"
 
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_BATCHNORMKERNELS_H
-#define KILN_CODEGEN_CUDA_BATCHNORMKERNELS_H
+#ifndef KILN_CODEGEN_CUDA_NORM_BATCHNORMKERNELS_H
+#define KILN_CODEGEN_CUDA_NORM_BATCHNORMKERNELS_H
 
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/GpuTarget.h"
@@ -49,4 +49,4 @@ void emitBatchNormKernels(FusionBuilder &builder, Operation *op,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_BATCHNORMKERNELS_H
+#endif // KILN_CODEGEN_CUDA_NORM_BATCHNORMKERNELS_H
