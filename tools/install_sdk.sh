@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the kiln SDK and installs it under PREFIX (docs/sdk.md):
 #   PREFIX/include/kiln/kiln.h            the C API (self-contained)
-#   PREFIX/lib/libkiln_runtime.a          the runtime with Abseil folded in
+#   PREFIX/include/kiln/*.h               the C++ API (needs Abseil's headers)
+#   PREFIX/lib/libkiln_runtime.a          both APIs, Abseil's code folded in
 #   PREFIX/lib/libkiln.so                 the C API as a shared library
 #   PREFIX/lib/cmake/kiln/kilnConfig.cmake, kilnConfigVersion.cmake
 #   PREFIX/lib/pkgconfig/kiln.pc

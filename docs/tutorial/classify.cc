@@ -4,6 +4,7 @@
 
 #include "kiln/runtime.h"
 #include "kiln/status.h"
+#include "runtime/io/safetensors.h"
 
 absl::Status Classify(const char* model_file, const char* checkpoint,
                       const char* images) {

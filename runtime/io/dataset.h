@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "kiln/batch_options.h"
 #include "runtime/io/dtype.h"
 
 namespace kiln {
@@ -165,25 +166,7 @@ class MappedDataset {
   uint64_t map_count_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-struct BatchOptions {
-  uint64_t batch_size = 1;
-  // Random order: a new permutation of all records every epoch (without
-  // replacement), from (seed, epoch). Otherwise records in file order.
-  bool shuffle = true;
-  uint64_t seed = 0;
-  // Drop a last batch smaller than batch_size (otherwise it is delivered
-  // short).
-  bool drop_last = true;
-  // Stop after this many epochs; 0 = never.
-  uint64_t num_epochs = 0;
-  // Data parallel: the batches of `shard_count` ranks together form global
-  // batches of shard_count * batch_size records, drawn as above; this rank
-  // gets the shard_index-th slice of each. So N ranks see, step by step,
-  // exactly the batches one rank with an N times larger batch would see.
-  // Shards always drop a short last batch.
-  uint64_t shard_count = 1;
-  uint64_t shard_index = 0;
-};
+using ::kiln::BatchOptions;
 
 // Which records make up each batch. Deterministic: the same (record count,
 // options) give the same sequence on every machine. Keeps one epoch's order in
@@ -240,13 +223,7 @@ struct Batch {
   std::vector<uint64_t> record_indices;
 };
 
-// Runs on the producer thread over each batch's records as soon as they are
-// read, before the consumer gets them: `records` holds indices.size()
-// records of the dataset's record_bytes(), the i-th being record indices[i]
-// of the file. It may check them (an error is the batch's error, as a read
-// error is) or rewrite them in place (e.g. narrow a field's values).
-using RecordHook = std::function<absl::Status(
-    uint8_t* records, absl::Span<const uint64_t> indices)>;
+using ::kiln::RecordHook;
 
 // Fills batches on a background thread into two alternating slots (double
 // buffering): while the consumer holds batch n in slot n % 2, the producer

@@ -42,37 +42,7 @@ absl::StatusOr<std::string> Quote(const std::string& s) {
   }
 }
 
-template <typename T>
-std::vector<uint8_t> RawBytes(const std::vector<T>& values) {
-  std::vector<uint8_t> out(values.size() * sizeof(T));
-  if (!out.empty()) std::memcpy(out.data(), values.data(), out.size());
-  return out;
-}
-
 }  // namespace
-
-HostTensor HostTensor::F32(std::vector<int64_t> shape,
-                           const std::vector<float>& values) {
-  return HostTensor{DType::kF32, std::move(shape), RawBytes(values)};
-}
-
-HostTensor HostTensor::I32(std::vector<int64_t> shape,
-                           const std::vector<int32_t>& values) {
-  return HostTensor{DType::kI32, std::move(shape), RawBytes(values)};
-}
-
-namespace internal {
-absl::Status ElementTypeMismatch(DType have, DType want) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("the tensor holds ", SafetensorsDTypeName(have),
-                   " elements, not ", SafetensorsDTypeName(want)));
-}
-}  // namespace internal
-
-bool operator==(const HostTensor& a, const HostTensor& b) {
-  return std::tie(a.dtype, a.shape, a.data) ==
-         std::tie(b.dtype, b.shape, b.data);
-}
 
 bool operator==(const Safetensors& a, const Safetensors& b) {
   return a.tensors == b.tensors && a.metadata == b.metadata;

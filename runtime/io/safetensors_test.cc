@@ -68,7 +68,7 @@ TEST(SafetensorsTest, ValuesOfTheTensorsType) {
   absl::StatusOr<std::vector<float>> wrong = labels.Values<float>();
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),
-            "the tensor holds I32 elements, not F32");
+            "the tensor holds i32 elements, not f32");
   const HostTensor empty = HostTensor::F32({0, 4}, {});
   ASSERT_TRUE(empty.Values<float>().ok());
   EXPECT_TRUE(empty.Values<float>()->empty());

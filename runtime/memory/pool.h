@@ -18,8 +18,9 @@
 // orders the new work after the old), and by a request on another stream only
 // once a fence recorded on S at free time has completed.
 //
-// Handles (DeviceBuffer) share ownership; the block returns to the pool when
-// the last handle dies. The pool lives as long as any handle.
+// Handles (DeviceBuffer, kiln/device_buffer.h) share ownership; the block
+// returns to the pool when the last handle dies. The pool lives as long as
+// any handle.
 #ifndef KILN_RUNTIME_MEMORY_POOL_H_
 #define KILN_RUNTIME_MEMORY_POOL_H_
 
@@ -34,14 +35,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "kiln/device_buffer.h"
 
 namespace kiln {
-
-// A device address (CUdeviceptr for CUDA).
-using DevicePtr = uint64_t;
-// An opaque stream identity (a CUstream cast to an integer for CUDA; any
-// distinct values in tests). 0 is a valid stream (the default stream).
-using StreamId = uintptr_t;
 
 // Raw device memory, e.g. cuMemAlloc / cuMemFree.
 class Allocator {
@@ -88,40 +84,6 @@ struct PoolStats {
   size_t peak_bytes_in_use = 0;
   size_t peak_bytes_reserved = 0;
   std::string ToString() const;
-};
-
-class DevicePool;
-
-// Shared ownership of one pool block. Copies share the block; it returns to
-// the pool (freed on `stream()`) when the last copy is destroyed or reset.
-// Freeing records a fence on that stream, so the stream must outlive every
-// handle of the blocks allocated for it.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-
-  DevicePtr data() const { return block_ ? block_->pointer : 0; }
-  // The requested size in bytes.
-  size_t size() const { return block_ ? block_->requested : 0; }
-  // The block's size (the request rounded to its size class).
-  size_t capacity() const { return block_ ? block_->rounded : 0; }
-  // The stream the block was allocated for and will be freed on.
-  StreamId stream() const { return block_ ? block_->stream : 0; }
-  long use_count() const { return block_.use_count(); }
-  explicit operator bool() const { return block_ != nullptr; }
-  void reset() { block_.reset(); }
-
- private:
-  friend class DevicePool;
-  struct Block {
-    DevicePtr pointer = 0;
-    size_t requested = 0;
-    size_t rounded = 0;
-    StreamId stream = 0;
-  };
-  explicit DeviceBuffer(std::shared_ptr<const Block> block)
-      : block_(std::move(block)) {}
-  std::shared_ptr<const Block> block_;
 };
 
 class DevicePool : public std::enable_shared_from_this<DevicePool> {

@@ -9,11 +9,26 @@
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/driver.h"
 #include "runtime/cuda/stream.h"
+#include "runtime/io/dataset.h"
 #include "runtime/io/dtype.h"
 #include "runtime/io/finite.h"
 #include "runtime/memory/cuda_allocator.h"
+#include "runtime/memory/pool.h"
 
 namespace kiln {
+namespace {
+
+// Page-locked host memory (cuMemAllocHost) for io::BatchProducer slots.
+class PinnedHostAllocator : public io::HostAllocator {
+ public:
+  // `device` must outlive the allocator.
+  explicit PinnedHostAllocator(const Device& device) : device_(device) {}
+  absl::StatusOr<void*> Allocate(size_t bytes) override;
+  void Free(void* ptr, size_t bytes) override;
+
+ private:
+  const Device& device_;
+};
 
 absl::StatusOr<void*> PinnedHostAllocator::Allocate(size_t bytes) {
   KILN_RETURN_IF_ERROR(device_.MakeCurrent());
@@ -28,6 +43,41 @@ void PinnedHostAllocator::Free(void* ptr, size_t bytes) {
   (void)device_.MakeCurrent();
   (void)device_.driver().api().cuMemFreeHost(ptr);
 }
+
+}  // namespace
+
+struct DeviceBatchLoader::State {
+  State(const Runtime& runtime, const Stream& compute)
+      : runtime(runtime), compute(compute) {}
+  // Takes the producer's next batch and enqueues its upload.
+  absl::Status FetchAndUpload();
+
+  struct Slot {
+    std::vector<DeviceBuffer> buffers;  // one per field
+    std::unique_ptr<Event> uploaded;    // recorded on the copy stream
+    std::unique_ptr<Event> consumed;    // recorded on the compute stream
+  };
+  struct Pending {
+    io::Batch batch;
+    int slot = 0;
+  };
+
+  const Runtime& runtime;
+  const Stream& compute;
+  std::vector<io::DatasetField> fields;
+  uint64_t batch_size = 0;
+  uint64_t record_bytes = 0;
+  std::unique_ptr<PinnedHostAllocator> pinned;
+  std::unique_ptr<Stream> copy;
+  Slot slots[2];
+  std::unique_ptr<io::BatchProducer> producer;
+  bool has_pending = false;
+  Pending pending;
+  bool ended = false;
+  absl::Status error;
+  int returned_slot = -1;  // slot of the batch handed out last
+  uint64_t uploads = 0;
+};
 
 Inputs DeviceBatch::inputs() const {
   Inputs out;
@@ -98,7 +148,7 @@ io::RecordHook NarrowingHook(const io::MappedDataset& dataset,
 
 }  // namespace
 
-absl::StatusOr<io::RecordHook> LoaderHook(
+absl::StatusOr<RecordHook> LoaderHook(
     const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options) {
   KILN_ASSIGN_OR_RETURN(std::vector<io::DatasetField> loaded,
                         LoaderFields(dataset, options));
@@ -128,103 +178,109 @@ absl::StatusOr<std::unique_ptr<DeviceBatchLoader>> DeviceBatchLoader::Create(
   if (options.batch.batch_size == 0) {
     return absl::InvalidArgumentError("batch_size must be positive");
   }
-  std::unique_ptr<DeviceBatchLoader> loader(
-      new DeviceBatchLoader(runtime, compute));
-  KILN_ASSIGN_OR_RETURN(loader->fields_, LoaderFields(*dataset, options));
-  KILN_ASSIGN_OR_RETURN(io::RecordHook hook, LoaderHook(*dataset, options));
-  loader->batch_size_ = options.batch.batch_size;
-  loader->record_bytes_ = dataset->record_bytes();
+  auto state = std::make_unique<State>(runtime, compute);
+  KILN_ASSIGN_OR_RETURN(state->fields, LoaderFields(*dataset, options));
+  KILN_ASSIGN_OR_RETURN(RecordHook hook, LoaderHook(*dataset, options));
+  state->batch_size = options.batch.batch_size;
+  state->record_bytes = dataset->record_bytes();
   const Device& device = runtime.device();
-  KILN_ASSIGN_OR_RETURN(loader->copy_, Stream::Create(device));
-  for (Slot& slot : loader->slots_) {
-    for (const io::DatasetField& f : loader->fields_) {
+  KILN_ASSIGN_OR_RETURN(state->copy, Stream::Create(device));
+  for (State::Slot& slot : state->slots) {
+    for (const io::DatasetField& f : state->fields) {
       KILN_ASSIGN_OR_RETURN(
           DeviceBuffer buffer,
-          runtime.pool().Allocate(f.bytes * loader->batch_size_,
-                                  StreamIdOf(*loader->copy_)));
+          runtime.pool().Allocate(f.bytes * state->batch_size,
+                                  StreamIdOf(*state->copy)));
       slot.buffers.push_back(std::move(buffer));
     }
     KILN_ASSIGN_OR_RETURN(slot.uploaded, Event::Create(device, false));
     KILN_ASSIGN_OR_RETURN(slot.consumed, Event::Create(device, false));
   }
-  loader->pinned_ = std::make_unique<PinnedHostAllocator>(device);
+  state->pinned = std::make_unique<PinnedHostAllocator>(device);
   KILN_ASSIGN_OR_RETURN(
-      loader->producer_,
-      io::BatchProducer::Start(dataset, options.batch, loader->pinned_.get(),
+      state->producer,
+      io::BatchProducer::Start(dataset, options.batch, state->pinned.get(),
                                std::move(hook)));
-  return loader;
+  return std::unique_ptr<DeviceBatchLoader>(
+      new DeviceBatchLoader(std::move(state)));
 }
+
+DeviceBatchLoader::DeviceBatchLoader(std::unique_ptr<State> state)
+    : state_(std::move(state)) {}
 
 DeviceBatchLoader::~DeviceBatchLoader() {
   // Uploads in flight read the producer's pinned slots: finish them first.
-  if (copy_ != nullptr) (void)copy_->Synchronize();
-  producer_.reset();
+  if (state_->copy != nullptr) (void)state_->copy->Synchronize();
+  state_->producer.reset();
 }
 
-absl::Status DeviceBatchLoader::FetchAndUpload() {
-  absl::StatusOr<io::Batch> batch = producer_->Next();
+uint64_t DeviceBatchLoader::uploads() const { return state_->uploads; }
+
+absl::Status DeviceBatchLoader::State::FetchAndUpload() {
+  absl::StatusOr<io::Batch> batch = producer->Next();
   if (absl::IsOutOfRange(batch.status())) {
-    ended_ = true;
+    ended = true;
     return absl::OkStatus();
   }
   KILN_RETURN_IF_ERROR(batch.status());
   const int slot_index = static_cast<int>(batch->sequence % 2);
-  Slot& slot = slots_[slot_index];
+  Slot& slot = slots[slot_index];
   // The slot's previous batch may still be in use on the compute stream.
-  KILN_RETURN_IF_ERROR(copy_->Wait(*slot.consumed));
-  const CudaDriver* driver = &runtime_.device().driver();
-  for (size_t f = 0; f < fields_.size(); ++f) {
-    const io::DatasetField& field = fields_[f];
+  KILN_RETURN_IF_ERROR(copy->Wait(*slot.consumed));
+  const CudaDriver* driver = &runtime.device().driver();
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const io::DatasetField& field = fields[f];
     if (field.bytes == 0 || batch->num_records == 0) continue;
-    CUDA_MEMCPY2D copy;
-    std::memset(&copy, 0, sizeof(copy));
-    copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-    copy.srcHost = batch->data + field.offset;
-    copy.srcPitch = record_bytes_;
-    copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    copy.dstDevice = slot.buffers[f].data();
-    copy.dstPitch = field.bytes;
-    copy.WidthInBytes = field.bytes;
-    copy.Height = batch->num_records;
+    CUDA_MEMCPY2D upload;
+    std::memset(&upload, 0, sizeof(upload));
+    upload.srcMemoryType = CU_MEMORYTYPE_HOST;
+    upload.srcHost = batch->data + field.offset;
+    upload.srcPitch = record_bytes;
+    upload.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    upload.dstDevice = slot.buffers[f].data();
+    upload.dstPitch = field.bytes;
+    upload.WidthInBytes = field.bytes;
+    upload.Height = batch->num_records;
     KILN_RETURN_IF_ERROR(
-        Annotate(KILN_CU(driver, cuMemcpy2DAsync, &copy, copy_->handle()),
+        Annotate(KILN_CU(driver, cuMemcpy2DAsync, &upload, copy->handle()),
                  absl::StrCat("uploading field '", field.name, "'")));
   }
-  KILN_RETURN_IF_ERROR(slot.uploaded->Record(*copy_));
-  pending_.batch = std::move(*batch);
-  pending_.slot = slot_index;
-  has_pending_ = true;
-  ++uploads_;
+  KILN_RETURN_IF_ERROR(slot.uploaded->Record(*copy));
+  pending.batch = std::move(*batch);
+  pending.slot = slot_index;
+  has_pending = true;
+  ++uploads;
   return absl::OkStatus();
 }
 
 absl::StatusOr<DeviceBatch> DeviceBatchLoader::Next() {
-  KILN_RETURN_IF_ERROR(error_);
-  KILN_RETURN_IF_ERROR(runtime_.device().MakeCurrent());
+  State& s = *state_;
+  KILN_RETURN_IF_ERROR(s.error);
+  KILN_RETURN_IF_ERROR(s.runtime.device().MakeCurrent());
   // Everything the caller enqueued on the last batch is before this point of
   // the compute stream.
-  if (returned_slot_ >= 0) {
-    KILN_RETURN_IF_ERROR(slots_[returned_slot_].consumed->Record(compute_));
+  if (s.returned_slot >= 0) {
+    KILN_RETURN_IF_ERROR(s.slots[s.returned_slot].consumed->Record(s.compute));
   }
-  if (!has_pending_ && !ended_) {
-    absl::Status fetched = FetchAndUpload();
+  if (!s.has_pending && !s.ended) {
+    absl::Status fetched = s.FetchAndUpload();
     if (!fetched.ok()) {
-      error_ = fetched;
+      s.error = fetched;
       return fetched;
     }
   }
-  if (!has_pending_) {
+  if (!s.has_pending) {
     return absl::OutOfRangeError("the dataset has no more batches");
   }
-  Pending current = std::move(pending_);
-  has_pending_ = false;
-  KILN_RETURN_IF_ERROR(compute_.Wait(*slots_[current.slot].uploaded));
+  State::Pending current = std::move(s.pending);
+  s.has_pending = false;
+  KILN_RETURN_IF_ERROR(s.compute.Wait(*s.slots[current.slot].uploaded));
   // The producer reuses the host slot of `current` once asked for the next
   // batch: its upload must be complete by then.
-  KILN_RETURN_IF_ERROR(slots_[current.slot].uploaded->Synchronize());
-  if (!ended_) {
-    absl::Status fetched = FetchAndUpload();
-    if (!fetched.ok()) error_ = fetched;  // reported by the next call
+  KILN_RETURN_IF_ERROR(s.slots[current.slot].uploaded->Synchronize());
+  if (!s.ended) {
+    absl::Status fetched = s.FetchAndUpload();
+    if (!fetched.ok()) s.error = fetched;  // reported by the next call
   }
 
   DeviceBatch out;
@@ -232,15 +288,16 @@ absl::StatusOr<DeviceBatch> DeviceBatchLoader::Next() {
   out.sequence = current.batch.sequence;
   out.epoch = current.batch.epoch;
   out.batch_in_epoch = current.batch.batch_in_epoch;
-  for (size_t f = 0; f < fields_.size(); ++f) {
+  for (size_t f = 0; f < s.fields.size(); ++f) {
     Shape shape = {static_cast<int64_t>(current.batch.num_records)};
-    shape.insert(shape.end(), fields_[f].shape.begin(), fields_[f].shape.end());
+    const io::DatasetField& field = s.fields[f];
+    shape.insert(shape.end(), field.shape.begin(), field.shape.end());
     KILN_ASSIGN_OR_RETURN(
-        Tensor t, Tensor::FromBuffer(slots_[current.slot].buffers[f],
-                                     fields_[f].dtype, std::move(shape)));
-    out.fields.emplace(fields_[f].name, std::move(t));
+        Tensor t, Tensor::FromBuffer(s.slots[current.slot].buffers[f],
+                                     field.dtype, std::move(shape)));
+    out.fields.emplace(field.name, std::move(t));
   }
-  returned_slot_ = current.slot;
+  s.returned_slot = current.slot;
   return out;
 }
 

@@ -9,11 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/status.h"
+#include "runtime/artifact/artifact.h"
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/module.h"
 #include "runtime/cuda/stream.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/memory/cuda_allocator.h"
 #include "runtime/session/checkpoint_rules.h"
 #include "runtime/session/executor.h"
@@ -256,12 +258,14 @@ absl::StatusOr<std::unique_ptr<Session>> Module::NewSession(
 
 namespace {
 
-absl::StatusOr<std::vector<artifact::TensorBinding>> CallerInputs(
+absl::StatusOr<std::vector<TensorSpec>> CallerInputs(
     const Executor& e, absl::string_view entry) {
   KILN_ASSIGN_OR_RETURN(const artifact::Entry* x, e.GetEntry(entry));
-  std::vector<artifact::TensorBinding> out;
+  std::vector<TensorSpec> out;
   for (const artifact::TensorBinding& b : x->inputs) {
-    if (session_internal::SourceOf(b) == InputSource::kCaller) out.push_back(b);
+    if (session_internal::SourceOf(b) == InputSource::kCaller) {
+      out.push_back({b.name, b.dtype, b.shape});
+    }
   }
   return out;
 }
@@ -280,7 +284,7 @@ absl::StatusOr<Outputs> Session::Run(absl::string_view entry,
   return executor_->CollectOutputs(*e);
 }
 
-absl::StatusOr<std::vector<artifact::TensorBinding>> Session::InputsOf(
+absl::StatusOr<std::vector<TensorSpec>> Session::InputsOf(
     absl::string_view entry) const {
   return CallerInputs(*executor_, entry);
 }
@@ -446,7 +450,7 @@ std::vector<std::string> Trainer::gradient_names() const {
   return out;
 }
 
-absl::StatusOr<std::vector<artifact::TensorBinding>> Trainer::InputsOf(
+absl::StatusOr<std::vector<TensorSpec>> Trainer::InputsOf(
     absl::string_view entry) const {
   return CallerInputs(*executor_, entry);
 }

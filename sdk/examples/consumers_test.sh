@@ -1,9 +1,11 @@
 #!/bin/bash
 # Installs the SDK into a fresh prefix and builds and runs, against that
-# prefix only, its users in four languages: a C program (pkg-config), a CMake
-# project (find_package(kiln)), a Rust program (rustc, the C API declared by
-# hand) and a Python script (ctypes, libkiln.so). Each trains linear
-# regression on the CPU stand-in driver; the loss must fall.
+# prefix only, its users in four languages: a C program (pkg-config), two
+# CMake projects (find_package(kiln); one through the C API, one through the
+# C++ API), a Rust program (rustc, the C API declared by hand) and a Python
+# script (ctypes, libkiln.so). Each trains linear regression on the CPU
+# stand-in driver; the loss must fall. Every installed header must compile
+# alone.
 #   consumers_test.sh INSTALL_TREE SDK_FILES(6) MAKE_TEST_FILES FAKE_LIBCUDA
 #                     EXAMPLES_DIR
 set -uo pipefail
@@ -41,6 +43,21 @@ cc -std=c99 -Wall -Werror -c header.c -I"${prefix}/include" -o header_c.o ||
 c++ -x c++ -std=c++11 -Wall -Werror -c header.c -I"${prefix}/include" \
   -o header_cc.o || fail "kiln/kiln.h does not compile alone as C++"
 
+# Every installed header stands alone as C++, with only the installed
+# include directory and Abseil's.
+absl_include="$(pkg-config --variable=includedir absl_base)"
+headers=0
+for header in "${prefix}"/include/kiln/*.h; do
+  name="kiln/$(basename "${header}")"
+  echo "#include <${name}>" >alone.cc
+  c++ -std=c++17 -Wall -Werror -fsyntax-only alone.cc -I"${prefix}/include" \
+    -I"${absl_include}" >alone.log 2>&1 ||
+    fail "${name} does not compile alone: $(head -5 alone.log)"
+  headers=$((headers + 1))
+done
+[[ ${headers} -ge 10 ]] || fail "only ${headers} headers are installed"
+echo "ok   ${headers} headers compile alone"
+
 # libkiln.so exports the C API and nothing else.
 others="$(nm -D --defined-only "${prefix}/lib/libkiln.so" |
   awk '$2 ~ /[TDBRVW]/ && $3 !~ /^kiln_/' | head -3)"
@@ -64,6 +81,14 @@ grep -q "kiln 0\.[0-9]*\.[0-9]*, artifact format [0-9]" cmake.log ||
 cmake_build/train "${artifact}" 60 0.05 >cmake_run.log 2>&1 ||
   fail "CMake run: $(cat cmake_run.log)"
 falls CMake cmake_run.log
+
+# C++ API, CMake, through kiln::runtime.
+cmake -S "${examples}/cpp" -B cpp_build -DCMAKE_PREFIX_PATH="${prefix}" \
+  >cpp.log 2>&1 && cmake --build cpp_build >>cpp.log 2>&1 ||
+  fail "C++ API build: $(cat cpp.log)"
+cpp_build/train "${artifact}" 60 0.05 >cpp_run.log 2>&1 ||
+  fail "C++ API run: $(cat cpp_run.log)"
+falls "C++ API" cpp_run.log
 
 # Rust: rustc alone, no crates.
 rustc -O -o train_rs "${examples}/rust/train.rs" -L "${prefix}/lib" \

@@ -597,7 +597,7 @@ TEST_F(SessionGpuTest, ModelStateIsUpdatedCheckpointedAndRestored) {
   EXPECT_EQ(Download(a->Buffer(kState)), std::vector<float>(o.out, 1.0f));
   EXPECT_EQ(a->parameter_names().size(), 2u);
   ASSERT_OK_AND_ASSIGN(auto inputs, a->InputsOf("train_step"));
-  for (const artifact::TensorBinding& b : inputs) EXPECT_NE(b.name, kState);
+  for (const TensorSpec& b : inputs) EXPECT_NE(b.name, kState);
 
   // forward reads it and leaves it; a step updates it from the batch.
   ASSERT_OK_AND_ASSIGN(Outputs out, a->Forward(Batch(data, o, 0)));

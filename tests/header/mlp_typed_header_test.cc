@@ -13,6 +13,7 @@
 #include "kiln/typed.h"
 #include "runtime/artifact/artifact.h"
 #include "runtime/artifact/artifact_writer.h"
+#include "runtime/artifact/interface.h"
 #include "runtime/artifact/test_artifacts.h"
 #include "samples/mlp_typed.h"
 #include "gtest/gtest.h"

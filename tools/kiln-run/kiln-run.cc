@@ -32,6 +32,7 @@
 #include "kiln/runtime.h"
 #include "kiln/status.h"
 #include "runtime/artifact/artifact.h"
+#include "runtime/cuda/device.h"
 #include "runtime/distributed/communicator.h"
 #include "runtime/distributed/config.h"
 #include "runtime/io/atomic_file.h"

@@ -2,8 +2,8 @@
 // of the compute that uses them.
 //
 //   KILN_ASSIGN_OR_RETURN(auto data,
-//   io::MappedDataset::Open("train.kilndata")); KILN_ASSIGN_OR_RETURN(auto
-//   loader, DeviceBatchLoader::Create(
+//                         io::MappedDataset::Open("train.kilndata"));
+//   KILN_ASSIGN_OR_RETURN(auto loader, DeviceBatchLoader::Create(
 //       *rt, data.get(), {.batch = {.batch_size = 64}, .fields = {"x", "y"}},
 //       trainer->stream()));
 //   while (true) {
@@ -22,6 +22,9 @@
 // batch's upload before its first use, and an upload into a device slot waits
 // for the compute work that was enqueued on the previous batch of that slot
 // (everything enqueued on the compute stream before the next call of Next()).
+//
+// The datasets themselves (io::MappedDataset) are runtime/io/dataset.h, which
+// this header only declares: the SDK does not install it.
 #ifndef KILN_BATCH_LOADER_H_
 #define KILN_BATCH_LOADER_H_
 
@@ -33,25 +36,18 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "kiln/batch_options.h"
 #include "kiln/runtime.h"
 #include "kiln/tensor.h"
-#include "runtime/cuda/device.h"
-#include "runtime/cuda/stream.h"
-#include "runtime/io/dataset.h"
 
 namespace kiln {
 
-// Page-locked host memory (cuMemAllocHost) for io::BatchProducer slots.
-class PinnedHostAllocator : public io::HostAllocator {
- public:
-  // `device` must outlive the allocator.
-  explicit PinnedHostAllocator(const Device& device) : device_(device) {}
-  absl::StatusOr<void*> Allocate(size_t bytes) override;
-  void Free(void* ptr, size_t bytes) override;
+class Stream;
 
- private:
-  const Device& device_;
-};
+namespace io {
+class MappedDataset;  // runtime/io/dataset.h
+struct DatasetField;
+}  // namespace io
 
 // One batch on the device: each field as a dense tensor of shape
 // [num_records, field shape...]. The tensors stay valid and unchanged until
@@ -68,7 +64,7 @@ struct DeviceBatch {
 };
 
 struct DeviceBatchLoaderOptions {
-  io::BatchOptions batch;
+  BatchOptions batch;
   // The dataset fields to upload; empty: all of them.
   std::vector<std::string> fields;
   // i64 fields (as PyTorch and NumPy write labels and tokens) become i32
@@ -79,7 +75,7 @@ struct DeviceBatchLoaderOptions {
   // Runs on the producer thread over each batch's records after narrowing,
   // laid out as LoaderFields() says (e.g. to check labels against a model's
   // classes); its error is Next()'s.
-  io::RecordHook check;
+  RecordHook check;
 };
 
 // The fields a loader with `options` uploads, as they lie in each record
@@ -92,7 +88,7 @@ absl::StatusOr<std::vector<io::DatasetField>> LoaderFields(
 // producer thread: the narrowing, then options.check (null when there is
 // nothing to run). For host-side readers of the same batches
 // (io::BatchProducer). `dataset` must outlive it.
-absl::StatusOr<io::RecordHook> LoaderHook(
+absl::StatusOr<RecordHook> LoaderHook(
     const io::MappedDataset& dataset, const DeviceBatchLoaderOptions& options);
 
 class DeviceBatchLoader {
@@ -109,39 +105,12 @@ class DeviceBatchLoader {
   absl::StatusOr<DeviceBatch> Next();
 
   // Batches whose upload has been enqueued so far.
-  uint64_t uploads() const { return uploads_; }
+  uint64_t uploads() const;
 
  private:
-  struct Slot {
-    std::vector<DeviceBuffer> buffers;  // one per field
-    std::unique_ptr<Event> uploaded;    // recorded on the copy stream
-    std::unique_ptr<Event> consumed;    // recorded on the compute stream
-  };
-  struct Pending {
-    io::Batch batch;
-    int slot = 0;
-  };
-
-  DeviceBatchLoader(const Runtime& runtime, const Stream& compute)
-      : runtime_(runtime), compute_(compute) {}
-  // Takes the producer's next batch and enqueues its upload.
-  absl::Status FetchAndUpload();
-
-  const Runtime& runtime_;
-  const Stream& compute_;
-  std::vector<io::DatasetField> fields_;
-  uint64_t batch_size_ = 0;
-  uint64_t record_bytes_ = 0;
-  std::unique_ptr<PinnedHostAllocator> pinned_;
-  std::unique_ptr<Stream> copy_;
-  Slot slots_[2];
-  std::unique_ptr<io::BatchProducer> producer_;
-  bool has_pending_ = false;
-  Pending pending_;
-  bool ended_ = false;
-  absl::Status error_;
-  int returned_slot_ = -1;  // slot of the batch handed out last
-  uint64_t uploads_ = 0;
+  struct State;  // batch_loader.cc
+  explicit DeviceBatchLoader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace kiln

@@ -55,23 +55,25 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kiln/device_buffer.h"
 #include "kiln/dtype.h"
+#include "kiln/host_tensor.h"
 #include "kiln/tensor.h"
-#include "runtime/artifact/artifact.h"
-#include "runtime/io/safetensors.h"
 
 namespace kiln {
 
 class Device;
 class Stream;
 
+namespace artifact {
+struct Artifact;  // runtime/artifact/artifact.h
+}  // namespace artifact
+
 namespace session_internal {
 struct RuntimeState;
 struct ModuleState;
 class Executor;
 }  // namespace session_internal
-
-using HostTensor = io::HostTensor;
 
 // One input value: host data (copied to the device during the call) or a
 // device tensor (copied on the device; it must be contiguous and its producing
@@ -109,6 +111,13 @@ class Input {
 };
 
 using Inputs = std::map<std::string, Input>;
+// A tensor an entry takes from its caller: its name, dtype and shape.
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::kF32;
+  Shape shape;
+};
+
 // Outputs of an entry, each in a buffer of its own (not the entry's arena, so
 // they stay valid across later calls).
 using Outputs = std::map<std::string, Tensor>;
@@ -212,7 +221,7 @@ class Session {
     return Run("forward", inputs);
   }
   // Names, dtypes and shapes of the caller's inputs of `entry`.
-  absl::StatusOr<std::vector<artifact::TensorBinding>> InputsOf(
+  absl::StatusOr<std::vector<TensorSpec>> InputsOf(
       absl::string_view entry) const;
   // Loads parameters, model state (batch norm running statistics) and master
   // weights by name from a safetensors file (e.g. a Trainer checkpoint);
@@ -271,7 +280,7 @@ class Trainer {
   std::vector<std::string> parameter_names() const;
   std::vector<std::string> gradient_names() const;
   // Names, dtypes and shapes of the caller's inputs of `entry`.
-  absl::StatusOr<std::vector<artifact::TensorBinding>> InputsOf(
+  absl::StatusOr<std::vector<TensorSpec>> InputsOf(
       absl::string_view entry) const;
 
   // Updates done so far (0 after creation; restored by Restore).
@@ -331,6 +340,8 @@ class Trainer {
 class Module {
  public:
   ~Module();
+  // The loaded artifact (for code built with runtime/artifact/artifact.h,
+  // which the SDK does not install).
   const artifact::Artifact& artifact() const;
   bool HasEntry(absl::string_view name) const;
   // True when every kernel was loaded from a cubin (no PTX JIT).

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kiln/status.h"
+#include "runtime/memory/pool.h"
 
 namespace kiln {
 namespace {

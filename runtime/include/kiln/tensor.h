@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "kiln/device_buffer.h"
 #include "kiln/dtype.h"
-#include "runtime/memory/pool.h"
 
 namespace kiln {
 

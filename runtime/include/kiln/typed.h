@@ -34,7 +34,6 @@
 #include "kiln/dtype.h"
 #include "kiln/runtime.h"
 #include "kiln/tensor.h"
-#include "runtime/artifact/interface.h"
 
 namespace kiln {
 

@@ -6,7 +6,9 @@
 #include "gtest/gtest.h"
 #include "runtime/artifact/artifact.h"
 #include "runtime/artifact/artifact_writer.h"
+#include "runtime/artifact/interface.h"
 #include "runtime/artifact/test_artifacts.h"
+#include "runtime/io/safetensors.h"
 
 namespace kiln {
 namespace {
