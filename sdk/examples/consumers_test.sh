@@ -98,7 +98,8 @@ rustc -O -o train_rs "${examples}/rust/train.rs" -L "${prefix}/lib" \
   fail "Rust run: $(cat rust_run.log)"
 falls Rust rust_run.log
 
-# Python, with ctypes: inference, then one step with the same loss.
+# Python, with ctypes: inference, then one step with the same loss, from
+# host memory and from device tensors.
 if python3 "${examples}/python/train.py" "${prefix}/lib/libkiln.so" \
     "${artifact}" >python.log 2>&1; then
   echo "ok   Python: $(tr '\n' ' ' <python.log)"

@@ -1,6 +1,6 @@
 """Runs a kiln artifact from Python through the C API (ctypes, libkiln.so):
 its entry forward on a fixed batch of f32 inputs x and y, then one training
-step.
+step from host memory and the same step from device tensors.
   python3 train.py LIBKILN_SO ARTIFACT
 """
 import ctypes
@@ -18,6 +18,10 @@ class Input(ctypes.Structure):
                 ("rank", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64)),
                 ("data", ctypes.c_void_p), ("size_bytes", ctypes.c_size_t)]
+
+
+class DeviceInput(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("tensor", ctypes.c_void_p)]
 
 
 def main(library, artifact):
@@ -81,6 +85,32 @@ def main(library, artifact):
     if bad == 0:
         sys.exit("a step without y succeeded")
     print("missing input: status %d: %s" % (bad, kiln.kiln_last_error().decode()))
+
+    # The same first step from device tensors: the same loss, bit for bit.
+    tensors = []
+    for host in inputs:
+        tensor = ctypes.c_void_p()
+        check(kiln.kiln_tensor_new(rt, host.dtype, host.rank, host.shape,
+                                   ctypes.byref(tensor)), "tensor")
+        check(kiln.kiln_tensor_write(tensor, ctypes.c_void_p(host.data),
+                                     ctypes.c_size_t(host.size_bytes)),
+              "write tensor")
+        tensors.append(tensor)
+    device = (DeviceInput * len(tensors))(
+        *[DeviceInput(host.name, t) for host, t in zip(inputs, tensors)])
+    device_fed, device_loss = ctypes.c_void_p(), ctypes.c_float()
+    check(kiln.kiln_trainer_new(module, ctypes.c_uint64(0),
+                                ctypes.byref(device_fed)), "trainer")
+    check(kiln.kiln_trainer_step_device(
+        device_fed, None, ctypes.c_size_t(0), device,
+        ctypes.c_size_t(len(tensors)), ctypes.c_float(0.01),
+        ctypes.byref(device_loss)), "step from device tensors")
+    print("device step 1 loss %.6f" % device_loss.value)
+    if device_loss.value != stepped.value:
+        sys.exit("device tensors gave another loss than host memory")
+    for tensor in tensors:
+        kiln.kiln_tensor_close(tensor)
+    kiln.kiln_trainer_close(device_fed)
     for close, handle in ((kiln.kiln_outputs_free, outputs),
                           (kiln.kiln_trainer_close, trainer),
                           (kiln.kiln_session_close, session),
