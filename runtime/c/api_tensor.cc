@@ -37,22 +37,18 @@ kiln_status kiln_tensor_new(kiln_runtime* handle, kiln_dtype dtype,
   return Call([&]() -> absl::Status {
     KILN_RETURN_IF_ERROR(NotNull(out, "out"));
     KILN_ASSIGN_OR_RETURN(auto runtime, Lookup(handle, "runtime"));
-    KILN_ASSIGN_OR_RETURN(kiln::DType type, kiln::c_api::ToDType(dtype, "tensor"));
+    KILN_ASSIGN_OR_RETURN(kiln::DType type,
+                          kiln::c_api::ToDType(dtype, "tensor"));
     KILN_ASSIGN_OR_RETURN(kiln::Shape dims,
                           kiln::c_api::ToShape("tensor", rank, shape));
-    KILN_ASSIGN_OR_RETURN(size_t bytes,
-                          kiln::c_api::ByteSize("tensor", type, dims));
-    // Zeros, so that a tensor never shows what its memory held before.
-    kiln::HostTensor zeros;
-    zeros.dtype = type;
-    zeros.shape = std::move(dims);
-    zeros.data.assign(bytes, 0);
+    KILN_RETURN_IF_ERROR(kiln::c_api::ByteSize("tensor", type, dims).status());
     auto made = std::make_shared<kiln_tensor>();
     made->shared = runtime->shared;
     {
+      // Zeros, so that a tensor never shows what its memory held before.
       absl::MutexLock lock(&made->shared->mutex);
-      KILN_ASSIGN_OR_RETURN(made->tensor,
-                            made->shared->runtime->Upload(zeros));
+      const kiln::Runtime& rt = *made->shared->runtime;
+      KILN_ASSIGN_OR_RETURN(made->tensor, rt.Zeros(type, std::move(dims)));
     }
     *out = kiln::c_api::Register(std::move(made));
     return absl::OkStatus();

@@ -158,6 +158,17 @@ absl::StatusOr<std::unique_ptr<Module>> Runtime::LoadFromMemory(
   return std::unique_ptr<Module>(new Module(std::move(state)));
 }
 
+absl::StatusOr<Tensor> Runtime::Zeros(DType dtype, Shape shape) const {
+  KILN_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*state_->pool, dtype,
+                                                   std::move(shape),
+                                                   state_->stream_id()));
+  if (t.size_bytes() > 0) {
+    KILN_RETURN_IF_ERROR(state_->stream->Memset(t.data(), 0, t.size_bytes()));
+  }
+  KILN_RETURN_IF_ERROR(state_->stream->Synchronize());
+  return t;
+}
+
 absl::StatusOr<Tensor> Runtime::Upload(const HostTensor& host) const {
   const size_t bytes = NumElements(host.shape) * DTypeSize(host.dtype);
   if (host.data.size() != bytes) {

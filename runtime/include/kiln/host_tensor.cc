@@ -30,8 +30,9 @@ HostTensor HostTensor::I32(std::vector<int64_t> shape,
 
 namespace host_tensor_internal {
 absl::Status ElementTypeMismatch(DType have, DType want) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "the tensor holds ", DTypeName(have), " elements, not ", DTypeName(want)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("the tensor holds ", DTypeName(have), " elements, not ",
+                   DTypeName(want)));
 }
 }  // namespace host_tensor_internal
 

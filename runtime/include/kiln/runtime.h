@@ -149,6 +149,8 @@ class Runtime {
   const Device& device() const;
   DevicePool& pool() const;
 
+  // A new dense tensor of zeros (filled on the device, synchronous).
+  absl::StatusOr<Tensor> Zeros(DType dtype, Shape shape) const;
   // Host <-> device copies on the runtime's own stream (synchronous).
   absl::StatusOr<Tensor> Upload(const HostTensor& host) const;
   // Contiguous tensors only.

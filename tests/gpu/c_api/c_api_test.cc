@@ -82,7 +82,8 @@ uint64_t FreshSeed() {
 }
 
 // A device tensor of `runtime` holding `values` (f32, `shape`).
-kiln_tensor* DeviceCopy(kiln_runtime* runtime, const std::vector<int64_t>& shape,
+kiln_tensor* DeviceCopy(kiln_runtime* runtime,
+                        const std::vector<int64_t>& shape,
                         const std::vector<float>& values) {
   kiln_tensor* tensor = nullptr;
   EXPECT_EQ(kiln_tensor_new(runtime, KILN_F32,
@@ -520,6 +521,12 @@ TEST_F(CApiTest, DeviceTensorsRoundTrip) {
   ASSERT_KILN_OK(kiln_tensor_device_pointer(tensor, &pointer, &size));
   EXPECT_NE(pointer, 0u);
   EXPECT_EQ(size, values.size() * 4);
+
+  // A new tensor in the block of a closed one holds zeros, not its values.
+  kiln_tensor_close(tensor);
+  ASSERT_KILN_OK(kiln_tensor_new(runtime_, KILN_I32, 3, shape, &tensor));
+  ASSERT_KILN_OK(kiln_tensor_read(tensor, back.data(), back.size() * 4));
+  EXPECT_EQ(back, std::vector<int32_t>(values.size(), 0));
 
   // A scalar, and a tensor that outlives its runtime's handle.
   kiln_tensor* scalar = nullptr;
