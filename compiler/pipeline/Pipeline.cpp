@@ -24,10 +24,20 @@ verifyPipelineOptions(const PipelineOptions &options,
     return emitError(
         "kiln-pipeline: precision must be f32, bf16 or f16, got '" + precision +
         "'");
+  StringRef layout = options.layout;
+  if (layout != "as-written" && layout != "channels-last")
+    return emitError("kiln-pipeline: layout must be as-written or "
+                     "channels-last, got '" +
+                     layout + "'");
   return success();
 }
 
 void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  if (options.layout == "channels-last") {
+    KilnAssignLayoutsOptions layouts;
+    layouts.function = options.function;
+    pm.addPass(createKilnAssignLayouts(layouts));
+  }
   if (options.precision != "f32") {
     KilnMixedPrecisionOptions mixed;
     mixed.function = options.function;

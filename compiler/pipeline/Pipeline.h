@@ -100,6 +100,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Storage of parameters and activations: f32, bf16 or "
                      "f16 (compute stays f32)"),
       llvm::cl::init("f32")};
+  Option<std::string> layout{
+      *this, "layout",
+      llvm::cl::desc("Activation layout of convolutional graphs: as-written "
+                     "or channels-last (NHWC inside, whatever the source "
+                     "wrote; kiln-assign-layouts)"),
+      llvm::cl::init("as-written")};
   Option<ByteCount> memoryBudget{
       *this, "memory-budget",
       llvm::cl::desc("Device bytes a training step may use (resident buffers "

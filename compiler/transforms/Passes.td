@@ -150,6 +150,31 @@ def KilnRecompute : Pass<"kiln-recompute", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnAssignLayouts : Pass<"kiln-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Runs convolutional graphs channels-last inside";
+  let description = [{
+    Rewrites a loss function (before --kiln-make-train-step, so that the
+    backward follows) so that its convolutional regions run channels-last
+    (NHWC) whatever layout the source wrote: a region is a set of rank-4
+    activations connected through ops that can hold either layout
+    (convolutions, pooling, batch norm over channels, resize, pad, concat,
+    element-wise ops, reductions that keep their remaining dims in order),
+    and one that holds an NCHW convolution runs NHWC end to end. Filters are
+    read through a transpose to `[O, KH, KW, C]`; a per-channel operand of an
+    element-wise op (a bias `[C, 1, 1]`) is reshaped and transposed along.
+    A layout change remains only where a value enters or leaves a region:
+    the user's inputs and outputs and ops that must see NCHW (reshape,
+    flatten, matmul, group norm, ...), each one transpose, and transposes of
+    transposes fold into one. Results are unchanged up to the order of
+    floating-point sums.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
+           "Name of the loss function">,
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def KilnMixedPrecision : Pass<"kiln-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Stores parameters and activations in bf16 or f16";
   let description = [{

@@ -2,7 +2,8 @@
 """The model zoo: real PyTorch models exported to ONNX and brought into kiln.
 
     zoo.py check --kilnc KILNC --kiln-ref KILN_REF --work DIR
-        [--expectations FILE [--update]] [--models A,B] [--size ci|full]
+        [--expectations FILE [--update]] [--models A,B] [--checks A,B]
+        [--kilnc-flag FLAG]... [--size ci|full]
         [--shard I/N] [--jobs N] [--kernel-cache DIR] [--junit FILE] [--table FILE]
     zoo.py bundle --kilnc KILNC --out DIR [--models A,B] [--size full|ci]
     zoo.py export --out DIR [--exporter default|default-training|default-unoptimized|torchscript] [--models A,B] [--size ci|full]
@@ -311,7 +312,7 @@ def compile_check(args, name, check, info):
                 f"{limit / 2**20:g} MiB limit of inference compiles"), ""
     path = os.path.join(args.work, name)
     model = path + (".infer.onnx" if check == "inference" else ".train.onnx")
-    flags = COMPILE_FLAGS[check]
+    flags = COMPILE_FLAGS[check] + args.kilnc_flags
     if check != "inference":
         flags = [f"--trainable={','.join(info['train'])}"] + flags + args.train_flags
     artifact = f"{path}.{check}.kiln"
@@ -375,7 +376,8 @@ def gradient_check(args, name, info):
     path = os.path.join(args.work, name)
     status, _, error = run_tool(
         [args.kilnc, path + ".train.onnx", f"--trainable={','.join(info['train'])}",
-         "--train=sgd", "--emit=mlir", f"--onnx-weights={path}.weights.safetensors",
+         "--train=sgd", *args.kilnc_flags, "--emit=mlir",
+         f"--onnx-weights={path}.weights.safetensors",
          "-o", path + ".module.mlir"], args.work)
     if status:
         return f"fail: {error}", ""
@@ -588,7 +590,9 @@ def check(args):
               f"({time.monotonic() - start:.1f} s)", flush=True)
     outcomes = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        jobs = {(n, c): pool.submit(run_check, args, n, c, infos[n]) for n in names for c in CHECKS}
+        checks = args.checks.split(",") if args.checks else CHECKS
+        jobs = {(n, c): pool.submit(run_check, args, n, c, infos[n])
+                for n in names for c in checks}
         for key, job in jobs.items():
             outcomes[key] = job.result()
             print(f"{key[0]} {key[1]}: {outcomes[key][0]}"
@@ -843,6 +847,9 @@ def main():
                        help="bytes of weights above which inference compiles are skipped")
         p.add_argument("--exported", help="a folder of `zoo.py export`: its models are "
                        "used instead of exporting them here")
+        p.add_argument("--kilnc-flag", dest="kilnc_flags", action="append", default=[],
+                       help="one more flag of every kilnc call (repeatable), e.g. "
+                       "--kilnc-flag=--layout=channels-last")
         # The bundle's training artifacts leave the weights to the inputs.
         p.set_defaults(train_flags=[] if command == "check" else ["--fresh-params"])
     p_check, p_bundle = sub.choices["check"], sub.choices["bundle"]
@@ -851,6 +858,7 @@ def main():
     p_check.add_argument("--size", choices=["ci", "full"], default="ci")
     p_check.add_argument("--expectations")
     p_check.add_argument("--update", action="store_true")
+    p_check.add_argument("--checks", help=f"comma-separated of {','.join(CHECKS)} (default: all)")
     p_check.add_argument("--jobs", type=int, default=2)
     p_check.add_argument("--shard", default="0/1", help="I/N: every Nth model from the Ith")
     p_check.add_argument("--junit")

@@ -195,6 +195,14 @@ static cl::opt<std::string> precision(
              "bf16/f16 keep f32 master weights)"),
     cl::value_desc("f32|bf16|f16"), cl::init("f32"),
     cl::cat(precisionCategory));
+static cl::opt<std::string> layout(
+    "layout",
+    cl::desc("activation layout of convolutional graphs: as-written, or "
+             "channels-last (NHWC inside whatever the source wrote, as the "
+             "convolution kernels read it; a transpose only where the "
+             "model's inputs, outputs or other ops need NCHW)"),
+    cl::value_desc("as-written|channels-last"), cl::init("as-written"),
+    cl::cat(precisionCategory));
 static cl::opt<bool> tf32("tf32", cl::desc(codegen::codegenOptionHelp("tf32")),
                           cl::cat(precisionCategory));
 static cl::opt<std::string> memoryBudget(
@@ -452,6 +460,9 @@ static std::string checkOutputOptions() {
 static std::string checkKernelOptions() {
   if (!oneOf(precision, {"f32", "bf16", "f16"}))
     return "--precision must be f32, bf16 or f16, got '" + precision + "'";
+  if (!oneOf(layout, {"as-written", "channels-last"}))
+    return "--layout must be as-written or channels-last, got '" + layout +
+           "'";
   llvm::StringRef archName = arch;
   unsigned archNumber;
   if (!archName.consume_front("sm_") ||
@@ -464,7 +475,8 @@ static std::string checkKernelOptions() {
     return "--bucket-bytes and --first-bucket-bytes need --data-parallel";
   if (planned)
     if (const cl::Option *option =
-            firstGiven({&train, &inference, &precision, &memoryBudget}))
+            firstGiven({&train, &inference, &precision, &layout,
+                        &memoryBudget}))
       return spelt(*option) +
              " sets the pipeline, which --planned skips: the module is "
              "already planned";
@@ -673,6 +685,7 @@ static void setPipelineOptions(PipelineOptions &options,
   options.lossScaleInit = lossScaleInit.getValue();
   options.lossScaleGrowthInterval = lossScaleGrowthInterval.getValue();
   options.precision = precision.getValue();
+  options.layout = layout.getValue();
   // Launch merging runs a kernel beside its predecessor only when it does
   // not write over what the predecessor reads: keep freed bytes one kernel.
   options.reuseDelay = noMergeLaunches ? 0u : 1u;

@@ -1,0 +1,337 @@
+//===- LayoutAssignment.cpp - convolutional graphs channels-last ----------===//
+//
+// Layout assignment as a graph partition. A rank-4 activation can be held
+// NCHW or NHWC as long as every op that touches it can take either: those
+// ops (layoutFlexible below) tie their rank-4 operands and results into one
+// region, and a region that holds an NCHW convolution is rewritten NHWC as
+// a whole: its values change type (dims permuted by kToNhwc), its ops their
+// attributes. Where a region's value comes from outside (a function
+// argument, a reshape, ...) one transpose brings it in; where a value is
+// read outside, one transpose takes it back. So the layout changes only at
+// the region's edges, as XLA's layout assignment leaves copies only where a
+// layout constraint meets another; the convolution kernels then need no
+// NCHW gathers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/transforms/LayoutAssignment.h"
+
+#include "compiler/transforms/Fusion.h"
+#include "compiler/transforms/OpClasses.h"
+#include "dialects/kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DEF_KILNASSIGNLAYOUTS
+#include "compiler/transforms/Passes.h.inc"
+
+namespace {
+
+/// NHWC dim i is NCHW dim kToNhwc[i].
+constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
+constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+
+bool isRank4(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getRank() == 4;
+}
+
+/// The NHWC position of NCHW dim `dim`.
+int64_t nhwcDim(int64_t dim) {
+  return llvm::find(kToNhwc, dim) - std::begin(kToNhwc);
+}
+
+template <typename T>
+SmallVector<T> permuted(ArrayRef<T> values) {
+  return {values[kToNhwc[0]], values[kToNhwc[1]], values[kToNhwc[2]],
+          values[kToNhwc[3]]};
+}
+
+RankedTensorType nhwcType(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(permuted(tensor.getShape()),
+                               tensor.getElementType());
+}
+
+/// A reduction over `dims` of a rank-4 input whose remaining dims keep
+/// their order under the permutation (a result without `keepdim` is then
+/// the same tensor in either layout).
+bool keepsOrder(ArrayRef<int64_t> dims) {
+  int64_t last = -1;
+  for (int64_t dim : kToNhwc) {
+    if (llvm::is_contained(dims, dim))
+      continue;
+    if (dim < last)
+      return false;
+    last = dim;
+  }
+  return true;
+}
+
+bool isElementwise(Operation *op) {
+  return classify(op) == OpClass::Pointwise && op->getNumOperands() > 0 &&
+         op->getNumResults() == 1 && isRank4(op->getResult(0)) &&
+         !isa<BroadcastToOp, DropoutOp, TriuOp, TrilOp>(op);
+}
+
+/// The operand positions of `op` that hold rank-4 activations if `op` can
+/// run in either layout, or nullopt. Its rank-4 results are activations too.
+std::optional<SmallVector<unsigned>> layoutFlexible(Operation *op) {
+  auto first = [&]() -> std::optional<SmallVector<unsigned>> {
+    if (!isRank4(op->getOperand(0)))
+      return std::nullopt;
+    return SmallVector<unsigned>{0};
+  };
+  if (auto conv = dyn_cast<Conv2dOp>(op))
+    return conv.getLayout() == ConvLayout::nchw ? first() : std::nullopt;
+  if (auto pool = dyn_cast<MaxPool2dOp>(op))
+    return pool.getLayout() == ConvLayout::nchw ? first() : std::nullopt;
+  if (auto pool = dyn_cast<AvgPool2dOp>(op))
+    return pool.getLayout() == ConvLayout::nchw ? first() : std::nullopt;
+  if (auto norm = dyn_cast<BatchNormOp>(op))
+    return norm.getDim() == 1 ? first() : std::nullopt;
+  if (isa<ResizeOp, PadOp>(op))
+    return first();
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op)) {
+    auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dims").asArrayRef();
+    if (!isRank4(op->getOperand(0)) ||
+        !(op->hasAttr("keepdim") || keepsOrder(dims)))
+      return std::nullopt;
+    return SmallVector<unsigned>{0};
+  }
+  if (isa<ConcatOp>(op) || isElementwise(op)) {
+    SmallVector<unsigned> positions;
+    for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+      if (isRank4(operand))
+        positions.push_back(index);
+    if (isa<ConcatOp>(op) && positions.size() != op->getNumOperands())
+      return std::nullopt;
+    return positions;
+  }
+  return std::nullopt;
+}
+
+/// Regions of rank-4 values tied together by layout-flexible ops.
+class Regions {
+public:
+  Value find(Value value) {
+    auto it = parent.find(value);
+    if (it == parent.end() || it->second == value)
+      return value;
+    return it->second = find(it->second);
+  }
+  void join(Value a, Value b) {
+    a = find(a), b = find(b);
+    if (a != b)
+      parent[a] = b;
+  }
+
+private:
+  llvm::DenseMap<Value, Value> parent;
+};
+
+class ChannelsLast {
+public:
+  explicit ChannelsLast(func::FuncOp function) : function(function) {}
+
+  int64_t run() {
+    partition();
+    if (members.empty())
+      return 0;
+    for (Operation &op : llvm::make_early_inc_range(function.getBody().front()))
+      if (members.count(&op))
+        rewrite(&op);
+    foldTransposes();
+    return members.size();
+  }
+
+private:
+  /// Finds the regions and keeps, as members, the ops of those that hold an
+  /// NCHW convolution.
+  void partition() {
+    Regions regions;
+    llvm::DenseMap<Operation *, SmallVector<unsigned>> candidates;
+    for (Operation &op : function.getBody().front()) {
+      std::optional<SmallVector<unsigned>> positions = layoutFlexible(&op);
+      if (!positions)
+        continue;
+      SmallVector<Value> values;
+      for (unsigned position : *positions)
+        values.push_back(op.getOperand(position));
+      for (Value result : op.getResults())
+        if (isRank4(result))
+          values.push_back(result);
+      for (Value value : llvm::drop_begin(values))
+        regions.join(values.front(), value);
+      candidates[&op] = std::move(*positions);
+    }
+    llvm::DenseSet<Value> converted;
+    for (auto &[op, positions] : candidates)
+      if (isa<Conv2dOp>(op))
+        converted.insert(regions.find(op->getOperand(0)));
+    for (auto &[op, positions] : candidates) {
+      Value any = positions.empty() ? op->getResult(0)
+                                    : op->getOperand(positions.front());
+      if (converted.count(regions.find(any)))
+        activations[op] = positions, members.insert(op);
+    }
+  }
+
+  bool isActivationUse(OpOperand &use) {
+    auto it = activations.find(use.getOwner());
+    return it != activations.end() &&
+           llvm::is_contained(it->second, use.getOperandNumber());
+  }
+
+  /// `value` (NCHW, from outside the regions) transposed NHWC once, right
+  /// after its definition.
+  Value enter(Value value) {
+    Value &nhwc = entered[value];
+    if (nhwc)
+      return nhwc;
+    OpBuilder builder(function.getContext());
+    if (Operation *def = value.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(value.getParentBlock());
+    nhwc = builder.create<TransposeOp>(value.getLoc(), value, kToNhwc);
+    return nhwc;
+  }
+
+  /// A per-channel operand of rank below 4, broadcast from the right against
+  /// NCHW, as the same operand broadcast against NHWC.
+  Value broadcastOperand(OpBuilder &builder, Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(4 - type.getRank(), 1);
+    llvm::append_range(shape, type.getShape());
+    Value full = builder.create<ReshapeOp>(
+        value.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+        value);
+    return builder.create<TransposeOp>(value.getLoc(), full, kToNhwc);
+  }
+
+  void rewrite(Operation *op) {
+    OpBuilder builder(op);
+    for (OpOperand &use : op->getOpOperands()) {
+      Value value = use.get();
+      if (isActivationUse(use)) {
+        Operation *def = value.getDefiningOp();
+        if (!def || !members.count(def))
+          use.set(enter(value));
+        continue;
+      }
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (isElementwise(op) && type && type.getRank() > 0)
+        use.set(broadcastOperand(builder, value));
+    }
+    rewriteAttributes(builder, op);
+    for (Value result : op->getResults())
+      if (isRank4(result))
+        retype(result);
+  }
+
+  void rewriteAttributes(OpBuilder &builder, Operation *op) {
+    if (auto conv = dyn_cast<Conv2dOp>(op)) {
+      conv.setLayout(ConvLayout::nhwc);
+      conv.getFilterMutable().assign(builder.create<TransposeOp>(
+          op->getLoc(), conv.getFilter(), kToNhwc));
+    } else if (auto pool = dyn_cast<MaxPool2dOp>(op)) {
+      pool.setLayout(ConvLayout::nhwc);
+    } else if (auto pool = dyn_cast<AvgPool2dOp>(op)) {
+      pool.setLayout(ConvLayout::nhwc);
+    } else if (auto norm = dyn_cast<BatchNormOp>(op)) {
+      norm.setDim(nhwcDim(1));
+    } else if (auto concat = dyn_cast<ConcatOp>(op)) {
+      concat.setDim(nhwcDim(concat.getDim()));
+    } else if (auto pad = dyn_cast<PadOp>(op)) {
+      pad.setLow(permuted(pad.getLow()));
+      pad.setHigh(permuted(pad.getHigh()));
+    } else if (auto resize = dyn_cast<ResizeOp>(op)) {
+      resize.setScales(permuted(resize.getScales()));
+    } else if (auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dims")) {
+      SmallVector<int64_t> moved;
+      for (int64_t dim : dims.asArrayRef())
+        moved.push_back(nhwcDim(dim));
+      llvm::sort(moved);
+      op->setAttr("dims", builder.getDenseI64ArrayAttr(moved));
+    }
+  }
+
+  /// Gives a member's result its NHWC type; readers outside the regions
+  /// read it through one transpose back.
+  void retype(Value result) {
+    SmallVector<OpOperand *> outside;
+    for (OpOperand &use : result.getUses())
+      if (!isActivationUse(use))
+        outside.push_back(&use);
+    result.setType(nhwcType(result.getType()));
+    if (outside.empty())
+      return;
+    OpBuilder builder(function.getContext());
+    builder.setInsertionPointAfter(result.getDefiningOp());
+    Value back = builder.create<TransposeOp>(result.getLoc(), result, kToNchw);
+    for (OpOperand *use : outside)
+      use->set(back);
+  }
+
+  /// transpose(transpose(x, inner), outer) is transpose(x, inner[outer[i]]),
+  /// and x itself where that is the identity.
+  void foldTransposes() {
+    for (Operation &op :
+         llvm::make_early_inc_range(function.getBody().front())) {
+      auto outer = dyn_cast<TransposeOp>(op);
+      auto inner = outer ? outer.getInput().getDefiningOp<TransposeOp>()
+                         : TransposeOp();
+      if (!inner)
+        continue;
+      SmallVector<int64_t> perm;
+      for (int64_t dim : outer.getPerm())
+        perm.push_back(inner.getPerm()[dim]);
+      if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))) {
+        outer.getResult().replaceAllUsesWith(inner.getInput());
+      } else {
+        OpBuilder builder(outer);
+        outer.getResult().replaceAllUsesWith(builder.create<TransposeOp>(
+            outer.getLoc(), inner.getInput(), perm));
+      }
+      outer.erase();
+      if (inner->use_empty())
+        inner.erase();
+    }
+  }
+
+  func::FuncOp function;
+  llvm::DenseSet<Operation *> members;
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> activations;
+  llvm::DenseMap<Value, Value> entered;
+};
+
+struct AssignLayoutsPass
+    : public impl::KilnAssignLayoutsBase<AssignLayoutsPass> {
+  using KilnAssignLayoutsBase::KilnAssignLayoutsBase;
+
+  void runOnOperation() override {
+    auto loss = getOperation().lookupSymbol<func::FuncOp>(function);
+    if (!loss) {
+      getOperation().emitError("kiln-assign-layouts: no function named '")
+          << function << "'";
+      return signalPassFailure();
+    }
+    assignChannelsLast(loss);
+  }
+};
+
+} // namespace
+
+int64_t assignChannelsLast(func::FuncOp function) {
+  return ChannelsLast(function).run();
+}
+
+} // namespace mlir::kiln

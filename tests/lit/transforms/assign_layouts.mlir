@@ -1,0 +1,73 @@
+// RUN: kiln-opt %s --kiln-assign-layouts | FileCheck %s
+// RUN: kiln-opt %s --kiln-assign-layouts="function=flatten" | FileCheck %s --check-prefix=FLAT
+// RUN: kiln-opt %s --kiln-assign-layouts="function=plain" | FileCheck %s --check-prefix=PLAIN
+// RUN: not kiln-opt %s --kiln-assign-layouts="function=nope" 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// An NCHW residual block as PyTorch exports it: the input enters NHWC once,
+// the filters are read through transposes, a per-channel bias [C, 1, 1] is
+// broadcast against NHWC, and the global average pool over H and W leaves
+// [N, C] as before: no transpose back at all.
+// CHECK-LABEL: func.func @loss
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x3x8x8xf32>, %[[W1:[a-z0-9]+]]: tensor<4x3x3x3xf32>, %{{[a-z0-9]+}}: tensor<4xf32>, %{{[a-z0-9]+}}: tensor<4xf32>, %[[W2:[a-z0-9]+]]: tensor<4x4x3x3xf32>, %[[CB:[a-z0-9]+]]: tensor<4x1x1xf32>,
+// CHECK: %[[XT:.*]] = kiln.transpose %[[X]] perm = [0, 2, 3, 1] : tensor<2x3x8x8xf32>
+// CHECK: %[[W1T:.*]] = kiln.transpose %[[W1]] perm = [0, 2, 3, 1] : tensor<4x3x3x3xf32>
+// CHECK: %[[C1:.*]] = kiln.conv2d %[[XT]], %[[W1T]] layout = nhwc padding = [1, 1, 1, 1] : tensor<2x8x8x3xf32>, tensor<4x3x3x3xf32>
+// CHECK: kiln.batch_norm %[[C1]], {{.*}} dim = 3 {{.*}}: tensor<2x8x8x4xf32>
+// CHECK: kiln.relu {{.*}} : tensor<2x8x8x4xf32>
+// CHECK: %[[P:.*]] = kiln.max_pool2d {{.*}} layout = nhwc kernel = [2, 2] stride = [2, 2] : tensor<2x8x8x4xf32>
+// CHECK: %[[W2T:.*]] = kiln.transpose %[[W2]] perm = [0, 2, 3, 1]
+// CHECK: %[[C2:.*]] = kiln.conv2d %[[P]], %[[W2T]] layout = nhwc
+// CHECK: %[[CBR:.*]] = kiln.reshape %[[CB]] : tensor<4x1x1xf32> -> tensor<1x4x1x1xf32>
+// CHECK: %[[CBT:.*]] = kiln.transpose %[[CBR]] perm = [0, 2, 3, 1] : tensor<1x4x1x1xf32>
+// CHECK: kiln.add %[[C2]], %[[CBT]] : tensor<2x4x4x4xf32>, tensor<1x1x1x4xf32>
+// CHECK: %[[R:.*]] = kiln.add {{.*}}, %[[P]] : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+// CHECK: %[[CAT:.*]] = kiln.concat {{.*}}, %[[R]] dim = 3 : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+// CHECK: kiln.reduce_mean %[[CAT]] dims = [1, 2] : tensor<2x4x4x8xf32>
+// CHECK-NOT: perm = [0, 3, 1, 2]
+// CHECK: kiln.matmul
+func.func @loss(%x: tensor<2x3x8x8xf32>,
+                %w1: tensor<4x3x3x3xf32>,
+                %g: tensor<4xf32>,
+                %b: tensor<4xf32>,
+                %w2: tensor<4x4x3x3xf32>,
+                %cb: tensor<4x1x1xf32>,
+                %fc: tensor<8x5xf32>,
+                %t: tensor<2x5xf32>) -> tensor<f32> {
+  %c1 = kiln.conv2d %x, %w1 layout = nchw padding = [1, 1, 1, 1] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+  %n1, %m1, %v1 = kiln.batch_norm %c1, %g, %b : tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>
+  %h1 = kiln.relu %n1 : tensor<2x4x8x8xf32>
+  %p = kiln.max_pool2d %h1 layout = nchw kernel = [2, 2] stride = [2, 2] : tensor<2x4x8x8xf32>
+  %c2 = kiln.conv2d %p, %w2 layout = nchw padding = [1, 1, 1, 1] : tensor<2x4x4x4xf32>, tensor<4x4x3x3xf32>
+  %c2b = kiln.add %c2, %cb : tensor<2x4x4x4xf32>, tensor<4x1x1xf32>
+  %r = kiln.add %c2b, %p : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+  %s = kiln.sigmoid %r : tensor<2x4x4x4xf32>
+  %cat = kiln.concat %s, %r dim = 1 : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
+  %gap = kiln.reduce_mean %cat dims = [2, 3] : tensor<2x8x4x4xf32>
+  %o = kiln.matmul %gap, %fc : tensor<2x8xf32>, tensor<8x5xf32>
+  %l = kiln.mse_loss %o, %t reduction = mean : tensor<2x5xf32>
+  return %l : tensor<f32>
+}
+
+// A value a reshape needs in NCHW (a flatten) leaves through one transpose
+// back; a graph without a convolution is left as written.
+// FLAT-LABEL: func.func @flatten
+// FLAT: kiln.conv2d {{.*}} layout = nhwc
+// FLAT: %[[BACK:.*]] = kiln.transpose {{.*}} perm = [0, 3, 1, 2] : tensor<2x4x4x4xf32>
+// FLAT: kiln.reshape %[[BACK]] : tensor<2x4x4x4xf32> -> tensor<2x64xf32>
+func.func @flatten(%x: tensor<2x3x4x4xf32>, %w: tensor<4x3x1x1xf32>) -> tensor<2x64xf32> {
+  %c = kiln.conv2d %x, %w layout = nchw : tensor<2x3x4x4xf32>, tensor<4x3x1x1xf32>
+  %h = kiln.relu %c : tensor<2x4x4x4xf32>
+  %f = kiln.reshape %h : tensor<2x4x4x4xf32> -> tensor<2x64xf32>
+  return %f : tensor<2x64xf32>
+}
+
+// PLAIN-LABEL: func.func @plain
+// PLAIN-NOT: kiln.transpose
+// PLAIN: kiln.max_pool2d {{.*}} layout = nchw
+func.func @plain(%x: tensor<2x3x4x4xf32>) -> tensor<2x3x2x2xf32> {
+  %h = kiln.relu %x : tensor<2x3x4x4xf32>
+  %p = kiln.max_pool2d %h layout = nchw kernel = [2, 2] stride = [2, 2] : tensor<2x3x4x4xf32>
+  return %p : tensor<2x3x2x2xf32>
+}
+
+// MISSING: error: kiln-assign-layouts: no function named 'nope'
