@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the model zoo (zoo.py check) inside bazel's test environment, on this
-# shard's models, against the committed expectations.
+# shard's models, against the committed expectations. Arguments go to
+# zoo.py check (--models, --checks, --kilnc-flag).
 set -euo pipefail
 if ! python3 -c "import torch, torchvision" 2>/dev/null; then
   echo "zoo_test: python3-torch and python3-torchvision are needed (tools/install_deps.sh)" >&2
@@ -19,4 +20,4 @@ exec python3 tests/zoo/zoo.py check \
   --kernel-cache "${cache}" \
   --shard "${TEST_SHARD_INDEX:-0}/${TEST_TOTAL_SHARDS:-1}" \
   --expectations tests/zoo/expectations.txt \
-  ${XML_OUTPUT_FILE:+--junit "${XML_OUTPUT_FILE}"}
+  ${XML_OUTPUT_FILE:+--junit "${XML_OUTPUT_FILE}"} "$@"
