@@ -1,0 +1,45 @@
+#!/bin/bash
+# Builds, on this machine, the GPU run of the SDK's consumers into DIR
+# (default .gpu-bundle/sdk, git-ignored) and DIR.tar.xz:
+#  - prefix/: the SDK as tools/install_sdk.sh installs it;
+#  - mlp.kiln: samples/mlp.mlir compiled by kilnc (its default AdamW);
+#  - train_c, train_cmake, train_rs: the C (pkg-config), CMake
+#    (find_package(kiln)) and Rust consumers of sdk/examples, built against
+#    prefix/ only, and train.py, the Python (ctypes) one;
+#  - batch.safetensors: the fixed batch every consumer draws (x and y of the
+#    sample, filled by mlp_batch.py with the consumers' pattern), so that
+#    kiln-run trains on the same data;
+#  - kiln-run (static; the driver is loaded at run time), mlp_batch.py,
+#    run.sh and COMMIT.
+# Then, on the GPU machine: DIR/run.sh LOGDIR (each consumer trains STEPS
+# steps and must print kiln-run's loss at every step).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+out="$(realpath -m "${1:-.gpu-bundle/sdk}")"
+examples=sdk/examples
+rm -rf "${out}"
+mkdir -p "${out}"
+tools/install_sdk.sh "${out}/prefix" >/dev/null
+bazel build //tools/kilnc //tools/kiln-run >/dev/null 2>&1 ||
+  bazel build //tools/kilnc //tools/kiln-run
+bin="$(bazel info bazel-bin 2>/dev/null)"
+"${bin}/tools/kilnc/kilnc" samples/mlp.mlir -o "${out}/mlp.kiln"
+install -m 755 "${bin}/tools/kiln-run/kiln-run" "${out}/kiln-run"
+
+prefix="${out}/prefix"
+cc -std=c11 -O2 -Wall -o "${out}/train_c" "${examples}/c/train.c" \
+  $(PKG_CONFIG_PATH="${prefix}/lib/pkgconfig" pkg-config --cflags --libs kiln)
+build="$(mktemp -d)"
+cmake -S "${examples}/cmake" -B "${build}" -DCMAKE_PREFIX_PATH="${prefix}" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "${build}" >/dev/null
+install -m 755 "${build}/train" "${out}/train_cmake"
+rm -rf "${build}"
+rustc -O -o "${out}/train_rs" "${examples}/rust/train.rs" \
+  -L "${prefix}/lib" -l static=kiln_runtime -l stdc++
+cp "${examples}/python/train.py" "${examples}/gpu/mlp_batch.py" \
+  "${examples}/gpu/run.sh" "${out}/"
+python3 "${examples}/gpu/mlp_batch.py" write "${out}/batch.safetensors"
+git rev-parse HEAD >"${out}/COMMIT"
+tar -cJf "${out}.tar.xz" -C "$(dirname "${out}")" "$(basename "${out}")"
+echo "bundle: ${out}.tar.xz ($(du -h "${out}.tar.xz" | cut -f1))"
