@@ -37,6 +37,11 @@ install -m 755 "${build}/train" "${out}/train_cmake"
 rm -rf "${build}"
 rustc -O -o "${out}/train_rs" "${examples}/rust/train.rs" \
   -L "${prefix}/lib" -l static=kiln_runtime -l stdc++
+# libkiln.so links the system's shared Abseil (Debian's static one is not
+# position independent), which the GPU machine lacks: the bundle brings it.
+mkdir -p "${out}/absl"
+ldd "${prefix}/lib/libkiln.so" | awk '/libabsl_/ { print $3 }' |
+  xargs -I{} cp -L {} "${out}/absl/"
 cp "${examples}/python/train.py" "${examples}/gpu/mlp_batch.py" \
   "${examples}/gpu/run.sh" "${out}/"
 python3 "${examples}/gpu/mlp_batch.py" write "${out}/batch.safetensors"

@@ -32,7 +32,7 @@ for consumer in c cmake rs; do
     failures=$((failures + 1))
   fi
 done
-if python3 train.py prefix/lib/libkiln.so mlp.kiln >"${logs}/train_py.log" 2>&1
+if LD_LIBRARY_PATH="${here}/absl" python3 train.py prefix/lib/libkiln.so mlp.kiln >"${logs}/train_py.log" 2>&1
 then
   echo "ok   python: $(tr '\n' ' ' <"${logs}/train_py.log")"
 else
