@@ -369,9 +369,105 @@ def dit(size):
     return Case(DiT(4, side, patch, width, heads, depth, classes=10), inputs, target, "mse")
 
 
+# --- layers the models above do not use -------------------------------------
+# Small at every size: they cover importers and kernels, not speed.
+
+class DcganGenerator(nn.Module):
+    """DCGAN's generator: transposed convolutions up from a latent, batch
+    norm, ReLU and a tanh image."""
+
+    def __init__(self, latent=16, width=32):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.ConvTranspose2d(latent, width, 4, 1, 0, bias=False),
+            nn.BatchNorm2d(width), nn.ReLU(True),
+            nn.ConvTranspose2d(width, width // 2, 4, 2, 1, bias=False),
+            nn.BatchNorm2d(width // 2), nn.ReLU(True),
+            nn.ConvTranspose2d(width // 2, 3, 4, 2, 1, bias=False), nn.Tanh())
+
+    def forward(self, z):
+        return self.net(z)
+
+
+def dcgan(size):
+    return Case(DcganGenerator(), {"z": torch.randn(4, 16, 1, 1)},
+                torch.randn(4, 3, 16, 16), "mse")
+
+
+class SuperResolution(nn.Module):
+    """ESPCN-style super-resolution: convolutions, instance norm, a pixel
+    shuffle (DepthToSpace) and a bilinear skip of the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Conv2d(3, 16, 5, padding=2)
+        self.norm = nn.InstanceNorm2d(16, affine=True)
+        self.subpixel = nn.Conv2d(16, 12, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(2)
+
+    def forward(self, x):
+        y = self.shuffle(self.subpixel(torch.tanh(self.norm(self.features(x)))))
+        return y + F.interpolate(x, scale_factor=2, mode="bilinear",
+                                 align_corners=False)
+
+
+def super_resolution(size):
+    return Case(SuperResolution(), {"x": torch.randn(2, 3, 16, 16)},
+                torch.randn(2, 3, 32, 32), "mse")
+
+
+class AudioClassifier(nn.Module):
+    """1-D convolutions over a waveform: Conv1d, BatchNorm1d, GELU,
+    MaxPool1d and an adaptive average pool."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv1d(1, 16, 9, stride=2, padding=4)
+        self.norm1 = nn.BatchNorm1d(16)
+        self.conv2 = nn.Conv1d(16, 32, 5, padding=2)
+        self.norm2 = nn.BatchNorm1d(32)
+        self.head = nn.Linear(32, classes)
+
+    def forward(self, x):
+        y = F.max_pool1d(F.gelu(self.norm1(self.conv1(x))), 2)
+        y = F.gelu(self.norm2(self.conv2(y)))
+        return self.head(F.adaptive_avg_pool1d(y, 1).flatten(1))
+
+
+def audio(size):
+    return Case(AudioClassifier(), {"x": torch.randn(4, 1, 256)},
+                torch.randint(0, 10, (4,)), "cross_entropy")
+
+
+class Translator(nn.Module):
+    """nn.Transformer's encoder-decoder (batch_first) with a causal target
+    mask and nn.MultiheadAttention's packed projections."""
+
+    def __init__(self, vocab=40, width=32):
+        super().__init__()
+        self.source = nn.Embedding(vocab, width)
+        self.target = nn.Embedding(vocab, width)
+        self.transformer = nn.Transformer(width, 4, 1, 1, 64, dropout=0.0,
+                                          batch_first=True)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, src, tgt):
+        steps = tgt.shape[1]
+        mask = torch.triu(torch.full((steps, steps), float("-inf")), 1)
+        return self.head(self.transformer(self.source(src), self.target(tgt),
+                                          tgt_mask=mask))
+
+
+def translator(size):
+    return Case(Translator(),
+                {"src": torch.randint(0, 40, (2, 10)), "tgt": torch.randint(0, 40, (2, 8))},
+                torch.randint(0, 40, (2, 8)), "cross_entropy")
+
+
 ZOO = collections.OrderedDict((f.__name__, f) for f in [
     resnet18, resnet50, mobilenet_v2, efficientnet_b0, convnext_tiny, vit,
-    gpt, bert, lstm, gru, unet, dit])
+    gpt, bert, lstm, gru, unet, dit, dcgan, super_resolution, audio,
+    translator])
 
 
 class WithLoss(nn.Module):
