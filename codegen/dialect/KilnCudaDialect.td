@@ -195,9 +195,9 @@ def KilnCuda_ReductionAttr : KilnCuda_Attr<"Reduction", "reduction"> {
   let summary = "The generic reduction kernel of a reduction fusion";
   let description = [{
     `#kiln_cuda.reduction<MODE, splits = S>`: the generic reduction of
-    kernels/reduce_dims.cuh (codegen/cuda/GenericReduction.cpp), which
-    reduce_sum/mean/max/min, argmax, mse_loss, binary_cross_entropy and the
-    composed reductions without a row kernel run on. MODE is `rows` where
+    kernels/reduce_dims.cuh (codegen/cuda/reduction/GenericReduction.cpp),
+    which reduce_sum/mean/max/min, argmax, mse_loss, binary_cross_entropy and
+    the composed reductions without a row kernel run on. MODE is `rows` where
     the innermost kept-or-reduced group of the input is reduced (a group of
     threads walks each output's contiguous elements), `columns` otherwise
     (threads along the contiguous kept columns); the input's shape decides

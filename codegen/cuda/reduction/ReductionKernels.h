@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_REDUCTIONKERNELS_H
-#define KILN_CODEGEN_CUDA_REDUCTIONKERNELS_H
+#ifndef KILN_CODEGEN_CUDA_REDUCTION_REDUCTIONKERNELS_H
+#define KILN_CODEGEN_CUDA_REDUCTION_REDUCTIONKERNELS_H
 
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/GpuTarget.h"
@@ -202,4 +202,4 @@ std::string paramInit(const Params &params);
 
 } // namespace mlir::kiln::codegen::reduction
 
-#endif // KILN_CODEGEN_CUDA_REDUCTIONKERNELS_H
+#endif // KILN_CODEGEN_CUDA_REDUCTION_REDUCTIONKERNELS_H

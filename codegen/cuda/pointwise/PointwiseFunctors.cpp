@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/EmitterUtils.h"
-#include "codegen/cuda/PointwiseEmitter.h"
+#include "codegen/cuda/pointwise/PointwiseEmitter.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"

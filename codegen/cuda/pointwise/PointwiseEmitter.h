@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_POINTWISEEMITTER_H
-#define KILN_CODEGEN_CUDA_POINTWISEEMITTER_H
+#ifndef KILN_CODEGEN_CUDA_POINTWISE_POINTWISEEMITTER_H
+#define KILN_CODEGEN_CUDA_POINTWISE_POINTWISEEMITTER_H
 
 #include "codegen/cuda/KernelRenderer.h"
 
@@ -84,4 +84,4 @@ FailureOr<std::string> groupFunctor(FusionOp fusion, const KernelPlan &plan,
 
 } // namespace mlir::kiln::codegen::pointwise
 
-#endif // KILN_CODEGEN_CUDA_POINTWISEEMITTER_H
+#endif // KILN_CODEGEN_CUDA_POINTWISE_POINTWISEEMITTER_H

@@ -1,6 +1,6 @@
 //===- ReductionKernels.cpp - planning reduction kernels ------------------===//
 
-#include "codegen/cuda/ReductionKernels.h"
+#include "codegen/cuda/reduction/ReductionKernels.h"
 
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 

@@ -1,7 +1,7 @@
 //===- ComposedRows.cpp - the row form of composed reductions
 //---------------===//
 
-#include "codegen/cuda/ComposedReduction.h"
+#include "codegen/cuda/reduction/ComposedReduction.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"
 

@@ -28,10 +28,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_COMPOSEDREDUCTION_H
-#define KILN_CODEGEN_CUDA_COMPOSEDREDUCTION_H
+#ifndef KILN_CODEGEN_CUDA_REDUCTION_COMPOSEDREDUCTION_H
+#define KILN_CODEGEN_CUDA_REDUCTION_COMPOSEDREDUCTION_H
 
-#include "codegen/cuda/ReductionKernels.h"
+#include "codegen/cuda/reduction/ReductionKernels.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/reduce_layout.cuh"
@@ -300,4 +300,4 @@ private:
 
 } // namespace mlir::kiln::codegen::reduction
 
-#endif // KILN_CODEGEN_CUDA_COMPOSEDREDUCTION_H
+#endif // KILN_CODEGEN_CUDA_REDUCTION_COMPOSEDREDUCTION_H

@@ -37,7 +37,7 @@
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
-#include "codegen/cuda/ReductionKernels.h"
+#include "codegen/cuda/reduction/ReductionKernels.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 #include "compiler/transforms/ReductionPlan.h"
 

@@ -1,7 +1,7 @@
 //===- ComposedReduction.cpp - names, reads and reductions of composed fusions
 //===//
 
-#include "codegen/cuda/ComposedReduction.h"
+#include "codegen/cuda/reduction/ComposedReduction.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"
 

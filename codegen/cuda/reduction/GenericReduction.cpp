@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/ReductionKernels.h"
+#include "codegen/cuda/reduction/ReductionKernels.h"
 
 #include "kiln/reduce_layout.cuh"
 

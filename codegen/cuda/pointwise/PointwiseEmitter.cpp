@@ -39,7 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/PointwiseEmitter.h"
+#include "codegen/cuda/pointwise/PointwiseEmitter.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"

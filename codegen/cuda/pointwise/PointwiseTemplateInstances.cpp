@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/PointwiseEmitter.h"
+#include "codegen/cuda/pointwise/PointwiseEmitter.h"
 #include "codegen/cuda/TemplateInstances.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
