@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_CONVEMITTER_H
-#define KILN_CODEGEN_CUDA_CONVEMITTER_H
+#ifndef KILN_CODEGEN_CUDA_CONV_CONVEMITTER_H
+#define KILN_CODEGEN_CUDA_CONV_CONVEMITTER_H
 
-#include "codegen/cuda/ConvPlan.h"
-#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/conv/ConvPlan.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
@@ -58,4 +58,4 @@ bool convStatsInEpilogue(const ConvPlan &plan, FusionOp fusion);
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_CONVEMITTER_H
+#endif // KILN_CODEGEN_CUDA_CONV_CONVEMITTER_H

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMKERNELATTR_H
-#define KILN_CODEGEN_CUDA_GEMMKERNELATTR_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMKERNELATTR_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMKERNELATTR_H
 
-#include "codegen/cuda/GemmEmitter.h"
+#include "codegen/cuda/gemm/GemmEmitter.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 #include <string>
@@ -32,4 +32,4 @@ FailureOr<GemmKernelChoice> gemmKernelOf(FusionOp fusion,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMKERNELATTR_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMKERNELATTR_H

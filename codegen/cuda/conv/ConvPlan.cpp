@@ -1,6 +1,6 @@
 //===- ConvPlan.cpp - conv fusions: analysis and configuration ------------===//
 
-#include "codegen/cuda/ConvPlan.h"
+#include "codegen/cuda/conv/ConvPlan.h"
 
 #include "dialects/kiln/Utils/ShapeInference.h"
 

@@ -1,6 +1,6 @@
 //===- GemmAnalysis.cpp - a gemm fusion taken apart -----------------------===//
 
-#include "codegen/cuda/GemmPlan.h"
+#include "codegen/cuda/gemm/GemmPlan.h"
 
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 

@@ -1,6 +1,6 @@
 //===- GemmEpilogue.cpp - the fused epilogue functor of gemm kernels ------===//
 
-#include "codegen/cuda/GemmEpilogue.h"
+#include "codegen/cuda/gemm/GemmEpilogue.h"
 
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/EmitterUtils.h"
-#include "codegen/cuda/GemmEmitter.h"
-#include "codegen/cuda/GemmSetup.h"
+#include "codegen/cuda/gemm/GemmEmitter.h"
+#include "codegen/cuda/gemm/GemmSetup.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 #include "kiln/gemm_layout.cuh"

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMEMITTER_H
-#define KILN_CODEGEN_CUDA_GEMMEMITTER_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMEMITTER_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMEMITTER_H
 
-#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
@@ -48,4 +48,4 @@ FailureOr<GeneratedFusion> emitGemm(FusionOp fusion,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMEMITTER_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMEMITTER_H

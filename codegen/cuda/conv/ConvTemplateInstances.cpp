@@ -18,8 +18,8 @@
 
 #include "codegen/cuda/TemplateInstances.h"
 
-#include "codegen/cuda/ConvEmitter.h"
-#include "codegen/cuda/ConvPlan.h"
+#include "codegen/cuda/conv/ConvEmitter.h"
+#include "codegen/cuda/conv/ConvPlan.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 

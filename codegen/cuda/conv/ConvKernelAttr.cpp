@@ -1,6 +1,6 @@
 //===- ConvKernelAttr.cpp - a conv kernel as #kiln_cuda.conv --------------===//
 
-#include "codegen/cuda/ConvKernelAttr.h"
+#include "codegen/cuda/conv/ConvKernelAttr.h"
 
 namespace mlir::kiln::codegen {
 

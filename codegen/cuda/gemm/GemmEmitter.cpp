@@ -25,16 +25,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/GemmEmitter.h"
+#include "codegen/cuda/gemm/GemmEmitter.h"
 
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
-#include "codegen/cuda/GemmConfig.h"
-#include "codegen/cuda/GemmEpilogue.h"
-#include "codegen/cuda/GemmKernelAttr.h"
-#include "codegen/cuda/GemmKernelSpec.h"
-#include "codegen/cuda/GemmPlan.h"
-#include "codegen/cuda/GemmSetup.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
+#include "codegen/cuda/gemm/GemmEpilogue.h"
+#include "codegen/cuda/gemm/GemmKernelAttr.h"
+#include "codegen/cuda/gemm/GemmKernelSpec.h"
+#include "codegen/cuda/gemm/GemmPlan.h"
+#include "codegen/cuda/gemm/GemmSetup.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include "kiln/gemm_layout.cuh"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/ConvEmitter.h"
-#include "codegen/cuda/ConvSetup.h"
+#include "codegen/cuda/conv/ConvEmitter.h"
+#include "codegen/cuda/conv/ConvSetup.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 

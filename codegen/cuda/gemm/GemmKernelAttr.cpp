@@ -1,6 +1,6 @@
 //===- GemmKernelAttr.cpp - a gemm kernel as #kiln_cuda.gemm --------------===//
 
-#include "codegen/cuda/GemmKernelAttr.h"
+#include "codegen/cuda/gemm/GemmKernelAttr.h"
 
 
 namespace mlir::kiln::codegen {

@@ -26,10 +26,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_CONVPLAN_H
-#define KILN_CODEGEN_CUDA_CONVPLAN_H
+#ifndef KILN_CODEGEN_CUDA_CONV_CONVPLAN_H
+#define KILN_CODEGEN_CUDA_CONV_CONVPLAN_H
 
-#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/GpuTarget.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -151,4 +151,4 @@ GemmTileConfig convTileFor(const ConvPlan &plan, GemmTileConfig tile);
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_CONVPLAN_H
+#endif // KILN_CODEGEN_CUDA_CONV_CONVPLAN_H

@@ -41,10 +41,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMEPILOGUE_H
-#define KILN_CODEGEN_CUDA_GEMMEPILOGUE_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMEPILOGUE_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMEPILOGUE_H
 
-#include "codegen/cuda/GemmPlan.h"
+#include "codegen/cuda/gemm/GemmPlan.h"
 
 #include <string>
 
@@ -61,4 +61,4 @@ FailureOr<std::string> writeGemmEpilogue(const GemmPlan &plan, FusionOp fusion,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMEPILOGUE_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMEPILOGUE_H

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMCONFIG_H
-#define KILN_CODEGEN_CUDA_GEMMCONFIG_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMCONFIG_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMCONFIG_H
 
 #include "codegen/cuda/GpuTarget.h"
 
@@ -88,4 +88,4 @@ GemmChoice chooseGemmConfig(llvm::ArrayRef<GemmTileConfig> configs,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMCONFIG_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMCONFIG_H

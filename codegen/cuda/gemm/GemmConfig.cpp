@@ -1,6 +1,6 @@
 //===- GemmConfig.cpp - GEMM tile configurations and their cost model -----===//
 
-#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 
 #include "kiln/gemm_layout.cuh"
 

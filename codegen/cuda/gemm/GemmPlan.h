@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMPLAN_H
-#define KILN_CODEGEN_CUDA_GEMMPLAN_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMPLAN_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMPLAN_H
 
 #include "dialects/kiln/IR/KilnDialect.h"
 
@@ -71,4 +71,4 @@ SmallVector<int64_t> gemmBroadcastStrides(ArrayRef<int64_t> shape,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMPLAN_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMPLAN_H

@@ -14,8 +14,8 @@
 
 #include "codegen/cuda/TemplateInstances.h"
 
-#include "codegen/cuda/GemmEmitter.h"
-#include "codegen/cuda/GemmSetup.h"
+#include "codegen/cuda/gemm/GemmEmitter.h"
+#include "codegen/cuda/gemm/GemmSetup.h"
 
 #include "dialects/kiln/IR/KilnDialect.h"
 

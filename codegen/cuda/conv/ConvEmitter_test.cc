@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/ConvEmitter.h"
-#include "codegen/cuda/ConvPlan.h"
+#include "codegen/cuda/conv/ConvEmitter.h"
+#include "codegen/cuda/conv/ConvPlan.h"
 #include "codegen/cuda/EmitterTestUtils.h"
 
 #include "kiln/batch_norm_layout.cuh"

@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMKERNELSPEC_H
-#define KILN_CODEGEN_CUDA_GEMMKERNELSPEC_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMKERNELSPEC_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMKERNELSPEC_H
 
-#include "codegen/cuda/GemmConfig.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/KernelRenderer.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -98,4 +98,4 @@ KernelSpec gemmSplitReduceSpec(const GemmKernelConfig &config,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMKERNELSPEC_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMKERNELSPEC_H

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_CONVKERNELATTR_H
-#define KILN_CODEGEN_CUDA_CONVKERNELATTR_H
+#ifndef KILN_CODEGEN_CUDA_CONV_CONVKERNELATTR_H
+#define KILN_CODEGEN_CUDA_CONV_CONVKERNELATTR_H
 
-#include "codegen/cuda/ConvEmitter.h"
+#include "codegen/cuda/conv/ConvEmitter.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 namespace mlir::kiln::codegen {
@@ -27,4 +27,4 @@ convKernelOf(FusionOp fusion, const CodegenOptions &options);
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_CONVKERNELATTR_H
+#endif // KILN_CODEGEN_CUDA_CONV_CONVKERNELATTR_H

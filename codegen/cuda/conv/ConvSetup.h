@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_CONVSETUP_H
-#define KILN_CODEGEN_CUDA_CONVSETUP_H
+#ifndef KILN_CODEGEN_CUDA_CONV_CONVSETUP_H
+#define KILN_CODEGEN_CUDA_CONV_CONVSETUP_H
 
-#include "codegen/cuda/ConvEmitter.h"
+#include "codegen/cuda/conv/ConvEmitter.h"
 
 namespace mlir::kiln::codegen {
 
@@ -28,4 +28,4 @@ LogicalResult verifyConv(ConvPlan plan, FusionOp fusion,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_CONVSETUP_H
+#endif // KILN_CODEGEN_CUDA_CONV_CONVSETUP_H

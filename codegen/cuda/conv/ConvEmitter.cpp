@@ -17,12 +17,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/ConvEmitter.h"
+#include "codegen/cuda/conv/ConvEmitter.h"
 
 #include "codegen/cuda/norm/BatchNormKernels.h"
-#include "codegen/cuda/ConvKernelAttr.h"
-#include "codegen/cuda/ConvPlan.h"
-#include "codegen/cuda/ConvSetup.h"
+#include "codegen/cuda/conv/ConvKernelAttr.h"
+#include "codegen/cuda/conv/ConvPlan.h"
+#include "codegen/cuda/conv/ConvSetup.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"

@@ -1,6 +1,6 @@
 //===- GemmKernelSpec.cpp - GEMM configurations to kernel specs -----------===//
 
-#include "codegen/cuda/GemmKernelSpec.h"
+#include "codegen/cuda/gemm/GemmKernelSpec.h"
 
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 

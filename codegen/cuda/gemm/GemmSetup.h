@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_GEMMSETUP_H
-#define KILN_CODEGEN_CUDA_GEMMSETUP_H
+#ifndef KILN_CODEGEN_CUDA_GEMM_GEMMSETUP_H
+#define KILN_CODEGEN_CUDA_GEMM_GEMMSETUP_H
 
-#include "codegen/cuda/GemmEmitter.h"
-#include "codegen/cuda/GemmKernelSpec.h"
-#include "codegen/cuda/GemmPlan.h"
+#include "codegen/cuda/gemm/GemmEmitter.h"
+#include "codegen/cuda/gemm/GemmKernelSpec.h"
+#include "codegen/cuda/gemm/GemmPlan.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
@@ -70,4 +70,4 @@ LogicalResult verifyGemm(const GemmSetup &setup, FusionOp fusion,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_GEMMSETUP_H
+#endif // KILN_CODEGEN_CUDA_GEMM_GEMMSETUP_H
