@@ -163,7 +163,7 @@ def KilnCuda_RnnAttr : KilnCuda_Attr<"Rnn", "rnn"> {
   let summary = "The persistent recurrent kernel of an rnn fusion";
   let description = [{
     `#kiln_cuda.rnn<SYNC, batch_tile = BT, blocks = K, splits = KS>`: the
-    configuration of kernels/rnn.cuh (codegen/cuda/RnnPlan.h): each group
+    configuration of kernels/rnn.cuh (codegen/cuda/rnn/RnnPlan.h): each group
     of BT batch rows (16, 32 or 64) of one head runs on K blocks, each
     keeping its share of the head's units (whole 8-unit columns) of the
     recurrent matrix, with the reduction over the units split KS ways

@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/cuda/attention/AttentionEmitter.h"
 
-#include "codegen/cuda/AttentionFusion.h"
-#include "codegen/cuda/AttentionKernelAttr.h"
+#include "codegen/cuda/attention/AttentionFusion.h"
+#include "codegen/cuda/attention/AttentionKernelAttr.h"
 #include "codegen/cuda/EmitterRegistry.h"
 
 namespace mlir::kiln::codegen {

@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_ATTENTIONEMITTER_H
-#define KILN_CODEGEN_CUDA_ATTENTIONEMITTER_H
+#ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONEMITTER_H
+#define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONEMITTER_H
 
-#include "codegen/cuda/AttentionPlanner.h"
+#include "codegen/cuda/attention/AttentionPlanner.h"
 #include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
@@ -43,4 +43,4 @@ std::unique_ptr<KernelEmitter> createAttentionEmitter();
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_ATTENTIONEMITTER_H
+#endif // KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONEMITTER_H

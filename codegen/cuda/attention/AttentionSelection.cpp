@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/cuda/attention/AttentionEmitter.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 #include "llvm/Support/FormatVariadic.h"

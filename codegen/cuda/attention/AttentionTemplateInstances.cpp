@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/AttentionPlanner.h"
+#include "codegen/cuda/attention/AttentionPlanner.h"
 #include "codegen/cuda/TemplateInstances.h"
 
 #include "llvm/Support/FormatVariadic.h"

@@ -1,6 +1,6 @@
 //===- AttentionFusion.cpp - attention fusions taken apart ----------------===//
 
-#include "codegen/cuda/AttentionFusion.h"
+#include "codegen/cuda/attention/AttentionFusion.h"
 
 #include "codegen/cuda/EmitterUtils.h"
 

@@ -1,6 +1,6 @@
 //===- AttentionKernelAttr.cpp - attention kernels as an attribute --------===//
 
-#include "codegen/cuda/AttentionKernelAttr.h"
+#include "codegen/cuda/attention/AttentionKernelAttr.h"
 
 namespace mlir::kiln::codegen {
 

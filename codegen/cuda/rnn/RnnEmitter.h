@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_RNNEMITTER_H
-#define KILN_CODEGEN_CUDA_RNNEMITTER_H
+#ifndef KILN_CODEGEN_CUDA_RNN_RNNEMITTER_H
+#define KILN_CODEGEN_CUDA_RNN_RNNEMITTER_H
 
 #include "codegen/cuda/KernelEmitter.h"
-#include "codegen/cuda/RnnPlan.h"
+#include "codegen/cuda/rnn/RnnPlan.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 namespace mlir::kiln::codegen {
@@ -34,4 +34,4 @@ std::unique_ptr<KernelEmitter> createRnnEmitter();
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_RNNEMITTER_H
+#endif // KILN_CODEGEN_CUDA_RNN_RNNEMITTER_H

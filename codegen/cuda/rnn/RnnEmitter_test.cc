@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/EmitterTestUtils.h"
-#include "codegen/cuda/RnnPlan.h"
+#include "codegen/cuda/rnn/RnnPlan.h"
 
 #include "kiln/rnn_layout.cuh"
 

@@ -1,6 +1,6 @@
 //===- AttentionPlanner.cpp - attention problems to kernel specs ----------===//
 
-#include "codegen/cuda/AttentionPlanner.h"
+#include "codegen/cuda/attention/AttentionPlanner.h"
 
 #include "kiln/attention_layout.cuh"
 #include "kiln/attention_wgmma_layout.cuh"

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_ATTENTIONKERNELATTR_H
-#define KILN_CODEGEN_CUDA_ATTENTIONKERNELATTR_H
+#ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONKERNELATTR_H
+#define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONKERNELATTR_H
 
-#include "codegen/cuda/AttentionEmitter.h"
+#include "codegen/cuda/attention/AttentionEmitter.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 namespace mlir::kiln::codegen {
@@ -32,4 +32,4 @@ attentionKernelOf(FusionOp fusion, const AttentionProblem &p,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_ATTENTIONKERNELATTR_H
+#endif // KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONKERNELATTR_H

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_ATTENTIONPROBLEM_H
-#define KILN_CODEGEN_CUDA_ATTENTIONPROBLEM_H
+#ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPROBLEM_H
+#define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPROBLEM_H
 
 #include "codegen/cuda/KernelEmitter.h"
 
@@ -55,4 +55,4 @@ struct AttentionProblem {
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_ATTENTIONPROBLEM_H
+#endif // KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPROBLEM_H

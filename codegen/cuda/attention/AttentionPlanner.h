@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_ATTENTIONPLANNER_H
-#define KILN_CODEGEN_CUDA_ATTENTIONPLANNER_H
+#ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPLANNER_H
+#define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPLANNER_H
 
-#include "codegen/cuda/AttentionProblem.h"
+#include "codegen/cuda/attention/AttentionProblem.h"
 #include "codegen/cuda/EmitterUtils.h"
 
 #include <optional>
@@ -118,4 +118,4 @@ void planAttentionWgmma(const AttentionProblem &p,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_ATTENTIONPLANNER_H
+#endif // KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPLANNER_H

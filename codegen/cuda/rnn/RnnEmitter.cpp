@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/RnnEmitter.h"
+#include "codegen/cuda/rnn/RnnEmitter.h"
 
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/RnnEmitter.h"
+#include "codegen/cuda/rnn/RnnEmitter.h"
 
 #include "kiln/rnn_layout.cuh"
 

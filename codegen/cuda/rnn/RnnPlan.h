@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_RNNPLAN_H
-#define KILN_CODEGEN_CUDA_RNNPLAN_H
+#ifndef KILN_CODEGEN_CUDA_RNN_RNNPLAN_H
+#define KILN_CODEGEN_CUDA_RNN_RNNPLAN_H
 
 #include "codegen/cuda/GpuTarget.h"
 
@@ -71,4 +71,4 @@ std::optional<RnnPlan> scoreRnnPlan(const RnnProblem &problem,
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_RNNPLAN_H
+#endif // KILN_CODEGEN_CUDA_RNN_RNNPLAN_H

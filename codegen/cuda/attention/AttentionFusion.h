@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_CODEGEN_CUDA_ATTENTIONFUSION_H
-#define KILN_CODEGEN_CUDA_ATTENTIONFUSION_H
+#ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONFUSION_H
+#define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONFUSION_H
 
-#include "codegen/cuda/AttentionProblem.h"
+#include "codegen/cuda/attention/AttentionProblem.h"
 
 namespace mlir::kiln::codegen {
 
@@ -26,4 +26,4 @@ FailureOr<AttentionFusion> analyzeAttentionFusion(FusionOp fusion);
 
 } // namespace mlir::kiln::codegen
 
-#endif // KILN_CODEGEN_CUDA_ATTENTIONFUSION_H
+#endif // KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONFUSION_H

@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/AttentionEmitter.h"
-#include "codegen/cuda/AttentionFusion.h"
-#include "codegen/cuda/AttentionPlanner.h"
+#include "codegen/cuda/attention/AttentionEmitter.h"
+#include "codegen/cuda/attention/AttentionFusion.h"
+#include "codegen/cuda/attention/AttentionPlanner.h"
 #include "codegen/cuda/EmitterTestUtils.h"
 
 namespace mlir::kiln::codegen {

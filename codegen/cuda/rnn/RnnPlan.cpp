@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/RnnPlan.h"
+#include "codegen/cuda/rnn/RnnPlan.h"
 
 #include "kiln/rnn_layout.cuh"
 
