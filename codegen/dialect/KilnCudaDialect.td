@@ -51,11 +51,11 @@ def KilnCuda_GemmAttr : KilnCuda_Attr<"Gemm", "gemm"> {
     operands the tensor memory accelerator copies; `wgmma`: warpgroup MMA
     filled by cp.async; `mma`: mma.sync; `tf32`: mma.sync on TF32; `simt`:
     f32 FMA) and its block tile, which is one of the kernel's tile table
-    (codegen/cuda/gemm/GemmConfig.cpp, whose entry gives the warps and blocks per
-    SM); the shared-memory stages of that entry; the ping-pong schedule of
-    the TMA kernel; blocks per thread-block cluster sharing the rhs tile by
-    TMA multicast; the splits of K (each writes f32 partials a second kernel
-    adds); the first result stored by TMA from the staged epilogue.
+    (codegen/cuda/gemm/GemmConfig.cpp, whose entry gives the warps and blocks
+    per SM); the shared-memory stages of that entry; the ping-pong schedule of
+    the TMA kernel; blocks per thread-block cluster sharing the rhs tile by TMA
+    multicast; the splits of K (each writes f32 partials a second kernel adds);
+    the first result stored by TMA from the staged epilogue.
   }];
   let parameters = (ins
     EnumParameter<KilnCuda_GemmKind>:$kind,
@@ -89,9 +89,9 @@ def KilnCuda_ConvAttr : KilnCuda_Attr<"Conv", "conv"> {
     warpgroup MMA, conv_wgmma.cuh; `mma`: mma.sync on bf16/f16 and `tf32`
     on f32, conv_igemm.cuh) and its block tile over the implicit GEMM, any
     tile of the kernel's template rather than only the planner's tables
-    (codegen/cuda/conv/ConvPlan.cpp); the warps of an mma tile; its shared-memory
-    stages; the blocks per SM it is launched for; the splits of the
-    reduction (each writes f32 partials a second kernel adds). Depthwise
+    (codegen/cuda/conv/ConvPlan.cpp); the warps of an mma tile; its
+    shared-memory stages; the blocks per SM it is launched for; the splits of
+    the reduction (each writes f32 partials a second kernel adds). Depthwise
     convolutions run direct kernels and take none.
   }];
   let parameters = (ins

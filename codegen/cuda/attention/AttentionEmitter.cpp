@@ -12,9 +12,9 @@
 
 #include "codegen/cuda/attention/AttentionEmitter.h"
 
+#include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/attention/AttentionFusion.h"
 #include "codegen/cuda/attention/AttentionKernelAttr.h"
-#include "codegen/cuda/EmitterRegistry.h"
 
 namespace mlir::kiln::codegen {
 namespace {

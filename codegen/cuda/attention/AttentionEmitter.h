@@ -13,8 +13,8 @@
 #ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONEMITTER_H
 #define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONEMITTER_H
 
-#include "codegen/cuda/attention/AttentionPlanner.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/attention/AttentionPlanner.h"
 
 #include <optional>
 

@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterTestUtils.h"
 #include "codegen/cuda/attention/AttentionEmitter.h"
 #include "codegen/cuda/attention/AttentionFusion.h"
 #include "codegen/cuda/attention/AttentionPlanner.h"
-#include "codegen/cuda/EmitterTestUtils.h"
 
 namespace mlir::kiln::codegen {
 namespace {

@@ -14,8 +14,8 @@
 #ifndef KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPLANNER_H
 #define KILN_CODEGEN_CUDA_ATTENTION_ATTENTIONPLANNER_H
 
-#include "codegen/cuda/attention/AttentionProblem.h"
 #include "codegen/cuda/EmitterUtils.h"
+#include "codegen/cuda/attention/AttentionProblem.h"
 
 #include <optional>
 

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/attention/AttentionPlanner.h"
 #include "codegen/cuda/TemplateInstances.h"
+#include "codegen/cuda/attention/AttentionPlanner.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -19,14 +19,14 @@
 
 #include "codegen/cuda/conv/ConvEmitter.h"
 
-#include "codegen/cuda/norm/BatchNormKernels.h"
-#include "codegen/cuda/conv/ConvKernelAttr.h"
-#include "codegen/cuda/conv/ConvPlan.h"
-#include "codegen/cuda/conv/ConvSetup.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/KernelRenderer.h"
+#include "codegen/cuda/conv/ConvKernelAttr.h"
+#include "codegen/cuda/conv/ConvPlan.h"
+#include "codegen/cuda/conv/ConvSetup.h"
+#include "codegen/cuda/norm/BatchNormKernels.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/batch_norm_layout.cuh"

@@ -10,9 +10,9 @@
 #ifndef KILN_CODEGEN_CUDA_CONV_CONVEMITTER_H
 #define KILN_CODEGEN_CUDA_CONV_CONVEMITTER_H
 
+#include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/conv/ConvPlan.h"
 #include "codegen/cuda/gemm/GemmConfig.h"
-#include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
 

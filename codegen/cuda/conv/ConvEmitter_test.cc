@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterTestUtils.h"
 #include "codegen/cuda/conv/ConvEmitter.h"
 #include "codegen/cuda/conv/ConvPlan.h"
-#include "codegen/cuda/EmitterTestUtils.h"
 
 #include "kiln/batch_norm_layout.cuh"
 

@@ -29,8 +29,8 @@
 #ifndef KILN_CODEGEN_CUDA_CONV_CONVPLAN_H
 #define KILN_CODEGEN_CUDA_CONV_CONVPLAN_H
 
-#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/GpuTarget.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 #include "dialects/kiln/IR/KilnDialect.h"
 
 #include "llvm/ADT/SmallVector.h"

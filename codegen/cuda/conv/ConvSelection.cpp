@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/conv/ConvEmitter.h"
 #include "codegen/cuda/conv/ConvSetup.h"
-#include "codegen/cuda/EmitterUtils.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 #include "kiln/batch_norm_layout.cuh"

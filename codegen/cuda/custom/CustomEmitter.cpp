@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/custom/CustomKernelSource.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/custom/CustomKernelSource.h"
 
 #include "kiln/custom_layout.cuh"
 

@@ -29,13 +29,13 @@
 
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
+#include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/gemm/GemmEpilogue.h"
 #include "codegen/cuda/gemm/GemmKernelAttr.h"
 #include "codegen/cuda/gemm/GemmKernelSpec.h"
 #include "codegen/cuda/gemm/GemmPlan.h"
 #include "codegen/cuda/gemm/GemmSetup.h"
-#include "codegen/cuda/KernelEmitter.h"
 
 #include "kiln/gemm_layout.cuh"
 

@@ -10,8 +10,8 @@
 #ifndef KILN_CODEGEN_CUDA_GEMM_GEMMEMITTER_H
 #define KILN_CODEGEN_CUDA_GEMM_GEMMEMITTER_H
 
-#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 
 #include <optional>
 

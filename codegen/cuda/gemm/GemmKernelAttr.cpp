@@ -2,7 +2,6 @@
 
 #include "codegen/cuda/gemm/GemmKernelAttr.h"
 
-
 namespace mlir::kiln::codegen {
 
 static cuda::GemmKind kindOf(const GemmKernelChoice &kernel) {

@@ -13,8 +13,8 @@
 #ifndef KILN_CODEGEN_CUDA_GEMM_GEMMKERNELSPEC_H
 #define KILN_CODEGEN_CUDA_GEMM_GEMMKERNELSPEC_H
 
-#include "codegen/cuda/gemm/GemmConfig.h"
 #include "codegen/cuda/KernelRenderer.h"
+#include "codegen/cuda/gemm/GemmConfig.h"
 
 #include "llvm/ADT/ArrayRef.h"
 

@@ -10,10 +10,10 @@
 #ifndef KILN_CODEGEN_CUDA_GEMM_GEMMSETUP_H
 #define KILN_CODEGEN_CUDA_GEMM_GEMMSETUP_H
 
+#include "codegen/cuda/KernelEmitter.h"
 #include "codegen/cuda/gemm/GemmEmitter.h"
 #include "codegen/cuda/gemm/GemmKernelSpec.h"
 #include "codegen/cuda/gemm/GemmPlan.h"
-#include "codegen/cuda/KernelEmitter.h"
 
 #include <optional>
 

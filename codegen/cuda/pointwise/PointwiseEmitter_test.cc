@@ -11,9 +11,9 @@
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "compiler/training/TrainStep.h"
-#include "runtime/artifact/launch_limits.h"
 #include "dialects/kiln/Gradients/GradientUtils.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "runtime/artifact/launch_limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"

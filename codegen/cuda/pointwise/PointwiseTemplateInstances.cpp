@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cuda/pointwise/PointwiseEmitter.h"
 #include "codegen/cuda/TemplateInstances.h"
+#include "codegen/cuda/pointwise/PointwiseEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
