@@ -464,10 +464,26 @@ def translator(size):
                 torch.randint(0, 40, (2, 8)), "cross_entropy")
 
 
+def swin(size):
+    """torchvision's Swin Transformer: shifted windows (torch.roll), the
+    relative position bias gathered by index, and the attention mask of the
+    shifted windows, which PyTorch builds by slice assignment (ScatterND)."""
+    from torchvision.models import swin_transformer
+    full = size == "full"
+    model = swin_transformer.SwinTransformer(
+        patch_size=[4, 4], embed_dim=96 if full else 16,
+        depths=[2, 2, 6, 2] if full else [2, 2],
+        num_heads=[3, 6, 12, 24] if full else [2, 4], window_size=[7, 7] if full else [4, 4],
+        stochastic_depth_prob=0.0, num_classes=10)
+    side = 224 if full else 32
+    return Case(model, {"x": torch.randn(8 if full else 2, 3, side, side)},
+                torch.randint(0, 10, (8 if full else 2,)), "cross_entropy")
+
+
 ZOO = collections.OrderedDict((f.__name__, f) for f in [
     resnet18, resnet50, mobilenet_v2, efficientnet_b0, convnext_tiny, vit,
     gpt, bert, lstm, gru, unet, dit, dcgan, super_resolution, audio,
-    translator])
+    translator, swin])
 
 
 class WithLoss(nn.Module):

@@ -129,6 +129,7 @@ const llvm::StringMap<std::vector<int>> &table() {
       {"Reshape", {1, 5, 13, 14, 19, 21, 23, 24, 25}},
       {"Resize", {10, 11, 13, 18, 19}},
       {"Round", {11, 22}},
+      {"ScatterND", {11, 13, 16, 18}},
       {"Selu", {1, 6, 22}},
       {"Shape", {1, 13, 15, 19, 21, 23, 24, 25}},
       {"Shrink", {9}},

@@ -490,6 +490,96 @@ LogicalResult importGatherElements(OnnxNode &node) {
   return success();
 }
 
+/// ScatterND with indices known at compile time (what exporters write for
+/// slice assignment, e.g. Swin's shifted-window mask), in layers: layer j
+/// holds the j-th tuple naming each position of data's first k dims, whose
+/// rows of `updates` kiln.embedding gathers; the positions a layer names
+/// take them (or data's combined with them by `reduction`: add, mul, max,
+/// min) and the others keep what they held: acc = select(written_j,
+/// combine(acc, embedding(updates [M, R], source_j)), acc). Each position
+/// sees its updates in index order, as ONNX's reference applies them (with
+/// no reduction the last wins). The gradient flows to both operands.
+LogicalResult importScatterND(OnnxNode &node) {
+  auto type = node.inputType(0);
+  auto indexType = node.inputType(1);
+  auto updateType = node.inputType(2);
+  if (!type || !indexType || !updateType)
+    return failure();
+  std::string reduction = node.stringAttr("reduction", "none");
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, reduction))
+    return node.emitError() << "ScatterND's reduction must be none, add, "
+                               "mul, max or min, not '"
+                            << reduction << "'";
+  if (!isa<FloatType>(type.getElementType()))
+    return node.unsupported("ScatterND of non-float data");
+  int64_t rank = type.getRank(), depth = indexType.getShape().back();
+  if (indexType.getRank() < 1 || depth < 1 || depth > rank)
+    return node.emitError() << "ScatterND's indices " << indexType
+                            << " do not index the data " << type;
+  llvm::ArrayRef<int64_t> shape = type.getShape();
+  llvm::SmallVector<int64_t> expected(indexType.getShape().drop_back());
+  llvm::append_range(expected, shape.drop_front(depth));
+  if (updateType.getShape() != llvm::ArrayRef<int64_t>(expected))
+    return node.emitError() << "ScatterND's updates " << updateType
+                            << " must have the shape of indices[:-1] + "
+                               "data[k:] for indices "
+                            << indexType << " and data " << type;
+  FailureOr<llvm::SmallVector<int64_t>> tuples =
+      node.constantInts(1, "ScatterND's indices");
+  if (failed(tuples))
+    return failure();
+  int64_t positions = product(shape.take_front(depth));
+  int64_t rows = product(shape.drop_front(depth));
+  int64_t count = static_cast<int64_t>(tuples->size()) / depth;
+  // layers[j]: (source, written) of the j-th tuple naming each position.
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> layers;
+  std::vector<size_t> seen(positions, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t position = 0;
+    for (int64_t d = 0; d < depth; ++d) {
+      int64_t index = (*tuples)[i * depth + d], size = shape[d];
+      if (index < -size || index >= size)
+        return node.emitError() << "ScatterND's index " << index
+                                << " is out of range for size " << size
+                                << " (dimension " << d << ")";
+      position = position * size + (index < 0 ? index + size : index);
+    }
+    size_t layer = seen[position]++;
+    if (layer == layers.size())
+      layers.emplace_back(std::vector<double>(positions, 0.0),
+                          std::vector<double>(positions, 0.0));
+    layers[layer].first[position] = static_cast<double>(i);
+    layers[layer].second[position] = 1.0;
+  }
+  OpBuilder &b = node.builder();
+  KilnBuilder kb = node.kb();
+  auto constant = [&](llvm::ArrayRef<int64_t> dims,
+                      const std::vector<double> &values) -> Value {
+    return b.create<ConstantOp>(
+        node.loc(), elementsFromNumbers(
+                        RankedTensorType::get(dims, b.getI32Type()), values));
+  };
+  Value result = node.reshape(node.input(0), {positions, rows});
+  Value table = count ? node.reshape(node.input(2), {count, rows}) : Value();
+  for (const auto &[source, written] : layers) {
+    Value rowsOf = b.create<EmbeddingOp>(node.loc(), table,
+                                         constant({positions}, source));
+    if (reduction == "add")
+      rowsOf = kb.add(result, rowsOf);
+    else if (reduction == "mul")
+      rowsOf = kb.mul(result, rowsOf);
+    else if (reduction == "max")
+      rowsOf = kb.max(result, rowsOf);
+    else if (reduction == "min")
+      rowsOf = kb.min(result, rowsOf);
+    Value mask = constant({positions, 1}, written);
+    mask = kb.compare(CmpPredicate::eq, mask, node.scalarLike(1, mask));
+    result = kb.select(mask, rowsOf, result);
+  }
+  node.setResult(0, node.reshape(result, shape));
+  return success();
+}
+
 LogicalResult importSplit(OnnxNode &node) {
   auto type = node.inputType(0);
   if (!type)
@@ -746,6 +836,7 @@ void registerShapeImporters(OpImporterRegistry &registry) {
   registry.add("Expand", importExpand);
   registry.add("Gather", importGather);
   registry.add("GatherElements", importGatherElements);
+  registry.add("ScatterND", importScatterND);
   registry.add("Split", importSplit);
   registry.add("Tile", importTile);
   registry.add("Shape", importShape);

@@ -337,6 +337,24 @@ def einsum(equation, shapes):
         [tensor("y", TensorProto.FLOAT, [3])])
 
 
+def scatter_nd(indices, constant_indices=True, **attributes):
+    """y = ScatterND(x [4, 3], indices, u): u an initializer, the indices an
+    initializer or a graph input."""
+    indices = np.array(indices, dtype=np.int64)
+    count = indices.shape[0]
+    inputs = [tensor("x", TensorProto.FLOAT, [4, 3])]
+    initializers = [weights("u", count, 3)]
+    if constant_indices:
+        initializers.append(numpy_helper.from_array(indices, "idx"))
+    else:
+        inputs.append(tensor("idx", TensorProto.INT64, list(indices.shape)))
+    nodes = [helper.make_node("ScatterND", ["x", "idx", "u"], ["y"],
+                              name="scatter0", **attributes)]
+    return helper.make_graph(nodes, "scatter_nd", inputs,
+                             [tensor("y", TensorProto.FLOAT, [4, 3])],
+                             initializers)
+
+
 def recursive_function():
     """Functions f and g calling each other."""
     def call(callee):
@@ -436,6 +454,14 @@ MODELS.update({
     "einsum_three": (lambda: einsum("i,i,i->i", [[3], [3], [3]]), 17, 8),
     "einsum_broadcast": (lambda: einsum("bi,bi->b", [[1, 3], [2, 3]]), 17,
                          8),
+    # ScatterND: rows 2 and 0 (0 twice with reduction add), indices known or
+    # not at compile time, out of range.
+    "scatter_nd": (lambda: scatter_nd([[2], [0]]), 17, 8),
+    "scatter_nd_add": (lambda: scatter_nd([[0], [2], [-4]], reduction="add"),
+                       18, 8),
+    "scatter_nd_input": (lambda: scatter_nd([[2], [0]],
+                                            constant_indices=False), 17, 8),
+    "scatter_nd_range": (lambda: scatter_nd([[4]]), 17, 8),
     # External data (written beside the model where the entry names files).
     "external": (lambda: external({"w1.bin": 0}, location="w1.bin"), 18, 8),
     "external_offset": (lambda: external({"data/w.bin": 8},
