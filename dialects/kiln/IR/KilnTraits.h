@@ -79,7 +79,7 @@ template <typename ConcreteType>
 class RemapsOperands : public TraitBase<ConcreteType, RemapsOperands> {};
 
 /// The ScalarEmitter can compute one element of the result from elements of
-/// the operands (codegen/cuda/ScalarEmitter.h).
+/// the operands (codegen/cuda/scalar/ScalarEmitter.h).
 template <typename ConcreteType>
 class ScalarForm : public TraitBase<ConcreteType, ScalarForm> {};
 
