@@ -647,6 +647,7 @@ def bundle(args):
         work, out = os.path.join(args.work, name), os.path.join(args.out, name)
         with open(work + ".json") as f:
             info = json.load(f)
+        graph_facts(args, name, info)
         inputs = load_safetensors(work + ".inputs.safetensors")
         info["size"] = args.size
         info["digests"] = {n: hashlib.sha256(inputs[n].tobytes()).hexdigest()
