@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::kiln {
 
@@ -81,6 +82,15 @@ bool isElementwise(Operation *op) {
          !isa<BroadcastToOp, DropoutOp, TriuOp, TrilOp>(op);
 }
 
+/// The layout attribute of a convolution or pool (the ops that slide a
+/// window over the spatial dims), or nullopt for any other op.
+std::optional<ConvLayout> windowLayout(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<ConvLayout>>(op)
+      .Case<Conv2dOp, MaxPool2dOp, AvgPool2dOp>(
+          [](auto window) { return window.getLayout(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 /// The operand positions of `op` that hold rank-4 activations if `op` can
 /// run in either layout, or nullopt. Its rank-4 results are activations too.
 std::optional<SmallVector<unsigned>> layoutFlexible(Operation *op) {
@@ -89,12 +99,8 @@ std::optional<SmallVector<unsigned>> layoutFlexible(Operation *op) {
       return std::nullopt;
     return SmallVector<unsigned>{0};
   };
-  if (auto conv = dyn_cast<Conv2dOp>(op))
-    return conv.getLayout() == ConvLayout::nchw ? first() : std::nullopt;
-  if (auto pool = dyn_cast<MaxPool2dOp>(op))
-    return pool.getLayout() == ConvLayout::nchw ? first() : std::nullopt;
-  if (auto pool = dyn_cast<AvgPool2dOp>(op))
-    return pool.getLayout() == ConvLayout::nchw ? first() : std::nullopt;
+  if (std::optional<ConvLayout> layout = windowLayout(op))
+    return *layout == ConvLayout::nchw ? first() : std::nullopt;
   if (auto norm = dyn_cast<BatchNormOp>(op))
     return norm.getDim() == 1 ? first() : std::nullopt;
   if (isa<ResizeOp, PadOp>(op))
@@ -238,30 +244,36 @@ private:
   }
 
   void rewriteAttributes(OpBuilder &builder, Operation *op) {
-    if (auto conv = dyn_cast<Conv2dOp>(op)) {
-      conv.setLayout(ConvLayout::nhwc);
-      conv.getFilterMutable().assign(builder.create<TransposeOp>(
-          op->getLoc(), conv.getFilter(), kToNhwc));
-    } else if (auto pool = dyn_cast<MaxPool2dOp>(op)) {
-      pool.setLayout(ConvLayout::nhwc);
-    } else if (auto pool = dyn_cast<AvgPool2dOp>(op)) {
-      pool.setLayout(ConvLayout::nhwc);
-    } else if (auto norm = dyn_cast<BatchNormOp>(op)) {
-      norm.setDim(nhwcDim(1));
-    } else if (auto concat = dyn_cast<ConcatOp>(op)) {
-      concat.setDim(nhwcDim(concat.getDim()));
-    } else if (auto pad = dyn_cast<PadOp>(op)) {
-      pad.setLow(permuted(pad.getLow()));
-      pad.setHigh(permuted(pad.getHigh()));
-    } else if (auto resize = dyn_cast<ResizeOp>(op)) {
-      resize.setScales(permuted(resize.getScales()));
-    } else if (auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dims")) {
-      SmallVector<int64_t> moved;
-      for (int64_t dim : dims.asArrayRef())
-        moved.push_back(nhwcDim(dim));
-      llvm::sort(moved);
-      op->setAttr("dims", builder.getDenseI64ArrayAttr(moved));
-    }
+    TypeSwitch<Operation *>(op)
+        .Case([&](Conv2dOp conv) {
+          conv.setLayout(ConvLayout::nhwc);
+          conv.getFilterMutable().assign(builder.create<TransposeOp>(
+              op->getLoc(), conv.getFilter(), kToNhwc));
+        })
+        .Case<MaxPool2dOp, AvgPool2dOp>(
+            [](auto pool) { pool.setLayout(ConvLayout::nhwc); })
+        .Case([](BatchNormOp norm) { norm.setDim(nhwcDim(1)); })
+        .Case([](ConcatOp concat) {
+          concat.setDim(nhwcDim(concat.getDim()));
+        })
+        .Case([](PadOp pad) {
+          pad.setLow(permuted(pad.getLow()));
+          pad.setHigh(permuted(pad.getHigh()));
+        })
+        .Case([](ResizeOp resize) {
+          resize.setScales(permuted(resize.getScales()));
+        })
+        .Default([&](Operation *) {
+          // The reductions: their reduced dims move with the layout.
+          auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dims");
+          if (!dims)
+            return;
+          SmallVector<int64_t> moved;
+          for (int64_t dim : dims.asArrayRef())
+            moved.push_back(nhwcDim(dim));
+          llvm::sort(moved);
+          op->setAttr("dims", builder.getDenseI64ArrayAttr(moved));
+        });
   }
 
   /// Gives a member's result its NHWC type; readers outside the regions
