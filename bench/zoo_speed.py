@@ -25,6 +25,10 @@ seconds (kiln and eager of every workload first, then torch.compile, whose
 compile is timed apart); one that fails is a row's note. OUT gets
 zoo_speed.md (the table) and zoo_speed.log.
 
+A twin (TWINS: resnet50_nhwc, unet_nhwc) is its model's workload compiled
+with more kilnc flags (--layout=channels-last): only kiln runs for it, and
+its row takes its PyTorch cells and ratios from its model's row.
+
 --dry-run: PyTorch on the CPU at --size (default ci) with CPU timers, no
 torch.compile, and kiln-run --dry-run (the inputs checked against the
 artifact, which needs --size bench) where an artifact is present.
@@ -52,7 +56,13 @@ WORKLOADS = {
     "resnet50": ("resnet50", "bench", "224x224, batch 64, 10 classes"),
     "vit": ("vit", "bench", "ViT-S/16, 224x224, batch 64, 10 classes"),
     "gpt": ("gpt", "bench", "12 layers, width 768, 12 heads, vocab 32768, T 1024, batch 8"),
-    "unet": ("unet", "bench", "width 64 (64-128), 64x64, batch 32")}
+    "unet": ("unet", "bench", "width 64 (64-128), 64x64, batch 32"),
+    "resnet50_nhwc": ("resnet50", "bench", "224x224, batch 64, 10 classes"),
+    "unet_nhwc": ("unet", "bench", "width 64 (64-128), 64x64, batch 32")}
+# Twins: the same model and batch compiled with more kilnc flags. Only kiln
+# runs for a twin; its PyTorch cells are its model's workload's.
+TWINS = {"resnet50_nhwc": ("resnet50", ["--layout=channels-last"]),
+         "unet_nhwc": ("unet", ["--layout=channels-last"])}
 CHANNELS_LAST = {"resnet50", "unet"}  # convolutional: PyTorch's fast layout
 VARIANTS = ["kiln", "eager", "compile"]
 SEED = 1
@@ -93,7 +103,7 @@ def compile_workload(args, name, entry, trainable):
     artifact = os.path.join(args.out, name + ".kiln")
     cmd = [args.kilnc, os.path.join(args.work, name + ".train.onnx"),
            f"--trainable={trainable}", "--train=adamw", "--precision=bf16",
-           "--fresh-params", "-o", artifact,
+           *TWINS.get(name, (None, []))[1], "--fresh-params", "-o", artifact,
            f"--kernel-cache={os.path.join(args.work, 'kernels')}"]
     start = time.monotonic()
     status, _, error = zoo.run_tool(cmd, args.work)
@@ -299,8 +309,10 @@ def say(log, text):
 def plan(names, variants, workloads):
     """kiln and eager of every workload first: torch.compile takes the
     longest, and what is left of the budget, first where kiln compiled."""
-    first = [(n, v) for n in names for v in variants if v != "compile"]
-    compiled = sorted(names, key=lambda n: "error" in workloads.get(n, {"error": 1}))
+    first = [(n, v) for n in names for v in variants
+             if v == "kiln" or (v == "eager" and n not in TWINS)]
+    compiled = sorted((n for n in names if n not in TWINS),
+                      key=lambda n: "error" in workloads.get(n, {"error": 1}))
     return first + [(n, "compile") for n in compiled if "compile" in variants]
 
 
@@ -388,10 +400,13 @@ def format_results(args, names, workloads, results):
              "| compile peak MiB | kilnc s | artifact MiB | notes |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name in names:
-        r = {v: results.get((name, v)) for v in VARIANTS}
+        twin = TWINS.get(name, (name,))[0]
+        r = {v: results.get((name if v == "kiln" else twin, v)) for v in VARIANTS}
         entry = workloads.get(name)
         size = (f"{entry['size']}; {entry['parameters'] / 1e6:.1f}M parameters"
                 if entry and not args.dry_run else f"{args.size} size")
+        if name in TWINS:
+            size += f"; kilnc {' '.join(TWINS[name][1])}"
         cells = [name, size, cell_ms(r["kiln"]), cell_ms(r["eager"]), cell_ms(r["compile"]),
                  cell_ratio(r["eager"], r["kiln"]), cell_ratio(r["compile"], r["kiln"]),
                  cell_peak(r["kiln"]), cell_peak(r["eager"]), cell_peak(r["compile"]),
