@@ -4,6 +4,7 @@
 #include "codegen/cuda/KernelEmitter.h"
 
 #include "codegen/cuda/EmitterRegistry.h"
+#include "codegen/cuda/RecordedKernel.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -64,13 +65,6 @@ FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
   return reportUnsupportedFusion(fusion);
 }
 
-LogicalResult KernelEmitter::verifyKernel(FusionOp fusion, Attribute kernel,
-                                          const CodegenOptions &) const {
-  return fusion.emitOpError()
-         << cuda::kKernelAttrName << ": a " << fusion.getKind()
-         << " fusion's kernel is not chosen in the IR";
-}
-
 LogicalResult selectFusionKernel(FusionOp fusion,
                                  const CodegenOptions &options) {
   for (const auto &emitter : kernelEmitters()) {
@@ -81,8 +75,7 @@ LogicalResult selectFusionKernel(FusionOp fusion,
     FailureOr<Attribute> chosen = emitter->selectKernel(fusion, options);
     if (failed(chosen))
       return failure();
-    if (*chosen)
-      fusion->setAttr(cuda::kKernelAttrName, *chosen);
+    fusion->setAttr(cuda::kKernelAttrName, *chosen);
     return success();
   }
   return reportUnsupportedFusion(fusion);
@@ -129,6 +122,15 @@ InFlightDiagnostic emitFusionError(FusionOp fusion) {
   SmallVector<Operation *> ops = userOpsOf(fusion);
   Operation *culprit = ops.empty() ? fusion.getOperation() : ops.front();
   return culprit->emitError() << userFacingName(culprit) << " op: ";
+}
+
+InFlightDiagnostic emitRecordedKernelError(FusionOp fusion) {
+  SmallVector<Operation *> ops = userOpsOf(fusion);
+  InFlightDiagnostic diag = fusion.emitOpError() << cuda::kKernelAttrName;
+  if (!ops.empty())
+    diag << " of " << userFacingName(ops.front());
+  diag << ": ";
+  return diag;
 }
 
 LogicalResult reportUnsupportedFusion(FusionOp fusion) {

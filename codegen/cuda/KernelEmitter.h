@@ -217,16 +217,13 @@ public:
   virtual FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const = 0;
   /// The kernel the emitter's planner chooses for `fusion`, as the
-  /// kiln_cuda attribute that emit() then renders (--kiln-select-kernels);
-  /// null where the emitter records no choice.
-  virtual FailureOr<Attribute> selectKernel(FusionOp fusion,
-                                            const CodegenOptions &options) const {
-    return Attribute();
-  }
+  /// kiln_cuda attribute that emit() then renders (--kiln-select-kernels).
+  virtual FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const = 0;
   /// Checks a recorded kernel `kernel` against `fusion` and the target;
   /// diagnostics go to `fusion`.
   virtual LogicalResult verifyKernel(FusionOp fusion, Attribute kernel,
-                                     const CodegenOptions &options) const;
+                                     const CodegenOptions &options) const = 0;
 };
 
 /// The emitters of every kind, tried in order.
@@ -238,7 +235,7 @@ FailureOr<GeneratedFusion> emitFusion(FusionOp fusion,
                                       const CodegenOptions &options);
 
 /// Sets `fusion`'s kiln_cuda.kernel to the choice of the emitter that
-/// matches it (none where it records no choice), or verifies the one it has.
+/// matches it, or verifies the one it has.
 LogicalResult selectFusionKernel(FusionOp fusion,
                                  const CodegenOptions &options);
 

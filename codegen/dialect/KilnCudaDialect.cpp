@@ -8,6 +8,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+#include <utility>
+
 using namespace mlir;
 using namespace mlir::kiln::cuda;
 
@@ -30,7 +33,7 @@ void KilnCudaDialect::initialize() {
 
 namespace {
 /// One field of a kernel attribute: `key = N`, `key = AxB...` (`rank`
-/// sizes) or a bare `key` (a flag).
+/// sizes), `key = [N, ...]` (a list) or a bare `key` (a flag).
 struct Field {
   StringRef key;
   int64_t *integer = nullptr;
@@ -39,6 +42,13 @@ struct Field {
   bool *flag = nullptr;
   /// Sizes that may be left out (they stay empty).
   bool optional = false;
+  SmallVector<int64_t> *list = nullptr;
+
+  static Field listOf(StringRef key, SmallVector<int64_t> *values) {
+    Field field{key};
+    field.list = values;
+    return field;
+  }
 };
 
 /// `MxNxK` for rank 3, `MxN` for rank 2.
@@ -46,21 +56,27 @@ std::string dimsSyntax(size_t rank) { return rank == 3 ? "MxNxK" : "MxN"; }
 
 /// Parses `< KIND` and the `, field` entries up to the closing `>` of
 /// attribute `name`, whose kind is one of `kinds` (their names); `kind` is
-/// its index.
+/// its index. An attribute without kinds starts with its first field.
 ParseResult parseKernelAttr(AsmParser &parser, StringRef name,
                             ArrayRef<StringRef> kinds, unsigned &kind,
                             ArrayRef<Field> fields) {
   SMLoc loc = parser.getCurrentLocation();
-  StringRef kindName;
-  if (parser.parseLess() || parser.parseKeyword(&kindName))
+  if (parser.parseLess())
     return failure();
-  const StringRef *found = llvm::find(kinds, kindName);
-  if (found == kinds.end())
-    return parser.emitError(loc, "unknown kernel '")
-           << kindName << "' of #kiln_cuda." << name << " (expected "
-           << llvm::join(kinds, ", ") << ")";
-  kind = found - kinds.begin();
-  while (succeeded(parser.parseOptionalComma())) {
+  if (!kinds.empty()) {
+    StringRef kindName;
+    if (parser.parseKeyword(&kindName))
+      return failure();
+    const StringRef *found = llvm::find(kinds, kindName);
+    if (found == kinds.end())
+      return parser.emitError(loc, "unknown kernel '")
+             << kindName << "' of #kiln_cuda." << name << " (expected "
+             << llvm::join(kinds, ", ") << ")";
+    kind = found - kinds.begin();
+  }
+  bool first = kinds.empty();
+  while (std::exchange(first, false) ||
+         succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
     if (parser.parseKeyword(&key))
@@ -77,6 +93,14 @@ ParseResult parseKernelAttr(AsmParser &parser, StringRef name,
     }
     if (field->flag) {
       *field->flag = true;
+    } else if (field->list) {
+      field->list->clear();
+      if (parser.parseEqual() ||
+          parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                return parser.parseInteger(field->list->emplace_back());
+              }))
+        return failure();
     } else if (field->integer) {
       if (parser.parseEqual() || parser.parseInteger(*field->integer))
         return failure();
@@ -98,6 +122,36 @@ ParseResult parseKernelAttr(AsmParser &parser, StringRef name,
       return parser.emitError(loc, "#kiln_cuda.")
              << name << " needs " << f.key << " = " << dimsSyntax(f.rank);
   return success();
+}
+
+/// Parses attribute `name`, which has no kinds, from `fields`.
+ParseResult parseFields(AsmParser &parser, StringRef name,
+                        ArrayRef<Field> fields) {
+  unsigned noKind = 0;
+  return parseKernelAttr(parser, name, {}, noKind, fields);
+}
+
+/// Prints `key = [N, ...]`.
+void printList(AsmPrinter &printer, StringRef key, ArrayRef<int64_t> values) {
+  printer << key << " = [";
+  llvm::interleaveComma(values, printer);
+  printer << "]";
+}
+
+/// Whether every value is positive (an empty list is not).
+bool allPositive(ArrayRef<int64_t> values) {
+  return !values.empty() &&
+         llvm::all_of(values, [](int64_t value) { return value > 0; });
+}
+
+/// A block size the grid-stride kernels take: whole warps, at most 1024.
+bool isBlockSize(int64_t threads) {
+  return threads >= 32 && threads <= 1024 && threads % 32 == 0;
+}
+
+/// 1, 2, 4 or 8 elements per 16-byte access.
+bool isVectorWidth(int64_t width) {
+  return width == 1 || width == 2 || width == 4 || width == 8;
 }
 } // namespace
 
@@ -168,17 +222,20 @@ static bool hasWarps(ConvKind kind) {
 
 Attribute ConvAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  static constexpr StringRef kinds[] = {"tma", "wgmma", "mma", "tf32"};
+  static constexpr StringRef kinds[] = {"tma", "wgmma", "mma", "tf32",
+                                        "depthwise"};
   unsigned kind = 0;
   SmallVector<int64_t> tile, warps = {0, 0};
   int64_t stages = 0, blocksPerSm = 1, split = 1;
-  Field fields[] = {{"tile", nullptr, &tile, 3},
+  Field fields[] = {{"tile", nullptr, &tile, 3, nullptr, /*optional=*/true},
                     {"warps", nullptr, &warps, 2},
                     {"stages", &stages},
                     {"blocks_per_sm", &blocksPerSm},
                     {"split", &split}};
   if (failed(parseKernelAttr(parser, "conv", kinds, kind, fields)))
     return {};
+  if (tile.empty())
+    tile = {0, 0, 0};
   return ConvAttr::getChecked([&] { return parser.emitError(loc); },
                               parser.getContext(), *symbolizeConvKind(kind),
                               tile[0], tile[1], tile[2], warps[0], warps[1],
@@ -186,6 +243,10 @@ Attribute ConvAttr::parse(AsmParser &parser, Type) {
 }
 
 void ConvAttr::print(AsmPrinter &printer) const {
+  if (getKind() == ConvKind::Depthwise) {
+    printer << "<depthwise>";
+    return;
+  }
   printer << "<" << stringifyConvKind(getKind()) << ", tile = " << getTileM()
           << "x" << getTileN() << "x" << getTileK();
   if (hasWarps(getKind()))
@@ -202,6 +263,13 @@ LogicalResult ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t tileK, int64_t warpsM, int64_t warpsN,
                                int64_t stages, int64_t blocksPerSm,
                                int64_t split) {
+  if (kind == ConvKind::Depthwise) {
+    if (tileM || tileN || tileK || warpsM || warpsN || stages ||
+        blocksPerSm != 1 || split != 1)
+      return emitError() << "the depthwise kernels take no tile, warps, "
+                            "stages, blocks_per_sm or split";
+    return success();
+  }
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "#kiln_cuda.conv tile dimensions must be positive";
   if (hasWarps(kind) ? warpsM < 1 || warpsN < 1 : warpsM || warpsN)
@@ -380,5 +448,208 @@ ReductionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (splits < 1 || splits > 1024)
     return emitError() << "#kiln_cuda.reduction splits the reduced range "
                           "over 1 to 1024 blocks";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels sized by a block count: #kiln_cuda.row_reduction, #kiln_cuda.custom,
+// #kiln_cuda.batch_norm
+//===----------------------------------------------------------------------===//
+
+/// Parses `<blocks = B>` into attribute `Attr` named `name`.
+template <class Attr>
+static Attribute parseBlocksAttr(AsmParser &parser, StringRef name) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t blocks = 0;
+  Field fields[] = {{"blocks", &blocks}};
+  if (failed(parseFields(parser, name, fields)))
+    return {};
+  return Attr::getChecked([&] { return parser.emitError(loc); },
+                          parser.getContext(), blocks);
+}
+
+static LogicalResult verifyBlocks(function_ref<InFlightDiagnostic()> emitError,
+                                  StringRef name, int64_t blocks) {
+  if (blocks < 1 || blocks > std::numeric_limits<int32_t>::max())
+    return emitError() << "#kiln_cuda." << name
+                       << " needs blocks = B, from 1 to 2^31 - 1";
+  return success();
+}
+
+Attribute RowReductionAttr::parse(AsmParser &parser, Type) {
+  return parseBlocksAttr<RowReductionAttr>(parser, "row_reduction");
+}
+void RowReductionAttr::print(AsmPrinter &printer) const {
+  printer << "<blocks = " << getBlocks() << ">";
+}
+LogicalResult
+RowReductionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t blocks) {
+  return verifyBlocks(emitError, "row_reduction", blocks);
+}
+
+Attribute CustomAttr::parse(AsmParser &parser, Type) {
+  return parseBlocksAttr<CustomAttr>(parser, "custom");
+}
+void CustomAttr::print(AsmPrinter &printer) const {
+  printer << "<blocks = " << getBlocks() << ">";
+}
+LogicalResult CustomAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t blocks) {
+  return verifyBlocks(emitError, "custom", blocks);
+}
+
+Attribute BatchNormAttr::parse(AsmParser &parser, Type) {
+  return parseBlocksAttr<BatchNormAttr>(parser, "batch_norm");
+}
+void BatchNormAttr::print(AsmPrinter &printer) const {
+  printer << "<blocks = " << getBlocks() << ">";
+}
+LogicalResult
+BatchNormAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t blocks) {
+  return verifyBlocks(emitError, "batch_norm", blocks);
+}
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.pointwise
+//===----------------------------------------------------------------------===//
+
+Attribute PointwiseAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> threads, widths, blocks;
+  Field fields[] = {Field::listOf("threads", &threads),
+                    Field::listOf("widths", &widths),
+                    Field::listOf("blocks", &blocks)};
+  if (failed(parseFields(parser, "pointwise", fields)))
+    return {};
+  return PointwiseAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), threads, widths,
+                                   blocks);
+}
+
+void PointwiseAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printList(printer, "threads", getThreads());
+  printer << ", ";
+  printList(printer, "widths", getWidths());
+  printer << ", ";
+  printList(printer, "blocks", getBlocks());
+  printer << ">";
+}
+
+LogicalResult
+PointwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> threads, ArrayRef<int64_t> widths,
+                      ArrayRef<int64_t> blocks) {
+  if (threads.empty() || !llvm::all_of(threads, isBlockSize))
+    return emitError() << "#kiln_cuda.pointwise threads are block sizes of "
+                          "whole warps, at most 1024, one per kernel";
+  if (widths.empty() || !llvm::all_of(widths, isVectorWidth))
+    return emitError() << "#kiln_cuda.pointwise widths are 1, 2, 4 or 8, "
+                          "one per group";
+  if (blocks.size() != widths.size() || !allPositive(blocks))
+    return emitError() << "#kiln_cuda.pointwise takes positive blocks, one "
+                          "per group as its widths";
+  if (threads.size() > widths.size())
+    return emitError() << "#kiln_cuda.pointwise: every kernel has a group";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.pool
+//===----------------------------------------------------------------------===//
+
+Attribute PoolAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t vector = 0;
+  SmallVector<int64_t> threads, blocks;
+  bool argmax = false;
+  Field fields[] = {{"vector", &vector},
+                    Field::listOf("threads", &threads),
+                    Field::listOf("blocks", &blocks),
+                    {"argmax", nullptr, nullptr, 0, &argmax}};
+  if (failed(parseFields(parser, "pool", fields)))
+    return {};
+  return PoolAttr::getChecked([&] { return parser.emitError(loc); },
+                              parser.getContext(), vector, threads, blocks,
+                              argmax);
+}
+
+void PoolAttr::print(AsmPrinter &printer) const {
+  printer << "<vector = " << getVector() << ", ";
+  printList(printer, "threads", getThreads());
+  printer << ", ";
+  printList(printer, "blocks", getBlocks());
+  if (getArgmax())
+    printer << ", argmax";
+  printer << ">";
+}
+
+LogicalResult PoolAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t vector, ArrayRef<int64_t> threads,
+                               ArrayRef<int64_t> blocks, bool argmax) {
+  if (!isVectorWidth(vector))
+    return emitError() << "#kiln_cuda.pool vector is 1, 2, 4 or 8";
+  if (!llvm::all_of(threads, isBlockSize))
+    return emitError() << "#kiln_cuda.pool threads are block sizes of whole "
+                          "warps, at most 1024";
+  if (threads.size() != blocks.size() ||
+      !llvm::all_of(blocks, [](int64_t b) { return b > 0; }))
+    return emitError() << "#kiln_cuda.pool takes positive blocks, one per "
+                          "launch as its threads";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.resize
+//===----------------------------------------------------------------------===//
+
+Attribute ResizeAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t threads = 0, blocks = 0;
+  Field fields[] = {{"threads", &threads}, {"blocks", &blocks}};
+  if (failed(parseFields(parser, "resize", fields)))
+    return {};
+  return ResizeAttr::getChecked([&] { return parser.emitError(loc); },
+                                parser.getContext(), threads, blocks);
+}
+
+void ResizeAttr::print(AsmPrinter &printer) const {
+  printer << "<threads = " << getThreads() << ", blocks = " << getBlocks()
+          << ">";
+}
+
+LogicalResult ResizeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t threads, int64_t blocks) {
+  if (!isBlockSize(threads))
+    return emitError() << "#kiln_cuda.resize threads is a block size of "
+                          "whole warps, at most 1024";
+  return verifyBlocks(emitError, "resize", blocks);
+}
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.embedding
+//===----------------------------------------------------------------------===//
+
+Attribute EmbeddingAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t vector = 0;
+  Field fields[] = {{"vector", &vector}};
+  if (failed(parseFields(parser, "embedding", fields)))
+    return {};
+  return EmbeddingAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), vector);
+}
+
+void EmbeddingAttr::print(AsmPrinter &printer) const {
+  printer << "<vector = " << getVector() << ">";
+}
+
+LogicalResult
+EmbeddingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t vector) {
+  if (!isVectorWidth(vector))
+    return emitError() << "#kiln_cuda.embedding vector is 1, 2, 4 or 8";
   return success();
 }

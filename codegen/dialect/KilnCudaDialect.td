@@ -75,6 +75,7 @@ def KilnCuda_ConvKind : I32EnumAttr<"ConvKind", "convolution kernel", [
   I32EnumAttrCase<"Wgmma", 1, "wgmma">,
   I32EnumAttrCase<"Mma", 2, "mma">,
   I32EnumAttrCase<"Tf32", 3, "tf32">,
+  I32EnumAttrCase<"Depthwise", 4, "depthwise">,
 ]> {
   let cppNamespace = "::mlir::kiln::cuda";
   let genSpecializedAttr = 0;
@@ -91,8 +92,9 @@ def KilnCuda_ConvAttr : KilnCuda_Attr<"Conv", "conv"> {
     tile of the kernel's template rather than only the planner's tables
     (codegen/cuda/conv/ConvPlan.cpp); the warps of an mma tile; its
     shared-memory stages; the blocks per SM it is launched for; the splits of
-    the reduction (each writes f32 partials a second kernel adds). Depthwise
-    convolutions run direct kernels and take none.
+    the reduction (each writes f32 partials a second kernel adds).
+    `#kiln_cuda.conv<depthwise>`: the direct kernels of depthwise
+    convolutions (conv_depthwise.cuh), whose launches follow from the shapes.
   }];
   let parameters = (ins
     EnumParameter<KilnCuda_ConvKind>:$kind,
@@ -209,6 +211,120 @@ def KilnCuda_ReductionAttr : KilnCuda_Attr<"Reduction", "reduction"> {
     EnumParameter<KilnCuda_ReductionMode>:$mode,
     "int64_t":$splits
   );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_RowReductionAttr : KilnCuda_Attr<"RowReduction", "row_reduction"> {
+  let summary = "The row, norm, softmax, loss and multi-tensor kernels of a "
+                "reduction fusion";
+  let description = [{
+    `#kiln_cuda.row_reduction<blocks = B>`: the reduction fusions that the
+    generic reduction does not run (softmax and log_softmax, the norms and
+    their gradients, cross entropy, composed row patterns, multi-tensor
+    reductions; codegen/cuda/reduction/ReductionKernels.h). Their rows, steps
+    and vector widths follow from the shapes and the templates; B is the
+    number of blocks they size their grids for (twice the target's SMs times
+    its resident blocks by default): the splits of the norms' parameter
+    gradients, the chunks of a multi-tensor reduction and the blocks of the
+    element kernels.
+  }];
+  let parameters = (ins "int64_t":$blocks);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_PointwiseAttr : KilnCuda_Attr<"Pointwise", "pointwise"> {
+  let summary = "The loop kernels of a pointwise or optimizer fusion";
+  let description = [{
+    `#kiln_cuda.pointwise<threads = [T, ...], widths = [W, ...], blocks =
+    [B, ...]>`: the kernels of kernels/pointwise.cuh (one group of results
+    of one root shape) or kernels/optimizer.cuh (several groups, each on a
+    range of the launch's blocks), launched one after the other
+    (codegen/cuda/pointwise/PointwiseEmitter.h). `threads` holds the block
+    size of each kernel (whole warps, at most 1024); `widths` and `blocks`
+    hold, for each group in the order of the kernels, the elements a thread
+    moves per step with 16-byte accesses (1, 2, 4 or 8, at most what the
+    group's tensors allow) and the blocks of its grid-stride loop. How the
+    results fall into groups and kernels follows from the fusion.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t">:$threads,
+    ArrayRefParameter<"int64_t">:$widths,
+    ArrayRefParameter<"int64_t">:$blocks
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_PoolAttr : KilnCuda_Attr<"Pool", "pool"> {
+  let summary = "The grid-stride kernels of a pool fusion";
+  let description = [{
+    `#kiln_cuda.pool<vector = V, threads = [T, ...], blocks = [B, ...]
+    [, argmax]>`: the kernels of kernels/pool.cuh, each thread taking V
+    channels (1 where channels are not innermost), with the block size and
+    grid of each launch in order. `argmax`: the gradient of max pooling
+    leaves each window's argmax in scratch (a first launch) and gathers from
+    it (a second) instead of recomputing it, as it does where windows
+    overlap much.
+  }];
+  let parameters = (ins
+    "int64_t":$vector,
+    ArrayRefParameter<"int64_t">:$threads,
+    ArrayRefParameter<"int64_t">:$blocks,
+    "bool":$argmax
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_ResizeAttr : KilnCuda_Attr<"Resize", "resize"> {
+  let summary = "The grid-stride kernel of a resize fusion";
+  let description = [{
+    `#kiln_cuda.resize<threads = T, blocks = B>`: the block size (whole
+    warps, at most 1024) and grid of the gradient of kiln.resize
+    (kernels/resize.cuh).
+  }];
+  let parameters = (ins "int64_t":$threads, "int64_t":$blocks);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_CustomAttr : KilnCuda_Attr<"Custom", "custom"> {
+  let summary = "The launch of a user's kernel";
+  let description = [{
+    `#kiln_cuda.custom<blocks = B>`: the grid of a kiln.custom kernel
+    (kernels/custom_op.cuh); its block size is the op's `block_size`, which
+    the user's kernel is written for.
+  }];
+  let parameters = (ins "int64_t":$blocks);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_EmbeddingAttr : KilnCuda_Attr<"Embedding", "embedding"> {
+  let summary = "The kernels of an embedding gradient";
+  let description = [{
+    `#kiln_cuda.embedding<vector = V>`: the elements of a table row that a
+    thread moves at once in the kernels of kernels/embedding.cuh (1, 2, 4 or
+    8, at most what the row's width and element size allow); the radix
+    passes and tiles follow from the shapes.
+  }];
+  let parameters = (ins "int64_t":$vector);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_BatchNormAttr : KilnCuda_Attr<"BatchNorm", "batch_norm"> {
+  let summary = "The kernels of a batch_norm fusion";
+  let description = [{
+    `#kiln_cuda.batch_norm<blocks = B>`: the kernels of
+    kernels/batch_norm.cuh size the split of the statistics' reduction and
+    the grid of their element kernels for B blocks (twice the target's SMs
+    times its resident blocks by default); tiles and vector widths follow
+    from the shapes.
+  }];
+  let parameters = (ins "int64_t":$blocks);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

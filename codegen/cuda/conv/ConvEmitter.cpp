@@ -521,7 +521,8 @@ void emitNorm(FusionBuilder &builder, const ConvPlan &plan, FusionOp fusion,
             ? std::nullopt
             : std::optional<LaunchArg>(LaunchArg::result(yielded.getIndex())));
   }
-  emitBatchNormKernels(builder, plan.norm, fusion, bindings, target, partials);
+  emitBatchNormKernels(builder, plan.norm, fusion, bindings,
+                       batchNormBlocks(target), partials);
 }
 
 } // namespace
@@ -764,7 +765,9 @@ public:
     if (failed(kernel))
       return failure();
     if (!*kernel)
-      return Attribute(); // depthwise: the direct kernels
+      return Attribute(cuda::ConvAttr::get(fusion.getContext(),
+                                           cuda::ConvKind::Depthwise, 0, 0, 0,
+                                           0, 0, 0, 1, 1));
     return Attribute(convKernelAttr(fusion.getContext(), **kernel));
   }
 
@@ -772,8 +775,10 @@ public:
                              const CodegenOptions &options) const override {
     FailureOr<std::optional<ConvKernelChoice>> kernel =
         convKernelOf(fusion, options);
-    return failure(failed(kernel) ||
-                   failed(verifyConv(fusion, options, **kernel)));
+    if (failed(kernel))
+      return failure();
+    // A depthwise kernel is checked against the fusion as it is read.
+    return failure(*kernel && failed(verifyConv(fusion, options, **kernel)));
   }
 };
 

@@ -25,6 +25,7 @@ static GemmPath pathOf(cuda::ConvKind kind) {
   case cuda::ConvKind::Mma:
     return GemmPath::MmaSync;
   case cuda::ConvKind::Tf32:
+  case cuda::ConvKind::Depthwise:
     break;
   }
   return GemmPath::Tf32;
@@ -70,7 +71,15 @@ convKernelOf(FusionOp fusion, const CodegenOptions &options) {
            << cuda::kKernelAttrName
            << ": a conv fusion's kernel is a #kiln_cuda.conv, got "
            << recorded;
-  return std::optional<ConvKernelChoice>(convKernelFromAttr(attr));
+  if (attr.getKind() != cuda::ConvKind::Depthwise)
+    return std::optional<ConvKernelChoice>(convKernelFromAttr(attr));
+  FailureOr<std::optional<ConvKernelChoice>> planned =
+      selectConv(fusion, options);
+  if (succeeded(planned) && *planned)
+    return fusion.emitOpError()
+           << cuda::kKernelAttrName
+           << ": only a depthwise convolution runs the direct kernels";
+  return planned;
 }
 
 } // namespace mlir::kiln::codegen

@@ -150,7 +150,7 @@ LogicalResult verifyConv(ConvPlan plan, FusionOp fusion,
   };
   if (plan.depthwise)
     return error() << "a depthwise convolution runs the direct kernels, "
-                      "which take no choice";
+                      "#kiln_cuda.conv<depthwise>";
   setConvChoice(plan, kernel.choice.config, kernel.choice.split);
   std::string why = kernelMismatch(plan, kernel,
                                    convStaticSharedBytes(plan, fusion),

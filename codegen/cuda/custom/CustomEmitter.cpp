@@ -15,6 +15,7 @@
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/RecordedKernel.h"
 #include "codegen/cuda/custom/CustomKernelSource.h"
 
 #include "kiln/custom_layout.cuh"
@@ -187,6 +188,18 @@ std::string tensorInitializer(const AbiTensor &tensor) {
       .str();
 }
 
+/// The planner's grid: a thread per element of the largest tensor written,
+/// as many blocks as fill the target four times over.
+int64_t plannedBlocks(const CustomCall &call, const GpuTarget &target) {
+  int64_t written = 0;
+  for (const AbiTensor &tensor : call.tensors)
+    if (tensor.written)
+      written = std::max(written, numElementsOf(tensor.value));
+  int64_t blocksPerSm = std::max<int64_t>(1, 1024 / call.blockSize);
+  return ::kiln::custom::grid_blocks(written, call.blockSize,
+                                     target.blocksForWaves(4, blocksPerSm));
+}
+
 FailureOr<GeneratedFusion> emitCustom(FusionOp fusion,
                                       const SingleOpFusion &single,
                                       const CodegenOptions &options) {
@@ -211,21 +224,20 @@ FailureOr<GeneratedFusion> emitCustom(FusionOp fusion,
   spec.globalCode = "#line 1 \"" + source->name + "\"\n" + source->text;
   spec.functors = argsStruct(call);
   spec.body = "  const args_t args{ctx";
-  int64_t written = 0;
   for (const AbiTensor &tensor : call.tensors) {
     std::string pointer = cudaType(tensor.value) + " *__restrict__";
     spec.addParam(tensor.written ? pointer : "const " + pointer, tensor.member,
                   tensor.arg);
     spec.body += ",\n      " + tensorInitializer(tensor);
-    if (tensor.written)
-      written = std::max(written, numElementsOf(tensor.value));
   }
   spec.body += "};\n  ::" + call.entry.str() + "<args_t>(args);\n";
 
-  const GpuTarget &target = options.target();
-  int64_t blocksPerSm = std::max<int64_t>(1, 1024 / call.blockSize);
-  int64_t blocks = ::kiln::custom::grid_blocks(
-      written, call.blockSize, target.blocksForWaves(4, blocksPerSm));
+  FailureOr<cuda::CustomAttr> recorded =
+      recordedKernel<cuda::CustomAttr>(fusion);
+  if (failed(recorded))
+    return failure();
+  int64_t blocks = *recorded ? recorded->getBlocks()
+                             : plannedBlocks(call, options.target());
   spec.grid = {uint32_t(blocks), 1, 1};
   spec.block = {uint32_t(call.blockSize), 1, 1};
   spec.configuration = llvm::formatv("file={0} block={1} blocks={2}",
@@ -247,6 +259,20 @@ public:
     if (failed(single))
       return (emitFusionError(fusion) << "is not a fusion of one custom op");
     return emitCustom(fusion, *single, options);
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    FusionBuilder scratch("");
+    CustomCall call = describeCall(*customFusion(fusion), scratch);
+    return Attribute(cuda::CustomAttr::get(
+        fusion.getContext(), plannedBlocks(call, options.target())));
+  }
+
+  /// Any grid (the attribute's own check) runs a kernel written for any.
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &) const override {
+    return failure(failed(recordedKernel<cuda::CustomAttr>(fusion)));
   }
 };
 

@@ -20,6 +20,7 @@
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/RecordedKernel.h"
 
 #include "kiln/embedding_layout.cuh"
 
@@ -170,6 +171,34 @@ void emitEmbeddingBackward(const EmbeddingProblem &p, FusionBuilder &builder) {
   builder.kernel(std::move(rows));
 }
 
+/// The planner's vector width: as many elements as one 16-byte access of
+/// a row holds.
+int plannedVector(FusionOp fusion) {
+  auto op = cast<EmbeddingBackwardOp>(SingleOpFusion::get(fusion)->op);
+  auto table = cast<RankedTensorType>(op.getResult().getType());
+  return layout::vector_width(table.getDimSize(1),
+                              table.getElementType().getIntOrFloatBitWidth() /
+                                  8);
+}
+
+/// The vector width `fusion` records (checked: the planner's or a power of
+/// two fewer, which divides the row as it does), else the planner's.
+FailureOr<int> vectorOf(FusionOp fusion) {
+  FailureOr<cuda::EmbeddingAttr> recorded =
+      recordedKernel<cuda::EmbeddingAttr>(fusion);
+  if (failed(recorded))
+    return failure();
+  int planned = plannedVector(fusion);
+  if (!*recorded)
+    return planned;
+  if (planned % recorded->getVector() != 0)
+    return emitRecordedKernelError(fusion)
+           << "a thread moves " << planned
+           << " elements of a row or a power of two fewer, not "
+           << recorded->getVector();
+  return int(recorded->getVector());
+}
+
 class EmbeddingEmitter : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
@@ -200,9 +229,10 @@ public:
              << p.lookups << " lookups into " << p.rows
              << " rows: both must stay below 2^31 - 1";
     p.elementType = cudaType(op.getResult());
-    Type elementType = table.getElementType();
-    p.vector = layout::vector_width(p.width,
-                                    elementType.getIntOrFloatBitWidth() / 8);
+    FailureOr<int> vector = vectorOf(fusion);
+    if (failed(vector))
+      return failure();
+    p.vector = *vector;
     int64_t largest = std::max(p.lookups, p.rows) * p.width;
     p.idx = largest < (int64_t(1) << 31) - (int64_t(1) << 20) ? "int"
                                                                : "long long";
@@ -218,6 +248,17 @@ public:
     if (p.rows * p.width > 0)
       emitEmbeddingBackward(p, builder);
     return builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &) const override {
+    return Attribute(
+        cuda::EmbeddingAttr::get(fusion.getContext(), plannedVector(fusion)));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &) const override {
+    return failure(failed(vectorOf(fusion)));
   }
 };
 

@@ -25,6 +25,7 @@
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/RecordedKernel.h"
 
 #include "kiln/batch_norm_layout.cuh"
 
@@ -45,7 +46,7 @@ std::array<uint32_t, 3> dim3Of(int64_t x, int64_t y = 1) {
 class Emission {
 public:
   Emission(FusionBuilder &builder, Operation *op, BatchNormBindings bindings,
-           FusionOp fusion, Value input, int64_t dim, const GpuTarget &target,
+           FusionOp fusion, Value input, int64_t dim, int64_t blocks,
            std::optional<BatchNormPartials> given)
       : op_(op), bindings(std::move(bindings)), builder(builder), given(given) {
     auto type = cast<RankedTensorType>(input.getType());
@@ -66,13 +67,13 @@ public:
                     : 1;
     elementVec = layout::element_vec(elements, vec);
     chunk = given ? given->rowsPerSplit
-                  : layout::chunk_of(outer, channels, inner,
-                                     target.blocksForWaves(2), columnVec);
+                  : layout::chunk_of(outer, channels, inner, blocks,
+                                     columnVec);
     splits = layout::splits_of(outer, channels, inner, chunk);
     partials = std::max<int64_t>(
         splits * layout::partials_per_split(channels, inner), 1);
     elementBlocks = ::kiln::reduce::element_blocks(
-        std::max<int64_t>(elements / elementVec, 1), target.blocksForWaves(2));
+        std::max<int64_t>(elements / elementVec, 1), blocks);
     int64_t largest = 0;
     for (Type t : fusion->getOperandTypes())
       largest = std::max(largest, cast<ShapedType>(t).getNumElements());
@@ -320,12 +321,30 @@ public:
           emitFusionError(fusion)
           << "batch_norm codegen: expected a fusion of one kiln.batch_norm or "
              "kiln.batch_norm_backward reading the fusion's operands");
+    FailureOr<cuda::BatchNormAttr> recorded =
+        recordedKernel<cuda::BatchNormAttr>(fusion);
+    if (failed(recorded))
+      return failure();
     SingleOpFusion single = *SingleOpFusion::get(fusion);
     FusionBuilder builder("// kiln batch_norm fusion of\n" +
                           describeOp(single.op));
     emitBatchNormKernels(builder, single.op, fusion,
-                         BatchNormBindings::of(single), options.target());
+                         BatchNormBindings::of(single),
+                         *recorded ? recorded->getBlocks()
+                                   : batchNormBlocks(options.target()));
     return builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    return Attribute(cuda::BatchNormAttr::get(
+        fusion.getContext(), batchNormBlocks(options.target())));
+  }
+
+  /// Any block count (the attribute's own check) sizes a valid split.
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &) const override {
+    return failure(failed(recordedKernel<cuda::BatchNormAttr>(fusion)));
   }
 };
 
@@ -343,18 +362,18 @@ BatchNormBindings BatchNormBindings::of(const SingleOpFusion &single) {
 
 void emitBatchNormKernels(FusionBuilder &builder, Operation *op,
                           FusionOp fusion, const BatchNormBindings &bindings,
-                          const GpuTarget &target,
+                          int64_t blocks,
                           std::optional<BatchNormPartials> partials) {
   if (auto norm = dyn_cast<BatchNormOp>(op)) {
     Emission e(builder, op, bindings, fusion, norm.getInput(),
-               norm.getDimAttr().getInt(), target, partials);
+               norm.getDimAttr().getInt(), blocks, partials);
     if (e.channels > 0)
       emitForward(e, norm);
     return;
   }
   auto norm = cast<BatchNormBackwardOp>(op);
   Emission e(builder, op, bindings, fusion, norm.getInput(),
-             norm.getDimAttr().getInt(), target, std::nullopt);
+             norm.getDimAttr().getInt(), blocks, std::nullopt);
   if (e.channels > 0)
     emitBackward(e, norm);
 }

@@ -39,12 +39,18 @@ struct BatchNormPartials {
   int64_t rowsPerSplit = 1;
 };
 
+/// The blocks the kernels size their split and grids for on `target`
+/// (#kiln_cuda.batch_norm): enough to fill it twice over.
+inline int64_t batchNormBlocks(const GpuTarget &target) {
+  return target.blocksForWaves(2);
+}
+
 /// Adds the kernels of `op` (a kiln.batch_norm or kiln.batch_norm_backward
-/// in `fusion`) to `builder`; `partials` (forward only) replaces the
-/// statistics' first kernel.
+/// in `fusion`) to `builder`, sized for `blocks` (batchNormBlocks);
+/// `partials` (forward only) replaces the statistics' first kernel.
 void emitBatchNormKernels(FusionBuilder &builder, Operation *op,
                           FusionOp fusion, const BatchNormBindings &bindings,
-                          const GpuTarget &target,
+                          int64_t blocks,
                           std::optional<BatchNormPartials> partials = {});
 
 } // namespace mlir::kiln::codegen

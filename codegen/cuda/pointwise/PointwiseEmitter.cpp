@@ -42,6 +42,7 @@
 #include "codegen/cuda/pointwise/PointwiseEmitter.h"
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
+#include "codegen/cuda/RecordedKernel.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "compiler/transforms/MemoryPlan.h"
@@ -691,6 +692,60 @@ FailureOr<KernelSpec> kernelSpec(FusionOp fusion, const KernelPlan &plan) {
 
 namespace {
 
+/// The plans as #kiln_cuda.pointwise records them.
+cuda::PointwiseAttr pointwiseAttrOf(MLIRContext *context,
+                                    ArrayRef<KernelPlan> plans) {
+  SmallVector<int64_t> threads, widths, blocks;
+  for (const KernelPlan &plan : plans) {
+    threads.push_back(plan.threads);
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      widths.push_back(group.width);
+      blocks.push_back(plan.starts[g + 1] - plan.starts[g]);
+    }
+  }
+  return cuda::PointwiseAttr::get(context, threads, widths, blocks);
+}
+
+/// The planner's kernels of `fusion` with the block sizes, widths and
+/// blocks `fusion` records (checked against the groups; errors at the
+/// fusion), or as planned where it records none.
+FailureOr<std::vector<KernelPlan>> recordedPlans(FusionOp fusion,
+                                                 const GpuTarget &target) {
+  FailureOr<cuda::PointwiseAttr> recorded =
+      recordedKernel<cuda::PointwiseAttr>(fusion);
+  if (failed(recorded))
+    return failure();
+  FailureOr<std::vector<KernelPlan>> plans = planKernels(fusion, target);
+  if (failed(plans) || !*recorded)
+    return plans;
+  ArrayRef<int64_t> threads = recorded->getThreads(),
+                    widths = recorded->getWidths(),
+                    blocks = recorded->getBlocks();
+  size_t groups = 0;
+  for (const KernelPlan &plan : *plans)
+    groups += plan.groups.size();
+  if (threads.size() != plans->size() || widths.size() != groups)
+    return emitRecordedKernelError(fusion)
+           << "the results fall into " << groups << " groups of "
+           << plans->size() << " kernels, not " << widths.size() << " of "
+           << threads.size();
+  size_t next = 0;
+  for (auto [plan, size] : llvm::zip(*plans, threads)) {
+    plan.threads = size;
+    plan.starts = {0};
+    for (Group &group : plan.groups) {
+      if (group.width % widths[next] != 0)
+        return emitRecordedKernelError(fusion)
+               << "group " << next << " moves " << group.width
+               << " elements per step or a power of two fewer, not "
+               << widths[next];
+      group.width = widths[next];
+      plan.starts.push_back(plan.starts.back() + blocks[next++]);
+    }
+  }
+  return plans;
+}
+
 class PointwiseEmitter final : public KernelEmitter {
 public:
   bool matches(FusionOp fusion) const override {
@@ -700,7 +755,7 @@ public:
   FailureOr<GeneratedFusion>
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     FailureOr<std::vector<KernelPlan>> plans =
-        planKernels(fusion, options.target());
+        recordedPlans(fusion, options.target());
     if (failed(plans))
       return failure();
     FusionBuilder builder("");
@@ -711,6 +766,20 @@ public:
       builder.kernel(std::move(*spec));
     }
     return builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    FailureOr<std::vector<KernelPlan>> plans =
+        planKernels(fusion, options.target());
+    if (failed(plans))
+      return failure();
+    return Attribute(pointwiseAttrOf(fusion.getContext(), *plans));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &options) const override {
+    return failure(failed(recordedPlans(fusion, options.target())));
   }
 };
 

@@ -7,13 +7,16 @@
 // need no atomics and are deterministic. Max pooling's gradient recomputes
 // each window's argmax where windows overlap little; otherwise a first
 // kernel leaves every window's argmax in scratch and a second gathers from
-// it (kiln::pool::recompute_argmax).
+// it (kiln::pool::recompute_argmax). The plan (channel vector, argmax
+// kernel, each launch's block size and grid) is recorded as
+// #kiln_cuda.pool and rendered from it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/RecordedKernel.h"
 
 #include "kiln/pool_layout.cuh"
 
@@ -71,18 +74,122 @@ PoolShape shapeOf(Operation *op) {
                  pool.getCountIncludePad());
 }
 
+/// The block size and grid of one launch.
+struct PoolLaunch {
+  int64_t threads = 0, blocks = 0;
+};
+
+/// What the pool planner decides: the channels a thread takes, whether max
+/// pooling's gradient gathers from a stored argmax, and each launch.
+struct PoolPlan {
+  int vec = 1;
+  bool argmax = false;
+  SmallVector<PoolLaunch> launches;
+};
+
+/// The elements of the tensor each launch of `op` writes over, in order,
+/// with the argmax kernel when `argmax`.
+SmallVector<int64_t> launchElements(Operation *op, const PoolShape &s,
+                                    bool argmax) {
+  if (isa<MaxPool2dOp, AvgPool2dOp>(op))
+    return {s.outputElements()};
+  if (argmax)
+    return {s.outputElements(), s.inputElements()};
+  return {s.inputElements()};
+}
+
+/// The launches of kernels over `elements`, `vec` channels per thread
+/// (none where a tensor is empty).
+SmallVector<PoolLaunch> planLaunches(ArrayRef<int64_t> elements, int vec,
+                                     int64_t maxBlocks) {
+  SmallVector<PoolLaunch> launches;
+  for (int64_t count : elements) {
+    int64_t items = count / vec;
+    if (items == 0)
+      continue;
+    int64_t threads = ::kiln::pool::block_threads(items);
+    launches.push_back(
+        {threads, ::kiln::pool::grid_blocks(items, threads, maxBlocks)});
+  }
+  return launches;
+}
+
+int64_t maxPoolBlocks(const GpuTarget &target) {
+  return target.blocksForWaves(4, 8);
+}
+
+PoolPlan planPool(Operation *op, const GpuTarget &target) {
+  PoolShape s = shapeOf(op);
+  PoolPlan plan;
+  plan.vec = ::kiln::pool::channel_vector(s.nhwc, s.c, s.elementBytes);
+  plan.argmax = isa<MaxPool2dBackwardOp>(op) &&
+                !::kiln::pool::recompute_argmax(s.kh, s.kw, s.sh, s.sw);
+  plan.launches = planLaunches(launchElements(op, s, plan.argmax), plan.vec,
+                               maxPoolBlocks(target));
+  return plan;
+}
+
+cuda::PoolAttr poolAttrOf(MLIRContext *context, const PoolPlan &plan) {
+  SmallVector<int64_t> threads, blocks;
+  for (const PoolLaunch &launch : plan.launches) {
+    threads.push_back(launch.threads);
+    blocks.push_back(launch.blocks);
+  }
+  return cuda::PoolAttr::get(context, plan.vec, threads, blocks, plan.argmax);
+}
+
+/// The plan `attr` records for `fusion`'s `op`, checked against it.
+FailureOr<PoolPlan> poolPlanOf(FusionOp fusion, Operation *op,
+                               cuda::PoolAttr attr) {
+  PoolShape s = shapeOf(op);
+  int planned = ::kiln::pool::channel_vector(s.nhwc, s.c, s.elementBytes);
+  if (planned % attr.getVector() != 0)
+    return emitRecordedKernelError(fusion)
+           << "a thread takes " << planned
+           << " channels or a power of two fewer, not " << attr.getVector();
+  if (attr.getArgmax() && !isa<MaxPool2dBackwardOp>(op))
+    return emitRecordedKernelError(fusion)
+           << "only max pooling's gradient gathers from a stored argmax";
+  PoolPlan plan;
+  plan.vec = attr.getVector();
+  plan.argmax = attr.getArgmax();
+  size_t launches =
+      planLaunches(launchElements(op, s, plan.argmax), plan.vec, 1).size();
+  if (attr.getThreads().size() != launches)
+    return emitRecordedKernelError(fusion)
+           << "the kernels take " << launches << " launches, not "
+           << attr.getThreads().size();
+  for (auto [threads, blocks] : llvm::zip(attr.getThreads(), attr.getBlocks()))
+    plan.launches.push_back({threads, blocks});
+  return plan;
+}
+
+/// The recorded plan of `fusion`, or the planner's where none is recorded.
+FailureOr<PoolPlan> poolPlan(FusionOp fusion, Operation *op,
+                             const GpuTarget &target) {
+  FailureOr<cuda::PoolAttr> recorded = recordedKernel<cuda::PoolAttr>(fusion);
+  if (failed(recorded))
+    return failure();
+  if (!*recorded)
+    return planPool(op, target);
+  return poolPlanOf(fusion, op, *recorded);
+}
+
 /// The kernels of one pool fusion: one configuration, several launches.
 class PoolKernels {
 public:
-  PoolKernels(const SingleOpFusion &single, const GpuTarget &target)
+  PoolKernels(const SingleOpFusion &single, const PoolPlan &plan,
+              const GpuTarget &target)
       : single(single), shape(shapeOf(single.op)),
         builder("// kiln pool fusion of\n" + describeOp(single.op)),
-        maxBlocks(target.blocksForWaves(4, 8)) {
-    vec = ::kiln::pool::channel_vector(shape.nhwc, shape.c, shape.elementBytes);
+        plan(plan), vec(plan.vec) {
     // 32-bit indices when every offset and the grid-stride loop's last step
     // stay below 2^31.
     int64_t largest = std::max(shape.inputElements(), shape.outputElements());
-    int64_t gridThreads = maxBlocks * ::kiln::pool::max_block_threads;
+    int64_t gridThreads =
+        maxPoolBlocks(target) * ::kiln::pool::max_block_threads;
+    for (const PoolLaunch &launch : plan.launches)
+      gridThreads = std::max(gridThreads, launch.threads * launch.blocks);
     idx = largest + gridThreads < (int64_t(1) << 31) ? "int" : "long long";
   }
 
@@ -102,11 +209,9 @@ public:
   /// item of a tensor of `elements` elements.
   void kernel(llvm::StringRef prefix, llvm::StringRef function,
               std::vector<KernelParam> params, int64_t elements) {
-    int64_t items = elements / vec;
-    if (items == 0)
+    if (elements / vec == 0)
       return;
-    int64_t threads = ::kiln::pool::block_threads(items);
-    int64_t blocks = ::kiln::pool::grid_blocks(items, threads, maxBlocks);
+    auto [threads, blocks] = plan.launches[launched++];
     KernelSpec spec;
     spec.prefix = prefix.str();
     spec.templateName = function.str();
@@ -135,7 +240,7 @@ public:
   const SingleOpFusion &single;
   PoolShape shape;
   FusionBuilder builder;
-  int64_t maxBlocks;
+  const PoolPlan &plan;
   int vec = 1;
   std::string idx;
 
@@ -163,6 +268,8 @@ private:
   }
 
   std::optional<uint64_t> argmaxOffset;
+  /// The launches of the plan added so far.
+  size_t launched = 0;
 };
 
 void emitPool(PoolKernels &k) {
@@ -177,7 +284,7 @@ void emitPool(PoolKernels &k) {
   } else if (isa<AvgPool2dBackwardOp>(op)) {
     k.kernel("kiln_avg_pool2d_backward", "avg_pool_backward",
              {k.input(0, "grad"), k.output(0, "dx")}, s.inputElements());
-  } else if (::kiln::pool::recompute_argmax(s.kh, s.kw, s.sh, s.sw)) {
+  } else if (!k.plan.argmax) {
     k.kernel("kiln_max_pool2d_backward", "max_pool_backward",
              {k.input(0, "grad"), k.input(1, "x"), k.output(0, "dx")},
              s.inputElements());
@@ -217,9 +324,25 @@ public:
     FailureOr<SingleOpFusion> single = poolFusion(fusion);
     if (failed(single))
       return (emitFusionError(fusion) << "is not a fusion of one pooling op");
-    PoolKernels kernels(*single, options.target());
+    FailureOr<PoolPlan> plan = poolPlan(fusion, single->op, options.target());
+    if (failed(plan))
+      return failure();
+    PoolKernels kernels(*single, *plan, options.target());
     emitPool(kernels);
     return kernels.builder.take();
+  }
+
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    return Attribute(poolAttrOf(
+        fusion.getContext(),
+        planPool(poolFusion(fusion)->op, options.target())));
+  }
+
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &options) const override {
+    return failure(
+        failed(poolPlan(fusion, poolFusion(fusion)->op, options.target())));
   }
 };
 

@@ -126,8 +126,8 @@ void Composer::findCopies() {
 
 FailureOr<GeneratedFusion>
 emitComposedReduction(FusionOp fusion, const ReductionPlan &plan,
-                      const GpuTarget &target, std::optional<int64_t> splits) {
-  return Composer(fusion, plan, target, splits).run();
+                      int64_t targetBlocks, std::optional<int64_t> splits) {
+  return Composer(fusion, plan, targetBlocks, splits).run();
 }
 
 } // namespace mlir::kiln::codegen::reduction

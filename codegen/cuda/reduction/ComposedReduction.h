@@ -106,10 +106,10 @@ public:
 /// ComposedGeneric.cpp, ComposedRows.cpp, ComposedMultiTensor.cpp).
 class Composer {
 public:
-  Composer(FusionOp fusion, const ReductionPlan &plan, const GpuTarget &target,
+  Composer(FusionOp fusion, const ReductionPlan &plan, int64_t targetBlocks,
            std::optional<int64_t> splits = std::nullopt)
       : fusion(fusion), plan(plan), body(fusion.getBody().front()),
-        kernels(header(fusion), fusion, target) {
+        kernels(header(fusion), fusion, targetBlocks) {
     kernels.splits = splits;
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       resultIndices[v].push_back(i);

@@ -22,9 +22,10 @@
 //   (column mode, coalesced, no transpose). When outputs are too few to fill
 //   the GPU, the reduced range is split over blocks that write per-block
 //   partials to scratch and a second kernel combines them in a fixed order
-//   (whole-tensor losses, sum_all, ...). Its split is the one kernel choice
-//   of the family recorded in the IR (#kiln_cuda.reduction, by
-//   --kiln-select-kernels) and rendered as recorded.
+//   (whole-tensor losses, sum_all, ...). Its split is recorded in the IR
+//   (#kiln_cuda.reduction, by --kiln-select-kernels) and rendered as
+//   recorded; the other kernels record the blocks they size their grids,
+//   chunks and splits for (#kiln_cuda.row_reduction).
 // - Multi-tensor reductions (whole-tensor reductions over several tensors,
 //   such as a global gradient norm): one kernel of per-block partials over
 //   every tensor and one finishing kernel.
@@ -37,6 +38,7 @@
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/RecordedKernel.h"
 #include "codegen/cuda/reduction/ReductionKernels.h"
 #include "codegen/dialect/KilnCudaDialect.h"
 #include "compiler/transforms/ReductionPlan.h"
@@ -62,9 +64,9 @@ using namespace reduction;
 struct Emission : KernelSet {
   SingleOpFusion single;
 
-  Emission(SingleOpFusion s, FusionOp fusion, const GpuTarget &target)
+  Emission(SingleOpFusion s, FusionOp fusion, int64_t targetBlocks)
       : KernelSet("// kiln reduction fusion of\n" + describeOp(s.op), fusion,
-                  target),
+                  targetBlocks),
         single(std::move(s)) {}
 
   Operation *op() const { return single.op; }
@@ -802,10 +804,10 @@ FailureOr<CrossEntropyPair> matchCrossEntropyPair(FusionOp fusion) {
 /// the loss total when the fusion yields the loss.
 FailureOr<GeneratedFusion> emitCrossEntropyPair(FusionOp fusion,
                                                 CrossEntropyPair pair,
-                                                const GpuTarget &target) {
+                                                int64_t targetBlocks) {
   KernelSet kernels("// kiln reduction fusion of\n" +
                         describeOp(pair.forward) + describeOp(pair.backward),
-                    fusion, target);
+                    fusion, targetBlocks);
   auto type = cast<ShapedType>(pair.forward.getLogits().getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
   CrossEntropyForm form = CrossEntropyForm::of(pair.forward);
@@ -925,10 +927,21 @@ cuda::ReductionMode modeOf(const ReduceLayout &layout) {
                         : cuda::ReductionMode::Columns;
 }
 
-/// The splits of `fusion`'s generic reduction that its #kiln_cuda.reduction
-/// records, checked against the fusion (errors at the fusion); none where it
-/// records none.
-FailureOr<std::optional<int64_t>> recordedSplits(FusionOp fusion) {
+/// The kernel choices of a reduction fusion, converted back from its
+/// #kiln_cuda.reduction (a generic reduction) or #kiln_cuda.row_reduction
+/// (the others).
+struct ReductionChoice {
+  /// The generic reduction's splits; none: plannedSplits'.
+  std::optional<int64_t> splits;
+  /// The blocks the kernels fill (KernelSet::targetBlocks).
+  int64_t targetBlocks = 0;
+};
+
+/// The splits of `fusion`'s generic reduction over `layout` that its
+/// #kiln_cuda.reduction records, checked against the fusion (errors at the
+/// fusion); none where it records none.
+FailureOr<std::optional<int64_t>> recordedSplits(FusionOp fusion,
+                                                 const ReduceLayout &layout) {
   Attribute recorded = fusion->getAttr(cuda::kKernelAttrName);
   if (!recorded)
     return std::optional<int64_t>();
@@ -940,21 +953,38 @@ FailureOr<std::optional<int64_t>> recordedSplits(FusionOp fusion) {
     return error() << "a reduction fusion's kernel is a "
                       "#kiln_cuda.reduction, got "
                    << recorded;
-  std::optional<ReduceLayout> layout = genericLayoutOf(fusion);
-  if (!layout)
-    return error() << "only a generic reduction's kernel is chosen in the "
-                      "IR; this fusion's kernels are planned in code "
-                      "generation";
-  if (modeOf(*layout) != attr.getMode())
+  if (modeOf(layout) != attr.getMode())
     return error() << "a reduction "
-                   << (layout->rowMode ? "of the innermost elements"
-                                       : "keeping the innermost elements")
+                   << (layout.rowMode ? "of the innermost elements"
+                                      : "keeping the innermost elements")
                    << " runs in "
-                   << cuda::stringifyReductionMode(modeOf(*layout)) << ", not "
+                   << cuda::stringifyReductionMode(modeOf(layout)) << ", not "
                    << cuda::stringifyReductionMode(attr.getMode());
-  if (std::string why = splitsMismatch(*layout, attr.getSplits()); !why.empty())
+  if (std::string why = splitsMismatch(layout, attr.getSplits()); !why.empty())
     return error() << why;
   return std::optional<int64_t>(attr.getSplits());
+}
+
+/// The choices `fusion` records, checked (errors at the fusion); the
+/// planner's for `target` where it records none.
+FailureOr<ReductionChoice> recordedChoice(FusionOp fusion,
+                                          const GpuTarget &target) {
+  ReductionChoice choice;
+  choice.targetBlocks = KernelSet::targetBlocksOf(target);
+  if (std::optional<ReduceLayout> layout = genericLayoutOf(fusion)) {
+    FailureOr<std::optional<int64_t>> splits = recordedSplits(fusion, *layout);
+    if (failed(splits))
+      return failure();
+    choice.splits = *splits;
+    return choice;
+  }
+  FailureOr<cuda::RowReductionAttr> rows =
+      recordedKernel<cuda::RowReductionAttr>(fusion);
+  if (failed(rows))
+    return failure();
+  if (*rows)
+    choice.targetBlocks = rows->getBlocks();
+  return choice;
 }
 
 class ReductionEmitter : public KernelEmitter {
@@ -971,21 +1001,23 @@ public:
   emit(FusionOp fusion, const CodegenOptions &options) const override {
     if (fusion.getKind() != "reduction")
       return (emitFusionError(fusion) << "is not a reduction fusion");
-    FailureOr<std::optional<int64_t>> splits = recordedSplits(fusion);
-    if (failed(splits))
+    FailureOr<ReductionChoice> choice =
+        recordedChoice(fusion, options.target());
+    if (failed(choice))
       return failure();
     if (FailureOr<CrossEntropyPair> pair = matchCrossEntropyPair(fusion);
         succeeded(pair))
-      return emitCrossEntropyPair(fusion, *pair, options.target());
+      return emitCrossEntropyPair(fusion, *pair, choice->targetBlocks);
     if (!isSingleOpFusion(fusion)) {
       std::string why;
       FailureOr<ReductionPlan> plan = planReduction(fusion, &why);
       if (failed(plan))
         return (emitFusionError(fusion) << "reduction codegen: ") << why;
-      return emitComposedReduction(fusion, *plan, options.target(), *splits);
+      return emitComposedReduction(fusion, *plan, choice->targetBlocks,
+                                   choice->splits);
     }
-    Emission e(*SingleOpFusion::get(fusion), fusion, options.target());
-    e.splits = *splits;
+    Emission e(*SingleOpFusion::get(fusion), fusion, choice->targetBlocks);
+    e.splits = choice->splits;
     Operation *op = e.op();
     LogicalResult result = success();
     if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ArgmaxOp>(op))
@@ -1018,18 +1050,18 @@ public:
 
   FailureOr<Attribute>
   selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    int64_t blocks = KernelSet::targetBlocksOf(options.target());
     std::optional<ReduceLayout> layout = genericLayoutOf(fusion);
     if (!layout)
-      return Attribute();
-    int64_t splits =
-        plannedSplits(*layout, KernelSet::targetBlocksOf(options.target()));
-    return Attribute(
-        cuda::ReductionAttr::get(fusion.getContext(), modeOf(*layout), splits));
+      return Attribute(
+          cuda::RowReductionAttr::get(fusion.getContext(), blocks));
+    return Attribute(cuda::ReductionAttr::get(
+        fusion.getContext(), modeOf(*layout), plannedSplits(*layout, blocks)));
   }
 
   LogicalResult verifyKernel(FusionOp fusion, Attribute,
-                             const CodegenOptions &) const override {
-    return failure(failed(recordedSplits(fusion)));
+                             const CodegenOptions &options) const override {
+    return failure(failed(recordedChoice(fusion, options.target())));
   }
 };
 

@@ -43,8 +43,8 @@ std::string paramInit(const Params &params) {
 }
 
 KernelSet::KernelSet(std::string header, FusionOp fusion,
-                     const GpuTarget &target)
-    : builder(std::move(header)), targetBlocks(targetBlocksOf(target)) {
+                     int64_t targetBlocks)
+    : builder(std::move(header)), targetBlocks(targetBlocks) {
   int64_t largest = 0;
   for (Type t : fusion->getOperandTypes())
     largest = std::max(largest, cast<ShapedType>(t).getNumElements());

@@ -42,7 +42,9 @@ std::string indent(llvm::StringRef body, int spaces);
 /// every tensor is small enough) and the blocks that fill the target GPU.
 class KernelSet {
 public:
-  KernelSet(std::string header, FusionOp fusion, const GpuTarget &target);
+  /// Kernels sized for `targetBlocks` blocks (targetBlocksOf the target,
+  /// or as #kiln_cuda.row_reduction records).
+  KernelSet(std::string header, FusionOp fusion, int64_t targetBlocks);
 
   /// Adds the kernel of `spec` with `params` (declarations "type name"):
   /// its functors start with the `idx_t` typedef, and it includes
@@ -52,7 +54,8 @@ public:
   FusionBuilder builder;
   /// "int" or "long long".
   std::string idx;
-  /// Blocks that keep every SM busy about twice over (targetBlocksOf).
+  /// Blocks the kernels fill: by default targetBlocksOf's, which keep every
+  /// SM busy about twice over.
   int64_t targetBlocks;
   static int64_t targetBlocksOf(const GpuTarget &target) {
     return target.blocksForWaves(2);
@@ -185,11 +188,12 @@ void emitReduce(KernelSet &kernels, const ReduceSpec &spec,
 
 /// Emits a composed reduction fusion (anything but a single reduction op
 /// with its operands): the generic reduction with prologue and epilogue, a
-/// row kernel, or a multi-tensor reduction, as `plan` says; the generic
-/// reduction split as `splits` says when given.
+/// row kernel, or a multi-tensor reduction, as `plan` says, sized for
+/// `targetBlocks` (KernelSet); the generic reduction split as `splits` says
+/// when given.
 FailureOr<GeneratedFusion>
 emitComposedReduction(FusionOp fusion, const ReductionPlan &plan,
-                      const GpuTarget &target,
+                      int64_t targetBlocks,
                       std::optional<int64_t> splits = std::nullopt);
 
 /// The type and name of a parameter declaration "type name".

@@ -11,6 +11,7 @@
 #include "codegen/cuda/EmitterRegistry.h"
 #include "codegen/cuda/EmitterUtils.h"
 #include "codegen/cuda/KernelEmitter.h"
+#include "codegen/cuda/RecordedKernel.h"
 #include "codegen/cuda/scalar/ScalarEmitter.h"
 
 #include "kiln/pool_layout.cuh"
@@ -75,10 +76,13 @@ public:
     int64_t items = v.inputElements();
     if (items == 0)
       return builder.take();
-    const GpuTarget &target = options.target();
-    int64_t maxBlocks = target.blocksForWaves(4, 8);
-    int64_t threads = ::kiln::pool::block_threads(items);
-    int64_t blocks = ::kiln::pool::grid_blocks(items, threads, maxBlocks);
+    FailureOr<cuda::ResizeAttr> recorded =
+        recordedKernel<cuda::ResizeAttr>(fusion);
+    if (failed(recorded))
+      return failure();
+    cuda::ResizeAttr launch =
+        *recorded ? *recorded : plan(fusion, options.target());
+    int64_t threads = launch.getThreads(), blocks = launch.getBlocks();
     int64_t gradElements =
         cast<RankedTensorType>(op.getGrad().getType()).getNumElements();
     // 32-bit indices when every offset and the loop's last step fit.
@@ -116,7 +120,30 @@ public:
     return builder.take();
   }
 
+  FailureOr<Attribute>
+  selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
+    return Attribute(plan(fusion, options.target()));
+  }
+
+  /// Any block size of whole warps and grid (the attribute's own checks)
+  /// runs the grid-stride loop.
+  LogicalResult verifyKernel(FusionOp fusion, Attribute,
+                             const CodegenOptions &) const override {
+    return failure(failed(recordedKernel<cuda::ResizeAttr>(fusion)));
+  }
+
 private:
+  /// The planner's block size and grid: one thread per element of the
+  /// gradient it writes.
+  static cuda::ResizeAttr plan(FusionOp fusion, const GpuTarget &target) {
+    auto op = cast<ResizeBackwardOp>(resizeFusion(fusion)->op);
+    int64_t items = std::max<int64_t>(viewOf(op).inputElements(), 1);
+    int64_t threads = ::kiln::pool::block_threads(items);
+    return cuda::ResizeAttr::get(
+        fusion.getContext(), threads,
+        ::kiln::pool::grid_blocks(items, threads, target.blocksForWaves(4, 8)));
+  }
+
   static FailureOr<SingleOpFusion> resizeFusion(FusionOp fusion) {
     if (fusion.getKind() != "resize")
       return failure();

@@ -41,7 +41,7 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> attributes {
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.gemm needs stages >= 0, cluster >= 1 and split >= 1
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: pingpong, cluster and tma_store are the tma kernel's
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: #kiln_cuda.gemm tile dimensions must be positive
-// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'simt' of #kiln_cuda.conv (expected tma, wgmma, mma, tf32)
+// BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: unknown kernel 'simt' of #kiln_cuda.conv (expected tma, wgmma, mma, tf32, depthwise)
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: the mma and tf32 kernels' tiles take warps = MxN (positive), the wgmma kernels' none
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: the mma and tf32 kernels' tiles take warps = MxN (positive), the wgmma kernels' none
 // BAD: bad_attrs.mlir:{{[0-9]+ offset :[0-9]+:[0-9]+}}: error: expected warps = MxN

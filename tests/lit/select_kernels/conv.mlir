@@ -1,6 +1,6 @@
 // --kiln-select-kernels records the implicit-GEMM kernel the planner
 // chooses for each conv fusion as its kiln_cuda.kernel (a #kiln_cuda.conv);
-// depthwise convolutions run direct kernels and record none.
+// depthwise convolutions run the direct kernels, #kiln_cuda.conv<depthwise>.
 // RUN: kiln-opt %s --kiln-fuse --kiln-select-kernels | FileCheck %s
 // RUN: kiln-opt %s --kiln-fuse --kiln-select-kernels="tma=false" | FileCheck %s --check-prefix=NOTMA
 // RUN: kiln-opt %s --kiln-fuse --kiln-select-kernels="arch=sm_80" | FileCheck %s --check-prefix=SM80
@@ -52,11 +52,9 @@ func.func @exact(%x: tensor<8x28x28x128xf32>, %w: tensor<128x3x3x128xf32>)
   return %y : tensor<8x28x28x128xf32>
 }
 
-// Depthwise: the direct kernels, nothing to choose.
+// Depthwise: the direct kernels, nothing else to choose.
 // CHECK-LABEL: func.func @depthwise
-// CHECK: kiln.fusion "conv"
-// CHECK-NOT: kiln_cuda.kernel
-// CHECK-SAME: {
+// CHECK: kiln.fusion "conv"{{.*}}kiln_cuda.kernel = #kiln_cuda.conv<depthwise>
 func.func @depthwise(%x: tensor<2x8x8x16xbf16>, %w: tensor<16x3x3x1xbf16>)
     -> tensor<2x8x8x16xbf16> {
   %y = kiln.conv2d %x, %w layout = nhwc padding = [1, 1, 1, 1] groups = 16 : tensor<2x8x8x16xbf16>, tensor<16x3x3x1xbf16>

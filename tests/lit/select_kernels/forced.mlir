@@ -47,15 +47,15 @@ func.func @forced_conv(%x: tensor<4x16x16x64xbf16>, %w: tensor<64x3x3x64xbf16>) 
   return %0 : tensor<4x16x16x64xbf16>
 }
 
-// Each choice its fusion cannot run is an error at the fusion, as is a
-// choice on a fusion whose kernel is not chosen in the IR.
+// Each choice its fusion cannot run is an error at the fusion, as is
+// another family's choice.
 // BAD: bad_kernels.mlir:{{[0-9]+ offset :3:8}}: error: 'kiln.fusion' op kiln_cuda.kernel: no mma tile 96x64x32 of 4 stages; the kernel's are 128x256x32/4 128x128x32/4 64x64x32/4
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: no mma tile 64x64x32 of 3 stages
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: the tf32 and simt kernels multiply f32
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: split = 24 leaves a split of the 32 K tiles empty
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: tma_store needs the staged epilogue (one split, N a multiple of 8) of one problem whose first result has the operands' element type
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: a gemm fusion's kernel is a #kiln_cuda.gemm, got "mma"
-// BAD: error: 'kiln.fusion' op kiln_cuda.kernel: a pointwise fusion's kernel is not chosen in the IR
+// BAD: error: 'kiln.fusion' op kiln_cuda.kernel of 'kiln.tanh': a pointwise fusion's kernel is a #kiln_cuda.pointwise, got #kiln_cuda.gemm<simt, tile = 32x32x8>
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: a wgmma tile is 64 or 128 rows by 64, 128 or 256 (128 rows) columns by 64
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: an mma tile is whole 16x16 tiles per warp, BK a multiple of 16
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: the tf32 kernel multiplies f32
@@ -63,4 +63,4 @@ func.func @forced_conv(%x: tensor<4x16x16x64xbf16>, %w: tensor<64x3x3x64xbf16>) 
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: the tile's 589824 bytes of shared memory exceed the 232448 of sm_90
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: split = 17 leaves a split of the 18 K tiles empty
 // BAD: error: 'kiln.fusion' op kiln_cuda.kernel: a conv fusion's kernel is a #kiln_cuda.conv, got #kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>
-// BAD: error: 'kiln.fusion' op kiln_cuda.kernel: a depthwise convolution runs the direct kernels, which take no choice
+// BAD: error: 'kiln.fusion' op kiln_cuda.kernel: a depthwise convolution runs the direct kernels, #kiln_cuda.conv<depthwise>

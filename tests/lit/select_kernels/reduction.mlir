@@ -2,7 +2,8 @@
 // where the innermost elements are reduced, columns where they are kept,
 // and the blocks each output's reduced range is split over (as many as fill
 // the target: 5 on sm_90's 132 SMs, 4 on sm_80's 108), for single reduce
-// ops and a composed one; a softmax's row kernel records none.
+// ops and a composed one; a softmax's row kernel records the blocks it is
+// sized for, #kiln_cuda.row_reduction.
 // RUN: kilnc %s --inference --function f --emit=cuda -o %t.cu --mlir-print-ir-after=kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=IR
 // RUN: kilnc %s --inference --function f --emit=mlir -o %t.planned.mlir
 // RUN: kiln-opt %t.planned.mlir --kiln-select-kernels -o %t.auto.mlir
@@ -25,7 +26,7 @@
 // RUN: not kilnc %t.bad3.mlir --planned -o %t.kiln 2>&1 | FileCheck %s --check-prefix=BAD3
 // RUN: sed -e 's/#kiln_cuda.reduction<columns, splits = 16>/#kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>/' %t.auto.mlir > %t.bad4.mlir
 // RUN: not kilnc %t.bad4.mlir --planned -o %t.kiln 2>&1 | FileCheck %s --check-prefix=BAD4
-// RUN: sed -e '/kiln.fusion.*-> tensor<32x512xf32> {/s/}]}/}], kiln_cuda.kernel = #kiln_cuda.reduction<rows, splits = 1>}/' %t.auto.mlir > %t.bad5.mlir
+// RUN: sed -e 's/#kiln_cuda.row_reduction<blocks = 264>/#kiln_cuda.reduction<rows, splits = 1>/' %t.auto.mlir > %t.bad5.mlir
 // RUN: not kilnc %t.bad5.mlir --planned -o %t.kiln 2>&1 | FileCheck %s --check-prefix=BAD5
 
 // IR: IR Dump After KilnSelectKernels
@@ -41,8 +42,9 @@
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: kiln.mul
 // CHECK-NEXT: kiln.reduce_mean
-// CHECK-NOT: kiln_cuda.kernel
-// CHECK: kiln.softmax
+// CHECK: kiln.fusion "reduction"{{.*}}kiln_cuda.kernel = #kiln_cuda.row_reduction<blocks = 264>{{.*}}-> tensor<32x512xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.softmax
 
 // SM80: #kiln_cuda.reduction<rows, splits = 4>
 // SM80: #kiln_cuda.reduction<columns, splits = 16>
@@ -59,7 +61,7 @@
 // BAD2: error: 'kiln.fusion' op kiln_cuda.kernel: a reduction keeping the innermost elements runs in columns, not rows
 // BAD3: error: 'kiln.fusion' op kiln_cuda.kernel: 300 splits of 512 reduced elements leave a split empty
 // BAD4: error: 'kiln.fusion' op kiln_cuda.kernel: a reduction fusion's kernel is a #kiln_cuda.reduction, got #kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>
-// BAD5: error: 'kiln.fusion' op kiln_cuda.kernel: only a generic reduction's kernel is chosen in the IR; this fusion's kernels are planned in code generation
+// BAD5: error: 'kiln.fusion' op kiln_cuda.kernel of 'kiln.softmax': a reduction fusion's kernel is a #kiln_cuda.row_reduction, got #kiln_cuda.reduction<rows, splits = 1>
 func.func @f(%x: tensor<64x65536xf32>, %y: tensor<4096x256xf32>, %z: tensor<32x512xf32>) -> (tensor<64xf32>, tensor<256xf32>, tensor<32xf32>, tensor<32x512xf32>) {
   %a = kiln.reduce_sum %x dims = [1] : tensor<64x65536xf32>
   %b = kiln.reduce_max %y dims = [0] : tensor<4096x256xf32>
