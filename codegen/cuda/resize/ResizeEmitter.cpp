@@ -18,6 +18,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <utility>
+
 namespace mlir::kiln::codegen {
 namespace {
 
@@ -80,9 +82,9 @@ public:
         recordedKernel<cuda::ResizeAttr>(fusion);
     if (failed(recorded))
       return failure();
-    cuda::ResizeAttr launch =
-        *recorded ? *recorded : plan(fusion, options.target());
-    int64_t threads = launch.getThreads(), blocks = launch.getBlocks();
+    auto [threads, blocks] =
+        *recorded ? std::make_pair(recorded->getThreads(), recorded->getBlocks())
+                  : plan(fusion, options.target());
     int64_t gradElements =
         cast<RankedTensorType>(op.getGrad().getType()).getNumElements();
     // 32-bit indices when every offset and the loop's last step fit.
@@ -122,7 +124,9 @@ public:
 
   FailureOr<Attribute>
   selectKernel(FusionOp fusion, const CodegenOptions &options) const override {
-    return Attribute(plan(fusion, options.target()));
+    auto [threads, blocks] = plan(fusion, options.target());
+    return Attribute(
+        cuda::ResizeAttr::get(fusion.getContext(), threads, blocks));
   }
 
   /// Any block size of whole warps and grid (the attribute's own checks)
@@ -135,13 +139,13 @@ public:
 private:
   /// The planner's block size and grid: one thread per element of the
   /// gradient it writes.
-  static cuda::ResizeAttr plan(FusionOp fusion, const GpuTarget &target) {
+  static std::pair<int64_t, int64_t> plan(FusionOp fusion,
+                                          const GpuTarget &target) {
     auto op = cast<ResizeBackwardOp>(resizeFusion(fusion)->op);
     int64_t items = std::max<int64_t>(viewOf(op).inputElements(), 1);
     int64_t threads = ::kiln::pool::block_threads(items);
-    return cuda::ResizeAttr::get(
-        fusion.getContext(), threads,
-        ::kiln::pool::grid_blocks(items, threads, target.blocksForWaves(4, 8)));
+    return {threads, ::kiln::pool::grid_blocks(items, threads,
+                                               target.blocksForWaves(4, 8))};
   }
 
   static FailureOr<SingleOpFusion> resizeFusion(FusionOp fusion) {
