@@ -65,7 +65,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "runtime/io/dataset.h"
+#include "kiln/dataset.h"
+#include "runtime/io/dtype.h"
 #include "samples/data/sine_task.h"
 #include "samples/data_import/import.h"
 #include "tools/common/command_line.h"

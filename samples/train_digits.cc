@@ -41,8 +41,8 @@
 
 #include "absl/flags/flag.h"
 #include "kiln/batch_loader.h"
+#include "kiln/dataset.h"
 #include "kiln/runtime.h"
-#include "runtime/io/dataset.h"
 #include "samples/data/dataset_records.h"
 #include "samples/data/sine_task.h"
 #include "tools/common/command_line.h"

@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "kiln/batch_loader.h"
+#include "kiln/dataset.h"
 #include "kiln/runtime.h"
 #include "kiln/status.h"
-#include "runtime/io/dataset.h"
 
 absl::Status Train(const char* model_file, const char* data_file,
                    const char* checkpoint) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "runtime/io/dataset.h"
+#include "kiln/dataset.h"
 
 namespace kiln {
 namespace io {

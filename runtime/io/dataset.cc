@@ -1,4 +1,4 @@
-#include "runtime/io/dataset.h"
+#include "kiln/dataset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/artifact/checksum.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/io/dtype.h"
 
 #if defined(__SANITIZE_THREAD__)
 #include <sanitizer/tsan_interface.h>

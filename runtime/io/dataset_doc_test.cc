@@ -10,7 +10,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/io/dataset.h"
+#include "kiln/dataset.h"
+#include "runtime/io/dtype.h"
 
 namespace kiln::io {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/io/dataset.h"
+#include "kiln/dataset.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "runtime/artifact/checksum.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/io/dtype.h"
 
 namespace kiln {
 namespace io {

@@ -5,11 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kiln/dataset.h"
 #include "kiln/status.h"
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/driver.h"
 #include "runtime/cuda/stream.h"
-#include "runtime/io/dataset.h"
 #include "runtime/io/dtype.h"
 #include "runtime/io/finite.h"
 #include "runtime/memory/cuda_allocator.h"

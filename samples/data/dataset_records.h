@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kiln/dataset.h"
 #include "kiln/runtime.h"
-#include "runtime/io/dataset.h"
 
 namespace kiln::samples {
 

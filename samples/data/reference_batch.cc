@@ -6,6 +6,7 @@
 
 #include "compiler/interpreter/IndexInputs.h"
 #include "dialects/kiln/IR/KilnDialect.h"
+#include "runtime/io/dtype.h"
 
 namespace kiln::samples {
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "compiler/training/ReferenceTrainer.h"
+#include "kiln/dataset.h"
 #include "llvm/Support/Error.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "runtime/io/dataset.h"
 
 namespace kiln::samples {
 

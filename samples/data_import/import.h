@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/io/dataset.h"
+#include "kiln/dataset.h"
 #include "samples/data_import/csv.h"
 #include "samples/data_import/field_spec.h"
 #include "samples/data_import/tensor_files.h"

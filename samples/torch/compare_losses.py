@@ -80,7 +80,7 @@ DATASET_DTYPES = {1: ("f32", 4), 2: ("bf16", 2), 3: ("f16", 2), 4: ("i32", 4), 5
 
 
 class KilnData:
-    """A KILNDATA file (runtime/io/dataset.h): fields and raw records."""
+    """A KILNDATA file (kiln/dataset.h): fields and raw records."""
 
     def __init__(self, path):
         with open(path, "rb") as f:
@@ -89,7 +89,7 @@ class KilnData:
             raise ValueError(f"{path}: not a KILNDATA file")
         (version, count, self.record_bytes, self.record_count, data_offset,
          layout_bytes) = struct.unpack_from("<IIQQQQ", blob, 8)
-        # Version 2 adds checksums after the data (runtime/io/dataset.h),
+        # Version 2 adds checksums after the data (kiln/dataset.h),
         # which kiln's reader checks; the records are laid out as in 1.
         if version not in (1, 2):
             raise ValueError(f"{path}: version {version}")

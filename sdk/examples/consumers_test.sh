@@ -4,8 +4,9 @@
 # CMake projects (find_package(kiln); one through the C API, one through the
 # C++ API), a Rust program (rustc, the C API declared by hand) and a Python
 # script (ctypes, libkiln.so). Each trains linear regression on the CPU
-# stand-in driver; the loss must fall. Every installed header must compile
-# alone.
+# stand-in driver; the loss must fall. The C++ API trains again from a
+# dataset file it writes (kiln/dataset.h, DeviceBatchLoader), with the same
+# losses. Every installed header must compile alone.
 #   consumers_test.sh INSTALL_TREE SDK_FILES(6) MAKE_TEST_FILES FAKE_LIBCUDA
 #                     EXAMPLES_DIR
 set -uo pipefail
@@ -89,6 +90,13 @@ cmake -S "${examples}/cpp" -B cpp_build -DCMAKE_PREFIX_PATH="${prefix}" \
 cpp_build/train "${artifact}" 60 0.05 >cpp_run.log 2>&1 ||
   fail "C++ API run: $(cat cpp_run.log)"
 falls "C++ API" cpp_run.log
+cpp_build/train_dataset "${artifact}" batch.kilndata 60 0.05 \
+  >dataset_run.log 2>&1 || fail "C++ dataset run: $(cat dataset_run.log)"
+if cmp -s cpp_run.log dataset_run.log; then
+  echo "ok   C++ API from a dataset: the same losses"
+else
+  fail "C++ API from a dataset: $(diff cpp_run.log dataset_run.log | head -4)"
+fi
 
 # Rust: rustc alone, no crates.
 rustc -O -o train_rs "${examples}/rust/train.rs" -L "${prefix}/lib" \

@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/dataset.h"
 #include "kiln/status.h"
 #include "runtime/artifact/artifact_writer.h"
-#include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/random/initializers.h"
 #include "tests/gpu/linreg_artifact.h"

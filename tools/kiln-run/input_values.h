@@ -13,8 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "kiln/dataset.h"
 #include "runtime/artifact/artifact.h"
-#include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
 
 namespace kiln {

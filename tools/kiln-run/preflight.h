@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "kiln/batch_loader.h"
+#include "kiln/dataset.h"
 #include "runtime/artifact/artifact.h"
-#include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
 #include "tools/kiln-run/flags.h"
 

@@ -10,9 +10,9 @@
 #include "absl/flags/reflection.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kiln/dataset.h"
 #include "runtime/artifact/artifact_writer.h"
 #include "runtime/artifact/test_artifacts.h"
-#include "runtime/io/dataset.h"
 #include "runtime/io/safetensors.h"
 
 namespace kiln {

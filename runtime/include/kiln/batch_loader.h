@@ -23,8 +23,8 @@
 // for the compute work that was enqueued on the previous batch of that slot
 // (everything enqueued on the compute stream before the next call of Next()).
 //
-// The datasets themselves (io::MappedDataset) are runtime/io/dataset.h, which
-// this header only declares: the SDK does not install it.
+// The datasets themselves (io::MappedDataset, io::DatasetWriter) are
+// kiln/dataset.h, which this header only declares.
 #ifndef KILN_BATCH_LOADER_H_
 #define KILN_BATCH_LOADER_H_
 
@@ -45,7 +45,7 @@ namespace kiln {
 class Stream;
 
 namespace io {
-class MappedDataset;  // runtime/io/dataset.h
+class MappedDataset;  // kiln/dataset.h
 struct DatasetField;
 }  // namespace io
 

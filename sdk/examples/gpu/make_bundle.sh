@@ -3,8 +3,9 @@
 # (default .gpu-bundle/sdk, git-ignored) and DIR.tar.xz:
 #  - prefix/: the SDK as tools/install_sdk.sh installs it;
 #  - mlp.kiln: samples/mlp.mlir compiled by kilnc (its default AdamW);
-#  - train_c, train_cmake, train_cpp, train_rs: the C (pkg-config), CMake
-#    (find_package(kiln), the C API and the C++ API) and Rust consumers of
+#  - train_c, train_cmake, train_cpp, train_cpp_dataset, train_rs: the C
+#    (pkg-config), CMake (find_package(kiln), the C API and the C++ API, the
+#    latter also from a dataset file it writes) and Rust consumers of
 #    sdk/examples, built against prefix/ only, and train.py, the Python (ctypes) one;
 #  - batch.safetensors: the fixed batch every consumer draws (x and y of the
 #    sample, filled by mlp_batch.py with the consumers' pattern), so that
@@ -39,6 +40,7 @@ cmake -S "${examples}/cpp" -B "${build}" -DCMAKE_PREFIX_PATH="${prefix}" \
   -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "${build}" >/dev/null
 install -m 755 "${build}/train" "${out}/train_cpp"
+install -m 755 "${build}/train_dataset" "${out}/train_cpp_dataset"
 rm -rf "${build}"
 rustc -O -o "${out}/train_rs" "${examples}/rust/train.rs" \
   -L "${prefix}/lib" -l static=kiln_runtime -l stdc++

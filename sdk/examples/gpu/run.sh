@@ -2,7 +2,8 @@
 # Runs on the GPU machine what make_bundle.sh built:
 #   run.sh LOGDIR [STEPS] [LR]
 # kiln-run trains mlp.kiln STEPS steps (default 60) on batch.safetensors;
-# the C, CMake (the C and the C++ API) and Rust consumers train the same
+# the C, CMake (the C and the C++ API, the latter also through a dataset
+# file and DeviceBatchLoader) and Rust consumers train the same
 # artifact with the same seed on the same batch through the installed SDK
 # and must print kiln-run's loss at every step; the Python consumer runs the
 # forward entry and one step. Prints one line per consumer and "N failures"; exits 1 on any.
@@ -19,9 +20,12 @@ echo "commit $(cat COMMIT), $(cat "${logs}/gpu.txt")"
 ./kiln-run mlp.kiln --inputs batch.safetensors --steps "${steps}" \
   --lr "${lr}" --seed 0 --warmup 0 --log-every 1 >"${logs}/kiln_run.log" 2>&1 ||
   { echo "FAIL kiln-run: $(tail -3 "${logs}/kiln_run.log")"; exit 1; }
-for consumer in c cmake cpp rs; do
+for consumer in c cmake cpp cpp_dataset rs; do
   log="${logs}/train_${consumer}.log"
-  if ! "./train_${consumer}" mlp.kiln "${steps}" "${lr}" >"${log}" 2>&1; then
+  # The dataset consumer writes the batch to a file of its own first.
+  data=()
+  [[ ${consumer} == cpp_dataset ]] && data=("${logs}/batch.kilndata")
+  if ! "./train_${consumer}" mlp.kiln "${data[@]}" "${steps}" "${lr}" >"${log}" 2>&1; then
     echo "FAIL ${consumer}: $(tail -3 "${log}")"
     failures=$((failures + 1))
   elif python3 mlp_batch.py compare "${logs}/kiln_run.log" "${log}" \

@@ -1,5 +1,5 @@
-#ifndef KILN_RUNTIME_IO_DATASET_H_
-#define KILN_RUNTIME_IO_DATASET_H_
+#ifndef KILN_DATASET_H_
+#define KILN_DATASET_H_
 
 // Memory-mapped datasets of fixed-size records, batch sampling, and a
 // double-buffered background batch producer.
@@ -33,7 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "kiln/batch_options.h"
-#include "runtime/io/dtype.h"
+#include "kiln/dtype.h"
 
 namespace kiln {
 namespace io {
@@ -280,4 +280,4 @@ class BatchProducer {
 }  // namespace io
 }  // namespace kiln
 
-#endif  // KILN_RUNTIME_IO_DATASET_H_
+#endif  // KILN_DATASET_H_
