@@ -10,7 +10,10 @@
 // read outside, one transpose takes it back. So the layout changes only at
 // the region's edges, as XLA's layout assignment leaves copies only where a
 // layout constraint meets another; the convolution kernels then need no
-// NCHW gathers.
+// NCHW gathers. A transpose of a constant (an inference model's filters) is
+// folded into the constant, which the artifact then stores NHWC; trained
+// filters are function arguments in the user's layout and are read through
+// a transpose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+#include <vector>
 
 namespace mlir::kiln {
 
@@ -53,6 +59,43 @@ template <typename T>
 SmallVector<T> permuted(ArrayRef<T> values) {
   return {values[kToNhwc[0]], values[kToNhwc[1]], values[kToNhwc[2]],
           values[kToNhwc[3]]};
+}
+
+/// `value`'s elements moved as `transpose` moves them (result index j holds
+/// input index i with i[perm[k]] = j[k]), or null for elements of less than
+/// a byte (i1), which the raw data packs.
+DenseElementsAttr transposedElements(DenseElementsAttr value,
+                                     TransposeOp transpose) {
+  auto type = transpose.getType();
+  if (value.isSplat())
+    return value.reshape(type);
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8)
+    return {};
+  const size_t bytes = bits / 8;
+  ArrayRef<int64_t> in = value.getType().getShape(), out = type.getShape();
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  // The input stride of each result dim.
+  SmallVector<int64_t> inStrides(in.size(), 1), strides(out.size());
+  for (int64_t d = static_cast<int64_t>(in.size()) - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * in[d + 1];
+  for (size_t k = 0; k < out.size(); ++k)
+    strides[k] = inStrides[perm[k]];
+  ArrayRef<char> raw = value.getRawData();
+  std::vector<char> moved(raw.size());
+  SmallVector<int64_t> index(out.size(), 0);
+  for (size_t j = 0, count = value.getNumElements(); j < count; ++j) {
+    int64_t from = 0;
+    for (size_t k = 0; k < out.size(); ++k)
+      from += index[k] * strides[k];
+    std::memcpy(&moved[j * bytes], &raw[from * bytes], bytes);
+    for (int64_t k = static_cast<int64_t>(out.size()) - 1; k >= 0; --k) {
+      if (++index[k] < out[k])
+        break;
+      index[k] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, moved);
 }
 
 RankedTensorType nhwcType(Type type) {
@@ -155,6 +198,7 @@ public:
       if (members.count(&op))
         rewrite(&op);
     foldTransposes();
+    foldConstantTransposes();
     return members.size();
   }
 
@@ -316,6 +360,36 @@ private:
       outer.erase();
       if (inner->use_empty())
         inner.erase();
+    }
+  }
+
+  /// transpose(constant) is a constant with its elements moved: an
+  /// inference model's filters (ONNX initializers) are stored in the layout
+  /// the kernels read instead of being transposed on every call.
+  void foldConstantTransposes() {
+    for (Operation &op :
+         llvm::make_early_inc_range(function.getBody().front())) {
+      auto transpose = dyn_cast<TransposeOp>(op);
+      auto constant = transpose
+                          ? transpose.getInput().getDefiningOp<ConstantOp>()
+                          : ConstantOp();
+      auto value =
+          constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+      DenseElementsAttr moved =
+          value ? transposedElements(value, transpose) : nullptr;
+      if (!moved)
+        continue;
+      OpBuilder builder(transpose);
+      auto folded = builder.create<ConstantOp>(transpose.getLoc(), moved);
+      // The buffer holds other values than the one named: say which.
+      if (auto name = constant->getAttrOfType<StringAttr>(
+              KilnDialect::kNameAttrName))
+        folded->setAttr(KilnDialect::kNameAttrName,
+                        builder.getStringAttr(name.getValue() + ".nhwc"));
+      transpose.getResult().replaceAllUsesWith(folded.getResult());
+      transpose.erase();
+      if (constant->use_empty())
+        constant.erase();
     }
   }
 

@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --kiln-assign-layouts | FileCheck %s
 // RUN: kiln-opt %s --kiln-assign-layouts="function=flatten" | FileCheck %s --check-prefix=FLAT
 // RUN: kiln-opt %s --kiln-assign-layouts="function=plain" | FileCheck %s --check-prefix=PLAIN
+// RUN: kiln-opt %s --kiln-assign-layouts="function=constant_filter" | FileCheck %s --check-prefix=CONST
 // RUN: not kiln-opt %s --kiln-assign-layouts="function=nope" 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // An NCHW residual block as PyTorch exports it: the input enters NHWC once,
@@ -76,3 +77,17 @@ func.func @plain(%x: tensor<2x3x4x4xf32>) -> tensor<2x3x2x2xf32> {
 // the residual block, generated and compiled for the GPU.
 // RUN: kilnc %s --layout=channels-last --train=sgd -o %t.kiln 2>&1 | FileCheck %s --allow-empty --check-prefix=COMPILES
 // COMPILES-NOT: error
+
+// An inference model's constant filter (an ONNX initializer) is stored NHWC:
+// the transpose is folded into the constant, which keeps its name with the
+// layout it now holds; element [o, c, kh, kw] moves to [o, kh, kw, c].
+// CONST-LABEL: func.func @constant_filter
+// CONST: %[[W:.*]] = kiln.constant dense<{{\[}}{{\[}}{{\[}}[0.000000e+00, 4.000000e+00], [1.000000e+00, 5.000000e+00]], {{\[}}[2.000000e+00, 6.000000e+00], [3.000000e+00, 7.000000e+00]]]]> : tensor<1x2x2x2xf32> {kiln.name = "w.nhwc"}
+// CONST-NOT: kiln.transpose %[[W]]
+// CONST: kiln.conv2d %{{.*}}, %[[W]] layout = nhwc
+// CONST-NOT: kiln.constant {{.*}}"w"
+func.func @constant_filter(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x2x2xf32> {
+  %w = kiln.constant dense<[[[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]]> : tensor<1x2x2x2xf32> {kiln.name = "w"}
+  %c = kiln.conv2d %x, %w layout = nchw : tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>
+  return %c : tensor<1x1x2x2xf32>
+}
