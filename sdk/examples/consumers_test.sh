@@ -68,43 +68,30 @@ others="$(nm -D --defined-only "${prefix}/lib/libkiln.so" |
 export PKG_CONFIG_PATH="${prefix}/lib/pkgconfig"
 [[ "$(pkg-config --variable=artifact_format_version kiln)" =~ ^[0-9]+$ ]] ||
   fail "kiln.pc has no artifact_format_version"
-cc -std=c11 -Wall -o train_c "${examples}/c/train.c" \
-  $(pkg-config --cflags --libs kiln) || fail "C build"
-./train_c "${artifact}" 60 0.05 >c.log 2>&1 || fail "C run: $(cat c.log)"
-falls C c.log
-
-# CMake, through find_package(kiln).
-cmake -S "${examples}/cmake" -B cmake_build -DCMAKE_PREFIX_PATH="${prefix}" \
-  >cmake.log 2>&1 && cmake --build cmake_build >>cmake.log 2>&1 ||
-  fail "CMake build: $(cat cmake.log)"
-grep -q "kiln 0\.[0-9]*\.[0-9]*, artifact format [0-9]" cmake.log ||
+# The compiled consumers: C (pkg-config), CMake (find_package(kiln); the C
+# API, and the C++ API through kiln::runtime), Rust (rustc alone, no crates).
+bin="${work}/bin"
+"${examples}/build_consumers.sh" "${prefix}" "${bin}" ||
+  failures=$((failures + $?))
+grep -q "kiln 0\.[0-9]*\.[0-9]*, artifact format [0-9]" "${bin}/build_cmake.log" ||
   fail "CMake did not report kiln's versions"
-cmake_build/train "${artifact}" 60 0.05 >cmake_run.log 2>&1 ||
-  fail "CMake run: $(cat cmake_run.log)"
-falls CMake cmake_run.log
-
-# C++ API, CMake, through kiln::runtime.
-cmake -S "${examples}/cpp" -B cpp_build -DCMAKE_PREFIX_PATH="${prefix}" \
-  >cpp.log 2>&1 && cmake --build cpp_build >>cpp.log 2>&1 ||
-  fail "C++ API build: $(cat cpp.log)"
-cpp_build/train "${artifact}" 60 0.05 >cpp_run.log 2>&1 ||
-  fail "C++ API run: $(cat cpp_run.log)"
-falls "C++ API" cpp_run.log
-cpp_build/train_dataset "${artifact}" batch.kilndata 60 0.05 \
-  >dataset_run.log 2>&1 || fail "C++ dataset run: $(cat dataset_run.log)"
-if cmp -s cpp_run.log dataset_run.log; then
+# run NAME CONSUMER [ARGS...]: trains 60 steps into NAME.log
+run() {
+  local name="$1" consumer="$2"
+  shift 2
+  "${bin}/${consumer}" "${artifact}" "$@" 60 0.05 >"${name}.log" 2>&1 ||
+    fail "${name} run: $(cat "${name}.log")"
+}
+run C train_c && falls C C.log
+run CMake train_cmake && falls CMake CMake.log
+run cpp train_cpp && falls "C++ API" cpp.log
+run dataset train_cpp_dataset batch.kilndata
+if cmp -s cpp.log dataset.log; then
   echo "ok   C++ API from a dataset: the same losses"
 else
-  fail "C++ API from a dataset: $(diff cpp_run.log dataset_run.log | head -4)"
+  fail "C++ API from a dataset: $(diff cpp.log dataset.log | head -4)"
 fi
-
-# Rust: rustc alone, no crates.
-rustc -O -o train_rs "${examples}/rust/train.rs" -L "${prefix}/lib" \
-  -l static=kiln_runtime -l stdc++ >rust.log 2>&1 ||
-  fail "Rust build: $(cat rust.log)"
-./train_rs "${artifact}" 60 0.05 >rust_run.log 2>&1 ||
-  fail "Rust run: $(cat rust_run.log)"
-falls Rust rust_run.log
+run Rust train_rs && falls Rust Rust.log
 
 # Python, with ctypes: inference, then one step with the same loss, from
 # host memory and from device tensors.

@@ -28,22 +28,8 @@ bin="$(bazel info bazel-bin 2>/dev/null)"
 install -m 755 "${bin}/tools/kiln-run/kiln-run" "${out}/kiln-run"
 
 prefix="${out}/prefix"
-cc -std=c11 -O2 -Wall -o "${out}/train_c" "${examples}/c/train.c" \
-  $(PKG_CONFIG_PATH="${prefix}/lib/pkgconfig" pkg-config --cflags --libs kiln)
-build="$(mktemp -d)"
-cmake -S "${examples}/cmake" -B "${build}" -DCMAKE_PREFIX_PATH="${prefix}" \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "${build}" >/dev/null
-install -m 755 "${build}/train" "${out}/train_cmake"
-rm -rf "${build}"
-cmake -S "${examples}/cpp" -B "${build}" -DCMAKE_PREFIX_PATH="${prefix}" \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "${build}" >/dev/null
-install -m 755 "${build}/train" "${out}/train_cpp"
-install -m 755 "${build}/train_dataset" "${out}/train_cpp_dataset"
-rm -rf "${build}"
-rustc -O -o "${out}/train_rs" "${examples}/rust/train.rs" \
-  -L "${prefix}/lib" -l static=kiln_runtime -l stdc++
+"${examples}/build_consumers.sh" "${prefix}" "${out}"
+rm -f "${out}"/build_*.log
 # libkiln.so links the system's shared Abseil (Debian's static one is not
 # position independent), which the GPU machine lacks: the bundle brings it.
 mkdir -p "${out}/absl"
