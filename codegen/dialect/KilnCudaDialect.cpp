@@ -653,3 +653,36 @@ EmbeddingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#kiln_cuda.embedding vector is 1, 2, 4 or 8";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// #kiln_cuda.target
+//===----------------------------------------------------------------------===//
+
+Attribute TargetAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string arch;
+  bool tf32 = false;
+  if (parser.parseLess() || parser.parseString(&arch))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) &&
+      (parser.parseKeyword("tf32") || !(tf32 = true)))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return TargetAttr::getChecked([&] { return parser.emitError(loc); },
+                                parser.getContext(), arch, tf32);
+}
+
+void TargetAttr::print(AsmPrinter &printer) const {
+  printer << "<\"" << getArch() << "\"";
+  if (getTf32())
+    printer << ", tf32";
+  printer << ">";
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef arch, bool) {
+  if (!arch.starts_with("sm_"))
+    return emitError() << "#kiln_cuda.target names an architecture, sm_XX";
+  return success();
+}

@@ -1,7 +1,7 @@
 //===- KilnCudaDialect.h - kernel decisions as attributes -------*- C++ -*-===//
 //
-// The kiln_cuda dialect (KilnCudaDialect.td) and the name of the attribute
-// that holds a fusion's kernel.
+// The kiln_cuda dialect (KilnCudaDialect.td) and the names of the
+// attributes that hold a fusion's kernel and a module's target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,10 @@ namespace mlir::kiln::cuda {
 
 /// The discardable attribute of a kiln.fusion that holds its kernel.
 inline constexpr llvm::StringLiteral kKernelAttrName = "kiln_cuda.kernel";
+
+/// The discardable attribute of the module that holds the target its
+/// kernels are chosen for (a #kiln_cuda.target).
+inline constexpr llvm::StringLiteral kTargetAttrName = "kiln_cuda.target";
 
 } // namespace mlir::kiln::cuda
 

@@ -2,9 +2,10 @@
 //
 // The code generator's dialect: attributes that record which kernel runs a
 // fusion. --kiln-select-kernels writes them (the planners' choices) on each
-// kiln.fusion as `kiln_cuda.kernel`; code generation renders the fusion from
-// the attribute. An edit of the attribute is a forced choice, which the
-// selection pass verifies against the fusion and the target.
+// kiln.fusion as `kiln_cuda.kernel`, and the target on the module as
+// `kiln_cuda.target`; --kiln-emit-cuda renders each fusion from its
+// attribute. An edit of the attribute is a forced choice, which both passes
+// verify against the fusion and the target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -325,6 +326,21 @@ def KilnCuda_BatchNormAttr : KilnCuda_Attr<"BatchNorm", "batch_norm"> {
     from the shapes.
   }];
   let parameters = (ins "int64_t":$blocks);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def KilnCuda_TargetAttr : KilnCuda_Attr<"Target", "target"> {
+  let summary = "The target the kernels of a module are chosen for";
+  let description = [{
+    `#kiln_cuda.target<"sm_90"[, tf32]>`, set on the module as
+    `kiln_cuda.target` by `--kiln-select-kernels`: the architecture the
+    recorded kernels are sized for and compiled to, and whether f32 matrix
+    products and recurrences run on TF32 tensor cores (one pass) rather
+    than the three-pass TF32 emulation of f32 the f32 kernels otherwise use.
+  }];
+  let parameters = (ins StringRefParameter<"architecture">:$arch,
+                        "bool":$tf32);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

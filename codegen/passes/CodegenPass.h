@@ -1,12 +1,14 @@
-//===- CodegenPass.h - code generation as a pass ----------------*- C++ -*-===//
+//===- CodegenPass.h - code generation as passes ----------------*- C++ -*-===//
 //
+// Code generation is two passes, the kiln pipeline's last stages:
 // --kiln-select-kernels records each fusion's kernel in the IR (a kiln_cuda
-// attribute); --kiln-codegen, the kiln pipeline's last stage, runs the code
-// generator on a fused, memory-planned module, rendering those choices, and
-// hands the generated module (kernels, launches, buffers) to the pass's
-// creator. The compiler reaches it only by
-// name, through the pass registry (compiler/pipeline/Pipeline.h); tools
-// that link the code generator register it with registerCodegenPasses().
+// attribute) and the module's target; --kiln-emit-cuda renders those
+// choices, on a fused, memory-planned module, and hands the generated
+// module (kernels, launches, buffers) to the pass's creator. The compiler
+// reaches them only by name, through the pass registry
+// (compiler/pipeline/Pipeline.h): registerCodegenPasses() registers them and
+// the pipeline `kiln-cuda` (both, each given the options it declares) in
+// the tools that link the code generator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,52 +25,40 @@
 
 namespace mlir::kiln {
 
-#define GEN_PASS_DECL_KILNCODEGEN
+#define GEN_PASS_DECL_KILNEMITCUDA
 #define GEN_PASS_DECL_KILNSELECTKERNELS
 #include "codegen/passes/Passes.h.inc"
 
 namespace codegen {
 
-/// A --kiln-codegen pass that moves what it generates into `*result` (when
-/// not null; it must outlive the pass manager's run). Without a result, the
-/// pass only checks that code generation succeeds.
-std::unique_ptr<Pass> createKilnCodegenPass(const KilnCodegenOptions &options,
-                                            CompiledModule *result);
+/// A --kiln-emit-cuda pass that moves what it generates into `*result`
+/// (when not null; it must outlive the pass manager's run). Without a
+/// result, the pass only checks that code generation succeeds.
+std::unique_ptr<Pass> createKilnEmitCudaPass(const KilnEmitCudaOptions &options,
+                                             CompiledModule *result);
 
 /// A --kiln-select-kernels pass.
 std::unique_ptr<Pass>
 createKilnSelectKernelsPass(const KilnSelectKernelsOptions &options);
 
-/// The same options of kiln-select-kernels as `options` has.
-KilnSelectKernelsOptions selectionOptionsOf(const KilnCodegenOptions &options);
+/// The option of kiln-select-kernels, or of kiln-emit-cuda, named `name`;
+/// null where the pass has none.
+const llvm::cl::Option *selectKernelsOption(llvm::StringRef name);
+const llvm::cl::Option *emitCudaOption(llvm::StringRef name);
 
-/// The code generator's options that the kernel planners read, from a pass
-/// or pass options with the options of Passes.td's kernelChoiceOptions (a
-/// pass makes it its friend).
-template <class PassOptions>
-CodegenOptions kernelChoiceOptions(const PassOptions &pass) {
-  CodegenOptions options;
-  options.arch = std::string(pass.arch);
-  options.allowTf32 = pass.tf32;
-  options.allowTma = pass.tma;
-  options.gemmSchedule = pass.gemmSchedule;
-  options.gemmCluster =
-      static_cast<int>(static_cast<GemmCluster>(pass.gemmCluster));
-  options.gemmTmaStore = pass.gemmTmaStore;
-  options.persistentAttention = pass.persistentAttention;
-  options.fusedAttentionBackward = pass.fusedAttentionBackward;
-  options.attentionSchedule = pass.attentionSchedule;
-  return options;
-}
-
-/// The help of the kiln-codegen option named `name` (Passes.td), for the
-/// tools' flags that set it.
+/// The help of the kiln-select-kernels or kiln-emit-cuda option named
+/// `name` (Passes.td), for the tools' flags that set it.
 llvm::StringRef codegenOptionHelp(llvm::StringRef name);
+
+/// The name of the pipeline registerCodegenPasses registers:
+/// kiln-select-kernels then kiln-emit-cuda.
+inline constexpr llvm::StringLiteral kCodegenPipelineName = "kiln-cuda";
 
 } // namespace codegen
 
-#define GEN_PASS_REGISTRATION
-#include "codegen/passes/Passes.h.inc"
+/// Registers kiln-select-kernels, kiln-emit-cuda and the kiln-cuda pipeline
+/// (once).
+void registerCodegenPasses();
 
 } // namespace mlir::kiln
 

@@ -42,12 +42,13 @@ TEST(CodegenPassTest, HandsOverTheGeneratedModule) {
   PipelineOptions options;
   options.function = "f";
   options.train = "none";
-  KilnCodegenOptions codegenOptions;
-  codegenOptions.compile = false; // CUDA C++ only: no NVRTC in a unit test
+  KilnEmitCudaOptions emitOptions;
+  emitOptions.compile = false; // CUDA C++ only: no NVRTC in a unit test
   codegen::CompiledModule compiled;
   PassManager pm(&test.context);
   buildKilnPipeline(pm, options);
-  pm.addPass(codegen::createKilnCodegenPass(codegenOptions, &compiled));
+  pm.addPass(codegen::createKilnSelectKernelsPass({}));
+  pm.addPass(codegen::createKilnEmitCudaPass(emitOptions, &compiled));
   ASSERT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
 
   EXPECT_EQ(compiled.arch, "sm_90");
@@ -86,11 +87,11 @@ std::string gemmSources(KilnTestContext &test, const char *forced) {
       fusion->setAttr(cuda::kKernelAttrName,
                       parseAttribute(forced, &test.context));
     });
-  KilnCodegenOptions codegenOptions;
-  codegenOptions.compile = false;
+  KilnEmitCudaOptions emitOptions;
+  emitOptions.compile = false;
   codegen::CompiledModule compiled;
   PassManager generate(&test.context);
-  generate.addPass(codegen::createKilnCodegenPass(codegenOptions, &compiled));
+  generate.addPass(codegen::createKilnEmitCudaPass(emitOptions, &compiled));
   EXPECT_TRUE(succeeded(generate.run(*module))) << test.diagnostics;
   std::string sources;
   for (const codegen::CompiledKernelImage &kernel : compiled.kernels)
@@ -112,6 +113,44 @@ TEST(CodegenPassTest, RendersTheKernelRecordedInTheIr) {
   EXPECT_NE(forced.find("kiln::gemm::splitk_reduce"), std::string::npos);
 }
 
+TEST(CodegenPassTest, EmissionNeedsTheRecordedKernels) {
+  KilnTestContext test;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kGemmModel, &test.context);
+  ASSERT_TRUE(module) << test.diagnostics;
+  PipelineOptions options;
+  options.function = "f";
+  options.train = "none";
+  PassManager pm(&test.context);
+  buildKilnPipeline(pm, options);
+  ASSERT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
+  module->walk([&](FusionOp fusion) {
+    fusion->setAttr(cuda::kKernelAttrName, parseAttribute(
+        "#kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>", &test.context));
+  });
+  KilnEmitCudaOptions emitOptions;
+  emitOptions.compile = false;
+  PassManager generate(&test.context);
+  generate.addPass(codegen::createKilnEmitCudaPass(emitOptions, nullptr));
+  EXPECT_TRUE(failed(generate.run(*module)));
+  EXPECT_NE(test.diagnostics.find("the module has no kiln_cuda.target"),
+            std::string::npos)
+      << test.diagnostics;
+
+  (*module)->setAttr(cuda::kTargetAttrName,
+                     parseAttribute("#kiln_cuda.target<\"sm_90\">",
+                                    &test.context));
+  module->walk([&](FusionOp fusion) {
+    fusion->removeAttr(cuda::kKernelAttrName);
+  });
+  EXPECT_TRUE(failed(generate.run(*module)));
+  EXPECT_NE(test.diagnostics.find("has no kiln_cuda.kernel: kiln-emit-cuda "
+                                  "renders the recorded kernels; run "
+                                  "--kiln-select-kernels first"),
+            std::string::npos)
+      << test.diagnostics;
+}
+
 TEST(CodegenPassTest, KilnPipelineForwardsTheCodegenOptions) {
   registerKilnPasses();
   registerCodegenPasses();
@@ -125,10 +164,16 @@ TEST(CodegenPassTest, KilnPipelineForwardsTheCodegenOptions) {
       << errors;
   std::string text = textualPipeline(pm);
   EXPECT_NE(text.find("kiln-make-forward"), std::string::npos) << text;
-  EXPECT_NE(text.find("kiln-codegen{arch=sm_80"), std::string::npos) << text;
+  size_t select = text.find("kiln-select-kernels{arch=sm_80");
+  size_t emit = text.find("kiln-emit-cuda{");
+  ASSERT_NE(select, std::string::npos) << text;
+  ASSERT_NE(emit, std::string::npos) << text;
+  EXPECT_LT(select, emit) << text;
+  // Each option goes to the one pass that declares it.
   EXPECT_NE(text.find("gemm-schedule=pingpong"), std::string::npos) << text;
-  EXPECT_NE(text.find("gemm-cluster=auto"), std::string::npos) << text;
-  EXPECT_NE(text.find("custom-kernel-dir=a,b"), std::string::npos) << text;
+  EXPECT_LT(text.find("gemm-cluster=auto"), emit) << text;
+  EXPECT_GT(text.find("custom-kernel-dir=a,b"), emit) << text;
+  EXPECT_EQ(text.find("arch=", emit), std::string::npos) << text;
 }
 
 TEST(CodegenPassTest, EnumeratedOptionsTakeOnlyTheirNames) {
@@ -137,7 +182,9 @@ TEST(CodegenPassTest, EnumeratedOptionsTakeOnlyTheirNames) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   EXPECT_TRUE(
-      failed(parsePassPipeline("kiln-codegen{gemm-cluster=4}", pm, os)));
+      failed(parsePassPipeline("kiln-select-kernels{gemm-cluster=4}", pm, os)));
+  EXPECT_TRUE(
+      failed(parsePassPipeline("kiln-emit-cuda{gemm-cluster=2}", pm, os)));
   EXPECT_EQ(parseChoice<codegen::GemmCluster>("2"), codegen::GemmCluster::Two);
   EXPECT_EQ(parseChoice<codegen::GemmSchedule>("fast"), std::nullopt);
   EXPECT_EQ(choiceNames<codegen::AttentionSchedule>(),
@@ -149,6 +196,8 @@ TEST(CodegenPassTest, OptionHelpComesFromThePass) {
   EXPECT_EQ(codegen::codegenOptionHelp("arch"), "Target architecture");
   EXPECT_TRUE(codegen::codegenOptionHelp("gemm-schedule")
                   .starts_with("How the TMA GEMM kernel's consumer"));
+  EXPECT_EQ(codegen::codegenOptionHelp("compile"),
+            "Compile the kernels (false: generate CUDA C++ only)");
 }
 
 } // namespace

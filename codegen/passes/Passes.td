@@ -1,7 +1,7 @@
 //===- Passes.td - code generation as a pass ---------------*- tablegen -*-===//
 //
 // The one declaration of every code-generation option: kiln-opt's
-// --kiln-select-kernels, --kiln-codegen and --kiln-pipeline take them by
+// --kiln-select-kernels, --kiln-emit-cuda and --kiln-pipeline take them by
 // these names, and kilnc's flags take their help from here
 // (codegen/passes/CodegenPass.h).
 //
@@ -13,7 +13,7 @@
 include "mlir/Pass/PassBase.td"
 
 // The options the kernel planners read: --kiln-select-kernels chooses by
-// them, and --kiln-codegen where a fusion's choice is not in the IR.
+// them; the IR then holds every choice, and --kiln-emit-cuda takes none.
 defvar kernelChoiceOptions = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "Target architecture">,
@@ -63,19 +63,24 @@ defvar kernelChoiceOptions = [
            "while the tensor cores multiply the other's)">,
 ];
 
-def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
-  let summary = "Generates (and compiles) the CUDA kernels of a planned module";
+def KilnEmitCuda : Pass<"kiln-emit-cuda", "mlir::ModuleOp"> {
+  let summary = "Generates (and compiles) the CUDA kernels of a module whose "
+                "kernels are selected";
   let description = [{
-    The last stage of the kiln pipeline, after --kiln-fuse and
-    --kiln-plan-memory: runs the code generator on the module (every fusion
-    of every entry to CUDA C++, NVRTC to PTX, nvJitLink to a cubin for
-    `arch`) and hands the result, the kernels, launches and buffers an
-    artifact holds, to whoever built the pass (kilnc writes it as CUDA, PTX
-    or an artifact). The IR is not changed. Created from a textual pipeline
-    (kiln-opt, a reproducer) the pass has no one to hand the result to: it
-    generates and compiles the kernels as a check and drops them.
+    The last stage of the kiln pipeline, after --kiln-fuse,
+    --kiln-plan-memory and --kiln-select-kernels: renders every fusion of
+    every entry from the kernel its `kiln_cuda.kernel` records to CUDA C++,
+    compiles it with NVRTC to PTX and with nvJitLink to a cubin for the
+    architecture the module's `kiln_cuda.target` records, and hands the
+    result, the kernels, launches and buffers an artifact holds, to whoever
+    built the pass (kilnc writes it as CUDA, PTX or an artifact). It
+    chooses nothing: a fusion without its kernel, or a module without its
+    target, is an error that asks for --kiln-select-kernels first. The IR is
+    not changed. Created from a textual pipeline (kiln-opt, a reproducer)
+    the pass has no one to hand the result to: it generates and compiles
+    the kernels as a check and drops them.
   }];
-  let options = !listconcat(kernelChoiceOptions, [
+  let options = [
     Option<"mergeLaunches", "merge-launches", "bool", "true",
            "Run launches of an entry that may run at once as one kernel">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"\"\"",
@@ -99,23 +104,25 @@ def KilnCodegen : Pass<"kiln-codegen", "mlir::ModuleOp"> {
            "1048576",
            "Bytes of the first gradient bucket, smaller so that "
            "communication starts early (data parallel)">,
-  ]);
+  ];
 }
 
 def KilnSelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
-  let summary = "Records the kernel of each GEMM, conv, attention, rnn and "
-                "generic reduction fusion as an attribute";
+  let summary = "Records the kernel of every fusion, and the target, as "
+                "attributes";
   let description = [{
-    Runs the kernel planners of the code generator on every kiln.fusion
-    whose kernel is chosen in the IR (GEMM fusions: `#kiln_cuda.gemm`;
-    conv fusions but depthwise ones: `#kiln_cuda.conv`; attention fusions:
-    `#kiln_cuda.attention`; rnn fusions: `#kiln_cuda.rnn`; reduction
-    fusions run by the generic reduction kernel: `#kiln_cuda.reduction`) and
-    writes the choice on the fusion as `kiln_cuda.kernel`, which
-    --kiln-codegen then renders. A fusion that already has one keeps it
-    once it is checked against the fusion and `arch` (a located error
-    where it cannot run it), so a forced choice or a tile sweep is an edit
-    of the IR. kilnc runs it before code generation:
+    Runs the kernel planners of the code generator on every kiln.fusion and
+    writes each choice on its fusion as `kiln_cuda.kernel`, an attribute of
+    its family (`#kiln_cuda.gemm`, `conv`, `attention`, `rnn`, `reduction`
+    for the generic reduction and `row_reduction` for the other reduction
+    kernels, `pointwise` for pointwise and optimizer fusions, `pool`,
+    `resize`, `embedding`, `batch_norm`, `custom`), and the target, `arch`
+    and `tf32`, on the module as `kiln_cuda.target` (#kiln_cuda.target).
+    --kiln-emit-cuda then renders what they record. A fusion that already
+    has a kernel keeps it once it is checked against the fusion and `arch`
+    (a located error where it cannot run it), so a forced choice or a tile
+    sweep is an edit of the IR; a module's target must be the pass's.
+    kilnc runs it before code generation:
     `--mlir-print-ir-after=kiln-select-kernels` shows the choices.
   }];
   let dependentDialects = ["::mlir::kiln::cuda::KilnCudaDialect"];

@@ -12,12 +12,11 @@ namespace {
 struct SelectKernelsPass
     : public impl::KilnSelectKernelsBase<SelectKernelsPass> {
   using KilnSelectKernelsBase::KilnSelectKernelsBase;
-  // The planners' options are the base's (protected).
-  friend codegen::CodegenOptions
-  codegen::kernelChoiceOptions<SelectKernelsPass>(const SelectKernelsPass &);
 
   void runOnOperation() override {
-    codegen::CodegenOptions options = codegen::kernelChoiceOptions(*this);
+    codegen::CodegenOptions options = plannerOptions();
+    if (failed(recordTarget(options)))
+      return signalPassFailure();
     // Every fusion is checked, so that one run reports every bad choice.
     bool failedAny = false;
     getOperation().walk([&](FusionOp fusion) {
@@ -25,6 +24,50 @@ struct SelectKernelsPass
     });
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// The code generator's options that the kernel planners read.
+  codegen::CodegenOptions plannerOptions() const {
+    codegen::CodegenOptions options;
+    options.arch = arch;
+    options.allowTf32 = tf32;
+    options.allowTma = tma;
+    options.gemmSchedule = gemmSchedule;
+    options.gemmCluster =
+        static_cast<int>(static_cast<codegen::GemmCluster>(gemmCluster));
+    options.gemmTmaStore = gemmTmaStore;
+    options.persistentAttention = persistentAttention;
+    options.fusedAttentionBackward = fusedAttentionBackward;
+    options.attentionSchedule = attentionSchedule;
+    return options;
+  }
+
+  /// Sets the module's kiln_cuda.target, or checks that the one it has is
+  /// the pass's: its recorded kernels were chosen for that target.
+  LogicalResult recordTarget(const codegen::CodegenOptions &options) {
+    ModuleOp module = getOperation();
+    auto target = cuda::TargetAttr::get(module.getContext(), options.arch,
+                                        options.allowTf32);
+    Attribute recorded = module->getAttr(cuda::kTargetAttrName);
+    if (!recorded) {
+      module->setAttr(cuda::kTargetAttrName, target);
+      return success();
+    }
+    if (recorded == target)
+      return success();
+    return module.emitError()
+           << cuda::kTargetAttrName << ": the module's kernels are chosen for "
+           << recorded << ", not for the pass's " << target
+           << " (arch and tf32)";
+  }
+
+  /// The option named `name`, null if the pass has none: every option of a
+  /// pass belongs to the pass's own subcommand, read here from a pass that
+  /// lives as long as the program.
+  static const llvm::cl::Option *option(llvm::StringRef name) {
+    static const SelectKernelsPass *pass = new SelectKernelsPass();
+    return llvm::cl::getRegisteredOptions(**pass->arch.Subs.begin())
+        .lookup(name);
   }
 };
 } // namespace
@@ -34,19 +77,8 @@ codegen::createKilnSelectKernelsPass(const KilnSelectKernelsOptions &options) {
   return std::make_unique<SelectKernelsPass>(options);
 }
 
-KilnSelectKernelsOptions
-codegen::selectionOptionsOf(const KilnCodegenOptions &options) {
-  KilnSelectKernelsOptions selection;
-  selection.arch = options.arch;
-  selection.tf32 = options.tf32;
-  selection.tma = options.tma;
-  selection.gemmSchedule = options.gemmSchedule;
-  selection.gemmCluster = options.gemmCluster;
-  selection.gemmTmaStore = options.gemmTmaStore;
-  selection.persistentAttention = options.persistentAttention;
-  selection.fusedAttentionBackward = options.fusedAttentionBackward;
-  selection.attentionSchedule = options.attentionSchedule;
-  return selection;
+const llvm::cl::Option *codegen::selectKernelsOption(llvm::StringRef name) {
+  return SelectKernelsPass::option(name);
 }
 
 } // namespace mlir::kiln

@@ -86,18 +86,13 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createKilnPlanMemory(memory));
 }
 
-/// Splits kiln-pipeline's option text ("train=none codegen=true
-/// gemm-schedule=pingpong") into the options `options` declares and the
-/// others, kiln-codegen's. Options are separated by spaces outside braces
-/// and quotes, as MLIR's option parser reads them.
-static std::pair<std::string, std::string>
-splitPipelineOptions(StringRef text, const PipelineOptions &options) {
-  std::string own, codegen;
+std::pair<std::string, std::string>
+partitionOptions(StringRef text, function_ref<bool(StringRef name)> takes) {
+  std::string taken, others;
   auto take = [&](StringRef option) {
     if (option.empty())
       return;
-    std::string &into =
-        options.declares(option.split('=').first) ? own : codegen;
+    std::string &into = takes(option.split('=').first) ? taken : others;
     into += (into.empty() ? "" : " ") + option.str();
   };
   size_t start = 0, depth = 0;
@@ -118,17 +113,18 @@ splitPipelineOptions(StringRef text, const PipelineOptions &options) {
     }
   }
   take(text.drop_front(start));
-  return {own, codegen};
+  return {taken, others};
 }
 
-/// Adds the registered kiln-codegen with `codegenOptions` to `pm`.
+/// Adds the registered kiln-cuda pipeline (kiln-select-kernels, then
+/// kiln-emit-cuda) with `codegenOptions` to `pm`.
 static LogicalResult
 addRegisteredCodegen(OpPassManager &pm, StringRef codegenOptions,
                      function_ref<LogicalResult(const Twine &)> emitError) {
-  const PassInfo *codegen = PassInfo::lookup("kiln-codegen");
+  const PassPipelineInfo *codegen = PassPipelineInfo::lookup("kiln-cuda");
   if (!codegen)
-    return emitError("kiln-pipeline: codegen=true needs kiln-codegen, which "
-                     "this program does not register");
+    return emitError("kiln-pipeline: codegen=true needs kiln-cuda (code "
+                     "generation), which this program does not register");
   return codegen->addToPipeline(pm, codegenOptions, emitError);
 }
 
@@ -141,14 +137,15 @@ static void registerKilnPipeline() {
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> emitError) {
         PipelineOptions options;
-        auto [own, codegenOptions] = splitPipelineOptions(text, options);
+        auto [own, codegenOptions] = partitionOptions(
+            text, [&](StringRef name) { return options.declares(name); });
         if (failed(options.parseFromString(own)) ||
             failed(verifyPipelineOptions(options, emitError)))
           return failure();
         if (!options.codegen && !codegenOptions.empty())
           return emitError("kiln-pipeline: '" + codegenOptions +
                            "': not options of kiln-pipeline (those of "
-                           "kiln-codegen need codegen=true)");
+                           "code generation need codegen=true)");
         buildKilnPipeline(pm, options);
         if (!options.codegen)
           return success();

@@ -9,15 +9,16 @@
 //                                               kiln-make-train-step)
 //   kiln-fuse
 //   kiln-plan-memory                            reuse-delay
-//   [kiln-codegen]                              codegen=true, and every
+//   [kiln-select-kernels, kiln-emit-cuda]       codegen=true, and every
 //                                               option that is not the
 //                                               pipeline's
 //
 // The options are kilnc's flags, with their names and defaults (train=none
 // is kilnc --inference; kilnc --no-merge-launches is reuse-delay=0
-// merge-launches=false). kiln-codegen belongs to the code generator
+// merge-launches=false). Code generation belongs to the code generator
 // (codegen/passes), which the compiler does not depend on: the registered
-// pipeline finds it by name and hands it the options it does not know.
+// pipeline finds its pipeline, kiln-cuda, by name and hands it the options
+// it does not know.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace mlir::kiln {
 
@@ -120,14 +122,15 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(1)};
   Option<bool> codegen{
       *this, "codegen",
-      llvm::cl::desc("End with kiln-codegen, found by name in the pass "
-                     "registry (kilnc does unless --emit=mlir; in kiln-opt "
-                     "it only checks that code generation succeeds). The "
-                     "options that are not kiln-pipeline's go to it"),
+      llvm::cl::desc("End with code generation, kiln-select-kernels then "
+                     "kiln-emit-cuda, found by name in the pass registry "
+                     "(kilnc does unless --emit=mlir; in kiln-opt it only "
+                     "checks that code generation succeeds). The options "
+                     "that are not kiln-pipeline's go to them"),
       llvm::cl::init(false)};
 
   /// Whether `name` is one of these options (the others of kiln-pipeline's
-  /// text are kiln-codegen's).
+  /// text are code generation's).
   bool declares(llvm::StringRef name) const { return OptionsMap.count(name); }
 };
 
@@ -144,9 +147,18 @@ verifyPipelineOptions(const PipelineOptions &options,
 void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers every pass of the compiler and the pipeline as `kiln-pipeline`
-/// (once). kiln-codegen is registered by the code generator
-/// (registerCodegenPasses), in the tools that link it.
+/// (once). Code generation's passes and their pipeline, kiln-cuda, are
+/// registered by the code generator (registerCodegenPasses), in the tools
+/// that link it.
 void registerKilnPasses();
+
+/// Splits pass-option text ("train=none codegen=true a={b c}") into the
+/// options whose names `takes` accepts and the others, each as option text.
+/// Options are separated by spaces outside braces and quotes, as MLIR's
+/// option parser reads them.
+std::pair<std::string, std::string>
+partitionOptions(llvm::StringRef text,
+                 function_ref<bool(llvm::StringRef name)> takes);
 
 } // namespace mlir::kiln
 

@@ -20,7 +20,7 @@ TEST(PipelineTest, StagesFollowTheOptions) {
   buildKilnPipeline(training, options);
   std::string text = textualPipeline(training);
   EXPECT_EQ(text.find("kiln-mixed-precision"), std::string::npos) << text;
-  EXPECT_EQ(text.find("kiln-codegen"), std::string::npos) << text;
+  EXPECT_EQ(text.find("kiln-emit-cuda"), std::string::npos) << text;
   size_t step = text.find("kiln-make-train-step{");
   size_t fuse = text.find("kiln-fuse");
   size_t plan = text.find("kiln-plan-memory{reuse-delay=1}");
@@ -43,7 +43,7 @@ TEST(PipelineTest, StagesFollowTheOptions) {
   ASSERT_NE(mixed, std::string::npos) << text;
   ASSERT_NE(forward, std::string::npos) << text;
   EXPECT_LT(mixed, forward);
-  EXPECT_EQ(text.find("kiln-codegen"), std::string::npos) << text;
+  EXPECT_EQ(text.find("kiln-emit-cuda"), std::string::npos) << text;
   EXPECT_NE(text.find("kiln-plan-memory{reuse-delay=0}"), std::string::npos);
   EXPECT_EQ(text.find("kiln-make-train-step"), std::string::npos) << text;
 }
@@ -85,25 +85,34 @@ TEST(PipelineTest, RegisteredAsKilnPipeline) {
       << errors;
 }
 
+TEST(PipelineTest, PartitionsOptionsByName) {
+  auto [taken, others] =
+      partitionOptions("a=1 b={x y} c=\"p q\" d", [](llvm::StringRef name) {
+        return name == "a" || name == "c";
+      });
+  EXPECT_EQ(taken, "a=1 c=\"p q\"");
+  EXPECT_EQ(others, "b={x y} d");
+}
+
 TEST(PipelineTest, CodegenOptionsNeedCodegen) {
   registerKilnPasses();
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  // Options the pipeline does not declare are kiln-codegen's.
+  // Options the pipeline does not declare are code generation's.
   OpPassManager without("builtin.module");
   EXPECT_TRUE(failed(parsePassPipeline(
       "kiln-pipeline{train=none gemm-schedule=pingpong}", without, os)));
   EXPECT_NE(errors.find("'gemm-schedule=pingpong': not options of "
-                        "kiln-pipeline (those of kiln-codegen need "
+                        "kiln-pipeline (those of code generation need "
                         "codegen=true)"),
             std::string::npos)
       << errors;
-  // This test links no code generator: kiln-codegen is not registered.
+  // This test links no code generator: kiln-cuda is not registered.
   OpPassManager unregistered("builtin.module");
   EXPECT_TRUE(failed(
       parsePassPipeline("kiln-pipeline{codegen=true}", unregistered, os)));
-  EXPECT_NE(errors.find("codegen=true needs kiln-codegen, which this "
-                        "program does not register"),
+  EXPECT_NE(errors.find("codegen=true needs kiln-cuda (code generation), "
+                        "which this program does not register"),
             std::string::npos)
       << errors;
 }

@@ -253,8 +253,8 @@ static cl::opt<bool>
                    "threads rather than the tensor memory accelerator (sm_90; "
                    "for comparisons)"),
           cl::cat(kernelCategory));
-/// A flag of an enumerated kiln-codegen option: its type and parser are the
-/// pass option's, a bad value is a usage error.
+/// A flag of an enumerated kiln-select-kernels option: its type and parser
+/// are the pass option's, a bad value is a usage error.
 template <typename Enum>
 using ChoiceFlag =
     cl::opt<Enum, false, tools::UsageErrorParser<cl::parser<Enum>>>;
@@ -692,12 +692,11 @@ static void setPipelineOptions(PipelineOptions &options,
   options.memoryBudget = bytes.memoryBudget;
 }
 
-/// Code generation's options, from kilnc's flags.
-static KilnCodegenOptions codegenOptions(const ByteFlags &bytes) {
-  KilnCodegenOptions options;
+/// Kernel selection's options, from kilnc's flags.
+static KilnSelectKernelsOptions selectionOptions() {
+  KilnSelectKernelsOptions options;
   options.arch = arch.getValue();
   options.tf32 = tf32.getValue();
-  options.mergeLaunches = !noMergeLaunches;
   options.tma = !noTma;
   options.gemmSchedule = gemmSchedule.getValue();
   options.gemmCluster = gemmCluster.getValue();
@@ -705,6 +704,13 @@ static KilnCodegenOptions codegenOptions(const ByteFlags &bytes) {
   options.fusedAttentionBackward = fusedAttentionBackward.getValue();
   options.attentionSchedule = attentionSchedule.getValue();
   options.gemmTmaStore = gemmTmaStore.getValue();
+  return options;
+}
+
+/// Emission's options, from kilnc's flags.
+static KilnEmitCudaOptions emissionOptions(const ByteFlags &bytes) {
+  KilnEmitCudaOptions options;
+  options.mergeLaunches = !noMergeLaunches;
   if (!noKernelCache)
     options.kernelCache = given(kernelCache)
                               ? std::string(kernelCache)
@@ -773,10 +779,9 @@ static LogicalResult runPipeline(ModuleOp module, const ByteFlags &bytes,
     buildKilnPipeline(pm, options);
   }
   if (emit != "mlir") {
-    KilnCodegenOptions options = codegenOptions(bytes);
-    pm.addPass(codegen::createKilnSelectKernelsPass(
-        codegen::selectionOptionsOf(options)));
-    pm.addPass(codegen::createKilnCodegenPass(options, &compiled));
+    pm.addPass(codegen::createKilnSelectKernelsPass(selectionOptions()));
+    pm.addPass(
+        codegen::createKilnEmitCudaPass(emissionOptions(bytes), &compiled));
   }
   return pm.run(module);
 }

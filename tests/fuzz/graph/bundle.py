@@ -53,7 +53,7 @@ def case(tools, kiln_run, graph, mode, values, out, stem):
     base = os.path.join(out, f"{stem}.{mode}")
     status, _, stderr = check.run([tools.kilnc, path, *check.MODES[mode], "-o", base + ".kiln",
                                    f"--kernel-cache={tools.kernel_cache}",
-                                   "--mlir-print-ir-before=kiln-codegen"])
+                                   "--mlir-print-ir-before=kiln-emit-cuda"])
     module, diagnostics = modules.split_dump(stderr)
     if status != 0 or module is None:
         kind = "refused" if status == 1 and not check.located_at_user_op(

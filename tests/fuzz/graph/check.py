@@ -7,7 +7,7 @@ check(graph, tools, work, seed) runs, for the graph's .mlir:
               compiles or fails with an error located at a line of the graph
               (never a crash, a hang, an error without a location or one that
               shows compiler-internal IR). kilnc also prints the module
-              before code generation (--mlir-print-ir-before=kiln-codegen):
+              before code generation (--mlir-print-ir-before=kiln-emit-cuda):
               the entries, differentiated, in mixed precision and fused.
   references  kiln-opt builds the same entries without fusion or memory
               planning: --kiln-make-train-step (sgd, f32) and, for bf16,
@@ -109,7 +109,7 @@ def located_at_user_op(path, graph_text, diagnostics):
 def compile_mode(tools, path, graph_text, mode, work, result):
     """The module kilnc had before code generation, or None."""
     out = os.path.join(work, f"{mode}.{'kiln' if tools.nvrtc else 'cu'}")
-    cmd = [tools.kilnc, path, *MODES[mode], "--mlir-print-ir-before=kiln-codegen", "-o", out]
+    cmd = [tools.kilnc, path, *MODES[mode], "--mlir-print-ir-before=kiln-emit-cuda", "-o", out]
     cmd += [f"--kernel-cache={tools.kernel_cache}"] if tools.nvrtc and tools.kernel_cache else []
     cmd += [] if tools.nvrtc else ["--emit=cuda"]
     status, _, stderr = run(cmd)

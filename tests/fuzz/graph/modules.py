@@ -3,7 +3,7 @@ diagnostics."""
 import re
 
 TYPE = re.compile(r"tensor<((?:\d+x)*)(f32|bf16|f16|i32|i1)>")
-DUMP = "// -----// IR Dump Before KilnCodegen (kiln-codegen) //----- //"
+DUMP = "// -----// IR Dump Before KilnEmitCuda (kiln-emit-cuda) //----- //"
 DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|warning|note|remark): (?P<text>.*)$")
 
 

@@ -1,7 +1,7 @@
 // kilnc records the kernel it chose on each fusion (#kiln_cuda.gemm<...>);
 // kiln-ref runs the module kilnc printed before code generation as it
 // stands, as the graph fuzzer does.
-// RUN: kilnc %s --inference --emit=cuda -o %t.cu --mlir-print-ir-before=kiln-codegen 2> %t.mlir
+// RUN: kilnc %s --inference --emit=cuda -o %t.cu --mlir-print-ir-before=kiln-emit-cuda 2> %t.mlir
 // RUN: FileCheck %s --check-prefix=CHOICE < %t.mlir
 // RUN: kiln-ref %t.mlir --function forward --random-seed 1 --init-params --precision f64 --print \
 // RUN:   | FileCheck %s

@@ -10,7 +10,7 @@
 
 // REPRO: func.func @loss
 // REPRO: mlir_reproducer:
-// REPRO-NEXT: pipeline: "builtin.module(kiln-make-train-step{{[{].*}}optimizer=adamw{{.*}}}, kiln-fuse, kiln-plan-memory{reuse-delay=1}, kiln-select-kernels{arch=sm_90 attention-schedule=auto fused-attention-backward=false gemm-cluster=1 gemm-schedule=auto gemm-tma-store=false persistent-attention=true tf32=false tma=true}, kiln-codegen{arch=sm_90 attention-schedule=auto bucket-bytes=25MiB compile=true data-parallel=false first-bucket-bytes=1MiB fused-attention-backward=false gemm-cluster=1 gemm-schedule=auto gemm-tma-store=false kernel-cache= merge-launches=true persistent-attention=true tf32=false tma=true})"
+// REPRO-NEXT: pipeline: "builtin.module(kiln-make-train-step{{[{].*}}optimizer=adamw{{.*}}}, kiln-fuse, kiln-plan-memory{reuse-delay=1}, kiln-select-kernels{arch=sm_90 attention-schedule=auto fused-attention-backward=false gemm-cluster=1 gemm-schedule=auto gemm-tma-store=false persistent-attention=true tf32=false tma=true}, kiln-emit-cuda{bucket-bytes=25MiB compile=true data-parallel=false first-bucket-bytes=1MiB kernel-cache= merge-launches=true})"
 
 // AGAIN: error: 'func.func' op has no kiln.param arguments to train
 

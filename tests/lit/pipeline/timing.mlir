@@ -9,7 +9,7 @@
 // CHECK-NEXT: KilnFuse
 // CHECK-NEXT: KilnPlanMemory
 // CHECK-NEXT: Output
-// CHECK-NOT: KilnCodegen
+// CHECK-NOT: KilnEmitCuda
 
 // CODEGEN: Execution time report
 // CODEGEN: Parser
@@ -19,7 +19,7 @@
 // CODEGEN-NEXT: KilnFuse
 // CODEGEN-NEXT: KilnPlanMemory
 // CODEGEN-NEXT: KilnSelectKernels
-// CODEGEN-NEXT: KilnCodegen
+// CODEGEN-NEXT: KilnEmitCuda
 // CODEGEN-NEXT: Output
 func.func @loss(%w: tensor<8x16xf32> {kiln.param = #kiln.init<xavier>, kiln.name = "w"},
                 %x: tensor<4x8xf32> {kiln.name = "x"},

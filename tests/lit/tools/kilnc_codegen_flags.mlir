@@ -1,4 +1,5 @@
-// kilnc's code-generation flags are kiln-codegen's options (Passes.td):
+// kilnc's code-generation flags are the options of kiln-select-kernels and
+// kiln-emit-cuda (Passes.td):
 // their help is the pass option's, and an enumerated one takes only the
 // names its parser knows; a bad value is a bad command line (status 2)
 // naming the flag and every accepted value, before anything is read.
@@ -28,8 +29,8 @@
 // FIRST: exit status 2
 
 // Each accepted value reaches the pass: the pipeline prints it by name.
-// RUN: kilnc %s --inference --gemm-schedule=pingpong --gemm-cluster=auto --attention-schedule=cooperative --emit=cuda --mlir-print-ir-before=kiln-codegen -o %t.cu 2>&1 | FileCheck %s --check-prefix=PASS
-// PASS: IR Dump Before KilnCodegen (kiln-codegen)
+// RUN: kilnc %s --inference --gemm-schedule=pingpong --gemm-cluster=auto --attention-schedule=cooperative --emit=cuda --mlir-print-ir-before=kiln-emit-cuda -o %t.cu 2>&1 | FileCheck %s --check-prefix=PASS
+// PASS: IR Dump Before KilnEmitCuda (kiln-emit-cuda)
 
 func.func @loss(%a: tensor<4x8xf32> {kiln.name = "a"}, %b: tensor<8xf32> {kiln.name = "b"})
     -> (tensor<4x8xf32> {kiln.name = "y"}) {

@@ -6,7 +6,7 @@
 // PIPELINE: kiln-recompute{memory-budget=1KiB reuse-delay=1}
 // The pass runs after the pipeline is printed, on a model without a memory
 // plan.
-// RUN: not kiln-opt %s --kiln-codegen="bucket-bytes=2MiB first-bucket-bytes=65536 compile=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CODEGEN
+// RUN: not kiln-opt %s --kiln-emit-cuda="bucket-bytes=2MiB first-bucket-bytes=65536 compile=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CODEGEN
 // CODEGEN: bucket-bytes=2MiB
 // CODEGEN-SAME: first-bucket-bytes=64KiB
 
