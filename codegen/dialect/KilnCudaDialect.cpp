@@ -664,9 +664,11 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   bool tf32 = false;
   if (parser.parseLess() || parser.parseString(&arch))
     return {};
-  if (succeeded(parser.parseOptionalComma()) &&
-      (parser.parseKeyword("tf32") || !(tf32 = true)))
-    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("tf32"))
+      return {};
+    tf32 = true;
+  }
   if (parser.parseGreater())
     return {};
   return TargetAttr::getChecked([&] { return parser.emitError(loc); },

@@ -1,7 +1,8 @@
 //===- CodegenOptionTypes.h - the enumerated options of code generation -*- C++
 //-*-===//
 //
-// The names of the enumerated kiln-codegen options (Passes.td), given once:
+// The names of the enumerated kiln-select-kernels options (Passes.td), given
+// once:
 // the pass options and kilnc's flags parse them with the same parser
 // (compiler/options/ChoiceOption.h).
 //

@@ -115,6 +115,7 @@ TEST(CodegenPassTest, RendersTheKernelRecordedInTheIr) {
 
 TEST(CodegenPassTest, EmissionNeedsTheRecordedKernels) {
   KilnTestContext test;
+  test.context.getOrLoadDialect<cuda::KilnCudaDialect>();
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(kGemmModel, &test.context);
   ASSERT_TRUE(module) << test.diagnostics;

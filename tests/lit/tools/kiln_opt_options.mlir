@@ -20,7 +20,8 @@
 // HELP: --kiln-recompute
 // HELP: memory-budget=
 // HELP: Pass Pipelines:
-// HELP-NEXT: --kiln-pipeline
+// HELP-NEXT: --kiln-cuda
+// HELP: --kiln-pipeline
 // HELP: Generic options:
 
 // RUN: kiln-opt --help | FileCheck %s --check-prefix=NOLLVM
