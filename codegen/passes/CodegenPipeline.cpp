@@ -9,7 +9,7 @@
 
 #include "codegen/passes/CodegenPass.h"
 
-#include "compiler/pipeline/Pipeline.h"
+#include "compiler/options/OptionText.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"

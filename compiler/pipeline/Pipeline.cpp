@@ -3,6 +3,7 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "compiler/autodiff/Autodiff.h"
+#include "compiler/options/OptionText.h"
 #include "compiler/training/ForwardEntry.h"
 #include "compiler/training/TrainStep.h"
 #include "compiler/transforms/Fusion.h"
@@ -84,36 +85,6 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options) {
   KilnPlanMemoryOptions memory;
   memory.reuseDelay = options.reuseDelay;
   pm.addPass(createKilnPlanMemory(memory));
-}
-
-std::pair<std::string, std::string>
-partitionOptions(StringRef text, function_ref<bool(StringRef name)> takes) {
-  std::string taken, others;
-  auto take = [&](StringRef option) {
-    if (option.empty())
-      return;
-    std::string &into = takes(option.split('=').first) ? taken : others;
-    into += (into.empty() ? "" : " ") + option.str();
-  };
-  size_t start = 0, depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quote)
-      quote = c == quote ? 0 : quote;
-    else if (c == '"' || c == '\'')
-      quote = c;
-    else if (c == '{')
-      ++depth;
-    else if (c == '}' && depth)
-      --depth;
-    else if (c == ' ' && !depth) {
-      take(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  take(text.drop_front(start));
-  return {taken, others};
 }
 
 /// Adds the registered kiln-cuda pipeline (kiln-select-kernels, then

@@ -152,14 +152,6 @@ void buildKilnPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// that link it.
 void registerKilnPasses();
 
-/// Splits pass-option text ("train=none codegen=true a={b c}") into the
-/// options whose names `takes` accepts and the others, each as option text.
-/// Options are separated by spaces outside braces and quotes, as MLIR's
-/// option parser reads them.
-std::pair<std::string, std::string>
-partitionOptions(llvm::StringRef text,
-                 function_ref<bool(llvm::StringRef name)> takes);
-
 } // namespace mlir::kiln
 
 #endif // KILN_COMPILER_PIPELINE_PIPELINE_H

@@ -85,15 +85,6 @@ TEST(PipelineTest, RegisteredAsKilnPipeline) {
       << errors;
 }
 
-TEST(PipelineTest, PartitionsOptionsByName) {
-  auto [taken, others] =
-      partitionOptions("a=1 b={x y} c=\"p q\" d", [](llvm::StringRef name) {
-        return name == "a" || name == "c";
-      });
-  EXPECT_EQ(taken, "a=1 c=\"p q\"");
-  EXPECT_EQ(others, "b={x y} d");
-}
-
 TEST(PipelineTest, CodegenOptionsNeedCodegen) {
   registerKilnPasses();
   std::string errors;
