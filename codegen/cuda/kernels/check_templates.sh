@@ -1,6 +1,6 @@
 #!/bin/bash
 # Compiles every kernel template instance the planners may choose with nvcc,
-# for each architecture the instance lists, and fails on a compile error or,
+# for each architecture the instance lists (this shard's share of them), and fails on a compile error or,
 # on sm_90/sm_90a, on any register spill or performance loss (a serialised
 # wgmma pipeline) that ptxas reports.
 #
@@ -56,10 +56,16 @@ compile() {
 export -f compile
 export nvcc work
 
+# Under Bazel's test sharding each shard compiles every TEST_TOTAL_SHARDS-th
+# (instance, architecture) pair from its own index: the shards run side by
+# side, each within the test's time limit however slow the machine.
+shards=${TEST_TOTAL_SHARDS:-1} shard=${TEST_SHARD_INDEX:-0}
+[[ -n ${TEST_SHARD_STATUS_FILE:-} ]] && touch "${TEST_SHARD_STATUS_FILE}"
 jobs=$(nproc 2>/dev/null || echo 2)
 while read -r name arches; do
   for arch in ${arches}; do echo "${name} ${arch}"; done
 done <"${work}/instances/instances.txt" |
+  awk -v shards="${shards}" -v shard="${shard}" '(NR - 1) % shards == shard' |
   xargs -P "${jobs}" -L 1 bash -c 'compile "$0" "$1"' >"${work}/results.txt"
 cat "${work}/results.txt"
 
