@@ -108,6 +108,23 @@ TEST_F(NNGradientTest, GroupNormInstanceAndLayerForms) {
                        {0, 1, 2});
 }
 
+TEST_F(NNGradientTest, GroupNormChannelsLast) {
+  // Channels at the last dim: [N, H, W, C] and [N, L, C].
+  expectGradientsMatch(R"mlir(
+    func.func @loss(%x: tensor<2x3x4x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>,
+                    %v: tensor<3x5x4xf32>, %w: tensor<2x3x4x6xf32>,
+                    %u: tensor<3x5x4xf32>) -> tensor<f32> {
+      %y = kiln.group_norm %x, %g, %b groups = 3 dim = 3 eps = 1.0e-03
+          : tensor<2x3x4x6xf32>, tensor<6xf32>, tensor<6xf32>
+      %z = kiln.group_norm %v groups = 2 dim = 2 : tensor<3x5x4xf32>
+      %l1 = kiln.mse_loss %y, %w reduction = sum : tensor<2x3x4x6xf32>
+      %l2 = kiln.mse_loss %z, %u reduction = sum : tensor<3x5x4xf32>
+      %l = kiln.add %l1, %l2 : tensor<f32>, tensor<f32>
+      return %l : tensor<f32>
+    })mlir",
+                       {0, 1, 2, 3});
+}
+
 TEST_F(NNGradientTest, RmsNormWeight) {
   expectGradientsMatch(R"mlir(
     func.func @loss(%x: tensor<2x3x6xf32>, %g: tensor<6xf32>,

@@ -146,6 +146,8 @@ std::optional<SmallVector<unsigned>> layoutFlexible(Operation *op) {
     return *layout == ConvLayout::nchw ? first() : std::nullopt;
   if (auto norm = dyn_cast<BatchNormOp>(op))
     return norm.getDim() == 1 ? first() : std::nullopt;
+  if (auto norm = dyn_cast<GroupNormOp>(op))
+    return norm.getDim() == 1 ? first() : std::nullopt;
   if (isa<ResizeOp, PadOp>(op))
     return first();
   if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op)) {
@@ -297,6 +299,7 @@ private:
         .Case<MaxPool2dOp, AvgPool2dOp>(
             [](auto pool) { pool.setLayout(ConvLayout::nhwc); })
         .Case([](BatchNormOp norm) { norm.setDim(nhwcDim(1)); })
+        .Case([](GroupNormOp norm) { norm.setDim(nhwcDim(1)); })
         .Case([](ConcatOp concat) {
           concat.setDim(nhwcDim(concat.getDim()));
         })

@@ -43,10 +43,9 @@ func.func @loss(%x: tensor<2x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>,
   return %l : tensor<f32>
 })mlir";
 
-/// A UNet-style path: strided and grouped convolutions, average pooling,
-/// padding, nearest upsampling, a skip concatenation, a group norm (which
-/// stays NCHW: the region is left and entered again around it), an input
-/// that enters late (%z) and a flatten into a linear head.
+/// A UNet-style path: strided and grouped convolutions, a group norm,
+/// average pooling, padding, nearest upsampling, a skip concatenation, an
+/// input that enters late (%z) and a flatten into a linear head.
 constexpr const char *kUnet = R"mlir(
 func.func @loss(%x: tensor<2x4x8x8xf32>, %w1: tensor<8x4x3x3xf32>,
                 %w2: tensor<8x2x3x3xf32>, %gw: tensor<8xf32>, %gb: tensor<8xf32>,
@@ -149,8 +148,9 @@ TEST_F(LayoutAssignmentTest, ResidualBlockKeepsLossAndGradients) {
 }
 
 TEST_F(LayoutAssignmentTest, UnetPathKeepsLossAndGradients) {
-  // conv, silu, grouped conv, avg_pool, pad, resize, concat, conv, max.
-  expectSameResults(kUnet, 9);
+  // conv, silu, grouped conv, group_norm, avg_pool, pad, resize, concat,
+  // conv, max.
+  expectSameResults(kUnet, 10);
 }
 
 TEST_F(LayoutAssignmentTest, LeavesGraphsWithoutConvolutionAsWritten) {

@@ -11,7 +11,12 @@
 // (C / G) * S elements (a sample's group of channels with their positions),
 // whose parameters are per channel (group_norm_config::param_index); its
 // parameter gradients are a row kernel of per-(sample, channel) sums and a
-// kernel that adds each channel's sums in sample order.
+// kernel that adds each channel's sums in sample order. A channels-last
+// group norm of [N, S..., C] has the same rows, each strided: a position's
+// C / G channels of the group, then the next position's
+// (group_norm_nhwc_config); its parameter gradients are the column kernel
+// over N * S rows of C channels, each element with its (sample, group)'s
+// statistics (group_norm_nhwc_param_config).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -39,6 +44,31 @@ template <class Idx, long long Rows, long long M, bool Weight, bool Bias,
 struct group_norm_config : norm_config<Idx, Rows, M, true, Weight, Bias> {
   static __device__ __forceinline__ Idx param_index(Idx row, Idx j) {
     return (row % (Idx)Groups) * (Idx)(M / Spatial) + j / (Idx)Spatial;
+  }
+};
+
+// The rows of a channels-last group norm of [N, S..., C] (Rows = N *
+// Groups, M = C / Groups * Spatial): row r = (n, g) starts at channel
+// g * C / Groups of sample n's first position, and its element j is channel
+// j % (C / Groups) of the group at position j / (C / Groups).
+template <class Idx, long long Rows, long long M, bool Weight, bool Bias,
+          long long Groups, long long Spatial>
+struct group_norm_nhwc_config
+    : norm_config<Idx, Rows, M, true, Weight, Bias> {
+  static_assert(M % Spatial == 0, "a row holds whole positions");
+  static constexpr long long per_group = M / Spatial;
+  static constexpr long long channels = per_group * Groups;
+  static_assert(norm_config<Idx, Rows, M, true, Weight, Bias>::width == 1,
+                "strided rows are read an element at a time");
+  static __device__ __forceinline__ Idx row_start(Idx r) {
+    return (r / (Idx)Groups) * (Idx)(M * Groups) +
+           (r % (Idx)Groups) * (Idx)per_group;
+  }
+  static __device__ __forceinline__ Idx element(Idx j) {
+    return (j / (Idx)per_group) * (Idx)channels + j % (Idx)per_group;
+  }
+  static __device__ __forceinline__ Idx param_index(Idx row, Idx j) {
+    return (row % (Idx)Groups) * (Idx)per_group + j % (Idx)per_group;
   }
 };
 
@@ -77,7 +107,7 @@ __device__ __forceinline__ void norm_forward(const launch_ctx &ctx,
   __shared__ float scratch[32];
   const row_position<Cfg> p(ctx);
   row_input<Cfg, In> x(in, p.row);
-  Out *out_row = out + p.row * (idx_t)Cfg::m;
+  Out *out_row = out + Cfg::row_start(p.row);
   x.cache(p.lid);
   const float2 st = norm_stats<Cfg>(ctx, p.lid, x, scratch);
   const float mean = st.x, rstd = st.y;
@@ -89,7 +119,7 @@ __device__ __forceinline__ void norm_forward(const launch_ctx &ctx,
       y = y * kiln_load(weight[Cfg::param_index(p.row, j)]);
     if constexpr (Cfg::bias)
       y = y + kiln_load(bias[Cfg::param_index(p.row, j)]);
-    kiln_store(out_row + j, y);
+    kiln_store(out_row + Cfg::element(j), y);
   });
 }
 
@@ -107,7 +137,7 @@ norm_backward(const launch_ctx &ctx, const G *__restrict__ grad,
   const row_position<Cfg> p(ctx);
   row_input<Cfg, G> g(grad, p.row);
   row_input<Cfg, In> x(in, p.row);
-  Out *out_row = WriteOut ? out + p.row * (idx_t)Cfg::m : nullptr;
+  Out *out_row = WriteOut ? out + Cfg::row_start(p.row) : nullptr;
   g.cache(p.lid);
   x.cache(p.lid);
   const float2 st = norm_stats<Cfg>(ctx, p.lid, x, scratch);
@@ -137,7 +167,7 @@ norm_backward(const launch_ctx &ctx, const G *__restrict__ grad,
     if (!p.active)
       return;
     row_loop<Cfg>(p.lid, [&](int k, int e, idx_t j) {
-      kiln_store(out_row + j,
+      kiln_store(out_row + Cfg::element(j),
                  rstd * (gy(k, e, j) - meanGy -
                          (x.at(k, e, j) - mean) * rstd * meanGyXh));
     });
@@ -154,6 +184,20 @@ struct norm_param_config {
   static constexpr long long splits = split_count(Rows, Chunk);
   static constexpr long long tiles = ceil_div(M, kColumnTile);
   static constexpr bool weight = Weight, bias = Bias;
+  // The statistics of element (r, j): its row's.
+  static __device__ __forceinline__ Idx stats_index(Idx r, Idx) { return r; }
+};
+
+// The parameter gradients of a channels-last group norm of [N, S..., C]:
+// the column kernel over N * Spatial rows of C channels, where element
+// (r, j) has the statistics of sample r / Spatial's group j / (C / Groups).
+template <class Idx, long long Rows, long long M, long long Chunk, bool Weight,
+          bool Bias, long long Groups, long long Spatial>
+struct group_norm_nhwc_param_config
+    : norm_param_config<Idx, Rows, M, Chunk, Weight, Bias> {
+  static __device__ __forceinline__ Idx stats_index(Idx r, Idx j) {
+    return (r / (Idx)Spatial) * (Idx)Groups + j / (Idx)(M / Groups);
+  }
 };
 
 // Sums over a chunk of rows of grad * xh (into dw) and of grad (into db);
@@ -183,7 +227,7 @@ norm_param_grad(const launch_ctx &ctx, const G *__restrict__ grad,
       for (int u = 0; u < 4; ++u) {
         g[u] = kiln_load(grad[(r + 8 * u) * m + j]);
         x[u] = kiln_load(input[(r + 8 * u) * m + j]);
-        st[u] = stats[r + 8 * u];
+        st[u] = stats[Cfg::stats_index(r + 8 * u, j)];
       }
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
@@ -193,7 +237,7 @@ norm_param_grad(const launch_ctx &ctx, const G *__restrict__ grad,
     }
     for (; r < r1; r += 8) {
       const float g = kiln_load(grad[r * m + j]);
-      const float2 st = stats[r];
+      const float2 st = stats[Cfg::stats_index(r, j)];
       aw += g * ((kiln_load(input[r * m + j]) - st.x) * st.y);
       ab += g;
     }

@@ -31,6 +31,13 @@ template <class Idx, long long Rows, long long M, int W = 1> struct row_config {
   static constexpr int rows_per_block = (int)rows_in_block(group);
   static constexpr int threads = group * rows_per_block;
   static constexpr long long blocks = ceil_div(Rows, rows_per_block);
+  // Where row r begins and where its element j lies from there: rows are
+  // contiguous here; a derived configuration may lay them out otherwise
+  // (a channels-last group norm's rows are strided), with W = 1.
+  static __device__ __forceinline__ Idx row_start(Idx r) {
+    return r * (Idx)M;
+  }
+  static __device__ __forceinline__ Idx element(Idx j) { return j; }
 };
 
 // This thread's row and its lane in the row's group. Threads past the last
@@ -74,7 +81,7 @@ template <class Cfg, class T> struct row_input {
   float v[Cfg::cached ? Cfg::steps * W : W];
 
   __device__ __forceinline__ row_input(const T *base, idx_t r)
-      : row(base + r * (idx_t)Cfg::m) {}
+      : row(base + Cfg::row_start(r)) {}
 
   __device__ __forceinline__ bool aligned() const {
     return kiln_vec_aligned<W>(row);
@@ -102,7 +109,8 @@ template <class Cfg, class T> struct row_input {
       for (int k = 0; k < Cfg::steps; ++k) {
         if constexpr (W == 1) {
           const idx_t j = lid + (idx_t)k * Cfg::group;
-          v[k] = j < (idx_t)Cfg::m ? kiln_load(__ldg(row + j)) : 0.f;
+          v[k] = j < (idx_t)Cfg::m ? kiln_load(__ldg(row + Cfg::element(j)))
+                                   : 0.f;
         } else {
           load_step((lid + (idx_t)k * Cfg::group) * W, aligned, k * W);
         }
@@ -121,7 +129,7 @@ template <class Cfg, class T> struct row_input {
     if constexpr (Cfg::cached)
       return v[k * W + e];
     else if constexpr (W == 1)
-      return kiln_load(__ldg(row + j));
+      return kiln_load(__ldg(row + Cfg::element(j)));
     else
       return v[e];
   }

@@ -278,19 +278,29 @@ LogicalResult emitSoftmax(Emission &e, int64_t dim, bool log) {
 /// the columns alone do not fill the GPU and there are enough rows (1024 per
 /// split) to pay for the second launch, then combined in order. A small
 /// norm (a few hundred rows) is one launch: its step is launch-bound.
+/// `groupsLast` names a channels-last group norm's groups and positions
+/// (element (r, j) then has the statistics of sample r / positions' group
+/// of channel j; rows = N * positions, m = C); 0: the row's statistics.
 void emitNormParamGrads(Emission &e, int64_t rows, int64_t m, uint64_t stats,
-                        int weightResult, int biasResult) {
+                        int weightResult, int biasResult,
+                        int64_t groupsLast = 0, int64_t positions = 0) {
   namespace layout = ::kiln::reduce;
   int64_t chunk = layout::norm_param_chunk(rows, m, e.targetBlocks);
   int64_t splits = layout::split_count(rows, chunk);
   bool bias = biasResult >= 0;
   bool weight = weightResult >= 0;
   std::string config = llvm::formatv(
-      "kiln::reduce::norm_param_config<idx_t, {0}, {1}, {2}, {3}, {4}>", rows,
-      m, chunk, weight ? "true" : "false", bias ? "true" : "false");
+      "kiln::reduce::{0}<idx_t, {1}, {2}, {3}, {4}, {5}{6}>",
+      groupsLast ? "group_norm_nhwc_param_config" : "norm_param_config", rows,
+      m, chunk, weight ? "true" : "false", bias ? "true" : "false",
+      groupsLast ? llvm::formatv(", {0}, {1}", groupsLast, positions).str()
+                 : "");
   std::string configuration =
-      llvm::formatv("rows={0} m={1} splits={2}{3}{4}", rows, m, splits,
-                    weight ? " weight" : "", bias ? " bias" : "");
+      llvm::formatv("rows={0} m={1} splits={2}{3}{4}{5}", rows, m, splits,
+                    weight ? " weight" : "", bias ? " bias" : "",
+                    groupsLast ? " groups=" + std::to_string(groupsLast) +
+                                     " channels-last"
+                               : "");
 
   Params params;
   e.addInput(params, 0, "grad");
@@ -417,17 +427,20 @@ LogicalResult emitNorm(Emission &e) {
   auto type = cast<ShapedType>(input.getType());
   int64_t normalizedDims = 1;
   // A group norm's rows are (sample, group) pairs: every dim but the first
-  // is normalised, in `groups` rows per sample.
-  int64_t groups = 0;
+  // is normalised, in `groups` rows per sample; its channels are at dim 1
+  // or, channels last, at the last dim.
+  int64_t groups = 0, channelDim = 1;
   double eps;
   Value weight, bias;
   if (auto n = dyn_cast<GroupNormOp>(op)) {
     groups = n.getGroups();
+    channelDim = n.getDim();
     eps = n.getEps().convertToDouble();
     weight = n.getWeight();
     bias = n.getBias();
   } else if (auto n = dyn_cast<GroupNormBackwardOp>(op)) {
     groups = n.getGroups();
+    channelDim = n.getDim();
     eps = n.getEps().convertToDouble();
     weight = n.getWeight();
   } else if (auto n = dyn_cast<LayerNormOp>(op)) {
@@ -481,9 +494,12 @@ LogicalResult emitNorm(Emission &e) {
   }
 
   auto flag = [](bool b) { return b ? "true" : "false"; };
-  int64_t spatial = groups ? m / (type.getDimSize(1) / groups) : 0;
+  bool channelsLast = groups && channelDim != 1;
+  int64_t spatial = groups ? m / (type.getDimSize(channelDim) / groups) : 0;
   std::string config =
-      groups ? rowConfig("group_norm_config", rows, m,
+      groups ? rowConfig(channelsLast ? "group_norm_nhwc_config"
+                                      : "group_norm_config",
+                         rows, m,
                          llvm::formatv(", {0}, {1}, {2}, {3}",
                                        flag(bool(weight)), flag(bool(bias)),
                                        groups, spatial)
@@ -510,7 +526,8 @@ LogicalResult emitNorm(Emission &e) {
     KernelSpec spec = templateKernel(
         prefix, "norm.cuh", backward ? "norm_backward" : "norm_forward",
         row.configuration() +
-            (groups   ? " groups=" + std::to_string(groups)
+            (groups   ? " groups=" + std::to_string(groups) +
+                            (channelsLast ? " channels-last" : "")
              : layer ? std::string(" layer")
                      : std::string(" rms")),
         config,
@@ -542,6 +559,11 @@ LogicalResult emitNorm(Emission &e) {
       spec.grid = dim3Of(::kiln::reduce::ceil_div(m, 256));
       spec.block = dim3Of(256);
       e.kernel(std::move(spec), zero);
+    } else if (channelsLast) {
+      int64_t channels = type.getDimSize(channelDim);
+      emitNormParamGrads(e, type.getNumElements() / channels, channels, stats,
+                         e.yields(1) ? 1 : -1, e.yields(2) ? 2 : -1, groups,
+                         spatial);
     } else if (groups) {
       emitGroupNormParamGrads(e, type, groups, stats, e.yields(1) ? 1 : -1,
                               e.yields(2) ? 2 : -1);

@@ -7,8 +7,8 @@
 // group size (1..1024 threads per row, cached and re-read rows) for vector
 // widths 1, 4 (f32) and 8 (bf16); row and column generic reductions with
 // and without splits and their final pass; the softmax, norm, norm
-// parameter gradient (one pass and split + final), group norm (with its
-// per-channel parameter gradients) and loss kernels; and the multi-tensor
+// parameter gradient (one pass and split + final), group norm (channels
+// first and last, with their parameter gradients) and loss kernels; and the multi-tensor
 // reductions (one block; partial + final), in f32 and bf16.
 //
 //===----------------------------------------------------------------------===//
@@ -147,6 +147,25 @@ std::vector<Case> cases() {
       single("group_norm_backward_noweight_" + tag,
              "kiln.group_norm_backward %arg0, %arg1" + attrs + x, {x, x},
              {x, w, w});
+    }
+  // Channels last: strided rows, and the parameter gradients' column kernel
+  // with each (sample, group)'s statistics, in one split and in several.
+  for (llvm::StringRef type : {"f32", "bf16"})
+    for (auto [shape, channels, groups] :
+         {std::tuple{"2x5x6x8", "8", "4"}, std::tuple{"4x32x32x64", "64", "32"},
+          std::tuple{"8x64x64x128", "128", "32"}}) {
+      std::string x = tensor(shape, type), w = tensor(channels, type);
+      std::string tag = (type + "_nhwc_" + shape).str();
+      std::string attrs =
+          std::string(" groups = ") + groups + " dim = 3 : ";
+      single("group_norm_" + tag,
+             "kiln.group_norm %arg0, %arg1, %arg2" + attrs + x + ", " + w +
+                 ", " + w,
+             {x, w, w}, {x});
+      single("group_norm_backward_" + tag,
+             "kiln.group_norm_backward %arg0, %arg1, %arg2" + attrs + x +
+                 ", " + w,
+             {x, x, w}, {x, w, w});
     }
 
   // Losses.

@@ -95,7 +95,7 @@ struct GroupNormGradient
     auto norm = cast<GroupNormOp>(op);
     auto backward = builder.create<GroupNormBackwardOp>(
         op->getLoc(), resultGrads[0], norm.getInput(), norm.getWeight(),
-        norm.getGroupsAttr(), norm.getEpsAttr());
+        norm.getGroupsAttr(), norm.getEpsAttr(), norm.getDimAttr());
     operandGrads.push_back(backward.getInputGrad());
     if (norm.getWeight())
       operandGrads.push_back(backward.getWeightGrad());

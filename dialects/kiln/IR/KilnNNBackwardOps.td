@@ -93,9 +93,10 @@ def Kiln_GroupNormBackwardOp : Kiln_Op<"group_norm_backward",
     [InferTypeOpAdaptor, AllTypesMatch<["grad", "input"]>, Kiln_Reduces]> {
   let summary = "gradients of kiln.group_norm";
   let description = [{
-    Gradients of `kiln.group_norm` (same `groups` and `eps`, default 1e-5)
-    for `grad`, the gradient of its result, which has the type of `input`
-    `[N, C, ...]`. Over the `M` elements of each (sample, group), with its
+    Gradients of `kiln.group_norm` (same `groups`, `dim`, default 1, and
+    `eps`, default 1e-5) for `grad`, the gradient of its result, which has
+    the type of `input` `[N, C, ...]` (or `[N, ..., C]` with `dim` its
+    last). Over the `M` elements of each (sample, group), with its
     mean `m`, biased variance `v`, `r = 1 / sqrt(v + eps)`,
     `xh = (x - m) * r` and `gy = grad * weight[c]` (`weight` `[C]` optional,
     absent: 1):
@@ -114,12 +115,14 @@ def Kiln_GroupNormBackwardOp : Kiln_Op<"group_norm_backward",
   let arguments = (ins Kiln_FloatTensor:$grad, Kiln_FloatTensor:$input,
                        Optional<Kiln_FloatTensor>:$weight,
                        I64Attr:$groups,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
+                       DefaultValuedAttr<I64Attr, "1">:$dim);
   let results = (outs Kiln_FloatTensor:$input_grad,
                       Kiln_FloatTensor:$weight_grad,
                       Kiln_FloatTensor:$bias_grad);
   let assemblyFormat = [{
-    $grad `,` $input (`,` $weight^)? `groups` `=` $groups (`eps` `=` $eps^)?
+    $grad `,` $input (`,` $weight^)? `groups` `=` $groups (`dim` `=` $dim^)?
+    (`eps` `=` $eps^)?
     attr-dict `:` type($input) (`,` type($weight)^)?
   }];
   let hasVerifier = 1;

@@ -130,6 +130,9 @@ def Kiln_GroupNormOp : Kiln_Op<"group_norm",
     `y = (x - m) / sqrt(v + eps) * weight[c] + bias[c]`
 
     as PyTorch's `nn.GroupNorm` and ONNX GroupNormalization (21) define it.
+    `dim` (default 1) is the channel dimension: 1, or the last dim of a
+    channels-last input `[N, ..., C]` of rank >= 3 (NHWC activations use
+    `dim = 3`); the spatial dims are all the others but the first.
     `weight` and `bias` are optional (absent: 1 and 0; a `bias` only with a
     `weight`), `[C]` of the input's element type. `groups` is positive;
     `eps` (default 1e-5) positive. The result has the input's type. One
@@ -139,17 +142,20 @@ def Kiln_GroupNormOp : Kiln_Op<"group_norm",
     ```mlir
     %y = kiln.group_norm %x, %w, %b groups = 8 eps = 1.0e-06
         : tensor<2x32x16x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %z = kiln.group_norm %xl, %w, %b groups = 8 dim = 3
+        : tensor<2x16x16x32xf32>, tensor<32xf32>, tensor<32xf32>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$input,
                        Optional<Kiln_FloatTensor>:$weight,
                        Optional<Kiln_FloatTensor>:$bias,
                        I64Attr:$groups,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
+                       DefaultValuedAttr<I64Attr, "1">:$dim);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`,` $weight^)? (`,` $bias^)? `groups` `=` $groups
-    (`eps` `=` $eps^)?
+    (`dim` `=` $dim^)? (`eps` `=` $eps^)?
     attr-dict `:` type($input) (`,` type($weight)^)? (`,` type($bias)^)?
   }];
   let hasVerifier = 1;

@@ -45,3 +45,35 @@ func.func @backward_weight_type(%g: tensor<2x6x4xf32>, %x: tensor<2x6x4xf32>, %w
   %0:3 = kiln.group_norm_backward %g, %x, %w groups = 3 : tensor<2x6x4xf32>, tensor<6xbf16>
   return
 }
+
+// -----
+
+func.func @dim(%x: tensor<2x6x4x4xf32>) {
+  // expected-error @+1 {{'kiln.group_norm' op 'dim' must be 1 or the last dim (3), got 2}}
+  %0 = kiln.group_norm %x groups = 3 dim = 2 : tensor<2x6x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dim_rank2(%x: tensor<2x6xf32>) {
+  // expected-error @+1 {{'kiln.group_norm' op 'dim' must be 1, got 0}}
+  %0 = kiln.group_norm %x groups = 3 dim = 0 : tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @groups_last(%x: tensor<2x4x4x6xf32>) {
+  // expected-error @+1 {{'kiln.group_norm' op 'groups' = 4 must divide the 6 channels (dim 3) of 'input'}}
+  %0 = kiln.group_norm %x groups = 4 dim = 3 : tensor<2x4x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @backward_dim(%g: tensor<2x6x4x4xf32>, %x: tensor<2x6x4x4xf32>) {
+  // expected-error @+1 {{'dim' must be 1 or the last dim, got 2}}
+  %0:3 = kiln.group_norm_backward %g, %x groups = 3 dim = 2 : tensor<2x6x4x4xf32>
+  return
+}

@@ -2,6 +2,7 @@
 // RUN: kiln-opt %s --kiln-assign-layouts="function=flatten" | FileCheck %s --check-prefix=FLAT
 // RUN: kiln-opt %s --kiln-assign-layouts="function=plain" | FileCheck %s --check-prefix=PLAIN
 // RUN: kiln-opt %s --kiln-assign-layouts="function=constant_filter" | FileCheck %s --check-prefix=CONST
+// RUN: kiln-opt %s --kiln-assign-layouts="function=diffusion" | FileCheck %s --check-prefix=GN
 // RUN: not kiln-opt %s --kiln-assign-layouts="function=nope" 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // An NCHW residual block as PyTorch exports it: the input enters NHWC once,
@@ -72,6 +73,28 @@ func.func @plain(%x: tensor<2x3x4x4xf32>) -> tensor<2x3x2x2xf32> {
 }
 
 // MISSING: error: kiln-assign-layouts: no function named 'nope'
+
+// A diffusion block: the group norm and its SiLU stay in the NHWC region,
+// the norm over the last dim; only the input enters and the result leaves.
+// GN-LABEL: func.func @diffusion
+// GN: kiln.conv2d {{.*}} layout = nhwc
+// GN-NOT: perm = [0, 3, 1, 2]
+// GN: kiln.group_norm {{.*}} groups = 4 dim = 3 : tensor<2x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>
+// GN-NEXT: kiln.silu {{.*}} : tensor<2x4x4x8xf32>
+// GN-NOT: perm = [0, 3, 1, 2]
+// GN: %[[C2:.*]] = kiln.conv2d {{.*}} layout = nhwc
+// GN-NEXT: kiln.transpose %[[C2]] perm = [0, 3, 1, 2] : tensor<2x4x4x3xf32>
+// GN-NOT: kiln.transpose
+// GN: return
+func.func @diffusion(%x: tensor<2x3x4x4xf32>, %w1: tensor<8x3x3x3xf32>,
+                     %g: tensor<8xf32>, %b: tensor<8xf32>,
+                     %w2: tensor<3x8x3x3xf32>) -> tensor<2x3x4x4xf32> {
+  %c1 = kiln.conv2d %x, %w1 layout = nchw padding = [1, 1, 1, 1] : tensor<2x3x4x4xf32>, tensor<8x3x3x3xf32>
+  %n = kiln.group_norm %c1, %g, %b groups = 4 : tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+  %h = kiln.silu %n : tensor<2x8x4x4xf32>
+  %c2 = kiln.conv2d %h, %w2 layout = nchw padding = [1, 1, 1, 1] : tensor<2x8x4x4xf32>, tensor<3x8x3x3xf32>
+  return %c2 : tensor<2x3x4x4xf32>
+}
 
 // What the pass leaves compiles and its backward follows: a training step of
 // the residual block, generated and compiled for the GPU.

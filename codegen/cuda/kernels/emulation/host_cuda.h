@@ -163,10 +163,15 @@ inline Block *&currentBlock() {
 inline thread_local uint3 thread_index, block_index;
 inline uint3 grid_size, block_size;
 
-inline Block::Warp &warp() {
-  return *currentBlock()->warps[thread_index.x / 32];
+/// The thread's rank in its block, as warps are formed on the GPU.
+inline unsigned thread_rank() {
+  return thread_index.y * block_size.x + thread_index.x;
 }
-inline unsigned lane() { return thread_index.x % 32; }
+
+inline Block::Warp &warp() {
+  return *currentBlock()->warps[thread_rank() / 32];
+}
+inline unsigned lane() { return thread_rank() % 32; }
 
 /// Each lane's `value`, exchanged among the warp's lanes.
 template <class T, class F> auto exchange(T value, F &&read) {
@@ -186,29 +191,37 @@ template <class T, class F> auto exchange(T value, F &&read) {
   return result;
 }
 
-/// Runs `kernel()` on a grid of `grid` one-dimensional blocks of `threads`
-/// threads, block after block.
-inline void launch(unsigned grid, unsigned threads,
+/// Runs `kernel()` on a grid of grid.x * grid.y blocks of block.x * block.y
+/// threads, block after block (z is 1).
+inline void launch(uint3 grid, uint3 block,
                    const std::function<void()> &kernel) {
-  grid_size = {grid, 1, 1};
-  block_size = {threads, 1, 1};
-  for (unsigned b = 0; b < grid; ++b) {
-    Block block(static_cast<int>(threads));
-    currentBlock() = &block;
+  grid_size = {grid.x, grid.y, 1};
+  block_size = {block.x, block.y, 1};
+  const unsigned threads = block.x * block.y;
+  for (unsigned b = 0; b < grid.x * grid.y; ++b) {
+    Block running_block(static_cast<int>(threads));
+    currentBlock() = &running_block;
     std::vector<std::thread> running;
     for (unsigned t = 0; t < threads; ++t)
       running.emplace_back([&, t] {
-        thread_index = {t, 0, 0};
-        block_index = {b, 0, 0};
+        thread_index = {t % block.x, t / block.x, 0};
+        block_index = {b % grid.x, b / grid.x, 0};
         kernel();
-        block.warps[t / 32]->live[t % 32] = false;
-        block.warps[t / 32]->barrier.leave();
-        block.barrier.leave();
+        running_block.warps[t / 32]->live[t % 32] = false;
+        running_block.warps[t / 32]->barrier.leave();
+        running_block.barrier.leave();
       });
     for (std::thread &thread : running)
       thread.join();
     currentBlock() = nullptr;
   }
+}
+
+/// Runs `kernel()` on a grid of `grid` one-dimensional blocks of `threads`
+/// threads, block after block.
+inline void launch(unsigned grid, unsigned threads,
+                   const std::function<void()> &kernel) {
+  launch(uint3{grid, 1, 1}, uint3{threads, 1, 1}, kernel);
 }
 
 } // namespace kiln::emulation
