@@ -486,6 +486,201 @@ ZOO = collections.OrderedDict((f.__name__, f) for f in [
     translator, swin])
 
 
+# --- the extended set ------------------------------------------------------
+# More architectures as users bring them, checked like the zoo's own by
+# `zoo.py check --models extended` (or by name) but not in CI's run, which
+# they would lengthen by about an hour on two cores: torchvision's other
+# classifiers and segmentation nets, a style-transfer net, bidirectional
+# RNN LMs, attention with a boolean padding mask and a dilated 1-d
+# convolution net. Their sizes are the CI sizes.
+
+
+def densenet(size):
+    # DenseNet's dense blocks and transitions, narrowed: growth 8, 2 layers a block.
+    model = torchvision.models.DenseNet(growth_rate=8, block_config=(2, 2, 2, 2),
+                                        num_init_features=16, num_classes=10)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def squeezenet(size):
+    model = _no_dropout(torchvision.models.squeezenet1_1(num_classes=10))
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def googlenet(size):
+    model = torchvision.models.GoogLeNet(num_classes=10, aux_logits=False,
+                                         transform_input=False, init_weights=True, dropout=0.0)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def shufflenet(size):
+    model = torchvision.models.shufflenet_v2_x0_5(num_classes=10)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def mobilenet_v3(size):
+    model = _no_dropout(torchvision.models.mobilenet_v3_small(num_classes=10))
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def regnet(size):
+    model = torchvision.models.regnet_y_400mf(num_classes=10)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def mnasnet(size):
+    model = _no_dropout(torchvision.models.mnasnet0_5(num_classes=10))
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+def resnext(size):
+    # ResNeXt's grouped bottlenecks (8 groups of 4), one block a stage.
+    model = torchvision.models.ResNet(torchvision.models.resnet.Bottleneck, [1, 1, 1, 1],
+                                      num_classes=10, groups=8, width_per_group=4)
+    return Case(model, *_images(size, 3, 10), "cross_entropy")
+
+
+class _Seg(nn.Module):
+    """A torchvision segmentation net's "out" logits, classes last: the
+    cross entropy is per pixel."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"].permute(0, 2, 3, 1)
+
+
+def deeplab(size):
+    model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        num_classes=5, weights_backbone=None, aux_loss=False)
+    x, _ = _images(size, 3, 5)
+    side = x["x"].shape[-1]
+    return Case(_Seg(_no_dropout(model)), x, torch.randint(0, 5, (2, side, side)),
+                "cross_entropy")
+
+
+def fcn(size):
+    model = torchvision.models.segmentation.fcn_resnet50(num_classes=5, weights_backbone=None,
+                                                         aux_loss=False)
+    x, _ = _images(size, 3, 5, ci_side=32)
+    side = x["x"].shape[-1]
+    return Case(_Seg(_no_dropout(model)), x, torch.randint(0, 5, (2, side, side)),
+                "cross_entropy")
+
+
+class _Style(nn.Module):
+    """The fast neural style transfer net: reflection pads, instance norm,
+    nearest upsampling."""
+
+    def __init__(self):
+        super().__init__()
+
+        def conv(i, o, k, s=1, up=None):
+            layers = []
+            if up:
+                layers.append(nn.Upsample(scale_factor=up, mode="nearest"))
+            layers += [nn.ReflectionPad2d(k // 2), nn.Conv2d(i, o, k, s)]
+            return layers
+
+        def block(c):
+            return nn.Sequential(*conv(c, c, 3), nn.InstanceNorm2d(c, affine=True), nn.ReLU(),
+                                 *conv(c, c, 3), nn.InstanceNorm2d(c, affine=True))
+        self.down = nn.Sequential(*conv(3, 8, 9), nn.InstanceNorm2d(8, affine=True), nn.ReLU(),
+                                  *conv(8, 16, 3, 2), nn.InstanceNorm2d(16, affine=True),
+                                  nn.ReLU())
+        self.res = nn.ModuleList([block(16), block(16)])
+        self.up = nn.Sequential(*conv(16, 8, 3, up=2), nn.InstanceNorm2d(8, affine=True),
+                                nn.ReLU(), *conv(8, 3, 9))
+
+    def forward(self, x):
+        y = self.down(x)
+        for b in self.res:
+            y = y + b(y)
+        return self.up(y)
+
+
+def style(size):
+    x = torch.randn(2, 3, 32, 32)
+    return Case(_Style(), {"x": x}, torch.randn(2, 3, 32, 32), "mse")
+
+
+class _RnnLM(nn.Module):
+    def __init__(self, kind, bidirectional):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        cls = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[kind]
+        self.rnn = cls(16, 24, num_layers=2, batch_first=True, bidirectional=bidirectional)
+        self.head = nn.Linear(48 if bidirectional else 24, 50)
+
+    def forward(self, tokens):
+        out, _ = self.rnn(self.emb(tokens))
+        return self.head(out)
+
+
+def birnn(size):
+    tokens = torch.randint(0, 50, (3, 7))
+    return Case(_RnnLM("rnn", True), {"tokens": tokens}, torch.randint(0, 50, (3, 7)),
+                "cross_entropy")
+
+
+def bilstm(size):
+    tokens = torch.randint(0, 50, (3, 7))
+    return Case(_RnnLM("lstm", True), {"tokens": tokens}, torch.randint(0, 50, (3, 7)),
+                "cross_entropy")
+
+
+class _Mha(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(40, 32)
+        self.attn = nn.MultiheadAttention(32, 4, batch_first=True)
+        self.norm = nn.LayerNorm(32)
+        self.head = nn.Linear(32, 40)
+
+    def forward(self, tokens, mask):
+        x = self.emb(tokens)
+        y, _ = self.attn(x, x, x, key_padding_mask=mask)
+        return self.head(self.norm(x + y))
+
+
+def mha_padding(size):
+    tokens = torch.randint(0, 40, (2, 9))
+    mask = torch.zeros(2, 9, dtype=torch.bool)
+    mask[1, 6:] = True
+    return Case(_Mha(), {"tokens": tokens, "mask": mask}, torch.randint(0, 40, (2, 9)),
+                "cross_entropy")
+
+
+class _Tcn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 16, 3, dilation=1, padding=2)
+        self.c2 = nn.Conv1d(16, 16, 3, dilation=2, padding=4)
+        self.bn = nn.BatchNorm1d(16)
+        self.pool = nn.AdaptiveMaxPool1d(1)
+        self.head = nn.Linear(16, 6)
+
+    def forward(self, x):
+        y = F.gelu(self.c1(x))[..., :-2]
+        y = F.leaky_relu(self.bn(self.c2(y)[..., :-4]), 0.1)
+        return self.head(self.pool(y).flatten(1))
+
+
+def tcn(size):
+    return Case(_Tcn(), {"x": torch.randn(3, 4, 20)}, torch.randint(0, 6, (3,)),
+                "cross_entropy")
+
+
+EXTENDED = collections.OrderedDict((f.__name__, f) for f in [
+    densenet, squeezenet, googlenet, shufflenet, mobilenet_v3, regnet, mnasnet, resnext,
+    deeplab, fcn, style, birnn, bilstm, mha_padding, tcn])
+
+# Every model by name: the zoo's and the extended set's.
+ALL = collections.OrderedDict(list(ZOO.items()) + list(EXTENDED.items()))
+
+
 class WithLoss(nn.Module):
     """The model and its loss in one graph, as kiln trains it: the inputs
     and the target in, the scalar loss out."""

@@ -79,7 +79,7 @@ NUMBER = re.compile(r"-?\d+(\.\d*)?e[-+]?\d+|-?\d+\.\d+|\d+")
 
 # --- safetensors ------------------------------------------------------------
 
-DTYPES = {"F64": np.float64, "F32": np.float32, "I64": np.int64, "I32": np.int32}
+DTYPES = {"F64": np.float64, "F32": np.float32, "I64": np.int64, "I32": np.int32, "BOOL": np.bool_}
 
 
 def save_safetensors(path, tensors):
@@ -151,7 +151,7 @@ def export(name, size, out, exporter="torchscript"):
     import models
     warnings.filterwarnings("ignore")  # the exporter's notes on every model
     torch.manual_seed(0)
-    case = models.ZOO[name](size)
+    case = models.ALL[name](size)
     path = os.path.join(out, name)
     train, names, args = export_training(case, path + ".train.onnx", exporter)
     case.model.eval()
@@ -358,7 +358,7 @@ def torch_eval_loss(args, name, info):
     inputs = load_safetensors(path + ".inputs.safetensors")
     state = {**{n: inputs[n] for n in info["trainable"]},
              **load_safetensors(path + ".buffers.safetensors")}
-    case = models.ZOO[name](args.size)
+    case = models.ALL[name](args.size)
     model = models.WithLoss(case.model, case.loss)
     model.load_state_dict({n: torch.from_numpy(a.copy()) for n, a in state.items()}, strict=False)
     model = as_exported(model).double().eval()
@@ -539,7 +539,7 @@ def graph_facts(args, name, info):
     kept = all(n in initializers for n in info["trainable"])
     info["train"] = info["trainable"] if kept else ["all"]
     has_norm = any(isinstance(m, torch_batch_norm_types())
-                   for m in models.ZOO[name](args.size).model.modules())
+                   for m in models.ALL[name](args.size).model.modules())
     info["eval_graph"] = has_norm and not any(n.op_type == "BatchNormalization"
                                               for n in graph.node)
 
@@ -549,13 +549,29 @@ def torch_batch_norm_types():
     return (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d, torch.nn.BatchNorm3d)
 
 
+def model_names(spec):
+    """The models `--models` names: every zoo model by default, `extended`
+    for the extended set, else the comma-separated names of either."""
+    import models
+    if not spec:
+        return list(models.ZOO)
+    names = []
+    for name in spec.split(","):
+        names += list(models.EXTENDED) if name == "extended" else [name]
+    unknown = [n for n in names if n not in models.ALL]
+    if unknown:
+        sys.exit(f"zoo.py: no model named {', '.join(unknown)} (models: "
+                 f"{', '.join(models.ALL)}, or extended)")
+    return names
+
+
 def export_only(args):
     """Exports the models into args.out without checking them (on the GPU
     machine, with its PyTorch's default exporter; check --exported reads
     them here)."""
     import torch
     import models
-    names = args.models.split(",") if args.models else list(models.ZOO)
+    names = model_names(args.models)
     os.makedirs(args.out, exist_ok=True)
     failed = 0
     for name in names:
@@ -574,7 +590,7 @@ def export_only(args):
 
 def check(args):
     import models
-    names = args.models.split(",") if args.models else list(models.ZOO)
+    names = model_names(args.models)
     index, count = (int(v) for v in args.shard.split("/"))
     names = names[index::count]
     os.makedirs(args.work, exist_ok=True)
@@ -637,7 +653,7 @@ def bundle(args):
     gpu-reference makes them again there from the same seed (and says so
     where that PyTorch's initialisation gives other values)."""
     import models
-    names = args.models.split(",") if args.models else list(models.ZOO)
+    names = model_names(args.models)
     os.makedirs(args.out, exist_ok=True)
     args.work = os.path.abspath(os.path.join(args.out, "work"))
     os.makedirs(args.work, exist_ok=True)
@@ -691,7 +707,7 @@ def gpu_reference(args):
     with open(path + ".json") as f:
         info = json.load(f)
     torch.manual_seed(0)
-    case = models.ZOO[args.model](info["size"])
+    case = models.ALL[args.model](info["size"])
     train = models.WithLoss(case.model, case.loss).train()
     buffers = load_safetensors(path + ".buffers.safetensors")
     train.load_state_dict({n: torch.from_numpy(a.copy()) for n, a in buffers.items()},
@@ -840,7 +856,8 @@ def main():
     for command in ("check", "bundle"):
         p = sub.add_parser(command)
         p.add_argument("--kilnc", required=True)
-        p.add_argument("--models", help="comma-separated (default: all)")
+        p.add_argument("--models", help="comma-separated (default: the zoo's; "
+                       "`extended`: the extended set)")
         p.add_argument("--kernel-cache", help="kilnc's kernel cache (check: WORK/kernels; "
                        "bundle: kilnc's default)")
         p.add_argument("--inference-weight-limit", type=float,
@@ -870,7 +887,8 @@ def main():
     p_bundle.add_argument("--size", choices=["ci", "full"], default="full")
     p = sub.add_parser("export")
     p.add_argument("--out", required=True)
-    p.add_argument("--models", help="comma-separated (default: all)")
+    p.add_argument("--models", help="comma-separated (default: the zoo's; "
+                   "`extended`: the extended set)")
     p.add_argument("--size", choices=["ci", "full"], default="ci")
     p.add_argument("--exporter", choices=["torchscript", "default", "default-training",
                                                  "default-unoptimized"],
