@@ -177,12 +177,13 @@ protected:
                           : 1 + std::count(list.begin(), list.end(), ',');
       EXPECT_EQ(params, launch.args.size()) << kernel.source;
       for (const LaunchArg &arg : launch.args) {
-        if (arg.kind == LaunchArg::Kind::Operand)
+        if (arg.kind == LaunchArg::Kind::Operand) {
           EXPECT_LT(arg.index, int64_t(fusion->getNumOperands()));
-        if (arg.kind == LaunchArg::Kind::Result)
+        } else if (arg.kind == LaunchArg::Kind::Result) {
           EXPECT_LT(arg.index, int64_t(fusion->getNumResults()));
-        if (arg.kind == LaunchArg::Kind::Scratch)
+        } else if (arg.kind == LaunchArg::Kind::Scratch) {
           EXPECT_LT(uint64_t(arg.index), generated->scratchBytes);
+        }
       }
     }
     return *generated;

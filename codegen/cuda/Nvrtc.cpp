@@ -76,7 +76,7 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
     return false;
   }
   // Every template is offered; NVRTC reads only those the kernel includes.
-  static const auto [headers, headerNames] = [] {
+  static const auto templates = [] {
     std::vector<const char *> texts, names;
     for (const KernelTemplate &header : kernelTemplates()) {
       texts.push_back(header.text.data());
@@ -84,6 +84,7 @@ bool compileCuda(llvm::StringRef source, llvm::StringRef name,
     }
     return std::make_pair(texts, names);
   }();
+  const auto &[headers, headerNames] = templates;
   nvrtcProgram program;
   std::string sourceText = source.str(), fileName = name.str() + ".cu";
   if (nvrtcCreateProgram(&program, sourceText.c_str(), fileName.c_str(),

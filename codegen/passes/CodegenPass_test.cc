@@ -68,20 +68,35 @@ func.func @f(%x: tensor<256x2048xbf16> {kiln.name = "x"},
 }
 )mlir";
 
-/// The CUDA source of kGemmModel's kernels after kilnc's passes, its gemm
-/// fusion's kiln_cuda.kernel set to `forced` (when not null) between
-/// selection and code generation.
-std::string gemmSources(KilnTestContext &test, const char *forced) {
+/// kGemmModel planned by kilnc's passes before code generation (inference),
+/// then its kernels selected when `select` says so; null on a failure.
+OwningOpRef<ModuleOp> plannedGemm(KilnTestContext &test, bool select) {
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(kGemmModel, &test.context);
   EXPECT_TRUE(module) << test.diagnostics;
+  if (!module)
+    return nullptr;
   PipelineOptions options;
   options.function = "f";
   options.train = "none";
   PassManager pm(&test.context);
   buildKilnPipeline(pm, options);
-  pm.addPass(codegen::createKilnSelectKernelsPass({}));
-  EXPECT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
+  if (select)
+    pm.addPass(codegen::createKilnSelectKernelsPass({}));
+  if (failed(pm.run(*module))) {
+    ADD_FAILURE() << test.diagnostics;
+    return nullptr;
+  }
+  return module;
+}
+
+/// The CUDA source of kGemmModel's kernels after kilnc's passes, its gemm
+/// fusion's kiln_cuda.kernel set to `forced` (when not null) between
+/// selection and code generation.
+std::string gemmSources(KilnTestContext &test, const char *forced) {
+  OwningOpRef<ModuleOp> module = plannedGemm(test, /*select=*/true);
+  if (!module)
+    return "";
   if (forced)
     module->walk([&](FusionOp fusion) {
       fusion->setAttr(cuda::kKernelAttrName,
@@ -116,15 +131,8 @@ TEST(CodegenPassTest, RendersTheKernelRecordedInTheIr) {
 TEST(CodegenPassTest, EmissionNeedsTheRecordedKernels) {
   KilnTestContext test;
   test.context.getOrLoadDialect<cuda::KilnCudaDialect>();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(kGemmModel, &test.context);
-  ASSERT_TRUE(module) << test.diagnostics;
-  PipelineOptions options;
-  options.function = "f";
-  options.train = "none";
-  PassManager pm(&test.context);
-  buildKilnPipeline(pm, options);
-  ASSERT_TRUE(succeeded(pm.run(*module))) << test.diagnostics;
+  OwningOpRef<ModuleOp> module = plannedGemm(test, /*select=*/false);
+  ASSERT_TRUE(module);
   module->walk([&](FusionOp fusion) {
     fusion->setAttr(cuda::kKernelAttrName, parseAttribute(
         "#kiln_cuda.gemm<mma, tile = 64x64x32, stages = 4>", &test.context));

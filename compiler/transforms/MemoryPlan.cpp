@@ -554,8 +554,10 @@ namespace {
 struct PlanMemoryPass : public impl::KilnPlanMemoryBase<PlanMemoryPass> {
   using KilnPlanMemoryBase::KilnPlanMemoryBase;
   void runOnOperation() override {
+    MemoryPlanOptions options;
+    options.reuseDelay = reuseDelay;
     for (auto function : getOperation().getOps<func::FuncOp>())
-      if (failed(planMemory(function, {/*reuseDelay=*/reuseDelay})))
+      if (failed(planMemory(function, options)))
         return signalPassFailure();
   }
 };

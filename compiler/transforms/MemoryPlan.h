@@ -51,7 +51,7 @@ inline constexpr uint64_t kMaxDelayedBytes = 1 << 20;
 /// Plans `function` (fused) and records the plan as attributes (the reuse
 /// delay too, for planWorkspaces).
 LogicalResult planMemory(func::FuncOp function,
-                         const MemoryPlanOptions &options = {});
+                         const MemoryPlanOptions &options = MemoryPlanOptions());
 
 /// Plans `function` again, with the reuse delay of its recorded plan, now
 /// with `workspaces` (MemoryPlanOptions): what code generation does once it

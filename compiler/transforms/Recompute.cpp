@@ -215,9 +215,10 @@ FailureOr<ModuleOp> planScratch(OwningOpRef<ModuleOp> &scratch,
   // The scratch copies' diagnostics duplicate what the pipeline reports.
   ScopedDiagnosticHandler quiet(scratch->getContext(),
                                 [](Diagnostic &) { return success(); });
+  MemoryPlanOptions options;
+  options.reuseDelay = reuseDelay;
   for (auto copy : scratch->getOps<func::FuncOp>())
-    if (failed(fuseFunction(copy)) ||
-        failed(planMemory(copy, {/*reuseDelay=*/reuseDelay})))
+    if (failed(fuseFunction(copy)) || failed(planMemory(copy, options)))
       return failure();
   return *scratch;
 }

@@ -143,8 +143,9 @@ TEST_F(RecomputeTest, RecomputedNormsGiveIdenticalResultsInLessMemory) {
     // forward_backward, where the norm's output waits for w2's gradient.
     // (In train_step the update's own buffers set the peak here.)
     auto choices = after->getAttrOfType<ArrayAttr>("kiln.recomputed");
-    if (entry == "forward_backward")
+    if (entry == "forward_backward") {
       ASSERT_TRUE(choices && choices.size() == 1);
+    }
     uint64_t arenaBefore = plannedArena(*plain, entry);
     uint64_t arenaAfter = plannedArena(*lean, entry);
     if (choices) {

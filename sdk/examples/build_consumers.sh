@@ -16,9 +16,11 @@ built() {  # built NAME: reports a failed build
   echo "FAIL $1 build: $(tail -5 "${out}/build_$1.log")"
   failures=$((failures + 1))
 }
-cc -std=c11 -O2 -Wall -o "${out}/train_c" "${examples}/c/train.c" \
-  $(PKG_CONFIG_PATH="${prefix}/lib/pkgconfig" pkg-config --cflags --libs kiln) \
-  >"${out}/build_c.log" 2>&1
+# pkg-config's own error (no kiln.pc) goes to the build log with cc's.
+flags="$(PKG_CONFIG_PATH="${prefix}/lib/pkgconfig" pkg-config --cflags --libs kiln \
+  2>"${out}/build_c.log")" &&
+  cc -std=c11 -O2 -Wall -o "${out}/train_c" "${examples}/c/train.c" ${flags} \
+    >>"${out}/build_c.log" 2>&1
 built c
 cmake_build() {  # cmake_build NAME SOURCE TARGET...: a CMake project's targets
   local name="$1" source="$2" build

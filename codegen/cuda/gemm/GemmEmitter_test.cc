@@ -178,8 +178,9 @@ protected:
       }
       EXPECT_EQ((maps - resultMaps) % 2, 0u);
       EXPECT_LE(resultMaps, 1u);
-      if (resultMaps)
+      if (resultMaps) {
         EXPECT_TRUE(launch.args.back().mapsResult);
+      }
       ASSERT_EQ(launch.args.size(), inputs + results + (split ? 1 : 0) + maps);
       for (size_t i = 0; i < inputs; ++i) {
         EXPECT_EQ(launch.args[i].kind, LaunchArg::Kind::Operand);
@@ -861,8 +862,9 @@ TEST_F(GemmEmitterTest, EveryEpilogueOp) {
         op.find("kiln.neg") == std::string::npos &&
         op.find("kiln.relu") == std::string::npos &&
         op.find("kiln.max") == std::string::npos &&
-        op.find("kiln.min") == std::string::npos)
+        op.find("kiln.min") == std::string::npos) {
       EXPECT_NE(source.find("kiln_round_bf16("), std::string::npos) << source;
+    }
   }
 }
 
@@ -1000,9 +1002,10 @@ TEST_F(GemmEmitterTest, ProjectionsOfOneInputAreOneGroupedLaunch) {
     EXPECT_NE(source.find("kg_e1_in_0 = kiln_load(p.in4[c])"),
               std::string::npos);
     EXPECT_EQ(source.find("kg_e0_in_"), std::string::npos);
-    if (split > 1)
+    if (split > 1) {
       EXPECT_EQ(generated.scratchBytes,
                 static_cast<uint64_t>(4 * split * 3 * c.out[0] * c.out[1]));
+    }
   }
 }
 
