@@ -86,10 +86,19 @@ def group_count(gen, channels):
     return gen.choice([g for g in range(1, channels + 1) if channels % g == 0])
 
 
+def group_norm_dim(gen, x):
+    """The channel dim of a group norm of `x`: 1, or (channels last) the
+    last dim of a rank >= 3 input; with its attribute text."""
+    if x.rank >= 3 and gen.chance(0.4):
+        return x.rank - 1, f" dim = {x.rank - 1}"
+    return 1, opt(gen, " dim = 1")
+
+
 @op("kiln.group_norm")
 def group_norm(gen):
     x = gen.bounded(gen.operand(min_rank=2, max_rank=4), 20.0)
-    c = x.shape[1]
+    dim, dim_text = group_norm_dim(gen, x)
+    c = x.shape[dim]
     groups = group_count(gen, c)
     operands = [x]
     if gen.chance(0.7):
@@ -100,7 +109,8 @@ def group_norm(gen):
         operands[2].mag if len(operands) > 2 else 0)
     return gen.emit("kiln.group_norm", operands, [gen.new_value(x.shape, x.dtype, active(*operands), -mag, mag)],
                     "kiln.group_norm " + ", ".join(f"{{{i}}}" for i in range(len(operands)))
-                    + f" groups = {groups}{eps_attr(gen)} : " + ", ".join(v.type for v in operands))
+                    + f" groups = {groups}{dim_text}{eps_attr(gen)} : "
+                    + ", ".join(v.type for v in operands))
 
 
 @op("kiln.batch_norm", 1.5)
@@ -519,7 +529,8 @@ def rms_norm_backward(gen):
 @op("kiln.group_norm_backward")
 def group_norm_backward(gen):
     x = gen.bounded(gen.operand(min_rank=2, max_rank=4, inactive=True), 4.0)
-    c = (x.shape[1],)
+    dim, dim_text = group_norm_dim(gen, x)
+    c = (x.shape[dim],)
     g = inactive(gen, x.shape, x.dtype)
     operands = [g, x] + ([inactive(gen, c, x.dtype)] if gen.chance(0.6) else [])
     types = ", ".join(v.type for v in operands[1:])
@@ -527,7 +538,7 @@ def group_norm_backward(gen):
                     [backward_result(gen, x.shape, x.dtype, 1e3), backward_result(gen, c, x.dtype, 1e3),
                      backward_result(gen, c, x.dtype, 1e3)],
                     "kiln.group_norm_backward " + ", ".join(f"{{{i}}}" for i in range(len(operands)))
-                    + f" groups = {group_count(gen, x.shape[1])}{eps_attr(gen)} : {types}")
+                    + f" groups = {group_count(gen, x.shape[dim])}{dim_text}{eps_attr(gen)} : {types}")
 
 
 @op("kiln.attention_backward")
