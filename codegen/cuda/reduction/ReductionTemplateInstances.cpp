@@ -124,6 +124,18 @@ std::vector<Case> cases() {
   // Group norms: rows of a group's channels and positions (short, block,
   // re-read), with per-channel parameters; the backward's per-(sample,
   // channel) sums and their final pass; without parameters.
+  // A group norm of `x` with `[C]` parameters `w` and its backward.
+  auto groupNorms = [&](const std::string &tag, const std::string &attrs,
+                        const std::string &x, const std::string &w) {
+    single("group_norm_" + tag,
+           "kiln.group_norm %arg0, %arg1, %arg2" + attrs + x + ", " + w +
+               ", " + w,
+           {x, w, w}, {x});
+    single("group_norm_backward_" + tag,
+           "kiln.group_norm_backward %arg0, %arg1, %arg2" + attrs + x + ", " +
+               w,
+           {x, x, w}, {x, w, w});
+  };
   for (llvm::StringRef type : {"f32", "bf16"})
     for (auto [shape, groups] :
          {std::pair{"2x8x5x6", "4"}, std::pair{"4x32x32x32", "8"},
@@ -134,14 +146,7 @@ std::vector<Case> cases() {
                              type);
       std::string tag = (type + "_" + shape).str();
       std::string attrs = std::string(" groups = ") + groups + " : ";
-      single("group_norm_" + tag,
-             "kiln.group_norm %arg0, %arg1, %arg2" + attrs + x + ", " + w +
-                 ", " + w,
-             {x, w, w}, {x});
-      single("group_norm_backward_" + tag,
-             "kiln.group_norm_backward %arg0, %arg1, %arg2" + attrs + x +
-                 ", " + w,
-             {x, x, w}, {x, w, w});
+      groupNorms(tag, attrs, x, w);
       single("group_norm_noweight_" + tag,
              "kiln.group_norm %arg0" + attrs + x, {x}, {x});
       single("group_norm_backward_noweight_" + tag,
@@ -156,16 +161,8 @@ std::vector<Case> cases() {
           std::tuple{"8x64x64x128", "128", "32"}}) {
       std::string x = tensor(shape, type), w = tensor(channels, type);
       std::string tag = (type + "_nhwc_" + shape).str();
-      std::string attrs =
-          std::string(" groups = ") + groups + " dim = 3 : ";
-      single("group_norm_" + tag,
-             "kiln.group_norm %arg0, %arg1, %arg2" + attrs + x + ", " + w +
-                 ", " + w,
-             {x, w, w}, {x});
-      single("group_norm_backward_" + tag,
-             "kiln.group_norm_backward %arg0, %arg1, %arg2" + attrs + x +
-                 ", " + w,
-             {x, x, w}, {x, w, w});
+      groupNorms(tag, std::string(" groups = ") + groups + " dim = 3 : ", x,
+                 w);
     }
 
   // Losses.
